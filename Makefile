@@ -1,0 +1,77 @@
+# Every target sets up what it needs on a fresh clone: a venv, the project with
+# its extras, the pinned CDK CLI and (for the browser suite) Debian's Chromium.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+NODE_STAMP := node_modules/.installed-stamp
+SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
+
+export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
+export PYTHONDONTWRITEBYTECODE := 1
+
+.PHONY: help install demo test lint types unit functional infra e2e bench schemas synth chromium clean
+
+help:
+	@echo "make demo     run multitool locally on embedded defaults (no AWS account)"
+	@echo "make test     lint, types and every test suite (what CI runs)"
+	@echo "make bench    benchmarks (dispatch, cold import, trace extraction, synth)"
+	@echo "make schemas  regenerate the committed OpenAPI documents"
+	@echo "make synth    synthesize the stack through the pinned CDK CLI"
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[infra,dev]'
+	@touch $@
+
+install: $(STAMP)
+
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+# Debian's Chromium for the browser suite; Playwright cannot download browsers everywhere.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium >/dev/null; }
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+types: $(STAMP)
+	$(BIN)/mypy shared/python/multitool functions
+	$(BIN)/mypy infra tests benchmarks examples --no-strict-optional --allow-untyped-defs --ignore-missing-imports
+
+test: $(STAMP) $(NODE_STAMP) chromium lint types
+	$(BIN)/python -m pytest
+
+unit: $(STAMP)
+	$(BIN)/python -m pytest tests/unit
+
+functional: $(STAMP)
+	$(BIN)/python -m pytest tests/functional
+
+infra: $(STAMP) $(NODE_STAMP)
+	$(BIN)/python -m pytest tests/infra
+
+e2e: $(STAMP) chromium
+	$(BIN)/python -m pytest tests/e2e
+
+schemas: $(STAMP)
+	$(BIN)/python -m multitool.schemas
+
+synth: $(STAMP) $(NODE_STAMP)
+	PATH="$(CURDIR)/$(BIN):$$PATH" npx --no-install cdk synth --quiet
+
+bench: $(STAMP) $(NODE_STAMP)
+	$(BIN)/python -m benchmarks
+
+demo: $(STAMP)
+	$(BIN)/multitool serve
+
+clean:
+	rm -rf $(VENV) node_modules cdk.out .pytest_cache .mypy_cache .ruff_cache

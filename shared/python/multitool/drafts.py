@@ -1,0 +1,85 @@
+"""Drafts: what a tool proposed, stored until its owner confirms or discards it.
+
+A draft's id is derived from (owner, session, action, canonical arguments), so
+a retried invocation with the same input in the same session lands on the same
+draft instead of creating a second one (the store writes conditionally).
+
+Status moves ``proposed -> executing -> done`` (or ``failed``, retryable), or
+``proposed -> discarded``; every transition is a conditional write.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import Field
+
+from multitool.wire import WireModel
+
+DEFAULT_TTL_SECONDS = 7 * 24 * 3600
+
+
+class DraftStatus(StrEnum):
+    PROPOSED = "proposed"
+    EXECUTING = "executing"
+    DONE = "done"
+    FAILED = "failed"
+    DISCARDED = "discarded"
+
+
+class Draft(WireModel):
+    """One stored draft (one card)."""
+
+    id: str = Field(min_length=1, max_length=64)
+    owner: str = Field(min_length=1, max_length=256)
+    session_id: str = Field(min_length=1, max_length=256)
+    action: str = Field(min_length=1, max_length=64, description="Payload action string")
+    status: DraftStatus = DraftStatus.PROPOSED
+    payload: dict[str, Any]
+    created_at: datetime
+    updated_at: datetime
+    expires_at: int = Field(description="Epoch seconds; the table's TTL attribute")
+    edits: dict[str, Any] | None = Field(default=None, description="Fields as the user confirmed them")
+    result: dict[str, Any] | None = None
+    error: str | None = None
+    version: int = 0
+
+
+def canonical_json(value: Any) -> str:
+    """Stable JSON text: sorted keys, no whitespace, for hashing."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def draft_id(owner: str, session_id: str, action: str, arguments: Any) -> str:
+    """Deterministic draft id: the same input in the same session gives the same id."""
+    digest = hashlib.sha256(canonical_json([owner, session_id, action, arguments]).encode()).hexdigest()
+    return f"d_{digest[:32]}"
+
+
+def new_draft(
+    *,
+    owner: str,
+    session_id: str,
+    action: str,
+    arguments: Any,
+    payload: dict[str, Any],
+    now: datetime | None = None,
+    ttl_seconds: int = DEFAULT_TTL_SECONDS,
+) -> Draft:
+    """A proposed draft whose id is derived from its input (see :func:`draft_id`)."""
+    created = now or datetime.now(UTC)
+    identifier = draft_id(owner, session_id, action, arguments)
+    return Draft(
+        id=identifier,
+        owner=owner,
+        session_id=session_id,
+        action=action,
+        payload={**payload, "draftId": identifier},
+        created_at=created,
+        updated_at=created,
+        expires_at=int(created.timestamp()) + ttl_seconds,
+    )
