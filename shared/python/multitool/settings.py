@@ -1,0 +1,97 @@
+"""Environment settings, validated by pydantic: one class per kind of function.
+
+Handlers call ``XSettings.from_env()`` lazily (never at import time in domain
+code); the stack sets exactly these variables. Field names map to upper-case
+environment variables (``drafts_table_name`` <- ``DRAFTS_TABLE_NAME``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from enum import StrEnum
+from typing import Any, Self
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+
+class SettingsError(ValueError):
+    """A missing or invalid environment variable, named in the message."""
+
+
+class JiraProject(BaseModel):
+    model_config = ConfigDict(frozen=True, populate_by_name=True)
+
+    name: str
+    issue_types: tuple[str, ...] = Field(default=("Bug", "Task", "Story"), alias="issueTypes")
+
+
+DEFAULT_JIRA_PROJECTS = '{"WEB": {"name": "Website"}, "OPS": {"name": "Operations"}}'
+
+
+class _EnvSettings(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Self:
+        env = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        for name in cls.model_fields:
+            raw = env.get(name.upper())
+            if raw is not None and raw != "":
+                values[name] = raw
+        try:
+            return cls.model_validate(values)
+        except ValidationError as error:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']).upper()}: {e['msg']}" for e in error.errors()
+            )
+            raise SettingsError(f"Invalid environment for {cls.__name__}: {problems}") from error
+
+
+class ToolSettings(_EnvSettings):
+    """What the tools need: action-group Lambdas, and the orchestrator when it runs tools itself."""
+
+    drafts_table_name: str
+    directory_table_name: str
+    bookings_table_name: str
+    jira_projects: dict[str, JiraProject] = Field(default_factory=lambda: _projects(DEFAULT_JIRA_PROJECTS))
+    default_timezone: str = "UTC"
+    working_hours_start: int = Field(default=9, ge=0, le=23)
+    working_hours_end: int = Field(default=17, ge=1, le=24)
+    draft_ttl_seconds: int = Field(default=7 * 24 * 3600, gt=0)
+
+    @field_validator("jira_projects", mode="before")
+    @classmethod
+    def _parse_projects(cls, value: Any) -> Any:
+        return _projects(value) if isinstance(value, str) else value
+
+
+class Runtime(StrEnum):
+    AGENT = "agent"
+    CONVERSE = "converse"
+    OFFLINE = "offline"
+
+
+class ChatSettings(ToolSettings):
+    """The orchestrator (POST /chat)."""
+
+    runtime: Runtime = Runtime.OFFLINE
+    agent_id: str | None = None
+    agent_alias_id: str | None = None
+    model_id: str | None = None
+    sessions_table_name: str
+    idempotency_table_name: str | None = None
+    max_tool_rounds: int = Field(default=5, ge=1, le=20)
+    max_message_chars: int = Field(default=4000, ge=1)
+
+
+def _projects(raw: str) -> dict[str, JiraProject]:
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"JIRA_PROJECTS is not valid JSON: {error.msg}") from error
+    if not isinstance(data, dict):
+        raise ValueError("JIRA_PROJECTS must be a JSON object of project key -> project")
+    return {str(key).upper(): JiraProject.model_validate(value) for key, value in data.items()}

@@ -1,0 +1,58 @@
+"""The DynamoDB tables' key schemas, in one place.
+
+The CDK stack, the moto-backed tests and the local server all build tables from
+these definitions, so a key name can only be changed here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
+
+
+@dataclass(frozen=True, slots=True)
+class TableSpec:
+    logical_name: str
+    partition_key: str
+    sort_key: str | None = None
+    ttl_attribute: str | None = None
+    env_var: str = ""
+
+
+DRAFTS = TableSpec("Drafts", "id", ttl_attribute="expiresAt", env_var="DRAFTS_TABLE_NAME")
+DIRECTORY = TableSpec("Directory", "pk", "sk", env_var="DIRECTORY_TABLE_NAME")
+BOOKINGS = TableSpec("Bookings", "pk", "sk", ttl_attribute="expiresAt", env_var="BOOKINGS_TABLE_NAME")
+SESSIONS = TableSpec("Sessions", "sessionId", ttl_attribute="expiresAt", env_var="SESSIONS_TABLE_NAME")
+# Powertools idempotency's default attribute names.
+IDEMPOTENCY = TableSpec("Idempotency", "id", ttl_attribute="expiration", env_var="IDEMPOTENCY_TABLE_NAME")
+
+ALL_TABLES: tuple[TableSpec, ...] = (DRAFTS, DIRECTORY, BOOKINGS, SESSIONS, IDEMPOTENCY)
+
+
+def create_table(client: DynamoDBClient, spec: TableSpec, name: str) -> None:
+    """Create one on-demand table (tests and the local server; the stack uses CDK)."""
+    keys: list[Any] = [{"AttributeName": spec.partition_key, "KeyType": "HASH"}]
+    attributes: list[Any] = [{"AttributeName": spec.partition_key, "AttributeType": "S"}]
+    if spec.sort_key:
+        keys.append({"AttributeName": spec.sort_key, "KeyType": "RANGE"})
+        attributes.append({"AttributeName": spec.sort_key, "AttributeType": "S"})
+    client.create_table(
+        TableName=name, KeySchema=keys, AttributeDefinitions=attributes, BillingMode="PAY_PER_REQUEST"
+    )
+    if spec.ttl_attribute:
+        client.update_time_to_live(
+            TableName=name, TimeToLiveSpecification={"Enabled": True, "AttributeName": spec.ttl_attribute}
+        )
+
+
+def create_all(client: DynamoDBClient, prefix: str = "multitool") -> dict[str, str]:
+    """Create every table; returns {env var: table name} to put in a process environment."""
+    names: dict[str, str] = {}
+    for spec in ALL_TABLES:
+        name = f"{prefix}-{spec.logical_name.lower()}"
+        create_table(client, spec, name)
+        names[spec.env_var] = name
+    return names
