@@ -87,6 +87,18 @@ class ChatSettings(ToolSettings):
     max_message_chars: int = Field(default=4000, ge=1)
 
 
+class ReviewSettings(ToolSettings):
+    """The review function (GET/confirm/discard of /actions/{id}): the only one that sends or creates."""
+
+    sender_email: str = Field(min_length=3, description="Verified SES identity mail comes from")
+    jira_secret_arn: str | None = Field(
+        default=None, description='Secrets Manager secret {"baseUrl", "email", "apiToken"}; unset: no Jira'
+    )
+    jira_base_url: str | None = Field(default=None, description="Overrides the secret's baseUrl (sandbox)")
+    ses_configuration_set: str | None = None
+    sandbox: bool = Field(default=False, description="Local sandbox: results are labelled as not real")
+
+
 def _projects(raw: str) -> dict[str, JiraProject]:
     try:
         data = json.loads(raw)
