@@ -1,11 +1,29 @@
-"""Drafts port: where proposed cards wait for their owner's decision."""
+"""Drafts port: where proposed cards wait for their owner's decision.
+
+Item layout (``multitool.tables.DRAFTS``, key ``id``, TTL ``expiresAt``): the
+draft's camelCase wire form, ``payload``/``edits``/``result`` as maps, times as
+ISO 8601 strings, ``expiresAt`` as epoch seconds. Absent optional fields are
+not written. Only :func:`_to_item` and :func:`_from_item` know this layout.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol
+import json
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, Protocol
+
+from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+from botocore.exceptions import ClientError
 
 from multitool.drafts import Draft
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
+
+TRANSACT_LIMIT = 100
+_serializer = TypeSerializer()
+_deserializer = TypeDeserializer()
 
 
 class DraftStore(Protocol):
@@ -15,3 +33,120 @@ class DraftStore(Protocol):
         ...
 
     def get(self, draft_id: str) -> Draft | None: ...
+
+
+def _plain(value: Any) -> Any:
+    """Decimals from DynamoDB back to int/float."""
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | set | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _to_item(draft: Draft) -> dict[str, Any]:
+    """The DynamoDB item (attribute-value form) for a draft."""
+    # JSON round-trip: floats become Decimal, which the serializer requires.
+    wire = json.loads(json.dumps(draft.to_wire()), parse_float=Decimal)
+    return {k: _serializer.serialize(v) for k, v in wire.items() if v is not None}
+
+
+def _from_item(item: Mapping[str, Any]) -> Draft:
+    """The draft stored in a DynamoDB item (attribute-value form)."""
+    return Draft.model_validate({k: _plain(_deserializer.deserialize(v)) for k, v in item.items()})
+
+
+def _unique(drafts: Sequence[Draft]) -> list[Draft]:
+    return list({d.id: d for d in reversed(drafts)}.values())[::-1]
+
+
+class DynamoDraftStore:
+    """Drafts in DynamoDB: one conditional ``TransactWriteItems`` per batch."""
+
+    def __init__(self, table_name: str, client: DynamoDBClient) -> None:
+        self._table = table_name
+        self._client = client
+
+    def create_many(self, drafts: Sequence[Draft]) -> list[Draft]:
+        """Write every new draft at once; drafts whose id exists come back as stored.
+
+        Identical drafts in one batch (the same call twice) are written once.
+        """
+        pending = _unique(drafts)
+        if len(pending) > TRANSACT_LIMIT:
+            raise ValueError(f"At most {TRANSACT_LIMIT} drafts can be written at once.")
+        stored: dict[str, Draft] = {}
+        while pending:
+            existing = self._write_new(pending)
+            if existing is None:
+                stored.update({d.id: d for d in pending})
+                break
+            stored.update(existing)
+            pending = [d for d in pending if d.id not in existing]
+        return [stored[d.id] for d in drafts]
+
+    def _write_new(self, drafts: Sequence[Draft]) -> dict[str, Draft] | None:
+        """None when all were written; else the drafts that already exist (nothing written)."""
+        if len(drafts) == 1:
+            return self._put_one(drafts[0])
+        try:
+            self._client.transact_write_items(
+                TransactItems=[
+                    {
+                        "Put": {
+                            "TableName": self._table,
+                            "Item": _to_item(d),
+                            "ConditionExpression": "attribute_not_exists(id)",
+                            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+                        }
+                    }
+                    for d in drafts
+                ]
+            )
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") != "TransactionCanceledException":
+                raise
+            reasons: list[Any] = error.response.get("CancellationReasons", [])
+            existing: dict[str, Draft] = {}
+            missing: list[str] = []
+            for draft, reason in zip(drafts, reasons, strict=False):
+                if reason.get("Code") == "ConditionalCheckFailed":
+                    if reason.get("Item"):
+                        existing[draft.id] = _from_item(reason["Item"])
+                    else:
+                        missing.append(draft.id)
+            for draft_id in missing:
+                found = self.get(draft_id)
+                if found is not None:
+                    existing[draft_id] = found
+            if not existing:
+                raise
+            return existing
+        return None
+
+    def _put_one(self, draft: Draft) -> dict[str, Draft] | None:
+        try:
+            self._client.put_item(
+                TableName=self._table,
+                Item=_to_item(draft),
+                ConditionExpression="attribute_not_exists(id)",
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                raise
+            item: Any = error.response.get("Item")
+            found = _from_item(item) if item else self.get(draft.id)
+            if found is None:
+                raise
+            return {draft.id: found}
+        return None
+
+    def get(self, draft_id: str) -> Draft | None:
+        response = self._client.get_item(
+            TableName=self._table, Key={"id": {"S": draft_id}}, ConsistentRead=True
+        )
+        item = response.get("Item")
+        return _from_item(item) if item else None

@@ -1,0 +1,70 @@
+"""In-memory ports for unit tests, benchmarks and the offline demo.
+
+They behave like the DynamoDB adapters (same matching, same conditional
+writes) and count backend round trips, so tests can assert that a batch of
+calls made one directory read and one draft write.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+
+from multitool.drafts import Draft
+from multitool.people import NameResolution, Person
+from multitool.ports.calendar import Booking, Interval, overlaps
+from multitool.ports.directory import name_index, normalize_name, resolution_for
+
+
+class MemoryDirectory:
+    def __init__(self, people: Iterable[Person] = ()) -> None:
+        self.people = list(people)
+        self._index = name_index(self.people)
+        self.reads = 0
+
+    def resolve(self, names: Sequence[str]) -> Mapping[str, NameResolution]:
+        self.reads += 1
+        return {name: resolution_for(name, self._index.get(normalize_name(name), ())) for name in names}
+
+
+class MemoryCalendar:
+    def __init__(self, bookings: Iterable[Booking] = ()) -> None:
+        self.bookings: dict[str, Booking] = {}
+        self.reads = 0
+        self.writes = 0
+        for booking in bookings:
+            self.bookings[booking.id] = booking
+
+    def busy(self, emails: Sequence[str], start: datetime, end: datetime) -> Mapping[str, Sequence[Interval]]:
+        self.reads += 1
+        result: dict[str, list[Interval]] = {}
+        for email in emails:
+            wanted = email.casefold()
+            intervals = [
+                Interval(start=b.start, end=b.end)
+                for b in self.bookings.values()
+                if wanted in {a.casefold() for a in b.attendees}
+            ]
+            result[email] = sorted((i for i in intervals if overlaps(i, start, end)), key=lambda i: i.start)
+        return result
+
+    def book(self, booking: Booking) -> None:
+        self.writes += 1
+        self.bookings.setdefault(booking.id, booking)
+
+
+class MemoryDraftStore:
+    def __init__(self) -> None:
+        self.drafts: dict[str, Draft] = {}
+        self.reads = 0
+        self.writes = 0
+
+    def create_many(self, drafts: Sequence[Draft]) -> list[Draft]:
+        self.writes += 1
+        for draft in drafts:
+            self.drafts.setdefault(draft.id, draft)
+        return [self.drafts[d.id] for d in drafts]
+
+    def get(self, draft_id: str) -> Draft | None:
+        self.reads += 1
+        return self.drafts.get(draft_id)

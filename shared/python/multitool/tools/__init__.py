@@ -1,0 +1,202 @@
+"""The tools: argument models, payload models, domain logic, and batch execution.
+
+Every caller (an action-group Lambda with one call, the orchestrator with all
+calls of a model turn) goes through :func:`run_calls`::
+
+    outcomes = run_calls(
+        [("create_email_draft", {"to": ["Kinshuok"], "subject": "The doc", "body": "..."}),
+         ("propose_meeting", {"attendees": ["Kinshuok"], "title": "Sync", "when": "Thursday"})],
+        ToolContext(owner="user-1", session_id="s-1", timezone="Europe/Berlin"),
+        ports,            # ToolPorts(directory, calendar, drafts)
+        config,           # ToolConfig.from_settings(settings); optional
+    )
+    for outcome in outcomes:          # same order as the calls
+        outcome.status, outcome.body  # 200 + payload, or 4xx/5xx + {"error": {...}}
+
+However many calls, a batch makes ONE directory read for all names, ONE
+busy-time read for all meetings and ONE draft write; a bad call gets its own
+error outcome and never loses the others.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+from pydantic import ValidationError
+
+from multitool.drafts import Draft, new_draft
+from multitool.observability import logger
+from multitool.people import NameResolution
+from multitool.ports.calendar import Interval
+from multitool.tools import email_draft, jira_draft, meeting_scheduler
+from multitool.tools.base import (
+    MAX_CALLS_PER_BATCH,
+    BackendUnavailable,
+    InvalidInput,
+    ToolConfig,
+    ToolContext,
+    ToolError,
+    ToolPorts,
+    ToolSpec,
+    UnknownTool,
+)
+from multitool.tools.common import Prepared, invalid_input, resolve_recipient
+
+REGISTRY: Mapping[str, ToolSpec] = {
+    spec.name: spec for spec in (email_draft.SPEC, meeting_scheduler.SPEC, jira_draft.SPEC)
+}
+"""operationId -> tool spec; also the Converse tool names."""
+
+_PREPARE: Mapping[str, Callable[[Any, ToolContext, ToolConfig], Prepared]] = {
+    email_draft.SPEC.name: email_draft.prepare,
+    meeting_scheduler.SPEC.name: meeting_scheduler.prepare,
+    jira_draft.SPEC.name: jira_draft.prepare,
+}
+
+_PORT_FAILURES = (BotoCoreError, ClientError, RuntimeError)
+
+
+@dataclass(frozen=True, slots=True)
+class CallOutcome:
+    """What one call produced: a payload (with ``draftId``) or a :class:`ToolError`."""
+
+    name: str
+    payload: dict[str, Any] | None = None
+    error: ToolError | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def status(self) -> int:
+        return 200 if self.error is None else self.error.status
+
+    @property
+    def body(self) -> dict[str, Any]:
+        """The JSON the model (and the trace) sees: the payload, or ``{"error": {...}}``."""
+        if self.error is not None:
+            return self.error.to_body()
+        assert self.payload is not None
+        return self.payload
+
+
+def spec_for(action_group: str, api_path: str, method: str) -> ToolSpec:
+    """The tool an action-group event addresses, or :class:`UnknownTool`."""
+    for spec in REGISTRY.values():
+        if (spec.action_group, spec.api_path, spec.method) == (action_group, api_path, method.upper()):
+            return spec
+    raise UnknownTool(f"There is no operation {method} {api_path} in action group {action_group}.")
+
+
+def _validate(name: str, arguments: Any) -> tuple[ToolSpec, Any]:
+    spec = REGISTRY.get(name)
+    if spec is None:
+        raise UnknownTool(f"There is no tool '{name}'. Tools: {', '.join(sorted(REGISTRY))}.", field="name")
+    if not isinstance(arguments, Mapping):
+        raise InvalidInput("The arguments must be a JSON object.", field="body")
+    try:
+        return spec, spec.args_model.model_validate(dict(arguments))
+    except ValidationError as error:
+        raise invalid_input(error) from None
+
+
+def run_calls(
+    calls: Sequence[tuple[str, Mapping[str, Any]]],
+    ctx: ToolContext,
+    ports: ToolPorts,
+    config: ToolConfig | None = None,
+) -> list[CallOutcome]:
+    """Run every call of one turn as one backend operation; one outcome per call, in order."""
+    config = config or ToolConfig()
+    if len(calls) > MAX_CALLS_PER_BATCH:
+        too_many = InvalidInput(f"At most {MAX_CALLS_PER_BATCH} tool calls can run in one turn.")
+        return [CallOutcome(name, error=too_many) for name, _ in calls]
+    errors: dict[int, ToolError] = {}
+    prepared: dict[int, tuple[ToolSpec, Any, Prepared]] = {}
+    for index, (name, arguments) in enumerate(calls):
+        try:
+            spec, args = _validate(name, arguments)
+            prepared[index] = (spec, args, _PREPARE[spec.name](args, ctx, config))
+        except ToolError as error:
+            errors[index] = error
+
+    drafts: dict[int, Draft] = {}
+    try:
+        people = _resolve_names(prepared.values(), ports)
+        busy = _busy_times(prepared.values(), people, ports)
+        for index, (spec, args, ready) in prepared.items():
+            try:
+                payload = ready.finish(people, busy)
+            except ToolError as error:
+                errors[index] = error
+                continue
+            draft = new_draft(
+                owner=ctx.owner,
+                session_id=ctx.session_id,
+                action=spec.action,
+                arguments=[spec.name, args.to_wire()],
+                payload=payload,
+                now=ctx.now,
+                ttl_seconds=config.draft_ttl_seconds,
+            )
+            spec.payload_model.model_validate(draft.payload)  # the contract, checked before storing
+            drafts[index] = draft
+        stored = ports.drafts.create_many(list(drafts.values())) if drafts else []
+    except _PORT_FAILURES as failure:
+        logger.warning(
+            "A backend failed while running tool calls", extra={"error_type": type(failure).__name__}
+        )
+        unavailable = BackendUnavailable("A backend is unavailable right now; retry the same call shortly.")
+        return [CallOutcome(name, error=errors.get(i, unavailable)) for i, (name, _) in enumerate(calls)]
+
+    payloads = {index: draft.payload for index, draft in zip(drafts, stored, strict=True)}
+    return [
+        CallOutcome(name, payload=payloads.get(i), error=errors.get(i))
+        if i in errors or i in payloads
+        # Unreachable: every call is either an error or a stored draft.
+        else CallOutcome(name, error=InvalidInput("The call produced nothing."))
+        for i, (name, _) in enumerate(calls)
+    ]
+
+
+def _resolve_names(calls: Any, ports: ToolPorts) -> Mapping[str, NameResolution]:
+    names = sorted({name for _, _, ready in calls for name in ready.names})
+    return ports.directory.resolve(names) if names else {}
+
+
+def _busy_times(
+    calls: Any, people: Mapping[str, NameResolution], ports: ToolPorts
+) -> Mapping[str, Sequence[Interval]]:
+    windows: list[tuple[datetime, datetime]] = []
+    emails: set[str] = set()
+    for _, _, ready in calls:
+        if ready.busy_window is None:
+            continue
+        windows.append(ready.busy_window)
+        for name in ready.busy_names:
+            person = resolve_recipient(name, people).person
+            if person is not None:
+                emails.add(person.email)
+    if not windows or not emails:
+        return {}
+    start = min(w[0] for w in windows)
+    end = max(w[1] for w in windows)
+    return ports.calendar.busy(sorted(emails), start, end)
+
+
+__all__ = [
+    "REGISTRY",
+    "CallOutcome",
+    "ToolConfig",
+    "ToolContext",
+    "ToolError",
+    "ToolPorts",
+    "ToolSpec",
+    "run_calls",
+    "spec_for",
+]

@@ -1,0 +1,211 @@
+"""What every tool shares: who is asking, which ports it may use, typed errors, its spec.
+
+Tools never read the environment or make clients: the caller hands in a
+:class:`ToolContext` (who, which session, when, which time zone), a
+:class:`ToolConfig` (Jira projects, working hours, draft TTL) and
+:class:`ToolPorts` (directory, calendar, drafts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, ClassVar
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import BaseModel
+
+from multitool.drafts import DEFAULT_TTL_SECONDS
+from multitool.settings import DEFAULT_JIRA_PROJECTS, JiraProject, _projects
+
+if TYPE_CHECKING:
+    from multitool.ports.calendar import Calendar
+    from multitool.ports.directory import Directory
+    from multitool.ports.drafts import DraftStore
+    from multitool.settings import ToolSettings
+
+
+# Input limits, shared by the argument models and the README.
+MAX_RECIPIENTS = 20
+MAX_ATTENDEES = 20
+MAX_NAME_CHARS = 320
+MAX_SUBJECT_CHARS = 200
+MAX_BODY_CHARS = 10_000
+MAX_TITLE_CHARS = 200
+MAX_WHEN_CHARS = 100
+MAX_SUMMARY_CHARS = 255
+MAX_DESCRIPTION_CHARS = 10_000
+MIN_DURATION_MINUTES = 5
+MAX_DURATION_MINUTES = 480
+MAX_CALLS_PER_BATCH = 25
+
+
+class ToolError(Exception):
+    """A call the tool cannot act on; the message is written for the model to fix its call."""
+
+    code: ClassVar[str] = "invalid_input"
+    status: ClassVar[int] = 400
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+    def to_body(self) -> dict[str, Any]:
+        """The action-group response body: ``{"error": {"code", "message", "field"}}``."""
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.field is not None:
+            error["field"] = self.field
+        return {"error": error}
+
+
+class InvalidInput(ToolError):
+    code = "invalid_input"
+    status = 400
+
+
+class UnknownTool(ToolError):
+    code = "unknown_tool"
+    status = 404
+
+
+class UnknownProject(ToolError):
+    code = "unknown_project"
+    status = 404
+
+
+class UnknownIssueType(ToolError):
+    code = "unknown_issue_type"
+    status = 422
+
+
+class UnparseableDate(ToolError):
+    code = "unparseable_date"
+    status = 422
+
+
+class DateInPast(ToolError):
+    code = "date_in_past"
+    status = 422
+
+
+class NoFreeSlot(ToolError):
+    code = "no_free_slot"
+    status = 422
+
+
+class BackendUnavailable(ToolError):
+    """A port failed (throttling, network); the call can be retried as is."""
+
+    code = "backend_unavailable"
+    status = 503
+
+
+@dataclass(frozen=True, slots=True)
+class ToolContext:
+    """Who is asking, in which session, at what moment, in which time zone."""
+
+    owner: str
+    session_id: str
+    now: datetime = field(default_factory=lambda: datetime.now(UTC))
+    timezone: str = "UTC"
+
+    def __post_init__(self) -> None:
+        if not self.owner:
+            raise InvalidInput("The caller's user id is missing.", field="sessionAttributes.userId")
+        if not self.session_id:
+            raise InvalidInput("The session id is missing.", field="sessionId")
+        if self.now.tzinfo is None:
+            raise InvalidInput("'now' must carry a UTC offset.", field="sessionAttributes.now")
+        zone_of(self.timezone)
+
+    @property
+    def zone(self) -> ZoneInfo:
+        return zone_of(self.timezone)
+
+    @property
+    def local_now(self) -> datetime:
+        return self.now.astimezone(self.zone)
+
+    @classmethod
+    def from_session(
+        cls, session_id: str, attributes: Mapping[str, Any] | None, *, default_timezone: str = "UTC"
+    ) -> ToolContext:
+        """Build from Bedrock ``sessionAttributes`` (``userId``, ``timezone``, optional ``now``)."""
+        attributes = attributes or {}
+        owner = attributes.get("userId")
+        if not isinstance(owner, str) or not owner.strip():
+            raise InvalidInput("sessionAttributes.userId is missing.", field="sessionAttributes.userId")
+        timezone = attributes.get("timezone") or default_timezone
+        if not isinstance(timezone, str):
+            raise InvalidInput(
+                "sessionAttributes.timezone must be a string.", field="sessionAttributes.timezone"
+            )
+        raw_now = attributes.get("now")
+        now = datetime.now(UTC)
+        if raw_now:
+            try:
+                now = datetime.fromisoformat(str(raw_now))
+            except ValueError as error:
+                raise InvalidInput(
+                    "sessionAttributes.now must be an ISO 8601 timestamp.", field="sessionAttributes.now"
+                ) from error
+            if now.tzinfo is None:
+                now = now.replace(tzinfo=zone_of(timezone))
+        return cls(owner=owner.strip(), session_id=session_id, now=now, timezone=timezone)
+
+
+def zone_of(name: str) -> ZoneInfo:
+    """The IANA zone, or a clear :class:`InvalidInput`."""
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, TypeError) as error:
+        raise InvalidInput(
+            f"'{name}' is not an IANA time zone (e.g. Europe/Berlin).", field="sessionAttributes.timezone"
+        ) from error
+
+
+@dataclass(frozen=True, slots=True)
+class ToolConfig:
+    """Deployment choices the tools honour (from :class:`multitool.settings.ToolSettings`)."""
+
+    jira_projects: Mapping[str, JiraProject] = field(default_factory=lambda: _projects(DEFAULT_JIRA_PROJECTS))
+    working_hours_start: int = 9
+    working_hours_end: int = 17
+    draft_ttl_seconds: int = DEFAULT_TTL_SECONDS
+    slot_step_minutes: int = 30
+    max_slots: int = 3
+    search_working_days: int = 5
+
+    @classmethod
+    def from_settings(cls, settings: ToolSettings) -> ToolConfig:
+        return cls(
+            jira_projects=settings.jira_projects,
+            working_hours_start=settings.working_hours_start,
+            working_hours_end=settings.working_hours_end,
+            draft_ttl_seconds=settings.draft_ttl_seconds,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ToolPorts:
+    """The backends a tool may read or write (drafts only: never send, book or create)."""
+
+    directory: Directory
+    calendar: Calendar
+    drafts: DraftStore
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """One tool as models and action groups see it."""
+
+    name: str  # the operationId, also the Converse toolSpec name
+    action_group: str
+    api_path: str
+    method: str
+    args_model: type[BaseModel]
+    payload_model: type[BaseModel]
+    action: str
+    description: str

@@ -1,0 +1,77 @@
+"""Helpers the tool modules share: name fields, external addresses, readable validation errors."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Annotated, Any
+
+from pydantic import StringConstraints, ValidationError
+
+from multitool.people import NameResolution, Person, Resolution
+from multitool.ports.calendar import Interval
+from multitool.tools.base import MAX_NAME_CHARS, InvalidInput
+
+RawName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_NAME_CHARS)]
+
+_ADDRESS = re.compile(r"^[^@\s<>\"',;]+@[^@\s<>\"',;]+\.[^@\s<>\"',;]+$")
+
+People = Mapping[str, NameResolution]
+BusyTimes = Mapping[str, Sequence[Interval]]
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A validated call, ready for the batch's one directory read (and one busy read).
+
+    ``finish`` builds the payload (without ``draftId``) from what those reads found.
+    """
+
+    names: Sequence[str]
+    finish: Callable[[People, BusyTimes], dict[str, Any]]
+    busy_window: tuple[datetime, datetime] | None = None
+    busy_names: Sequence[str] = field(default=())
+
+
+def is_address(text: str) -> bool:
+    return bool(_ADDRESS.match(text))
+
+
+def external_person(address: str) -> Person:
+    """Someone outside the directory, known only by an address the user typed."""
+    return Person(id=f"external:{address.casefold()}", display_name=address, email=address)
+
+
+def resolve_recipient(query: str, people: People) -> NameResolution:
+    """A directory match, else (for a bare address) an external recipient, else unknown."""
+    found = people.get(query) or NameResolution(query=query, status=Resolution.UNKNOWN)
+    if found.status is Resolution.UNKNOWN and is_address(query):
+        return NameResolution(query=query, status=Resolution.RESOLVED, person=external_person(query))
+    return found
+
+
+def unsettled_notes(resolutions: Sequence[NameResolution], role: str) -> list[str]:
+    """Words for the model and the card about names the user has to settle."""
+    notes: list[str] = []
+    for r in resolutions:
+        if r.status is Resolution.UNKNOWN:
+            notes.append(
+                f"No one named '{r.query}' is in the directory; the user picks the {role} on the card."
+            )
+        elif r.status is Resolution.AMBIGUOUS:
+            options = ", ".join(p.display_name for p in r.candidates)
+            notes.append(f"'{r.query}' matches several people ({options}); the user picks one on the card.")
+    return notes
+
+
+def invalid_input(error: ValidationError) -> InvalidInput:
+    """One readable message per problem, naming the camelCase field; never echoes the input."""
+    problems: list[str] = []
+    first: str | None = None
+    for item in error.errors(include_url=False, include_input=False):
+        location = ".".join(str(part) for part in item["loc"]) or "body"
+        first = first or location
+        problems.append(f"{location}: {item['msg']}")
+    return InvalidInput("; ".join(problems) or "The arguments are invalid.", field=first)

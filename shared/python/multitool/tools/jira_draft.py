@@ -1,0 +1,126 @@
+"""jira_draft: a Jira ticket for the user to review; nothing is created here.
+
+The project must be one of the configured projects (``JIRA_PROJECTS``) and the
+issue type one of that project's types; both match case-insensitively and come
+back in their configured spelling.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import Field, field_validator
+
+from multitool.people import NameResolution, Resolution
+from multitool.tools.base import (
+    MAX_DESCRIPTION_CHARS,
+    MAX_NAME_CHARS,
+    MAX_SUMMARY_CHARS,
+    ToolConfig,
+    ToolContext,
+    ToolSpec,
+    UnknownIssueType,
+    UnknownProject,
+)
+from multitool.tools.common import BusyTimes, People, Prepared, unsettled_notes
+from multitool.wire import WireModel
+
+ACTION = "show_jira_ticket_draft"
+
+
+class Priority(StrEnum):
+    HIGHEST = "Highest"
+    HIGH = "High"
+    MEDIUM = "Medium"
+    LOW = "Low"
+    LOWEST = "Lowest"
+
+
+class JiraTicketArgs(WireModel):
+    """What the model passes: project key, issue type, summary, description, priority, raw assignee name."""
+
+    project: str = Field(min_length=1, max_length=32, description="Jira project key, e.g. 'WEB'")
+    issue_type: str = Field(min_length=1, max_length=50, description="Issue type: Bug, Task, Story...")
+    summary: str = Field(min_length=1, max_length=MAX_SUMMARY_CHARS, description="One-line summary")
+    description: str = Field(default="", max_length=MAX_DESCRIPTION_CHARS, description="Details, plain text")
+    priority: Priority = Field(default=Priority.MEDIUM, description="Highest, High, Medium, Low or Lowest")
+    assignee: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_NAME_CHARS,
+        description="Assignee as the user named them; resolved by the backend",
+    )
+
+    @field_validator("priority", mode="before")
+    @classmethod
+    def _priority_any_case(cls, value: Any) -> Any:
+        return value.strip().capitalize() if isinstance(value, str) else value
+
+
+class JiraTicketPayload(WireModel):
+    action: Literal["show_jira_ticket_draft"] = "show_jira_ticket_draft"
+    draft_id: str
+    project: str
+    issue_type: str
+    summary: str
+    description: str
+    priority: Priority
+    assignee: NameResolution | None = None
+    notes: tuple[str, ...] = ()
+
+
+def validate_project(project: str, issue_type: str, config: ToolConfig) -> tuple[str, str]:
+    """(project key, issue type) in their configured spelling, or a clear error."""
+    key = project.strip().upper()
+    known = config.jira_projects.get(key)
+    if known is None:
+        options = ", ".join(f"{k} ({p.name})" for k, p in sorted(config.jira_projects.items())) or "none"
+        raise UnknownProject(f"There is no Jira project '{project}'. Use one of: {options}.", field="project")
+    for candidate in known.issue_types:
+        if candidate.casefold() == issue_type.strip().casefold():
+            return key, candidate
+    raise UnknownIssueType(
+        f"Project {key} has no issue type '{issue_type}'. Use one of: {', '.join(known.issue_types)}.",
+        field="issueType",
+    )
+
+
+def prepare(args: JiraTicketArgs, ctx: ToolContext, config: ToolConfig) -> Prepared:
+    project, issue_type = validate_project(args.project, args.issue_type, config)
+
+    def finish(people: People, _busy: BusyTimes) -> dict[str, Any]:
+        assignee = None
+        if args.assignee is not None:
+            # An address outside the directory is no Jira user: it stays unknown.
+            assignee = people.get(args.assignee) or NameResolution(
+                query=args.assignee, status=Resolution.UNKNOWN
+            )
+        return {
+            "action": ACTION,
+            "project": project,
+            "issueType": issue_type,
+            "summary": args.summary,
+            "description": args.description,
+            "priority": args.priority.value,
+            "assignee": assignee.to_wire() if assignee else None,
+            "notes": unsettled_notes([assignee] if assignee else [], "assignee"),
+        }
+
+    return Prepared(names=[args.assignee] if args.assignee else [], finish=finish)
+
+
+SPEC = ToolSpec(
+    name="create_jira_ticket_draft",
+    action_group="jira_draft",
+    api_path="/jira-ticket-drafts",
+    method="POST",
+    args_model=JiraTicketArgs,
+    payload_model=JiraTicketPayload,
+    action=ACTION,
+    description=(
+        "Draft a Jira ticket for the user to review and create: project key, issue type (Bug, Task, "
+        "Story...), summary, description, priority and the assignee exactly as the user named them. "
+        "Nothing is created until the user confirms."
+    ),
+)
