@@ -1,0 +1,292 @@
+"""The mapper registry: a tool payload's action string -> a typed client action (a card).
+
+A payload ``{"action": "show_new_email_draft", "draftId": "d_…", …}`` becomes
+the card ``{"type": "show_new_email_draft", "id": "d_…", …}``: the payload's
+fields in camelCase, discriminated by ``type``. Each action string has ONE
+registry entry (:class:`CardSpec`) holding its card model, its fingerprint
+(how two payloads are recognised as the same action, for trace dedupe) and its
+caption (the one-line ``clientActionMessages`` text).
+
+Adding a card for a new tool is one :class:`Card` subclass and one
+:class:`CardSpec` in :data:`CARD_SPECS`; the union, its JSON Schema
+(``web/client-actions.schema.json``, written by ``python -m multitool.client_actions``)
+and the trace extractor follow from the registry.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cache
+from pathlib import Path
+from typing import Annotated, Any, Final, Generic, Literal, TypeVar, Union
+
+from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
+
+from multitool.people import NameResolution, Resolution
+from multitool.wire import WireModel
+
+SCHEMA_PATH = Path("web/client-actions.schema.json")
+
+EMAIL_DRAFT: Final = "show_new_email_draft"
+MEETING_SCHEDULER: Final = "show_meeting_scheduler"
+JIRA_TICKET_DRAFT: Final = "show_jira_ticket_draft"
+
+
+class ClientActionError(ValueError):
+    """A payload that cannot become a card; the message names what is wrong."""
+
+
+class UnknownActionError(ClientActionError):
+    """The payload's action string has no registry entry."""
+
+
+class InvalidPayloadError(ClientActionError):
+    """The payload does not fit its card model."""
+
+
+class Card(WireModel):
+    """One client action: what the page renders for the user to review.
+
+    Fields a payload carries beyond the card model are ignored, so a tool that
+    adds a field never makes its card disappear (a test keeps both in step).
+    """
+
+    model_config = ConfigDict(extra="ignore", json_schema_serialization_defaults_required=True)
+
+    type: str
+    id: str = Field(min_length=1, description="The draft id: confirm or discard through /actions/{id}")
+    notes: tuple[str, ...] = Field(default=(), description="What the user has to settle on the card")
+
+
+class Slot(WireModel):
+    start: datetime
+    end: datetime
+
+
+class EmailDraftCard(Card):
+    """Compose card: resolved recipients, subject and body."""
+
+    type: Literal["show_new_email_draft"]
+    to: tuple[NameResolution, ...] = ()
+    cc: tuple[NameResolution, ...] = ()
+    subject: str = ""
+    body: str = ""
+
+
+class MeetingSchedulerCard(Card):
+    """Scheduler card: attendees, title and up to three proposed slots."""
+
+    type: Literal["show_meeting_scheduler"]
+    title: str = ""
+    attendees: tuple[NameResolution, ...] = ()
+    requested: str | None = Field(default=None, description="The day or time as the user said it")
+    duration_minutes: int = 30
+    timezone: str = "UTC"
+    slots: tuple[Slot, ...] = ()
+
+
+class JiraTicketDraftCard(Card):
+    """Ticket card: project, issue type, summary, description, priority, assignee."""
+
+    type: Literal["show_jira_ticket_draft"]
+    project: str
+    issue_type: str = "Task"
+    summary: str
+    description: str = ""
+    priority: str = "Medium"
+    assignee: NameResolution | None = None
+
+
+C = TypeVar("C", bound=Card)
+
+
+@dataclass(frozen=True, slots=True)
+class CardSpec(Generic[C]):
+    """One registry entry: the card model of an action string and how to recognise and caption it."""
+
+    action: str
+    model: type[C]
+    fingerprint: Callable[[C], str]
+    caption: Callable[[C], str]
+
+
+# --------------------------------------------------------------------------- fingerprints
+
+
+def _norm(text: str | None) -> str:
+    """Case- and whitespace-insensitive form of a text, for fingerprints."""
+    return " ".join((text or "").casefold().split())
+
+
+def _who(resolution: NameResolution) -> str:
+    if resolution.person is not None:
+        return resolution.person.email.casefold()
+    return _norm(resolution.query)
+
+
+def _people_key(people: Iterable[NameResolution]) -> str:
+    return ",".join(sorted(_who(p) for p in people))
+
+
+def email_fingerprint(card: EmailDraftCard) -> str:
+    return "\x1f".join((_people_key(card.to), _norm(card.subject), _norm(card.body[:64])))
+
+
+def meeting_fingerprint(card: MeetingSchedulerCard) -> str:
+    start = card.slots[0].start.isoformat() if card.slots else _norm(card.requested)
+    return "\x1f".join((_people_key(card.attendees), start, _norm(card.title)))
+
+
+def jira_fingerprint(card: JiraTicketDraftCard) -> str:
+    return "\x1f".join((_norm(card.project), _norm(card.summary)))
+
+
+# --------------------------------------------------------------------------- captions
+
+
+def _name(resolution: NameResolution) -> str:
+    return resolution.person.display_name if resolution.person is not None else resolution.query
+
+
+def _names(people: Sequence[NameResolution]) -> str:
+    names = [_name(p) for p in people]
+    if len(names) <= 1:
+        return "".join(names) or "nobody yet"
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _unresolved_notes(people: Iterable[NameResolution | None]) -> str:
+    """' (Kinshuok matches 2 people: pick one)' for every name the user must settle."""
+    notes: list[str] = []
+    for person in people:
+        if person is None:
+            continue
+        if person.status is Resolution.AMBIGUOUS:
+            notes.append(f"{person.query} matches {len(person.candidates)} people: pick one")
+        elif person.status is Resolution.UNKNOWN:
+            notes.append(f"no one named {person.query} found: check the name")
+    return f" ({'; '.join(notes)})" if notes else ""
+
+
+def _day(moment: datetime) -> str:
+    return f"{moment:%a} {moment.day} {moment:%b}"
+
+
+def email_caption(card: EmailDraftCard) -> str:
+    subject = card.subject or "(no subject)"
+    return f"Draft email to {_names(card.to)}: {subject}{_unresolved_notes((*card.to, *card.cc))}"
+
+
+def meeting_caption(card: MeetingSchedulerCard) -> str:
+    title = card.title or "Meeting"
+    head = f"Meeting '{title}' with {_names(card.attendees)}"
+    if not card.slots:
+        when = f"no free slot found for {card.requested}" if card.requested else "no free slot found"
+    else:
+        days = {slot.start.date() for slot in card.slots}
+        count = len(card.slots)
+        noun = "slot" if count == 1 else "slots"
+        joiner = "on" if len(days) == 1 else "from"
+        when = f"{count} proposed {noun} {joiner} {_day(card.slots[0].start)}"
+    return f"{head}: {when}{_unresolved_notes(card.attendees)}"
+
+
+def jira_caption(card: JiraTicketDraftCard) -> str:
+    return f"Jira {card.issue_type} in {card.project}: {card.summary}{_unresolved_notes((card.assignee,))}"
+
+
+# --------------------------------------------------------------------------- the registry
+
+CARD_SPECS: Mapping[str, CardSpec[Any]] = {
+    spec.action: spec
+    for spec in (
+        CardSpec(EMAIL_DRAFT, EmailDraftCard, email_fingerprint, email_caption),
+        CardSpec(MEETING_SCHEDULER, MeetingSchedulerCard, meeting_fingerprint, meeting_caption),
+        CardSpec(JIRA_TICKET_DRAFT, JiraTicketDraftCard, jira_fingerprint, jira_caption),
+    )
+}
+
+
+def card_from_payload(payload: Mapping[str, Any]) -> Card:
+    """The card for a tool payload (``{"action", "draftId", …}``).
+
+    Raises :class:`UnknownActionError` for an action string without an entry and
+    :class:`InvalidPayloadError` for a payload its card model rejects.
+    """
+    action = payload.get("action")
+    spec = CARD_SPECS.get(action) if isinstance(action, str) else None
+    if spec is None:
+        raise UnknownActionError(f"No client action is registered for action {action!r}.")
+    fields = {key: value for key, value in payload.items() if key not in ("action", "draftId")}
+    fields["type"] = action
+    fields["id"] = payload.get("draftId")
+    try:
+        card: Card = spec.model.model_validate(fields)
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'payload'}: {e['msg']}" for e in error.errors()
+        )
+        raise InvalidPayloadError(f"Payload for {action} does not fit its card: {problems}") from None
+    return card
+
+
+def spec_for(card: Card) -> CardSpec[Any]:
+    return CARD_SPECS[card.type]
+
+
+def fingerprint(card: Card) -> str:
+    """What makes two cards the same action: per action type, see :data:`CARD_SPECS`."""
+    return f"{card.type}\x1e{spec_for(card).fingerprint(card)}"
+
+
+def caption(card: Card) -> str:
+    """One human line for the card (``clientActionMessages``)."""
+    return spec_for(card).caption(card)
+
+
+@cache
+def client_action_adapter() -> TypeAdapter[Any]:
+    """Validates and dumps any registered card, discriminated by ``type``."""
+    models = tuple(spec.model for spec in CARD_SPECS.values())
+    union = Annotated[Union[models], Field(discriminator="type")]  # type: ignore[valid-type]  # noqa: UP007
+    return TypeAdapter(union)
+
+
+def client_action_schema() -> dict[str, Any]:
+    """JSON Schema of the client action union, as the page receives cards (camelCase)."""
+    schema = client_action_adapter().json_schema(by_alias=True, mode="serialization")
+    schema["title"] = "ClientAction"
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    return schema
+
+
+def schema_text() -> str:
+    return json.dumps(client_action_schema(), indent=2, sort_keys=True) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Write (or ``--check``) the client action JSON Schema for the web page."""
+    parser = argparse.ArgumentParser(prog="python -m multitool.client_actions", description=main.__doc__)
+    parser.add_argument("path", nargs="?", type=Path, default=SCHEMA_PATH)
+    parser.add_argument("--check", action="store_true", help="fail if the file differs from the code")
+    args = parser.parse_args(argv)
+    expected = schema_text()
+    if args.check:
+        current = args.path.read_text(encoding="utf-8") if args.path.exists() else ""
+        if current != expected:
+            print(f"{args.path} is out of date: run python -m multitool.client_actions", file=sys.stderr)
+            return 1
+        return 0
+    args.path.parent.mkdir(parents=True, exist_ok=True)
+    args.path.write_text(expected, encoding="utf-8")
+    print(f"wrote {args.path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,343 @@
+"""The trace extractor: InvokeAgent completion events -> the turn's message and cards.
+
+Every runtime ends here. The Bedrock agent yields ``completion`` events
+(``chunk``, ``trace``, ``returnControl``, ``files``); the agent runtime adds the
+results it returned for RETURN_CONTROL, and the Converse runtime records its
+tool calls, as trace events of the same shape. :func:`extract_tool_results`
+finds every action-group output in them, including those of collaborators in
+multi-agent traces, turns each payload into a card through the mapper registry
+(:mod:`multitool.client_actions`) and keeps one card per action: the same
+payload echoed by a supervisor is recognised by its fingerprint.
+
+The extractor is tolerant: output that is not JSON, truncated JSON, an unknown
+action, a missing field, an unexpected event or a failure trace is logged and
+skipped, never raised. It walks events with an explicit stack (no recursion,
+so depth is not limited by the interpreter) and touches every node once.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from multitool.client_actions import Card, ClientActionError, caption, card_from_payload, fingerprint
+from multitool.observability import logger
+
+__all__ = ["ToolFailure", "ToolResults", "extract_tool_results", "strip_tool_json"]
+
+_EVENT_TYPES = frozenset({"chunk", "trace", "returnControl", "files"})
+_OPENERS = re.compile(r"[\[{]")
+_EMPTY_FENCE = re.compile(r"```[A-Za-z0-9_-]*\s*```")
+_SPACE_BEFORE_NEWLINE = re.compile(r"[ \t]+\n")
+_MANY_NEWLINES = re.compile(r"\n{3,}")
+_DECODER = json.JSONDecoder()
+
+
+@dataclass(frozen=True, slots=True)
+class ToolFailure:
+    """A tool that answered with an error body instead of a payload."""
+
+    code: str
+    message: str
+    action_group: str | None = None
+    api_path: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResults:
+    """What a turn produced: the reply text and one card per action, in order."""
+
+    message: str
+    client_actions: tuple[Card, ...] = ()
+    messages: tuple[str, ...] = field(default=(), metadata={"doc": "one caption per card"})
+    failures: tuple[ToolFailure, ...] = ()
+
+    @property
+    def client_action(self) -> Card | None:
+        """The last card (what single-action clients show), or None."""
+        return self.client_actions[-1] if self.client_actions else None
+
+
+@dataclass(frozen=True, slots=True)
+class _Invocation:
+    action_group: str | None
+    api_path: str | None
+
+
+_NO_INVOCATION = _Invocation(None, None)
+
+
+class _Extractor:
+    def __init__(self) -> None:
+        self.chunks: list[bytes] = []
+        self.final_response: str | None = None
+        self.cards: list[Card] = []
+        self.captions: list[str] = []
+        self.failures: list[ToolFailure] = []
+        self.seen: set[str] = set()
+        self.inputs: dict[tuple[tuple[str, ...], str | None], list[_Invocation]] = {}
+        self.outputs: dict[tuple[tuple[str, ...], str | None], int] = {}
+
+    # ----------------------------------------------------------------- events
+
+    def event(self, event: object) -> None:
+        if not isinstance(event, Mapping):
+            logger.warning("Skipped a completion event that is not an object", extra={"kind": _kind(event)})
+            return
+        for name, part in event.items():
+            if name == "chunk":
+                self.chunk(part)
+            elif name == "trace":
+                self.trace(part)
+            elif name not in _EVENT_TYPES:
+                logger.warning("Skipped an unexpected completion event", extra={"eventType": str(name)[:64]})
+
+    def chunk(self, part: object) -> None:
+        data = part.get("bytes") if isinstance(part, Mapping) else None
+        if isinstance(data, bytes | bytearray):
+            self.chunks.append(bytes(data))
+        elif isinstance(data, str):
+            self.chunks.append(data.encode("utf-8", "replace"))
+        elif data is not None:
+            logger.warning("Skipped a chunk without bytes", extra={"kind": _kind(data)})
+
+    def trace(self, part: object) -> None:
+        if not isinstance(part, Mapping):
+            logger.warning("Skipped a trace event that is not an object", extra={"kind": _kind(part)})
+            return
+        caller = _caller_chain(part.get("callerChain"))
+        top_level = len(caller) <= 1
+        stack: list[tuple[object, str | None]] = [(part.get("trace"), None)]
+        while stack:
+            node, trace_id = stack.pop()
+            if isinstance(node, Mapping):
+                own_id = node.get("traceId")
+                if isinstance(own_id, str):
+                    trace_id = own_id
+                children: list[tuple[object, str | None]] = []
+                for key, value in node.items():
+                    if key == "actionGroupInvocationInput":
+                        self.invocation_input(caller, trace_id, value)
+                    elif key == "actionGroupInvocationOutput":
+                        self.invocation_output(caller, trace_id, value)
+                    elif key == "agentCollaboratorInvocationOutput":
+                        self.collaborator_output(value)
+                    elif key == "finalResponse":
+                        self.final(value, top_level)
+                    elif key == "failureTrace":
+                        _log_failure(value)
+                    elif isinstance(value, Mapping | list):
+                        children.append((value, trace_id))
+                stack.extend(reversed(children))
+            elif isinstance(node, list):
+                stack.extend((item, trace_id) for item in reversed(node) if isinstance(item, Mapping | list))
+
+    # ----------------------------------------------------------------- trace parts
+
+    def invocation_input(self, caller: tuple[str, ...], trace_id: str | None, value: object) -> None:
+        if not isinstance(value, Mapping):
+            return
+        group = value.get("actionGroupName")
+        path = value.get("apiPath", value.get("function"))
+        self.inputs.setdefault((caller, trace_id), []).append(
+            _Invocation(group if isinstance(group, str) else None, path if isinstance(path, str) else None)
+        )
+
+    def invocation_output(self, caller: tuple[str, ...], trace_id: str | None, value: object) -> None:
+        # Calls of one orchestration step share a traceId: the k-th output answers the k-th input.
+        key = (caller, trace_id)
+        index = self.outputs.get(key, 0)
+        self.outputs[key] = index + 1
+        pending = self.inputs.get(key, ())
+        invocation = pending[index] if index < len(pending) else _NO_INVOCATION
+        text = value.get("text") if isinstance(value, Mapping) else None
+        if not isinstance(text, str):
+            logger.warning("Skipped an action-group output without text", extra=_where(invocation))
+            return
+        data = _loads(text)
+        if data is _INVALID:
+            logger.warning("Skipped an action-group output that is not JSON", extra=_where(invocation))
+            return
+        self.payloads(data, invocation)
+
+    def collaborator_output(self, value: object) -> None:
+        # A supervisor may echo a collaborator's payloads; dedupe keeps one card each.
+        output = value.get("output") if isinstance(value, Mapping) else None
+        text = output.get("text") if isinstance(output, Mapping) else None
+        if not isinstance(text, str) or not text:
+            return
+        data = _loads(text)
+        if data is not _INVALID:
+            self.payloads(data, _NO_INVOCATION, quiet=True)
+            return
+        for _, _, embedded in _json_values(text):
+            self.payloads(embedded, _NO_INVOCATION, quiet=True)
+
+    def final(self, value: object, top_level: bool) -> None:
+        text = value.get("text") if isinstance(value, Mapping) else None
+        if top_level and isinstance(text, str):
+            self.final_response = text
+
+    # ----------------------------------------------------------------- payloads
+
+    def payloads(self, data: object, invocation: _Invocation, *, quiet: bool = False) -> None:
+        items: Sequence[object] = data if isinstance(data, list) else (data,)
+        for item in items:
+            if not isinstance(item, Mapping):
+                if not quiet:
+                    logger.warning(
+                        "Skipped an action-group output that is not an object", extra=_where(invocation)
+                    )
+                continue
+            item = _unwrap_lambda_response(item)
+            if "action" in item:
+                self.card(item, invocation, quiet=quiet)
+            elif isinstance(item.get("error"), Mapping) and not quiet:
+                self.failure(item["error"], invocation)
+            elif not quiet:
+                logger.warning("Skipped an action-group output without an action", extra=_where(invocation))
+
+    def card(self, payload: Mapping[str, Any], invocation: _Invocation, *, quiet: bool) -> None:
+        try:
+            card = card_from_payload(payload)
+        except ClientActionError as error:
+            if not quiet:
+                logger.warning(
+                    "Skipped a payload that is not a client action",
+                    extra={**_where(invocation), "reason": type(error).__name__, "action": _short(payload)},
+                )
+            return
+        keys = (fingerprint(card), f"{card.type}\x1eid\x1e{card.id}")
+        if any(key in self.seen for key in keys):
+            return
+        self.seen.update(keys)
+        self.cards.append(card)
+        self.captions.append(caption(card))
+
+    def failure(self, error: Mapping[str, Any], invocation: _Invocation) -> None:
+        code = error.get("code")
+        message = error.get("message")
+        self.failures.append(
+            ToolFailure(
+                code=code if isinstance(code, str) else "error",
+                message=message if isinstance(message, str) else "The tool could not act on the call.",
+                action_group=invocation.action_group,
+                api_path=invocation.api_path,
+            )
+        )
+        logger.info("A tool answered with an error", extra={**_where(invocation), "code": str(code)[:64]})
+
+    def results(self) -> ToolResults:
+        text = (
+            b"".join(self.chunks).decode("utf-8", "replace") if self.chunks else (self.final_response or "")
+        )
+        return ToolResults(
+            message=strip_tool_json(text),
+            client_actions=tuple(self.cards),
+            messages=tuple(self.captions),
+            failures=tuple(self.failures),
+        )
+
+
+def extract_tool_results(events: Iterable[object]) -> ToolResults:
+    """The message and the deduplicated cards of a turn's completion events (never raises on content)."""
+    extractor = _Extractor()
+    for event in events:
+        extractor.event(event)
+    return extractor.results()
+
+
+# --------------------------------------------------------------------------- prose cleanup
+
+
+def _is_tool_json(value: object) -> bool:
+    if isinstance(value, Mapping):
+        error = value.get("error")
+        return "action" in value or "draftId" in value or (isinstance(error, Mapping) and "code" in error)
+    if isinstance(value, list) and value:
+        return all(_is_tool_json(item) for item in value)
+    return False
+
+
+def _json_values(text: str) -> Iterable[tuple[int, int, object]]:
+    """(start, end, value) of every JSON object or array embedded in prose, left to right."""
+    position = 0
+    while (match := _OPENERS.search(text, position)) is not None:
+        start = match.start()
+        try:
+            value, end = _DECODER.raw_decode(text, start)
+        except (ValueError, RecursionError):
+            position = start + 1
+            continue
+        yield start, end, value
+        position = end
+
+
+def strip_tool_json(text: str) -> str:
+    """The reply without any JSON tool result (payloads, error bodies) the model wrote into it."""
+    if "{" not in text:
+        return text.strip()
+    kept: list[str] = []
+    position = 0
+    for start, end, value in _json_values(text):
+        if _is_tool_json(value):
+            kept.append(text[position:start])
+            position = end
+    if position == 0:
+        return text.strip()
+    kept.append(text[position:])
+    cleaned = _EMPTY_FENCE.sub("", "".join(kept))
+    cleaned = _SPACE_BEFORE_NEWLINE.sub("\n", cleaned)
+    return _MANY_NEWLINES.sub("\n\n", cleaned).strip()
+
+
+# --------------------------------------------------------------------------- helpers
+
+_INVALID: Any = object()
+
+
+def _loads(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return _INVALID
+
+
+def _unwrap_lambda_response(item: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Accept a whole action-group Lambda response where a body was expected."""
+    response = item.get("response")
+    if "action" in item or not isinstance(response, Mapping):
+        return item
+    body = response.get("responseBody")
+    content = body.get("application/json") if isinstance(body, Mapping) else None
+    inner = content.get("body") if isinstance(content, Mapping) else None
+    data = _loads(inner) if isinstance(inner, str) else inner
+    return data if isinstance(data, Mapping) else item
+
+
+def _caller_chain(chain: object) -> tuple[str, ...]:
+    if not isinstance(chain, list):
+        return ()
+    return tuple(
+        str(link.get("agentAliasArn", "")) if isinstance(link, Mapping) else str(link)[:256] for link in chain
+    )
+
+
+def _log_failure(value: object) -> None:
+    code = value.get("failureCode") if isinstance(value, Mapping) else None
+    logger.warning("The agent reported a failure trace", extra={"failureCode": str(code)[:64]})
+
+
+def _where(invocation: _Invocation) -> dict[str, str]:
+    return {"actionGroup": str(invocation.action_group), "apiPath": str(invocation.api_path)}
+
+
+def _short(payload: Mapping[str, Any]) -> str:
+    return str(payload.get("action"))[:64]
+
+
+def _kind(value: object) -> str:
+    return type(value).__name__
