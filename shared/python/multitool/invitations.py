@@ -1,0 +1,78 @@
+"""Meeting invitations as iCalendar (RFC 5545) REQUEST messages (iTIP, RFC 5546).
+
+One VCALENDAR with ``METHOD:REQUEST`` and one VEVENT whose UID is the draft id,
+so a resent invitation updates the same event in the attendee's calendar
+instead of adding a second one. Start and end carry the meeting's time zone
+(``TZID``) and the calendar carries the matching VTIMEZONE.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from zoneinfo import ZoneInfo
+
+from icalendar import Calendar, Event, vCalAddress
+
+PRODID = "-//multitool//meeting invitation//EN"
+
+
+@dataclass(frozen=True, slots=True)
+class Participant:
+    email: str
+    name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Invitation:
+    """What an invitation says; :func:`build_invitation` renders it."""
+
+    uid: str
+    title: str
+    organizer: Participant
+    attendees: Sequence[Participant]
+    start: datetime
+    end: datetime
+    timezone: str
+    description: str | None = None
+    sequence: int = 0
+
+
+def build_invitation(invitation: Invitation, *, stamp: datetime | None = None) -> bytes:
+    """The ``text/calendar; method=REQUEST`` body for ``invitation``."""
+    if invitation.start.tzinfo is None or invitation.end.tzinfo is None:
+        raise ValueError("Invitation start and end must be time-zone aware")
+    if invitation.end <= invitation.start:
+        raise ValueError("Invitation end must be after its start")
+    zone = ZoneInfo(invitation.timezone)
+    event = Event.new(
+        uid=invitation.uid,
+        summary=invitation.title,
+        description=invitation.description,
+        start=invitation.start.astimezone(zone),
+        end=invitation.end.astimezone(zone),
+        stamp=(stamp or datetime.now(UTC)).astimezone(UTC),
+        sequence=invitation.sequence,
+        organizer=vCalAddress.new(invitation.organizer.email, cn=invitation.organizer.name),
+        attendees=[
+            vCalAddress.new(
+                person.email,
+                cn=person.name,
+                role="REQ-PARTICIPANT",
+                partstat="NEEDS-ACTION",
+                rsvp=True,
+                cutype="INDIVIDUAL",
+            )
+            for person in invitation.attendees
+        ],
+    )
+    calendar = Calendar.new(
+        prodid=PRODID, method="REQUEST", uid=f"{invitation.uid}.calendar", subcomponents=[event]
+    )
+    # Only the rules around the meeting: a full 1970-2038 VTIMEZONE bloats every mail.
+    calendar.add_missing_timezones(
+        first_date=date(invitation.start.year - 1, 1, 1), last_date=date(invitation.end.year + 2, 1, 1)
+    )
+    ical: bytes = calendar.to_ical()
+    return ical

@@ -1,0 +1,316 @@
+"""A fake Jira Cloud on loopback: the sandbox's issue tracker and the tests' Jira.
+
+It answers the few REST API v3 calls the Jira port makes the way Jira Cloud
+does: ``POST /rest/api/3/issue`` (basic auth, field validation, ADF
+description), ``GET /rest/api/3/issue/<key>``, ``GET /rest/api/3/user/search``,
+and ``GET /browse/<key>`` (a page labelled as a sandbox). Failures can be
+scripted for the next create: 400 with per-field errors, 401, 429 with
+``Retry-After``, 5xx.
+
+    jira = start_fake_jira()
+    jira.fail_next(429, retry_after=7)
+    ...
+    jira.stop()
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import json
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Self
+from urllib.parse import parse_qs, urlsplit
+
+from multitool.ports.jira import SANDBOX_CREDENTIALS_EMAIL, SANDBOX_CREDENTIALS_TOKEN
+
+PRIORITIES = ("Highest", "High", "Medium", "Low", "Lowest")
+DEFAULT_PROJECTS: dict[str, tuple[str, ...]] = {
+    "WEB": ("Bug", "Task", "Story"),
+    "OPS": ("Bug", "Task", "Story"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptedFailure:
+    status: int
+    errors: dict[str, str] = field(default_factory=dict)
+    error_messages: tuple[str, ...] = ()
+    retry_after: int | None = None
+
+
+class FakeJira:
+    """A running fake Jira; see :func:`start_fake_jira`."""
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        email: str,
+        api_token: str,
+        projects: dict[str, tuple[str, ...]],
+    ) -> None:
+        self.email = email
+        self.api_token = api_token
+        self.projects = {key.upper(): tuple(types) for key, types in projects.items()}
+        self.issues: list[dict[str, Any]] = []
+        self.requests: list[tuple[str, str, int]] = []
+        self._failures: deque[ScriptedFailure] = deque()
+        self._lock = threading.Lock()
+        self._counters: dict[str, int] = {}
+        self._server = ThreadingHTTPServer((host, port), _handler_for(self))
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-jira", daemon=True)
+        self._thread.start()
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def fail_next(
+        self,
+        status: int,
+        *,
+        errors: dict[str, str] | None = None,
+        error_messages: tuple[str, ...] | list[str] = (),
+        retry_after: int | None = None,
+        times: int = 1,
+    ) -> None:
+        """Answer the next ``times`` creates with ``status`` instead of creating an issue."""
+        with self._lock:
+            for _ in range(times):
+                self._failures.append(
+                    ScriptedFailure(status, dict(errors or {}), tuple(error_messages), retry_after)
+                )
+
+    def issue(self, key: str) -> dict[str, Any] | None:
+        with self._lock:
+            return next((i for i in self.issues if i["key"] == key), None)
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- request handling (called on the server's threads) --------------------
+
+    def authorized(self, header: str | None) -> bool:
+        expected = base64.b64encode(f"{self.email}:{self.api_token}".encode()).decode()
+        return header == f"Basic {expected}"
+
+    def next_failure(self) -> ScriptedFailure | None:
+        with self._lock:
+            return self._failures.popleft() if self._failures else None
+
+    def create(self, fields: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            project = fields["project"]["key"]
+            number = self._counters.get(project, 0) + 1
+            self._counters[project] = number
+            issue_id = str(10000 + len(self.issues) + 1)
+            issue = {
+                "id": issue_id,
+                "key": f"{project}-{number}",
+                "self": f"{self.url}/rest/api/3/issue/{issue_id}",
+                "fields": fields,
+            }
+            self.issues.append(issue)
+            return issue
+
+    def validate(self, fields: Any) -> dict[str, str]:
+        """Jira's per-field errors for a create, empty when the fields are valid."""
+        if not isinstance(fields, dict):
+            return {"fields": "The request must have a 'fields' object."}
+        errors: dict[str, str] = {}
+        project = fields.get("project")
+        key = project.get("key") if isinstance(project, dict) else None
+        if not key:
+            errors["project"] = "Specify a valid project ID or key"
+        elif key not in self.projects:
+            errors["project"] = "valid project is required"
+        issue_type = fields.get("issuetype")
+        type_name = issue_type.get("name") if isinstance(issue_type, dict) else None
+        if not type_name:
+            errors["issuetype"] = "Specify an issue type"
+        elif key in self.projects and type_name not in self.projects[key]:
+            errors["issuetype"] = "Specify a valid issue type"
+        summary = fields.get("summary")
+        if not isinstance(summary, str) or not summary.strip():
+            errors["summary"] = "You must specify a summary of the issue."
+        elif len(summary) > 255:
+            errors["summary"] = "Summary must be less than 255 characters."
+        if "description" in fields and not _is_adf_doc(fields["description"]):
+            errors["description"] = "Operation value must be an Atlassian Document (see the ADF format)"
+        priority = fields.get("priority")
+        if priority is not None and (
+            not isinstance(priority, dict) or priority.get("name") not in PRIORITIES
+        ):
+            errors["priority"] = "Specify a valid priority"
+        assignee = fields.get("assignee")
+        if assignee is not None and (not isinstance(assignee, dict) or not assignee.get("accountId")):
+            errors["assignee"] = "Specify a valid accountId"
+        return errors
+
+    @staticmethod
+    def account_id(email: str) -> str:
+        return "sandbox-" + hashlib.sha256(email.casefold().encode()).hexdigest()[:16]
+
+
+def start_fake_jira(
+    host: str = "127.0.0.1",
+    port: int = 0,
+    *,
+    email: str = SANDBOX_CREDENTIALS_EMAIL,
+    api_token: str = SANDBOX_CREDENTIALS_TOKEN,
+    projects: dict[str, tuple[str, ...]] | None = None,
+) -> FakeJira:
+    """Start a fake Jira on ``host:port`` (port 0: any free port) in a daemon thread."""
+    return FakeJira(host, port, email=email, api_token=api_token, projects=projects or DEFAULT_PROJECTS)
+
+
+def _is_adf_doc(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and value.get("type") == "doc"
+        and value.get("version") == 1
+        and isinstance(value.get("content"), list)
+    )
+
+
+def _handler_for(jira: FakeJira) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "FakeJira/1.0"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Quiet: the tests and the demo read ``jira.requests`` instead."""
+
+        def do_GET(self) -> None:
+            url = urlsplit(self.path)
+            if url.path.startswith("/browse/"):
+                self._browse(url.path.removeprefix("/browse/"))
+                return
+            if not jira.authorized(self.headers.get("Authorization")):
+                self._unauthorized()
+                return
+            if url.path == "/rest/api/3/user/search":
+                query = parse_qs(url.query).get("query", [""])[0]
+                users = (
+                    [
+                        {
+                            "accountId": jira.account_id(query),
+                            "accountType": "atlassian",
+                            "emailAddress": query,
+                            "displayName": query.split("@")[0],
+                            "active": True,
+                        }
+                    ]
+                    if "@" in query
+                    else []
+                )
+                self._json(HTTPStatus.OK, users)
+                return
+            if url.path.startswith("/rest/api/3/issue/"):
+                key = url.path.removeprefix("/rest/api/3/issue/")
+                issue = jira.issue(key) or next((i for i in jira.issues if i["id"] == key), None)
+                if issue is None:
+                    self._json(
+                        HTTPStatus.NOT_FOUND,
+                        {"errorMessages": ["Issue does not exist or you do not have permission to see it."]},
+                    )
+                else:
+                    self._json(HTTPStatus.OK, issue)
+                return
+            self._json(HTTPStatus.NOT_FOUND, {"errorMessages": ["Not found"]})
+
+        def do_POST(self) -> None:
+            if urlsplit(self.path).path != "/rest/api/3/issue":
+                self._json(HTTPStatus.NOT_FOUND, {"errorMessages": ["Not found"]})
+                return
+            if not jira.authorized(self.headers.get("Authorization")):
+                self._unauthorized()
+                return
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            failure = jira.next_failure()
+            if failure is not None:
+                self._scripted(failure)
+                return
+            try:
+                request = json.loads(raw or b"null")
+            except ValueError:
+                self._json(HTTPStatus.BAD_REQUEST, {"errorMessages": ["Unexpected character in the JSON"]})
+                return
+            fields = request.get("fields") if isinstance(request, dict) else None
+            errors = jira.validate(fields)
+            if errors:
+                self._json(HTTPStatus.BAD_REQUEST, {"errorMessages": [], "errors": errors})
+                return
+            assert isinstance(fields, dict)
+            issue = jira.create(fields)
+            self._json(HTTPStatus.CREATED, {"id": issue["id"], "key": issue["key"], "self": issue["self"]})
+
+        def _scripted(self, failure: ScriptedFailure) -> None:
+            headers = {}
+            if failure.retry_after is not None:
+                headers["Retry-After"] = str(failure.retry_after)
+            if failure.status == 401:
+                self._unauthorized()
+                return
+            body: dict[str, Any] = {"errorMessages": list(failure.error_messages)}
+            if failure.status == 400:
+                body["errors"] = failure.errors or {"summary": "You must specify a summary of the issue."}
+            self._json(failure.status, body, headers)
+
+        def _unauthorized(self) -> None:
+            self._json(
+                HTTPStatus.UNAUTHORIZED,
+                {
+                    "errorMessages": [
+                        "You are not authenticated. Authentication required to perform this operation."
+                    ]
+                },
+                {"WWW-Authenticate": 'Basic realm="protected-area"'},
+            )
+
+        def _browse(self, key: str) -> None:
+            issue = jira.issue(key)
+            if issue is None:
+                self._send(HTTPStatus.NOT_FOUND, b"Sandbox Jira: no such issue", "text/plain; charset=utf-8")
+                return
+            summary = html.escape(str(issue["fields"].get("summary", "")))
+            page = (
+                f"<!doctype html><title>{html.escape(key)} (sandbox)</title>"
+                f"<p><strong>Sandbox Jira: not a real issue.</strong></p>"
+                f"<h1>{html.escape(key)}: {summary}</h1>"
+            )
+            self._send(HTTPStatus.OK, page.encode(), "text/html; charset=utf-8")
+
+        def _json(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
+            jira.requests.append((self.command, self.path, int(status)))
+            self._send(status, json.dumps(body).encode(), "application/json;charset=UTF-8", headers)
+
+        def _send(
+            self, status: int, data: bytes, content_type: str, headers: dict[str, str] | None = None
+        ) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(data)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+    return Handler

@@ -1,0 +1,140 @@
+"""Mail port: send one confirmed email or meeting invitation.
+
+:class:`SesMailer` sends through Amazon SES v2 ``SendEmail`` from one verified
+sender identity: plain mail as ``Content.Simple``, an invitation as
+``Content.Raw`` MIME whose ``text/calendar; method=REQUEST`` part calendar
+clients turn into an accept/decline prompt.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from email.message import EmailMessage
+from email.policy import SMTP
+from email.utils import formatdate
+from typing import TYPE_CHECKING, Protocol
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+if TYPE_CHECKING:
+    from mypy_boto3_sesv2 import SESV2Client
+    from mypy_boto3_sesv2.type_defs import DestinationTypeDef, EmailContentTypeDef
+
+# SES treats these as "try again later"; everything else is a rejection of the message.
+_THROTTLING_CODES = frozenset({"TooManyRequestsException", "LimitExceededException", "Throttling"})
+
+
+@dataclass(frozen=True, slots=True)
+class Mail:
+    """One outgoing message. ``invitation`` is an iCalendar REQUEST body, if any."""
+
+    to: tuple[str, ...]
+    subject: str
+    text: str
+    cc: tuple[str, ...] = ()
+    invitation: bytes | None = None
+
+    def __post_init__(self) -> None:
+        if not self.to:
+            raise ValueError("A mail needs at least one recipient in 'to'")
+
+
+@dataclass(frozen=True, slots=True)
+class SentMail:
+    message_id: str
+
+
+class MailError(Exception):
+    """Sending failed; ``reason`` is safe to store and show (no message content)."""
+
+    def __init__(self, reason: str, *, code: str = "mail_failed") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.code = code
+
+
+class MailRejected(MailError):
+    """SES refused the message (unverified identity, invalid address, paused account...)."""
+
+
+class MailUnavailable(MailError):
+    """SES could not be reached or throttled the call; the same message can be sent later."""
+
+
+class Mailer(Protocol):
+    def send(self, mail: Mail) -> SentMail:
+        """Send ``mail``; raise :class:`MailError` when it was not accepted."""
+        ...
+
+
+class SesMailer:
+    """:class:`Mailer` on SES v2, from the verified identity ``sender``."""
+
+    def __init__(self, client: SESV2Client, sender: str, configuration_set: str | None = None) -> None:
+        self._client = client
+        self._sender = sender
+        self._configuration_set = configuration_set
+
+    def send(self, mail: Mail) -> SentMail:
+        destination: DestinationTypeDef = {"ToAddresses": list(mail.to)}
+        if mail.cc:
+            destination["CcAddresses"] = list(mail.cc)
+        content: EmailContentTypeDef
+        if mail.invitation is None:
+            content = {
+                "Simple": {
+                    "Subject": {"Data": mail.subject, "Charset": "UTF-8"},
+                    "Body": {"Text": {"Data": mail.text, "Charset": "UTF-8"}},
+                }
+            }
+        else:
+            content = {"Raw": {"Data": invitation_mime(self._sender, mail)}}
+        try:
+            if self._configuration_set:
+                response = self._client.send_email(
+                    FromEmailAddress=self._sender,
+                    Destination=destination,
+                    Content=content,
+                    ConfigurationSetName=self._configuration_set,
+                )
+            else:
+                response = self._client.send_email(
+                    FromEmailAddress=self._sender, Destination=destination, Content=content
+                )
+        except ClientError as error:
+            details = error.response.get("Error", {})
+            code = str(details.get("Code", "Unknown"))
+            text = str(details.get("Message", "")).strip()
+            reason = f"SES {code}: {text}" if text else f"SES {code}"
+            if code in _THROTTLING_CODES:
+                raise MailUnavailable(reason, code="mail_throttled") from error
+            raise MailRejected(reason, code="mail_rejected") from error
+        except BotoCoreError as error:
+            raise MailUnavailable(
+                f"SES could not be reached ({type(error).__name__})", code="mail_unavailable"
+            ) from error
+        return SentMail(message_id=response["MessageId"])
+
+
+def invitation_mime(sender: str, mail: Mail) -> bytes:
+    """The raw MIME message for an invitation.
+
+    ``multipart/mixed``: an alternative of the text and the ``text/calendar;
+    method=REQUEST`` part (what Outlook and Gmail read), plus the same calendar
+    as an ``invite.ics`` attachment for clients that only look at attachments.
+    """
+    if mail.invitation is None:
+        raise ValueError("invitation_mime needs a mail with an invitation")
+    message = EmailMessage()
+    message["From"] = sender
+    message["To"] = ", ".join(mail.to)
+    if mail.cc:
+        message["Cc"] = ", ".join(mail.cc)
+    message["Subject"] = mail.subject
+    message["Date"] = formatdate(usegmt=True)
+    message["MIME-Version"] = "1.0"
+    calendar_text = mail.invitation.decode("utf-8")
+    message.set_content(mail.text)
+    message.add_alternative(calendar_text, subtype="calendar", params={"method": "REQUEST"})
+    message.add_attachment(mail.invitation, maintype="application", subtype="ics", filename="invite.ics")
+    return message.as_bytes(policy=SMTP)
