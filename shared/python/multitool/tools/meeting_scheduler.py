@@ -118,12 +118,14 @@ def propose_slots(
     step = timedelta(minutes=config.slot_step_minutes)
     now = ctx.now.astimezone(UTC)
     slots: list[Slot] = []
+    taken: list[Interval] = []
     asked = requested.start(ctx)
     not_before = now
     if asked is not None:
         asked_utc = asked.astimezone(UTC)
         if asked_utc >= now - timedelta(minutes=1) and _free(asked_utc, asked_utc + duration, busy):
             slots.append(Slot(start=asked, end=(asked_utc + duration).astimezone(zone)))
+            taken.append(Interval(start=asked_utc, end=asked_utc + duration))
             not_before = max(now, asked_utc + duration)
         else:
             not_before = max(now, asked_utc)
@@ -138,12 +140,14 @@ def propose_slots(
         opens_utc, closes_utc = opens.astimezone(UTC), closes.astimezone(UTC)
         candidate = _round_up(max(opens_utc, not_before), step)
         while candidate + duration <= closes_utc and len(slots) < config.max_slots:
-            if _free(candidate, candidate + duration, busy) and all(
-                s.start.astimezone(UTC) != candidate for s in slots
-            ):
+            if _free(candidate, candidate + duration, busy) and _free(candidate, candidate + duration, taken):
                 slots.append(
                     Slot(start=candidate.astimezone(zone), end=(candidate + duration).astimezone(zone))
                 )
+                taken.append(Interval(start=candidate, end=candidate + duration))
+                # Distinct choices: the next proposal starts after this one ends.
+                candidate = _round_up(candidate + duration, step)
+                continue
             candidate += step
         if len(slots) >= config.max_slots:
             break

@@ -1,0 +1,1 @@
+"""Lambda handlers, one folder each; every handler is thin over the multitool layer."""

@@ -1,0 +1,21 @@
+"""Bedrock action group `email_draft`: email drafts (POST /email-drafts).
+
+Drafts only; nothing is sent, booked or created.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.typing import LambdaContext
+from multitool.observability import logger, metrics, tracer
+from multitool.tools.apps import email_draft_app, handle
+
+app = email_draft_app()
+
+
+@logger.inject_lambda_context(correlation_id_path="sessionId")
+@tracer.capture_lambda_handler(capture_response=False)
+@metrics.log_metrics
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return handle(app, event, context)

@@ -1,0 +1,1 @@
+"""Bedrock action group: Jira ticket drafts (POST /jira-ticket-drafts)."""

@@ -1,0 +1,1 @@
+"""Bedrock action group: meeting proposals (POST /meeting-proposals)."""

@@ -1,0 +1,54 @@
+"""What tools run against in a Lambda: settings from the environment, DynamoDB-backed ports.
+
+Built on first use and cached, never at import time, so tests set the
+environment (and moto) first and call ``aws_runtime.cache_clear()`` between cases.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from multitool.tools.base import ToolConfig, ToolPorts
+
+
+@dataclass(frozen=True, slots=True)
+class ToolRuntime:
+    ports: ToolPorts
+    config: ToolConfig
+    default_timezone: str = "UTC"
+
+
+RuntimeProvider = Callable[[], ToolRuntime]
+
+
+def dynamo_ports(client: Any, *, drafts_table: str, directory_table: str, bookings_table: str) -> ToolPorts:
+    """The DynamoDB adapters over one client."""
+    from multitool.ports.calendar import DynamoCalendar
+    from multitool.ports.directory import DynamoDirectory
+    from multitool.ports.drafts import DynamoDraftStore
+
+    return ToolPorts(
+        directory=DynamoDirectory(directory_table, client),
+        calendar=DynamoCalendar(bookings_table, client),
+        drafts=DynamoDraftStore(drafts_table, client),
+    )
+
+
+@functools.cache
+def aws_runtime() -> ToolRuntime:
+    """Ports over a DynamoDB client and config from :class:`multitool.settings.ToolSettings`."""
+    import boto3
+
+    from multitool.settings import ToolSettings
+
+    settings = ToolSettings.from_env()
+    ports = dynamo_ports(
+        boto3.client("dynamodb"),
+        drafts_table=settings.drafts_table_name,
+        directory_table=settings.directory_table_name,
+        bookings_table=settings.bookings_table_name,
+    )
+    return ToolRuntime(ports, ToolConfig.from_settings(settings), settings.default_timezone)
