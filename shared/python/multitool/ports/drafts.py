@@ -34,6 +34,28 @@ class DraftStore(Protocol):
 
     def get(self, draft_id: str) -> Draft | None: ...
 
+    def replace(self, current: Draft, updated: Draft) -> Draft:
+        """Store ``updated`` in place of ``current`` (a status transition), with the version
+        one above ``current``'s, only if the stored draft is still ``current``: same version,
+        status and owner, in ONE conditional write. Otherwise raise :class:`DraftWriteConflict`."""
+        ...
+
+
+class DraftWriteConflict(Exception):
+    """The stored draft is no longer the one a transition was computed from."""
+
+    def __init__(self, draft_id: str, stored: Draft | None) -> None:
+        super().__init__(f"Draft {draft_id} changed since it was read")
+        self.draft_id = draft_id
+        self.stored = stored
+
+
+def next_version(current: Draft, updated: Draft) -> Draft:
+    """``updated`` with the version a :meth:`DraftStore.replace` of ``current`` writes."""
+    if updated.id != current.id or updated.owner != current.owner:
+        raise ValueError("A transition cannot change a draft's id or owner")
+    return updated.model_copy(update={"version": current.version + 1})
+
 
 def _plain(value: Any) -> Any:
     """Decimals from DynamoDB back to int/float."""
@@ -150,3 +172,25 @@ class DynamoDraftStore:
         )
         item = response.get("Item")
         return _from_item(item) if item else None
+
+    def replace(self, current: Draft, updated: Draft) -> Draft:
+        new = next_version(current, updated)
+        try:
+            self._client.put_item(
+                TableName=self._table,
+                Item=_to_item(new),
+                ConditionExpression="#version = :version AND #status = :status AND #owner = :owner",
+                ExpressionAttributeNames={"#version": "version", "#status": "status", "#owner": "owner"},
+                ExpressionAttributeValues={
+                    ":version": {"N": str(current.version)},
+                    ":status": {"S": current.status.value},
+                    ":owner": {"S": current.owner},
+                },
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                raise
+            item: Mapping[str, Any] | None = error.response.get("Item")  # type: ignore[assignment]
+            raise DraftWriteConflict(current.id, _from_item(item) if item else None) from error
+        return new

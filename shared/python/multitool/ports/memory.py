@@ -7,6 +7,7 @@ calls made one directory read and one draft write.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
@@ -14,6 +15,7 @@ from multitool.drafts import Draft
 from multitool.people import NameResolution, Person
 from multitool.ports.calendar import Booking, Interval, overlaps
 from multitool.ports.directory import name_index, normalize_name, resolution_for
+from multitool.ports.drafts import DraftWriteConflict, next_version
 
 
 class MemoryDirectory:
@@ -56,6 +58,7 @@ class MemoryCalendar:
 class MemoryDraftStore:
     def __init__(self) -> None:
         self.drafts: dict[str, Draft] = {}
+        self._lock = threading.Lock()
         self.reads = 0
         self.writes = 0
 
@@ -68,3 +71,17 @@ class MemoryDraftStore:
     def get(self, draft_id: str) -> Draft | None:
         self.reads += 1
         return self.drafts.get(draft_id)
+
+    def replace(self, current: Draft, updated: Draft) -> Draft:
+        new = next_version(current, updated)
+        with self._lock:
+            self.writes += 1
+            stored = self.drafts.get(current.id)
+            if stored is None or (stored.version, stored.status, stored.owner) != (
+                current.version,
+                current.status,
+                current.owner,
+            ):
+                raise DraftWriteConflict(current.id, stored)
+            self.drafts[current.id] = new
+        return new
