@@ -1,0 +1,295 @@
+"""Embedded AWS for local runs: a moto server on loopback, seeded like a small company.
+
+:func:`start_embedded` starts a ``ThreadedMotoServer`` (DynamoDB, SES, Secrets
+Manager), creates every table from :mod:`multitool.tables`, verifies the sender
+identity, starts the fake Jira sandbox with its credentials in Secrets Manager,
+seeds the directory, and returns the environment the Lambda handlers read.
+
+Endpoints are set per service (``AWS_ENDPOINT_URL_DYNAMODB`` ...) rather than
+with ``AWS_ENDPOINT_URL``, so that a real Bedrock runtime (``--agent-id`` or
+``--runtime converse --model-id``) still reaches AWS while the data stays local.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import boto3
+from pydantic import Field
+
+from multitool.people import Person
+from multitool.settings import JiraProject, Runtime
+from multitool.tables import create_all
+from multitool.wire import WireModel
+
+if TYPE_CHECKING:
+    from moto.server import ThreadedMotoServer
+
+    from multitool.local.jira_server import FakeJira
+
+LOOPBACK = "127.0.0.1"
+DEFAULT_REGION = "us-east-1"
+FAKE_CREDENTIALS = {
+    "AWS_ACCESS_KEY_ID": "local",
+    "AWS_SECRET_ACCESS_KEY": "local",
+    "AWS_SESSION_TOKEN": "local",
+}
+# boto3's per-service endpoint variables (service id upper-cased, spaces -> underscores).
+LOCAL_SERVICES = ("DYNAMODB", "SES", "SESV2", "SECRETS_MANAGER")
+
+
+class LocalSetupError(RuntimeError):
+    """The local runtime cannot start as asked; the message says what to change."""
+
+
+class Seed(WireModel):
+    """The local directory and sandbox settings (``multitool/local/seed.json``)."""
+
+    people: tuple[Person, ...] = Field(min_length=1)
+    default_user: str
+    jira_projects: dict[str, JiraProject]
+    sender_email: str
+
+    def person(self, user_id: str) -> Person | None:
+        return next((p for p in self.people if p.id == user_id), None)
+
+
+def load_seed(path: Path | None = None) -> Seed:
+    """The seed file: ``path`` if given, else the packaged ``seed.json``."""
+    text = (
+        path.read_text(encoding="utf-8")
+        if path is not None
+        else resources.files("multitool.local").joinpath("seed.json").read_text(encoding="utf-8")
+    )
+    seed = Seed.model_validate_json(text)
+    if seed.person(seed.default_user) is None:
+        raise LocalSetupError(f"seed defaultUser {seed.default_user!r} is not one of the seeded people")
+    return seed
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeChoice:
+    """Which model answers the chat: the offline model, or a real Bedrock one."""
+
+    runtime: Runtime = Runtime.OFFLINE
+    agent_id: str | None = None
+    agent_alias_id: str | None = None
+    model_id: str | None = None
+
+    @classmethod
+    def from_options(
+        cls,
+        *,
+        runtime: str | None = None,
+        agent_id: str | None = None,
+        agent_alias_id: str | None = None,
+        model_id: str | None = None,
+    ) -> RuntimeChoice:
+        """Infer the runtime from the flags given; reject incomplete combinations."""
+        if (agent_id is None) != (agent_alias_id is None):
+            raise LocalSetupError("--agent-id and --alias-id go together: give both or neither.")
+        if runtime is None:
+            if agent_id:
+                runtime = Runtime.AGENT
+            elif model_id:
+                runtime = Runtime.CONVERSE
+            else:
+                runtime = Runtime.OFFLINE
+        try:
+            chosen = Runtime(runtime)
+        except ValueError:
+            names = ", ".join(r.value for r in Runtime)
+            raise LocalSetupError(f"--runtime must be one of {names}, got {runtime!r}.") from None
+        if chosen is Runtime.AGENT and not agent_id:
+            raise LocalSetupError("--runtime agent needs --agent-id and --alias-id.")
+        if chosen is Runtime.CONVERSE and not model_id:
+            raise LocalSetupError(
+                "--runtime converse needs --model-id (a Bedrock model or inference profile)."
+            )
+        return cls(chosen, agent_id, agent_alias_id, model_id)
+
+    @property
+    def uses_aws(self) -> bool:
+        return self.runtime is not Runtime.OFFLINE
+
+
+@dataclass
+class Embedded:
+    """A running local backend: the moto endpoint, the sandboxes, and the function environment."""
+
+    endpoint: str
+    seed: Seed
+    env: dict[str, str]
+    runtime: RuntimeChoice
+    jira: FakeJira
+    _closers: list[Any] = field(default_factory=list, repr=False)
+
+    def close(self) -> None:
+        while self._closers:
+            self._closers.pop()()
+
+
+def aws_credentials_available() -> bool:
+    """Whether boto3 finds real credentials (environment, profile, SSO, instance role)."""
+    return boto3.Session().get_credentials() is not None
+
+
+def function_env(
+    *,
+    endpoint: str,
+    tables: Mapping[str, str],
+    seed: Seed,
+    runtime: RuntimeChoice,
+    region: str,
+    jira_secret_arn: str,
+    log_level: str = "WARNING",
+) -> dict[str, str]:
+    """The environment the handlers read, as the stack would set it (plus local endpoints)."""
+    env: dict[str, str] = {
+        "AWS_REGION": region,
+        "AWS_DEFAULT_REGION": region,
+        **{f"AWS_ENDPOINT_URL_{service}": endpoint for service in LOCAL_SERVICES},
+        **tables,
+        "RUNTIME": runtime.runtime.value,
+        "SENDER_EMAIL": seed.sender_email,
+        "SANDBOX": "true",
+        "JIRA_SECRET_ARN": jira_secret_arn,
+        "JIRA_PROJECTS": json.dumps(
+            {
+                key: project.model_dump(by_alias=True, mode="json")
+                for key, project in seed.jira_projects.items()
+            }
+        ),
+        "POWERTOOLS_SERVICE_NAME": "multitool",
+        "POWERTOOLS_METRICS_NAMESPACE": "MultitoolLocal",
+        "POWERTOOLS_METRICS_DISABLED": "true",
+        "POWERTOOLS_TRACE_DISABLED": "true",
+        "POWERTOOLS_LOG_LEVEL": log_level,
+    }
+    if runtime.agent_id:
+        env["AGENT_ID"] = runtime.agent_id
+    if runtime.agent_alias_id:
+        env["AGENT_ALIAS_ID"] = runtime.agent_alias_id
+    if runtime.model_id:
+        env["MODEL_ID"] = runtime.model_id
+    if not runtime.uses_aws:
+        env.update(FAKE_CREDENTIALS)
+    return env
+
+
+def _start_moto() -> tuple[ThreadedMotoServer, str]:
+    from moto.server import ThreadedMotoServer
+
+    # Werkzeug logs every request moto serves; the local server's console stays readable without them.
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    server = ThreadedMotoServer(ip_address=LOOPBACK, port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    return server, f"http://{host}:{port}"
+
+
+def _client(service: str, endpoint: str, region: str, credentials: Mapping[str, str]) -> Any:
+    return boto3.client(
+        service,  # type: ignore[call-overload]
+        endpoint_url=endpoint,
+        region_name=region,
+        aws_access_key_id=credentials["AWS_ACCESS_KEY_ID"],
+        aws_secret_access_key=credentials["AWS_SECRET_ACCESS_KEY"],
+        aws_session_token=credentials["AWS_SESSION_TOKEN"],
+    )
+
+
+def start_embedded(
+    runtime: RuntimeChoice | None = None,
+    *,
+    seed: Seed | None = None,
+    region: str | None = None,
+    log_level: str = "WARNING",
+    apply_env: bool = True,
+) -> Embedded:
+    """Start the moto server and the Jira sandbox, create and seed everything.
+
+    With ``apply_env`` the returned environment is also written to this
+    process's ``os.environ``, where the in-process handlers read it.
+    """
+    runtime = runtime or RuntimeChoice()
+    seed = seed or load_seed()
+    if runtime.uses_aws and not aws_credentials_available():
+        raise LocalSetupError(
+            f"RUNTIME={runtime.runtime.value} calls Bedrock and needs AWS credentials "
+            "(AWS_PROFILE, environment variables or SSO); none were found. "
+            "Run without --agent-id/--model-id to use the offline model."
+        )
+    region = region or (boto3.Session().region_name if runtime.uses_aws else None) or DEFAULT_REGION
+    moto_server, endpoint = _start_moto()
+    closers: list[Any] = [moto_server.stop]
+    try:
+        dynamodb = _client("dynamodb", endpoint, region, FAKE_CREDENTIALS)
+        tables = create_all(dynamodb)
+        seed_directory(dynamodb, tables["DIRECTORY_TABLE_NAME"], seed)
+        _client("sesv2", endpoint, region, FAKE_CREDENTIALS).create_email_identity(
+            EmailIdentity=seed.sender_email
+        )
+        jira, jira_secret = _start_jira(seed)
+        closers.append(jira.stop)
+        secret_arn = _client("secretsmanager", endpoint, region, FAKE_CREDENTIALS).create_secret(
+            Name="multitool/local/jira", SecretString=json.dumps(jira_secret)
+        )["ARN"]
+        env = function_env(
+            endpoint=endpoint,
+            tables=tables,
+            seed=seed,
+            runtime=runtime,
+            region=region,
+            jira_secret_arn=secret_arn,
+            log_level=log_level,
+        )
+    except BaseException:
+        for close in reversed(closers):
+            close()
+        raise
+    if apply_env:
+        os.environ.pop("AWS_ENDPOINT_URL", None)
+        os.environ.update(env)
+    return Embedded(endpoint=endpoint, seed=seed, env=env, runtime=runtime, jira=jira, _closers=closers)
+
+
+def seed_directory(dynamodb: Any, table_name: str, seed: Seed) -> int:
+    """Write the seeded people to the directory table."""
+    from multitool.ports.directory import seed_people
+
+    return seed_people(dynamodb, table_name, seed.people)
+
+
+def _start_jira(seed: Seed) -> tuple[FakeJira, dict[str, str]]:
+    """Start the fake Jira with the seeded projects; returns it and its secret's value."""
+    from multitool.local.jira_server import start_fake_jira
+    from multitool.ports.jira import SANDBOX_CREDENTIALS_EMAIL, SANDBOX_CREDENTIALS_TOKEN
+
+    jira = start_fake_jira(
+        LOOPBACK,
+        0,
+        email=SANDBOX_CREDENTIALS_EMAIL,
+        api_token=SANDBOX_CREDENTIALS_TOKEN,
+        projects={key: project.issue_types for key, project in seed.jira_projects.items()},
+    )
+    secret = {"baseUrl": jira.url, "email": SANDBOX_CREDENTIALS_EMAIL, "apiToken": SANDBOX_CREDENTIALS_TOKEN}
+    return jira, secret
+
+
+@contextmanager
+def embedded(runtime: RuntimeChoice | None = None, **options: Any) -> Iterator[Embedded]:
+    """:func:`start_embedded` as a context manager."""
+    running = start_embedded(runtime, **options)
+    try:
+        yield running
+    finally:
+        running.close()

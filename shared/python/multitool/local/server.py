@@ -1,0 +1,499 @@
+"""The local HTTP server: the chat page plus the real handlers behind an API Gateway stand-in.
+
+Each API request becomes an HTTP API (payload format 2.0) event, with the
+signed-in local user as the JWT ``sub`` claim, and goes to the deployed handler
+code, loaded by file path from ``functions/<name>/handler.py``. There is no
+second implementation of the API here: only the translation API Gateway does.
+
+Local-only routes: ``GET /local/users`` (who you can sign in as) and
+``GET /sandbox/outbox`` (mail the SES sandbox accepted, issues the Jira sandbox
+created). Everything else under ``GET`` is a file of ``web/``.
+"""
+
+from __future__ import annotations
+
+import base64
+import importlib.util
+import json
+import mimetypes
+import re
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from multitool.local.embedded import Embedded, Seed
+
+LOCAL_USER_HEADER = "x-local-user"
+LOCAL_ISSUER = "http://127.0.0.1/local-sign-in"
+MAX_BODY_BYTES = 1024 * 1024
+DRAIN_LIMIT_BYTES = 16 * 1024 * 1024
+FUNCTION_TIMEOUT_SECONDS = 30
+REGION = "us-east-1"
+ACCOUNT = "000000000000"
+
+Handler = Callable[[dict[str, Any], Any], Any]
+Outbox = Callable[[], Mapping[str, Any]]
+
+
+def repo_root() -> Path:
+    """The checkout holding ``functions/`` and ``web/``: shared/python/multitool -> three parents up."""
+    return Path(__file__).resolve().parents[4]
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """One HTTP API route: ``METHOD /path/{param}`` served by one function."""
+
+    method: str
+    template: str
+    function: str
+
+    @property
+    def route_key(self) -> str:
+        return f"{self.method} {self.template}"
+
+    def match(self, method: str, path: str) -> dict[str, str] | None:
+        if method != self.method:
+            return None
+        pattern = "^" + re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>[^/]+)", re.escape(self.template)) + "$"
+        found = re.match(pattern, path)
+        if found is None:
+            return None
+        return {name: unquote(value) for name, value in found.groupdict().items()}
+
+
+# The stack's HTTP API routes (infra), in the same shape.
+API_ROUTES: tuple[Route, ...] = (
+    Route("POST", "/chat", "orchestrator"),
+    Route("GET", "/actions/{id}", "review"),
+    Route("POST", "/actions/{id}/confirm", "review"),
+    Route("POST", "/actions/{id}/discard", "review"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class LocalResponse:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    cookies: tuple[str, ...] = ()
+
+    def json(self) -> Any:
+        return json.loads(self.body) if self.body else None
+
+
+class LambdaContext:
+    """What Lambda hands a handler as ``context`` (the attributes Powertools reads)."""
+
+    def __init__(self, function_name: str, timeout_seconds: int = FUNCTION_TIMEOUT_SECONDS) -> None:
+        self.function_name = function_name
+        self.function_version = "$LATEST"
+        self.invoked_function_arn = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{function_name}"
+        self.memory_limit_in_mb = 512
+        self.aws_request_id = str(uuid.uuid4())
+        self.log_group_name = f"/aws/lambda/{function_name}"
+        self.log_stream_name = time.strftime("%Y/%m/%d/[$LATEST]local")
+        self._deadline = time.monotonic() + timeout_seconds
+
+    def get_remaining_time_in_millis(self) -> int:
+        return max(0, int((self._deadline - time.monotonic()) * 1000))
+
+
+def load_handler(functions_dir: Path, name: str) -> Handler:
+    """``functions/<name>/handler.py``'s ``handler``, loaded by file path (never ``import functions``)."""
+    path = functions_dir / name / "handler.py"
+    if not path.is_file():
+        raise FileNotFoundError(f"No handler for function {name!r} at {path}")
+    module_name = f"_multitool_local_{name}_handler"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"Cannot load {path}")
+    module: ModuleType = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    spec.loader.exec_module(module)
+    handler = getattr(module, "handler", None)
+    if not callable(handler):
+        raise ImportError(f"{path} has no callable 'handler'")
+    return handler  # type: ignore[no-any-return]
+
+
+def jwt_claims(user_id: str, email: str) -> dict[str, Any]:
+    """Claims shaped like a Cognito access token's, for the signed-in local user."""
+    now = int(time.time())
+    return {
+        "sub": user_id,
+        "username": user_id,
+        "email": email,
+        "iss": LOCAL_ISSUER,
+        "client_id": "local",
+        "token_use": "access",
+        "scope": "openid email",
+        "auth_time": str(now),
+        "iat": str(now),
+        "exp": str(now + 3600),
+    }
+
+
+def http_api_event(
+    *,
+    method: str,
+    raw_path: str,
+    raw_query: str,
+    headers: Mapping[str, str],
+    body: bytes,
+    route: Route,
+    path_parameters: Mapping[str, str],
+    claims: Mapping[str, Any] | None,
+    source_ip: str,
+) -> dict[str, Any]:
+    """The API Gateway HTTP API payload 2.0 event for one request."""
+    lowered: dict[str, str] = {}
+    for name, value in headers.items():
+        key = name.lower()
+        # HTTP API joins repeated headers with a comma.
+        lowered[key] = f"{lowered[key]},{value}" if key in lowered else value
+    now = time.time()
+    request_context: dict[str, Any] = {
+        "accountId": ACCOUNT,
+        "apiId": "local",
+        "domainName": lowered.get("host", "127.0.0.1"),
+        "domainPrefix": "local",
+        "http": {
+            "method": method,
+            "path": raw_path,
+            "protocol": "HTTP/1.1",
+            "sourceIp": source_ip,
+            "userAgent": lowered.get("user-agent", ""),
+        },
+        "requestId": str(uuid.uuid4()),
+        "routeKey": route.route_key,
+        "stage": "$default",
+        "time": time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime(now)),
+        "timeEpoch": int(now * 1000),
+    }
+    if claims is not None:
+        request_context["authorizer"] = {"jwt": {"claims": dict(claims), "scopes": None}}
+    event: dict[str, Any] = {
+        "version": "2.0",
+        "routeKey": route.route_key,
+        "rawPath": raw_path,
+        "rawQueryString": raw_query,
+        "headers": lowered,
+        "requestContext": request_context,
+        "isBase64Encoded": False,
+    }
+    cookies = lowered.get("cookie")
+    if cookies:
+        event["cookies"] = [c.strip() for c in cookies.split(";") if c.strip()]
+    if raw_query:
+        query: dict[str, str] = {}
+        for key, value in parse_qsl(raw_query, keep_blank_values=True):
+            query[key] = f"{query[key]},{value}" if key in query else value
+        event["queryStringParameters"] = query
+    if path_parameters:
+        event["pathParameters"] = dict(path_parameters)
+    if body:
+        try:
+            event["body"] = body.decode("utf-8")
+        except UnicodeDecodeError:
+            event["body"] = base64.b64encode(body).decode("ascii")
+            event["isBase64Encoded"] = True
+    return event
+
+
+def proxy_response(result: Any) -> LocalResponse:
+    """A Lambda proxy result as API Gateway (payload 2.0) turns it into an HTTP response."""
+    if not isinstance(result, Mapping) or "statusCode" not in result:
+        # Format 2.0: anything without statusCode is a 200 JSON body.
+        return LocalResponse(200, {"content-type": "application/json"}, json.dumps(result).encode())
+    headers = {str(k).lower(): str(v) for k, v in (result.get("headers") or {}).items()}
+    for key, values in (result.get("multiValueHeaders") or {}).items():
+        headers[str(key).lower()] = ",".join(str(v) for v in values)
+    raw = result.get("body") or ""
+    body = base64.b64decode(raw) if result.get("isBase64Encoded") else str(raw).encode("utf-8")
+    return LocalResponse(
+        int(result["statusCode"]), headers, body, tuple(str(c) for c in result.get("cookies") or ())
+    )
+
+
+def json_response(status: int, payload: Any) -> LocalResponse:
+    return LocalResponse(status, {"content-type": "application/json"}, json.dumps(payload).encode())
+
+
+@dataclass
+class LocalApi:
+    """API Gateway's part: route, authorize (local sign-in), build the event, invoke, translate back."""
+
+    functions_dir: Path
+    seed: Seed
+    outbox: Outbox | None = None
+    routes: tuple[Route, ...] = API_ROUTES
+    _handlers: dict[str, Handler] = field(default_factory=dict, repr=False)
+    _locks: dict[str, threading.Lock] = field(default_factory=dict, repr=False)
+    _loading: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def route_for(self, method: str, path: str) -> tuple[Route, dict[str, str]] | None:
+        for route in self.routes:
+            params = route.match(method, path)
+            if params is not None:
+                return route, params
+        return None
+
+    def handles(self, path: str) -> bool:
+        """Whether ``path`` belongs to the API (any method), rather than to the page."""
+        return any(route.match(route.method, path) is not None for route in self.routes)
+
+    def handler(self, name: str) -> tuple[Handler, threading.Lock]:
+        with self._loading:
+            if name not in self._handlers:
+                self._handlers[name] = load_handler(self.functions_dir, name)
+                self._locks[name] = threading.Lock()
+            return self._handlers[name], self._locks[name]
+
+    def claims_for(self, user_id: str | None) -> dict[str, Any] | None:
+        if not user_id:
+            return None
+        person = self.seed.person(user_id)
+        return jwt_claims(person.id, person.email) if person else None
+
+    def invoke(
+        self,
+        method: str,
+        target: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        body: bytes = b"",
+        source_ip: str = "127.0.0.1",
+    ) -> LocalResponse:
+        """Serve one API request as API Gateway with a JWT authorizer would."""
+        parts = urlsplit(target)
+        path = parts.path or "/"
+        found = self.route_for(method.upper(), path)
+        if found is None:
+            return json_response(404, {"message": "Not Found"})
+        route, params = found
+        headers = dict(headers or {})
+        user = next((v for k, v in headers.items() if k.lower() == LOCAL_USER_HEADER), None)
+        claims = self.claims_for(user)
+        if claims is None:
+            # The deployed JWT authorizer answers 401 before the function runs.
+            return json_response(401, {"message": "Unauthorized"})
+        if len(body) > MAX_BODY_BYTES:
+            return json_response(413, {"message": "Request Entity Too Large"})
+        event = http_api_event(
+            method=method.upper(),
+            raw_path=path,
+            raw_query=parts.query,
+            headers=headers,
+            body=body,
+            route=route,
+            path_parameters=params,
+            claims=claims,
+            source_ip=source_ip,
+        )
+        handler, lock = self.handler(route.function)
+        # One request at a time per function, as in one warm Lambda execution environment.
+        with lock:
+            try:
+                result = handler(event, LambdaContext(route.function))
+            except Exception as error:  # an unhandled error is a 500 from API Gateway
+                sys.stderr.write(f"[{route.function}] unhandled {type(error).__name__}\n")
+                return json_response(500, {"message": "Internal Server Error"})
+        return proxy_response(result)
+
+    def users(self) -> dict[str, Any]:
+        return {
+            "defaultUser": self.seed.default_user,
+            "users": [
+                {"id": p.id, "displayName": p.display_name, "email": p.email, "timezone": p.timezone}
+                for p in self.seed.people
+            ],
+        }
+
+    def page_config(self) -> dict[str, Any]:
+        """The page's ``config.json``: same-origin API, local sign-in, the sandbox's Jira projects."""
+        return {"apiBase": "", "auth": "local", "jiraProjects": sorted(self.seed.jira_projects)}
+
+    def sandbox_outbox(self) -> LocalResponse:
+        if self.outbox is None:
+            return json_response(404, {"message": "No sandbox outbox in this setup"})
+        return json_response(200, {"sandbox": True, **self.outbox()})
+
+
+STATIC_TYPES = {".js": "text/javascript; charset=utf-8", ".mjs": "text/javascript; charset=utf-8"}
+SECURITY_HEADERS = {
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "content-security-policy": (
+        "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+        "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+    ),
+}
+
+
+def static_file(web_dir: Path, path: str) -> LocalResponse:
+    """A file under ``web_dir`` (``/`` is ``index.html``); 404 for anything outside it."""
+    relative = unquote(path).lstrip("/") or "index.html"
+    root = web_dir.resolve()
+    candidate = (root / relative).resolve()
+    if not candidate.is_relative_to(root) or not candidate.is_file():
+        return json_response(404, {"message": "Not Found"})
+    content_type = STATIC_TYPES.get(candidate.suffix) or (
+        mimetypes.guess_type(candidate.name)[0] or "application/octet-stream"
+    )
+    if content_type.startswith("text/") and "charset" not in content_type:
+        content_type += "; charset=utf-8"
+    return LocalResponse(
+        200, {"content-type": content_type, "cache-control": "no-store"}, candidate.read_bytes()
+    )
+
+
+class _RequestHandler(BaseHTTPRequestHandler):
+    server: LocalHttpServer
+    protocol_version = "HTTP/1.1"
+    server_version = "multitool-local"
+
+    def do_GET(self) -> None:
+        self._serve("GET")
+
+    def do_POST(self) -> None:
+        self._serve("POST")
+
+    def do_PUT(self) -> None:
+        self._serve("PUT")
+
+    def do_PATCH(self) -> None:
+        self._serve("PATCH")
+
+    def do_DELETE(self) -> None:
+        self._serve("DELETE")
+
+    def _serve(self, method: str) -> None:
+        api = self.server.api
+        path = urlsplit(self.path).path
+        try:
+            body = self._read_body()
+        except ValueError as error:
+            self._send(json_response(400, {"message": str(error)}))
+            return
+        if body is None:
+            self._send(json_response(413, {"message": "Request Entity Too Large"}))
+            return
+        if path == "/local/users" and method == "GET":
+            response = json_response(200, api.users())
+        elif path == "/config.json" and method == "GET":
+            response = json_response(200, api.page_config())
+        elif path == "/sandbox/outbox" and method == "GET":
+            response = api.sandbox_outbox()
+        elif api.handles(path) or api.route_for(method, path) is not None:
+            response = api.invoke(
+                method,
+                self.path,
+                headers=dict(self.headers.items()),
+                body=body,
+                source_ip=self.client_address[0],
+            )
+        elif method == "GET":
+            response = static_file(self.server.web_dir, path)
+        else:
+            response = json_response(404, {"message": "Not Found"})
+        self._send(response)
+
+    def _read_body(self) -> bytes | None:
+        length = self.headers.get("Content-Length")
+        if not length:
+            return b""
+        try:
+            size = int(length)
+        except ValueError:
+            raise ValueError("Content-Length is not a number") from None
+        if size < 0:
+            raise ValueError("Content-Length is negative")
+        if size > MAX_BODY_BYTES:
+            self._discard(size)
+            return None
+        return self.rfile.read(size)
+
+    def _discard(self, size: int) -> None:
+        """Read and drop a refused body, so the client reads our answer instead of a reset."""
+        if size > DRAIN_LIMIT_BYTES:
+            self.close_connection = True
+            return
+        while size > 0:
+            chunk = self.rfile.read(min(size, 64 * 1024))
+            if not chunk:
+                break
+            size -= len(chunk)
+
+    def _send(self, response: LocalResponse) -> None:
+        self.send_response(response.status)
+        headers = {**SECURITY_HEADERS, **response.headers}
+        for name, value in headers.items():
+            if name not in ("content-length", "connection", "transfer-encoding"):
+                self.send_header(name, value)
+        for cookie in response.cookies:
+            self.send_header("set-cookie", cookie)
+        self.send_header("content-length", str(len(response.body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(response.body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        if self.server.quiet:
+            return
+        # Method, path and status only: bodies can hold personal content.
+        sys.stderr.write(f"{self.address_string()} {format % args}\n")
+
+
+class LocalHttpServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], api: LocalApi, web_dir: Path, *, quiet: bool = True) -> None:
+        super().__init__(address, _RequestHandler)
+        self.api = api
+        self.web_dir = web_dir
+        self.quiet = quiet
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{host!s}:{port}/"
+
+
+def make_server(
+    api: LocalApi,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    web_dir: Path | None = None,
+    quiet: bool = True,
+) -> LocalHttpServer:
+    """Bind the local server (``port=0`` picks a free port; see ``.url``)."""
+    return LocalHttpServer((host, port), api, web_dir or repo_root() / "web", quiet=quiet)
+
+
+def sandbox_outbox_reader(running: Embedded) -> Outbox:
+    """What the sandboxes hold: mail the SES sandbox accepted, issues the Jira sandbox created."""
+
+    def read() -> dict[str, Any]:
+        issues = [
+            {
+                "key": issue["key"],
+                "summary": issue["fields"].get("summary", ""),
+                "project": issue["fields"].get("project", {}).get("key"),
+                "issueType": issue["fields"].get("issuetype", {}).get("name"),
+                "url": f"{running.jira.url}/browse/{issue['key']}",
+            }
+            for issue in list(running.jira.issues)
+        ]
+        return {"emails": [], "issues": issues}
+
+    return read

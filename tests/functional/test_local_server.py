@@ -1,0 +1,297 @@
+"""The local server without a browser: HTTP -> API Gateway v2 event, local sign-in, static files.
+
+The conversion tests put echo handlers at ``functions/<name>/handler.py`` in a
+temporary folder, so they see exactly the event and context the local server
+builds; the last tests run the real handlers through ``multitool serve``.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from multitool.local.embedded import load_seed
+from multitool.local.server import LocalApi, LocalHttpServer, make_server, repo_root
+
+ECHO_HANDLER = """
+import json
+
+CALLS = []
+
+def handler(event, context):
+    CALLS.append(event)
+    if event["rawPath"].endswith("/boom"):
+        raise RuntimeError("secret detail")
+    if event.get("queryStringParameters", {}).get("plain") == "1":
+        return {"echo": True}
+    return {
+        "statusCode": 201,
+        "headers": {"Content-Type": "application/json", "X-Function": context.function_name},
+        "cookies": ["a=1; Path=/"],
+        "body": json.dumps({
+            "event": event,
+            "context": {
+                "functionName": context.function_name,
+                "memory": context.memory_limit_in_mb,
+                "arn": context.invoked_function_arn,
+                "requestId": context.aws_request_id,
+                "remaining": context.get_remaining_time_in_millis(),
+            },
+        }),
+    }
+"""
+
+
+@pytest.fixture(scope="module")
+def functions_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("functions")
+    for name in ("orchestrator", "review"):
+        (root / name).mkdir()
+        (root / name / "handler.py").write_text(ECHO_HANDLER)
+    return root
+
+
+@pytest.fixture(scope="module")
+def server(functions_dir: Path) -> Iterator[LocalHttpServer]:
+    outbox = {"emails": [{"to": ["priya.patel@example.com"], "subject": "Hi"}], "issues": []}
+    api = LocalApi(functions_dir, load_seed(), outbox=lambda: outbox)
+    running = make_server(api, port=0)
+    thread = threading.Thread(target=running.serve_forever, daemon=True)
+    thread.start()
+    yield running
+    running.shutdown()
+    running.server_close()
+
+
+def request(
+    server: LocalHttpServer,
+    method: str,
+    path: str,
+    body: bytes | None = None,
+    headers: dict[str, str] | None = None,
+) -> tuple[int, dict[str, str], bytes]:
+    req = urllib.request.Request(
+        server.url.rstrip("/") + path, data=body, method=method, headers=headers or {}
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=10) as response:
+            return response.status, {k.lower(): v for k, v in response.headers.items()}, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, {k.lower(): v for k, v in error.headers.items()}, error.read()
+
+
+def echoed(raw: bytes) -> dict[str, Any]:
+    return json.loads(raw)  # type: ignore[no-any-return]
+
+
+def test_post_chat_reaches_the_orchestrator_as_an_http_api_v2_event(server: LocalHttpServer) -> None:
+    # Given a signed-in local user
+    body = json.dumps({"message": "Email Kinshuok about the doc"}).encode()
+
+    # When the page posts to /chat
+    status, headers, raw = request(
+        server,
+        "POST",
+        "/chat",
+        body,
+        {"Content-Type": "application/json", "X-Local-User": "kinshuok", "X-Trace": "abc"},
+    )
+
+    # Then the orchestrator got a payload 2.0 event with the user as the JWT sub
+    assert status == 201
+    assert headers["x-function"] == "orchestrator"
+    assert headers["set-cookie"].startswith("a=1")
+    event = echoed(raw)["event"]
+    assert event["version"] == "2.0"
+    assert event["routeKey"] == "POST /chat"
+    assert event["rawPath"] == "/chat"
+    assert event["rawQueryString"] == ""
+    assert event["body"] == body.decode()
+    assert event["isBase64Encoded"] is False
+    assert "pathParameters" not in event
+    assert all(name == name.lower() for name in event["headers"])
+    assert event["headers"]["x-trace"] == "abc"
+    assert event["headers"]["content-type"] == "application/json"
+    context = event["requestContext"]
+    assert context["http"]["method"] == "POST"
+    assert context["http"]["path"] == "/chat"
+    assert context["http"]["sourceIp"] == "127.0.0.1"
+    assert context["stage"] == "$default"
+    assert context["routeKey"] == "POST /chat"
+    assert isinstance(context["timeEpoch"], int)
+    assert context["requestId"]
+    claims = context["authorizer"]["jwt"]["claims"]
+    assert claims["sub"] == "kinshuok"
+    assert claims["email"] == "kinshuok.sharma@example.com"
+    assert claims["token_use"] == "access"
+
+
+def test_lambda_context_carries_what_powertools_reads(server: LocalHttpServer) -> None:
+    status, _, raw = request(server, "POST", "/chat", b"{}", {"X-Local-User": "priya"})
+
+    assert status == 201
+    context = echoed(raw)["context"]
+    assert context["functionName"] == "orchestrator"
+    assert context["memory"] == 512
+    assert context["arn"].endswith(":function:orchestrator")
+    assert 0 < context["remaining"] <= 30_000
+    _, _, second = request(server, "POST", "/chat", b"{}", {"X-Local-User": "priya"})
+    assert echoed(second)["context"]["requestId"] != context["requestId"]
+
+
+def test_action_routes_carry_path_parameters_and_query(server: LocalHttpServer) -> None:
+    status, headers, raw = request(
+        server, "GET", "/actions/d_abc%20def?x=1&y=two", None, {"X-Local-User": "mei"}
+    )
+
+    assert status == 201
+    assert headers["x-function"] == "review"
+    event = echoed(raw)["event"]
+    assert event["routeKey"] == "GET /actions/{id}"
+    assert event["pathParameters"] == {"id": "d_abc def"}
+    assert event["rawPath"] == "/actions/d_abc%20def"
+    assert event["rawQueryString"] == "x=1&y=two"
+    assert event["queryStringParameters"] == {"x": "1", "y": "two"}
+    assert "body" not in event
+
+    for verb in ("confirm", "discard"):
+        status, _, raw = request(
+            server, "POST", f"/actions/d_1/{verb}", b'{"fields": {}}', {"X-Local-User": "mei"}
+        )
+        event = echoed(raw)["event"]
+        assert status == 201
+        assert event["routeKey"] == f"POST /actions/{{id}}/{verb}"
+        assert event["pathParameters"] == {"id": "d_1"}
+
+
+def test_binary_bodies_are_base64_encoded(server: LocalHttpServer) -> None:
+    payload = b"\xff\xfe\x00binary"
+    status, _, raw = request(server, "POST", "/chat", payload, {"X-Local-User": "kinshuok"})
+
+    event = echoed(raw)["event"]
+    assert status == 201
+    assert event["isBase64Encoded"] is True
+    assert base64.b64decode(event["body"]) == payload
+
+
+@pytest.mark.parametrize("headers", [{}, {"X-Local-User": "nobody"}, {"X-Local-User": ""}])
+def test_requests_without_a_known_local_user_are_rejected_before_the_function(
+    server: LocalHttpServer, functions_dir: Path, headers: dict[str, str]
+) -> None:
+    api = server.api
+    calls_before = len(api.handler("orchestrator")[0].__globals__["CALLS"])
+
+    status, _, raw = request(server, "POST", "/chat", b"{}", headers)
+
+    assert status == 401
+    assert json.loads(raw) == {"message": "Unauthorized"}
+    assert len(api.handler("orchestrator")[0].__globals__["CALLS"]) == calls_before
+
+
+def test_a_handler_result_without_status_code_is_a_json_200(server: LocalHttpServer) -> None:
+    status, headers, raw = request(server, "POST", "/chat?plain=1", b"{}", {"X-Local-User": "kinshuok"})
+
+    assert status == 200
+    assert headers["content-type"] == "application/json"
+    assert json.loads(raw) == {"echo": True}
+
+
+def test_an_unhandled_handler_error_is_a_500_without_details(server: LocalHttpServer) -> None:
+    server.api.routes = (*server.api.routes, *_boom_route())
+    try:
+        status, _, raw = request(server, "POST", "/boom", b"{}", {"X-Local-User": "kinshuok"})
+    finally:
+        server.api.routes = server.api.routes[:-1]
+
+    assert status == 500
+    assert json.loads(raw) == {"message": "Internal Server Error"}
+    assert b"secret" not in raw
+
+
+def _boom_route() -> tuple[Any, ...]:
+    from multitool.local.server import Route
+
+    return (Route("POST", "/boom", "orchestrator"),)
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [("GET", "/chat"), ("POST", "/nowhere"), ("DELETE", "/actions/d_1"), ("GET", "/actions/d_1/confirm")],
+)
+def test_unknown_routes_are_404_like_api_gateway(server: LocalHttpServer, method: str, path: str) -> None:
+    status, _, raw = request(server, method, path, None, {"X-Local-User": "kinshuok"})
+
+    assert status == 404
+    assert json.loads(raw) == {"message": "Not Found"}
+
+
+def test_oversized_bodies_are_refused(server: LocalHttpServer) -> None:
+    status, _, raw = request(server, "POST", "/chat", b"x" * (1024 * 1024 + 1), {"X-Local-User": "kinshuok"})
+
+    assert status == 413
+    assert json.loads(raw)["message"] == "Request Entity Too Large"
+
+
+def test_the_page_and_its_assets_are_served_from_web(server: LocalHttpServer) -> None:
+    status, headers, raw = request(server, "GET", "/")
+    assert status == 200
+    assert headers["content-type"].startswith("text/html")
+    assert raw == (repo_root() / "web" / "index.html").read_bytes()
+    assert "default-src 'self'" in headers["content-security-policy"]
+
+    status, headers, raw = request(server, "GET", "/app.js")
+    assert status == 200
+    assert headers["content-type"].startswith("text/javascript")
+
+    status, headers, _ = request(server, "GET", "/styles.css")
+    assert status == 200
+    assert headers["content-type"].startswith("text/css")
+
+
+@pytest.mark.parametrize(
+    "path", ["/missing.js", "/../pyproject.toml", "/%2e%2e/pyproject.toml", "/..%2fREADME.md"]
+)
+def test_files_outside_web_or_missing_are_404(server: LocalHttpServer, path: str) -> None:
+    status, _, raw = request(server, "GET", path)
+
+    assert status == 404
+    assert b"[project]" not in raw
+
+
+def test_config_json_selects_local_sign_in(server: LocalHttpServer) -> None:
+    status, _, raw = request(server, "GET", "/config.json")
+
+    assert status == 200
+    assert json.loads(raw) == {"apiBase": "", "auth": "local", "jiraProjects": ["OPS", "WEB"]}
+
+
+def test_local_users_lists_the_seeded_directory(server: LocalHttpServer) -> None:
+    status, _, raw = request(server, "GET", "/local/users")
+
+    data = json.loads(raw)
+    assert status == 200
+    assert data["defaultUser"] == "jordan"
+    by_id = {u["id"]: u for u in data["users"]}
+    assert by_id["kinshuok"]["timezone"] == "Asia/Kolkata"
+    assert by_id["priya"]["timezone"] == "Europe/London"
+    alexes = [u for u in data["users"] if u["displayName"].startswith("Alex ")]
+    assert len(alexes) == 2
+    assert len({u["timezone"] for u in alexes}) == 2
+
+
+def test_sandbox_outbox_is_labelled(server: LocalHttpServer) -> None:
+    status, _, raw = request(server, "GET", "/sandbox/outbox")
+
+    assert status == 200
+    assert json.loads(raw) == {
+        "sandbox": True,
+        "emails": [{"to": ["priya.patel@example.com"], "subject": "Hi"}],
+        "issues": [],
+    }

@@ -1,0 +1,667 @@
+// The chat drawer: posts to /chat, renders one editable card per client action,
+// and confirms or discards each through /actions/{id}. No build step, no dependencies.
+
+// Deployed: config.json next to the page gives {apiBase, auth: "bearer"}; the local server answers
+// config.json with auth "local" (sign in as a seeded user).
+const DEFAULT_CONFIG = { apiBase: "", auth: "bearer", jiraProjects: [] };
+const USER_KEY = "multitool.localUser";
+const TOKEN_KEY = "multitool.token";
+const SESSION_KEY = "multitool.session";
+const PRIORITIES = ["Highest", "High", "Medium", "Low", "Lowest"];
+const ISSUE_TYPES = ["Bug", "Task", "Story", "Incident"];
+const DURATIONS = [15, 30, 45, 60, 90, 120];
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+const state = { config: DEFAULT_CONFIG, users: [], user: null, token: null, sessionId: null, busy: false };
+let uid = 0;
+const nextId = (prefix) => `${prefix}-${++uid}`;
+
+// ---------------------------------------------------------------- DOM helpers
+
+function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (key in node && typeof value !== "string") node[key] = value;
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+const $ = (id) => document.getElementById(id);
+
+function field(labelText, control, { hint, name } = {}) {
+  const id = control.id || nextId("f");
+  control.id = id;
+  const error = h("p", { class: "field-error", id: `${id}-error`, hidden: true });
+  control.setAttribute("aria-describedby", error.id);
+  return h(
+    "div",
+    { class: "field", "data-field": name || "" },
+    h("label", { for: id, text: labelText }),
+    control,
+    hint ? h("p", { class: "hint", text: hint }) : null,
+    error,
+  );
+}
+
+function setFieldError(container, message) {
+  const error = container.querySelector(".field-error");
+  const control = container.querySelector("input, select, textarea");
+  if (!error) return;
+  error.textContent = message || "";
+  error.hidden = !message;
+  if (control) control.setAttribute("aria-invalid", message ? "true" : "false");
+}
+
+function clearErrors(card) {
+  for (const container of card.querySelectorAll(".field, .person")) setFieldError(container, "");
+  const status = card.querySelector(".card-error");
+  if (status) {
+    status.hidden = true;
+    status.textContent = "";
+  }
+}
+
+// ---------------------------------------------------------------- API
+
+function authHeaders() {
+  if (state.config.auth === "local") return state.user ? { "X-Local-User": state.user } : {};
+  return state.token ? { Authorization: `Bearer ${state.token}` } : {};
+}
+
+async function api(path, { method = "GET", body } = {}) {
+  let response;
+  try {
+    response = await fetch(`${state.config.apiBase}${path}`, {
+      method,
+      headers: { ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...authHeaders() },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (error) {
+    return { ok: false, status: 0, data: { message: `The server could not be reached (${error.message}).` } };
+  }
+  const text = await response.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = { message: text };
+  }
+  return { ok: response.ok, status: response.status, data };
+}
+
+function errorMessage(result) {
+  const data = result.data || {};
+  const error = data.error && typeof data.error === "object" ? data.error : null;
+  const message = (error && error.message) || data.message || data.detail || `Request failed (${result.status}).`;
+  return typeof message === "string" ? message : JSON.stringify(message);
+}
+
+// Field-level messages from a 422, in the shapes the API can answer with.
+function fieldErrors(data) {
+  const out = [];
+  if (!data || typeof data !== "object") return out;
+  const error = data.error && typeof data.error === "object" ? data.error : null;
+  if (error && error.field) out.push({ field: String(error.field), message: error.message });
+  for (const item of [...(Array.isArray(data.errors) ? data.errors : []), ...(error && Array.isArray(error.errors) ? error.errors : [])]) {
+    if (item && item.field) out.push({ field: String(item.field), message: item.message || item.msg });
+  }
+  if (Array.isArray(data.detail)) {
+    for (const item of data.detail) {
+      const loc = Array.isArray(item.loc) ? item.loc.filter((p) => p !== "body") : [];
+      if (loc.length) out.push({ field: loc.join("."), message: item.msg });
+    }
+  }
+  return out;
+}
+
+function showAlert(message) {
+  const alert = $("alert");
+  alert.textContent = message;
+  alert.hidden = !message;
+}
+
+// ---------------------------------------------------------------- people (resolved / ambiguous / unknown)
+
+function personLabel(person) {
+  return `${person.displayName} <${person.email}>`;
+}
+
+function firstWord(text) {
+  return String(text || "").trim().split(/\s+/)[0] || text;
+}
+
+// One row per name: a chip when resolved, a "Which Alex?" select when ambiguous,
+// an email input flagged with an error when unknown. Returns the row and a reader.
+function personRow(resolution, { onRemove, role }) {
+  const row = h("li", { class: `person person-${resolution.status}`, "data-status": resolution.status, "data-query": resolution.query });
+  let read;
+  if (resolution.status === "resolved" && resolution.person) {
+    const person = resolution.person;
+    row.append(
+      h("span", { class: "chip", title: person.timezone ? `Local time zone: ${person.timezone}` : "" },
+        h("span", { class: "chip-name", text: person.displayName }),
+        h("span", { class: "chip-email", text: person.email })),
+    );
+    read = () => ({ email: person.email, name: person.displayName });
+  } else if (resolution.status === "ambiguous" && resolution.candidates && resolution.candidates.length) {
+    const select = h("select", { id: nextId("who"), "data-query": resolution.query },
+      h("option", { value: "", text: "Choose…" }),
+      resolution.candidates.map((c) => h("option", { value: c.email, text: personLabel(c) })));
+    const label = `Which ${firstWord(resolution.query)}?`;
+    const error = h("p", { class: "field-error", id: `${select.id}-error`, hidden: true });
+    select.setAttribute("aria-describedby", error.id);
+    row.append(h("label", { for: select.id, class: "person-question", text: label }), select, error);
+    read = () => {
+      const chosen = resolution.candidates.find((c) => c.email === select.value);
+      return chosen ? { email: chosen.email, name: chosen.displayName } : { problem: `Choose which ${firstWord(resolution.query)} you mean.` };
+    };
+  } else {
+    const input = h("input", { id: nextId("who"), type: "email", placeholder: "name@example.com", "data-query": resolution.query, autocomplete: "off" });
+    const error = h("p", { class: "field-error", id: `${input.id}-error`, text: `No one named “${resolution.query}” was found: enter an email address.` });
+    input.setAttribute("aria-describedby", error.id);
+    input.setAttribute("aria-invalid", "true");
+    input.addEventListener("input", () => {
+      const valid = EMAIL.test(input.value.trim());
+      input.setAttribute("aria-invalid", valid ? "false" : "true");
+      error.hidden = valid;
+    });
+    row.append(h("label", { for: input.id, class: "person-question", text: `Email for “${resolution.query}”` }), input, error);
+    read = () => {
+      const value = input.value.trim();
+      return EMAIL.test(value) ? { email: value, name: null } : { problem: `Enter an email address for “${resolution.query}”, or remove them.` };
+    };
+  }
+  if (onRemove) {
+    row.append(h("button", { type: "button", class: "btn btn-icon", "aria-label": `Remove ${resolution.query} from ${role}`, onclick: () => onRemove(row), text: "×" }));
+  }
+  return { row, read };
+}
+
+// A list of people with remove buttons and an "add" input; read() -> {people, problems}.
+function peopleField(labelText, resolutions, { name, allowEmpty = false } = {}) {
+  const readers = new Map();
+  const list = h("ul", { class: "people", "aria-label": labelText });
+  const remove = (row) => {
+    readers.delete(row);
+    row.remove();
+  };
+  const add = (resolution) => {
+    const { row, read } = personRow(resolution, { onRemove: remove, role: labelText.toLowerCase() });
+    readers.set(row, read);
+    list.append(row);
+  };
+  for (const resolution of resolutions || []) add(resolution);
+  const addInput = h("input", { type: "email", id: nextId("add"), placeholder: "Add by email", autocomplete: "off" });
+  const addButton = h("button", { type: "button", class: "btn btn-ghost btn-small", text: "Add" });
+  const addError = h("p", { class: "field-error", id: `${addInput.id}-error`, hidden: true });
+  addInput.setAttribute("aria-describedby", addError.id);
+  const doAdd = () => {
+    const value = addInput.value.trim();
+    if (!EMAIL.test(value)) {
+      addError.textContent = "Enter a full email address.";
+      addError.hidden = false;
+      return;
+    }
+    addError.hidden = true;
+    add({ query: value, status: "resolved", person: { displayName: value, email: value, timezone: "" }, candidates: [] });
+    addInput.value = "";
+    addInput.focus();
+  };
+  addButton.addEventListener("click", doAdd);
+  addInput.addEventListener("keydown", (event) => {
+    if (event.key === "Enter") {
+      event.preventDefault();
+      doAdd();
+    }
+  });
+  const groupError = h("p", { class: "field-error", hidden: true });
+  const container = h("fieldset", { class: "field people-field", "data-field": name },
+    h("legend", { text: labelText }),
+    list,
+    h("div", { class: "add-person" },
+      h("label", { for: addInput.id, class: "visually-hidden", text: `Add to ${labelText}` }), addInput, addButton),
+    addError,
+    groupError);
+  const read = () => {
+    const people = [];
+    const problems = [];
+    for (const [row, reader] of readers) {
+      const value = reader();
+      const error = row.querySelector(".field-error");
+      if (value.problem) {
+        problems.push(value.problem);
+        if (error) {
+          error.textContent = value.problem;
+          error.hidden = false;
+        }
+      } else {
+        people.push(value);
+        if (error && row.dataset.status !== "unknown") error.hidden = true;
+      }
+    }
+    if (!allowEmpty && !people.length && !problems.length) problems.push(`${labelText} needs at least one person.`);
+    groupError.textContent = problems.length && !people.length && !readers.size ? problems[0] : "";
+    groupError.hidden = !groupError.textContent;
+    return { people, problems };
+  };
+  return { element: container, read };
+}
+
+// ---------------------------------------------------------------- time formatting
+
+function zoneOf(card) {
+  const user = state.users.find((u) => u.id === state.user);
+  return card.timezone || (user && user.timezone) || Intl.DateTimeFormat().resolvedOptions().timeZone;
+}
+
+function formatSlot(slot, zone) {
+  const start = new Date(slot.start);
+  const end = new Date(slot.end);
+  const day = new Intl.DateTimeFormat(undefined, { weekday: "short", day: "numeric", month: "short", timeZone: zone }).format(start);
+  const time = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", timeZone: zone });
+  return `${day}, ${time.format(start)}–${time.format(end)}`;
+}
+
+// ---------------------------------------------------------------- cards
+
+const CARD_TYPES = {
+  show_new_email_draft: { title: "Email", icon: "✉", build: emailCard, done: "Sent" },
+  show_meeting_scheduler: { title: "Meeting", icon: "◷", build: meetingCard, done: "Invitation sent" },
+  show_jira_ticket_draft: { title: "Jira ticket", icon: "▣", build: jiraCard, done: "Created" },
+};
+
+function emailCard(card) {
+  const to = peopleField("To", card.to, { name: "to" });
+  const cc = peopleField("Cc", card.cc, { name: "cc", allowEmpty: true });
+  const subject = h("input", { type: "text", value: card.subject || "", maxlength: 200, name: "subject" });
+  const body = h("textarea", { rows: 6, name: "body", maxlength: 10000 });
+  body.value = card.body || "";
+  const fields = [to.element, cc.element, field("Subject", subject, { name: "subject" }), field("Message", body, { name: "body" })];
+  const read = () => {
+    const a = to.read();
+    const b = cc.read();
+    const problems = [...a.problems, ...b.problems];
+    if (!subject.value.trim()) problems.push("Add a subject.");
+    return {
+      problems,
+      fields: {
+        to: a.people.map((p) => p.email),
+        cc: b.people.map((p) => p.email),
+        subject: subject.value.trim(),
+        body: body.value,
+      },
+    };
+  };
+  return { fields, read };
+}
+
+function meetingCard(card) {
+  const zone = zoneOf(card);
+  const title = h("input", { type: "text", value: card.title || "", maxlength: 200, name: "title" });
+  const attendees = peopleField("Attendees", card.attendees, { name: "attendees" });
+  const duration = h("select", { name: "durationMinutes" },
+    [...new Set([...DURATIONS, card.durationMinutes || 30])].sort((a, b) => a - b)
+      .map((m) => h("option", { value: String(m), text: `${m} minutes`, selected: m === (card.durationMinutes || 30) })));
+  const group = nextId("slots");
+  const slots = (card.slots || []).map((slot, index) =>
+    h("label", { class: "slot" },
+      h("input", { type: "radio", name: group, value: String(index), checked: index === 0 }),
+      h("span", { class: "slot-time", text: formatSlot(slot, zone) })));
+  const slotError = h("p", { class: "field-error", hidden: true });
+  const slotField = h("fieldset", { class: "field slots", "data-field": "slot" },
+    h("legend", { text: `Proposed times (${zone})` }),
+    slots.length ? slots : h("p", { class: "muted", text: card.requested ? `No free time found for “${card.requested}”.` : "No free time found." }),
+    slotError);
+  const fields = [field("Title", title, { name: "title" }), attendees.element, slotField, field("Duration", duration, { name: "durationMinutes" })];
+  const read = () => {
+    const a = attendees.read();
+    const problems = [...a.problems];
+    const picked = slotField.querySelector("input[type=radio]:checked");
+    const slot = picked ? card.slots[Number(picked.value)] : null;
+    if (!slot) problems.push("Pick a time.");
+    if (!title.value.trim()) problems.push("Add a title.");
+    const minutes = Number(duration.value);
+    let end = slot ? slot.end : null;
+    if (slot) end = new Date(new Date(slot.start).getTime() + minutes * 60000).toISOString();
+    return {
+      problems,
+      fields: {
+        title: title.value.trim(),
+        attendees: a.people.map((p) => p.email),
+        start: slot ? slot.start : null,
+        end,
+        durationMinutes: minutes,
+        timezone: zone,
+      },
+    };
+  };
+  return { fields, read };
+}
+
+function jiraCard(card) {
+  const projects = [...new Set([card.project, ...(state.config.jiraProjects || [])].filter(Boolean))];
+  const project = h("select", { name: "project" }, projects.map((p) => h("option", { value: p, text: p, selected: p === card.project })));
+  const issueType = h("select", { name: "issueType" },
+    [...new Set([card.issueType || "Task", ...ISSUE_TYPES])].map((t) => h("option", { value: t, text: t, selected: t === card.issueType })));
+  const summary = h("input", { type: "text", value: card.summary || "", maxlength: 255, name: "summary" });
+  const description = h("textarea", { rows: 5, name: "description", maxlength: 10000 });
+  description.value = card.description || "";
+  const priority = h("select", { name: "priority" },
+    [...new Set([...PRIORITIES, card.priority || "Medium"])].map((p) => h("option", { value: p, text: p, selected: p === (card.priority || "Medium") })));
+  const assignee = peopleField("Assignee", card.assignee ? [card.assignee] : [], { name: "assignee", allowEmpty: true });
+  const fields = [
+    h("div", { class: "field-row" }, field("Project", project, { name: "project" }), field("Issue type", issueType, { name: "issueType" }), field("Priority", priority, { name: "priority" })),
+    field("Summary", summary, { name: "summary" }),
+    field("Description", description, { name: "description" }),
+    assignee.element,
+  ];
+  const read = () => {
+    const a = assignee.read();
+    const problems = [...a.problems];
+    if (!summary.value.trim()) problems.push("Add a summary.");
+    if (a.people.length > 1) problems.push("Pick one assignee.");
+    return {
+      problems,
+      fields: {
+        project: project.value,
+        issueType: issueType.value,
+        summary: summary.value.trim(),
+        description: description.value,
+        priority: priority.value,
+        assignee: a.people.length ? a.people[0].email : null,
+      },
+    };
+  };
+  return { fields, read };
+}
+
+function resultView(kind, card, result) {
+  const data = (result && (result.result || result)) || {};
+  if (card.type === "show_jira_ticket_draft") {
+    const key = data.key || data.issueKey;
+    const url = data.url || data.browseUrl;
+    if (key && url) return h("span", {}, "Created ", h("a", { href: url, target: "_blank", rel: "noopener", text: key }));
+    return h("span", { text: key ? `Created ${key}` : kind.done });
+  }
+  return h("span", { text: kind.done });
+}
+
+function renderCard(card, caption) {
+  const kind = CARD_TYPES[card.type];
+  const titleId = nextId("card-title");
+  const article = h("article", { class: `card card-${card.type}`, "data-card-type": card.type, "data-card-id": card.id, "aria-labelledby": titleId });
+  if (!kind) {
+    article.append(
+      h("h3", { id: titleId, class: "card-title", text: "Unsupported action" }),
+      h("p", { class: "caption", text: caption || `This page cannot show “${card.type}” yet.` }),
+    );
+    return article;
+  }
+  const built = kind.build(card);
+  const status = h("p", { class: "card-status", "aria-live": "polite" });
+  const cardError = h("p", { class: "card-error", role: "alert", hidden: true });
+  const confirm = h("button", { type: "submit", class: "btn btn-primary", text: card.type === "show_new_email_draft" ? "Confirm and send" : "Confirm" });
+  const discard = h("button", { type: "button", class: "btn btn-secondary", text: "Discard" });
+  const form = h("form", { class: "card-form", novalidate: true }, built.fields, cardError, h("div", { class: "card-actions" }, confirm, discard));
+  article.append(
+    h("header", { class: "card-head" },
+      h("span", { class: "card-icon", "aria-hidden": "true", text: kind.icon }),
+      h("h3", { id: titleId, class: "card-title", text: kind.title }),
+      status),
+    caption ? h("p", { class: "caption", text: caption }) : null,
+    form,
+  );
+
+  const lock = (label, cls) => {
+    article.classList.add(cls);
+    article.dataset.state = cls;
+    for (const control of form.querySelectorAll("input, select, textarea, button")) control.disabled = true;
+    status.replaceChildren(label);
+  };
+  const fail = (message) => {
+    cardError.textContent = message;
+    cardError.hidden = false;
+  };
+
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    clearErrors(article);
+    const { problems, fields } = built.read();
+    if (problems.length) {
+      fail(problems.join(" "));
+      return;
+    }
+    confirm.disabled = discard.disabled = true;
+    status.textContent = "Working…";
+    const result = await api(`/actions/${encodeURIComponent(card.id)}/confirm`, { method: "POST", body: { fields } });
+    if (result.ok) {
+      lock(resultView(kind, card, result.data), "is-done");
+      refreshOutbox();
+      return;
+    }
+    confirm.disabled = discard.disabled = false;
+    status.textContent = "";
+    showApiError(article, result, fail);
+  });
+  discard.addEventListener("click", async () => {
+    clearErrors(article);
+    confirm.disabled = discard.disabled = true;
+    const result = await api(`/actions/${encodeURIComponent(card.id)}/discard`, { method: "POST" });
+    if (result.ok) {
+      lock("Discarded", "is-discarded");
+      return;
+    }
+    confirm.disabled = discard.disabled = false;
+    showApiError(article, result, fail);
+  });
+  return article;
+}
+
+function showApiError(article, result, fail) {
+  const errors = result.status === 422 || result.status === 400 ? fieldErrors(result.data) : [];
+  let placed = false;
+  for (const { field: name, message } of errors) {
+    const container = article.querySelector(`[data-field="${CSS.escape(name.split(".").pop())}"], [data-field="${CSS.escape(name.split(".")[0])}"]`);
+    if (container) {
+      const error = container.querySelector(":scope > .field-error") || container.querySelector(".field-error");
+      if (error) {
+        error.textContent = message;
+        error.hidden = false;
+        placed = true;
+      }
+    }
+  }
+  fail(placed ? "Please fix the highlighted fields." : errorMessage(result));
+}
+
+// ---------------------------------------------------------------- conversation
+
+function addUserMessage(text) {
+  const item = h("li", { class: "msg msg-user" }, h("p", { class: "bubble", text }));
+  $("messages").append(item);
+  item.scrollIntoView({ block: "end" });
+}
+
+function actionsOf(data) {
+  if (Array.isArray(data.clientActions) && data.clientActions.length) return data.clientActions;
+  return data.clientAction ? [data.clientAction] : [];
+}
+
+function addAssistantTurn(data) {
+  const actions = actionsOf(data);
+  const captions = Array.isArray(data.clientActionMessages) ? data.clientActionMessages : [];
+  const turn = h("li", { class: "msg msg-assistant", "data-testid": "assistant-turn" },
+    data.message ? h("p", { class: "bubble", text: data.message }) : null,
+    actions.length ? h("div", { class: "cards" }, actions.map((action, i) => renderCard(action, captions[i]))) : null);
+  $("messages").append(turn);
+  turn.scrollIntoView({ block: "start" });
+}
+
+function addAssistantError(message) {
+  const item = h("li", { class: "msg msg-assistant msg-error" }, h("p", { class: "bubble", text: message }));
+  $("messages").append(item);
+}
+
+async function send(text) {
+  if (state.busy || !text.trim()) return;
+  state.busy = true;
+  showAlert("");
+  const input = $("composer-input");
+  const button = $("send");
+  button.disabled = true;
+  addUserMessage(text);
+  input.value = "";
+  const typing = h("li", { class: "msg msg-assistant typing", "aria-label": "Assistant is working" }, h("p", { class: "bubble", text: "…" }));
+  $("messages").append(typing);
+  const result = await api("/chat", { method: "POST", body: { message: text, sessionId: state.sessionId } });
+  typing.remove();
+  if (result.ok && result.data) {
+    if (result.data.sessionId) {
+      state.sessionId = result.data.sessionId;
+      sessionStorage.setItem(SESSION_KEY, state.sessionId);
+    }
+    addAssistantTurn(result.data);
+  } else {
+    const message = errorMessage(result);
+    showAlert(message);
+    addAssistantError(`That did not work: ${message}`);
+    input.value = input.value || text;
+  }
+  state.busy = false;
+  button.disabled = false;
+  input.focus();
+}
+
+// ---------------------------------------------------------------- sandbox outbox
+
+async function refreshOutbox() {
+  const panel = $("outbox");
+  if (panel.hidden) return;
+  const result = await api("/sandbox/outbox");
+  if (!result.ok) {
+    showAlert(`Sandbox outbox: ${errorMessage(result)}`);
+    return;
+  }
+  const mail = (result.data && result.data.emails) || [];
+  const issues = (result.data && result.data.issues) || [];
+  $("outbox-mail").replaceChildren(
+    ...(mail.length
+      ? mail.map((m) => h("li", { class: "outbox-item", "data-testid": "outbox-mail" },
+          h("strong", { text: m.subject || "(no subject)" }),
+          h("span", { class: "muted", text: ` to ${(m.to || m.destinations || []).join(", ")}` }),
+          m.body ? h("p", { class: "outbox-body", text: m.body }) : null))
+      : [h("li", { class: "muted", text: "No mail sent yet." })]),
+  );
+  $("outbox-issues").replaceChildren(
+    ...(issues.length
+      ? issues.map((i) => h("li", { class: "outbox-item", "data-testid": "outbox-issue" },
+          i.url ? h("a", { href: i.url, target: "_blank", rel: "noopener", text: i.key }) : h("strong", { text: i.key }),
+          h("span", { text: ` ${i.summary || ""}` })))
+      : [h("li", { class: "muted", text: "No issues created yet." })]),
+  );
+}
+
+// ---------------------------------------------------------------- sign-in and start-up
+
+async function loadConfig() {
+  if (window.MULTITOOL_CONFIG) return { ...DEFAULT_CONFIG, ...window.MULTITOOL_CONFIG };
+  try {
+    const response = await fetch("config.json", { cache: "no-store" });
+    if (response.ok) return { ...DEFAULT_CONFIG, ...(await response.json()) };
+  } catch {
+    // No config file: local defaults.
+  }
+  return DEFAULT_CONFIG;
+}
+
+async function setUpLocalSignIn() {
+  const result = await api("/local/users");
+  if (!result.ok) {
+    showAlert(`Local sign-in is unavailable: ${errorMessage(result)}`);
+    return;
+  }
+  state.users = result.data.users || [];
+  const saved = localStorage.getItem(USER_KEY);
+  state.user = state.users.some((u) => u.id === saved) ? saved : result.data.defaultUser;
+  const picker = $("user-picker");
+  picker.replaceChildren(...state.users.map((u) => h("option", { value: u.id, text: `${u.displayName} (${u.timezone})`, selected: u.id === state.user })));
+  picker.addEventListener("change", () => {
+    state.user = picker.value;
+    localStorage.setItem(USER_KEY, state.user);
+    newChat();
+  });
+  $("signin-local").hidden = false;
+  $("mode-badge").hidden = false;
+  $("outbox").hidden = false;
+  refreshOutbox();
+}
+
+function setUpTokenSignIn() {
+  state.token = sessionStorage.getItem(TOKEN_KEY);
+  const form = $("signin-token");
+  form.hidden = false;
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    state.token = $("token-input").value.trim() || null;
+    if (state.token) sessionStorage.setItem(TOKEN_KEY, state.token);
+    else sessionStorage.removeItem(TOKEN_KEY);
+    $("token-input").value = "";
+  });
+}
+
+function newSessionId() {
+  return crypto.randomUUID ? crypto.randomUUID() : `s-${Date.now()}-${Math.random().toString(16).slice(2)}`;
+}
+
+function newChat() {
+  state.sessionId = newSessionId();
+  sessionStorage.setItem(SESSION_KEY, state.sessionId);
+  $("messages").replaceChildren();
+  showAlert("");
+}
+
+async function main() {
+  state.config = await loadConfig();
+  state.sessionId = sessionStorage.getItem(SESSION_KEY) || newSessionId();
+  sessionStorage.setItem(SESSION_KEY, state.sessionId);
+  const input = $("composer-input");
+  $("composer").addEventListener("submit", (event) => {
+    event.preventDefault();
+    send(input.value);
+  });
+  input.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      send(input.value);
+    }
+  });
+  for (const button of document.querySelectorAll(".example")) {
+    button.addEventListener("click", () => {
+      input.value = button.textContent.trim();
+      input.focus();
+    });
+  }
+  $("new-chat").addEventListener("click", newChat);
+  $("outbox-refresh").addEventListener("click", refreshOutbox);
+  const toggle = $("drawer-toggle");
+  toggle.addEventListener("click", () => {
+    const open = toggle.getAttribute("aria-expanded") !== "true";
+    toggle.setAttribute("aria-expanded", String(open));
+    document.body.classList.toggle("drawer-closed", !open);
+    if (open) input.focus();
+  });
+  if (state.config.auth === "local") await setUpLocalSignIn();
+  else setUpTokenSignIn();
+  document.body.dataset.ready = "true";
+}
+
+main();
