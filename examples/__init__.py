@@ -1,0 +1,1 @@
+"""Runnable examples of the multitool building blocks (``python -m examples.weather``)."""
