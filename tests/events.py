@@ -94,3 +94,27 @@ def assert_bedrock_response(response: Any) -> None:
     json.loads(inner["responseBody"]["application/json"]["body"])
     assert isinstance(response.get("sessionAttributes", {}), dict)
     assert isinstance(response.get("promptSessionAttributes", {}), dict)
+
+
+def sample_people() -> list[Any]:
+    """A small directory: one Kinshuok, two people answering to 'Zoe' (one accented), one alias."""
+    from multitool.people import Person
+
+    return [
+        Person(
+            id="p-kin", display_name="Kinshuok Dutta", email="kinshuok@example.com", timezone="Asia/Kolkata"
+        ),
+        Person(
+            id="p-zoe-m", display_name="Zoë Müller", email="zoe.mueller@example.com", timezone="Europe/Berlin"
+        ),
+        Person(
+            id="p-zoe-p", display_name="Zoe Park", email="zoe.park@example.com", timezone="America/New_York"
+        ),
+        Person(
+            id="p-pri",
+            display_name="Priya Raman",
+            email="priya@example.com",
+            timezone="Europe/London",
+            aliases=("PR", "Pri"),
+        ),
+    ]

@@ -1,0 +1,164 @@
+"""Slot proposals: working hours in the user's zone, attendees' busy times, the asked-for time first."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, time, timedelta
+
+from multitool.ports.calendar import Booking, Interval
+from multitool.ports.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+from multitool.tools import ToolPorts, run_calls
+from multitool.tools.base import ToolConfig, ToolContext
+from multitool.tools.meeting_scheduler import propose_slots, search_days
+from multitool.tools.when import RequestedTime
+
+from tests.events import sample_people
+
+BERLIN = "Europe/Berlin"
+# Tuesday 1 December 2026, 10:00 in Berlin.
+NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+CONFIG = ToolConfig()
+
+
+def ctx(now: datetime = NOW, timezone: str = BERLIN) -> ToolContext:
+    return ToolContext(owner="user-1", session_id="s-1", now=now, timezone=timezone)
+
+
+def berlin(day: int, hour: int, minute: int = 0) -> datetime:
+    return datetime(2026, 12, day, hour, minute, tzinfo=ctx().zone)
+
+
+def starts(slots: list) -> list[datetime]:
+    return [s.start for s in slots]
+
+
+def test_three_distinct_slots_from_the_start_of_working_hours() -> None:
+    slots = propose_slots(RequestedTime(date(2026, 12, 3)), timedelta(minutes=30), [], ctx(), CONFIG)
+    assert starts(slots) == [berlin(3, 9), berlin(3, 9, 30), berlin(3, 10)]
+    assert all(s.end - s.start == timedelta(minutes=30) for s in slots)
+    assert all(s.start.utcoffset() == timedelta(hours=1) for s in slots)  # shown in the user's zone
+
+
+def test_longer_meetings_do_not_overlap_each_other() -> None:
+    slots = propose_slots(RequestedTime(date(2026, 12, 3)), timedelta(minutes=45), [], ctx(), CONFIG)
+    assert starts(slots) == [berlin(3, 9), berlin(3, 10), berlin(3, 11)]
+
+
+def test_busy_intervals_are_avoided() -> None:
+    busy = [
+        Interval(start=berlin(3, 9), end=berlin(3, 10, 30)),
+        Interval(start=berlin(3, 11), end=berlin(3, 12)),
+    ]
+    slots = propose_slots(RequestedTime(date(2026, 12, 3)), timedelta(minutes=30), busy, ctx(), CONFIG)
+    assert starts(slots) == [berlin(3, 10, 30), berlin(3, 12), berlin(3, 12, 30)]
+
+
+def test_a_full_day_moves_on_to_the_next_working_day() -> None:
+    busy = [Interval(start=berlin(4, 9), end=berlin(4, 17))]  # Friday fully booked
+    slots = propose_slots(RequestedTime(date(2026, 12, 4)), timedelta(minutes=30), busy, ctx(), CONFIG)
+    assert [s.start.date() for s in slots] == [date(2026, 12, 7)] * 3  # Monday, weekend skipped
+
+
+def test_slots_end_within_working_hours() -> None:
+    busy = [Interval(start=berlin(3, 9), end=berlin(3, 16))]
+    slots = propose_slots(RequestedTime(date(2026, 12, 3)), timedelta(minutes=60), busy, ctx(), CONFIG)
+    assert starts(slots)[0] == berlin(3, 16)
+    assert starts(slots)[1] == berlin(4, 9)
+    hours = CONFIG.working_hours_start, CONFIG.working_hours_end
+    assert all(hours[0] <= s.start.hour and s.end.hour <= hours[1] for s in slots)
+
+
+def test_today_starts_from_now_rounded_up() -> None:
+    now = berlin(1, 10, 10).astimezone(UTC)
+    slots = propose_slots(RequestedTime(date(2026, 12, 1)), timedelta(minutes=30), [], ctx(now), CONFIG)
+    assert starts(slots)[0] == berlin(1, 10, 30)
+
+
+def test_an_asked_for_time_comes_first_when_free() -> None:
+    asked = RequestedTime(date(2026, 12, 2), time(15, 0))
+    slots = propose_slots(asked, timedelta(minutes=30), [], ctx(), CONFIG)
+    assert starts(slots) == [berlin(2, 15), berlin(2, 15, 30), berlin(2, 16)]
+
+
+def test_a_busy_asked_for_time_yields_the_next_free_ones() -> None:
+    asked = RequestedTime(date(2026, 12, 2), time(15, 0))
+    busy = [Interval(start=berlin(2, 15), end=berlin(2, 16))]
+    slots = propose_slots(asked, timedelta(minutes=30), busy, ctx(), CONFIG)
+    assert starts(slots) == [berlin(2, 16), berlin(2, 16, 30), berlin(3, 9)]
+
+
+def test_working_hours_follow_the_users_zone() -> None:
+    tokyo = ctx(timezone="Asia/Tokyo")
+    slots = propose_slots(RequestedTime(date(2026, 12, 3)), timedelta(minutes=30), [], tokyo, CONFIG)
+    assert slots[0].start == datetime(2026, 12, 3, 9, 0, tzinfo=tokyo.zone)
+    assert slots[0].start.astimezone(UTC).hour == 0
+
+
+def test_working_hours_hold_across_a_dst_change() -> None:
+    # Europe/Berlin leaves summer time on Sunday 25 October 2026; Monday is UTC+1.
+    now = datetime(2026, 10, 23, 8, 0, tzinfo=UTC)
+    slots = propose_slots(RequestedTime(date(2026, 10, 26)), timedelta(minutes=30), [], ctx(now), CONFIG)
+    assert slots[0].start.hour == 9
+    assert slots[0].start.utcoffset() == timedelta(hours=1)
+
+
+def test_weekend_request_starts_on_monday() -> None:
+    assert search_days(date(2026, 12, 5), CONFIG)[0] == date(2026, 12, 7)
+
+
+def test_meeting_avoids_every_attendees_bookings_through_run_calls() -> None:
+    people = sample_people()
+    calendar = MemoryCalendar(
+        [
+            Booking(
+                id="b-1",
+                title="Busy",
+                organizer="other",
+                attendees=("kinshuok@example.com",),
+                start=berlin(3, 9),
+                end=berlin(3, 10),
+            ),
+            Booking(
+                id="b-2",
+                title="Busy",
+                organizer="other",
+                attendees=("PRIYA@example.com",),
+                start=berlin(3, 10),
+                end=berlin(3, 11),
+            ),
+        ]
+    )
+    ports = ToolPorts(MemoryDirectory(people), calendar, MemoryDraftStore())
+    (outcome,) = run_calls(
+        [("propose_meeting", {"attendees": ["Kinshuok", "Priya"], "title": "Sync", "when": "Thursday"})],
+        ctx(),
+        ports,
+    )
+    assert outcome.ok, outcome.body
+    payload = outcome.body
+    assert [s["start"] for s in payload["slots"]] == [
+        "2026-12-03T11:00:00+01:00",
+        "2026-12-03T11:30:00+01:00",
+        "2026-12-03T12:00:00+01:00",
+    ]
+    assert payload["durationMinutes"] == 30
+    assert payload["timezone"] == BERLIN
+    assert payload["requested"] == "Thursday"
+    assert calendar.reads == 1
+
+
+def test_no_free_time_is_a_clear_error() -> None:
+    people = sample_people()
+    week = Booking(
+        id="b-week",
+        title="Offsite",
+        organizer="other",
+        attendees=("kinshuok@example.com",),
+        start=berlin(3, 0),
+        end=berlin(3, 0) + timedelta(days=14),
+    )
+    ports = ToolPorts(MemoryDirectory(people), MemoryCalendar([week]), MemoryDraftStore())
+    (outcome,) = run_calls(
+        [("propose_meeting", {"attendees": ["Kinshuok"], "title": "Sync", "when": "Thursday"})], ctx(), ports
+    )
+    assert outcome.status == 422
+    assert outcome.body["error"]["code"] == "no_free_slot"
