@@ -144,12 +144,17 @@ function firstWord(text) {
 function personRow(resolution, { onRemove, role }) {
   const row = h("li", { class: `person person-${resolution.status}`, "data-status": resolution.status, "data-query": resolution.query });
   let read;
+  const removeButton = onRemove
+    ? h("button", { type: "button", class: "btn btn-icon", "aria-label": `Remove ${resolution.query} from ${role}`, onclick: () => onRemove(row), text: "×" })
+    : null;
+  const removeSlot = () => removeButton;
   if (resolution.status === "resolved" && resolution.person) {
     const person = resolution.person;
     row.append(
       h("span", { class: "chip", title: person.timezone ? `Local time zone: ${person.timezone}` : "" },
         h("span", { class: "chip-name", text: person.displayName }),
-        h("span", { class: "chip-email", text: person.email })),
+        h("span", { class: "chip-email", text: person.email }),
+        removeSlot()),
     );
     read = () => ({ email: person.email, name: person.displayName });
   } else if (resolution.status === "ambiguous" && resolution.candidates && resolution.candidates.length) {
@@ -159,7 +164,7 @@ function personRow(resolution, { onRemove, role }) {
     const label = `Which ${firstWord(resolution.query)}?`;
     const error = h("p", { class: "field-error", id: `${select.id}-error`, hidden: true });
     select.setAttribute("aria-describedby", error.id);
-    row.append(h("label", { for: select.id, class: "person-question", text: label }), select, error);
+    row.append(h("label", { for: select.id, class: "person-question", text: label }), select, removeSlot(), error);
     read = () => {
       const chosen = resolution.candidates.find((c) => c.email === select.value);
       return chosen ? { email: chosen.email, name: chosen.displayName } : { problem: `Choose which ${firstWord(resolution.query)} you mean.` };
@@ -174,14 +179,11 @@ function personRow(resolution, { onRemove, role }) {
       input.setAttribute("aria-invalid", valid ? "false" : "true");
       error.hidden = valid;
     });
-    row.append(h("label", { for: input.id, class: "person-question", text: `Email for “${resolution.query}”` }), input, error);
+    row.append(h("label", { for: input.id, class: "person-question", text: `Email for “${resolution.query}”` }), input, removeSlot(), error);
     read = () => {
       const value = input.value.trim();
       return EMAIL.test(value) ? { email: value, name: null } : { problem: `Enter an email address for “${resolution.query}”, or remove them.` };
     };
-  }
-  if (onRemove) {
-    row.append(h("button", { type: "button", class: "btn btn-icon", "aria-label": `Remove ${resolution.query} from ${role}`, onclick: () => onRemove(row), text: "×" }));
   }
   return { row, read };
 }
@@ -224,11 +226,18 @@ function peopleField(labelText, resolutions, { name, allowEmpty = false } = {}) 
     }
   });
   const groupError = h("p", { class: "field-error", hidden: true });
+  const addRow = h("div", { class: "add-person", hidden: true },
+    h("label", { for: addInput.id, class: "visually-hidden", text: `Add to ${labelText}` }), addInput, addButton);
+  const reveal = h("button", { type: "button", class: "btn btn-ghost btn-small add-toggle", "aria-label": `Add someone to ${labelText}`, text: "+ Add" });
+  reveal.addEventListener("click", () => {
+    addRow.hidden = false;
+    reveal.hidden = true;
+    addInput.focus();
+  });
   const container = h("fieldset", { class: "field people-field", "data-field": name },
     h("legend", { text: labelText }),
-    list,
-    h("div", { class: "add-person" },
-      h("label", { for: addInput.id, class: "visually-hidden", text: `Add to ${labelText}` }), addInput, addButton),
+    h("div", { class: "people-line" }, list, reveal),
+    addRow,
     addError,
     groupError);
   const read = () => {
