@@ -1,0 +1,68 @@
+"""The prompt contract, in one place.
+
+The Bedrock agent's instructions (CDK), the prompt session attributes sent with
+every InvokeAgent call, and the Converse system prompt all say the same three
+things, in so many words: invoke every applicable tool in the same turn; pass
+names raw, the backend resolves them; never write tool results as JSON in the
+reply.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+EVERY_TOOL = (
+    "When a message asks for several things, invoke every applicable tool in the same turn, "
+    "one call per action, all in one response: never do one and ask about the rest."
+)
+RAW_NAMES = (
+    "Pass people's names exactly as the user wrote them (for example 'Kinshuok'); "
+    "the backend resolves names to people and addresses, so never guess an email address."
+)
+NO_JSON = (
+    "Do not write tool results as JSON in your reply: the user sees each result as a card. "
+    "Reply with one or two short sentences saying what you prepared."
+)
+REVIEW = "Nothing is sent, booked or created until the user confirms a card."
+RAW_DATES = "Pass days and times as the user said them ('Thursday', 'tomorrow at 3pm', 'next Tuesday')."
+
+CONTRACT: tuple[str, ...] = (EVERY_TOOL, RAW_NAMES, NO_JSON)
+"""The three rules every runtime states."""
+
+AGENT_INSTRUCTION = " ".join(
+    (
+        "You are an assistant that prepares emails, meeting proposals and Jira tickets "
+        "for the user to review.",
+        *CONTRACT,
+        RAW_DATES,
+        REVIEW,
+    )
+)
+"""The Bedrock agent's instruction (set by the CDK stack)."""
+
+
+def contract_text() -> str:
+    """The contract as a numbered list, for prompts."""
+    return "\n".join(f"{number}. {rule}" for number, rule in enumerate(CONTRACT, start=1))
+
+
+def system_prompt(*, timezone: str, now: datetime | None = None) -> str:
+    """The Converse system prompt: the contract plus the user's time context."""
+    lines = [
+        "You prepare emails, meeting proposals and Jira tickets for the user to review, using the tools.",
+        contract_text(),
+        RAW_DATES,
+        REVIEW,
+        f"The user's time zone is {timezone}.",
+    ]
+    if now is not None:
+        lines.append(f"The current time is {now.isoformat()}.")
+    return "\n".join(lines)
+
+
+def prompt_session_attributes(*, timezone: str, now: datetime | None = None) -> dict[str, str]:
+    """The runtime prompt for InvokeAgent: ``sessionState.promptSessionAttributes`` (string values)."""
+    attributes = {"rules": contract_text(), "timezone": timezone}
+    if now is not None:
+        attributes["now"] = now.isoformat()
+    return attributes

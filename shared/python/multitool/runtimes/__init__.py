@@ -1,0 +1,98 @@
+"""How a turn reaches a model: the Bedrock agent, the Converse loop, or the offline model.
+
+``build_runtime(settings, clients, flows)`` picks one from ``RUNTIME``
+(``agent`` | ``converse`` | ``offline``); every runtime returns the same
+:class:`multitool.traces.ToolResults`, so the API response does not depend on
+the choice.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import boto3
+from botocore.config import Config
+
+from multitool.runtimes.agent import AgentRuntime
+from multitool.runtimes.base import (
+    FlowFactory,
+    ModelBusy,
+    ModelFailed,
+    Runtime,
+    RuntimeNotConfigured,
+    TurnError,
+    TurnRequest,
+)
+from multitool.runtimes.converse import ConverseRuntime
+from multitool.runtimes.offline import OfflineModel
+from multitool.settings import ChatSettings
+from multitool.settings import Runtime as RuntimeKind
+
+if TYPE_CHECKING:
+    from mypy_boto3_bedrock_agent_runtime import AgentsforBedrockRuntimeClient
+    from mypy_boto3_bedrock_runtime import BedrockRuntimeClient
+    from mypy_boto3_dynamodb import DynamoDBClient
+
+__all__ = [
+    "AgentRuntime",
+    "AwsClients",
+    "ConverseRuntime",
+    "FlowFactory",
+    "ModelBusy",
+    "ModelFailed",
+    "OfflineModel",
+    "Runtime",
+    "RuntimeNotConfigured",
+    "TurnError",
+    "TurnRequest",
+    "build_runtime",
+]
+
+# Bedrock calls are retried by the SDK a little; the API answers 503 + Retry-After after that.
+_BEDROCK_CONFIG = Config(retries={"max_attempts": 3, "mode": "adaptive"}, read_timeout=60, connect_timeout=5)
+
+
+class AwsClients:
+    """boto3 clients, each made on first use (so tests can set the environment first)."""
+
+    def __init__(self, session: boto3.session.Session | None = None) -> None:
+        self._session = session
+
+    @cached_property
+    def session(self) -> boto3.session.Session:
+        return self._session or boto3.session.Session()
+
+    @cached_property
+    def dynamodb(self) -> DynamoDBClient:
+        return self.session.client("dynamodb")
+
+    @cached_property
+    def bedrock_runtime(self) -> BedrockRuntimeClient:
+        return self.session.client("bedrock-runtime", config=_BEDROCK_CONFIG)
+
+    @cached_property
+    def bedrock_agent_runtime(self) -> AgentsforBedrockRuntimeClient:
+        return self.session.client("bedrock-agent-runtime", config=_BEDROCK_CONFIG)
+
+
+def build_runtime(settings: ChatSettings, clients: AwsClients, flows: FlowFactory) -> Runtime:
+    """The runtime ``RUNTIME`` selects, wired to its client; a missing setting is named in the error."""
+    rounds = settings.max_tool_rounds
+    if settings.runtime is RuntimeKind.AGENT:
+        if not settings.agent_id or not settings.agent_alias_id:
+            raise RuntimeNotConfigured("RUNTIME=agent needs AGENT_ID and AGENT_ALIAS_ID.")
+        agent_client: Any = clients.bedrock_agent_runtime
+        return AgentRuntime(
+            agent_client, settings.agent_id, settings.agent_alias_id, flows, max_rounds=rounds
+        )
+    if settings.runtime is RuntimeKind.CONVERSE:
+        if not settings.model_id:
+            raise RuntimeNotConfigured(
+                "RUNTIME=converse needs MODEL_ID (a Bedrock model or inference profile id)."
+            )
+        converse_client: Any = clients.bedrock_runtime
+        return ConverseRuntime(converse_client, settings.model_id, flows, max_rounds=rounds)
+    return ConverseRuntime(
+        OfflineModel(), OfflineModel.model_id, flows, max_rounds=rounds, service="offline model"
+    )

@@ -1,0 +1,159 @@
+"""What every runtime shares: the turn it runs, the errors it raises, how it reaches the tools."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+from botocore.exceptions import BotoCoreError, ClientError, ConnectTimeoutError, ReadTimeoutError
+
+from multitool.flow import Flow, ToolResult
+from multitool.observability import logger
+from multitool.traces import ToolResults
+
+# Bedrock error codes that mean "busy, try again shortly" (503 + Retry-After); anything else is a 502.
+_RETRYABLE_CODES = frozenset(
+    {
+        "ThrottlingException",
+        "throttlingException",
+        "ServiceUnavailableException",
+        "serviceUnavailableException",
+        "ServiceQuotaExceededException",
+        "ModelNotReadyException",
+        "ModelTimeoutException",
+        "TooManyRequestsException",
+        "dependencyFailedException",
+    }
+)
+DEFAULT_RETRY_AFTER_SECONDS = 2
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRequest:
+    """One user message to run: who sent it, in which session, in which time zone, at what time."""
+
+    user_id: str
+    session_id: str
+    message: str
+    timezone: str = "UTC"
+    now: datetime | None = None
+
+    def session_attributes(self) -> dict[str, str]:
+        """What action groups read from ``sessionAttributes`` (``userId``, ``timezone``, ``now``)."""
+        attributes = {"userId": self.user_id, "timezone": self.timezone}
+        if self.now is not None:
+            attributes["now"] = self.now.isoformat()
+        return attributes
+
+
+class Runtime(Protocol):
+    """Runs one user message through a model and returns what the turn produced."""
+
+    def run_turn(self, request: TurnRequest) -> ToolResults: ...
+
+
+FlowFactory = Callable[[TurnRequest], Flow]
+"""Builds the tool flow (product step, context, ports) for one turn."""
+
+
+class TurnError(Exception):
+    """A model runtime failed; the API maps it to 502 or 503."""
+
+
+class ModelBusy(TurnError):
+    """The model is throttled or not ready: retry after ``retry_after`` seconds (HTTP 503)."""
+
+    def __init__(self, message: str, retry_after: int = DEFAULT_RETRY_AFTER_SECONDS) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class ModelFailed(TurnError):
+    """The model call failed in a way a retry is unlikely to fix soon (HTTP 502)."""
+
+
+class RuntimeNotConfigured(TurnError):
+    """The environment selects a runtime whose settings are missing."""
+
+
+def model_error(error: Exception, service: str) -> TurnError:
+    """The typed error for a botocore failure of ``service`` (logged without its message text)."""
+    code = ""
+    if isinstance(error, ClientError):
+        code = str(error.response.get("Error", {}).get("Code", ""))
+    logger.warning(
+        "Model call failed", extra={"service": service, "code": code, "error_type": type(error).__name__}
+    )
+    if code in _RETRYABLE_CODES or isinstance(error, ConnectTimeoutError | ReadTimeoutError):
+        return ModelBusy(f"{service} is busy right now; retry in a few seconds.")
+    return ModelFailed(f"{service} could not answer ({code or type(error).__name__}).")
+
+
+BEDROCK_ERRORS = (ClientError, BotoCoreError)
+
+
+def result_is_error(result: ToolResult) -> bool:
+    """A flow error result, or a tool's ``{"error": {...}}`` body."""
+    content = result.content
+    return result.is_error or (isinstance(content, Mapping) and isinstance(content.get("error"), Mapping))
+
+
+def result_json(result: ToolResult) -> dict[str, Any]:
+    """A tool result as a JSON object (text results become ``{"message": text}``, errors ``{"error"}``)."""
+    content = result.content
+    if isinstance(content, Mapping):
+        return dict(content)
+    text = content if isinstance(content, str) else json.dumps(content, default=str)
+    if result.is_error:
+        return {"error": {"code": "tool_failed", "message": text}}
+    return {"message": text}
+
+
+def result_text(result: ToolResult) -> str:
+    """A tool result as the text an action-group Lambda would have returned (the trace's output text)."""
+    return json.dumps(result_json(result), ensure_ascii=False, default=str)
+
+
+@dataclass(slots=True)
+class TraceRecorder:
+    """Records a runtime's own tool calls as InvokeAgent-shaped trace events for the extractor."""
+
+    session_id: str
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+    def _trace(self, inner: dict[str, Any]) -> None:
+        self.events.append({"trace": {"sessionId": self.session_id, "trace": {"orchestrationTrace": inner}}})
+
+    def call(self, trace_id: str, action_group: str | None, api_path: str | None, name: str) -> None:
+        self._trace(
+            {
+                "invocationInput": {
+                    "traceId": trace_id,
+                    "invocationType": "ACTION_GROUP",
+                    "actionGroupInvocationInput": {
+                        "actionGroupName": action_group or name,
+                        "apiPath": api_path or name,
+                        "function": name,
+                        "verb": "post",
+                        "executionType": "RETURN_CONTROL",
+                    },
+                }
+            }
+        )
+
+    def result(self, trace_id: str, text: str) -> None:
+        self._trace(
+            {
+                "observation": {
+                    "traceId": trace_id,
+                    "type": "ACTION_GROUP",
+                    "actionGroupInvocationOutput": {"text": text},
+                }
+            }
+        )
+
+    def final(self, trace_id: str, text: str) -> None:
+        self._trace({"observation": {"traceId": trace_id, "type": "FINISH", "finalResponse": {"text": text}}})

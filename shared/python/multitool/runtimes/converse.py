@@ -1,0 +1,246 @@
+"""The Converse runtime: the agent loop on ``bedrock-runtime.converse``, run by the orchestrator.
+
+Tools are described to the model from the action groups' OpenAPI documents
+(operationId -> tool name, request body schema -> input schema). Each model
+response's ``toolUse`` blocks go through the product flow as one batch; one
+``toolResult`` per ``toolUseId`` goes back, and the loop continues until the
+model ends its turn or ``max_rounds`` model calls have been made. Every call
+and result is recorded as an InvokeAgent-shaped trace event, so the trace
+extractor turns them into cards exactly as it does for the Bedrock agent.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from functools import cache
+from importlib import resources
+from typing import Any, Protocol
+
+from multitool.flow import Flow, ToolCall, ToolResult
+from multitool.observability import logger
+from multitool.prompts import system_prompt
+from multitool.runtimes.base import (
+    BEDROCK_ERRORS,
+    FlowFactory,
+    ModelFailed,
+    TraceRecorder,
+    TurnRequest,
+    model_error,
+    result_is_error,
+    result_json,
+    result_text,
+)
+from multitool.tools import REGISTRY
+from multitool.traces import ToolResults, extract_tool_results
+
+MAX_TOKENS = 1024
+ROUNDS_EXHAUSTED = (
+    "I stopped before finishing: the request needed more steps than allowed. Review what I prepared."
+)
+
+
+class ConverseClient(Protocol):
+    """What the loop needs of ``boto3.client("bedrock-runtime")`` (and what the offline model provides)."""
+
+    def converse(self, **kwargs: Any) -> Mapping[str, Any]: ...
+
+
+# --------------------------------------------------------------------------- tools from OpenAPI
+
+
+def _inline_refs(schema: Any, components: Mapping[str, Any]) -> Any:
+    """The schema with ``#/components/schemas/X`` references replaced by their definitions."""
+
+    def walk(node: Any, trail: tuple[str, ...]) -> Any:
+        if isinstance(node, Mapping):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+                name = ref.rsplit("/", 1)[1]
+                if name in trail:  # a recursive model: leave the loop open rather than expand forever
+                    return {"type": "object"}
+                return walk(components.get(name, {}), (*trail, name))
+            return {key: walk(value, trail) for key, value in node.items()}
+        if isinstance(node, list):
+            return [walk(item, trail) for item in node]
+        return node
+
+    return walk(schema, ())
+
+
+def tool_specs_from_openapi(documents: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Converse ``toolSpec`` entries for every operation of the given OpenAPI documents."""
+    specs: list[dict[str, Any]] = []
+    for document in documents:
+        components = document.get("components", {}).get("schemas", {})
+        for path, item in document.get("paths", {}).items():
+            for method, operation in item.items():
+                if not isinstance(operation, Mapping) or "operationId" not in operation:
+                    continue
+                body = operation.get("requestBody", {}).get("content", {}).get("application/json", {})
+                schema = _inline_refs(body.get("schema", {"type": "object", "properties": {}}), components)
+                description = operation.get("description") or operation.get("summary") or f"{method} {path}"
+                specs.append(
+                    {
+                        "toolSpec": {
+                            "name": operation["operationId"],
+                            "description": description,
+                            "inputSchema": {"json": schema},
+                        }
+                    }
+                )
+    return specs
+
+
+def tool_specs_from_registry() -> list[dict[str, Any]]:
+    """Converse ``toolSpec`` entries built from the tool models (what the OpenAPI documents hold)."""
+    return [
+        {
+            "toolSpec": {
+                "name": spec.name,
+                "description": spec.description,
+                "inputSchema": {"json": _inline_defs(spec.args_model.model_json_schema(by_alias=True))},
+            }
+        }
+        for spec in REGISTRY.values()
+    ]
+
+
+def _inline_defs(schema: dict[str, Any]) -> Any:
+    defs = schema.pop("$defs", {})
+    text = json.dumps(schema).replace("#/$defs/", "#/components/schemas/")
+    return _inline_refs(json.loads(text), defs)
+
+
+def load_openapi_documents() -> list[dict[str, Any]]:
+    """The committed action-group OpenAPI documents (``multitool/schemas/*.json``)."""
+    folder = resources.files("multitool") / "schemas"
+    documents: list[dict[str, Any]] = []
+    if folder.is_dir():
+        for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+            if entry.name.endswith(".json"):
+                documents.append(json.loads(entry.read_text(encoding="utf-8")))
+    return documents
+
+
+@cache
+def default_tool_specs() -> tuple[dict[str, Any], ...]:
+    """Tool specs from the committed OpenAPI documents, or from the tool models when none are present."""
+    specs = tool_specs_from_openapi(load_openapi_documents())
+    known = {spec["toolSpec"]["name"] for spec in specs}
+    missing = [spec for spec in tool_specs_from_registry() if spec["toolSpec"]["name"] not in known]
+    if missing:
+        names = [spec["toolSpec"]["name"] for spec in missing]
+        logger.info("Described tools from their models", extra={"tools": names})
+    return tuple(specs + missing)
+
+
+# --------------------------------------------------------------------------- the loop
+
+
+def _tool_result_block(result: ToolResult) -> dict[str, Any]:
+    error = result_is_error(result)
+    block: dict[str, Any] = {"toolUseId": result.call_id, "content": [{"json": result_json(result)}]}
+    if error:
+        block["status"] = "error"
+    return {"toolResult": block}
+
+
+def _error_result(call_id: str, message: str) -> ToolResult:
+    return ToolResult(call_id, {"error": {"code": "invalid_tool_call", "message": message}}, True)
+
+
+class ConverseRuntime:
+    """Runs a turn with the Converse API, dispatching tool calls through the product flow."""
+
+    def __init__(
+        self,
+        client: ConverseClient,
+        model_id: str,
+        flows: FlowFactory,
+        *,
+        max_rounds: int = 5,
+        tool_specs: Sequence[Mapping[str, Any]] | None = None,
+        service: str = "Bedrock Converse",
+    ) -> None:
+        self.client = client
+        self.model_id = model_id
+        self.flows = flows
+        self.max_rounds = max_rounds
+        chosen = tool_specs if tool_specs is not None else default_tool_specs()
+        self.tool_specs = [dict(spec) for spec in chosen]
+        self.service = service
+
+    def run_turn(self, request: TurnRequest) -> ToolResults:
+        flow = self.flows(request)
+        recorder = TraceRecorder(request.session_id)
+        system = [{"text": system_prompt(timezone=request.timezone, now=request.now)}]
+        messages: list[dict[str, Any]] = [{"role": "user", "content": [{"text": request.message}]}]
+        for round_number in range(self.max_rounds):
+            trace_id = f"converse-{round_number}"
+            message, stop_reason = self._converse(messages, system)
+            messages.append(message)
+            content = message.get("content") or []
+            text = "".join(block["text"] for block in content if isinstance(block.get("text"), str))
+            uses = [block["toolUse"] for block in content if isinstance(block.get("toolUse"), Mapping)]
+            if stop_reason != "tool_use" or not uses:
+                recorder.final(trace_id, text)
+                return extract_tool_results(recorder.events)
+            results, direct = self._run_tools(flow, uses, recorder, trace_id)
+            messages.append({"role": "user", "content": [_tool_result_block(r) for r in results]})
+            if direct is not None:  # a route answered the user: no further model call this turn
+                recorder.final(trace_id, direct)
+                return extract_tool_results(recorder.events)
+        logger.warning("Converse turn stopped at the round limit", extra={"max_rounds": self.max_rounds})
+        recorder.final(f"converse-{self.max_rounds}", ROUNDS_EXHAUSTED)
+        return extract_tool_results(recorder.events)
+
+    def _converse(
+        self, messages: list[dict[str, Any]], system: list[dict[str, str]]
+    ) -> tuple[dict[str, Any], str]:
+        try:
+            response = self.client.converse(
+                modelId=self.model_id,
+                messages=messages,
+                system=system,
+                toolConfig={"tools": self.tool_specs, "toolChoice": {"auto": {}}},
+                inferenceConfig={"maxTokens": MAX_TOKENS, "temperature": 0},
+            )
+        except BEDROCK_ERRORS as error:
+            raise model_error(error, self.service) from None
+        message = response.get("output", {}).get("message") if isinstance(response, Mapping) else None
+        if not isinstance(message, Mapping) or not isinstance(message.get("content"), list):
+            raise ModelFailed(f"{self.service} answered without a message.")
+        content = [block for block in message["content"] if isinstance(block, Mapping)]
+        stop_reason = response.get("stopReason")
+        return {"role": "assistant", "content": content}, stop_reason if isinstance(stop_reason, str) else ""
+
+    def _run_tools(
+        self, flow: Flow, uses: Sequence[Mapping[str, Any]], recorder: TraceRecorder, trace_id: str
+    ) -> tuple[list[ToolResult], str | None]:
+        """Dispatch one response's tool calls as one batch; one result per toolUseId, in order."""
+        calls: list[ToolCall] = []
+        results: dict[str, ToolResult] = {}
+        order: list[str] = []
+        for position, use in enumerate(uses):
+            call_id = use.get("toolUseId")
+            if not isinstance(call_id, str) or not call_id or call_id in order:
+                call_id = f"{trace_id}-{position}"
+            order.append(call_id)
+            name = use.get("name")
+            spec = REGISTRY.get(name) if isinstance(name, str) else None
+            group, path = (spec.action_group, spec.api_path) if spec else (None, None)
+            recorder.call(trace_id, group, path, str(name))
+            try:
+                calls.append(ToolCall(id=call_id, name=name, args=use.get("input") or {}))  # type: ignore[arg-type]
+            except ValueError as error:
+                results[call_id] = _error_result(call_id, str(error))
+        direct: str | None = None
+        if calls:
+            turn = flow.dispatch(calls)
+            results.update({result.call_id: result for result in turn.results})
+            direct = turn.direct
+        ordered = [results[call_id] for call_id in order]
+        for result in ordered:
+            recorder.result(trace_id, result_text(result))
+        return ordered, direct

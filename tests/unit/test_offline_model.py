@@ -1,0 +1,139 @@
+"""The offline model: a deterministic Converse stand-in that splits a message into tool calls."""
+
+from __future__ import annotations
+
+import pytest
+from multitool.runtimes.converse import tool_specs_from_registry
+from multitool.runtimes.offline import HELP_TEXT, OfflineModel, parse_intents, split_intents
+
+TOOLS = {"tools": tool_specs_from_registry()}
+
+
+def ask(model: OfflineModel, text: str, tool_config=TOOLS) -> dict:
+    return model.converse(
+        modelId="offline",
+        messages=[{"role": "user", "content": [{"text": text}]}],
+        system=[{"text": "rules"}],
+        toolConfig=tool_config,
+    )
+
+
+def tool_uses(response: dict) -> list[dict]:
+    return [b["toolUse"] for b in response["output"]["message"]["content"] if "toolUse" in b]
+
+
+def test_email_and_meeting_in_one_response_with_raw_names_and_dates() -> None:
+    response = ask(OfflineModel(), "Email Kinshuok about the doc and schedule a sync for Thursday")
+
+    assert response["stopReason"] == "tool_use"
+    uses = tool_uses(response)
+    assert [u["name"] for u in uses] == ["create_email_draft", "propose_meeting"]
+    assert uses[0]["input"]["to"] == ["Kinshuok"]
+    assert uses[0]["input"]["subject"] == "About the doc"
+    assert "the doc" in uses[0]["input"]["body"]
+    assert uses[1]["input"] == {"attendees": ["Kinshuok"], "title": "Sync", "when": "Thursday"}
+    assert len({u["toolUseId"] for u in uses}) == 2
+
+
+def test_jira_bug_then_email_about_it_refers_to_the_ticket() -> None:
+    uses = tool_uses(
+        ask(OfflineModel(), "File a Jira bug in WEB for the login crash and email Priya about it")
+    )
+
+    assert [u["name"] for u in uses] == ["create_jira_ticket_draft", "create_email_draft"]
+    ticket, email = uses[0]["input"], uses[1]["input"]
+    assert (ticket["project"], ticket["issueType"], ticket["summary"]) == ("WEB", "Bug", "Login crash")
+    assert email["to"] == ["Priya"]
+    assert email["subject"] == "Login crash"
+    assert "Login crash" in email["body"]
+
+
+def test_one_meeting_with_two_attendees_duration_and_relative_day() -> None:
+    uses = tool_uses(ask(OfflineModel(), "Schedule a 45 minute review with Priya and Kinshuok next Tuesday"))
+
+    assert len(uses) == 1
+    assert uses[0]["name"] == "propose_meeting"
+    assert uses[0]["input"] == {
+        "attendees": ["Priya", "Kinshuok"],
+        "title": "Review",
+        "when": "next Tuesday",
+        "durationMinutes": 45,
+    }
+
+
+@pytest.mark.parametrize("text", ["What can you do?", "thanks!", "", "and and , then"])
+def test_a_message_without_tool_intent_gets_a_plain_answer(text: str) -> None:
+    response = ask(OfflineModel(), text)
+
+    assert response["stopReason"] == "end_turn"
+    assert response["output"]["message"]["content"] == [{"text": HELP_TEXT}]
+
+
+def test_tool_results_end_the_turn_with_a_summary_and_errors_named() -> None:
+    model = OfflineModel()
+    results = [
+        {
+            "toolResult": {
+                "toolUseId": "a",
+                "content": [{"json": {"action": "show_new_email_draft", "draftId": "d"}}],
+            }
+        },
+        {
+            "toolResult": {
+                "toolUseId": "b",
+                "content": [{"json": {"error": {"code": "date_in_past", "message": "Monday has passed."}}}],
+                "status": "error",
+            }
+        },
+    ]
+
+    response = model.converse(
+        modelId="offline", messages=[{"role": "user", "content": results}], toolConfig=TOOLS
+    )
+
+    assert response["stopReason"] == "end_turn"
+    text = response["output"]["message"]["content"][0]["text"]
+    assert "an email draft" in text
+    assert "Monday has passed." in text
+
+
+def test_only_offered_tools_are_called() -> None:
+    only_email = {"tools": [s for s in TOOLS["tools"] if s["toolSpec"]["name"] == "create_email_draft"]}
+
+    uses = tool_uses(
+        ask(OfflineModel(), "Email Kinshuok about the doc and schedule a sync for Thursday", only_email)
+    )
+
+    assert [u["name"] for u in uses] == ["create_email_draft"]
+
+
+def test_answers_are_deterministic() -> None:
+    text = "Email Kinshuok about the doc and schedule a sync for Thursday"
+
+    assert ask(OfflineModel(), text) == ask(OfflineModel(), text)
+
+
+def test_names_joined_by_and_stay_one_intent_but_verbs_split() -> None:
+    assert split_intents(
+        "Email Priya and Kinshuok about the plan, then book a call with Priya tomorrow at 3pm"
+    ) == [
+        ("Email", "Email Priya and Kinshuok about the plan"),
+        ("book", "book a call with Priya tomorrow at 3pm"),
+    ]
+    meeting = parse_intents("book a call with Priya tomorrow at 3pm")[0]
+    assert meeting.args["when"] == "tomorrow at 3pm"
+
+
+def test_every_generated_call_validates_against_its_tool_model() -> None:
+    from multitool.tools import REGISTRY
+
+    messages = [
+        "Email Kinshuok about the doc and schedule a sync for Thursday",
+        "File a Jira bug in WEB for the login crash and email Priya about it",
+        "Schedule a 45 minute review with Priya and Kinshuok next Tuesday",
+        "Create a task in OPS to rotate the keys, assign it to Priya, and email Kinshuok about it",
+        "Set up a half an hour sync with Kinshuok on Friday at 10am and write to Priya about the launch plan",
+    ]
+    for message in messages:
+        for intent in parse_intents(message):
+            REGISTRY[intent.tool].args_model.model_validate(intent.args)
