@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
@@ -141,7 +141,7 @@ def run_calls(
                 action=spec.action,
                 arguments=[spec.name, args.to_wire()],
                 payload=payload,
-                now=ctx.now,
+                now=ctx.now.astimezone(UTC),
                 ttl_seconds=config.draft_ttl_seconds,
             )
             spec.payload_model.model_validate(draft.payload)  # the contract, checked before storing

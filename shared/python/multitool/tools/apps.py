@@ -16,7 +16,7 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValida
 from aws_lambda_powertools.event_handler.openapi.params import Body
 from aws_lambda_powertools.metrics import MetricUnit
 
-from multitool.observability import logger, metrics, tracer
+from multitool.observability import logger, metrics
 from multitool.tools import email_draft, jira_draft, meeting_scheduler, run_calls
 from multitool.tools.base import InvalidInput, ToolContext, ToolError, ToolSpec, UnknownTool
 from multitool.tools.bedrock import resolve_action_event
@@ -71,7 +71,6 @@ def _map_errors(app: BedrockAgentResolver) -> None:
         )
 
 
-@tracer.capture_method(capture_response=False)
 def _run_one(app: BedrockAgentResolver, runtime: RuntimeProvider, spec: ToolSpec, args: WireModel) -> Any:
     tools = runtime()
     event = app.current_event

@@ -102,8 +102,14 @@ def _typed_event(event: Mapping[str, Any]) -> dict[str, Any]:
     for key in ("sessionAttributes", "promptSessionAttributes"):
         if event.get(key) is not None and not isinstance(event[key], Mapping):
             raise InvalidInput(f"'{key}' must be an object.", field=key)
-    if event.get("parameters") is not None and not isinstance(event["parameters"], list):
-        raise InvalidInput("'parameters' must be a list.", field="parameters")
+    parameters = event.get("parameters")
+    if parameters is not None and not (
+        isinstance(parameters, list)
+        and all(
+            isinstance(p, Mapping) and isinstance(p.get("name"), str) and "value" in p for p in parameters
+        )
+    ):
+        raise InvalidInput("'parameters' must be a list of {name, type, value}.", field="parameters")
     typed = dict(event)
     typed["sessionAttributes"] = dict(event.get("sessionAttributes") or {})
     typed["promptSessionAttributes"] = dict(event.get("promptSessionAttributes") or {})

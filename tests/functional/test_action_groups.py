@@ -1,0 +1,237 @@
+"""Each action-group handler on real-shaped Bedrock events against moto DynamoDB."""
+
+from __future__ import annotations
+
+import importlib
+from collections import Counter
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from types import ModuleType
+from typing import Any
+
+import boto3
+import pytest
+from moto import mock_aws
+from multitool import tables
+from multitool.ports.calendar import Booking, DynamoCalendar
+from multitool.ports.directory import seed_people
+from multitool.ports.drafts import DynamoDraftStore
+from multitool.tools.runtime import aws_runtime
+
+from tests.events import (
+    LambdaContextStub,
+    assert_bedrock_response,
+    bedrock_action_event,
+    response_body,
+    sample_people,
+)
+
+SESSION = {"userId": "user-1", "timezone": "Europe/Berlin", "now": "2026-12-01T10:00:00+01:00"}
+
+
+class Backend:
+    """moto DynamoDB with the tables created and the directory seeded; counts DynamoDB operations."""
+
+    def __init__(self, client: Any, names: dict[str, str]) -> None:
+        self.client = client
+        self.names = names
+        self.calls: Counter[str] = Counter()
+
+    def count(self, model: Any, **_: Any) -> None:
+        self.calls[model.name] += 1
+
+    def stored_item(self, draft_id: str) -> dict[str, Any]:
+        item = self.client.get_item(TableName=self.names["DRAFTS_TABLE_NAME"], Key={"id": {"S": draft_id}})
+        return item["Item"]
+
+    def draft_count(self) -> int:
+        return self.client.scan(TableName=self.names["DRAFTS_TABLE_NAME"], Select="COUNT")["Count"]
+
+
+@pytest.fixture
+def backend(monkeypatch: pytest.MonkeyPatch) -> Iterator[Backend]:
+    with mock_aws():
+        client = boto3.client("dynamodb", region_name="us-east-1")
+        names = tables.create_all(client)
+        seed_people(client, names["DIRECTORY_TABLE_NAME"], sample_people())
+        for key, value in names.items():
+            monkeypatch.setenv(key, value)
+        backend = Backend(client, names)
+        boto3.setup_default_session(region_name="us-east-1")
+        assert boto3.DEFAULT_SESSION is not None
+        boto3.DEFAULT_SESSION.events.register("before-call.dynamodb.*", backend.count)
+        aws_runtime.cache_clear()
+        yield backend
+        aws_runtime.cache_clear()
+        boto3.DEFAULT_SESSION = None
+
+
+def handler_module(group: str) -> ModuleType:
+    return importlib.import_module(f"functions.{group}.handler")
+
+
+def invoke(group: str, event: Any) -> dict[str, Any]:
+    response: dict[str, Any] = handler_module(group).handler(event, LambdaContextStub())
+    assert_bedrock_response(response)
+    return response
+
+
+def email_event(**overrides: Any) -> dict[str, Any]:
+    properties = {
+        "to": ["Kinshuok", "guest@partner.org"],
+        "cc": ["Zoë"],
+        "subject": "The doc",
+        "body": "Draft",
+    }
+    return bedrock_action_event("email_draft", "/email-drafts", "POST", {**properties, **overrides}, SESSION)
+
+
+def meeting_event(**overrides: Any) -> dict[str, Any]:
+    properties = {"attendees": ["Kinshuok", "Priya"], "title": "Sync", "when": "Thursday", **overrides}
+    return bedrock_action_event("meeting_scheduler", "/meeting-proposals", "POST", properties, SESSION)
+
+
+def jira_event(**overrides: Any) -> dict[str, Any]:
+    properties = {
+        "project": "WEB",
+        "issueType": "Bug",
+        "summary": "Login fails",
+        "description": "Steps...",
+        "priority": "High",
+        "assignee": "Priya",
+        **overrides,
+    }
+    return bedrock_action_event("jira_draft", "/jira-ticket-drafts", "POST", properties, SESSION)
+
+
+def test_email_draft_payload_stored_draft_and_one_batch_read(backend: Backend) -> None:
+    response = invoke("email_draft", email_event())
+    inner = response["response"]
+    assert (inner["actionGroup"], inner["apiPath"], inner["httpMethod"]) == (
+        "email_draft",
+        "/email-drafts",
+        "POST",
+    )
+    assert inner["httpStatusCode"] == 200
+    assert response["sessionAttributes"] == SESSION
+    payload = response_body(response)
+    assert payload["action"] == "show_new_email_draft"
+    assert [r["status"] for r in payload["to"]] == ["resolved", "resolved"]
+    assert payload["to"][0]["person"]["email"] == "kinshuok@example.com"
+    assert payload["to"][1]["person"]["id"] == "external:guest@partner.org"
+    assert payload["cc"][0]["status"] == "ambiguous"
+    assert (payload["subject"], payload["body"]) == ("The doc", "Draft")
+    assert backend.calls["BatchGetItem"] == 1
+    assert backend.calls["GetItem"] == 0
+    assert backend.calls["Query"] == 0
+
+    item = backend.stored_item(payload["draftId"])
+    assert item["owner"] == {"S": "user-1"}
+    assert item["sessionId"] == {"S": "session-1"}
+    assert item["status"] == {"S": "proposed"}
+    assert item["action"] == {"S": "show_new_email_draft"}
+    assert item["createdAt"]["S"].startswith("2026-12-01T09:00:00")
+    assert int(item["expiresAt"]["N"]) == int(datetime(2026, 12, 8, 9, tzinfo=UTC).timestamp())
+    assert (
+        DynamoDraftStore(backend.names["DRAFTS_TABLE_NAME"], backend.client).get(payload["draftId"])
+        is not None
+    )
+
+
+def test_retried_invocation_returns_the_same_draft(backend: Backend) -> None:
+    first = response_body(invoke("email_draft", email_event()))
+    retried_event = email_event()
+    retried_event["sessionAttributes"]["now"] = "2026-12-01T10:00:05+01:00"  # Bedrock retries a bit later
+    retried = response_body(invoke("email_draft", retried_event))
+    assert retried == first
+    assert backend.draft_count() == 1
+    other = response_body(invoke("email_draft", email_event(subject="Another doc")))
+    assert other["draftId"] != first["draftId"]
+    assert backend.draft_count() == 2
+
+
+def test_meeting_proposal_avoids_stored_bookings(backend: Backend) -> None:
+    berlin = datetime(2026, 12, 3, 9, tzinfo=UTC) - timedelta(hours=1)  # 09:00 Berlin
+    DynamoCalendar(backend.names["BOOKINGS_TABLE_NAME"], backend.client).book(
+        Booking(
+            id="b-1",
+            title="Standup",
+            organizer="someone",
+            attendees=("priya@example.com",),
+            start=berlin,
+            end=berlin + timedelta(hours=1),
+        )
+    )
+    backend.calls.clear()
+    response = invoke("meeting_scheduler", meeting_event(durationMinutes=45))
+    assert response["response"]["httpStatusCode"] == 200
+    payload = response_body(response)
+    assert payload["action"] == "show_meeting_scheduler"
+    assert payload["slots"] == [
+        {"start": "2026-12-03T10:00:00+01:00", "end": "2026-12-03T10:45:00+01:00"},
+        {"start": "2026-12-03T11:00:00+01:00", "end": "2026-12-03T11:45:00+01:00"},
+        {"start": "2026-12-03T12:00:00+01:00", "end": "2026-12-03T12:45:00+01:00"},
+    ]
+    assert (payload["durationMinutes"], payload["timezone"], payload["requested"]) == (
+        45,
+        "Europe/Berlin",
+        "Thursday",
+    )
+    assert [a["person"]["id"] for a in payload["attendees"]] == ["p-kin", "p-pri"]
+    # one directory read + one busy read, one conditional write
+    assert backend.calls["BatchGetItem"] == 2
+    assert backend.calls["PutItem"] == 1
+    item = backend.stored_item(payload["draftId"])
+    assert item["payload"]["M"]["slots"]["L"][0]["M"]["start"] == {"S": "2026-12-03T10:00:00+01:00"}
+
+
+def test_meeting_tomorrow_at_3pm_is_the_first_slot(backend: Backend) -> None:
+    payload = response_body(invoke("meeting_scheduler", meeting_event(when="tomorrow at 3pm")))
+    assert payload["slots"][0] == {"start": "2026-12-02T15:00:00+01:00", "end": "2026-12-02T15:30:00+01:00"}
+
+
+def test_jira_ticket_draft(backend: Backend) -> None:
+    response = invoke("jira_draft", jira_event(project="web", issueType="bug", priority="high"))
+    assert response["response"]["httpStatusCode"] == 200
+    payload = response_body(response)
+    assert {
+        k: payload[k] for k in ("action", "project", "issueType", "summary", "description", "priority")
+    } == {
+        "action": "show_jira_ticket_draft",
+        "project": "WEB",
+        "issueType": "Bug",
+        "summary": "Login fails",
+        "description": "Steps...",
+        "priority": "High",
+    }
+    assert payload["assignee"]["person"]["email"] == "priya@example.com"
+    assert backend.calls["BatchGetItem"] == 1
+    assert backend.stored_item(payload["draftId"])["status"] == {"S": "proposed"}
+    retried = response_body(invoke("jira_draft", jira_event(project="web", issueType="bug", priority="high")))
+    assert retried["draftId"] == payload["draftId"]
+    assert backend.draft_count() == 1
+
+
+def test_jira_without_assignee_reads_no_directory(backend: Backend) -> None:
+    event = jira_event()
+    properties = event["requestBody"]["content"]["application/json"]["properties"]
+    event["requestBody"]["content"]["application/json"]["properties"] = [
+        p for p in properties if p["name"] != "assignee"
+    ]
+    payload = response_body(invoke("jira_draft", event))
+    assert payload["assignee"] is None
+    assert backend.calls["BatchGetItem"] == 0
+
+
+def test_bedrock_bare_list_arrays_are_accepted(backend: Backend) -> None:
+    event = email_event()
+    event["requestBody"]["content"]["application/json"]["properties"][0]["value"] = "[Kinshuok, Priya Raman]"
+    payload = response_body(invoke("email_draft", event))
+    assert [r["person"]["id"] for r in payload["to"]] == ["p-kin", "p-pri"]
+
+
+def test_ports_talk_to_the_configured_tables(backend: Backend) -> None:
+    invoke("email_draft", email_event())
+    runtime = aws_runtime()
+    assert runtime.config.working_hours_start == 9
+    assert set(backend.calls) <= {"BatchGetItem", "PutItem", "TransactWriteItems", "GetItem", "Scan"}
