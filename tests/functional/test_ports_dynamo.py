@@ -1,0 +1,151 @@
+"""The DynamoDB adapters against moto: one read per batch, conditional writes, stored shapes."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import boto3
+import pytest
+from moto import mock_aws
+from multitool import tables
+from multitool.drafts import DraftStatus, new_draft
+from multitool.people import Resolution
+from multitool.ports.calendar import Booking, DynamoCalendar
+from multitool.ports.directory import DynamoDirectory, seed_people
+from multitool.ports.drafts import DynamoDraftStore, _from_item, _to_item
+
+from tests.events import sample_people
+
+NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+
+
+class Counted:
+    def __init__(self) -> None:
+        self.client = boto3.client("dynamodb", region_name="us-east-1")
+        self.names = tables.create_all(self.client)
+        self.calls: Counter[str] = Counter()
+        self.client.meta.events.register("before-call.dynamodb.*", self._count)
+
+    def _count(self, model: Any, **_: Any) -> None:
+        self.calls[model.name] += 1
+
+
+@pytest.fixture
+def dynamo() -> Iterator[Counted]:
+    with mock_aws():
+        yield Counted()
+
+
+def draft(n: int, session: str = "s-1") -> Any:
+    return new_draft(
+        owner="user-1",
+        session_id=session,
+        action="show_new_email_draft",
+        arguments=[n],
+        payload={"n": n},
+        now=NOW,
+    )
+
+
+def test_directory_resolves_every_name_in_one_batch_get(dynamo: Counted) -> None:
+    table = dynamo.names["DIRECTORY_TABLE_NAME"]
+    seed_people(dynamo.client, table, sample_people())
+    dynamo.calls.clear()
+    found = DynamoDirectory(table, dynamo.client).resolve(
+        ["Kinshuok", "zoe", "ZOË MÜLLER", "pri", "Nobody", "pri"]
+    )
+    assert dynamo.calls == Counter({"BatchGetItem": 1})
+    assert found["Kinshuok"].status is Resolution.RESOLVED
+    assert found["zoe"].status is Resolution.AMBIGUOUS
+    assert {p.id for p in found["zoe"].candidates} == {"p-zoe-m", "p-zoe-p"}
+    assert found["ZOË MÜLLER"].person is not None
+    assert found["ZOË MÜLLER"].person.timezone == "Europe/Berlin"
+    assert found["pri"].person is not None
+    assert found["pri"].person.aliases == ("PR", "Pri")
+    assert found["Nobody"].status is Resolution.UNKNOWN
+
+
+def test_directory_with_no_names_reads_nothing(dynamo: Counted) -> None:
+    assert DynamoDirectory(dynamo.names["DIRECTORY_TABLE_NAME"], dynamo.client).resolve([]) == {}
+    assert dynamo.calls["BatchGetItem"] == 0
+
+
+def test_drafts_round_trip_through_the_item_layout() -> None:
+    original = draft(1)
+    item = _to_item(original)
+    assert item["status"] == {"S": "proposed"}
+    assert item["expiresAt"] == {"N": str(original.expires_at)}
+    assert "edits" not in item
+    assert _from_item(item) == original
+
+
+def test_create_many_writes_all_new_drafts_in_one_transaction(dynamo: Counted) -> None:
+    store = DynamoDraftStore(dynamo.names["DRAFTS_TABLE_NAME"], dynamo.client)
+    written = store.create_many([draft(1), draft(2), draft(3)])
+    assert dynamo.calls["TransactWriteItems"] == 1
+    assert [d.payload["n"] for d in written] == [1, 2, 3]
+    stored = store.get(written[1].id)
+    assert stored is not None
+    assert stored.status is DraftStatus.PROPOSED
+
+
+def test_create_many_returns_stored_drafts_for_existing_ids(dynamo: Counted) -> None:
+    store = DynamoDraftStore(dynamo.names["DRAFTS_TABLE_NAME"], dynamo.client)
+    (first,) = store.create_many([draft(1)])
+    later = draft(1).model_copy(update={"created_at": NOW + timedelta(minutes=5)})
+    result = store.create_many([later, draft(2)])
+    assert result[0] == first  # the stored one, not the retry
+    assert store.get(result[1].id) is not None
+    assert dynamo.client.scan(TableName=dynamo.names["DRAFTS_TABLE_NAME"], Select="COUNT")["Count"] == 2
+
+
+def test_create_many_writes_a_repeated_draft_once(dynamo: Counted) -> None:
+    store = DynamoDraftStore(dynamo.names["DRAFTS_TABLE_NAME"], dynamo.client)
+    result = store.create_many([draft(1), draft(1)])
+    assert result[0] == result[1]
+    assert dynamo.calls["PutItem"] == 1
+
+
+def test_calendar_busy_reads_every_attendee_and_day_at_once(dynamo: Counted) -> None:
+    calendar = DynamoCalendar(dynamo.names["BOOKINGS_TABLE_NAME"], dynamo.client)
+    start = datetime(2026, 12, 3, 23, 30, tzinfo=UTC)  # crosses midnight UTC
+    booking = Booking(
+        id="b-1",
+        title="Late call",
+        organizer="user-1",
+        attendees=("Priya@Example.com", "kinshuok@example.com"),
+        start=start,
+        end=start + timedelta(hours=1),
+    )
+    calendar.book(booking)
+    calendar.book(booking)  # a retried confirmation adds nothing
+    dynamo.calls.clear()
+    busy = calendar.busy(
+        ["priya@example.com", "kinshuok@example.com", "zoe.park@example.com"],
+        datetime(2026, 12, 4, tzinfo=UTC),
+        datetime(2026, 12, 6, tzinfo=UTC),
+    )
+    assert dynamo.calls == Counter({"BatchGetItem": 1})
+    assert [(i.start, i.end) for i in busy["priya@example.com"]] == [(start, start + timedelta(hours=1))]
+    assert len(busy["kinshuok@example.com"]) == 1
+    assert busy["zoe.park@example.com"] == []
+
+
+def test_calendar_busy_ignores_bookings_outside_the_window(dynamo: Counted) -> None:
+    calendar = DynamoCalendar(dynamo.names["BOOKINGS_TABLE_NAME"], dynamo.client)
+    start = datetime(2026, 12, 3, 8, tzinfo=UTC)
+    calendar.book(
+        Booking(
+            id="b-2",
+            title="x",
+            organizer="u",
+            attendees=("a@example.com",),
+            start=start,
+            end=start + timedelta(hours=1),
+        )
+    )
+    busy = calendar.busy(["a@example.com"], start + timedelta(hours=1), start + timedelta(hours=3))
+    assert busy["a@example.com"] == []
