@@ -1,0 +1,1 @@
+"""HTTP API: review of drafts (GET /actions/{id}, confirm, discard)."""

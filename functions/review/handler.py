@@ -1,0 +1,23 @@
+"""HTTP API `review`: GET /actions/{id}, POST /actions/{id}/confirm, POST /actions/{id}/discard.
+
+The only function that sends mail, books meetings and creates Jira issues, once
+per draft, for the draft's owner.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.utilities.typing import LambdaContext
+from multitool.api.review_app import review_app
+from multitool.observability import logger, metrics, tracer
+
+app = review_app()
+
+
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
+@tracer.capture_lambda_handler(capture_response=False)
+@metrics.log_metrics
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return app.resolve(event, context)

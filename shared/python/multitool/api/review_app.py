@@ -1,0 +1,223 @@
+"""The review API: ``GET /actions/{id}``, ``POST /actions/{id}/confirm``, ``POST /actions/{id}/discard``.
+
+A Powertools ``APIGatewayHttpResolver`` (HTTP API, payload format 2.0) over
+:class:`multitool.review.Reviewer`. The caller is the JWT authorizer's ``sub``
+claim; typed errors become HTTP responses in one place, :func:`_map_errors`.
+The deployed handler, the local server and the tests serve this same app.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from http import HTTPStatus
+from typing import Any
+
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
+from aws_lambda_powertools.event_handler.exceptions import NotFoundError
+
+from multitool.drafts import Draft
+from multitool.observability import logger
+from multitool.review import (
+    Caller,
+    DraftNotFound,
+    DraftView,
+    InvalidEdits,
+    NotConfigured,
+    ReviewConfig,
+    ReviewConflict,
+    Reviewer,
+    ReviewError,
+    SideEffectFailed,
+)
+
+ReviewerProvider = Callable[[], Reviewer]
+
+# Failures worth retrying as they are (the backend was busy or away) answer 503;
+# refusals that need a change (edits, credentials, sender identity) answer 502.
+_UNAVAILABLE_CODES = frozenset(
+    {"mail_unavailable", "mail_throttled", "jira_unavailable", "jira_rate_limited", "jira_not_configured"}
+)
+
+
+class Unauthenticated(ReviewError):
+    code = "unauthenticated"
+
+
+class BadRequest(ReviewError):
+    code = "bad_request"
+
+
+@functools.cache
+def aws_reviewer() -> Reviewer:
+    """The reviewer over DynamoDB, SES v2 and (on first Jira confirm) the Jira secret.
+
+    Built on first use and cached per warm container, never at import time:
+    tests set the environment first and call ``aws_reviewer.cache_clear()``.
+    """
+    import boto3
+    import urllib3
+
+    from multitool.ports.calendar import DynamoCalendar
+    from multitool.ports.drafts import DynamoDraftStore
+    from multitool.ports.jira import (
+        SANDBOX_CREDENTIALS_EMAIL,
+        SANDBOX_CREDENTIALS_TOKEN,
+        DeferredJiraClient,
+        JiraClient,
+        JiraCloudClient,
+        SecretsJiraCredentials,
+    )
+    from multitool.ports.mail import SesMailer
+    from multitool.settings import ReviewSettings
+
+    settings = ReviewSettings.from_env()
+    dynamodb = boto3.client("dynamodb")
+    jira: JiraClient | None = None
+    if settings.jira_secret_arn:
+        secret_arn = settings.jira_secret_arn
+
+        def from_secret() -> JiraClient:
+            credentials = SecretsJiraCredentials(boto3.client("secretsmanager"), secret_arn).get()
+            return JiraCloudClient(
+                settings.jira_base_url or credentials.base_url,
+                credentials.email,
+                credentials.api_token,
+                urllib3.PoolManager(),
+            )
+
+        jira = DeferredJiraClient(from_secret)
+    elif settings.sandbox and settings.jira_base_url:
+        jira = JiraCloudClient(
+            settings.jira_base_url,
+            SANDBOX_CREDENTIALS_EMAIL,
+            SANDBOX_CREDENTIALS_TOKEN,
+            urllib3.PoolManager(),
+        )
+    return Reviewer(
+        DynamoDraftStore(settings.drafts_table_name, dynamodb),
+        mailer=SesMailer(boto3.client("sesv2"), settings.sender_email, settings.ses_configuration_set),
+        calendar=DynamoCalendar(settings.bookings_table_name, dynamodb),
+        jira=jira,
+        config=ReviewConfig(
+            sender_email=settings.sender_email, jira_projects=settings.jira_projects, sandbox=settings.sandbox
+        ),
+    )
+
+
+def review_app(reviewer: ReviewerProvider = aws_reviewer) -> APIGatewayHttpResolver:
+    app = APIGatewayHttpResolver()
+
+    def caller() -> Caller:
+        claims = app.current_event.request_context.authorizer.jwt_claim
+        sub = claims.get("sub")
+        if not isinstance(sub, str) or not sub.strip():
+            raise Unauthenticated("Sign in first: the request carries no user.")
+        email = claims.get("email")
+        return Caller(user_id=sub.strip(), email=email if isinstance(email, str) and email else None)
+
+    def json_object() -> dict[str, Any]:
+        raw = app.current_event.decoded_body
+        if raw is None or not raw.strip():
+            return {}
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            raise BadRequest("The body must be JSON.") from None
+        if not isinstance(body, dict):
+            raise BadRequest("The body must be a JSON object of the card's fields.")
+        return body
+
+    @app.get("/actions/<draft_id>")
+    def get_action(draft_id: str) -> dict[str, Any]:
+        return DraftView.of(reviewer().get(caller(), draft_id)).to_wire()
+
+    @app.post("/actions/<draft_id>/confirm")
+    def confirm_action(draft_id: str) -> dict[str, Any]:
+        who = caller()
+        return DraftView.of(reviewer().confirm(who, draft_id, json_object())).to_wire()
+
+    @app.post("/actions/<draft_id>/discard")
+    def discard_action(draft_id: str) -> dict[str, Any]:
+        return DraftView.of(reviewer().discard(caller(), draft_id)).to_wire()
+
+    _map_errors(app)
+    return app
+
+
+def _response(
+    status: int,
+    error: ReviewError,
+    *,
+    extra: dict[str, Any] | None = None,
+    action: Draft | None = None,
+    headers: dict[str, str] | None = None,
+) -> Response[Any]:
+    """``{"error": {"code", "message", ...extra}}``, with the action's current state when there is one."""
+    body: dict[str, Any] = {"error": {"code": error.code, "message": error.message, **(extra or {})}}
+    if action is not None:
+        body["action"] = DraftView.of(action).to_wire()
+    return Response(
+        status_code=status, content_type=content_types.APPLICATION_JSON, body=body, headers=headers or None
+    )
+
+
+def _map_errors(app: APIGatewayHttpResolver) -> None:
+    """The one place review errors become HTTP responses."""
+
+    @app.exception_handler(Unauthenticated)  # type: ignore[untyped-decorator]
+    def unauthenticated(error: Unauthenticated) -> Response[Any]:
+        return _response(HTTPStatus.UNAUTHORIZED, error)
+
+    @app.exception_handler(BadRequest)  # type: ignore[untyped-decorator]
+    def bad_request(error: BadRequest) -> Response[Any]:
+        return _response(HTTPStatus.BAD_REQUEST, error)
+
+    @app.exception_handler(DraftNotFound)  # type: ignore[untyped-decorator]
+    def not_found(error: DraftNotFound) -> Response[Any]:
+        return _response(HTTPStatus.NOT_FOUND, error)
+
+    @app.exception_handler(InvalidEdits)  # type: ignore[untyped-decorator]
+    def invalid_edits(error: InvalidEdits) -> Response[Any]:
+        logger.info("Confirm refused", extra={"code": error.code, "field": error.field})
+        return _response(HTTPStatus.UNPROCESSABLE_ENTITY, error, extra={"field": error.field})
+
+    @app.exception_handler(ReviewConflict)  # type: ignore[untyped-decorator]
+    def conflict(error: ReviewConflict) -> Response[Any]:
+        logger.info("Review conflict", extra={"code": error.code, "draft_id": error.draft.id})
+        return _response(HTTPStatus.CONFLICT, error, action=error.draft)
+
+    @app.exception_handler(NotConfigured)  # type: ignore[untyped-decorator]
+    def not_configured(error: NotConfigured) -> Response[Any]:
+        return _response(HTTPStatus.SERVICE_UNAVAILABLE, error)
+
+    @app.exception_handler(SideEffectFailed)  # type: ignore[untyped-decorator]
+    def side_effect_failed(error: SideEffectFailed) -> Response[Any]:
+        headers: dict[str, str] = {}
+        if error.retry_after is not None:
+            headers["Retry-After"] = str(max(1, round(error.retry_after)))
+        status = (
+            HTTPStatus.SERVICE_UNAVAILABLE
+            if error.code in _UNAVAILABLE_CODES or error.retry_after is not None
+            else HTTPStatus.BAD_GATEWAY
+        )
+        return _response(status, error, extra={"retryable": True}, action=error.draft, headers=headers)
+
+    @app.exception_handler(Exception)  # type: ignore[untyped-decorator]
+    def unexpected(error: Exception) -> Response[Any]:
+        logger.exception("Review request failed", extra={"error_type": type(error).__name__})
+        return Response(
+            status_code=HTTPStatus.INTERNAL_SERVER_ERROR,
+            content_type=content_types.APPLICATION_JSON,
+            body={"error": {"code": "internal_error", "message": "Something went wrong; try again."}},
+        )
+
+    @app.not_found
+    def no_route(_error: NotFoundError) -> Response[Any]:
+        event = app.current_event
+        return Response(
+            status_code=HTTPStatus.NOT_FOUND,
+            content_type=content_types.APPLICATION_JSON,
+            body={"error": {"code": "not_found", "message": f"No route {event.http_method} {event.path}."}},
+        )

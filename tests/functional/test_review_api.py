@@ -1,0 +1,295 @@
+"""The review Lambda on HTTP API v2 events against moto (DynamoDB, SES v2): get, confirm, discard."""
+
+from __future__ import annotations
+
+import email
+import io
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+import boto3
+import pytest
+from moto import mock_aws
+from moto.core.models import DEFAULT_ACCOUNT_ID
+from moto.ses.models import ses_backends
+from multitool.api.review_app import aws_reviewer
+from multitool.drafts import Draft
+from multitool.observability import logger
+from multitool.ports.calendar import DynamoCalendar
+from multitool.ports.drafts import DynamoDraftStore
+from multitool.tables import create_all
+
+from functions.review.handler import handler
+from tests.http_events import FakeLambdaContext, http_api_event, json_body
+from tests.review_support import (
+    KIN_LEE,
+    KINSHUOK,
+    OWNER,
+    SENDER,
+    SLOTS,
+    ambiguous,
+    email_draft,
+    meeting_draft,
+)
+
+REGION = "us-east-1"
+
+
+@dataclass
+class Aws:
+    dynamodb: Any
+    sesv2: Any
+    tables: dict[str, str]
+
+    @property
+    def drafts(self) -> DynamoDraftStore:
+        return DynamoDraftStore(self.tables["DRAFTS_TABLE_NAME"], self.dynamodb)
+
+    def add(self, draft: Draft) -> Draft:
+        [stored] = self.drafts.create_many([draft])
+        return stored
+
+    @staticmethod
+    def sent() -> list[Any]:
+        return list(ses_backends[DEFAULT_ACCOUNT_ID][REGION].sent_messages)
+
+
+@pytest.fixture
+def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[Aws]:
+    with mock_aws():
+        dynamodb = boto3.client("dynamodb", region_name=REGION)
+        sesv2 = boto3.client("sesv2", region_name=REGION)
+        sesv2.create_email_identity(EmailIdentity=SENDER)
+        tables = create_all(dynamodb)
+        for name, value in tables.items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.setenv("SENDER_EMAIL", SENDER)
+        monkeypatch.delenv("JIRA_SECRET_ARN", raising=False)
+        monkeypatch.delenv("SANDBOX", raising=False)
+        aws_reviewer.cache_clear()
+        yield Aws(dynamodb, sesv2, tables)
+    aws_reviewer.cache_clear()
+
+
+@pytest.fixture
+def logs() -> Iterator[io.StringIO]:
+    """Everything the service logs during a test, formatted as in Lambda (JSON with extra keys)."""
+    stream = io.StringIO()
+    handler_ = logging.StreamHandler(stream)
+    handler_.setFormatter(logger.registered_formatter)
+    target = logging.getLogger(logger.name)
+    target.addHandler(handler_)
+    yield stream
+    target.removeHandler(handler_)
+
+
+def call(
+    method: str, draft_id: str, verb: str = "", body: Any = None, sub: str | None = OWNER
+) -> dict[str, Any]:
+    path = f"/actions/{draft_id}" + (f"/{verb}" if verb else "")
+    route = "/actions/{id}" + (f"/{verb}" if verb else "")
+    event = http_api_event(
+        method, path, body, sub=sub, path_parameters={"id": draft_id}, route_key=f"{method} {route}"
+    )
+    response: dict[str, Any] = handler(event, FakeLambdaContext())
+    return response
+
+
+def test_the_owner_gets_the_action_with_its_card(aws: Aws) -> None:
+    draft = aws.add(email_draft())
+
+    response = call("GET", draft.id)
+
+    assert response["statusCode"] == 200
+    assert response["headers"]["Content-Type"] == "application/json"
+    body = json_body(response)
+    assert body["id"] == draft.id
+    assert body["status"] == "proposed"
+    assert body["card"]["type"] == "show_new_email_draft"
+    assert body["card"]["to"][0]["person"]["email"] == "kinshuok@example.com"
+    assert body["retryable"] is True
+
+
+@pytest.mark.parametrize(("method", "verb"), [("GET", ""), ("POST", "confirm"), ("POST", "discard")])
+def test_another_users_action_is_404_and_untouched(aws: Aws, method: str, verb: str) -> None:
+    draft = aws.add(email_draft())
+
+    response = call(method, draft.id, verb, {} if method == "POST" else None, sub="user-2")
+
+    assert response["statusCode"] == 404
+    assert json_body(response)["error"]["code"] == "not_found"
+    assert aws.drafts.get(draft.id) == draft
+    assert aws.sent() == []
+
+
+def test_without_a_signed_in_user_it_is_401(aws: Aws) -> None:
+    draft = aws.add(email_draft())
+    response = call("POST", draft.id, "confirm", {}, sub=None)
+    assert response["statusCode"] == 401
+    assert json_body(response)["error"]["code"] == "unauthenticated"
+
+
+def test_confirm_sends_the_edited_email_once_through_ses(aws: Aws, logs: io.StringIO) -> None:
+    draft = aws.add(email_draft())
+    edits = {"subject": "The doc (final)", "body": "Confidential body text 7f3a", "cc": ["boss@example.com"]}
+
+    first = call("POST", draft.id, "confirm", edits)
+    again = call("POST", draft.id, "confirm", edits)
+
+    assert first["statusCode"] == 200
+    done = json_body(first)
+    assert done["status"] == "done"
+    assert done["retryable"] is False
+    [message] = aws.sent()
+    assert done["result"]["messageId"] == message.id
+    assert message.source == SENDER
+    assert message.subject == "The doc (final)"
+    assert message.body == "Confidential body text 7f3a"
+    assert message.destinations == {
+        "ToAddresses": ["kinshuok@example.com"],
+        "CcAddresses": ["boss@example.com"],
+    }
+    assert again["statusCode"] == 200
+    assert json_body(again)["result"] == done["result"]
+    logged = logs.getvalue()
+    assert draft.id in logged  # the outcome is logged, by id
+    assert "Confidential body text 7f3a" not in logged
+    assert "The doc (final)" not in logged
+    assert "kinshuok@example.com" not in logged
+
+
+def test_a_confirm_with_changed_content_after_done_is_409(aws: Aws) -> None:
+    draft = aws.add(email_draft())
+    call("POST", draft.id, "confirm", {})
+
+    response = call("POST", draft.id, "confirm", {"body": "Something else"})
+
+    assert response["statusCode"] == 409
+    body = json_body(response)
+    assert body["error"]["code"] == "already_done"
+    assert body["action"]["status"] == "done"
+    assert len(aws.sent()) == 1
+
+
+def test_an_unsettled_name_is_422_naming_the_field(aws: Aws) -> None:
+    draft = aws.add(email_draft(to=[ambiguous("Kin", KINSHUOK, KIN_LEE)]))
+
+    refused = call("POST", draft.id, "confirm", {"subject": "Hi"})
+    settled = call("POST", draft.id, "confirm", {"to": [KIN_LEE.id]})
+
+    assert refused["statusCode"] == 422
+    error = json_body(refused)["error"]
+    assert (error["code"], error["field"]) == ("invalid_edits", "to[0]")
+    assert settled["statusCode"] == 200
+    assert aws.sent()[0].destinations["ToAddresses"] == ["kin.lee@example.com"]
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code"),
+    [
+        ("{not json", 400, "bad_request"),
+        (["a"], 400, "bad_request"),
+        ({"subject": 7}, 422, "invalid_edits"),
+        ({"unknownField": 1}, 422, "invalid_edits"),
+    ],
+)
+def test_bad_bodies_get_a_clear_error_and_lose_nothing(aws: Aws, body: Any, status: int, code: str) -> None:
+    draft = aws.add(email_draft())
+
+    response = call("POST", draft.id, "confirm", body)
+
+    assert response["statusCode"] == status
+    assert json_body(response)["error"]["code"] == code
+    assert aws.drafts.get(draft.id) == draft
+
+
+def test_discard_then_confirm_is_409_and_nothing_is_sent(aws: Aws) -> None:
+    draft = aws.add(email_draft())
+
+    discarded = call("POST", draft.id, "discard")
+    confirm = call("POST", draft.id, "confirm", {})
+
+    assert discarded["statusCode"] == 200
+    assert json_body(discarded)["status"] == "discarded"
+    assert confirm["statusCode"] == 409
+    assert json_body(confirm)["error"]["code"] == "discarded"
+    assert aws.sent() == []
+
+
+def test_discard_after_done_is_409(aws: Aws) -> None:
+    draft = aws.add(email_draft())
+    call("POST", draft.id, "confirm", {})
+
+    response = call("POST", draft.id, "discard")
+
+    assert response["statusCode"] == 409
+    assert json_body(response)["error"]["code"] == "already_done"
+
+
+def test_a_rejected_send_leaves_the_action_failed_with_the_edits_and_a_retry_succeeds(
+    aws: Aws, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    draft = aws.add(email_draft())
+    monkeypatch.setenv("SENDER_EMAIL", "not-verified@example.com")
+    aws_reviewer.cache_clear()
+
+    failed = call("POST", draft.id, "confirm", {"subject": "Kept subject"})
+
+    assert failed["statusCode"] == 502
+    body = json_body(failed)
+    assert body["error"]["code"] == "mail_rejected"
+    assert body["error"]["retryable"] is True
+    assert body["action"]["status"] == "failed"
+    stored = json_body(call("GET", draft.id))
+    assert stored["status"] == "failed"
+    assert "MessageRejected" in stored["error"]
+    assert stored["edits"]["subject"] == "Kept subject"
+    assert stored["retryable"] is True
+
+    aws.sesv2.create_email_identity(EmailIdentity="not-verified@example.com")
+    retried = call("POST", draft.id, "confirm", {})
+
+    assert retried["statusCode"] == 200
+    [message] = aws.sent()
+    assert message.subject == "Kept subject"
+
+
+def test_confirming_a_meeting_sends_an_ical_request_and_books_the_slot(aws: Aws) -> None:
+    draft = aws.add(meeting_draft())
+    slot = {"start": SLOTS[1][0].isoformat(), "end": SLOTS[1][1].isoformat()}
+
+    response = call("POST", draft.id, "confirm", {"slot": slot})
+
+    assert response["statusCode"] == 200
+    [message] = aws.sent()
+    assert "kinshuok@example.com" in message.destinations
+    parsed = email.message_from_string(message.raw_data)
+    [calendar] = [p for p in parsed.walk() if p.get_content_type() == "text/calendar"]
+    assert calendar.get_param("method") == "REQUEST"
+    ics = calendar.get_payload(decode=True)
+    assert isinstance(ics, bytes)
+    assert f"UID:{draft.id}".encode() in ics
+    assert b"DTSTART;TZID=Europe/Berlin:20261203T100000" in ics
+    calendar_port = DynamoCalendar(aws.tables["BOOKINGS_TABLE_NAME"], aws.dynamodb)
+    busy = calendar_port.busy(["kinshuok@example.com"], SLOTS[0][0], SLOTS[1][1] + timedelta(hours=1))
+    assert [(i.start, i.end) for i in busy["kinshuok@example.com"]] == [SLOTS[1]]
+
+
+def test_an_unknown_route_is_a_json_404(aws: Aws) -> None:
+    event = http_api_event("POST", "/actions/d_1/archive", {}, sub=OWNER)
+    response = handler(event, FakeLambdaContext())
+    assert response["statusCode"] == 404
+    assert json_body(response)["error"]["code"] == "not_found"
+
+
+def test_sandbox_results_are_labelled(aws: Aws, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SANDBOX", "true")
+    aws_reviewer.cache_clear()
+    draft = aws.add(email_draft())
+
+    response = call("POST", draft.id, "confirm", {})
+
+    assert json_body(response)["result"]["sandbox"] is True
