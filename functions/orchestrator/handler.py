@@ -1,0 +1,23 @@
+"""HTTP API `POST /chat`: one user message in, the turn's message and cards out.
+
+The app is built here once; its service (settings, clients, runtime) is built
+on the first request, so importing this module reads no environment.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.utilities.typing import LambdaContext
+from multitool.api.chat_app import chat_app
+from multitool.observability import logger, metrics, tracer
+
+app = chat_app()
+
+
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
+@tracer.capture_lambda_handler(capture_response=False)
+@metrics.log_metrics(capture_cold_start_metric=True)
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return app.resolve(event, context)

@@ -1,0 +1,184 @@
+"""The chat API: ``POST /chat``.
+
+A Powertools ``APIGatewayHttpResolver`` (HTTP API, payload format 2.0) over
+:class:`multitool.chat.ChatService`. The caller is the JWT authorizer's
+``sub`` claim; typed errors become HTTP responses in one place,
+:func:`_map_errors`. The deployed handler, the local server and the tests
+serve this same app.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from http import HTTPStatus
+from typing import Any
+
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
+from aws_lambda_powertools.event_handler.exceptions import NotFoundError
+from pydantic import ValidationError
+
+from multitool.chat import ChatInputError, ChatRequest, ChatService
+from multitool.observability import logger
+from multitool.runtimes.base import ModelBusy, ModelFailed, RuntimeNotConfigured
+from multitool.sessions import SessionNotOwned
+from multitool.settings import SettingsError
+
+ChatServiceProvider = Callable[[], ChatService]
+
+
+class Unauthenticated(Exception):
+    """The request carries no user (no JWT ``sub`` claim)."""
+
+
+@functools.cache
+def aws_chat_service() -> ChatService:
+    """The chat service over DynamoDB and the runtime ``RUNTIME`` selects.
+
+    Built on first use and cached per warm container, never at import time:
+    tests set the environment first and call ``aws_chat_service.cache_clear()``.
+    """
+    from multitool.ports.calendar import DynamoCalendar
+    from multitool.ports.directory import DynamoDirectory
+    from multitool.ports.drafts import DynamoDraftStore
+    from multitool.runtimes import AwsClients, build_runtime
+    from multitool.runtimes.product import product_flows
+    from multitool.sessions import DynamoSessionStore
+    from multitool.settings import ChatSettings
+    from multitool.tools import ToolConfig, ToolPorts
+
+    settings = ChatSettings.from_env()
+    clients = AwsClients()
+    dynamodb = clients.dynamodb
+    ports = ToolPorts(
+        directory=DynamoDirectory(settings.directory_table_name, dynamodb),
+        calendar=DynamoCalendar(settings.bookings_table_name, dynamodb),
+        drafts=DynamoDraftStore(settings.drafts_table_name, dynamodb),
+    )
+    runtime = build_runtime(settings, clients, product_flows(ports, ToolConfig.from_settings(settings)))
+    return ChatService(
+        runtime,
+        DynamoSessionStore(settings.sessions_table_name, dynamodb),
+        max_message_chars=settings.max_message_chars,
+        default_timezone=settings.default_timezone,
+    )
+
+
+def _problems(error: ValidationError) -> str:
+    """A validation error in words: which field, what is wrong (never the value sent)."""
+    parts: list[str] = []
+    for item in error.errors(include_url=False, include_input=False):
+        kind = item.get("type", "")
+        where = ".".join(str(p) for p in item.get("loc", ()))
+        if kind == "json_invalid":
+            return "The body must be valid JSON."
+        if kind in ("model_type", "model_attributes_type"):
+            return 'The body must be a JSON object such as {"message": "Email Priya about the plan"}.'
+        if kind == "extra_forbidden":
+            parts.append(f"'{where}' is not a known field (use message, sessionId, timezone)")
+        elif kind == "missing":
+            parts.append(f"'{where}' is required")
+        else:
+            parts.append(f"'{where}': {item.get('msg', 'invalid')}")
+    return "; ".join(parts) + "."
+
+
+def chat_app(service: ChatServiceProvider = aws_chat_service) -> APIGatewayHttpResolver:
+    app = APIGatewayHttpResolver()
+
+    def caller() -> str:
+        claims = app.current_event.request_context.authorizer.jwt_claim or {}
+        sub = claims.get("sub")
+        if not isinstance(sub, str) or not sub.strip():
+            raise Unauthenticated("Sign in first: the request carries no user.")
+        return sub.strip()
+
+    @app.post("/chat")
+    def chat() -> dict[str, Any]:
+        user_id = caller()
+        try:
+            raw = app.current_event.decoded_body or ""
+        except (ValueError, UnicodeDecodeError):
+            raise ChatInputError("The body must be valid JSON in UTF-8.") from None
+        request = ChatRequest.model_validate_json(raw)
+        claims = app.current_event.request_context.authorizer.jwt_claim or {}
+        zone = claims.get("zoneinfo")
+        return (
+            service().reply(user_id, request, timezone_hint=zone if isinstance(zone, str) else None).to_wire()
+        )
+
+    _map_errors(app)
+    return app
+
+
+def _error(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> Response[Any]:
+    return Response(
+        status_code=status,
+        content_type=content_types.APPLICATION_JSON,
+        body={"error": {"code": code, "message": message}},
+        headers=headers,
+    )
+
+
+def _map_errors(app: APIGatewayHttpResolver) -> None:
+    """The one place chat errors become HTTP responses (a message, never a stack trace)."""
+
+    @app.exception_handler(Unauthenticated)  # type: ignore[untyped-decorator]
+    def unauthenticated(error: Unauthenticated) -> Response[Any]:
+        return _error(HTTPStatus.UNAUTHORIZED, "unauthenticated", str(error))
+
+    @app.exception_handler(ValidationError)  # type: ignore[untyped-decorator]
+    def invalid_body(error: ValidationError) -> Response[Any]:
+        return _error(HTTPStatus.BAD_REQUEST, "bad_request", _problems(error))
+
+    @app.exception_handler(ChatInputError)  # type: ignore[untyped-decorator]
+    def bad_input(error: ChatInputError) -> Response[Any]:
+        return _error(HTTPStatus.BAD_REQUEST, "bad_request", str(error))
+
+    @app.exception_handler(SessionNotOwned)  # type: ignore[untyped-decorator]
+    def not_owned(error: SessionNotOwned) -> Response[Any]:
+        logger.info("Session refused: owned by another user")
+        return _error(
+            HTTPStatus.FORBIDDEN,
+            "session_not_owned",
+            "This sessionId belongs to another user. Omit sessionId to start a new session.",
+        )
+
+    @app.exception_handler(ModelBusy)  # type: ignore[untyped-decorator]
+    def busy(error: ModelBusy) -> Response[Any]:
+        seconds = max(1, error.retry_after)
+        return _error(
+            HTTPStatus.SERVICE_UNAVAILABLE,
+            "model_busy",
+            f"The assistant is busy right now. Retry in {seconds} seconds.",
+            headers={"Retry-After": str(seconds)},
+        )
+
+    @app.exception_handler(ModelFailed)  # type: ignore[untyped-decorator]
+    def failed(error: ModelFailed) -> Response[Any]:
+        return _error(
+            HTTPStatus.BAD_GATEWAY,
+            "model_failed",
+            "The assistant could not answer. Try again; if it keeps failing, rephrase the request.",
+        )
+
+    @app.exception_handler(RuntimeNotConfigured)  # type: ignore[untyped-decorator]
+    @app.exception_handler(SettingsError)  # type: ignore[untyped-decorator]
+    def misconfigured(error: Exception) -> Response[Any]:
+        logger.error(
+            "Chat is misconfigured", extra={"error_type": type(error).__name__, "detail": str(error)}
+        )
+        return _error(
+            HTTPStatus.INTERNAL_SERVER_ERROR, "not_configured", "The chat service is not configured."
+        )
+
+    @app.exception_handler(Exception)  # type: ignore[untyped-decorator]
+    def unexpected(error: Exception) -> Response[Any]:
+        # Type only: an exception's message may quote what the user wrote.
+        logger.error("Chat request failed", extra={"error_type": type(error).__name__})
+        return _error(HTTPStatus.INTERNAL_SERVER_ERROR, "internal_error", "Something went wrong; try again.")
+
+    @app.not_found
+    def no_route(_missing: NotFoundError) -> Response[Any]:
+        event = app.current_event
+        return _error(HTTPStatus.NOT_FOUND, "not_found", f"No route {event.http_method} {event.path}.")

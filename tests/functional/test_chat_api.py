@@ -1,0 +1,216 @@
+"""POST /chat: the orchestrator handler on API Gateway v2 events, over moto DynamoDB and the real tools."""
+
+from __future__ import annotations
+
+import json
+
+import boto3
+import pytest
+from botocore.stub import Stubber
+from moto import mock_aws
+from multitool.api.chat_app import aws_chat_service
+from multitool.people import Person
+from multitool.ports.directory import seed_people
+from multitool.runtimes import AwsClients
+from multitool.tables import create_all
+
+from tests.http_events import FakeLambdaContext, http_api_event, json_body
+
+COMBINED = "Email Kinshuok about the doc and schedule a sync for Thursday"
+PEOPLE = [
+    Person(id="p1", display_name="Kinshuok Sharma", email="kinshuok@example.com", timezone="Asia/Kolkata"),
+    Person(id="p2", display_name="Priya Natarajan", email="priya@example.com", timezone="Europe/Berlin"),
+    Person(id="p3", display_name="Priya Kapoor", email="priya.kapoor@example.com"),
+]
+
+
+@pytest.fixture
+def env(monkeypatch):
+    """Tables in moto, the directory seeded, the offline runtime selected; the service rebuilt per test."""
+    with mock_aws():
+        client = boto3.client("dynamodb")
+        names = create_all(client)
+        seed_people(client, names["DIRECTORY_TABLE_NAME"], PEOPLE)
+        for key, value in names.items():
+            monkeypatch.setenv(key, value)
+        monkeypatch.setenv("RUNTIME", "offline")
+        monkeypatch.setenv("DEFAULT_TIMEZONE", "Europe/Berlin")
+        aws_chat_service.cache_clear()
+        yield {"client": client, "tables": names}
+        aws_chat_service.cache_clear()
+
+
+def call(body, sub: str | None = "user-1", **kwargs) -> dict:
+    from functions.orchestrator.handler import handler
+
+    return handler(http_api_event("POST", "/chat", body, sub=sub, **kwargs), FakeLambdaContext())
+
+
+def test_combined_message_gives_an_email_card_and_a_meeting_card(env) -> None:
+    response = call({"message": COMBINED})
+
+    assert response["statusCode"] == 200
+    body = json_body(response)
+    assert list(body) == ["message", "clientAction", "clientActions", "clientActionMessages", "sessionId"]
+    email, meeting = body["clientActions"]
+    assert email["type"] == "show_new_email_draft"
+    assert email["to"][0]["person"]["email"] == "kinshuok@example.com"
+    assert email["subject"] == "About the doc"
+    assert meeting["type"] == "show_meeting_scheduler"
+    assert meeting["title"] == "Sync"
+    assert meeting["requested"] == "Thursday"
+    assert 1 <= len(meeting["slots"]) <= 3
+    assert body["clientAction"] == meeting
+    assert body["clientActionMessages"][0] == "Draft email to Kinshuok Sharma: About the doc"
+    assert body["clientActionMessages"][1].startswith("Meeting 'Sync' with Kinshuok Sharma: ")
+    assert "{" not in body["message"]
+    # Each card is a stored draft owned by the caller, in the caller's session.
+    for card in body["clientActions"]:
+        item = env["client"].get_item(
+            TableName=env["tables"]["DRAFTS_TABLE_NAME"], Key={"id": {"S": card["id"]}}
+        )
+        assert item["Item"]["owner"]["S"] == "user-1"
+        assert item["Item"]["sessionId"]["S"] == body["sessionId"]
+        assert item["Item"]["status"]["S"] == "proposed"
+
+
+def test_jira_and_email_about_it_with_an_ambiguous_name(env) -> None:
+    body = json_body(call({"message": "File a Jira bug in WEB for the login crash and email Priya about it"}))
+
+    ticket, email = body["clientActions"]
+    assert (ticket["project"], ticket["issueType"], ticket["summary"]) == ("WEB", "Bug", "Login crash")
+    assert email["to"][0]["status"] == "ambiguous"
+    assert len(email["to"][0]["candidates"]) == 2
+    assert body["clientActionMessages"] == [
+        "Jira Bug in WEB: Login crash",
+        "Draft email to Priya: Login crash (Priya matches 2 people: pick one)",
+    ]
+
+
+def test_a_message_without_actions_answers_with_message_and_session_only(env) -> None:
+    body = json_body(call({"message": "What can you do?"}))
+
+    assert set(body) == {"message", "sessionId"}
+    assert "draft emails" in body["message"]
+
+
+def test_the_session_continues_for_its_owner_and_is_refused_to_others(env) -> None:
+    first = json_body(call({"message": "What can you do?"}, sub="alice"))
+    session = first["sessionId"]
+
+    again = call({"message": COMBINED, "sessionId": session}, sub="alice")
+    stolen = call({"message": COMBINED, "sessionId": session}, sub="mallory")
+
+    assert again["statusCode"] == 200
+    assert json_body(again)["sessionId"] == session
+    assert stolen["statusCode"] == 403
+    assert json_body(stolen)["error"]["code"] == "session_not_owned"
+
+
+def test_the_same_message_in_the_same_session_lands_on_the_same_drafts(env) -> None:
+    first = json_body(call({"message": COMBINED, "sessionId": "sess-retry"}))
+    second = json_body(call({"message": COMBINED, "sessionId": "sess-retry"}))
+
+    assert [c["id"] for c in first["clientActions"]] == [c["id"] for c in second["clientActions"]]
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ({}, "'message' is required"),
+        ({"message": ""}, "must not be empty"),
+        ({"message": "   "}, "must not be empty"),
+        ({"message": 5}, "'message'"),
+        ({"message": ["hi"]}, "'message'"),
+        ({"message": "hi", "sessionId": 7}, "'sessionId'"),
+        ({"message": "hi", "sessionId": "bad id with spaces"}, "'sessionId' must be"),
+        ({"message": "hi", "timezone": "Mars/Olympus"}, "IANA time zone"),
+        ({"message": "hi", "colour": "blue"}, "'colour' is not a known field"),
+        ({"message": "x" * 4001}, "the limit is 4000"),
+        ('{"message": "unterminated', "valid JSON"),
+        ("", "valid JSON"),
+        ("[1, 2]", "JSON object"),
+        ('"just a string"', "JSON object"),
+        (b"\xff\xfe not utf-8", "valid JSON"),
+    ],
+)
+def test_bad_requests_get_400_with_a_clear_message(env, body, words: str) -> None:
+    response = call(body)
+
+    assert response["statusCode"] == 400
+    error = json_body(response)["error"]
+    assert error["code"] == "bad_request"
+    assert words in error["message"]
+    assert "Traceback" not in response["body"]
+
+
+def test_a_request_without_a_user_is_401(env) -> None:
+    response = call({"message": COMBINED}, sub=None)
+
+    assert response["statusCode"] == 401
+    assert json_body(response)["error"]["code"] == "unauthenticated"
+
+
+def test_unknown_route_is_404_json(env) -> None:
+    from functions.orchestrator.handler import handler
+
+    response = handler(http_api_event("GET", "/nope", None), FakeLambdaContext())
+
+    assert response["statusCode"] == 404
+    assert json_body(response)["error"]["code"] == "not_found"
+
+
+def stub_converse(monkeypatch, code: str, status: int) -> Stubber:
+    """A real bedrock-runtime client whose converse() answers with a Bedrock error."""
+    client = boto3.client("bedrock-runtime", region_name="us-east-1")
+    stubber = Stubber(client)
+    stubber.add_client_error(
+        "converse", service_error_code=code, service_message="details", http_status_code=status
+    )
+    stubber.activate()
+    monkeypatch.setattr(AwsClients, "bedrock_runtime", property(lambda self: client))
+    monkeypatch.setenv("RUNTIME", "converse")
+    monkeypatch.setenv("MODEL_ID", "anthropic.claude-3-5-sonnet-20240620-v1:0")
+    aws_chat_service.cache_clear()
+    return stubber
+
+
+def test_bedrock_throttling_is_503_with_retry_after(env, monkeypatch) -> None:
+    stub_converse(monkeypatch, "ThrottlingException", 429)
+
+    response = call({"message": COMBINED})
+
+    assert response["statusCode"] == 503
+    assert int(response["headers"]["Retry-After"]) >= 1
+    error = json_body(response)["error"]
+    assert error["code"] == "model_busy"
+    assert "Retry" in error["message"]
+    assert "details" not in response["body"]
+
+
+def test_bedrock_failure_is_502(env, monkeypatch) -> None:
+    stub_converse(monkeypatch, "ValidationException", 400)
+
+    response = call({"message": COMBINED})
+
+    assert response["statusCode"] == 502
+    assert json_body(response)["error"]["code"] == "model_failed"
+
+
+def test_agent_runtime_without_its_ids_is_a_clear_500(env, monkeypatch) -> None:
+    monkeypatch.setenv("RUNTIME", "agent")
+    aws_chat_service.cache_clear()
+
+    response = call({"message": COMBINED})
+
+    assert response["statusCode"] == 500
+    assert json_body(response)["error"]["code"] == "not_configured"
+
+
+def test_response_body_is_json_with_camel_case_cards(env) -> None:
+    response = call({"message": "Schedule a 45 minute review with Priya and Kinshuok next Tuesday"})
+
+    assert response["headers"]["Content-Type"].startswith("application/json")
+    card = json.loads(response["body"])["clientActions"][0]
+    assert card["durationMinutes"] == 45
+    assert [a["query"] for a in card["attendees"]] == ["Priya", "Kinshuok"]
