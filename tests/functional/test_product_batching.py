@@ -1,0 +1,132 @@
+"""The product step over moto DynamoDB: N calls of a model response -> 1 directory read, 1 draft write."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import UTC, datetime
+
+import boto3
+import pytest
+from moto import mock_aws
+from multitool.flow import ToolCall
+from multitool.people import Person
+from multitool.ports.calendar import DynamoCalendar
+from multitool.ports.directory import DynamoDirectory, seed_people
+from multitool.ports.drafts import DynamoDraftStore
+from multitool.runtimes.product import TOOL_NAMES, ProductStep, product_flow, tool_sets
+from multitool.tables import create_all
+from multitool.tools import REGISTRY, ToolContext, ToolPorts
+
+NOW = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
+PEOPLE = [
+    Person(id="p1", display_name="Kinshuok Sharma", email="kinshuok@example.com"),
+    Person(id="p2", display_name="Priya Natarajan", email="priya@example.com"),
+]
+ARGS = {
+    "create_email_draft": {"to": ["Kinshuok"], "subject": "About the doc", "body": "Please review the doc."},
+    "propose_meeting": {"attendees": ["Kinshuok", "Priya"], "title": "Sync", "when": "Thursday"},
+    "create_jira_ticket_draft": {
+        "project": "WEB",
+        "issueType": "Bug",
+        "summary": "Login crash",
+        "assignee": "Priya",
+    },
+}
+
+
+@pytest.fixture
+def backend():
+    """Moto tables behind real adapters, with every DynamoDB request counted by operation."""
+    with mock_aws():
+        client = boto3.client("dynamodb")
+        tables = create_all(client)
+        seed_people(client, tables["DIRECTORY_TABLE_NAME"], PEOPLE)
+        requests: Counter[str] = Counter()
+        client.meta.events.register(
+            "before-call.dynamodb.*", lambda model, **_: requests.update([model.name])
+        )
+        ports = ToolPorts(
+            directory=DynamoDirectory(tables["DIRECTORY_TABLE_NAME"], client),
+            calendar=DynamoCalendar(tables["BOOKINGS_TABLE_NAME"], client),
+            drafts=DynamoDraftStore(tables["DRAFTS_TABLE_NAME"], client),
+        )
+        yield ports, requests, client, tables
+
+
+def distinct_args(name: str, index: int) -> dict:
+    """The tool's arguments, made distinct per call so every call is its own draft."""
+    field = {
+        "create_email_draft": "subject",
+        "propose_meeting": "title",
+        "create_jira_ticket_draft": "summary",
+    }
+    return {**ARGS[name], field[name]: f"{ARGS[name][field[name]]} {index}"}
+
+
+def dispatch(ports: ToolPorts, calls: list[ToolCall]):
+    ctx = ToolContext(owner="user-1", session_id="sess-1", now=NOW, timezone="Europe/Berlin")
+    return product_flow(ctx, ports).dispatch(calls)
+
+
+def directory_reads(requests: Counter[str]) -> int:
+    return requests["BatchGetItem"] + requests["GetItem"] + requests["Query"] + requests["Scan"]
+
+
+def draft_writes(requests: Counter[str]) -> int:
+    return requests["TransactWriteItems"] + requests["BatchWriteItem"] + requests["PutItem"]
+
+
+def test_step_has_a_group_handler_for_every_set_of_tools() -> None:
+    assert set(TOOL_NAMES) == set(REGISTRY)
+    assert set(ProductStep.tool_groups()) == set(tool_sets())
+    assert len(ProductStep.tool_groups()) == 2 ** len(REGISTRY) - 1
+    assert set(ProductStep.exposed_tools()) == set(REGISTRY)
+
+
+@pytest.mark.parametrize("count", [1, 3, 6, 9])
+def test_n_calls_make_one_directory_read_and_one_draft_write(backend, count: int) -> None:
+    ports, requests, client, tables = backend
+    names = [TOOL_NAMES[i % len(TOOL_NAMES)] for i in range(count)]
+    calls = [ToolCall(f"call-{i}", name, distinct_args(name, i)) for i, name in enumerate(names)]
+    requests.clear()
+
+    turn = dispatch(ports, calls)
+
+    assert [r.call_id for r in turn.results] == [c.id for c in calls]
+    assert not any(r.is_error for r in turn.results)
+    assert all("draftId" in r.content for r in turn.results)
+    assert turn.group == tuple(sorted(set(names)))
+    # Directory: one BatchGetItem for every name of every call; calendar: at most one busy read.
+    busy_reads = 1 if "propose_meeting" in names else 0
+    assert directory_reads(requests) == 1 + busy_reads
+    assert draft_writes(requests) == 1
+    stored = client.scan(TableName=tables["DRAFTS_TABLE_NAME"])["Count"]
+    assert stored == count
+
+
+def test_one_bad_call_does_not_lose_the_others(backend) -> None:
+    ports, requests, _, _ = backend
+    calls = [
+        ToolCall("a", "create_email_draft", ARGS["create_email_draft"]),
+        ToolCall("b", "create_jira_ticket_draft", {**ARGS["create_jira_ticket_draft"], "project": "NOPE"}),
+        ToolCall("c", "propose_meeting", ARGS["propose_meeting"]),
+    ]
+    requests.clear()
+
+    turn = dispatch(ports, calls)
+
+    contents = {r.call_id: r.content for r in turn.results}
+    assert contents["a"]["action"] == "show_new_email_draft"
+    assert contents["b"]["error"]["code"] == "unknown_project"
+    assert contents["c"]["action"] == "show_meeting_scheduler"
+    assert draft_writes(requests) == 1
+
+
+def test_an_unknown_tool_beside_known_ones_gets_an_error_result(backend) -> None:
+    ports, _, _, _ = backend
+    calls = [ToolCall("a", "create_email_draft", ARGS["create_email_draft"]), ToolCall("b", "teleport", {})]
+
+    turn = dispatch(ports, calls)
+
+    assert turn.results[0].content["action"] == "show_new_email_draft"
+    assert turn.results[1].is_error

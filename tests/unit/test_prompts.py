@@ -1,0 +1,55 @@
+"""The prompt contract is stated, word for word, by every runtime's prompt."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from multitool.prompts import (
+    AGENT_INSTRUCTION,
+    CONTRACT,
+    EVERY_TOOL,
+    NO_JSON,
+    RAW_NAMES,
+    contract_text,
+    prompt_session_attributes,
+    system_prompt,
+)
+
+NOW = datetime(2026, 12, 1, 9, 30, tzinfo=UTC)
+
+
+def test_the_contract_has_the_three_rules_of_the_design() -> None:
+    assert CONTRACT == (EVERY_TOOL, RAW_NAMES, NO_JSON)
+    assert "every applicable tool in the same turn" in EVERY_TOOL
+    assert "exactly as the user wrote them" in RAW_NAMES
+    assert "backend resolves" in RAW_NAMES
+    assert "Do not write tool results as JSON" in NO_JSON
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        AGENT_INSTRUCTION,
+        system_prompt(timezone="Europe/Berlin", now=NOW),
+        prompt_session_attributes(timezone="Europe/Berlin", now=NOW)["rules"],
+    ],
+    ids=["agent-instruction", "converse-system", "invoke-agent-prompt-attributes"],
+)
+def test_every_prompt_states_every_rule(prompt: str) -> None:
+    for rule in CONTRACT:
+        assert rule in prompt
+
+
+def test_time_context_travels_with_the_runtime_prompts() -> None:
+    attributes = prompt_session_attributes(timezone="Asia/Kolkata", now=NOW)
+
+    assert attributes == {"rules": contract_text(), "timezone": "Asia/Kolkata", "now": NOW.isoformat()}
+    assert all(isinstance(value, str) for value in attributes.values())
+    assert "Asia/Kolkata" in system_prompt(timezone="Asia/Kolkata")
+    assert NOW.isoformat() in system_prompt(timezone="UTC", now=NOW)
+
+
+def test_agent_instruction_fits_bedrock_limits() -> None:
+    # Bedrock agents need an instruction of 40 to 20000 characters.
+    assert 40 <= len(AGENT_INSTRUCTION) <= 20_000
