@@ -6,10 +6,8 @@
 const DEFAULT_CONFIG = { apiBase: "", auth: "bearer", jiraProjects: [] };
 const USER_KEY = "multitool.localUser";
 const TOKEN_KEY = "multitool.token";
-const SESSION_KEY = "multitool.session";
 const PRIORITIES = ["Highest", "High", "Medium", "Low", "Lowest"];
 const ISSUE_TYPES = ["Bug", "Task", "Story", "Incident"];
-const DURATIONS = [15, 30, 45, 60, 90, 120];
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 const state = { config: DEFAULT_CONFIG, users: [], user: null, token: null, sessionId: null, busy: false };
@@ -317,9 +315,6 @@ function meetingCard(card) {
   const zone = zoneOf(card);
   const title = h("input", { type: "text", value: card.title || "", maxlength: 200, name: "title" });
   const attendees = peopleField("Attendees", card.attendees, { name: "attendees" });
-  const duration = h("select", { name: "durationMinutes" },
-    [...new Set([...DURATIONS, card.durationMinutes || 30])].sort((a, b) => a - b)
-      .map((m) => h("option", { value: String(m), text: `${m} minutes`, selected: m === (card.durationMinutes || 30) })));
   const group = nextId("slots");
   const slots = (card.slots || []).map((slot, index) =>
     h("label", { class: "slot" },
@@ -330,7 +325,13 @@ function meetingCard(card) {
     h("legend", { text: `Proposed times (${zone})` }),
     slots.length ? slots : h("p", { class: "muted", text: card.requested ? `No free time found for “${card.requested}”.` : "No free time found." }),
     slotError);
-  const fields = [field("Title", title, { name: "title" }), attendees.element, slotField, field("Duration", duration, { name: "durationMinutes" })];
+  const minutes = card.durationMinutes || 30;
+  const fields = [
+    field("Title", title, { name: "title" }),
+    attendees.element,
+    slotField,
+    h("p", { class: "hint", text: `Duration: ${minutes} minutes. Times are checked against everyone's calendar.` }),
+  ];
   const read = () => {
     const a = attendees.read();
     const problems = [...a.problems];
@@ -338,18 +339,12 @@ function meetingCard(card) {
     const slot = picked ? card.slots[Number(picked.value)] : null;
     if (!slot) problems.push("Pick a time.");
     if (!title.value.trim()) problems.push("Add a title.");
-    const minutes = Number(duration.value);
-    let end = slot ? slot.end : null;
-    if (slot) end = new Date(new Date(slot.start).getTime() + minutes * 60000).toISOString();
     return {
       problems,
       fields: {
         title: title.value.trim(),
         attendees: a.people.map((p) => p.email),
-        start: slot ? slot.start : null,
-        end,
-        durationMinutes: minutes,
-        timezone: zone,
+        slot: slot ? { start: slot.start, end: slot.end } : null,
       },
     };
   };
@@ -393,13 +388,14 @@ function jiraCard(card) {
   return { fields, read };
 }
 
-function resultView(kind, card, result) {
-  const data = (result && (result.result || result)) || {};
-  if (card.type === "show_jira_ticket_draft") {
-    const key = data.key || data.issueKey;
-    const url = data.url || data.browseUrl;
-    if (key && url) return h("span", {}, "Created ", h("a", { href: url, target: "_blank", rel: "noopener", text: key }));
-    return h("span", { text: key ? `Created ${key}` : kind.done });
+// The confirm answer is the action's view: {id, action, status, result, ...}.
+function resultView(kind, card, view) {
+  const result = (view && view.result) || {};
+  if (card.type === "show_jira_ticket_draft" && result.issueKey) {
+    if (result.issueUrl) {
+      return h("span", {}, "Created ", h("a", { href: result.issueUrl, target: "_blank", rel: "noopener", text: result.issueKey }));
+    }
+    return h("span", { text: `Created ${result.issueKey}` });
   }
   return h("span", { text: kind.done });
 }
@@ -451,15 +447,17 @@ function renderCard(card, caption) {
     }
     confirm.disabled = discard.disabled = true;
     status.textContent = "Working…";
-    const result = await api(`/actions/${encodeURIComponent(card.id)}/confirm`, { method: "POST", body: { fields } });
+    const result = await api(`/actions/${encodeURIComponent(card.id)}/confirm`, { method: "POST", body: fields });
     if (result.ok) {
       lock(resultView(kind, card, result.data), "is-done");
       refreshOutbox();
       return;
     }
-    confirm.disabled = discard.disabled = false;
     status.textContent = "";
-    showApiError(article, result, fail);
+    if (!settleFromConflict(result)) {
+      confirm.disabled = discard.disabled = false;
+      showApiError(article, result, fail);
+    }
   });
   discard.addEventListener("click", async () => {
     clearErrors(article);
@@ -469,9 +467,21 @@ function renderCard(card, caption) {
       lock("Discarded", "is-discarded");
       return;
     }
-    confirm.disabled = discard.disabled = false;
-    showApiError(article, result, fail);
+    if (!settleFromConflict(result)) {
+      confirm.disabled = discard.disabled = false;
+      showApiError(article, result, fail);
+    }
   });
+  // A 409 carries the action as it is now (done elsewhere, discarded, in progress): show that.
+  function settleFromConflict(result) {
+    const view = result.status === 409 && result.data ? result.data.action : null;
+    if (!view) return false;
+    if (view.status === "done") lock(resultView(kind, card, view), "is-done");
+    else if (view.status === "discarded") lock("Discarded", "is-discarded");
+    else return false;
+    fail(errorMessage(result));
+    return true;
+  }
   return article;
 }
 
@@ -479,14 +489,15 @@ function showApiError(article, result, fail) {
   const errors = result.status === 422 || result.status === 400 ? fieldErrors(result.data) : [];
   let placed = false;
   for (const { field: name, message } of errors) {
-    const container = article.querySelector(`[data-field="${CSS.escape(name.split(".").pop())}"], [data-field="${CSS.escape(name.split(".")[0])}"]`);
-    if (container) {
-      const error = container.querySelector(":scope > .field-error") || container.querySelector(".field-error");
-      if (error) {
-        error.textContent = message;
-        error.hidden = false;
-        placed = true;
-      }
+    const match = /^(\w+)(?:\[(\d+)\])?/.exec(name) || [];
+    const container = match[1] ? article.querySelector(`[data-field="${CSS.escape(match[1])}"]`) : null;
+    if (!container) continue;
+    const row = match[2] !== undefined ? container.querySelectorAll(".person")[Number(match[2])] : null;
+    const error = (row && row.querySelector(".field-error")) || container.querySelector(":scope > .field-error");
+    if (error) {
+      error.textContent = message;
+      error.hidden = false;
+      placed = true;
     }
   }
   fail(placed ? "Please fix the highlighted fields." : errorMessage(result));
@@ -531,13 +542,13 @@ async function send(text) {
   input.value = "";
   const typing = h("li", { class: "msg msg-assistant typing", "aria-label": "Assistant is working" }, h("p", { class: "bubble", text: "…" }));
   $("messages").append(typing);
-  const result = await api("/chat", { method: "POST", body: { message: text, sessionId: state.sessionId } });
+  const body = { message: text };
+  if (state.sessionId) body.sessionId = state.sessionId;
+  if (state.config.auth !== "local") body.timezone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const result = await api("/chat", { method: "POST", body });
   typing.remove();
   if (result.ok && result.data) {
-    if (result.data.sessionId) {
-      state.sessionId = result.data.sessionId;
-      sessionStorage.setItem(SESSION_KEY, state.sessionId);
-    }
+    if (result.data.sessionId) state.sessionId = result.data.sessionId;
     addAssistantTurn(result.data);
   } else {
     const message = errorMessage(result);
@@ -627,21 +638,16 @@ function setUpTokenSignIn() {
   });
 }
 
-function newSessionId() {
-  return crypto.randomUUID ? crypto.randomUUID() : `s-${Date.now()}-${Math.random().toString(16).slice(2)}`;
-}
-
+// A new chat omits sessionId; the first answer carries the session's id.
 function newChat() {
-  state.sessionId = newSessionId();
-  sessionStorage.setItem(SESSION_KEY, state.sessionId);
+  state.sessionId = null;
   $("messages").replaceChildren();
   showAlert("");
 }
 
 async function main() {
   state.config = await loadConfig();
-  state.sessionId = sessionStorage.getItem(SESSION_KEY) || newSessionId();
-  sessionStorage.setItem(SESSION_KEY, state.sessionId);
+  state.sessionId = null;
   const input = $("composer-input");
   $("composer").addEventListener("submit", (event) => {
     event.preventDefault();

@@ -125,13 +125,14 @@ def load_handler(functions_dir: Path, name: str) -> Handler:
     return handler  # type: ignore[no-any-return]
 
 
-def jwt_claims(user_id: str, email: str) -> dict[str, Any]:
-    """Claims shaped like a Cognito access token's, for the signed-in local user."""
+def jwt_claims(user_id: str, email: str, zoneinfo: str) -> dict[str, Any]:
+    """Claims shaped like a Cognito token's, for the signed-in local user (``zoneinfo``: OIDC standard)."""
     now = int(time.time())
     return {
         "sub": user_id,
         "username": user_id,
         "email": email,
+        "zoneinfo": zoneinfo,
         "iss": LOCAL_ISSUER,
         "client_id": "local",
         "token_use": "access",
@@ -262,7 +263,7 @@ class LocalApi:
         if not user_id:
             return None
         person = self.seed.person(user_id)
-        return jwt_claims(person.id, person.email) if person else None
+        return jwt_claims(person.id, person.email, person.timezone) if person else None
 
     def invoke(
         self,
