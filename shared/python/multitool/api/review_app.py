@@ -159,7 +159,10 @@ def _response(
     if action is not None:
         body["action"] = DraftView.of(action).to_wire()
     return Response(
-        status_code=status, content_type=content_types.APPLICATION_JSON, body=body, headers=headers or None
+        status_code=int(status),
+        content_type=content_types.APPLICATION_JSON,
+        body=body,
+        headers=headers or None,
     )
 
 
@@ -208,7 +211,7 @@ def _map_errors(app: APIGatewayHttpResolver) -> None:
     def unexpected(error: Exception) -> Response[Any]:
         logger.exception("Review request failed", extra={"error_type": type(error).__name__})
         return Response(
-            status_code=HTTPStatus.INTERNAL_SERVER_ERROR,
+            status_code=int(HTTPStatus.INTERNAL_SERVER_ERROR),
             content_type=content_types.APPLICATION_JSON,
             body={"error": {"code": "internal_error", "message": "Something went wrong; try again."}},
         )
@@ -217,7 +220,7 @@ def _map_errors(app: APIGatewayHttpResolver) -> None:
     def no_route(_error: NotFoundError) -> Response[Any]:
         event = app.current_event
         return Response(
-            status_code=HTTPStatus.NOT_FOUND,
+            status_code=int(HTTPStatus.NOT_FOUND),
             content_type=content_types.APPLICATION_JSON,
             body={"error": {"code": "not_found", "message": f"No route {event.http_method} {event.path}."}},
         )
