@@ -162,7 +162,7 @@ function personRow(resolution, { onRemove, role }) {
     const label = `Which ${firstWord(resolution.query)}?`;
     const error = h("p", { class: "field-error", id: `${select.id}-error`, hidden: true });
     select.setAttribute("aria-describedby", error.id);
-    row.append(h("label", { for: select.id, class: "person-question", text: label }), select, removeSlot(), error);
+    row.append(...[h("label", { for: select.id, class: "person-question", text: label }), select, removeSlot(), error].filter(Boolean));
     read = () => {
       const chosen = resolution.candidates.find((c) => c.email === select.value);
       return chosen ? { email: chosen.email, name: chosen.displayName } : { problem: `Choose which ${firstWord(resolution.query)} you mean.` };
@@ -177,7 +177,7 @@ function personRow(resolution, { onRemove, role }) {
       input.setAttribute("aria-invalid", valid ? "false" : "true");
       error.hidden = valid;
     });
-    row.append(h("label", { for: input.id, class: "person-question", text: `Email for “${resolution.query}”` }), input, removeSlot(), error);
+    row.append(...[h("label", { for: input.id, class: "person-question", text: `Email for “${resolution.query}”` }), input, removeSlot(), error].filter(Boolean));
     read = () => {
       const value = input.value.trim();
       return EMAIL.test(value) ? { email: value, name: null } : { problem: `Enter an email address for “${resolution.query}”, or remove them.` };
@@ -316,10 +316,17 @@ function meetingCard(card) {
   const title = h("input", { type: "text", value: card.title || "", maxlength: 200, name: "title" });
   const attendees = peopleField("Attendees", card.attendees, { name: "attendees" });
   const group = nextId("slots");
+  // Each attendee in another zone sees the slot at their own local time.
+  const elsewhere = (card.attendees || [])
+    .filter((a) => a.status === "resolved" && a.person && a.person.timezone && a.person.timezone !== zone)
+    .map((a) => a.person);
+  const localTimes = (slot) =>
+    elsewhere.map((p) => `${firstWord(p.displayName)} ${new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", timeZone: p.timezone }).format(new Date(slot.start))}`).join(" · ");
   const slots = (card.slots || []).map((slot, index) =>
     h("label", { class: "slot" },
       h("input", { type: "radio", name: group, value: String(index), checked: index === 0 }),
-      h("span", { class: "slot-time", text: formatSlot(slot, zone) })));
+      h("span", { class: "slot-time", text: formatSlot(slot, zone) }),
+      elsewhere.length ? h("span", { class: "slot-local muted", text: localTimes(slot) }) : null));
   const slotError = h("p", { class: "field-error", hidden: true });
   const slotField = h("fieldset", { class: "field slots", "data-field": "slot" },
     h("legend", { text: `Proposed times (${zone})` }),
@@ -417,14 +424,17 @@ function renderCard(card, caption) {
   const confirm = h("button", { type: "submit", class: "btn btn-primary", text: card.type === "show_new_email_draft" ? "Confirm and send" : "Confirm" });
   const discard = h("button", { type: "button", class: "btn btn-secondary", text: "Discard" });
   const form = h("form", { class: "card-form", novalidate: true }, built.fields, cardError, h("div", { class: "card-actions" }, confirm, discard));
-  article.append(
+  article.append(...[
     h("header", { class: "card-head" },
       h("span", { class: "card-icon", "aria-hidden": "true", text: kind.icon }),
       h("h3", { id: titleId, class: "card-title", text: kind.title }),
       status),
     caption ? h("p", { class: "caption", text: caption }) : null,
+    Array.isArray(card.notes) && card.notes.length
+      ? h("ul", { class: "notes" }, card.notes.map((note) => h("li", { text: String(note) })))
+      : null,
     form,
-  );
+  ].filter(Boolean));
 
   const lock = (label, cls) => {
     article.classList.add(cls);
@@ -576,8 +586,9 @@ async function refreshOutbox() {
   $("outbox-mail").replaceChildren(
     ...(mail.length
       ? mail.map((m) => h("li", { class: "outbox-item", "data-testid": "outbox-mail" },
+          m.invitation ? h("span", { class: "badge badge-invite", text: "INVITATION" }) : null,
           h("strong", { text: m.subject || "(no subject)" }),
-          h("span", { class: "muted", text: ` to ${(m.to || m.destinations || []).join(", ")}` }),
+          h("span", { class: "muted", text: ` to ${(m.to || []).join(", ")}` }),
           m.body ? h("p", { class: "outbox-body", text: m.body }) : null))
       : [h("li", { class: "muted", text: "No mail sent yet." })]),
   );

@@ -482,19 +482,8 @@ def make_server(
 
 
 def sandbox_outbox_reader(running: Embedded) -> Outbox:
-    """What the sandboxes hold: mail the SES sandbox accepted, issues the Jira sandbox created."""
+    """What the sandboxes hold: mail the embedded SES accepted, issues the Jira sandbox created."""
+    from multitool.local.outbox import outbox, sent_mail
 
-    def read() -> dict[str, Any]:
-        issues = [
-            {
-                "key": issue["key"],
-                "summary": issue["fields"].get("summary", ""),
-                "project": issue["fields"].get("project", {}).get("key"),
-                "issueType": issue["fields"].get("issuetype", {}).get("name"),
-                "url": f"{running.jira.url}/browse/{issue['key']}",
-            }
-            for issue in list(running.jira.issues)
-        ]
-        return {"emails": [], "issues": issues}
-
-    return read
+    region = running.env["AWS_REGION"]
+    return lambda: outbox(lambda: sent_mail(region=region), running.jira)

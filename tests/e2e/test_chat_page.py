@@ -1,0 +1,218 @@
+"""The chat drawer in a real browser against ``multitool serve`` on loopback (offline model, sandboxes).
+
+One server for the module (its sandbox outbox accumulates, so mail is counted
+by delta and by subject); a fresh browser context per test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import shutil
+import subprocess
+import sys
+import threading
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
+
+pytestmark = pytest.mark.e2e
+
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO / "artifacts"
+COMBINED = "Email Kinshuok about the doc and schedule a sync for Thursday"
+JIRA_AND_EMAIL = "File a Jira bug in WEB for the login crash and email Priya about it"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+EMAIL_CARD = "[data-card-type=show_new_email_draft]"
+MEETING_CARD = "[data-card-type=show_meeting_scheduler]"
+JIRA_CARD = "[data-card-type=show_jira_ticket_draft]"
+STARTUP_SECONDS = 90
+
+
+@pytest.fixture(scope="module")
+def server_url() -> Iterator[str]:
+    """``multitool serve --port 0`` as a subprocess; its URL read from what it prints."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_ENDPOINT_URL")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "multitool.cli", "serve", "--port", "0"],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    lines: queue.Queue[str] = queue.Queue()
+    output: list[str] = []
+
+    def pump() -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            output.append(line)
+            lines.put(line)
+
+    threading.Thread(target=pump, daemon=True).start()
+    url = None
+    try:
+        while url is None:
+            try:
+                line = lines.get(timeout=STARTUP_SECONDS)
+            except queue.Empty:
+                pytest.fail(f"multitool serve printed no URL:\n{''.join(output)}")
+            if "Open http://" in line:
+                url = line.split("Open ", 1)[1].split()[0]
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    executable = "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else shutil.which("chromium")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Browser, server_url: str) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1360, "height": 1400})
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    opened.goto(server_url)
+    expect(opened.locator("body")).to_have_attribute("data-ready", "true")
+    yield opened
+    context.close()
+    assert errors == [], f"the page raised: {errors}"
+
+
+def api_get(server_url: str, path: str, user: str = "jordan") -> Any:
+    request = urllib.request.Request(server_url.rstrip("/") + path, headers={"X-Local-User": user})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.load(response)
+
+
+def send(page: Page, text: str) -> Locator:
+    """Type a message, press Enter, and return the assistant turn that answers it."""
+    turns = page.get_by_test_id("assistant-turn")
+    before = turns.count()
+    box = page.get_by_role("textbox", name="Your message")
+    box.fill(text)
+    box.press("Enter")
+    expect(turns).to_have_count(before + 1, timeout=30_000)
+    return turns.nth(before)
+
+
+def settle_names(card: Locator) -> None:
+    """Pick the first candidate for any ambiguous name, so the card can be confirmed."""
+    for select in card.locator(".person-ambiguous select").all():
+        select.select_option(index=1)
+
+
+def test_combined_message_renders_two_cards_in_one_assistant_turn(page: Page) -> None:
+    # When the user asks for two things in one message
+    turn = send(page, COMBINED)
+
+    # Then one assistant turn holds an email card and a meeting card, each with its caption
+    cards = turn.locator(".card")
+    expect(cards).to_have_count(2)
+    expect(turn.locator(EMAIL_CARD)).to_have_count(1)
+    expect(turn.locator(MEETING_CARD)).to_have_count(1)
+    expect(turn.locator(EMAIL_CARD)).to_contain_text("Kinshuok Sharma")
+    expect(turn.locator(MEETING_CARD).locator("input[type=radio]").first).to_be_checked()
+    for card in cards.all():
+        expect(card.locator(".caption")).not_to_be_empty()
+        expect(card.get_by_role("button", name="Discard")).to_be_enabled()
+    expect(page.get_by_test_id("assistant-turn")).to_have_count(1)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "two-card-turn.png"))
+
+
+def test_editing_and_confirming_the_email_sends_exactly_one_message(page: Page, server_url: str) -> None:
+    # Given the two cards and the outbox as it is now
+    sent_before = len(api_get(server_url, "/sandbox/outbox")["emails"])
+    turn = send(page, COMBINED)
+    email = turn.locator(EMAIL_CARD)
+    settle_names(email)
+
+    # When the user edits the subject and body, then confirms
+    email.get_by_label("Subject").fill("Doc review notes (edited)")
+    email.get_by_label("Message").fill("Hi Kinshuok,\n\nEdited in the card before sending.\n")
+    email.get_by_role("button", name="Confirm and send").click()
+
+    # Then the card says Sent, and exactly one message with the edits is in the sandbox outbox
+    expect(email.locator(".card-status")).to_have_text("Sent", timeout=20_000)
+    expect(email.get_by_label("Subject")).to_be_disabled()
+    outbox = api_get(server_url, "/sandbox/outbox")
+    assert outbox["sandbox"] is True
+    assert len(outbox["emails"]) == sent_before + 1
+    mine = [m for m in outbox["emails"] if m["subject"] == "Doc review notes (edited)"]
+    assert len(mine) == 1
+    assert "Edited in the card before sending." in mine[0]["body"]
+    assert "kinshuok.sharma@example.com" in mine[0]["to"]
+    # and the page's outbox panel lists it
+    expect(page.get_by_test_id("outbox-mail").filter(has_text="Doc review notes (edited)")).to_have_count(1)
+    # and the meeting card is untouched
+    expect(turn.locator(MEETING_CARD).get_by_role("button", name="Confirm")).to_be_enabled()
+
+
+def test_discarding_the_meeting_card_marks_it_discarded(page: Page, server_url: str) -> None:
+    turn = send(page, COMBINED)
+    meeting = turn.locator(MEETING_CARD)
+    draft_id = meeting.get_attribute("data-card-id")
+
+    meeting.get_by_role("button", name="Discard").click()
+
+    expect(meeting.locator(".card-status")).to_have_text("Discarded")
+    expect(meeting).to_have_attribute("data-state", "is-discarded")
+    assert api_get(server_url, f"/actions/{draft_id}")["status"] == "discarded"
+    expect(turn.locator(EMAIL_CARD).get_by_role("button", name="Confirm and send")).to_be_enabled()
+
+
+def test_jira_and_email_message_renders_both_cards(page: Page) -> None:
+    turn = send(page, JIRA_AND_EMAIL)
+
+    expect(turn.locator(".card")).to_have_count(2)
+    jira = turn.locator(JIRA_CARD)
+    expect(jira).to_have_count(1)
+    expect(jira.get_by_label("Project")).to_have_value("WEB")
+    expect(jira.get_by_label("Issue type")).to_have_value("Bug")
+    expect(jira.get_by_label("Summary")).not_to_have_value("")
+    expect(turn.locator(EMAIL_CARD)).to_contain_text("Priya Patel")
+
+
+def test_api_errors_are_shown_not_swallowed(page: Page) -> None:
+    # Given a message longer than the API accepts
+    too_long = "x" * 5000
+    box = page.get_by_role("textbox", name="Your message")
+    box.fill(too_long)
+
+    box.press("Enter")
+
+    # Then the API's error is in the alert region, and the text is kept for the user to fix
+    alert = page.locator("#alert")
+    expect(alert).to_be_visible(timeout=20_000)
+    expect(alert).to_have_attribute("role", "alert")
+    expect(alert).not_to_be_empty()
+    expect(page.locator(".msg-error")).to_have_count(1)
+    expect(page.locator(".card")).to_have_count(0)
+    expect(box).to_have_value(too_long)
