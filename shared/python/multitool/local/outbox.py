@@ -1,0 +1,138 @@
+"""The sandbox outbox: mail the local SES (moto) accepted, issues the fake Jira created.
+
+Nothing here is delivered anywhere: the local demo shows it on the page under
+a "sandbox" label. Mail is read from moto's SES backend, either in-process
+(:func:`sent_mail`, when moto runs in this process: ``mock_aws`` or the
+embedded ``ThreadedMotoServer``) or from a moto server's
+``/moto-api/data.json`` (:func:`sent_mail_from_server`).
+"""
+
+from __future__ import annotations
+
+import email
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from email.message import Message
+from email.utils import getaddresses
+from typing import Any
+
+import urllib3
+from icalendar import Calendar
+
+from multitool.local.jira_server import FakeJira
+
+MailReader = Callable[[], list[dict[str, Any]]]
+
+
+def sent_mail(*, account_id: str | None = None, region: str = "us-east-1") -> list[dict[str, Any]]:
+    """Mail SES accepted in this process, newest first."""
+    from moto.core.models import DEFAULT_ACCOUNT_ID
+    from moto.ses.models import ses_backends
+
+    backend = ses_backends[account_id or DEFAULT_ACCOUNT_ID][region]
+    return [_entry(_fields(m)) for m in reversed(list(backend.sent_messages))]
+
+
+def sent_mail_from_server(endpoint_url: str, http: urllib3.PoolManager | None = None) -> list[dict[str, Any]]:
+    """Mail a moto server's SES accepted (all accounts and regions), newest first within each kind."""
+    response = (http or urllib3.PoolManager()).request(
+        "GET", f"{endpoint_url.rstrip('/')}/moto-api/data.json"
+    )
+    if response.status != 200:
+        raise RuntimeError(f"The moto server answered {response.status} for its model data")
+    models = json.loads(response.data).get("ses", {})
+    messages = [*models.get("Message", []), *models.get("RawMessage", [])]
+    return [_entry(m) for m in reversed(messages)]
+
+
+def outbox(mail: MailReader, jira: FakeJira | None = None) -> dict[str, Any]:
+    """What ``GET /sandbox/outbox`` answers: ``{"sandbox": true, "emails": [...], "issues": [...]}``."""
+    return {"sandbox": True, "emails": mail(), "issues": issues(jira) if jira else []}
+
+
+def issues(jira: FakeJira) -> list[dict[str, Any]]:
+    """Issues the fake Jira created, newest first."""
+    return [
+        {
+            "key": issue["key"],
+            "summary": issue["fields"].get("summary", ""),
+            "project": issue["fields"].get("project", {}).get("key"),
+            "issueType": issue["fields"].get("issuetype", {}).get("name"),
+            "url": f"{jira.url}/browse/{issue['key']}",
+            "sandbox": True,
+        }
+        for issue in reversed(list(jira.issues))
+    ]
+
+
+def _fields(message: Any) -> dict[str, Any]:
+    """A moto SES message object as the attribute mapping ``data.json`` also gives."""
+    names = ("id", "source", "destinations", "subject", "body", "raw_data")
+    return {name: getattr(message, name) for name in names if hasattr(message, name)}
+
+
+def _entry(data: Mapping[str, Any]) -> dict[str, Any]:
+    if "raw_data" in data:
+        return _raw_entry(data)
+    destinations = data.get("destinations") or {}
+    return {
+        "messageId": data.get("id"),
+        "from": data.get("source"),
+        "to": list(destinations.get("ToAddresses", [])),
+        "cc": list(destinations.get("CcAddresses", [])),
+        "subject": data.get("subject", ""),
+        "body": data.get("body", ""),
+        "invitation": None,
+        "sandbox": True,
+    }
+
+
+def _raw_entry(data: Mapping[str, Any]) -> dict[str, Any]:
+    parsed = email.message_from_string(str(data["raw_data"]))
+    text = ""
+    invitation: dict[str, Any] | None = None
+    for part in parsed.walk():
+        kind = part.get_content_type()
+        if kind == "text/plain" and not text:
+            text = _text_of(part)
+        elif kind == "text/calendar" and invitation is None:
+            invitation = _invitation_of(_text_of(part))
+    return {
+        "messageId": data.get("id"),
+        "from": data.get("source") or parsed.get("From"),
+        "to": _addresses(parsed.get_all("To", [])),
+        "cc": _addresses(parsed.get_all("Cc", [])),
+        "subject": str(parsed.get("Subject", "")),
+        "body": text,
+        "invitation": invitation,
+        "sandbox": True,
+    }
+
+
+def _text_of(part: Message) -> str:
+    payload = part.get_payload(decode=True)
+    if not isinstance(payload, bytes):
+        return ""
+    return payload.decode(part.get_content_charset() or "utf-8", errors="replace").strip()
+
+
+def _addresses(headers: Sequence[str]) -> list[str]:
+    return [address for _, address in getaddresses(list(headers)) if address]
+
+
+def _invitation_of(ics: str) -> dict[str, Any] | None:
+    try:
+        calendar = Calendar.from_ical(ics)
+    except ValueError:
+        return None
+    events: Iterable[Any] = calendar.events
+    for event in events:
+        return {
+            "method": str(calendar.get("METHOD", "")),
+            "uid": str(event.get("UID", "")),
+            "title": str(event.get("SUMMARY", "")),
+            "start": event.decoded("DTSTART").isoformat(),
+            "end": event.decoded("DTEND").isoformat(),
+            "attendees": [str(a).removeprefix("mailto:") for a in event.attendees],
+        }
+    return None
