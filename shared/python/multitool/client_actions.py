@@ -25,7 +25,7 @@ from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, Final, Generic, Literal, TypeVar, Union
 
-from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import AliasChoices, ConfigDict, Discriminator, Field, Tag, TypeAdapter, ValidationError
 
 from multitool.people import NameResolution, Resolution
 from multitool.wire import WireModel
@@ -49,6 +49,11 @@ class InvalidPayloadError(ClientActionError):
     """The payload does not fit its card model."""
 
 
+# A card validates from its wire form ({"type", "id"}) and straight from a payload ({"action", "draftId"}).
+TYPE_ALIAS = AliasChoices("action", "type")
+ID_ALIAS = AliasChoices("draftId", "id")
+
+
 class Card(WireModel):
     """One client action: what the page renders for the user to review.
 
@@ -58,8 +63,12 @@ class Card(WireModel):
 
     model_config = ConfigDict(extra="ignore", json_schema_serialization_defaults_required=True)
 
-    type: str
-    id: str = Field(min_length=1, description="The draft id: confirm or discard through /actions/{id}")
+    type: str = Field(validation_alias=TYPE_ALIAS)
+    id: str = Field(
+        min_length=1,
+        validation_alias=ID_ALIAS,
+        description="The draft id: confirm or discard through /actions/{id}",
+    )
     notes: tuple[str, ...] = Field(default=(), description="What the user has to settle on the card")
 
 
@@ -71,7 +80,7 @@ class Slot(WireModel):
 class EmailDraftCard(Card):
     """Compose card: resolved recipients, subject and body."""
 
-    type: Literal["show_new_email_draft"]
+    type: Literal["show_new_email_draft"] = Field(validation_alias=TYPE_ALIAS)
     to: tuple[NameResolution, ...] = ()
     cc: tuple[NameResolution, ...] = ()
     subject: str = ""
@@ -81,7 +90,7 @@ class EmailDraftCard(Card):
 class MeetingSchedulerCard(Card):
     """Scheduler card: attendees, title and up to three proposed slots."""
 
-    type: Literal["show_meeting_scheduler"]
+    type: Literal["show_meeting_scheduler"] = Field(validation_alias=TYPE_ALIAS)
     title: str = ""
     attendees: tuple[NameResolution, ...] = ()
     requested: str | None = Field(default=None, description="The day or time as the user said it")
@@ -93,7 +102,7 @@ class MeetingSchedulerCard(Card):
 class JiraTicketDraftCard(Card):
     """Ticket card: project, issue type, summary, description, priority, assignee."""
 
-    type: Literal["show_jira_ticket_draft"]
+    type: Literal["show_jira_ticket_draft"] = Field(validation_alias=TYPE_ALIAS)
     project: str
     issue_type: str = "Task"
     summary: str
@@ -222,17 +231,33 @@ def card_from_payload(payload: Mapping[str, Any]) -> Card:
     spec = CARD_SPECS.get(action) if isinstance(action, str) else None
     if spec is None:
         raise UnknownActionError(f"No client action is registered for action {action!r}.")
-    fields = {key: value for key, value in payload.items() if key not in ("action", "draftId")}
-    fields["type"] = action
-    fields["id"] = payload.get("draftId")
     try:
-        card: Card = spec.model.model_validate(fields)
+        card: Card = spec.model.model_validate(payload)
     except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'payload'}: {e['msg']}" for e in error.errors()
-        )
-        raise InvalidPayloadError(f"Payload for {action} does not fit its card: {problems}") from None
+        raise InvalidPayloadError(f"Payload for {action} does not fit its card: {_problems(error)}") from None
     return card
+
+
+def card_from_json(text: str, action: str) -> Card:
+    """The card for a payload's JSON text whose action is known: parsed and validated in one pass.
+
+    Raises like :func:`card_from_payload`.
+    """
+    spec = CARD_SPECS.get(action)
+    if spec is None:
+        raise UnknownActionError(f"No client action is registered for action {action!r}.")
+    try:
+        card: Card = spec.model.model_validate_json(text)
+    except ValidationError as error:
+        raise InvalidPayloadError(f"Payload for {action} does not fit its card: {_problems(error)}") from None
+    return card
+
+
+def _problems(error: ValidationError) -> str:
+    return "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or 'payload'}: {e['msg']}"
+        for e in error.errors(include_url=False, include_input=False)
+    )
 
 
 def spec_for(card: Card) -> CardSpec[Any]:
@@ -249,17 +274,30 @@ def caption(card: Card) -> str:
     return spec_for(card).caption(card)
 
 
+def _card_type(value: Any) -> str | None:
+    if isinstance(value, Mapping):
+        found = value.get("type", value.get("action"))
+        return found if isinstance(found, str) else None
+    found = getattr(value, "type", None)
+    return found if isinstance(found, str) else None
+
+
 @cache
 def client_action_adapter() -> TypeAdapter[Any]:
-    """Validates and dumps any registered card, discriminated by ``type``."""
-    models = tuple(spec.model for spec in CARD_SPECS.values())
-    union = Annotated[Union[models], Field(discriminator="type")]  # type: ignore[valid-type]  # noqa: UP007
+    """Validates and dumps any registered card, discriminated by ``type`` (or a payload's ``action``)."""
+    choices = tuple(Annotated[spec.model, Tag(action)] for action, spec in CARD_SPECS.items())
+    union = Annotated[Union[choices], Discriminator(_card_type)]  # type: ignore[valid-type]  # noqa: UP007
     return TypeAdapter(union)
 
 
 def client_action_schema() -> dict[str, Any]:
     """JSON Schema of the client action union, as the page receives cards (camelCase)."""
     schema = client_action_adapter().json_schema(by_alias=True, mode="serialization")
+    names = {action: spec.model.__name__ for action, spec in CARD_SPECS.items()}
+    schema["discriminator"] = {
+        "propertyName": "type",
+        "mapping": {action: f"#/$defs/{name}" for action, name in names.items()},
+    }
     schema["title"] = "ClientAction"
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     return schema

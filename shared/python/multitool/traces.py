@@ -19,21 +19,44 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from multitool.client_actions import Card, ClientActionError, caption, card_from_payload, fingerprint
+from multitool.client_actions import (
+    Card,
+    ClientActionError,
+    caption,
+    card_from_json,
+    card_from_payload,
+    fingerprint,
+)
 from multitool.observability import logger
 
 __all__ = ["ToolFailure", "ToolResults", "extract_tool_results", "strip_tool_json"]
 
 _EVENT_TYPES = frozenset({"chunk", "trace", "returnControl", "files"})
+# Trace parts that never hold an action output: not walked (prompts, model I/O, request bodies).
+_NO_OUTPUTS = frozenset(
+    {
+        "modelInvocationInput",
+        "modelInvocationOutput",
+        "rationale",
+        "guardrailTrace",
+        "requestBody",
+        "parameters",
+        "metadata",
+        "knowledgeBaseLookupOutput",
+        "codeInterpreterInvocationOutput",
+        "repromptResponse",
+    }
+)
 _OPENERS = re.compile(r"[\[{]")
 _EMPTY_FENCE = re.compile(r"```[A-Za-z0-9_-]*\s*```")
 _SPACE_BEFORE_NEWLINE = re.compile(r"[ \t]+\n")
 _MANY_NEWLINES = re.compile(r"\n{3,}")
 _DECODER = json.JSONDecoder()
+_ACTION_HEAD = re.compile(r'\s*\{\s*"action"\s*:\s*"([A-Za-z0-9_]{1,64})"')
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +103,13 @@ class _Extractor:
         self.seen: set[str] = set()
         self.inputs: dict[tuple[tuple[str, ...], str | None], list[_Invocation]] = {}
         self.outputs: dict[tuple[tuple[str, ...], str | None], int] = {}
+        self.handlers: dict[str, Callable[[tuple[str, ...], str | None, object, bool], None]] = {
+            "actionGroupInvocationInput": self.invocation_input,
+            "actionGroupInvocationOutput": self.invocation_output,
+            "agentCollaboratorInvocationOutput": self.collaborator_output,
+            "finalResponse": self.final,
+            "failureTrace": _log_failure,
+        }
 
     # ----------------------------------------------------------------- events
 
@@ -110,34 +140,38 @@ class _Extractor:
             return
         caller = _caller_chain(part.get("callerChain"))
         top_level = len(caller) <= 1
+        handlers = self.handlers
         stack: list[tuple[object, str | None]] = [(part.get("trace"), None)]
+        pop, push = stack.pop, stack.append
         while stack:
-            node, trace_id = stack.pop()
-            if isinstance(node, Mapping):
+            node, trace_id = pop()
+            if type(node) is dict or isinstance(node, Mapping):
                 own_id = node.get("traceId")
-                if isinstance(own_id, str):
+                if type(own_id) is str:
                     trace_id = own_id
-                children: list[tuple[object, str | None]] = []
+                children: list[tuple[object, str | None]] | None = None
                 for key, value in node.items():
-                    if key == "actionGroupInvocationInput":
-                        self.invocation_input(caller, trace_id, value)
-                    elif key == "actionGroupInvocationOutput":
-                        self.invocation_output(caller, trace_id, value)
-                    elif key == "agentCollaboratorInvocationOutput":
-                        self.collaborator_output(value)
-                    elif key == "finalResponse":
-                        self.final(value, top_level)
-                    elif key == "failureTrace":
-                        _log_failure(value)
-                    elif isinstance(value, Mapping | list):
+                    handler = handlers.get(key)
+                    if handler is not None:
+                        handler(caller, trace_id, value, top_level)
+                    elif key in _NO_OUTPUTS:
+                        continue
+                    elif type(value) is dict or type(value) is list or isinstance(value, Mapping):
+                        if children is None:
+                            children = []
                         children.append((value, trace_id))
-                stack.extend(reversed(children))
-            elif isinstance(node, list):
-                stack.extend((item, trace_id) for item in reversed(node) if isinstance(item, Mapping | list))
+                if children:
+                    stack.extend(reversed(children))
+            elif type(node) is list:
+                for item in reversed(node):
+                    if type(item) is dict or type(item) is list or isinstance(item, Mapping):
+                        push((item, trace_id))
 
     # ----------------------------------------------------------------- trace parts
 
-    def invocation_input(self, caller: tuple[str, ...], trace_id: str | None, value: object) -> None:
+    def invocation_input(
+        self, caller: tuple[str, ...], trace_id: str | None, value: object, _top: bool
+    ) -> None:
         if not isinstance(value, Mapping):
             return
         group = value.get("actionGroupName")
@@ -146,7 +180,9 @@ class _Extractor:
             _Invocation(group if isinstance(group, str) else None, path if isinstance(path, str) else None)
         )
 
-    def invocation_output(self, caller: tuple[str, ...], trace_id: str | None, value: object) -> None:
+    def invocation_output(
+        self, caller: tuple[str, ...], trace_id: str | None, value: object, _: bool
+    ) -> None:
         # Calls of one orchestration step share a traceId: the k-th output answers the k-th input.
         key = (caller, trace_id)
         index = self.outputs.get(key, 0)
@@ -157,13 +193,25 @@ class _Extractor:
         if not isinstance(text, str):
             logger.warning("Skipped an action-group output without text", extra=_where(invocation))
             return
+        # Fast path: a payload whose action leads the text is parsed and validated in one pass.
+        head = _ACTION_HEAD.match(text)
+        if head is not None:
+            try:
+                card = card_from_json(text, head.group(1))
+            except ClientActionError:
+                pass  # the full path below says why
+            else:
+                self.add(card)
+                return
         data = _loads(text)
         if data is _INVALID:
             logger.warning("Skipped an action-group output that is not JSON", extra=_where(invocation))
             return
         self.payloads(data, invocation)
 
-    def collaborator_output(self, value: object) -> None:
+    def collaborator_output(
+        self, _caller: tuple[str, ...], _id: str | None, value: object, _top: bool
+    ) -> None:
         # A supervisor may echo a collaborator's payloads; dedupe keeps one card each.
         output = value.get("output") if isinstance(value, Mapping) else None
         text = output.get("text") if isinstance(output, Mapping) else None
@@ -176,7 +224,7 @@ class _Extractor:
         for _, _, embedded in _json_values(text):
             self.payloads(embedded, _NO_INVOCATION, quiet=True)
 
-    def final(self, value: object, top_level: bool) -> None:
+    def final(self, _caller: tuple[str, ...], _id: str | None, value: object, top_level: bool) -> None:
         text = value.get("text") if isinstance(value, Mapping) else None
         if top_level and isinstance(text, str):
             self.final_response = text
@@ -210,6 +258,10 @@ class _Extractor:
                     extra={**_where(invocation), "reason": type(error).__name__, "action": _short(payload)},
                 )
             return
+        self.add(card)
+
+    def add(self, card: Card) -> None:
+        """Keep the card unless the same action (fingerprint) or the same draft was seen."""
         keys = (fingerprint(card), f"{card.type}\x1eid\x1e{card.id}")
         if any(key in self.seen for key in keys):
             return
@@ -326,7 +378,7 @@ def _caller_chain(chain: object) -> tuple[str, ...]:
     )
 
 
-def _log_failure(value: object) -> None:
+def _log_failure(_caller: tuple[str, ...], _id: str | None, value: object, _top: bool) -> None:
     code = value.get("failureCode") if isinstance(value, Mapping) else None
     logger.warning("The agent reported a failure trace", extra={"failureCode": str(code)[:64]})
 

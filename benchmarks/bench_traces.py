@@ -1,0 +1,210 @@
+"""Trace extraction vs json.loads of the same bytes, on synthetic InvokeAgent streams.
+
+Streams of 1 MB and 10 MB hold 10, 100 or 1000 actions (email, meeting and
+Jira payloads in rotation, each as an action-group output in an orchestration
+step with its invocation input and rationale) plus the model-invocation
+prompts that make up the rest of a real trace. ``json.loads`` parses the
+stream's JSON bytes; the extractor walks the same events as boto3 yields
+them (dicts, output texts still JSON strings) and returns the cards.
+Target: extraction at most 2x json.loads, and linear in size.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from multitool.traces import extract_tool_results
+
+MB = 1_000_000
+ALIAS_ARN = "arn:aws:bedrock:us-east-1:123456789012:agent-alias/AGENT12345/ALIAS"
+PROMPT = "You are an assistant. Human: Email Kinshuok about the doc and schedule a sync. "
+REPEATS = 5
+
+
+def _person(i: int) -> dict[str, Any]:
+    return {
+        "id": f"p{i}",
+        "displayName": f"Person {i}",
+        "email": f"person{i}@example.com",
+        "timezone": "Europe/Berlin",
+        "aliases": [],
+    }
+
+
+def _who(i: int) -> dict[str, Any]:
+    return {"query": f"Person{i}", "status": "resolved", "person": _person(i), "candidates": []}
+
+
+def _payload(i: int, body_chars: int) -> dict[str, Any]:
+    kind = i % 3
+    if kind == 0:
+        return {
+            "action": "show_new_email_draft",
+            "draftId": f"d_email{i:06d}",
+            "to": [_who(i)],
+            "cc": [],
+            "subject": f"About document {i}",
+            "body": ("Lorem ipsum dolor sit amet. " * (body_chars // 28 + 1))[:body_chars],
+            "notes": [],
+        }
+    if kind == 1:
+        return {
+            "action": "show_meeting_scheduler",
+            "draftId": f"d_meet{i:06d}",
+            "title": f"Sync {i}",
+            "attendees": [_who(i), _who(i + 1)],
+            "requested": "Thursday",
+            "durationMinutes": 30,
+            "timezone": "Europe/Berlin",
+            "slots": [
+                {"start": f"2026-12-03T{9 + s:02d}:00:00+01:00", "end": f"2026-12-03T{9 + s:02d}:30:00+01:00"}
+                for s in range(3)
+            ],
+            "notes": [],
+        }
+    return {
+        "action": "show_jira_ticket_draft",
+        "draftId": f"d_jira{i:06d}",
+        "project": "WEB",
+        "issueType": "Bug",
+        "summary": f"Login crash {i}",
+        "description": ("Steps to reproduce. " * (body_chars // 20 + 1))[:body_chars],
+        "priority": "Medium",
+        "assignee": _who(i),
+        "notes": [],
+    }
+
+
+def _trace(inner: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "trace": {
+            "agentId": "AGENT12345",
+            "agentAliasId": "ALIAS12345",
+            "agentVersion": "1",
+            "sessionId": "sess-bench",
+            "eventTime": "2026-12-01T09:00:00Z",
+            "callerChain": [
+                {"agentAliasArn": "arn:aws:bedrock:us-east-1:123456789012:agent-alias/AGENT12345/ALIAS"}
+            ],
+            "trace": {"orchestrationTrace": inner},
+        }
+    }
+
+
+def build_stream(size: int, actions: int) -> list[dict[str, Any]]:
+    """Completion events of about ``size`` JSON bytes holding ``actions`` action outputs."""
+    per_action = size // actions
+    # Tight budgets (1000 actions in 1 MB) keep only the outputs; roomy ones add rationale and inputs.
+    full_steps = per_action >= 2_500
+    body_chars = min(10_000, per_action // 4) if full_steps else 60
+    events: list[dict[str, Any]] = []
+    for i in range(actions):
+        step = f"step-{i // 3}-0"
+        if full_steps:
+            events.append(_trace({"rationale": {"traceId": step, "text": f"The user asked for action {i}."}}))
+        if full_steps:
+            events.append(
+                _trace(
+                    {
+                        "invocationInput": {
+                            "traceId": step,
+                            "invocationType": "ACTION_GROUP",
+                            "actionGroupInvocationInput": {
+                                "actionGroupName": "email_draft",
+                                "apiPath": "/email-drafts",
+                                "verb": "post",
+                                "executionType": "LAMBDA",
+                            },
+                        }
+                    }
+                )
+            )
+        text = json.dumps(_payload(i, body_chars))
+        events.append(
+            _trace(
+                {
+                    "observation": {
+                        "traceId": step,
+                        "type": "ACTION_GROUP",
+                        "actionGroupInvocationOutput": {"text": text},
+                    }
+                }
+            )
+        )
+    events.append({"chunk": {"bytes": "I prepared your drafts for review."}})
+    used = len(json.dumps(events))
+    # The rest of a real trace: the prompts sent to the model at each step.
+    steps = max(1, actions // 3)
+    filler = max(0, size - used) // steps
+    prompt = (
+        "You are an assistant. Human: Email Kinshuok about the doc and schedule a sync. " * (filler // 80 + 1)
+    )[: max(0, filler - 200)]
+    for step in range(steps if filler > 400 else 0):
+        events.insert(
+            step * 10,
+            _trace(
+                {
+                    "modelInvocationInput": {
+                        "traceId": f"step-{step}-0",
+                        "type": "ORCHESTRATION",
+                        "text": prompt,
+                    }
+                }
+            ),
+        )
+    return events
+
+
+def _as_boto3_yields(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Chunk bytes as bytes, as the EventStream yields them."""
+    return [{"chunk": {"bytes": e["chunk"]["bytes"].encode()}} if "chunk" in e else e for e in events]
+
+
+def _best(fn: Callable[[], object]) -> float:
+    times: list[float] = []
+    for _ in range(REPEATS):
+        gc.collect()
+        started = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - started)
+    return min(times)
+
+
+def run() -> list[dict[str, float]]:
+    rows: list[dict[str, float]] = []
+    print(
+        f"{'size':>6} {'actions':>7} {'bytes':>10} {'json.loads':>11} {'extract':>9} {'ratio':>6} {'MB/s':>7}"
+    )
+    for size in (1 * MB, 10 * MB):
+        for actions in (10, 100, 1000):
+            events = build_stream(size, actions)
+            raw = json.dumps(events).encode()
+            boto_events = _as_boto3_yields(events)
+            results = extract_tool_results(boto_events)
+            assert len(results.client_actions) == actions, (len(results.client_actions), actions)
+            loads = _best(lambda raw=raw: json.loads(raw))
+            extract = _best(lambda ev=boto_events: extract_tool_results(ev))
+            ratio = extract / loads
+            rows.append(
+                {"size": size, "actions": actions, "bytes": len(raw), "loads": loads, "extract": extract}
+            )
+            print(
+                f"{size // MB:>4}MB {actions:>7} {len(raw):>10} {loads * 1000:>9.1f}ms "
+                f"{extract * 1000:>7.1f}ms {ratio:>5.2f}x {len(raw) / MB / extract:>7.0f}"
+            )
+    for actions in (10, 100, 1000):
+        small = next(r for r in rows if r["size"] == MB and r["actions"] == actions)
+        large = next(r for r in rows if r["size"] == 10 * MB and r["actions"] == actions)
+        print(
+            f"linearity, {actions} actions: bytes x{large['bytes'] / small['bytes']:.1f}, "
+            f"extraction time x{large['extract'] / small['extract']:.1f}"
+        )
+    return rows
+
+
+if __name__ == "__main__":
+    run()
