@@ -111,6 +111,10 @@ def api_get(server_url: str, path: str, user: str = "jordan") -> Any:
         return json.load(response)
 
 
+def sent_invitations(server_url: str) -> list[dict[str, Any]]:
+    return [m for m in api_get(server_url, "/sandbox/outbox")["emails"] if m["invitation"]]
+
+
 def send(page: Page, text: str) -> Locator:
     """Type a message, press Enter, and return the assistant turn that answers it."""
     turns = page.get_by_test_id("assistant-turn")
@@ -216,3 +220,57 @@ def test_api_errors_are_shown_not_swallowed(page: Page) -> None:
     expect(page.locator(".msg-error")).to_have_count(1)
     expect(page.locator(".card")).to_have_count(0)
     expect(box).to_have_value(too_long)
+
+
+def test_an_ambiguous_name_is_settled_on_the_card_before_sending(page: Page, server_url: str) -> None:
+    # Given a meeting with "Alex", who is two people
+    turn = send(page, "Set up a planning meeting with Alex tomorrow")
+    meeting = turn.locator(MEETING_CARD)
+    which = meeting.get_by_label("Which Alex?")
+    expect(which).to_be_visible()
+    invitations_before = sent_invitations(server_url)
+
+    # When the user confirms without choosing, the card asks, and nothing is sent
+    meeting.get_by_role("button", name="Confirm").click()
+    expect(meeting.locator(".card-error")).to_contain_text("Choose which Alex")
+    assert sent_invitations(server_url) == invitations_before
+
+    # When they pick Alex Müller and confirm
+    which.select_option(label="Alex Müller <alex.mueller@example.com>")
+    meeting.get_by_role("button", name="Confirm").click()
+
+    # Then the invitation goes to that Alex only
+    expect(meeting.locator(".card-status")).to_have_text("Invitation sent", timeout=20_000)
+    invitations = sent_invitations(server_url)
+    assert len(invitations) == len(invitations_before) + 1
+    newest = invitations[0]
+    assert newest["to"] == ["alex.mueller@example.com"]
+
+
+def test_the_drawer_is_usable_from_the_keyboard(page: Page, server_url: str) -> None:
+    # Given a two-card turn reached by typing and Enter only
+    turn = send(page, COMBINED)
+    meeting = turn.locator(MEETING_CARD)
+
+    # When the user tabs back from the message box to the last card's Discard and presses Enter
+    page.get_by_role("textbox", name="Your message").focus()
+    page.keyboard.press("Shift+Tab")
+    expect(meeting.get_by_role("button", name="Discard")).to_be_focused()
+    page.keyboard.press("Enter")
+
+    # Then that card is discarded
+    expect(meeting.locator(".card-status")).to_have_text("Discarded")
+
+
+def test_every_control_has_a_label(page: Page) -> None:
+    send(page, COMBINED)
+    send(page, JIRA_AND_EMAIL)
+
+    unlabelled = page.evaluate(
+        """() => [...document.querySelectorAll('input, select, textarea, button')]
+            .filter((el) => !el.closest('[hidden]'))
+            .filter((el) => !(el.labels && el.labels.length) && !el.getAttribute('aria-label')
+                && !(el.tagName === 'BUTTON' && el.textContent.trim()))
+            .map((el) => el.outerHTML)"""
+    )
+    assert unlabelled == []
