@@ -42,10 +42,12 @@ class Backend:
 
     def stored_item(self, draft_id: str) -> dict[str, Any]:
         item = self.client.get_item(TableName=self.names["DRAFTS_TABLE_NAME"], Key={"id": {"S": draft_id}})
-        return item["Item"]
+        stored: dict[str, Any] = item["Item"]
+        return stored
 
     def draft_count(self) -> int:
-        return self.client.scan(TableName=self.names["DRAFTS_TABLE_NAME"], Select="COUNT")["Count"]
+        count: int = self.client.scan(TableName=self.names["DRAFTS_TABLE_NAME"], Select="COUNT")["Count"]
+        return count
 
 
 @pytest.fixture

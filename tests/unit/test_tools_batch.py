@@ -89,7 +89,7 @@ def test_three_tools_make_one_directory_read_one_busy_read_and_one_write(backend
 def test_a_bad_call_gets_its_own_error_and_loses_nothing(backends: Backends) -> None:
     bad_date = ("propose_meeting", {**MEETING[1], "when": "yesterday"})
     missing = ("create_email_draft", {"subject": "No recipients", "body": "x"})
-    unknown = ("send_fax", {})
+    unknown: tuple[str, dict[str, Any]] = ("send_fax", {})
     outcomes = run_calls([EMAIL, bad_date, missing, unknown, JIRA], ctx(), backends.ports)
     assert [o.status for o in outcomes] == [200, 422, 400, 404, 200]
     assert outcomes[1].body["error"]["code"] == "date_in_past"

@@ -8,7 +8,7 @@ from multitool.ports.calendar import Booking, Interval
 from multitool.ports.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.tools import ToolPorts, run_calls
 from multitool.tools.base import ToolConfig, ToolContext
-from multitool.tools.meeting_scheduler import propose_slots, search_days
+from multitool.tools.meeting_scheduler import Slot, propose_slots, search_days
 from multitool.tools.when import RequestedTime
 
 from tests.events import sample_people
@@ -27,7 +27,7 @@ def berlin(day: int, hour: int, minute: int = 0) -> datetime:
     return datetime(2026, 12, day, hour, minute, tzinfo=ctx().zone)
 
 
-def starts(slots: list) -> list[datetime]:
+def starts(slots: list[Slot]) -> list[datetime]:
     return [s.start for s in slots]
 
 
