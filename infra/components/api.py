@@ -1,0 +1,156 @@
+"""The HTTP API: Cognito JWT on every route, CORS for the page's origin, throttled, access-logged."""
+
+from __future__ import annotations
+
+import json
+
+import aws_cdk as cdk
+from aws_cdk import aws_apigatewayv2 as apigwv2
+from aws_cdk import aws_apigatewayv2_authorizers as authorizers
+from aws_cdk import aws_apigatewayv2_integrations as integrations
+from aws_cdk import aws_cognito as cognito
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_logs as logs
+from constructs import Construct
+
+from infra.nag import acknowledge
+
+# One line per request; ids and status only, never bodies, tokens or claims.
+ACCESS_LOG_FORMAT = json.dumps(
+    {
+        "requestId": "$context.requestId",
+        "requestTime": "$context.requestTime",
+        "sourceIp": "$context.identity.sourceIp",
+        "routeKey": "$context.routeKey",
+        "status": "$context.status",
+        "responseLength": "$context.responseLength",
+        "latencyMs": "$context.responseLatency",
+        "integrationStatus": "$context.integrationStatus",
+        "integrationError": "$context.integrationErrorMessage",
+        "authorizerError": "$context.authorizer.error",
+    }
+)
+
+
+class UserDirectory(Construct):
+    """The Cognito user pool and app client whose tokens the API accepts: created, or existing ones."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        user_pool_id: str | None,
+        user_pool_client_id: str | None,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        if user_pool_id and user_pool_client_id:
+            self.user_pool: cognito.IUserPool = cognito.UserPool.from_user_pool_id(self, "Pool", user_pool_id)
+            self.client: cognito.IUserPoolClient = cognito.UserPoolClient.from_user_pool_client_id(
+                self, "Client", user_pool_client_id
+            )
+            return
+        pool = cognito.UserPool(
+            self,
+            "Pool",
+            self_sign_up_enabled=False,
+            sign_in_aliases=cognito.SignInAliases(email=True),
+            auto_verify=cognito.AutoVerifiedAttrs(email=True),
+            password_policy=cognito.PasswordPolicy(
+                min_length=12,
+                require_lowercase=True,
+                require_uppercase=True,
+                require_digits=True,
+                require_symbols=True,
+            ),
+            mfa=cognito.Mfa.OPTIONAL,
+            mfa_second_factor=cognito.MfaSecondFactor(otp=True, sms=False),
+            account_recovery=cognito.AccountRecovery.EMAIL_ONLY,
+            feature_plan=cognito.FeaturePlan.ESSENTIALS,
+            removal_policy=cdk.RemovalPolicy.RETAIN,
+        )
+        self.user_pool = pool
+        self.client = pool.add_client(
+            "WebClient",
+            generate_secret=False,
+            auth_flows=cognito.AuthFlow(user_srp=True, user_password=True),
+            prevent_user_existence_errors=True,
+            access_token_validity=cdk.Duration.hours(1),
+            id_token_validity=cdk.Duration.hours(1),
+        )
+        acknowledge(
+            pool,
+            "MFA is optional so an administrator-created user can sign in with the README's curl steps; "
+            "users can enrol a TOTP factor. Pass an existing pool (userPoolId) to enforce MFA.",
+            "AwsSolutions-COG2",
+        )
+        acknowledge(
+            pool,
+            "Essentials plan: sign-up is closed (administrators create users), so Plus's threat protection "
+            "is the operator's cost decision rather than a default.",
+            "AwsSolutions-COG8",
+        )
+
+
+class ChatApi(Construct):
+    """POST /chat to the orchestrator; GET /actions/{id}, confirm and discard to the review function."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        users: UserDirectory,
+        orchestrator: lambda_.IFunction,
+        review: lambda_.IFunction,
+        web_origin: str,
+        rate_limit: float,
+        burst_limit: int,
+        log_retention: logs.RetentionDays,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        authorizer = authorizers.HttpUserPoolAuthorizer(
+            "CognitoAuthorizer", users.user_pool, user_pool_clients=[users.client]
+        )
+        self.http_api = apigwv2.HttpApi(
+            self,
+            "HttpApi",
+            description="multitool chat and review API",
+            default_authorizer=authorizer,
+            create_default_stage=False,
+            cors_preflight=apigwv2.CorsPreflightOptions(
+                allow_origins=[web_origin],
+                allow_methods=[apigwv2.CorsHttpMethod.GET, apigwv2.CorsHttpMethod.POST],
+                allow_headers=["authorization", "content-type", "idempotency-key"],
+                max_age=cdk.Duration.hours(1),
+            ),
+        )
+        chat = integrations.HttpLambdaIntegration("Chat", orchestrator)
+        actions = integrations.HttpLambdaIntegration("Actions", review)
+        self.http_api.add_routes(path="/chat", methods=[apigwv2.HttpMethod.POST], integration=chat)
+        self.http_api.add_routes(path="/actions/{id}", methods=[apigwv2.HttpMethod.GET], integration=actions)
+        for verb in ("confirm", "discard"):
+            self.http_api.add_routes(
+                path=f"/actions/{{id}}/{verb}", methods=[apigwv2.HttpMethod.POST], integration=actions
+            )
+
+        self.access_logs = logs.LogGroup(
+            self, "AccessLogs", retention=log_retention, removal_policy=cdk.RemovalPolicy.DESTROY
+        )
+        self.stage = apigwv2.HttpStage(
+            self,
+            "DefaultStage",
+            http_api=self.http_api,
+            stage_name="$default",
+            auto_deploy=True,
+            throttle=apigwv2.ThrottleSettings(rate_limit=rate_limit, burst_limit=burst_limit),
+        )
+        cfn_stage = self.stage.node.default_child
+        assert isinstance(cfn_stage, apigwv2.CfnStage)
+        cfn_stage.access_log_settings = apigwv2.CfnStage.AccessLogSettingsProperty(
+            destination_arn=self.access_logs.log_group_arn, format=ACCESS_LOG_FORMAT
+        )
+
+    @property
+    def url(self) -> str:
+        return self.stage.url

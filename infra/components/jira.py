@@ -1,0 +1,42 @@
+"""The Jira credentials: one Secrets Manager secret only the review function reads."""
+
+from __future__ import annotations
+
+import json
+
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_secretsmanager as secretsmanager
+from constructs import Construct
+
+from infra.nag import acknowledge
+
+# Filled in after deploy (README: Deploy); the token is generated so no real value is ever in a template.
+PLACEHOLDER = {"baseUrl": "https://your-site.atlassian.net", "email": "jira-bot@example.com"}
+
+
+class JiraSecret(Construct):
+    """``{"baseUrl", "email", "apiToken"}`` for Jira Cloud's REST API."""
+
+    def __init__(self, scope: Construct, construct_id: str) -> None:
+        super().__init__(scope, construct_id)
+        self.secret = secretsmanager.Secret(
+            self,
+            "Secret",
+            description="multitool Jira credentials: {baseUrl, email, apiToken}",
+            generate_secret_string=secretsmanager.SecretStringGenerator(
+                secret_string_template=json.dumps(PLACEHOLDER),
+                generate_string_key="apiToken",
+                exclude_punctuation=True,
+                password_length=32,
+            ),
+        )
+        acknowledge(
+            self.secret,
+            "A Jira Cloud API token is issued and revoked in Atlassian's account settings; Secrets Manager "
+            "cannot rotate it. Rotate it in Jira and put the new value in this secret.",
+            "AwsSolutions-SMG4",
+        )
+
+    def grant_read(self, grantee: iam.IGrantable) -> None:
+        """secretsmanager:GetSecretValue (and DescribeSecret) on this secret only."""
+        self.secret.grant_read(grantee)

@@ -1,0 +1,20 @@
+"""The SES sender identity confirmed emails go out from."""
+
+from __future__ import annotations
+
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_ses as ses
+from constructs import Construct
+
+
+class SenderIdentity(Construct):
+    """An SES email identity for the sender address; SES mails a verification link to it on deploy."""
+
+    def __init__(self, scope: Construct, construct_id: str, *, sender_email: str) -> None:
+        super().__init__(scope, construct_id)
+        self.sender_email = sender_email
+        self.identity = ses.EmailIdentity(self, "Identity", identity=ses.Identity.email(sender_email))
+
+    def grant_send(self, grantee: iam.IGrantable) -> None:
+        """ses:SendEmail/SendRawEmail on this identity only."""
+        self.identity.grant_send_email(grantee)

@@ -1,0 +1,64 @@
+"""Which model the system may invoke, and the IAM that allows exactly that model."""
+
+from __future__ import annotations
+
+import aws_cdk as cdk
+from aws_cdk import aws_iam as iam
+from constructs import Construct
+
+from infra.context import ModelRef
+from infra.nag import acknowledge
+
+INVOKE_ACTIONS = ("bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream")
+
+
+class ModelAccess(Construct):
+    """A foundation model, or a cross-region inference profile and the model it routes to."""
+
+    def __init__(self, scope: Construct, construct_id: str, *, model: ModelRef) -> None:
+        super().__init__(scope, construct_id)
+        self.model = model
+        stack = cdk.Stack.of(self)
+        if model.is_inference_profile:
+            self.profile_arn: str | None = stack.format_arn(
+                service="bedrock", resource="inference-profile", resource_name=model.model_id
+            )
+            # The profile routes each request to any region of its geography.
+            region = "*"
+        else:
+            self.profile_arn = None
+            region = stack.region
+        self.foundation_model_arn = stack.format_arn(
+            service="bedrock",
+            region=region,
+            account="",
+            resource="foundation-model",
+            resource_name=model.foundation_model_id,
+        )
+
+    @property
+    def model_id(self) -> str:
+        return self.model.model_id
+
+    @property
+    def resource_arns(self) -> list[str]:
+        return [arn for arn in (self.profile_arn, self.foundation_model_arn) if arn]
+
+    def grant_invoke(self, grantee: iam.IGrantable) -> None:
+        """Invoke this model (through its profile, if any) and nothing else."""
+        iam.Grant.add_to_principal(
+            grantee=grantee, actions=list(INVOKE_ACTIONS), resource_arns=self.resource_arns
+        )
+        if self.profile_arn:
+            iam.Grant.add_to_principal(
+                grantee=grantee, actions=["bedrock:GetInferenceProfile"], resource_arns=[self.profile_arn]
+            )
+            if isinstance(grantee, Construct):
+                acknowledge(
+                    grantee,
+                    f"The cross-region inference profile {self.model.model_id} routes each request to "
+                    f"{self.model.foundation_model_id} in any region of its geography, so the "
+                    "foundation-model ARN's region is a wildcard; the model itself is fixed.",
+                    "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/"
+                    f"{self.model.foundation_model_id}]",
+                )

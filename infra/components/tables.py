@@ -1,0 +1,42 @@
+"""The DynamoDB tables, built from `multitool.tables` so key names live in one place."""
+
+from __future__ import annotations
+
+import aws_cdk as cdk
+from aws_cdk import aws_dynamodb as dynamodb
+from constructs import Construct
+from multitool.tables import ALL_TABLES, TableSpec
+
+
+class Tables(Construct):
+    """One on-demand table per spec: generated names, point-in-time recovery, TTL where used, retained."""
+
+    def __init__(self, scope: Construct, construct_id: str) -> None:
+        super().__init__(scope, construct_id)
+        self.by_spec: dict[TableSpec, dynamodb.Table] = {spec: self._table(spec) for spec in ALL_TABLES}
+
+    def _table(self, spec: TableSpec) -> dynamodb.Table:
+        return dynamodb.Table(
+            self,
+            spec.logical_name,
+            partition_key=dynamodb.Attribute(name=spec.partition_key, type=dynamodb.AttributeType.STRING),
+            sort_key=(
+                dynamodb.Attribute(name=spec.sort_key, type=dynamodb.AttributeType.STRING)
+                if spec.sort_key
+                else None
+            ),
+            billing_mode=dynamodb.BillingMode.PAY_PER_REQUEST,
+            encryption=dynamodb.TableEncryption.AWS_MANAGED,
+            point_in_time_recovery_specification=dynamodb.PointInTimeRecoverySpecification(
+                point_in_time_recovery_enabled=True
+            ),
+            time_to_live_attribute=spec.ttl_attribute,
+            removal_policy=cdk.RemovalPolicy.RETAIN,
+        )
+
+    def __getitem__(self, spec: TableSpec) -> dynamodb.Table:
+        return self.by_spec[spec]
+
+    def environment(self, *specs: TableSpec) -> dict[str, str]:
+        """{env var: table name} for the tables a function uses."""
+        return {spec.env_var: self.by_spec[spec].table_name for spec in specs}

@@ -1,0 +1,265 @@
+"""Deploy-time context (`cdk deploy -c key=value` or cdk.json), validated before anything is built.
+
+A bad value stops synth with one line naming the key and what it accepts, e.g.
+``Invalid context 'runtime': 'foo'. Allowed: agent, converse.``
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from enum import StrEnum
+from typing import Any, Self
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+# Geography prefixes of Bedrock's system-defined cross-region inference profiles.
+PROFILE_PREFIXES = ("us", "eu", "apac", "us-gov", "global", "jp", "au", "ca")
+_MODEL = r"[a-z0-9-]+\.[a-zA-Z0-9][a-zA-Z0-9._-]*(:\d+(:[a-z0-9]+)?)?"
+_MODEL_ID = re.compile(rf"^{_MODEL}$")
+_PROFILE_ID = re.compile(
+    rf"^(?P<geo>{'|'.join(re.escape(p) for p in PROFILE_PREFIXES)})\.(?P<model>{_MODEL})$"
+)
+_EMAIL = re.compile(r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$")
+_ORIGIN = re.compile(r"^https?://[A-Za-z0-9.-]+(:\d{1,5})?$")
+_POOL_ID = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d_[0-9A-Za-z]+$")
+_POOL_CLIENT_ID = re.compile(r"^[\w+]{1,128}$")
+_GUARDRAIL_ID = re.compile(
+    r"^(([a-z0-9]+)|(arn:aws(-[^:]+)?:bedrock:[a-z0-9-]{1,20}:[0-9]{12}:guardrail/[a-z0-9]+))$"
+)
+_GUARDRAIL_VERSION = re.compile(r"^(DRAFT|[1-9][0-9]{0,7})$")
+# CloudWatch Logs' accepted retention periods, in days.
+RETENTION_DAYS = (
+    1,
+    3,
+    5,
+    7,
+    14,
+    30,
+    60,
+    90,
+    120,
+    150,
+    180,
+    365,
+    400,
+    545,
+    731,
+    1096,
+    1827,
+    2192,
+    2557,
+    2922,
+    3288,
+    3653,
+)
+
+# What each key accepts, in words: the second half of every error line.
+ALLOWED: dict[str, str] = {
+    "runtime": "agent, converse",
+    "executor": "lambda, return_control",
+    "modelId": (
+        "a Bedrock model id (provider.model[:version], e.g. anthropic.claude-3-5-sonnet-20241022-v2:0) "
+        f"or a cross-region inference profile id ({'/'.join(PROFILE_PREFIXES)} + '.' + model id)"
+    ),
+    "senderEmail": "an email address SES can verify, e.g. -c senderEmail=you@example.com",
+    "guardrailId": "a Bedrock guardrail id (lower-case letters and digits) or guardrail ARN",
+    "guardrailVersion": "DRAFT or a version number",
+    "webOrigin": "an origin without path, e.g. https://chat.example.com or http://localhost:8000",
+    "userPoolId": "a Cognito user pool id such as us-east-1_AbCdEf123, given together with userPoolClientId",
+    "userPoolClientId": "a Cognito app client id (letters and digits), given together with userPoolId",
+    "idleSessionTtlSeconds": "a whole number of seconds from 60 to 5400",
+    "logRetentionDays": ", ".join(str(d) for d in RETENTION_DAYS),
+    "throttleRateLimit": "requests per second, a number from 1 to 10000",
+    "throttleBurstLimit": "a whole number from 1 to 5000",
+    "sandbox": "true, false",
+    "defaultTimezone": "an IANA time zone name, e.g. Europe/Berlin",
+    "jiraProjects": 'a JSON object of project key -> {"name": ..., "issueTypes": [...]}',
+}
+
+
+class ContextError(ValueError):
+    """One clear line: the key, the value given and what it accepts."""
+
+
+class Runtime(StrEnum):
+    AGENT = "agent"
+    CONVERSE = "converse"
+
+
+class Executor(StrEnum):
+    LAMBDA = "lambda"
+    RETURN_CONTROL = "return_control"
+
+
+class ModelRef(BaseModel):
+    """A model id split into what IAM and Bedrock each need."""
+
+    model_config = ConfigDict(frozen=True)
+
+    model_id: str
+    profile_geo: str | None = None
+
+    @property
+    def foundation_model_id(self) -> str:
+        return self.model_id.split(".", 1)[1] if self.profile_geo else self.model_id
+
+    @property
+    def is_inference_profile(self) -> bool:
+        return self.profile_geo is not None
+
+
+def parse_model_id(value: str) -> ModelRef:
+    profile = _PROFILE_ID.match(value)
+    if profile:
+        return ModelRef(model_id=value, profile_geo=profile["geo"])
+    if _MODEL_ID.match(value):
+        return ModelRef(model_id=value)
+    raise ValueError("malformed model id")
+
+
+class DeployContext(BaseModel):
+    """Every context key the app reads, with its default."""
+
+    model_config = ConfigDict(frozen=True, populate_by_name=True, extra="ignore")
+
+    runtime: Runtime = Runtime.AGENT
+    executor: Executor = Executor.LAMBDA
+    model_id: str = Field(alias="modelId")
+    sender_email: str = Field(alias="senderEmail")
+    guardrail_id: str | None = Field(default=None, alias="guardrailId")
+    guardrail_version: str = Field(default="DRAFT", alias="guardrailVersion")
+    web_origin: str = Field(default="http://localhost:8000", alias="webOrigin")
+    user_pool_id: str | None = Field(default=None, alias="userPoolId")
+    user_pool_client_id: str | None = Field(default=None, alias="userPoolClientId")
+    idle_session_ttl_seconds: int = Field(default=600, ge=60, le=5400, alias="idleSessionTtlSeconds")
+    log_retention_days: int = Field(default=30, alias="logRetentionDays")
+    throttle_rate_limit: float = Field(default=10, ge=1, le=10000, alias="throttleRateLimit")
+    throttle_burst_limit: int = Field(default=20, ge=1, le=5000, alias="throttleBurstLimit")
+    sandbox: bool = False
+    default_timezone: str = Field(default="UTC", alias="defaultTimezone")
+    jira_projects: str | None = Field(default=None, alias="jiraProjects")
+
+    @field_validator("model_id")
+    @classmethod
+    def _model(cls, value: str) -> str:
+        parse_model_id(value)
+        return value
+
+    @field_validator("sender_email")
+    @classmethod
+    def _sender(cls, value: str) -> str:
+        return _matching(_EMAIL, value)
+
+    @field_validator("guardrail_id")
+    @classmethod
+    def _guardrail(cls, value: str | None) -> str | None:
+        return None if value is None else _matching(_GUARDRAIL_ID, value)
+
+    @field_validator("guardrail_version")
+    @classmethod
+    def _guardrail_version(cls, value: str) -> str:
+        return _matching(_GUARDRAIL_VERSION, value)
+
+    @field_validator("web_origin")
+    @classmethod
+    def _origin(cls, value: str) -> str:
+        return _matching(_ORIGIN, value)
+
+    @field_validator("user_pool_id")
+    @classmethod
+    def _pool(cls, value: str | None) -> str | None:
+        return None if value is None else _matching(_POOL_ID, value)
+
+    @field_validator("user_pool_client_id")
+    @classmethod
+    def _pool_client(cls, value: str | None) -> str | None:
+        return None if value is None else _matching(_POOL_CLIENT_ID, value)
+
+    @field_validator("log_retention_days")
+    @classmethod
+    def _retention(cls, value: int) -> int:
+        if value not in RETENTION_DAYS:
+            raise ValueError("not a CloudWatch Logs retention period")
+        return value
+
+    @field_validator("default_timezone")
+    @classmethod
+    def _timezone(cls, value: str) -> str:
+        from zoneinfo import available_timezones
+
+        if value not in available_timezones():
+            raise ValueError("unknown time zone")
+        return value
+
+    @field_validator("jira_projects", mode="before")
+    @classmethod
+    def _projects(cls, value: Any) -> Any:
+        if isinstance(value, dict):  # cdk.json may hold the object itself
+            value = json.dumps(value)
+        if isinstance(value, str):
+            parsed = json.loads(value)  # JSONDecodeError is a ValueError: reported on this key
+            if not isinstance(parsed, dict) or not parsed:
+                raise ValueError("not a JSON object")
+        return value
+
+    @model_validator(mode="after")
+    def _pool_pair(self) -> Self:
+        if (self.user_pool_id is None) != (self.user_pool_client_id is None):
+            missing = "userPoolClientId" if self.user_pool_client_id is None else "userPoolId"
+            raise ContextError(f"Missing context '{missing}'. Allowed: {ALLOWED[missing]}.")
+        return self
+
+    @property
+    def model(self) -> ModelRef:
+        return parse_model_id(self.model_id)
+
+    @property
+    def uses_agent(self) -> bool:
+        return self.runtime is Runtime.AGENT
+
+    @property
+    def lambda_executors(self) -> bool:
+        """Action-group Lambdas exist only when Bedrock invokes them (agent runtime, Lambda executor)."""
+        return self.uses_agent and self.executor is Executor.LAMBDA
+
+    @property
+    def tools_in_orchestrator(self) -> bool:
+        return not self.lambda_executors
+
+    @classmethod
+    def from_context(cls, values: Mapping[str, Any]) -> DeployContext:
+        """Validate raw context; a problem raises ContextError with one line."""
+        # An empty string given on the command line means "not set".
+        present = {key: value for key, value in values.items() if value is not None and value != ""}
+        try:
+            return cls.model_validate(present)
+        except ValidationError as error:
+            raise _context_error(error, present) from None
+
+
+def _matching(pattern: re.Pattern[str], value: str) -> str:
+    if not pattern.match(value):
+        raise ValueError("does not match")
+    return value
+
+
+def _context_error(error: ValidationError, given: Mapping[str, Any]) -> ContextError:
+    first = error.errors()[0]
+    if first["type"] == "value_error" and isinstance(first.get("ctx", {}).get("error"), ContextError):
+        return first["ctx"]["error"]  # type: ignore[no-any-return]
+    key = str(first["loc"][0]) if first["loc"] else "context"
+    key = _alias(key)
+    allowed = ALLOWED.get(key, "see the README's Configuration section")
+    if first["type"] == "missing":
+        return ContextError(f"Missing context '{key}'. Allowed: {allowed}.")
+    return ContextError(f"Invalid context '{key}': {given.get(key)!r}. Allowed: {allowed}.")
+
+
+def _alias(name: str) -> str:
+    field = DeployContext.model_fields.get(name)
+    return field.alias if field is not None and field.alias else name
+
+
+CONTEXT_KEYS: tuple[str, ...] = tuple(ALLOWED)

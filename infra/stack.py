@@ -1,0 +1,196 @@
+"""The whole system in one stack: each concern is a construct; this file wires them and grants."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import aws_cdk as cdk
+from aws_cdk import aws_dynamodb as dynamodb
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_logs as logs
+from constructs import Construct
+from multitool.tables import BOOKINGS, DIRECTORY, DRAFTS, IDEMPOTENCY, SESSIONS, TableSpec
+
+from infra.components.agent import ACTION_GROUPS, ChatAgent
+from infra.components.api import ChatApi, UserDirectory
+from infra.components.functions import FunctionSpec, MultitoolFunction
+from infra.components.jira import JiraSecret
+from infra.components.layer import SharedLayer
+from infra.components.mail import SenderIdentity
+from infra.components.model import ModelAccess
+from infra.components.tables import Tables
+from infra.context import RETENTION_DAYS, DeployContext
+
+STACK_NAME = "Multitool"
+# Items a tool reads (directory lookups, busy times) and a draft write (conditional put, get on conflict).
+READ_ACTIONS = ("dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:DescribeTable")
+DRAFT_WRITE_ACTIONS = ("dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DescribeTable")
+_RETENTION_NAMES = (
+    "ONE_DAY", "THREE_DAYS", "FIVE_DAYS", "ONE_WEEK", "TWO_WEEKS", "ONE_MONTH", "TWO_MONTHS", "THREE_MONTHS",
+    "FOUR_MONTHS", "FIVE_MONTHS", "SIX_MONTHS", "ONE_YEAR", "THIRTEEN_MONTHS", "EIGHTEEN_MONTHS", "TWO_YEARS",
+    "THREE_YEARS", "FIVE_YEARS", "SIX_YEARS", "SEVEN_YEARS", "EIGHT_YEARS", "NINE_YEARS", "TEN_YEARS",
+)  # fmt: skip
+RETENTION = {
+    days: logs.RetentionDays[name] for days, name in zip(RETENTION_DAYS, _RETENTION_NAMES, strict=True)
+}
+ACTION_GROUP_DESCRIPTIONS = {
+    "email_draft": "Bedrock action group: email drafts (POST /email-drafts)",
+    "meeting_scheduler": "Bedrock action group: meeting proposals (POST /meeting-proposals)",
+    "jira_draft": "Bedrock action group: Jira ticket drafts (POST /jira-ticket-drafts)",
+}
+
+
+class MultitoolStack(cdk.Stack):
+    def __init__(
+        self, scope: Construct, construct_id: str, *, settings: DeployContext, **kwargs: Any
+    ) -> None:
+        super().__init__(
+            scope,
+            construct_id,
+            description="multitool: one chat message, several intents, one reviewed card per action",
+            **kwargs,
+        )
+        self.settings = settings
+        retention = RETENTION[settings.log_retention_days]
+        self.tables = Tables(self, "Tables")
+        self.layer = SharedLayer(self, "Layer").layer
+        model = ModelAccess(self, "Model", model=settings.model)
+
+        tool_env = {
+            **self.tables.environment(DRAFTS, DIRECTORY, BOOKINGS),
+            "DEFAULT_TIMEZONE": settings.default_timezone,
+        }
+        if settings.jira_projects:
+            tool_env["JIRA_PROJECTS"] = settings.jira_projects
+
+        def function(construct_id: str, spec: FunctionSpec) -> MultitoolFunction:
+            return MultitoolFunction(self, construct_id, spec=spec, layer=self.layer, log_retention=retention)
+
+        # Action groups: draft only. No mail, no secret, no agent invocation.
+        self.action_groups: dict[str, MultitoolFunction] = {}
+        if settings.lambda_executors:
+            for group in ACTION_GROUPS:
+                fn = function(
+                    _pascal(group.name),
+                    FunctionSpec(group.name, ACTION_GROUP_DESCRIPTIONS[group.name], environment=tool_env),
+                )
+                self._grant_tools(fn.role)
+                self.action_groups[group.name] = fn
+
+        self.agent: ChatAgent | None = None
+        if settings.uses_agent:
+            self.agent = ChatAgent(
+                self,
+                "Agent",
+                model=model,
+                executors=(
+                    {name: fn.function for name, fn in self.action_groups.items()}
+                    if settings.lambda_executors
+                    else None
+                ),
+                idle_session_ttl_seconds=settings.idle_session_ttl_seconds,
+                guardrail_id=settings.guardrail_id,
+                guardrail_version=settings.guardrail_version,
+            )
+
+        # The chat path: runs the model turn; never sends mail or reads the Jira secret.
+        chat_env = {
+            **tool_env,
+            **self.tables.environment(SESSIONS, IDEMPOTENCY),
+            "RUNTIME": settings.runtime.value,
+        }
+        if self.agent is not None:
+            chat_env |= {"AGENT_ID": self.agent.agent_id, "AGENT_ALIAS_ID": self.agent.alias_id}
+        else:
+            chat_env["MODEL_ID"] = settings.model_id
+        self.orchestrator = function(
+            "Orchestrator",
+            FunctionSpec(
+                "orchestrator", "POST /chat: one model turn, one card per action", environment=chat_env
+            ),
+        )
+        orchestrator_role = self.orchestrator.role
+        self._grant(SESSIONS, orchestrator_role, read_write=True)
+        self._grant(IDEMPOTENCY, orchestrator_role, read_write=True)
+        if settings.tools_in_orchestrator:
+            self._grant_tools(orchestrator_role)
+        if self.agent is not None:
+            orchestrator_role.add_to_principal_policy(
+                iam.PolicyStatement(actions=["bedrock:InvokeAgent"], resources=[self.agent.alias_arn])
+            )
+        else:
+            model.grant_invoke(orchestrator_role)
+
+        # The confirm path: the only function that sends, books or creates.
+        self.sender = SenderIdentity(self, "Sender", sender_email=settings.sender_email)
+        self.jira = JiraSecret(self, "Jira")
+        self.review = function(
+            "Review",
+            FunctionSpec(
+                "review",
+                "GET /actions/{id}, POST /actions/{id}/confirm and /discard",
+                environment={
+                    **tool_env,
+                    **self.tables.environment(IDEMPOTENCY),
+                    "SENDER_EMAIL": settings.sender_email,
+                    "JIRA_SECRET_ARN": self.jira.secret.secret_arn,
+                    "SANDBOX": "true" if settings.sandbox else "false",
+                },
+            ),
+        )
+        review_role = self.review.role
+        for spec in (DRAFTS, BOOKINGS, IDEMPOTENCY):
+            self._grant(spec, review_role, read_write=True)
+        self._grant(DIRECTORY, review_role)
+        self.sender.grant_send(review_role)
+        self.jira.grant_read(review_role)
+
+        self.users = UserDirectory(
+            self,
+            "Users",
+            user_pool_id=settings.user_pool_id,
+            user_pool_client_id=settings.user_pool_client_id,
+        )
+        self.api = ChatApi(
+            self,
+            "Api",
+            users=self.users,
+            orchestrator=self.orchestrator.function,
+            review=self.review.function,
+            web_origin=settings.web_origin,
+            rate_limit=settings.throttle_rate_limit,
+            burst_limit=settings.throttle_burst_limit,
+            log_retention=retention,
+        )
+        self._outputs()
+
+    def _table(self, spec: TableSpec) -> dynamodb.Table:
+        return self.tables[spec]
+
+    def _grant(self, spec: TableSpec, grantee: iam.IGrantable, *, read_write: bool = False) -> None:
+        if read_write:
+            self._table(spec).grant_read_write_data(grantee)
+        else:
+            self._table(spec).grant(grantee, *READ_ACTIONS)
+
+    def _grant_tools(self, grantee: iam.IGrantable) -> None:
+        """What running a tool needs: read people and busy times, write a draft."""
+        self._table(DRAFTS).grant(grantee, *DRAFT_WRITE_ACTIONS)
+        self._grant(DIRECTORY, grantee)
+        self._grant(BOOKINGS, grantee)
+
+    def _outputs(self) -> None:
+        """Outputs sit at stack level so their logical ids are exactly these names."""
+        cdk.CfnOutput(self, "ApiUrl", value=self.api.url, description="HTTP API base URL")
+        cdk.CfnOutput(self, "UserPoolId", value=self.users.user_pool.user_pool_id)
+        cdk.CfnOutput(self, "UserPoolClientId", value=self.users.client.user_pool_client_id)
+        if self.agent is not None:
+            cdk.CfnOutput(self, "AgentId", value=self.agent.agent_id)
+            cdk.CfnOutput(self, "AgentAliasId", value=self.agent.alias_id)
+        cdk.CfnOutput(self, "JiraSecretArn", value=self.jira.secret.secret_arn)
+        for spec, table in self.tables.by_spec.items():
+            cdk.CfnOutput(self, f"{spec.logical_name}TableName", value=table.table_name)
+
+
+def _pascal(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_"))

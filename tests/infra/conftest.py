@@ -1,0 +1,39 @@
+"""One synth per variant for the whole session: a synth takes seconds and half a gigabyte."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.infra.synth import Synthesized, synthesize
+
+PROFILE_MODEL = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
+EXISTING_POOL = "us-east-1_AbCdEf123"
+EXISTING_CLIENT = "1example23456789abcdefghij"
+GUARDRAIL = "gr0abc123def"
+
+
+@pytest.fixture(scope="session")
+def agent_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
+    """The default deploy: Bedrock agent, Lambda executors, a new user pool."""
+    return synthesize(tmp_path_factory.mktemp("agent"))
+
+
+@pytest.fixture(scope="session")
+def return_control_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
+    """Agent with RETURN_CONTROL, an inference profile, a guardrail and an existing user pool."""
+    return synthesize(
+        tmp_path_factory.mktemp("return-control"),
+        executor="return_control",
+        modelId=PROFILE_MODEL,
+        guardrailId=GUARDRAIL,
+        guardrailVersion="3",
+        userPoolId=EXISTING_POOL,
+        userPoolClientId=EXISTING_CLIENT,
+        webOrigin="https://chat.example.com",
+    )
+
+
+@pytest.fixture(scope="session")
+def converse_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
+    """No Bedrock Agents: the orchestrator runs the Converse loop itself."""
+    return synthesize(tmp_path_factory.mktemp("converse"), runtime="converse")

@@ -1,0 +1,52 @@
+"""Read a synthesized template's IAM: which statements reach which role."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import aws_cdk as cdk
+
+from tests.infra.synth import Synthesized
+
+
+def as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
+
+
+def role_of_function(synth: Synthesized, function_id: str) -> str:
+    role = synth.props(function_id)["Role"]
+    logical_id: str = role["Fn::GetAtt"][0]
+    return logical_id
+
+
+def statements_for_role(synth: Synthesized, role_id: str) -> list[dict[str, Any]]:
+    """Every Allow statement of the role: inline policies and attached AWS::IAM::Policy resources."""
+    statements: list[dict[str, Any]] = []
+    role = synth.props(role_id)
+    assert not role.get("ManagedPolicyArns"), f"{role_id} has managed policies: {role['ManagedPolicyArns']}"
+    for policy in role.get("Policies", []):
+        statements += policy["PolicyDocument"]["Statement"]
+    for policy in synth.of_type("AWS::IAM::Policy").values():
+        if {"Ref": role_id} in policy["Properties"]["Roles"]:
+            statements += policy["Properties"]["PolicyDocument"]["Statement"]
+    return statements
+
+
+def actions_for_role(synth: Synthesized, role_id: str) -> set[str]:
+    return {action for s in statements_for_role(synth, role_id) for action in as_list(s["Action"])}
+
+
+def resources_for_action(synth: Synthesized, role_id: str, action: str) -> list[Any]:
+    found: list[Any] = []
+    for statement in statements_for_role(synth, role_id):
+        if action in as_list(statement["Action"]):
+            found += as_list(statement["Resource"])
+    return found
+
+
+def function_id(synth: Synthesized, construct_id: str) -> str:
+    """Logical id of the Lambda function of a MultitoolFunction construct at the stack's top level."""
+    function = synth.stack.node.find_child(construct_id).node.find_child("Function")
+    element = function.node.default_child
+    assert isinstance(element, cdk.CfnElement)
+    return synth.stack.get_logical_id(element)

@@ -1,0 +1,60 @@
+"""`make synth`: the pinned CDK CLI runs `python3 infra/app.py` from cdk.json and gets a template."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from infra.paths import ROOT
+
+pytestmark = pytest.mark.infra
+
+
+def test_pinned_cli_synthesizes_the_stack(tmp_path: Path) -> None:
+    pinned = json.loads((ROOT / "package.json").read_text())["devDependencies"]["aws-cdk"]
+    installed = json.loads((ROOT / "node_modules" / "aws-cdk" / "package.json").read_text())["version"]
+    assert installed == pinned, "run `npm ci` for the pinned CDK CLI"
+    venv_bin = ROOT / ".venv" / "bin"
+    env = {
+        **os.environ,
+        "PATH": f"{venv_bin}{os.pathsep}{os.environ['PATH']}",
+        "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20",
+        "CDK_DISABLE_VERSION_CHECK": "1",
+    }
+    env.pop("CDK_DEFAULT_ACCOUNT", None)
+    npx = shutil.which("npx")
+    assert npx is not None
+    result = subprocess.run(
+        [npx, "--no-install", "cdk", "synth", "--quiet", "--no-notices", "--output", str(tmp_path),
+         "-c", "senderEmail=sender@example.com"],
+        cwd=ROOT, env=env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    template = json.loads((tmp_path / "Multitool.template.json").read_text())
+    types = {r["Type"] for r in template["Resources"].values()}
+    assert {"AWS::Bedrock::Agent", "AWS::ApiGatewayV2::Api", "AWS::Lambda::LayerVersion"} <= types
+    assert (tmp_path / "manifest.json").is_file()
+
+
+def test_pinned_cli_reports_bad_context_in_one_line(tmp_path: Path) -> None:
+    venv_bin = ROOT / ".venv" / "bin"
+    env = {
+        **os.environ,
+        "PATH": f"{venv_bin}{os.pathsep}{os.environ['PATH']}",
+        "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20",
+        "CDK_DISABLE_VERSION_CHECK": "1",
+    }
+    npx = shutil.which("npx")
+    assert npx is not None
+    result = subprocess.run(
+        [npx, "--no-install", "cdk", "synth", "--quiet", "--no-notices", "--output", str(tmp_path),
+         "-c", "senderEmail=sender@example.com", "-c", "runtime=foo"],
+        cwd=ROOT, env=env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert result.returncode != 0
+    assert "Invalid context 'runtime': 'foo'. Allowed: agent, converse." in result.stderr.splitlines()

@@ -1,0 +1,102 @@
+"""Every variant: cdk-nag and cfn-lint clean; acknowledgements per resource; assets hold only their code."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import aws_cdk as cdk
+import pytest
+from cfnlint.api import lint
+
+from infra.components.layer import RUNTIME_PROVIDED
+from tests.infra.iam_queries import function_id
+from tests.infra.synth import Synthesized
+
+pytestmark = pytest.mark.infra
+
+VARIANTS = ("agent_stack", "return_control_stack", "converse_stack")
+
+
+@pytest.fixture(params=VARIANTS)
+def synth(request: pytest.FixtureRequest) -> Synthesized:
+    synthesized: Synthesized = request.getfixturevalue(request.param)
+    return synthesized
+
+
+def test_cdk_nag_reports_no_unacknowledged_finding(synth: Synthesized) -> None:
+    # The fixture's synth raises on any finding; the report must agree.
+    report = json.loads((synth.assembly_dir / "validation-report.json").read_text())
+    failures = [r for r in report["pluginReports"] if r.get("conclusion") != "success"]
+    assert failures == []
+
+
+def test_every_acknowledgement_is_on_one_resource_with_a_reason(synth: Synthesized) -> None:
+    key = cdk.Validations.ACKNOWLEDGED_RULES_METADATA_KEY
+    stack = synth.stack
+    app = stack.node.scope
+    assert app is not None
+    acknowledged = 0
+    for construct in [app, stack, *stack.node.find_all()]:
+        for entry in construct.node.metadata:
+            if entry.type != key:
+                continue
+            assert construct is not stack, "no stack-wide acknowledgements"
+            assert construct is not app, "no app-wide acknowledgements"
+            resource = construct if isinstance(construct, cdk.CfnResource) else construct.node.default_child
+            assert isinstance(resource, cdk.CfnResource), f"{construct.node.path} is not one resource"
+            for rule, reason in entry.data.items():
+                assert rule.startswith("AwsSolutions::AwsSolutions-")
+                assert len(reason) > 40, f"{rule} on {construct.node.path} needs a real reason"
+                acknowledged += 1
+    assert acknowledged > 0
+
+
+def test_cfn_lint_finds_no_errors_or_warnings(synth: Synthesized) -> None:
+    matches = lint(json.dumps(synth.data), regions=["us-east-1"])
+    assert [f"{m.rule.id} {m.message}" for m in matches] == []
+
+
+def _asset_dir(synth: Synthesized, code: dict[str, str]) -> Path:
+    return synth.assembly_dir / f"asset.{code['S3Key'].removesuffix('.zip')}"
+
+
+def test_function_assets_hold_only_their_own_folder(synth: Synthesized) -> None:
+    for construct_id, folder in (("Orchestrator", "orchestrator"), ("Review", "review")):
+        asset = _asset_dir(synth, synth.props(function_id(synth, construct_id))["Code"])
+        source = Path(__file__).resolve().parents[2] / "functions" / folder
+        shipped = {p.relative_to(asset).as_posix() for p in asset.rglob("*") if p.is_file()}
+        expected = {
+            p.relative_to(source).as_posix()
+            for p in source.rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc" and "tests" not in p.parts
+        }
+        assert "handler.py" in shipped
+        assert shipped == expected
+
+
+def test_layer_holds_multitool_and_aarch64_dependencies_but_not_the_sdk(agent_stack: Synthesized) -> None:
+    (layer,) = agent_stack.of_type("AWS::Lambda::LayerVersion").values()
+    props = layer["Properties"]
+    assert props["CompatibleArchitectures"] == ["arm64"]
+    assert props["CompatibleRuntimes"] == ["python3.13"]
+    python = _asset_dir(agent_stack, props["Content"]) / "python"
+    assert (python / "multitool" / "tables.py").is_file()
+    assert (python / "multitool" / "schemas" / "email_draft.json").is_file()
+    assert not (python / "multitool" / "local").exists()
+    assert not list(python.rglob("__pycache__"))
+    assert (python / "aws_lambda_powertools").is_dir()
+    assert (python / "aws_xray_sdk").is_dir()
+    cores = list((python / "pydantic_core").glob("_pydantic_core.*.so"))
+    assert [c.name for c in cores] == ["_pydantic_core.cpython-313-aarch64-linux-gnu.so"]
+    for provided in RUNTIME_PROVIDED:
+        assert not list(python.glob(f"{provided}*")), f"{provided} ships with the Lambda runtime"
+
+
+def test_layer_fits_lambdas_size_limit(agent_stack: Synthesized) -> None:
+    (layer,) = agent_stack.of_type("AWS::Lambda::LayerVersion").values()
+    root = _asset_dir(agent_stack, layer["Properties"]["Content"])
+    unzipped = sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
+    assert unzipped < 250 * 1024 * 1024
+    assert not any(zipfile.is_zipfile(p) for p in root.glob("*.whl"))

@@ -1,0 +1,124 @@
+"""The other deploys: RETURN_CONTROL (inference profile, guardrail, existing user pool) and Converse."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from multitool.tables import DRAFTS
+
+from infra.components.agent import ACTION_GROUPS
+from tests.infra.conftest import EXISTING_CLIENT, EXISTING_POOL, GUARDRAIL, PROFILE_MODEL
+from tests.infra.iam_queries import actions_for_role, function_id, resources_for_action, role_of_function
+from tests.infra.synth import Synthesized, cdk_json_context
+
+pytestmark = pytest.mark.infra
+
+
+def _joined(arn: Any) -> str:
+    """An ARN built with Fn::Join over the partition, as one string with the partition as <P>."""
+    if isinstance(arn, str):
+        return arn
+    return "".join(part if isinstance(part, str) else "<P>" for part in arn["Fn::Join"][1])
+
+
+# --- RETURN_CONTROL -------------------------------------------------------------------------------
+
+
+def test_return_control_hands_every_action_group_to_the_orchestrator(
+    return_control_stack: Synthesized,
+) -> None:
+    (agent,) = return_control_stack.of_type("AWS::Bedrock::Agent").values()
+    groups = agent["Properties"]["ActionGroups"]
+    assert {g["ActionGroupName"] for g in groups} == {s.name for s in ACTION_GROUPS}
+    for group in groups:
+        assert group["ActionGroupExecutor"] == {"CustomControl": "RETURN_CONTROL"}
+    for spec in ACTION_GROUPS:
+        (group,) = [g for g in groups if g["ActionGroupName"] == spec.name]
+        assert json.loads(group["ApiSchema"]["Payload"]) == json.loads(
+            spec.schema_path.read_text(encoding="utf-8")
+        )
+    # No action-group Lambdas: nothing for Bedrock to invoke.
+    functions = return_control_stack.of_type("AWS::Lambda::Function")
+    assert set(functions) == {function_id(return_control_stack, c) for c in ("Orchestrator", "Review")}
+    assert not [
+        p for p in return_control_stack.of_type("AWS::Lambda::Permission").values()
+        if p["Properties"]["Principal"] == "bedrock.amazonaws.com"
+    ]  # fmt: skip
+
+
+def test_return_control_orchestrator_runs_tools_but_cannot_send(return_control_stack: Synthesized) -> None:
+    synth = return_control_stack
+    role = role_of_function(synth, function_id(synth, "Orchestrator"))
+    actions = actions_for_role(synth, role)
+    drafts = {"Fn::GetAtt": [synth.logical_id(synth.stack.tables[DRAFTS]), "Arn"]}
+    assert drafts in resources_for_action(synth, role, "dynamodb:PutItem")
+    assert "bedrock:InvokeAgent" in actions
+    assert not {a for a in actions if a.startswith("ses:") or a.startswith("secretsmanager:")}
+
+
+def test_inference_profile_and_guardrail_reach_the_agent(return_control_stack: Synthesized) -> None:
+    synth = return_control_stack
+    (agent,) = synth.of_type("AWS::Bedrock::Agent").values()
+    props = agent["Properties"]
+    assert props["FoundationModel"] == PROFILE_MODEL
+    assert props["GuardrailConfiguration"] == {"GuardrailIdentifier": GUARDRAIL, "GuardrailVersion": "3"}
+    assert synth.stack.agent is not None
+    role = synth.logical_id(synth.stack.agent.role)
+    model = PROFILE_MODEL.split(".", 1)[1]
+    invokable = sorted(_joined(a) for a in resources_for_action(synth, role, "bedrock:InvokeModel"))
+    assert invokable == sorted(
+        [
+            f"arn:<P>:bedrock:us-east-1:123456789012:inference-profile/{PROFILE_MODEL}",
+            f"arn:<P>:bedrock:*::foundation-model/{model}",
+        ]
+    )
+    guardrails = [_joined(a) for a in resources_for_action(synth, role, "bedrock:ApplyGuardrail")]
+    assert guardrails == [f"arn:<P>:bedrock:us-east-1:123456789012:guardrail/{GUARDRAIL}"]
+
+
+def test_existing_user_pool_is_used_instead_of_a_new_one(return_control_stack: Synthesized) -> None:
+    synth = return_control_stack
+    assert synth.of_type("AWS::Cognito::UserPool") == {}
+    (authorizer,) = synth.of_type("AWS::ApiGatewayV2::Authorizer").values()
+    jwt = authorizer["Properties"]["JwtConfiguration"]
+    assert jwt["Audience"] == [EXISTING_CLIENT]
+    assert _joined(jwt["Issuer"]) == f"https://cognito-idp.us-east-1.amazonaws.com/{EXISTING_POOL}"
+    outputs = synth.data["Outputs"]
+    assert outputs["UserPoolId"]["Value"] == EXISTING_POOL
+    assert outputs["UserPoolClientId"]["Value"] == EXISTING_CLIENT
+    (api,) = synth.of_type("AWS::ApiGatewayV2::Api").values()
+    assert api["Properties"]["CorsConfiguration"]["AllowOrigins"] == ["https://chat.example.com"]
+
+
+# --- Converse -------------------------------------------------------------------------------------
+
+
+def test_converse_deploys_no_bedrock_agent(converse_stack: Synthesized) -> None:
+    assert converse_stack.of_type("AWS::Bedrock::Agent") == {}
+    assert converse_stack.of_type("AWS::Bedrock::AgentAlias") == {}
+    outputs = set(converse_stack.data["Outputs"])
+    assert {"ApiUrl", "UserPoolId", "UserPoolClientId"} <= outputs
+    assert not outputs & {"AgentId", "AgentAliasId"}
+    functions = converse_stack.of_type("AWS::Lambda::Function")
+    assert set(functions) == {function_id(converse_stack, c) for c in ("Orchestrator", "Review")}
+
+
+def test_converse_orchestrator_invokes_only_the_context_model(converse_stack: Synthesized) -> None:
+    synth = converse_stack
+    fn = function_id(synth, "Orchestrator")
+    env = synth.props(fn)["Environment"]["Variables"]
+    model = cdk_json_context()["modelId"]
+    assert env["RUNTIME"] == "converse"
+    assert env["MODEL_ID"] == model
+    assert "AGENT_ID" not in env
+    role = role_of_function(synth, fn)
+    actions = actions_for_role(synth, role)
+    bedrock = {a for a in actions if a.startswith("bedrock:")}
+    assert bedrock == {"bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream"}
+    (arn,) = resources_for_action(synth, role, "bedrock:InvokeModel")
+    assert _joined(arn) == f"arn:<P>:bedrock:us-east-1::foundation-model/{model}"
+    assert not {a for a in actions if a.startswith("ses:") or a.startswith("secretsmanager:")}
+    drafts = {"Fn::GetAtt": [synth.logical_id(synth.stack.tables[DRAFTS]), "Arn"]}
+    assert drafts in resources_for_action(synth, role, "dynamodb:PutItem")
