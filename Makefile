@@ -64,8 +64,11 @@ e2e: $(STAMP) chromium
 schemas: $(STAMP)
 	$(BIN)/python -m multitool.schemas
 
+# cdk deploy needs -c senderEmail=<your verified sender>; synth only checks the template, so a placeholder will do.
+SYNTH_CONTEXT ?= -c senderEmail=sender@example.com
+
 synth: $(STAMP) $(NODE_STAMP)
-	PATH="$(CURDIR)/$(BIN):$$PATH" npx --no-install cdk synth --quiet
+	PATH="$(CURDIR)/$(BIN):$$PATH" npx --no-install cdk synth --quiet $(SYNTH_CONTEXT)
 
 bench: $(STAMP) $(NODE_STAMP)
 	$(BIN)/python -m benchmarks
