@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from multitool.ports.jira import IssueRequest, JiraCredentials, JiraNotConfigured, adf_document, issue_fields
 
 
@@ -85,3 +87,14 @@ def test_loopback_http_is_allowed_for_the_sandbox_and_the_token_is_not_in_repr()
         base_url="http://127.0.0.1:8080", email="bot@example.com", api_token="s3cret"
     )
     assert "s3cret" not in repr(credentials)
+
+
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=300))
+def test_adf_keeps_every_non_blank_line_in_order_and_never_emits_empty_text(text: str) -> None:
+    doc = adf_document(text)
+
+    texts = [node["text"] for p in doc["content"] for node in p["content"] if node["type"] == "text"]
+    expected = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n") if line.rstrip()]
+    assert texts == expected
+    assert all(p["content"] for p in doc["content"])
+    assert all(node["text"] for p in doc["content"] for node in p["content"] if node["type"] == "text")
