@@ -89,7 +89,7 @@ def test_loopback_http_is_allowed_for_the_sandbox_and_the_token_is_not_in_repr()
     assert "s3cret" not in repr(credentials)
 
 
-@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=300))
+@given(st.text(alphabet=st.characters(exclude_categories=["Cs"]), max_size=300))
 def test_adf_keeps_every_non_blank_line_in_order_and_never_emits_empty_text(text: str) -> None:
     doc = adf_document(text)
 
