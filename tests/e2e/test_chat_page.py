@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import re
 import shutil
 import subprocess
 import sys
@@ -274,3 +275,49 @@ def test_every_control_has_a_label(page: Page) -> None:
             .map((el) => el.outerHTML)"""
     )
     assert unlabelled == []
+
+
+def test_a_field_the_api_refuses_is_flagged_beside_it(page: Page, server_url: str) -> None:
+    # Given a Jira card for project WEB, which has no "Incident" issue type
+    turn = send(page, JIRA_AND_EMAIL)
+    jira = turn.locator(JIRA_CARD)
+    jira.get_by_label("Issue type").select_option("Incident")
+
+    # When the user confirms, the 422 names the field and the card says so beside it
+    jira.get_by_role("button", name="Confirm").click()
+    expect(jira.locator("[data-field=issueType] .field-error")).to_contain_text("no issue type 'Incident'")
+    expect(jira.locator(".card-error")).to_be_visible()
+    expect(jira.get_by_label("Summary")).to_be_enabled()
+
+    # When they pick a valid type and confirm again, the issue is created and linked
+    jira.get_by_label("Issue type").select_option("Task")
+    jira.get_by_role("button", name="Confirm").click()
+    link = jira.locator(".card-status a")
+    expect(link).to_have_text(re.compile(r"^WEB-\d+$"), timeout=20_000)
+    key = link.inner_text()
+    issues = api_get(server_url, "/sandbox/outbox")["issues"]
+    created = next(issue for issue in issues if issue["key"] == key)
+    assert created["issueType"] == "Task"
+    assert link.get_attribute("href") == created["url"]
+
+
+def test_an_older_response_with_only_client_action_renders_its_card(page: Page, server_url: str) -> None:
+    # Given what an older API answers: the last action alone, no clientActions
+    request = urllib.request.Request(
+        server_url.rstrip("/") + "/chat",
+        data=json.dumps({"message": COMBINED}).encode(),
+        method="POST",
+        headers={"content-type": "application/json", "x-local-user": "jordan"},
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        current = json.load(response)
+    older = {"message": current["message"], "clientAction": current["clientAction"]}
+    page.route(
+        "**/chat",
+        lambda route: route.fulfill(status=200, content_type="application/json", body=json.dumps(older)),
+    )
+
+    turn = send(page, COMBINED)
+
+    expect(turn.locator(".card")).to_have_count(1)
+    expect(turn.locator(f"[data-card-type={current['clientAction']['type']}]")).to_have_count(1)
