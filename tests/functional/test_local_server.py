@@ -255,6 +255,14 @@ def test_the_page_and_its_assets_are_served_from_web(server: LocalHttpServer) ->
     assert headers["content-type"].startswith("text/css")
 
 
+def test_head_answers_like_get_without_a_body(server: LocalHttpServer) -> None:
+    status, headers, raw = request(server, "HEAD", "/app.js")
+
+    assert status == 200
+    assert int(headers["content-length"]) == len((repo_root() / "web" / "app.js").read_bytes())
+    assert raw == b""
+
+
 @pytest.mark.parametrize(
     "path", ["/missing.js", "/../pyproject.toml", "/%2e%2e/pyproject.toml", "/..%2fREADME.md"]
 )

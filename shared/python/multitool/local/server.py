@@ -5,9 +5,10 @@ signed-in local user as the JWT ``sub`` claim, and goes to the deployed handler
 code, loaded by file path from ``functions/<name>/handler.py``. There is no
 second implementation of the API here: only the translation API Gateway does.
 
-Local-only routes: ``GET /local/users`` (who you can sign in as) and
+Local-only routes: ``GET /local/users`` (who you can sign in as),
+``GET /config.json`` (the page's settings: same-origin API, local sign-in) and
 ``GET /sandbox/outbox`` (mail the SES sandbox accepted, issues the Jira sandbox
-created). Everything else under ``GET`` is a file of ``web/``.
+created). Everything else under ``GET`` (or ``HEAD``) is a file of ``web/``.
 """
 
 from __future__ import annotations
@@ -363,6 +364,9 @@ class _RequestHandler(BaseHTTPRequestHandler):
     server_version = "multitool-local"
 
     def do_GET(self) -> None:
+        self._serve("GET")
+
+    def do_HEAD(self) -> None:
         self._serve("GET")
 
     def do_POST(self) -> None:
