@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import socket
 import subprocess
 import sys
 import threading
@@ -244,3 +245,16 @@ def test_chat_against_a_server_that_is_not_there() -> None:
     assert result.returncode == 1
     assert "multitool:" in result.stderr
     assert result.stdout == ""
+
+
+def test_serve_on_a_busy_port_says_which_flag_to_change() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+
+        result = run_cli("serve", "--port", str(port))
+
+    assert result.returncode == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
+    assert "--port" in result.stderr
