@@ -100,3 +100,25 @@ def test_layer_fits_lambdas_size_limit(agent_stack: Synthesized) -> None:
     unzipped = sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
     assert unzipped < 250 * 1024 * 1024
     assert not any(zipfile.is_zipfile(p) for p in root.glob("*.whl"))
+
+
+def test_the_app_fails_synth_on_an_unacknowledged_finding(tmp_path: Path) -> None:
+    # Given the real app with one extra resource nobody acknowledged
+    from aws_cdk import aws_secretsmanager as secretsmanager
+
+    from infra.app import build_app
+    from tests.infra.synth import ENV, SENDER, cdk_json_context
+
+    app = cdk.App(
+        context={**cdk_json_context(), "senderEmail": SENDER, "runtime": "converse"}, outdir=str(tmp_path)
+    )
+    app, stack = build_app(app, ENV)
+    secretsmanager.Secret(stack, "Unreviewed")
+    # When it synthesizes, Then cdk-nag stops it and names the rule
+    with pytest.raises(RuntimeError, match="AwsSolutions-SMG4"):
+        app.synth()
+    report = json.loads((tmp_path / "validation-report.json").read_text())
+    violations = [v for r in report["pluginReports"] for v in r["violations"]]
+    assert [(v["ruleName"], [c["constructPath"] for c in v["violatingConstructs"]]) for v in violations] == [
+        ("AwsSolutions-SMG4", ["Multitool/Unreviewed/Resource"])
+    ]
