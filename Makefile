@@ -44,7 +44,7 @@ lint: $(STAMP)
 
 types: $(STAMP)
 	$(BIN)/mypy shared/python/multitool functions
-	$(BIN)/mypy infra tests benchmarks examples --no-strict-optional --allow-untyped-defs --ignore-missing-imports
+	$(BIN)/mypy infra benchmarks examples
 
 test: $(STAMP) $(NODE_STAMP) chromium lint types
 	$(BIN)/python -m pytest
