@@ -383,8 +383,10 @@ def test_outputs_have_stable_logical_ids(agent_stack: Synthesized) -> None:
     expected = {"ApiUrl", "AgentId", "AgentAliasId", "UserPoolId", "UserPoolClientId", "JiraSecretArn"}
     expected |= {f"{spec.logical_name}TableName" for spec in ALL_TABLES}
     assert set(outputs) == expected
+    agent = agent_stack.stack.agent
+    assert agent is not None
     assert outputs["AgentAliasId"]["Value"] == {
-        "Fn::GetAtt": [agent_stack.logical_id(agent_stack.stack.agent.alias), "AgentAliasId"]
+        "Fn::GetAtt": [agent_stack.logical_id(agent.alias), "AgentAliasId"]
     }
     for spec in ALL_TABLES:
         table = agent_stack.logical_id(agent_stack.stack.tables[spec])
