@@ -29,6 +29,7 @@ _GUARDRAIL_ID = re.compile(
     r"^(([a-z0-9]+)|(arn:aws(-[^:]+)?:bedrock:[a-z0-9-]{1,20}:[0-9]{12}:guardrail/[a-z0-9]+))$"
 )
 _GUARDRAIL_VERSION = re.compile(r"^(DRAFT|[1-9][0-9]{0,7})$")
+_CONFIGURATION_SET = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 # CloudWatch Logs' accepted retention periods, in days.
 RETENTION_DAYS = (
     1,
@@ -64,6 +65,7 @@ ALLOWED: dict[str, str] = {
         f"or a cross-region inference profile id ({'/'.join(PROFILE_PREFIXES)} + '.' + model id)"
     ),
     "senderEmail": "an email address SES can verify, e.g. -c senderEmail=you@example.com",
+    "sesConfigurationSet": "the name of an existing SES configuration set (letters, digits, _ and -)",
     "guardrailId": "a Bedrock guardrail id (lower-case letters and digits) or guardrail ARN",
     "guardrailVersion": "DRAFT or a version number",
     "webOrigin": "an origin without path, e.g. https://chat.example.com or http://localhost:8000",
@@ -128,6 +130,7 @@ class DeployContext(BaseModel):
     executor: Executor = Executor.LAMBDA
     model_id: str = Field(alias="modelId")
     sender_email: str = Field(alias="senderEmail")
+    ses_configuration_set: str | None = Field(default=None, alias="sesConfigurationSet")
     guardrail_id: str | None = Field(default=None, alias="guardrailId")
     guardrail_version: str = Field(default="DRAFT", alias="guardrailVersion")
     web_origin: str = Field(default="http://localhost:8000", alias="webOrigin")
@@ -151,6 +154,11 @@ class DeployContext(BaseModel):
     @classmethod
     def _sender(cls, value: str) -> str:
         return _matching(_EMAIL, value)
+
+    @field_validator("ses_configuration_set")
+    @classmethod
+    def _configuration_set(cls, value: str | None) -> str | None:
+        return None if value is None else _matching(_CONFIGURATION_SET, value)
 
     @field_validator("guardrail_id")
     @classmethod

@@ -122,7 +122,12 @@ class MultitoolStack(cdk.Stack):
             model.grant_invoke(orchestrator_role)
 
         # The confirm path: the only function that sends, books or creates.
-        self.sender = SenderIdentity(self, "Sender", sender_email=settings.sender_email)
+        self.sender = SenderIdentity(
+            self,
+            "Sender",
+            sender_email=settings.sender_email,
+            configuration_set=settings.ses_configuration_set,
+        )
         self.jira = JiraSecret(self, "Jira")
         self.review = function(
             "Review",
@@ -135,6 +140,11 @@ class MultitoolStack(cdk.Stack):
                     "SENDER_EMAIL": settings.sender_email,
                     "JIRA_SECRET_ARN": self.jira.secret.secret_arn,
                     "SANDBOX": "true" if settings.sandbox else "false",
+                    **(
+                        {"SES_CONFIGURATION_SET": settings.ses_configuration_set}
+                        if settings.ses_configuration_set
+                        else {}
+                    ),
                 },
             ),
         )

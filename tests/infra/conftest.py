@@ -10,6 +10,7 @@ PROFILE_MODEL = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
 EXISTING_POOL = "us-east-1_AbCdEf123"
 EXISTING_CLIENT = "1example23456789abcdefghij"
 GUARDRAIL = "gr0abc123def"
+CONFIGURATION_SET = "multitool-mail"
 
 
 @pytest.fixture(scope="session")
@@ -30,6 +31,7 @@ def return_control_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesize
         userPoolId=EXISTING_POOL,
         userPoolClientId=EXISTING_CLIENT,
         webOrigin="https://chat.example.com",
+        sesConfigurationSet=CONFIGURATION_SET,
     )
 
 

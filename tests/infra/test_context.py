@@ -110,6 +110,7 @@ def test_missing_sender() -> None:
         ("jiraProjects", "[1, 2]"),
         ("sandbox", "maybe"),
         ("userPoolId", "pool"),
+        ("sesConfigurationSet", "has spaces"),
     ],
 )
 def test_each_bad_value_is_named_with_its_key(key: str, value: str) -> None:

@@ -9,7 +9,7 @@ import pytest
 from multitool.tables import DRAFTS
 
 from infra.components.agent import ACTION_GROUPS
-from tests.infra.conftest import EXISTING_CLIENT, EXISTING_POOL, GUARDRAIL, PROFILE_MODEL
+from tests.infra.conftest import CONFIGURATION_SET, EXISTING_CLIENT, EXISTING_POOL, GUARDRAIL, PROFILE_MODEL
 from tests.infra.iam_queries import actions_for_role, function_id, resources_for_action, role_of_function
 from tests.infra.synth import Synthesized, cdk_json_context
 
@@ -90,6 +90,17 @@ def test_existing_user_pool_is_used_instead_of_a_new_one(return_control_stack: S
     assert outputs["UserPoolClientId"]["Value"] == EXISTING_CLIENT
     (api,) = synth.of_type("AWS::ApiGatewayV2::Api").values()
     assert api["Properties"]["CorsConfiguration"]["AllowOrigins"] == ["https://chat.example.com"]
+
+
+def test_ses_configuration_set_reaches_the_review_function_and_its_grant(
+    return_control_stack: Synthesized,
+) -> None:
+    synth = return_control_stack
+    fn = function_id(synth, "Review")
+    assert synth.props(fn)["Environment"]["Variables"]["SES_CONFIGURATION_SET"] == CONFIGURATION_SET
+    sendable = [_joined(a) for a in resources_for_action(synth, role_of_function(synth, fn), "ses:SendEmail")]
+    assert f"arn:<P>:ses:us-east-1:123456789012:configuration-set/{CONFIGURATION_SET}" in sendable
+    assert len(sendable) == 2  # the sender identity and the configuration set, nothing else
 
 
 # --- Converse -------------------------------------------------------------------------------------
