@@ -44,6 +44,8 @@ class UserDirectory(Construct):
         user_pool_client_id: str | None,
     ) -> None:
         super().__init__(scope, construct_id)
+        # A pool id starts with its region (eu-west-1_AbC123): tokens are issued there.
+        self.region: str | None = user_pool_id.split("_", 1)[0] if user_pool_id else None
         if user_pool_id and user_pool_client_id:
             self.user_pool: cognito.IUserPool = cognito.UserPool.from_user_pool_id(self, "Pool", user_pool_id)
             self.client: cognito.IUserPoolClient = cognito.UserPoolClient.from_user_pool_client_id(
@@ -110,7 +112,10 @@ class ChatApi(Construct):
     ) -> None:
         super().__init__(scope, construct_id)
         authorizer = authorizers.HttpUserPoolAuthorizer(
-            "CognitoAuthorizer", users.user_pool, user_pool_clients=[users.client]
+            "CognitoAuthorizer",
+            users.user_pool,
+            user_pool_clients=[users.client],
+            user_pool_region=users.region,
         )
         self.http_api = apigwv2.HttpApi(
             self,

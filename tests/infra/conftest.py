@@ -7,7 +7,7 @@ import pytest
 from tests.infra.synth import Synthesized, synthesize
 
 PROFILE_MODEL = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
-EXISTING_POOL = "us-east-1_AbCdEf123"
+EXISTING_POOL = "eu-west-1_AbCdEf123"  # a pool in another region than the stack
 EXISTING_CLIENT = "1example23456789abcdefghij"
 GUARDRAIL = "gr0abc123def"
 CONFIGURATION_SET = "multitool-mail"

@@ -84,7 +84,7 @@ def test_existing_user_pool_is_used_instead_of_a_new_one(return_control_stack: S
     (authorizer,) = synth.of_type("AWS::ApiGatewayV2::Authorizer").values()
     jwt = authorizer["Properties"]["JwtConfiguration"]
     assert jwt["Audience"] == [EXISTING_CLIENT]
-    assert _joined(jwt["Issuer"]) == f"https://cognito-idp.us-east-1.amazonaws.com/{EXISTING_POOL}"
+    assert _joined(jwt["Issuer"]) == f"https://cognito-idp.eu-west-1.amazonaws.com/{EXISTING_POOL}"
     outputs = synth.data["Outputs"]
     assert outputs["UserPoolId"]["Value"] == EXISTING_POOL
     assert outputs["UserPoolClientId"]["Value"] == EXISTING_CLIENT
