@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -230,6 +231,9 @@ def test_agent_runs_the_context_model_with_the_prompt_contract(agent_stack: Synt
     assert props["Instruction"] == AGENT_INSTRUCTION
     assert props["IdleSessionTTLInSeconds"] == 600
     assert props["AutoPrepare"] is True
+    # Bedrock's own constraints: a generated name in its pattern, instructions of 40+ characters.
+    assert re.fullmatch(r"([0-9a-zA-Z][_-]?){1,100}", props["AgentName"])
+    assert len(props["Instruction"]) >= 40
     assert "GuardrailConfiguration" not in props
 
 
