@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from multitool.client_actions import (
@@ -15,6 +15,7 @@ from multitool.client_actions import (
     MeetingSchedulerCard,
     UnknownActionError,
     caption,
+    card_from_json,
     card_from_payload,
     client_action_adapter,
     fingerprint,
@@ -141,3 +142,82 @@ def test_schema_cli_writes_and_checks(tmp_path) -> None:
     assert main(["--check", str(target)]) == 1
     assert main([str(target)]) == 0
     assert main(["--check", str(target)]) == 0
+
+
+JIRA = "show_jira_ticket_draft"
+PAYLOADS = [
+    b.email_payload(),
+    b.email_payload(to=[b.ambiguous("Priya", b.PRIYA, b.PRIYA_K)]),
+    b.meeting_payload(),
+    b.meeting_payload(attendees=[b.unknown("Zed")], starts=()),
+    b.jira_payload(),
+    b.jira_payload(assignee=b.resolved("Priya", b.PRIYA)),
+]
+
+
+@pytest.mark.parametrize("payload", PAYLOADS, ids=lambda p: p["action"])
+def test_card_from_json_gives_the_card_card_from_payload_gives(payload) -> None:
+    from_json = card_from_json(json.dumps(payload), payload["action"])
+    from_payload = card_from_payload(payload)
+
+    assert type(from_json) is type(from_payload)
+    assert from_json == from_payload
+    assert fingerprint(from_json) == fingerprint(from_payload)
+    assert caption(from_json) == caption(from_payload)
+
+
+def test_card_from_json_raises_like_card_from_payload() -> None:
+    with pytest.raises(UnknownActionError, match="show_teleport"):
+        card_from_json('{"action": "show_teleport", "draftId": "d_1"}', "show_teleport")
+    with pytest.raises(InvalidPayloadError, match="summary"):
+        card_from_json('{"action": "show_jira_ticket_draft", "draftId": "d_1", "project": "WEB"}', JIRA)
+    with pytest.raises(InvalidPayloadError):
+        card_from_json(json.dumps(b.jira_payload())[:-3], JIRA)
+
+
+def test_meeting_captions_name_the_day_as_strftime_does() -> None:
+    # Every weekday and month name, against strftime in the C locale the tables stand in for.
+    first = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
+    for offset in range(0, 365, 5):
+        start = first + timedelta(days=offset)
+        card = card_from_payload(b.meeting_payload(starts=(start.isoformat(),)))
+
+        assert (
+            caption(card)
+            == f"Meeting 'Sync' with Kinshuok Sharma: 1 proposed slot on {start:%a} {start.day} {start:%b}"
+        )
+
+
+def test_meeting_caption_says_from_when_slots_span_days() -> None:
+    card = card_from_payload(
+        b.meeting_payload(starts=("2026-12-03T16:00:00+01:00", "2026-12-04T09:00:00+01:00"))
+    )
+
+    assert caption(card) == "Meeting 'Sync' with Kinshuok Sharma: 2 proposed slots from Thu 3 Dec"
+
+
+def test_captions_list_every_name_and_every_unsettled_one() -> None:
+    priya = b.resolved("Priya", b.PRIYA)
+    kinshuok = b.resolved("Kinshuok", b.KINSHUOK)
+    nobody = card_from_payload(b.email_payload(to=[]))
+    three = card_from_payload(b.meeting_payload(attendees=[kinshuok, priya, b.unknown("Zed")], starts=()))
+    cc = card_from_payload({**b.email_payload(), "cc": [b.ambiguous("Priya", b.PRIYA, b.PRIYA_K)]})
+
+    assert caption(nobody) == "Draft email to nobody yet: About the doc"
+    assert caption(three) == (
+        "Meeting 'Sync' with Kinshuok Sharma, Priya Natarajan and Zed: no free slot found for Thursday"
+        " (no one named Zed found: check the name)"
+    )
+    assert caption(cc) == "Draft email to Kinshuok Sharma: About the doc (Priya matches 2 people: pick one)"
+
+
+def test_fingerprints_ignore_the_order_and_case_of_people() -> None:
+    priya = b.resolved("Priya", b.PRIYA)
+    kinshuok = b.resolved("Kinshuok", b.KINSHUOK)
+    shouting = b.resolved("KINSHUOK", {**b.KINSHUOK, "email": b.KINSHUOK["email"].upper()})
+    one = card_from_payload(b.meeting_payload(attendees=[kinshuok, priya]))
+    other = card_from_payload(b.meeting_payload(draft_id="d_meet2", attendees=[priya, shouting]))
+    fewer = card_from_payload(b.meeting_payload(draft_id="d_meet3", attendees=[priya]))
+
+    assert fingerprint(one) == fingerprint(other)
+    assert fingerprint(one) != fingerprint(fewer)

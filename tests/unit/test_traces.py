@@ -7,6 +7,7 @@ import logging
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from multitool import traces
 from multitool.client_actions import EmailDraftCard, JiraTicketDraftCard, MeetingSchedulerCard
 from multitool.traces import extract_tool_results, strip_tool_json
 
@@ -345,3 +346,99 @@ def test_arbitrary_events_never_raise(events) -> None:
 
     assert isinstance(results.message, str)
     assert len(results.messages) == len(results.client_actions)
+
+
+def _lambda_response(body: dict) -> dict:
+    """A whole action-group Lambda response where the body was expected."""
+    return {
+        "messageVersion": "1.0",
+        "response": {
+            "actionGroup": "email_draft",
+            "apiPath": "/email-drafts",
+            "httpStatusCode": 200,
+            "responseBody": {"application/json": {"body": json.dumps(body)}},
+        },
+    }
+
+
+def test_cards_keep_trace_order_whichever_way_their_payload_is_read() -> None:
+    draft_id_first = {"draftId": "d_jira1", **b.jira_payload()}  # no leading action: the full path
+    events = [
+        b.observation(STEP, _lambda_response(b.email_payload())),
+        b.observation(STEP, b.meeting_payload()),
+        b.collaborator_output("sup-0", "drafts", "Also: " + json.dumps(draft_id_first)),
+        b.observation(STEP, b.email_payload(draft_id="d_email2", subject="Another one")),
+    ]
+
+    results = extract_tool_results(events)
+
+    assert [c.id for c in results.client_actions] == ["d_email1", "d_meet1", "d_jira1", "d_email2"]
+    assert len(results.messages) == 4
+    assert results.messages[3] == "Draft email to Kinshuok Sharma: Another one"
+
+
+def test_supervisor_echoes_of_kept_drafts_are_not_validated_again(monkeypatch) -> None:
+    validated: list[str] = []
+    real = traces.card_from_payload
+
+    def counting(payload):
+        validated.append(payload["draftId"])
+        return real(payload)
+
+    monkeypatch.setattr(traces, "card_from_payload", counting)
+    payloads = [b.email_payload(), b.meeting_payload()]
+    events = [
+        b.observation(STEP, payloads[0]),
+        b.observation(STEP, payloads[1]),
+        b.collaborator_output("sup-0", "drafts", json.dumps([*payloads, b.jira_payload()])),
+        # Same draft id padded with spaces: left to validation, which strips it, then deduped.
+        b.collaborator_output("sup-1", "drafts", json.dumps({**b.jira_payload(), "draftId": " d_jira1 "})),
+    ]
+
+    results = extract_tool_results(events)
+
+    assert [c.id for c in results.client_actions] == ["d_email1", "d_meet1", "d_jira1"]
+    assert validated == ["d_jira1", " d_jira1 "]
+
+
+def test_an_invalid_echo_of_a_kept_draft_is_dropped_quietly(caplog) -> None:
+    events = [
+        b.observation(STEP, b.jira_payload()),
+        b.collaborator_output("sup-0", "drafts", json.dumps({**b.jira_payload(), "summary": None})),
+    ]
+
+    with caplog.at_level(logging.DEBUG):
+        results = extract_tool_results(events)
+
+    assert [c.id for c in results.client_actions] == ["d_jira1"]
+    assert not [r for r in caplog.records if "Skipped" in r.getMessage()]
+
+
+def test_a_bad_output_is_logged_against_the_input_it_answers(caplog) -> None:
+    events = [
+        b.invocation_input(STEP, "email_draft", "/email-drafts"),
+        b.invocation_input(STEP, "jira_draft", "/jira-ticket-drafts"),
+        b.observation(STEP, b.email_payload()),
+        # Leads with its action, so it takes the one-pass path first, then the full path says why.
+        b.observation(STEP, {"action": "show_jira_ticket_draft", "draftId": "d_j", "project": "WEB"}),
+    ]
+
+    with caplog.at_level(logging.WARNING):
+        results = extract_tool_results(events)
+
+    assert [c.id for c in results.client_actions] == ["d_email1"]
+    skipped = [r for r in caplog.records if r.getMessage() == "Skipped a payload that is not a client action"]
+    assert len(skipped) == 1
+    assert skipped[0].__dict__.get("actionGroup") == "jira_draft"
+    assert skipped[0].__dict__.get("reason") == "InvalidPayloadError"
+
+
+def test_an_output_is_paired_only_with_inputs_seen_before_it() -> None:
+    events = [
+        b.observation(STEP, {"error": {"code": "date_in_past", "message": "Monday has passed."}}),
+        b.invocation_input(STEP, "meeting_scheduler", "/meeting-proposals"),
+    ]
+
+    failure = extract_tool_results(events).failures[0]
+
+    assert (failure.code, failure.action_group, failure.api_path) == ("date_in_past", None, None)

@@ -12,7 +12,10 @@ payload echoed by a supervisor is recognised by its fingerprint.
 The extractor is tolerant: output that is not JSON, truncated JSON, an unknown
 action, a missing field, an unexpected event or a failure trace is logged and
 skipped, never raised. It walks events with an explicit stack (no recursion,
-so depth is not limited by the interpreter) and touches every node once.
+so depth is not limited by the interpreter) and touches every node once. The
+walk only collects output texts; cards are made after it, in trace order, by
+one pass per kind of work: parse and validate every payload (one pydantic-core
+pass over the JSON text), then dedupe, then caption the cards kept.
 """
 
 from __future__ import annotations
@@ -97,12 +100,13 @@ class _Extractor:
     def __init__(self) -> None:
         self.chunks: list[bytes] = []
         self.final_response: str | None = None
+        # Output texts in trace order, with the input each answers (None: a supervisor's echo).
+        self.outputs: list[tuple[str, _Invocation | None]] = []
         self.cards: list[Card] = []
-        self.captions: list[str] = []
         self.failures: list[ToolFailure] = []
         self.seen: set[str] = set()
         self.inputs: dict[tuple[tuple[str, ...], str | None], list[_Invocation]] = {}
-        self.outputs: dict[tuple[tuple[str, ...], str | None], int] = {}
+        self.output_counts: dict[tuple[tuple[str, ...], str | None], int] = {}
         self.handlers: dict[str, Callable[[tuple[str, ...], str | None, object, bool], None]] = {
             "actionGroupInvocationInput": self.invocation_input,
             "actionGroupInvocationOutput": self.invocation_output,
@@ -114,14 +118,14 @@ class _Extractor:
     # ----------------------------------------------------------------- events
 
     def event(self, event: object) -> None:
-        if not isinstance(event, Mapping):
+        if type(event) is not dict and not isinstance(event, Mapping):
             logger.warning("Skipped a completion event that is not an object", extra={"kind": _kind(event)})
             return
         for name, part in event.items():
-            if name == "chunk":
-                self.chunk(part)
-            elif name == "trace":
+            if name == "trace":
                 self.trace(part)
+            elif name == "chunk":
+                self.chunk(part)
             elif name not in _EVENT_TYPES:
                 logger.warning("Skipped an unexpected completion event", extra={"eventType": str(name)[:64]})
 
@@ -135,37 +139,53 @@ class _Extractor:
             logger.warning("Skipped a chunk without bytes", extra={"kind": _kind(data)})
 
     def trace(self, part: object) -> None:
-        if not isinstance(part, Mapping):
+        if type(part) is not dict and not isinstance(part, Mapping):
             logger.warning("Skipped a trace event that is not an object", extra={"kind": _kind(part)})
             return
         caller = _caller_chain(part.get("callerChain"))
         top_level = len(caller) <= 1
         handlers = self.handlers
+        # Pre-order walk: descend straight into a node's first container, park its later siblings.
         stack: list[tuple[object, str | None]] = [(part.get("trace"), None)]
         pop, push = stack.pop, stack.append
         while stack:
             node, trace_id = pop()
-            if type(node) is dict or isinstance(node, Mapping):
-                own_id = node.get("traceId")
-                if type(own_id) is str:
-                    trace_id = own_id
-                children: list[tuple[object, str | None]] | None = None
-                for key, value in node.items():
-                    handler = handlers.get(key)
-                    if handler is not None:
-                        handler(caller, trace_id, value, top_level)
-                    elif key in _NO_OUTPUTS:
-                        continue
-                    elif type(value) is dict or type(value) is list or isinstance(value, Mapping):
-                        if children is None:
-                            children = []
-                        children.append((value, trace_id))
-                if children:
-                    stack.extend(reversed(children))
-            elif type(node) is list:
-                for item in reversed(node):
-                    if type(item) is dict or type(item) is list or isinstance(item, Mapping):
-                        push((item, trace_id))
+            while node is not None:
+                first: object = None
+                later: list[object] | None = None
+                if type(node) is dict or (type(node) is not list and isinstance(node, Mapping)):
+                    own_id = node.get("traceId")
+                    if type(own_id) is str:
+                        trace_id = own_id
+                    for key, value in node.items():
+                        handler = handlers.get(key)
+                        if handler is not None:
+                            handler(caller, trace_id, value, top_level)
+                            continue
+                        kind = type(value)
+                        if kind is str or key in _NO_OUTPUTS:
+                            continue
+                        if kind is dict or kind is list or isinstance(value, Mapping):
+                            if first is None:
+                                first = value
+                            elif later is None:
+                                later = [value]
+                            else:
+                                later.append(value)
+                elif type(node) is list:
+                    for item in node:
+                        kind = type(item)
+                        if kind is dict or kind is list or isinstance(item, Mapping):
+                            if first is None:
+                                first = item
+                            elif later is None:
+                                later = [item]
+                            else:
+                                later.append(item)
+                if later is not None:
+                    for sibling in reversed(later):
+                        push((sibling, trace_id))
+                node = first
 
     # ----------------------------------------------------------------- trace parts
 
@@ -185,51 +205,75 @@ class _Extractor:
     ) -> None:
         # Calls of one orchestration step share a traceId: the k-th output answers the k-th input.
         key = (caller, trace_id)
-        index = self.outputs.get(key, 0)
-        self.outputs[key] = index + 1
+        counts = self.output_counts
+        index = counts.get(key, 0)
+        counts[key] = index + 1
         pending = self.inputs.get(key, ())
         invocation = pending[index] if index < len(pending) else _NO_INVOCATION
-        text = value.get("text") if isinstance(value, Mapping) else None
+        text = value.get("text") if type(value) is dict or isinstance(value, Mapping) else None
         if not isinstance(text, str):
             logger.warning("Skipped an action-group output without text", extra=_where(invocation))
             return
-        # Fast path: a payload whose action leads the text is parsed and validated in one pass.
-        head = _ACTION_HEAD.match(text)
-        if head is not None:
-            try:
-                card = card_from_json(text, head.group(1))
-            except ClientActionError:
-                pass  # the full path below says why
-            else:
-                self.add(card)
-                return
-        data = _loads(text)
-        if data is _INVALID:
-            logger.warning("Skipped an action-group output that is not JSON", extra=_where(invocation))
-            return
-        self.payloads(data, invocation)
+        self.outputs.append((text, invocation))
 
     def collaborator_output(
         self, _caller: tuple[str, ...], _id: str | None, value: object, _top: bool
     ) -> None:
-        # A supervisor may echo a collaborator's payloads; dedupe keeps one card each.
         output = value.get("output") if isinstance(value, Mapping) else None
         text = output.get("text") if isinstance(output, Mapping) else None
-        if not isinstance(text, str) or not text:
-            return
-        data = _loads(text)
-        if data is not _INVALID:
-            self.payloads(data, _NO_INVOCATION, quiet=True)
-            return
-        for _, _, embedded in _json_values(text):
-            self.payloads(embedded, _NO_INVOCATION, quiet=True)
+        if isinstance(text, str) and text:
+            self.outputs.append((text, None))
 
     def final(self, _caller: tuple[str, ...], _id: str | None, value: object, top_level: bool) -> None:
         text = value.get("text") if isinstance(value, Mapping) else None
         if top_level and isinstance(text, str):
             self.final_response = text
 
-    # ----------------------------------------------------------------- payloads
+    # ----------------------------------------------------------------- outputs -> cards
+
+    def collect_cards(self) -> None:
+        """Turn the outputs found by the walk into deduplicated cards, in trace order.
+
+        Each kind of work runs as its own pass over all outputs (validate every payload,
+        then dedupe, then caption): a tight loop per kind keeps its code and data hot,
+        which the trace benchmark measures about a third faster than all three per output.
+        """
+        outputs = self.outputs
+        # Fast path: a payload whose action leads the text is parsed and validated in one pass.
+        match = _ACTION_HEAD.match
+        validated: list[Card | None] = []
+        keep = validated.append
+        for text, invocation in outputs:
+            card: Card | None = None
+            if invocation is not None and (head := match(text)) is not None:
+                try:
+                    card = card_from_json(text, head.group(1))
+                except ClientActionError:
+                    card = None  # the full path below says why
+            keep(card)
+        for (text, invocation), card in zip(outputs, validated, strict=True):
+            if card is not None:
+                self.add(card)
+            elif invocation is None:
+                self.echo(text)
+            else:
+                self.output(text, invocation)
+
+    def output(self, text: str, invocation: _Invocation) -> None:
+        data = _loads(text)
+        if data is _INVALID:
+            logger.warning("Skipped an action-group output that is not JSON", extra=_where(invocation))
+            return
+        self.payloads(data, invocation)
+
+    def echo(self, text: str) -> None:
+        # A supervisor may echo a collaborator's payloads; dedupe keeps one card each.
+        data = _loads(text)
+        if data is not _INVALID:
+            self.payloads(data, _NO_INVOCATION, quiet=True)
+            return
+        for _, _, embedded in _json_values(text):
+            self.payloads(embedded, _NO_INVOCATION, quiet=True)
 
     def payloads(self, data: object, invocation: _Invocation, *, quiet: bool = False) -> None:
         items: Sequence[object] = data if isinstance(data, list) else (data,)
@@ -249,6 +293,8 @@ class _Extractor:
                 logger.warning("Skipped an action-group output without an action", extra=_where(invocation))
 
     def card(self, payload: Mapping[str, Any], invocation: _Invocation, *, quiet: bool) -> None:
+        if quiet and _payload_draft_key(payload) in self.seen:
+            return  # an echo of a kept draft: dropped whether or not it would validate, so not validated
         try:
             card = card_from_payload(payload)
         except ClientActionError as error:
@@ -262,12 +308,14 @@ class _Extractor:
 
     def add(self, card: Card) -> None:
         """Keep the card unless the same action (fingerprint) or the same draft was seen."""
-        keys = (fingerprint(card), f"{card.type}\x1eid\x1e{card.id}")
-        if any(key in self.seen for key in keys):
+        seen = self.seen
+        action = fingerprint(card)
+        draft = _draft_key(card.type, card.id)
+        if action in seen or draft in seen:
             return
-        self.seen.update(keys)
+        seen.add(action)
+        seen.add(draft)
         self.cards.append(card)
-        self.captions.append(caption(card))
 
     def failure(self, error: Mapping[str, Any], invocation: _Invocation) -> None:
         code = error.get("code")
@@ -289,7 +337,7 @@ class _Extractor:
         return ToolResults(
             message=strip_tool_json(text),
             client_actions=tuple(self.cards),
-            messages=tuple(self.captions),
+            messages=tuple([caption(card) for card in self.cards]),
             failures=tuple(self.failures),
         )
 
@@ -299,6 +347,7 @@ def extract_tool_results(events: Iterable[object]) -> ToolResults:
     extractor = _Extractor()
     for event in events:
         extractor.event(event)
+    extractor.collect_cards()
     return extractor.results()
 
 
@@ -374,8 +423,30 @@ def _caller_chain(chain: object) -> tuple[str, ...]:
     if not isinstance(chain, list):
         return ()
     return tuple(
-        str(link.get("agentAliasArn", "")) if isinstance(link, Mapping) else str(link)[:256] for link in chain
+        [
+            str(link.get("agentAliasArn", ""))
+            if type(link) is dict or isinstance(link, Mapping)
+            else str(link)[:256]
+            for link in chain
+        ]
     )
+
+
+def _draft_key(action: str, draft_id: str) -> str:
+    return f"{action}\x1eid\x1e{draft_id}"
+
+
+def _payload_draft_key(payload: Mapping[str, Any]) -> str | None:
+    """The draft key the payload's card would have, when it can be read off the payload as is.
+
+    The card's id is the payload's ``draftId`` (else ``id``) with surrounding whitespace
+    stripped; an id that would change by stripping is left to validation (None).
+    """
+    action = payload.get("action")
+    draft_id = payload["draftId"] if "draftId" in payload else payload.get("id")
+    if type(action) is str and type(draft_id) is str and draft_id and draft_id == draft_id.strip():
+        return _draft_key(action, draft_id)
+    return None
 
 
 def _log_failure(_caller: tuple[str, ...], _id: str | None, value: object, _top: bool) -> None:
