@@ -20,6 +20,7 @@ import json
 import statistics
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from multitool.traces import extract_tool_results
@@ -108,15 +109,17 @@ def build_stream(size: int, actions: int) -> list[dict[str, Any]]:
     body_chars = min(10_000, per_action // 4) if full_steps else 60
     events: list[dict[str, Any]] = []
     for i in range(actions):
-        step = f"step-{i // 3}-0"
+        trace_id = f"step-{i // 3}-0"
         if full_steps:
-            events.append(_trace({"rationale": {"traceId": step, "text": f"The user asked for action {i}."}}))
+            events.append(
+                _trace({"rationale": {"traceId": trace_id, "text": f"The user asked for action {i}."}})
+            )
         if full_steps:
             events.append(
                 _trace(
                     {
                         "invocationInput": {
-                            "traceId": step,
+                            "traceId": trace_id,
                             "invocationType": "ACTION_GROUP",
                             "actionGroupInvocationInput": {
                                 "actionGroupName": "email_draft",
@@ -133,7 +136,7 @@ def build_stream(size: int, actions: int) -> list[dict[str, Any]]:
             _trace(
                 {
                     "observation": {
-                        "traceId": step,
+                        "traceId": trace_id,
                         "type": "ACTION_GROUP",
                         "actionGroupInvocationOutput": {"text": text},
                     }
@@ -222,9 +225,9 @@ def run() -> list[dict[str, float]]:
             texts = _output_texts(events)
             assert len(texts) == actions, (len(texts), actions)
             loads, outputs, extract = _cpu_medians(
-                lambda raw=raw: json.loads(raw),
-                lambda texts=texts: _loads_each(texts),
-                lambda ev=boto_events: extract_tool_results(ev),
+                partial(json.loads, raw),
+                partial(_loads_each, texts),
+                partial(extract_tool_results, boto_events),
             )
             ratio = extract / loads
             rows.append(
