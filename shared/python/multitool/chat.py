@@ -4,15 +4,33 @@
 runs the turn on the configured runtime and shapes the response of design.md:
 ``{"message", "clientAction", "clientActions", "clientActionMessages", "sessionId"}``,
 or ``{"message", "sessionId"}`` when the turn produced no card.
+
+A request may carry an ``Idempotency-Key``: with :class:`ChatIdempotency`
+configured, the first response for a (user, key) is stored (Powertools
+idempotency on DynamoDB) and replayed for a retry of the same body, so a
+retried request never runs the model twice nor makes a second set of drafts.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from aws_lambda_powertools.utilities.idempotency import (
+    DynamoDBPersistenceLayer,
+    IdempotencyConfig,
+    idempotent_function,
+)
+from aws_lambda_powertools.utilities.idempotency.exceptions import (
+    IdempotencyAlreadyInProgressError,
+    IdempotencyInconsistentStateError,
+    IdempotencyPersistenceLayerError,
+    IdempotencyValidationError,
+)
 from pydantic import ConfigDict, Field, SerializeAsAny
 
 from multitool.client_actions import Card
@@ -22,11 +40,109 @@ from multitool.sessions import SessionStore, new_session_id, valid_session_id
 from multitool.traces import ToolResults
 from multitool.wire import WireModel
 
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import DataRecord
+    from aws_lambda_powertools.utilities.typing import LambdaContext
+    from mypy_boto3_dynamodb import DynamoDBClient
+
 DEFAULT_MAX_MESSAGE_CHARS = 4000
+DEFAULT_IDEMPOTENCY_SECONDS = 3600
+IN_PROGRESS_RETRY_AFTER_SECONDS = 2
+# Visible ASCII (no space, no control character), as the Idempotency-Key header allows.
+IDEMPOTENCY_KEY_PATTERN = re.compile(r"^[\x21-\x7e]{1,128}$")
 
 
 class ChatInputError(ValueError):
     """A request the API answers with 400; the message says what to change."""
+
+
+class IdempotencyKeyReused(Exception):
+    """The caller's Idempotency-Key was already used with a different body (HTTP 422)."""
+
+
+class RequestInProgress(Exception):
+    """The first request with this Idempotency-Key is still running (HTTP 409 + Retry-After)."""
+
+    def __init__(self, message: str, retry_after: int = IN_PROGRESS_RETRY_AFTER_SECONDS) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class IdempotencyUnavailable(Exception):
+    """The idempotency store could not be read or written: retry as is (HTTP 503)."""
+
+
+def idempotency_key(header: str | None) -> str | None:
+    """The key of an ``Idempotency-Key`` header value, None when the header is absent.
+
+    The value is 1-128 visible ASCII characters; the structured-field form of the
+    IETF draft (a quoted string, ``"8e03978e-…"``) is accepted and unquoted.
+    Raises :class:`ChatInputError` for anything else (never echoing the value).
+    """
+    if header is None:
+        return None
+    value = header.strip(" \t")
+    if len(value) >= 2 and value[0] == value[-1] == '"':
+        value = value[1:-1]
+    if '"' in value or not IDEMPOTENCY_KEY_PATTERN.match(value):
+        raise ChatInputError(
+            "The Idempotency-Key header must be 1-128 visible ASCII characters without spaces, "
+            "for example a UUID."
+        )
+    return value
+
+
+def body_hash(request: ChatRequest) -> str:
+    """A digest of the request body as validated (so whitespace and key order do not matter)."""
+    return hashlib.sha256(request.model_dump_json().encode()).hexdigest()
+
+
+def _replayed(response: Any, idempotent_data: DataRecord) -> Any:
+    """Powertools' hook for a response served from the store: counted, the turn not run again."""
+    metrics.add_metric(name="ChatReplays", unit="Count", value=1)
+    logger.info("Chat response replayed for a repeated Idempotency-Key")
+    return response
+
+
+class ChatIdempotency:
+    """Powertools idempotency over the idempotency table (Powertools' default attribute names).
+
+    The record key is the user id and the Idempotency-Key; the body hash is the
+    payload Powertools validates, so the same key with another body is refused
+    instead of silently answering a different question.
+    """
+
+    def __init__(
+        self,
+        table_name: str,
+        client: DynamoDBClient,
+        *,
+        expires_after_seconds: int = DEFAULT_IDEMPOTENCY_SECONDS,
+    ) -> None:
+        self.persistence = DynamoDBPersistenceLayer(table_name=table_name, boto3_client=client)
+        self.config = IdempotencyConfig(
+            event_key_jmespath="[userId, idempotencyKey]",
+            payload_validation_jmespath="bodyHash",
+            raise_on_no_idempotency_key=True,
+            expires_after_seconds=expires_after_seconds,
+            hash_function="sha256",
+            response_hook=_replayed,
+        )
+
+    def wrap(self, function: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+        """``function`` made idempotent on its ``request_key`` keyword argument."""
+        wrapped: Callable[..., dict[str, Any]] = idempotent_function(
+            function,
+            data_keyword_argument="request_key",
+            persistence_store=self.persistence,
+            config=self.config,
+        )
+        return wrapped
+
+    def register_lambda_context(self, context: LambdaContext | None) -> None:
+        """Bound an in-progress record by the invocation's remaining time (a crashed turn frees its key)."""
+        if context is not None:
+            self.config.register_lambda_context(context)
 
 
 class ChatRequest(WireModel):
@@ -90,18 +206,60 @@ class ChatService:
         max_message_chars: int = DEFAULT_MAX_MESSAGE_CHARS,
         default_timezone: str = "UTC",
         clock: Callable[[], datetime] | None = None,
+        idempotency: ChatIdempotency | None = None,
     ) -> None:
         self.runtime = runtime
         self.sessions = sessions
         self.max_message_chars = max_message_chars
         self.default_timezone = default_timezone
         self.clock = clock
+        self.idempotency = idempotency
+        self._reply_once = idempotency.wrap(self._reply_wire) if idempotency is not None else None
 
-    def reply(self, user_id: str, request: ChatRequest, *, timezone_hint: str | None = None) -> ChatResponse:
-        """Run one turn for ``user_id``.
+    def reply_wire(
+        self,
+        user_id: str,
+        request: ChatRequest,
+        *,
+        timezone_hint: str | None = None,
+        idempotency_key: str | None = None,
+        lambda_context: LambdaContext | None = None,
+    ) -> dict[str, Any]:
+        """The wire response for one turn; with an ``idempotency_key``, the stored one on a retry.
 
-        Raises :class:`ChatInputError`, ``SessionNotOwned`` or a runtime's ``TurnError``.
+        Raises what :meth:`reply` raises, plus :class:`IdempotencyKeyReused`,
+        :class:`RequestInProgress` and :class:`IdempotencyUnavailable`.
         """
+        self._validate(request, timezone_hint)  # a bad request never takes an idempotency record
+        if idempotency_key is None or self._reply_once is None or self.idempotency is None:
+            if idempotency_key is not None:
+                logger.warning("Idempotency-Key ignored: no idempotency table is configured")
+            return self.reply(user_id, request, timezone_hint=timezone_hint).to_wire()
+        self.idempotency.register_lambda_context(lambda_context)
+        request_key = {"userId": user_id, "idempotencyKey": idempotency_key, "bodyHash": body_hash(request)}
+        try:
+            return self._reply_once(user_id, request, timezone_hint, request_key=request_key)
+        except IdempotencyValidationError:
+            raise IdempotencyKeyReused(
+                "This Idempotency-Key was already used with a different request body. "
+                "Use a new key for a new request."
+            ) from None
+        except IdempotencyAlreadyInProgressError:
+            raise RequestInProgress(
+                "A request with this Idempotency-Key is still in progress. Retry shortly."
+            ) from None
+        except (IdempotencyPersistenceLayerError, IdempotencyInconsistentStateError) as error:
+            logger.warning("Idempotency store failed", extra={"error_type": type(error).__name__})
+            raise IdempotencyUnavailable("Requests cannot be deduplicated right now.") from None
+
+    def _reply_wire(
+        self, user_id: str, request: ChatRequest, timezone_hint: str | None, *, request_key: dict[str, str]
+    ) -> dict[str, Any]:
+        # request_key only keys the stored response (see ChatIdempotency); the turn does not read it.
+        return self.reply(user_id, request, timezone_hint=timezone_hint).to_wire()
+
+    def _validate(self, request: ChatRequest, timezone_hint: str | None) -> str:
+        """The turn's time zone, once the request is known to be runnable; :class:`ChatInputError` if not."""
         message = request.message
         if not message:
             raise ChatInputError("'message' must not be empty.")
@@ -116,11 +274,20 @@ class ChatService:
             raise ChatInputError(
                 f"'timezone' must be an IANA time zone such as Europe/Berlin, not {timezone!r}."
             ) from None
-        session_id = request.session_id or new_session_id()
-        if not valid_session_id(session_id):
+        if request.session_id and not valid_session_id(request.session_id):
             raise ChatInputError(
                 "'sessionId' must be 2-100 characters of letters, digits, '.', '_', ':' or '-'."
             )
+        return timezone
+
+    def reply(self, user_id: str, request: ChatRequest, *, timezone_hint: str | None = None) -> ChatResponse:
+        """Run one turn for ``user_id``.
+
+        Raises :class:`ChatInputError`, ``SessionNotOwned`` or a runtime's ``TurnError``.
+        """
+        timezone = self._validate(request, timezone_hint)
+        message = request.message
+        session_id = request.session_id or new_session_id()
         self.sessions.claim(session_id, user_id)
         now = self.clock() if self.clock is not None else None
         results = self.runtime.run_turn(TurnRequest(user_id, session_id, message, timezone, now))

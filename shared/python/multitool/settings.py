@@ -83,6 +83,7 @@ class ChatSettings(ToolSettings):
     model_id: str | None = None
     sessions_table_name: str
     idempotency_table_name: str | None = None
+    idempotency_expiry_seconds: int = Field(default=3600, ge=60, le=7 * 24 * 3600)
     max_tool_rounds: int = Field(default=5, ge=1, le=20)
     max_message_chars: int = Field(default=4000, ge=1)
 

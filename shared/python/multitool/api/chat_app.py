@@ -2,8 +2,9 @@
 
 A Powertools ``APIGatewayHttpResolver`` (HTTP API, payload format 2.0) over
 :class:`multitool.chat.ChatService`. The caller is the JWT authorizer's
-``sub`` claim; typed errors become HTTP responses in one place,
-:func:`_map_errors`. The deployed handler, the local server and the tests
+``sub`` claim; an ``Idempotency-Key`` header makes a retry replay the first
+response (see :meth:`multitool.chat.ChatService.reply_wire`); typed errors
+become HTTP responses in one place, :func:`_map_errors`. The deployed handler, the local server and the tests
 serve this same app.
 """
 
@@ -18,13 +19,23 @@ from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from pydantic import ValidationError
 
-from multitool.chat import ChatInputError, ChatRequest, ChatService
+from multitool.chat import (
+    ChatIdempotency,
+    ChatInputError,
+    ChatRequest,
+    ChatService,
+    IdempotencyKeyReused,
+    IdempotencyUnavailable,
+    RequestInProgress,
+    idempotency_key,
+)
 from multitool.observability import logger
 from multitool.runtimes.base import ModelBusy, ModelFailed, RuntimeNotConfigured
 from multitool.sessions import SessionNotOwned
 from multitool.settings import SettingsError
 
 ChatServiceProvider = Callable[[], ChatService]
+IDEMPOTENCY_HEADER = "Idempotency-Key"
 
 
 class Unauthenticated(Exception):
@@ -56,11 +67,21 @@ def aws_chat_service() -> ChatService:
         drafts=DynamoDraftStore(settings.drafts_table_name, dynamodb),
     )
     runtime = build_runtime(settings, clients, product_flows(ports, ToolConfig.from_settings(settings)))
+    idempotency = (
+        ChatIdempotency(
+            settings.idempotency_table_name,
+            dynamodb,
+            expires_after_seconds=settings.idempotency_expiry_seconds,
+        )
+        if settings.idempotency_table_name
+        else None
+    )
     return ChatService(
         runtime,
         DynamoSessionStore(settings.sessions_table_name, dynamodb),
         max_message_chars=settings.max_message_chars,
         default_timezone=settings.default_timezone,
+        idempotency=idempotency,
     )
 
 
@@ -96,6 +117,7 @@ def chat_app(service: ChatServiceProvider = aws_chat_service) -> APIGatewayHttpR
     @app.post("/chat")
     def chat() -> dict[str, Any]:
         user_id = caller()
+        key = idempotency_key(app.current_event.headers.get(IDEMPOTENCY_HEADER))
         try:
             raw = app.current_event.decoded_body or ""
         except (ValueError, UnicodeDecodeError):
@@ -103,8 +125,12 @@ def chat_app(service: ChatServiceProvider = aws_chat_service) -> APIGatewayHttpR
         request = ChatRequest.model_validate_json(raw)
         claims = app.current_event.request_context.authorizer.jwt_claim or {}
         zone = claims.get("zoneinfo")
-        return (
-            service().reply(user_id, request, timezone_hint=zone if isinstance(zone, str) else None).to_wire()
+        return service().reply_wire(
+            user_id,
+            request,
+            timezone_hint=zone if isinstance(zone, str) else None,
+            idempotency_key=key,
+            lambda_context=app.lambda_context,
         )
 
     _map_errors(app)
@@ -142,6 +168,28 @@ def _map_errors(app: APIGatewayHttpResolver) -> None:
             HTTPStatus.FORBIDDEN,
             "session_not_owned",
             "This sessionId belongs to another user. Omit sessionId to start a new session.",
+        )
+
+    @app.exception_handler(IdempotencyKeyReused)  # type: ignore[untyped-decorator]
+    def key_reused(error: IdempotencyKeyReused) -> Response[Any]:
+        return _error(HTTPStatus.UNPROCESSABLE_ENTITY, "idempotency_key_reused", str(error))
+
+    @app.exception_handler(RequestInProgress)  # type: ignore[untyped-decorator]
+    def in_progress(error: RequestInProgress) -> Response[Any]:
+        return _error(
+            HTTPStatus.CONFLICT,
+            "request_in_progress",
+            str(error),
+            headers={"Retry-After": str(max(1, error.retry_after))},
+        )
+
+    @app.exception_handler(IdempotencyUnavailable)  # type: ignore[untyped-decorator]
+    def store_down(error: IdempotencyUnavailable) -> Response[Any]:
+        return _error(
+            HTTPStatus.SERVICE_UNAVAILABLE,
+            "idempotency_unavailable",
+            f"{error} Retry in a few seconds with the same Idempotency-Key.",
+            headers={"Retry-After": "2"},
         )
 
     @app.exception_handler(ModelBusy)  # type: ignore[untyped-decorator]
