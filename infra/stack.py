@@ -136,7 +136,6 @@ class MultitoolStack(cdk.Stack):
                 "GET /actions/{id}, POST /actions/{id}/confirm and /discard",
                 environment={
                     **tool_env,
-                    **self.tables.environment(IDEMPOTENCY),
                     "SENDER_EMAIL": settings.sender_email,
                     "JIRA_SECRET_ARN": self.jira.secret.secret_arn,
                     "SANDBOX": "true" if settings.sandbox else "false",
@@ -149,7 +148,7 @@ class MultitoolStack(cdk.Stack):
             ),
         )
         review_role = self.review.role
-        for spec in (DRAFTS, BOOKINGS, IDEMPOTENCY):
+        for spec in (DRAFTS, BOOKINGS):
             self._grant(spec, review_role, read_write=True)
         self._grant(DIRECTORY, review_role)
         self.sender.grant_send(review_role)

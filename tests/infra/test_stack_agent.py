@@ -205,6 +205,22 @@ def test_only_the_review_function_sends_mail_and_reads_the_jira_secret(agent_sta
         assert not {a for a in actions if a.startswith("ses:") or a.startswith("secretsmanager:")}, role_id
 
 
+def test_only_the_orchestrator_reaches_the_idempotency_table(agent_stack: Synthesized) -> None:
+    from multitool.tables import IDEMPOTENCY
+
+    table_id = agent_stack.logical_id(agent_stack.stack.tables[IDEMPOTENCY])
+
+    def reaches_table(construct_id: str) -> bool:
+        role_id = role_of_function(agent_stack, function_id(agent_stack, construct_id))
+        return any(table_id in json.dumps(s["Resource"]) for s in statements_for_role(agent_stack, role_id))
+
+    assert reaches_table("Orchestrator")
+    assert IDEMPOTENCY.env_var in _env(agent_stack, "Orchestrator")
+    for construct_id in ("Review", *ACTION_GROUP_CONSTRUCTS.values()):
+        assert not reaches_table(construct_id), construct_id
+        assert IDEMPOTENCY.env_var not in _env(agent_stack, construct_id), construct_id
+
+
 def test_sender_identity_and_jira_secret_come_from_context_without_a_real_value(
     agent_stack: Synthesized,
 ) -> None:
