@@ -39,9 +39,17 @@ def is_address(text: str) -> bool:
     return bool(_ADDRESS.match(text))
 
 
+EXTERNAL_ID_PREFIX = "external:"
+
+
 def external_person(address: str) -> Person:
     """Someone outside the directory, known only by an address the user typed."""
-    return Person(id=f"external:{address.casefold()}", display_name=address, email=address)
+    return Person(id=f"{EXTERNAL_ID_PREFIX}{address.casefold()}", display_name=address, email=address)
+
+
+def is_external(person: Person) -> bool:
+    """True for a recipient known only by an address: their time zone is not known."""
+    return person.id.startswith(EXTERNAL_ID_PREFIX)
 
 
 def resolve_recipient(query: str, people: People) -> NameResolution:

@@ -1,19 +1,33 @@
 """meeting_scheduler: up to three free slots for a meeting; nothing is booked here.
 
-Slots lie within working hours (``ToolConfig.working_hours_start/end``, in the
-requesting user's time zone) on working days (Monday to Friday), start on a
-30-minute grid, and avoid every resolved attendee's busy intervals. The search
-starts on the requested day (from now, if that is today) and moves on to the
-following working days while fewer than three slots are found. A time the
-user named ("tomorrow at 3pm") is the first slot when it is free, even outside
-working hours, since the user asked for it.
+Slots start on a 30-minute grid within the requesting user's working hours
+(``ToolConfig.working_hours_start/end``, Monday to Friday, in the user's time
+zone) and avoid every resolved attendee's busy intervals. Each attendee found
+in the directory keeps the same working hours in their own zone
+(``Person.timezone``, from the batch's one directory read):
+
+- When some free time in the search lies within everyone's working hours,
+  only such times are proposed, earliest first: from the requested day (from
+  now, if that is today), then the following working days.
+- When none does, the slots are the best compromise of each day, from the
+  requested day on: fewest attendees outside their working hours, then the
+  least time outside them (summed over those attendees), then the earliest.
+  A note names who is outside their hours.
+
+Ambiguous and unknown names and bare addresses do not constrain the hours:
+their zone is not known. A time the user named ("tomorrow at 3pm") is the
+first slot when it is free, even outside anyone's working hours, since the
+user asked for it; a note names whose hours it falls outside.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field
 
@@ -30,7 +44,15 @@ from multitool.tools.base import (
     ToolContext,
     ToolSpec,
 )
-from multitool.tools.common import BusyTimes, People, Prepared, RawName, resolve_recipient, unsettled_notes
+from multitool.tools.common import (
+    BusyTimes,
+    People,
+    Prepared,
+    RawName,
+    is_external,
+    resolve_recipient,
+    unsettled_notes,
+)
 from multitool.tools.when import RequestedTime, resolve_when
 from multitool.wire import WireModel
 
@@ -106,52 +128,258 @@ def _round_up(moment: datetime, step: timedelta) -> datetime:
     return moment if not offset else moment + (step - offset)
 
 
-def propose_slots(
+@dataclass(frozen=True, slots=True)
+class Attendee:
+    """A resolved attendee whose working hours count, in their own zone."""
+
+    name: str
+    zone: ZoneInfo
+
+
+@dataclass(frozen=True, slots=True)
+class SlotProposal:
+    """The proposed slots, best first, and whose working hours each one falls outside."""
+
+    slots: tuple[Slot, ...]
+    outside_hours: tuple[tuple[Attendee, ...], ...]
+    """Per slot, in attendee order: the attendees for whom it is outside working hours."""
+    compromise: bool
+    """No free time in the search was within everyone's working hours."""
+    asked_first: bool
+    """The first slot is the time the user named."""
+
+
+_ZERO = timedelta(0)
+
+
+def local_hours(day: date, zone: ZoneInfo, config: ToolConfig) -> tuple[datetime, datetime]:
+    """Working hours of ``day`` in ``zone`` (local wall clock), as UTC instants."""
+    midnight = datetime.combine(day, datetime.min.time(), tzinfo=zone)
+    # Aware + timedelta is wall-clock arithmetic: 9:00 stays 9:00 local on DST days.
+    opens = midnight + timedelta(hours=config.working_hours_start)
+    closes = midnight + timedelta(hours=config.working_hours_end)
+    return opens.astimezone(UTC), closes.astimezone(UTC)
+
+
+class WorkingHours:
+    """One zone's working hours, Monday to Friday, as sorted UTC windows around a search."""
+
+    __slots__ = ("_closes", "_opens")
+
+    def __init__(self, zone: ZoneInfo, start: datetime, end: datetime, config: ToolConfig) -> None:
+        # Two local days either side, so a weekend slot still finds its nearest working day.
+        day = start.astimezone(zone).date() - timedelta(days=2)
+        last = end.astimezone(zone).date() + timedelta(days=2)
+        self._opens: list[datetime] = []
+        self._closes: list[datetime] = []
+        while day <= last:
+            if day.weekday() in WORKING_DAYS:
+                opens, closes = local_hours(day, zone, config)
+                self._opens.append(opens)
+                self._closes.append(closes)
+            day += timedelta(days=1)
+
+    def time_outside(self, start: datetime, end: datetime) -> timedelta:
+        """How far [start, end) reaches beyond the nearest working window; zero when inside one."""
+        after = bisect_right(self._opens, start)
+        nearest = [
+            max(self._opens[i] - start, _ZERO) + max(end - self._closes[i], _ZERO)
+            for i in (after - 1, after)
+            if 0 <= i < len(self._opens)
+        ]
+        return min(nearest, default=_ZERO)
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    start: datetime  # UTC
+    people_outside: int
+    time_outside: timedelta
+    zones_outside: frozenset[int]
+
+    @property
+    def rank(self) -> tuple[int, timedelta, datetime]:
+        return self.people_outside, self.time_outside, self.start
+
+
+class _EveryonesHours:
+    """The attendees' working hours over one search, computed once per distinct zone."""
+
+    def __init__(
+        self, attendees: Sequence[Attendee], window: tuple[datetime, datetime], config: ToolConfig
+    ) -> None:
+        self._attendees = tuple(attendees)
+        zones: dict[str, ZoneInfo] = {}
+        self._zone_index: list[int] = []
+        for attendee in self._attendees:
+            zones.setdefault(attendee.zone.key, attendee.zone)
+            self._zone_index.append(list(zones).index(attendee.zone.key))
+        self._hours = [WorkingHours(zone, *window, config) for zone in zones.values()]
+        self._people = [self._zone_index.count(i) for i in range(len(zones))]
+
+    def candidate(self, start: datetime, duration: timedelta) -> _Candidate:
+        end = start + duration
+        people = 0
+        total = _ZERO
+        outside: set[int] = set()
+        for index, hours in enumerate(self._hours):
+            beyond = hours.time_outside(start, end)
+            if beyond:
+                outside.add(index)
+                people += self._people[index]
+                total += beyond * self._people[index]
+        return _Candidate(start, people, total, frozenset(outside))
+
+    def outside(self, candidate: _Candidate) -> tuple[Attendee, ...]:
+        return tuple(
+            attendee
+            for attendee, zone in zip(self._attendees, self._zone_index, strict=True)
+            if zone in candidate.zones_outside
+        )
+
+
+def slot_proposal(
     requested: RequestedTime,
     duration: timedelta,
     busy: Sequence[Interval],
     ctx: ToolContext,
     config: ToolConfig,
-) -> list[Slot]:
-    """Up to ``config.max_slots`` free slots, earliest first after the asked-for time."""
+    attendees: Sequence[Attendee] = (),
+) -> SlotProposal:
+    """Up to ``config.max_slots`` free, distinct slots within the user's working hours, best first.
+
+    Within every attendee's working hours too (each in their own zone) when any
+    free time of the search allows it, earliest first; otherwise each day's
+    best compromise (fewest people outside their hours, then least time
+    outside them, then earliest), from the requested day on.
+    """
     zone = ctx.zone
     step = timedelta(minutes=config.slot_step_minutes)
     now = ctx.now.astimezone(UTC)
-    slots: list[Slot] = []
+    hours = _EveryonesHours(attendees, search_window(requested, ctx, config), config)
+    chosen: list[_Candidate] = []
     taken: list[Interval] = []
     asked = requested.start(ctx)
     not_before = now
     if asked is not None:
         asked_utc = asked.astimezone(UTC)
         if asked_utc >= now - timedelta(minutes=1) and _free(asked_utc, asked_utc + duration, busy):
-            slots.append(Slot(start=asked, end=(asked_utc + duration).astimezone(zone)))
+            chosen.append(hours.candidate(asked_utc, duration))
             taken.append(Interval(start=asked_utc, end=asked_utc + duration))
             not_before = max(now, asked_utc + duration)
         else:
             not_before = max(now, asked_utc)
+    asked_first = bool(chosen)
+
+    days: list[list[_Candidate]] = []
     for day in search_days(requested.day, config):
-        opens = datetime.combine(day, datetime.min.time(), tzinfo=zone) + timedelta(
-            hours=config.working_hours_start
-        )
-        closes = datetime.combine(day, datetime.min.time(), tzinfo=zone) + timedelta(
-            hours=config.working_hours_end
-        )
-        # Aware + timedelta is wall-clock arithmetic: 9:00 stays 9:00 local on DST days.
-        opens_utc, closes_utc = opens.astimezone(UTC), closes.astimezone(UTC)
-        candidate = _round_up(max(opens_utc, not_before), step)
-        while candidate + duration <= closes_utc and len(slots) < config.max_slots:
-            if _free(candidate, candidate + duration, busy) and _free(candidate, candidate + duration, taken):
-                slots.append(
-                    Slot(start=candidate.astimezone(zone), end=(candidate + duration).astimezone(zone))
-                )
-                taken.append(Interval(start=candidate, end=candidate + duration))
-                # Distinct choices: the next proposal starts after this one ends.
-                candidate = _round_up(candidate + duration, step)
-                continue
-            candidate += step
-        if len(slots) >= config.max_slots:
+        opens, closes = local_hours(day, zone, config)
+        free: list[_Candidate] = []
+        moment = _round_up(max(opens, not_before), step)
+        while moment + duration <= closes:
+            if _free(moment, moment + duration, busy):
+                free.append(hours.candidate(moment, duration))
+            moment += step
+        days.append(free)
+    everyone = any(c.people_outside == 0 for free in days for c in free)
+
+    for free in days:
+        pool = [c for c in free if c.people_outside == 0] if everyone else free
+        for candidate in sorted(pool, key=lambda c: c.rank):
+            if len(chosen) >= config.max_slots:
+                break
+            end = candidate.start + duration
+            # Distinct choices: proposals never overlap each other.
+            if _free(candidate.start, end, taken):
+                chosen.append(candidate)
+                taken.append(Interval(start=candidate.start, end=end))
+        if len(chosen) >= config.max_slots:
             break
-    return slots
+
+    slots = [Slot(start=c.start.astimezone(zone), end=(c.start + duration).astimezone(zone)) for c in chosen]
+    if asked_first and asked is not None:
+        slots[0] = Slot(start=asked, end=slots[0].end)  # the time exactly as the user named it
+    return SlotProposal(
+        slots=tuple(slots),
+        outside_hours=tuple(hours.outside(c) for c in chosen),
+        compromise=not everyone,
+        asked_first=asked_first,
+    )
+
+
+def propose_slots(
+    requested: RequestedTime,
+    duration: timedelta,
+    busy: Sequence[Interval],
+    ctx: ToolContext,
+    config: ToolConfig,
+    attendees: Sequence[Attendee] = (),
+) -> list[Slot]:
+    """The slots of :func:`slot_proposal`."""
+    return list(slot_proposal(requested, duration, busy, ctx, config, attendees).slots)
+
+
+def hours_attendees(resolutions: Sequence[NameResolution]) -> tuple[list[Attendee], list[str]]:
+    """The attendees whose working hours count (each person once), and notes on unusable zones.
+
+    Ambiguous and unknown names and bare addresses do not count: their zone is not known.
+    """
+    found: list[Attendee] = []
+    notes: list[str] = []
+    seen: set[str] = set()
+    for resolution in resolutions:
+        person = resolution.person
+        if not resolution.settled or person is None or is_external(person) or person.id in seen:
+            continue
+        seen.add(person.id)
+        try:
+            zone = ZoneInfo(person.timezone)
+        except (ZoneInfoNotFoundError, ValueError):
+            notes.append(
+                f"{person.display_name}'s time zone in the directory is not an IANA time zone, "
+                "so their working hours were not considered."
+            )
+            continue
+        found.append(Attendee(name=person.display_name, zone=zone))
+    return found, notes
+
+
+_DAY_NAMES = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTH_NAMES = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def day_label(day: date) -> str:
+    """'Thu 3 Dec', the same in every locale."""
+    return f"{_DAY_NAMES[day.weekday()]} {day.day} {_MONTH_NAMES[day.month - 1]}"
+
+
+def _people(attendees: Sequence[Attendee]) -> str:
+    named = [f"{a.name} ({a.zone.key})" for a in attendees]
+    return named[0] if len(named) == 1 else f"{', '.join(named[:-1])} and {named[-1]}"
+
+
+def hours_notes(proposal: SlotProposal, requested: RequestedTime, config: ToolConfig) -> list[str]:
+    """Words for the model and the card about slots outside someone's working hours."""
+    notes: list[str] = []
+    if proposal.asked_first and proposal.outside_hours[0]:
+        notes.append(f"The time asked for is outside working hours for {_people(proposal.outside_hours[0])}.")
+    rest = proposal.outside_hours[1:] if proposal.asked_first else proposal.outside_hours
+    if not proposal.compromise or not rest:
+        return notes
+    days = search_days(requested.day, config)
+    span = (
+        f"on {day_label(days[0])}"
+        if len(days) == 1
+        else f"between {day_label(days[0])} and {day_label(days[-1])}"
+    )
+    order = {a: i for i, a in enumerate(dict.fromkeys(a for outside in rest for a in outside))}
+    union = sorted(order, key=order.__getitem__)
+    if all(set(outside) == set(union) for outside in rest):
+        which = f"{'this slot is' if len(rest) == 1 else 'these slots are'} outside working hours for"
+    else:
+        which = "each of these slots is outside working hours for some of"
+    notes.append(f"No free time {span} is within everyone's working hours; {which} {_people(union)}.")
+    return notes
 
 
 def prepare(args: MeetingArgs, ctx: ToolContext, config: ToolConfig) -> Prepared:
@@ -166,18 +394,20 @@ def prepare(args: MeetingArgs, ctx: ToolContext, config: ToolConfig) -> Prepared
             if resolution.person is not None
             for interval in busy.get(resolution.person.email, ())
         ]
-        slots = propose_slots(requested, duration, intervals, ctx, config)
-        if not slots:
+        constraining, zone_notes = hours_attendees(attendees)
+        proposal = slot_proposal(requested, duration, intervals, ctx, config, constraining)
+        if not proposal.slots:
             raise NoFreeSlot(
                 f"No {args.duration_minutes}-minute time when every attendee is free from '{args.when}' "
                 f"over the next {config.search_working_days} working days. "
                 "Ask for a later day or a shorter meeting.",
                 field="when",
             )
-        notes = unsettled_notes(attendees, "attendee")
+        notes = unsettled_notes(attendees, "attendee") + zone_notes
         asked = requested.start(ctx)
-        if asked is not None and slots[0].start != asked:
+        if asked is not None and not proposal.asked_first:
             notes.append(f"{asked.isoformat(timespec='minutes')} is taken; these are the next free times.")
+        notes.extend(hours_notes(proposal, requested, config))
         return {
             "action": ACTION,
             "title": args.title,
@@ -185,7 +415,7 @@ def prepare(args: MeetingArgs, ctx: ToolContext, config: ToolConfig) -> Prepared
             "requested": args.when,
             "durationMinutes": args.duration_minutes,
             "timezone": ctx.timezone,
-            "slots": [s.to_wire() for s in slots],
+            "slots": [s.to_wire() for s in proposal.slots],
             "notes": notes,
         }
 
