@@ -137,3 +137,80 @@ def test_every_generated_call_validates_against_its_tool_model() -> None:
     for message in messages:
         for intent in parse_intents(message):
             REGISTRY[intent.tool].args_model.model_validate(intent.args)
+
+
+# --- conversation memory ---------------------------------------------------------------------------
+
+
+def ask_after(model: OfflineModel, earlier: list[str], text: str) -> dict:
+    """Ask ``text`` after earlier turns, given as history the way the chat service sends it."""
+    history: list[dict] = []
+    for message in earlier:
+        history += [
+            {"role": "user", "content": [{"text": message}]},
+            {"role": "assistant", "content": [{"text": "I prepared it.\n[cards: d_1 something]"}]},
+        ]
+    return model.converse(
+        modelId="offline",
+        messages=[*history, {"role": "user", "content": [{"text": text}]}],
+        system=[{"text": "rules"}],
+        toolConfig=TOOLS,
+    )
+
+
+def test_email_about_it_after_an_earlier_jira_turn_refers_to_that_ticket() -> None:
+    uses = tool_uses(
+        ask_after(OfflineModel(), ["File a Jira bug in WEB for the login crash"], "Email Priya about it")
+    )
+
+    (email,) = uses
+    assert email["name"] == "create_email_draft"
+    assert email["input"]["to"] == ["Priya"]
+    assert email["input"]["subject"] == "Login crash"
+    assert "I filed a Bug in WEB: Login crash." in email["input"]["body"]
+
+
+def test_the_latest_earlier_intent_is_the_one_referred_to() -> None:
+    earlier = [
+        "File a Jira bug in WEB for the login crash",
+        "Email Kinshuok about the launch plan",
+        "What can you do?",
+    ]
+
+    (meeting,) = tool_uses(ask_after(OfflineModel(), earlier, "Schedule a sync about it on Thursday"))
+
+    assert meeting["input"]["title"] == "Sync about the launch plan"
+    assert meeting["input"]["attendees"] == ["Kinshuok"]  # nobody named: the people of that intent
+
+
+def test_a_message_that_names_its_own_topic_ignores_the_history() -> None:
+    earlier = ["File a Jira bug in WEB for the login crash"]
+
+    alone = tool_uses(ask(OfflineModel(), "Email Priya about the budget"))
+    after = tool_uses(ask_after(OfflineModel(), earlier, "Email Priya about the budget"))
+
+    assert after == alone
+
+
+def test_without_history_it_stays_unresolved_and_answers_are_deterministic() -> None:
+    (email,) = tool_uses(ask(OfflineModel(), "Email Priya about it"))
+    assert email["input"]["subject"] == "About it"
+
+    earlier = ["File a Jira bug in WEB for the login crash"]
+    first = ask_after(OfflineModel(), earlier, "Email Priya about it")
+    assert ask_after(OfflineModel(), earlier, "Email Priya about it") == first
+
+
+def test_tool_results_in_history_are_not_read_as_user_text() -> None:
+    model = OfflineModel()
+    messages = [
+        {"role": "user", "content": [{"text": "File a Jira bug in WEB for the login crash"}]},
+        {"role": "assistant", "content": [{"toolUse": {"toolUseId": "t1", "name": "x", "input": {}}}]},
+        {"role": "user", "content": [{"toolResult": {"toolUseId": "t1", "content": [{"json": {}}]}}]},
+        {"role": "assistant", "content": [{"text": "Done."}]},
+        {"role": "user", "content": [{"text": "Email Priya about it"}]},
+    ]
+
+    (email,) = tool_uses(model.converse(modelId="offline", messages=messages, toolConfig=TOOLS))
+
+    assert email["input"]["subject"] == "Login crash"

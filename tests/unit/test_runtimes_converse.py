@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
@@ -10,7 +11,7 @@ from botocore.exceptions import ClientError, ReadTimeoutError
 from multitool.people import Person
 from multitool.ports.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.prompts import EVERY_TOOL, NO_JSON, RAW_NAMES
-from multitool.runtimes import ConverseRuntime, ModelBusy, ModelFailed, TurnRequest
+from multitool.runtimes import AgentRuntime, ConverseRuntime, ModelBusy, ModelFailed, TurnRequest
 from multitool.runtimes.converse import (
     ROUNDS_EXHAUSTED,
     default_tool_specs,
@@ -18,6 +19,7 @@ from multitool.runtimes.converse import (
     tool_specs_from_registry,
 )
 from multitool.runtimes.product import product_flows
+from multitool.sessions import converse_messages, exchange
 from multitool.tools import REGISTRY, ToolPorts
 
 NOW = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
@@ -240,3 +242,55 @@ def test_default_tool_specs_cover_every_tool_without_refs() -> None:
     assert "$ref" not in json.dumps(specs)
     assert all(s["toolSpec"]["description"] for s in specs)
     assert {s["toolSpec"]["name"] for s in tool_specs_from_registry()} == set(REGISTRY)
+
+
+def test_the_conversation_so_far_comes_before_the_new_message_and_is_not_mutated(ports) -> None:
+    history = converse_messages(
+        exchange(
+            "Email Kinshuok about the doc",
+            "I prepared an email draft for you to review.",
+            [("d_1", "Draft email to Kinshuok Sharma: About the doc")],
+        )
+    )
+    model = ScriptedModel(
+        reply(use("t1", "propose_meeting", MEETING), stop="tool_use"),
+        reply({"text": "Proposed."}),
+    )
+
+    results = runtime(model, ports).run_turn(
+        replace(REQUEST, message="also schedule a sync", history=history)
+    )
+
+    first, second = model.requests
+    assert first["messages"] == [
+        *history,
+        {"role": "user", "content": [{"text": "also schedule a sync"}]},
+    ]
+    # The tool round still pairs: assistant toolUse, then the user's toolResult, after the history.
+    assert [m["role"] for m in second["messages"]] == ["user", "assistant", "user", "assistant", "user"]
+    assert "toolResult" in second["messages"][-1]["content"][0]
+    assert [c.type for c in results.client_actions] == ["show_meeting_scheduler"]
+    assert len(history) == 2  # the caller's history is untouched
+    assert history[1]["content"][0]["text"].endswith(
+        "[cards: d_1 Draft email to Kinshuok Sharma: About the doc]"
+    )
+
+
+def test_the_agent_runtime_sends_no_history_bedrock_keeps_it_by_session_id() -> None:
+    class Agent:
+        def __init__(self) -> None:
+            self.calls: list[dict] = []
+
+        def invoke_agent(self, **kwargs):
+            self.calls.append(kwargs)
+            return {"completion": [{"chunk": {"bytes": b"Hello."}}]}
+
+    agent = Agent()
+    request = replace(REQUEST, history=converse_messages(exchange("earlier", "answer")))
+
+    AgentRuntime(agent, "AGENT", "ALIAS", lambda _r: None).run_turn(request)  # type: ignore[arg-type]
+
+    (call,) = agent.calls
+    assert call["sessionId"] == "sess-1"
+    assert call["inputText"] == REQUEST.message
+    assert "earlier" not in str(call)

@@ -36,7 +36,17 @@ from pydantic import ConfigDict, Field, SerializeAsAny
 from multitool.client_actions import Card
 from multitool.observability import logger, metrics
 from multitool.runtimes.base import Runtime, TurnRequest
-from multitool.sessions import SessionStore, new_session_id, valid_session_id
+from multitool.sessions import (
+    HISTORY_EXCHANGES,
+    History,
+    SessionStore,
+    SessionWriteFailed,
+    bounded,
+    converse_messages,
+    exchange,
+    new_session_id,
+    valid_session_id,
+)
 from multitool.traces import ToolResults
 from multitool.wire import WireModel
 
@@ -207,12 +217,15 @@ class ChatService:
         default_timezone: str = "UTC",
         clock: Callable[[], datetime] | None = None,
         idempotency: ChatIdempotency | None = None,
+        history_exchanges: int = HISTORY_EXCHANGES,
     ) -> None:
+        """``history_exchanges``: earlier exchanges a turn sees; 0 for a runtime that keeps its own."""
         self.runtime = runtime
         self.sessions = sessions
         self.max_message_chars = max_message_chars
         self.default_timezone = default_timezone
         self.clock = clock
+        self.history_exchanges = history_exchanges
         self.idempotency = idempotency
         self._reply_once = idempotency.wrap(self._reply_wire) if idempotency is not None else None
 
@@ -288,15 +301,37 @@ class ChatService:
         timezone = self._validate(request, timezone_hint)
         message = request.message
         session_id = request.session_id or new_session_id()
-        self.sessions.claim(session_id, user_id)
+        history = self.sessions.claim(session_id, user_id)
         now = self.clock() if self.clock is not None else None
-        results = self.runtime.run_turn(TurnRequest(user_id, session_id, message, timezone, now))
+        remembered = bounded(history, max_exchanges=self.history_exchanges)
+        turn = TurnRequest(user_id, session_id, message, timezone, now, converse_messages(remembered))
+        results = self.runtime.run_turn(turn)
         metrics.add_metric(name="ClientActions", unit="Count", value=len(results.client_actions))
         logger.info(
             "Chat turn done",
             extra={
                 "cards": [card.type for card in results.client_actions],
                 "failures": len(results.failures),
+                "history_messages": len(remembered),
             },
         )
-        return response_from(results, session_id)
+        response = response_from(results, session_id)
+        if self.history_exchanges > 0:
+            self._remember(session_id, user_id, remembered, message, response)
+        return response
+
+    def _remember(
+        self, session_id: str, user_id: str, history: History, message: str, response: ChatResponse
+    ) -> None:
+        """Append the turn to the session's conversation; a failed write costs memory, not the answer."""
+        cards = [
+            (card.id, line)
+            for card, line in zip(response.client_actions, response.client_action_messages, strict=False)
+        ]
+        updated = bounded(
+            (*history, *exchange(message, response.message, cards)), max_exchanges=self.history_exchanges
+        )
+        try:
+            self.sessions.remember(session_id, user_id, updated)
+        except SessionWriteFailed as error:
+            logger.warning("Conversation not stored", extra={"error_type": type(error.__cause__).__name__})

@@ -4,18 +4,29 @@ A session id belongs to the first user who uses it: the store claims it with
 one conditional write (``attribute_not_exists(sessionId) OR owner = :me``), so
 a second user presenting the same id is refused instead of joining another
 person's conversation (and its drafts).
+
+The session item also holds the conversation so far, for runtimes that do not
+keep it themselves (Converse, offline): the last exchanges as text-only
+Converse messages, a user message and the assistant's reply with a one-line
+summary of the cards it produced. No ``toolUse``/``toolResult`` blocks are kept
+(they must pair exactly and would bloat the item), and the stored JSON is
+bounded in exchanges and bytes, far below DynamoDB's 400 KB item limit.
 """
 
 from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from botocore.exceptions import ClientError
+from botocore.exceptions import BotoCoreError, ClientError
+from pydantic import Field, TypeAdapter, ValidationError
 
+from multitool.observability import logger
 from multitool.tables import SESSIONS
+from multitool.wire import WireModel
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -23,6 +34,10 @@ if TYPE_CHECKING:
 SESSION_TTL_SECONDS = 24 * 3600
 # Bedrock's sessionId rule: 2-100 characters of [0-9a-zA-Z._:-].
 SESSION_ID_PATTERN = re.compile(r"^[0-9a-zA-Z._:-]{2,100}$")
+HISTORY_EXCHANGES = 10
+MAX_HISTORY_BYTES = 64 * 1024
+MAX_STORED_TEXT_CHARS = 4000
+HISTORY_ATTRIBUTE = "history"
 
 
 class SessionError(Exception):
@@ -31,6 +46,112 @@ class SessionError(Exception):
 
 class SessionNotOwned(SessionError):
     """The session id belongs to another user."""
+
+
+class SessionWriteFailed(SessionError):
+    """The conversation could not be stored (the turn itself succeeded)."""
+
+
+# --------------------------------------------------------------------------- conversation history
+
+
+class TextBlock(WireModel):
+    text: str = Field(min_length=1, max_length=MAX_STORED_TEXT_CHARS)
+
+
+class HistoryMessage(WireModel):
+    """A text-only Converse message: ``{"role": "user"|"assistant", "content": [{"text": …}]}``."""
+
+    role: Literal["user", "assistant"]
+    content: tuple[TextBlock, ...] = Field(min_length=1)
+
+    @classmethod
+    def of(cls, role: Literal["user", "assistant"], text: str) -> HistoryMessage:
+        return cls(role=role, content=(TextBlock(text=_clip(text)),))
+
+    @property
+    def text(self) -> str:
+        return "\n".join(block.text for block in self.content)
+
+
+History = tuple[HistoryMessage, ...]
+_HISTORY = TypeAdapter(History)
+
+
+def _clip(text: str) -> str:
+    text = text.strip() or "…"
+    return text if len(text) <= MAX_STORED_TEXT_CHARS else text[: MAX_STORED_TEXT_CHARS - 1] + "…"
+
+
+def cards_summary(cards: Sequence[tuple[str, str]]) -> str:
+    """One line naming a turn's cards, from (id, caption) pairs.
+
+    ``[cards: d_1 Draft email to Kinshuok Sharma: About the doc; d_2 Meeting 'Sync' …]``
+    """
+    if not cards:
+        return ""
+    return "[cards: " + "; ".join(f"{card_id} {caption}" for card_id, caption in cards) + "]"
+
+
+def exchange(user_text: str, reply_text: str, cards: Sequence[tuple[str, str]] = ()) -> History:
+    """One turn as two history messages: what the user wrote, what the assistant answered and made."""
+    summary = cards_summary(cards)
+    reply = f"{reply_text.strip()}\n{summary}" if summary else reply_text
+    return HistoryMessage.of("user", user_text), HistoryMessage.of("assistant", reply)
+
+
+def history_json(history: History) -> str:
+    return _HISTORY.dump_json(history, by_alias=True).decode()
+
+
+def _exchanges(history: Sequence[HistoryMessage]) -> list[History]:
+    """The (user, assistant) pairs of a history; a message out of turn is dropped with its partner."""
+    pairs: list[History] = []
+    index = 0
+    while index + 1 < len(history):
+        first, second = history[index], history[index + 1]
+        if first.role == "user" and second.role == "assistant":
+            pairs.append((first, second))
+            index += 2
+        else:
+            index += 1
+    return pairs
+
+
+def bounded(
+    history: Sequence[HistoryMessage],
+    *,
+    max_exchanges: int = HISTORY_EXCHANGES,
+    max_bytes: int = MAX_HISTORY_BYTES,
+) -> History:
+    """The newest whole exchanges that fit: at most ``max_exchanges``, at most ``max_bytes`` of JSON."""
+    pairs = _exchanges(history)[-max_exchanges:] if max_exchanges > 0 else []
+    kept: list[History] = []
+    size = 1  # "[" and "]", less the separator the first pair does not need
+    for pair in reversed(pairs):
+        pair_size = len(history_json(pair).encode()) - 1  # "a,b" and the separator before it
+        if size + pair_size > max_bytes:
+            break
+        kept.append(pair)
+        size += pair_size
+    return tuple(message for pair in reversed(kept) for message in pair)
+
+
+def parse_history(raw: str | None) -> History:
+    """Stored history, validated; a damaged value is dropped (logged without content), never raised."""
+    if not raw:
+        return ()
+    try:
+        history = _HISTORY.validate_json(raw)
+    except ValidationError as error:
+        logger.warning("Stored conversation dropped: invalid", extra={"problems": error.error_count()})
+        return ()
+    return tuple(message for pair in _exchanges(history) for message in pair)
+
+
+def converse_messages(history: History) -> tuple[dict[str, Any], ...]:
+    """The history as Converse ``messages`` entries."""
+    return tuple(message.to_wire() for message in history)
 
 
 def new_session_id() -> str:
@@ -43,8 +164,15 @@ def valid_session_id(value: str) -> bool:
 
 
 class SessionStore(Protocol):
-    def claim(self, session_id: str, user_id: str, now: datetime | None = None) -> None:
-        """Record a turn in ``session_id`` for ``user_id``; :class:`SessionNotOwned` if another owns it."""
+    def claim(self, session_id: str, user_id: str, now: datetime | None = None) -> History:
+        """Record a turn in ``session_id`` for ``user_id`` and return the conversation so far.
+
+        Raises :class:`SessionNotOwned` if another user owns the session.
+        """
+        ...
+
+    def remember(self, session_id: str, user_id: str, history: History, now: datetime | None = None) -> None:
+        """Store the conversation (already bounded) of the owner's session; :class:`SessionWriteFailed`."""
         ...
 
 
@@ -53,13 +181,21 @@ class MemorySessionStore:
 
     def __init__(self) -> None:
         self.owners: dict[str, str] = {}
+        self.histories: dict[str, History] = {}
         self.writes = 0
 
-    def claim(self, session_id: str, user_id: str, now: datetime | None = None) -> None:
+    def claim(self, session_id: str, user_id: str, now: datetime | None = None) -> History:
         self.writes += 1
         owner = self.owners.setdefault(session_id, user_id)
         if owner != user_id:
             raise SessionNotOwned("This session belongs to another user.")
+        return self.histories.get(session_id, ())
+
+    def remember(self, session_id: str, user_id: str, history: History, now: datetime | None = None) -> None:
+        if self.owners.get(session_id) != user_id:
+            raise SessionNotOwned("This session belongs to another user.")
+        self.writes += 1
+        self.histories[session_id] = tuple(history)
 
 
 class DynamoSessionStore:
@@ -72,10 +208,10 @@ class DynamoSessionStore:
         self.client = client
         self.ttl_seconds = ttl_seconds
 
-    def claim(self, session_id: str, user_id: str, now: datetime | None = None) -> None:
+    def claim(self, session_id: str, user_id: str, now: datetime | None = None) -> History:
         moment = now or datetime.now(UTC)
         try:
-            self.client.update_item(
+            response = self.client.update_item(
                 TableName=self.table_name,
                 Key={SESSIONS.partition_key: {"S": session_id}},
                 UpdateExpression=(
@@ -90,8 +226,34 @@ class DynamoSessionStore:
                     ":expires": {"N": str(int(moment.timestamp()) + self.ttl_seconds)},
                     ":one": {"N": "1"},
                 },
+                ReturnValues="ALL_NEW",
             )
         except ClientError as error:
             if error.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
                 raise SessionNotOwned("This session belongs to another user.") from None
             raise
+        stored = response.get("Attributes", {}).get(HISTORY_ATTRIBUTE, {})
+        return parse_history(stored.get("S"))
+
+    def remember(self, session_id: str, user_id: str, history: History, now: datetime | None = None) -> None:
+        moment = now or datetime.now(UTC)
+        try:
+            self.client.update_item(
+                TableName=self.table_name,
+                Key={SESSIONS.partition_key: {"S": session_id}},
+                UpdateExpression="SET #history = :history, updatedAt = :now, expiresAt = :expires",
+                ConditionExpression="#owner = :owner",
+                ExpressionAttributeNames={"#owner": "owner", "#history": HISTORY_ATTRIBUTE},
+                ExpressionAttributeValues={
+                    ":owner": {"S": user_id},
+                    ":history": {"S": history_json(bounded(history))},
+                    ":now": {"S": moment.isoformat()},
+                    ":expires": {"N": str(int(moment.timestamp()) + self.ttl_seconds)},
+                },
+            )
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
+                raise SessionNotOwned("This session belongs to another user.") from None
+            raise SessionWriteFailed("The conversation could not be stored.") from error
+        except BotoCoreError as error:
+            raise SessionWriteFailed("The conversation could not be stored.") from error

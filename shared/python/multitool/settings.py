@@ -84,6 +84,7 @@ class ChatSettings(ToolSettings):
     sessions_table_name: str
     idempotency_table_name: str | None = None
     idempotency_expiry_seconds: int = Field(default=3600, ge=60, le=7 * 24 * 3600)
+    history_exchanges: int = Field(default=10, ge=0, le=50)
     max_tool_rounds: int = Field(default=5, ge=1, le=20)
     max_message_chars: int = Field(default=4000, ge=1)
 

@@ -55,7 +55,7 @@ def aws_chat_service() -> ChatService:
     from multitool.runtimes import AwsClients, build_runtime
     from multitool.runtimes.product import product_flows
     from multitool.sessions import DynamoSessionStore
-    from multitool.settings import ChatSettings
+    from multitool.settings import ChatSettings, Runtime
     from multitool.tools import ToolConfig, ToolPorts
 
     settings = ChatSettings.from_env()
@@ -82,6 +82,8 @@ def aws_chat_service() -> ChatService:
         max_message_chars=settings.max_message_chars,
         default_timezone=settings.default_timezone,
         idempotency=idempotency,
+        # The Bedrock agent keeps the conversation itself, by sessionId.
+        history_exchanges=0 if settings.runtime is Runtime.AGENT else settings.history_exchanges,
     )
 
 

@@ -33,13 +33,19 @@ DEFAULT_RETRY_AFTER_SECONDS = 2
 
 @dataclass(frozen=True, slots=True)
 class TurnRequest:
-    """One user message to run: who sent it, in which session, in which time zone, at what time."""
+    """One user message to run: who sent it, in which session, in which time zone, at what time.
+
+    ``history`` is the conversation so far as text-only Converse messages
+    (user, assistant, user, …; see :mod:`multitool.sessions`), for runtimes
+    that do not keep it themselves; the Bedrock agent keeps its own by ``sessionId``.
+    """
 
     user_id: str
     session_id: str
     message: str
     timezone: str = "UTC"
     now: datetime | None = None
+    history: tuple[Mapping[str, Any], ...] = ()
 
     def session_attributes(self) -> dict[str, str]:
         """What action groups read from ``sessionAttributes`` (``userId``, ``timezone``, ``now``)."""

@@ -1,7 +1,10 @@
 """The Converse runtime: the agent loop on ``bedrock-runtime.converse``, run by the orchestrator.
 
-Tools are described to the model from the action groups' OpenAPI documents
-(operationId -> tool name, request body schema -> input schema). Each model
+The model sees the conversation so far (``TurnRequest.history``: earlier user
+messages and replies, each reply with a summary of its cards), then the new
+user message. Tools are described to the model from the action groups'
+OpenAPI documents (operationId -> tool name, request body schema -> input
+schema). Each model
 response's ``toolUse`` blocks go through the product flow as one batch; one
 ``toolResult`` per ``toolUseId`` goes back, and the loop continues until the
 model ends its turn or ``max_rounds`` model calls have been made. Every call
@@ -146,6 +149,12 @@ def _tool_result_block(result: ToolResult) -> dict[str, Any]:
     return {"toolResult": block}
 
 
+def _text_message(message: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of a history message (the loop appends to its list, never to the caller's)."""
+    blocks = message.get("content") or []
+    return {"role": message.get("role"), "content": [{"text": b["text"]} for b in blocks if "text" in b]}
+
+
 def _error_result(call_id: str, message: str) -> ToolResult:
     return ToolResult(call_id, {"error": {"code": "invalid_tool_call", "message": message}}, True)
 
@@ -175,7 +184,10 @@ class ConverseRuntime:
         flow = self.flows(request)
         recorder = TraceRecorder(request.session_id)
         system = [{"text": system_prompt(timezone=request.timezone, now=request.now)}]
-        messages: list[dict[str, Any]] = [{"role": "user", "content": [{"text": request.message}]}]
+        messages: list[dict[str, Any]] = [
+            *(_text_message(message) for message in request.history),
+            {"role": "user", "content": [{"text": request.message}]},
+        ]
         for round_number in range(self.max_rounds):
             trace_id = f"converse-{round_number}"
             message, stop_reason = self._converse(messages, system)

@@ -10,8 +10,10 @@ What it understands is a small grammar, not language: it splits a message
 into intents at intent verbs ("email", "schedule", "file a Jira bug" …) and
 emits one ``toolUse`` per intent in ONE response, passing names and dates
 exactly as written ("Kinshuok", "next Tuesday"). "About it" refers to the
-intent before it. Once the tool results come back it ends the turn with a
-one-line summary. A message without a tool intent gets a plain answer.
+intent before it, in the same message or, for a message's first intent, the
+last intent of an earlier turn (the user messages in the conversation it is
+sent). Once the tool results come back it ends the turn with a one-line
+summary. A message without a tool intent gets a plain answer.
 """
 
 from __future__ import annotations
@@ -297,17 +299,31 @@ def _jira(intent: Intent, verb: str, previous: Intent | None) -> None:
 _EXTRACT = {EMAIL_TOOL: _email, MEETING_TOOL: _meeting, JIRA_TOOL: _jira}
 
 
-def parse_intents(message: str) -> list[Intent]:
-    """The tool intents of a message, with arguments as a model would pass them."""
+def parse_intents(message: str, previous: Intent | None = None) -> list[Intent]:
+    """The tool intents of a message, with arguments as a model would pass them.
+
+    ``previous`` is the last intent of an earlier turn: "about it" in the
+    message's first intent refers to it, as later intents refer to the one before.
+    """
     intents: list[Intent] = []
     for verb, segment in split_intents(message):
         tool = classify(verb, segment)
         if tool is None:
             continue
         intent = Intent(tool=tool, segment=segment)
-        _EXTRACT[tool](intent, verb, intents[-1] if intents else None)
+        _EXTRACT[tool](intent, verb, intents[-1] if intents else previous)
         intents.append(intent)
     return intents
+
+
+def last_intent(user_messages: Sequence[str]) -> Intent | None:
+    """The last intent of the conversation so far (earlier user messages, oldest first), or None."""
+    previous: Intent | None = None
+    for message in user_messages:
+        intents = parse_intents(message, previous)
+        if intents:
+            previous = intents[-1]
+    return previous
 
 
 # --------------------------------------------------------------------------- the Converse surface
@@ -361,6 +377,19 @@ def _summary(results: Sequence[Mapping[str, Any]]) -> str:
     return text or "Done."
 
 
+def _earlier_user_texts(messages: Sequence[Any]) -> list[str]:
+    """What the user wrote in earlier turns (history messages; tool results are not user text)."""
+    texts: list[str] = []
+    for message in messages:
+        if not isinstance(message, Mapping) or message.get("role") != "user":
+            continue
+        blocks = [b for b in message.get("content") or [] if isinstance(b, Mapping)]
+        text = " ".join(b["text"] for b in blocks if isinstance(b.get("text"), str))
+        if text:
+            texts.append(text)
+    return texts
+
+
 def _response(content: list[dict[str, Any]], stop_reason: str, words: int) -> dict[str, Any]:
     output = 20 * len(content)
     return {
@@ -390,7 +419,8 @@ class OfflineModel:
             return _response([{"text": _summary(results)}], "end_turn", len(results))
         text = " ".join(b["text"] for b in blocks if isinstance(b.get("text"), str))
         offered = _offered_tools(kwargs)
-        intents = [intent for intent in parse_intents(text) if intent.tool in offered]
+        previous = last_intent(_earlier_user_texts(messages[:-1]))
+        intents = [intent for intent in parse_intents(text, previous) if intent.tool in offered]
         if not intents:
             return _response([{"text": HELP_TEXT}], "end_turn", len(text.split()))
         content: list[dict[str, Any]] = [{"text": "I'll prepare those for you."}]
