@@ -22,10 +22,11 @@ user asked for it; a note names whose hours it falls outside.
 
 from __future__ import annotations
 
-from bisect import bisect_right
-from collections.abc import Sequence
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from itertools import chain
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -116,6 +117,27 @@ def search_window(
     start = datetime.combine(first, datetime.min.time(), tzinfo=ctx.zone)
     end = datetime.combine(days[-1] + timedelta(days=1), datetime.min.time(), tzinfo=ctx.zone)
     return start.astimezone(UTC), end.astimezone(UTC)
+
+
+class _BusyTimes:
+    """Busy intervals merged and sorted in UTC, so each free check is one bisect."""
+
+    __slots__ = ("_ends", "_starts")
+
+    def __init__(self, intervals: Iterable[Interval]) -> None:
+        merged: list[list[datetime]] = []
+        for start, end in sorted((i.start.astimezone(UTC), i.end.astimezone(UTC)) for i in intervals):
+            if merged and start <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            else:
+                merged.append([start, end])
+        self._starts = [m[0] for m in merged]
+        self._ends = [m[1] for m in merged]
+
+    def free(self, start: datetime, end: datetime) -> bool:
+        """True when no interval overlaps [start, end)."""
+        before = bisect_left(self._starts, end)  # merged intervals starting before ``end``
+        return before == 0 or self._ends[before - 1] <= start
 
 
 def _free(start: datetime, end: datetime, busy: Sequence[Interval]) -> bool:
@@ -257,13 +279,14 @@ def slot_proposal(
     step = timedelta(minutes=config.slot_step_minutes)
     now = ctx.now.astimezone(UTC)
     hours = _EveryonesHours(attendees, search_window(requested, ctx, config), config)
+    blocked = _BusyTimes(busy)
     chosen: list[_Candidate] = []
     taken: list[Interval] = []
     asked = requested.start(ctx)
     not_before = now
     if asked is not None:
         asked_utc = asked.astimezone(UTC)
-        if asked_utc >= now - timedelta(minutes=1) and _free(asked_utc, asked_utc + duration, busy):
+        if asked_utc >= now - timedelta(minutes=1) and blocked.free(asked_utc, asked_utc + duration):
             chosen.append(hours.candidate(asked_utc, duration))
             taken.append(Interval(start=asked_utc, end=asked_utc + duration))
             not_before = max(now, asked_utc + duration)
@@ -271,19 +294,30 @@ def slot_proposal(
             not_before = max(now, asked_utc)
     asked_first = bool(chosen)
 
-    days: list[list[_Candidate]] = []
-    for day in search_days(requested.day, config):
+    def free_candidates(day: date) -> list[_Candidate]:
         opens, closes = local_hours(day, zone, config)
         free: list[_Candidate] = []
         moment = _round_up(max(opens, not_before), step)
         while moment + duration <= closes:
-            if _free(moment, moment + duration, busy):
+            if blocked.free(moment, moment + duration):
                 free.append(hours.candidate(moment, duration))
             moment += step
-        days.append(free)
-    everyone = any(c.people_outside == 0 for free in days for c in free)
+        return free
 
-    for free in days:
+    # The first day with free time inside everyone's hours decides: from there on, only such
+    # times; with no such day in the search, every day's candidates compete as compromises.
+    days = search_days(requested.day, config)
+    seen: list[list[_Candidate]] = []
+    for day in days:
+        seen.append(free_candidates(day))
+        if any(c.people_outside == 0 for c in seen[-1]):
+            break
+    everyone = any(c.people_outside == 0 for c in seen[-1]) if seen else False
+    pools: Iterator[list[_Candidate]] = (
+        chain([seen[-1]], map(free_candidates, days[len(seen) :])) if everyone else iter(seen)
+    )
+
+    for free in pools:
         pool = [c for c in free if c.people_outside == 0] if everyone else free
         for candidate in sorted(pool, key=lambda c: c.rank):
             if len(chosen) >= config.max_slots:
