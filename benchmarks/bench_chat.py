@@ -1,0 +1,169 @@
+"""The chat path's own costs: conversation memory and idempotent replays.
+
+``memory``: one offline turn through :class:`multitool.chat.ChatService` (in-memory
+ports and sessions) with no history and with a full history of 10 exchanges,
+which the offline model re-reads to resolve "it"; plus bounding and encoding a
+full history (typical texts, and the 4-byte-character worst case).
+
+``requests``: POST /chat through the orchestrator handler over moto DynamoDB
+(in process): the DynamoDB calls each request makes and its median time, for a
+request without a key, the first request with an Idempotency-Key, and its
+replay. moto's times are not DynamoDB's; the call counts are what a deployment pays.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import statistics
+import time
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+REPEATS = 15
+COMBINED = "Email Kinshuok about the doc and schedule a sync for Thursday"
+
+
+def _median_ms(action: Callable[[], Any], repeats: int = REPEATS) -> float:
+    samples = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        action()
+        samples.append((time.perf_counter() - started) * 1000)
+    return statistics.median(samples)
+
+
+def _memory() -> str:
+    from multitool.chat import ChatRequest, ChatService
+    from multitool.people import Person
+    from multitool.ports.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+    from multitool.runtimes import ConverseRuntime, OfflineModel
+    from multitool.runtimes.product import product_flows
+    from multitool.sessions import MAX_STORED_TEXT_CHARS, MemorySessionStore, bounded, exchange, history_json
+    from multitool.tools import ToolPorts
+
+    people = [Person(id="p1", display_name="Kinshuok Sharma", email="kinshuok@example.com")]
+    ports = ToolPorts(MemoryDirectory(people), MemoryCalendar(), MemoryDraftStore())
+    runtime = ConverseRuntime(OfflineModel(), "offline", product_flows(ports))
+
+    def fresh_session_turn(history_exchanges: int) -> Callable[[], Any]:
+        store = MemorySessionStore()
+        chat = ChatService(runtime, store)
+        for number in range(history_exchanges):
+            chat.reply(
+                "u", ChatRequest(message=f"File a Jira task in WEB for item {number}", session_id="s-1")
+            )
+        saved = store.histories.get("s-1", ())
+
+        def run() -> None:
+            store.histories["s-1"] = saved
+            chat.reply("u", ChatRequest(message=COMBINED, session_id="s-1"))
+
+        return run
+
+    typical = tuple(
+        m for n in range(10) for m in exchange(f"Email Kinshuok about topic {n}", "I prepared it.")
+    )
+    worst = tuple(
+        m for n in range(10) for m in exchange(f"{n}" + "\U0001f600" * MAX_STORED_TEXT_CHARS, "🙂" * 5000)
+    )
+    rows = [
+        ("offline turn, no history", _median_ms(fresh_session_turn(0))),
+        ("offline turn, 10 exchanges of history", _median_ms(fresh_session_turn(10))),
+        ("bound + encode 10 typical exchanges", _median_ms(lambda: history_json(bounded(typical)), 200)),
+        ("bound + encode 10 worst-case exchanges", _median_ms(lambda: history_json(bounded(worst)), 50)),
+    ]
+    kept = bounded(worst)
+    lines = [f"{'memory':<44} {'median ms':>10}"]
+    lines += [f"{label:<44} {value:>10.3f}" for label, value in rows]
+    lines.append(
+        f"worst case keeps {len(kept) // 2} exchange(s), "
+        f"{len(history_json(kept).encode()):,} bytes of JSON (bound 65,536)"
+    )
+    return "\n".join(lines)
+
+
+def _requests() -> str:
+    import boto3
+    from moto import mock_aws
+
+    from tests.http_events import FakeLambdaContext, http_api_event
+
+    for key, value in {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "POWERTOOLS_TRACE_DISABLED": "true",
+        "POWERTOOLS_METRICS_NAMESPACE": "Bench",
+        "POWERTOOLS_LOG_LEVEL": "ERROR",
+    }.items():
+        os.environ.setdefault(key, value)
+    with mock_aws():
+        from multitool.api.chat_app import aws_chat_service
+        from multitool.people import Person
+        from multitool.ports.directory import seed_people
+        from multitool.tables import create_all
+
+        client = boto3.client("dynamodb")
+        names = create_all(client, prefix="bench")
+        seed_people(
+            client,
+            names["DIRECTORY_TABLE_NAME"],
+            [Person(id="p1", display_name="Kinshuok Sharma", email="kinshuok@example.com")],
+        )
+        os.environ.update(names)
+        os.environ["RUNTIME"] = "offline"
+        aws_chat_service.cache_clear()
+        from functions.orchestrator.handler import handler
+
+        calls: Counter[str] = Counter()
+
+        def count(event_name: str, **_: Any) -> None:
+            calls[event_name.split(".")[-1]] += 1
+
+        aws_chat_service().sessions.client.meta.events.register("before-call.dynamodb", count)  # type: ignore[attr-defined]
+
+        def post(key: str | None, session: str) -> dict[str, Any]:
+            headers = {"Idempotency-Key": key} if key else None
+            event = http_api_event(
+                "POST", "/chat", {"message": COMBINED, "sessionId": session}, headers=headers
+            )
+            response: dict[str, Any] = handler(event, FakeLambdaContext())
+            assert response["statusCode"] == 200, response
+            return response
+
+        counter = iter(range(10_000))
+        rows: list[tuple[str, str, float]] = []
+        cases: list[tuple[str, Callable[[], dict[str, Any]]]] = [
+            ("no Idempotency-Key", lambda: post(None, f"s-{next(counter)}")),
+            ("first request with a key", lambda: post(f"k-{next(counter)}", "s-key")),
+            ("replay of that request", lambda: post("k-replay", "s-replay")),
+        ]
+        for label, action in cases:
+            post("k-replay", "s-replay")  # the stored response the replay row reads
+            calls.clear()
+            action()
+            per_request = ", ".join(f"{name} {n}" for name, n in sorted(calls.items()))
+            rows.append((label, per_request, _median_ms(action)))
+        aws_chat_service.cache_clear()
+    lines = [f"\n{'POST /chat (moto, in process)':<28} {'median ms':>10}  DynamoDB calls per request"]
+    lines += [f"{label:<28} {value:>10.2f}  {per_request}" for label, per_request, value in rows]
+    return "\n".join(lines)
+
+
+def run() -> None:
+    from multitool.observability import logger
+
+    level = logger.log_level
+    logger.setLevel("ERROR")  # per-turn INFO lines would be measured (and printed) too
+    try:
+        for part in (_memory, _requests):
+            # Powertools prints metrics (EMF) to stdout: keep them out of the tables.
+            captured = io.StringIO()
+            with contextlib.redirect_stdout(captured):
+                table = part()
+            print(table)
+    finally:
+        logger.setLevel(level)
