@@ -75,12 +75,12 @@ function authHeaders() {
   return state.token ? { Authorization: `Bearer ${state.token}` } : {};
 }
 
-async function api(path, { method = "GET", body } = {}) {
+async function api(path, { method = "GET", body, headers = {} } = {}) {
   let response;
   try {
     response = await fetch(`${state.config.apiBase}${path}`, {
       method,
-      headers: { ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...authHeaders() },
+      headers: { ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...authHeaders(), ...headers },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (error) {
@@ -541,6 +541,11 @@ function addAssistantError(message) {
   $("messages").append(item);
 }
 
+function newIdempotencyKey() {
+  if (globalThis.crypto && typeof crypto.randomUUID === "function") return crypto.randomUUID();
+  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+}
+
 async function send(text) {
   if (state.busy || !text.trim()) return;
   state.busy = true;
@@ -555,7 +560,11 @@ async function send(text) {
   const body = { message: text };
   if (state.sessionId) body.sessionId = state.sessionId;
   if (state.config.auth !== "local") body.timezone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-  const result = await api("/chat", { method: "POST", body });
+  // One key per message: a retry after a dropped connection replays the first
+  // answer instead of running the model (and drafting) twice.
+  const headers = { "Idempotency-Key": newIdempotencyKey() };
+  let result = await api("/chat", { method: "POST", body, headers });
+  if (result.status === 0) result = await api("/chat", { method: "POST", body, headers });
   typing.remove();
   if (result.ok && result.data) {
     if (result.data.sessionId) state.sessionId = result.data.sessionId;

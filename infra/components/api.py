@@ -126,7 +126,7 @@ class ChatApi(Construct):
             cors_preflight=apigwv2.CorsPreflightOptions(
                 allow_origins=[web_origin],
                 allow_methods=[apigwv2.CorsHttpMethod.GET, apigwv2.CorsHttpMethod.POST],
-                allow_headers=["authorization", "content-type"],
+                allow_headers=["authorization", "content-type", "idempotency-key"],
                 max_age=cdk.Duration.hours(1),
             ),
         )

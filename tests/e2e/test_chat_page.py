@@ -152,6 +152,19 @@ def test_combined_message_renders_two_cards_in_one_assistant_turn(page: Page) ->
     page.screenshot(path=str(ARTIFACTS / "two-card-turn.png"))
 
 
+def test_each_message_carries_its_own_idempotency_key(page: Page) -> None:
+    # When the user sends two messages
+    keys = []
+    for text in ("File a Jira bug in WEB for the login crash", "Email Priya about it"):
+        with page.expect_request(lambda r: r.url.endswith("/chat") and r.method == "POST") as request:
+            send(page, text)
+        keys.append(request.value.headers.get("idempotency-key"))
+
+    # Then each /chat request carried a key of its own, so a retry can be replayed, not re-run
+    assert all(keys), keys
+    assert keys[0] != keys[1]
+
+
 def test_editing_and_confirming_the_email_sends_exactly_one_message(page: Page, server_url: str) -> None:
     # Given the two cards and the outbox as it is now
     sent_before = len(api_get(server_url, "/sandbox/outbox")["emails"])

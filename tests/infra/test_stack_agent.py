@@ -373,6 +373,9 @@ def test_cors_throttling_and_access_logs(agent_stack: Synthesized) -> None:
         "AWS::ApiGatewayV2::Api",
         {"CorsConfiguration": Match.object_like({"AllowOrigins": ["http://localhost:8000"]})},
     )
+    (api,) = agent_stack.of_type("AWS::ApiGatewayV2::Api").values()
+    # The page sends Idempotency-Key with every /chat; the preflight must allow it.
+    assert "idempotency-key" in api["Properties"]["CorsConfiguration"]["AllowHeaders"]
     (stage,) = agent_stack.of_type("AWS::ApiGatewayV2::Stage").values()
     props = stage["Properties"]
     assert props["StageName"] == "$default"
