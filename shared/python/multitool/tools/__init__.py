@@ -29,7 +29,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import ValidationError
 
 from multitool.drafts import Draft, new_draft
-from multitool.observability import logger
+from multitool.observability import error_fields, logger
 from multitool.people import NameResolution
 from multitool.ports.calendar import Interval
 from multitool.tools import email_draft, jira_draft, meeting_scheduler
@@ -40,6 +40,7 @@ from multitool.tools.base import (
     ToolConfig,
     ToolContext,
     ToolError,
+    ToolFailed,
     ToolPorts,
     ToolSpec,
     UnknownTool,
@@ -124,6 +125,8 @@ def run_calls(
             prepared[index] = (spec, args, _PREPARE[spec.name](args, ctx, config))
         except ToolError as error:
             errors[index] = error
+        except Exception as error:  # one call's bug never costs the batch its other calls
+            errors[index] = _failed(name, error)
 
     drafts: dict[int, Draft] = {}
     try:
@@ -131,20 +134,22 @@ def run_calls(
         busy = _busy_times(prepared.values(), people, ports)
         for index, (spec, args, ready) in prepared.items():
             try:
-                payload = ready.finish(people, busy)
+                draft = new_draft(
+                    owner=ctx.owner,
+                    session_id=ctx.session_id,
+                    action=spec.action,
+                    arguments=[spec.name, args.to_wire()],
+                    payload=ready.finish(people, busy),
+                    now=ctx.now.astimezone(UTC),
+                    ttl_seconds=config.draft_ttl_seconds,
+                )
+                spec.payload_model.model_validate(draft.payload)  # the contract, checked before storing
             except ToolError as error:
                 errors[index] = error
                 continue
-            draft = new_draft(
-                owner=ctx.owner,
-                session_id=ctx.session_id,
-                action=spec.action,
-                arguments=[spec.name, args.to_wire()],
-                payload=payload,
-                now=ctx.now.astimezone(UTC),
-                ttl_seconds=config.draft_ttl_seconds,
-            )
-            spec.payload_model.model_validate(draft.payload)  # the contract, checked before storing
+            except Exception as error:  # one call's bug never costs the batch its other calls
+                errors[index] = _failed(spec.name, error)
+                continue
             drafts[index] = draft
         stored = ports.drafts.create_many(list(drafts.values())) if drafts else []
     except _PORT_FAILURES as failure:
@@ -162,6 +167,11 @@ def run_calls(
         else CallOutcome(name, error=InvalidInput("The call produced nothing."))
         for i, (name, _) in enumerate(calls)
     ]
+
+
+def _failed(name: str, error: Exception) -> ToolFailed:
+    logger.error("A tool call failed unexpectedly", extra={"tool": str(name)[:64], **error_fields(error)})
+    return ToolFailed()
 
 
 def _resolve_names(calls: Any, ports: ToolPorts) -> Mapping[str, NameResolution]:

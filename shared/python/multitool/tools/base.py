@@ -95,6 +95,16 @@ class NoFreeSlot(ToolError):
     status = 422
 
 
+class ToolFailed(ToolError):
+    """The tool's own code failed unexpectedly on this call (logged by type and place only)."""
+
+    code = "internal_error"
+    status = 500
+
+    def __init__(self, message: str = "The tool failed unexpectedly; try again once.") -> None:
+        super().__init__(message)
+
+
 class BackendUnavailable(ToolError):
     """A port failed (throttling, network); the call can be retried as is."""
 

@@ -10,12 +10,11 @@ orchestrator's RETURN_CONTROL path receives the same shape, so both use
 from __future__ import annotations
 
 import json
-import traceback
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from multitool.observability import logger
-from multitool.tools.base import InvalidInput, ToolError
+from multitool.observability import error_fields, logger
+from multitool.tools.base import InvalidInput, ToolError, ToolFailed
 
 MAX_EVENT_PROPERTIES = 50
 MAX_PROPERTY_CHARS = 40_000
@@ -166,14 +165,7 @@ def resolve_action_event(
         return action_response(event, error.status, error.to_body())
     except Exception as error:  # the last line of defence: Bedrock always gets a response
         # Type and place only: an exception's message may quote personal content.
-        frame = traceback.extract_tb(error.__traceback__)[-1] if error.__traceback__ else None
-        logger.error(
-            "Unhandled error resolving an action-group event",
-            extra={
-                "error_type": type(error).__name__,
-                "where": f"{frame.filename}:{frame.lineno} {frame.name}" if frame else "",
-            },
-        )
+        logger.error("Unhandled error resolving an action-group event", extra=error_fields(error))
         return action_response(event, 500, _internal_error_body())
     response.setdefault("sessionAttributes", typed["sessionAttributes"])
     response.setdefault("promptSessionAttributes", typed["promptSessionAttributes"])
@@ -181,4 +173,4 @@ def resolve_action_event(
 
 
 def _internal_error_body() -> dict[str, Any]:
-    return {"error": {"code": "internal_error", "message": "The tool failed unexpectedly; try again once."}}
+    return ToolFailed().to_body()

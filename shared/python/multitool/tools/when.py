@@ -60,7 +60,12 @@ def _iso(text: str, ctx: ToolContext) -> RequestedTime | None:
         except (ValueError, OverflowError):
             return None
     if parsed.tzinfo is not None:
-        parsed = parsed.astimezone(ctx.zone)
+        try:
+            parsed = parsed.astimezone(ctx.zone)
+        except OverflowError:  # an offset that moves the moment out of the calendar (year 1 or 9999)
+            raise UnparseableDate(
+                f"'{text}' is not a day within the next year; ask for one.", field=FIELD
+            ) from None
     only_date = len(text) <= 10 and "T" not in text.upper() and ":" not in text
     return RequestedTime(parsed.date(), None if only_date else parsed.time().replace(tzinfo=None))
 

@@ -1,0 +1,79 @@
+"""Findings of the runtime review in the tools layer: one bad call never loses the others."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from multitool.people import Person
+from multitool.ports.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+from multitool.tools import ToolPorts, run_calls
+from multitool.tools.base import ToolContext, UnparseableDate
+from multitool.tools.when import resolve_when
+
+from tests.events import sample_people
+
+NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+EMAIL = ("create_email_draft", {"to": ["Kinshuok"], "subject": "The doc", "body": "Here is the doc."})
+JIRA = ("create_jira_ticket_draft", {"project": "WEB", "issueType": "Bug", "summary": "Login fails"})
+
+
+def ports(people: list[Person] | None = None) -> ToolPorts:
+    return ToolPorts(MemoryDirectory(people or sample_people()), MemoryCalendar(), MemoryDraftStore())
+
+
+def ctx() -> ToolContext:
+    return ToolContext(owner="user-1", session_id="s-1", now=NOW, timezone="Europe/Berlin")
+
+
+def meeting(when: str, attendees: list[str] | None = None) -> tuple[str, dict[str, Any]]:
+    return ("propose_meeting", {"attendees": attendees or ["Zoe"], "title": "Sync", "when": when})
+
+
+@pytest.mark.parametrize("when", ["9999-12-31T23:00:00-05:00", "0001-01-01T00:00:00+14:00"])
+def test_a_date_at_the_edge_of_the_calendar_is_an_unparseable_date(when: str) -> None:
+    # Given a time whose conversion to the user's zone leaves Python's date range
+    # When it is resolved
+    # Then the model is told which day it cannot use (no OverflowError)
+    with pytest.raises(UnparseableDate) as raised:
+        resolve_when(when, ctx())
+    assert raised.value.field == "when"
+
+
+@pytest.mark.parametrize("when", ["9999-12-31T23:00:00-05:00", "0001-01-01T00:00:00+14:00"])
+def test_a_meeting_at_the_edge_of_the_calendar_loses_no_other_intent(when: str) -> None:
+    outcomes = run_calls([EMAIL, meeting(when), JIRA], ctx(), ports())
+    assert [o.status for o in outcomes] == [200, 422, 200]
+    assert outcomes[1].body["error"]["field"] == "when"
+
+
+def test_an_unexpected_failure_in_one_call_is_that_calls_error_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given a tool whose domain code fails in a way nobody foresaw
+    from multitool.tools import jira_draft
+
+    def explode(*_args: Any) -> Any:
+        raise KeyError("not a ToolError")
+
+    monkeypatch.setattr(jira_draft, "validate_project", explode)
+    # When it runs in one batch with an email and a meeting
+    outcomes = run_calls([EMAIL, meeting("Thursday"), JIRA], ctx(), ports())
+    # Then the email and meeting drafts are made, and only the Jira call reports a failure
+    assert [o.status for o in outcomes] == [200, 200, 500]
+    assert outcomes[2].body == {
+        "error": {"code": "internal_error", "message": "The tool failed unexpectedly; try again once."}
+    }
+
+
+def test_an_unexpected_failure_while_finishing_one_call_is_that_calls_error_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from multitool.tools import meeting_scheduler
+
+    def explode(*_args: Any, **_kwargs: Any) -> Any:
+        raise ArithmeticError("slot search broke")
+
+    monkeypatch.setattr(meeting_scheduler, "slot_proposal", explode)
+    outcomes = run_calls([EMAIL, meeting("Thursday"), JIRA], ctx(), ports())
+    assert [o.status for o in outcomes] == [200, 500, 200]
+    assert outcomes[1].body["error"]["code"] == "internal_error"
