@@ -178,9 +178,11 @@ def test_missing_user_id(backend: Backend) -> None:
     assert (status, error["field"]) == (400, "sessionAttributes.userId")
 
 
-def test_invalid_time_zone(backend: Backend) -> None:
+@pytest.mark.parametrize("zone", ["Mars/Olympus", "Europe", "A" * 300])
+def test_invalid_time_zone(backend: Backend, zone: str) -> None:
+    # "Europe" names a folder of the zone database and 300 letters no file: neither is a 500
     event = email_event()
-    event["sessionAttributes"] = {**SESSION, "timezone": "Mars/Olympus"}
+    event["sessionAttributes"] = {**SESSION, "timezone": zone}
     status, error = error_of(invoke("email_draft", event))
     assert (status, error["field"]) == (400, "sessionAttributes.timezone")
 

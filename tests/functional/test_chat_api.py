@@ -125,6 +125,8 @@ def test_the_same_message_in_the_same_session_lands_on_the_same_drafts(env) -> N
         ({"message": "hi", "sessionId": 7}, "'sessionId'"),
         ({"message": "hi", "sessionId": "bad id with spaces"}, "'sessionId' must be"),
         ({"message": "hi", "timezone": "Mars/Olympus"}, "IANA time zone"),
+        ({"message": "hi", "timezone": "Europe"}, "IANA time zone"),
+        ({"message": "hi", "timezone": "A" * 300}, "IANA time zone"),
         ({"message": "hi", "colour": "blue"}, "'colour' is not a known field"),
         ({"message": "x" * 4001}, "the limit is 4000"),
         ('{"message": "unterminated', "valid JSON"),

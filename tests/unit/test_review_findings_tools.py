@@ -9,7 +9,7 @@ import pytest
 from multitool.people import Person
 from multitool.ports.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.tools import ToolPorts, run_calls
-from multitool.tools.base import ToolContext, UnparseableDate
+from multitool.tools.base import InvalidInput, ToolContext, UnparseableDate
 from multitool.tools.when import resolve_when
 
 from tests.events import sample_people
@@ -77,3 +77,22 @@ def test_an_unexpected_failure_while_finishing_one_call_is_that_calls_error_only
     outcomes = run_calls([EMAIL, meeting("Thursday"), JIRA], ctx(), ports())
     assert [o.status for o in outcomes] == [200, 500, 200]
     assert outcomes[1].body["error"]["code"] == "internal_error"
+
+
+@pytest.mark.parametrize("zone", ["Europe", "A" * 300])
+def test_a_time_zone_that_names_a_folder_or_is_too_long_is_invalid_input(zone: str) -> None:
+    with pytest.raises(InvalidInput) as raised:
+        ToolContext(owner="user-1", session_id="s-1", now=NOW, timezone=zone)
+    assert raised.value.field == "sessionAttributes.timezone"
+    with pytest.raises(InvalidInput):
+        ToolContext.from_session("s-1", {"userId": "user-1", "timezone": zone})
+
+
+def test_a_directory_person_with_a_folder_as_time_zone_gets_a_note_not_a_crash() -> None:
+    people = [
+        *sample_people(),
+        Person(id="p-odd", display_name="Odd Zone", email="odd@example.com", timezone="Europe"),
+    ]
+    outcomes = run_calls([EMAIL, meeting("Thursday", ["Odd Zone"])], ctx(), ports(people))
+    assert [o.status for o in outcomes] == [200, 200]
+    assert any("not an IANA time zone" in note for note in outcomes[1].body["notes"])

@@ -18,7 +18,6 @@ import re
 from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from aws_lambda_powertools.utilities.idempotency import (
     DynamoDBPersistenceLayer,
@@ -49,6 +48,7 @@ from multitool.sessions import (
 )
 from multitool.traces import ToolResults
 from multitool.wire import WireModel
+from multitool.zones import iana_zone
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import DataRecord
@@ -281,12 +281,11 @@ class ChatService:
                 f"'message' is {len(message)} characters long; the limit is {self.max_message_chars}."
             )
         timezone = request.timezone or timezone_hint or self.default_timezone
-        try:
-            ZoneInfo(timezone)
-        except (ZoneInfoNotFoundError, ValueError):
+        if iana_zone(timezone) is None:
+            shown = timezone if len(timezone) <= 64 else f"{timezone[:61]}..."
             raise ChatInputError(
-                f"'timezone' must be an IANA time zone such as Europe/Berlin, not {timezone!r}."
-            ) from None
+                f"'timezone' must be an IANA time zone such as Europe/Berlin, not {shown!r}."
+            )
         if request.session_id and not valid_session_id(request.session_id):
             raise ChatInputError(
                 "'sessionId' must be 2-100 characters of letters, digits, '.', '_', ':' or '-'."

@@ -12,12 +12,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, ClassVar
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel
 
 from multitool.drafts import DEFAULT_TTL_SECONDS
 from multitool.settings import DEFAULT_JIRA_PROJECTS, JiraProject, _projects
+from multitool.zones import iana_zone
 
 if TYPE_CHECKING:
     from multitool.ports.calendar import Calendar
@@ -168,12 +169,14 @@ class ToolContext:
 
 def zone_of(name: str) -> ZoneInfo:
     """The IANA zone, or a clear :class:`InvalidInput`."""
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError, TypeError) as error:
+    zone = iana_zone(name)
+    if zone is None:
+        text = str(name)
+        shown = text if len(text) <= 64 else f"{text[:61]}..."
         raise InvalidInput(
-            f"'{name}' is not an IANA time zone (e.g. Europe/Berlin).", field="sessionAttributes.timezone"
-        ) from error
+            f"'{shown}' is not an IANA time zone (e.g. Europe/Berlin).", field="sessionAttributes.timezone"
+        )
+    return zone
 
 
 @dataclass(frozen=True, slots=True)

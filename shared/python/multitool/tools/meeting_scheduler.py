@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from itertools import chain
 from typing import Any, Literal
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
 from pydantic import Field
 
@@ -56,6 +56,7 @@ from multitool.tools.common import (
 )
 from multitool.tools.when import RequestedTime, resolve_when
 from multitool.wire import WireModel
+from multitool.zones import iana_zone
 
 ACTION = "show_meeting_scheduler"
 WORKING_DAYS = frozenset(range(5))  # Monday..Friday
@@ -366,9 +367,8 @@ def hours_attendees(resolutions: Sequence[NameResolution]) -> tuple[list[Attende
         if not resolution.settled or person is None or is_external(person) or person.id in seen:
             continue
         seen.add(person.id)
-        try:
-            zone = ZoneInfo(person.timezone)
-        except (ZoneInfoNotFoundError, ValueError):
+        zone = iana_zone(person.timezone)
+        if zone is None:
             notes.append(
                 f"{person.display_name}'s time zone in the directory is not an IANA time zone, "
                 "so their working hours were not considered."
