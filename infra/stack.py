@@ -22,9 +22,19 @@ from infra.components.tables import Tables
 from infra.context import RETENTION_DAYS, DeployContext
 
 STACK_NAME = "Multitool"
-# Items a tool reads (directory lookups, busy times) and a draft write (conditional put, get on conflict).
-READ_ACTIONS = ("dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:DescribeTable")
-DRAFT_WRITE_ACTIONS = ("dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DescribeTable")
+# Exactly the calls each code path makes (TransactWriteItems is authorized per item: Put -> PutItem,
+# Update -> UpdateItem). Tools: people and busy times in BatchGetItem pages; a draft is a conditional
+# PutItem (several in one TransactWriteItems), read back with GetItem when it already exists.
+TOOL_READ_ACTIONS = ("dynamodb:BatchGetItem",)
+DRAFT_WRITE_ACTIONS = ("dynamodb:PutItem", "dynamodb:GetItem")
+# The chat path: a session is claimed and remembered with UpdateItem (ReturnValues=ALL_NEW); Powertools'
+# DynamoDBPersistenceLayer gets, puts, updates and deletes idempotency records.
+SESSION_ACTIONS = ("dynamodb:UpdateItem",)
+IDEMPOTENCY_ACTIONS = ("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem")
+# The confirm path: a draft is read (GetItem) and replaced with a conditional PutItem; a booking is one
+# TransactWriteItems of a Put (the booking) and Updates (each attendee's busy day).
+REVIEW_DRAFT_ACTIONS = ("dynamodb:GetItem", "dynamodb:PutItem")
+BOOKING_WRITE_ACTIONS = ("dynamodb:PutItem", "dynamodb:UpdateItem")
 _RETENTION_NAMES = (
     "ONE_DAY", "THREE_DAYS", "FIVE_DAYS", "ONE_WEEK", "TWO_WEEKS", "ONE_MONTH", "TWO_MONTHS", "THREE_MONTHS",
     "FOUR_MONTHS", "FIVE_MONTHS", "SIX_MONTHS", "ONE_YEAR", "THIRTEEN_MONTHS", "EIGHTEEN_MONTHS", "TWO_YEARS",
@@ -110,8 +120,8 @@ class MultitoolStack(cdk.Stack):
             ),
         )
         orchestrator_role = self.orchestrator.role
-        self._grant(SESSIONS, orchestrator_role, read_write=True)
-        self._grant(IDEMPOTENCY, orchestrator_role, read_write=True)
+        self._table(SESSIONS).grant(orchestrator_role, *SESSION_ACTIONS)
+        self._table(IDEMPOTENCY).grant(orchestrator_role, *IDEMPOTENCY_ACTIONS)
         if settings.tools_in_orchestrator:
             self._grant_tools(orchestrator_role)
         if self.agent is not None:
@@ -148,9 +158,8 @@ class MultitoolStack(cdk.Stack):
             ),
         )
         review_role = self.review.role
-        for spec in (DRAFTS, BOOKINGS):
-            self._grant(spec, review_role, read_write=True)
-        self._grant(DIRECTORY, review_role)
+        self._table(DRAFTS).grant(review_role, *REVIEW_DRAFT_ACTIONS)
+        self._table(BOOKINGS).grant(review_role, *BOOKING_WRITE_ACTIONS)
         self.sender.grant_send(review_role)
         self.jira.grant_read(review_role)
 
@@ -176,17 +185,11 @@ class MultitoolStack(cdk.Stack):
     def _table(self, spec: TableSpec) -> dynamodb.Table:
         return self.tables[spec]
 
-    def _grant(self, spec: TableSpec, grantee: iam.IGrantable, *, read_write: bool = False) -> None:
-        if read_write:
-            self._table(spec).grant_read_write_data(grantee)
-        else:
-            self._table(spec).grant(grantee, *READ_ACTIONS)
-
     def _grant_tools(self, grantee: iam.IGrantable) -> None:
         """What running a tool needs: read people and busy times, write a draft."""
         self._table(DRAFTS).grant(grantee, *DRAFT_WRITE_ACTIONS)
-        self._grant(DIRECTORY, grantee)
-        self._grant(BOOKINGS, grantee)
+        self._table(DIRECTORY).grant(grantee, *TOOL_READ_ACTIONS)
+        self._table(BOOKINGS).grant(grantee, *TOOL_READ_ACTIONS)
 
     def _outputs(self) -> None:
         """Outputs sit at stack level so their logical ids are exactly these names."""

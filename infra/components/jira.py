@@ -38,5 +38,7 @@ class JiraSecret(Construct):
         )
 
     def grant_read(self, grantee: iam.IGrantable) -> None:
-        """secretsmanager:GetSecretValue (and DescribeSecret) on this secret only."""
-        self.secret.grant_read(grantee)
+        """secretsmanager:GetSecretValue on this secret only: the one call the Jira adapter makes."""
+        iam.Grant.add_to_principal(
+            grantee=grantee, actions=["secretsmanager:GetSecretValue"], resource_arns=[self.secret.secret_arn]
+        )

@@ -50,3 +50,21 @@ def function_id(synth: Synthesized, construct_id: str) -> str:
     element = function.node.default_child
     assert isinstance(element, cdk.CfnElement)
     return synth.stack.get_logical_id(element)
+
+
+def dynamodb_actions_by_table(synth: Synthesized, role_id: str) -> dict[str, set[str]]:
+    """{table logical id: the dynamodb: actions the role has on it} (index ARNs count as their table)."""
+    found: dict[str, set[str]] = {}
+    for statement in statements_for_role(synth, role_id):
+        actions = {a for a in as_list(statement["Action"]) if a.startswith("dynamodb:")}
+        if not actions:
+            continue
+        for resource in as_list(statement["Resource"]):
+            if isinstance(resource, dict) and "Fn::GetAtt" in resource:
+                table = resource["Fn::GetAtt"][0]
+            elif isinstance(resource, dict) and "Fn::Join" in resource:
+                table = next(p["Fn::GetAtt"][0] for p in resource["Fn::Join"][1] if isinstance(p, dict))
+            else:
+                table = str(resource)
+            found.setdefault(table, set()).update(actions)
+    return found

@@ -17,6 +17,7 @@ from infra.components.layer import RUNTIME
 from tests.infra.iam_queries import (
     actions_for_role,
     as_list,
+    dynamodb_actions_by_table,
     function_id,
     resources_for_action,
     role_of_function,
@@ -207,6 +208,55 @@ def test_only_the_review_function_sends_mail_and_reads_the_jira_secret(agent_sta
             continue
         actions = actions_for_role(agent_stack, role_id)
         assert not {a for a in actions if a.startswith("ses:") or a.startswith("secretsmanager:")}, role_id
+
+
+# What each function's code calls (multitool.ports.*, multitool.sessions, Powertools idempotency):
+# a draft is written with a conditional PutItem (TransactWriteItems of Puts for several) and read back
+# with GetItem; names and busy times are BatchGetItem; a confirm replaces a draft with a conditional
+# PutItem and books with TransactWriteItems (Put + Update); a session is one UpdateItem; Powertools'
+# DynamoDBPersistenceLayer gets, puts, updates and deletes its records.
+TOOL_TABLE_ACTIONS = {
+    "DRAFTS": {"dynamodb:PutItem", "dynamodb:GetItem"},
+    "DIRECTORY": {"dynamodb:BatchGetItem"},
+    "BOOKINGS": {"dynamodb:BatchGetItem"},
+}
+CHAT_TABLE_ACTIONS = {
+    "SESSIONS": {"dynamodb:UpdateItem"},
+    "IDEMPOTENCY": {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
+}
+REVIEW_TABLE_ACTIONS = {
+    "DRAFTS": {"dynamodb:GetItem", "dynamodb:PutItem"},
+    "BOOKINGS": {"dynamodb:PutItem", "dynamodb:UpdateItem"},
+}
+
+
+def expected_table_actions(synth: Synthesized, by_name: dict[str, set[str]]) -> dict[str, set[str]]:
+    from multitool import tables
+
+    return {
+        synth.logical_id(synth.stack.tables[getattr(tables, name)]): actions
+        for name, actions in by_name.items()
+    }
+
+
+def test_each_function_gets_exactly_the_dynamodb_actions_its_code_calls(agent_stack: Synthesized) -> None:
+    def granted(construct_id: str) -> dict[str, set[str]]:
+        return dynamodb_actions_by_table(
+            agent_stack, role_of_function(agent_stack, function_id(agent_stack, construct_id))
+        )
+
+    for construct_id in ACTION_GROUP_CONSTRUCTS.values():
+        assert granted(construct_id) == expected_table_actions(agent_stack, TOOL_TABLE_ACTIONS), construct_id
+    assert granted("Orchestrator") == expected_table_actions(agent_stack, CHAT_TABLE_ACTIONS)
+    assert granted("Review") == expected_table_actions(agent_stack, REVIEW_TABLE_ACTIONS)
+
+
+def test_the_review_function_reads_only_the_jira_secret_value(agent_stack: Synthesized) -> None:
+    review_role = role_of_function(agent_stack, function_id(agent_stack, "Review"))
+    secret_actions = {
+        a for a in actions_for_role(agent_stack, review_role) if a.startswith("secretsmanager:")
+    }
+    assert secret_actions == {"secretsmanager:GetSecretValue"}
 
 
 def test_only_the_orchestrator_reaches_the_idempotency_table(agent_stack: Synthesized) -> None:

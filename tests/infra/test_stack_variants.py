@@ -10,8 +10,15 @@ from multitool.tables import DRAFTS
 
 from infra.components.agent import ACTION_GROUPS
 from tests.infra.conftest import CONFIGURATION_SET, EXISTING_CLIENT, EXISTING_POOL, GUARDRAIL, PROFILE_MODEL
-from tests.infra.iam_queries import actions_for_role, function_id, resources_for_action, role_of_function
+from tests.infra.iam_queries import (
+    actions_for_role,
+    dynamodb_actions_by_table,
+    function_id,
+    resources_for_action,
+    role_of_function,
+)
 from tests.infra.synth import Synthesized, cdk_json_context
+from tests.infra.test_stack_agent import CHAT_TABLE_ACTIONS, TOOL_TABLE_ACTIONS, expected_table_actions
 
 pytestmark = pytest.mark.infra
 
@@ -133,3 +140,13 @@ def test_converse_orchestrator_invokes_only_the_context_model(converse_stack: Sy
     assert not {a for a in actions if a.startswith("ses:") or a.startswith("secretsmanager:")}
     drafts = {"Fn::GetAtt": [synth.logical_id(synth.stack.tables[DRAFTS]), "Arn"]}
     assert drafts in resources_for_action(synth, role, "dynamodb:PutItem")
+
+
+@pytest.mark.parametrize("variant", ["return_control_stack", "converse_stack"])
+def test_an_orchestrator_that_runs_tools_gets_the_chat_and_tool_table_actions_only(
+    variant: str, request: pytest.FixtureRequest
+) -> None:
+    synth: Synthesized = request.getfixturevalue(variant)
+    role = role_of_function(synth, function_id(synth, "Orchestrator"))
+    expected = expected_table_actions(synth, {**CHAT_TABLE_ACTIONS, **TOOL_TABLE_ACTIONS})
+    assert dynamodb_actions_by_table(synth, role) == expected
