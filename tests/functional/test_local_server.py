@@ -303,3 +303,93 @@ def test_sandbox_outbox_is_labelled(server: LocalHttpServer) -> None:
         "emails": [{"to": ["priya.patel@example.com"], "subject": "Hi"}],
         "issues": [],
     }
+
+
+# --------------------------------------------------------------------------- bad input and other machines
+
+
+def raw_exchange(server: LocalHttpServer, data: bytes) -> bytes:
+    """Send bytes as they are (no client-side normalisation) and read the whole answer."""
+    import socket
+
+    host, port = server.server_address[:2]
+    with socket.create_connection((str(host), int(port)), timeout=10) as connection:
+        connection.sendall(data)
+        chunks = []
+        while chunk := connection.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+@pytest.mark.parametrize("path", ["/%00", "/index.html%00.js", "/%2e%2e%00/etc/passwd", "/" + "a" * 5000])
+def test_paths_the_file_system_cannot_name_are_404_not_a_dropped_connection(
+    server: LocalHttpServer, path: str
+) -> None:
+    answer = raw_exchange(server, f"GET {path} HTTP/1.1\r\nHost: local\r\nConnection: close\r\n\r\n".encode())
+
+    assert answer.startswith(b"HTTP/1.1 404 ")
+    assert answer.endswith(b'{"message": "Not Found"}')
+
+
+def test_a_chunked_body_is_refused_with_411_before_the_function(server: LocalHttpServer) -> None:
+    api = server.api
+    calls_before = len(api.handler("orchestrator")[0].__globals__["CALLS"])
+
+    answer = raw_exchange(
+        server,
+        b"POST /chat HTTP/1.1\r\nHost: local\r\nX-Local-User: kinshuok\r\nTransfer-Encoding: chunked\r\n"
+        b"\r\n5\r\nhello\r\n0\r\n\r\n",
+    )
+
+    # Then one answer, and the connection closes (the chunks are never read as a next request)
+    assert answer.startswith(b"HTTP/1.1 411 ")
+    assert answer.count(b"HTTP/1.1 ") == 1
+    assert b"\r\nconnection: close\r\n" in answer.lower()
+    assert b"Content-Length" in answer.split(b"\r\n\r\n", 1)[1]
+    assert len(api.handler("orchestrator")[0].__globals__["CALLS"]) == calls_before
+
+
+def test_local_sign_in_is_honoured_only_for_requests_from_this_machine(server: LocalHttpServer) -> None:
+    from multitool.local.server import route_request
+
+    api = server.api
+    calls_before = len(api.handler("orchestrator")[0].__globals__["CALLS"])
+
+    # Given a request from another machine (serve --host 0.0.0.0) naming a local user
+    response = route_request(
+        api,
+        server.web_dir,
+        "POST",
+        "/chat",
+        headers={"X-Local-User": "kinshuok", "Content-Type": "application/json"},
+        body=b"{}",
+        source_ip="192.0.2.10",
+    )
+
+    # Then it is not signed in, and the function never runs
+    assert response.status == 401
+    assert "this machine" in response.json()["message"]
+    assert len(api.handler("orchestrator")[0].__globals__["CALLS"]) == calls_before
+
+
+@pytest.mark.parametrize("path", ["/local/users", "/sandbox/outbox"])
+def test_the_directory_and_the_sandbox_outbox_are_not_served_to_other_machines(
+    server: LocalHttpServer, path: str
+) -> None:
+    from multitool.local.server import route_request
+
+    remote = route_request(server.api, server.web_dir, "GET", path, source_ip="192.0.2.10")
+    local = route_request(server.api, server.web_dir, "GET", path, source_ip="127.0.0.1")
+
+    assert remote.status == 403
+    assert b"@example.com" not in remote.body
+    assert local.status == 200
+
+
+def test_the_page_itself_is_served_to_other_machines(server: LocalHttpServer) -> None:
+    from multitool.local.server import route_request
+
+    response = route_request(server.api, server.web_dir, "GET", "/", source_ip="192.0.2.10")
+
+    assert response.status == 200
+    assert response.body == (repo_root() / "web" / "index.html").read_bytes()

@@ -9,12 +9,17 @@ Local-only routes: ``GET /local/users`` (who you can sign in as),
 ``GET /config.json`` (the page's settings: same-origin API, local sign-in) and
 ``GET /sandbox/outbox`` (mail the SES sandbox accepted, issues the Jira sandbox
 created). Everything else under ``GET`` (or ``HEAD``) is a file of ``web/``.
+
+Local sign-in trusts whoever sends ``X-Local-User``, so it, the directory and
+the outbox answer requests from this machine (loopback) only, even when the
+server listens on another address: other machines get the page, and a 401.
 """
 
 from __future__ import annotations
 
 import base64
 import importlib.util
+import ipaddress
 import json
 import mimetypes
 import re
@@ -124,6 +129,16 @@ def load_handler(functions_dir: Path, name: str) -> Handler:
     if not callable(handler):
         raise ImportError(f"{path} has no callable 'handler'")
     return handler  # type: ignore[no-any-return]
+
+
+def is_loopback(address: str) -> bool:
+    """Whether a peer address is this machine (127.0.0.0/8, ::1, or IPv4-mapped loopback)."""
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return False
+    mapped = getattr(ip, "ipv4_mapped", None)
+    return bool(ip.is_loopback or (mapped is not None and mapped.is_loopback))
 
 
 def jwt_claims(user_id: str, email: str, zoneinfo: str) -> dict[str, Any]:
@@ -283,6 +298,11 @@ class LocalApi:
             return json_response(404, {"message": "Not Found"})
         route, params = found
         headers = dict(headers or {})
+        if not is_loopback(source_ip):
+            return json_response(
+                401,
+                {"message": "Unauthorized: local sign-in (X-Local-User) is accepted from this machine only"},
+            )
         user = next((v for k, v in headers.items() if k.lower() == LOCAL_USER_HEADER), None)
         claims = self.claims_for(user)
         if claims is None:
@@ -345,8 +365,12 @@ def static_file(web_dir: Path, path: str) -> LocalResponse:
     """A file under ``web_dir`` (``/`` is ``index.html``); 404 for anything outside it."""
     relative = unquote(path).lstrip("/") or "index.html"
     root = web_dir.resolve()
-    candidate = (root / relative).resolve()
-    if not candidate.is_relative_to(root) or not candidate.is_file():
+    try:
+        candidate = (root / relative).resolve()
+        found = candidate.is_relative_to(root) and candidate.is_file()
+    except (OSError, ValueError):  # a NUL byte, a name too long: no such file
+        found = False
+    if not found:
         return json_response(404, {"message": "Not Found"})
     content_type = STATIC_TYPES.get(candidate.suffix) or (
         mimetypes.guess_type(candidate.name)[0] or "application/octet-stream"
@@ -356,6 +380,38 @@ def static_file(web_dir: Path, path: str) -> LocalResponse:
     return LocalResponse(
         200, {"content-type": content_type, "cache-control": "no-store"}, candidate.read_bytes()
     )
+
+
+LOCAL_ONLY_PATHS = ("/local/users", "/sandbox/outbox")
+
+
+def route_request(
+    api: LocalApi,
+    web_dir: Path,
+    method: str,
+    target: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    body: bytes = b"",
+    source_ip: str = "127.0.0.1",
+) -> LocalResponse:
+    """One request to the local server: local-only routes, then the API, then a file of ``web_dir``."""
+    path = urlsplit(target).path
+    if method == "GET" and path in LOCAL_ONLY_PATHS and not is_loopback(source_ip):
+        return json_response(
+            403, {"message": "Forbidden: this route answers requests from this machine only"}
+        )
+    if path == "/local/users" and method == "GET":
+        return json_response(200, api.users())
+    if path == "/config.json" and method == "GET":
+        return json_response(200, api.page_config())
+    if path == "/sandbox/outbox" and method == "GET":
+        return api.sandbox_outbox()
+    if api.handles(path) or api.route_for(method, path) is not None:
+        return api.invoke(method, target, headers=headers, body=body, source_ip=source_ip)
+    if method == "GET":
+        return static_file(web_dir, path)
+    return json_response(404, {"message": "Not Found"})
 
 
 class _RequestHandler(BaseHTTPRequestHandler):
@@ -382,8 +438,14 @@ class _RequestHandler(BaseHTTPRequestHandler):
         self._serve("DELETE")
 
     def _serve(self, method: str) -> None:
-        api = self.server.api
-        path = urlsplit(self.path).path
+        if self.headers.get("Transfer-Encoding", "identity").strip().lower() != "identity":
+            # The body's framing is unknown to this server: answer, then drop the connection so the
+            # unread chunks are never parsed as a next request.
+            self.close_connection = True
+            self._send(
+                json_response(411, {"message": "Length Required: send the body with a Content-Length"})
+            )
+            return
         try:
             body = self._read_body()
         except ValueError as error:
@@ -392,24 +454,15 @@ class _RequestHandler(BaseHTTPRequestHandler):
         if body is None:
             self._send(json_response(413, {"message": "Request Entity Too Large"}))
             return
-        if path == "/local/users" and method == "GET":
-            response = json_response(200, api.users())
-        elif path == "/config.json" and method == "GET":
-            response = json_response(200, api.page_config())
-        elif path == "/sandbox/outbox" and method == "GET":
-            response = api.sandbox_outbox()
-        elif api.handles(path) or api.route_for(method, path) is not None:
-            response = api.invoke(
-                method,
-                self.path,
-                headers=dict(self.headers.items()),
-                body=body,
-                source_ip=self.client_address[0],
-            )
-        elif method == "GET":
-            response = static_file(self.server.web_dir, path)
-        else:
-            response = json_response(404, {"message": "Not Found"})
+        response = route_request(
+            self.server.api,
+            self.server.web_dir,
+            method,
+            self.path,
+            headers=dict(self.headers.items()),
+            body=body,
+            source_ip=self.client_address[0],
+        )
         self._send(response)
 
     def _read_body(self) -> bytes | None:
@@ -446,6 +499,8 @@ class _RequestHandler(BaseHTTPRequestHandler):
                 self.send_header(name, value)
         for cookie in response.cookies:
             self.send_header("set-cookie", cookie)
+        if self.close_connection:
+            self.send_header("connection", "close")
         self.send_header("content-length", str(len(response.body)))
         self.end_headers()
         if self.command != "HEAD":
