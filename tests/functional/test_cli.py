@@ -258,3 +258,23 @@ def test_serve_on_a_busy_port_says_which_flag_to_change() -> None:
     assert result.returncode == 1
     assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
     assert "--port" in result.stderr
+
+
+def test_serve_on_every_interface_says_local_sign_in_stays_on_this_machine() -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "multitool.cli", "serve", "--host", "0.0.0.0", "--port", "0"],
+        cwd=REPO,
+        env=clean_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        printed = [process.stdout.readline() for _ in range(3)]
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+    assert "Open http://0.0.0.0:" in printed[1]
+    assert "answer this machine only" in printed[2]

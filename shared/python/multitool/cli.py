@@ -104,7 +104,7 @@ def _local_api(args: argparse.Namespace) -> tuple[Embedded, LocalApi]:
 
 
 def serve(args: argparse.Namespace) -> int:
-    from multitool.local.server import make_server
+    from multitool.local.server import is_loopback, make_server
 
     running, api = _local_api(args)
     try:
@@ -126,6 +126,12 @@ def serve(args: argparse.Namespace) -> int:
         }[running.runtime.runtime.value]
         print(f"multitool is running on {model} with sandboxed AWS (moto at {running.endpoint}).")
         print(f"  Open {server.url} in your browser. Press Ctrl+C to stop.", flush=True)
+        if not is_loopback(str(server.server_address[0])):
+            print(
+                "  Local sign-in, the directory and the sandbox outbox answer this machine only; "
+                "other machines get the page and a 401.",
+                flush=True,
+            )
         try:
             server.serve_forever()
         except KeyboardInterrupt:
