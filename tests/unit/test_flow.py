@@ -48,6 +48,11 @@ class RecordingLogger:
     def warning(self, message: str, *, extra: dict[str, Any]) -> None:
         self.records.append(("warning", message, extra))
 
+    def error(self, message: str, *, extra: dict[str, Any]) -> None:
+        # Where the failure was raised varies with the code; the test checks it names a place.
+        assert extra.pop("where")
+        self.records.append(("error", message, extra))
+
 
 @pytest.fixture
 def log(monkeypatch: pytest.MonkeyPatch) -> RecordingLogger:
@@ -880,7 +885,11 @@ def test_an_individual_handler_failure_becomes_that_calls_error(log: RecordingLo
     assert flow.state == {"fetched_1": True, "fetched_3": True}
     assert turn.step == "flaky"
     assert log.records == [
-        ("exception", "Tool handler failed", {"step": "flaky", "tools": ["fetch"], "call_id": "2"})
+        (
+            "error",
+            "Tool handler failed",
+            {"step": "flaky", "tools": ["fetch"], "call_id": "2", "error_type": "TimeoutError"},
+        )
     ]
 
 
@@ -906,9 +915,14 @@ def test_a_group_failure_errors_every_call_keeps_the_step_and_logs_the_tool_set(
     assert flow.state == {"before": 1}
     assert log.records == [
         (
-            "exception",
+            "error",
             "Group tool handler failed",
-            {"step": "batch", "tools": ["a", "b"], "call_ids": ["call-0", "call-1", "call-2"]},
+            {
+                "step": "batch",
+                "tools": ["a", "b"],
+                "call_ids": ["call-0", "call-1", "call-2"],
+                "error_type": "RuntimeError",
+            },
         )
     ]
 

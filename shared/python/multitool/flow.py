@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, ClassVar, TypeVar, overload
 
-from multitool.observability import logger
+from multitool.observability import error_fields, logger
 
 __all__ = [
     "ACKNOWLEDGED",
@@ -569,9 +569,15 @@ class Flow:
         except FlowError:
             raise
         except Exception as exc:
-            logger.exception(
+            # Type and place only: the exception's text may quote what the user wrote.
+            logger.error(
                 "Group tool handler failed",
-                extra={"step": self._step, "tools": list(key), "call_ids": [c.id for c in batch]},
+                extra={
+                    "step": self._step,
+                    "tools": list(key),
+                    "call_ids": [c.id for c in batch],
+                    **error_fields(exc),
+                },
             )
             content = _failure_content(f"Tools [{', '.join(key)}]", exc)
             return Turn(
@@ -613,9 +619,14 @@ class Flow:
                 except FlowError:
                     raise
                 except Exception as exc:
-                    logger.exception(
+                    logger.error(
                         "Tool handler failed",
-                        extra={"step": self._step, "tools": [call.name], "call_id": call.id},
+                        extra={
+                            "step": self._step,
+                            "tools": [call.name],
+                            "call_id": call.id,
+                            **error_fields(exc),
+                        },
                     )
                     results.append(ToolResult(call.id, _failure_content(f"Tool {call.name}", exc), True))
                     continue

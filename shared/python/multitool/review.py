@@ -31,7 +31,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from multitool.client_actions import card_from_payload
 from multitool.drafts import Draft, DraftStatus, canonical_json
 from multitool.invitations import Invitation, Participant, build_invitation
-from multitool.observability import logger, metrics
+from multitool.observability import error_fields, logger, metrics
 from multitool.people import NameResolution, Person, Resolution
 from multitool.ports.calendar import Booking, Calendar
 from multitool.ports.drafts import DraftStore, DraftWriteConflict
@@ -651,7 +651,7 @@ class Reviewer:
         except Exception as error:
             # Unknown failure: record it (retryable) without its text, which may hold content.
             self._finish(executing, error=f"Unexpected error ({type(error).__name__}); try again.")
-            logger.exception("Action failed unexpectedly", extra=log)
+            logger.error("Action failed unexpectedly", extra={**log, **error_fields(error)})
             raise
         if self.config.sandbox:
             result = {**result, "sandbox": True}

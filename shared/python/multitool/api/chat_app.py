@@ -29,7 +29,7 @@ from multitool.chat import (
     RequestInProgress,
     idempotency_key,
 )
-from multitool.observability import logger
+from multitool.observability import error_fields, logger
 from multitool.runtimes.base import ModelBusy, ModelFailed, RuntimeNotConfigured
 from multitool.sessions import SessionNotOwned
 from multitool.settings import SettingsError
@@ -225,7 +225,7 @@ def _map_errors(app: APIGatewayHttpResolver) -> None:
     @app.exception_handler(Exception)  # type: ignore[untyped-decorator]
     def unexpected(error: Exception) -> Response[Any]:
         # Type only: an exception's message may quote what the user wrote.
-        logger.error("Chat request failed", extra={"error_type": type(error).__name__})
+        logger.error("Chat request failed", extra=error_fields(error))
         return _error(HTTPStatus.INTERNAL_SERVER_ERROR, "internal_error", "Something went wrong; try again.")
 
     @app.not_found

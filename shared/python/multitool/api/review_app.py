@@ -18,7 +18,7 @@ from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 
 from multitool.drafts import Draft
-from multitool.observability import logger
+from multitool.observability import error_fields, logger
 from multitool.review import (
     Caller,
     DraftNotFound,
@@ -209,7 +209,8 @@ def _map_errors(app: APIGatewayHttpResolver) -> None:
 
     @app.exception_handler(Exception)  # type: ignore[untyped-decorator]
     def unexpected(error: Exception) -> Response[Any]:
-        logger.exception("Review request failed", extra={"error_type": type(error).__name__})
+        # Type and place only: the exception's text may quote a draft's content.
+        logger.error("Review request failed", extra=error_fields(error))
         return Response(
             status_code=int(HTTPStatus.INTERNAL_SERVER_ERROR),
             content_type=content_types.APPLICATION_JSON,
