@@ -35,6 +35,23 @@ function h(tag, attrs = {}, ...children) {
 
 const $ = (id) => document.getElementById(id);
 
+// A link from API data opens only as http(s): a javascript: or data: URL would run in this page.
+function safeHref(url) {
+  if (typeof url !== "string" || !url) return null;
+  try {
+    const { protocol } = new URL(url, document.baseURI);
+    return protocol === "https:" || protocol === "http:" ? url : null;
+  } catch {
+    return null;
+  }
+}
+
+// An external link, or the plain text when the URL is not a safe one.
+function linkOrText(url, text) {
+  const href = safeHref(url);
+  return href ? h("a", { href, target: "_blank", rel: "noopener noreferrer", text }) : h("strong", { text });
+}
+
 function field(labelText, control, { hint, name } = {}) {
   const id = control.id || nextId("f");
   control.id = id;
@@ -399,10 +416,9 @@ function jiraCard(card) {
 function resultView(kind, card, view) {
   const result = (view && view.result) || {};
   if (card.type === "show_jira_ticket_draft" && result.issueKey) {
-    if (result.issueUrl) {
-      return h("span", {}, "Created ", h("a", { href: result.issueUrl, target: "_blank", rel: "noopener", text: result.issueKey }));
-    }
-    return h("span", { text: `Created ${result.issueKey}` });
+    const key = String(result.issueKey);
+    if (safeHref(result.issueUrl)) return h("span", {}, "Created ", linkOrText(result.issueUrl, key));
+    return h("span", { text: `Created ${key}` });
   }
   return h("span", { text: kind.done });
 }
@@ -526,12 +542,27 @@ function actionsOf(data) {
   return data.clientAction ? [data.clientAction] : [];
 }
 
+// A card whose data the page cannot draw (an unknown time zone, a malformed time) says so in its place,
+// so the other cards of the turn stay usable and the chat goes on.
+function renderCardOrNotice(action, caption) {
+  try {
+    return renderCard(action, caption);
+  } catch (error) {
+    const kind = CARD_TYPES[action && action.type];
+    const titleId = nextId("card-title");
+    return h("article", { class: "card card-broken", "data-card-type": action && action.type, "data-card-id": action && action.id, "aria-labelledby": titleId },
+      h("h3", { id: titleId, class: "card-title", text: kind ? kind.title : "Action" }),
+      caption ? h("p", { class: "caption", text: caption }) : null,
+      h("p", { class: "card-error", role: "alert", text: `This card could not be shown (${error && error.message ? error.message : error}). Nothing was sent: ask again to get a new one.` }));
+  }
+}
+
 function addAssistantTurn(data) {
   const actions = actionsOf(data);
   const captions = Array.isArray(data.clientActionMessages) ? data.clientActionMessages : [];
   const turn = h("li", { class: "msg msg-assistant", "data-testid": "assistant-turn" },
     data.message ? h("p", { class: "bubble", text: data.message }) : null,
-    actions.length ? h("div", { class: "cards" }, actions.map((action, i) => renderCard(action, captions[i]))) : null);
+    actions.length ? h("div", { class: "cards" }, actions.map((action, i) => renderCardOrNotice(action, captions[i]))) : null);
   $("messages").append(turn);
   turn.scrollIntoView({ block: "start" });
 }
@@ -563,21 +594,31 @@ async function send(text) {
   // One key per message: a retry after a dropped connection replays the first
   // answer instead of running the model (and drafting) twice.
   const headers = { "Idempotency-Key": newIdempotencyKey() };
-  let result = await api("/chat", { method: "POST", body, headers });
-  if (result.status === 0) result = await api("/chat", { method: "POST", body, headers });
-  typing.remove();
-  if (result.ok && result.data) {
-    if (result.data.sessionId) state.sessionId = result.data.sessionId;
-    addAssistantTurn(result.data);
-  } else {
-    const message = errorMessage(result);
+  try {
+    let result = await api("/chat", { method: "POST", body, headers });
+    if (result.status === 0) result = await api("/chat", { method: "POST", body, headers });
+    typing.remove();
+    if (result.ok && result.data) {
+      if (result.data.sessionId) state.sessionId = result.data.sessionId;
+      addAssistantTurn(result.data);
+    } else {
+      const message = errorMessage(result);
+      showAlert(message);
+      addAssistantError(`That did not work: ${message}`);
+      input.value = input.value || text;
+    }
+  } catch (error) {
+    // Whatever went wrong is shown, and the composer stays usable.
+    typing.remove();
+    const message = `The answer could not be shown (${error && error.message ? error.message : error}).`;
     showAlert(message);
-    addAssistantError(`That did not work: ${message}`);
+    addAssistantError(message);
     input.value = input.value || text;
+  } finally {
+    state.busy = false;
+    button.disabled = false;
+    input.focus();
   }
-  state.busy = false;
-  button.disabled = false;
-  input.focus();
 }
 
 // ---------------------------------------------------------------- sandbox outbox
@@ -604,7 +645,7 @@ async function refreshOutbox() {
   $("outbox-issues").replaceChildren(
     ...(issues.length
       ? issues.map((i) => h("li", { class: "outbox-item", "data-testid": "outbox-issue" },
-          i.url ? h("a", { href: i.url, target: "_blank", rel: "noopener", text: i.key }) : h("strong", { text: i.key }),
+          linkOrText(i.url, String(i.key || "")),
           h("span", { text: ` ${i.summary || ""}` })))
       : [h("li", { class: "muted", text: "No issues created yet." })]),
   );

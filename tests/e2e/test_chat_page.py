@@ -334,3 +334,74 @@ def test_an_older_response_with_only_client_action_renders_its_card(page: Page, 
 
     expect(turn.locator(".card")).to_have_count(1)
     expect(turn.locator(f"[data-card-type={current['clientAction']['type']}]")).to_have_count(1)
+
+
+def chat_response(server_url: str, message: str) -> dict[str, Any]:
+    """What POST /chat answers now, for a page.route to serve altered."""
+    request = urllib.request.Request(
+        server_url.rstrip("/") + "/chat",
+        data=json.dumps({"message": message}).encode(),
+        method="POST",
+        headers={"content-type": "application/json", "x-local-user": "jordan"},
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        answer: dict[str, Any] = json.load(response)
+    return answer
+
+
+def test_links_from_api_data_are_only_http_links(page: Page) -> None:
+    # Given a Jira card, and a confirm answer whose issue link is a javascript: URL
+    turn = send(page, JIRA_AND_EMAIL)
+    jira = turn.locator(JIRA_CARD)
+    hostile = "javascript:document.body.dataset.pwned='1'"
+    page.route(
+        "**/actions/*/confirm",
+        lambda route: route.fulfill(
+            status=200,
+            content_type="application/json",
+            body=json.dumps({"status": "done", "result": {"issueKey": "WEB-99", "issueUrl": hostile}}),
+        ),
+    )
+    page.route(
+        "**/sandbox/outbox",
+        lambda route: route.fulfill(
+            status=200,
+            content_type="application/json",
+            body=json.dumps(
+                {"sandbox": True, "emails": [], "issues": [{"key": "WEB-99", "summary": "x", "url": hostile}]}
+            ),
+        ),
+    )
+
+    # When the user confirms, and the outbox lists the issue
+    jira.get_by_role("button", name="Confirm").click()
+
+    # Then the key is shown as text, never as a link that runs script
+    expect(jira.locator(".card-status")).to_have_text("Created WEB-99")
+    expect(jira.locator(".card-status a")).to_have_count(0)
+    expect(page.get_by_test_id("outbox-issue")).to_have_text("WEB-99 x")
+    assert page.locator("a[href^='javascript:' i]").count() == 0
+
+
+def test_a_card_that_cannot_be_drawn_does_not_hide_the_others_or_stop_the_chat(
+    page: Page, server_url: str
+) -> None:
+    # Given an answer whose meeting card names a time zone the browser does not know
+    answer = chat_response(server_url, COMBINED)
+    for action in answer["clientActions"]:
+        if action["type"] == "show_meeting_scheduler":
+            action["timezone"] = "Mars/Olympus_Mons"
+    page.route(
+        "**/chat",
+        lambda route: route.fulfill(status=200, content_type="application/json", body=json.dumps(answer)),
+    )
+
+    # When it arrives
+    turn = send(page, COMBINED)
+
+    # Then the email card is there to confirm, and the meeting card says it cannot be shown
+    expect(turn.locator(EMAIL_CARD).get_by_role("button", name="Confirm and send")).to_be_enabled()
+    expect(turn.locator(MEETING_CARD)).to_contain_text("could not be shown")
+    # and the chat goes on
+    page.unroute("**/chat")
+    expect(send(page, "File a Jira bug in WEB for the login crash").locator(JIRA_CARD)).to_have_count(1)
