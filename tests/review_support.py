@@ -16,6 +16,7 @@ NOW = datetime(2026, 12, 1, 8, 0, tzinfo=UTC)
 BERLIN = ZoneInfo("Europe/Berlin")
 OWNER = "user-1"
 SENDER = "assistant@example.com"
+FIXTURE_TTL_SECONDS = 20 * 365 * 24 * 3600
 
 KINSHUOK = Person(id="p-kinshuok", display_name="Kinshuok Sen", email="kinshuok@example.com")
 KIN_LEE = Person(id="p-kinlee", display_name="Kin Lee", email="kin.lee@example.com")
@@ -47,6 +48,9 @@ def _draft(action: str, payload: dict[str, Any], owner: str, session: str) -> Dr
         arguments=payload,
         payload={"action": action, **payload},
         now=NOW - timedelta(minutes=5),
+        # Functional tests confirm on the wall clock, and an expired draft is not found:
+        # the fixtures' drafts must not expire a week after the pinned NOW.
+        ttl_seconds=FIXTURE_TTL_SECONDS,
     )
 
 

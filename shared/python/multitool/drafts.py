@@ -21,6 +21,7 @@ from pydantic import Field
 from multitool.wire import WireModel
 
 DEFAULT_TTL_SECONDS = 7 * 24 * 3600
+MAX_DRAFT_ID_CHARS = 64
 
 
 class DraftStatus(StrEnum):
@@ -34,7 +35,7 @@ class DraftStatus(StrEnum):
 class Draft(WireModel):
     """One stored draft (one card)."""
 
-    id: str = Field(min_length=1, max_length=64)
+    id: str = Field(min_length=1, max_length=MAX_DRAFT_ID_CHARS)
     owner: str = Field(min_length=1, max_length=256)
     session_id: str = Field(min_length=1, max_length=256)
     action: str = Field(min_length=1, max_length=64, description="Payload action string")
@@ -47,6 +48,11 @@ class Draft(WireModel):
     result: dict[str, Any] | None = None
     error: str | None = None
     version: int = 0
+
+
+def is_expired(draft: Draft, now: datetime) -> bool:
+    """True once the draft's TTL has passed: DynamoDB deletes it lazily, but it is gone for users."""
+    return draft.expires_at <= now.timestamp()
 
 
 def canonical_json(value: Any) -> str:

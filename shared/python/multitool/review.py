@@ -29,7 +29,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from multitool.client_actions import card_from_payload
-from multitool.drafts import Draft, DraftStatus, canonical_json
+from multitool.drafts import MAX_DRAFT_ID_CHARS, Draft, DraftStatus, canonical_json, is_expired
 from multitool.invitations import Invitation, Participant, build_invitation
 from multitool.observability import error_fields, logger, metrics
 from multitool.people import NameResolution, Person, Resolution
@@ -550,9 +550,13 @@ class Reviewer:
         self.clock = clock
 
     def get(self, caller: Caller, draft_id: str) -> Draft:
-        draft = self.drafts.get(draft_id) if draft_id else None
-        if draft is None or draft.owner != caller.user_id:
-            raise DraftNotFound(f"There is no action '{draft_id}'.")
+        """The caller's draft; another user's, an expired one and an impossible id are all not found."""
+        # An id no draft can have is not looked up: a key over DynamoDB's limit is a ValidationException.
+        plausible = 0 < len(draft_id) <= MAX_DRAFT_ID_CHARS
+        draft = self.drafts.get(draft_id) if plausible else None
+        if draft is None or draft.owner != caller.user_id or is_expired(draft, self.clock()):
+            shown = draft_id if plausible else f"{draft_id[:MAX_DRAFT_ID_CHARS]}..."
+            raise DraftNotFound(f"There is no action '{shown}'.")
         return draft
 
     def confirm(self, caller: Caller, draft_id: str, body: Mapping[str, Any]) -> Draft:

@@ -1,0 +1,64 @@
+"""Findings of the runtime review in the review state machine: expired and malformed draft ids."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from multitool.drafts import DraftStatus
+from multitool.ports.memory import MemoryCalendar, MemoryDraftStore
+from multitool.review import Caller, DraftNotFound, ReviewConfig, Reviewer
+
+from tests.review_support import NOW, OWNER, SENDER, RecordingMailer, email_draft
+
+CALLER = Caller(OWNER)
+
+
+class World:
+    def __init__(self) -> None:
+        self.now = NOW
+        self.drafts = MemoryDraftStore()
+        self.mailer = RecordingMailer()
+        self.reviewer = Reviewer(
+            self.drafts,
+            mailer=self.mailer,
+            calendar=MemoryCalendar(),
+            jira=None,
+            config=ReviewConfig(sender_email=SENDER),
+            clock=lambda: self.now,
+        )
+
+
+@pytest.mark.parametrize("operation", ["get", "confirm", "discard"])
+def test_a_draft_past_its_ttl_is_gone_even_before_dynamodb_deletes_it(operation: str) -> None:
+    # Given a proposed draft whose expiresAt has passed (DynamoDB deletes expired items lazily, days later)
+    world = World()
+    [draft] = world.drafts.create_many([email_draft()])
+    world.now = NOW + timedelta(seconds=draft.expires_at - int(NOW.timestamp()))
+    calls = {
+        "get": lambda: world.reviewer.get(CALLER, draft.id),
+        "confirm": lambda: world.reviewer.confirm(CALLER, draft.id, {}),
+        "discard": lambda: world.reviewer.discard(CALLER, draft.id),
+    }
+    # When its owner gets, confirms or discards it
+    with pytest.raises(DraftNotFound):
+        calls[operation]()
+    # Then it is not found, nothing is sent and the stored draft is untouched
+    assert world.mailer.sent == []
+    assert world.drafts.drafts[draft.id].status is DraftStatus.PROPOSED
+
+
+def test_a_draft_one_second_before_its_ttl_can_still_be_confirmed() -> None:
+    world = World()
+    [draft] = world.drafts.create_many([email_draft()])
+    world.now = NOW + timedelta(seconds=draft.expires_at - int(NOW.timestamp()) - 1)
+    assert world.reviewer.confirm(CALLER, draft.id, {}).status is DraftStatus.DONE
+
+
+@pytest.mark.parametrize("draft_id", ["d_" + "x" * 5000, "d_" + "é" * 1000, ""])
+def test_an_id_no_draft_can_have_is_not_found_without_a_read(draft_id: str) -> None:
+    # A DynamoDB key over 2048 bytes is a ValidationException (a 500), not a missing draft.
+    world = World()
+    with pytest.raises(DraftNotFound):
+        world.reviewer.get(CALLER, draft_id)
+    assert world.drafts.reads == 0
