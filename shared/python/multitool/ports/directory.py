@@ -29,6 +29,7 @@ NAME_SORT_KEY = "NAME"
 PERSON_PREFIX = "PERSON#"
 PERSON_SORT_KEY = "PROFILE"
 BATCH_GET_LIMIT = 100
+MAX_KEY_BYTES = 2048  # DynamoDB's limit on a partition key value
 _MAX_UNPROCESSED_RETRIES = 5
 _SPACES = re.compile(r"\s+")
 
@@ -113,7 +114,9 @@ class DynamoDirectory:
 
     def resolve(self, names: Sequence[str]) -> Mapping[str, NameResolution]:
         keys = {name: normalize_name(name) for name in names}
-        wanted = sorted({k for k in keys.values() if k})
+        # A key DynamoDB cannot hold names no one (NFKD can expand a short name past the limit);
+        # asking for it would fail the whole read with a ValidationException.
+        wanted = sorted({k for k in keys.values() if k and len((NAME_PREFIX + k).encode()) <= MAX_KEY_BYTES})
         found: dict[str, list[Person]] = {}
         # More than 100 distinct names cannot happen within the tools' limits; chunk anyway.
         for start in range(0, len(wanted), BATCH_GET_LIMIT):
