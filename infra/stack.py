@@ -129,7 +129,8 @@ class MultitoolStack(cdk.Stack):
                 iam.PolicyStatement(actions=["bedrock:InvokeAgent"], resources=[self.agent.alias_arn])
             )
         else:
-            model.grant_invoke(orchestrator_role)
+            # The Converse loop calls Converse, never ConverseStream.
+            model.grant_invoke(orchestrator_role, streaming=False)
 
         # The confirm path: the only function that sends, books or creates.
         self.sender = SenderIdentity(

@@ -9,7 +9,8 @@ from constructs import Construct
 from infra.context import ModelRef
 from infra.nag import acknowledge
 
-INVOKE_ACTIONS = ("bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream")
+INVOKE_ACTION = "bedrock:InvokeModel"  # InvokeModel and Converse
+STREAM_ACTION = "bedrock:InvokeModelWithResponseStream"  # InvokeModelWithResponseStream and ConverseStream
 
 
 class ModelAccess(Construct):
@@ -44,11 +45,11 @@ class ModelAccess(Construct):
     def resource_arns(self) -> list[str]:
         return [arn for arn in (self.profile_arn, self.foundation_model_arn) if arn]
 
-    def grant_invoke(self, grantee: iam.IGrantable) -> None:
-        """Invoke this model (through its profile, if any) and nothing else."""
-        iam.Grant.add_to_principal(
-            grantee=grantee, actions=list(INVOKE_ACTIONS), resource_arns=self.resource_arns
-        )
+    def grant_invoke(self, grantee: iam.IGrantable, *, streaming: bool = True) -> None:
+        """Invoke this model (through its profile, if any) and nothing else; ``streaming`` adds the
+        streaming APIs, for a caller that uses them (a Bedrock agent may stream its model's answer)."""
+        actions = [INVOKE_ACTION, STREAM_ACTION] if streaming else [INVOKE_ACTION]
+        iam.Grant.add_to_principal(grantee=grantee, actions=actions, resource_arns=self.resource_arns)
         if self.profile_arn:
             iam.Grant.add_to_principal(
                 grantee=grantee, actions=["bedrock:GetInferenceProfile"], resource_arns=[self.profile_arn]

@@ -134,7 +134,8 @@ def test_converse_orchestrator_invokes_only_the_context_model(converse_stack: Sy
     role = role_of_function(synth, fn)
     actions = actions_for_role(synth, role)
     bedrock = {a for a in actions if a.startswith("bedrock:")}
-    assert bedrock == {"bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream"}
+    # The Converse loop calls Converse (bedrock:InvokeModel), never ConverseStream.
+    assert bedrock == {"bedrock:InvokeModel"}
     (arn,) = resources_for_action(synth, role, "bedrock:InvokeModel")
     assert _joined(arn) == f"arn:<P>:bedrock:us-east-1::foundation-model/{model}"
     assert not {a for a in actions if a.startswith("ses:") or a.startswith("secretsmanager:")}
