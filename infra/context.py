@@ -66,6 +66,10 @@ ALLOWED: dict[str, str] = {
     ),
     "senderEmail": "an email address SES can verify, e.g. -c senderEmail=you@example.com",
     "sesConfigurationSet": "the name of an existing SES configuration set (letters, digits, _ and -)",
+    "createSenderIdentity": (
+        "true (create the SES identity and mail its verification link), "
+        "false (senderEmail is already an SES identity in this account and region)"
+    ),
     "guardrailId": "a Bedrock guardrail id (lower-case letters and digits) or guardrail ARN",
     "guardrailVersion": "DRAFT or a version number",
     "webOrigin": "an origin without path, e.g. https://chat.example.com or http://localhost:8000",
@@ -131,6 +135,7 @@ class DeployContext(BaseModel):
     model_id: str = Field(alias="modelId")
     sender_email: str = Field(alias="senderEmail")
     ses_configuration_set: str | None = Field(default=None, alias="sesConfigurationSet")
+    create_sender_identity: bool = Field(default=True, alias="createSenderIdentity")
     guardrail_id: str | None = Field(default=None, alias="guardrailId")
     guardrail_version: str = Field(default="DRAFT", alias="guardrailVersion")
     web_origin: str = Field(default="http://localhost:8000", alias="webOrigin")

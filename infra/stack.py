@@ -138,6 +138,7 @@ class MultitoolStack(cdk.Stack):
             "Sender",
             sender_email=settings.sender_email,
             configuration_set=settings.ses_configuration_set,
+            create=settings.create_sender_identity,
         )
         self.jira = JiraSecret(self, "Jira")
         self.review = function(

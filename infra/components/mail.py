@@ -13,15 +13,27 @@ SEND_ACTIONS = ("ses:SendEmail", "ses:SendRawEmail")
 
 
 class SenderIdentity(Construct):
-    """An SES email identity for the sender address; SES mails a verification link to it on deploy."""
+    """An SES email identity for the sender address; SES mails a verification link to it on deploy.
+
+    With ``create=False`` the address is already an identity of the account and region
+    (CreateEmailIdentity would fail on it), so only the send grant is made.
+    """
 
     def __init__(
-        self, scope: Construct, construct_id: str, *, sender_email: str, configuration_set: str | None = None
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        sender_email: str,
+        configuration_set: str | None = None,
+        create: bool = True,
     ) -> None:
         super().__init__(scope, construct_id)
         self.sender_email = sender_email
         self.configuration_set = configuration_set
-        self.identity = ses.EmailIdentity(self, "Identity", identity=ses.Identity.email(sender_email))
+        self.identity: ses.EmailIdentity | None = (
+            ses.EmailIdentity(self, "Identity", identity=ses.Identity.email(sender_email)) if create else None
+        )
 
     def grant_send(self, grantee: iam.IGrantable) -> None:
         """Send mail from the sender address only (and through the configuration set, if any).

@@ -21,7 +21,7 @@ def agent_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
 
 @pytest.fixture(scope="session")
 def return_control_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
-    """Agent with RETURN_CONTROL, an inference profile, a guardrail and an existing user pool."""
+    """Agent with RETURN_CONTROL, an inference profile, a guardrail, an existing pool and sender."""
     return synthesize(
         tmp_path_factory.mktemp("return-control"),
         executor="return_control",
@@ -32,6 +32,7 @@ def return_control_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesize
         userPoolClientId=EXISTING_CLIENT,
         webOrigin="https://chat.example.com",
         sesConfigurationSet=CONFIGURATION_SET,
+        createSenderIdentity="false",
     )
 
 

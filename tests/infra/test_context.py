@@ -136,3 +136,14 @@ def test_app_exits_with_the_one_line_instead_of_a_traceback() -> None:
     assert result.returncode == 1
     assert result.stderr.strip() == "Invalid context 'runtime': 'foo'. Allowed: agent, converse."
     assert result.stdout == ""
+
+
+def test_an_existing_sender_identity_is_a_context_switch() -> None:
+    assert DeployContext.from_context(VALID).create_sender_identity is True
+    assert (
+        DeployContext.from_context({**VALID, "createSenderIdentity": "false"}).create_sender_identity is False
+    )
+    assert _error(createSenderIdentity="maybe") == (
+        "Invalid context 'createSenderIdentity': 'maybe'. Allowed: true (create the SES identity and mail "
+        "its verification link), false (senderEmail is already an SES identity in this account and region)."
+    )

@@ -17,7 +17,7 @@ from tests.infra.iam_queries import (
     resources_for_action,
     role_of_function,
 )
-from tests.infra.synth import Synthesized, cdk_json_context
+from tests.infra.synth import SENDER, Synthesized, cdk_json_context
 from tests.infra.test_stack_agent import CHAT_TABLE_ACTIONS, TOOL_TABLE_ACTIONS, expected_table_actions
 
 pytestmark = pytest.mark.infra
@@ -151,3 +151,15 @@ def test_an_orchestrator_that_runs_tools_gets_the_chat_and_tool_table_actions_on
     role = role_of_function(synth, function_id(synth, "Orchestrator"))
     expected = expected_table_actions(synth, {**CHAT_TABLE_ACTIONS, **TOOL_TABLE_ACTIONS})
     assert dynamodb_actions_by_table(synth, role) == expected
+
+
+def test_an_already_verified_sender_is_not_created_again_but_still_sends(
+    return_control_stack: Synthesized,
+) -> None:
+    # CreateEmailIdentity fails on an identity that exists: createSenderIdentity=false creates none
+    synth = return_control_stack
+    assert synth.of_type("AWS::SES::EmailIdentity") == {}
+    fn = function_id(synth, "Review")
+    assert synth.props(fn)["Environment"]["Variables"]["SENDER_EMAIL"] == SENDER
+    sendable = [_joined(a) for a in resources_for_action(synth, role_of_function(synth, fn), "ses:SendEmail")]
+    assert "arn:<P>:ses:us-east-1:123456789012:identity/*" in sendable
