@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from email import message_from_bytes
+from email.policy import default
 from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
 from multitool.ports.directory import NAME_PREFIX, DynamoDirectory, normalize_name
+from multitool.ports.mail import Mail, SesMailer
 from multitool.tools.base import MAX_NAME_CHARS
 
 MAX_KEY_BYTES = 2048  # DynamoDB's limit on a partition key value
@@ -41,3 +44,44 @@ def test_a_name_whose_normalized_key_is_too_long_for_dynamodb_is_unknown(name: s
     assert found["Kinshuok"].status.value == "unknown"
     [request] = client.requests
     assert request["directory"]["Keys"] == [{"pk": {"S": "NAME#kinshuok"}, "sk": {"S": "NAME"}}]
+
+
+# -- mail: a subject is one header line ------------------------------------------------------------
+
+INVITATION = b"BEGIN:VCALENDAR\r\nVERSION:2.0\r\nEND:VCALENDAR\r\n"
+
+
+class RecordingSes:
+    def __init__(self) -> None:
+        self.calls: list[dict[str, Any]] = []
+
+    def send_email(self, **kwargs: Any) -> dict[str, Any]:
+        self.calls.append(kwargs)
+        return {"MessageId": "m-1"}
+
+
+@pytest.mark.parametrize("title", ["Sync\nBcc: someone@example.org", "Sync\r\n about\rthe doc"])
+def test_a_line_break_in_an_invitation_subject_is_folded_not_a_crash(title: str) -> None:
+    # Given a meeting title with line breaks (the model's or the user's edit)
+    client = RecordingSes()
+    mail = Mail(
+        to=("kinshuok@example.com",), subject=f"Invitation: {title}", text="hi", invitation=INVITATION
+    )
+    # When the invitation is sent
+    sent = SesMailer(client, "assistant@example.com").send(mail)  # type: ignore[arg-type]
+    # Then it goes out with a one-line subject and no header the title tried to add
+    assert sent.message_id == "m-1"
+    raw = client.calls[0]["Content"]["Raw"]["Data"]
+    message = message_from_bytes(raw, policy=default)
+    assert message["Subject"] == "Invitation: " + " ".join(title.split())
+    assert message["Bcc"] is None
+
+
+def test_a_line_break_in_a_plain_subject_is_folded() -> None:
+    client = RecordingSes()
+    SesMailer(client, "assistant@example.com").send(  # type: ignore[arg-type]
+        Mail(to=("kinshuok@example.com",), subject="The doc\r\nand more", text="Line one\nLine two")
+    )
+    simple = client.calls[0]["Content"]["Simple"]
+    assert simple["Subject"]["Data"] == "The doc and more"
+    assert simple["Body"]["Text"]["Data"] == "Line one\nLine two"
