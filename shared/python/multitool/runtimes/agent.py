@@ -31,7 +31,7 @@ from multitool.runtimes.base import (
     result_text,
 )
 from multitool.tools import REGISTRY, ToolError, spec_for
-from multitool.tools.bedrock import decode_properties
+from multitool.tools.bedrock import decode_properties, json_media
 from multitool.traces import ToolResults, extract_tool_results
 
 SERVICE = "Bedrock Agents"
@@ -71,9 +71,8 @@ def _input_call(call_id: str, entry: Mapping[str, Any]) -> _Input:
             spec = spec_for(
                 str(api.get("actionGroup")), str(api.get("apiPath")), str(api.get("httpMethod", ""))
             )
-            content = (api.get("requestBody") or {}).get("content") or {}
-            media = content.get("application/json") or {}
-            args = decode_properties(media.get("properties", []))
+            media = json_media(api.get("requestBody"))
+            args = decode_properties(media.get("properties", [])) if media is not None else {}
             args.update(decode_properties(api.get("parameters") or []))
             return _Input(call_id, api, "api", ToolCall(call_id, spec.name, args))
         if isinstance(function, Mapping):

@@ -93,6 +93,20 @@ def decode_properties(properties: Any) -> dict[str, Any]:
     return decoded
 
 
+def json_media(body: Any) -> Mapping[str, Any] | None:
+    """``requestBody.content["application/json"]`` of an event or invocation input; None without a body.
+
+    Raises :class:`InvalidInput` for a body of any other shape.
+    """
+    if body is None:
+        return None
+    content = body.get("content") if isinstance(body, Mapping) else None
+    media = content.get("application/json") if isinstance(content, Mapping) else None
+    if not isinstance(media, Mapping):
+        raise InvalidInput("The request body must be application/json with properties.", field="requestBody")
+    return media
+
+
 def _typed_event(event: Mapping[str, Any]) -> dict[str, Any]:
     """A copy of the event whose request-body property values carry their declared types."""
     for key in _REQUIRED_STRINGS:
@@ -112,13 +126,9 @@ def _typed_event(event: Mapping[str, Any]) -> dict[str, Any]:
     typed = dict(event)
     typed["sessionAttributes"] = dict(event.get("sessionAttributes") or {})
     typed["promptSessionAttributes"] = dict(event.get("promptSessionAttributes") or {})
-    body = event.get("requestBody")
-    if body is None:
+    media = json_media(event.get("requestBody"))
+    if media is None:
         return typed
-    content = body.get("content") if isinstance(body, Mapping) else None
-    media = content.get("application/json") if isinstance(content, Mapping) else None
-    if not isinstance(media, Mapping):
-        raise InvalidInput("The request body must be application/json with properties.", field="requestBody")
     values = decode_properties(media.get("properties"))
     typed["requestBody"] = {
         "content": {"application/json": {"properties": [{"name": k, "value": v} for k, v in values.items()]}}
