@@ -5,10 +5,12 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from multitool.api.review_app import review_app
 from multitool.drafts import DraftStatus
 from multitool.ports.memory import MemoryCalendar, MemoryDraftStore
 from multitool.review import Caller, DraftNotFound, ReviewConfig, Reviewer
 
+from tests.http_events import FakeLambdaContext, http_api_event, json_body
 from tests.review_support import NOW, OWNER, SENDER, RecordingMailer, email_draft
 
 CALLER = Caller(OWNER)
@@ -62,3 +64,18 @@ def test_an_id_no_draft_can_have_is_not_found_without_a_read(draft_id: str) -> N
     with pytest.raises(DraftNotFound):
         world.reviewer.get(CALLER, draft_id)
     assert world.drafts.reads == 0
+
+
+def test_a_confirm_body_nested_too_deep_to_parse_is_a_400() -> None:
+    world = World()
+    [draft] = world.drafts.create_many([email_draft()])
+    app = review_app(lambda: world.reviewer)
+    nested = "[" * 100_000 + "]" * 100_000
+
+    response = app.resolve(
+        http_api_event("POST", f"/actions/{draft.id}/confirm", nested, sub=OWNER), FakeLambdaContext()
+    )
+
+    assert response["statusCode"] == 400
+    assert json_body(response)["error"]["code"] == "bad_request"
+    assert world.mailer.sent == []

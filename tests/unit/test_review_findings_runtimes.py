@@ -46,3 +46,29 @@ def test_a_return_control_input_with_a_malformed_body_is_answered_400_and_the_ot
     ]
     error = json.loads(answers[1]["responseBody"]["application/json"]["body"])["error"]
     assert (error["code"], error["field"]) == ("invalid_input", "requestBody")
+
+
+def test_a_deeply_nested_property_is_that_inputs_400_not_a_failed_turn(ports: ToolPorts) -> None:
+    # Given a property value nested deeper than Python's JSON decoder can recurse (within the size limit)
+    nested = "[" * 20_000 + "]" * 20_000
+    deep = {
+        "apiInvocationInput": {
+            **JIRA_INPUT,
+            "requestBody": {
+                "content": {
+                    "application/json": {
+                        "properties": [{"name": "summary", "type": "array", "value": nested}]
+                    }
+                }
+            },
+        }
+    }
+    agent = ScriptedAgent([b.return_control("inv-1", [EMAIL, deep])], [b.chunk("Done.")])
+
+    results = runtime(agent, ports).run_turn(REQUEST)
+
+    assert [card.type for card in results.client_actions] == ["show_new_email_draft"]
+    answers = [e["apiResult"] for e in agent.calls[1]["sessionState"]["returnControlInvocationResults"]]
+    assert [a["httpStatusCode"] for a in answers] == [200, 400]
+    error = json.loads(answers[1]["responseBody"]["application/json"]["body"])["error"]
+    assert (error["code"], error["field"]) == ("invalid_input", "summary")

@@ -123,7 +123,7 @@ def review_app(reviewer: ReviewerProvider = aws_reviewer) -> APIGatewayHttpResol
             return {}
         try:
             body = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested deeper than the decoder recurses
             raise BadRequest("The body must be JSON.") from None
         if not isinstance(body, dict):
             raise BadRequest("The body must be a JSON object of the card's fields.")

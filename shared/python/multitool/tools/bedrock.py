@@ -25,6 +25,10 @@ _REQUIRED_STRINGS = ("actionGroup", "apiPath", "httpMethod", "sessionId")
 def _decode_array(name: str, text: str) -> list[Any]:
     try:
         value = json.loads(text)
+    except RecursionError:  # nested deeper than the decoder recurses: no list of names
+        raise InvalidInput(
+            f"Property '{name}' is nested too deeply to be an array of names.", field=name
+        ) from None
     except json.JSONDecodeError:
         stripped = text.strip()
         if not (stripped.startswith("[") and stripped.endswith("]")) or any(
@@ -52,7 +56,7 @@ def decode_value(name: str, declared: str, value: Any) -> Any:
     if kind == "object":
         try:
             decoded = json.loads(value)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             raise InvalidInput(f"Property '{name}' must be a JSON object.", field=name) from None
         if not isinstance(decoded, dict):
             raise InvalidInput(f"Property '{name}' must be a JSON object.", field=name)
