@@ -8,7 +8,12 @@ from typing import Any
 import pytest
 from multitool.people import Person
 from multitool.ports.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+from multitool.runtimes import ConverseRuntime, build_runtime
+from multitool.runtimes.converse import CUT_SHORT
+from multitool.runtimes.product import product_flows
+from multitool.settings import ChatSettings
 from multitool.tools import ToolPorts
+from multitool.tools.base import MAX_BODY_CHARS
 
 from tests import bedrock_streams as b
 from tests.unit.test_runtimes_agent import REQUEST, ScriptedAgent, runtime
@@ -72,3 +77,70 @@ def test_a_deeply_nested_property_is_that_inputs_400_not_a_failed_turn(ports: To
     assert [a["httpStatusCode"] for a in answers] == [200, 400]
     error = json.loads(answers[1]["responseBody"]["application/json"]["body"])["error"]
     assert (error["code"], error["field"]) == ("invalid_input", "summary")
+
+
+# -- Converse: the output token limit ------------------------------------------------------------
+
+
+class ScriptedConverse:
+    def __init__(self, *responses: dict[str, Any]) -> None:
+        self.responses = list(responses)
+        self.requests: list[dict[str, Any]] = []
+
+    def converse(self, **kwargs: Any) -> dict[str, Any]:
+        self.requests.append(kwargs)
+        return self.responses.pop(0)
+
+
+def _answer(*content: dict[str, Any], stop: str) -> dict[str, Any]:
+    return {"output": {"message": {"role": "assistant", "content": list(content)}}, "stopReason": stop}
+
+
+def test_the_output_token_limit_leaves_room_for_a_full_length_email_body(ports: ToolPorts) -> None:
+    # A body may be MAX_BODY_CHARS long; at ~4 characters a token the model must be allowed to write it.
+    model = ScriptedConverse(_answer({"text": "Hello."}, stop="end_turn"))
+    ConverseRuntime(model, "m", product_flows(ports)).run_turn(REQUEST)
+    assert model.requests[0]["inferenceConfig"]["maxTokens"] * 4 > MAX_BODY_CHARS
+    configured = ScriptedConverse(_answer({"text": "Hello."}, stop="end_turn"))
+    ConverseRuntime(configured, "m", product_flows(ports), max_tokens=2048).run_turn(REQUEST)
+    assert configured.requests[0]["inferenceConfig"]["maxTokens"] == 2048
+
+
+def test_build_runtime_passes_the_configured_output_token_limit() -> None:
+    settings = ChatSettings.from_env(
+        {
+            "DRAFTS_TABLE_NAME": "d",
+            "DIRECTORY_TABLE_NAME": "p",
+            "BOOKINGS_TABLE_NAME": "b",
+            "SESSIONS_TABLE_NAME": "s",
+            "RUNTIME": "converse",
+            "MODEL_ID": "m",
+            "MAX_OUTPUT_TOKENS": "8192",
+        }
+    )
+
+    class Clients:
+        bedrock_runtime = ScriptedConverse()
+
+    built = build_runtime(settings, Clients(), lambda _request: None)  # type: ignore[arg-type,return-value]
+    assert isinstance(built, ConverseRuntime)
+    assert built.max_tokens == 8192
+
+
+def test_an_answer_cut_at_the_token_limit_says_so_instead_of_dropping_its_tool_calls_silently(
+    ports: ToolPorts,
+) -> None:
+    # Given a model answer that hit maxTokens while writing its tool calls
+    cut = _answer(
+        {"text": "Drafting both."},
+        {"toolUse": {"toolUseId": "t1", "name": "create_email_draft", "input": {"to": ["Kinshuok"]}}},
+        stop="max_tokens",
+    )
+    model = ScriptedConverse(cut)
+    # When the turn runs
+    results = ConverseRuntime(model, "m", product_flows(ports)).run_turn(REQUEST)
+    # Then no draft is made from a possibly truncated call, and the user is told the answer was cut
+    assert results.client_actions == ()
+    assert results.message.startswith("Drafting both.")
+    assert CUT_SHORT in results.message
+    assert ports.drafts.writes == 0

@@ -86,6 +86,7 @@ class ChatSettings(ToolSettings):
     idempotency_expiry_seconds: int = Field(default=3600, ge=60, le=7 * 24 * 3600)
     history_exchanges: int = Field(default=10, ge=0, le=50)
     max_tool_rounds: int = Field(default=5, ge=1, le=20)
+    max_output_tokens: int = Field(default=4096, ge=256, le=65536, description="Converse maxTokens per call")
     max_message_chars: int = Field(default=4000, ge=1)
 
 

@@ -92,7 +92,13 @@ def build_runtime(settings: ChatSettings, clients: AwsClients, flows: FlowFactor
                 "RUNTIME=converse needs MODEL_ID (a Bedrock model or inference profile id)."
             )
         converse_client: Any = clients.bedrock_runtime
-        return ConverseRuntime(converse_client, settings.model_id, flows, max_rounds=rounds)
+        return ConverseRuntime(
+            converse_client,
+            settings.model_id,
+            flows,
+            max_rounds=rounds,
+            max_tokens=settings.max_output_tokens,
+        )
     return ConverseRuntime(
         OfflineModel(), OfflineModel.model_id, flows, max_rounds=rounds, service="offline model"
     )

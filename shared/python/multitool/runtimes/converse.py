@@ -37,9 +37,14 @@ from multitool.runtimes.base import (
 from multitool.tools import REGISTRY
 from multitool.traces import ToolResults, extract_tool_results
 
-MAX_TOKENS = 1024
+# Room for a full-length email body (MAX_BODY_CHARS, ~2,500 tokens) besides the turn's other calls;
+# every Converse model with tool use allows at least this much output. MAX_OUTPUT_TOKENS overrides it.
+MAX_TOKENS = 4096
 ROUNDS_EXHAUSTED = (
     "I stopped before finishing: the request needed more steps than allowed. Review what I prepared."
+)
+CUT_SHORT = (
+    "My answer was cut short before I could prepare everything you asked for; ask again for what is missing."
 )
 
 
@@ -171,11 +176,13 @@ class ConverseRuntime:
         max_rounds: int = 5,
         tool_specs: Sequence[Mapping[str, Any]] | None = None,
         service: str = "Bedrock Converse",
+        max_tokens: int = MAX_TOKENS,
     ) -> None:
         self.client = client
         self.model_id = model_id
         self.flows = flows
         self.max_rounds = max_rounds
+        self.max_tokens = max_tokens
         chosen = tool_specs if tool_specs is not None else default_tool_specs()
         self.tool_specs = [dict(spec) for spec in chosen]
         self.service = service
@@ -196,6 +203,13 @@ class ConverseRuntime:
             text = "".join(block["text"] for block in content if isinstance(block.get("text"), str))
             uses = [block["toolUse"] for block in content if isinstance(block.get("toolUse"), Mapping)]
             if stop_reason != "tool_use" or not uses:
+                if uses and stop_reason == "max_tokens":
+                    # The last call may be truncated: none is run, and the user is told, not left guessing.
+                    logger.warning(
+                        "Converse answer cut at the token limit; its tool calls were not run",
+                        extra={"tool_calls": len(uses), "max_tokens": self.max_tokens},
+                    )
+                    text = f"{text.strip()}\n\n{CUT_SHORT}".strip()
                 recorder.final(trace_id, text)
                 return extract_tool_results(recorder.events)
             results, direct = self._run_tools(flow, uses, recorder, trace_id)
@@ -216,7 +230,7 @@ class ConverseRuntime:
                 messages=messages,
                 system=system,
                 toolConfig={"tools": self.tool_specs, "toolChoice": {"auto": {}}},
-                inferenceConfig={"maxTokens": MAX_TOKENS, "temperature": 0},
+                inferenceConfig={"maxTokens": self.max_tokens, "temperature": 0},
             )
         except BEDROCK_ERRORS as error:
             raise model_error(error, self.service) from None
