@@ -6,9 +6,11 @@ import json
 from typing import Any
 
 import pytest
+from botocore.exceptions import ClientError, EventStreamError
 from multitool.people import Person
 from multitool.ports.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
-from multitool.runtimes import ConverseRuntime, build_runtime
+from multitool.runtimes import ConverseRuntime, ModelBusy, build_runtime
+from multitool.runtimes.base import UNFINISHED
 from multitool.runtimes.converse import CUT_SHORT
 from multitool.runtimes.product import product_flows
 from multitool.settings import ChatSettings
@@ -21,6 +23,7 @@ from tests.unit.test_runtimes_agent import REQUEST, ScriptedAgent, runtime
 EMAIL = b.api_invocation_input(
     "email_draft", "/email-drafts", {"to": ["Kinshuok"], "subject": "Doc", "body": "Hi"}
 )
+EMAIL_ARGS = {"to": ["Kinshuok"], "subject": "Doc", "body": "Hi"}
 JIRA_INPUT = {"actionGroup": "jira_draft", "apiPath": "/jira-ticket-drafts", "httpMethod": "POST"}
 
 
@@ -144,3 +147,55 @@ def test_an_answer_cut_at_the_token_limit_says_so_instead_of_dropping_its_tool_c
     assert results.message.startswith("Drafting both.")
     assert CUT_SHORT in results.message
     assert ports.drafts.writes == 0
+
+
+# -- a model failure after drafts were made ------------------------------------------------------
+
+THROTTLED = ClientError({"Error": {"Code": "ThrottlingException", "Message": "slow down"}}, "Converse")
+
+
+class FailingConverse(ScriptedConverse):
+    def converse(self, **kwargs: Any) -> dict[str, Any]:
+        self.requests.append(kwargs)
+        answer = self.responses.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+
+def test_a_converse_failure_after_a_round_of_tools_keeps_the_drafts_made(ports: ToolPorts) -> None:
+    # Given a model that drafted an email in its first response and is throttled on the next call
+    model = FailingConverse(
+        _answer(
+            {"toolUse": {"toolUseId": "t1", "name": "create_email_draft", "input": EMAIL_ARGS}},
+            stop="tool_use",
+        ),
+        THROTTLED,  # type: ignore[arg-type]
+    )
+    # When the turn runs
+    results = ConverseRuntime(model, "m", product_flows(ports)).run_turn(REQUEST)
+    # Then the user gets the email card and words saying the rest was not finished
+    assert [card.type for card in results.client_actions] == ["show_new_email_draft"]
+    assert results.message == UNFINISHED
+
+
+def test_a_converse_failure_before_any_draft_is_still_an_error(ports: ToolPorts) -> None:
+    model = FailingConverse(THROTTLED)  # type: ignore[arg-type]
+    with pytest.raises(ModelBusy):
+        ConverseRuntime(model, "m", product_flows(ports)).run_turn(REQUEST)
+
+
+def test_an_agent_stream_broken_after_an_action_group_ran_keeps_its_draft(ports: ToolPorts) -> None:
+    broken = EventStreamError({"Error": {"Code": "throttlingException", "Message": "Rate"}}, "InvokeAgent")
+    agent = ScriptedAgent(
+        [
+            b.invocation_input("step-0", "email_draft", "/email-drafts"),
+            b.observation("step-0", b.email_payload()),
+            broken,
+        ]
+    )
+
+    results = runtime(agent, ports).run_turn(REQUEST)
+
+    assert [card.id for card in results.client_actions] == ["d_email1"]
+    assert results.message == UNFINISHED

@@ -24,11 +24,13 @@ from multitool.runtimes.base import (
     FlowFactory,
     ModelFailed,
     TraceRecorder,
+    TurnError,
     TurnRequest,
     model_error,
     result_is_error,
     result_json,
     result_text,
+    results_so_far,
 )
 from multitool.tools import REGISTRY, ToolError, spec_for
 from multitool.tools.bedrock import decode_properties, json_media
@@ -139,7 +141,10 @@ class AgentRuntime:
         session_state = dict(base_state)
         input_text = request.message
         for _ in range(self.max_rounds):
-            control = self._invoke(request.session_id, input_text, session_state, events)
+            try:
+                control = self._invoke(request.session_id, input_text, session_state, events)
+            except TurnError as error:  # events holds what streamed before the failure
+                return results_so_far(events, error)
             if control is None:
                 return extract_tool_results(events)
             flow = flow or self.flows(request)

@@ -12,7 +12,7 @@ from botocore.exceptions import BotoCoreError, ClientError, ConnectTimeoutError,
 
 from multitool.flow import Flow, ToolResult
 from multitool.observability import logger
-from multitool.traces import ToolResults
+from multitool.traces import ToolResults, extract_tool_results
 
 # Bedrock error codes that mean "busy, try again shortly" (503 + Retry-After); anything else is a 502.
 _RETRYABLE_CODES = frozenset(
@@ -29,6 +29,10 @@ _RETRYABLE_CODES = frozenset(
     }
 )
 DEFAULT_RETRY_AFTER_SECONDS = 2
+UNFINISHED = (
+    "I prepared the drafts below, but the assistant failed before finishing the rest of your request. "
+    "Review these, then ask again for anything missing."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +103,27 @@ def model_error(error: Exception, service: str) -> TurnError:
 
 
 BEDROCK_ERRORS = (ClientError, BotoCoreError)
+
+
+def results_so_far(events: list[Any], error: TurnError) -> ToolResults:
+    """The drafts a turn already made when the model fails later in it; ``error`` if there are none.
+
+    Those drafts are stored and confirmable: failing the whole request would hide them from the
+    user (and a retry might word them differently), so the turn answers with them instead.
+    """
+    results = extract_tool_results(events)
+    if not results.client_actions:
+        raise error
+    logger.warning(
+        "Model failed after drafts were made; answering with them",
+        extra={"error_type": type(error).__name__, "cards": len(results.client_actions)},
+    )
+    return ToolResults(
+        message=UNFINISHED,
+        client_actions=results.client_actions,
+        messages=results.messages,
+        failures=results.failures,
+    )
 
 
 def result_is_error(result: ToolResult) -> bool:

@@ -28,11 +28,13 @@ from multitool.runtimes.base import (
     FlowFactory,
     ModelFailed,
     TraceRecorder,
+    TurnError,
     TurnRequest,
     model_error,
     result_is_error,
     result_json,
     result_text,
+    results_so_far,
 )
 from multitool.tools import REGISTRY
 from multitool.traces import ToolResults, extract_tool_results
@@ -197,7 +199,10 @@ class ConverseRuntime:
         ]
         for round_number in range(self.max_rounds):
             trace_id = f"converse-{round_number}"
-            message, stop_reason = self._converse(messages, system)
+            try:
+                message, stop_reason = self._converse(messages, system)
+            except TurnError as error:
+                return results_so_far(recorder.events, error)
             messages.append(message)
             content = message.get("content") or []
             text = "".join(block["text"] for block in content if isinstance(block.get("text"), str))
