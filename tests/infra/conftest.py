@@ -7,6 +7,7 @@ import pytest
 from tests.infra.synth import Synthesized, synthesize
 
 PROFILE_MODEL = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
+FOUNDATION_MODEL = "anthropic.claude-3-5-sonnet-20241022-v2:0"
 EXISTING_POOL = "eu-west-1_AbCdEf123"  # a pool in another region than the stack
 EXISTING_CLIENT = "1example23456789abcdefghij"
 GUARDRAIL = "gr0abc123def"
@@ -15,8 +16,10 @@ CONFIGURATION_SET = "multitool-mail"
 
 @pytest.fixture(scope="session")
 def agent_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
-    """The default deploy: Bedrock agent, Lambda executors, a new user pool."""
-    return synthesize(tmp_path_factory.mktemp("agent"))
+    """The default deploy (Bedrock agent, Lambda executors, a new user pool) on a plain
+    foundation model id; the inference-profile form (cdk.json's default) is the
+    return-control variant's."""
+    return synthesize(tmp_path_factory.mktemp("agent"), modelId=FOUNDATION_MODEL)
 
 
 @pytest.fixture(scope="session")
@@ -39,4 +42,4 @@ def return_control_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesize
 @pytest.fixture(scope="session")
 def converse_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
     """No Bedrock Agents: the orchestrator runs the Converse loop itself."""
-    return synthesize(tmp_path_factory.mktemp("converse"), runtime="converse")
+    return synthesize(tmp_path_factory.mktemp("converse"), runtime="converse", modelId=FOUNDATION_MODEL)

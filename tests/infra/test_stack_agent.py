@@ -14,6 +14,7 @@ from multitool.tables import ALL_TABLES
 
 from infra.components.agent import ACTION_GROUPS
 from infra.components.layer import RUNTIME
+from tests.infra.conftest import FOUNDATION_MODEL
 from tests.infra.iam_queries import (
     actions_for_role,
     as_list,
@@ -23,7 +24,7 @@ from tests.infra.iam_queries import (
     role_of_function,
     statements_for_role,
 )
-from tests.infra.synth import SENDER, Synthesized, cdk_json_context
+from tests.infra.synth import SENDER, Synthesized
 
 pytestmark = pytest.mark.infra
 
@@ -297,7 +298,7 @@ def _agent_props(synth: Synthesized) -> dict[str, Any]:
 
 def test_agent_runs_the_context_model_with_the_prompt_contract(agent_stack: Synthesized) -> None:
     props = _agent_props(agent_stack)
-    assert props["FoundationModel"] == cdk_json_context()["modelId"]
+    assert props["FoundationModel"] == FOUNDATION_MODEL
     assert props["Instruction"] == AGENT_INSTRUCTION
     assert props["IdleSessionTTLInSeconds"] == 600
     assert props["AutoPrepare"] is True
@@ -364,7 +365,7 @@ def test_agent_service_role_trusts_only_this_accounts_agents_and_invokes_only_th
         "bedrock:InvokeModelWithResponseStream",
     }
     (model_arn,) = resources_for_action(agent_stack, role_id, "bedrock:InvokeModel")
-    model = cdk_json_context()["modelId"]
+    model = FOUNDATION_MODEL
     assert model_arn["Fn::Join"][1][-1] == f":bedrock:us-east-1::foundation-model/{model}"
 
 
@@ -377,7 +378,7 @@ def test_alias_description_follows_the_agent_configuration(agent_stack: Synthesi
     assert alias["Properties"]["AgentId"] == {"Fn::GetAtt": [agent_stack.logical_id(agent.agent), "AgentId"]}
     assert "RoutingConfiguration" not in alias["Properties"]  # Bedrock makes a new version on each update
     groups = [(s.name, s.schema_text(), False) for s in ACTION_GROUPS]
-    model = cdk_json_context()["modelId"]
+    model = FOUNDATION_MODEL
     expected = agent_fingerprint(model, AGENT_INSTRUCTION, groups, 600, None, "DRAFT")
     assert alias["Properties"]["Description"].endswith(expected)
     changed = agent_fingerprint(model, AGENT_INSTRUCTION + " Be brief.", groups, 600, None, "DRAFT")

@@ -9,7 +9,14 @@ import pytest
 from multitool.tables import DRAFTS
 
 from infra.components.agent import ACTION_GROUPS
-from tests.infra.conftest import CONFIGURATION_SET, EXISTING_CLIENT, EXISTING_POOL, GUARDRAIL, PROFILE_MODEL
+from tests.infra.conftest import (
+    CONFIGURATION_SET,
+    EXISTING_CLIENT,
+    EXISTING_POOL,
+    FOUNDATION_MODEL,
+    GUARDRAIL,
+    PROFILE_MODEL,
+)
 from tests.infra.iam_queries import (
     actions_for_role,
     dynamodb_actions_by_table,
@@ -17,7 +24,7 @@ from tests.infra.iam_queries import (
     resources_for_action,
     role_of_function,
 )
-from tests.infra.synth import SENDER, Synthesized, cdk_json_context
+from tests.infra.synth import SENDER, Synthesized
 from tests.infra.test_stack_agent import CHAT_TABLE_ACTIONS, TOOL_TABLE_ACTIONS, expected_table_actions
 
 pytestmark = pytest.mark.infra
@@ -127,7 +134,7 @@ def test_converse_orchestrator_invokes_only_the_context_model(converse_stack: Sy
     synth = converse_stack
     fn = function_id(synth, "Orchestrator")
     env = synth.props(fn)["Environment"]["Variables"]
-    model = cdk_json_context()["modelId"]
+    model = FOUNDATION_MODEL
     assert env["RUNTIME"] == "converse"
     assert env["MODEL_ID"] == model
     assert "AGENT_ID" not in env
