@@ -7,8 +7,10 @@ from email.policy import default
 from typing import Any
 
 import pytest
+import urllib3
 from botocore.exceptions import ClientError
 from multitool.ports.directory import NAME_PREFIX, DynamoDirectory, normalize_name
+from multitool.ports.jira import IssueRequest, JiraCloudClient, JiraOutcomeUnknown, JiraUnavailable
 from multitool.ports.mail import Mail, SesMailer
 from multitool.tools.base import MAX_NAME_CHARS
 
@@ -85,3 +87,53 @@ def test_a_line_break_in_a_plain_subject_is_folded() -> None:
     simple = client.calls[0]["Content"]["Simple"]
     assert simple["Subject"]["Data"] == "The doc and more"
     assert simple["Body"]["Text"]["Data"] == "Line one\nLine two"
+
+
+# -- Jira: a create whose answer was lost may have happened ---------------------------------------
+
+
+class FailingHttp:
+    """urllib3's PoolManager.request, failing the way a network does."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+        self.calls: list[tuple[str, str]] = []
+
+    def request(self, method: str, url: str, **_kwargs: Any) -> Any:
+        self.calls.append((method, url))
+        raise self.error
+
+
+ISSUE = IssueRequest(project="WEB", issue_type="Bug", summary="Login fails")
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        urllib3.exceptions.ReadTimeoutError(None, "/rest/api/3/issue", "Read timed out."),  # type: ignore[arg-type]
+        urllib3.exceptions.ProtocolError("Connection aborted.", ConnectionResetError()),
+    ],
+)
+def test_a_create_sent_but_unanswered_may_have_created_the_issue(error: Exception) -> None:
+    # Given Jira received the create but its answer never came back
+    http = FailingHttp(error)
+    client = JiraCloudClient("https://example.atlassian.net", "bot@example.com", "token", http)  # type: ignore[arg-type]
+    # When the issue is created
+    with pytest.raises(JiraOutcomeUnknown) as raised:
+        client.create_issue(ISSUE)
+    # Then the user is told to look in Jira before confirming again (a blind retry could duplicate it)
+    assert "may have been created" in raised.value.reason
+    assert raised.value.code == "jira_outcome_unknown"
+    assert http.calls == [("POST", "https://example.atlassian.net/rest/api/3/issue")]
+
+
+def test_a_create_that_never_reached_jira_is_unavailable() -> None:
+    error = urllib3.exceptions.MaxRetryError(
+        None,  # type: ignore[arg-type]
+        "/rest/api/3/issue",
+        urllib3.exceptions.NewConnectionError(None, "Connection refused"),  # type: ignore[arg-type]
+    )
+    client = JiraCloudClient("https://example.atlassian.net", "bot@example.com", "token", FailingHttp(error))  # type: ignore[arg-type]
+    with pytest.raises(JiraUnavailable) as raised:
+        client.create_issue(ISSUE)
+    assert not isinstance(raised.value, JiraOutcomeUnknown)

@@ -7,11 +7,12 @@ from datetime import timedelta
 import pytest
 from multitool.api.review_app import review_app
 from multitool.drafts import DraftStatus
+from multitool.ports.jira import JiraOutcomeUnknown
 from multitool.ports.memory import MemoryCalendar, MemoryDraftStore
 from multitool.review import Caller, DraftNotFound, ReviewConfig, Reviewer
 
 from tests.http_events import FakeLambdaContext, http_api_event, json_body
-from tests.review_support import NOW, OWNER, SENDER, RecordingMailer, email_draft
+from tests.review_support import NOW, OWNER, SENDER, RecordingJira, RecordingMailer, email_draft, jira_draft
 
 CALLER = Caller(OWNER)
 
@@ -79,3 +80,22 @@ def test_a_confirm_body_nested_too_deep_to_parse_is_a_400() -> None:
     assert response["statusCode"] == 400
     assert json_body(response)["error"]["code"] == "bad_request"
     assert world.mailer.sent == []
+
+
+def test_a_jira_create_without_an_answer_leaves_the_draft_failed_with_words_to_check_jira() -> None:
+    world = World()
+    jira = RecordingJira()
+    world.reviewer.jira = jira
+    [draft] = world.drafts.create_many([jira_draft()])
+    jira.fail_with = JiraOutcomeUnknown("Jira did not answer; it may have been created. Check Jira.")
+    app = review_app(lambda: world.reviewer)
+
+    response = app.resolve(
+        http_api_event("POST", f"/actions/{draft.id}/confirm", {}, sub=OWNER), FakeLambdaContext()
+    )
+
+    assert response["statusCode"] == 502  # not "retry as is": the issue may exist
+    body = json_body(response)
+    assert body["error"]["code"] == "jira_outcome_unknown"
+    assert body["action"]["status"] == "failed"
+    assert "Check Jira" in body["action"]["error"]

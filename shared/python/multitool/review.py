@@ -11,6 +11,13 @@ performs the side effect; the other sees ``executing`` and is told the action
 is in progress. A confirm after ``done`` with the same content returns the
 stored result without acting again; with different content it is a conflict.
 
+Exactly once ends where the backends do: SES and Jira take no idempotency key,
+so a function that dies between the backend accepting the action and the
+``done`` write leaves the draft ``executing``, and a confirm after
+:data:`EXECUTION_LEASE` acts again (a second mail or issue; an invitation keeps
+the draft id as its UID, a booking is written once). A Jira create sent without
+an answer is ``jira_outcome_unknown``: the user checks Jira before retrying.
+
 The edits a confirm carries are validated by the models below, and every name
 the draft could not resolve must be settled by them first (``InvalidEdits``
 naming the field, e.g. ``to[0]``). Fields a confirm leaves out keep their

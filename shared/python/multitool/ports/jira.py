@@ -6,7 +6,9 @@ Jira's answers to typed errors: 400 -> :class:`JiraRejected` (with Jira's
 per-field errors), 401/403 -> :class:`JiraUnauthorized`, 429 ->
 :class:`JiraRateLimited` (with ``Retry-After``), 5xx or no answer ->
 :class:`JiraUnavailable`. A create is not idempotent in Jira, so the client
-never retries a request that may have reached it.
+never retries a request that may have reached it, and a create sent without
+an answer (read timeout, dropped connection) is :class:`JiraOutcomeUnknown`:
+the issue may exist, and the user is told to check before confirming again.
 
 The site URL, email and token live in one Secrets Manager secret
 (``{"baseUrl", "email", "apiToken"}``), read on first use by
@@ -113,6 +115,13 @@ class JiraRateLimited(JiraError):
 
 class JiraUnavailable(JiraError):
     code = "jira_unavailable"
+
+
+class JiraOutcomeUnknown(JiraUnavailable):
+    """The create reached Jira but no answer came back: the issue may exist. Jira has no
+    idempotency key, so the user checks Jira before confirming again instead of retrying blindly."""
+
+    code = "jira_outcome_unknown"
 
 
 class JiraClient(Protocol):
@@ -222,6 +231,14 @@ class JiraCloudClient:
                 # Connection failures are retried (nothing reached Jira); a sent request never is.
                 retries=urllib3.Retry(total=2, connect=2, read=0, status=0, other=0, redirect=0),
             )
+        except (urllib3.exceptions.ReadTimeoutError, urllib3.exceptions.ProtocolError) as error:
+            # Sent, then no answer: for a create, Jira may have made the issue.
+            if method == "POST":
+                raise JiraOutcomeUnknown(
+                    f"Jira did not answer after the issue was sent ({type(error).__name__}); it may have "
+                    "been created. Check Jira before confirming again."
+                ) from error
+            raise JiraUnavailable(f"Jira could not be reached ({type(error).__name__})") from error
         except urllib3.exceptions.HTTPError as error:
             raise JiraUnavailable(f"Jira could not be reached ({type(error).__name__})") from error
         try:
