@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from multitool.drafts import DraftStatus
 from multitool.people import Person
 from multitool.ports.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.tools import ToolPorts, run_calls
@@ -96,3 +97,45 @@ def test_a_directory_person_with_a_folder_as_time_zone_gets_a_note_not_a_crash()
     outcomes = run_calls([EMAIL, meeting("Thursday", ["Odd Zone"])], ctx(), ports(people))
     assert [o.status for o in outcomes] == [200, 200]
     assert any("not an IANA time zone" in note for note in outcomes[1].body["notes"])
+
+
+# -- asked again after a discard ----------------------------------------------------------------
+
+
+def _discard(store: MemoryDraftStore, draft_id: str) -> None:
+    current = store.drafts[draft_id]
+    store.replace(current, current.model_copy(update={"status": DraftStatus.DISCARDED}))
+
+
+def test_asking_again_for_a_discarded_draft_proposes_a_fresh_one() -> None:
+    # Given an email draft the user discarded
+    backends = ports()
+    store = backends.drafts
+    assert isinstance(store, MemoryDraftStore)
+    (first,) = run_calls([EMAIL], ctx(), backends)
+    _discard(store, first.body["draftId"])
+    # When the same email is asked for again in the same session (with a meeting)
+    again = run_calls([EMAIL, meeting("Thursday")], ctx(), backends)
+    # Then it is a new, confirmable draft, not the discarded one (whose confirm is a 409)
+    renewed = again[0].body["draftId"]
+    assert [o.status for o in again] == [200, 200]
+    assert renewed != first.body["draftId"]
+    assert store.drafts[renewed].status is DraftStatus.PROPOSED
+    assert store.drafts[renewed].payload["draftId"] == renewed
+    assert store.drafts[first.body["draftId"]].status is DraftStatus.DISCARDED
+    # And a retry of that request lands on the same fresh draft; discarding it too gives a third
+    assert run_calls([EMAIL], ctx(), backends)[0].body["draftId"] == renewed
+    _discard(store, renewed)
+    third = run_calls([EMAIL], ctx(), backends)[0].body["draftId"]
+    assert third not in (renewed, first.body["draftId"])
+    assert store.drafts[third].status is DraftStatus.PROPOSED
+
+
+def test_asking_again_for_a_done_draft_still_returns_it_so_nothing_is_sent_twice() -> None:
+    backends = ports()
+    store = backends.drafts
+    assert isinstance(store, MemoryDraftStore)
+    (first,) = run_calls([EMAIL], ctx(), backends)
+    current = store.drafts[first.body["draftId"]]
+    store.replace(current, current.model_copy(update={"status": DraftStatus.DONE}))
+    assert run_calls([EMAIL], ctx(), backends)[0].body["draftId"] == first.body["draftId"]

@@ -28,7 +28,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import ValidationError
 
-from multitool.drafts import Draft, new_draft
+from multitool.drafts import Draft, DraftStatus, draft_id, new_draft
 from multitool.observability import error_fields, logger
 from multitool.people import NameResolution
 from multitool.ports.calendar import Interval
@@ -151,7 +151,7 @@ def run_calls(
                 errors[index] = _failed(spec.name, error)
                 continue
             drafts[index] = draft
-        stored = ports.drafts.create_many(list(drafts.values())) if drafts else []
+        stored = _store_proposals(ports, list(drafts.values()))
     except _PORT_FAILURES as failure:
         logger.warning(
             "A backend failed while running tool calls", extra={"error_type": type(failure).__name__}
@@ -167,6 +167,36 @@ def run_calls(
         else CallOutcome(name, error=InvalidInput("The call produced nothing."))
         for i, (name, _) in enumerate(calls)
     ]
+
+
+MAX_RENEWALS = 5
+
+
+def _store_proposals(ports: ToolPorts, drafts: list[Draft]) -> list[Draft]:
+    """The drafts as stored (one write); one the user discarded earlier is proposed afresh.
+
+    The same input in the same session is the same draft, so a retried call lands on it. Once
+    its owner discarded it, though, asking again must give a draft they can confirm (the
+    discarded one answers 409): its successor, whose id derives from the discarded id, so a
+    retry of this request lands on the same successor. A done draft is returned as it is:
+    proposing it afresh could send it twice.
+    """
+    stored = ports.drafts.create_many(drafts) if drafts else []
+    for _ in range(MAX_RENEWALS):
+        stale = [i for i, draft in enumerate(stored) if draft.status is DraftStatus.DISCARDED]
+        if not stale:
+            break
+        successors = [_successor(drafts[i], stored[i]) for i in stale]
+        for i, draft in zip(stale, ports.drafts.create_many(successors), strict=True):
+            stored[i] = draft
+    return stored
+
+
+def _successor(proposal: Draft, discarded: Draft) -> Draft:
+    identifier = draft_id(proposal.owner, proposal.session_id, proposal.action, ["after", discarded.id])
+    return proposal.model_copy(
+        update={"id": identifier, "payload": {**proposal.payload, "draftId": identifier}}
+    )
 
 
 def _failed(name: str, error: Exception) -> ToolFailed:
