@@ -216,3 +216,20 @@ def test_response_body_is_json_with_camel_case_cards(env) -> None:
     card = json.loads(response["body"])["clientActions"][0]
     assert card["durationMinutes"] == 45
     assert [a["query"] for a in card["attendees"]] == ["Priya", "Kinshuok"]
+
+
+def test_a_token_zoneinfo_that_is_no_time_zone_is_ignored_not_blamed_on_the_request(env) -> None:
+    # Cognito's zoneinfo is free text the user edits; the request itself names no time zone.
+    response = call({"message": "Email Kinshuok about the doc"}, claims={"zoneinfo": "Central European"})
+
+    assert response["statusCode"] == 200
+    assert json_body(response)["clientActions"][0]["type"] == "show_new_email_draft"
+
+
+def test_a_token_zoneinfo_that_is_a_time_zone_is_the_users(env) -> None:
+    response = call(
+        {"message": "Schedule a sync with Kinshuok for Thursday"}, claims={"zoneinfo": "Asia/Tokyo"}
+    )
+
+    assert response["statusCode"] == 200
+    assert json_body(response)["clientActions"][0]["timezone"] == "Asia/Tokyo"

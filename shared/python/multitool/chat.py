@@ -280,7 +280,9 @@ class ChatService:
             raise ChatInputError(
                 f"'message' is {len(message)} characters long; the limit is {self.max_message_chars}."
             )
-        timezone = request.timezone or timezone_hint or self.default_timezone
+        # The hint (the token's zoneinfo) is free text the user never sent here: unusable, it is ignored.
+        hint = timezone_hint if timezone_hint and iana_zone(timezone_hint) is not None else None
+        timezone = request.timezone or hint or self.default_timezone
         if iana_zone(timezone) is None:
             shown = timezone if len(timezone) <= 64 else f"{timezone[:61]}..."
             raise ChatInputError(
