@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from icalendar import Calendar as ICalendar
 from multitool.api.review_app import review_app
 from multitool.drafts import DraftStatus
 from multitool.ports.jira import JiraOutcomeUnknown
@@ -12,7 +13,17 @@ from multitool.ports.memory import MemoryCalendar, MemoryDraftStore
 from multitool.review import Caller, DraftNotFound, ReviewConfig, Reviewer
 
 from tests.http_events import FakeLambdaContext, http_api_event, json_body
-from tests.review_support import NOW, OWNER, SENDER, RecordingJira, RecordingMailer, email_draft, jira_draft
+from tests.review_support import (
+    NOW,
+    OWNER,
+    SENDER,
+    SLOTS,
+    RecordingJira,
+    RecordingMailer,
+    email_draft,
+    jira_draft,
+    meeting_draft,
+)
 
 CALLER = Caller(OWNER)
 
@@ -99,3 +110,38 @@ def test_a_jira_create_without_an_answer_leaves_the_draft_failed_with_words_to_c
     assert body["error"]["code"] == "jira_outcome_unknown"
     assert body["action"]["status"] == "failed"
     assert "Check Jira" in body["action"]["error"]
+
+
+@pytest.mark.parametrize(
+    ("claims", "organizer", "booked_for_caller"),
+    [
+        ({"email": "ceo@example.com"}, f"mailto:{SENDER}", False),
+        ({"email": "ceo@example.com", "email_verified": "false"}, f"mailto:{SENDER}", False),
+        ({"email": "owner@example.com", "email_verified": "true"}, "mailto:owner@example.com", True),
+    ],
+)
+def test_only_a_verified_email_claim_organizes_the_meeting_and_gets_its_time_booked(
+    claims: dict[str, str], organizer: str, booked_for_caller: bool
+) -> None:
+    # An unverified email is whatever the user typed in their profile: it must not make them
+    # the organizer as someone else, nor block someone else's time in the bookings.
+    world = World()
+    calendar = MemoryCalendar()
+    world.reviewer.calendar = calendar
+    [draft] = world.drafts.create_many([meeting_draft()])
+    app = review_app(lambda: world.reviewer)
+    slot = {"start": SLOTS[0][0].isoformat(), "end": SLOTS[0][1].isoformat()}
+
+    response = app.resolve(
+        http_api_event("POST", f"/actions/{draft.id}/confirm", {"slot": slot}, sub=OWNER, claims=claims),
+        FakeLambdaContext(),
+    )
+
+    assert response["statusCode"] == 200
+    [mail] = world.mailer.sent
+    assert mail.invitation is not None
+    [event] = ICalendar.from_ical(mail.invitation).events
+    assert str(event["ORGANIZER"]) == organizer
+    attendees = set(calendar.bookings[draft.id].attendees)
+    assert ("owner@example.com" in attendees) is booked_for_caller
+    assert "ceo@example.com" not in attendees

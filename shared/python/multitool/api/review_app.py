@@ -115,7 +115,11 @@ def review_app(reviewer: ReviewerProvider = aws_reviewer) -> APIGatewayHttpResol
         if not isinstance(sub, str) or not sub.strip():
             raise Unauthenticated("Sign in first: the request carries no user.")
         email = claims.get("email")
-        return Caller(user_id=sub.strip(), email=email if isinstance(email, str) and email else None)
+        # Only a verified address speaks for the caller: an unverified one is whatever they typed in
+        # their profile, and would make them organizer as someone else and book that person's time.
+        verified = claims.get("email_verified") in (True, "true", "True")
+        usable = isinstance(email, str) and bool(email) and verified
+        return Caller(user_id=sub.strip(), email=email if usable and isinstance(email, str) else None)
 
     def json_object() -> dict[str, Any]:
         raw = app.current_event.decoded_body
