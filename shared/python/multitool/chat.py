@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import time
 from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -56,6 +57,7 @@ if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
 
 DEFAULT_MAX_MESSAGE_CHARS = 4000
+RESPONSE_RESERVE_SECONDS = 1.0
 DEFAULT_IDEMPOTENCY_SECONDS = 3600
 IN_PROGRESS_RETRY_AFTER_SECONDS = 2
 # Visible ASCII (no space, no control character), as the Idempotency-Key header allows.
@@ -205,6 +207,17 @@ def response_from(results: ToolResults, session_id: str) -> ChatResponse:
     )
 
 
+def turn_deadline(context: LambdaContext | None) -> float | None:
+    """When the turn must have answered: the invocation's end less a second to write the response."""
+    if context is None:
+        return None
+    try:
+        remaining_ms = int(context.get_remaining_time_in_millis())
+    except (AttributeError, TypeError, ValueError):
+        return None
+    return time.monotonic() + remaining_ms / 1000 - RESPONSE_RESERVE_SECONDS
+
+
 class ChatService:
     """Runs chat turns for authenticated users on one runtime."""
 
@@ -247,11 +260,15 @@ class ChatService:
         if idempotency_key is None or self._reply_once is None or self.idempotency is None:
             if idempotency_key is not None:
                 logger.warning("Idempotency-Key ignored: no idempotency table is configured")
-            return self.reply(user_id, request, timezone_hint=timezone_hint).to_wire()
+            return self.reply(
+                user_id, request, timezone_hint=timezone_hint, deadline=turn_deadline(lambda_context)
+            ).to_wire()
         self.idempotency.register_lambda_context(lambda_context)
         request_key = {"userId": user_id, "idempotencyKey": idempotency_key, "bodyHash": body_hash(request)}
         try:
-            return self._reply_once(user_id, request, timezone_hint, request_key=request_key)
+            return self._reply_once(
+                user_id, request, timezone_hint, turn_deadline(lambda_context), request_key=request_key
+            )
         except IdempotencyValidationError:
             raise IdempotencyKeyReused(
                 "This Idempotency-Key was already used with a different request body. "
@@ -266,10 +283,16 @@ class ChatService:
             raise IdempotencyUnavailable("Requests cannot be deduplicated right now.") from None
 
     def _reply_wire(
-        self, user_id: str, request: ChatRequest, timezone_hint: str | None, *, request_key: dict[str, str]
+        self,
+        user_id: str,
+        request: ChatRequest,
+        timezone_hint: str | None,
+        deadline: float | None,
+        *,
+        request_key: dict[str, str],
     ) -> dict[str, Any]:
         # request_key only keys the stored response (see ChatIdempotency); the turn does not read it.
-        return self.reply(user_id, request, timezone_hint=timezone_hint).to_wire()
+        return self.reply(user_id, request, timezone_hint=timezone_hint, deadline=deadline).to_wire()
 
     def _validate(self, request: ChatRequest, timezone_hint: str | None) -> str:
         """The turn's time zone, once the request is known to be runnable; :class:`ChatInputError` if not."""
@@ -294,7 +317,14 @@ class ChatService:
             )
         return timezone
 
-    def reply(self, user_id: str, request: ChatRequest, *, timezone_hint: str | None = None) -> ChatResponse:
+    def reply(
+        self,
+        user_id: str,
+        request: ChatRequest,
+        *,
+        timezone_hint: str | None = None,
+        deadline: float | None = None,
+    ) -> ChatResponse:
         """Run one turn for ``user_id``.
 
         Raises :class:`ChatInputError`, ``SessionNotOwned`` or a runtime's ``TurnError``.
@@ -305,7 +335,9 @@ class ChatService:
         history = self.sessions.claim(session_id, user_id)
         now = self.clock() if self.clock is not None else None
         remembered = bounded(history, max_exchanges=self.history_exchanges)
-        turn = TurnRequest(user_id, session_id, message, timezone, now, converse_messages(remembered))
+        turn = TurnRequest(
+            user_id, session_id, message, timezone, now, converse_messages(remembered), deadline=deadline
+        )
         results = self.runtime.run_turn(turn)
         metrics.add_metric(name="ClientActions", unit="Count", value=len(results.client_actions))
         logger.info(

@@ -27,6 +27,7 @@ from multitool.runtimes.base import (
     TurnError,
     TurnRequest,
     model_error,
+    out_of_time,
     result_is_error,
     result_json,
     result_text,
@@ -140,7 +141,9 @@ class AgentRuntime:
         }
         session_state = dict(base_state)
         input_text = request.message
-        for _ in range(self.max_rounds):
+        for round_number in range(self.max_rounds):
+            if round_number and not request.has_time_for_model_call():
+                return out_of_time(extract_tool_results(events), model_calls=round_number)
             try:
                 control = self._invoke(request.session_id, input_text, session_state, events)
             except TurnError as error:  # events holds what streamed before the failure

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -29,6 +30,16 @@ _RETRYABLE_CODES = frozenset(
     }
 )
 DEFAULT_RETRY_AFTER_SECONDS = 2
+MODEL_CALL_RESERVE_SECONDS = 10.0
+"""The time a further model call may take: with less left, the turn answers with what it has.
+The HTTP API cuts every request at 30 s, so a turn that starts a call it cannot finish loses
+the drafts it already made from the user's view."""
+
+OUT_OF_TIME = (
+    "I ran out of time before finishing your request. Review what I prepared below, "
+    "then ask again for anything missing."
+)
+
 UNFINISHED = (
     "I prepared the drafts below, but the assistant failed before finishing the rest of your request. "
     "Review these, then ask again for anything missing."
@@ -50,6 +61,12 @@ class TurnRequest:
     timezone: str = "UTC"
     now: datetime | None = None
     history: tuple[Mapping[str, Any], ...] = ()
+    deadline: float | None = None
+    """``time.monotonic()`` by which the turn must answer (the invocation's end); None: no limit."""
+
+    def has_time_for_model_call(self) -> bool:
+        """Whether another model call can still finish before the deadline."""
+        return self.deadline is None or self.deadline - time.monotonic() >= MODEL_CALL_RESERVE_SECONDS
 
     def session_attributes(self) -> dict[str, str]:
         """What action groups read from ``sessionAttributes`` (``userId``, ``timezone``, ``now``)."""
@@ -120,6 +137,20 @@ def results_so_far(events: list[Any], error: TurnError) -> ToolResults:
     )
     return ToolResults(
         message=UNFINISHED,
+        client_actions=results.client_actions,
+        messages=results.messages,
+        failures=results.failures,
+    )
+
+
+def out_of_time(results: ToolResults, *, model_calls: int) -> ToolResults:
+    """The turn so far, answered as it is because the deadline leaves no time for another model call."""
+    logger.warning(
+        "Turn stopped before its deadline; answering with what it made",
+        extra={"model_calls": model_calls, "cards": len(results.client_actions)},
+    )
+    return ToolResults(
+        message=OUT_OF_TIME,
         client_actions=results.client_actions,
         messages=results.messages,
         failures=results.failures,

@@ -31,6 +31,7 @@ from multitool.runtimes.base import (
     TurnError,
     TurnRequest,
     model_error,
+    out_of_time,
     result_is_error,
     result_json,
     result_text,
@@ -199,6 +200,8 @@ class ConverseRuntime:
         ]
         for round_number in range(self.max_rounds):
             trace_id = f"converse-{round_number}"
+            if round_number and not request.has_time_for_model_call():
+                return out_of_time(extract_tool_results(recorder.events), model_calls=round_number)
             try:
                 message, stop_reason = self._converse(messages, system)
             except TurnError as error:
