@@ -130,6 +130,7 @@ def test_post_chat_reaches_the_orchestrator_as_an_http_api_v2_event(server: Loca
     claims = context["authorizer"]["jwt"]["claims"]
     assert claims["sub"] == "kinshuok"
     assert claims["email"] == "kinshuok.sharma@example.com"
+    assert claims["email_verified"] == "true"  # the review function trusts only a verified address
     assert claims["token_use"] == "access"
 
 
