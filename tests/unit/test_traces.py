@@ -442,3 +442,31 @@ def test_an_output_is_paired_only_with_inputs_seen_before_it() -> None:
     failure = extract_tool_results(events).failures[0]
 
     assert (failure.code, failure.action_group, failure.api_path) == ("date_in_past", None, None)
+
+
+def test_a_step_is_read_alike_whether_its_shape_is_the_common_one_or_not() -> None:
+    """The one-step shortcut and the generic walk find the same outputs, paired the same way."""
+    nested = b.observation(STEP, b.jira_payload())
+    step = nested["trace"]["trace"]["orchestrationTrace"]["observation"]
+    # An output one level down, under a key the extractor does not know, and a payload head with spaces.
+    nested["trace"]["trace"]["orchestrationTrace"]["observation"] = {
+        "traceId": STEP,
+        "wrapper": {"actionGroupInvocationOutput": step["actionGroupInvocationOutput"]},
+    }
+    spaced = b.observation(STEP, json.dumps(b.email_payload(), indent=1))
+    common = [
+        b.invocation_input(STEP, "jira_draft", "/jira-ticket-drafts"),
+        b.invocation_input(STEP, "email_draft", "/email-drafts"),
+    ]
+    # The same events with the step not alone in its orchestration trace: the generic walk reads them.
+    generic = []
+    for event in [*common, nested, spaced]:
+        copy = json.loads(json.dumps(event, default=str))
+        copy["trace"]["trace"]["orchestrationTrace"]["modelInvocationOutput"] = {"traceId": STEP}
+        generic.append(copy)
+
+    fast = extract_tool_results([*common, nested, spaced])
+    slow = extract_tool_results(generic)
+
+    assert [type(c) for c in fast.client_actions] == [JiraTicketDraftCard, EmailDraftCard]
+    assert fast == slow

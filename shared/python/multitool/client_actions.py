@@ -143,17 +143,23 @@ def _people_key(people: Sequence[NameResolution]) -> str:
     return ",".join(sorted([_who(p) for p in people]))
 
 
+# The fingerprints spell _norm out for their str fields (" ".join of nothing is ""): one call less each.
+
+
 def email_fingerprint(card: EmailDraftCard) -> str:
-    return f"{_people_key(card.to)}\x1f{_norm(card.subject)}\x1f{_norm(card.body[:64])}"
+    subject = " ".join(card.subject.casefold().split())
+    body = " ".join(card.body[:64].casefold().split())
+    return f"{_people_key(card.to)}\x1f{subject}\x1f{body}"
 
 
 def meeting_fingerprint(card: MeetingSchedulerCard) -> str:
     start = card.slots[0].start.isoformat() if card.slots else _norm(card.requested)
-    return f"{_people_key(card.attendees)}\x1f{start}\x1f{_norm(card.title)}"
+    return f"{_people_key(card.attendees)}\x1f{start}\x1f{' '.join(card.title.casefold().split())}"
 
 
 def jira_fingerprint(card: JiraTicketDraftCard) -> str:
-    return f"{_norm(card.project)}\x1f{_norm(card.summary)}"
+    project = " ".join(card.project.casefold().split())
+    return f"{project}\x1f{' '.join(card.summary.casefold().split())}"
 
 
 # --------------------------------------------------------------------------- captions
@@ -251,7 +257,7 @@ def card_from_payload(payload: Mapping[str, Any]) -> Card:
 
 # Each card model's own pydantic-core validator: JSON text is parsed and validated in one Rust pass,
 # without the Python-level wrapper of ``model_validate_json`` (same schema, same result).
-_JSON_VALIDATORS: Mapping[str, Callable[[str], Any]] = {
+JSON_VALIDATORS: Mapping[str, Callable[[str], Any]] = {
     action: spec.model.__pydantic_validator__.validate_json for action, spec in CARD_SPECS.items()
 }
 
@@ -261,7 +267,7 @@ def card_from_json(text: str, action: str) -> Card:
 
     Raises like :func:`card_from_payload`.
     """
-    validate = _JSON_VALIDATORS.get(action)
+    validate = JSON_VALIDATORS.get(action)
     if validate is None:
         raise UnknownActionError(f"No client action is registered for action {action!r}.")
     try:
@@ -282,15 +288,21 @@ def spec_for(card: Card) -> CardSpec[Any]:
     return CARD_SPECS[card.type]
 
 
+_FINGERPRINTS: Mapping[str, Callable[[Any], str]] = {
+    action: spec.fingerprint for action, spec in CARD_SPECS.items()
+}
+CAPTIONS: Mapping[str, Callable[[Any], str]] = {action: spec.caption for action, spec in CARD_SPECS.items()}
+
+
 def fingerprint(card: Card) -> str:
     """What makes two cards the same action: per action type, see :data:`CARD_SPECS`."""
     action = card.type
-    return f"{action}\x1e{CARD_SPECS[action].fingerprint(card)}"
+    return f"{action}\x1e{_FINGERPRINTS[action](card)}"
 
 
 def caption(card: Card) -> str:
     """One human line for the card (``clientActionMessages``)."""
-    return CARD_SPECS[card.type].caption(card)
+    return CAPTIONS[card.type](card)
 
 
 def _card_type(value: Any) -> str | None:

@@ -26,11 +26,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ValidationError
+
 from multitool.client_actions import (
+    CAPTIONS,
+    JSON_VALIDATORS,
     Card,
     ClientActionError,
-    caption,
-    card_from_json,
     card_from_payload,
     fingerprint,
 )
@@ -107,6 +109,7 @@ class _Extractor:
         self.seen: set[str] = set()
         self.inputs: dict[tuple[tuple[str, ...], str | None], list[_Invocation]] = {}
         self.output_counts: dict[tuple[tuple[str, ...], str | None], int] = {}
+        self.chains: dict[str, tuple[str, ...]] = {}
         self.handlers: dict[str, Callable[[tuple[str, ...], str | None, object, bool], None]] = {
             "actionGroupInvocationInput": self.invocation_input,
             "actionGroupInvocationOutput": self.invocation_output,
@@ -142,11 +145,66 @@ class _Extractor:
         if type(part) is not dict and not isinstance(part, Mapping):
             logger.warning("Skipped a trace event that is not an object", extra={"kind": _kind(part)})
             return
-        caller = _caller_chain(part.get("callerChain"))
-        top_level = len(caller) <= 1
+        root = part.get("trace")
+        # Fast path, same result: the common shape of one orchestration step,
+        # {"orchestrationTrace": {"observation" | "invocationInput" | "rationale" | ...: {...}}}.
+        if type(root) is dict and len(root) == 1:
+            orchestration = root.get("orchestrationTrace")
+            if type(orchestration) is dict and len(orchestration) == 1:
+                for name, step in orchestration.items():
+                    if name in _NO_OUTPUTS:
+                        return  # prompts and model I/O: nothing to collect
+                    if type(step) is dict and name not in self.handlers:
+                        self.step(part, step)
+                        return
+        caller = self.caller(part)
+        self.walk(root, None, caller, len(caller) <= 1)
+
+    def step(self, part: Mapping[str, Any], node: dict[str, object]) -> None:
+        """One orchestration step: its trace parts by key, anything else nested by the generic walk."""
+        trace_id = node.get("traceId")
+        if type(trace_id) is not str:
+            trace_id = None
+        handlers = self.handlers
+        caller: tuple[str, ...] | None = None
+        nested: list[object] | None = None
+        for key, value in node.items():
+            handler = handlers.get(key)
+            if handler is not None:
+                if caller is None:
+                    caller = self.caller(part)
+                handler(caller, trace_id, value, len(caller) <= 1)
+            elif type(value) is not str and key not in _NO_OUTPUTS:
+                kind = type(value)
+                if kind is dict or kind is list or isinstance(value, Mapping):
+                    if nested is None:
+                        nested = [value]
+                    else:
+                        nested.append(value)
+        if nested is not None:
+            if caller is None:
+                caller = self.caller(part)
+            for value in nested:  # in key order, each subtree whole: the pre-order of the generic walk
+                self.walk(value, trace_id, caller, len(caller) <= 1)
+
+    def caller(self, part: Mapping[str, Any]) -> tuple[str, ...]:
+        """The trace's caller chain (agent alias ARNs), one shared tuple per single-agent chain."""
+        chain = part.get("callerChain")
+        if type(chain) is list and len(chain) == 1:
+            link = chain[0]
+            if type(link) is dict:
+                arn = link.get("agentAliasArn", "")
+                if type(arn) is str:
+                    found = self.chains.get(arn)
+                    if found is None:
+                        found = self.chains[arn] = (arn,)
+                    return found
+        return _caller_chain(chain)
+
+    def walk(self, root: object, trace_id: str | None, caller: tuple[str, ...], top_level: bool) -> None:
         handlers = self.handlers
         # Pre-order walk: descend straight into a node's first container, park its later siblings.
-        stack: list[tuple[object, str | None]] = [(part.get("trace"), None)]
+        stack: list[tuple[object, str | None]] = [(root, trace_id)]
         pop, push = stack.pop, stack.append
         while stack:
             node, trace_id = pop()
@@ -241,19 +299,28 @@ class _Extractor:
         outputs = self.outputs
         # Fast path: a payload whose action leads the text is parsed and validated in one pass.
         match = _ACTION_HEAD.match
+        validators = JSON_VALIDATORS
         validated: list[Card | None] = []
         keep = validated.append
         for text, invocation in outputs:
             card: Card | None = None
-            if invocation is not None and (head := match(text)) is not None:
-                try:
-                    card = card_from_json(text, head.group(1))
-                except ClientActionError:
-                    card = None  # the full path below says why
+            if invocation is not None:
+                # The head as json.dumps writes it, else the regex; a wrong guess fails validation.
+                if text.startswith('{"action": "'):
+                    validate = validators.get(text[12 : text.find('"', 12)])
+                else:
+                    head = match(text)
+                    validate = validators.get(head.group(1)) if head is not None else None
+                if validate is not None:
+                    try:
+                        card = validate(text)
+                    except ValidationError:
+                        card = None  # the full path below says why
             keep(card)
+        add = self.add
         for (text, invocation), card in zip(outputs, validated, strict=True):
             if card is not None:
-                self.add(card)
+                add(card)
             elif invocation is None:
                 self.echo(text)
             else:
@@ -310,7 +377,7 @@ class _Extractor:
         """Keep the card unless the same action (fingerprint) or the same draft was seen."""
         seen = self.seen
         action = fingerprint(card)
-        draft = _draft_key(card.type, card.id)
+        draft = f"{card.type}\x1eid\x1e{card.id}"  # _draft_key, spelled out
         if action in seen or draft in seen:
             return
         seen.add(action)
@@ -337,7 +404,7 @@ class _Extractor:
         return ToolResults(
             message=strip_tool_json(text),
             client_actions=tuple(self.cards),
-            messages=tuple([caption(card) for card in self.cards]),
+            messages=tuple([CAPTIONS[card.type](card) for card in self.cards]),
             failures=tuple(self.failures),
         )
 
@@ -345,8 +412,13 @@ class _Extractor:
 def extract_tool_results(events: Iterable[object]) -> ToolResults:
     """The message and the deduplicated cards of a turn's completion events (never raises on content)."""
     extractor = _Extractor()
+    trace, other = extractor.trace, extractor.event
     for event in events:
-        extractor.event(event)
+        # Most events are {"trace": {...}}: straight to the trace walk, the rest through event().
+        if type(event) is dict and len(event) == 1 and "trace" in event:
+            trace(event["trace"])
+        else:
+            other(event)
     extractor.collect_cards()
     return extractor.results()
 
