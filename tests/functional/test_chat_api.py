@@ -7,13 +7,11 @@ import json
 import boto3
 import pytest
 from botocore.stub import Stubber
-from moto import mock_aws
 from multitool.api.chat_app import aws_chat_service
 from multitool.people import Person
-from multitool.ports.directory import seed_people
 from multitool.runtimes import AwsClients
-from multitool.tables import create_all
 
+from tests.chat_env import offline_chat_env
 from tests.http_events import FakeLambdaContext, http_api_event, json_body
 
 COMBINED = "Email Kinshuok about the doc and schedule a sync for Thursday"
@@ -27,17 +25,8 @@ PEOPLE = [
 @pytest.fixture
 def env(monkeypatch):
     """Tables in moto, the directory seeded, the offline runtime selected; the service rebuilt per test."""
-    with mock_aws():
-        client = boto3.client("dynamodb")
-        names = create_all(client)
-        seed_people(client, names["DIRECTORY_TABLE_NAME"], PEOPLE)
-        for key, value in names.items():
-            monkeypatch.setenv(key, value)
-        monkeypatch.setenv("RUNTIME", "offline")
-        monkeypatch.setenv("DEFAULT_TIMEZONE", "Europe/Berlin")
-        aws_chat_service.cache_clear()
-        yield {"client": client, "tables": names}
-        aws_chat_service.cache_clear()
+    with offline_chat_env(monkeypatch, PEOPLE) as environment:
+        yield environment
 
 
 def call(body, sub: str | None = "user-1", **kwargs) -> dict:

@@ -11,15 +11,12 @@ import json
 import threading
 from typing import Any
 
-import boto3
 import pytest
-from moto import mock_aws
 from multitool.api.chat_app import aws_chat_service
 from multitool.people import Person
-from multitool.ports.directory import seed_people
 from multitool.runtimes import OfflineModel
-from multitool.tables import create_all
 
+from tests.chat_env import offline_chat_env
 from tests.http_events import FakeLambdaContext, http_api_event, json_body
 
 COMBINED = "Email Kinshuok about the doc and schedule a sync for Thursday"
@@ -41,17 +38,8 @@ def env(monkeypatch):
         return original(self, **kwargs)
 
     monkeypatch.setattr(OfflineModel, "converse", counting)
-    with mock_aws():
-        client = boto3.client("dynamodb")
-        names = create_all(client)
-        seed_people(client, names["DIRECTORY_TABLE_NAME"], PEOPLE)
-        for key, value in names.items():
-            monkeypatch.setenv(key, value)
-        monkeypatch.setenv("RUNTIME", "offline")
-        monkeypatch.setenv("DEFAULT_TIMEZONE", "Europe/Berlin")
-        aws_chat_service.cache_clear()
-        yield {"client": client, "tables": names, "model_calls": model_calls}
-        aws_chat_service.cache_clear()
+    with offline_chat_env(monkeypatch, PEOPLE) as environment:
+        yield {**environment, "model_calls": model_calls}
 
 
 def call(body: Any, key: str | None = None, sub: str = "user-1") -> dict[str, Any]:

@@ -5,15 +5,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import boto3
 import pytest
-from moto import mock_aws
 from multitool.api.chat_app import aws_chat_service
 from multitool.people import Person
-from multitool.ports.directory import seed_people
 from multitool.runtimes import AwsClients
-from multitool.tables import create_all
 
+from tests.chat_env import offline_chat_env
 from tests.http_events import FakeLambdaContext, http_api_event, json_body
 
 PEOPLE = [
@@ -24,17 +21,8 @@ PEOPLE = [
 
 @pytest.fixture
 def env(monkeypatch):
-    with mock_aws():
-        client = boto3.client("dynamodb")
-        names = create_all(client)
-        seed_people(client, names["DIRECTORY_TABLE_NAME"], PEOPLE)
-        for key, value in names.items():
-            monkeypatch.setenv(key, value)
-        monkeypatch.setenv("RUNTIME", "offline")
-        monkeypatch.setenv("DEFAULT_TIMEZONE", "Europe/Berlin")
-        aws_chat_service.cache_clear()
-        yield {"client": client, "tables": names}
-        aws_chat_service.cache_clear()
+    with offline_chat_env(monkeypatch, PEOPLE) as environment:
+        yield environment
 
 
 def call(body: Any, sub: str = "user-1") -> dict[str, Any]:

@@ -1,0 +1,33 @@
+"""The moto-backed environment the orchestrator's functional tests run the real handler in."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import boto3
+import pytest
+from moto import mock_aws
+from multitool.api.chat_app import aws_chat_service
+from multitool.people import Person
+from multitool.ports.directory import seed_people
+from multitool.tables import create_all
+
+
+@contextmanager
+def offline_chat_env(monkeypatch: pytest.MonkeyPatch, people: Sequence[Person]) -> Iterator[dict[str, Any]]:
+    """Tables in moto, the directory seeded, the offline runtime selected; the service rebuilt around it."""
+    with mock_aws():
+        client = boto3.client("dynamodb")
+        names = create_all(client)
+        seed_people(client, names["DIRECTORY_TABLE_NAME"], people)
+        for key, value in names.items():
+            monkeypatch.setenv(key, value)
+        monkeypatch.setenv("RUNTIME", "offline")
+        monkeypatch.setenv("DEFAULT_TIMEZONE", "Europe/Berlin")
+        aws_chat_service.cache_clear()
+        try:
+            yield {"client": client, "tables": names}
+        finally:
+            aws_chat_service.cache_clear()
