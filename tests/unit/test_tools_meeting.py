@@ -6,9 +6,10 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from multitool.ports.calendar import Booking, Interval
 from multitool.ports.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+from multitool.slots import Slot
 from multitool.tools import ToolPorts, run_calls
 from multitool.tools.base import ToolConfig, ToolContext
-from multitool.tools.meeting_scheduler import Slot, propose_slots, search_days
+from multitool.tools.meeting_scheduler import propose_slots, search_days
 from multitool.tools.when import RequestedTime
 
 from tests.events import sample_people

@@ -28,6 +28,7 @@ from typing import Annotated, Any, Final, Generic, Literal, TypeVar, Union
 from pydantic import AliasChoices, ConfigDict, Discriminator, Field, Tag, TypeAdapter, ValidationError
 
 from multitool.people import NameResolution, Resolution
+from multitool.slots import Slot
 from multitool.wire import WireModel
 
 SCHEMA_PATH = Path("web/client-actions.schema.json")
@@ -70,11 +71,6 @@ class Card(WireModel):
         description="The draft id: confirm or discard through /actions/{id}",
     )
     notes: tuple[str, ...] = Field(default=(), description="What the user has to settle on the card")
-
-
-class Slot(WireModel):
-    start: datetime
-    end: datetime
 
 
 class EmailDraftCard(Card):

@@ -8,19 +8,22 @@ the user to settle: the system never guesses silently.
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Annotated
 
 from pydantic import Field
+from pydantic.dataclasses import dataclass
 
-from multitool.wire import WireModel
+from multitool.wire import VALUE_CONFIG, WireValue
 
 
-class Person(WireModel):
+@dataclass(frozen=True, slots=True, config=VALUE_CONFIG)
+class Person(WireValue):
     """One directory entry."""
 
-    id: str = Field(min_length=1, max_length=128)
-    display_name: str = Field(min_length=1, max_length=200)
-    email: str = Field(min_length=3, max_length=320)
-    timezone: str = Field(default="UTC", max_length=64, description="IANA time zone name")
+    id: Annotated[str, Field(min_length=1, max_length=128)]
+    display_name: Annotated[str, Field(min_length=1, max_length=200)]
+    email: Annotated[str, Field(min_length=3, max_length=320)]
+    timezone: Annotated[str, Field(max_length=64, description="IANA time zone name")] = "UTC"
     aliases: tuple[str, ...] = ()
 
 
@@ -30,15 +33,16 @@ class Resolution(StrEnum):
     UNKNOWN = "unknown"
 
 
-class NameResolution(WireModel):
+@dataclass(frozen=True, slots=True, config=VALUE_CONFIG)
+class NameResolution(WireValue):
     """A raw name and what the directory made of it."""
 
-    query: str = Field(description="The name exactly as the user or model wrote it")
+    query: Annotated[str, Field(description="The name exactly as the user or model wrote it")]
     status: Resolution
-    person: Person | None = Field(default=None, description="Set when status is resolved")
-    candidates: tuple[Person, ...] = Field(
-        default=(), description="Set when status is ambiguous: the people the name could mean"
-    )
+    person: Annotated[Person | None, Field(description="Set when status is resolved")] = None
+    candidates: Annotated[
+        tuple[Person, ...], Field(description="Set when status is ambiguous: the people the name could mean")
+    ] = ()
 
     @property
     def settled(self) -> bool:

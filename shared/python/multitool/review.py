@@ -45,6 +45,7 @@ from multitool.ports.drafts import DraftStore, DraftWriteConflict
 from multitool.ports.jira import CreatedIssue, IssueRequest, JiraClient, JiraError
 from multitool.ports.mail import Mail, Mailer, MailError
 from multitool.settings import JiraProject
+from multitool.slots import Slot
 from multitool.tools import email_draft, jira_draft, meeting_scheduler
 from multitool.tools.base import (
     MAX_ATTENDEES,
@@ -59,7 +60,6 @@ from multitool.tools.base import (
 )
 from multitool.tools.common import RawName, is_address
 from multitool.tools.jira_draft import Priority
-from multitool.tools.meeting_scheduler import Slot
 from multitool.wire import WireModel
 
 # Longer than the review function's timeout: an ``executing`` draft older than
@@ -286,7 +286,7 @@ def _people_on(payload: Mapping[str, Any]) -> dict[str, Person]:
         value = payload.get(key)
         items = value if isinstance(value, list) else [value] if isinstance(value, dict) else []
         for item in items:
-            resolution = NameResolution.model_validate(item)
+            resolution = NameResolution.from_wire(item)
             for person in (resolution.person, *resolution.candidates):
                 if person is not None:
                     found[person.id] = person

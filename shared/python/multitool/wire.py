@@ -1,26 +1,55 @@
-"""Base model for everything that crosses a boundary as JSON.
+"""Base types for everything that crosses a boundary as JSON.
 
 Python code uses snake_case; the wire (Lambda bodies, API responses, stored
 items, the web page) uses camelCase. Dump with ``by_alias=True`` (``to_wire``).
+
+Requests, payloads, cards and stored items are :class:`WireModel` models. The
+small values they are made of, read by the thousand when a trace is turned
+into cards (people, name resolutions, slots), are frozen, slotted pydantic
+dataclasses with :data:`VALUE_CONFIG` and the :class:`WireValue` methods: the
+same validation, aliases and JSON Schema, at about two thirds of a model's
+validation cost and with faster attribute reads.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar, Self
 
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
+from pydantic_core import SchemaSerializer, SchemaValidator
+
+VALUE_CONFIG = ConfigDict(
+    alias_generator=to_camel,
+    populate_by_name=True,
+    extra="forbid",
+    str_strip_whitespace=True,
+)
 
 
 class WireModel(BaseModel):
-    model_config = ConfigDict(
-        alias_generator=to_camel,
-        populate_by_name=True,
-        frozen=True,
-        extra="forbid",
-        str_strip_whitespace=True,
-    )
+    model_config = ConfigDict(**VALUE_CONFIG, frozen=True)
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON-ready camelCase mapping of this model."""
         return self.model_dump(mode="json", by_alias=True)
+
+
+class WireValue:
+    """``to_wire``/``from_wire`` for a value declared as
+    ``@pydantic.dataclasses.dataclass(frozen=True, slots=True, config=VALUE_CONFIG)``."""
+
+    __slots__ = ()
+    __pydantic_validator__: ClassVar[SchemaValidator]
+    __pydantic_serializer__: ClassVar[SchemaSerializer]
+
+    def to_wire(self) -> dict[str, Any]:
+        """The JSON-ready camelCase mapping of this value."""
+        wire: dict[str, Any] = self.__pydantic_serializer__.to_python(self, mode="json", by_alias=True)
+        return wire
+
+    @classmethod
+    def from_wire(cls, data: object) -> Self:
+        """The value of a camelCase (or snake_case) mapping; raises ``ValidationError``."""
+        value: Self = cls.__pydantic_validator__.validate_python(data)
+        return value

@@ -34,6 +34,7 @@ from pydantic import Field
 
 from multitool.people import NameResolution
 from multitool.ports.calendar import Interval, overlaps
+from multitool.slots import Slot
 from multitool.tools.base import (
     MAX_ATTENDEES,
     MAX_DURATION_MINUTES,
@@ -79,11 +80,6 @@ class MeetingArgs(WireModel):
     duration_minutes: int = Field(
         default=30, ge=MIN_DURATION_MINUTES, le=MAX_DURATION_MINUTES, description="Length in minutes"
     )
-
-
-class Slot(WireModel):
-    start: datetime
-    end: datetime
 
 
 class MeetingPayload(WireModel):
