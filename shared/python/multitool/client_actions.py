@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
@@ -108,6 +108,8 @@ class JiraTicketDraftCard(Card):
 
 
 C = TypeVar("C", bound=Card)
+# What makes two cards of one type the same action: hashable, compared with ==.
+Fingerprint = tuple[Hashable, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +118,7 @@ class CardSpec(Generic[C]):
 
     action: str
     model: type[C]
-    fingerprint: Callable[[C], str]
+    fingerprint: Callable[[C], Fingerprint]
     caption: Callable[[C], str]
 
 
@@ -133,29 +135,33 @@ def _who(resolution: NameResolution) -> str:
     return person.email.casefold() if person is not None else _norm(resolution.query)
 
 
-def _people_key(people: Sequence[NameResolution]) -> str:
+def _people_key(people: Sequence[NameResolution]) -> Hashable:
+    """The people of a card whatever their order: one address, or the sorted addresses of several."""
     if len(people) == 1:  # the common case: nothing to sort
         return _who(people[0])
-    return ",".join(sorted([_who(p) for p in people]))
+    return tuple(sorted([_who(p) for p in people]))
 
 
-# The fingerprints spell _norm out for their str fields (" ".join of nothing is ""): one call less each.
+# A fingerprint is a tuple of the values that make the action, compared as they are (no string is
+# built from them). The str fields spell _norm out (" ".join of nothing is ""): one call less each.
 
 
-def email_fingerprint(card: EmailDraftCard) -> str:
-    subject = " ".join(card.subject.casefold().split())
-    body = " ".join(card.body[:64].casefold().split())
-    return f"{_people_key(card.to)}\x1f{subject}\x1f{body}"
+def email_fingerprint(card: EmailDraftCard) -> Fingerprint:
+    return (
+        _people_key(card.to),
+        " ".join(card.subject.casefold().split()),
+        " ".join(card.body[:64].casefold().split()),
+    )
 
 
-def meeting_fingerprint(card: MeetingSchedulerCard) -> str:
-    start = card.slots[0].start.isoformat() if card.slots else _norm(card.requested)
-    return f"{_people_key(card.attendees)}\x1f{start}\x1f{' '.join(card.title.casefold().split())}"
+def meeting_fingerprint(card: MeetingSchedulerCard) -> Fingerprint:
+    # The first slot's start as a datetime: the same instant is the same start, whatever its offset.
+    start = card.slots[0].start if card.slots else _norm(card.requested)
+    return (_people_key(card.attendees), start, " ".join(card.title.casefold().split()))
 
 
-def jira_fingerprint(card: JiraTicketDraftCard) -> str:
-    project = " ".join(card.project.casefold().split())
-    return f"{project}\x1f{' '.join(card.summary.casefold().split())}"
+def jira_fingerprint(card: JiraTicketDraftCard) -> Fingerprint:
+    return (" ".join(card.project.casefold().split()), " ".join(card.summary.casefold().split()))
 
 
 # --------------------------------------------------------------------------- captions
@@ -284,16 +290,16 @@ def spec_for(card: Card) -> CardSpec[Any]:
     return CARD_SPECS[card.type]
 
 
-_FINGERPRINTS: Mapping[str, Callable[[Any], str]] = {
+FINGERPRINTS: Mapping[str, Callable[[Any], Fingerprint]] = {
     action: spec.fingerprint for action, spec in CARD_SPECS.items()
 }
 CAPTIONS: Mapping[str, Callable[[Any], str]] = {action: spec.caption for action, spec in CARD_SPECS.items()}
 
 
-def fingerprint(card: Card) -> str:
-    """What makes two cards the same action: per action type, see :data:`CARD_SPECS`."""
+def fingerprint(card: Card) -> tuple[str, Fingerprint]:
+    """What makes two cards the same action: the card type and its fingerprint (:data:`CARD_SPECS`)."""
     action = card.type
-    return f"{action}\x1e{_FINGERPRINTS[action](card)}"
+    return (action, FINGERPRINTS[action](card))
 
 
 def caption(card: Card) -> str:

@@ -30,11 +30,12 @@ from pydantic import ValidationError
 
 from multitool.client_actions import (
     CAPTIONS,
+    FINGERPRINTS,
     JSON_VALIDATORS,
     Card,
     ClientActionError,
+    Fingerprint,
     card_from_payload,
-    fingerprint,
 )
 from multitool.observability import logger
 
@@ -106,7 +107,9 @@ class _Extractor:
         self.outputs: list[tuple[str, _Invocation | None]] = []
         self.cards: list[Card] = []
         self.failures: list[ToolFailure] = []
-        self.seen: set[str] = set()
+        # What was kept: (type, fingerprint) of each action and (type, id) of each draft (a
+        # fingerprint is a tuple and an id a str, so the two kinds never match each other).
+        self.seen: set[tuple[str, Fingerprint | str]] = set()
         self.inputs: dict[tuple[tuple[str, ...], str | None], list[_Invocation]] = {}
         self.output_counts: dict[tuple[tuple[str, ...], str | None], int] = {}
         self.chains: dict[str, tuple[str, ...]] = {}
@@ -376,13 +379,13 @@ class _Extractor:
     def add(self, card: Card) -> None:
         """Keep the card unless the same action (fingerprint) or the same draft was seen."""
         seen = self.seen
-        action = fingerprint(card)
-        draft = f"{card.type}\x1eid\x1e{card.id}"  # _draft_key, spelled out
-        if action in seen or draft in seen:
-            return
-        seen.add(action)
-        seen.add(draft)
-        self.cards.append(card)
+        kind = card.type
+        action = (kind, FINGERPRINTS[kind](card))
+        draft = (kind, card.id)
+        if action not in seen and draft not in seen:
+            seen.add(action)
+            seen.add(draft)
+            self.cards.append(card)
 
     def failure(self, error: Mapping[str, Any], invocation: _Invocation) -> None:
         code = error.get("code")
@@ -504,11 +507,7 @@ def _caller_chain(chain: object) -> tuple[str, ...]:
     )
 
 
-def _draft_key(action: str, draft_id: str) -> str:
-    return f"{action}\x1eid\x1e{draft_id}"
-
-
-def _payload_draft_key(payload: Mapping[str, Any]) -> str | None:
+def _payload_draft_key(payload: Mapping[str, Any]) -> tuple[str, str] | None:
     """The draft key the payload's card would have, when it can be read off the payload as is.
 
     The card's id is the payload's ``draftId`` (else ``id``) with surrounding whitespace
@@ -517,7 +516,7 @@ def _payload_draft_key(payload: Mapping[str, Any]) -> str | None:
     action = payload.get("action")
     draft_id = payload["draftId"] if "draftId" in payload else payload.get("id")
     if type(action) is str and type(draft_id) is str and draft_id and draft_id == draft_id.strip():
-        return _draft_key(action, draft_id)
+        return (action, draft_id)
     return None
 
 
