@@ -9,6 +9,10 @@ walks the same events as boto3 yields them (dicts, output texts still JSON
 strings) and returns the cards, each validated, deduplicated and captioned.
 Target: extraction at most 2x json.loads, and linear in size.
 
+The densest stream (1000 actions in 1 MB) leaves room only for the outputs; it
+is measured once more with the invocation input a real trace carries before
+each output (the stream is then about 1.7 MB).
+
 For reference only, ``outputs`` is ``json.loads`` of each output text on its
 own: the parse any extractor has to do before it can validate anything.
 """
@@ -101,11 +105,47 @@ def _trace(inner: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def build_stream(size: int, actions: int) -> list[dict[str, Any]]:
-    """Completion events of about ``size`` JSON bytes holding ``actions`` action outputs."""
+_ARGUMENTS = (
+    ("email_draft", "/email-drafts", {"to": ["Kinshuok"], "subject": "About the doc"}),
+    ("meeting_scheduler", "/meeting-proposals", {"attendees": ["Kinshuok", "Priya"], "when": "Thursday"}),
+    ("jira_draft", "/jira-drafts", {"project": "WEB", "summary": "Login crash"}),
+)
+
+
+def _invocation_input(i: int, trace_id: str) -> dict[str, Any]:
+    """The input Bedrock traces before an action-group call (arguments as [{name, type, value}])."""
+    group, path, arguments = _ARGUMENTS[i % 3]
+    properties = [
+        {"name": name, "type": "array" if isinstance(value, list) else "string", "value": json.dumps(value)}
+        for name, value in arguments.items()
+    ]
+    return _trace(
+        {
+            "invocationInput": {
+                "traceId": trace_id,
+                "invocationType": "ACTION_GROUP",
+                "actionGroupInvocationInput": {
+                    "actionGroupName": group,
+                    "apiPath": path,
+                    "verb": "post",
+                    "executionType": "LAMBDA",
+                    "requestBody": {"content": {"application/json": properties}},
+                },
+            }
+        }
+    )
+
+
+def build_stream(size: int, actions: int, *, inputs: bool | None = None) -> list[dict[str, Any]]:
+    """Completion events of about ``size`` JSON bytes holding ``actions`` action outputs.
+
+    ``inputs``: whether each output follows its invocation input, as in a real trace; by default
+    only when the budget allows (tight budgets, 1000 actions in 1 MB, keep only the outputs).
+    """
     per_action = size // actions
-    # Tight budgets (1000 actions in 1 MB) keep only the outputs; roomy ones add rationale and inputs.
+    # Roomy budgets add each step's rationale and the outputs' inputs, and pad with prompts.
     full_steps = per_action >= 2_500
+    with_inputs = full_steps if inputs is None else inputs
     body_chars = min(10_000, per_action // 4) if full_steps else 60
     events: list[dict[str, Any]] = []
     for i in range(actions):
@@ -114,23 +154,8 @@ def build_stream(size: int, actions: int) -> list[dict[str, Any]]:
             events.append(
                 _trace({"rationale": {"traceId": trace_id, "text": f"The user asked for action {i}."}})
             )
-        if full_steps:
-            events.append(
-                _trace(
-                    {
-                        "invocationInput": {
-                            "traceId": trace_id,
-                            "invocationType": "ACTION_GROUP",
-                            "actionGroupInvocationInput": {
-                                "actionGroupName": "email_draft",
-                                "apiPath": "/email-drafts",
-                                "verb": "post",
-                                "executionType": "LAMBDA",
-                            },
-                        }
-                    }
-                )
-            )
+        if with_inputs:
+            events.append(_invocation_input(i, trace_id))
         text = json.dumps(_payload(i, body_chars))
         events.append(
             _trace(
@@ -208,6 +233,27 @@ def _loads_each(texts: list[str]) -> None:
         json.loads(text)
 
 
+def _measure(label: str, events: list[dict[str, Any]], actions: int) -> dict[str, float]:
+    raw = json.dumps(events).encode()
+    boto_events = _as_boto3_yields(events)
+    results = extract_tool_results(boto_events)
+    assert len(results.client_actions) == actions, (len(results.client_actions), actions)
+    assert len(results.messages) == actions, (len(results.messages), actions)
+    texts = _output_texts(events)
+    assert len(texts) == actions, (len(texts), actions)
+    loads, outputs, extract = _cpu_medians(
+        partial(json.loads, raw),
+        partial(_loads_each, texts),
+        partial(extract_tool_results, boto_events),
+    )
+    print(
+        f"{label:>6} {actions:>7} {len(raw):>10} {loads * 1000:>9.1f}ms "
+        f"{outputs * 1000:>7.1f}ms {extract * 1000:>7.1f}ms {extract / loads:>5.2f}x "
+        f"{extract / actions * 1e6:>9.1f} {len(raw) / MB / extract:>7.0f}"
+    )
+    return {"actions": actions, "bytes": len(raw), "loads": loads, "outputs": outputs, "extract": extract}
+
+
 def run() -> list[dict[str, float]]:
     rows: list[dict[str, float]] = []
     print(
@@ -216,35 +262,8 @@ def run() -> list[dict[str, float]]:
     )
     for size in (1 * MB, 10 * MB):
         for actions in (10, 100, 1000):
-            events = build_stream(size, actions)
-            raw = json.dumps(events).encode()
-            boto_events = _as_boto3_yields(events)
-            results = extract_tool_results(boto_events)
-            assert len(results.client_actions) == actions, (len(results.client_actions), actions)
-            assert len(results.messages) == actions, (len(results.messages), actions)
-            texts = _output_texts(events)
-            assert len(texts) == actions, (len(texts), actions)
-            loads, outputs, extract = _cpu_medians(
-                partial(json.loads, raw),
-                partial(_loads_each, texts),
-                partial(extract_tool_results, boto_events),
-            )
-            ratio = extract / loads
-            rows.append(
-                {
-                    "size": size,
-                    "actions": actions,
-                    "bytes": len(raw),
-                    "loads": loads,
-                    "outputs": outputs,
-                    "extract": extract,
-                }
-            )
-            print(
-                f"{size // MB:>4}MB {actions:>7} {len(raw):>10} {loads * 1000:>9.1f}ms "
-                f"{outputs * 1000:>7.1f}ms {extract * 1000:>7.1f}ms {ratio:>5.2f}x "
-                f"{extract / actions * 1e6:>9.1f} {len(raw) / MB / extract:>7.0f}"
-            )
+            row = _measure(f"{size // MB}MB", build_stream(size, actions), actions)
+            rows.append({"size": size, **row})
     for actions in (10, 100, 1000):
         small = next(r for r in rows if r["size"] == MB and r["actions"] == actions)
         large = next(r for r in rows if r["size"] == 10 * MB and r["actions"] == actions)
@@ -252,6 +271,10 @@ def run() -> list[dict[str, float]]:
             f"linearity, {actions} actions: bytes x{large['bytes'] / small['bytes']:.1f}, "
             f"extraction time x{large['extract'] / small['extract']:.1f}"
         )
+    # The densest stream again, with the invocation input a real trace has before every output.
+    print("1000 actions in 1 MB, each output after its invocation input (the shape of a real trace):")
+    real = _measure("1MB+in", build_stream(MB, 1000, inputs=True), 1000)
+    rows.append({"size": MB, "inputs": 1, **real})
     return rows
 
 
