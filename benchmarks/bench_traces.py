@@ -14,7 +14,11 @@ is measured once more with the invocation input a real trace carries before
 each output (the stream is then about 1.7 MB).
 
 For reference only, ``outputs`` is ``json.loads`` of each output text on its
-own: the parse any extractor has to do before it can validate anything.
+own: the parse any extractor has to do before it can validate anything; and
+``floor`` is the work the results need and nothing else, each output handed
+straight to its card's validator, then fingerprinted and captioned (no walk,
+no pairing, no tolerance of bad output): what any extractor of these results
+costs at least.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from multitool.client_actions import CAPTIONS, FINGERPRINTS, JSON_VALIDATORS
 from multitool.traces import extract_tool_results
 
 MB = 1_000_000
@@ -233,6 +238,20 @@ def _loads_each(texts: list[str]) -> None:
         json.loads(text)
 
 
+def _cards_floor(work: list[tuple[Callable[[str], Any], str]]) -> None:
+    """The per-card work the results need, with nothing else: validate, dedupe, caption."""
+    seen: set[object] = set()
+    cards = []
+    for validate, text in work:
+        card = validate(text)
+        kind = card.type
+        action = (kind, FINGERPRINTS[kind](card))
+        if action not in seen:
+            seen.add(action)
+            cards.append(card)
+    [CAPTIONS[card.type](card) for card in cards]
+
+
 def _measure(label: str, events: list[dict[str, Any]], actions: int) -> dict[str, float]:
     raw = json.dumps(events).encode()
     boto_events = _as_boto3_yields(events)
@@ -241,24 +260,34 @@ def _measure(label: str, events: list[dict[str, Any]], actions: int) -> dict[str
     assert len(results.messages) == actions, (len(results.messages), actions)
     texts = _output_texts(events)
     assert len(texts) == actions, (len(texts), actions)
-    loads, outputs, extract = _cpu_medians(
+    work = [(JSON_VALIDATORS[json.loads(text)["action"]], text) for text in texts]
+    loads, outputs, floor, extract = _cpu_medians(
         partial(json.loads, raw),
         partial(_loads_each, texts),
+        partial(_cards_floor, work),
         partial(extract_tool_results, boto_events),
     )
     print(
         f"{label:>6} {actions:>7} {len(raw):>10} {loads * 1000:>9.1f}ms "
-        f"{outputs * 1000:>7.1f}ms {extract * 1000:>7.1f}ms {extract / loads:>5.2f}x "
+        f"{outputs * 1000:>7.1f}ms {floor * 1000:>6.1f}ms {floor / loads:>5.2f}x "
+        f"{extract * 1000:>7.1f}ms {extract / loads:>5.2f}x "
         f"{extract / actions * 1e6:>9.1f} {len(raw) / MB / extract:>7.0f}"
     )
-    return {"actions": actions, "bytes": len(raw), "loads": loads, "outputs": outputs, "extract": extract}
+    return {
+        "actions": actions,
+        "bytes": len(raw),
+        "loads": loads,
+        "outputs": outputs,
+        "floor": floor,
+        "extract": extract,
+    }
 
 
 def run() -> list[dict[str, float]]:
     rows: list[dict[str, float]] = []
     print(
-        f"{'size':>6} {'actions':>7} {'bytes':>10} {'json.loads':>11} {'outputs':>9} {'extract':>9} "
-        f"{'ratio':>6} {'µs/action':>9} {'MB/s':>7}"
+        f"{'size':>6} {'actions':>7} {'bytes':>10} {'json.loads':>11} {'outputs':>9} {'floor':>8} "
+        f"{'ratio':>6} {'extract':>9} {'ratio':>6} {'µs/action':>9} {'MB/s':>7}"
     )
     for size in (1 * MB, 10 * MB):
         for actions in (10, 100, 1000):
