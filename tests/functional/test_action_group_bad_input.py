@@ -178,6 +178,14 @@ def test_missing_user_id(backend: Backend) -> None:
     assert (status, error["field"]) == (400, "sessionAttributes.userId")
 
 
+@pytest.mark.parametrize("email", ["me", "me@", "two@example.com, three@example.com", "a@b.c" + "d" * 320])
+def test_invalid_user_email(backend: Backend, email: str) -> None:
+    event = meeting_event()
+    event["sessionAttributes"] = {**SESSION, "userEmail": email}
+    status, error = error_of(invoke("meeting_scheduler", event))
+    assert (status, error["field"]) == (400, "sessionAttributes.userEmail")
+
+
 @pytest.mark.parametrize("zone", ["Mars/Olympus", "Europe", "A" * 300])
 def test_invalid_time_zone(backend: Backend, zone: str) -> None:
     # "Europe" names a folder of the zone database and 300 letters no file: neither is a 500
@@ -255,7 +263,11 @@ def malformed_events(draw: st.DrawFn, group: str) -> Any:
                     json_values,
                     st.fixed_dictionaries(
                         {"userId": st.text(max_size=5)},
-                        optional={"timezone": st.text(max_size=12), "now": st.text(max_size=30)},
+                        optional={
+                            "timezone": st.text(max_size=12),
+                            "now": st.text(max_size=30),
+                            "userEmail": st.text(max_size=30),
+                        },
                     ),
                 )
             )

@@ -222,3 +222,35 @@ def test_a_token_zoneinfo_that_is_a_time_zone_is_the_users(env) -> None:
 
     assert response["statusCode"] == 200
     assert json_body(response)["clientActions"][0]["timezone"] == "Asia/Tokyo"
+
+
+def test_the_callers_own_bookings_count_as_busy_when_the_token_verifies_their_address(env) -> None:
+    from datetime import datetime
+
+    from multitool.ports.calendar import Booking, DynamoCalendar
+
+    message = {"message": "Schedule a sync with Kinshuok for Thursday"}
+    verified = {"email": "me@example.com", "email_verified": "true"}
+    first = json_body(call(message, claims=verified))["clientActions"][0]["slots"][0]
+    start, end = datetime.fromisoformat(first["start"]), datetime.fromisoformat(first["end"])
+    calendar = DynamoCalendar(env["tables"]["BOOKINGS_TABLE_NAME"], env["client"])
+    calendar.book(
+        Booking(
+            id="b-mine",
+            title="1:1",
+            organizer="me@example.com",
+            attendees=("ME@example.com",),
+            start=start,
+            end=end,
+        )
+    )
+
+    slots = json_body(call(message, claims=verified))["clientActions"][0]["slots"]
+    unverified = json_body(call(message, claims={**verified, "email_verified": "false"}))["clientActions"][0]
+
+    assert slots
+    assert all(
+        datetime.fromisoformat(s["end"]) <= start or datetime.fromisoformat(s["start"]) >= end for s in slots
+    )
+    # An unverified address is whatever the user typed: it never reads anyone's calendar.
+    assert unverified["slots"][0] == first

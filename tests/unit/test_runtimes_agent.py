@@ -206,3 +206,37 @@ def test_return_control_rounds_are_bounded(ports) -> None:
 
     assert len(agent.calls) == 2
     assert len(results.client_actions) == 1
+
+
+def test_the_senders_address_reaches_action_groups_and_return_control_tools(ports) -> None:
+    from dataclasses import replace
+
+    from multitool.ports.calendar import Booking
+
+    # Thursday 3 December, the requester is busy all morning in Berlin.
+    morning = (datetime(2026, 12, 3, 8, 0, tzinfo=UTC), datetime(2026, 12, 3, 11, 0, tzinfo=UTC))
+    ports.calendar.book(
+        Booking(
+            id="b-1",
+            title="Offsite",
+            organizer="me@example.com",
+            attendees=("me@example.com",),
+            start=morning[0],
+            end=morning[1],
+        )
+    )
+    meeting = b.api_invocation_input(
+        "meeting_scheduler",
+        "/meeting-proposals",
+        {"attendees": ["Kinshuok"], "title": "Sync", "when": "Thursday"},
+    )
+    agent = ScriptedAgent([b.return_control("inv-1", [meeting])], [b.chunk("Proposed.")])
+
+    results = runtime(agent, ports).run_turn(replace(REQUEST, user_email="me@example.com"))
+
+    first, second = agent.calls
+    assert first["sessionState"]["sessionAttributes"]["userEmail"] == "me@example.com"
+    assert second["sessionState"]["sessionAttributes"]["userEmail"] == "me@example.com"
+    (card,) = results.client_actions
+    assert card.slots
+    assert all(slot.start >= morning[1] for slot in card.slots)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, time, timedelta
 
+import pytest
 from multitool.ports.calendar import Booking, Interval
 from multitool.ports.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.slots import Slot
 from multitool.tools import ToolPorts, run_calls
-from multitool.tools.base import ToolConfig, ToolContext
+from multitool.tools.base import InvalidInput, ToolConfig, ToolContext
 from multitool.tools.meeting_scheduler import propose_slots, search_days
 from multitool.tools.when import RequestedTime
 
@@ -163,3 +164,55 @@ def test_no_free_time_is_a_clear_error() -> None:
     )
     assert outcome.status == 422
     assert outcome.body["error"]["code"] == "no_free_slot"
+
+
+def test_the_requesters_own_bookings_count_as_busy_in_the_same_read() -> None:
+    people = sample_people()
+    mine = Booking(
+        id="b-mine",
+        title="1:1",
+        organizer="me@example.com",
+        attendees=("me@example.com",),
+        start=berlin(3, 10),
+        end=berlin(3, 12),
+    )
+    calendar = MemoryCalendar([mine])
+    ports = ToolPorts(MemoryDirectory(people), calendar, MemoryDraftStore())
+    requester = ToolContext(
+        owner="user-1", session_id="s-2", now=NOW, timezone=BERLIN, requester_email="ME@example.com"
+    )
+    call = ("propose_meeting", {"attendees": ["Priya"], "title": "Sync", "when": "Thursday"})
+
+    (anonymous,) = run_calls([call], ctx(), ports)
+    (outcome,) = run_calls([call], requester, ports)
+
+    assert anonymous.body["slots"][0]["start"] == "2026-12-03T10:00:00+01:00"  # Priya's 9:00 in London
+    assert [s["start"] for s in outcome.body["slots"]] == [
+        "2026-12-03T12:00:00+01:00",
+        "2026-12-03T12:30:00+01:00",
+        "2026-12-03T13:00:00+01:00",
+    ]
+    # The requester is not added to the card's attendees, and the busy read stays one read.
+    assert [a["query"] for a in outcome.body["attendees"]] == ["Priya"]
+    assert calendar.reads == 2
+
+
+@pytest.mark.parametrize(
+    ("attributes", "message"),
+    [
+        ({"userEmail": 42}, "must be a string"),
+        ({"userEmail": "not an address"}, "must be an email address"),
+        ({"userEmail": "a@" + "b" * 320 + ".com"}, "must be an email address"),
+    ],
+)
+def test_a_bad_user_email_attribute_is_a_clear_error(attributes: dict[str, object], message: str) -> None:
+    with pytest.raises(InvalidInput, match=message) as raised:
+        ToolContext.from_session("s-1", {"userId": "user-1", **attributes})
+    assert raised.value.field == "sessionAttributes.userEmail"
+
+
+def test_user_email_attribute_is_optional() -> None:
+    assert ToolContext.from_session("s-1", {"userId": "user-1"}).requester_email is None
+    assert ToolContext.from_session("s-1", {"userId": "user-1", "userEmail": ""}).requester_email is None
+    context = ToolContext.from_session("s-1", {"userId": "user-1", "userEmail": "me@example.com"})
+    assert context.requester_email == "me@example.com"

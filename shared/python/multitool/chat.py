@@ -248,6 +248,7 @@ class ChatService:
         request: ChatRequest,
         *,
         timezone_hint: str | None = None,
+        user_email: str | None = None,
         idempotency_key: str | None = None,
         lambda_context: LambdaContext | None = None,
     ) -> dict[str, Any]:
@@ -261,13 +262,22 @@ class ChatService:
             if idempotency_key is not None:
                 logger.warning("Idempotency-Key ignored: no idempotency table is configured")
             return self.reply(
-                user_id, request, timezone_hint=timezone_hint, deadline=turn_deadline(lambda_context)
+                user_id,
+                request,
+                timezone_hint=timezone_hint,
+                user_email=user_email,
+                deadline=turn_deadline(lambda_context),
             ).to_wire()
         self.idempotency.register_lambda_context(lambda_context)
         request_key = {"userId": user_id, "idempotencyKey": idempotency_key, "bodyHash": body_hash(request)}
         try:
             return self._reply_once(
-                user_id, request, timezone_hint, turn_deadline(lambda_context), request_key=request_key
+                user_id,
+                request,
+                timezone_hint,
+                user_email,
+                turn_deadline(lambda_context),
+                request_key=request_key,
             )
         except IdempotencyValidationError:
             raise IdempotencyKeyReused(
@@ -287,12 +297,15 @@ class ChatService:
         user_id: str,
         request: ChatRequest,
         timezone_hint: str | None,
+        user_email: str | None,
         deadline: float | None,
         *,
         request_key: dict[str, str],
     ) -> dict[str, Any]:
         # request_key only keys the stored response (see ChatIdempotency); the turn does not read it.
-        return self.reply(user_id, request, timezone_hint=timezone_hint, deadline=deadline).to_wire()
+        return self.reply(
+            user_id, request, timezone_hint=timezone_hint, user_email=user_email, deadline=deadline
+        ).to_wire()
 
     def _validate(self, request: ChatRequest, timezone_hint: str | None) -> str:
         """The turn's time zone, once the request is known to be runnable; :class:`ChatInputError` if not."""
@@ -323,6 +336,7 @@ class ChatService:
         request: ChatRequest,
         *,
         timezone_hint: str | None = None,
+        user_email: str | None = None,
         deadline: float | None = None,
     ) -> ChatResponse:
         """Run one turn for ``user_id``.
@@ -336,7 +350,14 @@ class ChatService:
         now = self.clock() if self.clock is not None else None
         remembered = bounded(history, max_exchanges=self.history_exchanges)
         turn = TurnRequest(
-            user_id, session_id, message, timezone, now, converse_messages(remembered), deadline=deadline
+            user_id,
+            session_id,
+            message,
+            timezone,
+            now,
+            converse_messages(remembered),
+            deadline=deadline,
+            user_email=user_email,
         )
         results = self.runtime.run_turn(turn)
         metrics.add_metric(name="ClientActions", unit="Count", value=len(results.client_actions))

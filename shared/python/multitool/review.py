@@ -57,8 +57,9 @@ from multitool.tools.base import (
     MAX_TITLE_CHARS,
     ToolConfig,
     ToolError,
+    is_address,
 )
-from multitool.tools.common import RawName, is_address
+from multitool.tools.common import RawName
 from multitool.tools.jira_draft import Priority
 from multitool.wire import WireModel
 

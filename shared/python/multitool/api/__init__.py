@@ -3,3 +3,19 @@
 The resolvers live in the layer so the deployed handlers, the local server and
 the tests all serve the same app.
 """
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+def verified_email(claims: Mapping[str, Any]) -> str | None:
+    """The caller's address from the JWT claims, only when the identity provider verified it.
+
+    An unverified address is whatever the user typed in their profile: taken as theirs, it would
+    make them an organizer as someone else, or read and book that person's time.
+    """
+    email = claims.get("email")
+    verified = claims.get("email_verified") in (True, "true", "True")
+    return email.strip() if verified and isinstance(email, str) and email.strip() else None

@@ -19,6 +19,7 @@ from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from pydantic import ValidationError
 
+from multitool.api import verified_email
 from multitool.chat import (
     ChatIdempotency,
     ChatInputError,
@@ -131,6 +132,7 @@ def chat_app(service: ChatServiceProvider = aws_chat_service) -> APIGatewayHttpR
             user_id,
             request,
             timezone_hint=zone if isinstance(zone, str) else None,
+            user_email=verified_email(claims),
             idempotency_key=key,
             lambda_context=app.lambda_context,
         )

@@ -17,6 +17,7 @@ from typing import Any
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 
+from multitool.api import verified_email
 from multitool.drafts import Draft
 from multitool.observability import error_fields, logger
 from multitool.review import (
@@ -114,12 +115,7 @@ def review_app(reviewer: ReviewerProvider = aws_reviewer) -> APIGatewayHttpResol
         sub = claims.get("sub")
         if not isinstance(sub, str) or not sub.strip():
             raise Unauthenticated("Sign in first: the request carries no user.")
-        email = claims.get("email")
-        # Only a verified address speaks for the caller: an unverified one is whatever they typed in
-        # their profile, and would make them organizer as someone else and book that person's time.
-        verified = claims.get("email_verified") in (True, "true", "True")
-        usable = isinstance(email, str) and bool(email) and verified
-        return Caller(user_id=sub.strip(), email=email if usable and isinstance(email, str) else None)
+        return Caller(user_id=sub.strip(), email=verified_email(claims))
 
     def json_object() -> dict[str, Any]:
         raw = app.current_event.decoded_body

@@ -63,16 +63,21 @@ class TurnRequest:
     history: tuple[Mapping[str, Any], ...] = ()
     deadline: float | None = None
     """``time.monotonic()`` by which the turn must answer (the invocation's end); None: no limit."""
+    user_email: str | None = None
+    """The sender's verified address, when the token carries one (their own bookings count as busy)."""
 
     def has_time_for_model_call(self) -> bool:
         """Whether another model call can still finish before the deadline."""
         return self.deadline is None or self.deadline - time.monotonic() >= MODEL_CALL_RESERVE_SECONDS
 
     def session_attributes(self) -> dict[str, str]:
-        """What action groups read from ``sessionAttributes`` (``userId``, ``timezone``, ``now``)."""
+        """What action groups read from ``sessionAttributes`` (``userId``, ``timezone``, ``now``,
+        ``userEmail``)."""
         attributes = {"userId": self.user_id, "timezone": self.timezone}
         if self.now is not None:
             attributes["now"] = self.now.isoformat()
+        if self.user_email is not None:
+            attributes["userEmail"] = self.user_email
         return attributes
 
 

@@ -88,6 +88,7 @@ def product_flows(ports: ToolPorts, config: ToolConfig | None = None) -> FlowFac
             session_id=request.session_id,
             now=request.now or datetime.now(UTC),
             timezone=request.timezone,
+            requester_email=request.user_email,
         )
         return product_flow(ctx, ports, config)
 

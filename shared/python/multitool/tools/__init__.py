@@ -222,6 +222,7 @@ def _busy_times(
             person = resolve_recipient(name, people).person
             if person is not None:
                 emails.add(person.email)
+        emails.update(ready.busy_emails)
     if not windows or not emails:
         return {}
     start = min(w[0] for w in windows)

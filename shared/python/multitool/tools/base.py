@@ -8,6 +8,7 @@ Tools never read the environment or make clients: the caller hands in a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 MAX_RECIPIENTS = 20
 MAX_ATTENDEES = 20
 MAX_NAME_CHARS = 320
+MAX_EMAIL_CHARS = 320
 MAX_SUBJECT_CHARS = 200
 MAX_BODY_CHARS = 10_000
 MAX_TITLE_CHARS = 200
@@ -113,14 +115,27 @@ class BackendUnavailable(ToolError):
     status = 503
 
 
+_ADDRESS = re.compile(r"^[^@\s<>\"',;]+@[^@\s<>\"',;]+\.[^@\s<>\"',;]+$")
+
+
+def is_address(text: str) -> bool:
+    """Whether the text reads as one email address (local@domain.tld)."""
+    return _ADDRESS.match(text) is not None
+
+
 @dataclass(frozen=True, slots=True)
 class ToolContext:
-    """Who is asking, in which session, at what moment, in which time zone."""
+    """Who is asking, in which session, at what moment, in which time zone.
+
+    ``requester_email``: the asking user's verified address, when the caller knows it; the
+    meeting scheduler then keeps the requester's own bookings out of its proposals.
+    """
 
     owner: str
     session_id: str
     now: datetime = field(default_factory=lambda: datetime.now(UTC))
     timezone: str = "UTC"
+    requester_email: str | None = None
 
     def __post_init__(self) -> None:
         if not self.owner:
@@ -130,6 +145,11 @@ class ToolContext:
         if self.now.tzinfo is None:
             raise InvalidInput("'now' must carry a UTC offset.", field="sessionAttributes.now")
         zone_of(self.timezone)
+        email = self.requester_email
+        if email is not None and not (len(email) <= MAX_EMAIL_CHARS and is_address(email)):
+            raise InvalidInput(
+                "sessionAttributes.userEmail must be an email address.", field="sessionAttributes.userEmail"
+            )
 
     @property
     def zone(self) -> ZoneInfo:
@@ -143,7 +163,8 @@ class ToolContext:
     def from_session(
         cls, session_id: str, attributes: Mapping[str, Any] | None, *, default_timezone: str = "UTC"
     ) -> ToolContext:
-        """Build from Bedrock ``sessionAttributes`` (``userId``, ``timezone``, optional ``now``)."""
+        """Build from Bedrock ``sessionAttributes`` (``userId``, ``timezone``, optional ``now``
+        and ``userEmail``)."""
         attributes = attributes or {}
         owner = attributes.get("userId")
         if not isinstance(owner, str) or not owner.strip():
@@ -164,7 +185,14 @@ class ToolContext:
                 ) from error
             if now.tzinfo is None:
                 now = now.replace(tzinfo=zone_of(timezone))
-        return cls(owner=owner.strip(), session_id=session_id, now=now, timezone=timezone)
+        email = attributes.get("userEmail") or None
+        if email is not None and not isinstance(email, str):
+            raise InvalidInput(
+                "sessionAttributes.userEmail must be a string.", field="sessionAttributes.userEmail"
+            )
+        return cls(
+            owner=owner.strip(), session_id=session_id, now=now, timezone=timezone, requester_email=email
+        )
 
 
 def zone_of(name: str) -> ZoneInfo:

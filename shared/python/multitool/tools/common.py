@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -12,11 +11,10 @@ from pydantic import StringConstraints, ValidationError
 
 from multitool.people import NameResolution, Person, Resolution
 from multitool.ports.calendar import Interval
-from multitool.tools.base import MAX_NAME_CHARS, InvalidInput
+from multitool.tools.base import MAX_NAME_CHARS, InvalidInput, is_address
 
 RawName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_NAME_CHARS)]
 
-_ADDRESS = re.compile(r"^[^@\s<>\"',;]+@[^@\s<>\"',;]+\.[^@\s<>\"',;]+$")
 
 People = Mapping[str, NameResolution]
 BusyTimes = Mapping[str, Sequence[Interval]]
@@ -26,17 +24,16 @@ BusyTimes = Mapping[str, Sequence[Interval]]
 class Prepared:
     """A validated call, ready for the batch's one directory read (and one busy read).
 
-    ``finish`` builds the payload (without ``draftId``) from what those reads found.
+    ``finish`` builds the payload (without ``draftId``) from what those reads found. Busy
+    times are read over ``busy_window`` for the people ``busy_names`` resolve to and for the
+    addresses in ``busy_emails``.
     """
 
     names: Sequence[str]
     finish: Callable[[People, BusyTimes], dict[str, Any]]
     busy_window: tuple[datetime, datetime] | None = None
     busy_names: Sequence[str] = field(default=())
-
-
-def is_address(text: str) -> bool:
-    return bool(_ADDRESS.match(text))
+    busy_emails: Sequence[str] = field(default=())
 
 
 EXTERNAL_ID_PREFIX = "external:"

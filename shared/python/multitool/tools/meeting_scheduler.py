@@ -418,12 +418,11 @@ def prepare(args: MeetingArgs, ctx: ToolContext, config: ToolConfig) -> Prepared
 
     def finish(people: People, busy: BusyTimes) -> dict[str, Any]:
         attendees = [resolve_recipient(name, people) for name in args.attendees]
-        intervals = [
-            interval
-            for resolution in attendees
-            if resolution.person is not None
-            for interval in busy.get(resolution.person.email, ())
-        ]
+        # Everyone's bookings, the requester's included: they attend the meeting they ask for.
+        busy_emails = [r.person.email for r in attendees if r.person is not None]
+        if ctx.requester_email is not None:
+            busy_emails.append(ctx.requester_email)
+        intervals = [interval for email in dict.fromkeys(busy_emails) for interval in busy.get(email, ())]
         constraining, zone_notes = hours_attendees(attendees)
         proposal = slot_proposal(requested, duration, intervals, ctx, config, constraining)
         if not proposal.slots:
@@ -454,6 +453,7 @@ def prepare(args: MeetingArgs, ctx: ToolContext, config: ToolConfig) -> Prepared
         finish=finish,
         busy_window=search_window(requested, ctx, config),
         busy_names=list(args.attendees),
+        busy_emails=[ctx.requester_email] if ctx.requester_email is not None else [],
     )
 
 
