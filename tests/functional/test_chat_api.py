@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 
 import boto3
 import pytest
 from botocore.stub import Stubber
 from multitool.api.chat_app import aws_chat_service
 from multitool.people import Person
+from multitool.ports.calendar import Booking, DynamoCalendar
 from multitool.runtimes import AwsClients
 
 from tests.chat_env import offline_chat_env
@@ -225,10 +227,6 @@ def test_a_token_zoneinfo_that_is_a_time_zone_is_the_users(env) -> None:
 
 
 def test_the_callers_own_bookings_count_as_busy_when_the_token_verifies_their_address(env) -> None:
-    from datetime import datetime
-
-    from multitool.ports.calendar import Booking, DynamoCalendar
-
     message = {"message": "Schedule a sync with Kinshuok for Thursday"}
     verified = {"email": "me@example.com", "email_verified": "true"}
     first = json_body(call(message, claims=verified))["clientActions"][0]["slots"][0]

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
 from botocore.exceptions import ClientError, EventStreamError
 from multitool.people import Person
+from multitool.ports.calendar import Booking
 from multitool.ports.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.prompts import contract_text
 from multitool.runtimes import AgentRuntime, ModelBusy, ModelFailed, TurnRequest
@@ -209,10 +211,6 @@ def test_return_control_rounds_are_bounded(ports) -> None:
 
 
 def test_the_senders_address_reaches_action_groups_and_return_control_tools(ports) -> None:
-    from dataclasses import replace
-
-    from multitool.ports.calendar import Booking
-
     # Thursday 3 December, the requester is busy all morning in Berlin.
     morning = (datetime(2026, 12, 3, 8, 0, tzinfo=UTC), datetime(2026, 12, 3, 11, 0, tzinfo=UTC))
     ports.calendar.book(
