@@ -12,11 +12,7 @@
 from __future__ import annotations
 
 import json
-import os
-import queue
 import statistics
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -27,7 +23,8 @@ from pathlib import Path
 from multitool.local.embedded import load_seed
 from multitool.local.server import LocalApi, make_server
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.local_server import local_server
+
 COMBINED = "Email Kinshuok about the doc and schedule a sync for Thursday"
 ECHO = "def handler(event, context):\n    return {'statusCode': 200, 'body': event.get('body') or ''}\n"
 
@@ -75,31 +72,6 @@ def _stand_in_overhead(repeat: int) -> list[float]:
             server.server_close()
 
 
-def _start_server() -> tuple[subprocess.Popen[str], str, float]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_ENDPOINT_URL")}
-    started = time.perf_counter()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "multitool.cli", "serve", "--port", "0"],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    lines: queue.Queue[str] = queue.Queue()
-
-    def pump() -> None:
-        assert process.stdout is not None
-        for line in process.stdout:
-            lines.put(line)
-
-    threading.Thread(target=pump, daemon=True).start()
-    while True:
-        line = lines.get(timeout=120)
-        if "Open http://" in line:
-            return process, line.split("Open ", 1)[1].split()[0], (time.perf_counter() - started) * 1000
-
-
 def _chat_rounds(url: str, repeat: int) -> tuple[list[float], list[float]]:
     """The first /chat (handlers load and build clients) and ``repeat`` warm ones, new session each."""
     sessions = iter(range(repeat + 1))
@@ -116,14 +88,11 @@ def run() -> None:
     print(_row("stand-in overhead: POST /chat -> echo handler", _stand_in_overhead(300)))
     startups: list[float] = []
     for round_number in range(3):
-        process, url, startup = _start_server()
-        startups.append(startup)
-        try:
+        started = time.perf_counter()
+        with local_server(startup_seconds=120) as url:
+            startups.append((time.perf_counter() - started) * 1000)
             if round_number == 0:
                 cold, warm = _chat_rounds(url, 30)
-        finally:
-            process.terminate()
-            process.wait(timeout=10)
     print(_row("/chat first request (handlers load)", cold))
     print(_row("/chat combined message, warm (offline model)", warm))
     print(_row("multitool serve start-up to printed URL", startups))

@@ -50,9 +50,18 @@ def _row(name: str, timings: list[float], note: str = "") -> dict[str, Any]:
     }
 
 
-def _domain(repetitions: int) -> dict[str, Any]:
+def _email_draft(i: int, subject: str, body: str) -> Any:
+    """A proposed email draft to Kinshuok (the i-th: ids differ by ``i``)."""
     from multitool.drafts import new_draft
     from multitool.people import NameResolution, Person, Resolution
+
+    person = Person(id="p-1", display_name="Kinshuok Sen", email="kinshuok@example.com")
+    to = [NameResolution(query="Kinshuok", status=Resolution.RESOLVED, person=person).to_wire()]
+    payload = {"action": "show_new_email_draft", "to": to, "cc": [], "subject": subject, "body": body}
+    return new_draft(owner="u", session_id="s", action="show_new_email_draft", arguments=i, payload=payload)
+
+
+def _domain(repetitions: int) -> dict[str, Any]:
     from multitool.ports.mail import Mail, SentMail
     from multitool.ports.memory import MemoryCalendar, MemoryDraftStore
     from multitool.review import Caller, ReviewConfig, Reviewer
@@ -61,8 +70,6 @@ def _domain(repetitions: int) -> dict[str, Any]:
         def send(self, mail: Mail) -> SentMail:
             return SentMail(message_id="m")
 
-    person = Person(id="p-1", display_name="Kinshuok Sen", email="kinshuok@example.com")
-    to = [NameResolution(query="Kinshuok", status=Resolution.RESOLVED, person=person).to_wire()]
     store = MemoryDraftStore()
     reviewer = Reviewer(
         store,
@@ -71,24 +78,7 @@ def _domain(repetitions: int) -> dict[str, Any]:
         jira=None,
         config=ReviewConfig(sender_email="assistant@example.com"),
     )
-    drafts = store.create_many(
-        [
-            new_draft(
-                owner="u",
-                session_id="s",
-                action="show_new_email_draft",
-                arguments=i,
-                payload={
-                    "action": "show_new_email_draft",
-                    "to": to,
-                    "cc": [],
-                    "subject": "Doc",
-                    "body": "Hi",
-                },
-            )
-            for i in range(repetitions + 50)
-        ]
-    )
+    drafts = store.create_many([_email_draft(i, "Doc", "Hi") for i in range(repetitions + 50)])
     caller = Caller("u")
     for draft in drafts[:50]:  # warm up
         reviewer.confirm(caller, draft.id, {})
@@ -122,8 +112,6 @@ def _moto(repetitions: int) -> list[dict[str, Any]]:
     from moto.dynamodb.models import DynamoDBBackend
     from moto.ses.models import ses_backends
     from multitool.api.review_app import aws_reviewer, review_app
-    from multitool.drafts import new_draft
-    from multitool.people import NameResolution, Person, Resolution
     from multitool.ports.drafts import DynamoDraftStore
     from multitool.tables import create_all
 
@@ -144,8 +132,6 @@ def _moto(repetitions: int) -> list[dict[str, Any]]:
             return original(self, *args, **kwargs)
 
     DynamoDBBackend.put_item = atomic  # type: ignore[method-assign]
-    person = Person(id="p-1", display_name="Kinshuok Sen", email="kinshuok@example.com")
-    to = [NameResolution(query="Kinshuok", status=Resolution.RESOLVED, person=person).to_wire()]
     context: Any = type("Context", (), {"aws_request_id": "bench", "function_name": "review"})()
     rows = []
     try:
@@ -159,23 +145,7 @@ def _moto(repetitions: int) -> list[dict[str, Any]]:
             store = DynamoDraftStore(os.environ["DRAFTS_TABLE_NAME"], dynamodb)
 
             def draft(i: int) -> str:
-                [stored] = store.create_many(
-                    [
-                        new_draft(
-                            owner="u",
-                            session_id="s",
-                            action="show_new_email_draft",
-                            arguments=i,
-                            payload={
-                                "action": "show_new_email_draft",
-                                "to": to,
-                                "cc": [],
-                                "subject": "D",
-                                "body": "B",
-                            },
-                        )
-                    ]
-                )
+                [stored] = store.create_many([_email_draft(i, "D", "B")])
                 return stored.id
 
             def event(draft_id: str) -> dict[str, Any]:

@@ -7,13 +7,8 @@ by delta and by subject); a fresh browser context per test.
 from __future__ import annotations
 
 import json
-import os
-import queue
 import re
 import shutil
-import subprocess
-import sys
-import threading
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +16,8 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
+
+from tests.local_server import local_server
 
 pytestmark = pytest.mark.e2e
 
@@ -41,47 +38,13 @@ CHROMIUM_ARGS = [
 EMAIL_CARD = "[data-card-type=show_new_email_draft]"
 MEETING_CARD = "[data-card-type=show_meeting_scheduler]"
 JIRA_CARD = "[data-card-type=show_jira_ticket_draft]"
-STARTUP_SECONDS = 90
 
 
 @pytest.fixture(scope="module")
 def server_url() -> Iterator[str]:
     """``multitool serve --port 0`` as a subprocess; its URL read from what it prints."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_ENDPOINT_URL")}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "multitool.cli", "serve", "--port", "0"],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    lines: queue.Queue[str] = queue.Queue()
-    output: list[str] = []
-
-    def pump() -> None:
-        assert process.stdout is not None
-        for line in process.stdout:
-            output.append(line)
-            lines.put(line)
-
-    threading.Thread(target=pump, daemon=True).start()
-    url = None
-    try:
-        while url is None:
-            try:
-                line = lines.get(timeout=STARTUP_SECONDS)
-            except queue.Empty:
-                pytest.fail(f"multitool serve printed no URL:\n{''.join(output)}")
-            if "Open http://" in line:
-                url = line.split("Open ", 1)[1].split()[0]
+    with local_server() as url:
         yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 @pytest.fixture(scope="module")

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
-import queue
 import socket
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +18,8 @@ from multitool.local.embedded import (
     load_seed,
 )
 from multitool.settings import ChatSettings, Runtime
+
+from tests.local_server import clean_env, local_server
 
 REPO = Path(__file__).resolve().parents[2]
 COMBINED = "Email Kinshuok about the doc and schedule a sync for Thursday"
@@ -38,10 +37,6 @@ def run_cli(
         timeout=timeout,
         check=False,
     )
-
-
-def clean_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith("AWS_ENDPOINT_URL")}
 
 
 def no_credentials_env(tmp_path: Path) -> dict[str, str]:
@@ -203,32 +198,8 @@ def test_chat_with_an_unknown_user_is_unauthorized() -> None:
 
 @pytest.fixture(scope="module")
 def running_server() -> Iterator[str]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "multitool.cli", "serve", "--port", "0"],
-        cwd=REPO,
-        env=clean_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    lines: queue.Queue[str] = queue.Queue()
-
-    def pump() -> None:
-        assert process.stdout is not None
-        for line in process.stdout:
-            lines.put(line)
-
-    threading.Thread(target=pump, daemon=True).start()
-    try:
-        url = None
-        while url is None:
-            line = lines.get(timeout=90)
-            if "Open http://" in line:
-                url = line.split("Open ", 1)[1].split()[0]
+    with local_server() as url:
         yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 def test_chat_against_a_running_server(running_server: str) -> None:

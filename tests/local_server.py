@@ -1,0 +1,62 @@
+"""``multitool serve`` as a subprocess, for tests and benchmarks that talk to it over HTTP."""
+
+from __future__ import annotations
+
+import os
+import queue
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+STARTUP_SECONDS = 90
+
+
+def clean_env() -> dict[str, str]:
+    """This process's environment without endpoint overrides (the server starts its own moto)."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("AWS_ENDPOINT_URL")}
+
+
+@contextmanager
+def local_server(startup_seconds: float = STARTUP_SECONDS) -> Iterator[str]:
+    """``multitool serve --port 0``; yields the URL it prints, and stops it on exit.
+
+    Raises ``RuntimeError`` with everything the server printed when no URL comes in time.
+    """
+    process = subprocess.Popen(
+        [sys.executable, "-m", "multitool.cli", "serve", "--port", "0"],
+        cwd=REPO,
+        env=clean_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    lines: queue.Queue[str] = queue.Queue()
+    output: list[str] = []
+
+    def pump() -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            output.append(line)
+            lines.put(line)
+
+    threading.Thread(target=pump, daemon=True).start()
+    try:
+        url = None
+        while url is None:
+            try:
+                line = lines.get(timeout=startup_seconds)
+            except queue.Empty:
+                raise RuntimeError(f"multitool serve printed no URL:\n{''.join(output)}") from None
+            if "Open http://" in line:
+                url = line.split("Open ", 1)[1].split()[0]
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
