@@ -1,0 +1,144 @@
+"""The text policy: what single-line and multi-line fields may contain once cleaned."""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+from multitool.text import (
+    FORBIDDEN_MULTI_LINE,
+    FORBIDDEN_SINGLE_LINE,
+    MultiLine,
+    SingleLine,
+    multi_line,
+    single_line,
+)
+from pydantic import BaseModel, Field, ValidationError
+
+# Any code point at all, weighted towards the ones the policy is about.
+NASTY = st.sampled_from(
+    [
+        "\x00",
+        "\x07",
+        "\x1b",
+        "\x1b[31m",
+        "\x9b1;2m",
+        "\r",
+        "\n",
+        "\r\n",
+        "\t",
+        "\v",
+        "\f",
+        "\x1c",
+        "\x85",
+        "\u2028",
+        "\u2029",
+        "\x7f",
+        "\x9f",
+        "\ud800",
+        "\udfff",
+        " ",
+        "  ",
+        "é",
+        "漢",
+        "\u00a0",
+        "a",
+        "B",
+    ]
+)
+TEXT = st.lists(st.one_of(NASTY, st.characters(codec=None), st.text(max_size=5)), max_size=30).map("".join)
+
+
+def _surrogate(c: str) -> bool:
+    return unicodedata.category(c) == "Cs"
+
+
+@given(TEXT)
+@example("A\x00B\x1b[31mC\x07")
+@example("\u2028x\u0085y\u2029")
+def test_single_line_output_has_no_control_separator_or_surrogate(text: str) -> None:
+    cleaned = single_line(text)
+
+    assert not any(c in FORBIDDEN_SINGLE_LINE or _surrogate(c) for c in cleaned)
+    assert cleaned == cleaned.strip()
+    assert single_line(cleaned) == cleaned
+
+
+@given(TEXT)
+@example("line 1\r\nline 2\u2028line 3\x00\x1b[1m")
+def test_multi_line_output_keeps_only_newline_and_tab(text: str) -> None:
+    cleaned = multi_line(text)
+
+    assert not any(c in FORBIDDEN_MULTI_LINE or _surrogate(c) for c in cleaned)
+    assert "\r" not in cleaned
+    assert multi_line(cleaned) == cleaned
+
+
+@given(st.text(alphabet=st.characters(categories=["L", "N", "P", "S"]), max_size=40))
+def test_printable_text_is_left_alone(text: str) -> None:
+    assert multi_line(text) == text
+    assert single_line(text) == text.strip()
+
+
+@given(TEXT.filter(lambda t: "\x1b" not in t and "\x9b" not in t))
+def test_only_controls_separators_and_surrogates_are_removed(text: str) -> None:
+    # Without escape sequences, every other non-space character survives, in order.
+    def kept(t: str) -> str:
+        return "".join(c for c in t if not (c in FORBIDDEN_SINGLE_LINE or _surrogate(c) or c.isspace()))
+
+    assert kept(single_line(text)) == kept(text)
+    assert kept(multi_line(text)) == kept(text)
+
+
+@pytest.mark.parametrize(
+    ("raw", "clean"),
+    [
+        ("A\x00B\x1b[31mC\x07", "ABC"),
+        ("Plan\r\nfor Q3", "Plan for Q3"),
+        ("Plan \u2028\u2028 for\u0085Q3", "Plan for Q3"),
+        ("\tIndented\ttitle\n", "Indented title"),
+        ("Déjà vu 漢字", "Déjà vu 漢字"),
+        ("\u2029\x00\n", ""),
+    ],
+)
+def test_single_line_examples(raw: str, clean: str) -> None:
+    assert single_line(raw) == clean
+
+
+@pytest.mark.parametrize(
+    ("raw", "clean"),
+    [
+        ("Hi,\r\n\r\nsee below.\r\n", "Hi,\n\nsee below.\n"),
+        ("one\u2028two\u2029three\u0085four\rfive", "one\ntwo\nthree\nfour\nfive"),
+        ("col\tcol\x00\x1b[0m\x07", "col\tcol"),
+    ],
+)
+def test_multi_line_examples(raw: str, clean: str) -> None:
+    assert multi_line(raw) == clean
+
+
+class _Fields(BaseModel):
+    subject: SingleLine = Field(min_length=1, max_length=5)
+    body: MultiLine = Field(default="x", min_length=1)
+
+
+def test_a_field_empty_after_cleaning_is_the_empty_field_error() -> None:
+    with pytest.raises(ValidationError) as cleaned:
+        _Fields(subject="\x00\r\n\u2028")
+    with pytest.raises(ValidationError) as empty:
+        _Fields(subject="")
+
+    assert cleaned.value.errors()[0]["type"] == empty.value.errors()[0]["type"] == "string_too_short"
+
+
+def test_length_limits_apply_to_the_cleaned_text() -> None:
+    assert _Fields(subject="ab\x00\x00\x00\x00cd").subject == "abcd"
+    assert _Fields(subject="a", body="x\r\ny").body == "x\ny"
+
+
+def test_a_non_string_is_still_a_type_error() -> None:
+    with pytest.raises(ValidationError) as error:
+        _Fields.model_validate({"subject": 5})
+    assert error.value.errors()[0]["type"] == "string_type"
