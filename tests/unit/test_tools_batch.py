@@ -183,10 +183,31 @@ def test_personal_content_is_not_echoed_in_errors(backends: Backends) -> None:
     assert "my-secret-body" not in outcome.body["error"]["message"]
 
 
-def test_too_many_calls_are_refused_each(backends: Backends) -> None:
-    outcomes = run_calls([EMAIL] * (MAX_CALLS_PER_BATCH + 1), ctx(), backends.ports)
-    assert {o.status for o in outcomes} == {400}
-    assert backends.directory.reads == 0
+def test_calls_beyond_the_limit_are_refused_by_position_and_the_first_ones_run(backends: Backends) -> None:
+    calls = [
+        ("create_email_draft", {"to": ["Kinshuok"], "subject": f"Topic {i}", "body": "Notes."})
+        for i in range(MAX_CALLS_PER_BATCH + 5)
+    ]
+
+    outcomes = run_calls(calls, ctx(), backends.ports)
+
+    ran, refused = outcomes[:MAX_CALLS_PER_BATCH], outcomes[MAX_CALLS_PER_BATCH:]
+    assert [o.status for o in ran] == [200] * MAX_CALLS_PER_BATCH
+    assert [o.body["subject"] for o in ran] == [f"Topic {i}" for i in range(MAX_CALLS_PER_BATCH)]
+    assert len({o.body["draftId"] for o in ran}) == MAX_CALLS_PER_BATCH
+    assert {o.status for o in refused} == {422}
+    assert {o.body["error"]["code"] for o in refused} == {"too_many_calls"}
+    # One message for every refused call, so whoever relays them says it once; it names the
+    # limit, that these calls were not run, and which ones.
+    (message,) = {o.body["error"]["message"] for o in refused}
+    assert f"At most {MAX_CALLS_PER_BATCH} tool calls" in message
+    assert "not run" in message
+    assert f"{MAX_CALLS_PER_BATCH + 1} to {MAX_CALLS_PER_BATCH + 5}" in message
+    assert "5 create_email_draft" in message
+    # The calls that ran are still one batch: one directory read and one draft write.
+    assert backends.directory.reads == 1
+    assert backends.drafts.writes == 1
+    assert len(backends.drafts.drafts) == MAX_CALLS_PER_BATCH
 
 
 def test_a_failing_backend_is_a_retryable_error_for_every_call(backends: Backends) -> None:

@@ -192,7 +192,7 @@ def _fallback_message(results: ToolResults) -> str:
     if count:
         return f"I prepared {count} draft{'s' if count != 1 else ''} for you to review."
     if results.failures:
-        return "I could not prepare that: " + "; ".join(f.message for f in results.failures)
+        return "I could not prepare that: " + "; ".join(dict.fromkeys(f.message for f in results.failures))
     return "I could not produce an answer. Please rephrase your request."
 
 

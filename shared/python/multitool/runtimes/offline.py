@@ -373,7 +373,10 @@ def _summary(results: Sequence[Mapping[str, Any]]) -> str:
         listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
         text = f"I prepared {listed} for you to review. Nothing is sent until you confirm."
     if problems:
-        text += (" " if text else "") + "I could not prepare everything: " + "; ".join(problems)
+        # Calls refused for the same reason carry the same message: say each reason once.
+        text += (
+            (" " if text else "") + "I could not prepare everything: " + "; ".join(dict.fromkeys(problems))
+        )
     return text or "Done."
 
 

@@ -61,6 +61,29 @@ _PREPARE: Mapping[str, Callable[[Any, ToolContext, ToolConfig], Prepared]] = {
 _PORT_FAILURES = (BotoCoreError, ClientError, RuntimeError)
 
 
+class TooManyCalls(ToolError):
+    """A call past :data:`MAX_CALLS_PER_BATCH` in one turn: refused, not run."""
+
+    code = "too_many_calls"
+    status = 422
+
+    @classmethod
+    def for_calls(cls, names: Sequence[str]) -> TooManyCalls:
+        """The one message every refused call of this turn carries: the limit, and which were not run."""
+        first, last = MAX_CALLS_PER_BATCH + 1, len(names)
+        counts: dict[str, int] = {}
+        for name in names[MAX_CALLS_PER_BATCH:]:
+            shown = name if isinstance(name, str) and name in REGISTRY else "unknown tool"
+            counts[shown] = counts.get(shown, 0) + 1
+        which = ", ".join(f"{count} {name}" for name, count in counts.items())
+        calls = f"call {first} ({which}) was" if first == last else f"calls {first} to {last} ({which}) were"
+        return cls(
+            f"At most {MAX_CALLS_PER_BATCH} tool calls run in one turn and this turn asked for {last}: "
+            f"the first {MAX_CALLS_PER_BATCH} ran; {calls} not run. "
+            "Ask for those again in a new message."
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class CallOutcome:
     """What one call produced: a payload (with ``draftId``) or a :class:`ToolError`."""
@@ -115,8 +138,11 @@ def run_calls(
     """Run every call of one turn as one backend operation; one outcome per call, in order."""
     config = config or ToolConfig()
     if len(calls) > MAX_CALLS_PER_BATCH:
-        too_many = InvalidInput(f"At most {MAX_CALLS_PER_BATCH} tool calls can run in one turn.")
-        return [CallOutcome(name, error=too_many) for name, _ in calls]
+        # The first calls run; the rest are refused with ONE shared message naming them, so
+        # whoever relays the results (a model, the offline summary) says it once.
+        refused = TooManyCalls.for_calls([name for name, _ in calls])
+        ran = run_calls(calls[:MAX_CALLS_PER_BATCH], ctx, ports, config)
+        return ran + [CallOutcome(name, error=refused) for name, _ in calls[MAX_CALLS_PER_BATCH:]]
     errors: dict[int, ToolError] = {}
     prepared: dict[int, tuple[ToolSpec, Any, Prepared]] = {}
     for index, (name, arguments) in enumerate(calls):
@@ -233,6 +259,7 @@ def _busy_times(
 __all__ = [
     "REGISTRY",
     "CallOutcome",
+    "TooManyCalls",
     "ToolConfig",
     "ToolContext",
     "ToolError",
