@@ -13,7 +13,7 @@ from multitool.people import Person
 from multitool.ports.calendar import DynamoCalendar
 from multitool.ports.directory import DynamoDirectory, seed_people
 from multitool.ports.drafts import DynamoDraftStore
-from multitool.runtimes.product import TOOL_NAMES, ProductStep, product_flow, tool_sets
+from multitool.runtimes.product import TOOL_NAMES, ProductStep, product_flow
 from multitool.tables import create_all
 from multitool.tools import REGISTRY, ToolContext, ToolPorts
 
@@ -76,11 +76,10 @@ def draft_writes(requests: Counter[str]) -> int:
     return requests["TransactWriteItems"] + requests["BatchWriteItem"] + requests["PutItem"]
 
 
-def test_step_has_a_group_handler_for_every_set_of_tools() -> None:
+def test_step_exposes_every_tool_through_one_batch_handler_and_no_generated_groups() -> None:
     assert set(TOOL_NAMES) == set(REGISTRY)
-    assert set(ProductStep.tool_groups()) == set(tool_sets())
-    assert len(ProductStep.tool_groups()) == 2 ** len(REGISTRY) - 1
     assert set(ProductStep.exposed_tools()) == set(REGISTRY)
+    assert ProductStep.tool_groups() == ()
 
 
 @pytest.mark.parametrize("count", [1, 3, 6, 9])

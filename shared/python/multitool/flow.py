@@ -13,6 +13,9 @@ conversation goes next:
   authoritative, even for one call: the individual handlers are neither run
   afterwards nor used as a fallback, so work that collapsed into one backend
   operation is never replayed call by call.
+- ``@batch(["a", "b", "c"])`` marks a method that receives every call of
+  these tools in a response at once, whatever their mix and number; the step
+  exposes them without per-tool handlers. An exact ``@tools`` set wins.
 - Handlers answer with a route: :func:`go`, :func:`stay` or :func:`direct`.
 
 :meth:`Flow.dispatch` is atomic with respect to programming errors: when a
@@ -46,6 +49,7 @@ __all__ = [
     "ToolResult",
     "ToolsDeclarationError",
     "Turn",
+    "batch",
     "direct",
     "go",
     "stay",
@@ -62,6 +66,7 @@ _ROUTE_REQUIREMENT = (
 )
 _TOOL_MARK = "__multitool_tool__"
 _TOOLS_MARK = "__multitool_tools__"
+_BATCH_MARK = "__multitool_batch__"
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 # Returns that can never carry a route; anything else is inspected for a ``step``.
 _UNSUPPORTED = (bool, int, float, complex, bytes, bytearray, list, tuple, set, frozenset, type)
@@ -276,27 +281,49 @@ def tool(target: _F | str | None = None, /) -> _F | Callable[[_F], _F]:
     return mark
 
 
+def _declared_names(decorator: str, names: Iterable[str]) -> tuple[str, ...]:
+    if isinstance(names, str):
+        raise ToolsDeclarationError(f"{decorator} takes a list of tool names, not the string {names!r}.")
+    declared = list(names)
+    if not declared:
+        raise ToolsDeclarationError(f"{decorator} requires at least one tool name.")
+    if not all(isinstance(name, str) and name.strip() for name in declared):
+        raise ToolsDeclarationError(f"{decorator} requires non-empty tool names.")
+    seen: set[str] = set()
+    for name in declared:
+        if name in seen:
+            raise ToolsDeclarationError(f"{decorator} cannot declare tool '{name}' more than once.")
+        seen.add(name)
+    return tuple(sorted(declared))
+
+
 def tools(names: Iterable[str]) -> Callable[[_F], _F]:
     """Mark a Step method as the group handler for exactly this set of tool names.
 
     Dispatch metadata only: it exposes nothing to the model.
     """
-    if isinstance(names, str):
-        raise ToolsDeclarationError(f"@tools takes a list of tool names, not the string {names!r}.")
-    declared = list(names)
-    if not declared:
-        raise ToolsDeclarationError("@tools requires at least one tool name.")
-    if not all(isinstance(name, str) and name.strip() for name in declared):
-        raise ToolsDeclarationError("@tools requires non-empty tool names.")
-    seen: set[str] = set()
-    for name in declared:
-        if name in seen:
-            raise ToolsDeclarationError(f"@tools cannot declare tool '{name}' more than once.")
-        seen.add(name)
-    key = tuple(sorted(declared))
+    key = _declared_names("@tools", names)
 
     def mark(fn: _F) -> _F:
         setattr(fn, _TOOLS_MARK, key)
+        return fn
+
+    return mark
+
+
+def batch(names: Iterable[str]) -> Callable[[_F], _F]:
+    """Mark a Step method as the one handler of every call of these tools in a response.
+
+    ``def run(self, calls) -> Route``. The step exposes these tools, and whatever mix and
+    number of their calls a response holds, the method receives all of them at once, in call
+    order (a response that an exact ``@tools`` set matches goes to that group instead). Use it
+    where every call of a response collapses into one backend operation and no per-tool
+    handler is wanted.
+    """
+    key = _declared_names("@batch", names)
+
+    def mark(fn: _F) -> _F:
+        setattr(fn, _BATCH_MARK, key)
         return fn
 
     return mark
@@ -309,45 +336,78 @@ class _StepSpec:
     tools: Mapping[str, Handler]
     groups: Mapping[tuple[str, ...], Handler]
     exposed: tuple[str, ...]
+    batches: Mapping[tuple[str, ...], Handler] = field(default_factory=dict)
+    batch_of: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+_Mark = tuple[str, str | None, tuple[str, ...] | None, tuple[str, ...] | None]
+
+
+def _marks(klass: type) -> list[_Mark]:
+    """(attribute, @tool name, @tools key, @batch key) of each handler a class itself declares."""
+    marks: list[_Mark] = []
+    for attr, value in vars(klass).items():
+        mark: _Mark = (
+            attr,
+            getattr(value, _TOOL_MARK, None),
+            getattr(value, _TOOLS_MARK, None),
+            getattr(value, _BATCH_MARK, None),
+        )
+        if mark[1:] == (None, None, None):
+            continue
+        if inspect.iscoroutinefunction(value):
+            raise ToolsDeclarationError(
+                f"{klass.__qualname__}.{attr} is async; tool handlers must be synchronous."
+            )
+        marks.append(mark)
+    return marks
+
+
+def _claim(own: dict[Any, str], mark: Any, label: str, owner: str, attr: str) -> None:
+    if mark in own:
+        raise ToolsDeclarationError(f"{label} is declared by both {owner}.{own[mark]} and {owner}.{attr}.")
+    own[mark] = attr
 
 
 def _build_spec(cls: type) -> _StepSpec:
     tool_attrs: dict[str, str] = {}
     group_attrs: dict[tuple[str, ...], str] = {}
+    batch_attrs: dict[tuple[str, ...], str] = {}
     for klass in reversed(cls.__mro__):
+        owner = klass.__qualname__
         own_tools: dict[str, str] = {}
         own_groups: dict[tuple[str, ...], str] = {}
-        owner = klass.__qualname__
-        for attr, value in vars(klass).items():
-            tool_name = getattr(value, _TOOL_MARK, None)
-            group_key = getattr(value, _TOOLS_MARK, None)
-            if tool_name is None and group_key is None:
-                continue
-            if inspect.iscoroutinefunction(value):
-                raise ToolsDeclarationError(f"{owner}.{attr} is async; tool handlers must be synchronous.")
+        own_batches: dict[tuple[str, ...], str] = {}
+        for attr, tool_name, group_key, batch_key in _marks(klass):
             if tool_name is not None:
-                if tool_name in own_tools:
-                    raise ToolsDeclarationError(
-                        f"@tool '{tool_name}' is declared by both {owner}.{own_tools[tool_name]} "
-                        f"and {owner}.{attr}."
-                    )
-                own_tools[tool_name] = attr
+                _claim(own_tools, tool_name, f"@tool '{tool_name}'", owner, attr)
             if group_key is not None:
-                if group_key in own_groups:
-                    raise ToolsDeclarationError(
-                        f"@tools({list(group_key)!r}) is declared by both "
-                        f"{owner}.{own_groups[group_key]} and {owner}.{attr}."
-                    )
-                own_groups[group_key] = attr
-        # A subclass's registration for the same tool or set replaces the inherited one.
+                _claim(own_groups, group_key, f"@tools({list(group_key)!r})", owner, attr)
+            if batch_key is not None:
+                _claim(own_batches, batch_key, f"@batch({list(batch_key)!r})", owner, attr)
+        # A subclass's registration for the same tool or set replaces the inherited one; a batch
+        # replaces every inherited batch it shares a tool with.
         tool_attrs.update(own_tools)
         group_attrs.update(own_groups)
+        for key in own_batches:
+            for inherited in [k for k in batch_attrs if set(k) & set(key)]:
+                del batch_attrs[inherited]
+        batch_attrs.update(own_batches)
     # Resolve through the class so an undecorated override keeps the inherited registration.
     resolved_tools = {name: getattr(cls, attr, None) for name, attr in tool_attrs.items()}
     resolved_groups = {key: getattr(cls, attr, None) for key, attr in group_attrs.items()}
+    resolved_batches = {key: getattr(cls, attr, None) for key, attr in batch_attrs.items()}
     handlers = {name: fn for name, fn in resolved_tools.items() if callable(fn)}
     groups = {key: fn for key, fn in resolved_groups.items() if callable(fn)}
-    return _StepSpec(tools=handlers, groups=groups, exposed=tuple(handlers))
+    batches = {key: fn for key, fn in resolved_batches.items() if callable(fn)}
+    batch_of = {name: key for key in batches for name in key}
+    for name in batch_of.keys() & handlers.keys():
+        raise ToolsDeclarationError(
+            f"Tool '{name}' has both a @tool handler ({cls.__qualname__}.{tool_attrs[name]}) and a "
+            f"@batch handler ({cls.__qualname__}.{batch_attrs[batch_of[name]]}); give it one."
+        )
+    exposed = tuple(handlers) + tuple(name for key in batches for name in key)
+    return _StepSpec(tools=handlers, groups=groups, exposed=exposed, batches=batches, batch_of=batch_of)
 
 
 # --------------------------------------------------------------------------- steps
@@ -432,7 +492,8 @@ class Turn:
     ``step`` is the step id after routing; ``route`` the last route applied
     (for a group, its one route); ``routes`` all of them in order; ``direct``
     the text for the user when a route answered directly; ``group`` the tool
-    set whose group handler took the calls, if one did.
+    set whose group handler took the calls, if one did (or the names of the
+    calls, when one ``@batch`` handler took them all).
     """
 
     results: tuple[ToolResult, ...]
@@ -602,15 +663,27 @@ class Flow:
     def _dispatch_each(self, step: Step, spec: _StepSpec, batch: tuple[ToolCall, ...]) -> Turn:
         running = _Dispatch(self._state)
         handlers = spec.tools
-        results: list[ToolResult] = []
+        whole: tuple[str, ...] | None = None  # the tool names, when one @batch took every call
+        results: dict[str, ToolResult] = {}
         routes: list[Route] = []
         step._dispatch = running
         try:
             for call in batch:
+                if call.id in results:
+                    continue  # answered by its @batch handler
                 handler = handlers.get(call.name)
+                batch_key = spec.batch_of.get(call.name) if handler is None else None
+                if batch_key is not None:
+                    covered = tuple(c for c in batch if spec.batch_of.get(c.name) == batch_key)
+                    if len(covered) == len(batch):
+                        whole = tuple(sorted({c.name for c in covered}))
+                    route = self._run_batch(step, spec.batches[batch_key], batch_key, covered, results)
+                    if route is not None:
+                        routes.append(route)
+                    continue
                 if handler is None:
                     logger.warning("Unknown tool", extra={"step": self._step, "tool": call.name})
-                    results.append(ToolResult(call.id, f"Unknown tool: {call.name}", True))
+                    results[call.id] = ToolResult(call.id, f"Unknown tool: {call.name}", True)
                     continue
                 running.call = call
                 running.scratch = None
@@ -628,7 +701,7 @@ class Flow:
                             **error_fields(exc),
                         },
                     )
-                    results.append(ToolResult(call.id, _failure_content(f"Tool {call.name}", exc), True))
+                    results[call.id] = ToolResult(call.id, _failure_content(f"Tool {call.name}", exc), True)
                     continue
                 route = (
                     None
@@ -638,15 +711,53 @@ class Flow:
                 if running.scratch:
                     running.writes.update(running.scratch)
                 if route is None:
-                    results.append(ToolResult(call.id, ACKNOWLEDGED))
+                    results[call.id] = ToolResult(call.id, ACKNOWLEDGED)
                     continue
                 if route.state:
                     running.writes.update(route.state)
                 routes.append(route)
-                results.append(ToolResult(call.id, route.results.get(call.id, _default_content(route))))
+                results[call.id] = ToolResult(call.id, route.results.get(call.id, _default_content(route)))
         finally:
             step._dispatch = None
-        return self._commit(tuple(results), tuple(routes), running.writes, None)
+        return self._commit(tuple(results[call.id] for call in batch), tuple(routes), running.writes, whole)
+
+    def _run_batch(
+        self,
+        step: Step,
+        handler: Handler,
+        key: tuple[str, ...],
+        calls: tuple[ToolCall, ...],
+        results: dict[str, ToolResult],
+    ) -> Route | None:
+        """Run a ``@batch`` handler once for its calls; their results go into ``results``."""
+        running = step._running("a batch")
+        running.call = None
+        running.scratch = None
+        label = f"Batch handler for [{', '.join(key)}]"
+        try:
+            returned = handler(step, calls)
+        except FlowError:
+            raise
+        except Exception as exc:
+            logger.error(
+                "Batch tool handler failed",
+                extra={
+                    "step": self._step,
+                    "tools": list(key),
+                    "call_ids": [c.id for c in calls],
+                    **error_fields(exc),
+                },
+            )
+            content = _failure_content(f"Tools [{', '.join(key)}]", exc)
+            results.update({call.id: ToolResult(call.id, content, True) for call in calls})
+            return None
+        route = self._route_from(returned, label, calls)
+        if running.scratch:
+            running.writes.update(running.scratch)
+        running.writes.update(route.state)
+        fallback = _default_content(route)
+        results.update({call.id: ToolResult(call.id, route.results.get(call.id, fallback)) for call in calls})
+        return route
 
     def _commit(
         self,
