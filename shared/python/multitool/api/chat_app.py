@@ -20,6 +20,7 @@ from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from pydantic import ValidationError
 
 from multitool.api import verified_email
+from multitool.api.bodies import UndecodableBody, body_text
 from multitool.chat import (
     ChatIdempotency,
     ChatInputError,
@@ -121,11 +122,7 @@ def chat_app(service: ChatServiceProvider = aws_chat_service) -> APIGatewayHttpR
     def chat() -> dict[str, Any]:
         user_id = caller()
         key = idempotency_key(app.current_event.headers.get(IDEMPOTENCY_HEADER))
-        try:
-            raw = app.current_event.decoded_body or ""
-        except (ValueError, UnicodeDecodeError):
-            raise ChatInputError("The body must be valid JSON in UTF-8.") from None
-        request = ChatRequest.model_validate_json(raw)
+        request = ChatRequest.model_validate_json(body_text(app.current_event))
         claims = app.current_event.request_context.authorizer.jwt_claim or {}
         zone = claims.get("zoneinfo")
         return service().reply_wire(
@@ -162,7 +159,8 @@ def _map_errors(app: APIGatewayHttpResolver) -> None:
         return _error(HTTPStatus.BAD_REQUEST, "bad_request", _problems(error))
 
     @app.exception_handler(ChatInputError)  # type: ignore[untyped-decorator]
-    def bad_input(error: ChatInputError) -> Response[Any]:
+    @app.exception_handler(UndecodableBody)  # type: ignore[untyped-decorator]
+    def bad_input(error: ValueError) -> Response[Any]:
         return _error(HTTPStatus.BAD_REQUEST, "bad_request", str(error))
 
     @app.exception_handler(SessionNotOwned)  # type: ignore[untyped-decorator]

@@ -18,6 +18,7 @@ from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 
 from multitool.api import verified_email
+from multitool.api.bodies import UndecodableBody, body_text, utf8_clean
 from multitool.drafts import Draft
 from multitool.observability import error_fields, logger
 from multitool.review import (
@@ -118,8 +119,8 @@ def review_app(reviewer: ReviewerProvider = aws_reviewer) -> APIGatewayHttpResol
         return Caller(user_id=sub.strip(), email=verified_email(claims))
 
     def json_object() -> dict[str, Any]:
-        raw = app.current_event.decoded_body
-        if raw is None or not raw.strip():
+        raw = body_text(app.current_event)
+        if not raw.strip():
             return {}
         try:
             body = json.loads(raw)
@@ -127,6 +128,8 @@ def review_app(reviewer: ReviewerProvider = aws_reviewer) -> APIGatewayHttpResol
             raise BadRequest("The body must be JSON.") from None
         if not isinstance(body, dict):
             raise BadRequest("The body must be a JSON object of the card's fields.")
+        if not utf8_clean(body):
+            raise BadRequest("The body must be UTF-8 text: it escapes a lone surrogate (\\ud800-\\udfff).")
         return body
 
     @app.get("/actions/<draft_id>")
@@ -176,6 +179,10 @@ def _map_errors(app: APIGatewayHttpResolver) -> None:
     @app.exception_handler(BadRequest)  # type: ignore[untyped-decorator]
     def bad_request(error: BadRequest) -> Response[Any]:
         return _response(HTTPStatus.BAD_REQUEST, error)
+
+    @app.exception_handler(UndecodableBody)  # type: ignore[untyped-decorator]
+    def undecodable(error: UndecodableBody) -> Response[Any]:
+        return _response(HTTPStatus.BAD_REQUEST, BadRequest(str(error)))
 
     @app.exception_handler(DraftNotFound)  # type: ignore[untyped-decorator]
     def not_found(error: DraftNotFound) -> Response[Any]:
