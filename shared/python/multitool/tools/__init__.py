@@ -185,7 +185,15 @@ def run_calls(
         unavailable = BackendUnavailable("A backend is unavailable right now; retry the same call shortly.")
         return [CallOutcome(name, error=errors.get(i, unavailable)) for i, (name, _) in enumerate(calls)]
 
-    payloads = {index: draft.payload for index, draft in zip(drafts, stored, strict=True)}
+    payloads: dict[int, dict[str, Any]] = {}
+    for index, draft in zip(drafts, stored, strict=True):
+        if draft.status in _SETTLED:  # every renewal of this request in this session was settled too
+            errors[index] = AskedTooOften(
+                f"This exact request was already confirmed or discarded {MAX_RENEWALS + 1} times in this "
+                "session; ask for it in other words or in a new chat."
+            )
+        else:
+            payloads[index] = draft.payload
     return [
         CallOutcome(name, payload=payloads.get(i), error=errors.get(i))
         if i in errors or i in payloads
@@ -195,21 +203,34 @@ def run_calls(
     ]
 
 
-MAX_RENEWALS = 5
+MAX_RENEWALS = 10
+"""How many settled drafts of one request a session walks past before refusing it."""
+
+_SETTLED = frozenset({DraftStatus.DISCARDED, DraftStatus.DONE})
+"""A draft in one of these states is never shown again as a proposal: asking again renews it."""
+
+
+class AskedTooOften(ToolError):
+    """The same request was confirmed or discarded :data:`MAX_RENEWALS` times in one session."""
+
+    code = "asked_too_often"
+    status = 422
 
 
 def _store_proposals(ports: ToolPorts, drafts: list[Draft]) -> list[Draft]:
-    """The drafts as stored (one write); one the user discarded earlier is proposed afresh.
+    """The drafts as stored (one write); one the user confirmed or discarded is proposed afresh.
 
     The same input in the same session is the same draft, so a retried call lands on it. Once
-    its owner discarded it, though, asking again must give a draft they can confirm (the
-    discarded one answers 409): its successor, whose id derives from the discarded id, so a
-    retry of this request lands on the same successor. A done draft is returned as it is:
-    proposing it afresh could send it twice.
+    its owner settled it, though (discarded it, or confirmed it and it was sent, booked or
+    created), asking again must give a draft they can act on, not a dead card: its successor,
+    a NEW action with its own id that the user reviews and confirms on its own; the settled
+    one stays as it is (a done draft is never executed again). The successor's id derives
+    from the settled id, so a retry of this request lands on the same successor. A draft
+    being executed (or failed, retryable) is returned as it is.
     """
     stored = ports.drafts.create_many(drafts) if drafts else []
     for _ in range(MAX_RENEWALS):
-        stale = [i for i, draft in enumerate(stored) if draft.status is DraftStatus.DISCARDED]
+        stale = [i for i, draft in enumerate(stored) if draft.status in _SETTLED]
         if not stale:
             break
         successors = [_successor(drafts[i], stored[i]) for i in stale]
