@@ -70,8 +70,12 @@ class ToolSettings(_EnvSettings):
 
 class Runtime(StrEnum):
     AGENT = "agent"
+    AGENTCORE = "agentcore"
     CONVERSE = "converse"
     OFFLINE = "offline"
+    """The offline model behind the offline harness, run by the AgentCore runtime (no AWS)."""
+    OFFLINE_CONVERSE = "offline-converse"
+    """The offline model run by the Converse loop (no AWS)."""
 
 
 class ChatSettings(ToolSettings):
@@ -80,6 +84,7 @@ class ChatSettings(ToolSettings):
     runtime: Runtime = Runtime.OFFLINE
     agent_id: str | None = None
     agent_alias_id: str | None = None
+    harness_arn: str | None = None
     model_id: str | None = None
     sessions_table_name: str
     idempotency_table_name: str | None = None

@@ -1,9 +1,11 @@
-"""How a turn reaches a model: the Bedrock agent, the Converse loop, or the offline model.
+"""How a turn reaches a model: the AgentCore harness, the Bedrock agent, the Converse loop, or offline.
 
 ``build_runtime(settings, clients, flows)`` picks one from ``RUNTIME``
-(``agent`` | ``converse`` | ``offline``); every runtime returns the same
-:class:`multitool.traces.ToolResults`, so the API response does not depend on
-the choice.
+(``agentcore`` | ``agent`` | ``converse`` | ``offline`` | ``offline-converse``);
+every runtime returns the same :class:`multitool.traces.ToolResults`, so the
+API response does not depend on the choice. ``offline`` runs the offline model
+behind the offline harness through :class:`AgentCoreRuntime` (the code the
+default deployment runs); ``offline-converse`` runs it through the Converse loop.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import boto3
 from botocore.config import Config
 
 from multitool.runtimes.agent import AgentRuntime
+from multitool.runtimes.agentcore import AgentCoreRuntime, harness_tools
 from multitool.runtimes.base import (
     FlowFactory,
     ModelBusy,
@@ -26,27 +29,32 @@ from multitool.runtimes.base import (
 )
 from multitool.runtimes.converse import ConverseRuntime
 from multitool.runtimes.offline import OfflineModel
+from multitool.runtimes.offline_harness import OFFLINE_HARNESS_ARN, OfflineHarness
 from multitool.settings import ChatSettings
 from multitool.settings import Runtime as RuntimeKind
 
 if TYPE_CHECKING:
     from mypy_boto3_bedrock_agent_runtime import AgentsforBedrockRuntimeClient
+    from mypy_boto3_bedrock_agentcore import BedrockAgentCoreClient
     from mypy_boto3_bedrock_runtime import BedrockRuntimeClient
     from mypy_boto3_dynamodb import DynamoDBClient
 
 __all__ = [
+    "AgentCoreRuntime",
     "AgentRuntime",
     "AwsClients",
     "ConverseRuntime",
     "FlowFactory",
     "ModelBusy",
     "ModelFailed",
+    "OfflineHarness",
     "OfflineModel",
     "Runtime",
     "RuntimeNotConfigured",
     "TurnError",
     "TurnRequest",
     "build_runtime",
+    "harness_tools",
 ]
 
 # Bedrock calls are retried by the SDK a little; the API answers 503 + Retry-After after that.
@@ -75,10 +83,25 @@ class AwsClients:
     def bedrock_agent_runtime(self) -> AgentsforBedrockRuntimeClient:
         return self.session.client("bedrock-agent-runtime", config=_BEDROCK_CONFIG)
 
+    @cached_property
+    def bedrock_agentcore(self) -> BedrockAgentCoreClient:
+        return self.session.client("bedrock-agentcore", config=_BEDROCK_CONFIG)
+
 
 def build_runtime(settings: ChatSettings, clients: AwsClients, flows: FlowFactory) -> Runtime:
     """The runtime ``RUNTIME`` selects, wired to its client; a missing setting is named in the error."""
     rounds = settings.max_tool_rounds
+    if settings.runtime is RuntimeKind.AGENTCORE:
+        if not settings.harness_arn:
+            raise RuntimeNotConfigured("RUNTIME=agentcore needs HARNESS_ARN.")
+        harness_client: Any = clients.bedrock_agentcore
+        return AgentCoreRuntime(
+            harness_client,
+            settings.harness_arn,
+            flows,
+            max_rounds=rounds,
+            max_tokens=settings.max_output_tokens,
+        )
     if settings.runtime is RuntimeKind.AGENT:
         if not settings.agent_id or not settings.agent_alias_id:
             raise RuntimeNotConfigured("RUNTIME=agent needs AGENT_ID and AGENT_ALIAS_ID.")
@@ -99,6 +122,10 @@ def build_runtime(settings: ChatSettings, clients: AwsClients, flows: FlowFactor
             max_rounds=rounds,
             max_tokens=settings.max_output_tokens,
         )
-    return ConverseRuntime(
-        OfflineModel(), OfflineModel.model_id, flows, max_rounds=rounds, service="offline model"
+    if settings.runtime is RuntimeKind.OFFLINE_CONVERSE:
+        return ConverseRuntime(
+            OfflineModel(), OfflineModel.model_id, flows, max_rounds=rounds, service="offline model"
+        )
+    return AgentCoreRuntime(
+        OfflineHarness(), OFFLINE_HARNESS_ARN, flows, max_rounds=rounds, service="offline harness"
     )

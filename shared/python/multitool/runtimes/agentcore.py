@@ -1,0 +1,507 @@
+"""The AgentCore harness runtime: ``bedrock-agentcore.invoke_harness`` with the tools as inline functions.
+
+The managed harness runs the agent loop; the registry's tools are declared to it
+as ``inline_function`` tools, which the harness does not run itself: when the
+model calls them it pauses (``stopReason: tool_use``) and hands the calls back
+(return of control). Every inline call of that response runs here as ONE batch
+through the product flow and ``run_calls``; the next ``invoke_harness`` resumes
+the loop with the assistant's ``toolUse`` message and one ``toolResult`` per
+``toolUseId`` (the harness keeps the completed conversation by
+``runtimeSessionId``, not the paused tool-use step, so a resume carries both).
+The loop ends when the model ends its turn or after ``max_rounds`` calls.
+
+Identity, time zone and time never come from the model: the system prompt is
+built per turn from the :class:`TurnRequest`, the flow gets the request's user,
+time zone, time and verified email, and ``runtimeUserId``/``actorId`` are the
+user. ``allowedTools`` names only the inline functions, so the harness's
+built-in ``shell`` and ``file_operations`` tools stay off.
+
+The response stream (botocore's ``InvokeHarnessStreamOutput`` events) is read
+tolerantly: an unknown or malformed event is logged and skipped, never a crash;
+the service's in-stream exceptions (which botocore raises while iterating) map
+to the same 502/503 answers as every runtime. Each call and result is recorded
+as an InvokeAgent-shaped trace event, so the one extractor makes the cards.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from botocore.exceptions import ClientError
+
+from multitool.flow import Flow, ToolCall, ToolResult
+from multitool.observability import logger
+from multitool.prompts import system_prompt
+from multitool.runtimes.base import (
+    BEDROCK_ERRORS,
+    FlowFactory,
+    ModelFailed,
+    TraceRecorder,
+    TurnError,
+    TurnRequest,
+    model_error,
+    out_of_time,
+    result_is_error,
+    result_json,
+    result_text,
+    results_so_far,
+)
+from multitool.runtimes.converse import CUT_SHORT, MAX_TOKENS, ROUNDS_EXHAUSTED, tool_specs_from_registry
+from multitool.tools import REGISTRY
+from multitool.traces import ToolResults, extract_tool_results
+
+SERVICE = "Amazon Bedrock AgentCore"
+INLINE_TOOL_USE = "tool_use"
+"""``toolUse.type`` of an inline function call (``server_tool_use``/``mcp_tool_use`` run in the harness)."""
+
+FILTERED = "I can't help with that request: the answer was blocked by a content filter."
+CONTEXT_TOO_LONG = (
+    f"{SERVICE} could not read this conversation: it is longer than the model allows. Start a new chat."
+)
+MALFORMED = f"{SERVICE} answered with a malformed tool call."
+
+RESULT_MARGIN_SECONDS = 2.0
+"""Of the time left before the deadline, what a harness call leaves for answering the user."""
+
+_CUT = frozenset({"max_tokens", "max_output_tokens_exceeded"})
+_MODEL_FAILURES = frozenset({"malformed_model_output", "malformed_tool_use"})
+_QUIET_ENDS = frozenset({"end_turn", "stop_sequence"})
+_STREAM_EXCEPTIONS = frozenset(
+    {
+        "internalServerException",
+        "validationException",
+        "runtimeClientError",
+        "throttlingException",
+        "serviceUnavailableException",
+        "accessDeniedException",
+        "resourceNotFoundException",
+        "serviceQuotaExceededException",
+    }
+)
+
+
+class HarnessClient(Protocol):
+    """What the runtime needs of ``boto3.client("bedrock-agentcore")`` (and the offline harness provides)."""
+
+    def invoke_harness(self, **kwargs: Any) -> Mapping[str, Any]: ...
+
+
+def harness_tools() -> list[dict[str, Any]]:
+    """The registry's tools in InvokeHarness's shape: ``inline_function`` tools, input schemas from the
+    same pydantic models as the Converse tool specs."""
+    return [
+        {
+            "type": "inline_function",
+            "name": spec["toolSpec"]["name"],
+            "config": {
+                "inlineFunction": {
+                    "description": spec["toolSpec"]["description"],
+                    "inputSchema": spec["toolSpec"]["inputSchema"]["json"],
+                }
+            },
+        }
+        for spec in tool_specs_from_registry()
+    ]
+
+
+def runtime_session_id(user_id: str, session_id: str) -> str:
+    """The harness session of a chat session: stable, bound to its owner, 64 hex characters.
+
+    Hashing the owner in means another user who sends the same chat session id lands in a
+    different harness session, and the id fits the service's pattern whatever the chat id holds.
+    """
+    return hashlib.sha256(f"{user_id}\x00{session_id}".encode()).hexdigest()
+
+
+# --------------------------------------------------------------------------- reading the stream
+
+
+@dataclass(slots=True)
+class _Block:
+    kind: str  # "text" | "toolUse" | "toolResult"
+    text: list[str] = field(default_factory=list)
+    tool_use_id: str = ""
+    name: str = ""
+    tool_type: str | None = None
+
+
+@dataclass(slots=True)
+class _Message:
+    role: str
+    blocks: list[_Block] = field(default_factory=list)
+    stop_reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HarnessUse:
+    """One inline tool call of the response: its id, name and input as streamed (a JSON string)."""
+
+    tool_use_id: str
+    name: str
+    input_json: str
+
+
+@dataclass(frozen=True, slots=True)
+class HarnessReply:
+    """What one ``invoke_harness`` stream said: the final assistant message's text, its inline
+    calls still waiting for a result, and why the harness stopped."""
+
+    text: str
+    uses: tuple[HarnessUse, ...]
+    stop_reason: str
+    message_count: int = 0
+
+
+def _malformed(what: str, **extra: Any) -> None:
+    logger.warning("Skipped a malformed harness stream event", extra={"problem": what, **extra})
+
+
+def _index(body: Mapping[str, Any]) -> int | None:
+    index = body.get("contentBlockIndex")
+    return index if isinstance(index, int) and not isinstance(index, bool) else None
+
+
+def _stream_error(name: str, body: Any) -> ClientError:
+    """A raw in-stream exception event as the ClientError botocore raises for it."""
+    message = body.get("message") if isinstance(body, Mapping) else None
+    text = message if isinstance(message, str) else ""
+    return ClientError({"Error": {"Code": name, "Message": text}}, "InvokeHarness")
+
+
+class _StreamReader:
+    """Folds the events into messages; blocks are routed by index, but keyed by ``toolUseId``."""
+
+    def __init__(self) -> None:
+        self.messages: list[_Message] = []
+        self.current: _Message | None = None
+        self.open: dict[int, _Block] = {}
+
+    def _message(self) -> _Message:
+        if self.current is None:
+            _malformed("content before messageStart")
+            self.current = _Message("assistant")
+            self.messages.append(self.current)
+        return self.current
+
+    def feed(self, event: Any) -> None:
+        if not isinstance(event, Mapping):
+            _malformed("event is not an object", event_type=type(event).__name__)
+            return
+        for name, body in event.items():
+            if name in _STREAM_EXCEPTIONS:
+                raise _stream_error(str(name), body)
+            handler = getattr(self, f"_on_{name}", None) if isinstance(name, str) else None
+            if handler is None:
+                _malformed("unknown event", event=str(name)[:64])
+            elif not isinstance(body, Mapping):
+                _malformed("event body is not an object", event=name)
+            else:
+                handler(body)
+
+    def _on_messageStart(self, body: Mapping[str, Any]) -> None:
+        role = body.get("role")
+        self.current = _Message(role if role in ("user", "assistant") else "assistant")
+        self.messages.append(self.current)
+        self.open = {}
+
+    def _on_contentBlockStart(self, body: Mapping[str, Any]) -> None:
+        index, start = _index(body), body.get("start")
+        if index is None or not isinstance(start, Mapping):
+            _malformed("contentBlockStart without index or start")
+            return
+        use, result = start.get("toolUse"), start.get("toolResult")
+        if isinstance(use, Mapping):
+            use_id, name = use.get("toolUseId"), use.get("name")
+            if not isinstance(use_id, str) or not use_id or not isinstance(name, str) or not name:
+                _malformed("toolUse start without toolUseId or name", index=index)
+                return
+            kind = use.get("type")
+            tool_type = kind if isinstance(kind, str) else None
+            block = _Block("toolUse", tool_use_id=use_id, name=name, tool_type=tool_type)
+        elif isinstance(result, Mapping) and isinstance(result.get("toolUseId"), str):
+            block = _Block("toolResult", tool_use_id=result["toolUseId"])
+        else:
+            _malformed("contentBlockStart of an unknown kind", index=index)
+            return
+        self.open[index] = block
+        self._message().blocks.append(block)
+
+    def _on_contentBlockDelta(self, body: Mapping[str, Any]) -> None:
+        index, delta = _index(body), body.get("delta")
+        if index is None or not isinstance(delta, Mapping):
+            _malformed("contentBlockDelta without index or delta")
+            return
+        block = self.open.get(index)
+        if isinstance(delta.get("text"), str):
+            if block is None:  # text blocks have no contentBlockStart: the first delta opens them
+                block = self.open[index] = _Block("text")
+                self._message().blocks.append(block)
+            if block.kind == "text":
+                block.text.append(delta["text"])
+            else:
+                _malformed("text delta inside a tool block", index=index)
+        elif isinstance(delta.get("toolUse"), Mapping):
+            piece = delta["toolUse"].get("input")
+            if block is None or block.kind != "toolUse" or not isinstance(piece, str):
+                _malformed("toolUse delta without its toolUse start", index=index)
+            else:
+                block.text.append(piece)
+        # toolResult, reasoningContent and toolResultMetadata deltas: nothing this runtime reads.
+
+    def _on_contentBlockStop(self, body: Mapping[str, Any]) -> None:
+        index = _index(body)
+        if index is None or self.open.pop(index, None) is None:
+            _malformed("contentBlockStop of no open block", index=index)
+
+    def _on_messageStop(self, body: Mapping[str, Any]) -> None:
+        reason = body.get("stopReason")
+        self._message().stop_reason = reason if isinstance(reason, str) else ""
+        self.current, self.open = None, {}
+
+    def _on_metadata(self, body: Mapping[str, Any]) -> None:
+        usage = body.get("usage")
+        if isinstance(usage, Mapping):
+            logger.debug("Harness usage", extra={k: v for k, v in usage.items() if isinstance(v, int)})
+
+    def _on_hookEvent(self, body: Mapping[str, Any]) -> None:
+        logger.info(
+            "Harness hook",
+            extra={key: str(body.get(key))[:64] for key in ("name", "type", "decision") if key in body},
+        )
+
+    def reply(self) -> HarnessReply:
+        assistant = [m for m in self.messages if m.role == "assistant"]
+        if not assistant:
+            raise ModelFailed(f"{SERVICE} answered without a message.")
+        final = assistant[-1]
+        answered = {b.tool_use_id for m in self.messages for b in m.blocks if b.kind == "toolResult"}
+        uses: list[HarnessUse] = []
+        seen: set[str] = set()
+        for block in final.blocks:
+            if block.kind != "toolUse" or block.tool_type not in (None, INLINE_TOOL_USE):
+                continue
+            if block.tool_use_id in answered:
+                continue
+            if block.tool_use_id in seen:  # one answer per toolUseId: a repeated block is the same call
+                _malformed("repeated toolUseId in one response", tool_use_id=block.tool_use_id)
+                continue
+            seen.add(block.tool_use_id)
+            uses.append(HarnessUse(block.tool_use_id, block.name, "".join(block.text)))
+        text = "".join("".join(b.text) for b in final.blocks if b.kind == "text")
+        if final.stop_reason is None:
+            _malformed("stream ended without messageStop")
+        return HarnessReply(text, tuple(uses), final.stop_reason or "", len(self.messages))
+
+
+def read_harness_stream(events: Iterable[Any]) -> HarnessReply:
+    """The reply an ``invoke_harness`` event stream carries (raises ClientError for in-stream errors)."""
+    reader = _StreamReader()
+    for event in events:
+        reader.feed(event)
+    return reader.reply()
+
+
+# --------------------------------------------------------------------------- the loop
+
+
+def _parsed_input(use: HarnessUse) -> tuple[Any, str | None]:
+    """The call's arguments, or why they are not a JSON object."""
+    try:
+        value = json.loads(use.input_json) if use.input_json.strip() else {}
+    except ValueError:
+        return None, "The tool input is not valid JSON."
+    if not isinstance(value, dict):
+        return None, "The tool input must be a JSON object."
+    return value, None
+
+
+def _error_result(call_id: str, message: str) -> ToolResult:
+    return ToolResult(call_id, {"error": {"code": "invalid_tool_call", "message": message}}, True)
+
+
+def _tool_result_block(result: ToolResult) -> dict[str, Any]:
+    return {
+        "toolResult": {
+            "toolUseId": result.call_id,
+            "content": [{"json": result_json(result)}],
+            "status": "error" if result_is_error(result) else "success",
+        }
+    }
+
+
+def _assistant_message(reply: HarnessReply) -> dict[str, Any]:
+    """The paused response as the resume sends it back: its text and one toolUse per answered call."""
+    content: list[dict[str, Any]] = [{"text": reply.text}] if reply.text else []
+    for use in reply.uses:
+        args, _problem = _parsed_input(use)
+        content.append(
+            {
+                "toolUse": {
+                    "toolUseId": use.tool_use_id,
+                    "name": use.name,
+                    "input": args if args is not None else {},
+                    "type": INLINE_TOOL_USE,
+                }
+            }
+        )
+    return {"role": "assistant", "content": content}
+
+
+class AgentCoreRuntime:
+    """Runs a turn on an AgentCore harness, answering its inline tool calls through the product flow."""
+
+    def __init__(
+        self,
+        client: HarnessClient,
+        harness_arn: str,
+        flows: FlowFactory,
+        *,
+        max_rounds: int = 5,
+        max_tokens: int = MAX_TOKENS,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        qualifier: str | None = None,
+        service: str = SERVICE,
+    ) -> None:
+        self.client = client
+        self.harness_arn = harness_arn
+        self.flows = flows
+        self.max_rounds = max_rounds
+        self.max_tokens = max_tokens
+        self.tools = [dict(tool) for tool in (tools if tools is not None else harness_tools())]
+        self.qualifier = qualifier
+        self.service = service
+
+    def run_turn(self, request: TurnRequest) -> ToolResults:
+        flow: Flow | None = None
+        recorder = TraceRecorder(request.session_id)
+        base = self._base_request(request)
+        messages: list[dict[str, Any]] = [{"role": "user", "content": [{"text": request.message}]}]
+        for round_number in range(self.max_rounds):
+            trace_id = f"harness-{round_number}"
+            if round_number and not request.has_time_for_model_call():
+                return out_of_time(extract_tool_results(recorder.events), model_calls=round_number)
+            try:
+                reply = self._invoke(base, messages, request)
+            except TurnError as error:
+                return results_so_far(recorder.events, error)
+            stop = reply.stop_reason
+            if stop == "tool_use" and reply.uses:
+                flow = flow or self.flows(request)
+                results, direct = self._run_tools(flow, reply.uses, recorder, trace_id)
+                if direct is not None:  # a route answered the user: no further model call this turn
+                    recorder.final(trace_id, direct)
+                    return extract_tool_results(recorder.events)
+                messages = [
+                    _assistant_message(reply),
+                    {"role": "user", "content": [_tool_result_block(r) for r in results]},
+                ]
+                continue
+            return self._finish(reply, recorder, trace_id, round_number)
+        logger.warning("Harness turn stopped at the round limit", extra={"max_rounds": self.max_rounds})
+        recorder.final(f"harness-{self.max_rounds}", ROUNDS_EXHAUSTED)
+        return extract_tool_results(recorder.events)
+
+    def _base_request(self, request: TurnRequest) -> dict[str, Any]:
+        params: dict[str, Any] = {
+            "harnessArn": self.harness_arn,
+            "runtimeSessionId": runtime_session_id(request.user_id, request.session_id),
+            "runtimeUserId": request.user_id,
+            "actorId": request.user_id,
+            "systemPrompt": [{"text": system_prompt(timezone=request.timezone, now=request.now)}],
+            "tools": self.tools,
+            "allowedTools": [str(tool["name"]) for tool in self.tools],
+            "maxIterations": self.max_rounds,
+            "maxTokens": self.max_tokens,
+        }
+        if self.qualifier:
+            params["qualifier"] = self.qualifier
+        return params
+
+    def _timeout_seconds(self, request: TurnRequest) -> int | None:
+        """The harness's own limit for this call: what the invocation has left, less time to answer."""
+        if request.deadline is None:
+            return None
+        left = request.deadline - time.monotonic() - RESULT_MARGIN_SECONDS
+        return max(1, math.floor(left))
+
+    def _invoke(
+        self, base: Mapping[str, Any], messages: list[dict[str, Any]], request: TurnRequest
+    ) -> HarnessReply:
+        params = {**base, "messages": messages}
+        timeout = self._timeout_seconds(request)
+        if timeout is not None:
+            params["timeoutSeconds"] = timeout
+        try:
+            response = self.client.invoke_harness(**params)
+            stream = response.get("stream") if isinstance(response, Mapping) else None
+            if stream is None or isinstance(stream, str | bytes | Mapping):
+                raise ModelFailed(f"{self.service} answered without an event stream.")
+            return read_harness_stream(stream)
+        except BEDROCK_ERRORS as error:
+            raise model_error(error, self.service) from None
+
+    def _finish(
+        self, reply: HarnessReply, recorder: TraceRecorder, trace_id: str, round_number: int
+    ) -> ToolResults:
+        """The turn's answer for a reply that asks for no (runnable) tool call, by its stop reason."""
+        stop, text = reply.stop_reason, reply.text.strip()
+        if stop in _MODEL_FAILURES:
+            logger.warning("Harness model output was malformed", extra={"stop_reason": stop})
+            return results_so_far(recorder.events, ModelFailed(MALFORMED))
+        if stop == "model_context_window_exceeded":
+            return results_so_far(recorder.events, ModelFailed(CONTEXT_TOO_LONG))
+        if stop == "timeout_exceeded":
+            recorder.final(trace_id, text)
+            return out_of_time(extract_tool_results(recorder.events), model_calls=round_number + 1)
+        if stop in _CUT:
+            # A call of a cut response may be truncated: none is run, and the user is told.
+            logger.warning(
+                "Harness answer cut at the token limit; its tool calls were not run",
+                extra={"tool_calls": len(reply.uses), "max_tokens": self.max_tokens},
+            )
+            text = f"{text}\n\n{CUT_SHORT}".strip()
+        elif stop == "max_iterations_exceeded":
+            text = f"{text}\n\n{ROUNDS_EXHAUSTED}".strip()
+        elif stop == "content_filtered":
+            text = FILTERED
+        elif stop not in _QUIET_ENDS:
+            logger.warning(
+                "Harness turn ended without end_turn",
+                extra={"stop_reason": stop[:64] or "(none)", "tool_calls": len(reply.uses)},
+            )
+        recorder.final(trace_id, text)
+        return extract_tool_results(recorder.events)
+
+    def _run_tools(
+        self, flow: Flow, uses: Sequence[HarnessUse], recorder: TraceRecorder, trace_id: str
+    ) -> tuple[list[ToolResult], str | None]:
+        """Dispatch one response's inline calls as one batch; one result per toolUseId, in order."""
+        calls: list[ToolCall] = []
+        results: dict[str, ToolResult] = {}
+        for use in uses:
+            spec = REGISTRY.get(use.name)
+            group, path = (spec.action_group, spec.api_path) if spec else (None, None)
+            recorder.call(trace_id, group, path, use.name)
+            args, problem = _parsed_input(use)
+            if problem is not None:
+                results[use.tool_use_id] = _error_result(use.tool_use_id, problem)
+                continue
+            calls.append(ToolCall(id=use.tool_use_id, name=use.name, args=args))
+        direct: str | None = None
+        if calls:
+            turn = flow.dispatch(calls)
+            results.update({result.call_id: result for result in turn.results})
+            direct = turn.direct
+        ordered = [
+            results.get(use.tool_use_id) or _error_result(use.tool_use_id, "The call was not answered.")
+            for use in uses
+        ]
+        for result in ordered:
+            recorder.result(trace_id, result_text(result))
+        return ordered, direct
