@@ -293,3 +293,41 @@ def test_sandbox_results_are_labelled(aws: Aws, monkeypatch: pytest.MonkeyPatch)
     response = call("POST", draft.id, "confirm", {})
 
     assert json_body(response)["result"]["sandbox"] is True
+
+
+@pytest.mark.parametrize(
+    ("subject", "sent_subject"),
+    [
+        ("A\x00B\x1b[31mC\x07", "ABC"),
+        ("Q3\u2028plan\u0085review", "Q3 plan review"),
+        ("Plan\r\nBcc: everyone@example.com", "Plan Bcc: everyone@example.com"),
+    ],
+)
+def test_a_confirmed_subject_reaches_ses_without_controls_or_line_breaks(
+    aws: Aws, subject: str, sent_subject: str
+) -> None:
+    draft = aws.add(email_draft())
+
+    response = call(
+        "POST", draft.id, "confirm", {"subject": subject, "body": "Hi,\r\n\r\nsee\x00 below\u2028ok"}
+    )
+
+    assert response["statusCode"] == 200
+    [message] = aws.sent()
+    assert message.subject == sent_subject
+    assert message.body == "Hi,\n\nsee below\nok"
+    assert json_body(response)["edits"]["subject"] == sent_subject
+
+
+def test_a_confirmed_subject_that_is_only_controls_is_the_empty_subject_error(aws: Aws) -> None:
+    draft = aws.add(email_draft())
+
+    cleaned = call("POST", draft.id, "confirm", {"subject": "\x00\r\n\u2028\x1b[0m"})
+    empty = call("POST", draft.id, "confirm", {"subject": ""})
+
+    assert cleaned["statusCode"] == empty["statusCode"] == 422
+    assert json_body(cleaned)["error"] == json_body(empty)["error"]
+    assert json_body(cleaned)["error"]["field"] == "subject"
+    assert aws.sent() == []
+    assert call("GET", draft.id)["statusCode"] == 200
+    assert json_body(call("GET", draft.id))["status"] == "proposed"

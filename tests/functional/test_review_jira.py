@@ -223,3 +223,32 @@ def test_unknown_project_in_the_edits_is_422(setup: Setup) -> None:
     response = confirm(draft.id, {"project": "NOPE"})
     assert response["statusCode"] == 422
     assert json_body(response)["error"]["field"] == "project"
+
+
+def test_a_confirmed_summary_with_line_breaks_is_created_on_one_line(setup: Setup) -> None:
+    draft = setup.add(jira_draft())
+
+    response = confirm(
+        draft.id,
+        {
+            "summary": "Checkout\r\nignores\x00 clicks\x1b[31m",
+            "description": "Steps:\r\n1. add\u2028 2. pay\x07",
+        },
+    )
+
+    assert response["statusCode"] == 200
+    issue = setup.jira.issue(json_body(response)["result"]["issueKey"])
+    assert issue is not None
+    assert issue["fields"]["summary"] == "Checkout ignores clicks"
+    assert issue["fields"]["description"]["content"] == [
+        {
+            "type": "paragraph",
+            "content": [
+                {"type": "text", "text": "Steps:"},
+                {"type": "hardBreak"},
+                {"type": "text", "text": "1. add"},
+                {"type": "hardBreak"},
+                {"type": "text", "text": " 2. pay"},
+            ],
+        }
+    ]

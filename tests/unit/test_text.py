@@ -7,6 +7,7 @@ import unicodedata
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
+from multitool.review import EmailEdits, JiraEdits, MeetingEdits
 from multitool.text import (
     FORBIDDEN_MULTI_LINE,
     FORBIDDEN_SINGLE_LINE,
@@ -15,6 +16,9 @@ from multitool.text import (
     multi_line,
     single_line,
 )
+from multitool.tools.email_draft import EmailDraftArgs
+from multitool.tools.jira_draft import JiraTicketArgs
+from multitool.tools.meeting_scheduler import MeetingArgs
 from pydantic import BaseModel, Field, ValidationError
 
 # Any code point at all, weighted towards the ones the policy is about.
@@ -142,3 +146,62 @@ def test_a_non_string_is_still_a_type_error() -> None:
     with pytest.raises(ValidationError) as error:
         _Fields.model_validate({"subject": 5})
     assert error.value.errors()[0]["type"] == "string_type"
+
+
+def test_tool_arguments_are_cleaned_at_the_boundary() -> None:
+    email = EmailDraftArgs.model_validate(
+        {"to": ["Kin\x00shuok\r\n"], "subject": "A\x00B\x1b[31mC\x07", "body": "Hi\r\nthere\x00\u2028bye"}
+    )
+    jira = JiraTicketArgs.model_validate(
+        {"project": "WEB", "issueType": "Bug\t", "summary": "Crash\r\non login", "assignee": "Pri\u0085ya"}
+    )
+    meeting = MeetingArgs.model_validate(
+        {"attendees": ["Priya"], "title": "Sync\u2029B", "when": "Thu\x00rsday"}
+    )
+
+    assert (email.to, email.subject, email.body) == (["Kinshuok"], "ABC", "Hi\nthere\nbye")
+    assert (jira.issue_type, jira.summary, jira.assignee) == ("Bug", "Crash on login", "Pri ya")
+    assert (meeting.title, meeting.when) == ("Sync B", "Thursday")
+
+
+@pytest.mark.parametrize(
+    ("model", "data", "field"),
+    [
+        (EmailDraftArgs, {"to": ["Kin"], "subject": "\x00\r\n", "body": "b"}, "subject"),
+        (EmailDraftArgs, {"to": ["\u2028"], "subject": "s", "body": "b"}, "to"),
+        (JiraTicketArgs, {"project": "WEB", "issueType": "Bug", "summary": "\x1b[0m"}, "summary"),
+        (
+            JiraTicketArgs,
+            {"project": "WEB", "issueType": "Bug", "summary": "s", "assignee": "\x00"},
+            "assignee",
+        ),
+        (MeetingArgs, {"attendees": ["Priya"], "title": "\u0085", "when": "Thursday"}, "title"),
+    ],
+)
+def test_an_argument_empty_once_cleaned_is_refused_like_an_empty_one(
+    model: type[BaseModel], data: dict[str, object], field: str
+) -> None:
+    with pytest.raises(ValidationError) as error:
+        model.model_validate(data)
+
+    [problem] = error.value.errors()
+    assert problem["loc"][0] == field
+    assert problem["type"] == "string_too_short"
+
+
+def test_confirm_edits_are_cleaned_and_an_edit_empty_once_cleaned_is_refused() -> None:
+    edits = JiraEdits.model_validate(
+        {"summary": "One\r\ntwo", "description": "a\r\nb\x00", "issueType": "\tBug"}
+    )
+
+    assert (edits.summary, edits.description, edits.issue_type) == ("One two", "a\nb", "Bug")
+    assert MeetingEdits.model_validate({"title": "Sync\x07"}).title == "Sync"
+    for model, data in (
+        (EmailEdits, {"body": "\x00"}),
+        (MeetingEdits, {"title": "\r\n"}),
+        (JiraEdits, {"project": "\x1b"}),
+    ):
+        with pytest.raises(ValidationError) as error:
+            model.model_validate(data)
+        assert error.value.errors()[0]["type"] == "string_too_short"
+

@@ -29,11 +29,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Annotated, Any, ClassVar, Generic, TypeVar
 from zoneinfo import ZoneInfo
 
 from aws_lambda_powertools.metrics import MetricUnit
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import BaseModel, Field, StringConstraints, ValidationError, field_validator
 
 from multitool.client_actions import card_from_payload
 from multitool.drafts import MAX_DRAFT_ID_CHARS, Draft, DraftStatus, canonical_json, is_expired
@@ -46,6 +46,7 @@ from multitool.ports.jira import CreatedIssue, IssueRequest, JiraClient, JiraErr
 from multitool.ports.mail import Mail, Mailer, MailError
 from multitool.settings import JiraProject
 from multitool.slots import Slot
+from multitool.text import CLEAN_MULTI_LINE, CLEAN_SINGLE_LINE, SingleLine
 from multitool.tools import email_draft, jira_draft, meeting_scheduler
 from multitool.tools.base import (
     MAX_ATTENDEES,
@@ -138,6 +139,16 @@ class SideEffectFailed(ReviewError):
 # -- confirm bodies: the fields as the user edited them on the card -----------
 
 Recipients = list[RawName]
+# Edited text follows the same policy as the tools' arguments (multitool.text): cleaned, then
+# measured, so a field that is empty once cleaned is the same error as an empty field.
+# (Constraints first: the cleaning placed after them runs before them.)
+Subject = Annotated[str, StringConstraints(min_length=1, max_length=MAX_SUBJECT_CHARS), CLEAN_SINGLE_LINE]
+Body = Annotated[str, StringConstraints(min_length=1, max_length=MAX_BODY_CHARS), CLEAN_MULTI_LINE]
+Title = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TITLE_CHARS), CLEAN_SINGLE_LINE]
+Summary = Annotated[str, StringConstraints(min_length=1, max_length=MAX_SUMMARY_CHARS), CLEAN_SINGLE_LINE]
+Description = Annotated[str, StringConstraints(max_length=MAX_DESCRIPTION_CHARS), CLEAN_MULTI_LINE]
+ProjectKey = Annotated[str, StringConstraints(min_length=1, max_length=32), CLEAN_SINGLE_LINE]
+IssueType = Annotated[str, StringConstraints(min_length=1, max_length=50), CLEAN_SINGLE_LINE]
 
 
 class EmailEdits(WireModel):
@@ -145,25 +156,25 @@ class EmailEdits(WireModel):
 
     to: Recipients | None = Field(default=None, min_length=1, max_length=MAX_RECIPIENTS)
     cc: Recipients | None = Field(default=None, max_length=MAX_RECIPIENTS)
-    subject: str | None = Field(default=None, min_length=1, max_length=MAX_SUBJECT_CHARS)
-    body: str | None = Field(default=None, min_length=1, max_length=MAX_BODY_CHARS)
+    subject: Subject | None = None
+    body: Body | None = None
 
 
 class MeetingEdits(WireModel):
     """``slot`` must be one of the proposed slots (they were checked against everyone's calendar)."""
 
     attendees: Recipients | None = Field(default=None, min_length=1, max_length=MAX_ATTENDEES)
-    title: str | None = Field(default=None, min_length=1, max_length=MAX_TITLE_CHARS)
+    title: Title | None = None
     slot: Slot | None = None
 
 
 class JiraEdits(WireModel):
     """``assignee``: an email address, the id of a person offered on the card, or null for none."""
 
-    project: str | None = Field(default=None, min_length=1, max_length=32)
-    issue_type: str | None = Field(default=None, min_length=1, max_length=50)
-    summary: str | None = Field(default=None, min_length=1, max_length=MAX_SUMMARY_CHARS)
-    description: str | None = Field(default=None, max_length=MAX_DESCRIPTION_CHARS)
+    project: ProjectKey | None = None
+    issue_type: IssueType | None = None
+    summary: Summary | None = None
+    description: Description | None = None
     priority: Priority | None = None
     assignee: RawName | None = None
 
@@ -178,18 +189,18 @@ class JiraEdits(WireModel):
 
 class Address(WireModel):
     email: str
-    name: str | None = None
+    name: SingleLine | None = None
 
 
 class EmailContent(WireModel):
     to: tuple[Address, ...]
     cc: tuple[Address, ...] = ()
-    subject: str
-    body: str
+    subject: Subject
+    body: Body
 
 
 class MeetingContent(WireModel):
-    title: str
+    title: Title
     attendees: tuple[Address, ...]
     start: datetime
     end: datetime
@@ -199,8 +210,8 @@ class MeetingContent(WireModel):
 class JiraContent(WireModel):
     project: str
     issue_type: str
-    summary: str
-    description: str = ""
+    summary: Summary
+    description: Description = ""
     priority: Priority
     assignee: Address | None = None
 

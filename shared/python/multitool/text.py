@@ -78,7 +78,7 @@ def multi_line(text: str) -> str:
     return _without_sequences(text).replace("\r\n", "\n").translate(_MULTI)
 
 
-def _clean_with(clean: Callable[[str], str]) -> BeforeValidator:
+def _cleaning(clean: Callable[[str], str]) -> BeforeValidator:
     def validate(value: object) -> object:
         # Anything but a string is left to the field's own type check (and its error).
         return clean(value) if isinstance(value, str) else value
@@ -86,8 +86,13 @@ def _clean_with(clean: Callable[[str], str]) -> BeforeValidator:
     return BeforeValidator(validate)
 
 
-SingleLine = Annotated[str, _clean_with(single_line)]
-"""A ``str`` field cleaned by :func:`single_line` before its constraints run."""
+# Metadata for ``Annotated[str, StringConstraints(...), CLEAN_SINGLE_LINE]``: placed after the
+# constraints, the cleaning runs before them (a before-validator wraps what precedes it).
+CLEAN_SINGLE_LINE = _cleaning(single_line)
+CLEAN_MULTI_LINE = _cleaning(multi_line)
 
-MultiLine = Annotated[str, _clean_with(multi_line)]
-"""A ``str`` field cleaned by :func:`multi_line` before its constraints run."""
+SingleLine = Annotated[str, CLEAN_SINGLE_LINE]
+"""A ``str`` field cleaned by :func:`single_line` before its ``Field`` constraints run."""
+
+MultiLine = Annotated[str, CLEAN_MULTI_LINE]
+"""A ``str`` field cleaned by :func:`multi_line` before its ``Field`` constraints run."""

@@ -8,7 +8,6 @@ clients turn into an accept/decline prompt.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from email.message import EmailMessage
 from email.policy import SMTP
@@ -17,11 +16,12 @@ from typing import TYPE_CHECKING, Protocol
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from multitool.text import single_line
+
 if TYPE_CHECKING:
     from mypy_boto3_sesv2 import SESV2Client
     from mypy_boto3_sesv2.type_defs import DestinationTypeDef, EmailContentTypeDef
 
-_LINE_BREAKS = re.compile(r"[ \t]*[\r\n]+[ \t]*")
 # SES treats these as "try again later"; everything else is a rejection of the message.
 _THROTTLING_CODES = frozenset({"TooManyRequestsException", "LimitExceededException", "Throttling"})
 
@@ -39,9 +39,9 @@ class Mail:
     def __post_init__(self) -> None:
         if not self.to:
             raise ValueError("A mail needs at least one recipient in 'to'")
-        # A subject is one header line: a title or subject with line breaks (the model's or an
-        # edit's) is folded, never a crash in MIME (ValueError) nor an injected header.
-        object.__setattr__(self, "subject", _LINE_BREAKS.sub(" ", self.subject).strip())
+        # A subject is one header line (the text policy, multitool.text): line breaks fold and
+        # controls go, so it is never a crash in MIME (ValueError) nor an injected header.
+        object.__setattr__(self, "subject", single_line(self.subject))
 
 
 @dataclass(frozen=True, slots=True)

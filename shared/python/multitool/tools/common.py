@@ -11,9 +11,13 @@ from pydantic import StringConstraints, ValidationError
 
 from multitool.people import NameResolution, Person, Resolution
 from multitool.ports.calendar import Interval
+from multitool.text import CLEAN_SINGLE_LINE
 from multitool.tools.base import MAX_NAME_CHARS, InvalidInput, is_address
 
-RawName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_NAME_CHARS)]
+# A name is one line of text (multitool.text): cleaned first, then trimmed and measured.
+RawName = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_NAME_CHARS), CLEAN_SINGLE_LINE
+]
 
 
 People = Mapping[str, NameResolution]

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from multitool.people import NameResolution
+from multitool.text import MultiLine, SingleLine
 from multitool.tools.base import (
     MAX_BODY_CHARS,
     MAX_RECIPIENTS,
@@ -32,8 +33,8 @@ class EmailDraftArgs(WireModel):
     cc: list[RawName] = Field(
         default_factory=list, max_length=MAX_RECIPIENTS, description="Copy recipients, raw names or addresses"
     )
-    subject: str = Field(min_length=1, max_length=MAX_SUBJECT_CHARS, description="Subject line")
-    body: str = Field(min_length=1, max_length=MAX_BODY_CHARS, description="Email body, plain text")
+    subject: SingleLine = Field(min_length=1, max_length=MAX_SUBJECT_CHARS, description="Subject line")
+    body: MultiLine = Field(min_length=1, max_length=MAX_BODY_CHARS, description="Email body, plain text")
 
 
 class EmailDraftPayload(WireModel):

@@ -13,9 +13,9 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from multitool.people import NameResolution, Resolution
+from multitool.text import MultiLine, SingleLine
 from multitool.tools.base import (
     MAX_DESCRIPTION_CHARS,
-    MAX_NAME_CHARS,
     MAX_SUMMARY_CHARS,
     ToolConfig,
     ToolContext,
@@ -23,7 +23,7 @@ from multitool.tools.base import (
     UnknownIssueType,
     UnknownProject,
 )
-from multitool.tools.common import BusyTimes, People, Prepared, unsettled_notes
+from multitool.tools.common import BusyTimes, People, Prepared, RawName, unsettled_notes
 from multitool.wire import WireModel
 
 ACTION = "show_jira_ticket_draft"
@@ -40,15 +40,15 @@ class Priority(StrEnum):
 class JiraTicketArgs(WireModel):
     """What the model passes: project key, issue type, summary, description, priority, raw assignee name."""
 
-    project: str = Field(min_length=1, max_length=32, description="Jira project key, e.g. 'WEB'")
-    issue_type: str = Field(min_length=1, max_length=50, description="Issue type: Bug, Task, Story...")
-    summary: str = Field(min_length=1, max_length=MAX_SUMMARY_CHARS, description="One-line summary")
-    description: str = Field(default="", max_length=MAX_DESCRIPTION_CHARS, description="Details, plain text")
+    project: SingleLine = Field(min_length=1, max_length=32, description="Jira project key, e.g. 'WEB'")
+    issue_type: SingleLine = Field(min_length=1, max_length=50, description="Issue type: Bug, Task, Story...")
+    summary: SingleLine = Field(min_length=1, max_length=MAX_SUMMARY_CHARS, description="One-line summary")
+    description: MultiLine = Field(
+        default="", max_length=MAX_DESCRIPTION_CHARS, description="Details, plain text"
+    )
     priority: Priority = Field(default=Priority.MEDIUM, description="Highest, High, Medium, Low or Lowest")
-    assignee: str | None = Field(
+    assignee: RawName | None = Field(
         default=None,
-        min_length=1,
-        max_length=MAX_NAME_CHARS,
         description="Assignee as the user named them; resolved by the backend",
     )
 

@@ -35,6 +35,7 @@ from pydantic import Field
 from multitool.people import NameResolution
 from multitool.ports.calendar import Interval, overlaps
 from multitool.slots import Slot
+from multitool.text import SingleLine
 from multitool.tools.base import (
     MAX_ATTENDEES,
     MAX_DURATION_MINUTES,
@@ -71,8 +72,10 @@ class MeetingArgs(WireModel):
         max_length=MAX_ATTENDEES,
         description="Attendees as the user named them; resolved by the backend",
     )
-    title: str = Field(min_length=1, max_length=MAX_TITLE_CHARS, description="Meeting title, e.g. 'Sync'")
-    when: str = Field(
+    title: SingleLine = Field(
+        min_length=1, max_length=MAX_TITLE_CHARS, description="Meeting title, e.g. 'Sync'"
+    )
+    when: SingleLine = Field(
         min_length=1,
         max_length=MAX_WHEN_CHARS,
         description="Day or time as said: 'Thursday', 'tomorrow at 3pm', 'next Tuesday', or ISO 8601",
