@@ -204,4 +204,3 @@ def test_confirm_edits_are_cleaned_and_an_edit_empty_once_cleaned_is_refused() -
         with pytest.raises(ValidationError) as error:
             model.model_validate(data)
         assert error.value.errors()[0]["type"] == "string_too_short"
-
