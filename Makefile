@@ -13,7 +13,7 @@ SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help install demo test lint types unit functional infra e2e bench schemas synth chromium clean
+.PHONY: help install demo test lint types unit functional infra e2e bench schemas synth lock chromium clean
 
 help:
 	@echo "make demo     run multitool locally on embedded defaults (no AWS account)"
@@ -21,6 +21,7 @@ help:
 	@echo "make bench    benchmarks (dispatch, cold import, trace extraction, synth)"
 	@echo "make schemas  regenerate the committed OpenAPI documents"
 	@echo "make synth    synthesize the stack through the pinned CDK CLI"
+	@echo "make lock     re-resolve the Lambda layer's pinned wheels (infra/layer.lock)"
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -69,6 +70,10 @@ SYNTH_CONTEXT ?= -c senderEmail=sender@example.com
 
 synth: $(STAMP) $(NODE_STAMP)
 	PATH="$(CURDIR)/$(BIN):$$PATH" npx --no-install cdk synth --quiet $(SYNTH_CONTEXT)
+
+# The layer's wheels, resolved for Lambda's platform and pinned with their hashes.
+lock: $(STAMP)
+	$(BIN)/python -m infra.components.layer lock
 
 bench: $(STAMP) $(NODE_STAMP)
 	$(BIN)/python -m benchmarks

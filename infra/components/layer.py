@@ -1,19 +1,33 @@
 """The Lambda layer: `multitool` plus its third-party runtime dependencies, built without Docker.
 
-pip downloads manylinux aarch64 wheels for the Lambda Python version into
-``build/layer-cache/<hash of the requirement set>`` once; every synth after
-that copies the cache and the current ``multitool`` sources. The SDK the
-Lambda runtime already ships (boto3, botocore, s3transfer) is left out.
+The layer's wheels are pinned in ``infra/layer.lock`` (name, version and
+sha256 of every wheel), resolved once from ``pyproject.toml``'s runtime
+dependencies for Lambda's platform (``make lock``), so two machines bundle the
+same bytes. pip installs exactly those wheels (``--no-deps --require-hashes``)
+into ``build/layer-cache/<hash of the lock>`` once; every synth after that
+copies the cache and the current ``multitool`` sources. The SDK the Lambda
+runtime already ships (boto3, botocore, s3transfer) is left out.
+
+Bytecode: a layer is read-only at run time, so a module without a ``.pyc``
+in the layer is compiled again on every cold start. When an interpreter of
+the functions' exact Python version is on this machine (``python3.13`` on
+``PATH``, a pyenv install, or ``LAYER_PYTHON``), every module is compiled with
+it, with ``--invalidation-mode unchecked-hash``: the ``.pyc`` is used without
+looking at the source's timestamp (a zip has none worth trusting), and its
+bytes do not depend on when the synth ran. Without one, the layer ships
+sources only and synth says so.
 """
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import tomllib
 from pathlib import Path
 from typing import cast
@@ -23,7 +37,7 @@ import jsii
 from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
-from infra.paths import LAYER_CACHE, PACKAGE, PYPROJECT, SHARED_PYTHON
+from infra.paths import LAYER_CACHE, LAYER_LOCK, PACKAGE, PYPROJECT, SHARED_PYTHON
 
 PYTHON_VERSION = "3.13"
 RUNTIME = lambda_.Runtime.PYTHON_3_13
@@ -34,7 +48,11 @@ PLATFORMS = ("manylinux2014_aarch64", "manylinux_2_28_aarch64", "manylinux_2_34_
 RUNTIME_PROVIDED = ("boto3", "botocore", "s3transfer")
 # Never shipped: development-only parts of the package.
 PACKAGE_EXCLUDES = ("local", "__pycache__", "*.pyc", "*.pyo")
-BUNDLER_VERSION = "1"
+BUNDLER_VERSION = "2"
+PIP_PLATFORM_ARGS = (
+    "--only-binary=:all:", "--implementation", "cp", "--python-version", PYTHON_VERSION,
+    *(arg for platform in PLATFORMS for arg in ("--platform", platform)),
+)  # fmt: skip
 
 
 class LayerBuildError(RuntimeError):
@@ -48,6 +66,43 @@ def runtime_requirements(pyproject: Path = PYPROJECT) -> list[str]:
     return [d for d in deps if _dist_name(d) not in RUNTIME_PROVIDED]
 
 
+def lock_requirements(requirements: list[str] | None = None, lock: Path = LAYER_LOCK) -> list[str]:
+    """Resolve the runtime dependencies for Lambda's platform; write them, pinned and hashed, to ``lock``."""
+    wanted = runtime_requirements() if requirements is None else requirements
+    with tempfile.TemporaryDirectory() as scratch:
+        report = Path(scratch) / "report.json"
+        command = [
+            sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--dry-run",
+            "--ignore-installed", "--report", str(report), *PIP_PLATFORM_ARGS, *wanted,
+        ]  # fmt: skip
+        result = subprocess.run(command, capture_output=True, text=True, check=False)  # noqa: S603
+        if result.returncode != 0:
+            last = (result.stderr.strip().splitlines() or ["no output"])[-1]
+            raise LayerBuildError(f"Could not resolve the layer's dependencies {wanted}: {last}")
+        resolved = json.loads(report.read_text(encoding="utf-8"))["install"]
+    lines = []
+    for item in resolved:
+        name = _dist_name(item["metadata"]["name"])
+        if name in RUNTIME_PROVIDED:
+            continue
+        digest = item["download_info"]["archive_info"]["hashes"]["sha256"]
+        lines.append(f"{name}=={item['metadata']['version']} --hash=sha256:{digest}")
+    pins = sorted(lines)
+    header = [
+        "# The Lambda layer's wheels, pinned: `make lock` writes this file from pyproject.toml's",
+        f"# [project.dependencies] for CPython {PYTHON_VERSION} on {', '.join(PLATFORMS)}.",
+        f"# Left out (the Lambda runtime ships them): {', '.join(RUNTIME_PROVIDED)}.",
+    ]
+    lock.write_text("\n".join([*header, *pins]) + "\n", encoding="utf-8")
+    return pins
+
+
+def locked_requirements(lock: Path = LAYER_LOCK) -> list[str]:
+    """The pinned lines of the lock (``name==version --hash=sha256:...``)."""
+    lines = lock.read_text(encoding="utf-8").splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+
+
 def requirements_hash(requirements: list[str]) -> str:
     key = json.dumps(
         {
@@ -56,32 +111,73 @@ def requirements_hash(requirements: list[str]) -> str:
             "platforms": PLATFORMS,
             "pruned": RUNTIME_PROVIDED,
             "bundler": BUNDLER_VERSION,
+            "bytecode": layer_python() is not None,
         },
         sort_keys=True,
     )
     return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
+def layer_python(version: str = PYTHON_VERSION) -> str | None:
+    """An interpreter of exactly the functions' Python version on this machine, if there is one."""
+    candidates = [os.environ.get("LAYER_PYTHON"), shutil.which(f"python{version}")]
+    pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
+    candidates += sorted(str(p) for p in pyenv.glob(f"{version}.*/bin/python{version}"))
+    for candidate in candidates:
+        if candidate and _is_python(candidate, version):
+            return candidate
+    return None
+
+
+def _is_python(executable: str, version: str) -> bool:
+    # A pyenv shim is on PATH even when it cannot run that version: ask the interpreter itself.
+    probe = [executable, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"]
+    try:
+        result = subprocess.run(probe, capture_output=True, text=True, check=False, timeout=30)  # noqa: S603
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return result.returncode == 0 and result.stdout.strip() == version
+
+
+def compile_bytecode(root: Path, python: str | None) -> bool:
+    """Compile every module under ``root`` with ``python`` (unchecked-hash .pyc); False when there is none."""
+    if python is None:
+        return False
+    command = [
+        python, "-m", "compileall", "-q", "-j", "0", "--invalidation-mode", "unchecked-hash", str(root),
+    ]  # fmt: skip
+    result = subprocess.run(command, capture_output=True, text=True, check=False)  # noqa: S603
+    if result.returncode != 0:
+        last = (result.stderr.strip().splitlines() or result.stdout.strip().splitlines() or ["?"])[-1]
+        raise LayerBuildError(f"Compiling the layer's bytecode with {python} failed: {last}")
+    return True
+
+
 def cached_site_packages(requirements: list[str], cache_root: Path = LAYER_CACHE) -> Path:
-    """Install the requirement set once for Lambda's platform; later calls reuse the directory."""
+    """Install the pinned wheels once for Lambda's platform; later calls reuse the directory."""
     target = cache_root / requirements_hash(requirements)
     if target.is_dir():
         return target
     cache_root.mkdir(parents=True, exist_ok=True)
     staging = cache_root / f"{target.name}.tmp-{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir()
+    pinned = staging.parent / f"{target.name}.requirements-{os.getpid()}.txt"
+    pinned.write_text("\n".join(requirements) + "\n", encoding="utf-8")
     command = [
         sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile",
-        "--only-binary=:all:", "--implementation", "cp", "--python-version", PYTHON_VERSION,
-        *(arg for platform in PLATFORMS for arg in ("--platform", platform)),
-        "--target", str(staging), *requirements,
+        "--no-deps", "--require-hashes", *PIP_PLATFORM_ARGS, "--target", str(staging), "-r", str(pinned),
     ]  # fmt: skip
-    result = subprocess.run(command, capture_output=True, text=True, check=False)  # noqa: S603
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, check=False)  # noqa: S603
+    finally:
+        pinned.unlink(missing_ok=True)
     if result.returncode != 0:
         shutil.rmtree(staging, ignore_errors=True)
         last = (result.stderr.strip().splitlines() or ["no output"])[-1]
-        raise LayerBuildError(f"Layer bundling failed: pip could not install {requirements}: {last}")
+        raise LayerBuildError(f"Layer bundling failed: pip could not install the locked wheels: {last}")
     _prune(staging)
+    compile_bytecode(staging, layer_python())
     try:
         staging.rename(target)
     except OSError:  # another synth finished the same set first
@@ -103,13 +199,18 @@ def _dist_name(requirement: str) -> str:
 
 
 def build_layer_contents(output_dir: Path, requirements: list[str] | None = None) -> None:
-    """Write ``python/`` (dependencies + multitool) into output_dir: the layer's zip root."""
-    site = cached_site_packages(runtime_requirements() if requirements is None else requirements)
+    """Write ``python/`` (dependencies + multitool, with bytecode where possible) into output_dir."""
+    site = cached_site_packages(locked_requirements() if requirements is None else requirements)
     python = output_dir / "python"
     shutil.copytree(site, python, dirs_exist_ok=True)
-    shutil.copytree(
-        PACKAGE, python / PACKAGE.name, ignore=shutil.ignore_patterns(*PACKAGE_EXCLUDES), dirs_exist_ok=True
-    )
+    package = python / PACKAGE.name
+    shutil.copytree(PACKAGE, package, ignore=shutil.ignore_patterns(*PACKAGE_EXCLUDES), dirs_exist_ok=True)
+    if not compile_bytecode(package, layer_python()):
+        print(
+            f"multitool layer: no Python {PYTHON_VERSION} interpreter here (set LAYER_PYTHON): the layer"
+            " ships without bytecode and every cold start compiles what it imports.",
+            file=sys.stderr,
+        )
 
 
 @jsii.implements(cdk.ILocalBundling)
@@ -126,7 +227,7 @@ class SharedLayer(Construct):
 
     def __init__(self, scope: Construct, construct_id: str) -> None:
         super().__init__(scope, construct_id)
-        requirements = " ".join(f"'{r}'" for r in runtime_requirements())
+        requirements = " ".join(f"'{r}'" for r in locked_requirements())
         self.layer = lambda_.LayerVersion(
             self,
             "Layer",
@@ -144,11 +245,25 @@ class SharedLayer(Construct):
                     command=[
                         "bash",
                         "-c",
-                        f"pip install --no-compile --target /asset-output/python {requirements}"
-                        f" && rm -rf /asset-output/python/{{boto3,botocore,s3transfer}}*"
+                        f"pip install --no-compile --no-deps --require-hashes --target /asset-output/python"
+                        f" {requirements}"
                         " && cp -r /asset-input/multitool /asset-output/python/"
-                        " && rm -rf /asset-output/python/multitool/local",
+                        " && rm -rf /asset-output/python/multitool/local"
+                        " && python -m compileall -q --invalidation-mode unchecked-hash /asset-output/python",
                     ],
                 ),
             ),
         )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m infra.components.layer", description=__doc__)
+    parser.add_argument("command", choices=["lock"], help="lock: resolve and pin the layer's wheels")
+    parser.parse_args(argv)
+    pins = lock_requirements()
+    print(f"{LAYER_LOCK.relative_to(PYPROJECT.parent)}: {len(pins)} wheels pinned")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -13,6 +13,7 @@ from cfnlint.api import lint
 from infra.components.layer import RUNTIME_PROVIDED
 from tests.infra.iam_queries import function_id
 from tests.infra.synth import Synthesized
+from tests.infra.test_layer import assert_bytecode_as_bundled
 
 pytestmark = pytest.mark.infra
 
@@ -85,7 +86,7 @@ def test_layer_holds_multitool_and_aarch64_dependencies_but_not_the_sdk(agent_st
     assert (python / "multitool" / "tables.py").is_file()
     assert (python / "multitool" / "schemas" / "email_draft.json").is_file()
     assert not (python / "multitool" / "local").exists()
-    assert not list(python.rglob("__pycache__"))
+    assert_bytecode_as_bundled(python)
     assert (python / "aws_lambda_powertools").is_dir()
     assert (python / "aws_xray_sdk").is_dir()
     cores = list((python / "pydantic_core").glob("_pydantic_core.*.so"))

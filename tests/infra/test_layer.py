@@ -1,0 +1,115 @@
+"""The layer's pinned wheels and its bytecode."""
+
+from __future__ import annotations
+
+import importlib.util
+import stat
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+from packaging.requirements import Requirement
+
+from infra.components import layer
+from infra.paths import LAYER_LOCK, PYPROJECT
+
+UNCHECKED_HASH = 0b01  # PEP 552 flags: hash-based, source not checked
+
+
+def pyc_flags(pyc: Path) -> int:
+    return int.from_bytes(pyc.read_bytes()[4:8], "little")
+
+
+def assert_bytecode_as_bundled(python: Path) -> None:
+    """With the functions' Python on this machine every module has its unchecked .pyc; else none has."""
+    sources = list(python.rglob("*.py"))
+    tag = f"cpython-{layer.PYTHON_VERSION.replace('.', '')}"
+    if layer.layer_python() is None:
+        assert not list(python.rglob("*.pyc"))
+        return
+    for source in sources:
+        pyc = source.parent / "__pycache__" / f"{source.stem}.{tag}.pyc"
+        assert pyc.is_file(), f"{source.relative_to(python)} has no {tag} bytecode"
+        assert pyc_flags(pyc) == UNCHECKED_HASH
+    assert not [p for p in python.rglob("*.pyc") if tag not in p.name]
+
+
+def pins() -> dict[str, str]:
+    pinned = {}
+    for line in layer.locked_requirements():
+        spec, _, digest = line.partition(" --hash=sha256:")
+        name, _, version = spec.partition("==")
+        assert len(digest) == 64, line
+        pinned[name] = version
+    return pinned
+
+
+def test_the_lock_pins_every_runtime_dependency_within_its_range_and_nothing_the_runtime_ships() -> None:
+    dependencies = tomllib.loads(PYPROJECT.read_text())["project"]["dependencies"]
+    pinned = pins()
+    for dependency in map(Requirement, dependencies):
+        name = layer._dist_name(dependency.name)
+        if name in layer.RUNTIME_PROVIDED:
+            assert name not in pinned
+            continue
+        assert name in pinned, f"{name} is not in {LAYER_LOCK.name}: run `make lock`"
+        assert dependency.specifier.contains(pinned[name], prereleases=True), (
+            f"{name}=={pinned[name]} is outside {dependency.specifier}: run `make lock`"
+        )
+    assert not set(pinned) & set(layer.RUNTIME_PROVIDED)
+
+
+def test_the_layer_cache_is_keyed_by_the_locked_wheels() -> None:
+    locked = layer.locked_requirements()
+    assert layer.requirements_hash(locked) == layer.requirements_hash(list(reversed(locked)))
+    assert layer.requirements_hash(locked) != layer.requirements_hash(locked[1:])
+
+
+def write_fake_python(path: Path, prints: str, code: int = 0) -> Path:
+    path.write_text(f"#!/bin/sh\necho {prints}\nexit {code}\n")
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+    return path
+
+
+def test_an_interpreter_is_asked_its_version_and_a_broken_shim_is_passed_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shim = write_fake_python(tmp_path / "python3.13", "pyenv: python3.13: command not found", 127)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setenv("PYENV_ROOT", str(tmp_path / "no-pyenv"))
+    monkeypatch.delenv("LAYER_PYTHON", raising=False)
+    assert layer.layer_python("3.13") is None
+
+    write_fake_python(shim, "3.12")
+    assert layer.layer_python("3.13") is None
+
+    monkeypatch.setenv("LAYER_PYTHON", str(write_fake_python(tmp_path / "real", "3.13")))
+    assert layer.layer_python("3.13") == str(tmp_path / "real")
+
+
+def test_bytecode_is_compiled_unchecked_so_a_read_only_layer_never_recompiles(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("VALUE = 42\n")
+    (package / "mod.py").write_text("def answer():\n    return 'yes'\n")
+
+    assert layer.compile_bytecode(package, sys.executable)
+
+    tag = sys.implementation.cache_tag
+    pyc = package / "__pycache__" / f"mod.{tag}.pyc"
+    assert pyc_flags(pyc) == UNCHECKED_HASH
+    # The source may change or vanish: an unchecked .pyc is still what runs.
+    (package / "mod.py").write_text("def answer():\n    return 'no'\n")
+    spec = importlib.util.spec_from_file_location("pkg_mod", package / "mod.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.answer() == "yes"
+
+
+def test_without_an_interpreter_nothing_is_compiled(tmp_path: Path) -> None:
+    (tmp_path / "mod.py").write_text("X = 1\n")
+    assert not layer.compile_bytecode(tmp_path, None)
+    assert not list(tmp_path.rglob("*.pyc"))
