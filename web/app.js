@@ -498,16 +498,44 @@ function renderCard(card, caption) {
       showApiError(article, result, fail);
     }
   });
-  // A 409 carries the action as it is now (done elsewhere, discarded, in progress): show that.
-  function settleFromConflict(result) {
-    const view = result.status === 409 && result.data ? result.data.action : null;
-    if (!view) return false;
+  // A settled action is drawn in its state (with its result), never as a form to confirm again.
+  function showSettled(view) {
     if (view.status === "done") lock(resultView(kind, card, view), "is-done");
     else if (view.status === "discarded") lock("Discarded", "is-discarded");
     else return false;
+    return true;
+  }
+  // A 409 carries the action as it is now (done elsewhere, discarded, in progress): show that.
+  function settleFromConflict(result) {
+    const view = result.status === 409 && result.data ? result.data.action : null;
+    if (!view || !showSettled(view)) return false;
     fail(errorMessage(result));
     return true;
   }
+  // /chat's answer can be older than the action (a replayed answer, a card confirmed in another
+  // tab): the action's own state, from GET /actions/{id}, decides what the card offers.
+  async function showCurrentState() {
+    confirm.disabled = discard.disabled = true;
+    article.dataset.state = "is-checking";
+    const result = await api(`/actions/${encodeURIComponent(card.id)}`);
+    const view = result.ok && result.data ? result.data : null;
+    if (view && showSettled(view)) return;
+    if (view && view.status === "executing") {
+      lock("In progress", "is-executing");
+      return;
+    }
+    if (result.status === 404) {
+      lock("No longer available", "is-gone");
+      fail(`${errorMessage(result)} Ask again to get a new one.`);
+      return;
+    }
+    // Proposed, failed (a confirm retries it), or the state could not be read: the confirm
+    // endpoint still refuses anything it must not do.
+    article.dataset.state = view && view.status === "failed" ? "is-failed" : "is-proposed";
+    if (view && view.status === "failed") fail(view.error ? `Not done yet: ${view.error}` : "Not done yet: confirm to try again.");
+    confirm.disabled = discard.disabled = false;
+  }
+  showCurrentState();
   return article;
 }
 

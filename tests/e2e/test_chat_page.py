@@ -368,3 +368,68 @@ def test_a_card_that_cannot_be_drawn_does_not_hide_the_others_or_stop_the_chat(
     # and the chat goes on
     page.unroute("**/chat")
     expect(send(page, "File a Jira bug in WEB for the login crash").locator(JIRA_CARD)).to_have_count(1)
+
+
+def api_post(server_url: str, path: str, body: Any, user: str = "jordan") -> Any:
+    request = urllib.request.Request(
+        server_url.rstrip("/") + path,
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={"content-type": "application/json", "x-local-user": user},
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.load(response)
+
+
+def test_a_card_whose_action_is_done_shows_as_sent_not_as_a_form(page: Page, server_url: str) -> None:
+    # Given an answer (e.g. replayed) whose email card was confirmed and sent since
+    answer = chat_response(server_url, "Email Kinshuok about the quarterly numbers")
+    (card,) = answer["clientActions"]
+    assert api_post(server_url, f"/actions/{card['id']}/confirm", {})["status"] == "done"
+    sent = len(api_get(server_url, "/sandbox/outbox")["emails"])
+    page.route(
+        "**/chat",
+        lambda route: route.fulfill(status=200, content_type="application/json", body=json.dumps(answer)),
+    )
+
+    # When the page draws it
+    email = send(page, "Email Kinshuok about the quarterly numbers").locator(EMAIL_CARD)
+
+    # Then it says Sent and offers nothing to confirm; nothing more is sent
+    expect(email).to_have_attribute("data-state", "is-done")
+    expect(email.locator(".card-status")).to_have_text("Sent")
+    expect(email.get_by_label("Subject")).to_be_disabled()
+    expect(email.get_by_role("button", name="Confirm and send")).to_be_hidden()
+    assert len(api_get(server_url, "/sandbox/outbox")["emails"]) == sent
+
+
+def test_a_discarded_card_shows_as_discarded(page: Page, server_url: str) -> None:
+    answer = chat_response(server_url, "File a Jira bug in WEB for the printer jam")
+    (card,) = answer["clientActions"]
+    api_post(server_url, f"/actions/{card['id']}/discard", {})
+    page.route(
+        "**/chat",
+        lambda route: route.fulfill(status=200, content_type="application/json", body=json.dumps(answer)),
+    )
+
+    jira = send(page, "File a Jira bug in WEB for the printer jam").locator(JIRA_CARD)
+
+    expect(jira).to_have_attribute("data-state", "is-discarded")
+    expect(jira.locator(".card-status")).to_have_text("Discarded")
+
+
+def test_asking_again_after_sending_gives_a_fresh_card_to_confirm(page: Page, server_url: str) -> None:
+    # Given an email the user confirmed in this chat
+    message = "Email Kinshuok about the offsite agenda"
+    first = send(page, message).locator(EMAIL_CARD)
+    first.get_by_role("button", name="Confirm and send").click()
+    expect(first.locator(".card-status")).to_have_text("Sent", timeout=20_000)
+
+    # When they ask for the same again
+    again = send(page, message).locator(EMAIL_CARD)
+
+    # Then it is a new card, open for review, and the first still says Sent
+    expect(again).to_have_attribute("data-state", "is-proposed")
+    expect(again.get_by_role("button", name="Confirm and send")).to_be_enabled()
+    assert again.get_attribute("data-card-id") != first.get_attribute("data-card-id")
+    expect(first.locator(".card-status")).to_have_text("Sent")
