@@ -81,6 +81,27 @@ def test_a_retry_with_the_same_key_replays_the_first_response_without_running_th
     assert session["turns"]["N"] == "1"
 
 
+def test_the_replay_is_the_first_answer_byte_for_byte(env) -> None:
+    # Given a first answer with cards (nested objects whose keys are not in sorted order)
+    first = call({"message": COMBINED}, key="bytes-1")
+    assert list(json_body(first)) == [
+        "message",
+        "clientAction",
+        "clientActions",
+        "clientActionMessages",
+        "sessionId",
+    ]
+
+    # When the client retries with the same key and body
+    second = call({"message": COMBINED}, key="bytes-1")
+
+    # Then the body is the same bytes, not the same JSON re-serialized with other key order
+    assert second["statusCode"] == first["statusCode"] == 200
+    assert second["body"].encode() == first["body"].encode()
+    assert second["headers"]["Content-Type"] == first["headers"]["Content-Type"] == "application/json"
+    assert user_turns(env) == 1
+
+
 def test_the_replay_ignores_json_formatting_of_the_same_body(env) -> None:
     first = call({"message": COMBINED, "timezone": "Europe/Berlin"}, key="fmt-1")
     second = call(f'{{ "timezone": "Europe/Berlin",   "message": "{COMBINED}" }}', key="fmt-1")

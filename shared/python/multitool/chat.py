@@ -14,6 +14,7 @@ retried request never runs the model twice nor makes a second set of drafts.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import time
 from collections.abc import Callable
@@ -109,6 +110,11 @@ def body_hash(request: ChatRequest) -> str:
     return hashlib.sha256(request.model_dump_json().encode()).hexdigest()
 
 
+def wire_text(wire: dict[str, Any]) -> str:
+    """A response body as the HTTP resolver would write it: compact JSON, keys in the model's order."""
+    return json.dumps(wire, separators=(",", ":"))
+
+
 def _replayed(response: Any, idempotent_data: DataRecord) -> Any:
     """Powertools' hook for a response served from the store: counted, the turn not run again."""
     metrics.add_metric(name="ChatReplays", unit="Count", value=1)
@@ -141,9 +147,9 @@ class ChatIdempotency:
             response_hook=_replayed,
         )
 
-    def wrap(self, function: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
-        """``function`` made idempotent on its ``request_key`` keyword argument."""
-        wrapped: Callable[..., dict[str, Any]] = idempotent_function(
+    def wrap(self, function: Callable[..., str]) -> Callable[..., str]:
+        """``function`` made idempotent on its ``request_key`` keyword argument; its text result is stored."""
+        wrapped: Callable[..., str] = idempotent_function(
             function,
             data_keyword_argument="request_key",
             persistence_store=self.persistence,
@@ -240,9 +246,9 @@ class ChatService:
         self.clock = clock
         self.history_exchanges = history_exchanges
         self.idempotency = idempotency
-        self._reply_once = idempotency.wrap(self._reply_wire) if idempotency is not None else None
+        self._reply_once = idempotency.wrap(self._reply_body) if idempotency is not None else None
 
-    def reply_wire(
+    def reply_body(
         self,
         user_id: str,
         request: ChatRequest,
@@ -251,8 +257,11 @@ class ChatService:
         user_email: str | None = None,
         idempotency_key: str | None = None,
         lambda_context: LambdaContext | None = None,
-    ) -> dict[str, Any]:
-        """The wire response for one turn; with an ``idempotency_key``, the stored one on a retry.
+    ) -> str:
+        """The response body (JSON text) for one turn; with an ``idempotency_key``, the stored one on a retry.
+
+        The text itself is what is stored, so a replay is the first answer byte for byte
+        (a stored dict would come back re-serialized, its keys sorted).
 
         Raises what :meth:`reply` raises, plus :class:`IdempotencyKeyReused`,
         :class:`RequestInProgress` and :class:`IdempotencyUnavailable`.
@@ -261,13 +270,15 @@ class ChatService:
         if idempotency_key is None or self._reply_once is None or self.idempotency is None:
             if idempotency_key is not None:
                 logger.warning("Idempotency-Key ignored: no idempotency table is configured")
-            return self.reply(
-                user_id,
-                request,
-                timezone_hint=timezone_hint,
-                user_email=user_email,
-                deadline=turn_deadline(lambda_context),
-            ).to_wire()
+            return wire_text(
+                self.reply(
+                    user_id,
+                    request,
+                    timezone_hint=timezone_hint,
+                    user_email=user_email,
+                    deadline=turn_deadline(lambda_context),
+                ).to_wire()
+            )
         self.idempotency.register_lambda_context(lambda_context)
         request_key = {"userId": user_id, "idempotencyKey": idempotency_key, "bodyHash": body_hash(request)}
         try:
@@ -292,7 +303,7 @@ class ChatService:
             logger.warning("Idempotency store failed", extra={"error_type": type(error).__name__})
             raise IdempotencyUnavailable("Requests cannot be deduplicated right now.") from None
 
-    def _reply_wire(
+    def _reply_body(
         self,
         user_id: str,
         request: ChatRequest,
@@ -301,11 +312,13 @@ class ChatService:
         deadline: float | None,
         *,
         request_key: dict[str, str],
-    ) -> dict[str, Any]:
+    ) -> str:
         # request_key only keys the stored response (see ChatIdempotency); the turn does not read it.
-        return self.reply(
-            user_id, request, timezone_hint=timezone_hint, user_email=user_email, deadline=deadline
-        ).to_wire()
+        return wire_text(
+            self.reply(
+                user_id, request, timezone_hint=timezone_hint, user_email=user_email, deadline=deadline
+            ).to_wire()
+        )
 
     def _validate(self, request: ChatRequest, timezone_hint: str | None) -> str:
         """The turn's time zone, once the request is known to be runnable; :class:`ChatInputError` if not."""

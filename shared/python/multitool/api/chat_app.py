@@ -3,7 +3,7 @@
 A Powertools ``APIGatewayHttpResolver`` (HTTP API, payload format 2.0) over
 :class:`multitool.chat.ChatService`. The caller is the JWT authorizer's
 ``sub`` claim; an ``Idempotency-Key`` header makes a retry replay the first
-response (see :meth:`multitool.chat.ChatService.reply_wire`); typed errors
+response byte for byte (see :meth:`multitool.chat.ChatService.reply_body`); typed errors
 become HTTP responses in one place, :func:`_map_errors`. The deployed handler, the local server and the tests
 serve this same app.
 """
@@ -119,13 +119,13 @@ def chat_app(service: ChatServiceProvider = aws_chat_service) -> APIGatewayHttpR
         return sub.strip()
 
     @app.post("/chat")
-    def chat() -> dict[str, Any]:
+    def chat() -> Response[str]:
         user_id = caller()
         key = idempotency_key(app.current_event.headers.get(IDEMPOTENCY_HEADER))
         request = ChatRequest.model_validate_json(body_text(app.current_event))
         claims = app.current_event.request_context.authorizer.jwt_claim or {}
         zone = claims.get("zoneinfo")
-        return service().reply_wire(
+        body = service().reply_body(
             user_id,
             request,
             timezone_hint=zone if isinstance(zone, str) else None,
@@ -133,6 +133,8 @@ def chat_app(service: ChatServiceProvider = aws_chat_service) -> APIGatewayHttpR
             idempotency_key=key,
             lambda_context=app.lambda_context,
         )
+        # The text as stored: a replay answers the very same bytes.
+        return Response(status_code=HTTPStatus.OK, content_type=content_types.APPLICATION_JSON, body=body)
 
     _map_errors(app)
     return app
