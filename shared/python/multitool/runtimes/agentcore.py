@@ -270,9 +270,12 @@ class _StreamReader:
             logger.debug("Harness usage", extra={k: v for k, v in usage.items() if isinstance(v, int)})
 
     def _on_hookEvent(self, body: Mapping[str, Any]) -> None:
+        # Prefixed: "name" would overwrite the log record's own attribute.
         logger.info(
             "Harness hook",
-            extra={key: str(body.get(key))[:64] for key in ("name", "type", "decision") if key in body},
+            extra={
+                f"hook_{key}": str(body.get(key))[:64] for key in ("name", "type", "decision") if key in body
+            },
         )
 
     def reply(self) -> HarnessReply:
