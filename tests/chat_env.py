@@ -16,15 +16,21 @@ from multitool.tables import create_all
 
 
 @contextmanager
-def offline_chat_env(monkeypatch: pytest.MonkeyPatch, people: Sequence[Person]) -> Iterator[dict[str, Any]]:
-    """Tables in moto, the directory seeded, the offline runtime selected; the service rebuilt around it."""
+def offline_chat_env(
+    monkeypatch: pytest.MonkeyPatch, people: Sequence[Person], runtime: str = "offline"
+) -> Iterator[dict[str, Any]]:
+    """Tables in moto, the directory seeded, an offline runtime selected; the service rebuilt around it.
+
+    ``offline`` is the offline model behind the offline harness (the AgentCore runtime's code);
+    ``offline-converse`` is the offline model run by the Converse loop.
+    """
     with mock_aws():
         client = boto3.client("dynamodb")
         names = create_all(client)
         seed_people(client, names["DIRECTORY_TABLE_NAME"], people)
         for key, value in names.items():
             monkeypatch.setenv(key, value)
-        monkeypatch.setenv("RUNTIME", "offline")
+        monkeypatch.setenv("RUNTIME", runtime)
         monkeypatch.setenv("DEFAULT_TIMEZONE", "Europe/Berlin")
         aws_chat_service.cache_clear()
         try:

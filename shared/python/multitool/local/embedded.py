@@ -6,8 +6,11 @@ identity, starts the fake Jira sandbox with its credentials in Secrets Manager,
 seeds the directory, and returns the environment the Lambda handlers read.
 
 Endpoints are set per service (``AWS_ENDPOINT_URL_DYNAMODB`` ...) rather than
-with ``AWS_ENDPOINT_URL``, so that a real Bedrock runtime (``--agent-id`` or
-``--runtime converse --model-id``) still reaches AWS while the data stays local.
+with ``AWS_ENDPOINT_URL``, so that a real Bedrock runtime (``--agent-id``,
+``--runtime converse --model-id`` or a harness ARN) still reaches AWS while the
+data stays local. The default, ``offline``, runs the offline model behind the
+offline harness through the AgentCore runtime, the code the default deployment
+runs; ``offline-converse`` runs the offline model through the Converse loop.
 """
 
 from __future__ import annotations
@@ -83,6 +86,7 @@ class RuntimeChoice:
     agent_id: str | None = None
     agent_alias_id: str | None = None
     model_id: str | None = None
+    harness_arn: str | None = None
 
     @classmethod
     def from_options(
@@ -92,12 +96,15 @@ class RuntimeChoice:
         agent_id: str | None = None,
         agent_alias_id: str | None = None,
         model_id: str | None = None,
+        harness_arn: str | None = None,
     ) -> RuntimeChoice:
         """Infer the runtime from the flags given; reject incomplete combinations."""
         if (agent_id is None) != (agent_alias_id is None):
             raise LocalSetupError("--agent-id and --alias-id go together: give both or neither.")
         if runtime is None:
-            if agent_id:
+            if harness_arn:
+                runtime = Runtime.AGENTCORE
+            elif agent_id:
                 runtime = Runtime.AGENT
             elif model_id:
                 runtime = Runtime.CONVERSE
@@ -114,11 +121,13 @@ class RuntimeChoice:
             raise LocalSetupError(
                 "--runtime converse needs --model-id (a Bedrock model or inference profile)."
             )
-        return cls(chosen, agent_id, agent_alias_id, model_id)
+        if chosen is Runtime.AGENTCORE and not harness_arn:
+            raise LocalSetupError("--runtime agentcore needs a harness ARN (HARNESS_ARN).")
+        return cls(chosen, agent_id, agent_alias_id, model_id, harness_arn)
 
     @property
     def uses_aws(self) -> bool:
-        return self.runtime is not Runtime.OFFLINE
+        return self.runtime not in (Runtime.OFFLINE, Runtime.OFFLINE_CONVERSE)
 
 
 @dataclass
@@ -180,6 +189,8 @@ def function_env(
         env["AGENT_ALIAS_ID"] = runtime.agent_alias_id
     if runtime.model_id:
         env["MODEL_ID"] = runtime.model_id
+    if runtime.harness_arn:
+        env["HARNESS_ARN"] = runtime.harness_arn
     if not runtime.uses_aws:
         env.update(FAKE_CREDENTIALS)
     return env

@@ -1,0 +1,189 @@
+"""POST /chat through the AgentCore harness runtime: the real handler, moto DynamoDB, scripted harnesses."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import boto3
+import pytest
+from botocore.stub import Stubber
+from multitool.api.chat_app import aws_chat_service
+from multitool.local.embedded import LocalSetupError, RuntimeChoice, function_env, load_seed
+from multitool.people import Person
+from multitool.runtimes import AwsClients, OfflineHarness, OfflineModel
+from multitool.runtimes.agentcore import runtime_session_id
+from multitool.settings import Runtime
+
+from tests import harness_streams as h
+from tests.chat_env import offline_chat_env
+from tests.http_events import FakeLambdaContext, http_api_event, json_body
+
+PEOPLE = [
+    Person(id="p1", display_name="Kinshuok Sharma", email="kinshuok@example.com", timezone="Asia/Kolkata"),
+    Person(id="p2", display_name="Priya Natarajan", email="priya@example.com", timezone="Europe/Berlin"),
+]
+COMBINED = "Email Kinshuok about the doc and schedule a sync for Thursday"
+EMAIL = {"to": ["Kinshuok"], "subject": "About the doc", "body": "Could you have a look?"}
+MEETING = {"attendees": ["Kinshuok"], "title": "Sync", "when": "Thursday"}
+
+
+def call(body: Any, sub: str = "user-1") -> dict[str, Any]:
+    from functions.orchestrator.handler import handler
+
+    return handler(http_api_event("POST", "/chat", body, sub=sub), FakeLambdaContext())
+
+
+@pytest.fixture
+def env(monkeypatch):
+    with offline_chat_env(monkeypatch, PEOPLE) as environment:
+        yield environment
+
+
+def deployed(monkeypatch, client: Any) -> None:
+    """RUNTIME=agentcore with HARNESS_ARN, as the default stack sets it, on ``client``."""
+    monkeypatch.setattr(AwsClients, "bedrock_agentcore", property(lambda self: client))
+    monkeypatch.setenv("RUNTIME", "agentcore")
+    monkeypatch.setenv("HARNESS_ARN", h.HARNESS_ARN)
+    aws_chat_service.cache_clear()
+
+
+def test_a_combined_message_through_the_harness_gives_both_cards(env, monkeypatch) -> None:
+    # Given the deployed runtime, and a harness that pauses on two inline calls in one response
+    client = h.ScriptedHarness(
+        h.calls(("t1", "create_email_draft", EMAIL), ("t2", "propose_meeting", MEETING), pieces=3),
+        h.answer("I drafted the email ", "and proposed times."),
+    )
+    deployed(monkeypatch, client)
+
+    # When the user sends one message with both intents
+    response = call({"message": COMBINED, "sessionId": "sess-h"})
+
+    # Then the API answers with both cards, and the harness session is the user's chat session
+    assert response["statusCode"] == 200
+    body = json_body(response)
+    assert [a["type"] for a in body["clientActions"]] == ["show_new_email_draft", "show_meeting_scheduler"]
+    assert body["message"] == "I drafted the email and proposed times."
+    assert len(body["clientActionMessages"]) == 2
+    assert body["clientAction"] == body["clientActions"][-1]
+    first, resume = client.requests
+    assert first["runtimeSessionId"] == resume["runtimeSessionId"] == runtime_session_id("user-1", "sess-h")
+    assert first["runtimeUserId"] == "user-1"
+    assert [r["toolUseId"] for r in client.tool_results(1)] == ["t1", "t2"]
+
+
+def test_harness_throttling_is_503_with_retry_after(env, monkeypatch) -> None:
+    # A real client: Stubber checks the request against the InvokeHarness input shape, then answers 429.
+    client = boto3.client("bedrock-agentcore", region_name="us-east-1")
+    stubber = Stubber(client)
+    stubber.add_client_error(
+        "invoke_harness",
+        service_error_code="ThrottlingException",
+        service_message="details",
+        http_status_code=429,
+    )
+    stubber.activate()
+    deployed(monkeypatch, client)
+
+    response = call({"message": COMBINED})
+
+    stubber.assert_no_pending_responses()
+
+    assert response["statusCode"] == 503
+    assert int(response["headers"]["Retry-After"]) >= 1
+    assert json_body(response)["error"]["code"] == "model_busy"
+
+
+def test_a_harness_failure_is_502_and_hides_the_service_message(env, monkeypatch) -> None:
+    deployed(
+        monkeypatch, h.ScriptedHarness([h.message_start(), h.stream_error("runtimeClientError", "secret")])
+    )
+
+    response = call({"message": COMBINED})
+
+    assert response["statusCode"] == 502
+    assert json_body(response)["error"]["code"] == "model_failed"
+    assert "secret" not in response["body"]
+
+
+def test_agentcore_without_its_harness_arn_is_a_clear_500(env, monkeypatch) -> None:
+    monkeypatch.setenv("RUNTIME", "agentcore")
+    monkeypatch.delenv("HARNESS_ARN", raising=False)
+    aws_chat_service.cache_clear()
+
+    response = call({"message": COMBINED})
+
+    assert response["statusCode"] == 500
+    assert json_body(response)["error"]["code"] == "not_configured"
+
+
+def test_the_offline_default_runs_through_the_harness_runtime(env, monkeypatch) -> None:
+    seen: list[dict[str, Any]] = []
+    original = OfflineHarness.invoke_harness
+
+    def recording(self: OfflineHarness, **kwargs: Any) -> dict[str, Any]:
+        seen.append(kwargs)
+        return original(self, **kwargs)
+
+    monkeypatch.setattr(OfflineHarness, "invoke_harness", recording)
+
+    body = json_body(call({"message": COMBINED, "sessionId": "sess-o"}))
+
+    assert [a["type"] for a in body["clientActions"]] == ["show_new_email_draft", "show_meeting_scheduler"]
+    assert len(seen) == 2  # the pause, then the resume with both results
+    assert seen[0]["runtimeSessionId"] == runtime_session_id("user-1", "sess-o")
+
+
+def test_offline_converse_keeps_the_converse_loop(monkeypatch) -> None:
+    with offline_chat_env(monkeypatch, PEOPLE, runtime="offline-converse"):
+        harness_calls: list[Any] = []
+        monkeypatch.setattr(OfflineHarness, "invoke_harness", lambda self, **kw: harness_calls.append(kw))
+        converse_calls: list[Any] = []
+        original = OfflineModel.converse
+
+        def counting(self: OfflineModel, **kwargs: Any) -> dict[str, Any]:
+            converse_calls.append(kwargs)
+            return original(self, **kwargs)
+
+        monkeypatch.setattr(OfflineModel, "converse", counting)
+
+        body = json_body(call({"message": COMBINED}))
+
+    assert len(body["clientActions"]) == 2
+    assert harness_calls == []
+    assert len(converse_calls) == 2
+    assert "toolConfig" in converse_calls[0]
+
+
+def test_a_follow_up_through_the_offline_harness_refers_to_the_earlier_ticket(env) -> None:
+    first = json_body(call({"message": "File a Jira bug in WEB for the login crash"}))
+
+    second = json_body(call({"message": "Email Priya about it", "sessionId": first["sessionId"]}))
+
+    (email,) = second["clientActions"]
+    assert email["subject"] == "Login crash"
+
+
+# --------------------------------------------------------------------------- choosing locally
+
+
+def test_the_local_default_is_the_offline_harness_and_a_harness_arn_selects_agentcore() -> None:
+    assert RuntimeChoice.from_options().runtime is Runtime.OFFLINE
+    assert not RuntimeChoice.from_options().uses_aws
+    assert not RuntimeChoice.from_options(runtime="offline-converse").uses_aws
+    chosen = RuntimeChoice.from_options(harness_arn=h.HARNESS_ARN)
+    assert chosen.runtime is Runtime.AGENTCORE
+    assert chosen.uses_aws
+    env = function_env(
+        endpoint="http://127.0.0.1:1",
+        tables={},
+        seed=load_seed(),
+        runtime=chosen,
+        region="us-east-1",
+        jira_secret_arn="arn:aws:secretsmanager:us-east-1:123456789012:secret:x",
+    )
+    assert (env["RUNTIME"], env["HARNESS_ARN"]) == ("agentcore", h.HARNESS_ARN)
+
+
+def test_agentcore_locally_needs_a_harness_arn() -> None:
+    with pytest.raises(LocalSetupError, match="harness ARN"):
+        RuntimeChoice.from_options(runtime="agentcore")
