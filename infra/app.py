@@ -28,7 +28,17 @@ def build_app(
     if env is None:
         account, region = os.environ.get("CDK_DEFAULT_ACCOUNT"), os.environ.get("CDK_DEFAULT_REGION")
         env = cdk.Environment(account=account, region=region) if account and region else None
+    # The deploy region decides which inference profiles exist: the stack's, else the CLI's default.
+    region = (env.region if env is not None else None) or os.environ.get("CDK_DEFAULT_REGION") or None
+    settings.check_model_region(region)
     stack = MultitoolStack(app, STACK_NAME, settings=settings, env=env)
+    if region is None and settings.model.is_inference_profile:
+        cdk.Annotations.of(stack).add_warning_v2(
+            "multitool:profile-region-unchecked",
+            f"No deploy region is known (env-agnostic synth): the {settings.model.profile_geo}. inference "
+            f"profile {settings.model_id} can only be checked against a region; set CDK_DEFAULT_REGION "
+            "or run `cdk deploy` with a region configured.",
+        )
     cdk.Validations.of(app).add_plugins(AwsSolutionsChecks(app))
     return app, stack
 

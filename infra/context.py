@@ -1,7 +1,7 @@
 """Deploy-time context (`cdk deploy -c key=value` or cdk.json), validated before anything is built.
 
 A bad value stops synth with one line naming the key and what it accepts, e.g.
-``Invalid context 'runtime': 'foo'. Allowed: agent, converse.``
+``Invalid context 'runtime': 'foo'. Allowed: agentcore, agent, converse.``
 """
 
 from __future__ import annotations
@@ -14,8 +14,10 @@ from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from infra.geography import GEOGRAPHIES, profile_region_problem
+
 # Geography prefixes of Bedrock's system-defined cross-region inference profiles.
-PROFILE_PREFIXES = ("us", "eu", "apac", "us-gov", "global", "jp", "au", "ca")
+PROFILE_PREFIXES = tuple(GEOGRAPHIES)
 _MODEL = r"[a-z0-9-]+\.[a-zA-Z0-9][a-zA-Z0-9._-]*(:\d+(:[a-z0-9]+)?)?"
 _MODEL_ID = re.compile(rf"^{_MODEL}$")
 _PROFILE_ID = re.compile(
@@ -58,8 +60,8 @@ RETENTION_DAYS = (
 
 # What each key accepts, in words: the second half of every error line.
 ALLOWED: dict[str, str] = {
-    "runtime": "agent, converse",
-    "executor": "lambda, return_control",
+    "runtime": "agentcore, agent, converse",
+    "executor": "return_control (runtime=agentcore, the default), lambda or return_control (runtime=agent)",
     "modelId": (
         "a Bedrock model id (provider.model[:version], e.g. anthropic.claude-3-5-sonnet-20241022-v2:0) "
         f"or a cross-region inference profile id ({'/'.join(PROFILE_PREFIXES)} + '.' + model id)"
@@ -90,13 +92,25 @@ class ContextError(ValueError):
 
 
 class Runtime(StrEnum):
-    AGENT = "agent"
-    CONVERSE = "converse"
+    AGENTCORE = "agentcore"  # the AgentCore managed harness: any account with model access
+    AGENT = "agent"  # Agents Classic: only accounts that already use Bedrock Agents
+    CONVERSE = "converse"  # the orchestrator runs the loop itself on Converse
 
 
 class Executor(StrEnum):
     LAMBDA = "lambda"
     RETURN_CONTROL = "return_control"
+
+
+# What each runtime runs its tools with when `executor` is not given, and what it accepts.
+DEFAULT_EXECUTOR = {Runtime.AGENTCORE: Executor.RETURN_CONTROL, Runtime.AGENT: Executor.LAMBDA}
+RUNTIME_EXECUTORS = {
+    Runtime.AGENTCORE: (
+        (Executor.RETURN_CONTROL,),
+        "return_control (the harness hands every call back to the orchestrator as an inline function; "
+        "an AgentCore Gateway executor comes later)",
+    ),
+}
 
 
 class ModelRef(BaseModel):
@@ -110,6 +124,11 @@ class ModelRef(BaseModel):
     @property
     def foundation_model_id(self) -> str:
         return self.model_id.split(".", 1)[1] if self.profile_geo else self.model_id
+
+    @property
+    def destination_region_pattern(self) -> str | None:
+        """The IAM region segment of the foundation-model ARNs this profile may route to."""
+        return GEOGRAPHIES[self.profile_geo].region_pattern if self.profile_geo else None
 
     @property
     def is_inference_profile(self) -> bool:
@@ -130,8 +149,8 @@ class DeployContext(BaseModel):
 
     model_config = ConfigDict(frozen=True, populate_by_name=True, extra="ignore")
 
-    runtime: Runtime = Runtime.AGENT
-    executor: Executor = Executor.LAMBDA
+    runtime: Runtime = Runtime.AGENTCORE
+    executor: Executor | None = None
     model_id: str = Field(alias="modelId")
     sender_email: str = Field(alias="senderEmail")
     ses_configuration_set: str | None = Field(default=None, alias="sesConfigurationSet")
@@ -218,6 +237,17 @@ class DeployContext(BaseModel):
         return value
 
     @model_validator(mode="after")
+    def _executor_of_runtime(self) -> Self:
+        if self.executor is not None and self.runtime in RUNTIME_EXECUTORS:
+            accepted, words = RUNTIME_EXECUTORS[self.runtime]
+            if self.executor not in accepted:
+                raise ContextError(
+                    f"Invalid context 'executor': {self.executor.value!r}. "
+                    f"Allowed with runtime={self.runtime.value}: {words}."
+                )
+        return self
+
+    @model_validator(mode="after")
     def _pool_pair(self) -> Self:
         if (self.user_pool_id is None) != (self.user_pool_client_id is None):
             missing = "userPoolClientId" if self.user_pool_client_id is None else "userPoolId"
@@ -228,14 +258,33 @@ class DeployContext(BaseModel):
     def model(self) -> ModelRef:
         return parse_model_id(self.model_id)
 
+    def check_model_region(self, region: str | None) -> None:
+        """Refuse an inference profile that does not exist in the stack's region (e.g. ``us.`` in
+        eu-west-1), naming the prefix that does; ``None`` (an env-agnostic synth) cannot be checked."""
+        model = self.model
+        if region is None or model.profile_geo is None:
+            return
+        problem = profile_region_problem(model.profile_geo, model.foundation_model_id, region)
+        if problem:
+            raise ContextError(f"Invalid context 'modelId': {self.model_id!r}. {problem}")
+
     @property
     def uses_agent(self) -> bool:
         return self.runtime is Runtime.AGENT
 
     @property
+    def uses_harness(self) -> bool:
+        return self.runtime is Runtime.AGENTCORE
+
+    @property
+    def resolved_executor(self) -> Executor | None:
+        """The executor given, else the runtime's default; None for Converse (no executor)."""
+        return self.executor or DEFAULT_EXECUTOR.get(self.runtime)
+
+    @property
     def lambda_executors(self) -> bool:
         """Action-group Lambdas exist only when Bedrock invokes them (agent runtime, Lambda executor)."""
-        return self.uses_agent and self.executor is Executor.LAMBDA
+        return self.uses_agent and self.resolved_executor is Executor.LAMBDA
 
     @property
     def tools_in_orchestrator(self) -> bool:

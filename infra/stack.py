@@ -14,6 +14,7 @@ from multitool.tables import BOOKINGS, DIRECTORY, DRAFTS, IDEMPOTENCY, SESSIONS,
 from infra.components.agent import ACTION_GROUPS, ChatAgent
 from infra.components.api import ChatApi, UserDirectory
 from infra.components.functions import FunctionSpec, MultitoolFunction
+from infra.components.harness import ChatHarness
 from infra.components.jira import JiraSecret
 from infra.components.layer import SharedLayer
 from infra.components.mail import SenderIdentity
@@ -103,6 +104,11 @@ class MultitoolStack(cdk.Stack):
                 guardrail_version=settings.guardrail_version,
             )
 
+        # The default Bedrock agent: the AgentCore harness, tools handed back as inline functions.
+        self.harness: ChatHarness | None = None
+        if settings.uses_harness:
+            self.harness = ChatHarness(self, "Harness", model=model)
+
         # The chat path: runs the model turn; never sends mail or reads the Jira secret.
         chat_env = {
             **tool_env,
@@ -113,6 +119,8 @@ class MultitoolStack(cdk.Stack):
             chat_env |= {"AGENT_ID": self.agent.agent_id, "AGENT_ALIAS_ID": self.agent.alias_id}
         else:
             chat_env["MODEL_ID"] = settings.model_id
+        if self.harness is not None:
+            chat_env["HARNESS_ARN"] = self.harness.harness_arn
         self.orchestrator = function(
             "Orchestrator",
             FunctionSpec(
@@ -128,6 +136,9 @@ class MultitoolStack(cdk.Stack):
             orchestrator_role.add_to_principal_policy(
                 iam.PolicyStatement(actions=["bedrock:InvokeAgent"], resources=[self.agent.alias_arn])
             )
+        elif self.harness is not None:
+            # The harness calls the model with its own role; the orchestrator may only invoke it.
+            self.harness.grant_invoke(orchestrator_role)
         else:
             # The Converse loop calls Converse, never ConverseStream.
             model.grant_invoke(orchestrator_role, streaming=False)
@@ -201,6 +212,8 @@ class MultitoolStack(cdk.Stack):
         if self.agent is not None:
             cdk.CfnOutput(self, "AgentId", value=self.agent.agent_id)
             cdk.CfnOutput(self, "AgentAliasId", value=self.agent.alias_id)
+        if self.harness is not None:
+            cdk.CfnOutput(self, "HarnessArn", value=self.harness.harness_arn, description="AgentCore harness")
         cdk.CfnOutput(self, "JiraSecretArn", value=self.jira.secret.secret_arn)
         for spec, table in self.tables.by_spec.items():
             cdk.CfnOutput(self, f"{spec.logical_name}TableName", value=table.table_name)

@@ -20,12 +20,13 @@ class ModelAccess(Construct):
         super().__init__(scope, construct_id)
         self.model = model
         stack = cdk.Stack.of(self)
+        self._region_pattern = model.destination_region_pattern
         if model.is_inference_profile:
             self.profile_arn: str | None = stack.format_arn(
                 service="bedrock", resource="inference-profile", resource_name=model.model_id
             )
-            # The profile routes each request to any region of its geography.
-            region = "*"
+            # The profile routes each request to any destination region of its geography (us-* for us.).
+            region = self._region_pattern or "*"
         else:
             self.profile_arn = None
             region = stack.region
@@ -54,12 +55,14 @@ class ModelAccess(Construct):
             iam.Grant.add_to_principal(
                 grantee=grantee, actions=["bedrock:GetInferenceProfile"], resource_arns=[self.profile_arn]
             )
+            region = self._region_pattern
             if isinstance(grantee, Construct):
                 acknowledge(
                     grantee,
                     f"The cross-region inference profile {self.model.model_id} routes each request to "
-                    f"{self.model.foundation_model_id} in any region of its geography, so the "
-                    "foundation-model ARN's region is a wildcard; the model itself is fixed.",
-                    "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/"
+                    f"{self.model.foundation_model_id} in any destination region of its geography, so the "
+                    f"foundation-model ARN's region is the geography's pattern ({region}); the model "
+                    "itself is fixed.",
+                    f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:{region}::foundation-model/"
                     f"{self.model.foundation_model_id}]",
                 )

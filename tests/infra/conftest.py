@@ -15,11 +15,16 @@ CONFIGURATION_SET = "multitool-mail"
 
 
 @pytest.fixture(scope="session")
+def harness_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
+    """The default deploy, exactly cdk.json's context: the AgentCore harness on the `us.` profile."""
+    return synthesize(tmp_path_factory.mktemp("harness"))
+
+
+@pytest.fixture(scope="session")
 def agent_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
-    """The default deploy (Bedrock agent, Lambda executors, a new user pool) on a plain
-    foundation model id; the inference-profile form (cdk.json's default) is the
-    return-control variant's."""
-    return synthesize(tmp_path_factory.mktemp("agent"), modelId=FOUNDATION_MODEL)
+    """Agents Classic (Lambda executors, a new user pool) on a plain foundation model id; the
+    inference-profile form is the return-control variant's."""
+    return synthesize(tmp_path_factory.mktemp("agent"), runtime="agent", modelId=FOUNDATION_MODEL)
 
 
 @pytest.fixture(scope="session")
@@ -27,6 +32,7 @@ def return_control_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesize
     """Agent with RETURN_CONTROL, an inference profile, a guardrail, an existing pool and sender."""
     return synthesize(
         tmp_path_factory.mktemp("return-control"),
+        runtime="agent",
         executor="return_control",
         modelId=PROFILE_MODEL,
         guardrailId=GUARDRAIL,

@@ -26,7 +26,8 @@ def test_pinned_cli_synthesizes_the_stack(tmp_path: Path) -> None:
         "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20",
         "CDK_DISABLE_VERSION_CHECK": "1",
     }
-    env.pop("CDK_DEFAULT_ACCOUNT", None)
+    for unset in ("CDK_DEFAULT_ACCOUNT", "CDK_DEFAULT_REGION", "AWS_REGION", "AWS_DEFAULT_REGION"):
+        env.pop(unset, None)
     npx = shutil.which("npx")
     assert npx is not None
     result = subprocess.run(
@@ -37,7 +38,9 @@ def test_pinned_cli_synthesizes_the_stack(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr[-3000:]
     template = json.loads((tmp_path / "Multitool.template.json").read_text())
     types = {r["Type"] for r in template["Resources"].values()}
-    assert {"AWS::Bedrock::Agent", "AWS::ApiGatewayV2::Api", "AWS::Lambda::LayerVersion"} <= types
+    # The default deploy works for any account: the AgentCore harness, no Agents Classic resource.
+    assert {"AWS::BedrockAgentCore::Harness", "AWS::ApiGatewayV2::Api", "AWS::Lambda::LayerVersion"} <= types
+    assert not {"AWS::Bedrock::Agent", "AWS::Bedrock::AgentAlias"} & types
     assert (tmp_path / "manifest.json").is_file()
 
 
@@ -57,4 +60,35 @@ def test_pinned_cli_reports_bad_context_in_one_line(tmp_path: Path) -> None:
         cwd=ROOT, env=env, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert result.returncode != 0
-    assert "Invalid context 'runtime': 'foo'. Allowed: agent, converse." in result.stderr.splitlines()
+    assert (
+        "Invalid context 'runtime': 'foo'. Allowed: agentcore, agent, converse." in result.stderr.splitlines()
+    )
+
+
+def test_pinned_cli_refuses_the_default_us_profile_in_an_eu_region(tmp_path: Path) -> None:
+    # A new user whose AWS config says eu-west-1 runs `cdk deploy` with cdk.json's us. profile
+    venv_bin = ROOT / ".venv" / "bin"
+    env = {
+        **os.environ,
+        "PATH": f"{venv_bin}{os.pathsep}{os.environ['PATH']}",
+        "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20",
+        "CDK_DISABLE_VERSION_CHECK": "1",
+        "AWS_REGION": "eu-west-1",
+    }
+    for unset in ("CDK_DEFAULT_ACCOUNT", "CDK_DEFAULT_REGION", "AWS_DEFAULT_REGION"):
+        env.pop(unset, None)
+    npx = shutil.which("npx")
+    assert npx is not None
+    result = subprocess.run(
+        [npx, "--no-install", "cdk", "synth", "--quiet", "--no-notices", "--output", str(tmp_path),
+         "-c", "senderEmail=sender@example.com"],
+        cwd=ROOT, env=env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert result.returncode != 0
+    model = json.loads((ROOT / "cdk.json").read_text())["context"]["modelId"].split(".", 1)[1]
+    assert (
+        f"Invalid context 'modelId': 'us.{model}'. The us. inference profile exists only in US regions and "
+        "this stack deploys to eu-west-1: use the eu. or global. profile of the model "
+        f"(e.g. -c modelId=eu.{model}) or deploy to a US region."
+    ) in result.stderr.splitlines()
+    assert not (tmp_path / "Multitool.template.json").exists()

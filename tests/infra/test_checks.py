@@ -17,7 +17,7 @@ from tests.infra.test_layer import assert_bytecode_as_bundled
 
 pytestmark = pytest.mark.infra
 
-VARIANTS = ("agent_stack", "return_control_stack", "converse_stack")
+VARIANTS = ("harness_stack", "agent_stack", "return_control_stack", "converse_stack")
 
 
 @pytest.fixture(params=VARIANTS)

@@ -24,14 +24,43 @@ def _error(**overrides: Any) -> str:
     return str(caught.value)
 
 
-def test_defaults_deploy_the_agent_with_lambda_executors() -> None:
+def test_defaults_deploy_the_agentcore_harness_with_inline_functions() -> None:
     settings = DeployContext.from_context(VALID)
-    assert settings.runtime is Runtime.AGENT
-    assert settings.executor is Executor.LAMBDA
-    assert settings.lambda_executors
-    assert not settings.tools_in_orchestrator
+    assert settings.runtime is Runtime.AGENTCORE
+    assert settings.resolved_executor is Executor.RETURN_CONTROL
+    assert not settings.uses_agent
+    assert settings.uses_harness
+    assert not settings.lambda_executors
+    assert settings.tools_in_orchestrator
     assert settings.web_origin == "http://localhost:8000"
     assert settings.idle_session_ttl_seconds == 600
+
+
+def test_cdk_json_defaults_to_the_harness_and_sets_no_executor() -> None:
+    # The executor follows the runtime unless given: a cdk.json 'lambda' would break the default.
+    context = json.loads((ROOT / "cdk.json").read_text())["context"]
+    assert context["runtime"] == "agentcore"
+    assert "executor" not in context
+
+
+def test_the_classic_agent_still_defaults_to_lambda_executors() -> None:
+    settings = DeployContext.from_context({**VALID, "runtime": "agent"})
+    assert settings.uses_agent
+    assert settings.resolved_executor is Executor.LAMBDA
+    assert settings.lambda_executors
+    assert not settings.tools_in_orchestrator
+    returned = DeployContext.from_context({**VALID, "runtime": "agent", "executor": "return_control"})
+    assert returned.tools_in_orchestrator
+
+
+def test_the_harness_accepts_only_inline_functions_for_now() -> None:
+    settings = DeployContext.from_context({**VALID, "runtime": "agentcore", "executor": "return_control"})
+    assert settings.resolved_executor is Executor.RETURN_CONTROL
+    assert _error(runtime="agentcore", executor="lambda") == (
+        "Invalid context 'executor': 'lambda'. Allowed with runtime=agentcore: return_control "
+        "(the harness hands every call back to the orchestrator as an inline function; "
+        "an AgentCore Gateway executor comes later)."
+    )
 
 
 def test_command_line_strings_are_coerced() -> None:
@@ -71,11 +100,14 @@ def test_model_ids_and_inference_profiles(model_id: str, profile: str | None) ->
 
 
 def test_unknown_runtime_names_key_and_allowed_values() -> None:
-    assert _error(runtime="foo") == "Invalid context 'runtime': 'foo'. Allowed: agent, converse."
+    assert _error(runtime="foo") == "Invalid context 'runtime': 'foo'. Allowed: agentcore, agent, converse."
 
 
 def test_unknown_executor() -> None:
-    assert _error(executor="step") == "Invalid context 'executor': 'step'. Allowed: lambda, return_control."
+    assert _error(executor="step") == (
+        "Invalid context 'executor': 'step'. Allowed: return_control (runtime=agentcore, the default), "
+        "lambda or return_control (runtime=agent)."
+    )
 
 
 @pytest.mark.parametrize(
@@ -134,7 +166,7 @@ def test_app_exits_with_the_one_line_instead_of_a_traceback() -> None:
         [sys.executable, str(ROOT / "infra" / "app.py")], env=env, capture_output=True, text=True, check=False
     )
     assert result.returncode == 1
-    assert result.stderr.strip() == "Invalid context 'runtime': 'foo'. Allowed: agent, converse."
+    assert result.stderr.strip() == "Invalid context 'runtime': 'foo'. Allowed: agentcore, agent, converse."
     assert result.stdout == ""
 
 
@@ -147,3 +179,115 @@ def test_an_existing_sender_identity_is_a_context_switch() -> None:
         "Invalid context 'createSenderIdentity': 'maybe'. Allowed: true (create the SES identity and mail "
         "its verification link), false (senderEmail is already an SES identity in this account and region)."
     )
+
+
+# --- inference profile geography (a `us.` profile exists only in US regions) -----------------------
+
+PROFILE = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
+MODEL = "anthropic.claude-sonnet-4-5-20250929-v1:0"
+
+
+def _region_error(model_id: str, region: str) -> str:
+    settings = DeployContext.from_context({**VALID, "modelId": model_id})
+    with pytest.raises(ContextError) as caught:
+        settings.check_model_region(region)
+    return str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("region", "prefixes"),
+    [
+        ("eu-west-1", "eu. or global."),
+        ("eu-central-2", "eu. or global."),
+        ("ap-northeast-1", "jp., apac. or global."),
+        ("ap-southeast-2", "au., apac. or global."),
+        ("ap-south-1", "apac. or global."),
+        ("ca-central-1", "ca. or global."),
+        ("sa-east-1", "global."),
+        ("us-gov-west-1", "us-gov."),
+    ],
+)
+def test_a_us_profile_outside_the_us_names_the_prefix_of_the_stack_region(region: str, prefixes: str) -> None:
+    message = _region_error(PROFILE, region)
+    assert message.startswith(
+        f"Invalid context 'modelId': {PROFILE!r}. The us. inference profile exists only in US regions and "
+        f"this stack deploys to {region}: use the {prefixes} profile of the model"
+    )
+    first = prefixes.split(" ")[0].rstrip(",")
+    assert f"(e.g. -c modelId={first}{MODEL})" in message
+    assert "\n" not in message
+
+
+def test_the_message_names_each_geography_by_its_own_regions() -> None:
+    message = _region_error(f"jp.{MODEL}", "eu-west-1")
+    assert "The jp. inference profile exists only in Japan regions" in message
+
+
+@pytest.mark.parametrize(
+    ("model_id", "region"),
+    [
+        (PROFILE, "us-east-1"),
+        (PROFILE, "us-west-2"),
+        (f"eu.{MODEL}", "eu-west-1"),
+        (f"global.{MODEL}", "eu-west-1"),
+        (f"global.{MODEL}", "sa-east-1"),
+        (f"apac.{MODEL}", "ap-northeast-1"),
+        (f"jp.{MODEL}", "ap-northeast-3"),
+        (f"au.{MODEL}", "ap-southeast-4"),
+        (f"us-gov.{MODEL}", "us-gov-east-1"),
+        (MODEL, "eu-west-1"),  # a foundation-model id is the region's own model: nothing to check
+    ],
+)
+def test_a_profile_of_the_stack_regions_geography_is_accepted(model_id: str, region: str) -> None:
+    DeployContext.from_context({**VALID, "modelId": model_id}).check_model_region(region)
+
+
+def test_no_geographic_profile_in_china_regions() -> None:
+    message = _region_error(PROFILE, "cn-north-1")
+    assert message.startswith(
+        f"Invalid context 'modelId': {PROFILE!r}. The us. inference profile exists only"
+    )
+    assert "cn-north-1 has no cross-region inference profile: use a foundation-model id" in message
+
+
+def test_an_unresolved_region_is_not_guessed() -> None:
+    # Env-agnostic synth (no account/region): the app warns instead; the check runs when the region is known.
+    DeployContext.from_context({**VALID, "modelId": PROFILE}).check_model_region(None)
+
+
+def test_the_app_refuses_a_us_profile_in_an_eu_stack_before_building_anything() -> None:
+    import aws_cdk as cdk
+
+    from infra.app import build_app
+
+    app = cdk.App(context={**VALID, "modelId": PROFILE})
+    with pytest.raises(ContextError, match=r"this stack deploys to eu-west-1: use the eu\. or global\."):
+        build_app(app, cdk.Environment(account="123456789012", region="eu-west-1"))
+    assert app.node.try_find_child("Multitool") is None
+
+
+def test_the_app_reads_the_region_from_cdk_default_region_without_an_account(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import aws_cdk as cdk
+
+    from infra.app import build_app
+
+    monkeypatch.delenv("CDK_DEFAULT_ACCOUNT", raising=False)
+    monkeypatch.setenv("CDK_DEFAULT_REGION", "ap-southeast-2")
+    with pytest.raises(ContextError, match=r"deploys to ap-southeast-2: use the au\., apac\. or global\."):
+        build_app(cdk.App(context={**VALID, "modelId": PROFILE}))
+
+
+def test_an_env_agnostic_app_warns_that_the_profile_region_is_unchecked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import aws_cdk as cdk
+
+    from infra.app import build_app
+
+    monkeypatch.delenv("CDK_DEFAULT_ACCOUNT", raising=False)
+    monkeypatch.delenv("CDK_DEFAULT_REGION", raising=False)
+    _, stack = build_app(cdk.App(context={**VALID, "modelId": PROFILE, "runtime": "converse"}))
+    warnings = [str(entry.data) for entry in stack.node.metadata if entry.type == "aws:cdk:warning"]
+    assert any("No deploy region is known" in w and "profile-region-unchecked" in w for w in warnings)

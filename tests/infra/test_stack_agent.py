@@ -1,4 +1,4 @@
-"""The default deploy (Bedrock agent, Lambda executors): what `cdk deploy` stands up, from the template."""
+"""Agents Classic, Lambda executors (`-c runtime=agent`): what `cdk deploy` stands up, from its template."""
 
 from __future__ import annotations
 

@@ -85,7 +85,7 @@ def test_inference_profile_and_guardrail_reach_the_agent(return_control_stack: S
     assert invokable == sorted(
         [
             f"arn:<P>:bedrock:us-east-1:123456789012:inference-profile/{PROFILE_MODEL}",
-            f"arn:<P>:bedrock:*::foundation-model/{model}",
+            f"arn:<P>:bedrock:us-*::foundation-model/{model}",
         ]
     )
     guardrails = [_joined(a) for a in resources_for_action(synth, role, "bedrock:ApplyGuardrail")]

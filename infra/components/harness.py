@@ -1,0 +1,180 @@
+"""The Bedrock agent for every account: an AgentCore managed harness whose tools are inline functions.
+
+Agents Classic stopped accepting new customers on 2026-07-30; the AgentCore harness is its successor.
+The harness runs the model loop; each tool is an ``inline_function`` (return of control), so every
+call of one model response comes back to the orchestrator, which runs them as one batch and answers
+with ``toolResult`` blocks in the next ``InvokeHarness``. The tools, their input schemas and the
+system prompt come from the layer (``multitool``): infra names no tool by hand.
+
+There is no L2 construct for the harness; this builds ``CfnHarness`` (AWS::BedrockAgentCore::Harness).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import aws_cdk as cdk
+from aws_cdk import aws_bedrockagentcore as agentcore
+from aws_cdk import aws_iam as iam
+from constructs import Construct
+
+from infra.components.model import ModelAccess
+from infra.nag import acknowledge
+
+SERVICE_PRINCIPAL = "bedrock-agentcore.amazonaws.com"
+# Calling InvokeHarness is authorized as both actions, on the harness ARN ("IAM permissions model",
+# https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/harness-security.html).
+INVOKE_ACTIONS = ("bedrock-agentcore:InvokeHarness", "bedrock-agentcore:InvokeAgentRuntime")
+LOG_GROUP_PREFIX = "/aws/bedrock-agentcore/runtimes/"
+LOG_ACTIONS = ("logs:CreateLogGroup", "logs:DescribeLogStreams", "logs:CreateLogStream", "logs:PutLogEvents")
+
+# Limits per InvokeHarness call. With inline functions the harness pauses at the first response that
+# calls a tool, so one call is one or two model iterations; 5 matches the Converse loop's round limit
+# and stops a runaway loop long before the service default (75). API Gateway cuts the request at 30 s
+# and the orchestrator runs 30 s, so one invocation may not outlive 25 s (service default: 3600 s).
+MAX_ITERATIONS = 5
+TIMEOUT_SECONDS = 25
+
+
+def harness_system_prompt() -> str:
+    """The prompt contract, owned by the layer: the same instruction the Classic agent gets."""
+    from multitool.prompts import AGENT_INSTRUCTION
+
+    return AGENT_INSTRUCTION
+
+
+def registry_tool_specs() -> tuple[dict[str, Any], ...]:
+    """The registry's tools as Converse tool specs (name, description, inputSchema.json)."""
+    from multitool.runtimes.converse import default_tool_specs
+
+    return default_tool_specs()
+
+
+def model_max_tokens() -> int:
+    """The answer budget the Converse loop gives the same model."""
+    from multitool.runtimes.converse import MAX_TOKENS
+
+    return MAX_TOKENS
+
+
+def inline_tools(specs: Sequence[dict[str, Any]]) -> list[agentcore.CfnHarness.HarnessToolProperty]:
+    """Each Converse tool spec as a harness ``inline_function`` tool with the same name, description
+    and JSON schema (a plain object: CloudFormation takes ``InputSchema`` verbatim)."""
+    tools = []
+    for spec in specs:
+        tool = spec["toolSpec"]
+        tools.append(
+            agentcore.CfnHarness.HarnessToolProperty(
+                type="inline_function",
+                name=tool["name"],
+                config=agentcore.CfnHarness.HarnessToolConfigurationProperty(
+                    inline_function=agentcore.CfnHarness.HarnessInlineFunctionConfigProperty(
+                        description=tool["description"], input_schema=tool["inputSchema"]["json"]
+                    )
+                ),
+            )
+        )
+    return tools
+
+
+class ChatHarness(Construct):
+    """The harness, its execution role, and the grant that lets a caller invoke exactly this harness."""
+
+    def __init__(self, scope: Construct, construct_id: str, *, model: ModelAccess) -> None:
+        super().__init__(scope, construct_id)
+        stack = cdk.Stack.of(self)
+        specs = registry_tool_specs()
+        self.tool_names = tuple(spec["toolSpec"]["name"] for spec in specs)
+
+        # Trust: the AgentCore service, for this account's AgentCore resources only. The source ARN is
+        # the service-wide `bedrock-agentcore:<region>:<account>:*` of the AgentCore Runtime trust policy
+        # (https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/runtime-permissions.html): the
+        # harness runs on an AgentCore Runtime, and CreateHarness's role validation presents a source
+        # ARN that is not `harness/...`, so a harness-scoped ArnLike fails the deploy.
+        self.role = iam.Role(
+            self,
+            "ExecutionRole",
+            description="multitool AgentCore harness: invokes its model only",
+            assumed_by=iam.ServicePrincipal(
+                SERVICE_PRINCIPAL,
+                conditions={
+                    "StringEquals": {"aws:SourceAccount": stack.account},
+                    "ArnLike": {"aws:SourceArn": stack.format_arn(service="bedrock-agentcore", resource="*")},
+                },
+            ),
+        )
+        # The harness calls the model with ConverseStream (api format converse_stream).
+        model.grant_invoke(self.role)
+
+        self.harness = agentcore.CfnHarness(
+            self,
+            "Harness",
+            harness_name=cdk.Names.unique_resource_name(self, max_length=40, separator="_"),
+            execution_role_arn=self.role.role_arn,
+            model=agentcore.CfnHarness.HarnessModelConfigurationProperty(
+                bedrock_model_config=agentcore.CfnHarness.HarnessBedrockModelConfigProperty(
+                    model_id=model.model_id, api_format="converse_stream", temperature=0
+                )
+            ),
+            system_prompt=[
+                agentcore.CfnHarness.HarnessSystemContentBlockProperty(text=harness_system_prompt())
+            ],
+            tools=inline_tools(specs),
+            # Only the registry's tools: no built-in shell, file, browser or code-interpreter tool.
+            allowed_tools=list(self.tool_names),
+            # The orchestrator keeps each conversation (its sessions table) and sends it with every
+            # call; managed memory (the service default) would keep a second copy for 30 days.
+            memory=agentcore.CfnHarness.HarnessMemoryConfigurationProperty(disabled={}),
+            max_iterations=MAX_ITERATIONS,
+            max_tokens=model_max_tokens(),
+            timeout_seconds=TIMEOUT_SECONDS,
+        )
+        # CreateHarness validates the role: its policy must exist first.
+        policy = self.role.node.try_find_child("DefaultPolicy")
+        if policy is not None:
+            self.harness.node.add_dependency(policy)
+
+        # Logs go to the harness's own AgentCore Runtime log groups ("Traces, logs, and metrics flow to
+        # CloudWatch through the harness execution role", harness-operations.html). The runtime id exists
+        # only once the harness does, so this policy is attached after it (no cycle with the role
+        # validation above) and names that runtime's groups, not every runtime's.
+        runtime_groups = stack.format_arn(
+            service="logs",
+            resource="log-group",
+            resource_name=f"{LOG_GROUP_PREFIX}{self.runtime_id}*",
+            arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
+        )
+        self.log_policy = iam.Policy(
+            self,
+            "LogPolicy",
+            roles=[self.role],
+            statements=[iam.PolicyStatement(actions=list(LOG_ACTIONS), resources=[runtime_groups])],
+        )
+        acknowledge(
+            self.log_policy,
+            "The harness's AgentCore Runtime names its log groups after the runtime id with a service-chosen "
+            "suffix (e.g. -DEFAULT); the resource is exactly this runtime's groups and their streams.",
+            f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:{_nag(stack.region, 'AWS::Region')}:"
+            f"{_nag(stack.account, 'AWS::AccountId')}:log-group:{LOG_GROUP_PREFIX}"
+            f"<{stack.get_logical_id(self.harness)}.Environment.AgentCoreRuntimeEnvironment.AgentRuntimeId>*]",
+        )
+
+    @property
+    def harness_arn(self) -> str:
+        return self.harness.attr_arn
+
+    @property
+    def runtime_id(self) -> str:
+        return self.harness.attr_environment_agent_core_runtime_environment_agent_runtime_id
+
+    def grant_invoke(self, grantee: iam.IGrantable) -> None:
+        """InvokeHarness on this harness and nothing else."""
+        iam.Grant.add_to_principal(
+            grantee=grantee, actions=list(INVOKE_ACTIONS), resource_arns=[self.harness_arn]
+        )
+
+
+def _nag(value: str, pseudo: str) -> str:
+    """How cdk-nag spells a value in a finding id: itself, or ``<AWS::Region>`` when env-agnostic."""
+    return f"<{pseudo}>" if cdk.Token.is_unresolved(value) else value

@@ -1,0 +1,239 @@
+"""The default deploy (`runtime=agentcore`): an AgentCore managed harness, from the synthesized template."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from multitool.prompts import AGENT_INSTRUCTION
+from multitool.runtimes.converse import MAX_TOKENS, default_tool_specs, tool_specs_from_registry
+from multitool.settings import ChatSettings
+
+from infra.components.harness import INVOKE_ACTIONS, LOG_ACTIONS, MAX_ITERATIONS, TIMEOUT_SECONDS
+from tests.infra.conftest import PROFILE_MODEL
+from tests.infra.iam_queries import (
+    actions_for_role,
+    as_list,
+    dynamodb_actions_by_table,
+    function_id,
+    resources_for_action,
+    role_of_function,
+    statements_for_role,
+)
+from tests.infra.synth import Synthesized
+from tests.infra.test_stack_agent import CHAT_TABLE_ACTIONS, TOOL_TABLE_ACTIONS, expected_table_actions
+
+pytestmark = pytest.mark.infra
+
+MODEL = PROFILE_MODEL.split(".", 1)[1]
+
+
+def _joined(arn: Any) -> str:
+    """An ARN built with Fn::Join, as one string: the partition as <P>, a GetAtt as <Logical.Attr>."""
+    if isinstance(arn, str):
+        return arn
+    parts = []
+    for part in arn["Fn::Join"][1]:
+        if isinstance(part, str):
+            parts.append(part)
+        elif part == {"Ref": "AWS::Partition"}:
+            parts.append("<P>")
+        else:
+            logical_id, attribute = part["Fn::GetAtt"]
+            parts.append(f"<{logical_id}.{attribute}>")
+    return "".join(parts)
+
+
+def _harness(synth: Synthesized) -> tuple[str, dict[str, Any]]:
+    ((logical_id, resource),) = synth.of_type("AWS::BedrockAgentCore::Harness").items()
+    return logical_id, resource
+
+
+def _harness_role(synth: Synthesized) -> str:
+    _, resource = _harness(synth)
+    role: str = resource["Properties"]["ExecutionRoleArn"]["Fn::GetAtt"][0]
+    return role
+
+
+# --- what the default deploy is ---------------------------------------------------------------------
+
+
+def test_the_default_deploy_has_a_harness_and_no_classic_agent(harness_stack: Synthesized) -> None:
+    assert len(harness_stack.of_type("AWS::BedrockAgentCore::Harness")) == 1
+    assert harness_stack.of_type("AWS::Bedrock::Agent") == {}
+    assert harness_stack.of_type("AWS::Bedrock::AgentAlias") == {}
+    # The orchestrator runs the tools in-process: no action-group Lambdas, nothing Bedrock may invoke.
+    functions = harness_stack.of_type("AWS::Lambda::Function")
+    assert set(functions) == {function_id(harness_stack, c) for c in ("Orchestrator", "Review")}
+    principals = {
+        p["Properties"]["Principal"] for p in harness_stack.of_type("AWS::Lambda::Permission").values()
+    }
+    assert principals == {"apigateway.amazonaws.com"}
+
+
+def test_the_harness_runs_the_context_model_with_the_prompt_contract_and_limits(
+    harness_stack: Synthesized,
+) -> None:
+    _, resource = _harness(harness_stack)
+    props = resource["Properties"]
+    assert props["Model"] == {
+        "BedrockModelConfig": {"ModelId": PROFILE_MODEL, "ApiFormat": "converse_stream", "Temperature": 0}
+    }
+    assert props["SystemPrompt"] == [{"Text": AGENT_INSTRUCTION}]
+    assert (props["MaxIterations"], props["TimeoutSeconds"], props["MaxTokens"]) == (
+        MAX_ITERATIONS,
+        TIMEOUT_SECONDS,
+        MAX_TOKENS,
+    )
+    # One harness invocation ends before API Gateway's 30 s cut and the orchestrator's own timeout.
+    orchestrator = harness_stack.props(function_id(harness_stack, "Orchestrator"))
+    assert props["TimeoutSeconds"] < orchestrator["Timeout"] <= 30
+    # No second copy of the conversation: the orchestrator's sessions table keeps it.
+    assert props["Memory"] == {"Disabled": {}}
+    assert not {"Environment", "EnvironmentArtifact", "Skills", "Hooks", "AuthorizerConfiguration"} & set(
+        props
+    )
+    # A generated name in the service's pattern (letters, digits, _; 40 at most).
+    assert re.fullmatch(r"[a-zA-Z][a-zA-Z0-9_]{0,39}", props["HarnessName"])
+
+
+def test_each_registry_tool_is_one_inline_function_with_the_converse_input_schema(
+    harness_stack: Synthesized,
+) -> None:
+    _, resource = _harness(harness_stack)
+    tools = resource["Properties"]["Tools"]
+    specs = {spec["toolSpec"]["name"]: spec["toolSpec"] for spec in default_tool_specs()}
+    registry = {spec["toolSpec"]["name"] for spec in tool_specs_from_registry()}
+    assert [t["Name"] for t in tools] == list(specs)
+    assert set(specs) == registry
+    for tool in tools:
+        spec = specs[tool["Name"]]
+        assert tool["Type"] == "inline_function"
+        assert tool["Config"] == {
+            "InlineFunction": {"Description": spec["description"], "InputSchema": spec["inputSchema"]["json"]}
+        }
+    # Only these tools: the harness's built-in shell, file, browser and code tools stay off.
+    assert resource["Properties"]["AllowedTools"] == list(specs)
+
+
+# --- the execution role -----------------------------------------------------------------------------
+
+
+def test_the_execution_role_trusts_only_agentcore_in_this_account(harness_stack: Synthesized) -> None:
+    role = harness_stack.props(_harness_role(harness_stack))
+    (trust,) = role["AssumeRolePolicyDocument"]["Statement"]
+    assert trust["Effect"] == "Allow"
+    assert trust["Action"] == "sts:AssumeRole"
+    assert trust["Principal"] == {"Service": "bedrock-agentcore.amazonaws.com"}
+    assert trust["Condition"]["StringEquals"] == {"aws:SourceAccount": "123456789012"}
+    arn_like = trust["Condition"]["ArnLike"]["aws:SourceArn"]
+    assert _joined(arn_like) == "arn:<P>:bedrock-agentcore:us-east-1:123456789012:*"
+    assert not role.get("ManagedPolicyArns")
+
+
+def test_the_execution_role_may_invoke_the_profile_and_its_us_models_and_write_its_own_logs_only(
+    harness_stack: Synthesized,
+) -> None:
+    synth = harness_stack
+    role = _harness_role(synth)
+    harness_id, _ = _harness(synth)
+    assert actions_for_role(synth, role) == {
+        "bedrock:InvokeModel",
+        "bedrock:InvokeModelWithResponseStream",
+        "bedrock:GetInferenceProfile",
+        *LOG_ACTIONS,
+    }
+    profile = f"arn:<P>:bedrock:us-east-1:123456789012:inference-profile/{PROFILE_MODEL}"
+    # The us. profile routes to the model in US regions only: us-*, not every region.
+    models = sorted([profile, f"arn:<P>:bedrock:us-*::foundation-model/{MODEL}"])
+    for action in ("bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream"):
+        assert sorted(_joined(a) for a in resources_for_action(synth, role, action)) == models
+    assert [_joined(a) for a in resources_for_action(synth, role, "bedrock:GetInferenceProfile")] == [profile]
+    runtime_logs = (
+        "arn:<P>:logs:us-east-1:123456789012:log-group:/aws/bedrock-agentcore/runtimes/"
+        f"<{harness_id}.Environment.AgentCoreRuntimeEnvironment.AgentRuntimeId>*"
+    )
+    for action in LOG_ACTIONS:
+        assert [_joined(a) for a in resources_for_action(synth, role, action)] == [runtime_logs]
+    for statement in statements_for_role(synth, role):
+        assert statement["Effect"] == "Allow"
+        assert statement["Resource"] != "*"
+
+
+def test_the_harness_is_created_after_the_policy_its_role_validation_needs(
+    harness_stack: Synthesized,
+) -> None:
+    harness_id, resource = _harness(harness_stack)
+    role = _harness_role(harness_stack)
+    model_policy = next(
+        logical_id
+        for logical_id, policy in harness_stack.of_type("AWS::IAM::Policy").items()
+        if {"Ref": role} in policy["Properties"]["Roles"] and "bedrock:InvokeModel" in str(policy)
+    )
+    assert model_policy in as_list(resource["DependsOn"])
+    # The log policy names the harness's runtime, so CloudFormation creates it after the harness.
+    assert harness_stack.stack.harness is not None
+    log_policy = harness_stack.props(harness_stack.logical_id(harness_stack.stack.harness.log_policy))
+    assert log_policy["Roles"] == [{"Ref": role}]
+    (statement,) = log_policy["PolicyDocument"]["Statement"]
+    runtime_id = {"Fn::GetAtt": [harness_id, "Environment.AgentCoreRuntimeEnvironment.AgentRuntimeId"]}
+    assert runtime_id in statement["Resource"]["Fn::Join"][1]
+
+
+# --- the orchestrator -------------------------------------------------------------------------------
+
+
+def test_the_orchestrator_gets_the_harness_arn_and_the_runtime(harness_stack: Synthesized) -> None:
+    harness_id, _ = _harness(harness_stack)
+    env = harness_stack.props(function_id(harness_stack, "Orchestrator"))["Environment"]["Variables"]
+    assert env["RUNTIME"] == "agentcore"
+    assert env["HARNESS_ARN"] == {"Fn::GetAtt": [harness_id, "Arn"]}
+    assert env["MODEL_ID"] == PROFILE_MODEL
+    assert not {"AGENT_ID", "AGENT_ALIAS_ID"} & set(env)
+    required = {name.upper() for name, field in ChatSettings.model_fields.items() if field.is_required()}
+    assert required <= set(env)
+
+
+def test_the_orchestrator_may_invoke_only_this_harness_and_no_model(harness_stack: Synthesized) -> None:
+    synth = harness_stack
+    harness_id, _ = _harness(synth)
+    role = role_of_function(synth, function_id(synth, "Orchestrator"))
+    actions = actions_for_role(synth, role)
+    agentcore = {a for a in actions if a.startswith("bedrock-agentcore:")}
+    assert (
+        agentcore
+        == set(INVOKE_ACTIONS)
+        == {
+            "bedrock-agentcore:InvokeHarness",
+            "bedrock-agentcore:InvokeAgentRuntime",
+        }
+    )
+    for action in INVOKE_ACTIONS:
+        assert resources_for_action(synth, role, action) == [{"Fn::GetAtt": [harness_id, "Arn"]}]
+    # The harness calls the model with its own role; the orchestrator calls no model, no agent.
+    assert not {a for a in actions if a.startswith("bedrock:")}
+    assert not {a for a in actions if a.startswith("ses:") or a.startswith("secretsmanager:")}
+    # It runs the tools itself: the chat tables and the tool tables, exactly.
+    expected = expected_table_actions(synth, {**CHAT_TABLE_ACTIONS, **TOOL_TABLE_ACTIONS})
+    assert dynamodb_actions_by_table(synth, role) == expected
+
+
+def test_no_other_role_may_invoke_the_harness(harness_stack: Synthesized) -> None:
+    orchestrator = role_of_function(harness_stack, function_id(harness_stack, "Orchestrator"))
+    for role in harness_stack.of_type("AWS::IAM::Role"):
+        if role != orchestrator:
+            assert not {
+                a for a in actions_for_role(harness_stack, role) if a.startswith("bedrock-agentcore:")
+            }
+
+
+# --- outputs ----------------------------------------------------------------------------------------
+
+
+def test_the_harness_arn_is_an_output_with_a_stable_logical_id(harness_stack: Synthesized) -> None:
+    harness_id, _ = _harness(harness_stack)
+    outputs = harness_stack.data["Outputs"]
+    assert outputs["HarnessArn"]["Value"] == {"Fn::GetAtt": [harness_id, "Arn"]}
+    assert {"ApiUrl", "UserPoolId", "UserPoolClientId", "JiraSecretArn"} <= set(outputs)
+    assert not {"AgentId", "AgentAliasId"} & set(outputs)
