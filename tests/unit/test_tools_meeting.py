@@ -216,3 +216,87 @@ def test_user_email_attribute_is_optional() -> None:
     assert ToolContext.from_session("s-1", {"userId": "user-1", "userEmail": ""}).requester_email is None
     context = ToolContext.from_session("s-1", {"userId": "user-1", "userEmail": "me@example.com"})
     assert context.requester_email == "me@example.com"
+
+
+def propose_for(when: str, **extra: object) -> dict[str, object]:
+    """A meeting with an address outside the directory (no zone, so only the user's hours count)."""
+    ports = ToolPorts(MemoryDirectory(sample_people()), MemoryCalendar(), MemoryDraftStore())
+    arguments = {"attendees": ["guest@partner.org"], "title": "Sync", "when": when, **extra}
+    (outcome,) = run_calls([("propose_meeting", arguments)], ctx(), ports)
+    assert outcome.ok, outcome.body
+    return outcome.body
+
+
+@pytest.mark.parametrize(
+    ("when", "first", "last_end"),
+    [
+        ("Friday morning", berlin(4, 9), berlin(4, 12)),
+        ("Friday afternoon", berlin(4, 13), berlin(4, 17)),
+        ("Friday lunchtime", berlin(4, 12), berlin(4, 14)),
+        ("Friday end of day", berlin(4, 16), berlin(4, 18)),
+        ("Friday evening", berlin(4, 17), berlin(4, 19)),
+        ("this afternoon", berlin(1, 13), berlin(1, 17)),
+    ],
+)
+def test_a_part_of_the_day_narrows_the_slots_to_its_hours(
+    when: str, first: datetime, last_end: datetime
+) -> None:
+    payload = propose_for(when, durationMinutes=30)
+    slots = [(datetime.fromisoformat(s["start"]), datetime.fromisoformat(s["end"])) for s in payload["slots"]]
+    assert slots[0][0] == first
+    assert all(first <= start and end <= last_end for start, end in slots)
+
+
+def test_friday_morning_says_how_it_was_read() -> None:
+    payload = propose_for("Friday morning")
+    assert payload["slots"][0]["start"] == "2026-12-04T09:00:00+01:00"
+    assert payload["notes"] == [
+        "'Friday' read as Fri 4 Dec (the coming one).",
+        "'morning' read as 09:00-12:00.",
+        "No length was asked for: 30 minutes.",
+    ]
+
+
+def test_a_part_of_the_day_outside_working_hours_says_so() -> None:
+    payload = propose_for("Friday evening", durationMinutes=60)
+    assert "The evening reaches outside working hours (09:00-17:00)." in payload["notes"]
+    assert not any("No length" in note for note in payload["notes"])
+
+
+def test_no_time_asked_says_working_hours_were_applied() -> None:
+    payload = propose_for("Thursday", durationMinutes=30)
+    assert payload["notes"] == [
+        "'Thursday' read as Thu 3 Dec (the coming one).",
+        "No time was asked for: the slots are the earliest free times within working hours (09:00-17:00).",
+    ]
+
+
+def test_a_full_part_of_the_day_moves_to_the_same_hours_of_the_next_working_day() -> None:
+    ports = ToolPorts(
+        MemoryDirectory(sample_people()),
+        MemoryCalendar(
+            [
+                Booking(
+                    id="b",
+                    title="Busy",
+                    organizer="o",
+                    attendees=("guest@partner.org",),
+                    start=berlin(4, 9),
+                    end=berlin(4, 12),
+                )
+            ]
+        ),
+        MemoryDraftStore(),
+    )
+    arguments = {"attendees": ["guest@partner.org"], "title": "Sync", "when": "Friday morning"}
+    (outcome,) = run_calls([("propose_meeting", arguments)], ctx(), ports)
+    assert outcome.body["slots"][0]["start"] == "2026-12-07T09:00:00+01:00"  # Monday morning
+
+
+def test_an_impossible_time_is_a_422_on_when_through_run_calls() -> None:
+    ports = ToolPorts(MemoryDirectory(sample_people()), MemoryCalendar(), MemoryDraftStore())
+    arguments = {"attendees": ["guest@partner.org"], "title": "Sync", "when": "Friday at 25:00"}
+    (outcome,) = run_calls([("propose_meeting", arguments)], ctx(), ports)
+    assert outcome.status == 422
+    assert outcome.body["error"]["field"] == "when"
+    assert "25:00" in outcome.body["error"]["message"]

@@ -83,3 +83,157 @@ def test_unparseable_text_is_rejected_with_examples(text: str) -> None:
 def test_more_than_a_year_ahead_is_rejected() -> None:
     with pytest.raises(UnparseableDate, match="year"):
         resolve_when("2029-01-01", ctx())
+
+
+# Phrasings with the fixed now above (Tuesday 1 Dec 2026, 10:00 Berlin): day, time, window, notes.
+MORNING = (time(9), time(12))
+AFTERNOON = (time(13), time(17))
+EVENING = (time(17), time(19))
+END_OF_DAY = (time(16), time(18))
+LUNCH = (time(12), time(14))
+FRI = "read as Fri 4 Dec (the coming one)."
+
+
+@pytest.mark.parametrize(
+    ("text", "day", "at", "window", "notes"),
+    [
+        (
+            "Friday morning",
+            date(2026, 12, 4),
+            None,
+            MORNING,
+            [f"'Friday' {FRI}", "'morning' read as 09:00-12:00."],
+        ),
+        (
+            "on Friday in the morning",
+            date(2026, 12, 4),
+            None,
+            MORNING,
+            [f"'Friday' {FRI}", "'morning' read as 09:00-12:00."],
+        ),
+        ("tomorrow afternoon", date(2026, 12, 2), None, AFTERNOON, ["'afternoon' read as 13:00-17:00."]),
+        ("this afternoon", date(2026, 12, 1), None, AFTERNOON, ["'afternoon' read as 13:00-17:00."]),
+        (
+            "Friday evening",
+            date(2026, 12, 4),
+            None,
+            EVENING,
+            [f"'Friday' {FRI}", "'evening' read as 17:00-19:00."],
+        ),
+        ("tonight", date(2026, 12, 1), None, EVENING, ["'tonight' read as 17:00-19:00."]),
+        (
+            "Friday end of day",
+            date(2026, 12, 4),
+            None,
+            END_OF_DAY,
+            [f"'Friday' {FRI}", "'end of day' read as 16:00-18:00."],
+        ),
+        (
+            "Friday EOD",
+            date(2026, 12, 4),
+            None,
+            END_OF_DAY,
+            [f"'Friday' {FRI}", "'end of day' read as 16:00-18:00."],
+        ),
+        (
+            "friday by close of business",
+            date(2026, 12, 4),
+            None,
+            END_OF_DAY,
+            [f"'friday' {FRI}", "'end of day' read as 16:00-18:00."],
+        ),
+        (
+            "Friday lunchtime",
+            date(2026, 12, 4),
+            None,
+            LUNCH,
+            [f"'Friday' {FRI}", "'lunchtime' read as 12:00-14:00."],
+        ),
+        (
+            "Friday at lunch",
+            date(2026, 12, 4),
+            None,
+            LUNCH,
+            [f"'Friday' {FRI}", "'lunchtime' read as 12:00-14:00."],
+        ),
+        ("Friday at noon", date(2026, 12, 4), time(12), None, [f"'Friday' {FRI}"]),
+        ("Friday midday", date(2026, 12, 4), time(12), None, [f"'Friday' {FRI}"]),
+        ("Friday at 3pm", date(2026, 12, 4), time(15), None, [f"'Friday' {FRI}"]),
+        ("Friday 3 pm", date(2026, 12, 4), time(15), None, [f"'Friday' {FRI}"]),
+        ("Friday at 9:30am", date(2026, 12, 4), time(9, 30), None, [f"'Friday' {FRI}"]),
+        ("Friday at 12am", date(2026, 12, 4), time(0), None, [f"'Friday' {FRI}"]),
+        ("Friday 15:00", date(2026, 12, 4), time(15), None, [f"'Friday' {FRI}"]),
+        ("Friday at 10", date(2026, 12, 4), time(10), None, [f"'Friday' {FRI}"]),
+        (
+            "Friday at 3",
+            date(2026, 12, 4),
+            time(15),
+            None,
+            [f"'Friday' {FRI}", "'at 3' read as 15:00 (say '3am' for the morning)."],
+        ),
+        (
+            "Friday at 2:30",
+            date(2026, 12, 4),
+            time(14, 30),
+            None,
+            [f"'Friday' {FRI}", "'2:30' read as 14:30 (say '2:30am' for the morning)."],
+        ),
+        ("Friday at 02:30", date(2026, 12, 4), time(2, 30), None, [f"'Friday' {FRI}"]),
+        (
+            "Friday morning at 10",
+            date(2026, 12, 4),
+            time(10),
+            MORNING,
+            [f"'Friday' {FRI}", "'morning' read as 09:00-12:00."],
+        ),
+        ("Thursday", date(2026, 12, 3), None, None, ["'Thursday' read as Thu 3 Dec (the coming one)."]),
+        (
+            "Tuesday",
+            date(2026, 12, 8),
+            None,
+            None,
+            ["'Tuesday' read as Tue 8 Dec (next week's, since today is that day)."],
+        ),
+        (
+            "next Friday",
+            date(2026, 12, 11),
+            None,
+            None,
+            ["'next Friday' read as Fri 11 Dec (a week after the coming one)."],
+        ),
+        ("tomorrow at 3pm", date(2026, 12, 2), time(15), None, []),
+        ("Dec 4 at 10am", date(2026, 12, 4), time(10), None, []),
+        ("2026-12-04T14:30", date(2026, 12, 4), time(14, 30), None, []),
+    ],
+)
+def test_phrasings_and_every_guess_said(
+    text: str, day: date, at: time | None, window: tuple[time, time] | None, notes: list[str]
+) -> None:
+    requested = resolve_when(text, ctx())
+    assert (requested.day, requested.time, requested.window) == (day, at, window)
+    assert list(requested.notes) == notes
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("Friday at 25:00", "25:00"),
+        ("Friday at 24:00", "24:00"),
+        ("Friday at 9:75", "9:75"),
+        ("Friday at 13pm", "13pm"),
+        ("Friday at 0am", "0am"),
+        ("Friday at 10:60am", "10:60am"),
+        ("Friday at 31", "at 31"),
+    ],
+)
+def test_an_impossible_time_is_an_error_naming_when_never_dropped(text: str, said: str) -> None:
+    with pytest.raises(UnparseableDate) as raised:
+        resolve_when(text, ctx())
+    assert raised.value.field == "when"
+    assert f"'{said}'" in raised.value.message
+
+
+def test_a_part_of_today_that_is_over_is_in_the_past() -> None:
+    with pytest.raises(DateInPast) as raised:
+        resolve_when("this morning", ctx(datetime(2026, 12, 1, 12, 30, tzinfo=UTC)))  # 13:30 Berlin
+    assert raised.value.field == "when"

@@ -17,7 +17,11 @@ in the directory keeps the same working hours in their own zone
 Ambiguous and unknown names and bare addresses do not constrain the hours:
 their zone is not known. A time the user named ("tomorrow at 3pm") is the
 first slot when it is free, even outside anyone's working hours, since the
-user asked for it; a note names whose hours it falls outside.
+user asked for it; a note names whose hours it falls outside. A part of the
+day ("Friday morning") narrows every searched day to its hours
+(:data:`multitool.tools.when.PARTS_OF_DAY`), and every guess (the day a weekday
+means, an hour read as the afternoon, working hours or a 30-minute length
+assumed) is said in ``notes``.
 """
 
 from __future__ import annotations
@@ -78,7 +82,10 @@ class MeetingArgs(WireModel):
     when: SingleLine = Field(
         min_length=1,
         max_length=MAX_WHEN_CHARS,
-        description="Day or time as said: 'Thursday', 'tomorrow at 3pm', 'next Tuesday', or ISO 8601",
+        description=(
+            "Day or time as said: 'Thursday', 'Friday morning', 'tomorrow at 3pm', 'next Tuesday', "
+            "or ISO 8601"
+        ),
     )
     duration_minutes: int = Field(
         default=30, ge=MIN_DURATION_MINUTES, le=MAX_DURATION_MINUTES, description="Length in minutes"
@@ -296,6 +303,10 @@ def slot_proposal(
 
     def free_candidates(day: date) -> list[_Candidate]:
         opens, closes = local_hours(day, zone, config)
+        if requested.window is not None:  # a part of the day the user named: those hours, every day
+            opens, closes = (
+                datetime.combine(day, moment, tzinfo=zone).astimezone(UTC) for moment in requested.window
+            )
         free: list[_Candidate] = []
         moment = _round_up(max(opens, not_before), step)
         while moment + duration <= closes:
@@ -415,6 +426,23 @@ def hours_notes(proposal: SlotProposal, requested: RequestedTime, config: ToolCo
     return notes
 
 
+def reading_notes(args: MeetingArgs, requested: RequestedTime, config: ToolConfig) -> list[str]:
+    """Every guess behind the slots: how the day and time were read, hours and duration assumed."""
+    notes = list(requested.notes)
+    hours = f"{config.working_hours_start:02d}:00-{config.working_hours_end:02d}:00"
+    if requested.window is not None:
+        opens, closes = (m.hour + m.minute / 60 for m in requested.window)
+        if opens < config.working_hours_start or closes > config.working_hours_end:
+            notes.append(f"The {requested.part} reaches outside working hours ({hours}).")
+    elif requested.time is None:
+        notes.append(
+            f"No time was asked for: the slots are the earliest free times within working hours ({hours})."
+        )
+    if "duration_minutes" not in args.model_fields_set:
+        notes.append(f"No length was asked for: {args.duration_minutes} minutes.")
+    return notes
+
+
 def prepare(args: MeetingArgs, ctx: ToolContext, config: ToolConfig) -> Prepared:
     requested = resolve_when(args.when, ctx)
     duration = timedelta(minutes=args.duration_minutes)
@@ -440,6 +468,7 @@ def prepare(args: MeetingArgs, ctx: ToolContext, config: ToolConfig) -> Prepared
         if asked is not None and not proposal.asked_first:
             notes.append(f"{asked.isoformat(timespec='minutes')} is taken; these are the next free times.")
         notes.extend(hours_notes(proposal, requested, config))
+        notes.extend(reading_notes(args, requested, config))
         return {
             "action": ACTION,
             "title": args.title,
