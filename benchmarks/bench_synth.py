@@ -22,8 +22,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 VARIANTS: dict[str, dict[str, str]] = {
-    "agent + Lambda executors": {},
-    "agent + RETURN_CONTROL": {"executor": "return_control"},
+    "agentcore harness (default)": {},
+    "agent + Lambda executors": {"runtime": "agent"},
+    "agent + RETURN_CONTROL": {"runtime": "agent", "executor": "return_control"},
     "converse": {"runtime": "converse"},
 }
 
