@@ -21,13 +21,16 @@ def clean_env() -> dict[str, str]:
 
 
 @contextmanager
-def local_server(startup_seconds: float = STARTUP_SECONDS) -> Iterator[str]:
-    """``multitool serve --port 0``; yields the URL it prints, and stops it on exit.
+def local_server(
+    startup_seconds: float = STARTUP_SECONDS, *, output: list[str] | None = None, args: tuple[str, ...] = ()
+) -> Iterator[str]:
+    """``multitool serve --port 0 [args]``; yields the URL it prints, and stops it on exit.
 
+    ``output``, when given, collects every line the server prints (stdout and stderr), as it prints it.
     Raises ``RuntimeError`` with everything the server printed when no URL comes in time.
     """
     process = subprocess.Popen(
-        [sys.executable, "-m", "multitool.cli", "serve", "--port", "0"],
+        [sys.executable, "-m", "multitool.cli", "serve", "--port", "0", *args],
         cwd=REPO,
         env=clean_env(),
         stdout=subprocess.PIPE,
@@ -35,7 +38,7 @@ def local_server(startup_seconds: float = STARTUP_SECONDS) -> Iterator[str]:
         text=True,
     )
     lines: queue.Queue[str] = queue.Queue()
-    output: list[str] = []
+    output = output if output is not None else []
 
     def pump() -> None:
         assert process.stdout is not None

@@ -87,6 +87,13 @@ def request(
         return error.code, {k.lower(): v for k, v in error.headers.items()}, error.read()
 
 
+def calls(api: LocalApi, function: str = "orchestrator") -> list[dict[str, Any]]:
+    """Every event the echo handler's instances of ``function`` received."""
+    instances = api.instances(function)
+    instances.first()
+    return [event for handler in instances.loaded for event in handler.__globals__["CALLS"]]
+
+
 def echoed(raw: bytes) -> dict[str, Any]:
     return json.loads(raw)  # type: ignore[no-any-return]
 
@@ -187,13 +194,13 @@ def test_requests_without_a_known_local_user_are_rejected_before_the_function(
     server: LocalHttpServer, functions_dir: Path, headers: dict[str, str]
 ) -> None:
     api = server.api
-    calls_before = len(api.handler("orchestrator")[0].__globals__["CALLS"])
+    calls_before = len(calls(api))
 
     status, _, raw = request(server, "POST", "/chat", b"{}", headers)
 
     assert status == 401
     assert json.loads(raw) == {"message": "Unauthorized"}
-    assert len(api.handler("orchestrator")[0].__globals__["CALLS"]) == calls_before
+    assert len(calls(api)) == calls_before
 
 
 def test_a_handler_result_without_status_code_is_a_json_200(server: LocalHttpServer) -> None:
@@ -334,7 +341,7 @@ def test_paths_the_file_system_cannot_name_are_404_not_a_dropped_connection(
 
 def test_a_chunked_body_is_refused_with_411_before_the_function(server: LocalHttpServer) -> None:
     api = server.api
-    calls_before = len(api.handler("orchestrator")[0].__globals__["CALLS"])
+    calls_before = len(calls(api))
 
     answer = raw_exchange(
         server,
@@ -347,14 +354,14 @@ def test_a_chunked_body_is_refused_with_411_before_the_function(server: LocalHtt
     assert answer.count(b"HTTP/1.1 ") == 1
     assert b"\r\nconnection: close\r\n" in answer.lower()
     assert b"Content-Length" in answer.split(b"\r\n\r\n", 1)[1]
-    assert len(api.handler("orchestrator")[0].__globals__["CALLS"]) == calls_before
+    assert len(calls(api)) == calls_before
 
 
 def test_local_sign_in_is_honoured_only_for_requests_from_this_machine(server: LocalHttpServer) -> None:
     from multitool.local.server import route_request
 
     api = server.api
-    calls_before = len(api.handler("orchestrator")[0].__globals__["CALLS"])
+    calls_before = len(calls(api))
 
     # Given a request from another machine (serve --host 0.0.0.0) naming a local user
     response = route_request(
@@ -370,7 +377,7 @@ def test_local_sign_in_is_honoured_only_for_requests_from_this_machine(server: L
     # Then it is not signed in, and the function never runs
     assert response.status == 401
     assert "this machine" in response.json()["message"]
-    assert len(api.handler("orchestrator")[0].__globals__["CALLS"]) == calls_before
+    assert len(calls(api)) == calls_before
 
 
 @pytest.mark.parametrize("path", ["/local/users", "/sandbox/outbox"])
@@ -394,3 +401,213 @@ def test_the_page_itself_is_served_to_other_machines(server: LocalHttpServer) ->
 
     assert response.status == 200
     assert response.body == (repo_root() / "web" / "index.html").read_bytes()
+
+
+# --------------------------------------------------------------------------- concurrency and connections
+
+PROBE_HANDLER = """
+import _local_server_probe as probe
+
+
+def handler(event, context):
+    probe.events.append(("enter", event["requestContext"]["requestId"]))
+    # Both requests must be inside a handler at once to pass: serialized, the first one waits alone.
+    probe.barrier.wait(timeout=5)
+    probe.events.append(("exit", event["requestContext"]["requestId"]))
+    return {"statusCode": 200, "body": "{}"}
+"""
+
+
+@pytest.fixture
+def probe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any, LocalHttpServer]]:
+    import sys
+    import types
+
+    module = types.ModuleType("_local_server_probe")
+    module.events = []  # type: ignore[attr-defined]
+    module.barrier = threading.Barrier(2)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "_local_server_probe", module)
+    (tmp_path / "orchestrator").mkdir()
+    (tmp_path / "orchestrator" / "handler.py").write_text(PROBE_HANDLER)
+    running = make_server(LocalApi(tmp_path, load_seed()), port=0, idle_timeout=1.0)
+    thread = threading.Thread(target=running.serve_forever, daemon=True)
+    thread.start()
+    yield module, running
+    running.shutdown()
+    running.server_close()
+
+
+def test_concurrent_requests_to_one_function_run_at_the_same_time(probe: tuple[Any, LocalHttpServer]) -> None:
+    module, running = probe
+    statuses: list[int] = []
+
+    def post() -> None:
+        statuses.append(request(running, "POST", "/chat", b"{}", {"X-Local-User": "jordan"})[0])
+
+    # When two clients post at once
+    clients = [threading.Thread(target=post) for _ in range(2)]
+    for client in clients:
+        client.start()
+    for client in clients:
+        client.join(15)
+
+    # Then both handlers were entered before either returned (each in an instance of its own)
+    assert statuses == [200, 200]
+    kinds = [kind for kind, _ in module.events]
+    assert kinds[:2] == ["enter", "enter"]
+    assert sorted(kinds) == ["enter", "enter", "exit", "exit"]
+    assert len(running.api.instances("orchestrator").loaded) == 2
+
+
+def test_an_idle_connection_is_closed_after_the_timeout(probe: tuple[Any, LocalHttpServer]) -> None:
+    import socket
+
+    _, running = probe
+    host, port = running.server_address[:2]
+    with socket.create_connection((str(host), int(port)), timeout=10) as idle:
+        # When the client connects and sends nothing, the server hangs up (recv sees the end)
+        assert idle.recv(1024) == b""
+
+
+def test_a_body_that_never_arrives_is_408_and_the_connection_closed(
+    probe: tuple[Any, LocalHttpServer],
+) -> None:
+    import socket
+
+    module, running = probe
+    host, port = running.server_address[:2]
+    with socket.create_connection((str(host), int(port)), timeout=10) as stalled:
+        stalled.sendall(
+            b"POST /chat HTTP/1.1\r\nHost: local\r\nX-Local-User: jordan\r\nContent-Length: 50\r\n\r\n{"
+        )
+        chunks = []
+        while chunk := stalled.recv(65536):
+            chunks.append(chunk)
+    answer = b"".join(chunks)
+
+    assert answer.startswith(b"HTTP/1.1 408 ")
+    assert answer.endswith(b'{"message": "Request Timeout: the body did not arrive"}')
+    assert module.events == []
+
+
+def test_a_client_that_disconnects_before_the_answer_leaves_nothing_on_stderr(
+    probe: tuple[Any, LocalHttpServer], capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+    import struct
+
+    module, running = probe
+    module.barrier = threading.Barrier(1)  # one request alone passes
+    finished = threading.Event()
+    original = LocalHttpServer.shutdown_request
+
+    def shutdown_request(self: LocalHttpServer, connection: Any) -> None:
+        original(self, connection)
+        finished.set()
+
+    monkeypatch.setattr(LocalHttpServer, "shutdown_request", shutdown_request)
+    entered = threading.Event()
+    module.events = _Signalling(entered)
+    host, port = running.server_address[:2]
+    capfd.readouterr()
+
+    # Given a client that sends a request and resets the connection while the function runs
+    client = socket.create_connection((str(host), int(port)), timeout=10)
+    client.sendall(
+        b"POST /chat HTTP/1.1\r\nHost: local\r\nX-Local-User: jordan\r\nContent-Length: 2\r\n\r\n{}"
+    )
+    assert entered.wait(10)
+    client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    client.close()
+
+    # When the server writes the answer to the closed connection and finishes with it
+    assert finished.wait(10)
+
+    # Then the console shows nothing: no traceback for a client that went away
+    assert capfd.readouterr().err == ""
+
+
+class _Signalling(list[Any]):
+    """An event list that says when a handler was entered."""
+
+    def __init__(self, entered: threading.Event) -> None:
+        super().__init__()
+        self.entered = entered
+
+    def append(self, item: Any) -> None:
+        super().append(item)
+        if item[0] == "enter":
+            self.entered.set()
+            threading.Event().wait(0.3)  # the client resets while the function still runs
+
+
+@pytest.mark.parametrize("method", ["OPTIONS", "TRACE", "BREW"])
+def test_any_method_gets_a_json_answer_below_500(server: LocalHttpServer, method: str) -> None:
+    answer = raw_exchange(
+        server, f"{method} /chat HTTP/1.1\r\nHost: local\r\nConnection: close\r\n\r\n".encode()
+    )
+
+    assert answer.startswith(b"HTTP/1.1 404 ")
+    assert answer.endswith(b'{"message": "Not Found"}')
+
+
+@pytest.mark.parametrize(
+    "request_bytes",
+    [b"GARBAGE\r\n\r\n", b"GET / HTTP/9.9\r\n\r\n", b"GET /" + b"a" * 70000 + b" HTTP/1.1\r\n\r\n"],
+)
+def test_requests_http_server_refuses_are_json_and_below_500(
+    server: LocalHttpServer, request_bytes: bytes
+) -> None:
+    answer = raw_exchange(server, request_bytes)
+
+    status = int(answer.split(b" ", 2)[1])
+    assert 400 <= status < 500
+    assert json.loads(answer.split(b"\r\n\r\n", 1)[1])["message"]
+
+
+def test_the_served_console_has_readable_logs_and_no_metrics_or_tracebacks() -> None:
+    import socket
+    import struct
+
+    from tests.local_server import local_server
+
+    output: list[str] = []
+    with local_server(output=output, args=("--log-level", "INFO")) as url:
+        base = url.rstrip("/")
+
+        def post(path: str, body: dict[str, Any]) -> Any:
+            req = urllib.request.Request(
+                base + path,
+                data=json.dumps(body).encode(),
+                method="POST",
+                headers={"content-type": "application/json", "x-local-user": "jordan"},
+            )
+            try:
+                with urllib.request.urlopen(req, timeout=30) as answer:
+                    return json.load(answer)
+            except urllib.error.HTTPError as error:
+                return json.load(error)
+
+        # When a chat turn runs, its cards are confirmed and discarded, and a client hangs up early
+        turn = post(
+            "/chat",
+            {"message": "Email Kinshuok about the doc and file a Jira bug in WEB for the login crash"},
+        )
+        email, jira = turn["clientActions"]
+        assert post(f"/actions/{email['id']}/confirm", {})["status"] == "done"
+        assert post(f"/actions/{jira['id']}/discard", {})["status"] == "discarded"
+        assert post("/actions/d_missing/confirm", {})["error"]["code"] == "not_found"
+        host, port = base.removeprefix("http://").split(":")
+        rude = socket.create_connection((host, int(port)), timeout=10)
+        rude.sendall(b"POST /chat HTTP/1.1\r\nHost: x\r\nX-Local-User: jordan\r\nContent-Length: 20\r\n\r\n")
+        rude.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        rude.close()
+        post("/chat", {"message": "hi"})  # the server is still answering after it
+
+    console = "".join(output)
+    # Then the console holds log lines a person reads, and nothing else
+    assert "Chat turn done" in console
+    assert '"_aws"' not in console
+    assert "No application metrics" not in console
+    assert "Traceback" not in console
+    assert not [line for line in output if line.startswith("{")]

@@ -96,8 +96,10 @@ def _local_api(args: argparse.Namespace) -> tuple[Embedded, LocalApi]:
     """Start embedded AWS, apply its environment, and put the API Gateway stand-in before the handlers."""
     from multitool.local.embedded import start_embedded
     from multitool.local.server import LocalApi, repo_root, sandbox_outbox_reader
+    from multitool.observability import use_console_logs
 
     running = start_embedded(_runtime_choice(args), region=args.region, log_level=args.log_level)
+    use_console_logs()  # a terminal, not CloudWatch: one readable line per record
     functions_dir = args.functions_dir or repo_root() / "functions"
     api = LocalApi(functions_dir, running.seed, outbox=sandbox_outbox_reader(running))
     return running, api

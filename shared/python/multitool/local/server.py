@@ -27,7 +27,8 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -42,6 +43,10 @@ LOCAL_ISSUER = "http://127.0.0.1/local-sign-in"
 MAX_BODY_BYTES = 1024 * 1024
 DRAIN_LIMIT_BYTES = 16 * 1024 * 1024
 FUNCTION_TIMEOUT_SECONDS = 30
+# A connection that sends nothing (no next request, or a body that never comes) for this long is closed.
+IDLE_TIMEOUT_SECONDS = 15.0
+# Execution environments per function at most (Lambda's reserved concurrency); more requests wait.
+MAX_INSTANCES = 32
 REGION = "us-east-1"
 ACCOUNT = "000000000000"
 
@@ -113,12 +118,16 @@ class LambdaContext:
         return max(0, int((self._deadline - time.monotonic()) * 1000))
 
 
-def load_handler(functions_dir: Path, name: str) -> Handler:
-    """``functions/<name>/handler.py``'s ``handler``, loaded by file path (never ``import functions``)."""
+def load_handler(functions_dir: Path, name: str, instance: int = 0) -> Handler:
+    """``functions/<name>/handler.py``'s ``handler``, loaded by file path (never ``import functions``).
+
+    Each ``instance`` is a separate module: its own module-level state (the resolver
+    ``app``), as each Lambda execution environment has its own.
+    """
     path = functions_dir / name / "handler.py"
     if not path.is_file():
         raise FileNotFoundError(f"No handler for function {name!r} at {path}")
-    module_name = f"_multitool_local_{name}_handler"
+    module_name = f"_multitool_local_{name}_handler" + (f"_{instance}" if instance else "")
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
         raise ImportError(f"Cannot load {path}")
@@ -129,6 +138,59 @@ def load_handler(functions_dir: Path, name: str) -> Handler:
     if not callable(handler):
         raise ImportError(f"{path} has no callable 'handler'")
     return handler  # type: ignore[no-any-return]
+
+
+class Instances:
+    """The warm execution environments of one function, as Lambda keeps them.
+
+    A request takes an idle instance, or loads a new one when all are busy (Lambda
+    scales out the same way), up to ``limit``; then it waits for one to be free.
+    One instance serves one request at a time: the handler module's resolver keeps
+    the current event on itself, so it is never shared between concurrent requests.
+
+    What instances do share is this process's ``multitool`` package, as one Lambda
+    environment's modules would be shared by nothing: the chat service and the
+    reviewer (``aws_chat_service``/``aws_reviewer``, built once; boto3 clients and
+    urllib3 pools are thread-safe, the runtimes keep no per-turn state), and the
+    Powertools logger and metrics (appended log keys may name a concurrent
+    request's id; metrics are disabled locally).
+    """
+
+    def __init__(self, load: Callable[[int], Handler], limit: int = MAX_INSTANCES) -> None:
+        self._load = load
+        self._idle: list[Handler] = []
+        self._all: list[Handler] = []
+        self._lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(limit)
+
+    @property
+    def loaded(self) -> tuple[Handler, ...]:
+        with self._lock:
+            return tuple(self._all)
+
+    def first(self) -> Handler:
+        """An instance (loaded if none is): for callers that only need the function's code."""
+        with self._lock:
+            if self._all:
+                return self._all[0]
+        with self.acquire() as handler:
+            return handler
+
+    @contextmanager
+    def acquire(self) -> Iterator[Handler]:
+        with self._slots:
+            with self._lock:
+                handler = self._idle.pop() if self._idle else None
+                number = len(self._all)
+            if handler is None:
+                handler = self._load(number)
+                with self._lock:
+                    self._all.append(handler)
+            try:
+                yield handler
+            finally:
+                with self._lock:
+                    self._idle.append(handler)
 
 
 def is_loopback(address: str) -> bool:
@@ -255,8 +317,8 @@ class LocalApi:
     seed: Seed
     outbox: Outbox | None = None
     routes: tuple[Route, ...] = API_ROUTES
-    _handlers: dict[str, Handler] = field(default_factory=dict, repr=False)
-    _locks: dict[str, threading.Lock] = field(default_factory=dict, repr=False)
+    max_instances: int = MAX_INSTANCES
+    _instances: dict[str, Instances] = field(default_factory=dict, repr=False)
     _loading: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def route_for(self, method: str, path: str) -> tuple[Route, dict[str, str]] | None:
@@ -270,12 +332,14 @@ class LocalApi:
         """Whether ``path`` belongs to the API (any method), rather than to the page."""
         return any(route.match(route.method, path) is not None for route in self.routes)
 
-    def handler(self, name: str) -> tuple[Handler, threading.Lock]:
+    def instances(self, name: str) -> Instances:
+        """The execution environments of function ``name`` (none loaded until a request needs one)."""
         with self._loading:
-            if name not in self._handlers:
-                self._handlers[name] = load_handler(self.functions_dir, name)
-                self._locks[name] = threading.Lock()
-            return self._handlers[name], self._locks[name]
+            if name not in self._instances:
+                self._instances[name] = Instances(
+                    lambda number: load_handler(self.functions_dir, name, number), self.max_instances
+                )
+            return self._instances[name]
 
     def claims_for(self, user_id: str | None) -> dict[str, Any] | None:
         if not user_id:
@@ -323,9 +387,8 @@ class LocalApi:
             claims=claims,
             source_ip=source_ip,
         )
-        handler, lock = self.handler(route.function)
-        # One request at a time per function, as in one warm Lambda execution environment.
-        with lock:
+        # Concurrent requests run concurrently, each in an execution environment of its own.
+        with self.instances(route.function).acquire() as handler:
             try:
                 result = handler(event, LambdaContext(route.function))
             except Exception as error:  # an unhandled error is a 500 from API Gateway
@@ -421,6 +484,27 @@ class _RequestHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "multitool-local"
 
+    def setup(self) -> None:
+        super().setup()
+        # Every read waits this long at most: an idle connection, or a body that never comes, is closed.
+        self.connection.settimeout(self.server.idle_timeout)
+
+    def __getattr__(self, name: str) -> Any:
+        # Any other method (OPTIONS, TRACE, a made-up one) is routed like the rest, so it gets
+        # API Gateway's 404 rather than http.server's 501.
+        if name.startswith("do_") and name[3:].isupper():
+            return lambda: self._serve(name[3:])
+        raise AttributeError(name)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """http.server's own refusals (bad request line, headers too long) as JSON, then close."""
+        self.close_connection = True
+        # A request line http.server could not parse leaves it at HTTP/0.9, which has no status line.
+        self.request_version = self.protocol_version
+        reason = message or self.responses.get(code, ("Error",))[0]
+        # Its 5xx refusals (505 for an unknown HTTP version) are about the request: a 400 here.
+        self._send(json_response(code if code < 500 else 400, {"message": reason}))
+
     def do_GET(self) -> None:
         self._serve("GET")
 
@@ -452,6 +536,11 @@ class _RequestHandler(BaseHTTPRequestHandler):
             body = self._read_body()
         except ValueError as error:
             self._send(json_response(400, {"message": str(error)}))
+            return
+        except TimeoutError:
+            # The body announced by Content-Length never came: answer, then drop the connection.
+            self.close_connection = True
+            self._send(json_response(408, {"message": "Request Timeout: the body did not arrive"}))
             return
         if body is None:
             self._send(json_response(413, {"message": "Request Entity Too Large"}))
@@ -505,7 +594,7 @@ class _RequestHandler(BaseHTTPRequestHandler):
             self.send_header("connection", "close")
         self.send_header("content-length", str(len(response.body)))
         self.end_headers()
-        if self.command != "HEAD":
+        if getattr(self, "command", None) != "HEAD":
             self.wfile.write(response.body)
 
     def log_message(self, format: str, *args: Any) -> None:
@@ -518,11 +607,26 @@ class _RequestHandler(BaseHTTPRequestHandler):
 class LocalHttpServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, address: tuple[str, int], api: LocalApi, web_dir: Path, *, quiet: bool = True) -> None:
+    def __init__(
+        self,
+        address: tuple[str, int],
+        api: LocalApi,
+        web_dir: Path,
+        *,
+        quiet: bool = True,
+        idle_timeout: float = IDLE_TIMEOUT_SECONDS,
+    ) -> None:
         super().__init__(address, _RequestHandler)
         self.api = api
         self.web_dir = web_dir
         self.quiet = quiet
+        self.idle_timeout = idle_timeout
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away (closed, reset, timed out) is not an error of this server."""
+        if isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
+            return
+        super().handle_error(request, client_address)
 
     @property
     def url(self) -> str:
@@ -537,9 +641,12 @@ def make_server(
     port: int = 8000,
     web_dir: Path | None = None,
     quiet: bool = True,
+    idle_timeout: float = IDLE_TIMEOUT_SECONDS,
 ) -> LocalHttpServer:
     """Bind the local server (``port=0`` picks a free port; see ``.url``)."""
-    return LocalHttpServer((host, port), api, web_dir or repo_root() / "web", quiet=quiet)
+    return LocalHttpServer(
+        (host, port), api, web_dir or repo_root() / "web", quiet=quiet, idle_timeout=idle_timeout
+    )
 
 
 def sandbox_outbox_reader(running: Embedded) -> Outbox:
