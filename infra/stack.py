@@ -35,7 +35,9 @@ IDEMPOTENCY_ACTIONS = ("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateI
 # The confirm path: a draft is read (GetItem) and replaced with a conditional PutItem; a booking is one
 # TransactWriteItems of a Put (the booking) and Updates (each attendee's busy day).
 REVIEW_DRAFT_ACTIONS = ("dynamodb:GetItem", "dynamodb:PutItem")
-BOOKING_WRITE_ACTIONS = ("dynamodb:PutItem", "dynamodb:UpdateItem")
+# A booking reads the attendee-days it takes (consistent BatchGetItem), then writes them with Put/Delete
+# conditioned on their versions in one TransactWriteItems; a failed invitation releases it again (Delete).
+BOOKING_WRITE_ACTIONS = ("dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:DeleteItem")
 _RETENTION_NAMES = (
     "ONE_DAY", "THREE_DAYS", "FIVE_DAYS", "ONE_WEEK", "TWO_WEEKS", "ONE_MONTH", "TWO_MONTHS", "THREE_MONTHS",
     "FOUR_MONTHS", "FIVE_MONTHS", "SIX_MONTHS", "ONE_YEAR", "THIRTEEN_MONTHS", "EIGHTEEN_MONTHS", "TWO_YEARS",

@@ -13,7 +13,7 @@ from moto import mock_aws
 from multitool import tables
 from multitool.drafts import DraftStatus, new_draft
 from multitool.people import Resolution
-from multitool.ports.calendar import Booking, DynamoCalendar
+from multitool.ports.calendar import Booking, DynamoCalendar, Interval, SlotTaken
 from multitool.ports.directory import DynamoDirectory, seed_people
 from multitool.ports.drafts import DynamoDraftStore, _from_item, _to_item
 
@@ -149,3 +149,135 @@ def test_calendar_busy_ignores_bookings_outside_the_window(dynamo: Counted) -> N
     )
     busy = calendar.busy(["a@example.com"], start + timedelta(hours=1), start + timedelta(hours=3))
     assert busy["a@example.com"] == []
+
+
+# -- bookings: no double booking -------------------------------------------------------------
+
+THURSDAY_9 = datetime(2026, 12, 3, 8, 0, tzinfo=UTC)
+
+
+def meeting(booking_id: str, *attendees: str, start: datetime = THURSDAY_9, minutes: int = 30) -> Booking:
+    return Booking(
+        id=booking_id,
+        title=f"Meeting {booking_id}",
+        organizer="alex.mueller@example.com",
+        attendees=attendees,
+        start=start,
+        end=start + timedelta(minutes=minutes),
+    )
+
+
+def held(calendar: DynamoCalendar, email: str) -> list[tuple[datetime, datetime]]:
+    day = THURSDAY_9.replace(hour=0)
+    return [(i.start, i.end) for i in calendar.busy([email], day, day + timedelta(days=2))[email]]
+
+
+def test_calendar_refuses_a_booking_overlapping_another_for_a_shared_attendee(dynamo: Counted) -> None:
+    calendar = DynamoCalendar(dynamo.names["BOOKINGS_TABLE_NAME"], dynamo.client)
+    calendar.book(meeting("a", "priya@example.com", "alex.mueller@example.com"))
+
+    with pytest.raises(SlotTaken) as taken:
+        calendar.book(
+            meeting(
+                "b", "Priya@Example.com", "kinshuok@example.com", start=THURSDAY_9 + timedelta(minutes=15)
+            )
+        )
+
+    assert taken.value.busy == {
+        "Priya@Example.com": [Interval(start=THURSDAY_9, end=THURSDAY_9 + timedelta(minutes=30))]
+    }
+    assert held(calendar, "kinshuok@example.com") == []  # nothing of the refused booking was written
+    assert "Item" not in dynamo.client.get_item(
+        TableName=dynamo.names["BOOKINGS_TABLE_NAME"], Key={"pk": {"S": "BOOKING#b"}, "sk": {"S": "BOOKING"}}
+    )
+
+
+def test_calendar_books_back_to_back_times_and_other_peoples_times(dynamo: Counted) -> None:
+    calendar = DynamoCalendar(dynamo.names["BOOKINGS_TABLE_NAME"], dynamo.client)
+    calendar.book(meeting("a", "priya@example.com"))
+
+    calendar.book(meeting("b", "priya@example.com", start=THURSDAY_9 + timedelta(minutes=30)))
+    calendar.book(meeting("c", "kinshuok@example.com"))
+
+    assert held(calendar, "priya@example.com") == [
+        (THURSDAY_9, THURSDAY_9 + timedelta(minutes=30)),
+        (THURSDAY_9 + timedelta(minutes=30), THURSDAY_9 + timedelta(minutes=60)),
+    ]
+    assert held(calendar, "kinshuok@example.com") == [(THURSDAY_9, THURSDAY_9 + timedelta(minutes=30))]
+
+
+def test_calendar_books_an_id_once_and_moves_it_when_booked_again_elsewhere(dynamo: Counted) -> None:
+    calendar = DynamoCalendar(dynamo.names["BOOKINGS_TABLE_NAME"], dynamo.client)
+    calendar.book(meeting("a", "priya@example.com", "kinshuok@example.com"))
+    calendar.book(meeting("a", "priya@example.com", "kinshuok@example.com"))  # a retried confirm: no-op
+
+    later = THURSDAY_9 + timedelta(days=1)  # the next UTC day: other attendee-day items
+    calendar.book(meeting("a", "priya@example.com", start=later))
+
+    assert held(calendar, "priya@example.com") == [(later, later + timedelta(minutes=30))]
+    assert held(calendar, "kinshuok@example.com") == []
+
+
+def test_calendar_release_gives_the_time_back(dynamo: Counted) -> None:
+    calendar = DynamoCalendar(dynamo.names["BOOKINGS_TABLE_NAME"], dynamo.client)
+    calendar.book(meeting("a", "priya@example.com"))
+    calendar.book(meeting("b", "priya@example.com", start=THURSDAY_9 + timedelta(hours=2)))
+
+    calendar.release("a")
+    calendar.release("a")  # nothing left to release: a no-op
+    calendar.book(meeting("c", "priya@example.com"))
+
+    assert held(calendar, "priya@example.com") == [
+        (THURSDAY_9, THURSDAY_9 + timedelta(minutes=30)),
+        (THURSDAY_9 + timedelta(hours=2), THURSDAY_9 + timedelta(hours=2, minutes=30)),
+    ]
+
+
+def test_of_two_interleaved_bookings_of_one_persons_time_exactly_one_holds_it(dynamo: Counted) -> None:
+    # Given two confirms that both read Priya's Thursday as free before either writes
+    table = dynamo.names["BOOKINGS_TABLE_NAME"]
+    first = DynamoCalendar(table, dynamo.client)
+    second_client = boto3.client("dynamodb", region_name="us-east-1")
+    second = DynamoCalendar(table, second_client)
+    interleaved: list[str] = []
+
+    def book_second_first(**_: Any) -> None:
+        if not interleaved:
+            interleaved.append("b")
+            second.book(meeting("b", "priya@example.com", "zoe.park@example.com"))
+
+    dynamo.client.meta.events.register("before-call.dynamodb.TransactWriteItems", book_second_first)
+    # When the first writes after the second committed
+    with pytest.raises(SlotTaken) as taken:
+        first.book(meeting("a", "priya@example.com", "kinshuok@example.com"))
+
+    # Then its conditional write failed, it read again and was refused: one booking holds the time
+    assert interleaved == ["b"]
+    assert list(taken.value.busy) == ["priya@example.com"]
+    assert held(first, "priya@example.com") == [(THURSDAY_9, THURSDAY_9 + timedelta(minutes=30))]
+    assert held(first, "kinshuok@example.com") == []
+    assert held(first, "zoe.park@example.com") == [(THURSDAY_9, THURSDAY_9 + timedelta(minutes=30))]
+
+
+def test_a_busy_item_written_before_versions_still_counts(dynamo: Counted) -> None:
+    table = dynamo.names["BOOKINGS_TABLE_NAME"]
+    interval = {
+        "bookingId": {"S": "old"},
+        "start": {"S": THURSDAY_9.isoformat()},
+        "end": {"S": (THURSDAY_9 + timedelta(minutes=30)).isoformat()},
+    }
+    dynamo.client.put_item(
+        TableName=table,
+        Item={
+            "pk": {"S": "BUSY#priya@example.com"},
+            "sk": {"S": "2026-12-03"},
+            "intervals": {"L": [{"M": interval}]},
+        },
+    )
+    calendar = DynamoCalendar(table, dynamo.client)
+
+    with pytest.raises(SlotTaken):
+        calendar.book(meeting("a", "priya@example.com"))
+    calendar.book(meeting("b", "priya@example.com", start=THURSDAY_9 + timedelta(hours=1)))
+
+    assert len(held(calendar, "priya@example.com")) == 2

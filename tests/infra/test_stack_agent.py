@@ -214,7 +214,8 @@ def test_only_the_review_function_sends_mail_and_reads_the_jira_secret(agent_sta
 # What each function's code calls (multitool.ports.*, multitool.sessions, Powertools idempotency):
 # a draft is written with a conditional PutItem (TransactWriteItems of Puts for several) and read back
 # with GetItem; names and busy times are BatchGetItem; a confirm replaces a draft with a conditional
-# PutItem and books with TransactWriteItems (Put + Update); a session is one UpdateItem; Powertools'
+# PutItem and books with a consistent BatchGetItem then TransactWriteItems (Put + Delete, conditioned on
+# versions), releasing with the same; a session is one UpdateItem; Powertools'
 # DynamoDBPersistenceLayer gets, puts, updates and deletes its records.
 TOOL_TABLE_ACTIONS = {
     "DRAFTS": {"dynamodb:PutItem", "dynamodb:GetItem"},
@@ -227,7 +228,7 @@ CHAT_TABLE_ACTIONS = {
 }
 REVIEW_TABLE_ACTIONS = {
     "DRAFTS": {"dynamodb:GetItem", "dynamodb:PutItem"},
-    "BOOKINGS": {"dynamodb:PutItem", "dynamodb:UpdateItem"},
+    "BOOKINGS": {"dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"},
 }
 
 

@@ -1,27 +1,42 @@
 """Human review: a draft's owner reads it, confirms it (with edits) or discards it.
 
-Only a confirm performs a side effect (send the email, send the invitation and
-book the time, create the Jira issue), and it does so at most once per draft:
+Only a confirm performs a side effect (send the email, book the time and send the
+invitation, create the Jira issue), and it does so at most once per draft.
 
-``proposed -> executing -> done``, or ``executing -> failed`` (retryable,
-the edits are kept), or ``proposed | failed -> discarded``. Every transition
-is one conditional write (:meth:`multitool.ports.drafts.DraftStore.replace`):
-of two concurrent confirms exactly one moves the draft to ``executing`` and
-performs the side effect; the other sees ``executing`` and is told the action
-is in progress. A confirm after ``done`` with the same content returns the
-stored result without acting again; with different content it is a conflict.
+States: ``proposed -> executing -> done``; ``executing -> failed`` (the backend
+failed; retryable, the edits are kept); ``executing -> proposed | failed`` when
+the chosen slot was taken (:class:`SlotTaken`, 409 ``slot_taken``: back to the
+status it had, the edits kept, nothing sent); ``proposed | failed ->
+discarded``. Every transition is one conditional write
+(:meth:`multitool.ports.drafts.DraftStore.replace`): of two concurrent confirms
+of ONE draft exactly one moves it to ``executing`` and acts; the other sees
+``executing`` and is told the action is in progress. A confirm after ``done``
+with the same content returns the stored result without acting again; with
+different content it is a conflict.
+
+A meeting books first, then sends. The booking re-checks every tracked
+attendee's busy time for the chosen slot in the same conditional write that
+holds it (:meth:`multitool.ports.calendar.Calendar.book`), so of two confirms
+of DIFFERENT drafts for one person's same time exactly one books and the other
+is refused with ``slot_taken`` before anything is sent. Tracked are the
+directory people on the card and the verified organizer; external addresses
+are invited but their time is neither checked nor held. A send that fails
+after the booking releases it again (the draft is ``failed``, retryable).
 
 Exactly once ends where the backends do: SES and Jira take no idempotency key,
 so a function that dies between the backend accepting the action and the
 ``done`` write leaves the draft ``executing``, and a confirm after
 :data:`EXECUTION_LEASE` acts again (a second mail or issue; an invitation keeps
-the draft id as its UID, a booking is written once). A Jira create sent without
-an answer is ``jira_outcome_unknown``: the user checks Jira before retrying.
+the draft id as its UID, and the booking, whose id is the draft id, is booked
+again as a no-op, or moved if another slot is chosen). A Jira create sent
+without an answer is ``jira_outcome_unknown``: the user checks Jira before
+retrying.
 
-The edits a confirm carries are validated by the models below, and every name
-the draft could not resolve must be settled by them first (``InvalidEdits``
-naming the field, e.g. ``to[0]``). Fields a confirm leaves out keep their
-last confirmed value, else the draft's.
+The edits a confirm carries are validated by the models below (text fields by
+the policy of :mod:`multitool.text`), and every name the draft could not
+resolve must be settled by them first (``InvalidEdits`` naming the field, e.g.
+``to[0]``). Fields a confirm leaves out keep their last confirmed value, else
+the draft's.
 """
 
 from __future__ import annotations
@@ -41,6 +56,7 @@ from multitool.invitations import Invitation, Participant, build_invitation
 from multitool.observability import error_fields, logger, metrics
 from multitool.people import NameResolution, Person, Resolution
 from multitool.ports.calendar import Booking, Calendar
+from multitool.ports.calendar import SlotTaken as SlotTakenInCalendar
 from multitool.ports.drafts import DraftStore, DraftWriteConflict
 from multitool.ports.jira import CreatedIssue, IssueRequest, JiraClient, JiraError
 from multitool.ports.mail import Mail, Mailer, MailError
@@ -60,7 +76,7 @@ from multitool.tools.base import (
     ToolError,
     is_address,
 )
-from multitool.tools.common import RawName
+from multitool.tools.common import RawName, is_external
 from multitool.tools.jira_draft import Priority
 from multitool.wire import WireModel
 
@@ -114,6 +130,24 @@ class AlreadyDone(ReviewConflict):
 
 class AlreadyDiscarded(ReviewConflict):
     code = "discarded"
+
+
+class SlotTaken(ReviewConflict):
+    """The chosen slot was booked for an attendee since the card was made; nothing was sent.
+
+    ``draft`` is confirmable again (its status as before the confirm, the edits kept): the
+    card's other slots, or the same slot once it is free, can be confirmed.
+    """
+
+    code = "slot_taken"
+
+
+class _SlotRefused(Exception):
+    """Raised by the meeting's execution when the calendar refused the slot (internal)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
 
 
 class NotConfigured(ReviewError):
@@ -415,8 +449,74 @@ def _organizer(ctx: _Context) -> Participant:
     return Participant(ctx.config.sender_email, "multitool")
 
 
-def _send_invitation(content: MeetingContent, ctx: _Context, reviewer: Reviewer) -> dict[str, Any]:
+def _tracked_attendees(content: MeetingContent, ctx: _Context) -> tuple[str, ...]:
+    """Whose time the booking holds: attendees the directory knows, and the verified organizer.
+
+    An external address (a bare address on the card, or one typed in an edit that the card did
+    not offer) is invited but not tracked: its calendar is not ours to know or to hold.
+    """
+    directory = {p.email.casefold() for p in ctx.people.values() if not is_external(p)}
+    tracked = [a.email for a in content.attendees if a.email.casefold() in directory]
+    if ctx.caller.email and ctx.caller.email.casefold() not in {t.casefold() for t in tracked}:
+        tracked.append(ctx.caller.email)
+    return tuple(tracked)
+
+
+def _slot_words(start: datetime, end: datetime, zone: ZoneInfo) -> str:
+    return f"{start.astimezone(zone):%a %d %b %H:%M}-{end.astimezone(zone):%H:%M}"
+
+
+def _slot_taken_message(
+    taken: SlotTakenInCalendar,
+    content: MeetingContent,
+    tracked: Sequence[str],
+    ctx: _Context,
+    reviewer: Reviewer,
+) -> str:
+    """Who is booked now, and which of the card's other slots are still free for everyone tracked."""
+    zone = ZoneInfo(content.timezone)
+    names = {a.email.casefold(): a.name or a.email for a in content.attendees}
+    who = ", ".join(sorted(names.get(email.casefold(), email) for email in taken.busy))
+    message = (
+        f"{_slot_words(content.start, content.end, zone)} is no longer free: {who} "
+        f"{'is' if len(taken.busy) == 1 else 'are'} booked then. Nothing was sent."
+    )
+    payload = meeting_scheduler.MeetingPayload.model_validate(ctx.draft.payload)
+    others = [s for s in payload.slots if s.start != content.start and s.start > reviewer.clock()]
+    if not others:
+        return f"{message} Ask for new times."
+    busy = reviewer.calendar.busy(tracked, min(s.start for s in others), max(s.end for s in others))
+    held = [interval for intervals in busy.values() for interval in intervals]
+    free = [s for s in others if not any(i.start < s.end and s.start < i.end for i in held)]
+    if not free:
+        return f"{message} The card's other slots are taken too; ask for new times."
+    return f"{message} Still free: {', '.join(_slot_words(s.start, s.end, zone) for s in free)}."
+
+
+def _book_and_invite(content: MeetingContent, ctx: _Context, reviewer: Reviewer) -> dict[str, Any]:
+    """Book first, then send: a refused slot sends nothing, and a failed send releases the time.
+
+    The booking's id is the draft id, so a confirm that runs again (a retry after a failed send,
+    a takeover after the lease) books the same booking again (a no-op) or moves it to the newly
+    chosen slot; the invitation keeps the draft id as its UID, so a second send updates the
+    same event in the attendees' calendars.
+    """
     organizer = _organizer(ctx)
+    tracked = _tracked_attendees(content, ctx)
+    try:
+        reviewer.calendar.book(
+            Booking(
+                id=ctx.draft.id,
+                title=content.title,
+                organizer=organizer.email,
+                attendees=tracked,
+                start=content.start,
+                end=content.end,
+                timezone=content.timezone,
+            )
+        )
+    except SlotTakenInCalendar as taken:
+        raise _SlotRefused(_slot_taken_message(taken, content, tracked, ctx, reviewer)) from taken
     invitation = build_invitation(
         Invitation(
             uid=ctx.draft.id,
@@ -430,30 +530,21 @@ def _send_invitation(content: MeetingContent, ctx: _Context, reviewer: Reviewer)
         stamp=reviewer.clock(),
     )
     when = f"{content.start:%A %d %B %Y, %H:%M}-{content.end:%H:%M} ({content.timezone})"
-    sent = reviewer.mailer.send(
-        Mail(
-            to=tuple(a.email for a in content.attendees),
-            subject=f"Invitation: {content.title}",
-            text=f"You are invited to {content.title}.\nWhen: {when}\n",
-            invitation=invitation,
+    try:
+        sent = reviewer.mailer.send(
+            Mail(
+                to=tuple(a.email for a in content.attendees),
+                subject=f"Invitation: {content.title}",
+                text=f"You are invited to {content.title}.\nWhen: {when}\n",
+                invitation=invitation,
+            )
         )
-    )
-    # Booked after the invitation went out: a failed send leaves no stray busy time behind,
-    # and booking the same draft id again is a no-op.
+    except BaseException:
+        _release_after_failed_send(ctx.draft.id, reviewer)
+        raise
     attendees = [a.email for a in content.attendees]
     if ctx.caller.email and ctx.caller.email.casefold() not in {a.casefold() for a in attendees}:
         attendees.append(ctx.caller.email)
-    reviewer.calendar.book(
-        Booking(
-            id=ctx.draft.id,
-            title=content.title,
-            organizer=organizer.email,
-            attendees=tuple(attendees),
-            start=content.start,
-            end=content.end,
-            timezone=content.timezone,
-        )
-    )
     return {
         "messageId": sent.message_id,
         "bookingId": ctx.draft.id,
@@ -462,6 +553,18 @@ def _send_invitation(content: MeetingContent, ctx: _Context, reviewer: Reviewer)
         "timezone": content.timezone,
         "attendees": attendees,
     }
+
+
+def _release_after_failed_send(booking_id: str, reviewer: Reviewer) -> None:
+    """Give the time back when the invitation did not go out (the draft is then ``failed``)."""
+    try:
+        reviewer.calendar.release(booking_id)
+    except Exception as error:
+        # The send's failure is what the caller sees; the booking stays until the draft is
+        # confirmed again (which books the same id: a no-op or a move).
+        logger.error(
+            "Booking not released after a failed send", extra={"draft_id": booking_id, **error_fields(error)}
+        )
 
 
 def _jira_content(edits: JiraEdits, confirmed: JiraContent | None, ctx: _Context) -> JiraContent:
@@ -521,7 +624,7 @@ def _create_issue(content: JiraContent, ctx: _Context, reviewer: Reviewer) -> di
 ACTIONS: dict[str, ActionReview[Any, Any]] = {
     email_draft.ACTION: ActionReview(EmailEdits, EmailContent, _email_content, _send_email),
     meeting_scheduler.ACTION: ActionReview(
-        MeetingEdits, MeetingContent, _meeting_content, _send_invitation, _meeting_not_started
+        MeetingEdits, MeetingContent, _meeting_content, _book_and_invite, _meeting_not_started
     ),
     jira_draft.ACTION: ActionReview(JiraEdits, JiraContent, _jira_content, _create_issue, _jira_configured),
 }
@@ -614,7 +717,7 @@ class Reviewer:
                 executing = self.drafts.replace(draft, executing)
             except DraftWriteConflict:
                 continue  # someone else moved it: decide again on what is stored now
-            return self._execute(review, content, executing, ctx)
+            return self._execute(review, content, executing, ctx, before=draft)
         raise ActionInProgress(
             "This action is changing; try again shortly.", draft=self.get(caller, draft_id)
         )
@@ -657,12 +760,40 @@ class Reviewer:
         return content
 
     def _execute(
-        self, review: ActionReview[Any, Any], content: WireModel, executing: Draft, ctx: _Context
+        self,
+        review: ActionReview[Any, Any],
+        content: WireModel,
+        executing: Draft,
+        ctx: _Context,
+        *,
+        before: Draft,
     ) -> Draft:
         ctx = _Context(draft=executing, caller=ctx.caller, config=ctx.config, people=ctx.people)
         log = {"draft_id": executing.id, "action": executing.action}
         try:
             result = review.execute(content, ctx, self)
+        except _SlotRefused as refused:
+            # Nothing happened: the draft goes back to what it was (a taken-over ``executing``
+            # becomes ``failed``), with these edits kept, so another slot can be confirmed.
+            status = (
+                before.status
+                if before.status in (DraftStatus.PROPOSED, DraftStatus.FAILED)
+                else DraftStatus.FAILED
+            )
+            restored = self.drafts.replace(
+                executing,
+                executing.model_copy(
+                    update={
+                        "status": status,
+                        "error": refused.message,
+                        "result": None,
+                        "updated_at": self.clock(),
+                    }
+                ),
+            )
+            logger.info("Slot taken", extra=log)
+            metrics.add_metric(name="SlotsTaken", unit=MetricUnit.Count, value=1)
+            raise SlotTaken(refused.message, draft=restored) from None
         except (MailError, JiraError) as error:
             failed = self._finish(executing, error=error.reason)
             logger.warning("Action failed", extra={**log, "failure": error.code})

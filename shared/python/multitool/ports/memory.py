@@ -13,7 +13,7 @@ from datetime import datetime
 
 from multitool.drafts import Draft
 from multitool.people import NameResolution, Person
-from multitool.ports.calendar import Booking, Interval, overlaps
+from multitool.ports.calendar import Booking, Interval, SlotTaken, overlaps
 from multitool.ports.directory import name_index, normalize_name, resolution_for
 from multitool.ports.drafts import DraftWriteConflict, next_version
 
@@ -34,6 +34,7 @@ class MemoryCalendar:
         self.bookings: dict[str, Booking] = {}
         self.reads = 0
         self.writes = 0
+        self._lock = threading.Lock()
         for booking in bookings:
             self.bookings[booking.id] = booking
 
@@ -51,8 +52,26 @@ class MemoryCalendar:
         return result
 
     def book(self, booking: Booking) -> None:
-        self.writes += 1
-        self.bookings.setdefault(booking.id, booking)
+        """As :meth:`DynamoCalendar.book`: refused when an attendee is booked then, idempotent by id."""
+        with self._lock:
+            emails = {a.casefold() for a in booking.attendees}
+            taken: dict[str, list[Interval]] = {}
+            for other in self.bookings.values():
+                interval = Interval(start=other.start, end=other.end)
+                if other.id == booking.id or not overlaps(interval, booking.start, booking.end):
+                    continue
+                for attendee in booking.attendees:
+                    if attendee.casefold() in {a.casefold() for a in other.attendees} & emails:
+                        taken.setdefault(attendee, []).append(interval)
+            if taken:
+                raise SlotTaken(taken)
+            self.writes += 1
+            self.bookings[booking.id] = booking
+
+    def release(self, booking_id: str) -> None:
+        with self._lock:
+            self.writes += 1
+            self.bookings.pop(booking_id, None)
 
 
 class MemoryDraftStore:

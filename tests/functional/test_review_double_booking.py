@@ -1,0 +1,224 @@
+"""No double booking: a confirm re-checks the chosen slot, against moto DynamoDB and SES v2.
+
+The new-user trial: as alex-muller, "Schedule a sync with Priya on Thursday about A" and, in
+another session, "Schedule a call with Priya on Thursday about B" give two cards offering the
+same first slot. Confirming both with that slot must book it once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+import boto3
+import pytest
+from moto import mock_aws
+from moto.core.models import DEFAULT_ACCOUNT_ID
+from moto.dynamodb.models import DynamoDBBackend
+from moto.ses.models import ses_backends
+from multitool.api.review_app import aws_reviewer, review_app
+from multitool.drafts import Draft, DraftStatus
+from multitool.ports.calendar import DynamoCalendar
+from multitool.ports.drafts import DynamoDraftStore
+from multitool.ports.mail import MailRejected
+from multitool.review import Caller, ReviewConfig, Reviewer, SideEffectFailed, SlotTaken
+from multitool.tables import create_all
+from multitool.tools.common import external_person
+
+from functions.review.handler import handler
+from tests.http_events import FakeLambdaContext, http_api_event, json_body
+from tests.review_support import OWNER, PRIYA, SENDER, SLOTS, RecordingMailer, meeting_draft, resolved
+
+REGION = "us-east-1"
+ALEX = "alex.mueller@example.com"
+VERIFIED = {"email": ALEX, "email_verified": "true"}
+FIRST, SECOND = (
+    {"start": SLOTS[0][0].isoformat(), "end": SLOTS[0][1].isoformat()},
+    {"start": SLOTS[1][0].isoformat(), "end": SLOTS[1][1].isoformat()},
+)
+
+
+@dataclass
+class Aws:
+    dynamodb: Any
+    tables: dict[str, str]
+
+    @property
+    def drafts(self) -> DynamoDraftStore:
+        return DynamoDraftStore(self.tables["DRAFTS_TABLE_NAME"], self.dynamodb)
+
+    @property
+    def calendar(self) -> DynamoCalendar:
+        return DynamoCalendar(self.tables["BOOKINGS_TABLE_NAME"], self.dynamodb)
+
+    def add(self, draft: Draft) -> Draft:
+        [stored] = self.drafts.create_many([draft])
+        return stored
+
+    def held(self, email: str) -> list[tuple[Any, Any]]:
+        busy = self.calendar.busy([email], SLOTS[0][0] - timedelta(hours=1), SLOTS[1][1] + timedelta(hours=1))
+        return [(i.start, i.end) for i in busy[email]]
+
+    @staticmethod
+    def sent() -> list[Any]:
+        return list(ses_backends[DEFAULT_ACCOUNT_ID][REGION].sent_messages)
+
+
+@pytest.fixture
+def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[Aws]:
+    with mock_aws():
+        dynamodb = boto3.client("dynamodb", region_name=REGION)
+        boto3.client("sesv2", region_name=REGION).create_email_identity(EmailIdentity=SENDER)
+        tables = create_all(dynamodb)
+        for name, value in tables.items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.setenv("SENDER_EMAIL", SENDER)
+        monkeypatch.delenv("JIRA_SECRET_ARN", raising=False)
+        monkeypatch.delenv("SANDBOX", raising=False)
+        aws_reviewer.cache_clear()
+        yield Aws(dynamodb, tables)
+    aws_reviewer.cache_clear()
+
+
+def confirm_event(
+    draft_id: str, body: dict[str, Any], claims: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    return http_api_event(
+        "POST",
+        f"/actions/{draft_id}/confirm",
+        body,
+        sub=OWNER,
+        path_parameters={"id": draft_id},
+        route_key="POST /actions/{id}/confirm",
+        claims=VERIFIED if claims is None else claims,
+    )
+
+
+def confirm(draft_id: str, body: dict[str, Any], claims: dict[str, Any] | None = None) -> dict[str, Any]:
+    response: dict[str, Any] = handler(confirm_event(draft_id, body, claims), FakeLambdaContext())
+    return response
+
+
+def sync_and_call(aws: Aws) -> tuple[Draft, Draft]:
+    """Two cards for Priya on Thursday from two sessions: different drafts, the same slots."""
+    first = aws.add(meeting_draft(attendees=[resolved("Priya", PRIYA)], session="s-sync"))
+    second = aws.add(meeting_draft(attendees=[resolved("Priya", PRIYA)], session="s-call"))
+    assert first.id != second.id
+    return first, second
+
+
+def test_a_slot_booked_since_the_card_was_made_is_409_slot_taken_and_nothing_is_sent(aws: Aws) -> None:
+    sync, call = sync_and_call(aws)
+    assert confirm(sync.id, {"slot": FIRST})["statusCode"] == 200
+
+    refused = confirm(call.id, {"slot": FIRST, "title": "Call about B"})
+
+    assert refused["statusCode"] == 409
+    body = json_body(refused)
+    assert body["error"]["code"] == "slot_taken"
+    assert "Priya Raman" in body["error"]["message"]
+    assert "Still free: Thu 03 Dec 10:00-10:30" in body["error"]["message"]
+    # The draft is confirmable again, its edits kept; nothing went out for it.
+    assert body["action"]["status"] == "proposed"
+    assert body["action"]["retryable"] is True
+    assert body["action"]["edits"]["title"] == "Call about B"
+    assert len(aws.sent()) == 1
+    assert aws.held(PRIYA.email) == [SLOTS[0]]
+    # Another slot of the same card books, with the kept title.
+    retried = confirm(call.id, {"slot": SECOND})
+    assert retried["statusCode"] == 200
+    assert json_body(retried)["edits"]["title"] == "Call about B"
+    assert len(aws.sent()) == 2
+    assert aws.held(PRIYA.email) == [SLOTS[0], SLOTS[1]]
+    assert aws.held(ALEX) == [SLOTS[0], SLOTS[1]]  # the verified organizer's time is held too
+
+
+def test_two_concurrent_confirms_for_one_persons_time_book_it_once(
+    aws: Aws, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given both confirms read Priya's Thursday before either writes (a barrier in front of the
+    # bookings' transactions), and moto's transactions made atomic as DynamoDB's are
+    sync, call = sync_and_call(aws)
+    both_read = threading.Barrier(2, timeout=10)
+    atomic = threading.Lock()
+    original: Callable[..., Any] = DynamoDBBackend.transact_write_items
+
+    def interleaved(self: DynamoDBBackend, transact_items: list[dict[str, Any]]) -> Any:
+        if any("BUSY#" in str(item) for item in transact_items):
+            # (Broken only if one side never comes: the test then fails on its own assertions.)
+            with contextlib.suppress(threading.BrokenBarrierError):
+                both_read.wait()
+        with atomic:
+            return original(self, transact_items)
+
+    monkeypatch.setattr(DynamoDBBackend, "transact_write_items", interleaved)
+    aws_reviewer()  # one warm container's reviewer, shared by both requests
+    results: dict[str, dict[str, Any]] = {}
+
+    def run(draft: Draft) -> None:
+        app = review_app()  # one resolver per request: it holds the current event
+        results[draft.id] = app.resolve(confirm_event(draft.id, {"slot": FIRST}), FakeLambdaContext())
+
+    # When both confirm the same slot at once
+    threads = [threading.Thread(target=run, args=(d,)) for d in (sync, call)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    # Then exactly one books and sends, the other is 409 slot_taken and confirmable again
+    statuses = sorted(r["statusCode"] for r in results.values())
+    assert statuses == [200, 409]
+    [loser] = [json_body(r) for r in results.values() if r["statusCode"] == 409]
+    assert loser["error"]["code"] == "slot_taken"
+    assert loser["action"]["status"] == "proposed"
+    assert len(aws.sent()) == 1
+    assert aws.held(PRIYA.email) == [SLOTS[0]]
+
+
+def reviewer(aws: Aws, mailer: RecordingMailer) -> Reviewer:
+    return Reviewer(
+        aws.drafts, mailer=mailer, calendar=aws.calendar, jira=None, config=ReviewConfig(sender_email=SENDER)
+    )
+
+
+def test_a_failed_invitation_gives_the_time_back_and_leaves_the_draft_failed(aws: Aws) -> None:
+    sync, call = sync_and_call(aws)
+    mailer = RecordingMailer()
+    mailer.fail_with = MailRejected(
+        "SES MessageRejected: Email address is not verified.", code="mail_rejected"
+    )
+    alex = Caller(user_id=OWNER, email=ALEX)
+
+    with pytest.raises(SideEffectFailed) as failed:
+        reviewer(aws, mailer).confirm(alex, sync.id, {"slot": FIRST})
+
+    assert failed.value.draft.status is DraftStatus.FAILED
+    assert aws.held(PRIYA.email) == []  # released: an unsent invitation holds no time
+    # The other card can take the slot now; the failed one is then refused it, and can take another.
+    assert reviewer(aws, mailer).confirm(alex, call.id, {"slot": FIRST}).status is DraftStatus.DONE
+    with pytest.raises(SlotTaken) as taken:
+        reviewer(aws, mailer).confirm(alex, sync.id, {})
+    assert taken.value.draft.status is DraftStatus.FAILED  # as it was: confirmable again
+    assert reviewer(aws, mailer).confirm(alex, sync.id, {"slot": SECOND}).status is DraftStatus.DONE
+    assert [len(m.to) for m in mailer.sent] == [1, 1]
+    assert aws.held(PRIYA.email) == [SLOTS[0], SLOTS[1]]
+
+
+def test_external_attendees_are_invited_but_their_time_is_not_held(aws: Aws) -> None:
+    zoe = external_person("zoe@partner.test")
+    first = aws.add(meeting_draft(attendees=[resolved("Priya", PRIYA), resolved("zoe@partner.test", zoe)]))
+    second = aws.add(meeting_draft(attendees=[resolved("zoe@partner.test", zoe)], session="s-2"))
+
+    # (Without a verified address the organizer is the sender: only the attendees' time counts.)
+    assert confirm(first.id, {"slot": FIRST}, claims={})["statusCode"] == 200
+    again = confirm(second.id, {"slot": FIRST}, claims={})
+
+    assert again["statusCode"] == 200  # not tracked: nothing to refuse on
+    assert aws.held("zoe@partner.test") == []
+    assert aws.held(PRIYA.email) == [SLOTS[0]]
+    assert "zoe@partner.test" in aws.sent()[0].destinations
