@@ -252,3 +252,19 @@ def test_the_callers_own_bookings_count_as_busy_when_the_token_verifies_their_ad
     )
     # An unverified address is whatever the user typed: it never reads anyone's calendar.
     assert unverified["slots"][0] == first
+
+
+def test_null_bytes_and_controls_in_a_message_are_removed_before_the_turn(env) -> None:
+    response = call({"message": "Email Kinshuok\u0000 about the doc\x1b[2J\x07"})
+
+    assert response["statusCode"] == 200
+    [card] = json_body(response)["clientActions"]
+    assert card["to"][0]["person"]["email"] == "kinshuok@example.com"
+    assert card["subject"] == "About the doc"
+
+
+def test_a_message_of_only_controls_is_the_empty_message_error(env) -> None:
+    cleaned, empty = call({"message": "\u0000\x07\r\n"}), call({"message": ""})
+
+    assert cleaned["statusCode"] == empty["statusCode"] == 400
+    assert json_body(cleaned)["error"] == json_body(empty)["error"]

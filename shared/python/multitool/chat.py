@@ -48,6 +48,7 @@ from multitool.sessions import (
     new_session_id,
     valid_session_id,
 )
+from multitool.text import MultiLine
 from multitool.traces import ToolResults
 from multitool.wire import WireModel
 from multitool.zones import iana_zone
@@ -168,7 +169,8 @@ class ChatRequest(WireModel):
 
     model_config = ConfigDict(strict=True, str_strip_whitespace=True)
 
-    message: str = Field(description="The user's message, with as many intents as they like")
+    # Cleaned as multi-line text (multitool.text): no null bytes or other controls reach the model.
+    message: MultiLine = Field(description="The user's message, with as many intents as they like")
     session_id: str | None = Field(
         default=None, description="Continue this session; omit to start one (the response carries its id)"
     )
