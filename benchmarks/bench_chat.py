@@ -9,6 +9,12 @@ full history (typical texts, and the 4-byte-character worst case).
 (in process): the DynamoDB calls each request makes and its median time, for a
 request without a key, the first request with an Idempotency-Key, and its
 replay. moto's times are not DynamoDB's; the call counts are what a deployment pays.
+
+``concurrent``: ``multitool serve`` (offline runtime, embedded moto) under 20
+clients each sending 10 combined /chat requests back to back, all at once over
+HTTP: per-request latency p50/p95/max, errors, and throughput. ``python -m
+benchmarks chat`` runs all three; ``CHAT_BENCH_URL`` points the concurrent part
+at a server already running (e.g. another build) instead of starting one.
 """
 
 from __future__ import annotations
@@ -153,13 +159,79 @@ def _requests() -> str:
     return "\n".join(lines)
 
 
+CLIENTS = 20
+REQUESTS_PER_CLIENT = 10
+
+
+def _concurrent_against(url: str) -> str:
+    import json
+    import threading
+    import urllib.error
+    import urllib.request
+
+    latencies: list[float] = []
+    errors: Counter[str] = Counter()
+    lock = threading.Lock()
+    start = threading.Barrier(CLIENTS)
+
+    def client(number: int) -> None:
+        start.wait()
+        for turn in range(REQUESTS_PER_CLIENT):
+            body = json.dumps({"message": COMBINED, "sessionId": f"bench-{number}-{turn}-{time.time_ns()}"})
+            request = urllib.request.Request(
+                url.rstrip("/") + "/chat",
+                data=body.encode(),
+                method="POST",
+                headers={"content-type": "application/json", "x-local-user": "jordan"},
+            )
+            began = time.perf_counter()
+            try:
+                with urllib.request.urlopen(request, timeout=60) as answer:
+                    answer.read()
+                outcome = None
+            except urllib.error.HTTPError as error:
+                outcome = str(error.code)
+            except OSError as error:
+                outcome = type(error).__name__
+            with lock:
+                latencies.append((time.perf_counter() - began) * 1000)
+                if outcome:
+                    errors[outcome] += 1
+
+    threads = [threading.Thread(target=client, args=(n,)) for n in range(CLIENTS)]
+    began = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    wall = time.perf_counter() - began
+    ordered = sorted(latencies)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    failed = ", ".join(f"{code} x{n}" for code, n in sorted(errors.items())) or "0"
+    return (
+        f"\n{'multitool serve, ' + str(CLIENTS) + ' clients x ' + str(REQUESTS_PER_CLIENT) + ' /chat':<44}"
+        f" {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'req/s':>7}  errors\n"
+        f"{'combined message, offline runtime':<44} {statistics.median(latencies):>8.0f} {p95:>8.0f}"
+        f" {ordered[-1]:>8.0f} {len(latencies) / wall:>7.1f}  {failed}"
+    )
+
+
+def _concurrent() -> str:
+    from tests.local_server import local_server
+
+    if os.environ.get("CHAT_BENCH_URL"):
+        return _concurrent_against(os.environ["CHAT_BENCH_URL"])
+    with local_server(startup_seconds=120) as url:
+        return _concurrent_against(url)
+
+
 def run() -> None:
     from multitool.observability import logger
 
     level = logger.log_level
     logger.setLevel("ERROR")  # per-turn INFO lines would be measured (and printed) too
     try:
-        for part in (_memory, _requests):
+        for part in (_memory, _requests, _concurrent):
             # Powertools prints metrics (EMF) to stdout: keep them out of the tables.
             captured = io.StringIO()
             with contextlib.redirect_stdout(captured):

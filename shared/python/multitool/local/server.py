@@ -606,6 +606,8 @@ class _RequestHandler(BaseHTTPRequestHandler):
 
 class LocalHttpServer(ThreadingHTTPServer):
     daemon_threads = True
+    # Connections waiting to be accepted: at socketserver's default of 5, a burst of clients is reset.
+    request_queue_size = 128
 
     def __init__(
         self,
