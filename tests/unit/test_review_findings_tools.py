@@ -131,11 +131,15 @@ def test_asking_again_for_a_discarded_draft_proposes_a_fresh_one() -> None:
     assert store.drafts[third].status is DraftStatus.PROPOSED
 
 
-def test_asking_again_for_a_done_draft_still_returns_it_so_nothing_is_sent_twice() -> None:
+def test_asking_again_for_a_done_draft_proposes_a_new_one_and_leaves_the_done_one_as_it_was() -> None:
     backends = ports()
     store = backends.drafts
     assert isinstance(store, MemoryDraftStore)
     (first,) = run_calls([EMAIL], ctx(), backends)
     current = store.drafts[first.body["draftId"]]
-    store.replace(current, current.model_copy(update={"status": DraftStatus.DONE}))
-    assert run_calls([EMAIL], ctx(), backends)[0].body["draftId"] == first.body["draftId"]
+    done = store.replace(current, current.model_copy(update={"status": DraftStatus.DONE}))
+    renewed = run_calls([EMAIL], ctx(), backends)[0].body["draftId"]
+    # A new action the user confirms on its own; the sent one is untouched, so it is never sent twice
+    assert renewed != first.body["draftId"]
+    assert store.drafts[renewed].status is DraftStatus.PROPOSED
+    assert store.drafts[first.body["draftId"]] == done
