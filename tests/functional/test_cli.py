@@ -188,12 +188,14 @@ def test_chat_prints_the_chat_response_json_in_process() -> None:
     assert "{" not in response["message"]
 
 
-def test_chat_with_an_unknown_user_is_unauthorized() -> None:
+def test_chat_with_an_unknown_user_lists_the_valid_ids() -> None:
     result = run_cli("chat", "hello", "--user", "mallory")
 
-    assert result.returncode == 1
-    assert json.loads(result.stdout) == {"message": "Unauthorized"}
-    assert "401" in result.stderr
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "unknown user 'mallory'" in result.stderr
+    for known in ("jordan", "kinshuok", "priya"):
+        assert known in result.stderr
 
 
 @pytest.fixture(scope="module")
@@ -210,12 +212,81 @@ def test_chat_against_a_running_server(running_server: str) -> None:
     assert len(response["clientActions"]) == 2
 
 
-def test_chat_against_a_server_that_is_not_there() -> None:
-    result = run_cli("chat", "hello", "--url", "http://127.0.0.1:9")
+@pytest.mark.parametrize(
+    "command", [("chat", "hello"), ("get", "d_1"), ("confirm", "d_1"), ("discard", "d_1")]
+)
+def test_a_server_that_is_not_there_is_one_clear_line(command: tuple[str, str]) -> None:
+    result = run_cli(*command, "--url", "http://127.0.0.1:9")
 
     assert result.returncode == 1
-    assert "multitool:" in result.stderr
     assert result.stdout == ""
+    assert (
+        result.stderr == "multitool: cannot reach multitool at http://127.0.0.1:9: is `make demo` running?\n"
+    )
+
+
+def cli_json(*args: str) -> tuple[int, object, str]:
+    result = run_cli(*args)
+    return result.returncode, json.loads(result.stdout) if result.stdout else None, result.stderr
+
+
+def test_review_commands_get_confirm_and_discard_the_cards_of_a_chat(running_server: str) -> None:
+    # Given a chat turn with an email card and a meeting card
+    code, turn, _ = cli_json("chat", COMBINED, "--url", running_server, "--user", "priya")
+    assert code == 0
+    email, meeting = turn["clientActions"]  # type: ignore[index]
+
+    # When a script reads the email card, confirms it with an edit, and discards the meeting
+    code, got, _ = cli_json("get", email["id"], "--url", running_server, "--user", "priya")
+    assert (code, got["status"], got["card"]["id"]) == (0, "proposed", email["id"])  # type: ignore[index]
+    edits = json.dumps({"subject": "Doc notes from the CLI"})
+    code, confirmed, _ = cli_json(
+        "confirm", email["id"], "--edits", edits, "--url", running_server, "--user", "priya"
+    )
+    code_discard, discarded, _ = cli_json(
+        "discard", meeting["id"], "--url", running_server, "--user", "priya"
+    )
+
+    # Then each prints the action's JSON and exits 0, and the outbox has the edited mail
+    assert code == 0
+    assert confirmed["status"] == "done"  # type: ignore[index]
+    assert (code_discard, discarded["status"]) == (0, "discarded")  # type: ignore[index]
+    assert cli_json("get", email["id"], "--url", running_server, "--user", "priya")[1]["status"] == "done"  # type: ignore[index]
+
+
+def test_review_errors_exit_1_with_the_apis_code_and_message_on_stderr(running_server: str) -> None:
+    _, turn, _ = cli_json("chat", COMBINED, "--url", running_server, "--user", "jordan")
+    email = turn["clientActions"][0]  # type: ignore[index]
+    assert cli_json("confirm", email["id"], "--url", running_server, "--user", "jordan")[0] == 0
+
+    # Confirmed again with other content: the API's 409 conflict, named on stderr
+    changed = json.dumps({"subject": "Something else"})
+    code, body, stderr = cli_json(
+        "confirm", email["id"], "--edits", changed, "--url", running_server, "--user", "jordan"
+    )
+    assert code == 1
+    assert body["error"]["code"] in stderr  # type: ignore[index]
+    assert "HTTP 409" in stderr
+    assert body["action"]["status"] == "done"  # type: ignore[index]
+
+    # Another user's action, or none: 404 not_found
+    code, _, stderr = cli_json("get", email["id"], "--url", running_server, "--user", "priya")
+    assert code == 1
+    assert "HTTP 404, not_found: There is no action" in stderr
+
+
+def test_review_commands_refuse_an_unknown_user_and_bad_edits(running_server: str) -> None:
+    unknown = run_cli("get", "d_1", "--url", running_server, "--user", "mallory")
+    not_json = run_cli("confirm", "d_1", "--edits", "{subject", "--url", running_server)
+    not_object = run_cli("confirm", "d_1", "--edits", "[1]", "--url", running_server)
+
+    assert unknown.returncode == 2
+    assert "unknown user 'mallory'; use --user with one of: " in unknown.stderr
+    assert "kinshuok" in unknown.stderr
+    assert (not_json.returncode, not_object.returncode) == (2, 2)
+    assert "--edits is not JSON" in not_json.stderr
+    assert "--edits must be a JSON object" in not_object.stderr
+    assert "Traceback" not in unknown.stderr + not_json.stderr + not_object.stderr
 
 
 def test_serve_on_a_busy_port_says_which_flag_to_change() -> None:

@@ -4,8 +4,13 @@
     multitool serve --agent-id AGENT --alias-id ALIAS          # a real Bedrock agent
     multitool serve --runtime converse --model-id MODEL        # Converse with a real model
     multitool chat "Email Kinshuok about the doc" [--user ID] [--session ID] [--url URL]
+    multitool get ID | confirm ID [--edits JSON] | discard ID   [--user ID] [--url URL]
 
-Both run on embedded defaults (a moto server on loopback, a seeded directory,
+``chat`` prints the /chat response JSON; ``get``, ``confirm`` and ``discard`` print
+the action (the review API's JSON) of a running ``multitool serve``. On an error
+the exit status is 1 and stderr names the API's error code and message.
+
+``serve`` and an in-process ``chat`` run on embedded defaults (a moto server on loopback, a seeded directory,
 the SES and Jira sandboxes, the offline model) unless told otherwise. This
 module stays import-light: the local server and moto load only when used.
 """
@@ -28,6 +33,15 @@ if TYPE_CHECKING:
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
+DEFAULT_URL = "http://127.0.0.1:8000"
+
+
+class CliError(Exception):
+    """Something the command line reports in one line on stderr, with an exit status."""
+
+    def __init__(self, message: str, exit_code: int = EXIT_ERROR) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -62,6 +76,26 @@ def build_parser() -> argparse.ArgumentParser:
         "--url", help="a running `multitool serve`, e.g. http://127.0.0.1:8000 (default: in-process)"
     )
     _add_backend_options(chat)
+
+    for verb, what in (
+        ("get", "print an action (a card's draft) and its status"),
+        ("confirm", "confirm an action: send, book or create it, with optional edits"),
+        ("discard", "discard an action"),
+    ):
+        command = commands.add_parser(
+            verb, help=what, description=f"{what[0].upper()}{what[1:]}, on a running `multitool serve`."
+        )
+        command.add_argument("id", help="the action id (a card's id in the /chat response)")
+        if verb == "confirm":
+            command.add_argument(
+                "--edits",
+                default="{}",
+                help='the card\'s fields as you changed them, a JSON object, e.g. \'{"subject": "Notes"}\'',
+            )
+        command.add_argument(
+            "--user", help="local user id to sign in as (default: the server's default user)"
+        )
+        command.add_argument("--url", default=DEFAULT_URL, help="the running server (default: %(default)s)")
     return parser
 
 
@@ -149,15 +183,57 @@ def chat(args: argparse.Namespace) -> int:
     session = args.session or f"cli-{uuid.uuid4()}"
     body = json.dumps({"message": args.message, "sessionId": session}).encode()
     if args.url:
-        status, payload = _post_remote(args.url, body, args.user)
+        remote = Remote(args.url)
+        status, payload = remote.call("POST", "/chat", body, remote.user(args.user))
     else:
         status, payload = _post_in_process(args, body)
+    return _print_answer("/chat", status, payload)
+
+
+def review(args: argparse.Namespace) -> int:
+    """``get``/``confirm``/``discard`` ID against a running server."""
+    from urllib.parse import quote
+
+    remote = Remote(args.url)
+    path = f"/actions/{quote(args.id, safe='')}"
+    if args.command == "get":
+        status, payload = remote.call("GET", path, None, remote.user(args.user))
+        return _print_answer(f"get {args.id}", status, payload)
+    body = b"{}"
+    if args.command == "confirm":
+        try:
+            edits = json.loads(args.edits)
+        except json.JSONDecodeError as error:
+            raise CliError(f"--edits is not JSON ({error.msg} at {error.pos}).", EXIT_USAGE) from None
+        if not isinstance(edits, dict):
+            raise CliError(
+                '--edits must be a JSON object of card fields, e.g. {"subject": "Notes"}.', EXIT_USAGE
+            )
+        body = json.dumps(edits).encode()
+    status, payload = remote.call("POST", f"{path}/{args.command}", body, remote.user(args.user))
+    return _print_answer(f"{args.command} {args.id}", status, payload)
+
+
+def _print_answer(what: str, status: int, payload: Any) -> int:
+    """The answer's JSON on stdout; on an error, also one line on stderr with its code and message."""
     json.dump(payload, sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
-    if status >= 400:
-        print(f"multitool: /chat answered {status}", file=sys.stderr)
-        return EXIT_ERROR
-    return EXIT_OK
+    if status < 400:
+        return EXIT_OK
+    error = payload.get("error") if isinstance(payload, dict) else None
+    if isinstance(error, dict):
+        detail = f"{error.get('code', status)}: {error.get('message', '')}"
+    else:
+        message = payload.get("message") if isinstance(payload, dict) else None
+        detail = f"{status}: {message or 'no details'}"
+    print(f"multitool: {what} failed with HTTP {status}, {detail}", file=sys.stderr)
+    return EXIT_ERROR
+
+
+def _check_user(user: str, known: Sequence[str]) -> str:
+    if user not in known:
+        raise CliError(f"unknown user {user!r}; use --user with one of: {', '.join(known)}", EXIT_USAGE)
+    return user
 
 
 def _post_in_process(args: argparse.Namespace, body: bytes) -> tuple[int, Any]:
@@ -165,7 +241,7 @@ def _post_in_process(args: argparse.Namespace, body: bytes) -> tuple[int, Any]:
     with contextlib.redirect_stdout(sys.stderr):
         running, api = _local_api(args)
         try:
-            user = args.user or running.seed.default_user
+            user = _check_user(args.user or running.seed.default_user, [p.id for p in running.seed.people])
             response = api.invoke(
                 "POST", "/chat", headers={"content-type": "application/json", "x-local-user": user}, body=body
             )
@@ -174,29 +250,44 @@ def _post_in_process(args: argparse.Namespace, body: bytes) -> tuple[int, Any]:
     return response.status, _decode(response.body)
 
 
-def _post_remote(url: str, body: bytes, user: str | None) -> tuple[int, Any]:
-    import urllib.error
-    import urllib.request
+class Remote:
+    """A running ``multitool serve``: requests signed in as a local user, refusals in one line."""
 
-    from multitool.local.server import LOCAL_USER_HEADER
+    def __init__(self, url: str) -> None:
+        base = url.rstrip("/")
+        if not base.startswith(("http://", "https://")):
+            raise CliError(f"--url must start with http:// or https://, got {url!r}", EXIT_USAGE)
+        self.base = base
 
-    base = url.rstrip("/")
-    if not base.startswith(("http://", "https://")):
-        raise SystemExit(f"multitool: --url must start with http:// or https://, got {url!r}")
-    if user is None:
-        with urllib.request.urlopen(f"{base}/local/users", timeout=10) as answer:  # noqa: S310 - scheme checked
-            user = str(json.load(answer)["defaultUser"])
-    request = urllib.request.Request(  # noqa: S310 - scheme checked above
-        f"{base}/chat",
-        data=body,
-        method="POST",
-        headers={"content-type": "application/json", LOCAL_USER_HEADER: user},
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=120) as answer:  # noqa: S310
-            return answer.status, _decode(answer.read())
-    except urllib.error.HTTPError as error:
-        return error.code, _decode(error.read())
+    def user(self, wanted: str | None) -> str:
+        """``wanted`` if the server knows it (else the valid ids), or the server's default user."""
+        status, directory = self.call("GET", "/local/users", None, None)
+        if status != 200 or not isinstance(directory, dict):
+            raise CliError(
+                f"{self.base} did not list its local users (HTTP {status}): is it `multitool serve`?"
+            )
+        known = [str(u.get("id")) for u in directory.get("users", []) if isinstance(u, dict)]
+        return _check_user(wanted or str(directory.get("defaultUser")), known)
+
+    def call(self, method: str, path: str, body: bytes | None, user: str | None) -> tuple[int, Any]:
+        import urllib.error
+        import urllib.request
+
+        from multitool.local.server import LOCAL_USER_HEADER
+
+        headers = {"content-type": "application/json"} if body is not None else {}
+        if user is not None:
+            headers[LOCAL_USER_HEADER] = user
+        request = urllib.request.Request(  # noqa: S310 - the scheme is checked in __init__
+            f"{self.base}{path}", data=body, method=method, headers=headers
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=120) as answer:  # noqa: S310
+                return answer.status, _decode(answer.read())
+        except urllib.error.HTTPError as error:
+            return error.code, _decode(error.read())
+        except (urllib.error.URLError, OSError) as error:
+            raise CliError(f"cannot reach multitool at {self.base}: is `make demo` running?") from error
 
 
 def _decode(raw: bytes) -> Any:
@@ -213,7 +304,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "serve":
             return serve(args)
-        return chat(args)
+        if args.command == "chat":
+            return chat(args)
+        return review(args)
+    except CliError as error:
+        print(f"multitool: {error}", file=sys.stderr)
+        return error.exit_code
     except LocalSetupError as error:
         print(f"multitool: {error}", file=sys.stderr)
         return EXIT_USAGE
