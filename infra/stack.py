@@ -109,7 +109,9 @@ class MultitoolStack(cdk.Stack):
         # The default Bedrock agent: the AgentCore harness, tools handed back as inline functions.
         self.harness: ChatHarness | None = None
         if settings.uses_harness:
-            self.harness = ChatHarness(self, "Harness", model=model)
+            self.harness = ChatHarness(
+                self, "Harness", model=model, idle_session_seconds=settings.idle_session_ttl_seconds
+            )
 
         # The chat path: runs the model turn; never sends mail or reads the Jira secret.
         chat_env = {

@@ -81,7 +81,9 @@ def inline_tools(specs: Sequence[dict[str, Any]]) -> list[agentcore.CfnHarness.H
 class ChatHarness(Construct):
     """The harness, its execution role, and the grant that lets a caller invoke exactly this harness."""
 
-    def __init__(self, scope: Construct, construct_id: str, *, model: ModelAccess) -> None:
+    def __init__(
+        self, scope: Construct, construct_id: str, *, model: ModelAccess, idle_session_seconds: int
+    ) -> None:
         super().__init__(scope, construct_id)
         stack = cdk.Stack.of(self)
         specs = registry_tool_specs()
@@ -126,6 +128,15 @@ class ChatHarness(Construct):
             # The orchestrator keeps each conversation (its sessions table) and sends it with every
             # call; managed memory (the service default) would keep a second copy for 30 days.
             memory=agentcore.CfnHarness.HarnessMemoryConfigurationProperty(disabled={}),
+            # Each call carries the whole conversation, so an idle session's microVM holds nothing the
+            # next turn needs: it stops after the deploy's idle session TTL (service default 900 s).
+            environment=agentcore.CfnHarness.HarnessEnvironmentProviderProperty(
+                agent_core_runtime_environment=agentcore.CfnHarness.HarnessAgentCoreRuntimeEnvironmentProperty(
+                    lifecycle_configuration=agentcore.CfnHarness.LifecycleConfigurationProperty(
+                        idle_runtime_session_timeout=idle_session_seconds
+                    )
+                )
+            ),
             max_iterations=MAX_ITERATIONS,
             max_tokens=model_max_tokens(),
             timeout_seconds=TIMEOUT_SECONDS,

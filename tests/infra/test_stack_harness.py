@@ -91,9 +91,11 @@ def test_the_harness_runs_the_context_model_with_the_prompt_contract_and_limits(
     assert props["TimeoutSeconds"] < orchestrator["Timeout"] <= 30
     # No second copy of the conversation: the orchestrator's sessions table keeps it.
     assert props["Memory"] == {"Disabled": {}}
-    assert not {"Environment", "EnvironmentArtifact", "Skills", "Hooks", "AuthorizerConfiguration"} & set(
-        props
-    )
+    assert not {"EnvironmentArtifact", "Skills", "Hooks", "AuthorizerConfiguration"} & set(props)
+    # An idle session's microVM stops after the deploy's idle session TTL (idleSessionTtlSeconds).
+    assert props["Environment"] == {
+        "AgentCoreRuntimeEnvironment": {"LifecycleConfiguration": {"IdleRuntimeSessionTimeout": 600}}
+    }
     # A generated name in the service's pattern (letters, digits, _; 40 at most).
     assert re.fullmatch(r"[a-zA-Z][a-zA-Z0-9_]{0,39}", props["HarnessName"])
 
