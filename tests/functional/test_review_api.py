@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import email
+import email.policy
 import io
 import logging
 from collections.abc import Iterator
@@ -145,7 +146,7 @@ def test_confirm_sends_the_edited_email_once_through_ses(aws: Aws, logs: io.Stri
     assert done["retryable"] is False
     [message] = aws.sent()
     assert done["result"]["messageId"] == message.id
-    assert message.source == SENDER
+    assert message.source == f"multitool <{SENDER}>"  # no requester name in the token
     assert message.subject == "The doc (final)"
     assert message.body == "Confidential body text 7f3a"
     assert message.destinations == {
@@ -331,3 +332,85 @@ def test_a_confirmed_subject_that_is_only_controls_is_the_empty_subject_error(aw
     assert aws.sent() == []
     assert call("GET", draft.id)["statusCode"] == 200
     assert json_body(call("GET", draft.id))["status"] == "proposed"
+
+
+ALEX = {"name": "Alex Müller", "email": "alex.mueller@example.com", "email_verified": "true"}
+
+
+@pytest.fixture
+def send_requests() -> Iterator[list[dict[str, Any]]]:
+    """SendEmail requests of the clients the review function makes (moto keeps no Reply-To)."""
+    seen: list[dict[str, Any]] = []
+
+    def record(params: dict[str, Any], **_: Any) -> None:
+        seen.append(params)
+
+    events = boto3._get_default_session().events
+    events.register("provide-client-params.sesv2.SendEmail", record)
+    aws_reviewer.cache_clear()
+    yield seen
+    events.unregister("provide-client-params.sesv2.SendEmail", record)
+
+
+def confirm_as(draft_id: str, body: dict[str, Any], claims: dict[str, Any]) -> dict[str, Any]:
+    event = http_api_event(
+        "POST",
+        f"/actions/{draft_id}/confirm",
+        body,
+        sub=OWNER,
+        path_parameters={"id": draft_id},
+        route_key="POST /actions/{id}/confirm",
+        claims=claims,
+    )
+    response: dict[str, Any] = handler(event, FakeLambdaContext())
+    return response
+
+
+def test_mail_is_from_the_requester_via_multitool_and_replies_go_to_their_verified_address(
+    aws: Aws, send_requests: list[dict[str, Any]]
+) -> None:
+    draft = aws.add(email_draft())
+
+    assert confirm_as(draft.id, {}, ALEX)["statusCode"] == 200
+
+    [message] = aws.sent()
+    [mailbox] = email.message_from_string(f"From: {message.source}\n\n", policy=email.policy.default)[
+        "From"
+    ].addresses
+    assert (mailbox.display_name, mailbox.addr_spec) == ("Alex Müller via multitool", SENDER)
+    [request] = send_requests
+    assert request["ReplyToAddresses"] == ["alex.mueller@example.com"]
+
+
+def test_an_unverified_address_is_no_reply_to(aws: Aws, send_requests: list[dict[str, Any]]) -> None:
+    draft = aws.add(email_draft())
+
+    assert confirm_as(draft.id, {}, {**ALEX, "email_verified": "false"})["statusCode"] == 200
+
+    [request] = send_requests
+    assert "ReplyToAddresses" not in request
+
+
+def test_the_meeting_invitation_reaches_the_organizer_from_them_via_multitool(aws: Aws) -> None:
+    draft = aws.add(meeting_draft())
+
+    response = confirm_as(
+        draft.id, {"slot": {"start": SLOTS[0][0].isoformat(), "end": SLOTS[0][1].isoformat()}}, ALEX
+    )
+
+    assert response["statusCode"] == 200
+    [message] = aws.sent()
+    assert set(message.destinations) == {"alex.mueller@example.com", "kinshuok@example.com"}
+    # moto keeps the raw message as text; its 8-bit UTF-8 parts are read back as bytes
+    parsed = email.message_from_bytes(message.raw_data.encode(), policy=email.policy.default)
+    assert [a.addr_spec for a in parsed["To"].addresses] == [
+        "kinshuok@example.com",
+        "alex.mueller@example.com",
+    ]
+    [sender] = parsed["From"].addresses
+    assert (sender.display_name, sender.addr_spec) == ("Alex Müller via multitool", SENDER)
+    assert parsed["Reply-To"] == "alex.mueller@example.com"
+    [calendar] = [p for p in parsed.walk() if p.get_content_type() == "text/calendar"]
+    assert 'ORGANIZER;CN="Alex Müller":mailto:alex.mueller@example.com' in calendar.get_content().replace(
+        "\r\n ", ""
+    )

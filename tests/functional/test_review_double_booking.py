@@ -205,7 +205,7 @@ def test_a_failed_invitation_gives_the_time_back_and_leaves_the_draft_failed(aws
         reviewer(aws, mailer).confirm(alex, sync.id, {})
     assert taken.value.draft.status is DraftStatus.FAILED  # as it was: confirmable again
     assert reviewer(aws, mailer).confirm(alex, sync.id, {"slot": SECOND}).status is DraftStatus.DONE
-    assert [len(m.to) for m in mailer.sent] == [1, 1]
+    assert [m.to for m in mailer.sent] == [(PRIYA.email, ALEX), (PRIYA.email, ALEX)]
     assert aws.held(PRIYA.email) == [SLOTS[0], SLOTS[1]]
 
 

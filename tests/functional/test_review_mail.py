@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import email
+import email.policy
 from collections.abc import Iterator
 from email.message import Message
 from typing import Any
@@ -81,3 +82,70 @@ def test_an_unverified_sender_is_rejected_with_the_ses_reason(sesv2: Any) -> Non
 def test_a_mail_needs_a_recipient() -> None:
     with pytest.raises(ValueError, match="recipient"):
         Mail(to=(), subject="s", text="t")
+
+
+def _requests(client: Any) -> list[dict[str, Any]]:
+    """Every SendEmail request as botocore validated and sent it (moto keeps no Reply-To)."""
+    seen: list[dict[str, Any]] = []
+    client.meta.events.register(
+        "provide-client-params.sesv2.SendEmail", lambda params, **_: seen.append(params)
+    )
+    return seen
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["Alex Müller via multitool", 'Doe, Jane "JJ" via multitool', "Zoë O'Brien, Ph.D. via multitool"],
+)
+def test_a_display_name_and_reply_to_reach_ses_encoded(sesv2: Any, name: str) -> None:
+    requests = _requests(sesv2)
+
+    SesMailer(sesv2, SENDER).send(
+        Mail(to=("kin@example.com",), subject="s", text="t", from_name=name, reply_to=("alex@example.com",))
+    )
+
+    [request] = requests
+    assert request["ReplyToAddresses"] == ["alex@example.com"]
+    header = request["FromEmailAddress"]
+    assert header.isascii()  # RFC 2047 encoded words for anything else, as SES requires
+    parsed = email.message_from_string(f"From: {header}\n\n", policy=email.policy.default)
+    [mailbox] = parsed["From"].addresses
+    assert (mailbox.display_name, mailbox.addr_spec) == (name, SENDER)
+    [message] = _sent()
+    assert message.source == header
+
+
+def test_an_invitation_names_the_requester_and_replies_go_to_them(sesv2: Any) -> None:
+    ics = b"BEGIN:VCALENDAR\r\nMETHOD:REQUEST\r\nEND:VCALENDAR\r\n"
+
+    SesMailer(sesv2, SENDER).send(
+        Mail(
+            to=("kin@example.com",),
+            subject="Sync",
+            text="Join us",
+            invitation=ics,
+            from_name="Müller, Alex via multitool",
+            reply_to=("alex@example.com",),
+        )
+    )
+
+    [message] = _sent()
+    parsed = email.message_from_string(message.raw_data, policy=email.policy.default)
+    [mailbox] = parsed["From"].addresses
+    assert (mailbox.display_name, mailbox.addr_spec) == ("Müller, Alex via multitool", SENDER)
+    assert parsed["Reply-To"] == "alex@example.com"
+
+
+def test_a_display_name_cannot_inject_a_header(sesv2: Any) -> None:
+    requests = _requests(sesv2)
+
+    SesMailer(sesv2, SENDER).send(
+        Mail(
+            to=("kin@example.com",),
+            subject="s",
+            text="t",
+            from_name="Alex\r\nBcc: all@example.com via multitool",
+        )
+    )
+
+    assert requests[0]["FromEmailAddress"] == f'"Alex Bcc: all@example.com via multitool" <{SENDER}>'

@@ -26,6 +26,7 @@ from multitool.review import (
     Reviewer,
     SideEffectFailed,
     field_path,
+    name_claim,
 )
 
 from tests.review_support import (
@@ -376,7 +377,8 @@ def test_confirming_a_meeting_sends_an_invitation_to_every_attendee_and_books_th
     done = world.reviewer.confirm(caller, draft.id, {"slot": _slot(1), "title": "Doc sync"})
 
     [mail] = world.mailer.sent
-    assert mail.to == ("kinshuok@example.com", "priya@example.com")
+    # the organizer (a verified caller) gets it too: that is how it reaches their calendar
+    assert mail.to == ("kinshuok@example.com", "priya@example.com", "owner@example.com")
     assert mail.invitation is not None
     [event] = ICalendar.from_ical(mail.invitation).events
     assert str(event["UID"]) == draft.id
@@ -576,3 +578,20 @@ def test_confirmed_times_are_aware(world: World) -> None:
     done = world.reviewer.confirm(CALLER, draft.id, {"slot": _slot(0)})
     assert done.edits is not None
     assert datetime.fromisoformat(done.edits["start"]).utcoffset() == timedelta(hours=1)
+
+
+@pytest.mark.parametrize(
+    ("claims", "name"),
+    [
+        ({"name": "Alex Müller", "given_name": "A"}, "Alex Müller"),
+        ({"given_name": "Alex", "family_name": "Müller"}, "Alex Müller"),
+        ({"name": "\x00\r\n", "given_name": "Alex"}, "Alex"),
+        ({"name": "Alex\r\nBcc: x@example.com"}, "Alex Bcc: x@example.com"),
+        ({"name": 5}, None),
+        ({}, None),
+    ],
+)
+def test_the_requester_name_comes_from_the_name_claims_as_one_clean_line(
+    claims: dict[str, Any], name: str | None
+) -> None:
+    assert name_claim(claims) == name

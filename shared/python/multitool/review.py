@@ -62,7 +62,7 @@ from multitool.ports.jira import CreatedIssue, IssueRequest, JiraClient, JiraErr
 from multitool.ports.mail import Mail, Mailer, MailError
 from multitool.settings import JiraProject
 from multitool.slots import Slot
-from multitool.text import CLEAN_MULTI_LINE, CLEAN_SINGLE_LINE, SingleLine
+from multitool.text import CLEAN_MULTI_LINE, CLEAN_SINGLE_LINE, SingleLine, single_line
 from multitool.tools import email_draft, jira_draft, meeting_scheduler
 from multitool.tools.base import (
     MAX_ATTENDEES,
@@ -289,10 +289,36 @@ class DraftView(WireModel):
 
 @dataclass(frozen=True, slots=True)
 class Caller:
-    """The authenticated user: the JWT ``sub`` and, when the token carries it, ``email``."""
+    """The authenticated user: the JWT ``sub``; ``email`` only when the token says it is verified;
+    ``name`` (display only: the user's profile name, e.g. the ``name`` claim) when it carries one."""
 
     user_id: str
     email: str | None = None
+    name: str | None = None
+
+
+SENT_VIA = "via multitool"
+MAX_SENDER_NAME_CHARS = 100
+
+
+def name_claim(claims: Mapping[str, Any]) -> str | None:
+    """The user's display name from OIDC claims: ``name``, else ``given_name family_name``."""
+    name = claims.get("name")
+    if not isinstance(name, str) or not single_line(name):
+        parts = [claims.get(key) for key in ("given_name", "family_name")]
+        name = " ".join(p for p in parts if isinstance(p, str) and single_line(p))
+    cleaned = single_line(name)[:MAX_SENDER_NAME_CHARS].strip()
+    return cleaned or None
+
+
+def _sender_name(caller: Caller) -> str:
+    """Whom a mail is from, in words: ``"Alex Müller via multitool"``; ``multitool`` when unknown."""
+    return f"{caller.name} {SENT_VIA}" if caller.name else "multitool"
+
+
+def _reply_to(caller: Caller) -> tuple[str, ...]:
+    """Replies go to the requester, only at an address the identity provider verified."""
+    return (caller.email,) if caller.email else ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -403,6 +429,8 @@ def _send_email(content: EmailContent, ctx: _Context, reviewer: Reviewer) -> dic
             cc=tuple(a.email for a in content.cc),
             subject=content.subject,
             text=content.body,
+            from_name=_sender_name(ctx.caller),
+            reply_to=_reply_to(ctx.caller),
         )
     )
     return {"messageId": sent.message_id, "recipients": [a.email for a in (*content.to, *content.cc)]}
@@ -445,7 +473,7 @@ def _meeting_not_started(content: MeetingContent, ctx: _Context, reviewer: Revie
 
 def _organizer(ctx: _Context) -> Participant:
     if ctx.caller.email:
-        return Participant(ctx.caller.email)
+        return Participant(ctx.caller.email, ctx.caller.name)
     return Participant(ctx.config.sender_email, "multitool")
 
 
@@ -530,28 +558,32 @@ def _book_and_invite(content: MeetingContent, ctx: _Context, reviewer: Reviewer)
         stamp=reviewer.clock(),
     )
     when = f"{content.start:%A %d %B %Y, %H:%M}-{content.end:%H:%M} ({content.timezone})"
+    # The organizer (a verified caller) gets the invitation too: it is how the meeting reaches
+    # their own calendar.
+    recipients = [a.email for a in content.attendees]
+    if ctx.caller.email and ctx.caller.email.casefold() not in {r.casefold() for r in recipients}:
+        recipients.append(ctx.caller.email)
     try:
         sent = reviewer.mailer.send(
             Mail(
-                to=tuple(a.email for a in content.attendees),
+                to=tuple(recipients),
                 subject=f"Invitation: {content.title}",
                 text=f"You are invited to {content.title}.\nWhen: {when}\n",
                 invitation=invitation,
+                from_name=_sender_name(ctx.caller),
+                reply_to=_reply_to(ctx.caller),
             )
         )
     except BaseException:
         _release_after_failed_send(ctx.draft.id, reviewer)
         raise
-    attendees = [a.email for a in content.attendees]
-    if ctx.caller.email and ctx.caller.email.casefold() not in {a.casefold() for a in attendees}:
-        attendees.append(ctx.caller.email)
     return {
         "messageId": sent.message_id,
         "bookingId": ctx.draft.id,
         "start": content.start.isoformat(),
         "end": content.end.isoformat(),
         "timezone": content.timezone,
-        "attendees": attendees,
+        "attendees": recipients,
     }
 
 

@@ -32,6 +32,7 @@ from multitool.review import (
     Reviewer,
     ReviewError,
     SideEffectFailed,
+    name_claim,
 )
 
 ReviewerProvider = Callable[[], Reviewer]
@@ -116,7 +117,7 @@ def review_app(reviewer: ReviewerProvider = aws_reviewer) -> APIGatewayHttpResol
         sub = claims.get("sub")
         if not isinstance(sub, str) or not sub.strip():
             raise Unauthenticated("Sign in first: the request carries no user.")
-        return Caller(user_id=sub.strip(), email=verified_email(claims))
+        return Caller(user_id=sub.strip(), email=verified_email(claims), name=name_claim(claims))
 
     def json_object() -> dict[str, Any]:
         raw = body_text(app.current_event)

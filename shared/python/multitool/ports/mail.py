@@ -4,15 +4,24 @@
 sender identity: plain mail as ``Content.Simple``, an invitation as
 ``Content.Raw`` MIME whose ``text/calendar; method=REQUEST`` part calendar
 clients turn into an accept/decline prompt.
+
+The sender identity is always the address mail goes out from; a mail may give
+it a display name (``from_name``, e.g. ``Alex Müller via multitool``) and a
+``Reply-To`` (the requester's verified address), so a recipient sees who asked
+and answers them, not the sender identity. Display names are encoded by the
+standard library's ``email`` package: quoted when they hold commas or quotes
+(RFC 5322), as an encoded word when they are not ASCII (RFC 2047), which is
+what SES asks for in ``FromEmailAddress``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from email.headerregistry import Address
 from email.message import EmailMessage
 from email.policy import SMTP
-from email.utils import formatdate
-from typing import TYPE_CHECKING, Protocol
+from email.utils import formataddr, formatdate
+from typing import TYPE_CHECKING, Any, Protocol
 
 from botocore.exceptions import BotoCoreError, ClientError
 
@@ -35,10 +44,14 @@ class Mail:
     text: str
     cc: tuple[str, ...] = ()
     invitation: bytes | None = None
+    from_name: str | None = None
+    reply_to: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.to:
             raise ValueError("A mail needs at least one recipient in 'to'")
+        if self.from_name is not None:
+            object.__setattr__(self, "from_name", single_line(self.from_name) or None)
         # A subject is one header line (the text policy, multitool.text): line breaks fold and
         # controls go, so it is never a crash in MIME (ValueError) nor an injected header.
         object.__setattr__(self, "subject", single_line(self.subject))
@@ -84,6 +97,7 @@ class SesMailer:
         destination: DestinationTypeDef = {"ToAddresses": list(mail.to)}
         if mail.cc:
             destination["CcAddresses"] = list(mail.cc)
+        sender = from_address(self._sender, mail.from_name)
         content: EmailContentTypeDef
         if mail.invitation is None:
             content = {
@@ -94,18 +108,15 @@ class SesMailer:
             }
         else:
             content = {"Raw": {"Data": invitation_mime(self._sender, mail)}}
+        options: dict[str, Any] = {}
+        if mail.reply_to:
+            options["ReplyToAddresses"] = list(mail.reply_to)
+        if self._configuration_set:
+            options["ConfigurationSetName"] = self._configuration_set
         try:
-            if self._configuration_set:
-                response = self._client.send_email(
-                    FromEmailAddress=self._sender,
-                    Destination=destination,
-                    Content=content,
-                    ConfigurationSetName=self._configuration_set,
-                )
-            else:
-                response = self._client.send_email(
-                    FromEmailAddress=self._sender, Destination=destination, Content=content
-                )
+            response = self._client.send_email(
+                FromEmailAddress=sender, Destination=destination, Content=content, **options
+            )
         except ClientError as error:
             details = error.response.get("Error", {})
             code = str(details.get("Code", "Unknown"))
@@ -121,6 +132,11 @@ class SesMailer:
         return SentMail(message_id=response["MessageId"])
 
 
+def from_address(sender: str, display_name: str | None) -> str:
+    """``sender`` with ``display_name`` as one RFC 5322 mailbox (RFC 2047-encoded when not ASCII)."""
+    return formataddr((display_name, sender), charset="utf-8") if display_name else sender
+
+
 def invitation_mime(sender: str, mail: Mail) -> bytes:
     """The raw MIME message for an invitation.
 
@@ -131,10 +147,12 @@ def invitation_mime(sender: str, mail: Mail) -> bytes:
     if mail.invitation is None:
         raise ValueError("invitation_mime needs a mail with an invitation")
     message = EmailMessage()
-    message["From"] = sender
+    message["From"] = Address(display_name=mail.from_name or "", addr_spec=sender)
     message["To"] = ", ".join(mail.to)
     if mail.cc:
         message["Cc"] = ", ".join(mail.cc)
+    if mail.reply_to:
+        message["Reply-To"] = ", ".join(mail.reply_to)
     message["Subject"] = mail.subject
     message["Date"] = formatdate(usegmt=True)
     message["MIME-Version"] = "1.0"
