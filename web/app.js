@@ -707,6 +707,7 @@ async function setUpLocalSignIn() {
     state.user = picker.value;
     localStorage.setItem(USER_KEY, state.user);
     newChat();
+    refreshOutbox(); // the outbox is per user: show the new user's mail and issues
   });
   $("signin-local").hidden = false;
   $("mode-badge").hidden = false;

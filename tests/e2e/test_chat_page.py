@@ -433,3 +433,26 @@ def test_asking_again_after_sending_gives_a_fresh_card_to_confirm(page: Page, se
     expect(again.get_by_role("button", name="Confirm and send")).to_be_enabled()
     assert again.get_attribute("data-card-id") != first.get_attribute("data-card-id")
     expect(first.locator(".card-status")).to_have_text("Sent")
+
+
+def test_the_outbox_panel_lists_only_the_signed_in_users_mail(page: Page, server_url: str) -> None:
+    # Given Mei signed in, who confirms an email with a subject of her own
+    page.get_by_label("Signed in as").select_option("mei")
+    email = send(page, "Email Kinshuok about the panel check").locator(EMAIL_CARD)
+    email.get_by_label("Subject").fill("Only Mei sent this")
+    email.get_by_role("button", name="Confirm and send").click()
+    expect(email.locator(".card-status")).to_have_text("Sent", timeout=20_000)
+    mine = page.get_by_test_id("outbox-mail").filter(has_text="Only Mei sent this")
+    expect(mine).to_have_count(1)
+
+    # When another user signs in, the panel shows their outbox, without Mei's mail
+    page.get_by_label("Signed in as").select_option("priya")
+    expect(mine).to_have_count(0)
+    assert all(
+        m["subject"] != "Only Mei sent this"
+        for m in api_get(server_url, "/sandbox/outbox", "priya")["emails"]
+    )
+
+    # and back as Mei, it is there again
+    page.get_by_label("Signed in as").select_option("mei")
+    expect(mine).to_have_count(1)

@@ -259,7 +259,7 @@ def test_no_chat_body_or_header_makes_the_chat_api_fail(
 
 @pytest.fixture(scope="module")
 def local_api(aws: dict[str, Any]) -> LocalApi:
-    return LocalApi(repo_root() / "functions", load_seed(), outbox=lambda: {"emails": [], "issues": []})
+    return LocalApi(repo_root() / "functions", load_seed(), outbox=lambda user: {"emails": [], "issues": []})
 
 
 @settings(SWEEP, max_examples=150)

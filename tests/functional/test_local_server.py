@@ -61,7 +61,7 @@ def functions_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def server(functions_dir: Path) -> Iterator[LocalHttpServer]:
     outbox = {"emails": [{"to": ["priya.patel@example.com"], "subject": "Hi"}], "issues": []}
-    api = LocalApi(functions_dir, load_seed(), outbox=lambda: outbox)
+    api = LocalApi(functions_dir, load_seed(), outbox=lambda user: {**outbox, "for": user})
     running = make_server(api, port=0)
     thread = threading.Thread(target=running.serve_forever, daemon=True)
     thread.start()
@@ -302,15 +302,25 @@ def test_local_users_lists_the_seeded_directory(server: LocalHttpServer) -> None
     assert len({u["timezone"] for u in alexes}) == 2
 
 
-def test_sandbox_outbox_is_labelled(server: LocalHttpServer) -> None:
-    status, _, raw = request(server, "GET", "/sandbox/outbox")
+def test_sandbox_outbox_is_labelled_and_the_signed_in_users(server: LocalHttpServer) -> None:
+    status, _, raw = request(server, "GET", "/sandbox/outbox", None, {"X-Local-User": "priya"})
 
     assert status == 200
     assert json.loads(raw) == {
         "sandbox": True,
         "emails": [{"to": ["priya.patel@example.com"], "subject": "Hi"}],
         "issues": [],
+        "for": "priya",
+        "user": "priya",
     }
+
+
+@pytest.mark.parametrize("headers", [{}, {"X-Local-User": "mallory"}])
+def test_sandbox_outbox_without_a_known_user_is_401(server: LocalHttpServer, headers: dict[str, str]) -> None:
+    status, _, raw = request(server, "GET", "/sandbox/outbox", None, headers)
+
+    assert status == 401
+    assert "per user" in json.loads(raw)["message"]
 
 
 # --------------------------------------------------------------------------- bad input and other machines
@@ -386,8 +396,9 @@ def test_the_directory_and_the_sandbox_outbox_are_not_served_to_other_machines(
 ) -> None:
     from multitool.local.server import route_request
 
-    remote = route_request(server.api, server.web_dir, "GET", path, source_ip="192.0.2.10")
-    local = route_request(server.api, server.web_dir, "GET", path, source_ip="127.0.0.1")
+    signed_in = {"X-Local-User": "jordan"}
+    remote = route_request(server.api, server.web_dir, "GET", path, headers=signed_in, source_ip="192.0.2.10")
+    local = route_request(server.api, server.web_dir, "GET", path, headers=signed_in, source_ip="127.0.0.1")
 
     assert remote.status == 403
     assert b"@example.com" not in remote.body
@@ -611,3 +622,50 @@ def test_the_served_console_has_readable_logs_and_no_metrics_or_tracebacks() -> 
     assert "No application metrics" not in console
     assert "Traceback" not in console
     assert not [line for line in output if line.startswith("{")]
+
+
+def test_each_user_sees_only_the_mail_and_issues_their_own_confirms_made() -> None:
+    from tests.local_server import local_server
+
+    with local_server() as url:
+        base = url.rstrip("/")
+
+        def call(method: str, path: str, user: str, body: dict[str, Any] | None = None) -> Any:
+            data = json.dumps(body).encode() if body is not None else None
+            req = urllib.request.Request(
+                base + path,
+                data=data,
+                method=method,
+                headers={"content-type": "application/json", "x-local-user": user},
+            )
+            with urllib.request.urlopen(req, timeout=30) as answer:
+                return json.load(answer)
+
+        # Given two users who each confirm an email and a Jira ticket of their own
+        mine: dict[str, tuple[str, str]] = {}
+        for user in ("priya", "kinshuok"):
+            turn = call(
+                "POST",
+                "/chat",
+                user,
+                {"message": f"File a Jira bug in WEB for the {user} crash and email Mei about it"},
+            )
+            jira, email = turn["clientActions"]
+            issue = call("POST", f"/actions/{jira['id']}/confirm", user, {})["result"]["issueKey"]
+            subject = f"Notes from {user}"
+            assert (
+                call("POST", f"/actions/{email['id']}/confirm", user, {"subject": subject})["status"]
+                == "done"
+            )
+            mine[user] = (subject, issue)
+
+        # When each one opens the sandbox outbox, and a third who confirmed nothing does
+        boxes = {user: call("GET", "/sandbox/outbox", user) for user in ("priya", "kinshuok", "jordan")}
+
+    # Then each sees exactly their own mail and issue, and nobody else's
+    for user, (subject, issue) in mine.items():
+        assert [m["subject"] for m in boxes[user]["emails"]] == [subject]
+        assert [i["key"] for i in boxes[user]["issues"]] == [issue]
+        assert boxes[user]["user"] == user
+    assert boxes["jordan"]["emails"] == []
+    assert boxes["jordan"]["issues"] == []

@@ -5,6 +5,10 @@ a "sandbox" label. Mail is read from moto's SES backend, either in-process
 (:func:`sent_mail`, when moto runs in this process: ``mock_aws`` or the
 embedded ``ThreadedMotoServer``) or from a moto server's
 ``/moto-api/data.json`` (:func:`sent_mail_from_server`).
+
+The outbox is per user: :func:`sent_by` reads what the user's own confirms did
+(the SES message ids and Jira issue keys in their done drafts' results), and
+:func:`outbox` keeps only those, so each signed-in user sees their mail and issues.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import email
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from email.message import Message
 from email.utils import getaddresses
 from typing import Any
@@ -45,9 +50,52 @@ def sent_mail_from_server(endpoint_url: str, http: urllib3.PoolManager | None = 
     return [_entry(m) for m in reversed(messages)]
 
 
-def outbox(mail: MailReader, jira: FakeJira | None = None) -> dict[str, Any]:
-    """What ``GET /sandbox/outbox`` answers: ``{"sandbox": true, "emails": [...], "issues": [...]}``."""
-    return {"sandbox": True, "emails": mail(), "issues": issues(jira) if jira else []}
+@dataclass(frozen=True, slots=True)
+class Receipts:
+    """What one user's confirms did: the mail SES accepted for them and the issues Jira created."""
+
+    message_ids: frozenset[str]
+    issue_keys: frozenset[str]
+
+
+def sent_by(dynamodb: Any, drafts_table: str, user_id: str) -> Receipts:
+    """The receipts in ``user_id``'s done drafts (a scan: the sandbox's table is small)."""
+    from boto3.dynamodb.types import TypeDeserializer
+
+    plain = TypeDeserializer()
+    message_ids: set[str] = set()
+    issue_keys: set[str] = set()
+    pages = dynamodb.get_paginator("scan").paginate(
+        TableName=drafts_table,
+        FilterExpression="#owner = :me AND #status = :done",
+        ProjectionExpression="#result",
+        ExpressionAttributeNames={"#owner": "owner", "#status": "status", "#result": "result"},
+        ExpressionAttributeValues={":me": {"S": user_id}, ":done": {"S": "done"}},
+    )
+    for page in pages:
+        for item in page.get("Items", []):
+            result = plain.deserialize(item["result"]) if "result" in item else None
+            if not isinstance(result, dict):
+                continue
+            if isinstance(result.get("messageId"), str):
+                message_ids.add(result["messageId"])
+            if isinstance(result.get("issueKey"), str):
+                issue_keys.add(result["issueKey"])
+    return Receipts(frozenset(message_ids), frozenset(issue_keys))
+
+
+def outbox(
+    mail: MailReader, jira: FakeJira | None = None, receipts: Receipts | None = None
+) -> dict[str, Any]:
+    """What ``GET /sandbox/outbox`` answers: ``{"sandbox": true, "emails": [...], "issues": [...]}``.
+
+    With ``receipts``, only the mail and issues they name (one user's); without, everything.
+    """
+    emails, created = mail(), issues(jira) if jira else []
+    if receipts is not None:
+        emails = [m for m in emails if m.get("messageId") in receipts.message_ids]
+        created = [i for i in created if i.get("key") in receipts.issue_keys]
+    return {"sandbox": True, "emails": emails, "issues": created}
 
 
 def issues(jira: FakeJira) -> list[dict[str, Any]]:

@@ -51,7 +51,7 @@ REGION = "us-east-1"
 ACCOUNT = "000000000000"
 
 Handler = Callable[[dict[str, Any], Any], Any]
-Outbox = Callable[[], Mapping[str, Any]]
+Outbox = Callable[[str], Mapping[str, Any]]  # a user id -> that user's sandbox outbox
 
 
 def repo_root() -> Path:
@@ -409,10 +409,17 @@ class LocalApi:
         """The page's ``config.json``: same-origin API, local sign-in, the sandbox's Jira projects."""
         return {"apiBase": "", "auth": "local", "jiraProjects": sorted(self.seed.jira_projects)}
 
-    def sandbox_outbox(self) -> LocalResponse:
+    def sandbox_outbox(self, headers: Mapping[str, str]) -> LocalResponse:
+        """The signed-in user's outbox: the mail their confirms sent and the issues they created."""
         if self.outbox is None:
             return json_response(404, {"message": "No sandbox outbox in this setup"})
-        return json_response(200, {"sandbox": True, **self.outbox()})
+        user = next((v for k, v in headers.items() if k.lower() == LOCAL_USER_HEADER), None)
+        person = self.seed.person(user) if user else None
+        if person is None:
+            return json_response(
+                401, {"message": "Unauthorized: the outbox is per user; sign in (X-Local-User)"}
+            )
+        return json_response(200, {"sandbox": True, **self.outbox(person.id), "user": person.id})
 
 
 STATIC_TYPES = {".js": "text/javascript; charset=utf-8", ".mjs": "text/javascript; charset=utf-8"}
@@ -471,7 +478,7 @@ def route_request(
     if path == "/config.json" and method == "GET":
         return json_response(200, api.page_config())
     if path == "/sandbox/outbox" and method == "GET":
-        return api.sandbox_outbox()
+        return api.sandbox_outbox(headers or {})
     if api.handles(path) or api.route_for(method, path) is not None:
         return api.invoke(method, target, headers=headers, body=body, source_ip=source_ip)
     if method == "GET":
@@ -652,8 +659,20 @@ def make_server(
 
 
 def sandbox_outbox_reader(running: Embedded) -> Outbox:
-    """What the sandboxes hold: mail the embedded SES accepted, issues the Jira sandbox created."""
-    from multitool.local.outbox import outbox, sent_mail
+    """One user's part of the sandboxes: the mail SES accepted and the issues Jira created for them."""
+    import boto3
+
+    from multitool.local.embedded import FAKE_CREDENTIALS
+    from multitool.local.outbox import outbox, sent_by, sent_mail
 
     region = running.env["AWS_REGION"]
-    return lambda: outbox(lambda: sent_mail(region=region), running.jira)
+    dynamodb = boto3.client(
+        "dynamodb",
+        endpoint_url=running.endpoint,
+        region_name=region,
+        aws_access_key_id=FAKE_CREDENTIALS["AWS_ACCESS_KEY_ID"],
+        aws_secret_access_key=FAKE_CREDENTIALS["AWS_SECRET_ACCESS_KEY"],
+        aws_session_token=FAKE_CREDENTIALS["AWS_SESSION_TOKEN"],
+    )
+    table = running.env["DRAFTS_TABLE_NAME"]
+    return lambda user: outbox(lambda: sent_mail(region=region), running.jira, sent_by(dynamodb, table, user))
