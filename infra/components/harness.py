@@ -24,8 +24,14 @@ from infra.nag import acknowledge
 
 SERVICE_PRINCIPAL = "bedrock-agentcore.amazonaws.com"
 # Calling InvokeHarness is authorized as both actions, on the harness ARN ("IAM permissions model",
-# https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/harness-security.html).
-INVOKE_ACTIONS = ("bedrock-agentcore:InvokeHarness", "bedrock-agentcore:InvokeAgentRuntime")
+# https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/harness-security.html). The
+# orchestrator names the user (runtimeUserId, sent as X-Amzn-Bedrock-AgentCore-Runtime-User-Id),
+# which AgentCore Runtime authorizes as InvokeAgentRuntimeForUser on the same resource.
+INVOKE_ACTIONS = (
+    "bedrock-agentcore:InvokeHarness",
+    "bedrock-agentcore:InvokeAgentRuntime",
+    "bedrock-agentcore:InvokeAgentRuntimeForUser",
+)
 LOG_GROUP_PREFIX = "/aws/bedrock-agentcore/runtimes/"
 LOG_ACTIONS = ("logs:CreateLogGroup", "logs:DescribeLogStreams", "logs:CreateLogStream", "logs:PutLogEvents")
 

@@ -209,6 +209,7 @@ def test_the_orchestrator_may_invoke_only_this_harness_and_no_model(harness_stac
         == {
             "bedrock-agentcore:InvokeHarness",
             "bedrock-agentcore:InvokeAgentRuntime",
+            "bedrock-agentcore:InvokeAgentRuntimeForUser",
         }
     )
     for action in INVOKE_ACTIONS:
