@@ -216,12 +216,12 @@ def test_an_ambiguous_name_is_settled_on_the_card_before_sending(page: Page, ser
     which.select_option(label="Alex Müller <alex.mueller@example.com>")
     meeting.get_by_role("button", name="Confirm").click()
 
-    # Then the invitation goes to that Alex only
+    # Then the invitation goes to that Alex only (and to the signed-in organizer, for their calendar)
     expect(meeting.locator(".card-status")).to_have_text("Invitation sent", timeout=20_000)
     invitations = sent_invitations(server_url)
     assert len(invitations) == len(invitations_before) + 1
     newest = invitations[0]
-    assert newest["to"] == ["alex.mueller@example.com"]
+    assert newest["to"] == ["alex.mueller@example.com", "jordan.lee@example.com"]
 
 
 def test_the_drawer_is_usable_from_the_keyboard(page: Page, server_url: str) -> None:
