@@ -46,7 +46,9 @@ FUNCTION_TIMEOUT_SECONDS = 30
 # A connection that sends nothing (no next request, or a body that never comes) for this long is closed.
 IDLE_TIMEOUT_SECONDS = 15.0
 # Execution environments per function at most (Lambda's reserved concurrency); more requests wait.
-MAX_INSTANCES = 32
+# All of them share this process's GIL with the embedded moto server: past a few, CPU-bound turns
+# (the offline model) only contend; turns waiting on Bedrock overlap up to this many.
+MAX_INSTANCES = 8
 REGION = "us-east-1"
 ACCOUNT = "000000000000"
 
