@@ -167,6 +167,34 @@ def test_serve_with_half_an_agent_is_a_usage_error() -> None:
     assert "--agent-id and --alias-id go together" in result.stderr
 
 
+def test_every_runtime_is_a_runtime_choice_and_the_banner_names_it() -> None:
+    from multitool.cli import _model_banner
+    from multitool.local.embedded import RuntimeChoice
+
+    result = run_cli("serve", "--help")
+    for runtime in Runtime:
+        assert runtime.value in result.stdout
+    assert "--harness-arn" in result.stdout
+    arn = "arn:aws:bedrock-agentcore:us-east-1:123456789012:harness/Chat-AbCdEf1234"
+    for choice in (
+        RuntimeChoice.from_options(),
+        RuntimeChoice.from_options(runtime="offline-converse"),
+        RuntimeChoice.from_options(harness_arn=arn),
+        RuntimeChoice.from_options(model_id="m1"),
+        RuntimeChoice.from_options(agent_id="A", agent_alias_id="B"),
+    ):
+        assert _model_banner(choice)
+    assert arn in _model_banner(RuntimeChoice.from_options(harness_arn=arn))
+
+
+def test_a_real_harness_without_credentials_says_so(tmp_path: Path) -> None:
+    arn = "arn:aws:bedrock-agentcore:us-east-1:123456789012:harness/Chat-AbCdEf1234"
+    result = run_cli("chat", "hi", "--harness-arn", arn, env=no_credentials_env(tmp_path))
+
+    assert result.returncode == 2
+    assert "needs AWS credentials" in result.stderr
+
+
 def test_a_real_model_without_credentials_says_so(tmp_path: Path) -> None:
     result = run_cli("chat", "hi", "--model-id", "m1", env=no_credentials_env(tmp_path))
 

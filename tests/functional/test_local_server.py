@@ -665,6 +665,9 @@ def test_each_user_sees_only_the_mail_and_issues_their_own_confirms_made() -> No
     # Then each sees exactly their own mail and issue, and nobody else's
     for user, (subject, issue) in mine.items():
         assert [m["subject"] for m in boxes[user]["emails"]] == [subject]
+        # the local sign-in carries the user's name, so mail says who asked for it
+        name = {"priya": "Priya Patel", "kinshuok": "Kinshuok Sharma"}[user]
+        assert [m["from"] for m in boxes[user]["emails"]] == [f"{name} via multitool <assistant@example.com>"]
         assert [i["key"] for i in boxes[user]["issues"]] == [issue]
         assert boxes[user]["user"] == user
     assert boxes["jordan"]["emails"] == []

@@ -3,6 +3,7 @@
     multitool serve [--host 127.0.0.1] [--port 8000]          # page + API on embedded AWS
     multitool serve --agent-id AGENT --alias-id ALIAS          # a real Bedrock agent
     multitool serve --runtime converse --model-id MODEL        # Converse with a real model
+    multitool serve --harness-arn ARN                          # a real AgentCore harness
     multitool chat "Email Kinshuok about the doc" [--user ID] [--session ID] [--url URL]
     multitool get ID | confirm ID [--edits JSON] | discard ID   [--user ID] [--url URL]
 
@@ -100,10 +101,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_backend_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("model runtime (default: the offline model)")
+    from multitool.settings import Runtime
+
+    group = parser.add_argument_group("model runtime (default: the offline model behind an offline harness)")
     group.add_argument(
-        "--runtime", choices=("offline", "converse", "agent"), help="how a turn reaches a model"
+        "--runtime", choices=[runtime.value for runtime in Runtime], help="how a turn reaches a model"
     )
+    group.add_argument("--harness-arn", help="AgentCore harness ARN: RUNTIME=agentcore")
     group.add_argument("--agent-id", help="Bedrock agent id (with --alias-id): RUNTIME=agent")
     group.add_argument("--alias-id", help="Bedrock agent alias id")
     group.add_argument("--model-id", help="Bedrock model or inference profile id: RUNTIME=converse")
@@ -122,7 +126,11 @@ def _runtime_choice(args: argparse.Namespace) -> RuntimeChoice:
     from multitool.local.embedded import RuntimeChoice
 
     return RuntimeChoice.from_options(
-        runtime=args.runtime, agent_id=args.agent_id, agent_alias_id=args.alias_id, model_id=args.model_id
+        runtime=args.runtime,
+        agent_id=args.agent_id,
+        agent_alias_id=args.alias_id,
+        model_id=args.model_id,
+        harness_arn=args.harness_arn,
     )
 
 
@@ -137,6 +145,18 @@ def _local_api(args: argparse.Namespace) -> tuple[Embedded, LocalApi]:
     functions_dir = args.functions_dir or repo_root() / "functions"
     api = LocalApi(functions_dir, running.seed, outbox=sandbox_outbox_reader(running))
     return running, api
+
+
+def _model_banner(choice: RuntimeChoice) -> str:
+    from multitool.settings import Runtime
+
+    return {
+        Runtime.OFFLINE: "the offline model (through the AgentCore harness runtime)",
+        Runtime.OFFLINE_CONVERSE: "the offline model (through the Converse loop)",
+        Runtime.AGENTCORE: f"the AgentCore harness {choice.harness_arn}",
+        Runtime.CONVERSE: f"Bedrock Converse ({choice.model_id})",
+        Runtime.AGENT: f"Bedrock agent {choice.agent_id}/{choice.agent_alias_id}",
+    }[choice.runtime]
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -155,11 +175,7 @@ def serve(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return EXIT_ERROR
-        model = {
-            "offline": "the offline model",
-            "converse": f"Bedrock Converse ({running.runtime.model_id})",
-            "agent": f"Bedrock agent {running.runtime.agent_id}/{running.runtime.agent_alias_id}",
-        }[running.runtime.runtime.value]
+        model = _model_banner(running.runtime)
         print(f"multitool is running on {model} with sandboxed AWS (moto at {running.endpoint}).")
         print(f"  Open {server.url} in your browser. Press Ctrl+C to stop.", flush=True)
         if not is_loopback(str(server.server_address[0])):

@@ -205,12 +205,13 @@ def is_loopback(address: str) -> bool:
     return bool(ip.is_loopback or (mapped is not None and mapped.is_loopback))
 
 
-def jwt_claims(user_id: str, email: str, zoneinfo: str) -> dict[str, Any]:
+def jwt_claims(user_id: str, email: str, zoneinfo: str, name: str | None = None) -> dict[str, Any]:
     """Claims shaped like a Cognito token's, for the signed-in local user (``zoneinfo``: OIDC standard)."""
     now = int(time.time())
     return {
         "sub": user_id,
         "username": user_id,
+        **({"name": name} if name else {}),
         "email": email,
         # Seeded users' addresses are theirs: as in a Cognito token for a verified address.
         "email_verified": "true",
@@ -347,7 +348,7 @@ class LocalApi:
         if not user_id:
             return None
         person = self.seed.person(user_id)
-        return jwt_claims(person.id, person.email, person.timezone) if person else None
+        return jwt_claims(person.id, person.email, person.timezone, person.display_name) if person else None
 
     def invoke(
         self,
