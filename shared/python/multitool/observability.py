@@ -3,17 +3,32 @@
 Every module imports these three objects; handlers decorate with them. Service
 name and namespace come from the standard Powertools environment variables
 (``POWERTOOLS_SERVICE_NAME``, ``POWERTOOLS_METRICS_NAMESPACE``) set by the stack.
+
+Tracing: the X-Ray SDK is loaded only where the Tracer traces, that is inside
+Lambda without ``POWERTOOLS_TRACE_DISABLED`` (Powertools' own rule). There it
+patches only what the functions call: ``botocore`` (DynamoDB, Bedrock, SES) and
+``httplib`` (the Jira adapter's urllib3), not every library ``patch_all`` finds.
+Everywhere else (tests, ``multitool serve``, the CLI, a function deployed with
+tracing off) the Tracer gets :class:`NoTracing`, so Powertools never builds the
+X-Ray recorder, whose centralized sampler creates two botocore X-Ray clients
+outside Lambda (about 0.35 s of import here).
 """
 
 from __future__ import annotations
 
+import os
 import traceback
+from collections.abc import AsyncGenerator, Generator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.logging.formatter import LambdaPowertoolsFormatter
 from aws_lambda_powertools.metrics.functions import is_metrics_disabled
 from aws_lambda_powertools.metrics.provider.cloudwatch_emf.cloudwatch import AmazonCloudWatchEMFProvider
+from aws_lambda_powertools.shared import constants
+from aws_lambda_powertools.shared.functions import resolve_truthy_env_var_choice
+from aws_lambda_powertools.tracing.base import BaseProvider, BaseSegment
 
 SERVICE = "multitool"
 NAMESPACE = "Multitool"
@@ -72,8 +87,72 @@ class ConsoleFormatter(LambdaPowertoolsFormatter):
         return f"{line} {extras}" if extras else line
 
 
+# What the functions call that X-Ray can trace: the AWS SDK and http.client (urllib3, for Jira).
+TRACED_MODULES = ("botocore", "httplib")
+
+
+def tracing_enabled() -> bool:
+    """Powertools' rule: traced in Lambda, unless ``POWERTOOLS_TRACE_DISABLED`` or a local emulator."""
+    if resolve_truthy_env_var_choice(env=os.getenv(constants.TRACER_DISABLED_ENV, "false")):
+        return False
+    emulated = os.getenv(constants.SAM_LOCAL_ENV) or os.getenv(constants.CHALICE_LOCAL_ENV)
+    return bool(os.getenv(constants.LAMBDA_TASK_ROOT_ENV)) and not emulated
+
+
+class NoSegment(BaseSegment):
+    """A (sub)segment that records nothing."""
+
+    def close(self, end_time: int | None = None) -> None:
+        return None
+
+    def add_subsegment(self, subsegment: Any) -> None:
+        return None
+
+    def remove_subsegment(self, subsegment: Any) -> None:
+        return None
+
+    def put_annotation(self, key: str, value: Any) -> None:
+        return None
+
+    def put_metadata(self, key: str, value: Any, namespace: str = "default") -> None:
+        return None
+
+    def add_exception(self, exception: BaseException, stack: Any, remote: bool = False) -> None:
+        return None
+
+
+class NoTracing(BaseProvider):
+    """The Tracer's provider where nothing is traced: the X-Ray SDK is never imported for it."""
+
+    @contextmanager
+    def in_subsegment(self, name: str | None = None, **kwargs: Any) -> Generator[BaseSegment, None, None]:
+        yield NoSegment()
+
+    @asynccontextmanager
+    async def in_subsegment_async(
+        self, name: str | None = None, **kwargs: Any
+    ) -> AsyncGenerator[BaseSegment, None]:
+        yield NoSegment()
+
+    def put_annotation(self, key: str, value: Any) -> None:
+        return None
+
+    def put_metadata(self, key: str, value: Any, namespace: str = "default") -> None:
+        return None
+
+    def patch(self, modules: Sequence[str]) -> None:
+        return None
+
+    def patch_all(self) -> None:
+        return None
+
+
 logger = Logger(service=SERVICE)
-tracer = Tracer(service=SERVICE)
+tracer = Tracer(
+    service=SERVICE,
+    patch_modules=TRACED_MODULES,
+    provider=None if tracing_enabled() else NoTracing(),  # None: Powertools' X-Ray recorder
+)
 metrics = Metrics(
     namespace=NAMESPACE, service=SERVICE, provider=EmfMetrics(namespace=NAMESPACE, service=SERVICE)
 )
@@ -99,9 +178,11 @@ def error_fields(error: BaseException) -> dict[str, str]:
 __all__ = [
     "ConsoleFormatter",
     "EmfMetrics",
+    "NoTracing",
     "error_fields",
     "logger",
     "metrics",
     "tracer",
+    "tracing_enabled",
     "use_console_logs",
 ]
