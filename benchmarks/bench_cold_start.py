@@ -1,0 +1,422 @@
+"""Cold start as a user waits for it: a fresh process imports a handler and serves its first request.
+
+Each figure is the median, over ``BENCH_COLD_RUNS`` rounds, of the wall time from
+spawning a fresh interpreter to reading the handler's first response (the
+interpreter's start is included, its exit is not). Within a round the programs
+run one after another, so machine noise hits all of them alike:
+
+- ``baseline``: ``import boto3`` and Powertools' ``APIGatewayHttpResolver``, one
+  route that makes one DynamoDB ``GetItem``: a bare Powertools handler;
+- each function's ``handler.handler`` on a real-shaped event (Bedrock action-group
+  events, HTTP API payload 2.0 for /chat and /actions/{id}).
+
+Every request goes to one moto server (``multitool serve``'s embedded backend:
+tables, seeded directory, SES identity, Jira sandbox) through
+``AWS_ENDPOINT_URL``, so no child imports moto. The children run with the
+Lambda environment variables that change what loads (``LAMBDA_TASK_ROOT``, a
+sampled ``_X_AMZN_TRACE_ID``, an X-Ray daemon address): tracing and metrics are
+on, as deployed. The orchestrator runs ``RUNTIME=offline``: its model call is the
+offline harness, where a deployment waits for Bedrock.
+
+As deployed: the functions run Python 3.13 with the layer. When an interpreter
+of that version is here (``infra.components.layer.layer_python``), the children
+run it on a layer built like the bundled one: the same pinned versions from
+``infra/layer.lock`` and the same ``multitool`` files and compile step, but
+wheels for this machine's platform (the bundled layer holds aarch64 wheels,
+which an x86_64 host cannot load). The runtime's SDK (boto3, botocore,
+s3transfer, at this venv's versions) sits after the layer on the path, compiled,
+as in Lambda's image. Two layers are measured: ``bytecode`` (what
+``cdk synth`` bundles when Python 3.13 is available) and ``sources only``
+(``--no-compile``, what it bundles without one: a read-only layer compiles every
+imported module on every cold start). ``PYTHONDONTWRITEBYTECODE`` keeps the
+sources-only layer without bytecode from one run to the next. Without Python 3.13
+(or without the package index), the children run this venv's interpreter on the
+working tree and the table says so.
+
+``python -m benchmarks cold_start``; ``BENCH_COLD_RUNS`` (default 11) rounds;
+``BENCH_COLD_REVISION=HEAD`` (any git revision) measures that commit's
+``multitool`` and ``functions/`` instead of the working tree.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.metadata
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+RUNS = int(os.environ.get("BENCH_COLD_RUNS", "11"))
+REVISION = os.environ.get("BENCH_COLD_REVISION")
+TARGET = 1.25
+BUILD = ROOT / "build" / "bench-cold-start"
+HOST_PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_28_x86_64", "manylinux_2_34_x86_64")
+RUNTIME_SDK = ("boto3", "botocore", "s3transfer")
+FUNCTIONS = ("email_draft", "meeting_scheduler", "jira_draft", "review", "orchestrator")
+TRACE_HEADER = "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1"
+SESSION = {"userId": "jordan", "timezone": "Europe/Berlin", "now": "2026-12-01T10:00:00+01:00"}
+
+# The child: everything after the interpreter's own start is inside these lines.
+RUNNER = """\
+import sys, time
+started = time.perf_counter()
+import importlib, json
+module = importlib.import_module(sys.argv[1])
+imported = time.perf_counter()
+with open(sys.argv[2], encoding="utf-8") as source:
+    event = json.load(source)
+
+class Context:
+    function_name = "bench-" + sys.argv[1]
+    function_version = "$LATEST"
+    memory_limit_in_mb = 512
+    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:" + function_name
+    aws_request_id = "00000000-0000-4000-8000-000000000001"
+    log_group_name = "/aws/lambda/" + function_name
+    log_stream_name = "bench"
+    def get_remaining_time_in_millis(self):
+        return 30000
+
+response = module.handler(event, Context())
+served = time.perf_counter()
+sys.stdout.write("COLD-START " + json.dumps({
+    "import_ms": (imported - started) * 1000, "request_ms": (served - imported) * 1000, "response": response,
+}) + "\\n")
+sys.stdout.flush()
+"""
+
+BASELINE = """\
+import os
+import boto3
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver
+
+app = APIGatewayHttpResolver()
+dynamodb = boto3.client("dynamodb")
+TABLE = os.environ["DRAFTS_TABLE_NAME"]
+
+
+@app.get("/items/<item_id>")
+def get_item(item_id: str) -> dict:
+    return dynamodb.get_item(TableName=TABLE, Key={"id": {"S": item_id}}).get("Item") or {}
+
+
+def handler(event, context):
+    return app.resolve(event, context)
+"""
+
+
+@dataclass(frozen=True)
+class Setup:
+    """How the children run: an interpreter and the path entries before the handler's own folder."""
+
+    label: str
+    python: str
+    layers: Mapping[str, list[str]]  # variant -> sys.path entries after the task folder
+
+
+def _pip_target(target: Path, requirements: list[str], *platform_args: str) -> None:
+    command = [
+        sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile",
+        "--no-deps", "--only-binary=:all:", *platform_args, "--target", str(target), *requirements,
+    ]  # fmt: skip
+    subprocess.run(command, check=True, capture_output=True, text=True)
+    for leftover in ("bin", "__pycache__"):
+        shutil.rmtree(target / leftover, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class Tree:
+    """Where the measured ``multitool`` package and ``functions/`` come from, and what identifies them."""
+
+    package: Path
+    functions: Path
+    version: str
+
+
+def _tree(scratch: Path, revision: str | None = REVISION) -> Tree:
+    if revision is None:
+        package = ROOT / "shared" / "python" / "multitool"
+        sources = sorted(p for p in package.rglob("*.py") if "__pycache__" not in p.parts)
+        stamps = [(str(p.relative_to(package)), p.stat().st_mtime_ns) for p in sources]
+        return Tree(package, ROOT / "functions", json.dumps(stamps))
+    tree = subprocess.run(
+        ["git", "rev-parse", f"{revision}^{{tree}}"], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout.strip()
+    archive = subprocess.run(
+        ["git", "archive", "--format=tar", revision, "shared/python/multitool", "functions"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    ).stdout
+    scratch.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["tar", "-x", "-C", str(scratch)], input=archive, check=True)
+    return Tree(scratch / "shared" / "python" / "multitool", scratch / "functions", f"{revision} {tree}")
+
+
+def _host_layers(tree: Tree) -> Setup | None:
+    """The layer as bundled, for this machine's platform: (bytecode, sources only) + the runtime's SDK."""
+    os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")  # jsii, via aws_cdk
+    from infra.components import layer
+
+    python = layer.layer_python()
+    if python is None:
+        return None
+    pins = [line.split(" --hash", 1)[0] for line in layer.locked_requirements()]
+    sdk = [f"{name}=={importlib.metadata.version(name)}" for name in RUNTIME_SDK]
+    digest = hashlib.sha256(
+        json.dumps({"pins": pins, "sdk": sdk, "python": python, "sources": tree.version}).encode()
+    ).hexdigest()[:16]
+    home = BUILD / digest
+    if not (home / "ready").exists():
+        shutil.rmtree(home, ignore_errors=True)
+        platform_args = ["--implementation", "cp", "--python-version", layer.PYTHON_VERSION]
+        platform_args += [arg for platform in HOST_PLATFORMS for arg in ("--platform", platform)]
+        source_layer = home / "sources" / "python"
+        _pip_target(source_layer, pins, *platform_args)
+        shutil.copytree(
+            tree.package,
+            source_layer / tree.package.name,
+            ignore=shutil.ignore_patterns(*layer.PACKAGE_EXCLUDES),
+        )
+        compiled_layer = home / "bytecode" / "python"
+        shutil.copytree(source_layer, compiled_layer)
+        layer.compile_bytecode(compiled_layer, python)
+        runtime = home / "runtime"
+        _pip_target(runtime, sdk, *platform_args)
+        layer.compile_bytecode(runtime, python)
+        (home / "ready").write_text("built\n", encoding="utf-8")
+    for stale in BUILD.iterdir():
+        if stale.name != digest:
+            shutil.rmtree(stale, ignore_errors=True)
+    runtime_path = str(home / "runtime")
+    return Setup(
+        label=f"Python {layer.PYTHON_VERSION} ({python}), layer built for this host from infra/layer.lock",
+        python=python,
+        layers={
+            "bytecode": [str(home / "bytecode" / "python"), runtime_path],
+            "sources only": [str(home / "sources" / "python"), runtime_path],
+        },
+    )
+
+
+def _venv_setup(tree: Tree, reason: str) -> Setup:
+    return Setup(
+        label=f"this venv's Python {sys.version.split()[0]} on the sources ({reason})",
+        python=sys.executable,
+        layers={"venv": [str(tree.package.parent)]},
+    )
+
+
+def _events(draft_id: str | None) -> dict[str, tuple[dict[str, Any], str]]:
+    """function -> (event, module); the review event reads a draft the email handler made."""
+    from tests.events import bedrock_action_event
+    from tests.http_events import http_api_event
+
+    def action(group: str, path: str, properties: dict[str, Any]) -> dict[str, Any]:
+        return bedrock_action_event(group, path, properties=properties, session_attributes=SESSION)
+
+    chat = {"message": "Email Kinshuok about the doc and schedule a sync for Thursday", "sessionId": "bench"}
+    return {
+        "baseline": (http_api_event("GET", "/items/d-1", sub="jordan"), "handler"),
+        "email_draft": (
+            action(
+                "email_draft",
+                "/email-drafts",
+                {"to": ["Kinshuok"], "subject": "The doc", "body": "Here it is."},
+            ),
+            "handler",
+        ),
+        "meeting_scheduler": (
+            action(
+                "meeting_scheduler",
+                "/meeting-proposals",
+                {
+                    "attendees": ["Kinshuok", "Priya"],
+                    "title": "Sync",
+                    "when": "Thursday",
+                    "durationMinutes": 30,
+                },
+            ),
+            "handler",
+        ),
+        "jira_draft": (
+            action(
+                "jira_draft",
+                "/jira-ticket-drafts",
+                {"project": "WEB", "issueType": "Bug", "summary": "Login fails", "assignee": "Priya"},
+            ),
+            "handler",
+        ),
+        "review": (http_api_event("GET", f"/actions/{draft_id or 'unknown'}", sub="jordan"), "handler"),
+        "orchestrator": (http_api_event("POST", "/chat", chat, sub="jordan"), "handler"),
+    }
+
+
+@contextlib.contextmanager
+def _backend() -> Iterator[dict[str, str]]:
+    """The embedded moto backend and a UDP socket standing in for the X-Ray daemon; the child environment."""
+    from multitool.local.embedded import embedded
+
+    daemon = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    daemon.bind(("127.0.0.1", 0))
+    try:
+        with embedded(apply_env=False) as backend:
+            env = {
+                key: value
+                for key, value in os.environ.items()
+                if not key.startswith(("AWS_", "POWERTOOLS_", "PYTHON", "LAMBDA_", "_X_AMZN"))
+            }
+            env.update(backend.env)
+            for off in ("POWERTOOLS_TRACE_DISABLED", "POWERTOOLS_METRICS_DISABLED"):
+                env.pop(off, None)
+            env.update(
+                {
+                    "POWERTOOLS_METRICS_NAMESPACE": "Bench",
+                    "POWERTOOLS_LOG_LEVEL": "WARNING",
+                    "PYTHONDONTWRITEBYTECODE": "1",
+                    "AWS_LAMBDA_FUNCTION_NAME": "bench",
+                    "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "512",
+                    "AWS_XRAY_DAEMON_ADDRESS": f"127.0.0.1:{daemon.getsockname()[1]}",
+                    "AWS_XRAY_CONTEXT_MISSING": "LOG_ERROR",
+                    "_X_AMZN_TRACE_ID": TRACE_HEADER,
+                }
+            )
+            yield env
+    finally:
+        daemon.close()
+
+
+def _once(
+    setup_python: str, path: list[str], task: Path, module: str, event: Path, env: dict[str, str]
+) -> dict[str, Any]:
+    child_env = dict(env, PYTHONPATH=os.pathsep.join([str(task), *path]), LAMBDA_TASK_ROOT=str(task))
+    runner = event.parent / "runner.py"
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [setup_python, "-s", str(runner), module, str(event)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=child_env,
+        cwd=task,
+        text=True,
+    )
+    assert process.stdout is not None
+    outcome: dict[str, Any] | None = None
+    for line in process.stdout:
+        if line.startswith("COLD-START "):
+            wall = (time.perf_counter() - started) * 1000
+            outcome = dict(json.loads(line[len("COLD-START ") :]), wall_ms=wall)
+            break
+    _, errors = process.communicate(timeout=120)
+    if outcome is None:
+        raise RuntimeError(f"{task.name} served no response: {errors.strip()[-2000:]}")
+    return outcome
+
+
+def _status(response: Mapping[str, Any]) -> int:
+    if "statusCode" in response:
+        return int(response["statusCode"])
+    return int(response["response"]["httpStatusCode"])
+
+
+def _draft_id(response: Mapping[str, Any]) -> str:
+    body = json.loads(response["response"]["responseBody"]["application/json"]["body"])
+    return str(body["id"] if "id" in body else body["draftId"])
+
+
+def measure(runs: int = RUNS) -> tuple[Setup, dict[str, dict[str, float]], dict[str, int]]:
+    """(setup, program -> {wall_ms, import_ms, request_ms} medians, program -> status of its response)."""
+    samples: dict[str, dict[str, list[float]]] = {}
+    statuses: dict[str, int] = {}
+    with tempfile.TemporaryDirectory() as scratch, _backend() as env:
+        folder = Path(scratch)
+        tree = _tree(folder / "tree")
+        setup: Setup | None
+        try:
+            setup = _host_layers(tree)
+        except subprocess.CalledProcessError as error:
+            reason = f"pip could not fetch the host wheels: {(error.stderr or '').strip()[-200:]}"
+            setup = _venv_setup(tree, reason)
+        setup = setup or _venv_setup(tree, "no Python 3.13 interpreter here")
+        (folder / "runner.py").write_text(RUNNER, encoding="utf-8")
+        baseline_task = folder / "baseline"
+        baseline_task.mkdir()
+        (baseline_task / "handler.py").write_text(BASELINE, encoding="utf-8")
+        tasks = {"baseline": baseline_task, **{name: tree.functions / name for name in FUNCTIONS}}
+        first_variant = next(iter(setup.layers.values()))
+
+        def write_events(draft_id: str | None) -> dict[str, tuple[Path, str]]:
+            written = {}
+            for name, (event, module) in _events(draft_id).items():
+                path = folder / f"{name}.json"
+                path.write_text(json.dumps(event), encoding="utf-8")
+                written[name] = (path, module)
+            return written
+
+        events = write_events(None)
+        made = _once(
+            setup.python, first_variant, tasks["email_draft"], "handler", events["email_draft"][0], env
+        )
+        events = write_events(_draft_id(made["response"]))
+        programs = [("baseline", "baseline", setup.layers[next(iter(setup.layers))])]
+        programs += [
+            (name, f"{name} [{variant}]", path)
+            for variant, path in setup.layers.items()
+            for name in FUNCTIONS
+        ]
+        for task_name, _label, path in programs:  # one warm-up each: disk cache, moto's first calls
+            _once(setup.python, path, tasks[task_name], events[task_name][1], events[task_name][0], env)
+        for _ in range(runs):
+            for task_name, label, path in programs:
+                event, module = events[task_name]
+                outcome = _once(setup.python, path, tasks[task_name], module, event, env)
+                statuses[label] = _status(outcome["response"])
+                series = samples.setdefault(label, {"wall_ms": [], "import_ms": [], "request_ms": []})
+                for key in series:
+                    series[key].append(outcome[key])
+    medians = {
+        label: {key: statistics.median(values) for key, values in series.items()}
+        for label, series in samples.items()
+    }
+    label = setup.label if REVISION is None else f"{setup.label}; sources of {REVISION}"
+    return Setup(label, setup.python, setup.layers), medians, statuses
+
+
+def run() -> None:
+    setup, medians, statuses = measure()
+    baseline = medians["baseline"]["wall_ms"]
+    print(f"children: {setup.label}")
+    print(f"rounds: {RUNS}; target: handler <= {TARGET:.2f} x baseline (spawn to first response)")
+    header = (
+        f"{'process':<34}{'status':>7}{'wall ms':>9}{'x base':>8}{'import':>8}{'request':>9}{'verdict':>8}"
+    )
+    print(header)
+    for label, figures in medians.items():
+        ratio = figures["wall_ms"] / baseline
+        verdict = "" if label == "baseline" else ("ok" if ratio <= TARGET else "OVER")
+        print(
+            f"{label:<34}{statuses[label]:>7}{figures['wall_ms']:>9.0f}{ratio:>8.2f}"
+            f"{figures['import_ms']:>8.0f}{figures['request_ms']:>9.0f}{verdict:>8}"
+        )
+    if "sources only" in setup.layers:
+        print("bytecode in the layer, per function (sources only / bytecode, spawn to first response):")
+        for name in FUNCTIONS:
+            compiled, plain = medians[f"{name} [bytecode]"], medians[f"{name} [sources only]"]
+            saved = plain["wall_ms"] - compiled["wall_ms"]
+            print(f"  {name:<20} {plain['wall_ms'] / compiled['wall_ms']:.2f}x  ({saved:.0f} ms saved)")
+
+
+if __name__ == "__main__":
+    run()
