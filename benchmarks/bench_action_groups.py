@@ -15,6 +15,7 @@ import sys
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ for extra in (ROOT, ROOT / "shared" / "python"):
 from multitool.observability import logger, metrics  # noqa: E402
 from multitool.ports.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore  # noqa: E402
 from multitool.tools import ToolPorts, run_calls  # noqa: E402
-from multitool.tools.apps import email_draft_app, handle, jira_draft_app, meeting_scheduler_app  # noqa: E402
+from multitool.tools.apps import action_group_app, handle  # noqa: E402
 from multitool.tools.base import ToolConfig, ToolContext  # noqa: E402
 from multitool.tools.runtime import ToolRuntime  # noqa: E402
 
@@ -39,19 +40,19 @@ SESSION = {"userId": "user-1", "timezone": "Europe/Berlin", "now": "2026-12-01T1
 
 EVENTS: dict[str, tuple[Callable[..., Any], str, str, dict[str, Any]]] = {
     "email_draft": (
-        email_draft_app,
+        partial(action_group_app, "email_draft"),
         "email_draft",
         "/email-drafts",
         {"to": ["Kinshuok", "guest@partner.org"], "cc": ["Zoe"], "subject": "The doc", "body": "Here it is."},
     ),
     "meeting_scheduler": (
-        meeting_scheduler_app,
+        partial(action_group_app, "meeting_scheduler"),
         "meeting_scheduler",
         "/meeting-proposals",
         {"attendees": ["Kinshuok", "Priya"], "title": "Sync", "when": "Thursday", "durationMinutes": 30},
     ),
     "jira_draft": (
-        jira_draft_app,
+        partial(action_group_app, "jira_draft"),
         "jira_draft",
         "/jira-ticket-drafts",
         {"project": "WEB", "issueType": "Bug", "summary": "Login fails", "assignee": "Priya"},

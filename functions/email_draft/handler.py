@@ -9,9 +9,9 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from multitool.observability import logger, metrics, tracer
-from multitool.tools.apps import email_draft_app, handle
+from multitool.tools.apps import action_group_app, handle
 
-app = email_draft_app()
+app = action_group_app("email_draft")
 
 
 @logger.inject_lambda_context(correlation_id_path="sessionId")

@@ -9,9 +9,9 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from multitool.observability import logger, metrics, tracer
-from multitool.tools.apps import handle, meeting_scheduler_app
+from multitool.tools.apps import action_group_app, handle
 
-app = meeting_scheduler_app()
+app = action_group_app("meeting_scheduler")
 
 
 @logger.inject_lambda_context(correlation_id_path="sessionId")

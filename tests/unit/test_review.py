@@ -25,7 +25,6 @@ from multitool.review import (
     ReviewConfig,
     Reviewer,
     SideEffectFailed,
-    field_path,
     name_claim,
 )
 
@@ -208,12 +207,6 @@ def test_invalid_edits_name_the_field_and_change_nothing(
 
     assert caught.value.field == field
     assert world.stored(draft) == draft
-
-
-def test_field_paths_read_like_the_wire() -> None:
-    assert field_path(("to", 0)) == "to[0]"
-    assert field_path(("slot", "start")) == "slot.start"
-    assert field_path(()) == "body"
 
 
 # -- exactly once -------------------------------------------------------------------------

@@ -9,10 +9,9 @@ from typing import Any
 import pytest
 from multitool.schemas import generate, load, path_of, render
 from multitool.tools import REGISTRY
-from multitool.tools.apps import APP_FACTORIES
 from openapi_spec_validator import validate
 
-GROUPS = sorted(APP_FACTORIES)
+GROUPS = sorted(REGISTRY.groups)
 
 
 @pytest.mark.parametrize("group", GROUPS)

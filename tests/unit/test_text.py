@@ -7,7 +7,6 @@ import unicodedata
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-from multitool.review import EmailEdits, JiraEdits, MeetingEdits
 from multitool.text import (
     FORBIDDEN_MULTI_LINE,
     FORBIDDEN_SINGLE_LINE,
@@ -16,9 +15,9 @@ from multitool.text import (
     multi_line,
     single_line,
 )
-from multitool.tools.email_draft import EmailDraftArgs
-from multitool.tools.jira_draft import JiraTicketArgs
-from multitool.tools.meeting_scheduler import MeetingArgs
+from multitool.tools.email_draft import EmailDraftArgs, EmailEdits
+from multitool.tools.jira_draft import JiraEdits, JiraTicketArgs
+from multitool.tools.meeting_scheduler import MeetingArgs, MeetingEdits
 from pydantic import BaseModel, Field, ValidationError
 
 # Any code point at all, weighted towards the ones the policy is about.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, date, datetime, time, timedelta
 
 import pytest
@@ -10,10 +11,23 @@ from multitool.ports.memory import MemoryCalendar, MemoryDirectory, MemoryDraftS
 from multitool.slots import Slot
 from multitool.tools import ToolPorts, run_calls
 from multitool.tools.base import InvalidInput, ToolConfig, ToolContext
-from multitool.tools.meeting_scheduler import propose_slots, search_days
+from multitool.tools.scheduling import Attendee, search_days, slot_proposal
 from multitool.tools.when import RequestedTime
 
 from tests.events import sample_people
+
+
+def propose_slots(
+    requested: RequestedTime,
+    duration: timedelta,
+    busy: Sequence[Interval],
+    ctx: ToolContext,
+    config: ToolConfig,
+    attendees: Sequence[Attendee] = (),
+) -> list[Slot]:
+    """The slots of :func:`slot_proposal` alone."""
+    return list(slot_proposal(requested, duration, busy, ctx, config, attendees).slots)
+
 
 BERLIN = "Europe/Berlin"
 # Tuesday 1 December 2026, 10:00 in Berlin.
@@ -241,6 +255,7 @@ def propose_for(when: str, **extra: object) -> dict[str, object]:
 def test_a_part_of_the_day_narrows_the_slots_to_its_hours(
     when: str, first: datetime, last_end: datetime
 ) -> None:
+
     payload = propose_for(when, durationMinutes=30)
     slots = [(datetime.fromisoformat(s["start"]), datetime.fromisoformat(s["end"])) for s in payload["slots"]]
     assert slots[0][0] == first

@@ -34,7 +34,7 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 )
 from pydantic import ConfigDict, Field, SerializeAsAny
 
-from multitool.client_actions import Card
+from multitool.cards import Card
 from multitool.observability import logger, metrics
 from multitool.runtimes.base import Runtime, TurnRequest
 from multitool.sessions import (

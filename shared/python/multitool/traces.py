@@ -28,13 +28,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from multitool.cards import Card, Fingerprint
 from multitool.client_actions import (
     CAPTIONS,
     FINGERPRINTS,
     JSON_VALIDATORS,
-    Card,
     ClientActionError,
-    Fingerprint,
     card_from_payload,
 )
 from multitool.observability import logger

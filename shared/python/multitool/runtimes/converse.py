@@ -134,10 +134,16 @@ def load_openapi_documents() -> list[dict[str, Any]]:
     return documents
 
 
-@cache
 def default_tool_specs() -> tuple[dict[str, Any], ...]:
     """Tool specs from the committed OpenAPI documents, or from the tool models when none are present."""
-    specs = tool_specs_from_openapi(load_openapi_documents())
+    return _default_tool_specs(REGISTRY.version)
+
+
+@cache
+def _default_tool_specs(_version: int) -> tuple[dict[str, Any], ...]:
+    registered = set(REGISTRY)
+    documents = tool_specs_from_openapi(load_openapi_documents())
+    specs = [spec for spec in documents if spec["toolSpec"]["name"] in registered]
     known = {spec["toolSpec"]["name"] for spec in specs}
     missing = [spec for spec in tool_specs_from_registry() if spec["toolSpec"]["name"] not in known]
     if missing:

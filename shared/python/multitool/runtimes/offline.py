@@ -25,9 +25,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-EMAIL_TOOL = "create_email_draft"
-MEETING_TOOL = "propose_meeting"
-JIRA_TOOL = "create_jira_ticket_draft"
+from multitool.tools import REGISTRY, email_draft, jira_draft, meeting_scheduler
+
+# The tools its grammar knows (a toy model cannot guess a new tool's intent).
+EMAIL_TOOL = email_draft.SPEC.name
+MEETING_TOOL = meeting_scheduler.SPEC.name
+JIRA_TOOL = jira_draft.SPEC.name
 
 HELP_TEXT = (
     "I can draft emails, propose meeting times and draft Jira tickets, several at once. "
@@ -45,7 +48,6 @@ _INTENT_START = re.compile(
     rf"(?:please\s+|can\s+you\s+|could\s+you\s+)?(?P<verb>{_VERB})\b",
     re.IGNORECASE,
 )
-_CONNECTOR_TAIL = re.compile(r"(?:,|;|\.|\s)*(?:and\s+then|and\s+also|and|then|also|plus)?\s*$")
 _EMAIL_NOUNS = re.compile(r"\b(e-?mail|mail|note|message)\b", re.IGNORECASE)
 _MEETING_NOUNS = re.compile(
     r"\b(meeting|sync|call|review|stand-?up|1:1|one-on-one|catch-?up|chat|retro|demo|sync-?up|workshop)\b",
@@ -343,11 +345,10 @@ def _offered_tools(kwargs: Mapping[str, Any]) -> set[str]:
     }
 
 
-_LABELS = {
-    "show_new_email_draft": ("an email draft", "email drafts"),
-    "show_meeting_scheduler": ("a meeting proposal", "meeting proposals"),
-    "show_jira_ticket_draft": ("a Jira ticket draft", "Jira ticket drafts"),
-}
+def _nouns(action: str) -> tuple[str, str]:
+    """("an email draft", "email drafts") for a payload's action string, from its tool."""
+    tool = REGISTRY.by_action(action)
+    return tool.nouns if tool is not None else ("a draft", "drafts")
 
 
 def _summary(results: Sequence[Mapping[str, Any]]) -> str:
@@ -365,7 +366,7 @@ def _summary(results: Sequence[Mapping[str, Any]]) -> str:
         elif isinstance(action, str):
             made[action] = made.get(action, 0) + 1
     parts = [
-        (_LABELS.get(action, ("a draft", "drafts"))[0] if count == 1 else f"{count} {_LABELS[action][1]}")
+        (_nouns(action)[0] if count == 1 else f"{count} {_nouns(action)[1]}")
         for action, count in made.items()
     ]
     text = ""

@@ -22,7 +22,7 @@ from typing import Any
 
 import multitool
 from multitool.tools import REGISTRY
-from multitool.tools.apps import APP_FACTORIES
+from multitool.tools.apps import action_group_app
 
 SCHEMA_DIR = Path(__file__).parent
 OPENAPI_VERSION = "3.0.3"
@@ -153,7 +153,7 @@ def _bedrock_subset(document: dict[str, Any]) -> dict[str, Any]:
 def generate(group: str) -> dict[str, Any]:
     """The OpenAPI document of one action group."""
     specs = [s for s in REGISTRY.values() if s.action_group == group]
-    app = APP_FACTORIES[group]()
+    app = action_group_app(group)
     with warnings.catch_warnings():
         # Powertools builds 3.1 from pydantic v2 and converts to 3.0 itself; its notice is noise here.
         warnings.simplefilter("ignore", UserWarning)
@@ -194,7 +194,7 @@ def path_of(group: str) -> Path:
 def write_all() -> list[Path]:
     """Regenerate every group's document; returns the paths written."""
     written = []
-    for group in APP_FACTORIES:
+    for group in REGISTRY.groups:
         target = path_of(group)
         target.write_text(render(group), encoding="utf-8")
         written.append(target)

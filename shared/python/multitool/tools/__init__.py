@@ -1,4 +1,9 @@
-"""The tools: argument models, payload models, domain logic, and batch execution.
+"""The tools: the registry of every tool, and batch execution.
+
+Each tool is one module holding everything specific to it (see
+:class:`multitool.tools.base.ToolSpec`); the lines under ``# The tools`` register
+them. Everything else (apps, OpenAPI documents, Converse and harness tool specs, CDK
+action groups, cards, the review's confirm) is read from :data:`REGISTRY`.
 
 Every caller (an action-group Lambda with one call, the orchestrator with all
 calls of a model turn) goes through :func:`run_calls`::
@@ -20,7 +25,7 @@ error outcome and never loses the others.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -46,17 +51,12 @@ from multitool.tools.base import (
     UnknownTool,
 )
 from multitool.tools.common import Prepared, invalid_input, resolve_recipient
+from multitool.tools.registry import REGISTRY
 
-REGISTRY: Mapping[str, ToolSpec] = {
-    spec.name: spec for spec in (email_draft.SPEC, meeting_scheduler.SPEC, jira_draft.SPEC)
-}
-"""operationId -> tool spec; also the Converse tool names."""
-
-_PREPARE: Mapping[str, Callable[[Any, ToolContext, ToolConfig], Prepared]] = {
-    email_draft.SPEC.name: email_draft.prepare,
-    meeting_scheduler.SPEC.name: meeting_scheduler.prepare,
-    jira_draft.SPEC.name: jira_draft.prepare,
-}
+# The tools: one line each.
+REGISTRY.register(email_draft.SPEC)
+REGISTRY.register(meeting_scheduler.SPEC)
+REGISTRY.register(jira_draft.SPEC)
 
 _PORT_FAILURES = (BotoCoreError, ClientError, RuntimeError)
 
@@ -111,9 +111,9 @@ class CallOutcome:
 
 def spec_for(action_group: str, api_path: str, method: str) -> ToolSpec:
     """The tool an action-group event addresses, or :class:`UnknownTool`."""
-    for spec in REGISTRY.values():
-        if (spec.action_group, spec.api_path, spec.method) == (action_group, api_path, method.upper()):
-            return spec
+    spec = REGISTRY.by_group(action_group)
+    if spec is not None and (spec.api_path, spec.method) == (api_path, method.upper()):
+        return spec
     raise UnknownTool(f"There is no operation {method} {api_path} in action group {action_group}.")
 
 
@@ -148,7 +148,7 @@ def run_calls(
     for index, (name, arguments) in enumerate(calls):
         try:
             spec, args = _validate(name, arguments)
-            prepared[index] = (spec, args, _PREPARE[spec.name](args, ctx, config))
+            prepared[index] = (spec, args, spec.prepare(args, ctx, config))
         except ToolError as error:
             errors[index] = error
         except Exception as error:  # one call's bug never costs the batch its other calls
@@ -194,11 +194,9 @@ def run_calls(
             )
         else:
             payloads[index] = draft.payload
+    # Every call is either an error or a stored draft.
     return [
-        CallOutcome(name, payload=payloads.get(i), error=errors.get(i))
-        if i in errors or i in payloads
-        # Unreachable: every call is either an error or a stored draft.
-        else CallOutcome(name, error=InvalidInput("The call produced nothing."))
+        CallOutcome(name, payload=payloads[i]) if i in payloads else CallOutcome(name, error=errors[i])
         for i, (name, _) in enumerate(calls)
     ]
 

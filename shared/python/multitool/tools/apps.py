@@ -1,4 +1,4 @@
-"""One Powertools ``BedrockAgentResolver`` per action group, built from the tool specs.
+"""One Powertools ``BedrockAgentResolver`` per action group, built from the tool registry.
 
 Handlers import their app from here (and stay thin); ``multitool.schemas``
 generates each group's OpenAPI document from the same apps. Errors are mapped
@@ -7,7 +7,6 @@ to responses in one place, :func:`_map_errors`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import BedrockAgentResolver, Response, content_types
@@ -17,13 +16,11 @@ from aws_lambda_powertools.event_handler.openapi.params import Body
 from aws_lambda_powertools.metrics import MetricUnit
 
 from multitool.observability import logger, metrics
-from multitool.tools import email_draft, jira_draft, meeting_scheduler, run_calls
+from multitool.tools import REGISTRY, run_calls
 from multitool.tools.base import InvalidInput, ToolContext, ToolError, ToolSpec, UnknownTool
 from multitool.tools.bedrock import resolve_action_event
-from multitool.tools.email_draft import EmailDraftArgs, EmailDraftPayload
-from multitool.tools.jira_draft import JiraTicketArgs, JiraTicketPayload
-from multitool.tools.meeting_scheduler import MeetingArgs, MeetingPayload
 from multitool.tools.runtime import RuntimeProvider, aws_runtime
+from multitool.validation import first_field, problems
 from multitool.wire import WireModel
 
 RESPONSE_DESCRIPTION = "The draft's card payload, for the user to review; nothing has been sent or created."
@@ -36,15 +33,8 @@ def _error_response(error: ToolError) -> Response[Any]:
 
 
 def _validation_error(error: RequestValidationError) -> InvalidInput:
-    problems: list[str] = []
-    first: str | None = None
-    for item in error.errors():
-        location = [str(part) for part in item.get("loc", ()) if part != "body"]
-        name = ".".join(location) or "body"
-        first = first or name
-        message = "is missing" if item.get("type") == "missing" else str(item.get("msg", "is invalid"))
-        problems.append(f"{name}: {message}")
-    return InvalidInput("; ".join(problems) or "The request body is invalid.", field=first)
+    items = list(error.errors())
+    return InvalidInput(problems(items) or "The request body is invalid.", field=first_field(items))
 
 
 def _map_errors(app: BedrockAgentResolver) -> None:
@@ -62,7 +52,8 @@ def _map_errors(app: BedrockAgentResolver) -> None:
     @app.not_found
     def unknown_operation(_error: NotFoundError) -> Response[Any]:
         event = app.current_event
-        operations = ", ".join(f"{s.method} {s.api_path}" for s in _SPECS.values())
+        spec = REGISTRY.by_group(event.action_group)
+        operations = f"{spec.method} {spec.api_path}" if spec is not None else "none"
         return _error_response(
             UnknownTool(
                 f"There is no operation {event.http_method} {event.api_path} here. Use: {operations}.",
@@ -103,49 +94,22 @@ def _route(spec: ToolSpec) -> dict[str, Any]:
     }
 
 
-def email_draft_app(runtime: RuntimeProvider = aws_runtime) -> BedrockAgentResolver:
+def action_group_app(group: str, runtime: RuntimeProvider = aws_runtime) -> BedrockAgentResolver:
+    """The app of one action group: its tool's one route, typed by its models (for validation
+    and for the OpenAPI document); :class:`UnknownTool` for a group no tool serves."""
+    spec = REGISTRY.by_group(group)
+    if spec is None:
+        raise UnknownTool(f"No tool serves action group '{group}'. Groups: {', '.join(REGISTRY.groups)}.")
     app = _new_app()
 
-    @app.post(**_route(email_draft.SPEC))  # type: ignore[untyped-decorator]
-    def create_email_draft(args: Annotated[EmailDraftArgs, Body()]) -> EmailDraftPayload:
-        result: EmailDraftPayload = _run_one(app, runtime, email_draft.SPEC, args)
-        return result
+    def operation(args: WireModel) -> Any:
+        return _run_one(app, runtime, spec, args)
 
+    # Powertools reads the body model and the response model from the annotations.
+    operation.__annotations__ = {"args": Annotated[spec.args_model, Body()], "return": spec.payload_model}
+    operation.__name__ = operation.__qualname__ = spec.name
+    app.post(**_route(spec))(operation)
     return app
-
-
-def meeting_scheduler_app(runtime: RuntimeProvider = aws_runtime) -> BedrockAgentResolver:
-    app = _new_app()
-
-    @app.post(**_route(meeting_scheduler.SPEC))  # type: ignore[untyped-decorator]
-    def propose_meeting(args: Annotated[MeetingArgs, Body()]) -> MeetingPayload:
-        result: MeetingPayload = _run_one(app, runtime, meeting_scheduler.SPEC, args)
-        return result
-
-    return app
-
-
-def jira_draft_app(runtime: RuntimeProvider = aws_runtime) -> BedrockAgentResolver:
-    app = _new_app()
-
-    @app.post(**_route(jira_draft.SPEC))  # type: ignore[untyped-decorator]
-    def create_jira_ticket_draft(args: Annotated[JiraTicketArgs, Body()]) -> JiraTicketPayload:
-        result: JiraTicketPayload = _run_one(app, runtime, jira_draft.SPEC, args)
-        return result
-
-    return app
-
-
-APP_FACTORIES: Mapping[str, Callable[..., BedrockAgentResolver]] = {
-    email_draft.SPEC.action_group: email_draft_app,
-    meeting_scheduler.SPEC.action_group: meeting_scheduler_app,
-    jira_draft.SPEC.action_group: jira_draft_app,
-}
-"""action group -> app factory (the schema generator and the handlers use these)."""
-
-_SPECS: Mapping[str, ToolSpec] = {
-    s.action_group: s for s in (email_draft.SPEC, meeting_scheduler.SPEC, jira_draft.SPEC)
-}
 
 
 def handle(app: BedrockAgentResolver, event: Any, context: Any) -> dict[str, Any]:

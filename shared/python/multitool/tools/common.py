@@ -13,6 +13,7 @@ from multitool.people import NameResolution, Person, Resolution
 from multitool.ports.calendar import Interval
 from multitool.text import CLEAN_SINGLE_LINE
 from multitool.tools.base import MAX_NAME_CHARS, InvalidInput, is_address
+from multitool.validation import first_field, problems
 
 # A name is one line of text (multitool.text): cleaned first, then trimmed and measured.
 RawName = Annotated[
@@ -77,10 +78,4 @@ def unsettled_notes(resolutions: Sequence[NameResolution], role: str) -> list[st
 
 def invalid_input(error: ValidationError) -> InvalidInput:
     """One readable message per problem, naming the camelCase field; never echoes the input."""
-    problems: list[str] = []
-    first: str | None = None
-    for item in error.errors(include_url=False, include_input=False):
-        location = ".".join(str(part) for part in item["loc"]) or "body"
-        first = first or location
-        problems.append(f"{location}: {item['msg']}")
-    return InvalidInput("; ".join(problems) or "The arguments are invalid.", field=first)
+    return InvalidInput(problems(error) or "The arguments are invalid.", field=first_field(error))

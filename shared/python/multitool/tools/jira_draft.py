@@ -1,4 +1,4 @@
-"""jira_draft: a Jira ticket for the user to review; nothing is created here.
+"""jira_draft: a Jira ticket for the user to review; its confirm creates the issue.
 
 The project must be one of the configured projects (``JIRA_PROJECTS``) and the
 issue type one of that project's types; both match case-insensitively and come
@@ -8,17 +8,30 @@ back in their configured spelling.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, StringConstraints, field_validator
 
+from multitool.cards import TYPE_ALIAS, Card, CardSpec, Fingerprint, unresolved_notes
 from multitool.people import NameResolution, Resolution
-from multitool.text import MultiLine, SingleLine
+from multitool.ports.jira import CreatedIssue, IssueRequest
+from multitool.review.base import (
+    ActionReview,
+    Address,
+    Backends,
+    InvalidEdits,
+    NotConfigured,
+    ReviewContext,
+    address_of,
+    settled,
+)
+from multitool.text import CLEAN_MULTI_LINE, CLEAN_SINGLE_LINE, MultiLine, SingleLine
 from multitool.tools.base import (
     MAX_DESCRIPTION_CHARS,
     MAX_SUMMARY_CHARS,
     ToolConfig,
     ToolContext,
+    ToolError,
     ToolSpec,
     UnknownIssueType,
     UnknownProject,
@@ -110,14 +123,129 @@ def prepare(args: JiraTicketArgs, ctx: ToolContext, config: ToolConfig) -> Prepa
     return Prepared(names=[args.assignee] if args.assignee else [], finish=finish)
 
 
+# -- the card ------------------------------------------------------------------
+
+
+class JiraTicketDraftCard(Card):
+    """Ticket card: project, issue type, summary, description, priority, assignee."""
+
+    type: Literal["show_jira_ticket_draft"] = Field(validation_alias=TYPE_ALIAS)
+    project: str
+    issue_type: str = "Task"
+    summary: str
+    description: str = ""
+    priority: str = "Medium"
+    assignee: NameResolution | None = None
+
+
+def jira_fingerprint(card: JiraTicketDraftCard) -> Fingerprint:
+    return (" ".join(card.project.casefold().split()), " ".join(card.summary.casefold().split()))
+
+
+def jira_caption(card: JiraTicketDraftCard) -> str:
+    return f"Jira {card.issue_type} in {card.project}: {card.summary}{unresolved_notes((card.assignee,))}"
+
+
+# -- the confirm: the fields as the user edited them, the issue created ----------
+
+# Edited text follows the policy of multitool.text (constraints first: the cleaning after them runs first).
+Summary = Annotated[str, StringConstraints(min_length=1, max_length=MAX_SUMMARY_CHARS), CLEAN_SINGLE_LINE]
+Description = Annotated[str, StringConstraints(max_length=MAX_DESCRIPTION_CHARS), CLEAN_MULTI_LINE]
+ProjectKey = Annotated[str, StringConstraints(min_length=1, max_length=32), CLEAN_SINGLE_LINE]
+IssueType = Annotated[str, StringConstraints(min_length=1, max_length=50), CLEAN_SINGLE_LINE]
+
+
+class JiraEdits(WireModel):
+    """``assignee``: an email address, the id of a person offered on the card, or null for none."""
+
+    project: ProjectKey | None = None
+    issue_type: IssueType | None = None
+    summary: Summary | None = None
+    description: Description | None = None
+    priority: Priority | None = None
+    assignee: RawName | None = None
+
+    @field_validator("priority", mode="before")
+    @classmethod
+    def _priority_any_case(cls, value: Any) -> Any:
+        return value.strip().capitalize() if isinstance(value, str) else value
+
+
+class JiraContent(WireModel):
+    project: str
+    issue_type: str
+    summary: Summary
+    description: Description = ""
+    priority: Priority
+    assignee: Address | None = None
+
+
+def jira_content(edits: JiraEdits, confirmed: JiraContent | None, ctx: ReviewContext) -> JiraContent:
+    payload = JiraTicketPayload.model_validate(ctx.draft.payload)
+    base = confirmed or JiraContent(
+        project=payload.project,
+        issue_type=payload.issue_type,
+        summary=payload.summary,
+        description=payload.description,
+        priority=payload.priority,
+    )
+    try:
+        project, issue_type = validate_project(
+            edits.project or base.project,
+            edits.issue_type or base.issue_type,
+            ToolConfig(jira_projects=ctx.config.jira_projects),
+        )
+    except ToolError as error:
+        raise InvalidEdits(error.message, field=error.field or "project") from error
+    assignee: Address | None
+    if "assignee" in edits.model_fields_set:
+        assignee = address_of(edits.assignee, "assignee", ctx) if edits.assignee else None
+    elif confirmed is not None:
+        assignee = confirmed.assignee
+    else:
+        assignee = settled(payload.assignee, "assignee") if payload.assignee else None
+    return JiraContent(
+        project=project,
+        issue_type=issue_type,
+        summary=edits.summary or base.summary,
+        description=base.description if edits.description is None else edits.description,
+        priority=edits.priority or base.priority,
+        assignee=assignee,
+    )
+
+
+def jira_configured(content: JiraContent, ctx: ReviewContext, backends: Backends) -> None:
+    if backends.jira is None:
+        raise NotConfigured("Jira is not configured in this deployment.")
+
+
+def create_issue(content: JiraContent, ctx: ReviewContext, backends: Backends) -> dict[str, Any]:
+    assert backends.jira is not None  # checked before execution
+    created: CreatedIssue = backends.jira.create_issue(
+        IssueRequest(
+            project=content.project,
+            issue_type=content.issue_type,
+            summary=content.summary,
+            description=content.description,
+            priority=content.priority.value,
+            assignee_email=content.assignee.email if content.assignee else None,
+        )
+    )
+    return {"issueKey": created.key, "issueId": created.id, "issueUrl": created.url}
+
+
 SPEC = ToolSpec(
     name="create_jira_ticket_draft",
     action_group="jira_draft",
     api_path="/jira-ticket-drafts",
-    method="POST",
     args_model=JiraTicketArgs,
     payload_model=JiraTicketPayload,
     action=ACTION,
+    prepare=prepare,
+    card=CardSpec(JiraTicketDraftCard, jira_fingerprint, jira_caption),
+    review=ActionReview(JiraEdits, JiraContent, jira_content, create_issue, jira_configured),
+    group_description="Drafts a Jira ticket for the user to review; never creates it.",
+    nouns=("a Jira ticket draft", "Jira ticket drafts"),
     description=(
         "Draft a Jira ticket for the user to review and create: project key, issue type (Bug, Task, "
         "Story...), summary, description, priority and the assignee exactly as the user named them. "

@@ -1,45 +1,51 @@
-"""meeting_scheduler: up to three free slots for a meeting; nothing is booked here.
+"""meeting_scheduler: up to three free slots for a meeting; its confirm books one and invites.
 
-Slots start on a 30-minute grid within the requesting user's working hours
-(``ToolConfig.working_hours_start/end``, Monday to Friday, in the user's time
-zone) and avoid every resolved attendee's busy intervals. Each attendee found
-in the directory keeps the same working hours in their own zone
-(``Person.timezone``, from the batch's one directory read):
-
-- When some free time in the search lies within everyone's working hours,
-  only such times are proposed, earliest first: from the requested day (from
-  now, if that is today), then the following working days.
-- When none does, the slots are the best compromise of each day, from the
-  requested day on: fewest attendees outside their working hours, then the
-  least time outside them (summed over those attendees), then the earliest.
-  A note names who is outside their hours.
-
-Ambiguous and unknown names and bare addresses do not constrain the hours:
-their zone is not known. A time the user named ("tomorrow at 3pm") is the
-first slot when it is free, even outside anyone's working hours, since the
-user asked for it; a note names whose hours it falls outside. A part of the
-day ("Friday morning") narrows every searched day to its hours
-(:data:`multitool.tools.when.PARTS_OF_DAY`), and every guess (the day a weekday
-means, an hour read as the afternoon, working hours or a 30-minute length
-assumed) is said in ``notes``.
+The slots come from :mod:`multitool.tools.scheduling` (working hours in everyone's zone,
+busy times, parts of the day); every guess behind them is said in ``notes``. A confirm
+books the chosen slot first, re-checking every tracked attendee's time, then sends the
+invitation (:func:`book_and_invite`).
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
-from itertools import chain
-from typing import Any, Literal
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo
 
-from pydantic import Field
+from pydantic import Field, StringConstraints
 
+from multitool.cards import (
+    TYPE_ALIAS,
+    Card,
+    CardSpec,
+    Fingerprint,
+    day_words,
+    names_of,
+    norm,
+    people_key,
+    unresolved_notes,
+)
+from multitool.invitations import Invitation, Participant, build_invitation
+from multitool.observability import error_fields, logger
 from multitool.people import NameResolution
-from multitool.ports.calendar import Interval, overlaps
+from multitool.ports.calendar import Booking
+from multitool.ports.calendar import SlotTaken as SlotTakenInCalendar
+from multitool.ports.mail import Mail
+from multitool.review.base import (
+    ActionReview,
+    Address,
+    Backends,
+    InvalidEdits,
+    Recipients,
+    ReviewContext,
+    SlotRefused,
+    addresses,
+    reply_to,
+    sender_name,
+)
 from multitool.slots import Slot
-from multitool.text import SingleLine
+from multitool.text import CLEAN_SINGLE_LINE, SingleLine
 from multitool.tools.base import (
     MAX_ATTENDEES,
     MAX_DURATION_MINUTES,
@@ -58,14 +64,15 @@ from multitool.tools.common import (
     RawName,
     is_external,
     resolve_recipient,
-    unsettled_notes,
 )
+from multitool.tools.common import (
+    unsettled_notes as unsettled_names,
+)
+from multitool.tools.scheduling import hours_attendees, hours_notes, search_window, slot_proposal
 from multitool.tools.when import RequestedTime, resolve_when
 from multitool.wire import WireModel
-from multitool.zones import iana_zone
 
 ACTION = "show_meeting_scheduler"
-WORKING_DAYS = frozenset(range(5))  # Monday..Friday
 
 
 class MeetingArgs(WireModel):
@@ -102,328 +109,6 @@ class MeetingPayload(WireModel):
     timezone: str
     slots: tuple[Slot, ...]
     notes: tuple[str, ...] = ()
-
-
-def search_days(first: date, config: ToolConfig) -> list[date]:
-    """The requested day if it is a working day, then working days after it."""
-    days: list[date] = []
-    day = first
-    while len(days) < config.search_working_days:
-        if day.weekday() in WORKING_DAYS:
-            days.append(day)
-        day += timedelta(days=1)
-    return days
-
-
-def search_window(
-    requested: RequestedTime, ctx: ToolContext, config: ToolConfig
-) -> tuple[datetime, datetime]:
-    """[start, end) covering every candidate slot: whole local days, UTC."""
-    days = search_days(requested.day, config)
-    first = min(requested.day, days[0])
-    start = datetime.combine(first, datetime.min.time(), tzinfo=ctx.zone)
-    end = datetime.combine(days[-1] + timedelta(days=1), datetime.min.time(), tzinfo=ctx.zone)
-    return start.astimezone(UTC), end.astimezone(UTC)
-
-
-class _BusyTimes:
-    """Busy intervals merged and sorted in UTC, so each free check is one bisect."""
-
-    __slots__ = ("_ends", "_starts")
-
-    def __init__(self, intervals: Iterable[Interval]) -> None:
-        merged: list[list[datetime]] = []
-        for start, end in sorted((i.start.astimezone(UTC), i.end.astimezone(UTC)) for i in intervals):
-            if merged and start <= merged[-1][1]:
-                merged[-1][1] = max(merged[-1][1], end)
-            else:
-                merged.append([start, end])
-        self._starts = [m[0] for m in merged]
-        self._ends = [m[1] for m in merged]
-
-    def free(self, start: datetime, end: datetime) -> bool:
-        """True when no interval overlaps [start, end)."""
-        before = bisect_left(self._starts, end)  # merged intervals starting before ``end``
-        return before == 0 or self._ends[before - 1] <= start
-
-
-def _free(start: datetime, end: datetime, busy: Sequence[Interval]) -> bool:
-    return not any(overlaps(interval, start, end) for interval in busy)
-
-
-def _round_up(moment: datetime, step: timedelta) -> datetime:
-    epoch = datetime(1970, 1, 1, tzinfo=UTC)
-    offset = (moment - epoch) % step
-    return moment if not offset else moment + (step - offset)
-
-
-@dataclass(frozen=True, slots=True)
-class Attendee:
-    """A resolved attendee whose working hours count, in their own zone."""
-
-    name: str
-    zone: ZoneInfo
-
-
-@dataclass(frozen=True, slots=True)
-class SlotProposal:
-    """The proposed slots, best first, and whose working hours each one falls outside."""
-
-    slots: tuple[Slot, ...]
-    outside_hours: tuple[tuple[Attendee, ...], ...]
-    """Per slot, in attendee order: the attendees for whom it is outside working hours."""
-    compromise: bool
-    """No free time in the search was within everyone's working hours."""
-    asked_first: bool
-    """The first slot is the time the user named."""
-
-
-_ZERO = timedelta(0)
-
-
-def local_hours(day: date, zone: ZoneInfo, config: ToolConfig) -> tuple[datetime, datetime]:
-    """Working hours of ``day`` in ``zone`` (local wall clock), as UTC instants."""
-    midnight = datetime.combine(day, datetime.min.time(), tzinfo=zone)
-    # Aware + timedelta is wall-clock arithmetic: 9:00 stays 9:00 local on DST days.
-    opens = midnight + timedelta(hours=config.working_hours_start)
-    closes = midnight + timedelta(hours=config.working_hours_end)
-    return opens.astimezone(UTC), closes.astimezone(UTC)
-
-
-class WorkingHours:
-    """One zone's working hours, Monday to Friday, as sorted UTC windows around a search."""
-
-    __slots__ = ("_closes", "_opens")
-
-    def __init__(self, zone: ZoneInfo, start: datetime, end: datetime, config: ToolConfig) -> None:
-        # Two local days either side, so a weekend slot still finds its nearest working day.
-        day = start.astimezone(zone).date() - timedelta(days=2)
-        last = end.astimezone(zone).date() + timedelta(days=2)
-        self._opens: list[datetime] = []
-        self._closes: list[datetime] = []
-        while day <= last:
-            if day.weekday() in WORKING_DAYS:
-                opens, closes = local_hours(day, zone, config)
-                self._opens.append(opens)
-                self._closes.append(closes)
-            day += timedelta(days=1)
-
-    def time_outside(self, start: datetime, end: datetime) -> timedelta:
-        """How far [start, end) reaches beyond the nearest working window; zero when inside one."""
-        after = bisect_right(self._opens, start)
-        nearest = [
-            max(self._opens[i] - start, _ZERO) + max(end - self._closes[i], _ZERO)
-            for i in (after - 1, after)
-            if 0 <= i < len(self._opens)
-        ]
-        return min(nearest, default=_ZERO)
-
-
-@dataclass(frozen=True, slots=True)
-class _Candidate:
-    start: datetime  # UTC
-    people_outside: int
-    time_outside: timedelta
-    zones_outside: frozenset[int]
-
-    @property
-    def rank(self) -> tuple[int, timedelta, datetime]:
-        return self.people_outside, self.time_outside, self.start
-
-
-class _EveryonesHours:
-    """The attendees' working hours over one search, computed once per distinct zone."""
-
-    def __init__(
-        self, attendees: Sequence[Attendee], window: tuple[datetime, datetime], config: ToolConfig
-    ) -> None:
-        self._attendees = tuple(attendees)
-        zones: dict[str, ZoneInfo] = {}
-        self._zone_index: list[int] = []
-        for attendee in self._attendees:
-            zones.setdefault(attendee.zone.key, attendee.zone)
-            self._zone_index.append(list(zones).index(attendee.zone.key))
-        self._hours = [WorkingHours(zone, *window, config) for zone in zones.values()]
-        self._people = [self._zone_index.count(i) for i in range(len(zones))]
-
-    def candidate(self, start: datetime, duration: timedelta) -> _Candidate:
-        end = start + duration
-        people = 0
-        total = _ZERO
-        outside: set[int] = set()
-        for index, hours in enumerate(self._hours):
-            beyond = hours.time_outside(start, end)
-            if beyond:
-                outside.add(index)
-                people += self._people[index]
-                total += beyond * self._people[index]
-        return _Candidate(start, people, total, frozenset(outside))
-
-    def outside(self, candidate: _Candidate) -> tuple[Attendee, ...]:
-        return tuple(
-            attendee
-            for attendee, zone in zip(self._attendees, self._zone_index, strict=True)
-            if zone in candidate.zones_outside
-        )
-
-
-def slot_proposal(
-    requested: RequestedTime,
-    duration: timedelta,
-    busy: Sequence[Interval],
-    ctx: ToolContext,
-    config: ToolConfig,
-    attendees: Sequence[Attendee] = (),
-) -> SlotProposal:
-    """Up to ``config.max_slots`` free, distinct slots within the user's working hours, best first.
-
-    Within every attendee's working hours too (each in their own zone) when any
-    free time of the search allows it, earliest first; otherwise each day's
-    best compromise (fewest people outside their hours, then least time
-    outside them, then earliest), from the requested day on.
-    """
-    zone = ctx.zone
-    step = timedelta(minutes=config.slot_step_minutes)
-    now = ctx.now.astimezone(UTC)
-    hours = _EveryonesHours(attendees, search_window(requested, ctx, config), config)
-    blocked = _BusyTimes(busy)
-    chosen: list[_Candidate] = []
-    taken: list[Interval] = []
-    asked = requested.start(ctx)
-    not_before = now
-    if asked is not None:
-        asked_utc = asked.astimezone(UTC)
-        if asked_utc >= now - timedelta(minutes=1) and blocked.free(asked_utc, asked_utc + duration):
-            chosen.append(hours.candidate(asked_utc, duration))
-            taken.append(Interval(start=asked_utc, end=asked_utc + duration))
-            not_before = max(now, asked_utc + duration)
-        else:
-            not_before = max(now, asked_utc)
-    asked_first = bool(chosen)
-
-    def free_candidates(day: date) -> list[_Candidate]:
-        opens, closes = local_hours(day, zone, config)
-        if requested.window is not None:  # a part of the day the user named: those hours, every day
-            opens, closes = (
-                datetime.combine(day, moment, tzinfo=zone).astimezone(UTC) for moment in requested.window
-            )
-        free: list[_Candidate] = []
-        moment = _round_up(max(opens, not_before), step)
-        while moment + duration <= closes:
-            if blocked.free(moment, moment + duration):
-                free.append(hours.candidate(moment, duration))
-            moment += step
-        return free
-
-    # The first day with free time inside everyone's hours decides: from there on, only such
-    # times; with no such day in the search, every day's candidates compete as compromises.
-    days = search_days(requested.day, config)
-    seen: list[list[_Candidate]] = []
-    for day in days:
-        seen.append(free_candidates(day))
-        if any(c.people_outside == 0 for c in seen[-1]):
-            break
-    everyone = any(c.people_outside == 0 for c in seen[-1]) if seen else False
-    pools: Iterator[list[_Candidate]] = (
-        chain([seen[-1]], map(free_candidates, days[len(seen) :])) if everyone else iter(seen)
-    )
-
-    for free in pools:
-        pool = [c for c in free if c.people_outside == 0] if everyone else free
-        for candidate in sorted(pool, key=lambda c: c.rank):
-            if len(chosen) >= config.max_slots:
-                break
-            end = candidate.start + duration
-            # Distinct choices: proposals never overlap each other.
-            if _free(candidate.start, end, taken):
-                chosen.append(candidate)
-                taken.append(Interval(start=candidate.start, end=end))
-        if len(chosen) >= config.max_slots:
-            break
-
-    slots = [Slot(start=c.start.astimezone(zone), end=(c.start + duration).astimezone(zone)) for c in chosen]
-    if asked_first and asked is not None:
-        slots[0] = Slot(start=asked, end=slots[0].end)  # the time exactly as the user named it
-    return SlotProposal(
-        slots=tuple(slots),
-        outside_hours=tuple(hours.outside(c) for c in chosen),
-        compromise=not everyone,
-        asked_first=asked_first,
-    )
-
-
-def propose_slots(
-    requested: RequestedTime,
-    duration: timedelta,
-    busy: Sequence[Interval],
-    ctx: ToolContext,
-    config: ToolConfig,
-    attendees: Sequence[Attendee] = (),
-) -> list[Slot]:
-    """The slots of :func:`slot_proposal`."""
-    return list(slot_proposal(requested, duration, busy, ctx, config, attendees).slots)
-
-
-def hours_attendees(resolutions: Sequence[NameResolution]) -> tuple[list[Attendee], list[str]]:
-    """The attendees whose working hours count (each person once), and notes on unusable zones.
-
-    Ambiguous and unknown names and bare addresses do not count: their zone is not known.
-    """
-    found: list[Attendee] = []
-    notes: list[str] = []
-    seen: set[str] = set()
-    for resolution in resolutions:
-        person = resolution.person
-        if not resolution.settled or person is None or is_external(person) or person.id in seen:
-            continue
-        seen.add(person.id)
-        zone = iana_zone(person.timezone)
-        if zone is None:
-            notes.append(
-                f"{person.display_name}'s time zone in the directory is not an IANA time zone, "
-                "so their working hours were not considered."
-            )
-            continue
-        found.append(Attendee(name=person.display_name, zone=zone))
-    return found, notes
-
-
-_DAY_NAMES = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-_MONTH_NAMES = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-
-
-def day_label(day: date) -> str:
-    """'Thu 3 Dec', the same in every locale."""
-    return f"{_DAY_NAMES[day.weekday()]} {day.day} {_MONTH_NAMES[day.month - 1]}"
-
-
-def _people(attendees: Sequence[Attendee]) -> str:
-    named = [f"{a.name} ({a.zone.key})" for a in attendees]
-    return named[0] if len(named) == 1 else f"{', '.join(named[:-1])} and {named[-1]}"
-
-
-def hours_notes(proposal: SlotProposal, requested: RequestedTime, config: ToolConfig) -> list[str]:
-    """Words for the model and the card about slots outside someone's working hours."""
-    notes: list[str] = []
-    if proposal.asked_first and proposal.outside_hours[0]:
-        notes.append(f"The time asked for is outside working hours for {_people(proposal.outside_hours[0])}.")
-    rest = proposal.outside_hours[1:] if proposal.asked_first else proposal.outside_hours
-    if not proposal.compromise or not rest:
-        return notes
-    days = search_days(requested.day, config)
-    span = (
-        f"on {day_label(days[0])}"
-        if len(days) == 1
-        else f"between {day_label(days[0])} and {day_label(days[-1])}"
-    )
-    order = {a: i for i, a in enumerate(dict.fromkeys(a for outside in rest for a in outside))}
-    union = sorted(order, key=order.__getitem__)
-    if all(set(outside) == set(union) for outside in rest):
-        which = f"{'this slot is' if len(rest) == 1 else 'these slots are'} outside working hours for"
-    else:
-        which = "each of these slots is outside working hours for some of"
-    notes.append(f"No free time {span} is within everyone's working hours; {which} {_people(union)}.")
-    return notes
 
 
 def reading_notes(args: MeetingArgs, requested: RequestedTime, config: ToolConfig) -> list[str]:
@@ -463,7 +148,7 @@ def prepare(args: MeetingArgs, ctx: ToolContext, config: ToolConfig) -> Prepared
                 "Ask for a later day or a shorter meeting.",
                 field="when",
             )
-        notes = unsettled_notes(attendees, "attendee") + zone_notes
+        notes = unsettled_names(attendees, "attendee") + zone_notes
         asked = requested.start(ctx)
         if asked is not None and not proposal.asked_first:
             notes.append(f"{asked.isoformat(timespec='minutes')} is taken; these are the next free times.")
@@ -489,14 +174,245 @@ def prepare(args: MeetingArgs, ctx: ToolContext, config: ToolConfig) -> Prepared
     )
 
 
+# -- the card ------------------------------------------------------------------
+
+
+class MeetingSchedulerCard(Card):
+    """Scheduler card: attendees, title and up to three proposed slots."""
+
+    type: Literal["show_meeting_scheduler"] = Field(validation_alias=TYPE_ALIAS)
+    title: str = ""
+    attendees: tuple[NameResolution, ...] = ()
+    requested: str | None = Field(default=None, description="The day or time as the user said it")
+    duration_minutes: int = 30
+    timezone: str = "UTC"
+    slots: tuple[Slot, ...] = ()
+
+
+def meeting_fingerprint(card: MeetingSchedulerCard) -> Fingerprint:
+    # The first slot's start as a datetime: the same instant is the same start, whatever its offset.
+    start = card.slots[0].start if card.slots else norm(card.requested)
+    return (people_key(card.attendees), start, " ".join(card.title.casefold().split()))
+
+
+def meeting_caption(card: MeetingSchedulerCard) -> str:
+    title = card.title or "Meeting"
+    slots = card.slots
+    if not slots:
+        when = f"no free slot found for {card.requested}" if card.requested else "no free slot found"
+    else:
+        first = slots[0].start
+        day = first.date()
+        count = len(slots)
+        noun = "slot" if count == 1 else "slots"
+        joiner = "on"
+        for slot in slots:
+            if slot.start.date() != day:
+                joiner = "from"
+                break
+        when = f"{count} proposed {noun} {joiner} {day_words(first)}"
+    return f"Meeting '{title}' with {names_of(card.attendees)}: {when}{unresolved_notes(card.attendees)}"
+
+
+# -- the confirm: the slot chosen, the booking, the invitation -------------------
+
+# Edited text follows the policy of multitool.text (constraints first: the cleaning after them runs first).
+Title = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TITLE_CHARS), CLEAN_SINGLE_LINE]
+
+
+class MeetingEdits(WireModel):
+    """``slot`` must be one of the proposed slots (they were checked against everyone's calendar)."""
+
+    attendees: Recipients | None = Field(default=None, min_length=1, max_length=MAX_ATTENDEES)
+    title: Title | None = None
+    slot: Slot | None = None
+
+
+class MeetingContent(WireModel):
+    title: Title
+    attendees: tuple[Address, ...]
+    start: datetime
+    end: datetime
+    timezone: str
+
+
+def meeting_content(
+    edits: MeetingEdits, confirmed: MeetingContent | None, ctx: ReviewContext
+) -> MeetingContent:
+    payload = MeetingPayload.model_validate(ctx.draft.payload)
+    attendees = addresses(
+        edits.attendees, confirmed.attendees if confirmed else None, payload.attendees, "attendees", ctx
+    )
+    if edits.slot is not None:
+        slot = next(
+            (s for s in payload.slots if s.start == edits.slot.start and s.end == edits.slot.end),
+            None,
+        )
+        if slot is None:
+            offered = ", ".join(f"{s.start.isoformat()}/{s.end.isoformat()}" for s in payload.slots) or "none"
+            raise InvalidEdits(f"Choose one of the proposed slots: {offered}.", field="slot")
+        start, end = slot.start, slot.end
+    elif confirmed is not None:
+        start, end = confirmed.start, confirmed.end
+    elif len(payload.slots) == 1:
+        start, end = payload.slots[0].start, payload.slots[0].end
+    else:
+        raise InvalidEdits("Choose one of the proposed slots.", field="slot")
+    zone = ZoneInfo(payload.timezone)
+    return MeetingContent(
+        title=edits.title or (confirmed.title if confirmed else payload.title),
+        attendees=attendees,
+        start=start.astimezone(zone),
+        end=end.astimezone(zone),
+        timezone=payload.timezone,
+    )
+
+
+def meeting_not_started(content: MeetingContent, ctx: ReviewContext, backends: Backends) -> None:
+    if content.start <= backends.clock():
+        raise InvalidEdits("This slot has already started; choose a later one.", field="slot")
+
+
+def _organizer(ctx: ReviewContext) -> Participant:
+    if ctx.caller.email:
+        return Participant(ctx.caller.email, ctx.caller.name)
+    return Participant(ctx.config.sender_email, "multitool")
+
+
+def _tracked_attendees(content: MeetingContent, ctx: ReviewContext) -> tuple[str, ...]:
+    """Whose time the booking holds: attendees the directory knows, and the verified organizer.
+
+    An external address (a bare address on the card, or one typed in an edit that the card did
+    not offer) is invited but not tracked: its calendar is not ours to know or to hold.
+    """
+    directory = {p.email.casefold() for p in ctx.people.values() if not is_external(p)}
+    tracked = [a.email for a in content.attendees if a.email.casefold() in directory]
+    if ctx.caller.email and ctx.caller.email.casefold() not in {t.casefold() for t in tracked}:
+        tracked.append(ctx.caller.email)
+    return tuple(tracked)
+
+
+def _slot_words(start: datetime, end: datetime, zone: ZoneInfo) -> str:
+    return f"{start.astimezone(zone):%a %d %b %H:%M}-{end.astimezone(zone):%H:%M}"
+
+
+def _slot_taken_message(
+    taken: SlotTakenInCalendar,
+    content: MeetingContent,
+    tracked: Sequence[str],
+    ctx: ReviewContext,
+    backends: Backends,
+) -> str:
+    """Who is booked now, and which of the card's other slots are still free for everyone tracked."""
+    zone = ZoneInfo(content.timezone)
+    names = {a.email.casefold(): a.name or a.email for a in content.attendees}
+    who = ", ".join(sorted(names.get(email.casefold(), email) for email in taken.busy))
+    message = (
+        f"{_slot_words(content.start, content.end, zone)} is no longer free: {who} "
+        f"{'is' if len(taken.busy) == 1 else 'are'} booked then. Nothing was sent."
+    )
+    payload = MeetingPayload.model_validate(ctx.draft.payload)
+    others = [s for s in payload.slots if s.start != content.start and s.start > backends.clock()]
+    if not others:
+        return f"{message} Ask for new times."
+    busy = backends.calendar.busy(tracked, min(s.start for s in others), max(s.end for s in others))
+    held = [interval for intervals in busy.values() for interval in intervals]
+    free = [s for s in others if not any(i.start < s.end and s.start < i.end for i in held)]
+    if not free:
+        return f"{message} The card's other slots are taken too; ask for new times."
+    return f"{message} Still free: {', '.join(_slot_words(s.start, s.end, zone) for s in free)}."
+
+
+def book_and_invite(content: MeetingContent, ctx: ReviewContext, backends: Backends) -> dict[str, Any]:
+    """Book first, then send: a refused slot sends nothing, and a failed send releases the time.
+
+    The booking's id is the draft id, so a confirm that runs again (a retry after a failed send,
+    a takeover after the lease) books the same booking again (a no-op) or moves it to the newly
+    chosen slot; the invitation keeps the draft id as its UID, so a second send updates the
+    same event in the attendees' calendars.
+    """
+    organizer = _organizer(ctx)
+    tracked = _tracked_attendees(content, ctx)
+    try:
+        backends.calendar.book(
+            Booking(
+                id=ctx.draft.id,
+                title=content.title,
+                organizer=organizer.email,
+                attendees=tracked,
+                start=content.start,
+                end=content.end,
+                timezone=content.timezone,
+            )
+        )
+    except SlotTakenInCalendar as taken:
+        raise SlotRefused(_slot_taken_message(taken, content, tracked, ctx, backends)) from taken
+    invitation = build_invitation(
+        Invitation(
+            uid=ctx.draft.id,
+            title=content.title,
+            organizer=organizer,
+            attendees=[Participant(a.email, a.name) for a in content.attendees],
+            start=content.start,
+            end=content.end,
+            timezone=content.timezone,
+        ),
+        stamp=backends.clock(),
+    )
+    when = f"{content.start:%A %d %B %Y, %H:%M}-{content.end:%H:%M} ({content.timezone})"
+    # The organizer (a verified caller) gets the invitation too: it is how the meeting reaches
+    # their own calendar.
+    recipients = [a.email for a in content.attendees]
+    if ctx.caller.email and ctx.caller.email.casefold() not in {r.casefold() for r in recipients}:
+        recipients.append(ctx.caller.email)
+    try:
+        sent = backends.mailer.send(
+            Mail(
+                to=tuple(recipients),
+                subject=f"Invitation: {content.title}",
+                text=f"You are invited to {content.title}.\nWhen: {when}\n",
+                invitation=invitation,
+                from_name=sender_name(ctx.caller),
+                reply_to=reply_to(ctx.caller),
+            )
+        )
+    except BaseException:
+        _release_after_failed_send(ctx.draft.id, backends)
+        raise
+    return {
+        "messageId": sent.message_id,
+        "bookingId": ctx.draft.id,
+        "start": content.start.isoformat(),
+        "end": content.end.isoformat(),
+        "timezone": content.timezone,
+        "attendees": recipients,
+    }
+
+
+def _release_after_failed_send(booking_id: str, backends: Backends) -> None:
+    """Give the time back when the invitation did not go out (the draft is then ``failed``)."""
+    try:
+        backends.calendar.release(booking_id)
+    except Exception as error:
+        # The send's failure is what the caller sees; the booking stays until the draft is
+        # confirmed again (which books the same id: a no-op or a move).
+        logger.error(
+            "Booking not released after a failed send", extra={"draft_id": booking_id, **error_fields(error)}
+        )
+
+
 SPEC = ToolSpec(
     name="propose_meeting",
     action_group="meeting_scheduler",
     api_path="/meeting-proposals",
-    method="POST",
     args_model=MeetingArgs,
     payload_model=MeetingPayload,
     action=ACTION,
+    prepare=prepare,
+    card=CardSpec(MeetingSchedulerCard, meeting_fingerprint, meeting_caption),
+    review=ActionReview(MeetingEdits, MeetingContent, meeting_content, book_and_invite, meeting_not_started),
+    group_description="Proposes meeting slots for the user to review; never books.",
+    nouns=("a meeting proposal", "meeting proposals"),
     description=(
         "Propose a meeting for the user to review and book: up to three free slots within working "
         "hours on the day asked for. Pass attendees exactly as the user named them and the day or "

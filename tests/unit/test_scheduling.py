@@ -14,18 +14,31 @@ from hypothesis import strategies as st
 from multitool.people import Person
 from multitool.ports.calendar import Booking, Interval
 from multitool.ports.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+from multitool.slots import Slot
 from multitool.tools import CallOutcome, ToolPorts, run_calls
 from multitool.tools.base import ToolConfig, ToolContext
-from multitool.tools.meeting_scheduler import (
+from multitool.tools.scheduling import (
     Attendee,
     WorkingHours,
     day_label,
-    propose_slots,
     slot_proposal,
 )
 from multitool.tools.when import RequestedTime
 
 from tests.events import sample_people
+
+
+def propose_slots(
+    requested: RequestedTime,
+    duration: timedelta,
+    busy: Sequence[Interval],
+    ctx: ToolContext,
+    config: ToolConfig,
+    attendees: Sequence[Attendee] = (),
+) -> list[Slot]:
+    """The slots of :func:`slot_proposal` alone."""
+    return list(slot_proposal(requested, duration, busy, ctx, config, attendees).slots)
+
 
 NEW_YORK = ZoneInfo("America/New_York")
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -298,6 +311,7 @@ ZONES = st.sampled_from([NEW_YORK, BERLIN, TOKYO, KOLKATA, LONDON, LOS_ANGELES, 
 def test_every_proposal_is_free_distinct_within_the_users_hours_and_honest_about_others(
     user_zone: ZoneInfo, guest_zones: list[ZoneInfo], busy_hours: list[tuple[int, int]], minutes: int
 ) -> None:
+
     user = ctx(user_zone)
     guests = [Attendee(f"Guest {i}", zone) for i, zone in enumerate(guest_zones)]
     origin = datetime(2026, 12, 3, tzinfo=UTC)

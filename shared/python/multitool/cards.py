@@ -1,0 +1,113 @@
+"""What a card is: the base model every tool's card extends, and the words cards share.
+
+A tool module defines its card (a :class:`Card` subclass with a ``Literal`` ``type``), how
+two of its cards are recognised as the same action (the fingerprint, for trace dedupe) and
+its caption (the one-line ``clientActionMessages`` text), and puts them in its
+:class:`CardSpec`. :mod:`multitool.client_actions` maps payloads to cards from the
+registry; this module knows no tool.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Final, Generic, TypeVar
+
+from pydantic import AliasChoices, ConfigDict, Field
+
+from multitool.people import NameResolution, Resolution
+from multitool.wire import WireModel
+
+# A card validates from its wire form ({"type", "id"}) and straight from a payload ({"action", "draftId"}).
+TYPE_ALIAS = AliasChoices("action", "type")
+ID_ALIAS = AliasChoices("draftId", "id")
+
+
+class Card(WireModel):
+    """One card (a client action on the wire): what the page renders for the user to review.
+
+    Fields a payload carries beyond the card model are ignored, so a tool that
+    adds a field never makes its card disappear (a test keeps both in step).
+    """
+
+    model_config = ConfigDict(extra="ignore", json_schema_serialization_defaults_required=True)
+
+    type: str = Field(validation_alias=TYPE_ALIAS)
+    id: str = Field(
+        min_length=1,
+        validation_alias=ID_ALIAS,
+        description="The draft id: confirm or discard through /actions/{id}",
+    )
+    notes: tuple[str, ...] = Field(default=(), description="What the user has to settle on the card")
+
+
+C = TypeVar("C", bound=Card)
+# What makes two cards of one type the same action: hashable, compared with ==.
+Fingerprint = tuple[Hashable, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CardSpec(Generic[C]):
+    """A tool's card: its model, and how to recognise and caption one."""
+
+    model: type[C]
+    fingerprint: Callable[[C], Fingerprint]
+    caption: Callable[[C], str]
+
+
+# --------------------------------------------------------------------------- fingerprint parts
+
+
+def norm(text: str | None) -> str:
+    """Case- and whitespace-insensitive form of a text, for fingerprints."""
+    return " ".join(text.casefold().split()) if text else ""
+
+
+def _who(resolution: NameResolution) -> str:
+    person = resolution.person
+    return person.email.casefold() if person is not None else norm(resolution.query)
+
+
+def people_key(people: Sequence[NameResolution]) -> Hashable:
+    """The people of a card whatever their order: one address, or the sorted addresses of several."""
+    if len(people) == 1:  # the common case: nothing to sort
+        return _who(people[0])
+    return tuple(sorted([_who(p) for p in people]))
+
+
+# --------------------------------------------------------------------------- caption parts
+
+
+def names_of(people: Sequence[NameResolution]) -> str:
+    """'Kinshuok', 'Kinshuok and Priya', 'nobody yet'."""
+    if len(people) == 1:  # the common case
+        only = people[0]
+        return (only.person.display_name if only.person is not None else only.query) or "nobody yet"
+    if not people:
+        return "nobody yet"
+    names = [p.person.display_name if p.person is not None else p.query for p in people]
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def unresolved_notes(people: Iterable[NameResolution | None]) -> str:
+    """' (Kinshuok matches 2 people: pick one)' for every name the user must settle."""
+    notes: list[str] = []
+    for person in people:
+        if person is None or person.status is Resolution.RESOLVED:
+            continue
+        if person.status is Resolution.AMBIGUOUS:
+            notes.append(f"{person.query} matches {len(person.candidates)} people: pick one")
+        elif person.status is Resolution.UNKNOWN:
+            notes.append(f"no one named {person.query} found: check the name")
+    return f" ({'; '.join(notes)})" if notes else ""
+
+
+# English names, as strftime's %a and %b give them in the C locale, without their per-call cost.
+_WEEKDAYS: Final = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS: Final = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def day_words(moment: datetime) -> str:
+    """'Thu 3 Dec'."""
+    return f"{_WEEKDAYS[moment.weekday()]} {moment.day} {_MONTHS[moment.month - 1]}"

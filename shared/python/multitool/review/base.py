@@ -1,0 +1,270 @@
+"""What every tool's confirm is built from: errors, the caller, addresses, the confirm context.
+
+A tool module holds its own confirm (:class:`ActionReview`: the edits model, how the
+confirmed content is made from the edits and the draft, the side effect through a port);
+:class:`multitool.review.reviewer.Reviewer` runs it. Errors are mapped to HTTP in one
+place, :mod:`multitool.api.review_app`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from multitool.drafts import Draft
+from multitool.people import NameResolution, Person, Resolution
+from multitool.ports.calendar import Calendar
+from multitool.ports.jira import JiraClient
+from multitool.ports.mail import Mailer
+from multitool.settings import JiraProject
+from multitool.text import SingleLine, single_line
+from multitool.tools.base import ToolConfig, is_address
+from multitool.tools.common import RawName
+from multitool.validation import first_field, problems
+from multitool.wire import WireModel
+
+# -- errors (mapped to HTTP in one place: multitool.api.review_app) -----------
+
+
+class ReviewError(Exception):
+    code: ClassVar[str] = "review_error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class DraftNotFound(ReviewError):
+    """No such draft, or not the caller's: the two are indistinguishable on purpose."""
+
+    code = "not_found"
+
+
+class InvalidEdits(ReviewError):
+    code = "invalid_edits"
+
+    def __init__(self, message: str, *, field: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class ReviewConflict(ReviewError):
+    """The draft's status does not allow the request; ``draft`` is its current state."""
+
+    def __init__(self, message: str, *, draft: Draft) -> None:
+        super().__init__(message)
+        self.draft = draft
+
+
+class ActionInProgress(ReviewConflict):
+    code = "in_progress"
+
+
+class AlreadyDone(ReviewConflict):
+    code = "already_done"
+
+
+class AlreadyDiscarded(ReviewConflict):
+    code = "discarded"
+
+
+class SlotTaken(ReviewConflict):
+    """The chosen slot was booked for an attendee since the card was made; nothing was sent.
+
+    ``draft`` is confirmable again (its status as before the confirm, the edits kept): the
+    card's other slots, or the same slot once it is free, can be confirmed.
+    """
+
+    code = "slot_taken"
+
+
+class SlotRefused(Exception):
+    """Raised by a confirm's side effect when the calendar refused the slot: nothing happened.
+
+    The reviewer restores the draft and answers :class:`SlotTaken` with this message.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class NotConfigured(ReviewError):
+    """The side effect has no backend in this deployment (e.g. no Jira secret)."""
+
+    code = "not_configured"
+
+
+class SideEffectFailed(ReviewError):
+    """The backend refused or failed; the draft is ``failed`` with the reason and can be confirmed again."""
+
+    def __init__(self, message: str, *, code: str, draft: Draft, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.failure_code = code
+        self.draft = draft
+        self.retry_after = retry_after
+
+    @property
+    def code(self) -> str:  # type: ignore[override]
+        return self.failure_code
+
+
+# -- confirmed content: an address as executed ---------------------------------
+
+
+class Address(WireModel):
+    email: str
+    name: SingleLine | None = None
+
+
+Recipients = list[RawName]
+"""Edited recipients: email addresses or ids of people offered on the card."""
+
+
+# -- the caller and the deployment ---------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """The authenticated user: the JWT ``sub``; ``email`` only when the token says it is verified;
+    ``name`` (display only: the user's profile name, e.g. the ``name`` claim) when it carries one."""
+
+    user_id: str
+    email: str | None = None
+    name: str | None = None
+
+
+SENT_VIA = "via multitool"
+MAX_SENDER_NAME_CHARS = 100
+
+
+def name_claim(claims: Mapping[str, Any]) -> str | None:
+    """The user's display name from OIDC claims: ``name``, else ``given_name family_name``."""
+    name = claims.get("name")
+    if not isinstance(name, str) or not single_line(name):
+        parts = [claims.get(key) for key in ("given_name", "family_name")]
+        name = " ".join(p for p in parts if isinstance(p, str) and single_line(p))
+    cleaned = single_line(name)[:MAX_SENDER_NAME_CHARS].strip()
+    return cleaned or None
+
+
+def sender_name(caller: Caller) -> str:
+    """Whom a mail is from, in words: ``"Alex Müller via multitool"``; ``multitool`` when unknown."""
+    return f"{caller.name} {SENT_VIA}" if caller.name else "multitool"
+
+
+def reply_to(caller: Caller) -> tuple[str, ...]:
+    """Replies go to the requester, only at an address the identity provider verified."""
+    return (caller.email,) if caller.email else ()
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewConfig:
+    sender_email: str
+    jira_projects: Mapping[str, JiraProject] = field(default_factory=lambda: ToolConfig().jira_projects)
+    sandbox: bool = False
+
+
+class Backends(Protocol):
+    """The ports a confirm's side effect may use (the reviewer holds them)."""
+
+    @property
+    def mailer(self) -> Mailer: ...
+
+    @property
+    def calendar(self) -> Calendar: ...
+
+    @property
+    def jira(self) -> JiraClient | None: ...
+
+    def clock(self) -> datetime: ...
+
+
+# -- per action: edits model, content, side effect -----------------------------
+
+E = TypeVar("E", bound=BaseModel)
+C = TypeVar("C", bound=WireModel)
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewContext:
+    draft: Draft
+    caller: Caller
+    config: ReviewConfig
+    people: Mapping[str, Person]
+
+
+@dataclass(frozen=True, slots=True)
+class ActionReview(Generic[E, C]):
+    edits_model: type[E]
+    content_model: type[C]
+    content: Callable[[E, C | None, ReviewContext], C]
+    execute: Callable[[C, ReviewContext, Backends], dict[str, Any]]
+    check: Callable[[C, ReviewContext, Backends], None] = lambda *_: None
+
+
+def people_on(payload: Mapping[str, Any]) -> dict[str, Person]:
+    """Everyone the card offered (resolved people and candidates), by id."""
+    found: dict[str, Person] = {}
+    for key in ("to", "cc", "attendees", "assignee"):
+        value = payload.get(key)
+        items = value if isinstance(value, list) else [value] if isinstance(value, dict) else []
+        for item in items:
+            resolution = NameResolution.from_wire(item)
+            for person in (resolution.person, *resolution.candidates):
+                if person is not None:
+                    found[person.id] = person
+    return found
+
+
+def address_of(raw: str, where: str, ctx: ReviewContext) -> Address:
+    person = ctx.people.get(raw)
+    if person is not None:
+        return Address(email=person.email, name=person.display_name)
+    if is_address(raw):
+        known = next((p for p in ctx.people.values() if p.email.casefold() == raw.casefold()), None)
+        return Address(email=raw, name=known.display_name if known else None)
+    raise InvalidEdits(
+        f"'{raw}' is neither an email address nor one of the people offered on the card.", field=where
+    )
+
+
+def settled(resolution: NameResolution, where: str) -> Address:
+    if resolution.status is Resolution.RESOLVED and resolution.person is not None:
+        return Address(email=resolution.person.email, name=resolution.person.display_name)
+    if resolution.status is Resolution.AMBIGUOUS:
+        options = ", ".join(f"{p.display_name} ({p.id})" for p in resolution.candidates)
+        raise InvalidEdits(
+            f"'{resolution.query}' matches several people; choose one of: {options}.", field=where
+        )
+    raise InvalidEdits(
+        f"No one named '{resolution.query}' is in the directory; enter an email address.", field=where
+    )
+
+
+def addresses(
+    edited: Sequence[str] | None,
+    confirmed: Sequence[Address] | None,
+    proposed: Sequence[NameResolution],
+    name: str,
+    ctx: ReviewContext,
+) -> tuple[Address, ...]:
+    if edited is not None:
+        chosen = [address_of(raw, f"{name}[{i}]", ctx) for i, raw in enumerate(edited)]
+    elif confirmed is not None:
+        chosen = list(confirmed)
+    else:
+        chosen = [settled(r, f"{name}[{i}]") for i, r in enumerate(proposed)]
+    unique: dict[str, Address] = {}
+    for address in chosen:
+        unique.setdefault(address.email.casefold(), address)
+    return tuple(unique.values())
+
+
+def invalid_edits(error: ValidationError) -> InvalidEdits:
+    """The edits' validation error in words (:mod:`multitool.validation`), naming the first field."""
+    return InvalidEdits(problems(error) or "The edits are invalid.", field=first_field(error))

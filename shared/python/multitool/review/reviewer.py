@@ -1,0 +1,301 @@
+"""The review service: a draft's owner reads it, confirms it (with edits) or discards it.
+
+Only a confirm performs a side effect (send the email, book the time and send the
+invitation, create the Jira issue), and it does so at most once per draft.
+
+States: ``proposed -> executing -> done``; ``executing -> failed`` (the backend
+failed; retryable, the edits are kept); ``executing -> proposed | failed`` when
+the chosen slot was taken (:class:`SlotTaken`, 409 ``slot_taken``: back to the
+status it had, the edits kept, nothing sent); ``proposed | failed ->
+discarded``. Every transition is one conditional write
+(:meth:`multitool.ports.drafts.DraftStore.replace`): of two concurrent confirms
+of ONE draft exactly one moves it to ``executing`` and acts; the other sees
+``executing`` and is told the action is in progress. A confirm after ``done``
+with the same content returns the stored result without acting again; with
+different content it is a conflict.
+
+A meeting books first, then sends. The booking re-checks every tracked
+attendee's busy time for the chosen slot in the same conditional write that
+holds it (:meth:`multitool.ports.calendar.Calendar.book`), so of two confirms
+of DIFFERENT drafts for one person's same time exactly one books and the other
+is refused with ``slot_taken`` before anything is sent. Tracked are the
+directory people on the card and the verified organizer; external addresses
+are invited but their time is neither checked nor held. A send that fails
+after the booking releases it again (the draft is ``failed``, retryable).
+
+Exactly once ends where the backends do: SES and Jira take no idempotency key,
+so a function that dies between the backend accepting the action and the
+``done`` write leaves the draft ``executing``, and a confirm after
+:data:`EXECUTION_LEASE` acts again (a second mail or issue; an invitation keeps
+the draft id as its UID, and the booking, whose id is the draft id, is booked
+again as a no-op, or moved if another slot is chosen). A Jira create sent
+without an answer is ``jira_outcome_unknown``: the user checks Jira before
+retrying.
+
+The edits a confirm carries are validated by the tool's edits model (its
+:class:`multitool.review.base.ActionReview`, in the tool's module) (text fields by
+the policy of :mod:`multitool.text`), and every name the draft could not
+resolve must be settled by them first (``InvalidEdits`` naming the field, e.g.
+``to[0]``). Fields a confirm leaves out keep their last confirmed value, else
+the draft's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from aws_lambda_powertools.metrics import MetricUnit
+from pydantic import Field, ValidationError
+
+# A module, not its names: client_actions reads the registry, whose tools import this package.
+from multitool import client_actions
+from multitool.drafts import MAX_DRAFT_ID_CHARS, Draft, DraftStatus, canonical_json, is_expired
+from multitool.observability import error_fields, logger, metrics
+from multitool.ports.calendar import Calendar
+from multitool.ports.drafts import DraftStore, DraftWriteConflict
+from multitool.ports.jira import JiraClient, JiraError
+from multitool.ports.mail import Mailer, MailError
+from multitool.review.base import (
+    ActionInProgress,
+    ActionReview,
+    AlreadyDiscarded,
+    AlreadyDone,
+    Caller,
+    DraftNotFound,
+    InvalidEdits,
+    ReviewConfig,
+    ReviewContext,
+    SideEffectFailed,
+    SlotRefused,
+    SlotTaken,
+    invalid_edits,
+    people_on,
+)
+from multitool.tools.registry import REGISTRY
+from multitool.wire import WireModel
+
+# Longer than the review function's timeout: an ``executing`` draft older than
+# this belongs to an invocation that cannot still be running, so a confirm may
+# take it over instead of waiting forever.
+EXECUTION_LEASE = timedelta(minutes=5)
+_MAX_WRITE_ATTEMPTS = 4
+
+
+# -- what a caller sees --------------------------------------------------------
+
+
+class DraftView(WireModel):
+    """``GET /actions/{id}`` and every confirm/discard answer."""
+
+    id: str
+    action: str
+    status: DraftStatus
+    card: dict[str, Any] | None = Field(description="The card as /chat returned it")
+    edits: dict[str, Any] | None = Field(description="The content as last confirmed")
+    result: dict[str, Any] | None = None
+    error: str | None = None
+    retryable: bool = Field(description="A confirm can be sent (again)")
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def of(cls, draft: Draft) -> DraftView:
+        try:
+            card: dict[str, Any] | None = client_actions.card_from_payload(draft.payload).to_wire()
+        except ValueError:
+            card = None
+        return cls(
+            id=draft.id,
+            action=draft.action,
+            status=draft.status,
+            card=card,
+            edits=draft.edits,
+            result=draft.result,
+            error=draft.error,
+            retryable=draft.status in (DraftStatus.PROPOSED, DraftStatus.FAILED),
+            created_at=draft.created_at,
+            updated_at=draft.updated_at,
+        )
+
+
+# -- the service -----------------------------------------------------------------
+
+
+class Reviewer:
+    """Get, confirm and discard drafts for their owner; the only code that performs side effects."""
+
+    def __init__(
+        self,
+        drafts: DraftStore,
+        *,
+        mailer: Mailer,
+        calendar: Calendar,
+        jira: JiraClient | None,
+        config: ReviewConfig,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.drafts = drafts
+        self.mailer = mailer
+        self.calendar = calendar
+        self.jira = jira
+        self.config = config
+        self.clock = clock
+
+    def get(self, caller: Caller, draft_id: str) -> Draft:
+        """The caller's draft; another user's, an expired one and an impossible id are all not found."""
+        # An id no draft can have is not looked up: a key over DynamoDB's limit is a ValidationException.
+        plausible = 0 < len(draft_id) <= MAX_DRAFT_ID_CHARS
+        draft = self.drafts.get(draft_id) if plausible else None
+        if draft is None or draft.owner != caller.user_id or is_expired(draft, self.clock()):
+            shown = draft_id if plausible else f"{draft_id[:MAX_DRAFT_ID_CHARS]}..."
+            raise DraftNotFound(f"There is no action '{shown}'.")
+        return draft
+
+    def confirm(self, caller: Caller, draft_id: str, body: Mapping[str, Any]) -> Draft:
+        """Execute the draft with ``body``'s edits, once; returns the ``done`` draft.
+
+        Raises :class:`DraftNotFound`, :class:`InvalidEdits`, :class:`ReviewConflict`,
+        :class:`NotConfigured` or :class:`SideEffectFailed` (the draft is then ``failed``).
+        """
+        for _ in range(_MAX_WRITE_ATTEMPTS):
+            draft = self.get(caller, draft_id)
+            tool = REGISTRY.by_action(draft.action)
+            review = tool.review if tool is not None else None
+            if review is None:
+                raise InvalidEdits(f"Actions of type '{draft.action}' cannot be confirmed.", field="action")
+            if draft.status is DraftStatus.DISCARDED:
+                raise AlreadyDiscarded("This action was discarded.", draft=draft)
+            ctx = ReviewContext(
+                draft=draft, caller=caller, config=self.config, people=people_on(draft.payload)
+            )
+            content = self._content(review, body, ctx)
+            edits = content.to_wire()
+            if draft.status is DraftStatus.DONE:
+                if canonical_json(draft.edits) == canonical_json(edits):
+                    return draft
+                raise AlreadyDone("This action was already done with different content.", draft=draft)
+            if draft.status is DraftStatus.EXECUTING and self.clock() - draft.updated_at < EXECUTION_LEASE:
+                raise ActionInProgress("This action is being executed; try again shortly.", draft=draft)
+            review.check(content, ctx, self)
+            executing = draft.model_copy(
+                update={
+                    "status": DraftStatus.EXECUTING,
+                    "edits": edits,
+                    "error": None,
+                    "result": None,
+                    "updated_at": self.clock(),
+                }
+            )
+            try:
+                executing = self.drafts.replace(draft, executing)
+            except DraftWriteConflict:
+                continue  # someone else moved it: decide again on what is stored now
+            return self._execute(review, content, executing, ctx, before=draft)
+        raise ActionInProgress(
+            "This action is changing; try again shortly.", draft=self.get(caller, draft_id)
+        )
+
+    def discard(self, caller: Caller, draft_id: str) -> Draft:
+        for _ in range(_MAX_WRITE_ATTEMPTS):
+            draft = self.get(caller, draft_id)
+            if draft.status is DraftStatus.DISCARDED:
+                return draft
+            if draft.status is DraftStatus.DONE:
+                raise AlreadyDone("This action was already done; it cannot be discarded.", draft=draft)
+            if draft.status is DraftStatus.EXECUTING:
+                raise ActionInProgress(
+                    "This action is being executed; it cannot be discarded now.", draft=draft
+                )
+            try:
+                discarded = self.drafts.replace(
+                    draft,
+                    draft.model_copy(update={"status": DraftStatus.DISCARDED, "updated_at": self.clock()}),
+                )
+            except DraftWriteConflict:
+                continue
+            logger.info("Action discarded", extra={"draft_id": draft.id, "action": draft.action})
+            metrics.add_metric(name="ActionsDiscarded", unit=MetricUnit.Count, value=1)
+            return discarded
+        raise ActionInProgress(
+            "This action is changing; try again shortly.", draft=self.get(caller, draft_id)
+        )
+
+    def _content(
+        self, review: ActionReview[Any, Any], body: Mapping[str, Any], ctx: ReviewContext
+    ) -> WireModel:
+        try:
+            edits = review.edits_model.model_validate(dict(body))
+        except ValidationError as error:
+            raise invalid_edits(error) from None
+        confirmed = review.content_model.model_validate(ctx.draft.edits) if ctx.draft.edits else None
+        try:
+            content: WireModel = review.content(edits, confirmed, ctx)
+        except ValidationError as error:
+            raise invalid_edits(error) from None
+        return content
+
+    def _execute(
+        self,
+        review: ActionReview[Any, Any],
+        content: WireModel,
+        executing: Draft,
+        ctx: ReviewContext,
+        *,
+        before: Draft,
+    ) -> Draft:
+        ctx = ReviewContext(draft=executing, caller=ctx.caller, config=ctx.config, people=ctx.people)
+        log = {"draft_id": executing.id, "action": executing.action}
+        try:
+            result = review.execute(content, ctx, self)
+        except SlotRefused as refused:
+            # Nothing happened: the draft goes back to what it was (a taken-over ``executing``
+            # becomes ``failed``), with these edits kept, so another slot can be confirmed.
+            status = (
+                before.status
+                if before.status in (DraftStatus.PROPOSED, DraftStatus.FAILED)
+                else DraftStatus.FAILED
+            )
+            restored = self.drafts.replace(
+                executing,
+                executing.model_copy(
+                    update={
+                        "status": status,
+                        "error": refused.message,
+                        "result": None,
+                        "updated_at": self.clock(),
+                    }
+                ),
+            )
+            logger.info("Slot taken", extra=log)
+            metrics.add_metric(name="SlotsTaken", unit=MetricUnit.Count, value=1)
+            raise SlotTaken(refused.message, draft=restored) from None
+        except (MailError, JiraError) as error:
+            failed = self._finish(executing, error=error.reason)
+            logger.warning("Action failed", extra={**log, "failure": error.code})
+            metrics.add_metric(name="ActionsFailed", unit=MetricUnit.Count, value=1)
+            retry_after = error.retry_after if isinstance(error, JiraError) else None
+            raise SideEffectFailed(
+                error.reason, code=error.code, draft=failed, retry_after=retry_after
+            ) from error
+        except Exception as error:
+            # Unknown failure: record it (retryable) without its text, which may hold content.
+            self._finish(executing, error=f"Unexpected error ({type(error).__name__}); try again.")
+            logger.error("Action failed unexpectedly", extra={**log, **error_fields(error)})
+            raise
+        if self.config.sandbox:
+            result = {**result, "sandbox": True}
+        done = self._finish(executing, result=result)
+        logger.info("Action done", extra=log)
+        metrics.add_metric(name="ActionsDone", unit=MetricUnit.Count, value=1)
+        return done
+
+    def _finish(
+        self, executing: Draft, *, result: dict[str, Any] | None = None, error: str | None = None
+    ) -> Draft:
+        status = DraftStatus.FAILED if error is not None else DraftStatus.DONE
+        finished = executing.model_copy(
+            update={"status": status, "result": result, "error": error, "updated_at": self.clock()}
+        )
+        return self.drafts.replace(executing, finished)

@@ -1,0 +1,354 @@
+"""Slot finding: up to three free slots for a meeting, within everyone's working hours if it can.
+
+Slots start on a 30-minute grid within the requesting user's working hours
+(``ToolConfig.working_hours_start/end``, Monday to Friday, in the user's time
+zone) and avoid every resolved attendee's busy intervals. Each attendee found
+in the directory keeps the same working hours in their own zone
+(``Person.timezone``, from the batch's one directory read):
+
+- When some free time in the search lies within everyone's working hours,
+  only such times are proposed, earliest first: from the requested day (from
+  now, if that is today), then the following working days.
+- When none does, the slots are the best compromise of each day, from the
+  requested day on: fewest attendees outside their working hours, then the
+  least time outside them (summed over those attendees), then the earliest.
+  A note names who is outside their hours.
+
+Ambiguous and unknown names and bare addresses do not constrain the hours:
+their zone is not known. A time the user named ("tomorrow at 3pm") is the
+first slot when it is free, even outside anyone's working hours, since the
+user asked for it; a note names whose hours it falls outside. A part of the
+day ("Friday morning") narrows every searched day to its hours
+(:data:`multitool.tools.when.PARTS_OF_DAY`), and every guess (the day a weekday
+means, an hour read as the afternoon, working hours or a 30-minute length
+assumed) is said in ``notes``.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from itertools import chain
+from zoneinfo import ZoneInfo
+
+from multitool.people import NameResolution
+from multitool.ports.calendar import Interval, overlaps
+from multitool.slots import Slot
+from multitool.tools.base import ToolConfig, ToolContext
+from multitool.tools.common import is_external
+from multitool.tools.when import RequestedTime
+from multitool.zones import iana_zone
+
+WORKING_DAYS = frozenset(range(5))  # Monday..Friday
+
+
+def search_days(first: date, config: ToolConfig) -> list[date]:
+    """The requested day if it is a working day, then working days after it."""
+    days: list[date] = []
+    day = first
+    while len(days) < config.search_working_days:
+        if day.weekday() in WORKING_DAYS:
+            days.append(day)
+        day += timedelta(days=1)
+    return days
+
+
+def search_window(
+    requested: RequestedTime, ctx: ToolContext, config: ToolConfig
+) -> tuple[datetime, datetime]:
+    """[start, end) covering every candidate slot: whole local days, UTC."""
+    days = search_days(requested.day, config)
+    first = min(requested.day, days[0])
+    start = datetime.combine(first, datetime.min.time(), tzinfo=ctx.zone)
+    end = datetime.combine(days[-1] + timedelta(days=1), datetime.min.time(), tzinfo=ctx.zone)
+    return start.astimezone(UTC), end.astimezone(UTC)
+
+
+class _BusyTimes:
+    """Busy intervals merged and sorted in UTC, so each free check is one bisect."""
+
+    __slots__ = ("_ends", "_starts")
+
+    def __init__(self, intervals: Iterable[Interval]) -> None:
+        merged: list[list[datetime]] = []
+        for start, end in sorted((i.start.astimezone(UTC), i.end.astimezone(UTC)) for i in intervals):
+            if merged and start <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            else:
+                merged.append([start, end])
+        self._starts = [m[0] for m in merged]
+        self._ends = [m[1] for m in merged]
+
+    def free(self, start: datetime, end: datetime) -> bool:
+        """True when no interval overlaps [start, end)."""
+        before = bisect_left(self._starts, end)  # merged intervals starting before ``end``
+        return before == 0 or self._ends[before - 1] <= start
+
+
+def _free(start: datetime, end: datetime, busy: Sequence[Interval]) -> bool:
+    return not any(overlaps(interval, start, end) for interval in busy)
+
+
+def _round_up(moment: datetime, step: timedelta) -> datetime:
+    epoch = datetime(1970, 1, 1, tzinfo=UTC)
+    offset = (moment - epoch) % step
+    return moment if not offset else moment + (step - offset)
+
+
+@dataclass(frozen=True, slots=True)
+class Attendee:
+    """A resolved attendee whose working hours count, in their own zone."""
+
+    name: str
+    zone: ZoneInfo
+
+
+@dataclass(frozen=True, slots=True)
+class SlotProposal:
+    """The proposed slots, best first, and whose working hours each one falls outside."""
+
+    slots: tuple[Slot, ...]
+    outside_hours: tuple[tuple[Attendee, ...], ...]
+    """Per slot, in attendee order: the attendees for whom it is outside working hours."""
+    compromise: bool
+    """No free time in the search was within everyone's working hours."""
+    asked_first: bool
+    """The first slot is the time the user named."""
+
+
+_ZERO = timedelta(0)
+
+
+def local_hours(day: date, zone: ZoneInfo, config: ToolConfig) -> tuple[datetime, datetime]:
+    """Working hours of ``day`` in ``zone`` (local wall clock), as UTC instants."""
+    midnight = datetime.combine(day, datetime.min.time(), tzinfo=zone)
+    # Aware + timedelta is wall-clock arithmetic: 9:00 stays 9:00 local on DST days.
+    opens = midnight + timedelta(hours=config.working_hours_start)
+    closes = midnight + timedelta(hours=config.working_hours_end)
+    return opens.astimezone(UTC), closes.astimezone(UTC)
+
+
+class WorkingHours:
+    """One zone's working hours, Monday to Friday, as sorted UTC windows around a search."""
+
+    __slots__ = ("_closes", "_opens")
+
+    def __init__(self, zone: ZoneInfo, start: datetime, end: datetime, config: ToolConfig) -> None:
+        # Two local days either side, so a weekend slot still finds its nearest working day.
+        day = start.astimezone(zone).date() - timedelta(days=2)
+        last = end.astimezone(zone).date() + timedelta(days=2)
+        self._opens: list[datetime] = []
+        self._closes: list[datetime] = []
+        while day <= last:
+            if day.weekday() in WORKING_DAYS:
+                opens, closes = local_hours(day, zone, config)
+                self._opens.append(opens)
+                self._closes.append(closes)
+            day += timedelta(days=1)
+
+    def time_outside(self, start: datetime, end: datetime) -> timedelta:
+        """How far [start, end) reaches beyond the nearest working window; zero when inside one."""
+        after = bisect_right(self._opens, start)
+        nearest = [
+            max(self._opens[i] - start, _ZERO) + max(end - self._closes[i], _ZERO)
+            for i in (after - 1, after)
+            if 0 <= i < len(self._opens)
+        ]
+        return min(nearest, default=_ZERO)
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    start: datetime  # UTC
+    people_outside: int
+    time_outside: timedelta
+    zones_outside: frozenset[int]
+
+    @property
+    def rank(self) -> tuple[int, timedelta, datetime]:
+        return self.people_outside, self.time_outside, self.start
+
+
+class _EveryonesHours:
+    """The attendees' working hours over one search, computed once per distinct zone."""
+
+    def __init__(
+        self, attendees: Sequence[Attendee], window: tuple[datetime, datetime], config: ToolConfig
+    ) -> None:
+        self._attendees = tuple(attendees)
+        zones: dict[str, ZoneInfo] = {}
+        self._zone_index: list[int] = []
+        for attendee in self._attendees:
+            zones.setdefault(attendee.zone.key, attendee.zone)
+            self._zone_index.append(list(zones).index(attendee.zone.key))
+        self._hours = [WorkingHours(zone, *window, config) for zone in zones.values()]
+        self._people = [self._zone_index.count(i) for i in range(len(zones))]
+
+    def candidate(self, start: datetime, duration: timedelta) -> _Candidate:
+        end = start + duration
+        people = 0
+        total = _ZERO
+        outside: set[int] = set()
+        for index, hours in enumerate(self._hours):
+            beyond = hours.time_outside(start, end)
+            if beyond:
+                outside.add(index)
+                people += self._people[index]
+                total += beyond * self._people[index]
+        return _Candidate(start, people, total, frozenset(outside))
+
+    def outside(self, candidate: _Candidate) -> tuple[Attendee, ...]:
+        return tuple(
+            attendee
+            for attendee, zone in zip(self._attendees, self._zone_index, strict=True)
+            if zone in candidate.zones_outside
+        )
+
+
+def slot_proposal(
+    requested: RequestedTime,
+    duration: timedelta,
+    busy: Sequence[Interval],
+    ctx: ToolContext,
+    config: ToolConfig,
+    attendees: Sequence[Attendee] = (),
+) -> SlotProposal:
+    """Up to ``config.max_slots`` free, distinct slots within the user's working hours, best first.
+
+    Within every attendee's working hours too (each in their own zone) when any
+    free time of the search allows it, earliest first; otherwise each day's
+    best compromise (fewest people outside their hours, then least time
+    outside them, then earliest), from the requested day on.
+    """
+    zone = ctx.zone
+    step = timedelta(minutes=config.slot_step_minutes)
+    now = ctx.now.astimezone(UTC)
+    hours = _EveryonesHours(attendees, search_window(requested, ctx, config), config)
+    blocked = _BusyTimes(busy)
+    chosen: list[_Candidate] = []
+    taken: list[Interval] = []
+    asked = requested.start(ctx)
+    not_before = now
+    if asked is not None:
+        asked_utc = asked.astimezone(UTC)
+        if asked_utc >= now - timedelta(minutes=1) and blocked.free(asked_utc, asked_utc + duration):
+            chosen.append(hours.candidate(asked_utc, duration))
+            taken.append(Interval(start=asked_utc, end=asked_utc + duration))
+            not_before = max(now, asked_utc + duration)
+        else:
+            not_before = max(now, asked_utc)
+    asked_first = bool(chosen)
+
+    def free_candidates(day: date) -> list[_Candidate]:
+        opens, closes = local_hours(day, zone, config)
+        if requested.window is not None:  # a part of the day the user named: those hours, every day
+            opens, closes = (
+                datetime.combine(day, moment, tzinfo=zone).astimezone(UTC) for moment in requested.window
+            )
+        free: list[_Candidate] = []
+        moment = _round_up(max(opens, not_before), step)
+        while moment + duration <= closes:
+            if blocked.free(moment, moment + duration):
+                free.append(hours.candidate(moment, duration))
+            moment += step
+        return free
+
+    # The first day with free time inside everyone's hours decides: from there on, only such
+    # times; with no such day in the search, every day's candidates compete as compromises.
+    days = search_days(requested.day, config)
+    seen: list[list[_Candidate]] = []
+    for day in days:
+        seen.append(free_candidates(day))
+        if any(c.people_outside == 0 for c in seen[-1]):
+            break
+    everyone = any(c.people_outside == 0 for c in seen[-1]) if seen else False
+    pools: Iterator[list[_Candidate]] = (
+        chain([seen[-1]], map(free_candidates, days[len(seen) :])) if everyone else iter(seen)
+    )
+
+    for free in pools:
+        pool = [c for c in free if c.people_outside == 0] if everyone else free
+        for candidate in sorted(pool, key=lambda c: c.rank):
+            if len(chosen) >= config.max_slots:
+                break
+            end = candidate.start + duration
+            # Distinct choices: proposals never overlap each other.
+            if _free(candidate.start, end, taken):
+                chosen.append(candidate)
+                taken.append(Interval(start=candidate.start, end=end))
+        if len(chosen) >= config.max_slots:
+            break
+
+    slots = [Slot(start=c.start.astimezone(zone), end=(c.start + duration).astimezone(zone)) for c in chosen]
+    if asked_first and asked is not None:
+        slots[0] = Slot(start=asked, end=slots[0].end)  # the time exactly as the user named it
+    return SlotProposal(
+        slots=tuple(slots),
+        outside_hours=tuple(hours.outside(c) for c in chosen),
+        compromise=not everyone,
+        asked_first=asked_first,
+    )
+
+
+def hours_attendees(resolutions: Sequence[NameResolution]) -> tuple[list[Attendee], list[str]]:
+    """The attendees whose working hours count (each person once), and notes on unusable zones.
+
+    Ambiguous and unknown names and bare addresses do not count: their zone is not known.
+    """
+    found: list[Attendee] = []
+    notes: list[str] = []
+    seen: set[str] = set()
+    for resolution in resolutions:
+        person = resolution.person
+        if not resolution.settled or person is None or is_external(person) or person.id in seen:
+            continue
+        seen.add(person.id)
+        zone = iana_zone(person.timezone)
+        if zone is None:
+            notes.append(
+                f"{person.display_name}'s time zone in the directory is not an IANA time zone, "
+                "so their working hours were not considered."
+            )
+            continue
+        found.append(Attendee(name=person.display_name, zone=zone))
+    return found, notes
+
+
+_DAY_NAMES = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTH_NAMES = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def day_label(day: date) -> str:
+    """'Thu 3 Dec', the same in every locale."""
+    return f"{_DAY_NAMES[day.weekday()]} {day.day} {_MONTH_NAMES[day.month - 1]}"
+
+
+def _people(attendees: Sequence[Attendee]) -> str:
+    named = [f"{a.name} ({a.zone.key})" for a in attendees]
+    return named[0] if len(named) == 1 else f"{', '.join(named[:-1])} and {named[-1]}"
+
+
+def hours_notes(proposal: SlotProposal, requested: RequestedTime, config: ToolConfig) -> list[str]:
+    """Words for the model and the card about slots outside someone's working hours."""
+    notes: list[str] = []
+    if proposal.asked_first and proposal.outside_hours[0]:
+        notes.append(f"The time asked for is outside working hours for {_people(proposal.outside_hours[0])}.")
+    rest = proposal.outside_hours[1:] if proposal.asked_first else proposal.outside_hours
+    if not proposal.compromise or not rest:
+        return notes
+    days = search_days(requested.day, config)
+    span = (
+        f"on {day_label(days[0])}"
+        if len(days) == 1
+        else f"between {day_label(days[0])} and {day_label(days[-1])}"
+    )
+    order = {a: i for i, a in enumerate(dict.fromkeys(a for outside in rest for a in outside))}
+    union = sorted(order, key=order.__getitem__)
+    if all(set(outside) == set(union) for outside in rest):
+        which = f"{'this slot is' if len(rest) == 1 else 'these slots are'} outside working hours for"
+    else:
+        which = "each of these slots is outside working hours for some of"
+    notes.append(f"No free time {span} is within everyone's working hours; {which} {_people(union)}.")
+    return notes
