@@ -297,11 +297,52 @@ function formatSlot(slot, zone) {
 
 // ---------------------------------------------------------------- cards
 
+// One renderer per card type (that is UI); a type without one gets the generic card below.
 const CARD_TYPES = {
   show_new_email_draft: { title: "Email", icon: "✉", build: emailCard, done: "Sent" },
   show_meeting_scheduler: { title: "Meeting", icon: "◷", build: meetingCard, done: "Invitation sent" },
   show_jira_ticket_draft: { title: "Jira ticket", icon: "▣", build: jiraCard, done: "Created" },
 };
+
+// "show_reminder_draft" -> "Reminder draft".
+function typeTitle(type) {
+  const words = String(type || "action").replace(/^show_/, "").replace(/_/g, " ").trim() || "action";
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+// "dueDate" -> "Due date".
+function fieldTitle(name) {
+  const words = String(name).replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+function readableValue(value) {
+  if (value === null || value === undefined || value === "") return "—";
+  if (Array.isArray(value)) return value.length ? value.map(readableValue).join(", ") : "—";
+  if (typeof value === "object") {
+    if (value.person && value.person.displayName) return personLabel(value.person);
+    if (typeof value.query === "string") return value.query;
+    if (value.start && value.end) return `${value.start} – ${value.end}`;
+    return JSON.stringify(value);
+  }
+  return String(value);
+}
+
+// Any card type this page has no renderer for: every field, read-only, confirmed as proposed.
+function genericCard(card) {
+  const hidden = new Set(["type", "id", "notes"]);
+  const rows = Object.entries(card)
+    .filter(([name]) => !hidden.has(name))
+    .map(([name, value]) => h("div", { class: "field generic-field", "data-field": name },
+      h("dt", { text: fieldTitle(name) }),
+      h("dd", { text: readableValue(value) })));
+  const fields = [h("dl", { class: "generic-fields" }, rows)];
+  return { fields, read: () => ({ problems: [], fields: {} }) };
+}
+
+function cardKind(type) {
+  return CARD_TYPES[type] || { title: typeTitle(type), icon: "•", build: genericCard, done: "Done" };
+}
 
 function emailCard(card) {
   const to = peopleField("To", card.to, { name: "to" });
@@ -424,16 +465,9 @@ function resultView(kind, card, view) {
 }
 
 function renderCard(card, caption) {
-  const kind = CARD_TYPES[card.type];
+  const kind = cardKind(card.type);
   const titleId = nextId("card-title");
   const article = h("article", { class: `card card-${card.type}`, "data-card-type": card.type, "data-card-id": card.id, "aria-labelledby": titleId });
-  if (!kind) {
-    article.append(
-      h("h3", { id: titleId, class: "card-title", text: "Unsupported action" }),
-      h("p", { class: "caption", text: caption || `This page cannot show “${card.type}” yet.` }),
-    );
-    return article;
-  }
   const built = kind.build(card);
   const status = h("p", { class: "card-status", "aria-live": "polite" });
   const cardError = h("p", { class: "card-error", role: "alert", hidden: true });

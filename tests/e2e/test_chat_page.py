@@ -456,3 +456,34 @@ def test_the_outbox_panel_lists_only_the_signed_in_users_mail(page: Page, server
     # and back as Mei, it is there again
     page.get_by_label("Signed in as").select_option("mei")
     expect(mine).to_have_count(1)
+
+
+def test_a_card_type_without_a_renderer_is_a_readable_card_not_a_blank(page: Page, server_url: str) -> None:
+    # Given an answer with a card of a type the page has no renderer for (a newly added tool)
+    answer = chat_response(server_url, "Email Kinshuok about the doc")
+    answer["clientActions"].append(
+        {"type": "show_reminder_draft", "id": "d_rem1", "dueDate": "2026-12-03", "text": "Water the plants"}
+    )
+    answer["clientActionMessages"].append("Reminder: Water the plants")
+    view = {"id": "d_rem1", "action": "show_reminder_draft", "status": "proposed", "retryable": True}
+    page.route(
+        "**/chat",
+        lambda route: route.fulfill(status=200, content_type="application/json", body=json.dumps(answer)),
+    )
+    page.route(
+        "**/actions/d_rem1",
+        lambda route: route.fulfill(status=200, content_type="application/json", body=json.dumps(view)),
+    )
+
+    # When it arrives
+    turn = send(page, "Email Kinshuok about the doc")
+
+    # Then it is a titled card listing every field, with its caption, to confirm or discard
+    card = turn.locator("[data-card-type=show_reminder_draft]")
+    expect(card.locator(".card-title")).to_have_text("Reminder draft")
+    expect(card.locator(".caption")).to_have_text("Reminder: Water the plants")
+    expect(card.locator("[data-field=dueDate]")).to_contain_text("Due date")
+    expect(card.locator("[data-field=dueDate]")).to_contain_text("2026-12-03")
+    expect(card.locator("[data-field=text]")).to_contain_text("Water the plants")
+    expect(card.get_by_role("button", name="Confirm")).to_be_enabled()
+    expect(card.get_by_role("button", name="Discard")).to_be_enabled()
