@@ -27,6 +27,12 @@ _EMAIL = re.compile(r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(\.[A-Za-z0
 _ORIGIN = re.compile(r"^https?://[A-Za-z0-9.-]+(:\d{1,5})?$")
 _POOL_ID = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d_[0-9A-Za-z]+$")
 _POOL_CLIENT_ID = re.compile(r"^[\w+]{1,128}$")
+# Cognito's rule for a prefix domain; it also refuses the words aws, amazon and cognito in it.
+_DOMAIN_PREFIX = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$")
+_RESERVED_PREFIX_WORDS = ("aws", "amazon", "cognito")
+_HTTPS_ORIGIN = re.compile(r"^https://[A-Za-z0-9.-]+(:\d{1,5})?$")
+# Cognito accepts plain http callback URLs for localhost only.
+_LOCAL_ORIGIN = re.compile(r"^http://(localhost|127\.0\.0\.1)(:\d{1,5})?$")
 _GUARDRAIL_ID = re.compile(
     r"^(([a-z0-9]+)|(arn:aws(-[^:]+)?:bedrock:[a-z0-9-]{1,20}:[0-9]{12}:guardrail/[a-z0-9]+))$"
 )
@@ -77,6 +83,20 @@ ALLOWED: dict[str, str] = {
     "webOrigin": "an origin without path, e.g. https://chat.example.com or http://localhost:8000",
     "userPoolId": "a Cognito user pool id such as us-east-1_AbCdEf123, given together with userPoolClientId",
     "userPoolClientId": "a Cognito app client id (letters and digits), given together with userPoolId",
+    "userPoolDomain": (
+        "the existing pool's managed sign-in domain as an https origin, e.g. "
+        "https://auth.example.com or https://prefix.auth.us-east-1.amazoncognito.com, given with userPoolId"
+    ),
+    "authDomainPrefix": (
+        "a Cognito domain prefix (lower-case letters, digits and hyphens, at most 63, "
+        "without aws, amazon or cognito); default: multitool-<the stack's id>"
+    ),
+    "selfSignUp": (
+        "true (anyone may create an account on the sign-in page), false (administrators create users)"
+    ),
+    "localSignInOrigin": (
+        "http://localhost:PORT or http://127.0.0.1:PORT: also allow sign-in from a page run locally"
+    ),
     "idleSessionTtlSeconds": "a whole number of seconds from 60 to 5400",
     "logRetentionDays": ", ".join(str(d) for d in RETENTION_DAYS),
     "throttleRateLimit": "requests per second, a number from 1 to 10000",
@@ -160,6 +180,10 @@ class DeployContext(BaseModel):
     web_origin: str = Field(default="http://localhost:8000", alias="webOrigin")
     user_pool_id: str | None = Field(default=None, alias="userPoolId")
     user_pool_client_id: str | None = Field(default=None, alias="userPoolClientId")
+    user_pool_domain: str | None = Field(default=None, alias="userPoolDomain")
+    auth_domain_prefix: str | None = Field(default=None, alias="authDomainPrefix")
+    self_sign_up: bool = Field(default=False, alias="selfSignUp")
+    local_sign_in_origin: str | None = Field(default=None, alias="localSignInOrigin")
     idle_session_ttl_seconds: int = Field(default=600, ge=60, le=5400, alias="idleSessionTtlSeconds")
     log_retention_days: int = Field(default=30, alias="logRetentionDays")
     throttle_rate_limit: float = Field(default=10, ge=1, le=10000, alias="throttleRateLimit")
@@ -209,6 +233,25 @@ class DeployContext(BaseModel):
     def _pool_client(cls, value: str | None) -> str | None:
         return None if value is None else _matching(_POOL_CLIENT_ID, value)
 
+    @field_validator("user_pool_domain")
+    @classmethod
+    def _pool_domain(cls, value: str | None) -> str | None:
+        return None if value is None else _matching(_HTTPS_ORIGIN, value.rstrip("/"))
+
+    @field_validator("auth_domain_prefix")
+    @classmethod
+    def _domain_prefix(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        if any(word in value for word in _RESERVED_PREFIX_WORDS):
+            raise ValueError("reserved word")
+        return _matching(_DOMAIN_PREFIX, value)
+
+    @field_validator("local_sign_in_origin")
+    @classmethod
+    def _local_origin(cls, value: str | None) -> str | None:
+        return None if value is None else _matching(_LOCAL_ORIGIN, value)
+
     @field_validator("log_retention_days")
     @classmethod
     def _retention(cls, value: int) -> int:
@@ -252,6 +295,20 @@ class DeployContext(BaseModel):
         if (self.user_pool_id is None) != (self.user_pool_client_id is None):
             missing = "userPoolClientId" if self.user_pool_client_id is None else "userPoolId"
             raise ContextError(f"Missing context '{missing}'. Allowed: {ALLOWED[missing]}.")
+        return self
+
+    @model_validator(mode="after")
+    def _pool_domain_needs_pool(self) -> Self:
+        if self.user_pool_domain is not None and self.user_pool_id is None:
+            raise ContextError(
+                "Invalid context 'userPoolDomain': it names the sign-in domain of an existing pool; "
+                "give userPoolId and userPoolClientId with it, or leave it out to get a new pool and domain."
+            )
+        if self.auth_domain_prefix is not None and self.user_pool_id is not None:
+            raise ContextError(
+                "Invalid context 'authDomainPrefix': an existing pool (userPoolId) keeps its own domain; "
+                "pass it as userPoolDomain instead."
+            )
         return self
 
     @property

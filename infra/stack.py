@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import aws_cdk as cdk
@@ -11,7 +12,7 @@ from aws_cdk import aws_logs as logs
 from constructs import Construct
 from multitool.tables import BOOKINGS, DIRECTORY, DRAFTS, IDEMPOTENCY, SESSIONS, TableSpec
 
-from infra.components.agent import ChatAgent, action_groups
+from infra.components.agent import ACTION_GROUPS, ChatAgent
 from infra.components.api import ChatApi, UserDirectory
 from infra.components.functions import FunctionSpec, MultitoolFunction
 from infra.components.harness import ChatHarness
@@ -20,6 +21,7 @@ from infra.components.layer import SharedLayer
 from infra.components.mail import SenderIdentity
 from infra.components.model import ModelAccess
 from infra.components.tables import Tables
+from infra.components.web import ChatWebsite
 from infra.context import RETENTION_DAYS, DeployContext
 
 STACK_NAME = "Multitool"
@@ -45,6 +47,11 @@ _RETENTION_NAMES = (
 )  # fmt: skip
 RETENTION = {
     days: logs.RetentionDays[name] for days, name in zip(RETENTION_DAYS, _RETENTION_NAMES, strict=True)
+}
+ACTION_GROUP_DESCRIPTIONS = {
+    "email_draft": "Bedrock action group: email drafts (POST /email-drafts)",
+    "meeting_scheduler": "Bedrock action group: meeting proposals (POST /meeting-proposals)",
+    "jira_draft": "Bedrock action group: Jira ticket drafts (POST /jira-ticket-drafts)",
 }
 
 
@@ -77,10 +84,10 @@ class MultitoolStack(cdk.Stack):
         # Action groups: draft only. No mail, no secret, no agent invocation.
         self.action_groups: dict[str, MultitoolFunction] = {}
         if settings.lambda_executors:
-            for group in action_groups():
+            for group in ACTION_GROUPS:
                 fn = function(
                     _pascal(group.name),
-                    FunctionSpec(group.name, group.function_description, environment=tool_env),
+                    FunctionSpec(group.name, ACTION_GROUP_DESCRIPTIONS[group.name], environment=tool_env),
                 )
                 self._grant_tools(fn.role)
                 self.action_groups[group.name] = fn
@@ -180,18 +187,39 @@ class MultitoolStack(cdk.Stack):
             "Users",
             user_pool_id=settings.user_pool_id,
             user_pool_client_id=settings.user_pool_client_id,
+            user_pool_domain=settings.user_pool_domain,
+            domain_prefix=settings.auth_domain_prefix,
+            self_sign_up=settings.self_sign_up,
         )
+        # The page's fetches: any HTTP API of this region (naming this API's id would make the
+        # distribution and the API's CORS origins depend on each other) and the sign-in domain.
+        self.web = ChatWebsite(
+            self,
+            "Web",
+            connect_sources=[
+                f"https://*.execute-api.{self.region}.{self.url_suffix}",
+                *([self.users.sign_in_origin] if self.users.sign_in_origin else []),
+            ],
+            log_retention=retention,
+        )
+        local_sign_in = [f"{settings.local_sign_in_origin}/"] if settings.local_sign_in_origin else []
+        self.users.add_web_client([self.web.url, *local_sign_in])
         self.api = ChatApi(
             self,
             "Api",
             users=self.users,
             orchestrator=self.orchestrator.function,
             review=self.review.function,
-            web_origin=settings.web_origin,
+            web_origins=[
+                self.web.origin,
+                settings.web_origin,
+                *([settings.local_sign_in_origin] if settings.local_sign_in_origin else []),
+            ],
             rate_limit=settings.throttle_rate_limit,
             burst_limit=settings.throttle_burst_limit,
             log_retention=retention,
         )
+        self.web.publish(self._page_config())
         self._outputs()
 
     def _table(self, spec: TableSpec) -> dynamodb.Table:
@@ -203,11 +231,35 @@ class MultitoolStack(cdk.Stack):
         self._table(DIRECTORY).grant(grantee, *TOOL_READ_ACTIONS)
         self._table(BOOKINGS).grant(grantee, *TOOL_READ_ACTIONS)
 
+    def _page_config(self) -> dict[str, Any]:
+        """The page's config.json, every value from this stack (resolved when the deploy runs)."""
+        config: dict[str, Any] = {
+            "apiBase": self.api.endpoint,
+            "auth": "bearer",
+            "region": self.region,
+            "userPoolId": self.users.user_pool.user_pool_id,
+            "clientId": self.users.client.user_pool_client_id,
+            "jiraProjects": sorted(json.loads(self.settings.jira_projects))
+            if self.settings.jira_projects
+            else [],
+        }
+        if self.users.sign_in_origin:
+            # Managed login: the page signs in with the authorization code and PKCE (web/auth.js).
+            config |= {
+                "auth": "oidc",
+                "signInDomain": self.users.sign_in_origin,
+                "scope": "openid email profile",
+            }
+        return config
+
     def _outputs(self) -> None:
         """Outputs sit at stack level so their logical ids are exactly these names."""
+        cdk.CfnOutput(self, "WebUrl", value=self.web.url, description="The chat page: open it and sign in")
         cdk.CfnOutput(self, "ApiUrl", value=self.api.url, description="HTTP API base URL")
         cdk.CfnOutput(self, "UserPoolId", value=self.users.user_pool.user_pool_id)
         cdk.CfnOutput(self, "UserPoolClientId", value=self.users.client.user_pool_client_id)
+        if self.users.sign_in_origin:
+            cdk.CfnOutput(self, "SignInDomain", value=self.users.sign_in_origin, description="Managed login")
         if self.agent is not None:
             cdk.CfnOutput(self, "AgentId", value=self.agent.agent_id)
             cdk.CfnOutput(self, "AgentAliasId", value=self.agent.alias_id)

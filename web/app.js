@@ -1,8 +1,11 @@
 // The chat drawer: posts to /chat, renders one editable card per client action,
 // and confirms or discards each through /actions/{id}. No build step, no dependencies.
 
-// Deployed: config.json next to the page gives {apiBase, auth: "bearer"}; the local server answers
-// config.json with auth "local" (sign in as a seeded user).
+// Deployed: config.json next to the page (written by the stack) gives {apiBase, auth: "oidc",
+// signInDomain, clientId}: sign in through managed login (auth.js); auth "bearer" takes a pasted token.
+// The local server answers config.json with auth "local" (a seeded user) or "oidc" (its OIDC stand-in).
+import { OidcSignIn } from "./auth.js";
+
 const DEFAULT_CONFIG = { apiBase: "", auth: "bearer", jiraProjects: [] };
 const USER_KEY = "multitool.localUser";
 const TOKEN_KEY = "multitool.token";
@@ -10,7 +13,7 @@ const PRIORITIES = ["Highest", "High", "Medium", "Low", "Lowest"];
 const ISSUE_TYPES = ["Bug", "Task", "Story", "Incident"];
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-const state = { config: DEFAULT_CONFIG, users: [], user: null, token: null, sessionId: null, busy: false };
+const state = { config: DEFAULT_CONFIG, users: [], user: null, token: null, signIn: null, sessionId: null, busy: false };
 let uid = 0;
 const nextId = (prefix) => `${prefix}-${++uid}`;
 
@@ -87,9 +90,10 @@ function clearErrors(card) {
 
 // ---------------------------------------------------------------- API
 
-function authHeaders() {
+async function authHeaders() {
   if (state.config.auth === "local") return state.user ? { "X-Local-User": state.user } : {};
-  return state.token ? { Authorization: `Bearer ${state.token}` } : {};
+  const token = state.signIn ? await state.signIn.token() : state.token;
+  return token ? { Authorization: `Bearer ${token}` } : {};
 }
 
 async function api(path, { method = "GET", body, headers = {} } = {}) {
@@ -97,7 +101,7 @@ async function api(path, { method = "GET", body, headers = {} } = {}) {
   try {
     response = await fetch(`${state.config.apiBase}${path}`, {
       method,
-      headers: { ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...authHeaders(), ...headers },
+      headers: { ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...(await authHeaders()), ...headers },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (error) {
@@ -762,6 +766,28 @@ function setUpTokenSignIn() {
   });
 }
 
+// Managed sign-in (Cognito, or the local OIDC stand-in): the page shows who is signed in.
+async function setUpOidcSignIn() {
+  const showAccount = (signIn) => {
+    const user = signIn.user;
+    $("signed-in-name").textContent = user ? user.name : "";
+    if (user && user.email && user.email !== user.name) $("signed-in-name").title = user.email;
+    $("signed-in-as").hidden = !user;
+    $("sign-out").hidden = !user;
+    $("sign-in").hidden = Boolean(user);
+  };
+  state.signIn = new OidcSignIn(state.config, { onChange: showAccount });
+  $("signin-oidc").hidden = false;
+  $("sign-in").addEventListener("click", () => state.signIn.signIn());
+  $("sign-out").addEventListener("click", () => state.signIn.signOut());
+  try {
+    await state.signIn.start();
+  } catch (error) {
+    showAlert(error.message);
+  }
+  showAccount(state.signIn);
+}
+
 // A new chat omits sessionId; the first answer carries the session's id.
 function newChat() {
   state.sessionId = null;
@@ -799,6 +825,7 @@ async function main() {
     if (open) input.focus();
   });
   if (state.config.auth === "local") await setUpLocalSignIn();
+  else if (state.config.auth === "oidc") await setUpOidcSignIn();
   else setUpTokenSignIn();
   document.body.dataset.ready = "true";
 }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 import aws_cdk as cdk
 from aws_cdk import aws_apigatewayv2 as apigwv2
@@ -33,7 +34,12 @@ ACCESS_LOG_FORMAT = json.dumps(
 
 
 class UserDirectory(Construct):
-    """The Cognito user pool and app client whose tokens the API accepts: created, or existing ones."""
+    """The Cognito user pool, its managed sign-in domain and the page's app client: created, or existing.
+
+    A new pool gets a prefix domain with managed login (``multitool-<stack id>`` unless the context names
+    one) and a public app client using the authorization-code flow with PKCE only. The client is added by
+    :meth:`add_web_client` once the page's URL (the distribution) exists: its callback URLs are that URL.
+    """
 
     def __init__(
         self,
@@ -42,20 +48,27 @@ class UserDirectory(Construct):
         *,
         user_pool_id: str | None,
         user_pool_client_id: str | None,
+        user_pool_domain: str | None = None,
+        domain_prefix: str | None = None,
+        self_sign_up: bool = False,
     ) -> None:
         super().__init__(scope, construct_id)
         # A pool id starts with its region (eu-west-1_AbC123): tokens are issued there.
         self.region: str | None = user_pool_id.split("_", 1)[0] if user_pool_id else None
+        self._client: cognito.IUserPoolClient | None = None
+        self.domain: cognito.UserPoolDomain | None = None
+        # The managed sign-in origin (https://...): None for an existing pool whose domain is not given.
+        self.sign_in_origin: str | None = user_pool_domain
         if user_pool_id and user_pool_client_id:
             self.user_pool: cognito.IUserPool = cognito.UserPool.from_user_pool_id(self, "Pool", user_pool_id)
-            self.client: cognito.IUserPoolClient = cognito.UserPoolClient.from_user_pool_client_id(
+            self._client = cognito.UserPoolClient.from_user_pool_client_id(
                 self, "Client", user_pool_client_id
             )
             return
         pool = cognito.UserPool(
             self,
             "Pool",
-            self_sign_up_enabled=False,
+            self_sign_up_enabled=self_sign_up,
             sign_in_aliases=cognito.SignInAliases(email=True),
             auto_verify=cognito.AutoVerifiedAttrs(email=True),
             password_policy=cognito.PasswordPolicy(
@@ -72,26 +85,78 @@ class UserDirectory(Construct):
             removal_policy=cdk.RemovalPolicy.RETAIN,
         )
         self.user_pool = pool
-        self.client = pool.add_client(
-            "WebClient",
-            generate_secret=False,
-            auth_flows=cognito.AuthFlow(user_srp=True, user_password=True),
-            prevent_user_existence_errors=True,
-            access_token_validity=cdk.Duration.hours(1),
-            id_token_validity=cdk.Duration.hours(1),
+        # A prefix is unique per region across all of AWS: the stack id's UUID part makes it ours.
+        prefix = domain_prefix or cdk.Fn.join(
+            "-", ["multitool", cdk.Fn.select(2, cdk.Fn.split("/", cdk.Aws.STACK_ID))]
         )
+        self.domain = pool.add_domain(
+            "Domain",
+            cognito_domain=cognito.CognitoDomainOptions(domain_prefix=prefix),
+            managed_login_version=cognito.ManagedLoginVersion.NEWER_MANAGED_LOGIN,
+        )
+        self.sign_in_origin = self.domain.base_url()
         acknowledge(
             pool,
-            "MFA is optional so an administrator-created user can sign in with the README's curl steps; "
-            "users can enrol a TOTP factor. Pass an existing pool (userPoolId) to enforce MFA.",
+            "MFA is optional so an administrator-created user can sign in on the managed login page "
+            "with a password; users can enrol a TOTP factor. Pass an existing pool (userPoolId) to "
+            "enforce MFA.",
             "AwsSolutions-COG2",
         )
         acknowledge(
             pool,
-            "Essentials plan: sign-up is closed (administrators create users), so Plus's threat protection "
-            "is the operator's cost decision rather than a default.",
+            "Essentials plan: sign-up is closed by default (administrators create users), so Plus's threat "
+            "protection is the operator's cost decision rather than a default.",
             "AwsSolutions-COG8",
         )
+
+    @property
+    def client(self) -> cognito.IUserPoolClient:
+        if self._client is None:
+            raise RuntimeError("add_web_client() first: the client needs the page's URL")
+        return self._client
+
+    @property
+    def creates_client(self) -> bool:
+        return isinstance(self.user_pool, cognito.UserPool)
+
+    def add_web_client(self, sign_in_urls: Sequence[str]) -> cognito.IUserPoolClient:
+        """The page's public client (no secret): authorization code with PKCE, callbacks = ``sign_in_urls``.
+
+        An existing pool keeps its client; its callback URLs are the operator's to set (the README says
+        which). Managed login needs a style per client: Cognito's default one.
+        """
+        if self._client is not None:
+            return self._client
+        assert isinstance(self.user_pool, cognito.UserPool)
+        client = self.user_pool.add_client(
+            "WebClient",
+            generate_secret=False,
+            # The page signs in through managed login only: no password or SRP flow from the browser.
+            auth_flows=cognito.AuthFlow(user_srp=False, user_password=False),
+            o_auth=cognito.OAuthSettings(
+                flows=cognito.OAuthFlows(authorization_code_grant=True, implicit_code_grant=False),
+                scopes=[cognito.OAuthScope.OPENID, cognito.OAuthScope.EMAIL, cognito.OAuthScope.PROFILE],
+                callback_urls=list(sign_in_urls),
+                logout_urls=list(sign_in_urls),
+            ),
+            supported_identity_providers=[cognito.UserPoolClientIdentityProvider.COGNITO],
+            prevent_user_existence_errors=True,
+            enable_token_revocation=True,
+            access_token_validity=cdk.Duration.hours(1),
+            id_token_validity=cdk.Duration.hours(1),
+            refresh_token_validity=cdk.Duration.hours(12),
+        )
+        branding = cognito.CfnManagedLoginBranding(
+            self,
+            "ManagedLoginStyle",
+            user_pool_id=self.user_pool.user_pool_id,
+            client_id=client.user_pool_client_id,
+            use_cognito_provided_values=True,
+        )
+        if self.domain is not None:
+            branding.node.add_dependency(self.domain)
+        self._client = client
+        return client
 
 
 class ChatApi(Construct):
@@ -105,7 +170,7 @@ class ChatApi(Construct):
         users: UserDirectory,
         orchestrator: lambda_.IFunction,
         review: lambda_.IFunction,
-        web_origin: str,
+        web_origins: Sequence[str],
         rate_limit: float,
         burst_limit: int,
         log_retention: logs.RetentionDays,
@@ -124,7 +189,7 @@ class ChatApi(Construct):
             default_authorizer=authorizer,
             create_default_stage=False,
             cors_preflight=apigwv2.CorsPreflightOptions(
-                allow_origins=[web_origin],
+                allow_origins=list(dict.fromkeys(web_origins)),
                 allow_methods=[apigwv2.CorsHttpMethod.GET, apigwv2.CorsHttpMethod.POST],
                 allow_headers=["authorization", "content-type", "idempotency-key"],
                 max_age=cdk.Duration.hours(1),
@@ -159,3 +224,8 @@ class ChatApi(Construct):
     @property
     def url(self) -> str:
         return self.stage.url
+
+    @property
+    def endpoint(self) -> str:
+        """The API's base URL without the trailing slash: the page appends ``/chat``."""
+        return self.http_api.api_endpoint

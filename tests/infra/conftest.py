@@ -12,6 +12,8 @@ EXISTING_POOL = "eu-west-1_AbCdEf123"  # a pool in another region than the stack
 EXISTING_CLIENT = "1example23456789abcdefghij"
 GUARDRAIL = "gr0abc123def"
 CONFIGURATION_SET = "multitool-mail"
+LOCAL_ORIGIN = "http://localhost:8000"
+DOMAIN_PREFIX = "multitool-demo-team"
 
 
 @pytest.fixture(scope="session")
@@ -49,3 +51,17 @@ def return_control_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesize
 def converse_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
     """No Bedrock Agents: the orchestrator runs the Converse loop itself."""
     return synthesize(tmp_path_factory.mktemp("converse"), runtime="converse", modelId=FOUNDATION_MODEL)
+
+
+@pytest.fixture(scope="session")
+def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
+    """The page's sign-in switches: self sign-up on, a local page allowed, a named domain prefix."""
+    return synthesize(
+        tmp_path_factory.mktemp("web"),
+        runtime="converse",
+        modelId=FOUNDATION_MODEL,
+        selfSignUp="true",
+        localSignInOrigin=LOCAL_ORIGIN,
+        authDomainPrefix=DOMAIN_PREFIX,
+        jiraProjects='{"WEB": {"name": "Website", "issueTypes": ["Bug"]}}',
+    )

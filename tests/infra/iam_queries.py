@@ -68,3 +68,15 @@ def dynamodb_actions_by_table(synth: Synthesized, role_id: str) -> dict[str, set
                 table = str(resource)
             found.setdefault(table, set()).update(actions)
     return found
+
+
+def project_functions(synth: Synthesized) -> dict[str, dict[str, Any]]:
+    """The stack's own Lambda functions: all but CDK's deploy-time handler that publishes the page."""
+    stack = synth.stack
+    cdk_handlers = {
+        stack.get_logical_id(child.node.default_child)
+        for child in stack.node.children
+        if child.node.id.startswith("Custom::CDKBucketDeployment")
+        and isinstance(child.node.default_child, cdk.CfnElement)
+    }
+    return {k: v for k, v in synth.of_type("AWS::Lambda::Function").items() if k not in cdk_handlers}

@@ -17,7 +17,7 @@ from tests.infra.test_layer import assert_bytecode_as_bundled
 
 pytestmark = pytest.mark.infra
 
-VARIANTS = ("harness_stack", "agent_stack", "return_control_stack", "converse_stack")
+VARIANTS = ("harness_stack", "agent_stack", "return_control_stack", "converse_stack", "web_stack")
 
 
 @pytest.fixture(params=VARIANTS)
@@ -78,7 +78,7 @@ def test_function_assets_hold_only_their_own_folder(synth: Synthesized) -> None:
 
 
 def test_layer_holds_multitool_and_aarch64_dependencies_but_not_the_sdk(agent_stack: Synthesized) -> None:
-    (layer,) = agent_stack.of_type("AWS::Lambda::LayerVersion").values()
+    layer = agent_stack.resources[agent_stack.logical_id(agent_stack.stack.layer)]
     props = layer["Properties"]
     assert props["CompatibleArchitectures"] == ["arm64"]
     assert props["CompatibleRuntimes"] == ["python3.13"]
@@ -96,7 +96,7 @@ def test_layer_holds_multitool_and_aarch64_dependencies_but_not_the_sdk(agent_st
 
 
 def test_layer_fits_lambdas_size_limit(agent_stack: Synthesized) -> None:
-    (layer,) = agent_stack.of_type("AWS::Lambda::LayerVersion").values()
+    layer = agent_stack.resources[agent_stack.logical_id(agent_stack.stack.layer)]
     root = _asset_dir(agent_stack, layer["Properties"]["Content"])
     unzipped = sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
     assert unzipped < 250 * 1024 * 1024

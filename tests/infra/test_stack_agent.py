@@ -12,7 +12,7 @@ from multitool.prompts import AGENT_INSTRUCTION
 from multitool.settings import ChatSettings, ReviewSettings, ToolSettings
 from multitool.tables import ALL_TABLES
 
-from infra.components.agent import action_groups
+from infra.components.agent import ACTION_GROUPS
 from infra.components.layer import RUNTIME
 from tests.infra.conftest import FOUNDATION_MODEL
 from tests.infra.iam_queries import (
@@ -20,6 +20,7 @@ from tests.infra.iam_queries import (
     as_list,
     dynamodb_actions_by_table,
     function_id,
+    project_functions,
     resources_for_action,
     role_of_function,
     statements_for_role,
@@ -75,10 +76,10 @@ def test_every_table_spec_is_an_on_demand_table_with_pitr_retained_and_generated
 
 
 def test_every_function_is_arm64_current_python_json_logs_active_tracing(agent_stack: Synthesized) -> None:
-    functions = agent_stack.of_type("AWS::Lambda::Function")
+    functions = project_functions(agent_stack)
     assert len(functions) == len(ALL_FUNCTIONS)
     log_groups = agent_stack.of_type("AWS::Logs::LogGroup")
-    layer_id = next(iter(agent_stack.of_type("AWS::Lambda::LayerVersion")))
+    layer_id = agent_stack.logical_id(agent_stack.stack.layer)
     for construct_id in ALL_FUNCTIONS:
         props = agent_stack.props(function_id(agent_stack, construct_id))
         assert props["Architectures"] == ["arm64"]
@@ -311,8 +312,8 @@ def test_agent_runs_the_context_model_with_the_prompt_contract(agent_stack: Synt
 
 def test_each_action_group_schema_equals_the_committed_document(agent_stack: Synthesized) -> None:
     groups = {g["ActionGroupName"]: g for g in _agent_props(agent_stack)["ActionGroups"]}
-    assert set(groups) == {spec.name for spec in action_groups()}
-    for spec in action_groups():
+    assert set(groups) == {spec.name for spec in ACTION_GROUPS}
+    for spec in ACTION_GROUPS:
         committed = json.loads(spec.schema_path.read_text(encoding="utf-8"))
         assert json.loads(groups[spec.name]["ApiSchema"]["Payload"]) == committed
         assert groups[spec.name]["ActionGroupState"] == "ENABLED"
@@ -378,7 +379,7 @@ def test_alias_description_follows_the_agent_configuration(agent_stack: Synthesi
     assert agent is not None
     assert alias["Properties"]["AgentId"] == {"Fn::GetAtt": [agent_stack.logical_id(agent.agent), "AgentId"]}
     assert "RoutingConfiguration" not in alias["Properties"]  # Bedrock makes a new version on each update
-    groups = [(s.name, s.schema_text(), False) for s in action_groups()]
+    groups = [(s.name, s.schema_text(), False) for s in ACTION_GROUPS]
     model = FOUNDATION_MODEL
     expected = agent_fingerprint(model, AGENT_INSTRUCTION, groups, 600, None, "DRAFT")
     assert alias["Properties"]["Description"].endswith(expected)
@@ -427,7 +428,11 @@ def test_routes_reach_the_right_function(agent_stack: Synthesized) -> None:
 def test_cors_throttling_and_access_logs(agent_stack: Synthesized) -> None:
     agent_stack.template.has_resource_properties(
         "AWS::ApiGatewayV2::Api",
-        {"CorsConfiguration": Match.object_like({"AllowOrigins": ["http://localhost:8000"]})},
+        {
+            "CorsConfiguration": Match.object_like(
+                {"AllowOrigins": [Match.any_value(), "http://localhost:8000"]}
+            )
+        },
     )
     (api,) = agent_stack.of_type("AWS::ApiGatewayV2::Api").values()
     # The page sends Idempotency-Key with every /chat; the preflight must allow it.
@@ -460,6 +465,7 @@ def test_user_pool_is_admin_managed_with_a_strong_password_policy(agent_stack: S
 def test_outputs_have_stable_logical_ids(agent_stack: Synthesized) -> None:
     outputs = agent_stack.data["Outputs"]
     expected = {"ApiUrl", "AgentId", "AgentAliasId", "UserPoolId", "UserPoolClientId", "JiraSecretArn"}
+    expected |= {"WebUrl", "SignInDomain"}
     expected |= {f"{spec.logical_name}TableName" for spec in ALL_TABLES}
     assert set(outputs) == expected
     agent = agent_stack.stack.agent

