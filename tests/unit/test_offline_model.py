@@ -135,7 +135,9 @@ def test_every_generated_call_validates_against_its_tool_model() -> None:
         "Set up a half an hour sync with Kinshuok on Friday at 10am and write to Priya about the launch plan",
     ]
     for message in messages:
-        for intent in parse_intents(message):
+        intents = parse_intents(message)
+        assert intents, message  # a message that yields nothing would pass the loop vacuously
+        for intent in intents:
             REGISTRY[intent.tool].args_model.model_validate(intent.args)
 
 
