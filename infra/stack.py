@@ -12,7 +12,7 @@ from aws_cdk import aws_logs as logs
 from constructs import Construct
 from multitool.tables import BOOKINGS, DIRECTORY, DRAFTS, IDEMPOTENCY, SESSIONS, TableSpec
 
-from infra.components.agent import ACTION_GROUPS, ChatAgent
+from infra.components.agent import ChatAgent, action_groups
 from infra.components.api import ChatApi, UserDirectory
 from infra.components.functions import FunctionSpec, MultitoolFunction
 from infra.components.harness import ChatHarness
@@ -48,11 +48,6 @@ _RETENTION_NAMES = (
 RETENTION = {
     days: logs.RetentionDays[name] for days, name in zip(RETENTION_DAYS, _RETENTION_NAMES, strict=True)
 }
-ACTION_GROUP_DESCRIPTIONS = {
-    "email_draft": "Bedrock action group: email drafts (POST /email-drafts)",
-    "meeting_scheduler": "Bedrock action group: meeting proposals (POST /meeting-proposals)",
-    "jira_draft": "Bedrock action group: Jira ticket drafts (POST /jira-ticket-drafts)",
-}
 
 
 class MultitoolStack(cdk.Stack):
@@ -84,10 +79,10 @@ class MultitoolStack(cdk.Stack):
         # Action groups: draft only. No mail, no secret, no agent invocation.
         self.action_groups: dict[str, MultitoolFunction] = {}
         if settings.lambda_executors:
-            for group in ACTION_GROUPS:
+            for group in action_groups():
                 fn = function(
                     _pascal(group.name),
-                    FunctionSpec(group.name, ACTION_GROUP_DESCRIPTIONS[group.name], environment=tool_env),
+                    FunctionSpec(group.name, group.function_description, environment=tool_env),
                 )
                 self._grant_tools(fn.role)
                 self.action_groups[group.name] = fn
