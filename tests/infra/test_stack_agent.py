@@ -12,7 +12,7 @@ from multitool.prompts import AGENT_INSTRUCTION
 from multitool.settings import ChatSettings, ReviewSettings, ToolSettings
 from multitool.tables import ALL_TABLES
 
-from infra.components.agent import ACTION_GROUPS
+from infra.components.agent import action_groups
 from infra.components.layer import RUNTIME
 from tests.infra.conftest import FOUNDATION_MODEL
 from tests.infra.iam_queries import (
@@ -312,8 +312,8 @@ def test_agent_runs_the_context_model_with_the_prompt_contract(agent_stack: Synt
 
 def test_each_action_group_schema_equals_the_committed_document(agent_stack: Synthesized) -> None:
     groups = {g["ActionGroupName"]: g for g in _agent_props(agent_stack)["ActionGroups"]}
-    assert set(groups) == {spec.name for spec in ACTION_GROUPS}
-    for spec in ACTION_GROUPS:
+    assert set(groups) == {spec.name for spec in action_groups()}
+    for spec in action_groups():
         committed = json.loads(spec.schema_path.read_text(encoding="utf-8"))
         assert json.loads(groups[spec.name]["ApiSchema"]["Payload"]) == committed
         assert groups[spec.name]["ActionGroupState"] == "ENABLED"
@@ -379,7 +379,7 @@ def test_alias_description_follows_the_agent_configuration(agent_stack: Synthesi
     assert agent is not None
     assert alias["Properties"]["AgentId"] == {"Fn::GetAtt": [agent_stack.logical_id(agent.agent), "AgentId"]}
     assert "RoutingConfiguration" not in alias["Properties"]  # Bedrock makes a new version on each update
-    groups = [(s.name, s.schema_text(), False) for s in ACTION_GROUPS]
+    groups = [(s.name, s.schema_text(), False) for s in action_groups()]
     model = FOUNDATION_MODEL
     expected = agent_fingerprint(model, AGENT_INSTRUCTION, groups, 600, None, "DRAFT")
     assert alias["Properties"]["Description"].endswith(expected)

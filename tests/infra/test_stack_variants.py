@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from multitool.tables import DRAFTS
 
-from infra.components.agent import ACTION_GROUPS
+from infra.components.agent import action_groups
 from tests.infra.conftest import (
     CONFIGURATION_SET,
     EXISTING_CLIENT,
@@ -46,10 +46,10 @@ def test_return_control_hands_every_action_group_to_the_orchestrator(
 ) -> None:
     (agent,) = return_control_stack.of_type("AWS::Bedrock::Agent").values()
     groups = agent["Properties"]["ActionGroups"]
-    assert {g["ActionGroupName"] for g in groups} == {s.name for s in ACTION_GROUPS}
+    assert {g["ActionGroupName"] for g in groups} == {s.name for s in action_groups()}
     for group in groups:
         assert group["ActionGroupExecutor"] == {"CustomControl": "RETURN_CONTROL"}
-    for spec in ACTION_GROUPS:
+    for spec in action_groups():
         (group,) = [g for g in groups if g["ActionGroupName"] == spec.name]
         assert json.loads(group["ApiSchema"]["Payload"]) == json.loads(
             spec.schema_path.read_text(encoding="utf-8")
