@@ -1,0 +1,509 @@
+"""A local OIDC provider standing in for Cognito's managed login, and the JWT check the HTTP API does.
+
+The page signs in exactly as it does against Cognito: ``/oauth2/authorize`` (authorization code, PKCE
+S256 required), ``/oauth2/token`` (code and refresh-token grants), ``/oauth2/revoke`` and ``/logout``,
+with ``/.well-known/openid-configuration`` and ``/.well-known/jwks.json`` for discovery. Tokens are
+RS256 JWTs (joserfc) signed with a key made when the provider starts; they carry Cognito's claims
+(``token_use``, ``client_id`` or ``aud``, ``cognito:username``, ``email``, ``name``, ``zoneinfo``).
+
+:class:`JwtAuthorizer` is what API Gateway's JWT authorizer checks before a function runs: a signature
+by a key of the issuer's JWKS (RS256 only, so ``alg: none`` is refused), the issuer, the audience
+(``aud`` of an ID token or ``client_id`` of an access token is one of the configured clients), expiry
+and not-before. A rejected token is :class:`TokenRejected`; the local API answers 401 for it.
+
+Local only (this package is not in the Lambda layer): the sign-in form lists the seeded people and
+asks for no password, as the X-Local-User shortcut does.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import json
+import secrets
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+from joserfc import errors, jwt
+from joserfc.jwk import KeySet, RSAKey
+
+ALGORITHM = "RS256"
+CLIENT_ID = "multitool-local-page"
+SCOPES = ("openid", "email", "profile")
+TOKEN_SECONDS = 3600
+REFRESH_SECONDS = 12 * 3600
+CODE_SECONDS = 300
+SESSION_COOKIE = "multitool_sign_in"
+PATHS = (
+    "/.well-known/openid-configuration",
+    "/.well-known/jwks.json",
+    "/oauth2/authorize",
+    "/oauth2/token",
+    "/oauth2/revoke",
+    "/oauth2/userInfo",
+    "/logout",
+)
+# The sign-in form is this provider's page: its own CSP lets it post to itself, nothing else.
+FORM_HEADERS = {
+    "content-type": "text/html; charset=utf-8",
+    "cache-control": "no-store",
+    "content-security-policy": (
+        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; "
+        "base-uri 'none'"
+    ),
+}
+NO_STORE = {"content-type": "application/json", "cache-control": "no-store", "pragma": "no-cache"}
+
+
+class TokenRejected(Exception):
+    """The JWT authorizer refuses the token; ``reason`` says which check failed (never the token)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class Person(Protocol):
+    """Who can sign in: the seeded directory's people."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def email(self) -> str: ...
+    @property
+    def display_name(self) -> str: ...
+    @property
+    def timezone(self) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class OidcResponse:
+    status: int
+    headers: dict[str, str]
+    body: bytes = b""
+    cookies: tuple[str, ...] = ()
+
+
+def _json(status: int, payload: Any, headers: Mapping[str, str] = NO_STORE) -> OidcResponse:
+    return OidcResponse(status, dict(headers), json.dumps(payload).encode())
+
+
+def _oauth_error(status: int, error: str, description: str) -> OidcResponse:
+    return _json(status, {"error": error, "error_description": description})
+
+
+def _redirect(location: str, cookies: tuple[str, ...] = ()) -> OidcResponse:
+    return OidcResponse(302, {"location": location, "cache-control": "no-store"}, b"", cookies)
+
+
+def s256(verifier: str) -> str:
+    """RFC 7636's S256 code challenge of ``verifier``."""
+    digest = hashlib.sha256(verifier.encode("ascii")).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
+
+
+@dataclass
+class JwtAuthorizer:
+    """API Gateway's JWT authorizer: issuer, audience (``aud`` or ``client_id``), expiry, signature."""
+
+    issuer: str
+    audiences: tuple[str, ...]
+    keys: KeySet
+    clock: Callable[[], float] = time.time
+
+    def claims(self, token: str) -> dict[str, Any]:
+        try:
+            decoded = jwt.decode(token, self.keys, algorithms=[ALGORITHM])
+        except errors.UnsupportedAlgorithmError:
+            raise TokenRejected("the token's algorithm is not RS256") from None
+        except errors.BadSignatureError:
+            raise TokenRejected("the signature does not verify with the issuer's keys") from None
+        except (errors.JoseError, ValueError, TypeError):
+            # Malformed, no key with its kid, not JSON: API Gateway answers all of these with a 401.
+            raise TokenRejected("the token is not a JWT signed by a key of the issuer") from None
+        claims = dict(decoded.claims)
+        now = int(self.clock())
+        registry = jwt.JWTClaimsRegistry(
+            now=now, iss={"essential": True, "value": self.issuer}, exp={"essential": True}
+        )
+        try:
+            registry.validate(claims)
+        except errors.ExpiredTokenError:
+            raise TokenRejected("the token has expired") from None
+        except errors.ClaimError as error:
+            words = {
+                "iss": "it was issued by another issuer",
+                "nbf": "it is not valid yet",
+                "exp": "it has no expiry",
+            }
+            raise TokenRejected(f"the token is refused: {words.get(error.claim, error.claim)}") from None
+        audiences = claims.get("aud")
+        audience_list = [audiences] if isinstance(audiences, str) else list(audiences or [])
+        client = claims.get("client_id")
+        if not any(a in self.audiences for a in [*audience_list, client] if isinstance(a, str)):
+            raise TokenRejected("the token was issued to another client (aud/client_id)")
+        return claims
+
+
+@dataclass
+class _Grant:
+    user_id: str
+    client_id: str
+    redirect_uri: str
+    challenge: str
+    scope: str
+    expires: float
+
+
+@dataclass
+class LocalOidc:
+    """The provider: sign-in form, codes, tokens, refresh, revocation and sign-out, all in memory."""
+
+    people: Callable[[], Iterable[Person]]
+    issuer: str = "http://127.0.0.1:8000"
+    client_id: str = CLIENT_ID
+    token_seconds: int = TOKEN_SECONDS
+    refresh_seconds: int = REFRESH_SECONDS
+    clock: Callable[[], float] = time.time
+    key: RSAKey = field(default_factory=lambda: _signing_key())
+    _codes: dict[str, _Grant] = field(default_factory=dict, repr=False)
+    _refresh: dict[str, _Grant] = field(default_factory=dict, repr=False)
+    _sessions: dict[str, str] = field(default_factory=dict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    # --- what the local API asks --------------------------------------------------------------------
+
+    @property
+    def redirect_uris(self) -> tuple[str, ...]:
+        """Callback and sign-out URLs: the page this server serves, as the stack's are the page's URL."""
+        base = self.issuer.rstrip("/")
+        return (f"{base}/",)
+
+    @property
+    def public_keys(self) -> dict[str, Any]:
+        return dict(KeySet([self.key]).as_dict(private=False))
+
+    def authorizer(self) -> JwtAuthorizer:
+        return JwtAuthorizer(
+            issuer=self.issuer,
+            audiences=(self.client_id,),
+            keys=KeySet.import_key_set(self.public_keys),  # type: ignore[arg-type]
+            clock=self.clock,
+        )
+
+    def claims_for(self, headers: Mapping[str, str]) -> dict[str, Any] | None:
+        """The claims of the request's ``Authorization: Bearer`` token; None without one.
+
+        Raises :class:`TokenRejected` for a token the JWT authorizer would refuse.
+        """
+        value = next((v for k, v in headers.items() if k.lower() == "authorization"), None)
+        if value is None:
+            return None
+        scheme, _, token = value.strip().partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise TokenRejected("the Authorization header is not 'Bearer <token>'")
+        return self.authorizer().claims(token.strip())
+
+    def page_config(self) -> dict[str, Any]:
+        return {
+            "auth": "oidc",
+            "signInDomain": self.issuer,
+            "clientId": self.client_id,
+            "scope": " ".join(SCOPES),
+        }
+
+    def handles(self, path: str) -> bool:
+        return path in PATHS
+
+    # --- the endpoints ------------------------------------------------------------------------------
+
+    def serve(
+        self, method: str, target: str, *, headers: Mapping[str, str] | None = None, body: bytes = b""
+    ) -> OidcResponse:
+        parts = urlsplit(target)
+        path, query = parts.path, dict(parse_qsl(parts.query, keep_blank_values=True))
+        headers = headers or {}
+        form = dict(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True)) if body else {}
+        routes: dict[tuple[str, str], Callable[[], OidcResponse]] = {
+            ("GET", "/.well-known/openid-configuration"): self._discovery,
+            ("GET", "/.well-known/jwks.json"): lambda: _json(
+                200, self.public_keys, {"content-type": "application/json"}
+            ),
+            ("GET", "/oauth2/authorize"): lambda: self._authorize(query, headers),
+            ("POST", "/oauth2/authorize"): lambda: self._sign_in(form),
+            ("POST", "/oauth2/token"): lambda: self._token(form),
+            ("POST", "/oauth2/revoke"): lambda: self._revoke(form),
+            ("GET", "/oauth2/userInfo"): lambda: self._user_info(headers),
+            ("GET", "/logout"): lambda: self._logout(query, headers),
+        }
+        handler = routes.get((method.upper(), path))
+        if handler is None:
+            return _json(405 if path in PATHS else 404, {"message": "Method Not Allowed"})
+        return handler()
+
+    def _discovery(self) -> OidcResponse:
+        base = self.issuer.rstrip("/")
+        return _json(
+            200,
+            {
+                "issuer": self.issuer,
+                "authorization_endpoint": f"{base}/oauth2/authorize",
+                "token_endpoint": f"{base}/oauth2/token",
+                "revocation_endpoint": f"{base}/oauth2/revoke",
+                "userinfo_endpoint": f"{base}/oauth2/userInfo",
+                "end_session_endpoint": f"{base}/logout",
+                "jwks_uri": f"{base}/.well-known/jwks.json",
+                "response_types_supported": ["code"],
+                "grant_types_supported": ["authorization_code", "refresh_token"],
+                "code_challenge_methods_supported": ["S256"],
+                "id_token_signing_alg_values_supported": [ALGORITHM],
+                "subject_types_supported": ["public"],
+                "scopes_supported": list(SCOPES),
+                "token_endpoint_auth_methods_supported": ["none"],
+            },
+            {"content-type": "application/json"},
+        )
+
+    def _check_request(self, params: Mapping[str, str]) -> str | None:
+        """What is wrong with an authorize request, in words; None when it may proceed."""
+        if params.get("client_id") != self.client_id:
+            return "unknown client_id"
+        if params.get("redirect_uri") not in self.redirect_uris:
+            return f"redirect_uri must be one of {', '.join(self.redirect_uris)}"
+        if params.get("response_type") != "code":
+            return "response_type must be code (the implicit flow is not offered)"
+        if params.get("code_challenge_method") != "S256" or not params.get("code_challenge"):
+            return "PKCE is required: code_challenge with code_challenge_method=S256"
+        if "openid" not in params.get("scope", "").split():
+            return "scope must include openid"
+        return None
+
+    def _authorize(self, params: Mapping[str, str], headers: Mapping[str, str]) -> OidcResponse:
+        problem = self._check_request(params)
+        if problem:
+            # A bad client or redirect is never redirected to (RFC 6749 4.1.2.1): answered here.
+            return OidcResponse(
+                400, dict(FORM_HEADERS), _page("Sign-in request refused", html.escape(problem))
+            )
+        user = self._session_user(headers)
+        if user is not None:
+            return self._issue_code(user, params)
+        return OidcResponse(200, dict(FORM_HEADERS), self._form(params))
+
+    def _sign_in(self, form: Mapping[str, str]) -> OidcResponse:
+        problem = self._check_request(form)
+        if problem:
+            return OidcResponse(
+                400, dict(FORM_HEADERS), _page("Sign-in request refused", html.escape(problem))
+            )
+        user = form.get("username", "")
+        if user not in {p.id for p in self.people()}:
+            return OidcResponse(200, dict(FORM_HEADERS), self._form(form, error="Choose who you are."))
+        session = secrets.token_urlsafe(24)
+        with self._lock:
+            self._sessions[session] = user
+        cookie = f"{SESSION_COOKIE}={session}; Path=/; HttpOnly; SameSite=Lax"
+        response = self._issue_code(user, form)
+        return OidcResponse(response.status, response.headers, response.body, (cookie,))
+
+    def _issue_code(self, user: str, params: Mapping[str, str]) -> OidcResponse:
+        code = secrets.token_urlsafe(32)
+        with self._lock:
+            self._codes[code] = _Grant(
+                user_id=user,
+                client_id=params["client_id"],
+                redirect_uri=params["redirect_uri"],
+                challenge=params["code_challenge"],
+                scope=params.get("scope", "openid"),
+                expires=self.clock() + CODE_SECONDS,
+            )
+        answer = {"code": code, **({"state": params["state"]} if params.get("state") else {})}
+        return _redirect(f"{params['redirect_uri']}?{urlencode(answer)}")
+
+    def _token(self, form: Mapping[str, str]) -> OidcResponse:
+        if form.get("client_id") != self.client_id:
+            return _oauth_error(400, "invalid_client", "unknown client_id")
+        grant_type = form.get("grant_type")
+        if grant_type == "authorization_code":
+            with self._lock:
+                grant = self._codes.pop(form.get("code", ""), None)  # single use, even when refused
+            if grant is None or grant.expires < self.clock():
+                return _oauth_error(400, "invalid_grant", "the code is unknown, used or expired")
+            if grant.redirect_uri != form.get("redirect_uri") or grant.client_id != form.get("client_id"):
+                return _oauth_error(400, "invalid_grant", "redirect_uri or client_id differ from the request")
+            verifier = form.get("code_verifier", "")
+            if not verifier or not secrets.compare_digest(s256(verifier), grant.challenge):
+                return _oauth_error(400, "invalid_grant", "code_verifier does not match the code_challenge")
+            refresh = secrets.token_urlsafe(32)
+            with self._lock:
+                self._refresh[refresh] = _Grant(
+                    grant.user_id, grant.client_id, grant.redirect_uri, "", grant.scope,
+                    self.clock() + self.refresh_seconds,
+                )  # fmt: skip
+            return _json(200, {**self._tokens(grant.user_id, grant.scope), "refresh_token": refresh})
+        if grant_type == "refresh_token":
+            with self._lock:
+                grant = self._refresh.get(form.get("refresh_token", ""))
+            if grant is None or grant.expires < self.clock() or grant.client_id != form.get("client_id"):
+                return _oauth_error(400, "invalid_grant", "the refresh token is unknown, revoked or expired")
+            return _json(200, self._tokens(grant.user_id, grant.scope))  # Cognito: no new refresh token
+        return _oauth_error(
+            400, "unsupported_grant_type", "grant_type must be authorization_code or refresh_token"
+        )
+
+    def _revoke(self, form: Mapping[str, str]) -> OidcResponse:
+        if form.get("client_id") != self.client_id:
+            return _oauth_error(400, "invalid_client", "unknown client_id")
+        with self._lock:
+            grant = self._refresh.get(form.get("token", ""))
+            if grant is not None and grant.client_id == form.get("client_id"):
+                del self._refresh[form["token"]]
+        return OidcResponse(200, dict(NO_STORE), b"")  # RFC 7009: 200 whether or not it was known
+
+    def _user_info(self, headers: Mapping[str, str]) -> OidcResponse:
+        try:
+            claims = self.claims_for(headers)
+        except TokenRejected as rejected:
+            return _oauth_error(401, "invalid_token", rejected.reason)
+        if claims is None:
+            return _oauth_error(401, "invalid_token", "no bearer token")
+        person = self._person(str(claims.get("sub")))
+        if person is None:
+            return _oauth_error(401, "invalid_token", "unknown user")
+        return _json(200, self._profile(person))
+
+    def _logout(self, params: Mapping[str, str], headers: Mapping[str, str]) -> OidcResponse:
+        if params.get("client_id") != self.client_id or params.get("logout_uri") not in self.redirect_uris:
+            return OidcResponse(
+                400, dict(FORM_HEADERS), _page("Sign-out refused", "unknown client_id or logout_uri")
+            )
+        session = _cookie(headers, SESSION_COOKIE)
+        with self._lock:
+            self._sessions.pop(session or "", None)
+        expired = f"{SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0"
+        return _redirect(params["logout_uri"], (expired,))
+
+    # --- tokens -------------------------------------------------------------------------------------
+
+    def _person(self, user_id: str) -> Person | None:
+        return next((p for p in self.people() if p.id == user_id), None)
+
+    def _session_user(self, headers: Mapping[str, str]) -> str | None:
+        session = _cookie(headers, SESSION_COOKIE)
+        with self._lock:
+            user = self._sessions.get(session or "")
+        return user if user is not None and self._person(user) is not None else None
+
+    @staticmethod
+    def _profile(person: Person) -> dict[str, Any]:
+        return {
+            "sub": person.id,
+            "email": person.email,
+            "email_verified": True,
+            "name": person.display_name,
+            "zoneinfo": person.timezone,
+        }
+
+    def _tokens(self, user_id: str, scope: str) -> dict[str, Any]:
+        person = self._person(user_id)
+        if person is None:
+            raise LookupError(user_id)  # a grant is only ever made for a known person
+        now = int(self.clock())
+        common = {
+            "iss": self.issuer,
+            "sub": person.id,
+            "auth_time": now,
+            "iat": now,
+            "exp": now + self.token_seconds,
+        }
+        header = {"alg": ALGORITHM, "kid": self.key.kid, "typ": "JWT"}
+        id_token = jwt.encode(
+            header,
+            {
+                **common,
+                "aud": self.client_id,
+                "token_use": "id",
+                "cognito:username": person.id,
+                "jti": secrets.token_hex(8),
+                **self._profile(person),
+            },
+            self.key,
+        )
+        access_token = jwt.encode(
+            header,
+            {
+                **common,
+                "client_id": self.client_id,
+                "token_use": "access",
+                "scope": scope,
+                "username": person.id,
+                "jti": secrets.token_hex(8),
+            },
+            self.key,
+        )
+        return {
+            "id_token": id_token,
+            "access_token": access_token,
+            "token_type": "Bearer",
+            "expires_in": self.token_seconds,
+        }
+
+    def _form(self, params: Mapping[str, str], error: str = "") -> bytes:
+        keep = (
+            "client_id",
+            "redirect_uri",
+            "response_type",
+            "scope",
+            "state",
+            "code_challenge",
+            "code_challenge_method",
+        )
+        hidden = "".join(
+            f'<input type="hidden" name="{k}" value="{html.escape(params[k])}">' for k in keep if k in params
+        )
+        options = "".join(
+            f'<option value="{html.escape(p.id)}">'
+            f"{html.escape(p.display_name)} ({html.escape(p.email)})</option>"
+            for p in self.people()
+        )
+        alert = f'<p role="alert">{html.escape(error)}</p>' if error else ""
+        content = (
+            f'{alert}<form method="post" action="/oauth2/authorize">{hidden}'
+            '<label for="username">Who are you?</label> '
+            f'<select id="username" name="username">{options}</select> '
+            '<button type="submit">Sign in</button></form>'
+            "<p>Local sign-in stand-in: no password, as with <code>X-Local-User</code>. "
+            "Deployed, this is Cognito's managed login.</p>"
+        )
+        return _page("Sign in to multitool", content, raw=True)
+
+
+def _signing_key() -> RSAKey:
+    """A new RS256 key for this run: tokens of an earlier run never verify."""
+    return RSAKey.generate_key(2048, parameters={"kid": secrets.token_hex(8), "alg": ALGORITHM, "use": "sig"})
+
+
+def _cookie(headers: Mapping[str, str], name: str) -> str | None:
+    for key, value in headers.items():
+        if key.lower() != "cookie":
+            continue
+        for part in value.split(";"):
+            cookie_name, _, cookie_value = part.strip().partition("=")
+            if cookie_name == name:
+                return cookie_value
+    return None
+
+
+def _page(title: str, content: str, *, raw: bool = False) -> bytes:
+    body = content if raw else f"<p>{content}</p>"
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>'
+        f"{html.escape(title)}</title><style>body{{font:16px system-ui;max-width:32rem;margin:4rem auto}}"
+        "select,button{font:inherit;padding:.3rem}</style></head>"
+        f"<body><h1>{html.escape(title)}</h1>{body}</body></html>"
+    ).encode()
