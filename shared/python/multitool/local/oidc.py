@@ -60,7 +60,7 @@ FORM_HEADERS = {
 NO_STORE = {"content-type": "application/json", "cache-control": "no-store", "pragma": "no-cache"}
 
 
-class TokenRejected(Exception):
+class TokenRejected(PermissionError):
     """The JWT authorizer refuses the token; ``reason`` says which check failed (never the token)."""
 
     def __init__(self, reason: str) -> None:
@@ -196,8 +196,9 @@ class LocalOidc:
             clock=self.clock,
         )
 
-    def claims_for(self, headers: Mapping[str, str]) -> dict[str, Any] | None:
-        """The claims of the request's ``Authorization: Bearer`` token; None without one.
+    def claims_for(self, headers: Mapping[str, str]) -> dict[str, str] | None:
+        """The claims of the request's ``Authorization: Bearer`` token, as strings the way the HTTP API
+        passes them to the function; None without the header.
 
         Raises :class:`TokenRejected` for a token the JWT authorizer would refuse.
         """
@@ -207,7 +208,7 @@ class LocalOidc:
         scheme, _, token = value.strip().partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise TokenRejected("the Authorization header is not 'Bearer <token>'")
-        return self.authorizer().claims(token.strip())
+        return gateway_claims(self.authorizer().claims(token.strip()))
 
     def page_config(self) -> dict[str, Any]:
         return {
@@ -481,6 +482,20 @@ class LocalOidc:
             "Deployed, this is Cognito's managed login.</p>"
         )
         return _page("Sign in to multitool", content, raw=True)
+
+
+def gateway_claims(claims: Mapping[str, Any]) -> dict[str, str]:
+    """Claims as the HTTP API hands them to the function: every value a string (``true``, ``1800000000``,
+    an array as ``[a b]``)."""
+
+    def text(value: Any) -> str:
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, list):
+            return "[" + " ".join(text(v) for v in value) + "]"
+        return value if isinstance(value, str) else json.dumps(value)
+
+    return {key: text(value) for key, value in claims.items()}
 
 
 def _signing_key() -> RSAKey:
