@@ -64,6 +64,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_backend_options(serve)
     serve.add_argument("--web-dir", type=Path, help="the page's folder (default: <repo>/web)")
     serve.add_argument("--verbose", action="store_true", help="log each request (method, path, status)")
+    serve.add_argument(
+        "--sign-in",
+        choices=("local", "oidc"),
+        default="local",
+        help="the page's sign-in: local (pick a seeded user) or oidc (the code flow with PKCE against a "
+        "local OIDC stand-in, tokens checked as the JWT authorizer does); default: %(default)s",
+    )
 
     chat = commands.add_parser(
         "chat",
@@ -175,6 +182,10 @@ def serve(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return EXIT_ERROR
+        if args.sign_in == "oidc":  # the OIDC stand-in issues tokens for this server's own URL
+            from multitool.local.oidc import LocalOidc
+
+            api.auth = LocalOidc(people=lambda: running.seed.people, issuer=server.url.rstrip("/"))
         model = _model_banner(running.runtime)
         print(f"multitool is running on {model} with sandboxed AWS (moto at {running.endpoint}).")
         print(f"  Open {server.url} in your browser. Press Ctrl+C to stop.", flush=True)

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from multitool.local.embedded import Embedded, Seed
@@ -54,6 +54,25 @@ ACCOUNT = "000000000000"
 
 Handler = Callable[[dict[str, Any], Any], Any]
 Outbox = Callable[[str], Mapping[str, Any]]  # a user id -> that user's sandbox outbox
+
+
+# --- sign-in through an OIDC provider (multitool.local.oidc), optional --------------------------------
+class SignIn(Protocol):
+    """An OIDC provider served by this server, whose tokens the API checks as the JWT authorizer does.
+
+    ``claims_for`` returns None without an ``Authorization`` header and raises ``PermissionError``
+    (``TokenRejected``) for a token the authorizer refuses.
+    """
+
+    def handles(self, path: str) -> bool: ...
+    def serve(
+        self, method: str, target: str, *, headers: Mapping[str, str] | None = None, body: bytes = b""
+    ) -> Any: ...
+    def claims_for(self, headers: Mapping[str, str]) -> dict[str, Any] | None: ...
+    def page_config(self) -> dict[str, Any]: ...
+
+
+# --- end of sign-in ----------------------------------------------------------------------------------
 
 
 def repo_root() -> Path:
@@ -321,6 +340,7 @@ class LocalApi:
     outbox: Outbox | None = None
     routes: tuple[Route, ...] = API_ROUTES
     max_instances: int = MAX_INSTANCES
+    auth: SignIn | None = None  # OIDC sign-in; X-Local-User keeps working for scripts and the CLI
     _instances: dict[str, Instances] = field(default_factory=dict, repr=False)
     _loading: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -367,13 +387,36 @@ class LocalApi:
             return json_response(404, {"message": "Not Found"})
         route, params = found
         headers = dict(headers or {})
+        # --- sign-in: a bearer token is checked as the HTTP API's JWT authorizer would -------------
+        if self.auth is not None and any(k.lower() == "authorization" for k in headers):
+            try:
+                claims = self.auth.claims_for(headers)
+            except PermissionError:
+                return json_response(401, {"message": "Unauthorized"})
+            return self._invoke_as(claims, route, params, method, path, parts.query, headers, body, source_ip)
+        # --- end of sign-in --------------------------------------------------------------------------
         if not is_loopback(source_ip):
             return json_response(
                 401,
                 {"message": "Unauthorized: local sign-in (X-Local-User) is accepted from this machine only"},
             )
         user = next((v for k, v in headers.items() if k.lower() == LOCAL_USER_HEADER), None)
-        claims = self.claims_for(user)
+        return self._invoke_as(
+            self.claims_for(user), route, params, method, path, parts.query, headers, body, source_ip
+        )
+
+    def _invoke_as(
+        self,
+        claims: Mapping[str, Any] | None,
+        route: Route,
+        params: Mapping[str, str],
+        method: str,
+        path: str,
+        query: str,
+        headers: Mapping[str, str],
+        body: bytes,
+        source_ip: str,
+    ) -> LocalResponse:
         if claims is None:
             # The deployed JWT authorizer answers 401 before the function runs.
             return json_response(401, {"message": "Unauthorized"})
@@ -382,7 +425,7 @@ class LocalApi:
         event = http_api_event(
             method=method.upper(),
             raw_path=path,
-            raw_query=parts.query,
+            raw_query=query,
             headers=headers,
             body=body,
             route=route,
@@ -410,7 +453,8 @@ class LocalApi:
 
     def page_config(self) -> dict[str, Any]:
         """The page's ``config.json``: same-origin API, local sign-in, the sandbox's Jira projects."""
-        return {"apiBase": "", "auth": "local", "jiraProjects": sorted(self.seed.jira_projects)}
+        config = {"apiBase": "", "auth": "local", "jiraProjects": sorted(self.seed.jira_projects)}
+        return config | (self.auth.page_config() if self.auth is not None else {})
 
     def sandbox_outbox(self, headers: Mapping[str, str]) -> LocalResponse:
         """The signed-in user's outbox: the mail their confirms sent and the issues they created."""
@@ -482,6 +526,9 @@ def route_request(
         return json_response(200, api.page_config())
     if path == "/sandbox/outbox" and method == "GET":
         return api.sandbox_outbox(headers or {})
+    if api.auth is not None and api.auth.handles(path):  # sign-in: the OIDC provider's endpoints
+        answer = api.auth.serve(method, target, headers=headers or {}, body=body)
+        return LocalResponse(answer.status, dict(answer.headers), answer.body, tuple(answer.cookies))
     if api.handles(path) or api.route_for(method, path) is not None:
         return api.invoke(method, target, headers=headers, body=body, source_ip=source_ip)
     if method == "GET":
