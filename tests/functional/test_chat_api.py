@@ -106,35 +106,46 @@ def test_the_same_message_in_the_same_session_lands_on_the_same_drafts(env) -> N
 
 
 @pytest.mark.parametrize(
-    ("body", "words"),
+    ("body", "field", "words"),
     [
-        ({}, "'message' is required"),
-        ({"message": ""}, "must not be empty"),
-        ({"message": "   "}, "must not be empty"),
-        ({"message": 5}, "'message'"),
-        ({"message": ["hi"]}, "'message'"),
-        ({"message": "hi", "sessionId": 7}, "'sessionId'"),
-        ({"message": "hi", "sessionId": "bad id with spaces"}, "'sessionId' must be"),
-        ({"message": "hi", "timezone": "Mars/Olympus"}, "IANA time zone"),
-        ({"message": "hi", "timezone": "Europe"}, "IANA time zone"),
-        ({"message": "hi", "timezone": "A" * 300}, "IANA time zone"),
-        ({"message": "hi", "colour": "blue"}, "'colour' is not a known field"),
-        ({"message": "x" * 4001}, "the limit is 4000"),
-        ('{"message": "unterminated', "valid JSON"),
-        ("", "valid JSON"),
-        ("[1, 2]", "JSON object"),
-        ('"just a string"', "JSON object"),
-        (b"\xff\xfe not utf-8", "valid JSON"),
+        ({}, "message", "message: is missing"),
+        ({"message": ""}, "message", "message: must not be empty"),
+        ({"message": "   "}, "message", "message: must not be empty"),
+        ({"message": 5}, "message", "message: Input should be a valid string"),
+        ({"message": ["hi"]}, "message", "message: Input should be a valid string"),
+        ({"message": "hi", "sessionId": 7}, "sessionId", "sessionId: Input should be a valid string"),
+        ({"message": "hi", "sessionId": "bad id with spaces"}, "sessionId", "sessionId: must be"),
+        ({"message": "hi", "timezone": "Mars/Olympus"}, "timezone", "timezone: must be an IANA time zone"),
+        ({"message": "hi", "timezone": "Europe"}, "timezone", "IANA time zone"),
+        ({"message": "hi", "timezone": "A" * 300}, "timezone", "IANA time zone"),
+        ({"message": "hi", "colour": "blue"}, "colour", "colour: Extra inputs are not permitted"),
+        ({"message": "x" * 4001}, "message", "the limit is 4000"),
+        ('{"message": "unterminated', "body", "body: must be valid JSON"),
+        ("", "body", "body: must be valid JSON"),
+        ("[1, 2]", "body", "body: must be a JSON object"),
+        ('"just a string"', "body", "body: must be a JSON object"),
+        (b"\xff\xfe not utf-8", "body", "valid JSON"),
     ],
 )
-def test_bad_requests_get_400_with_a_clear_message(env, body, words: str) -> None:
+def test_bad_requests_get_400_naming_the_field_as_every_api_does(env, body, field: str, words: str) -> None:
     response = call(body)
 
     assert response["statusCode"] == 400
     error = json_body(response)["error"]
     assert error["code"] == "bad_request"
     assert words in error["message"]
+    assert error["field"] == field
     assert "Traceback" not in response["body"]
+    assert "ChatRequest" not in response["body"]
+
+
+def test_a_bad_idempotency_key_names_the_header(env) -> None:
+    response = call({"message": COMBINED}, headers={"Idempotency-Key": "has spaces in it"})
+
+    assert response["statusCode"] == 400
+    error = json_body(response)["error"]
+    assert error["field"] == "Idempotency-Key"
+    assert error["message"].startswith("Idempotency-Key: must be 1-128 visible ASCII characters")
 
 
 def test_a_request_without_a_user_is_401(env) -> None:

@@ -67,7 +67,11 @@ IDEMPOTENCY_KEY_PATTERN = re.compile(r"^[\x21-\x7e]{1,128}$")
 
 
 class ChatInputError(ValueError):
-    """A request the API answers with 400; the message says what to change."""
+    """A request the API answers with 400: ``field: what to change`` (the field paths of multitool.validation)."""
+
+    def __init__(self, field: str, problem: str) -> None:
+        super().__init__(f"{field}: {problem}")
+        self.field = field
 
 
 class IdempotencyKeyReused(Exception):
@@ -100,8 +104,8 @@ def idempotency_key(header: str | None) -> str | None:
         value = value[1:-1]
     if '"' in value or not IDEMPOTENCY_KEY_PATTERN.match(value):
         raise ChatInputError(
-            "The Idempotency-Key header must be 1-128 visible ASCII characters without spaces, "
-            "for example a UUID."
+            "Idempotency-Key",
+            "must be 1-128 visible ASCII characters without spaces, for example a UUID.",
         )
     return value
 
@@ -326,10 +330,10 @@ class ChatService:
         """The turn's time zone, once the request is known to be runnable; :class:`ChatInputError` if not."""
         message = request.message
         if not message:
-            raise ChatInputError("'message' must not be empty.")
+            raise ChatInputError("message", "must not be empty.")
         if len(message) > self.max_message_chars:
             raise ChatInputError(
-                f"'message' is {len(message)} characters long; the limit is {self.max_message_chars}."
+                "message", f"is {len(message)} characters long; the limit is {self.max_message_chars}."
             )
         # The hint (the token's zoneinfo) is free text the user never sent here: unusable, it is ignored.
         hint = timezone_hint if timezone_hint and iana_zone(timezone_hint) is not None else None
@@ -337,11 +341,11 @@ class ChatService:
         if iana_zone(timezone) is None:
             shown = timezone if len(timezone) <= 64 else f"{timezone[:61]}..."
             raise ChatInputError(
-                f"'timezone' must be an IANA time zone such as Europe/Berlin, not {shown!r}."
+                "timezone", f"must be an IANA time zone such as Europe/Berlin, not {shown!r}."
             )
         if request.session_id and not valid_session_id(request.session_id):
             raise ChatInputError(
-                "'sessionId' must be 2-100 characters of letters, digits, '.', '_', ':' or '-'."
+                "sessionId", "must be 2-100 characters of letters, digits, '.', '_', ':' or '-'."
             )
         return timezone
 

@@ -27,8 +27,19 @@ def field_path(location: Iterable[int | str]) -> str:
     return path or "body"
 
 
+# pydantic's words for these name the model class ("instance of Slot"): internal names, not the API's.
+_WORDS = {
+    "missing": "is missing",
+    "json_invalid": "must be valid JSON",
+    "model_type": "must be a JSON object",
+    "model_attributes_type": "must be a JSON object",
+    "dataclass_type": "must be a JSON object",
+    "dataclass_exact_type": "must be a JSON object",
+}
+
+
 def _message(item: Mapping[str, Any]) -> str:
-    return "is missing" if item.get("type") == "missing" else str(item.get("msg") or "is invalid")
+    return _WORDS.get(str(item.get("type")), "") or str(item.get("msg") or "is invalid")
 
 
 def error_items(error: ValidationError | Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:

@@ -18,7 +18,7 @@ from aws_lambda_powertools.utilities.data_classes.common import BaseProxyEvent
 
 
 class UndecodableBody(ValueError):
-    """The request body is not UTF-8 text (or not the base64 its flag claims)."""
+    """The request body is not UTF-8 text (or not the base64 its flag claims); the message names ``body``."""
 
 
 def body_text(event: BaseProxyEvent) -> str:
@@ -31,16 +31,16 @@ def body_text(event: BaseProxyEvent) -> str:
         return ""
     if not event.is_base64_encoded:
         if not _encodable(raw):
-            raise UndecodableBody("The body must be valid JSON in UTF-8.")
+            raise UndecodableBody("body: must be valid JSON in UTF-8.")
         return raw
     try:
         data = base64.b64decode(raw.encode("ascii"), validate=True)
     except (UnicodeEncodeError, binascii.Error):
-        raise UndecodableBody("The body is flagged base64 but is not base64.") from None
+        raise UndecodableBody("body: is flagged base64 but is not base64.") from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise UndecodableBody("The body must be valid JSON in UTF-8.") from None
+        raise UndecodableBody("body: must be valid JSON in UTF-8.") from None
 
 
 def utf8_clean(value: Any) -> bool:

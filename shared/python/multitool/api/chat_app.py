@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from multitool.api import verified_email
 from multitool.api.bodies import UndecodableBody, body_text
+from multitool.api.errors import error_body
 from multitool.chat import (
     ChatIdempotency,
     ChatInputError,
@@ -35,6 +36,7 @@ from multitool.observability import error_fields, logger
 from multitool.runtimes.base import ModelBusy, ModelFailed, RuntimeNotConfigured
 from multitool.sessions import SessionNotOwned
 from multitool.settings import SettingsError
+from multitool.validation import first_field, problems
 
 ChatServiceProvider = Callable[[], ChatService]
 IDEMPOTENCY_HEADER = "Idempotency-Key"
@@ -89,25 +91,6 @@ def aws_chat_service() -> ChatService:
     )
 
 
-def _problems(error: ValidationError) -> str:
-    """A validation error in words: which field, what is wrong (never the value sent)."""
-    parts: list[str] = []
-    for item in error.errors(include_url=False, include_input=False):
-        kind = item.get("type", "")
-        where = ".".join(str(p) for p in item.get("loc", ()))
-        if kind == "json_invalid":
-            return "The body must be valid JSON."
-        if kind in ("model_type", "model_attributes_type"):
-            return 'The body must be a JSON object such as {"message": "Email Priya about the plan"}.'
-        if kind == "extra_forbidden":
-            parts.append(f"'{where}' is not a known field (use message, sessionId, timezone)")
-        elif kind == "missing":
-            parts.append(f"'{where}' is required")
-        else:
-            parts.append(f"'{where}': {item.get('msg', 'invalid')}")
-    return "; ".join(parts) + "."
-
-
 def chat_app(service: ChatServiceProvider = aws_chat_service) -> APIGatewayHttpResolver:
     app = APIGatewayHttpResolver()
 
@@ -140,11 +123,13 @@ def chat_app(service: ChatServiceProvider = aws_chat_service) -> APIGatewayHttpR
     return app
 
 
-def _error(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> Response[Any]:
+def _error(
+    status: int, code: str, message: str, headers: dict[str, str] | None = None, *, field: str | None = None
+) -> Response[Any]:
     return Response(
         status_code=status,
         content_type=content_types.APPLICATION_JSON,
-        body={"error": {"code": code, "message": message}},
+        body=error_body(code, message, field=field),
         headers=headers,
     )
 
@@ -158,12 +143,15 @@ def _map_errors(app: APIGatewayHttpResolver) -> None:
 
     @app.exception_handler(ValidationError)  # type: ignore[untyped-decorator]
     def invalid_body(error: ValidationError) -> Response[Any]:
-        return _error(HTTPStatus.BAD_REQUEST, "bad_request", _problems(error))
+        return _error(HTTPStatus.BAD_REQUEST, "bad_request", problems(error), field=first_field(error))
 
     @app.exception_handler(ChatInputError)  # type: ignore[untyped-decorator]
+    def bad_input(error: ChatInputError) -> Response[Any]:
+        return _error(HTTPStatus.BAD_REQUEST, "bad_request", str(error), field=error.field)
+
     @app.exception_handler(UndecodableBody)  # type: ignore[untyped-decorator]
-    def bad_input(error: ValueError) -> Response[Any]:
-        return _error(HTTPStatus.BAD_REQUEST, "bad_request", str(error))
+    def undecodable(error: UndecodableBody) -> Response[Any]:
+        return _error(HTTPStatus.BAD_REQUEST, "bad_request", str(error), field="body")
 
     @app.exception_handler(SessionNotOwned)  # type: ignore[untyped-decorator]
     def not_owned(error: SessionNotOwned) -> Response[Any]:

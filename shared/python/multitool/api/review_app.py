@@ -16,9 +16,12 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
+from pydantic import Field
+from pydantic.json_schema import SkipJsonSchema
 
 from multitool.api import verified_email
 from multitool.api.bodies import UndecodableBody, body_text, utf8_clean
+from multitool.api.errors import ApiError, ErrorDetail
 from multitool.drafts import Draft
 from multitool.observability import error_fields, logger
 from multitool.review import (
@@ -50,6 +53,14 @@ class Unauthenticated(ReviewError):
 
 class BadRequest(ReviewError):
     code = "bad_request"
+
+
+class ReviewApiError(ApiError):
+    """A review error; with the action's current state when the failure leaves one to show."""
+
+    action: DraftView | SkipJsonSchema[None] = Field(
+        default=None, description="The action as it is now (a conflict, a failed side effect)"
+    )
 
 
 @functools.cache
@@ -126,11 +137,11 @@ def review_app(reviewer: ReviewerProvider = aws_reviewer) -> APIGatewayHttpResol
         try:
             body = json.loads(raw)
         except (ValueError, RecursionError):  # RecursionError: nested deeper than the decoder recurses
-            raise BadRequest("The body must be JSON.") from None
+            raise BadRequest("body: must be valid JSON.") from None
         if not isinstance(body, dict):
-            raise BadRequest("The body must be a JSON object of the card's fields.")
+            raise BadRequest("body: must be a JSON object of the card's fields.")
         if not utf8_clean(body):
-            raise BadRequest("The body must be UTF-8 text: it escapes a lone surrogate (\\ud800-\\udfff).")
+            raise BadRequest("body: must be UTF-8 text: it escapes a lone surrogate (\\ud800-\\udfff).")
         return body
 
     @app.get("/actions/<draft_id>")
@@ -159,15 +170,20 @@ def _response(
     headers: dict[str, str] | None = None,
 ) -> Response[Any]:
     """``{"error": {"code", "message", ...extra}}``, with the action's current state when there is one."""
-    body: dict[str, Any] = {"error": {"code": error.code, "message": error.message, **(extra or {})}}
-    if action is not None:
-        body["action"] = DraftView.of(action).to_wire()
+    body = ReviewApiError(
+        error=ErrorDetail(code=error.code, message=error.message, **(extra or {})),
+        action=DraftView.of(action) if action is not None else None,
+    )
     return Response(
         status_code=int(status),
         content_type=content_types.APPLICATION_JSON,
-        body=body,
+        body=body.to_wire(),
         headers=headers or None,
     )
+
+
+def _body(code: str, message: str) -> dict[str, Any]:
+    return ApiError(error=ErrorDetail(code=code, message=message)).to_wire()
 
 
 def _map_errors(app: APIGatewayHttpResolver) -> None:
@@ -179,11 +195,11 @@ def _map_errors(app: APIGatewayHttpResolver) -> None:
 
     @app.exception_handler(BadRequest)  # type: ignore[untyped-decorator]
     def bad_request(error: BadRequest) -> Response[Any]:
-        return _response(HTTPStatus.BAD_REQUEST, error)
+        return _response(HTTPStatus.BAD_REQUEST, error, extra={"field": "body"})
 
     @app.exception_handler(UndecodableBody)  # type: ignore[untyped-decorator]
     def undecodable(error: UndecodableBody) -> Response[Any]:
-        return _response(HTTPStatus.BAD_REQUEST, BadRequest(str(error)))
+        return _response(HTTPStatus.BAD_REQUEST, BadRequest(str(error)), extra={"field": "body"})
 
     @app.exception_handler(DraftNotFound)  # type: ignore[untyped-decorator]
     def not_found(error: DraftNotFound) -> Response[Any]:
@@ -222,7 +238,7 @@ def _map_errors(app: APIGatewayHttpResolver) -> None:
         return Response(
             status_code=int(HTTPStatus.INTERNAL_SERVER_ERROR),
             content_type=content_types.APPLICATION_JSON,
-            body={"error": {"code": "internal_error", "message": "Something went wrong; try again."}},
+            body=_body("internal_error", "Something went wrong; try again."),
         )
 
     @app.not_found
@@ -231,5 +247,5 @@ def _map_errors(app: APIGatewayHttpResolver) -> None:
         return Response(
             status_code=int(HTTPStatus.NOT_FOUND),
             content_type=content_types.APPLICATION_JSON,
-            body={"error": {"code": "not_found", "message": f"No route {event.http_method} {event.path}."}},
+            body=_body("not_found", f"No route {event.http_method} {event.path}."),
         )
