@@ -228,6 +228,8 @@ def test_the_drawer_is_usable_from_the_keyboard(page: Page, server_url: str) -> 
     # Given a two-card turn reached by typing and Enter only
     turn = send(page, COMBINED)
     meeting = turn.locator(MEETING_CARD)
+    # (a card's buttons come on once it has read its action's state)
+    expect(meeting.get_by_role("button", name="Discard")).to_be_enabled()
 
     # When the user tabs back from the message box to the last card's Discard and presses Enter
     page.get_by_role("textbox", name="Your message").focus()
