@@ -21,7 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from multitool.local.embedded import load_seed
-from multitool.local.server import LocalApi, make_server
+from multitool.local.gateway import LocalApi
+from multitool.local.server import make_server
 
 from tests.local_server import local_server
 

@@ -24,8 +24,9 @@ from moto import mock_aws
 from multitool.api.chat_app import aws_chat_service
 from multitool.api.review_app import aws_reviewer
 from multitool.local.embedded import load_seed
+from multitool.local.gateway import LocalApi
 from multitool.local.jira_server import start_fake_jira
-from multitool.local.server import LocalApi, repo_root, route_request
+from multitool.local.server import repo_root, route_request
 from multitool.ports.directory import seed_people
 from multitool.ports.drafts import DynamoDraftStore
 from multitool.tables import create_all

@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 from multitool.local.embedded import load_seed
-from multitool.local.server import LocalApi, LocalHttpServer, make_server, repo_root
+from multitool.local.gateway import LocalApi
+from multitool.local.server import LocalHttpServer, make_server, repo_root
 
 ECHO_HANDLER = """
 import json
@@ -224,7 +225,7 @@ def test_an_unhandled_handler_error_is_a_500_without_details(server: LocalHttpSe
 
 
 def _boom_route() -> tuple[Any, ...]:
-    from multitool.local.server import Route
+    from multitool.local.gateway import Route
 
     return (Route("POST", "/boom", "orchestrator"),)
 

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from multitool.local.embedded import Embedded, RuntimeChoice
-    from multitool.local.server import LocalApi
+    from multitool.local.gateway import LocalApi
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -144,7 +144,8 @@ def _runtime_choice(args: argparse.Namespace) -> RuntimeChoice:
 def _local_api(args: argparse.Namespace) -> tuple[Embedded, LocalApi]:
     """Start embedded AWS, apply its environment, and put the API Gateway stand-in before the handlers."""
     from multitool.local.embedded import start_embedded
-    from multitool.local.server import LocalApi, repo_root, sandbox_outbox_reader
+    from multitool.local.gateway import LocalApi, sandbox_outbox_reader
+    from multitool.local.server import repo_root
     from multitool.observability import use_console_logs
 
     running = start_embedded(_runtime_choice(args), region=args.region, log_level=args.log_level)
@@ -167,7 +168,8 @@ def _model_banner(choice: RuntimeChoice) -> str:
 
 
 def serve(args: argparse.Namespace) -> int:
-    from multitool.local.server import is_loopback, make_server
+    from multitool.local.gateway import is_loopback
+    from multitool.local.server import make_server
 
     running, api = _local_api(args)
     try:
@@ -300,7 +302,7 @@ class Remote:
         import urllib.error
         import urllib.request
 
-        from multitool.local.server import LOCAL_USER_HEADER
+        from multitool.local.gateway import LOCAL_USER_HEADER
 
         headers = {"content-type": "application/json"} if body is not None else {}
         if user is not None:

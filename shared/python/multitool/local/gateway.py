@@ -1,0 +1,372 @@
+"""The API Gateway stand-in: HTTP API routes, JWT claims, payload 2.0 events, proxy responses.
+
+Each API request becomes an HTTP API (payload format 2.0) event, with the
+signed-in local user as the JWT ``sub`` claim, and goes to the deployed handler
+code (:mod:`multitool.local.lambdas`). There is no second implementation of the
+API here: only the translation API Gateway does.
+
+Local sign-in trusts whoever sends ``X-Local-User``, so it is accepted from this
+machine (loopback) only; a bearer token from the OIDC stand-in
+(:mod:`multitool.local.oidc`) is checked as the HTTP API's JWT authorizer would.
+"""
+
+from __future__ import annotations
+
+import base64
+import ipaddress
+import json
+import re
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from multitool.local.embedded import Embedded, Seed
+from multitool.local.lambdas import ACCOUNT, MAX_INSTANCES, Instances, LambdaContext, load_handler
+
+LOCAL_USER_HEADER = "x-local-user"
+LOCAL_ISSUER = "http://127.0.0.1/local-sign-in"
+MAX_BODY_BYTES = 1024 * 1024
+
+Outbox = Callable[[str], Mapping[str, Any]]  # a user id -> that user's sandbox outbox
+
+
+# --- sign-in through an OIDC provider (multitool.local.oidc), optional --------------------------------
+class SignIn(Protocol):
+    """An OIDC provider served by this server, whose tokens the API checks as the JWT authorizer does.
+
+    ``claims_for`` returns None without an ``Authorization`` header and raises ``PermissionError``
+    (``TokenRejected``) for a token the authorizer refuses.
+    """
+
+    def handles(self, path: str) -> bool: ...
+    def serve(
+        self, method: str, target: str, *, headers: Mapping[str, str] | None = None, body: bytes = b""
+    ) -> Any: ...
+    def claims_for(self, headers: Mapping[str, str]) -> dict[str, Any] | None: ...
+    def page_config(self) -> dict[str, Any]: ...
+
+
+# --- end of sign-in ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """One HTTP API route: ``METHOD /path/{param}`` served by one function."""
+
+    method: str
+    template: str
+    function: str
+
+    @property
+    def route_key(self) -> str:
+        return f"{self.method} {self.template}"
+
+    def match(self, method: str, path: str) -> dict[str, str] | None:
+        if method != self.method:
+            return None
+        pattern = "^" + re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>[^/]+)", re.escape(self.template)) + "$"
+        found = re.match(pattern, path)
+        if found is None:
+            return None
+        return {name: unquote(value) for name, value in found.groupdict().items()}
+
+
+# The stack's HTTP API routes (infra), in the same shape.
+API_ROUTES: tuple[Route, ...] = (
+    Route("POST", "/chat", "orchestrator"),
+    Route("GET", "/actions/{id}", "review"),
+    Route("POST", "/actions/{id}/confirm", "review"),
+    Route("POST", "/actions/{id}/discard", "review"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class LocalResponse:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    cookies: tuple[str, ...] = ()
+
+    def json(self) -> Any:
+        return json.loads(self.body) if self.body else None
+
+
+def is_loopback(address: str) -> bool:
+    """Whether a peer address is this machine (127.0.0.0/8, ::1, or IPv4-mapped loopback)."""
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return False
+    mapped = getattr(ip, "ipv4_mapped", None)
+    return bool(ip.is_loopback or (mapped is not None and mapped.is_loopback))
+
+
+def jwt_claims(user_id: str, email: str, zoneinfo: str, name: str | None = None) -> dict[str, Any]:
+    """Claims shaped like a Cognito token's, for the signed-in local user (``zoneinfo``: OIDC standard)."""
+    now = int(time.time())
+    return {
+        "sub": user_id,
+        "username": user_id,
+        **({"name": name} if name else {}),
+        "email": email,
+        # Seeded users' addresses are theirs: as in a Cognito token for a verified address.
+        "email_verified": "true",
+        "zoneinfo": zoneinfo,
+        "iss": LOCAL_ISSUER,
+        "client_id": "local",
+        "token_use": "access",
+        "scope": "openid email",
+        "auth_time": str(now),
+        "iat": str(now),
+        "exp": str(now + 3600),
+    }
+
+
+def http_api_event(
+    *,
+    method: str,
+    raw_path: str,
+    raw_query: str,
+    headers: Mapping[str, str],
+    body: bytes,
+    route: Route,
+    path_parameters: Mapping[str, str],
+    claims: Mapping[str, Any] | None,
+    source_ip: str,
+) -> dict[str, Any]:
+    """The API Gateway HTTP API payload 2.0 event for one request."""
+    lowered: dict[str, str] = {}
+    for name, value in headers.items():
+        key = name.lower()
+        # HTTP API joins repeated headers with a comma.
+        lowered[key] = f"{lowered[key]},{value}" if key in lowered else value
+    now = time.time()
+    request_context: dict[str, Any] = {
+        "accountId": ACCOUNT,
+        "apiId": "local",
+        "domainName": lowered.get("host", "127.0.0.1"),
+        "domainPrefix": "local",
+        "http": {
+            "method": method,
+            "path": raw_path,
+            "protocol": "HTTP/1.1",
+            "sourceIp": source_ip,
+            "userAgent": lowered.get("user-agent", ""),
+        },
+        "requestId": str(uuid.uuid4()),
+        "routeKey": route.route_key,
+        "stage": "$default",
+        "time": time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime(now)),
+        "timeEpoch": int(now * 1000),
+    }
+    if claims is not None:
+        request_context["authorizer"] = {"jwt": {"claims": dict(claims), "scopes": None}}
+    event: dict[str, Any] = {
+        "version": "2.0",
+        "routeKey": route.route_key,
+        "rawPath": raw_path,
+        "rawQueryString": raw_query,
+        "headers": lowered,
+        "requestContext": request_context,
+        "isBase64Encoded": False,
+    }
+    cookies = lowered.get("cookie")
+    if cookies:
+        event["cookies"] = [c.strip() for c in cookies.split(";") if c.strip()]
+    if raw_query:
+        query: dict[str, str] = {}
+        for key, value in parse_qsl(raw_query, keep_blank_values=True):
+            query[key] = f"{query[key]},{value}" if key in query else value
+        event["queryStringParameters"] = query
+    if path_parameters:
+        event["pathParameters"] = dict(path_parameters)
+    if body:
+        try:
+            event["body"] = body.decode("utf-8")
+        except UnicodeDecodeError:
+            event["body"] = base64.b64encode(body).decode("ascii")
+            event["isBase64Encoded"] = True
+    return event
+
+
+def proxy_response(result: Any) -> LocalResponse:
+    """A Lambda proxy result as API Gateway (payload 2.0) turns it into an HTTP response."""
+    if not isinstance(result, Mapping) or "statusCode" not in result:
+        # Format 2.0: anything without statusCode is a 200 JSON body.
+        return LocalResponse(200, {"content-type": "application/json"}, json.dumps(result).encode())
+    headers = {str(k).lower(): str(v) for k, v in (result.get("headers") or {}).items()}
+    for key, values in (result.get("multiValueHeaders") or {}).items():
+        headers[str(key).lower()] = ",".join(str(v) for v in values)
+    raw = result.get("body") or ""
+    body = base64.b64decode(raw) if result.get("isBase64Encoded") else str(raw).encode("utf-8")
+    return LocalResponse(
+        int(result["statusCode"]), headers, body, tuple(str(c) for c in result.get("cookies") or ())
+    )
+
+
+def json_response(status: int, payload: Any) -> LocalResponse:
+    return LocalResponse(status, {"content-type": "application/json"}, json.dumps(payload).encode())
+
+
+@dataclass
+class LocalApi:
+    """API Gateway's part: route, authorize (local sign-in), build the event, invoke, translate back."""
+
+    functions_dir: Path
+    seed: Seed
+    outbox: Outbox | None = None
+    routes: tuple[Route, ...] = API_ROUTES
+    max_instances: int = MAX_INSTANCES
+    auth: SignIn | None = None  # OIDC sign-in; X-Local-User keeps working for scripts and the CLI
+    _instances: dict[str, Instances] = field(default_factory=dict, repr=False)
+    _loading: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def route_for(self, method: str, path: str) -> tuple[Route, dict[str, str]] | None:
+        for route in self.routes:
+            params = route.match(method, path)
+            if params is not None:
+                return route, params
+        return None
+
+    def handles(self, path: str) -> bool:
+        """Whether ``path`` belongs to the API (any method), rather than to the page."""
+        return any(route.match(route.method, path) is not None for route in self.routes)
+
+    def instances(self, name: str) -> Instances:
+        """The execution environments of function ``name`` (none loaded until a request needs one)."""
+        with self._loading:
+            if name not in self._instances:
+                self._instances[name] = Instances(
+                    lambda number: load_handler(self.functions_dir, name, number), self.max_instances
+                )
+            return self._instances[name]
+
+    def claims_for(self, user_id: str | None) -> dict[str, Any] | None:
+        if not user_id:
+            return None
+        person = self.seed.person(user_id)
+        return jwt_claims(person.id, person.email, person.timezone, person.display_name) if person else None
+
+    def invoke(
+        self,
+        method: str,
+        target: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        body: bytes = b"",
+        source_ip: str = "127.0.0.1",
+    ) -> LocalResponse:
+        """Serve one API request as API Gateway with a JWT authorizer would."""
+        parts = urlsplit(target)
+        path = parts.path or "/"
+        found = self.route_for(method.upper(), path)
+        if found is None:
+            return json_response(404, {"message": "Not Found"})
+        route, params = found
+        headers = dict(headers or {})
+        # --- sign-in: a bearer token is checked as the HTTP API's JWT authorizer would -------------
+        if self.auth is not None and any(k.lower() == "authorization" for k in headers):
+            try:
+                claims = self.auth.claims_for(headers)
+            except PermissionError:
+                return json_response(401, {"message": "Unauthorized"})
+            return self._invoke_as(claims, route, params, method, path, parts.query, headers, body, source_ip)
+        # --- end of sign-in --------------------------------------------------------------------------
+        if not is_loopback(source_ip):
+            return json_response(
+                401,
+                {"message": "Unauthorized: local sign-in (X-Local-User) is accepted from this machine only"},
+            )
+        user = next((v for k, v in headers.items() if k.lower() == LOCAL_USER_HEADER), None)
+        return self._invoke_as(
+            self.claims_for(user), route, params, method, path, parts.query, headers, body, source_ip
+        )
+
+    def _invoke_as(
+        self,
+        claims: Mapping[str, Any] | None,
+        route: Route,
+        params: Mapping[str, str],
+        method: str,
+        path: str,
+        query: str,
+        headers: Mapping[str, str],
+        body: bytes,
+        source_ip: str,
+    ) -> LocalResponse:
+        if claims is None:
+            # The deployed JWT authorizer answers 401 before the function runs.
+            return json_response(401, {"message": "Unauthorized"})
+        if len(body) > MAX_BODY_BYTES:
+            return json_response(413, {"message": "Request Entity Too Large"})
+        event = http_api_event(
+            method=method.upper(),
+            raw_path=path,
+            raw_query=query,
+            headers=headers,
+            body=body,
+            route=route,
+            path_parameters=params,
+            claims=claims,
+            source_ip=source_ip,
+        )
+        # Concurrent requests run concurrently, each in an execution environment of its own.
+        with self.instances(route.function).acquire() as handler:
+            try:
+                result = handler(event, LambdaContext(route.function))
+            except Exception as error:  # an unhandled error is a 500 from API Gateway
+                sys.stderr.write(f"[{route.function}] unhandled {type(error).__name__}\n")
+                return json_response(500, {"message": "Internal Server Error"})
+        return proxy_response(result)
+
+    def users(self) -> dict[str, Any]:
+        return {
+            "defaultUser": self.seed.default_user,
+            "users": [
+                {"id": p.id, "displayName": p.display_name, "email": p.email, "timezone": p.timezone}
+                for p in self.seed.people
+            ],
+        }
+
+    def page_config(self) -> dict[str, Any]:
+        """The page's ``config.json``: same-origin API, local sign-in, the sandbox's Jira projects."""
+        config = {"apiBase": "", "auth": "local", "jiraProjects": sorted(self.seed.jira_projects)}
+        return config | (self.auth.page_config() if self.auth is not None else {})
+
+    def sandbox_outbox(self, headers: Mapping[str, str]) -> LocalResponse:
+        """The signed-in user's outbox: the mail their confirms sent and the issues they created."""
+        if self.outbox is None:
+            return json_response(404, {"message": "No sandbox outbox in this setup"})
+        user = next((v for k, v in headers.items() if k.lower() == LOCAL_USER_HEADER), None)
+        person = self.seed.person(user) if user else None
+        if person is None:
+            return json_response(
+                401, {"message": "Unauthorized: the outbox is per user; sign in (X-Local-User)"}
+            )
+        return json_response(200, {"sandbox": True, **self.outbox(person.id), "user": person.id})
+
+
+def sandbox_outbox_reader(running: Embedded) -> Outbox:
+    """One user's part of the sandboxes: the mail SES accepted and the issues Jira created for them."""
+    import boto3
+
+    from multitool.local.embedded import FAKE_CREDENTIALS
+    from multitool.local.outbox import outbox, sent_by, sent_mail
+
+    region = running.env["AWS_REGION"]
+    dynamodb = boto3.client(
+        "dynamodb",
+        endpoint_url=running.endpoint,
+        region_name=region,
+        aws_access_key_id=FAKE_CREDENTIALS["AWS_ACCESS_KEY_ID"],
+        aws_secret_access_key=FAKE_CREDENTIALS["AWS_SECRET_ACCESS_KEY"],
+        aws_session_token=FAKE_CREDENTIALS["AWS_SESSION_TOKEN"],
+    )
+    table = running.env["DRAFTS_TABLE_NAME"]
+    return lambda user: outbox(lambda: sent_mail(region=region), running.jira, sent_by(dynamodb, table, user))

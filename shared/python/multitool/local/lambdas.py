@@ -1,0 +1,121 @@
+"""The Lambda stand-in: a handler loaded by file path, its context, and warm execution environments.
+
+``functions/<name>/handler.py`` is loaded as the deployed code is, never through ``import functions``;
+each execution environment is a separate module instance (its own resolver ``app``), used by one
+request at a time, up to ``MAX_INSTANCES`` per function.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+FUNCTION_TIMEOUT_SECONDS = 30
+# Execution environments per function at most (Lambda's reserved concurrency); more requests wait.
+# All of them share this process's GIL with the embedded moto server: past a few, CPU-bound turns
+# (the offline model) only contend; turns waiting on Bedrock overlap up to this many.
+MAX_INSTANCES = 8
+REGION = "us-east-1"
+ACCOUNT = "000000000000"
+
+Handler = Callable[[dict[str, Any], Any], Any]
+
+
+class LambdaContext:
+    """What Lambda hands a handler as ``context`` (the attributes Powertools reads)."""
+
+    def __init__(self, function_name: str, timeout_seconds: int = FUNCTION_TIMEOUT_SECONDS) -> None:
+        self.function_name = function_name
+        self.function_version = "$LATEST"
+        self.invoked_function_arn = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{function_name}"
+        self.memory_limit_in_mb = 512
+        self.aws_request_id = str(uuid.uuid4())
+        self.log_group_name = f"/aws/lambda/{function_name}"
+        self.log_stream_name = time.strftime("%Y/%m/%d/[$LATEST]local")
+        self._deadline = time.monotonic() + timeout_seconds
+
+    def get_remaining_time_in_millis(self) -> int:
+        return max(0, int((self._deadline - time.monotonic()) * 1000))
+
+
+def load_handler(functions_dir: Path, name: str, instance: int = 0) -> Handler:
+    """``functions/<name>/handler.py``'s ``handler``, loaded by file path (never ``import functions``).
+
+    Each ``instance`` is a separate module: its own module-level state (the resolver
+    ``app``), as each Lambda execution environment has its own.
+    """
+    path = functions_dir / name / "handler.py"
+    if not path.is_file():
+        raise FileNotFoundError(f"No handler for function {name!r} at {path}")
+    module_name = f"_multitool_local_{name}_handler" + (f"_{instance}" if instance else "")
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"Cannot load {path}")
+    module: ModuleType = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    spec.loader.exec_module(module)
+    handler = getattr(module, "handler", None)
+    if not callable(handler):
+        raise ImportError(f"{path} has no callable 'handler'")
+    return handler  # type: ignore[no-any-return]
+
+
+class Instances:
+    """The warm execution environments of one function, as Lambda keeps them.
+
+    A request takes an idle instance, or loads a new one when all are busy (Lambda
+    scales out the same way), up to ``limit``; then it waits for one to be free.
+    One instance serves one request at a time: the handler module's resolver keeps
+    the current event on itself, so it is never shared between concurrent requests.
+
+    What instances do share is this process's ``multitool`` package, as one Lambda
+    environment's modules would be shared by nothing: the chat service and the
+    reviewer (``aws_chat_service``/``aws_reviewer``, built once; boto3 clients and
+    urllib3 pools are thread-safe, the runtimes keep no per-turn state), and the
+    Powertools logger and metrics (appended log keys may name a concurrent
+    request's id; metrics are disabled locally).
+    """
+
+    def __init__(self, load: Callable[[int], Handler], limit: int = MAX_INSTANCES) -> None:
+        self._load = load
+        self._idle: list[Handler] = []
+        self._all: list[Handler] = []
+        self._lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(limit)
+
+    @property
+    def loaded(self) -> tuple[Handler, ...]:
+        with self._lock:
+            return tuple(self._all)
+
+    def first(self) -> Handler:
+        """An instance (loaded if none is): for callers that only need the function's code."""
+        with self._lock:
+            if self._all:
+                return self._all[0]
+        with self.acquire() as handler:
+            return handler
+
+    @contextmanager
+    def acquire(self) -> Iterator[Handler]:
+        with self._slots:
+            with self._lock:
+                handler = self._idle.pop() if self._idle else None
+                number = len(self._all)
+            if handler is None:
+                handler = self._load(number)
+                with self._lock:
+                    self._all.append(handler)
+            try:
+                yield handler
+            finally:
+                with self._lock:
+                    self._idle.append(handler)
