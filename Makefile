@@ -13,13 +13,15 @@ SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help install demo test lint types unit functional infra e2e bench schemas synth lock chromium clean
+.PHONY: help install demo test lint types unit functional infra e2e bench schemas openapi fuzz synth lock chromium clean
 
 help:
 	@echo "make demo     run multitool locally on embedded defaults (no AWS account)"
 	@echo "make test     lint, types and every test suite (what CI runs)"
 	@echo "make bench    benchmarks (dispatch, cold import, trace extraction, synth)"
-	@echo "make schemas  regenerate the committed OpenAPI documents"
+	@echo "make schemas  regenerate the committed OpenAPI documents (action groups and docs/openapi.json)"
+	@echo "make openapi  regenerate the HTTP API's OpenAPI document, docs/openapi.json"
+	@echo "make fuzz     Schemathesis against a local server, longer than make test runs it"
 	@echo "make synth    synthesize the stack through the pinned CDK CLI"
 	@echo "make lock     re-resolve the Lambda layer's pinned wheels (infra/layer.lock)"
 
@@ -62,8 +64,11 @@ infra: $(STAMP) $(NODE_STAMP)
 e2e: $(STAMP) chromium
 	$(BIN)/python -m pytest tests/e2e
 
-schemas: $(STAMP)
+schemas: $(STAMP) openapi
 	$(BIN)/python -m multitool.schemas
+
+openapi: $(STAMP)
+	$(BIN)/python -m multitool.api.openapi
 
 # cdk deploy needs -c senderEmail=<your verified sender>; synth only checks the template, so a placeholder will do.
 SYNTH_CONTEXT ?= -c senderEmail=sender@example.com

@@ -67,7 +67,7 @@ IDEMPOTENCY_KEY_PATTERN = re.compile(r"^[\x21-\x7e]{1,128}$")
 
 
 class ChatInputError(ValueError):
-    """A request the API answers with 400: ``field: what to change`` (the field paths of multitool.validation)."""
+    """A request the API answers with 400: ``field: what to change`` (multitool.validation's paths)."""
 
     def __init__(self, field: str, problem: str) -> None:
         super().__init__(f"{field}: {problem}")
@@ -174,7 +174,12 @@ class ChatRequest(WireModel):
     model_config = ConfigDict(strict=True, str_strip_whitespace=True)
 
     # Cleaned as multi-line text (multitool.text): no null bytes or other controls reach the model.
-    message: MultiLine = Field(description="The user's message, with as many intents as they like")
+    message: MultiLine = Field(
+        description=(
+            "The user's message, with as many intents as they like; not empty, and at most "
+            f"{DEFAULT_MAX_MESSAGE_CHARS} characters unless the deployment sets another limit"
+        )
+    )
     session_id: str | None = Field(
         default=None, description="Continue this session; omit to start one (the response carries its id)"
     )

@@ -21,11 +21,12 @@ from pydantic import ValidationError
 
 from multitool.api import verified_email
 from multitool.api.bodies import UndecodableBody, body_text
-from multitool.api.errors import error_body
+from multitool.api.errors import error_body, openapi_responses
 from multitool.chat import (
     ChatIdempotency,
     ChatInputError,
     ChatRequest,
+    ChatResponse,
     ChatService,
     IdempotencyKeyReused,
     IdempotencyUnavailable,
@@ -101,7 +102,30 @@ def chat_app(service: ChatServiceProvider = aws_chat_service) -> APIGatewayHttpR
             raise Unauthenticated("Sign in first: the request carries no user.")
         return sub.strip()
 
-    @app.post("/chat")
+    @app.post(
+        "/chat",
+        operation_id="chat",
+        summary="Send one message; get the reply and one card per action",
+        description=(
+            "The model calls every tool the message asks for in one turn; each card is a draft that "
+            "nothing sends, books or creates until POST /actions/{id}/confirm. With an Idempotency-Key, "
+            "a retry of the same body answers the first response byte for byte."
+        ),
+        responses=openapi_responses(
+            ChatResponse,
+            "The reply; clientActions holds one card per action (absent when the turn made none)",
+            {
+                400: "The body, a field or the Idempotency-Key header is invalid; error.field names it",
+                403: "The sessionId belongs to another user (session_not_owned)",
+                409: "The first request with this Idempotency-Key is still running (request_in_progress)",
+                422: "This Idempotency-Key was used with another body (idempotency_key_reused)",
+                500: "The service failed or is not configured",
+                502: "The model could not answer (model_failed)",
+                503: "The model is busy or the idempotency store is away; retry after Retry-After",
+            },
+            retry_after={409: True, 503: True},
+        ),
+    )
     def chat() -> Response[str]:
         user_id = caller()
         key = idempotency_key(app.current_event.headers.get(IDEMPOTENCY_HEADER))

@@ -47,3 +47,59 @@ class GatewayMessage(WireModel):
 def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
     """``{"error": {"code", "message", ...}}`` as the wire carries it (fields left None are absent)."""
     return ApiError(error=ErrorDetail(code=code, message=message, **extra)).to_wire()
+
+
+# -- how a route declares its answers (Powertools' ``responses=``, read by multitool.api.openapi) ---------
+
+RETRY_AFTER = "Retry-After"
+# API Gateway answers these itself too, before the function (the JWT authorizer, a body over its limit, a
+# function that crashed): their body is then {"message": ...}.
+_GATEWAY_TOO = frozenset({401, 500})
+_GATEWAY_ONLY = frozenset({413})
+GATEWAY_ERRORS: dict[int, str] = {
+    401: "No signed-in user: the JWT authorizer refused the token, or it carries no user",
+    413: "The body is over the API's size limit",
+    500: "The service failed; nothing was acted on twice. Retry later",
+}
+
+
+def _retry_after(required: bool) -> dict[str, Any]:
+    return {
+        RETRY_AFTER: {
+            "description": "Seconds to wait before retrying the same request",
+            "required": required,
+            "schema": {"type": "integer", "minimum": 1},
+        }
+    }
+
+
+def openapi_responses(
+    ok: type[WireModel],
+    ok_description: str,
+    errors: dict[int, str],
+    *,
+    error_model: type[ApiError] = ApiError,
+    retry_after: dict[int, bool] | None = None,
+) -> dict[int, Any]:
+    """A route's ``responses=``: ``ok`` on 200, the error model on each of ``errors`` (and API Gateway's own).
+
+    ``retry_after`` maps a status to whether its ``Retry-After`` header is always sent.
+    """
+    answers: dict[int, Any] = {200: {"description": ok_description, "content": _json(ok)}}
+    for status, description in sorted({**GATEWAY_ERRORS, **errors}.items()):
+        model: Any = (
+            GatewayMessage
+            if status in _GATEWAY_ONLY
+            else error_model | GatewayMessage
+            if status in _GATEWAY_TOO
+            else error_model
+        )
+        answer: dict[str, Any] = {"description": description, "content": _json(model)}
+        if retry_after and status in retry_after:
+            answer["headers"] = _retry_after(retry_after[status])
+        answers[status] = answer
+    return answers
+
+
+def _json(model: Any) -> dict[str, Any]:
+    return {"application/json": {"model": model}}

@@ -21,7 +21,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from multitool.api import verified_email
 from multitool.api.bodies import UndecodableBody, body_text, utf8_clean
-from multitool.api.errors import ApiError, ErrorDetail
+from multitool.api.errors import ApiError, ErrorDetail, openapi_responses
 from multitool.drafts import Draft
 from multitool.observability import error_fields, logger
 from multitool.review import (
@@ -144,21 +144,64 @@ def review_app(reviewer: ReviewerProvider = aws_reviewer) -> APIGatewayHttpResol
             raise BadRequest("body: must be UTF-8 text: it escapes a lone surrogate (\\ud800-\\udfff).")
         return body
 
-    @app.get("/actions/<draft_id>")
-    def get_action(draft_id: str) -> dict[str, Any]:
-        return DraftView.of(reviewer().get(caller(), draft_id)).to_wire()
+    # ``id`` as the deployed routes name it (/actions/{id}), so the OpenAPI document matches them.
+    @app.get(
+        "/actions/<id>",
+        operation_id="getAction",
+        summary="Read an action (a draft card) and its state",
+        description="Only the draft's owner sees it: anyone else's draft, or an unknown id, is 404.",
+        responses=_answers("The action"),
+    )
+    def get_action(id: str) -> dict[str, Any]:
+        return DraftView.of(reviewer().get(caller(), id)).to_wire()
 
-    @app.post("/actions/<draft_id>/confirm")
-    def confirm_action(draft_id: str) -> dict[str, Any]:
+    @app.post(
+        "/actions/<id>/confirm",
+        operation_id="confirmAction",
+        summary="Confirm an action, with the fields as the user edited them: send, book or create, once",
+        description=(
+            "The body holds the card's fields the user changed (the edits of the action's tool); "
+            "fields left out keep their last confirmed value, else the draft's. A confirm after done "
+            "with the same content answers the stored result without acting again."
+        ),
+        responses=_answers(
+            "The action, done (its result says what was sent, booked or created)",
+            {
+                400: "The body is not a JSON object",
+                409: "The action is in progress, done with other content, discarded, or the slot was taken",
+                422: "An edit is invalid or a name is still unsettled; error.field names it (to[0], slot)",
+                502: "The backend refused the action; it can be confirmed again after a change",
+                503: "The backend is busy or away, or not configured; retry (after Retry-After when sent)",
+            },
+        ),
+    )
+    def confirm_action(id: str) -> dict[str, Any]:
         who = caller()
-        return DraftView.of(reviewer().confirm(who, draft_id, json_object())).to_wire()
+        return DraftView.of(reviewer().confirm(who, id, json_object())).to_wire()
 
-    @app.post("/actions/<draft_id>/discard")
-    def discard_action(draft_id: str) -> dict[str, Any]:
-        return DraftView.of(reviewer().discard(caller(), draft_id)).to_wire()
+    @app.post(
+        "/actions/<id>/discard",
+        operation_id="discardAction",
+        summary="Discard an action: nothing is sent, booked or created",
+        description="A proposed or failed action can be discarded; a done one cannot (409).",
+        responses=_answers("The action, discarded", {409: "The action is in progress or already done"}),
+    )
+    def discard_action(id: str) -> dict[str, Any]:
+        return DraftView.of(reviewer().discard(caller(), id)).to_wire()
 
     _map_errors(app)
     return app
+
+
+def _answers(ok: str, errors: dict[int, str] | None = None) -> dict[int, Any]:
+    """A review route's answers: the action on 200, ``ReviewApiError`` otherwise (404 on every route)."""
+    return openapi_responses(
+        DraftView,
+        ok,
+        {404: "No such action for this user (another user's action is 404 too)", **(errors or {})},
+        error_model=ReviewApiError,
+        retry_after={503: False} if errors and 503 in errors else None,
+    )
 
 
 def _response(
