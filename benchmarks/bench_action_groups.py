@@ -24,8 +24,8 @@ for extra in (ROOT, ROOT / "shared" / "python"):
     if str(extra) not in sys.path:
         sys.path.insert(0, str(extra))
 
+from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore  # noqa: E402
 from multitool.observability import logger, metrics  # noqa: E402
-from multitool.ports.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore  # noqa: E402
 from multitool.tools import ToolPorts, run_calls  # noqa: E402
 from multitool.tools.apps import action_group_app, handle  # noqa: E402
 from multitool.tools.base import ToolConfig, ToolContext  # noqa: E402

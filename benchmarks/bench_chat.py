@@ -43,11 +43,11 @@ def _median_ms(action: Callable[[], Any], repeats: int = REPEATS) -> float:
 
 def _memory() -> str:
     from multitool.chat import ChatRequest, ChatService
+    from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore, MemorySessionStore
     from multitool.people import Person
-    from multitool.ports.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
     from multitool.runtimes import ConverseRuntime, OfflineModel
     from multitool.runtimes.product import product_flows
-    from multitool.sessions import MAX_STORED_TEXT_CHARS, MemorySessionStore, bounded, exchange, history_json
+    from multitool.sessions import MAX_STORED_TEXT_CHARS, bounded, exchange, history_json
     from multitool.tools import ToolPorts
 
     people = [Person(id="p1", display_name="Kinshuok Sharma", email="kinshuok@example.com")]

@@ -62,8 +62,8 @@ def _email_draft(i: int, subject: str, body: str) -> Any:
 
 
 def _domain(repetitions: int) -> dict[str, Any]:
+    from multitool.local.memory import MemoryCalendar, MemoryDraftStore
     from multitool.ports.mail import Mail, SentMail
-    from multitool.ports.memory import MemoryCalendar, MemoryDraftStore
     from multitool.review import Caller, ReviewConfig, Reviewer
 
     class Mailer:

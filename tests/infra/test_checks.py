@@ -86,6 +86,14 @@ def test_layer_holds_multitool_and_aarch64_dependencies_but_not_the_sdk(agent_st
     assert (python / "multitool" / "tables.py").is_file()
     assert (python / "multitool" / "schemas" / "email_draft.json").is_file()
     assert not (python / "multitool" / "local").exists()
+    # The in-memory fakes (tests, benchmarks, the local demo) stay out of what Lambda loads.
+    fakes = (b"MemoryDirectory", b"MemoryCalendar", b"MemoryDraftStore", b"MemorySessionStore")
+    shipped_fakes = [
+        str(path.relative_to(python))
+        for path in (python / "multitool").rglob("*")
+        if path.is_file() and any(fake in path.read_bytes() for fake in fakes)
+    ]
+    assert shipped_fakes == []
     assert_bytecode_as_bundled(python)
     assert (python / "aws_lambda_powertools").is_dir()
     assert (python / "aws_xray_sdk").is_dir()

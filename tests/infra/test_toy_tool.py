@@ -14,7 +14,7 @@ import pytest
 from multitool.cards import TYPE_ALIAS, Card, CardSpec, Fingerprint, norm
 from multitool.client_actions import card_from_payload, client_action_schema
 from multitool.drafts import DraftStatus
-from multitool.ports.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.review import Caller, ReviewConfig, Reviewer
 from multitool.review.base import ActionReview, Backends, ReviewContext
 from multitool.runtimes.agentcore import harness_tools

@@ -6,11 +6,11 @@ from datetime import UTC, datetime
 
 import pytest
 from multitool.chat import ChatRequest, ChatService
+from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore, MemorySessionStore
 from multitool.people import Person
-from multitool.ports.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.runtimes import ConverseRuntime, OfflineModel, TurnRequest
 from multitool.runtimes.product import product_flows
-from multitool.sessions import History, MemorySessionStore, SessionWriteFailed
+from multitool.sessions import History, SessionWriteFailed
 from multitool.tools import ToolPorts
 from multitool.traces import ToolResults
 

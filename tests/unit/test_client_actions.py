@@ -19,8 +19,8 @@ from multitool.client_actions import (
     main,
     schema_text,
 )
+from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.people import Person
-from multitool.ports.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.tools import REGISTRY, ToolContext, ToolPorts, run_calls
 from multitool.tools.email_draft import EmailDraftCard
 from multitool.tools.jira_draft import JiraTicketDraftCard

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from icalendar import Calendar as ICalendar
 from multitool.drafts import Draft, DraftStatus
+from multitool.local.memory import MemoryCalendar, MemoryDraftStore
 from multitool.ports.jira import JiraRateLimited, JiraRejected
 from multitool.ports.mail import MailRejected
-from multitool.ports.memory import MemoryCalendar, MemoryDraftStore
 from multitool.review import (
     EXECUTION_LEASE,
     ActionInProgress,

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from multitool.api.review_app import review_app
 from multitool.flow import Flow, Step, ToolCall, stay, tool, tools
+from multitool.local.memory import MemoryCalendar, MemoryDraftStore
 from multitool.observability import logger
 from multitool.ports.mail import Mail, SentMail
-from multitool.ports.memory import MemoryCalendar, MemoryDraftStore
 from multitool.review import ReviewConfig, Reviewer
 
 from tests.http_events import FakeLambdaContext, http_api_event, json_body

@@ -8,8 +8,8 @@ import pytest
 from icalendar import Calendar as ICalendar
 from multitool.api.review_app import review_app
 from multitool.drafts import DraftStatus
+from multitool.local.memory import MemoryCalendar, MemoryDraftStore
 from multitool.ports.jira import JiraOutcomeUnknown
-from multitool.ports.memory import MemoryCalendar, MemoryDraftStore
 from multitool.review import Caller, DraftNotFound, ReviewConfig, Reviewer
 
 from tests.http_events import FakeLambdaContext, http_api_event, json_body

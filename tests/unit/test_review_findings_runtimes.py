@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError, EventStreamError
+from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.people import Person
-from multitool.ports.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.runtimes import ConverseRuntime, ModelBusy, build_runtime
 from multitool.runtimes.base import UNFINISHED
 from multitool.runtimes.converse import CUT_SHORT

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 from multitool.drafts import DraftStatus
+from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.people import Person
-from multitool.ports.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.tools import ToolPorts, run_calls
 from multitool.tools.base import InvalidInput, ToolContext, UnparseableDate
 from multitool.tools.when import resolve_when

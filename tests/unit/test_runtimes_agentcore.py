@@ -14,8 +14,8 @@ import boto3
 import pytest
 from botocore.awsrequest import AWSResponse
 from botocore.exceptions import ClientError, ParamValidationError, ReadTimeoutError
+from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.people import Person
-from multitool.ports.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.prompts import EVERY_TOOL, NO_JSON, RAW_NAMES
 from multitool.runtimes import (
     AgentCoreRuntime,

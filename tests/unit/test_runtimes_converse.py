@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 
 import pytest
 from botocore.exceptions import ClientError, ReadTimeoutError
+from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.people import Person
-from multitool.ports.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.prompts import EVERY_TOOL, NO_JSON, RAW_NAMES
 from multitool.runtimes import AgentRuntime, ConverseRuntime, ModelBusy, ModelFailed, TurnRequest
 from multitool.runtimes.converse import (

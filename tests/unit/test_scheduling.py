@@ -11,9 +11,9 @@ from zoneinfo import ZoneInfo
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.people import Person
 from multitool.ports.calendar import Booking, Interval
-from multitool.ports.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.slots import Slot
 from multitool.tools import CallOutcome, ToolPorts, run_calls
 from multitool.tools.base import ToolConfig, ToolContext

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from multitool.local.memory import MemorySessionStore
 from multitool.sessions import (
     MAX_STORED_TEXT_CHARS,
     HistoryMessage,
-    MemorySessionStore,
     SessionNotOwned,
     bounded,
     cards_summary,

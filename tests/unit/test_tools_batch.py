@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from multitool.drafts import DraftStatus
-from multitool.ports.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.settings import JiraProject
 from multitool.tools import REGISTRY, ToolPorts, run_calls, spec_for
 from multitool.tools.base import MAX_CALLS_PER_BATCH, ToolConfig, ToolContext, UnknownTool

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from datetime import UTC, date, datetime, time, timedelta
 
 import pytest
+from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.ports.calendar import Booking, Interval
-from multitool.ports.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.slots import Slot
 from multitool.tools import ToolPorts, run_calls
 from multitool.tools.base import InvalidInput, ToolConfig, ToolContext

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from multitool.local.memory import MemoryDirectory
 from multitool.people import Resolution
 from multitool.ports.directory import directory_items, name_keys, normalize_name
-from multitool.ports.memory import MemoryDirectory
 from multitool.tools.common import resolve_recipient
 
 from tests.events import sample_people

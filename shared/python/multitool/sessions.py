@@ -176,28 +176,6 @@ class SessionStore(Protocol):
         ...
 
 
-class MemorySessionStore:
-    """In-memory sessions for unit tests and benchmarks."""
-
-    def __init__(self) -> None:
-        self.owners: dict[str, str] = {}
-        self.histories: dict[str, History] = {}
-        self.writes = 0
-
-    def claim(self, session_id: str, user_id: str, now: datetime | None = None) -> History:
-        self.writes += 1
-        owner = self.owners.setdefault(session_id, user_id)
-        if owner != user_id:
-            raise SessionNotOwned("This session belongs to another user.")
-        return self.histories.get(session_id, ())
-
-    def remember(self, session_id: str, user_id: str, history: History, now: datetime | None = None) -> None:
-        if self.owners.get(session_id) != user_id:
-            raise SessionNotOwned("This session belongs to another user.")
-        self.writes += 1
-        self.histories[session_id] = tuple(history)
-
-
 class DynamoSessionStore:
     """Sessions in the DynamoDB sessions table (``sessionId`` key, ``expiresAt`` TTL)."""
 

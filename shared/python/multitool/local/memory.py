@@ -1,4 +1,6 @@
-"""In-memory ports for unit tests, benchmarks and the offline demo.
+"""In-memory ports and sessions for unit tests, benchmarks and the offline demo.
+
+They live under ``multitool.local``, which the Lambda layer leaves out: nothing deployed uses them.
 
 They behave like the DynamoDB adapters (same matching, same conditional
 writes) and count backend round trips, so tests can assert that a batch of
@@ -16,6 +18,7 @@ from multitool.people import NameResolution, Person
 from multitool.ports.calendar import Booking, Interval, SlotTaken, overlaps
 from multitool.ports.directory import name_index, normalize_name, resolution_for
 from multitool.ports.drafts import DraftWriteConflict, next_version
+from multitool.sessions import History, SessionNotOwned
 
 
 class MemoryDirectory:
@@ -104,3 +107,25 @@ class MemoryDraftStore:
                 raise DraftWriteConflict(current.id, stored)
             self.drafts[current.id] = new
         return new
+
+
+class MemorySessionStore:
+    """In-memory sessions for unit tests and benchmarks."""
+
+    def __init__(self) -> None:
+        self.owners: dict[str, str] = {}
+        self.histories: dict[str, History] = {}
+        self.writes = 0
+
+    def claim(self, session_id: str, user_id: str, now: datetime | None = None) -> History:
+        self.writes += 1
+        owner = self.owners.setdefault(session_id, user_id)
+        if owner != user_id:
+            raise SessionNotOwned("This session belongs to another user.")
+        return self.histories.get(session_id, ())
+
+    def remember(self, session_id: str, user_id: str, history: History, now: datetime | None = None) -> None:
+        if self.owners.get(session_id) != user_id:
+            raise SessionNotOwned("This session belongs to another user.")
+        self.writes += 1
+        self.histories[session_id] = tuple(history)
