@@ -64,6 +64,14 @@ infra: $(STAMP) $(NODE_STAMP)
 e2e: $(STAMP) chromium
 	$(BIN)/python -m pytest tests/e2e
 
+# Schemathesis against a local server with docs/openapi.json, longer than make test runs it (random, shrinking).
+FUZZ_EXAMPLES ?= 400
+FUZZ_SECONDS ?= 1800
+
+fuzz: $(STAMP)
+	MULTITOOL_FUZZ_LONG=1 MULTITOOL_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) MULTITOOL_FUZZ_SECONDS=$(FUZZ_SECONDS) \
+		$(BIN)/python -m pytest tests/functional/test_schemathesis.py -p no:cacheprovider -s
+
 schemas: $(STAMP) openapi
 	$(BIN)/python -m multitool.schemas
 
