@@ -29,7 +29,7 @@ from multitool.observability import logger, metrics  # noqa: E402
 from multitool.tools import ToolPorts, run_calls  # noqa: E402
 from multitool.tools.apps import action_group_app, handle  # noqa: E402
 from multitool.tools.base import ToolConfig, ToolContext  # noqa: E402
-from multitool.tools.runtime import ToolRuntime  # noqa: E402
+from multitool.tools.environment import ToolEnvironment  # noqa: E402
 
 from tests.events import LambdaContextStub, bedrock_action_event, sample_people  # noqa: E402
 
@@ -60,9 +60,9 @@ EVENTS: dict[str, tuple[Callable[..., Any], str, str, dict[str, Any]]] = {
 }
 
 
-def _runtime() -> ToolRuntime:
+def _environment() -> ToolEnvironment:
     ports = ToolPorts(MemoryDirectory(sample_people()), MemoryCalendar(), MemoryDraftStore())
-    return ToolRuntime(ports, ToolConfig(), "UTC")
+    return ToolEnvironment(ports, ToolConfig(), "UTC")
 
 
 def _percentiles(samples: list[float]) -> tuple[float, float]:
@@ -72,8 +72,8 @@ def _percentiles(samples: list[float]) -> tuple[float, float]:
 
 def measure_group(group: str) -> tuple[float, float]:
     factory, action_group, path, properties = EVENTS[group]
-    runtime = _runtime()
-    app = factory(runtime=lambda: runtime)
+    environment = _environment()
+    app = factory(environment=lambda: environment)
     context = LambdaContextStub()
     events = [
         bedrock_action_event(action_group, path, "POST", properties, SESSION, session_id=f"s-{i}")
@@ -93,14 +93,14 @@ def measure_group(group: str) -> tuple[float, float]:
 
 def measure_batch() -> tuple[float, float]:
     """The orchestrator's in-process path: three calls of one turn through run_calls."""
-    runtime = _runtime()
+    environment = _environment()
     calls = [(spec_name, EVENTS[group][3]) for spec_name, group in _BATCH]
     samples = []
     now = datetime(2026, 12, 1, 9, tzinfo=UTC)
     for i in range(ITERATIONS + WARMUP):
         ctx = ToolContext(owner="user-1", session_id=f"s-{i}", now=now, timezone="Europe/Berlin")
         started = time.perf_counter()
-        outcomes = run_calls(calls, ctx, runtime.ports, runtime.config)
+        outcomes = run_calls(calls, ctx, environment.ports, environment.config)
         elapsed = time.perf_counter() - started
         assert all(o.ok for o in outcomes)
         if i >= WARMUP:

@@ -16,7 +16,7 @@ from multitool import tables
 from multitool.ports.calendar import Booking, DynamoCalendar
 from multitool.ports.directory import seed_people
 from multitool.ports.drafts import DynamoDraftStore
-from multitool.tools.runtime import aws_runtime
+from multitool.tools.environment import aws_environment
 
 from tests.events import (
     LambdaContextStub,
@@ -62,9 +62,9 @@ def backend(monkeypatch: pytest.MonkeyPatch) -> Iterator[Backend]:
         boto3.setup_default_session(region_name="us-east-1")
         assert boto3.DEFAULT_SESSION is not None
         boto3.DEFAULT_SESSION.events.register("before-call.dynamodb.*", backend.count)
-        aws_runtime.cache_clear()
+        aws_environment.cache_clear()
         yield backend
-        aws_runtime.cache_clear()
+        aws_environment.cache_clear()
         boto3.DEFAULT_SESSION = None
 
 
@@ -236,6 +236,6 @@ def test_bedrock_bare_list_arrays_are_accepted(backend: Backend) -> None:
 
 def test_ports_talk_to_the_configured_tables(backend: Backend) -> None:
     invoke("email_draft", email_event())
-    runtime = aws_runtime()
-    assert runtime.config.working_hours_start == 9
+    environment = aws_environment()
+    assert environment.config.working_hours_start == 9
     assert set(backend.calls) <= {"BatchGetItem", "PutItem", "TransactWriteItems", "GetItem", "Scan"}

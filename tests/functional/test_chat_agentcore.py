@@ -12,7 +12,7 @@ from multitool.local.embedded import LocalSetupError, RuntimeChoice, function_en
 from multitool.people import Person
 from multitool.runtimes import AwsClients, OfflineHarness, OfflineModel
 from multitool.runtimes.agentcore import runtime_session_id
-from multitool.settings import Runtime
+from multitool.settings import ModelBackend
 
 from tests import harness_streams as h
 from tests.chat_env import offline_chat_env
@@ -167,11 +167,11 @@ def test_a_follow_up_through_the_offline_harness_refers_to_the_earlier_ticket(en
 
 
 def test_the_local_default_is_the_offline_harness_and_a_harness_arn_selects_agentcore() -> None:
-    assert RuntimeChoice.from_options().runtime is Runtime.OFFLINE
+    assert RuntimeChoice.from_options().runtime is ModelBackend.OFFLINE
     assert not RuntimeChoice.from_options().uses_aws
     assert not RuntimeChoice.from_options(runtime="offline-converse").uses_aws
     chosen = RuntimeChoice.from_options(harness_arn=h.HARNESS_ARN)
-    assert chosen.runtime is Runtime.AGENTCORE
+    assert chosen.runtime is ModelBackend.AGENTCORE
     assert chosen.uses_aws
     env = function_env(
         endpoint="http://127.0.0.1:1",

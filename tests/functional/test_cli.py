@@ -17,7 +17,7 @@ from multitool.local.embedded import (
     function_env,
     load_seed,
 )
-from multitool.settings import ChatSettings, Runtime
+from multitool.settings import ChatSettings, ModelBackend
 
 from tests.local_server import clean_env, local_server
 
@@ -60,13 +60,13 @@ def no_credentials_env(tmp_path: Path) -> dict[str, str]:
 @pytest.mark.parametrize(
     ("options", "expected"),
     [
-        ({}, Runtime.OFFLINE),
-        ({"agent_id": "AGENT1", "agent_alias_id": "ALIAS1"}, Runtime.AGENT),
-        ({"model_id": "anthropic.claude-3-5-haiku-20241022-v1:0"}, Runtime.CONVERSE),
-        ({"runtime": "offline", "model_id": "m"}, Runtime.OFFLINE),
+        ({}, ModelBackend.OFFLINE),
+        ({"agent_id": "AGENT1", "agent_alias_id": "ALIAS1"}, ModelBackend.AGENT),
+        ({"model_id": "anthropic.claude-3-5-haiku-20241022-v1:0"}, ModelBackend.CONVERSE),
+        ({"runtime": "offline", "model_id": "m"}, ModelBackend.OFFLINE),
     ],
 )
-def test_the_runtime_follows_the_flags(options: dict[str, str], expected: Runtime) -> None:
+def test_the_runtime_follows_the_flags(options: dict[str, str], expected: ModelBackend) -> None:
     assert RuntimeChoice.from_options(**options).runtime is expected
 
 
@@ -108,7 +108,7 @@ def test_function_env_points_data_services_at_moto_and_leaves_bedrock_alone() ->
     assert {f"AWS_ENDPOINT_URL_{s}" for s in LOCAL_SERVICES} <= env.keys()
     assert "AWS_ACCESS_KEY_ID" not in env  # a real model keeps the caller's credentials
     settings = ChatSettings.from_env(env)
-    assert settings.runtime is Runtime.CONVERSE
+    assert settings.runtime is ModelBackend.CONVERSE
     assert settings.model_id == "m1"
     assert set(settings.jira_projects) == {"WEB", "OPS"}
     assert env["SANDBOX"] == "true"
@@ -172,7 +172,7 @@ def test_every_runtime_is_a_runtime_choice_and_the_banner_names_it() -> None:
     from multitool.local.embedded import RuntimeChoice
 
     result = run_cli("serve", "--help")
-    for runtime in Runtime:
+    for runtime in ModelBackend:
         assert runtime.value in result.stdout
     assert "--harness-arn" in result.stdout
     arn = "arn:aws:bedrock-agentcore:us-east-1:123456789012:harness/Chat-AbCdEf1234"

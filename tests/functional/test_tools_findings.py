@@ -11,7 +11,7 @@ from moto import mock_aws
 from multitool.drafts import DraftStatus
 from multitool.tables import create_all
 from multitool.tools import MAX_RENEWALS, ToolContext, ToolPorts, run_calls
-from multitool.tools.runtime import dynamo_ports
+from multitool.tools.environment import dynamo_ports
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 EMAIL = ("create_email_draft", {"to": ["guest@partner.org"], "subject": "The doc", "body": "Here it is."})

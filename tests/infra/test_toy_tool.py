@@ -161,7 +161,7 @@ def test_its_calls_batch_with_the_others_in_one_draft_write(toy: ToolSpec) -> No
 
 
 def test_its_action_group_lambda_answers_an_event(toy: ToolSpec) -> None:
-    app = action_group_app("reminder", lambda: _runtime())
+    app = action_group_app("reminder", lambda: _environment())
     event = bedrock_action_event(
         "reminder", "/reminders", properties={"text": "Call mum"}, session_attributes={"userId": "user-1"}
     )
@@ -229,9 +229,9 @@ def test_the_synthesized_agent_has_its_action_group(agent_stack: Synthesized) ->
     )
 
 
-def _runtime() -> Any:
-    from multitool.tools.runtime import ToolRuntime
+def _environment() -> Any:
+    from multitool.tools.environment import ToolEnvironment
 
-    return ToolRuntime(
+    return ToolEnvironment(
         ToolPorts(MemoryDirectory(sample_people()), MemoryCalendar(), MemoryDraftStore()), ToolConfig()
     )

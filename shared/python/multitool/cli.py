@@ -108,11 +108,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_backend_options(parser: argparse.ArgumentParser) -> None:
-    from multitool.settings import Runtime
+    from multitool.settings import ModelBackend
 
     group = parser.add_argument_group("model runtime (default: the offline model behind an offline harness)")
     group.add_argument(
-        "--runtime", choices=[runtime.value for runtime in Runtime], help="how a turn reaches a model"
+        "--runtime", choices=[runtime.value for runtime in ModelBackend], help="how a turn reaches a model"
     )
     group.add_argument("--harness-arn", help="AgentCore harness ARN: RUNTIME=agentcore")
     group.add_argument("--agent-id", help="Bedrock agent id (with --alias-id): RUNTIME=agent")
@@ -156,14 +156,14 @@ def _local_api(args: argparse.Namespace) -> tuple[Embedded, LocalApi]:
 
 
 def _model_banner(choice: RuntimeChoice) -> str:
-    from multitool.settings import Runtime
+    from multitool.settings import ModelBackend
 
     return {
-        Runtime.OFFLINE: "the offline model (through the AgentCore harness runtime)",
-        Runtime.OFFLINE_CONVERSE: "the offline model (through the Converse loop)",
-        Runtime.AGENTCORE: f"the AgentCore harness {choice.harness_arn}",
-        Runtime.CONVERSE: f"Bedrock Converse ({choice.model_id})",
-        Runtime.AGENT: f"Bedrock agent {choice.agent_id}/{choice.agent_alias_id}",
+        ModelBackend.OFFLINE: "the offline model (through the AgentCore harness runtime)",
+        ModelBackend.OFFLINE_CONVERSE: "the offline model (through the Converse loop)",
+        ModelBackend.AGENTCORE: f"the AgentCore harness {choice.harness_arn}",
+        ModelBackend.CONVERSE: f"Bedrock Converse ({choice.model_id})",
+        ModelBackend.AGENT: f"Bedrock agent {choice.agent_id}/{choice.agent_alias_id}",
     }[choice.runtime]
 
 

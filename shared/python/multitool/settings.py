@@ -68,7 +68,12 @@ class ToolSettings(_EnvSettings):
         return _projects(value) if isinstance(value, str) else value
 
 
-class Runtime(StrEnum):
+class ModelBackend(StrEnum):
+    """Which model a turn reaches, and how (env var ``RUNTIME``, CDK context ``runtime``: public names).
+
+    Each value selects one :class:`multitool.runtimes.base.Runtime` implementation.
+    """
+
     AGENT = "agent"
     AGENTCORE = "agentcore"
     CONVERSE = "converse"
@@ -78,10 +83,14 @@ class Runtime(StrEnum):
     """The offline model run by the Converse loop (no AWS)."""
 
 
+# The old name, still read by api/chat_app.py: use ModelBackend.
+Runtime = ModelBackend
+
+
 class ChatSettings(ToolSettings):
     """The orchestrator (POST /chat)."""
 
-    runtime: Runtime = Runtime.OFFLINE
+    runtime: ModelBackend = ModelBackend.OFFLINE
     agent_id: str | None = None
     agent_alias_id: str | None = None
     harness_arn: str | None = None

@@ -29,7 +29,7 @@ import boto3
 from pydantic import Field
 
 from multitool.people import Person
-from multitool.settings import JiraProject, Runtime
+from multitool.settings import JiraProject, ModelBackend
 from multitool.tables import create_all
 from multitool.wire import WireModel
 
@@ -82,7 +82,7 @@ def load_seed(path: Path | None = None) -> Seed:
 class RuntimeChoice:
     """Which model answers the chat: the offline model, or a real Bedrock one."""
 
-    runtime: Runtime = Runtime.OFFLINE
+    runtime: ModelBackend = ModelBackend.OFFLINE
     agent_id: str | None = None
     agent_alias_id: str | None = None
     model_id: str | None = None
@@ -103,31 +103,31 @@ class RuntimeChoice:
             raise LocalSetupError("--agent-id and --alias-id go together: give both or neither.")
         if runtime is None:
             if harness_arn:
-                runtime = Runtime.AGENTCORE
+                runtime = ModelBackend.AGENTCORE
             elif agent_id:
-                runtime = Runtime.AGENT
+                runtime = ModelBackend.AGENT
             elif model_id:
-                runtime = Runtime.CONVERSE
+                runtime = ModelBackend.CONVERSE
             else:
-                runtime = Runtime.OFFLINE
+                runtime = ModelBackend.OFFLINE
         try:
-            chosen = Runtime(runtime)
+            chosen = ModelBackend(runtime)
         except ValueError:
-            names = ", ".join(r.value for r in Runtime)
+            names = ", ".join(r.value for r in ModelBackend)
             raise LocalSetupError(f"--runtime must be one of {names}, got {runtime!r}.") from None
-        if chosen is Runtime.AGENT and not agent_id:
+        if chosen is ModelBackend.AGENT and not agent_id:
             raise LocalSetupError("--runtime agent needs --agent-id and --alias-id.")
-        if chosen is Runtime.CONVERSE and not model_id:
+        if chosen is ModelBackend.CONVERSE and not model_id:
             raise LocalSetupError(
                 "--runtime converse needs --model-id (a Bedrock model or inference profile)."
             )
-        if chosen is Runtime.AGENTCORE and not harness_arn:
+        if chosen is ModelBackend.AGENTCORE and not harness_arn:
             raise LocalSetupError("--runtime agentcore needs a harness ARN (HARNESS_ARN).")
         return cls(chosen, agent_id, agent_alias_id, model_id, harness_arn)
 
     @property
     def uses_aws(self) -> bool:
-        return self.runtime not in (Runtime.OFFLINE, Runtime.OFFLINE_CONVERSE)
+        return self.runtime not in (ModelBackend.OFFLINE, ModelBackend.OFFLINE_CONVERSE)
 
 
 @dataclass

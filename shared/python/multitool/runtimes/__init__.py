@@ -30,8 +30,7 @@ from multitool.runtimes.base import (
 from multitool.runtimes.converse import ConverseRuntime
 from multitool.runtimes.offline import OfflineModel
 from multitool.runtimes.offline_harness import OFFLINE_HARNESS_ARN, OfflineHarness
-from multitool.settings import ChatSettings
-from multitool.settings import Runtime as RuntimeKind
+from multitool.settings import ChatSettings, ModelBackend
 
 if TYPE_CHECKING:
     from mypy_boto3_bedrock_agent_runtime import AgentsforBedrockRuntimeClient
@@ -91,7 +90,7 @@ class AwsClients:
 def build_runtime(settings: ChatSettings, clients: AwsClients, flows: FlowFactory) -> Runtime:
     """The runtime ``RUNTIME`` selects, wired to its client; a missing setting is named in the error."""
     rounds = settings.max_tool_rounds
-    if settings.runtime is RuntimeKind.AGENTCORE:
+    if settings.runtime is ModelBackend.AGENTCORE:
         if not settings.harness_arn:
             raise RuntimeNotConfigured("RUNTIME=agentcore needs HARNESS_ARN.")
         harness_client: Any = clients.bedrock_agentcore
@@ -102,14 +101,14 @@ def build_runtime(settings: ChatSettings, clients: AwsClients, flows: FlowFactor
             max_rounds=rounds,
             max_tokens=settings.max_output_tokens,
         )
-    if settings.runtime is RuntimeKind.AGENT:
+    if settings.runtime is ModelBackend.AGENT:
         if not settings.agent_id or not settings.agent_alias_id:
             raise RuntimeNotConfigured("RUNTIME=agent needs AGENT_ID and AGENT_ALIAS_ID.")
         agent_client: Any = clients.bedrock_agent_runtime
         return AgentRuntime(
             agent_client, settings.agent_id, settings.agent_alias_id, flows, max_rounds=rounds
         )
-    if settings.runtime is RuntimeKind.CONVERSE:
+    if settings.runtime is ModelBackend.CONVERSE:
         if not settings.model_id:
             raise RuntimeNotConfigured(
                 "RUNTIME=converse needs MODEL_ID (a Bedrock model or inference profile id)."
@@ -122,7 +121,7 @@ def build_runtime(settings: ChatSettings, clients: AwsClients, flows: FlowFactor
             max_rounds=rounds,
             max_tokens=settings.max_output_tokens,
         )
-    if settings.runtime is RuntimeKind.OFFLINE_CONVERSE:
+    if settings.runtime is ModelBackend.OFFLINE_CONVERSE:
         return ConverseRuntime(
             OfflineModel(), OfflineModel.model_id, flows, max_rounds=rounds, service="offline model"
         )

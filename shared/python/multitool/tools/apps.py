@@ -19,7 +19,7 @@ from multitool.observability import logger, metrics
 from multitool.tools import REGISTRY, run_calls
 from multitool.tools.base import InvalidInput, ToolContext, ToolError, ToolSpec, UnknownTool
 from multitool.tools.bedrock import resolve_action_event
-from multitool.tools.runtime import RuntimeProvider, aws_runtime
+from multitool.tools.environment import EnvironmentProvider, aws_environment
 from multitool.validation import first_field, problems
 from multitool.wire import WireModel
 
@@ -62,8 +62,10 @@ def _map_errors(app: BedrockAgentResolver) -> None:
         )
 
 
-def _run_one(app: BedrockAgentResolver, runtime: RuntimeProvider, spec: ToolSpec, args: WireModel) -> Any:
-    tools = runtime()
+def _run_one(
+    app: BedrockAgentResolver, environment: EnvironmentProvider, spec: ToolSpec, args: WireModel
+) -> Any:
+    tools = environment()
     event = app.current_event
     ctx = ToolContext.from_session(
         event.session_id, event.session_attributes, default_timezone=tools.default_timezone
@@ -94,7 +96,7 @@ def _route(spec: ToolSpec) -> dict[str, Any]:
     }
 
 
-def action_group_app(group: str, runtime: RuntimeProvider = aws_runtime) -> BedrockAgentResolver:
+def action_group_app(group: str, environment: EnvironmentProvider = aws_environment) -> BedrockAgentResolver:
     """The app of one action group: its tool's one route, typed by its models (for validation
     and for the OpenAPI document); :class:`UnknownTool` for a group no tool serves."""
     spec = REGISTRY.by_group(group)
@@ -103,7 +105,7 @@ def action_group_app(group: str, runtime: RuntimeProvider = aws_runtime) -> Bedr
     app = _new_app()
 
     def operation(args: WireModel) -> Any:
-        return _run_one(app, runtime, spec, args)
+        return _run_one(app, environment, spec, args)
 
     # Powertools reads the body model and the response model from the annotations.
     operation.__annotations__ = {"args": Annotated[spec.args_model, Body()], "return": spec.payload_model}

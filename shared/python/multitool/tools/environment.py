@@ -1,7 +1,7 @@
 """What tools run against in a Lambda: settings from the environment, DynamoDB-backed ports.
 
 Built on first use and cached, never at import time, so tests set the
-environment (and moto) first and call ``aws_runtime.cache_clear()`` between cases.
+environment (and moto) first and call ``aws_environment.cache_clear()`` between cases.
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from multitool.tools.base import ToolConfig, ToolPorts
 
 
 @dataclass(frozen=True, slots=True)
-class ToolRuntime:
+class ToolEnvironment:
     ports: ToolPorts
     config: ToolConfig
     default_timezone: str = "UTC"
 
 
-RuntimeProvider = Callable[[], ToolRuntime]
+EnvironmentProvider = Callable[[], ToolEnvironment]
 
 
 def dynamo_ports(client: Any, *, drafts_table: str, directory_table: str, bookings_table: str) -> ToolPorts:
@@ -38,7 +38,7 @@ def dynamo_ports(client: Any, *, drafts_table: str, directory_table: str, bookin
 
 
 @functools.cache
-def aws_runtime() -> ToolRuntime:
+def aws_environment() -> ToolEnvironment:
     """Ports over a DynamoDB client and config from :class:`multitool.settings.ToolSettings`."""
     import boto3
 
@@ -51,4 +51,4 @@ def aws_runtime() -> ToolRuntime:
         directory_table=settings.directory_table_name,
         bookings_table=settings.bookings_table_name,
     )
-    return ToolRuntime(ports, ToolConfig.from_settings(settings), settings.default_timezone)
+    return ToolEnvironment(ports, ToolConfig.from_settings(settings), settings.default_timezone)
