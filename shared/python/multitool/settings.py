@@ -83,10 +83,6 @@ class ModelBackend(StrEnum):
     """The offline model run by the Converse loop (no AWS)."""
 
 
-# The old name, still read by api/chat_app.py: use ModelBackend.
-Runtime = ModelBackend
-
-
 class ChatSettings(ToolSettings):
     """The orchestrator (POST /chat)."""
 

@@ -60,7 +60,7 @@ def aws_chat_service() -> ChatService:
     from multitool.runtimes import AwsClients, build_runtime
     from multitool.runtimes.product import product_flows
     from multitool.sessions import DynamoSessionStore
-    from multitool.settings import ChatSettings, Runtime
+    from multitool.settings import ChatSettings, ModelBackend
     from multitool.tools import ToolConfig, ToolPorts
 
     settings = ChatSettings.from_env()
@@ -88,7 +88,7 @@ def aws_chat_service() -> ChatService:
         default_timezone=settings.default_timezone,
         idempotency=idempotency,
         # The Bedrock agent keeps the conversation itself, by sessionId.
-        history_exchanges=0 if settings.runtime is Runtime.AGENT else settings.history_exchanges,
+        history_exchanges=0 if settings.runtime is ModelBackend.AGENT else settings.history_exchanges,
     )
 
 
