@@ -2,10 +2,10 @@
 
 Every operation of docs/openapi.json is fuzzed, positive and negative data, signed in as a
 seeded user (``X-Local-User``); the review routes are also sent the ids of real drafts made
-through /chat first, so confirm and discard meet real state (done, discarded, edits refused),
-not only 404s. Every response must be no server error, and conform to the document: its
-status code, content type, headers (Retry-After) and body schema. A check of our own, run on
-the same responses, refuses stack traces and internal names.
+through /chat first (three turns of three cards), so confirm and discard meet real state (done,
+discarded, edits refused), not only 404s. Every response must be no server error, and conform
+to the document: its status code, content type, headers (Retry-After) and body schema. A check
+of our own, run on the same responses, refuses stack traces and internal names.
 
 Beside the run: no route answers without a signed-in user, and another user's draft is 404.
 
@@ -40,7 +40,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from tests.local_server import REPO, local_server
+from tests.support.local_server import REPO, local_server
 
 EXAMPLES = int(os.environ.get("MULTITOOL_FUZZ_EXAMPLES", "50"))
 BUDGET_SECONDS = float(os.environ.get("MULTITOOL_FUZZ_SECONDS", "180"))
@@ -73,7 +73,12 @@ INTERNALS = (
     "KeyError",
     "TypeError",
 )
-COMBINED = "Email Kinshuok about the doc, schedule a sync with Priya on Thursday and file a Jira bug in WEB"
+# Each makes three drafts (an email, a meeting, a ticket): real state for confirm and discard to meet.
+SEED_MESSAGES = (
+    "Email Kinshuok about the doc, schedule a sync with Priya on Thursday and file a Jira bug in WEB",
+    "Email Priya about the launch, schedule a review with Kinshuok on Friday and file a Jira task in WEB",
+    "Email Kinshuok about lunch, schedule a call with Priya tomorrow and file a Jira bug in WEB about login",
+)
 
 
 @dataclass
@@ -99,10 +104,11 @@ def served() -> Iterator[Served]:
         user = users["defaultUser"]
         other = next(i for i in ids if i != user)
         running = Served(url, user, other)
-        reply = running.post("/chat", {"message": COMBINED}, user)
-        assert reply.status_code == 200, reply.text
-        running.drafts = [card["id"] for card in reply.json()["clientActions"]]
-        assert len(running.drafts) == 3
+        for message in SEED_MESSAGES:
+            reply = running.post("/chat", {"message": message}, user)
+            assert reply.status_code == 200, reply.text
+            running.drafts += [card["id"] for card in reply.json()["clientActions"]]
+        assert len(running.drafts) == 3 * len(SEED_MESSAGES)
         REAL_DRAFTS[:] = running.drafts
         yield running
         figures = {
