@@ -95,7 +95,7 @@ def _requests() -> str:
     import boto3
     from moto import mock_aws
 
-    from tests.http_events import FakeLambdaContext, http_api_event
+    from tests.support.http_events import FakeLambdaContext, http_api_event
 
     for key, value in {
         "AWS_ACCESS_KEY_ID": "testing",
@@ -217,7 +217,7 @@ def _concurrent_against(url: str) -> str:
 
 
 def _concurrent() -> str:
-    from tests.local_server import local_server
+    from tests.support.local_server import local_server
 
     if os.environ.get("CHAT_BENCH_URL"):
         return _concurrent_against(os.environ["CHAT_BENCH_URL"])

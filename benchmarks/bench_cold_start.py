@@ -221,8 +221,8 @@ def _venv_setup(tree: Tree, reason: str) -> Setup:
 
 def _events(draft_id: str | None) -> dict[str, tuple[dict[str, Any], str]]:
     """function -> (event, module); the review event reads a draft the email handler made."""
-    from tests.events import bedrock_action_event
-    from tests.http_events import http_api_event
+    from tests.support.events import bedrock_action_event
+    from tests.support.http_events import http_api_event
 
     def action(group: str, path: str, properties: dict[str, Any]) -> dict[str, Any]:
         return bedrock_action_event(group, path, properties=properties, session_attributes=SESSION)

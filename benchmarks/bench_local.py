@@ -24,7 +24,7 @@ from multitool.local.embedded import load_seed
 from multitool.local.gateway import LocalApi
 from multitool.local.server import make_server
 
-from tests.local_server import local_server
+from tests.support.local_server import local_server
 
 COMBINED = "Email Kinshuok about the doc and schedule a sync for Thursday"
 ECHO = "def handler(event, context):\n    return {'statusCode': 200, 'body': event.get('body') or ''}\n"

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
 
-from tests.local_server import local_server
+from tests.support.local_server import local_server
 
 pytestmark = pytest.mark.e2e
 

@@ -20,7 +20,7 @@ import pytest
 from playwright.sync_api import Browser, Page, Response, expect, sync_playwright
 
 from tests.e2e.test_chat_page import CHROMIUM_ARGS, COMBINED, EMAIL_CARD, MEETING_CARD, send, settle_names
-from tests.local_server import local_server
+from tests.support.local_server import local_server
 
 pytestmark = pytest.mark.e2e
 

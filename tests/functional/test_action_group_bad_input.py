@@ -10,7 +10,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.events import bedrock_action_event, response_body
 from tests.functional.test_action_groups import (
     SESSION,
     Backend,
@@ -20,6 +19,7 @@ from tests.functional.test_action_groups import (
     jira_event,
     meeting_event,
 )
+from tests.support.events import bedrock_action_event, response_body
 
 __all__ = ["backend"]  # the moto fixture, shared with the happy-path suite
 

@@ -18,7 +18,7 @@ from multitool.ports.directory import seed_people
 from multitool.ports.drafts import DynamoDraftStore
 from multitool.tools.environment import aws_environment
 
-from tests.events import (
+from tests.support.events import (
     LambdaContextStub,
     assert_bedrock_response,
     bedrock_action_event,

@@ -14,9 +14,9 @@ from multitool.runtimes import AwsClients, OfflineHarness, OfflineModel
 from multitool.runtimes.agentcore import runtime_session_id
 from multitool.settings import ModelBackend
 
-from tests import harness_streams as h
-from tests.chat_env import offline_chat_env
-from tests.http_events import FakeLambdaContext, http_api_event, json_body
+from tests.support import harness_streams as h
+from tests.support.chat_env import offline_chat_env
+from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
 
 PEOPLE = [
     Person(id="p1", display_name="Kinshuok Sharma", email="kinshuok@example.com", timezone="Asia/Kolkata"),

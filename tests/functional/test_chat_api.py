@@ -13,8 +13,8 @@ from multitool.people import Person
 from multitool.ports.calendar import Booking, DynamoCalendar
 from multitool.runtimes import AwsClients
 
-from tests.chat_env import offline_chat_env
-from tests.http_events import FakeLambdaContext, http_api_event, json_body
+from tests.support.chat_env import offline_chat_env
+from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
 
 COMBINED = "Email Kinshuok about the doc and schedule a sync for Thursday"
 PEOPLE = [

@@ -10,8 +10,8 @@ from multitool.api.chat_app import aws_chat_service
 from multitool.people import Person
 from multitool.runtimes import AwsClients
 
-from tests.chat_env import offline_chat_env
-from tests.http_events import FakeLambdaContext, http_api_event, json_body
+from tests.support.chat_env import offline_chat_env
+from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
 
 PEOPLE = [
     Person(id="p1", display_name="Kinshuok Sharma", email="kinshuok@example.com", timezone="Asia/Kolkata"),

@@ -6,8 +6,8 @@ import pytest
 from multitool.people import Person
 from multitool.tools.base import MAX_CALLS_PER_BATCH
 
-from tests.chat_env import offline_chat_env
-from tests.http_events import FakeLambdaContext, http_api_event, json_body
+from tests.support.chat_env import offline_chat_env
+from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
 
 PEOPLE = [Person(id="p1", display_name="Mei Chen", email="mei@example.com", timezone="Asia/Shanghai")]
 

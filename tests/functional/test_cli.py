@@ -19,7 +19,7 @@ from multitool.local.embedded import (
 )
 from multitool.settings import ChatSettings, ModelBackend
 
-from tests.local_server import clean_env, local_server
+from tests.support.local_server import clean_env, local_server
 
 REPO = Path(__file__).resolve().parents[2]
 COMBINED = "Email Kinshuok about the doc and schedule a sync for Thursday"

@@ -1,6 +1,6 @@
 """No request makes the HTTP APIs answer 5xx: bodies, headers and paths of any shape, on real handlers.
 
-Events are API Gateway HTTP API v2 payloads (``tests.http_events``) sent to the
+Events are API Gateway HTTP API v2 payloads (``tests.support.http_events``) sent to the
 deployed orchestrator and review handlers over moto (DynamoDB, SES v2); the
 local server's own routes (sandbox outbox, directory, page files) are swept
 through :func:`multitool.local.server.route_request` with the same inputs.
@@ -31,8 +31,8 @@ from multitool.ports.directory import seed_people
 from multitool.ports.drafts import DynamoDraftStore
 from multitool.tables import create_all
 
-from tests.http_events import FakeLambdaContext, http_api_event, json_body
-from tests.review_support import OWNER, SENDER, email_draft, jira_draft, meeting_draft
+from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
+from tests.support.review_support import OWNER, SENDER, email_draft, jira_draft, meeting_draft
 
 SWEEP = settings(
     max_examples=120,

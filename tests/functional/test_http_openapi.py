@@ -10,9 +10,9 @@ from jsonschema import Draft202012Validator
 from multitool.api.openapi import DOCUMENT, render
 from openapi_spec_validator import validate
 
-from tests.chat_env import offline_chat_env
 from tests.functional.test_chat_api import COMBINED, PEOPLE, call
-from tests.http_events import json_body
+from tests.support.chat_env import offline_chat_env
+from tests.support.http_events import json_body
 
 
 @pytest.fixture(scope="module")

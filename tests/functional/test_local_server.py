@@ -581,7 +581,7 @@ def test_the_served_console_has_readable_logs_and_no_metrics_or_tracebacks() -> 
     import socket
     import struct
 
-    from tests.local_server import local_server
+    from tests.support.local_server import local_server
 
     output: list[str] = []
     with local_server(output=output, args=("--log-level", "INFO")) as url:
@@ -626,7 +626,7 @@ def test_the_served_console_has_readable_logs_and_no_metrics_or_tracebacks() -> 
 
 
 def test_each_user_sees_only_the_mail_and_issues_their_own_confirms_made() -> None:
-    from tests.local_server import local_server
+    from tests.support.local_server import local_server
 
     with local_server() as url:
         base = url.rstrip("/")

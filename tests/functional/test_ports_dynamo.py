@@ -17,7 +17,7 @@ from multitool.ports.calendar import Booking, DynamoCalendar, Interval, SlotTake
 from multitool.ports.directory import DynamoDirectory, seed_people
 from multitool.ports.drafts import DynamoDraftStore, _from_item, _to_item
 
-from tests.events import sample_people
+from tests.support.events import sample_people
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 

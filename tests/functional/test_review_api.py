@@ -24,8 +24,8 @@ from multitool.ports.drafts import DynamoDraftStore
 from multitool.tables import create_all
 
 from functions.review.handler import handler
-from tests.http_events import FakeLambdaContext, http_api_event, json_body
-from tests.review_support import (
+from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
+from tests.support.review_support import (
     KIN_LEE,
     KINSHUOK,
     OWNER,

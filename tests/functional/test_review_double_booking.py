@@ -30,8 +30,8 @@ from multitool.tables import create_all
 from multitool.tools.common import external_person
 
 from functions.review.handler import handler
-from tests.http_events import FakeLambdaContext, http_api_event, json_body
-from tests.review_support import OWNER, PRIYA, SENDER, SLOTS, RecordingMailer, meeting_draft, resolved
+from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
+from tests.support.review_support import OWNER, PRIYA, SENDER, SLOTS, RecordingMailer, meeting_draft, resolved
 
 REGION = "us-east-1"
 ALEX = "alex.mueller@example.com"

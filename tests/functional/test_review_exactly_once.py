@@ -17,8 +17,8 @@ from multitool.drafts import DraftStatus
 from multitool.ports.drafts import DynamoDraftStore
 from multitool.tables import create_all
 
-from tests.http_events import FakeLambdaContext, http_api_event, json_body
-from tests.review_support import OWNER, SENDER, SLOTS, email_draft, meeting_draft
+from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
+from tests.support.review_support import OWNER, SENDER, SLOTS, email_draft, meeting_draft
 
 REGION = "us-east-1"
 CONFIRMS = 8

@@ -20,8 +20,8 @@ from multitool.ports.drafts import DynamoDraftStore
 from multitool.tables import create_all
 
 from functions.review.handler import handler
-from tests.http_events import FakeLambdaContext, http_api_event, json_body
-from tests.review_support import OWNER, PRIYA, SENDER, jira_draft, resolved
+from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
+from tests.support.review_support import OWNER, PRIYA, SENDER, jira_draft, resolved
 
 REGION = "us-east-1"
 JIRA_EMAIL = "jira-bot@example.com"

@@ -29,10 +29,10 @@ from multitool.traces import extract_tool_results
 from multitool.wire import WireModel
 from pydantic import Field
 
-from tests import bedrock_streams as b
-from tests.events import LambdaContextStub, bedrock_action_event, response_body, sample_people
 from tests.infra.synth import Synthesized, synthesize
-from tests.review_support import RecordingJira, RecordingMailer
+from tests.support import bedrock_streams as b
+from tests.support.events import LambdaContextStub, bedrock_action_event, response_body, sample_people
+from tests.support.review_support import RecordingJira, RecordingMailer
 
 NOW = datetime(2026, 12, 1, 8, 0, tzinfo=UTC)
 STEP = "2f1c9d3e-0001-4d7f-a1b3-7e6c1f0a5c11-0"

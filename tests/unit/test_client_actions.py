@@ -26,7 +26,7 @@ from multitool.tools.email_draft import EmailDraftCard
 from multitool.tools.jira_draft import JiraTicketDraftCard
 from multitool.tools.meeting_scheduler import MeetingSchedulerCard
 
-from tests import bedrock_streams as b
+from tests.support import bedrock_streams as b
 
 PAYLOAD_ONLY = {"action", "draftId"}
 

@@ -28,7 +28,7 @@ from multitool.review import (
     name_claim,
 )
 
-from tests.review_support import (
+from tests.support.review_support import (
     KIN_LEE,
     KINSHUOK,
     NOW,

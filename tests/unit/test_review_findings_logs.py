@@ -14,8 +14,8 @@ from multitool.observability import logger
 from multitool.ports.mail import Mail, SentMail
 from multitool.review import ReviewConfig, Reviewer
 
-from tests.http_events import FakeLambdaContext, http_api_event, json_body
-from tests.review_support import NOW, OWNER, SENDER, email_draft
+from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
+from tests.support.review_support import NOW, OWNER, SENDER, email_draft
 
 SECRET = "Dear Priya, the merger closes on Friday"
 

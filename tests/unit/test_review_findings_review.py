@@ -12,8 +12,8 @@ from multitool.local.memory import MemoryCalendar, MemoryDraftStore
 from multitool.ports.jira import JiraOutcomeUnknown
 from multitool.review import Caller, DraftNotFound, ReviewConfig, Reviewer
 
-from tests.http_events import FakeLambdaContext, http_api_event, json_body
-from tests.review_support import (
+from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
+from tests.support.review_support import (
     NOW,
     OWNER,
     SENDER,

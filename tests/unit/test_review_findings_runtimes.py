@@ -17,7 +17,7 @@ from multitool.settings import ChatSettings
 from multitool.tools import ToolPorts
 from multitool.tools.base import MAX_BODY_CHARS
 
-from tests import bedrock_streams as b
+from tests.support import bedrock_streams as b
 from tests.unit.test_runtimes_agent import REQUEST, ScriptedAgent, runtime
 
 EMAIL = b.api_invocation_input(

@@ -13,7 +13,7 @@ from multitool.tools import ToolPorts, run_calls
 from multitool.tools.base import InvalidInput, ToolContext, UnparseableDate
 from multitool.tools.when import resolve_when
 
-from tests.events import sample_people
+from tests.support.events import sample_people
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 EMAIL = ("create_email_draft", {"to": ["Kinshuok"], "subject": "The doc", "body": "Here is the doc."})

@@ -16,7 +16,7 @@ from multitool.runtimes import AgentRuntime, ModelBusy, ModelFailed, TurnRequest
 from multitool.runtimes.product import product_flows
 from multitool.tools import ToolPorts
 
-from tests import bedrock_streams as b
+from tests.support import bedrock_streams as b
 
 NOW = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
 REQUEST = TurnRequest(

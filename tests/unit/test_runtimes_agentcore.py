@@ -41,7 +41,7 @@ from multitool.runtimes.product import product_flows
 from multitool.settings import ChatSettings
 from multitool.tools import REGISTRY, ToolPorts
 
-from tests import harness_streams as h
+from tests.support import harness_streams as h
 
 NOW = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
 REQUEST = TurnRequest(

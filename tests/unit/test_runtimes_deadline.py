@@ -8,7 +8,7 @@ from dataclasses import replace
 from multitool.chat import RESPONSE_RESERVE_SECONDS, turn_deadline
 from multitool.runtimes.base import MODEL_CALL_RESERVE_SECONDS, OUT_OF_TIME
 
-from tests import bedrock_streams as b
+from tests.support import bedrock_streams as b
 from tests.unit.test_runtimes_agent import REQUEST as AGENT_REQUEST
 from tests.unit.test_runtimes_agent import ScriptedAgent
 from tests.unit.test_runtimes_agent import ports as agent_ports  # noqa: F401  (fixture)

@@ -25,7 +25,7 @@ from multitool.tools.scheduling import (
 )
 from multitool.tools.when import RequestedTime
 
-from tests.events import sample_people
+from tests.support.events import sample_people
 
 
 def propose_slots(

@@ -12,7 +12,7 @@ from multitool.settings import JiraProject
 from multitool.tools import REGISTRY, ToolPorts, run_calls, spec_for
 from multitool.tools.base import MAX_CALLS_PER_BATCH, ToolConfig, ToolContext, UnknownTool
 
-from tests.events import sample_people
+from tests.support.events import sample_people
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 EMAIL = ("create_email_draft", {"to": ["Kinshuok"], "subject": "The doc", "body": "Here is the doc."})

@@ -14,7 +14,7 @@ from multitool.tools.base import InvalidInput, ToolConfig, ToolContext
 from multitool.tools.scheduling import Attendee, search_days, slot_proposal
 from multitool.tools.when import RequestedTime
 
-from tests.events import sample_people
+from tests.support.events import sample_people
 
 
 def propose_slots(

@@ -8,7 +8,7 @@ from multitool.people import Resolution
 from multitool.ports.directory import directory_items, name_keys, normalize_name
 from multitool.tools.common import resolve_recipient
 
-from tests.events import sample_people
+from tests.support.events import sample_people
 
 
 @pytest.fixture

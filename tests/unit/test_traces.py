@@ -13,7 +13,7 @@ from multitool.tools.jira_draft import JiraTicketDraftCard
 from multitool.tools.meeting_scheduler import MeetingSchedulerCard
 from multitool.traces import extract_tool_results, strip_tool_json
 
-from tests import bedrock_streams as b
+from tests.support import bedrock_streams as b
 
 STEP = "2f1c9d3e-0001-4d7f-a1b3-7e6c1f0a5c11-0"
 
