@@ -25,7 +25,8 @@ from tests.support.local_server import local_server
 pytestmark = pytest.mark.e2e
 
 REPO = Path(__file__).resolve().parents[2]
-SCREENSHOT = REPO / "docs" / "signed-in.png"
+# Written where the suite keeps its artifacts; docs/signed-in.png is a copy of one run's.
+SCREENSHOT = REPO / "artifacts" / "signed-in.png"
 CLIENT_ID = "multitool-local-page"
 
 
