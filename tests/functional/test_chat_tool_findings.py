@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import pytest
 from multitool.people import Person
 from multitool.tools.base import MAX_CALLS_PER_BATCH
@@ -95,3 +97,16 @@ def test_asking_again_after_a_confirm_proposes_a_fresh_draft_and_retries_land_on
     second = review("POST", again["id"], "confirm", {})
     assert (second["status"], len(mail())) == ("done", 2)
     assert second["result"]["messageId"] != confirmed["result"]["messageId"]
+
+
+def test_a_part_of_the_day_in_the_message_narrows_the_meeting_slots(env) -> None:
+    # Given a user in Mei's zone who asks for a meeting on a weekday morning
+    body = chat({"message": "Schedule a sync with Mei on Thursday morning", "timezone": "Asia/Shanghai"})
+
+    # Then the stand-in passes the part of the day on, and every slot lies in the morning hours
+    (meeting,) = body["clientActions"]
+    assert meeting["requested"] == "Thursday morning"
+    hours = [datetime.fromisoformat(slot["start"]).hour for slot in meeting["slots"]]
+    assert hours
+    assert all(9 <= hour < 12 for hour in hours)
+    assert any("morning" in note for note in meeting["notes"])

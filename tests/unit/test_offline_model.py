@@ -216,3 +216,21 @@ def test_tool_results_in_history_are_not_read_as_user_text() -> None:
     (email,) = tool_uses(model.converse(modelId="offline", messages=messages, toolConfig=TOOLS))
 
     assert email["input"]["subject"] == "Login crash"
+
+
+@pytest.mark.parametrize(
+    ("text", "when", "title"),
+    [
+        ("Schedule a sync with Priya on Thursday morning", "Thursday morning", "Sync"),
+        ("Book a call with Mei tomorrow afternoon at 3pm", "tomorrow afternoon at 3pm", "Call"),
+        ("Set up a meeting with Jordan Friday end of day", "Friday end of day", "Meeting"),
+        ("Book a call with Priya next Tuesday in the afternoon", "next Tuesday in the afternoon", "Call"),
+        ("Schedule a sync with Alex tonight", "tonight", "Sync"),
+    ],
+)
+def test_parts_of_the_day_reach_the_tool_as_written(text: str, when: str, title: str) -> None:
+    (meeting,) = parse_intents(text)
+    assert meeting.args["when"] == when
+    assert meeting.args["title"] == title
+    (attendee,) = meeting.args["attendees"]
+    assert not any(part in attendee.lower() for part in ("morning", "afternoon", "tonight", "end of day"))

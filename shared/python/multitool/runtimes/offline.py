@@ -59,10 +59,15 @@ _EMAIL_VERBS = re.compile(r"^(e-?mail|mail|write(\s+to)?|message)$", re.IGNORECA
 
 _DAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|tues|wed|thu|thur|thurs|fri)"
 _TIME = r"(?:\d{1,2}(?::\d{2})?\s*(?:am|pm)|\d{1,2}:\d{2}|noon|midday)"
+# Parts of the day go to the tool as written: it maps them to hours and says so in its notes.
+_PART_OF_DAY = (
+    r"(?:in\s+the\s+)?(?:morning|afternoon|evening|lunchtime|lunch|noon|midday|end\s+of\s+(?:the\s+)?day|eod)"
+)
 _WHEN = re.compile(
-    rf"\b(?:(?:next|this|coming)\s+(?:week|{_DAY})|{_DAY}|tomorrow|today|"
+    rf"\b(?:(?:next|this|coming)\s+(?:week|{_DAY})|{_DAY}|tomorrow|today|tonight|"
     rf"\d{{4}}-\d{{2}}-\d{{2}}(?:[T ]\d{{2}}:\d{{2}}(?::\d{{2}})?(?:Z|[+-]\d{{2}}:?\d{{2}})?)?|"
     rf"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{{1,2}}(?:st|nd|rd|th)?)"
+    rf"(?:\s+{_PART_OF_DAY}\b)?"
     rf"(?:\s+(?:at\s+)?{_TIME})?"
     rf"|\bat\s+{_TIME}",
     re.IGNORECASE,
