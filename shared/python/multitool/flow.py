@@ -626,28 +626,15 @@ class Flow:
         running = _Dispatch(self._state)
         step._dispatch = running
         try:
-            returned = handler(step, batch)
-        except FlowError:
-            raise
-        except Exception as exc:
-            # Type and place only: the exception's text may quote what the user wrote.
-            logger.error(
-                "Group tool handler failed",
-                extra={
-                    "step": self._step,
-                    "tools": list(key),
-                    "call_ids": [c.id for c in batch],
-                    **error_fields(exc),
-                },
-            )
-            content = _failure_content(f"Tools [{', '.join(key)}]", exc)
+            returned = self._call_many(step, handler, key, batch, "Group tool handler failed")
+        finally:
+            step._dispatch = None
+        if isinstance(returned, _Failed):
             return Turn(
-                results=tuple(ToolResult(call.id, content, True) for call in batch),
+                results=tuple(ToolResult(call.id, returned.content, True) for call in batch),
                 step=self._step,
                 group=key,
             )
-        finally:
-            step._dispatch = None
         route = self._route_from(returned, f"Group tool handler for [{', '.join(key)}]", batch)
         writes = running.scratch or {}
         writes.update(route.state)
@@ -733,14 +720,30 @@ class Flow:
         running = step._running("a batch")
         running.call = None
         running.scratch = None
-        label = f"Batch handler for [{', '.join(key)}]"
+        returned = self._call_many(step, handler, key, calls, "Batch tool handler failed")
+        if isinstance(returned, _Failed):
+            results.update({call.id: ToolResult(call.id, returned.content, True) for call in calls})
+            return None
+        route = self._route_from(returned, f"Batch handler for [{', '.join(key)}]", calls)
+        if running.scratch:
+            running.writes.update(running.scratch)
+        running.writes.update(route.state)
+        fallback = _default_content(route)
+        results.update({call.id: ToolResult(call.id, route.results.get(call.id, fallback)) for call in calls})
+        return route
+
+    def _call_many(
+        self, step: Step, handler: Handler, key: tuple[str, ...], calls: tuple[ToolCall, ...], failed: str
+    ) -> object:
+        """What a group or batch handler returned, or :class:`_Failed` when it raised (logged)."""
         try:
-            returned = handler(step, calls)
+            return handler(step, calls)
         except FlowError:
             raise
         except Exception as exc:
+            # Type and place only: the exception's text may quote what the user wrote.
             logger.error(
-                "Batch tool handler failed",
+                failed,
                 extra={
                     "step": self._step,
                     "tools": list(key),
@@ -748,16 +751,7 @@ class Flow:
                     **error_fields(exc),
                 },
             )
-            content = _failure_content(f"Tools [{', '.join(key)}]", exc)
-            results.update({call.id: ToolResult(call.id, content, True) for call in calls})
-            return None
-        route = self._route_from(returned, label, calls)
-        if running.scratch:
-            running.writes.update(running.scratch)
-        running.writes.update(route.state)
-        fallback = _default_content(route)
-        results.update({call.id: ToolResult(call.id, route.results.get(call.id, fallback)) for call in calls})
-        return route
+            return _Failed(_failure_content(f"Tools [{', '.join(key)}]", exc))
 
     def _commit(
         self,
@@ -822,6 +816,13 @@ class Flow:
             if strays:
                 raise RoutingError(f"{label} returned results for call ids that are not its calls: {strays}.")
         return route
+
+
+@dataclass(frozen=True, slots=True)
+class _Failed:
+    """A group or batch handler raised: every one of its calls gets this error content."""
+
+    content: str
 
 
 def _route_from_object(value: object, label: str) -> Route:
