@@ -1,0 +1,357 @@
+"""The calendar port on DynamoDB: bookings confirmed through this system.
+
+Table layout (``multitool.tables.BOOKINGS``, keys ``pk``/``sk``, TTL ``expiresAt``):
+
+- ``pk="BOOKING#<id>"``, ``sk="BOOKING"``: the booking, with a ``version``.
+- ``pk="BUSY#<email>"``, ``sk="<UTC date>"``: one item per attendee and UTC day,
+  ``intervals`` = [{bookingId, start, end}] and a ``version``. Busy times of N
+  people over D days are one ``BatchGetItem`` of N x D keys.
+
+No double booking: :meth:`DynamoCalendar.book` reads the attendee-days it
+touches, refuses (:class:`SlotTaken`) when another booking overlaps, and
+writes every attendee-day and the booking in ONE transaction in which each
+item is conditioned on the ``version`` it was read at (optimistic locking).
+Of two confirms racing for one person's time, both may read the day free,
+but only the first transaction commits: the second's condition fails, it
+reads again, sees the first booking and is refused. A condition on the
+interval itself cannot be written (DynamoDB conditions cannot test overlap
+within a list), and a lock item per attendee and time cell would need a grain
+(5 minutes: up to 96 items per attendee in a transaction of at most 100);
+the version of the attendee-day item the busy read already uses costs
+nothing extra to read and keeps one item per attendee and day.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from botocore.exceptions import ClientError
+
+from multitool.ports.calendar import Booking, BookingContention, Interval, SlotTaken, overlaps, utc_days
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
+
+BOOKING_PREFIX = "BOOKING#"
+BUSY_PREFIX = "BUSY#"
+BATCH_GET_LIMIT = 100
+TRANSACT_LIMIT = 100
+RETAIN_AFTER_END = timedelta(days=30)
+_MAX_UNPROCESSED_RETRIES = 5
+_MAX_BOOK_ATTEMPTS = 5
+_RETRYABLE_REASONS = frozenset({"ConditionalCheckFailed", "TransactionConflict"})
+
+
+class DynamoCalendar:
+    """Bookings confirmed through this system, in DynamoDB."""
+
+    def __init__(self, table_name: str, client: DynamoDBClient) -> None:
+        self._table = table_name
+        self._client = client
+
+    def busy(self, emails: Sequence[str], start: datetime, end: datetime) -> Mapping[str, Sequence[Interval]]:
+        addresses = sorted({e.casefold() for e in emails if e})
+        result: dict[str, list[Interval]] = {e: [] for e in emails}
+        if not addresses or end <= start:
+            return result
+        keys = [
+            {"pk": {"S": BUSY_PREFIX + email}, "sk": {"S": day.isoformat()}}
+            for email in addresses
+            for day in utc_days(start, end)
+        ]
+        by_address: dict[str, list[Interval]] = {a: [] for a in addresses}
+        for offset in range(0, len(keys), BATCH_GET_LIMIT):
+            for item in self._batch_get(keys[offset : offset + BATCH_GET_LIMIT]):
+                address = item["pk"]["S"].removeprefix(BUSY_PREFIX)
+                for value in item.get("intervals", {}).get("L", []):
+                    data = value["M"]
+                    interval = Interval(
+                        start=datetime.fromisoformat(data["start"]["S"]),
+                        end=datetime.fromisoformat(data["end"]["S"]),
+                    )
+                    if overlaps(interval, start, end):
+                        by_address.setdefault(address, []).append(interval)
+        for email in emails:
+            result[email] = sorted(by_address.get(email.casefold(), []), key=lambda i: i.start)
+        return result
+
+    def _batch_get(self, keys: list[dict[str, Any]], *, consistent: bool = False) -> list[dict[str, Any]]:
+        request: dict[str, Any] = {self._table: {"Keys": keys, "ConsistentRead": consistent}}
+        items: list[dict[str, Any]] = []
+        for _ in range(_MAX_UNPROCESSED_RETRIES):
+            response = self._client.batch_get_item(RequestItems=request)
+            items.extend(response.get("Responses", {}).get(self._table, []))
+            unprocessed = response.get("UnprocessedKeys") or {}
+            if not unprocessed:
+                return items
+            request = dict(unprocessed)
+        raise RuntimeError("The bookings table kept returning unprocessed keys; try again.")
+
+    def book(self, booking: Booking) -> None:
+        """Write the booking and every attendee-day it takes, in one transaction conditioned on
+        the versions read (see the module docstring); :class:`SlotTaken` if someone is booked then."""
+        wanted = {
+            (email, day)
+            for email in _emails(booking.attendees)
+            for day in utc_days(booking.start, booking.end)
+        }
+        if len(wanted) + 1 > TRANSACT_LIMIT:
+            raise ValueError(f"A booking can span at most {TRANSACT_LIMIT - 1} attendee-days.")
+        for _ in range(_MAX_BOOK_ATTEMPTS):
+            stored, days = self._read(booking.id, wanted)
+            if stored is not None and _same_booking(stored.booking, booking):
+                return  # booked before: a retried confirmation
+            taken = _conflicts(booking, days, wanted)
+            if taken:
+                raise SlotTaken(taken)
+            moved_from: set[tuple[str, date]] = set()
+            if stored is not None:  # the same booking at another time or with other people: it moves
+                moved_from = {
+                    (email, day)
+                    for email in _emails(stored.booking.attendees)
+                    for day in utc_days(stored.booking.start, stored.booking.end)
+                } - wanted
+                days.update(self._read_days(moved_from))
+            items = [self._booking_put(booking, stored)]
+            for key in sorted(wanted | moved_from):
+                day = days.get(key) or _Day(version=None, intervals=())
+                kept = [i for i in day.intervals if i.booking_id != booking.id]
+                if key in wanted:
+                    kept.append(_Held(booking.id, booking.start.astimezone(UTC), booking.end.astimezone(UTC)))
+                items.append(self._day_write(key, day.version, kept))
+            if len(items) > TRANSACT_LIMIT:
+                raise ValueError(f"A booking can span at most {TRANSACT_LIMIT - 1} attendee-days.")
+            if self._transact(items):
+                return
+        raise BookingContention("The attendees' calendars kept changing; try again.")
+
+    def release(self, booking_id: str) -> None:
+        for _ in range(_MAX_BOOK_ATTEMPTS):
+            stored, _days = self._read(booking_id, set())
+            if stored is None:
+                return
+            keys = {
+                (email, day)
+                for email in _emails(stored.booking.attendees)
+                for day in utc_days(stored.booking.start, stored.booking.end)
+            }
+            days = self._read_days(keys)
+            items: list[Any] = [
+                {
+                    "Delete": {
+                        "TableName": self._table,
+                        "Key": _booking_key(booking_id),
+                        **_version_condition(stored.version),
+                    }
+                }
+            ]
+            for key in sorted(keys):
+                day = days.get(key) or _Day(version=None, intervals=())
+                kept = [i for i in day.intervals if i.booking_id != booking_id]
+                items.append(self._day_write(key, day.version, kept))
+            if self._transact(items):
+                return
+        raise BookingContention("The attendees' calendars kept changing; try again.")
+
+    # -- reads and writes of the item layout -------------------------------------------------
+
+    def _read(
+        self, booking_id: str, keys: set[tuple[str, date]]
+    ) -> tuple[_StoredBooking | None, dict[tuple[str, date], _Day]]:
+        """The booking (if stored) and the attendee-days ``keys``, in one read."""
+        request = [_booking_key(booking_id), *(_day_key(email, day) for email, day in sorted(keys))]
+        stored: _StoredBooking | None = None
+        days: dict[tuple[str, date], _Day] = {}
+        for offset in range(0, len(request), BATCH_GET_LIMIT):
+            for item in self._batch_get(request[offset : offset + BATCH_GET_LIMIT], consistent=True):
+                pk = item["pk"]["S"]
+                if pk.startswith(BOOKING_PREFIX):
+                    stored = _booking_from_item(item)
+                else:
+                    days[(pk.removeprefix(BUSY_PREFIX), date.fromisoformat(item["sk"]["S"]))] = (
+                        _day_from_item(item)
+                    )
+        return stored, days
+
+    def _read_days(self, keys: set[tuple[str, date]]) -> dict[tuple[str, date], _Day]:
+        if not keys:
+            return {}
+        request = [_day_key(email, day) for email, day in sorted(keys)]
+        days: dict[tuple[str, date], _Day] = {}
+        for offset in range(0, len(request), BATCH_GET_LIMIT):
+            for item in self._batch_get(request[offset : offset + BATCH_GET_LIMIT], consistent=True):
+                key = (item["pk"]["S"].removeprefix(BUSY_PREFIX), date.fromisoformat(item["sk"]["S"]))
+                days[key] = _day_from_item(item)
+        return days
+
+    def _booking_put(self, booking: Booking, stored: _StoredBooking | None) -> dict[str, Any]:
+        wire = booking.to_wire()
+        version = 1 if stored is None else (stored.version or 0) + 1
+        condition = (
+            {"ConditionExpression": "attribute_not_exists(pk)"}
+            if stored is None
+            else _version_condition(stored.version)
+        )
+        return {
+            "Put": {
+                "TableName": self._table,
+                "Item": {
+                    **_booking_key(booking.id),
+                    "title": {"S": wire["title"]},
+                    "organizer": {"S": wire["organizer"]},
+                    "attendees": {"L": [{"S": a} for a in wire["attendees"]]},
+                    "start": {"S": wire["start"]},
+                    "end": {"S": wire["end"]},
+                    "timezone": {"S": wire["timezone"]},
+                    "version": {"N": str(version)},
+                    "expiresAt": {"N": str(_expires(booking.end))},
+                },
+                **condition,
+            }
+        }
+
+    def _day_write(
+        self, key: tuple[str, date], version: int | None, intervals: list[_Held]
+    ) -> dict[str, Any]:
+        condition = _version_condition(version)
+        if not intervals:
+            return {"Delete": {"TableName": self._table, "Key": _day_key(*key), **condition}}
+        return {
+            "Put": {
+                "TableName": self._table,
+                "Item": {
+                    **_day_key(*key),
+                    "intervals": {"L": [i.to_item() for i in sorted(intervals, key=lambda i: i.start)]},
+                    "version": {"N": str((version or 0) + 1)},
+                    "expiresAt": {"N": str(_expires(max(i.end for i in intervals)))},
+                },
+                **condition,
+            }
+        }
+
+    def _transact(self, items: list[Any]) -> bool:
+        """True once written; False when an item changed since it was read (read again and retry)."""
+        try:
+            self._client.transact_write_items(TransactItems=items)
+        except ClientError as error:
+            reasons: list[Any] = error.response.get("CancellationReasons", [])
+            if any(r.get("Code") in _RETRYABLE_REASONS for r in reasons):
+                return False
+            raise
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class _Held:
+    """One interval of an attendee-day item: which booking holds [start, end)."""
+
+    booking_id: str
+    start: datetime
+    end: datetime
+
+    def to_item(self) -> dict[str, Any]:
+        return {
+            "M": {
+                "bookingId": {"S": self.booking_id},
+                "start": {"S": self.start.isoformat()},
+                "end": {"S": self.end.isoformat()},
+            }
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class _Day:
+    version: int | None  # None: no item yet, or one written before items had versions
+    intervals: tuple[_Held, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _StoredBooking:
+    booking: Booking
+    version: int | None
+
+
+def _emails(addresses: Sequence[str]) -> set[str]:
+    return {a.casefold() for a in addresses if a}
+
+
+def _same_booking(stored: Booking, booking: Booking) -> bool:
+    return (stored.start, stored.end, _emails(stored.attendees)) == (
+        booking.start,
+        booking.end,
+        _emails(booking.attendees),
+    )
+
+
+def _conflicts(
+    booking: Booking, days: Mapping[tuple[str, date], _Day], wanted: set[tuple[str, date]]
+) -> dict[str, list[Interval]]:
+    """Per attendee (as the booking spells them), the other bookings' intervals overlapping it."""
+    spelled = {a.casefold(): a for a in booking.attendees}
+    taken: dict[str, list[Interval]] = {}
+    for email, day in sorted(wanted):
+        for held in days.get((email, day), _Day(None, ())).intervals:
+            interval = Interval(start=held.start, end=held.end)
+            if held.booking_id != booking.id and overlaps(interval, booking.start, booking.end):
+                found = taken.setdefault(spelled.get(email, email), [])
+                if interval not in found:
+                    found.append(interval)
+    return taken
+
+
+def _booking_key(booking_id: str) -> dict[str, Any]:
+    return {"pk": {"S": BOOKING_PREFIX + booking_id}, "sk": {"S": "BOOKING"}}
+
+
+def _day_key(email: str, day: date) -> dict[str, Any]:
+    return {"pk": {"S": BUSY_PREFIX + email}, "sk": {"S": day.isoformat()}}
+
+
+def _version_condition(version: int | None) -> dict[str, Any]:
+    if version is None:
+        return {
+            "ConditionExpression": "attribute_not_exists(#v)",
+            "ExpressionAttributeNames": {"#v": "version"},
+        }
+    return {
+        "ConditionExpression": "#v = :v",
+        "ExpressionAttributeNames": {"#v": "version"},
+        "ExpressionAttributeValues": {":v": {"N": str(version)}},
+    }
+
+
+def _expires(end: datetime) -> int:
+    return int((end + RETAIN_AFTER_END).timestamp())
+
+
+def _version_of(item: Mapping[str, Any]) -> int | None:
+    value = item.get("version", {}).get("N")
+    return int(value) if value is not None else None
+
+
+def _day_from_item(item: Mapping[str, Any]) -> _Day:
+    held = tuple(
+        _Held(
+            booking_id=value["M"]["bookingId"]["S"],
+            start=datetime.fromisoformat(value["M"]["start"]["S"]),
+            end=datetime.fromisoformat(value["M"]["end"]["S"]),
+        )
+        for value in item.get("intervals", {}).get("L", [])
+    )
+    return _Day(version=_version_of(item), intervals=held)
+
+
+def _booking_from_item(item: Mapping[str, Any]) -> _StoredBooking:
+    booking = Booking(
+        id=item["pk"]["S"].removeprefix(BOOKING_PREFIX),
+        title=item["title"]["S"],
+        organizer=item["organizer"]["S"],
+        attendees=tuple(a["S"] for a in item.get("attendees", {}).get("L", [])),
+        start=datetime.fromisoformat(item["start"]["S"]),
+        end=datetime.fromisoformat(item["end"]["S"]),
+        timezone=item.get("timezone", {}).get("S", "UTC"),
+    )
+    return _StoredBooking(booking=booking, version=_version_of(item))
