@@ -1,4 +1,4 @@
-"""A local OIDC provider standing in for Cognito's managed login, and the JWT check the HTTP API does.
+"""A local OIDC provider standing in for Cognito's managed login.
 
 The page signs in exactly as it does against Cognito: ``/oauth2/authorize`` (authorization code, PKCE
 S256 required), ``/oauth2/token`` (code and refresh-token grants), ``/oauth2/revoke`` and ``/logout``,
@@ -6,10 +6,7 @@ with ``/.well-known/openid-configuration`` and ``/.well-known/jwks.json`` for di
 RS256 JWTs (joserfc) signed with a key made when the provider starts; they carry Cognito's claims
 (``token_use``, ``client_id`` or ``aud``, ``cognito:username``, ``email``, ``name``, ``zoneinfo``).
 
-:class:`JwtAuthorizer` is what API Gateway's JWT authorizer checks before a function runs: a signature
-by a key of the issuer's JWKS (RS256 only, so ``alg: none`` is refused), the issuer, the audience
-(``aud`` of an ID token or ``client_id`` of an access token is one of the configured clients), expiry
-and not-before. A rejected token is :class:`TokenRejected`; the local API answers 401 for it.
+The tokens are checked as the HTTP API checks them by :mod:`multitool.local.jwt_authorizer`.
 
 Local only (this package is not in the Lambda layer): the sign-in form lists the seeded people and
 asks for no password, as the X-Local-User shortcut does.
@@ -29,10 +26,12 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from joserfc import errors, jwt
+from joserfc import jwt
 from joserfc.jwk import KeySet, RSAKey
 
-ALGORITHM = "RS256"
+from multitool.local.jwt_authorizer import ALGORITHM, JwtAuthorizer, TokenRejected, gateway_claims
+from multitool.local.sign_in_page import FORM_HEADERS, page, sign_in_form
+
 CLIENT_ID = "multitool-local-page"
 SCOPES = ("openid", "email", "profile")
 TOKEN_SECONDS = 3600
@@ -48,24 +47,7 @@ PATHS = (
     "/oauth2/userInfo",
     "/logout",
 )
-# The sign-in form is this provider's page: its own CSP lets it post to itself, nothing else.
-FORM_HEADERS = {
-    "content-type": "text/html; charset=utf-8",
-    "cache-control": "no-store",
-    "content-security-policy": (
-        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; "
-        "base-uri 'none'"
-    ),
-}
 NO_STORE = {"content-type": "application/json", "cache-control": "no-store", "pragma": "no-cache"}
-
-
-class TokenRejected(PermissionError):
-    """The JWT authorizer refuses the token; ``reason`` says which check failed (never the token)."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 class Person(Protocol):
@@ -105,49 +87,6 @@ def s256(verifier: str) -> str:
     """RFC 7636's S256 code challenge of ``verifier``."""
     digest = hashlib.sha256(verifier.encode("ascii")).digest()
     return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
-
-
-@dataclass
-class JwtAuthorizer:
-    """API Gateway's JWT authorizer: issuer, audience (``aud`` or ``client_id``), expiry, signature."""
-
-    issuer: str
-    audiences: tuple[str, ...]
-    keys: KeySet
-    clock: Callable[[], float] = time.time
-
-    def claims(self, token: str) -> dict[str, Any]:
-        try:
-            decoded = jwt.decode(token, self.keys, algorithms=[ALGORITHM])
-        except errors.UnsupportedAlgorithmError:
-            raise TokenRejected("the token's algorithm is not RS256") from None
-        except errors.BadSignatureError:
-            raise TokenRejected("the signature does not verify with the issuer's keys") from None
-        except (errors.JoseError, ValueError, TypeError):
-            # Malformed, no key with its kid, not JSON: API Gateway answers all of these with a 401.
-            raise TokenRejected("the token is not a JWT signed by a key of the issuer") from None
-        claims = dict(decoded.claims)
-        now = int(self.clock())
-        registry = jwt.JWTClaimsRegistry(
-            now=now, iss={"essential": True, "value": self.issuer}, exp={"essential": True}
-        )
-        try:
-            registry.validate(claims)
-        except errors.ExpiredTokenError:
-            raise TokenRejected("the token has expired") from None
-        except errors.ClaimError as error:
-            words = {
-                "iss": "it was issued by another issuer",
-                "nbf": "it is not valid yet",
-                "exp": "it has no expiry",
-            }
-            raise TokenRejected(f"the token is refused: {words.get(error.claim, error.claim)}") from None
-        audiences = claims.get("aud")
-        audience_list = [audiences] if isinstance(audiences, str) else list(audiences or [])
-        client = claims.get("client_id")
-        if not any(a in self.audiences for a in [*audience_list, client] if isinstance(a, str)):
-            raise TokenRejected("the token was issued to another client (aud/client_id)")
-        return claims
 
 
 @dataclass
@@ -289,22 +228,24 @@ class LocalOidc:
         if problem:
             # A bad client or redirect is never redirected to (RFC 6749 4.1.2.1): answered here.
             return OidcResponse(
-                400, dict(FORM_HEADERS), _page("Sign-in request refused", html.escape(problem))
+                400, dict(FORM_HEADERS), page("Sign-in request refused", html.escape(problem))
             )
         user = self._session_user(headers)
         if user is not None:
             return self._issue_code(user, params)
-        return OidcResponse(200, dict(FORM_HEADERS), self._form(params))
+        return OidcResponse(200, dict(FORM_HEADERS), sign_in_form(params, self.people()))
 
     def _sign_in(self, form: Mapping[str, str]) -> OidcResponse:
         problem = self._check_request(form)
         if problem:
             return OidcResponse(
-                400, dict(FORM_HEADERS), _page("Sign-in request refused", html.escape(problem))
+                400, dict(FORM_HEADERS), page("Sign-in request refused", html.escape(problem))
             )
         user = form.get("username", "")
         if user not in {p.id for p in self.people()}:
-            return OidcResponse(200, dict(FORM_HEADERS), self._form(form, error="Choose who you are."))
+            return OidcResponse(
+                200, dict(FORM_HEADERS), sign_in_form(form, self.people(), error="Choose who you are.")
+            )
         session = secrets.token_urlsafe(24)
         with self._lock:
             self._sessions[session] = user
@@ -381,7 +322,7 @@ class LocalOidc:
     def _logout(self, params: Mapping[str, str], headers: Mapping[str, str]) -> OidcResponse:
         if params.get("client_id") != self.client_id or params.get("logout_uri") not in self.redirect_uris:
             return OidcResponse(
-                400, dict(FORM_HEADERS), _page("Sign-out refused", "unknown client_id or logout_uri")
+                400, dict(FORM_HEADERS), page("Sign-out refused", "unknown client_id or logout_uri")
             )
         session = _cookie(headers, SESSION_COOKIE)
         with self._lock:
@@ -454,49 +395,6 @@ class LocalOidc:
             "expires_in": self.token_seconds,
         }
 
-    def _form(self, params: Mapping[str, str], error: str = "") -> bytes:
-        keep = (
-            "client_id",
-            "redirect_uri",
-            "response_type",
-            "scope",
-            "state",
-            "code_challenge",
-            "code_challenge_method",
-        )
-        hidden = "".join(
-            f'<input type="hidden" name="{k}" value="{html.escape(params[k])}">' for k in keep if k in params
-        )
-        options = "".join(
-            f'<option value="{html.escape(p.id)}">'
-            f"{html.escape(p.display_name)} ({html.escape(p.email)})</option>"
-            for p in self.people()
-        )
-        alert = f'<p role="alert">{html.escape(error)}</p>' if error else ""
-        content = (
-            f'{alert}<form method="post" action="/oauth2/authorize">{hidden}'
-            '<label for="username">Who are you?</label> '
-            f'<select id="username" name="username">{options}</select> '
-            '<button type="submit">Sign in</button></form>'
-            "<p>Local sign-in stand-in: no password, as with <code>X-Local-User</code>. "
-            "Deployed, this is Cognito's managed login.</p>"
-        )
-        return _page("Sign in to multitool", content, raw=True)
-
-
-def gateway_claims(claims: Mapping[str, Any]) -> dict[str, str]:
-    """Claims as the HTTP API hands them to the function: every value a string (``true``, ``1800000000``,
-    an array as ``[a b]``)."""
-
-    def text(value: Any) -> str:
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        if isinstance(value, list):
-            return "[" + " ".join(text(v) for v in value) + "]"
-        return value if isinstance(value, str) else json.dumps(value)
-
-    return {key: text(value) for key, value in claims.items()}
-
 
 def _signing_key() -> RSAKey:
     """A new RS256 key for this run: tokens of an earlier run never verify."""
@@ -512,13 +410,3 @@ def _cookie(headers: Mapping[str, str], name: str) -> str | None:
             if cookie_name == name:
                 return cookie_value
     return None
-
-
-def _page(title: str, content: str, *, raw: bool = False) -> bytes:
-    body = content if raw else f"<p>{content}</p>"
-    return (
-        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>'
-        f"{html.escape(title)}</title><style>body{{font:16px system-ui;max-width:32rem;margin:4rem auto}}"
-        "select,button{font:inherit;padding:.3rem}</style></head>"
-        f"<body><h1>{html.escape(title)}</h1>{body}</body></html>"
-    ).encode()
