@@ -13,9 +13,10 @@ import boto3
 import pytest
 from moto import mock_aws
 from multitool import tables
-from multitool.ports.calendar import Booking, DynamoCalendar
+from multitool.ports.calendar import Booking
 from multitool.ports.directory import seed_people
 from multitool.ports.drafts import DynamoDraftStore
+from multitool.ports.dynamo_calendar import DynamoCalendar
 from multitool.tools.environment import aws_environment
 
 from tests.support.events import (

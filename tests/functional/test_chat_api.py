@@ -10,7 +10,8 @@ import pytest
 from botocore.stub import Stubber
 from multitool.api.chat_app import aws_chat_service
 from multitool.people import Person
-from multitool.ports.calendar import Booking, DynamoCalendar
+from multitool.ports.calendar import Booking
+from multitool.ports.dynamo_calendar import DynamoCalendar
 from multitool.runtimes import AwsClients
 
 from tests.support.chat_env import offline_chat_env

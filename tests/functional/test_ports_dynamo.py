@@ -13,9 +13,10 @@ from moto import mock_aws
 from multitool import tables
 from multitool.drafts import DraftStatus, new_draft
 from multitool.people import Resolution
-from multitool.ports.calendar import Booking, DynamoCalendar, Interval, SlotTaken
+from multitool.ports.calendar import Booking, Interval, SlotTaken
 from multitool.ports.directory import DynamoDirectory, seed_people
 from multitool.ports.drafts import DynamoDraftStore, _from_item, _to_item
+from multitool.ports.dynamo_calendar import DynamoCalendar
 
 from tests.support.events import sample_people
 

@@ -10,9 +10,9 @@ import pytest
 from moto import mock_aws
 from multitool.flow import ToolCall
 from multitool.people import Person
-from multitool.ports.calendar import DynamoCalendar
 from multitool.ports.directory import DynamoDirectory, seed_people
 from multitool.ports.drafts import DynamoDraftStore
+from multitool.ports.dynamo_calendar import DynamoCalendar
 from multitool.runtimes.product import TOOL_NAMES, ProductStep, product_flow
 from multitool.tables import create_all
 from multitool.tools import REGISTRY, ToolContext, ToolPorts

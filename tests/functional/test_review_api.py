@@ -19,8 +19,8 @@ from moto.ses.models import ses_backends
 from multitool.api.review_app import aws_reviewer
 from multitool.drafts import Draft
 from multitool.observability import logger
-from multitool.ports.calendar import DynamoCalendar
 from multitool.ports.drafts import DynamoDraftStore
+from multitool.ports.dynamo_calendar import DynamoCalendar
 from multitool.tables import create_all
 
 from functions.review.handler import handler

@@ -22,8 +22,8 @@ from moto.dynamodb.models import DynamoDBBackend
 from moto.ses.models import ses_backends
 from multitool.api.review_app import aws_reviewer, review_app
 from multitool.drafts import Draft, DraftStatus
-from multitool.ports.calendar import DynamoCalendar
 from multitool.ports.drafts import DynamoDraftStore
+from multitool.ports.dynamo_calendar import DynamoCalendar
 from multitool.ports.mail import MailRejected
 from multitool.review import Caller, ReviewConfig, Reviewer, SideEffectFailed, SlotTaken
 from multitool.tables import create_all

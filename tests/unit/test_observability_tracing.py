@@ -146,3 +146,46 @@ def test_in_lambda_with_tracing_on_the_handler_and_its_aws_calls_reach_the_daemo
     assert handler["parent_id"] == "53995c3f42cd8ad8"  # Lambda's own segment, from the trace header
     assert call["parent_id"] == handler["id"]
     assert call["aws"] == {"operation": "GetItem", "region": "us-east-1", "table_name": "drafts"}
+
+
+def test_the_service_name_and_metrics_namespace_come_from_the_powertools_variables() -> None:
+    probe = (
+        "import json; from multitool.observability import logger, metrics;"
+        "print(json.dumps([logger.service, metrics.namespace, metrics.service]))"
+    )
+    environment = {
+        **os.environ,
+        "PYTHONPATH": f"{ROOT / 'shared' / 'python'}",
+        "POWERTOOLS_SERVICE_NAME": "multitool-orders",
+        "POWERTOOLS_METRICS_NAMESPACE": "TeamMetrics",
+    }
+    configured = subprocess.run(
+        [sys.executable, "-c", probe], env=environment, capture_output=True, text=True
+    )
+    assert json.loads(configured.stdout) == ["multitool-orders", "TeamMetrics", "multitool-orders"], (
+        configured.stderr
+    )
+    for name in ("POWERTOOLS_SERVICE_NAME", "POWERTOOLS_METRICS_NAMESPACE"):
+        environment.pop(name)
+    defaults = subprocess.run([sys.executable, "-c", probe], env=environment, capture_output=True, text=True)
+    assert json.loads(defaults.stdout) == ["multitool", "Multitool", "multitool"], defaults.stderr
+
+
+def test_a_request_that_counted_nothing_flushes_without_a_warning_and_one_that_counted_prints_emf(
+    monkeypatch: Any, capsys: Any
+) -> None:
+    import warnings
+
+    from multitool.observability import EmfMetrics
+
+    monkeypatch.delenv("POWERTOOLS_METRICS_DISABLED", raising=False)
+    provider = EmfMetrics(namespace="Tests", service="multitool")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        provider.flush_metrics()
+    assert capsys.readouterr().out == ""
+    provider.add_metric(name="ActionsDone", unit="Count", value=1)
+    provider.flush_metrics()
+    emf = json.loads(capsys.readouterr().out)
+    assert emf["ActionsDone"] == [1.0]
+    assert emf["_aws"]["CloudWatchMetrics"][0]["Namespace"] == "Tests"

@@ -30,8 +30,9 @@ from aws_lambda_powertools.shared import constants
 from aws_lambda_powertools.shared.functions import resolve_truthy_env_var_choice
 from aws_lambda_powertools.tracing.base import BaseProvider, BaseSegment
 
-SERVICE = "multitool"
-NAMESPACE = "Multitool"
+# Powertools prefers an explicit argument to its environment variable, so the stack's values are read here.
+SERVICE = os.environ.get(constants.SERVICE_NAME_ENV) or "multitool"
+NAMESPACE = os.environ.get(constants.METRICS_NAMESPACE_ENV) or "Multitool"
 
 
 class EmfMetrics(AmazonCloudWatchEMFProvider):
@@ -41,7 +42,9 @@ class EmfMetrics(AmazonCloudWatchEMFProvider):
     metric (``single_metric``) is printed anyway, a disabled flush keeps the metric
     set (so the 100th value is printed by ``add_metric``), and a flush with no
     application metrics warns. Disabled (``multitool serve``), none of that reaches
-    the console; enabled (Lambda), behaviour is Powertools' own.
+    the console; enabled (Lambda), behaviour is Powertools' own except that a request
+    that counted nothing (a GET of an action, a turn without cards) flushes silently
+    instead of warning into the function's log on every such request.
     """
 
     def add_cold_start_metric(self, context: Any) -> None:
@@ -49,7 +52,7 @@ class EmfMetrics(AmazonCloudWatchEMFProvider):
             super().add_cold_start_metric(context)
 
     def flush_metrics(self, raise_on_empty_metrics: bool = False) -> None:
-        if is_metrics_disabled() and not raise_on_empty_metrics:
+        if (is_metrics_disabled() or not self.metric_set) and not raise_on_empty_metrics:
             self.clear_metrics()
             return
         super().flush_metrics(raise_on_empty_metrics=raise_on_empty_metrics)

@@ -54,9 +54,9 @@ def aws_chat_service() -> ChatService:
     Built on first use and cached per warm container, never at import time:
     tests set the environment first and call ``aws_chat_service.cache_clear()``.
     """
-    from multitool.ports.calendar import DynamoCalendar
     from multitool.ports.directory import DynamoDirectory
     from multitool.ports.drafts import DynamoDraftStore
+    from multitool.ports.dynamo_calendar import DynamoCalendar
     from multitool.runtimes import AwsClients, build_runtime
     from multitool.runtimes.product import product_flows
     from multitool.sessions import DynamoSessionStore

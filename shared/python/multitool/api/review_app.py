@@ -73,8 +73,8 @@ def aws_reviewer() -> Reviewer:
     import boto3
     import urllib3
 
-    from multitool.ports.calendar import DynamoCalendar
     from multitool.ports.drafts import DynamoDraftStore
+    from multitool.ports.dynamo_calendar import DynamoCalendar
     from multitool.ports.jira import (
         SANDBOX_CREDENTIALS_EMAIL,
         SANDBOX_CREDENTIALS_TOKEN,

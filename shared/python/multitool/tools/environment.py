@@ -26,9 +26,9 @@ EnvironmentProvider = Callable[[], ToolEnvironment]
 
 def dynamo_ports(client: Any, *, drafts_table: str, directory_table: str, bookings_table: str) -> ToolPorts:
     """The DynamoDB adapters over one client."""
-    from multitool.ports.calendar import DynamoCalendar
     from multitool.ports.directory import DynamoDirectory
     from multitool.ports.drafts import DynamoDraftStore
+    from multitool.ports.dynamo_calendar import DynamoCalendar
 
     return ToolPorts(
         directory=DynamoDirectory(directory_table, client),
