@@ -95,7 +95,8 @@ def _gateway_harness(
     from multitool.ports.drafts import DynamoDraftStore
     from multitool.runtimes.harness_gateway import gateway_tools
 
-    assert settings.harness_arn and settings.gateway_arn
+    assert settings.harness_arn
+    assert settings.gateway_arn
     return AgentCoreRuntime(
         harness_client,
         settings.harness_arn,

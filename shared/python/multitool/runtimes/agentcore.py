@@ -17,10 +17,11 @@ user. ``allowedTools`` names only the inline functions, so the harness's
 built-in ``shell`` and ``file_operations`` tools stay off.
 
 With ``executor=gateway`` the harness gets the AgentCore Gateway as its one tool source
-(:func:`multitool.runtimes.harness_gateway.gateway_tools`) and runs the calls itself (``mcp_tool_use``): their results arrive in the
-stream as ``toolResult`` blocks (text or JSON), recorded like inline results so the same extractor
-makes the cards. Their drafts are stored unclaimed; the runtime claims the ones its own stream
-shows for the turn's user (:mod:`multitool.claims`) and drops a card it could not claim.
+(:mod:`multitool.runtimes.harness_gateway`) and runs the calls itself (``mcp_tool_use``): their
+results arrive in the stream as ``toolResult`` blocks (text or JSON), recorded like inline results
+so the same extractor makes the cards. Their drafts are stored unclaimed; the runtime claims the
+ones its own stream shows for the turn's user (:mod:`multitool.claims`) and drops a card it could
+not claim.
 
 The response stream (botocore's ``InvokeHarnessStreamOutput`` events) is read
 tolerantly: an unknown or malformed event is logged and skipped, never a crash;

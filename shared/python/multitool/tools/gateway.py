@@ -195,7 +195,7 @@ def answer_gateway_call(
             "draft_id": payload.get("draftId"),
             "gateway_id": call.gateway_id,
             "mcp_message_id": call.message_id,
-            "claimed": ctx.owner != UNCLAIMED_OWNER,
+            "unclaimed": ctx.owner == UNCLAIMED_OWNER,
         },
     )
     return payload
