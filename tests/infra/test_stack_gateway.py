@@ -86,7 +86,6 @@ def test_each_action_group_lambda_is_a_target_with_its_committed_tool_schema(
                 "Name": tool["name"],
                 "Description": tool["description"],
                 "InputSchema": _pascal_schema(tool["inputSchema"]),
-                "OutputSchema": _pascal_schema(tool["outputSchema"]),
             }
             for tool in load_tools(group)
         ]

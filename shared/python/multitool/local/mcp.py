@@ -151,7 +151,6 @@ def build_server(gateway: LocalGateway) -> Server:
                 name=tool.name,
                 description=tool.definition["description"],
                 inputSchema=dict(tool.definition["inputSchema"]),
-                outputSchema=dict(tool.definition["outputSchema"]),
             )
             for tool in gateway.tools.values()
         ]

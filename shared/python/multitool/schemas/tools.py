@@ -1,11 +1,16 @@
 """AgentCore Gateway tool schemas of the action groups, from the same documents as the OpenAPI ones.
 
-A Gateway Lambda target declares its tools as ``{name, description, inputSchema, outputSchema}``
+A Gateway Lambda target declares its tools as ``{name, description, inputSchema, outputSchema?}``
 in the Gateway's schema subset: ``type``, ``description``, ``properties``, ``items`` and
 ``required``, nothing else (no ``$ref``, ``enum``, ``nullable`` or bounds). Each group's tool is
 derived from its committed-to-be OpenAPI document (:func:`multitool.schemas.generate`, itself from
 the pydantic models): references are inlined, allowed values and bounds become words in the
 description, and the rest is dropped. The Lambda still validates strictly with the models.
+
+No ``outputSchema`` is declared: the subset has no way to say "or null", and payloads carry
+nulls (a Jira draft without an assignee, a name that resolved to nobody), so any output schema
+in it would make MCP clients that validate structured results reject valid answers. The payload
+contract is the OpenAPI document's 200 response.
 
 ``python -m multitool.schemas`` (``make schemas``) writes ``gateway/<group>.json`` beside this
 module; a test fails when a committed file differs from what the code generates. The stack reads
@@ -87,13 +92,11 @@ def generate_tools(group: str) -> list[dict[str, Any]]:
     for item in document["paths"].values():
         for operation in item.values():
             body = operation["requestBody"]["content"]["application/json"]["schema"]
-            answer = operation["responses"]["200"]["content"]["application/json"]["schema"]
             tools.append(
                 {
                     "name": operation["operationId"],
                     "description": REGISTRY[operation["operationId"]].description,
                     "inputSchema": subset.value(body),
-                    "outputSchema": subset.value(answer),
                 }
             )
     return tools
