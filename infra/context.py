@@ -68,7 +68,8 @@ RETENTION_DAYS = (
 ALLOWED: dict[str, str] = {
     "runtime": "agentcore, agent, converse",
     "executor": (
-        "return_control (the default) or gateway (runtime=agentcore), lambda or return_control (runtime=agent)"
+        "return_control (the default) or gateway (runtime=agentcore), "
+        "lambda or return_control (runtime=agent)"
     ),
     "modelId": (
         "a Bedrock model id (provider.model[:version], e.g. anthropic.claude-3-5-sonnet-20241022-v2:0) "
@@ -348,7 +349,7 @@ class DeployContext(BaseModel):
 
     @property
     def uses_gateway(self) -> bool:
-        """The harness reaches the tools through an AgentCore Gateway (runtime agentcore, executor gateway)."""
+        """The harness calls the tools through an AgentCore Gateway (agentcore runtime, gateway executor)."""
         return self.uses_harness and self.resolved_executor is Executor.GATEWAY
 
     @property

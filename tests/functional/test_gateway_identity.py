@@ -22,7 +22,7 @@ from multitool.runtimes.product import product_flows
 
 from tests.support.gateway_events import GatewayHarness, gateway_custom, gateway_turn_stream, invoke_target
 from tests.support.harness_streams import HARNESS_ARN, ScriptedHarness
-from tests.support.moto_tables import Tables, moto_tables  # noqa: F401 - the fixture
+from tests.support.moto_tables import Tables
 from tests.support.review_support import RecordingMailer
 
 GATEWAY_ARN = "arn:aws:bedrock-agentcore:us-east-1:123456789012:gateway/multitool-gw-abc123"
@@ -72,7 +72,7 @@ def _unused_ports() -> Any:
 
 
 def test_a_gateway_draft_of_a_users_turn_is_confirmable_by_that_user_and_no_one_else(
-    moto_tables: Tables,  # noqa: F811
+    moto_tables: Tables,
 ) -> None:
     results, harness = _turn(moto_tables, ALICE, (EMAIL, ARGS))
     (card,) = results.client_actions
@@ -97,7 +97,7 @@ def test_a_gateway_draft_of_a_users_turn_is_confirmable_by_that_user_and_no_one_
 
 
 def test_a_replayed_result_in_another_users_turn_claims_nothing_and_shows_no_card(
-    moto_tables: Tables,  # noqa: F811
+    moto_tables: Tables,
 ) -> None:
     results, harness = _turn(moto_tables, ALICE, (EMAIL, ARGS))
     (card,) = results.client_actions
@@ -121,7 +121,7 @@ def test_a_replayed_result_in_another_users_turn_claims_nothing_and_shows_no_car
     assert (stored.owner, stored.version) == (ALICE, 1)
 
 
-def test_a_gateway_draft_no_turn_claimed_is_confirmable_by_no_one(moto_tables: Tables) -> None:  # noqa: F811
+def test_a_gateway_draft_no_turn_claimed_is_confirmable_by_no_one(moto_tables: Tables) -> None:
     # An outside MCP client calls the Gateway: the Lambda gets only the Gateway's keys.
     answer = invoke_target(_handlers()["email_draft"], ARGS, gateway_custom(EMAIL))
     stored = moto_tables.drafts.get(answer["draftId"])
@@ -137,7 +137,7 @@ def test_a_gateway_draft_no_turn_claimed_is_confirmable_by_no_one(moto_tables: T
 
 
 def test_a_draft_made_for_a_verified_caller_is_only_theirs_and_no_turn_can_claim_it(
-    moto_tables: Tables,  # noqa: F811
+    moto_tables: Tables,
 ) -> None:
     custom = gateway_custom(EMAIL, multitoolCallerId=ALICE, multitoolCallerTimezone="Europe/Berlin")
     answer = invoke_target(_handlers()["email_draft"], ARGS, custom)
@@ -153,7 +153,7 @@ def test_a_draft_made_for_a_verified_caller_is_only_theirs_and_no_turn_can_claim
     "forged",
     [{"userId": BOB}, {"owner": BOB}, {"timezone": "Asia/Tokyo"}, {"now": "2030-01-01T00:00:00Z"}],
 )
-def test_identity_written_into_the_arguments_is_refused(moto_tables: Tables, forged: dict[str, str]) -> None:  # noqa: F811
+def test_identity_written_into_the_arguments_is_refused(moto_tables: Tables, forged: dict[str, str]) -> None:
     answer = invoke_target(_handlers()["email_draft"], {**ARGS, **forged}, gateway_custom(EMAIL))
     assert answer["error"]["code"] == "invalid_input"
     (name,) = forged

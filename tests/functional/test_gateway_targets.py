@@ -23,7 +23,7 @@ from tests.support.events import (
     response_body,
 )
 from tests.support.gateway_events import gateway_context, gateway_custom, invoke_target
-from tests.support.moto_tables import Tables, moto_tables  # noqa: F401 - the fixture
+from tests.support.moto_tables import Tables
 
 ARGUMENTS = {
     "email_draft": {"to": ["Kinshuok", "guest@partner.org"], "subject": "The doc", "body": "Draft"},
@@ -55,7 +55,7 @@ def test_the_tool_name_is_parsed_defensively(qualified: str, tool: str) -> None:
 
 
 @pytest.mark.parametrize("group", sorted(ARGUMENTS))
-def test_every_tool_answers_its_gateway_call_with_its_payload(moto_tables: Tables, group: str) -> None:  # noqa: F811
+def test_every_tool_answers_its_gateway_call_with_its_payload(moto_tables: Tables, group: str) -> None:
     answer = invoke_target(_handler(group), ARGUMENTS[group], gateway_custom(_qualified(group)))
     assert answer["action"] == ACTIONS[group]
     spec = REGISTRY.by_group(group)
@@ -67,7 +67,7 @@ def test_every_tool_answers_its_gateway_call_with_its_payload(moto_tables: Table
     assert stored.payload == answer
 
 
-def test_the_same_handler_still_answers_bedrock_action_group_events(moto_tables: Tables) -> None:  # noqa: F811
+def test_the_same_handler_still_answers_bedrock_action_group_events(moto_tables: Tables) -> None:
     event = bedrock_action_event(
         "email_draft",
         "/email-drafts",
@@ -84,20 +84,22 @@ def test_the_same_handler_still_answers_bedrock_action_group_events(moto_tables:
     assert_bedrock_response(_handler("email_draft")(event, plain))
 
 
-def test_an_unknown_tool_is_a_readable_error_naming_the_right_one(moto_tables: Tables) -> None:  # noqa: F811
+def test_an_unknown_tool_is_a_readable_error_naming_the_right_one(moto_tables: Tables) -> None:
     answer = invoke_target(
         _handler("email_draft"), ARGUMENTS["email_draft"], gateway_custom("email-draft___propose_meeting")
     )
     assert answer == {
         "error": {
             "code": "unknown_tool",
-            "message": "There is no tool 'email-draft___propose_meeting' on this target. Use: create_email_draft.",
+            "message": (
+                "There is no tool 'email-draft___propose_meeting' on this target. Use: create_email_draft."
+            ),
             "field": "name",
         }
     }
 
 
-def test_a_gateway_context_without_the_tool_name_is_a_readable_error(moto_tables: Tables) -> None:  # noqa: F811
+def test_a_gateway_context_without_the_tool_name_is_a_readable_error(moto_tables: Tables) -> None:
     custom = gateway_custom(_qualified("email_draft"))
     del custom[TOOL_NAME_KEY]
     answer = invoke_target(_handler("email_draft"), ARGUMENTS["email_draft"], custom)
@@ -133,7 +135,7 @@ def test_a_gateway_context_without_the_tool_name_is_a_readable_error(moto_tables
     ],
 )
 def test_a_bad_argument_is_an_error_result_saying_what_to_change(
-    moto_tables: Tables,  # noqa: F811
+    moto_tables: Tables,
     group: str,
     arguments: dict[str, Any],
     field: str,
@@ -148,13 +150,13 @@ def test_a_bad_argument_is_an_error_result_saying_what_to_change(
 
 
 @pytest.mark.parametrize("event", [["Kinshuok"], "Email Kinshuok", None, 42])
-def test_arguments_that_are_not_an_object_are_an_error_result(moto_tables: Tables, event: Any) -> None:  # noqa: F811
+def test_arguments_that_are_not_an_object_are_an_error_result(moto_tables: Tables, event: Any) -> None:
     answer = _handler("email_draft")(event, gateway_context(gateway_custom(_qualified("email_draft"))))
     assert answer["error"]["code"] == "invalid_input"
     assert answer["error"]["field"] == "arguments"
 
 
-def test_a_malformed_verified_caller_names_the_context_key(moto_tables: Tables) -> None:  # noqa: F811
+def test_a_malformed_verified_caller_names_the_context_key(moto_tables: Tables) -> None:
     custom = gateway_custom(
         _qualified("email_draft"), multitoolCallerId="alex", multitoolCallerTimezone="Mars/Base"
     )
@@ -165,7 +167,7 @@ def test_a_malformed_verified_caller_names_the_context_key(moto_tables: Tables) 
 
 def test_a_backend_failure_is_a_retryable_error_result(
     moto_tables: Tables, monkeypatch: pytest.MonkeyPatch
-) -> None:  # noqa: F811
+) -> None:
     from multitool.tools.environment import aws_environment
 
     monkeypatch.setenv("DRAFTS_TABLE_NAME", "no-such-table")

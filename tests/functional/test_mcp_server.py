@@ -142,7 +142,8 @@ def test_the_sdk_client_lists_and_calls_every_tool_over_stdio(sandbox: Sandbox) 
 
     bad = answers["bad"]
     assert bad.isError
-    assert '"invalid_input"' in bad.content[0].text and "body" in bad.content[0].text
+    assert '"invalid_input"' in bad.content[0].text
+    assert "body" in bad.content[0].text
     assert answers["unknown"].isError
     assert '"unknown_tool"' in answers["unknown"].content[0].text
 
@@ -156,7 +157,7 @@ def _free_port() -> int:
 
 def test_the_sdk_client_calls_a_tool_over_streamable_http(sandbox: Sandbox) -> None:
     port = _free_port()
-    server = subprocess.Popen(  # noqa: S603 - our own CLI
+    server = subprocess.Popen(
         [sys.executable, *_command(sandbox, "--http", str(port))],
         env=_env(),
         cwd=str(ROOT),
@@ -191,3 +192,25 @@ def test_the_sdk_client_calls_a_tool_over_streamable_http(sandbox: Sandbox) -> N
     stored = sandbox.drafts.get(result.structuredContent["draftId"])
     assert stored is not None
     assert stored.owner == USER
+
+
+@pytest.mark.parametrize(
+    ("arguments", "words"),
+    [
+        (["--user", "nobody"], "unknown user 'nobody'; use --user with one of:"),
+        (["--sandbox", "ftp://x"], "--sandbox must be an http:// address"),
+    ],
+)
+def test_a_bad_option_is_refused_in_one_line(arguments: list[str], words: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "multitool.cli", "mcp", *arguments],
+        env=_env(),
+        cwd=str(ROOT),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert words in done.stderr
+    assert done.stdout == ""

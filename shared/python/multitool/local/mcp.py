@@ -144,7 +144,7 @@ def build_server(gateway: LocalGateway) -> Server:
 
     server: Server = Server(SERVER_NAME, instructions=INSTRUCTIONS)
 
-    @server.list_tools()  # type: ignore[misc, no-untyped-call]
+    @server.list_tools()  # type: ignore[untyped-decorator, no-untyped-call]
     async def list_tools() -> list[types.Tool]:
         return [
             types.Tool(
@@ -156,7 +156,7 @@ def build_server(gateway: LocalGateway) -> Server:
         ]
 
     # The Lambda validates the arguments (the same validation as every path): not the SDK.
-    @server.call_tool(validate_input=False)  # type: ignore[misc]
+    @server.call_tool(validate_input=False)  # type: ignore[untyped-decorator]
     async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         answer = await anyio.to_thread.run_sync(gateway.call, name, arguments)
         text = json.dumps(answer, ensure_ascii=False)
