@@ -7,13 +7,18 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
+import boto3
 import pytest
-from multitool.drafts import UNCLAIMED_OWNER
+from moto import mock_aws
+from multitool import tables
+from multitool.drafts import UNCLAIMED_OWNER, Draft
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.people import Person
-from multitool.runtimes import AgentCoreRuntime, TurnRequest
+from multitool.ports.drafts import DynamoDraftStore
+from multitool.runtimes import AgentCoreRuntime, AwsClients, TurnRequest, build_runtime
 from multitool.runtimes.harness_gateway import NOT_CLAIMED, allowed_tools, gateway_tools
 from multitool.runtimes.product import product_flows
+from multitool.settings import ChatSettings
 from multitool.tools import ToolContext, ToolPorts, run_calls
 
 from tests.support import harness_streams as h
@@ -174,3 +179,37 @@ def test_a_result_that_is_not_json_and_a_result_without_its_call_are_read_tolera
     assert results.client_actions == ()
     assert [failure.code for failure in results.failures] == ["tool_failed"]
     assert json.dumps(results.failures[0].message).count("Lambda timed out") == 1
+
+
+def test_gateway_arn_makes_the_deployed_harness_use_the_gateway_and_claim_on_the_drafts_table() -> None:
+
+    with mock_aws():
+        clients = AwsClients(boto3.session.Session(region_name="us-east-1"))
+        names = tables.create_all(clients.dynamodb)
+        settings = ChatSettings.from_env(
+            {
+                **names,
+                "RUNTIME": "agentcore",
+                "HARNESS_ARN": h.HARNESS_ARN,
+                "GATEWAY_ARN": GATEWAY_ARN,
+                "MAX_TOOL_ROUNDS": "3",
+            }
+        )
+        built = build_runtime(settings, clients, lambda _r: None)  # type: ignore[arg-type,return-value]
+        assert isinstance(built, AgentCoreRuntime)
+        assert (built.tools, built.max_rounds) == (gateway_tools(GATEWAY_ARN), 3)
+        assert built.claims is not None
+        draft = Draft.model_validate(
+            {
+                "id": "d_1",
+                "owner": UNCLAIMED_OWNER,
+                "sessionId": "gateway:r1",
+                "action": "show_new_email_draft",
+                "payload": {},
+                "createdAt": NOW,
+                "updatedAt": NOW,
+                "expiresAt": 4_000_000_000,
+            }
+        )
+        DynamoDraftStore(names["DRAFTS_TABLE_NAME"], clients.dynamodb).create_many([draft])
+        assert built.claims("user-1", ["d_1", "d_missing"]) == frozenset({"d_1"})
