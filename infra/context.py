@@ -67,7 +67,10 @@ RETENTION_DAYS = (
 # What each key accepts, in words: the second half of every error line.
 ALLOWED: dict[str, str] = {
     "runtime": "agentcore, agent, converse",
-    "executor": "return_control (runtime=agentcore, the default), lambda or return_control (runtime=agent)",
+    "executor": (
+        "return_control (the default) or gateway (runtime=agentcore), "
+        "lambda or return_control (runtime=agent)"
+    ),
     "modelId": (
         "a Bedrock model id (provider.model[:version], e.g. anthropic.claude-3-5-sonnet-20241022-v2:0) "
         f"or a cross-region inference profile id ({'/'.join(PROFILE_PREFIXES)} + '.' + model id)"
@@ -120,15 +123,21 @@ class Runtime(StrEnum):
 class Executor(StrEnum):
     LAMBDA = "lambda"
     RETURN_CONTROL = "return_control"
+    GATEWAY = "gateway"  # runtime=agentcore: the harness calls the Lambdas through an AgentCore Gateway
 
 
 # What each runtime runs its tools with when `executor` is not given, and what it accepts.
 DEFAULT_EXECUTOR = {Runtime.AGENTCORE: Executor.RETURN_CONTROL, Runtime.AGENT: Executor.LAMBDA}
 RUNTIME_EXECUTORS = {
     Runtime.AGENTCORE: (
-        (Executor.RETURN_CONTROL,),
-        "return_control (the harness hands every call back to the orchestrator as an inline function; "
-        "an AgentCore Gateway executor comes later)",
+        (Executor.RETURN_CONTROL, Executor.GATEWAY),
+        "return_control (the harness hands every call back to the orchestrator as an inline function, "
+        "one batch per model response) or gateway (the harness calls one action-group Lambda per call "
+        "through an AgentCore Gateway)",
+    ),
+    Runtime.AGENT: (
+        (Executor.LAMBDA, Executor.RETURN_CONTROL),
+        "lambda (one action-group Lambda per tool) or return_control",
     ),
 }
 
@@ -339,9 +348,15 @@ class DeployContext(BaseModel):
         return self.executor or DEFAULT_EXECUTOR.get(self.runtime)
 
     @property
+    def uses_gateway(self) -> bool:
+        """The harness calls the tools through an AgentCore Gateway (agentcore runtime, gateway executor)."""
+        return self.uses_harness and self.resolved_executor is Executor.GATEWAY
+
+    @property
     def lambda_executors(self) -> bool:
-        """Action-group Lambdas exist only when Bedrock invokes them (agent runtime, Lambda executor)."""
-        return self.uses_agent and self.resolved_executor is Executor.LAMBDA
+        """Action-group Lambdas exist only when something invokes them: a Bedrock agent (executor
+        lambda) or the AgentCore Gateway (executor gateway)."""
+        return (self.uses_agent and self.resolved_executor is Executor.LAMBDA) or self.uses_gateway
 
     @property
     def tools_in_orchestrator(self) -> bool:

@@ -15,6 +15,7 @@ from multitool.tables import BOOKINGS, DIRECTORY, DRAFTS, IDEMPOTENCY, SESSIONS,
 from infra.components.agent import ChatAgent, action_groups
 from infra.components.api import ChatApi, UserDirectory
 from infra.components.functions import FunctionSpec, MultitoolFunction
+from infra.components.gateway import ToolGateway
 from infra.components.harness import ChatHarness
 from infra.components.jira import JiraSecret
 from infra.components.layer import SharedLayer
@@ -30,6 +31,9 @@ STACK_NAME = "Multitool"
 # PutItem (several in one TransactWriteItems), read back with GetItem when it already exists.
 TOOL_READ_ACTIONS = ("dynamodb:BatchGetItem",)
 DRAFT_WRITE_ACTIONS = ("dynamodb:PutItem", "dynamodb:GetItem")
+# With the Gateway executor the orchestrator runs no tool; it claims its turn's drafts (GetItem, then
+# a PutItem conditioned on the draft still being unclaimed).
+CLAIM_ACTIONS = ("dynamodb:GetItem", "dynamodb:PutItem")
 # The chat path: a session is claimed and remembered with UpdateItem (ReturnValues=ALL_NEW); Powertools'
 # DynamoDBPersistenceLayer gets, puts, updates and deletes idempotency records.
 SESSION_ACTIONS = ("dynamodb:UpdateItem",)
@@ -103,11 +107,23 @@ class MultitoolStack(cdk.Stack):
                 guardrail_version=settings.guardrail_version,
             )
 
-        # The default Bedrock agent: the AgentCore harness, tools handed back as inline functions.
+        # executor=gateway: the action-group Lambdas behind an AgentCore Gateway, for the harness.
+        self.gateway: ToolGateway | None = None
+        if settings.uses_gateway:
+            self.gateway = ToolGateway(
+                self, "Gateway", functions={name: fn.function for name, fn in self.action_groups.items()}
+            )
+
+        # The default Bedrock agent: the AgentCore harness, tools handed back as inline functions
+        # (or, with executor=gateway, called through the Gateway).
         self.harness: ChatHarness | None = None
         if settings.uses_harness:
             self.harness = ChatHarness(
-                self, "Harness", model=model, idle_session_seconds=settings.idle_session_ttl_seconds
+                self,
+                "Harness",
+                model=model,
+                idle_session_seconds=settings.idle_session_ttl_seconds,
+                gateway=self.gateway,
             )
 
         # The chat path: runs the model turn; never sends mail or reads the Jira secret.
@@ -122,6 +138,8 @@ class MultitoolStack(cdk.Stack):
             chat_env["MODEL_ID"] = settings.model_id
         if self.harness is not None:
             chat_env["HARNESS_ARN"] = self.harness.harness_arn
+        if self.gateway is not None:
+            chat_env["GATEWAY_ARN"] = self.gateway.gateway_arn
         self.orchestrator = function(
             "Orchestrator",
             FunctionSpec(
@@ -131,7 +149,10 @@ class MultitoolStack(cdk.Stack):
         orchestrator_role = self.orchestrator.role
         self._table(SESSIONS).grant(orchestrator_role, *SESSION_ACTIONS)
         self._table(IDEMPOTENCY).grant(orchestrator_role, *IDEMPOTENCY_ACTIONS)
-        if settings.tools_in_orchestrator:
+        if settings.uses_gateway:
+            # Claims the Gateway drafts its turn's stream shows: read one, one conditional put.
+            self._table(DRAFTS).grant(orchestrator_role, *CLAIM_ACTIONS)
+        elif settings.tools_in_orchestrator:
             self._grant_tools(orchestrator_role)
         if self.agent is not None:
             orchestrator_role.add_to_principal_policy(
@@ -260,6 +281,11 @@ class MultitoolStack(cdk.Stack):
             cdk.CfnOutput(self, "AgentAliasId", value=self.agent.alias_id)
         if self.harness is not None:
             cdk.CfnOutput(self, "HarnessArn", value=self.harness.harness_arn, description="AgentCore harness")
+        if self.gateway is not None:
+            cdk.CfnOutput(self, "GatewayArn", value=self.gateway.gateway_arn, description="AgentCore Gateway")
+            cdk.CfnOutput(
+                self, "GatewayUrl", value=self.gateway.gateway.gateway_url or "", description="MCP URL"
+            )
         cdk.CfnOutput(self, "JiraSecretArn", value=self.jira.secret.secret_arn)
         for spec, table in self.tables.by_spec.items():
             cdk.CfnOutput(self, f"{spec.logical_name}TableName", value=table.table_name)

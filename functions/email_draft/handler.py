@@ -1,5 +1,6 @@
 """Bedrock action group `email_draft`: email drafts (POST /email-drafts).
 
+Also the AgentCore Gateway target `email-draft`, told apart by the invocation's context.
 Drafts only; nothing is sent, booked or created.
 """
 

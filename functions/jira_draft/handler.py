@@ -1,5 +1,6 @@
 """Bedrock action group `jira_draft`: Jira ticket drafts (POST /jira-ticket-drafts).
 
+Also the AgentCore Gateway target `jira-draft`, told apart by the invocation's context.
 Drafts only; nothing is sent, booked or created.
 """
 

@@ -1,5 +1,6 @@
 """Bedrock action group `meeting_scheduler`: meeting proposals (POST /meeting-proposals).
 
+Also the AgentCore Gateway target `meeting-scheduler`, told apart by the invocation's context.
 Drafts only; nothing is sent, booked or created.
 """
 

@@ -6,6 +6,10 @@ call of one model response comes back to the orchestrator, which runs them as on
 with ``toolResult`` blocks in the next ``InvokeHarness``. The tools, their input schemas and the
 system prompt come from the layer (``multitool``): infra names no tool by hand.
 
+With ``executor=gateway`` the harness's one tool is the AgentCore Gateway
+(:mod:`infra.components.gateway`): the harness runs every call itself, one Lambda per call, reaching
+the Gateway with its execution role (``InvokeGateway`` on that Gateway only).
+
 There is no L2 construct for the harness; this builds ``CfnHarness`` (AWS::BedrockAgentCore::Harness).
 """
 
@@ -19,6 +23,7 @@ from aws_cdk import aws_bedrockagentcore as agentcore
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
+from infra.components.gateway import ToolGateway
 from infra.components.model import ModelAccess
 from infra.nag import acknowledge
 
@@ -84,16 +89,44 @@ def inline_tools(specs: Sequence[dict[str, Any]]) -> list[agentcore.CfnHarness.H
     return tools
 
 
+def gateway_tool(gateway: ToolGateway) -> tuple[agentcore.CfnHarness.HarnessToolProperty, str]:
+    """The Gateway as a harness tool (IAM outbound auth), and the ``allowedTools`` entry for its tools."""
+    from multitool.runtimes.harness_gateway import GATEWAY_TOOL, GATEWAY_TOOL_NAME
+
+    tool = agentcore.CfnHarness.HarnessToolProperty(
+        type=GATEWAY_TOOL,
+        name=GATEWAY_TOOL_NAME,
+        config=agentcore.CfnHarness.HarnessToolConfigurationProperty(
+            agent_core_gateway=agentcore.CfnHarness.HarnessAgentCoreGatewayConfigProperty(
+                gateway_arn=gateway.gateway_arn,
+                outbound_auth=agentcore.CfnHarness.HarnessGatewayOutboundAuthProperty(aws_iam={}),
+            )
+        ),
+    )
+    return tool, f"@{GATEWAY_TOOL_NAME}"
+
+
 class ChatHarness(Construct):
     """The harness, its execution role, and the grant that lets a caller invoke exactly this harness."""
 
     def __init__(
-        self, scope: Construct, construct_id: str, *, model: ModelAccess, idle_session_seconds: int
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        model: ModelAccess,
+        idle_session_seconds: int,
+        gateway: ToolGateway | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
         stack = cdk.Stack.of(self)
         specs = registry_tool_specs()
         self.tool_names = tuple(spec["toolSpec"]["name"] for spec in specs)
+        if gateway is None:
+            tools, allowed = inline_tools(specs), list(self.tool_names)
+        else:
+            tool, pattern = gateway_tool(gateway)
+            tools, allowed = [tool], [pattern]
 
         # Trust: the AgentCore service, for this account's AgentCore resources only. The source ARN is
         # the service-wide `bedrock-agentcore:<region>:<account>:*` of the AgentCore Runtime trust policy
@@ -114,6 +147,8 @@ class ChatHarness(Construct):
         )
         # The harness calls the model with ConverseStream (api format converse_stream).
         model.grant_invoke(self.role)
+        if gateway is not None:
+            gateway.grant_invoke(self.role)
 
         self.harness = agentcore.CfnHarness(
             self,
@@ -128,9 +163,9 @@ class ChatHarness(Construct):
             system_prompt=[
                 agentcore.CfnHarness.HarnessSystemContentBlockProperty(text=harness_system_prompt())
             ],
-            tools=inline_tools(specs),
+            tools=tools,
             # Only the registry's tools: no built-in shell, file, browser or code-interpreter tool.
-            allowed_tools=list(self.tool_names),
+            allowed_tools=allowed,
             # The orchestrator keeps each conversation (its sessions table) and sends it with every
             # call; managed memory (the service default) would keep a second copy for 30 days.
             memory=agentcore.CfnHarness.HarnessMemoryConfigurationProperty(disabled={}),

@@ -65,3 +65,9 @@ def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
         authDomainPrefix=DOMAIN_PREFIX,
         jiraProjects='{"WEB": {"name": "Website", "issueTypes": ["Bug"]}}',
     )
+
+
+@pytest.fixture(scope="session")
+def gateway_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
+    """The harness calling the action-group Lambdas through an AgentCore Gateway."""
+    return synthesize(tmp_path_factory.mktemp("gateway"), executor="gateway")

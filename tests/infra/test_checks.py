@@ -17,7 +17,14 @@ from tests.infra.test_layer import assert_bytecode_as_bundled
 
 pytestmark = pytest.mark.infra
 
-VARIANTS = ("harness_stack", "agent_stack", "return_control_stack", "converse_stack", "web_stack")
+VARIANTS = (
+    "harness_stack",
+    "gateway_stack",
+    "agent_stack",
+    "return_control_stack",
+    "converse_stack",
+    "web_stack",
+)
 
 
 @pytest.fixture(params=VARIANTS)

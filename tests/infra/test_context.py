@@ -53,13 +53,27 @@ def test_the_classic_agent_still_defaults_to_lambda_executors() -> None:
     assert returned.tools_in_orchestrator
 
 
-def test_the_harness_accepts_only_inline_functions_for_now() -> None:
+def test_the_harness_runs_tools_inline_or_through_the_gateway() -> None:
     settings = DeployContext.from_context({**VALID, "runtime": "agentcore", "executor": "return_control"})
     assert settings.resolved_executor is Executor.RETURN_CONTROL
+    assert not settings.uses_gateway
+    gateway = DeployContext.from_context({**VALID, "executor": "gateway"})
+    assert gateway.resolved_executor is Executor.GATEWAY
+    assert gateway.uses_gateway
+    assert gateway.lambda_executors
+    assert not gateway.tools_in_orchestrator
     assert _error(runtime="agentcore", executor="lambda") == (
         "Invalid context 'executor': 'lambda'. Allowed with runtime=agentcore: return_control "
-        "(the harness hands every call back to the orchestrator as an inline function; "
-        "an AgentCore Gateway executor comes later)."
+        "(the harness hands every call back to the orchestrator as an inline function, one batch per "
+        "model response) or gateway (the harness calls one action-group Lambda per call through an "
+        "AgentCore Gateway)."
+    )
+
+
+def test_the_classic_agent_has_no_gateway_executor() -> None:
+    assert _error(runtime="agent", executor="gateway") == (
+        "Invalid context 'executor': 'gateway'. Allowed with runtime=agent: "
+        "lambda (one action-group Lambda per tool) or return_control."
     )
 
 
@@ -105,8 +119,8 @@ def test_unknown_runtime_names_key_and_allowed_values() -> None:
 
 def test_unknown_executor() -> None:
     assert _error(executor="step") == (
-        "Invalid context 'executor': 'step'. Allowed: return_control (runtime=agentcore, the default), "
-        "lambda or return_control (runtime=agent)."
+        "Invalid context 'executor': 'step'. Allowed: return_control (the default) or gateway "
+        "(runtime=agentcore), lambda or return_control (runtime=agent)."
     )
 
 

@@ -6,10 +6,16 @@
     multitool serve --harness-arn ARN                          # a real AgentCore harness
     multitool chat "Email Kinshuok about the doc" [--user ID] [--session ID] [--url URL]
     multitool get ID | confirm ID [--edits JSON] | discard ID   [--user ID] [--url URL]
+    multitool mcp [--user ID] [--sandbox MOTO_URL] [--http PORT]   # the tools as an MCP server
 
 ``chat`` prints the /chat response JSON; ``get``, ``confirm`` and ``discard`` print
 the action (the review API's JSON) of a running ``multitool serve``. On an error
 the exit status is 1 and stderr names the API's error code and message.
+
+``mcp`` serves the three tools to any MCP client (stdio, or streamable HTTP with ``--http``) as
+one local user, through the same Gateway event path the deployed Lambdas take; with ``--sandbox``
+it uses a running ``multitool serve``'s data (the moto address it prints), so its drafts can be
+reviewed there.
 
 ``serve`` and an in-process ``chat`` run on embedded defaults (a moto server on loopback, a seeded directory,
 the SES and Jira sandboxes, the offline model) unless told otherwise. This
@@ -84,6 +90,33 @@ def build_parser() -> argparse.ArgumentParser:
         "--url", help="a running `multitool serve`, e.g. http://127.0.0.1:8000 (default: in-process)"
     )
     _add_backend_options(chat)
+
+    mcp = commands.add_parser(
+        "mcp",
+        help="serve the tools to MCP clients (stdio) as a local user",
+        description="Serve the three tools as an MCP server (the AgentCore Gateway's tool names and "
+        "schemas) against the local sandbox, as one local user: any MCP client can call them.",
+    )
+    mcp.add_argument(
+        "--user", help="local user id the drafts are made for (default: the seed's default user)"
+    )
+    mcp.add_argument(
+        "--sandbox",
+        help="a running `multitool serve`'s moto address (it prints it), to share its data; "
+        "default: a fresh embedded sandbox with the same seed",
+    )
+    mcp.add_argument(
+        "--http", type=int, metavar="PORT", help="serve streamable HTTP on PORT at /mcp, not stdio"
+    )
+    mcp.add_argument("--host", default="127.0.0.1", help="address for --http (default: %(default)s)")
+    mcp.add_argument(
+        "--functions-dir",
+        type=Path,
+        help="where functions/<name>/handler.py live (default: <repo>/functions)",
+    )
+    mcp.add_argument(
+        "--log-level", default="WARNING", help="the handlers' POWERTOOLS_LOG_LEVEL (default: %(default)s)"
+    )
 
     for verb, what in (
         ("get", "print an action (a card's draft) and its status"),
@@ -205,6 +238,57 @@ def serve(args: argparse.Namespace) -> int:
             server.server_close()
     finally:
         running.close()
+    return EXIT_OK
+
+
+def mcp(args: argparse.Namespace) -> int:
+    """``multitool mcp``: the MCP server on the local sandbox (its own, or a running server's)."""
+    import os
+
+    from multitool.local.embedded import load_seed, sandbox_env, start_embedded
+    from multitool.local.mcp import LocalGateway, build_server, serve_http, serve_stdio
+    from multitool.local.server import repo_root
+    from multitool.observability import use_console_logs
+
+    seed = load_seed()
+    user = _check_user(args.user or seed.default_user, [p.id for p in seed.people])
+    person = seed.person(user)
+    assert person is not None
+    if args.sandbox:
+        if not args.sandbox.startswith(("http://", "https://")):
+            raise CliError(f"--sandbox must be an http:// address, got {args.sandbox!r}", EXIT_USAGE)
+        os.environ.update(sandbox_env(args.sandbox.rstrip("/"), seed, log_level=args.log_level))
+        running = None
+    else:
+        with contextlib.redirect_stdout(sys.stderr):
+            running = start_embedded(log_level=args.log_level)
+    use_console_logs()
+    gateway = LocalGateway(args.functions_dir or repo_root() / "functions", person)
+    server = build_server(gateway)
+    where = args.sandbox or (running.endpoint if running else "")
+    try:
+        if args.http is not None:
+            print(
+                f"multitool mcp: {len(gateway.tools)} tools for {user} on http://{args.host}:{args.http}/mcp "
+                f"(sandbox {where}). Press Ctrl+C to stop.",
+                file=sys.stderr,
+                flush=True,
+            )
+            serve_http(server, args.host, args.http)
+        else:
+            import anyio
+
+            print(
+                f"multitool mcp: {len(gateway.tools)} tools for {user} on stdio (sandbox {where}).",
+                file=sys.stderr,
+                flush=True,
+            )
+            anyio.run(serve_stdio, server)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if running is not None:
+            running.close()
     return EXIT_OK
 
 
@@ -335,6 +419,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return serve(args)
         if args.command == "chat":
             return chat(args)
+        if args.command == "mcp":
+            return mcp(args)
         return review(args)
     except CliError as error:
         print(f"multitool: {error}", file=sys.stderr)

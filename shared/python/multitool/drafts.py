@@ -22,6 +22,10 @@ from multitool.wire import WireModel
 
 DEFAULT_TTL_SECONDS = 7 * 24 * 3600
 MAX_DRAFT_ID_CHARS = 64
+UNCLAIMED_OWNER = "gateway:unclaimed"
+"""The owner of a draft made through the AgentCore Gateway, which knows no user: nobody may read,
+confirm or discard it until the orchestrator whose turn made it claims it for its user (a user id
+never contains ``:``-prefixed service names like this one)."""
 
 
 class DraftStatus(StrEnum):
@@ -48,6 +52,11 @@ class Draft(WireModel):
     result: dict[str, Any] | None = None
     error: str | None = None
     version: int = 0
+
+
+def is_unclaimed(draft: Draft) -> bool:
+    """True while a Gateway-made draft waits for the orchestrator of its turn to claim it."""
+    return draft.owner == UNCLAIMED_OWNER
 
 
 def is_expired(draft: Draft, now: datetime) -> bool:

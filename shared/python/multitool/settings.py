@@ -90,6 +90,9 @@ class ChatSettings(ToolSettings):
     agent_id: str | None = None
     agent_alias_id: str | None = None
     harness_arn: str | None = None
+    gateway_arn: str | None = Field(
+        default=None, description="RUNTIME=agentcore: the harness calls the tools through this Gateway"
+    )
     model_id: str | None = None
     sessions_table_name: str
     idempotency_table_name: str | None = None

@@ -196,6 +196,25 @@ def function_env(
     return env
 
 
+def sandbox_env(
+    endpoint: str, seed: Seed, *, region: str = DEFAULT_REGION, log_level: str = "WARNING"
+) -> dict[str, str]:
+    """The tool handlers' environment on a sandbox another process runs (its moto ``endpoint``):
+    the tables ``create_all`` made there, by their fixed local names."""
+    from multitool.tables import ALL_TABLES
+
+    tables = {spec.env_var: f"multitool-{spec.logical_name.lower()}" for spec in ALL_TABLES}
+    return function_env(
+        endpoint=endpoint,
+        tables=tables,
+        seed=seed,
+        runtime=RuntimeChoice(),
+        region=region,
+        jira_secret_arn="",
+        log_level=log_level,
+    )
+
+
 def _start_moto() -> tuple[ThreadedMotoServer, str]:
     from moto.server import ThreadedMotoServer
 

@@ -7,7 +7,10 @@ request at a time, up to ``MAX_INSTANCES`` per function.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import importlib.util
+import json
 import sys
 import threading
 import time
@@ -27,13 +30,52 @@ REGION = "us-east-1"
 ACCOUNT = "000000000000"
 
 Handler = Callable[[dict[str, Any], Any], Any]
+MAX_CLIENT_CONTEXT_BYTES = 3583
+"""Lambda's limit on ``Invoke``'s ``ClientContext`` (base64 JSON)."""
+
+
+class ClientContext:
+    """``context.client_context`` as the Lambda Python runtime builds it: ``custom``, ``env``, ``client``."""
+
+    __slots__ = ("client", "custom", "env")
+
+    def __init__(self, custom: Any = None, env: Any = None, client: Any = None) -> None:
+        self.custom = custom
+        self.env = env
+        self.client = client
+
+    @classmethod
+    def from_invoke(cls, encoded: str) -> ClientContext:
+        """Decode ``Invoke``'s ``ClientContext`` parameter (base64 of a JSON object), as Lambda does."""
+        if len(encoded) > MAX_CLIENT_CONTEXT_BYTES:
+            raise ValueError(f"ClientContext is longer than {MAX_CLIENT_CONTEXT_BYTES} bytes")
+        try:
+            decoded = json.loads(base64.b64decode(encoded, validate=True))
+        except (binascii.Error, ValueError) as error:
+            raise ValueError("ClientContext must be base64-encoded JSON") from error
+        if not isinstance(decoded, dict):
+            raise ValueError("ClientContext must encode a JSON object")
+        return cls(decoded.get("custom"), decoded.get("env"), decoded.get("client"))
+
+
+def encode_client_context(custom: dict[str, str]) -> str:
+    """``Invoke``'s ``ClientContext`` carrying ``custom``: base64 of ``{"custom": {...}}``."""
+    return base64.b64encode(json.dumps({"custom": custom}).encode()).decode()
 
 
 class LambdaContext:
     """What Lambda hands a handler as ``context`` (the attributes Powertools reads)."""
 
-    def __init__(self, function_name: str, timeout_seconds: int = FUNCTION_TIMEOUT_SECONDS) -> None:
+    def __init__(
+        self,
+        function_name: str,
+        timeout_seconds: int = FUNCTION_TIMEOUT_SECONDS,
+        *,
+        client_context: ClientContext | None = None,
+    ) -> None:
         self.function_name = function_name
+        self.client_context = client_context
+        self.identity = None
         self.function_version = "$LATEST"
         self.invoked_function_arn = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{function_name}"
         self.memory_limit_in_mb = 512

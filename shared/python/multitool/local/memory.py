@@ -17,7 +17,7 @@ from multitool.drafts import Draft
 from multitool.people import NameResolution, Person
 from multitool.ports.calendar import Booking, Interval, SlotTaken, overlaps
 from multitool.ports.directory import name_index, normalize_name, resolution_for
-from multitool.ports.drafts import DraftWriteConflict, next_version
+from multitool.ports.drafts import DraftWriteConflict, claimed, next_version
 from multitool.sessions import History, SessionNotOwned
 
 
@@ -104,6 +104,16 @@ class MemoryDraftStore:
                 current.status,
                 current.owner,
             ):
+                raise DraftWriteConflict(current.id, stored)
+            self.drafts[current.id] = new
+        return new
+
+    def claim(self, current: Draft, owner: str) -> Draft:
+        new = claimed(current, owner)
+        with self._lock:
+            self.writes += 1
+            stored = self.drafts.get(current.id)
+            if stored is None or (stored.version, stored.owner) != (current.version, current.owner):
                 raise DraftWriteConflict(current.id, stored)
             self.drafts[current.id] = new
         return new

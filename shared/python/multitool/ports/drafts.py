@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.exceptions import ClientError
 
-from multitool.drafts import Draft
+from multitool.drafts import UNCLAIMED_OWNER, Draft
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -40,6 +40,12 @@ class DraftStore(Protocol):
         status and owner, in ONE conditional write. Otherwise raise :class:`DraftWriteConflict`."""
         ...
 
+    def claim(self, current: Draft, owner: str) -> Draft:
+        """Give an unclaimed draft (:data:`multitool.drafts.UNCLAIMED_OWNER`) its owner, only if it
+        is still unclaimed at ``current``'s version, in ONE conditional write; otherwise raise
+        :class:`DraftWriteConflict` with the stored draft."""
+        ...
+
 
 class DraftWriteConflict(Exception):
     """The stored draft is no longer the one a transition was computed from."""
@@ -55,6 +61,13 @@ def next_version(current: Draft, updated: Draft) -> Draft:
     if updated.id != current.id or updated.owner != current.owner:
         raise ValueError("A transition cannot change a draft's id or owner")
     return updated.model_copy(update={"version": current.version + 1})
+
+
+def claimed(current: Draft, owner: str) -> Draft:
+    """``current`` as :meth:`DraftStore.claim` writes it: its owner set, its version one up."""
+    if current.owner != UNCLAIMED_OWNER:
+        raise DraftWriteConflict(current.id, current)
+    return current.model_copy(update={"owner": owner, "version": current.version + 1})
 
 
 def _plain(value: Any) -> Any:
@@ -185,6 +198,27 @@ class DynamoDraftStore:
                     ":version": {"N": str(current.version)},
                     ":status": {"S": current.status.value},
                     ":owner": {"S": current.owner},
+                },
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                raise
+            item: Mapping[str, Any] | None = error.response.get("Item")  # type: ignore[assignment]
+            raise DraftWriteConflict(current.id, _from_item(item) if item else None) from error
+        return new
+
+    def claim(self, current: Draft, owner: str) -> Draft:
+        new = claimed(current, owner)
+        try:
+            self._client.put_item(
+                TableName=self._table,
+                Item=_to_item(new),
+                ConditionExpression="#version = :version AND #owner = :unclaimed",
+                ExpressionAttributeNames={"#version": "version", "#owner": "owner"},
+                ExpressionAttributeValues={
+                    ":version": {"N": str(current.version)},
+                    ":unclaimed": {"S": UNCLAIMED_OWNER},
                 },
                 ReturnValuesOnConditionCheckFailure="ALL_OLD",
             )

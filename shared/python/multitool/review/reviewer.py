@@ -51,7 +51,14 @@ from pydantic import Field, ValidationError
 
 # A module, not its names: client_actions reads the registry, whose tools import this package.
 from multitool import client_actions
-from multitool.drafts import MAX_DRAFT_ID_CHARS, Draft, DraftStatus, canonical_json, is_expired
+from multitool.drafts import (
+    MAX_DRAFT_ID_CHARS,
+    Draft,
+    DraftStatus,
+    canonical_json,
+    is_expired,
+    is_unclaimed,
+)
 from multitool.observability import error_fields, logger, metrics
 from multitool.ports.calendar import Calendar
 from multitool.ports.drafts import DraftStore, DraftWriteConflict
@@ -148,7 +155,12 @@ class Reviewer:
         # An id no draft can have is not looked up: a key over DynamoDB's limit is a ValidationException.
         plausible = 0 < len(draft_id) <= MAX_DRAFT_ID_CHARS
         draft = self.drafts.get(draft_id) if plausible else None
-        if draft is None or draft.owner != caller.user_id or is_expired(draft, self.clock()):
+        if (
+            draft is None
+            or is_unclaimed(draft)
+            or draft.owner != caller.user_id
+            or is_expired(draft, self.clock())
+        ):
             shown = draft_id if plausible else f"{draft_id[:MAX_DRAFT_ID_CHARS]}..."
             raise DraftNotFound(f"There is no action '{shown}'.")
         return draft

@@ -87,6 +87,27 @@ class AwsClients:
         return self.session.client("bedrock-agentcore", config=_BEDROCK_CONFIG)
 
 
+def _gateway_harness(
+    settings: ChatSettings, harness_client: Any, clients: AwsClients, flows: FlowFactory
+) -> AgentCoreRuntime:
+    """The harness with the Gateway as its tool source; the drafts its stream shows are claimed."""
+    from multitool.claims import draft_claims
+    from multitool.ports.drafts import DynamoDraftStore
+    from multitool.runtimes.harness_gateway import gateway_tools
+
+    assert settings.harness_arn
+    assert settings.gateway_arn
+    return AgentCoreRuntime(
+        harness_client,
+        settings.harness_arn,
+        flows,
+        max_rounds=settings.max_tool_rounds,
+        max_tokens=settings.max_output_tokens,
+        tools=gateway_tools(settings.gateway_arn),
+        claims=draft_claims(DynamoDraftStore(settings.drafts_table_name, clients.dynamodb)),
+    )
+
+
 def build_runtime(settings: ChatSettings, clients: AwsClients, flows: FlowFactory) -> Runtime:
     """The runtime ``RUNTIME`` selects, wired to its client; a missing setting is named in the error."""
     rounds = settings.max_tool_rounds
@@ -94,6 +115,8 @@ def build_runtime(settings: ChatSettings, clients: AwsClients, flows: FlowFactor
         if not settings.harness_arn:
             raise RuntimeNotConfigured("RUNTIME=agentcore needs HARNESS_ARN.")
         harness_client: Any = clients.bedrock_agentcore
+        if settings.gateway_arn:
+            return _gateway_harness(settings, harness_client, clients, flows)
         return AgentCoreRuntime(
             harness_client,
             settings.harness_arn,

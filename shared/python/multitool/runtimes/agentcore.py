@@ -16,6 +16,13 @@ time zone, time and verified email, and ``runtimeUserId``/``actorId`` are the
 user. ``allowedTools`` names only the inline functions, so the harness's
 built-in ``shell`` and ``file_operations`` tools stay off.
 
+With ``executor=gateway`` the harness gets the AgentCore Gateway as its one tool source
+(:mod:`multitool.runtimes.harness_gateway`) and runs the calls itself (``mcp_tool_use``): their
+results arrive in the stream as ``toolResult`` blocks (text or JSON), recorded like inline results
+so the same extractor makes the cards. Their drafts are stored unclaimed; the runtime claims the
+ones its own stream shows for the turn's user (:mod:`multitool.claims`) and drops a card it could
+not claim.
+
 The response stream (botocore's ``InvokeHarnessStreamOutput`` events) is read
 tolerantly: an unknown or malformed event is logged and skipped, never a crash;
 the service's in-stream exceptions (which botocore raises while iterating) map
@@ -35,6 +42,7 @@ from typing import Any, Protocol
 
 from botocore.exceptions import ClientError
 
+from multitool.claims import DraftClaims
 from multitool.flow import Flow, ToolCall, ToolResult
 from multitool.observability import logger
 from multitool.prompts import system_prompt
@@ -53,12 +61,15 @@ from multitool.runtimes.base import (
     results_so_far,
 )
 from multitool.runtimes.converse import CUT_SHORT, MAX_TOKENS, ROUNDS_EXHAUSTED, tool_specs_from_registry
+from multitool.runtimes.harness_gateway import GatewayResult, allowed_tools, record_gateway_results
 from multitool.tools import REGISTRY
 from multitool.traces import ToolResults, extract_tool_results
 
 SERVICE = "Amazon Bedrock AgentCore"
 INLINE_TOOL_USE = "tool_use"
 """``toolUse.type`` of an inline function call (``server_tool_use``/``mcp_tool_use`` run in the harness)."""
+GATEWAY_TOOL_USE = "mcp_tool_use"
+"""``toolUse.type`` of a call the harness made through an MCP server or an AgentCore Gateway."""
 
 FILTERED = "I can't help with that request: the answer was blocked by a content filter."
 CONTEXT_TOO_LONG = (
@@ -129,6 +140,8 @@ class _Block:
     tool_use_id: str = ""
     name: str = ""
     tool_type: str | None = None
+    status: str | None = None
+    content: list[Any] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -156,6 +169,7 @@ class HarnessReply:
     uses: tuple[HarnessUse, ...]
     stop_reason: str
     message_count: int = 0
+    gateway: tuple[GatewayResult, ...] = ()
 
 
 def _malformed(what: str, **extra: Any) -> None:
@@ -225,7 +239,12 @@ class _StreamReader:
             tool_type = kind if isinstance(kind, str) else None
             block = _Block("toolUse", tool_use_id=use_id, name=name, tool_type=tool_type)
         elif isinstance(result, Mapping) and isinstance(result.get("toolUseId"), str):
-            block = _Block("toolResult", tool_use_id=result["toolUseId"])
+            status = result.get("status")
+            block = _Block(
+                "toolResult",
+                tool_use_id=result["toolUseId"],
+                status=status if isinstance(status, str) else None,
+            )
         else:
             _malformed("contentBlockStart of an unknown kind", index=index)
             return
@@ -252,7 +271,12 @@ class _StreamReader:
                 _malformed("toolUse delta without its toolUse start", index=index)
             else:
                 block.text.append(piece)
-        # toolResult, reasoningContent and toolResultMetadata deltas: nothing this runtime reads.
+        elif isinstance(delta.get("toolResult"), list):
+            if block is None or block.kind != "toolResult":
+                _malformed("toolResult delta without its toolResult start", index=index)
+            else:
+                block.content.extend(delta["toolResult"])
+        # reasoningContent and toolResultMetadata deltas: nothing this runtime reads.
 
     def _on_contentBlockStop(self, body: Mapping[str, Any]) -> None:
         index = _index(body)
@@ -299,7 +323,24 @@ class _StreamReader:
         text = "".join("".join(b.text) for b in final.blocks if b.kind == "text")
         if final.stop_reason is None:
             _malformed("stream ended without messageStop")
-        return HarnessReply(text, tuple(uses), final.stop_reason or "", len(self.messages))
+        return HarnessReply(
+            text, tuple(uses), final.stop_reason or "", len(self.messages), self._gateway_results()
+        )
+
+    def _gateway_results(self) -> tuple[GatewayResult, ...]:
+        """Every Gateway call of the stream that has its result in it, once per toolUseId, in order."""
+        results = {b.tool_use_id: b for m in self.messages for b in m.blocks if b.kind == "toolResult"}
+        found: dict[str, GatewayResult] = {}
+        for message in self.messages:
+            for block in message.blocks:
+                if block.kind != "toolUse" or block.tool_type != GATEWAY_TOOL_USE:
+                    continue
+                result = results.get(block.tool_use_id)
+                if result is not None and block.tool_use_id not in found:
+                    found[block.tool_use_id] = GatewayResult(
+                        block.tool_use_id, block.name, tuple(result.content), result.status
+                    )
+        return tuple(found.values())
 
 
 def read_harness_stream(events: Iterable[Any]) -> HarnessReply:
@@ -370,6 +411,7 @@ class AgentCoreRuntime:
         tools: Sequence[Mapping[str, Any]] | None = None,
         qualifier: str | None = None,
         service: str = SERVICE,
+        claims: DraftClaims | None = None,
     ) -> None:
         self.client = client
         self.harness_arn = harness_arn
@@ -379,6 +421,7 @@ class AgentCoreRuntime:
         self.tools = [dict(tool) for tool in (tools if tools is not None else harness_tools())]
         self.qualifier = qualifier
         self.service = service
+        self.claims = claims
 
     def run_turn(self, request: TurnRequest) -> ToolResults:
         flow: Flow | None = None
@@ -393,6 +436,7 @@ class AgentCoreRuntime:
                 reply = self._invoke(base, messages, request)
             except TurnError as error:
                 return results_so_far(recorder.events, error)
+            record_gateway_results(reply.gateway, self.claims, request.user_id, recorder, trace_id)
             stop = reply.stop_reason
             if stop == "tool_use" and reply.uses:
                 flow = flow or self.flows(request)
@@ -418,7 +462,7 @@ class AgentCoreRuntime:
             "actorId": request.user_id,
             "systemPrompt": [{"text": system_prompt(timezone=request.timezone, now=request.now)}],
             "tools": self.tools,
-            "allowedTools": [str(tool["name"]) for tool in self.tools],
+            "allowedTools": allowed_tools(self.tools),
             "maxIterations": self.max_rounds,
             "maxTokens": self.max_tokens,
         }

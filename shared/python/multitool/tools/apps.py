@@ -2,7 +2,9 @@
 
 Handlers import their app from here (and stay thin); ``multitool.schemas``
 generates each group's OpenAPI document from the same apps. Errors are mapped
-to responses in one place, :func:`_map_errors`.
+to responses in one place, :func:`_map_errors`. :func:`handle` also answers the
+same Lambda's AgentCore Gateway calls (:mod:`multitool.tools.gateway`), told
+apart by the invocation's context: same tool, same payloads, same validation.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from multitool.tools import REGISTRY, run_calls
 from multitool.tools.base import InvalidInput, ToolContext, ToolError, ToolSpec, UnknownTool
 from multitool.tools.bedrock import resolve_action_event
 from multitool.tools.environment import EnvironmentProvider, aws_environment
+from multitool.tools.gateway import answer_gateway_call, is_gateway_call
 from multitool.validation import first_field, problems
 from multitool.wire import WireModel
 
@@ -80,10 +83,13 @@ def _run_one(
     return spec.payload_model.model_validate(outcome.payload)
 
 
-def _new_app() -> BedrockAgentResolver:
-    app = BedrockAgentResolver()
-    _map_errors(app)
-    return app
+class ActionGroupApp(BedrockAgentResolver):
+    """An action group's resolver, knowing its tool and environment (for its Gateway calls too)."""
+
+    def __init__(self, spec: ToolSpec, environment: EnvironmentProvider) -> None:
+        super().__init__()
+        self.spec = spec
+        self.environment = environment
 
 
 def _route(spec: ToolSpec) -> dict[str, Any]:
@@ -96,13 +102,14 @@ def _route(spec: ToolSpec) -> dict[str, Any]:
     }
 
 
-def action_group_app(group: str, environment: EnvironmentProvider = aws_environment) -> BedrockAgentResolver:
+def action_group_app(group: str, environment: EnvironmentProvider = aws_environment) -> ActionGroupApp:
     """The app of one action group: its tool's one route, typed by its models (for validation
     and for the OpenAPI document); :class:`UnknownTool` for a group no tool serves."""
     spec = REGISTRY.by_group(group)
     if spec is None:
         raise UnknownTool(f"No tool serves action group '{group}'. Groups: {', '.join(REGISTRY.groups)}.")
-    app = _new_app()
+    app = ActionGroupApp(spec, environment)
+    _map_errors(app)
 
     def operation(args: WireModel) -> Any:
         return _run_one(app, environment, spec, args)
@@ -114,8 +121,11 @@ def action_group_app(group: str, environment: EnvironmentProvider = aws_environm
     return app
 
 
-def handle(app: BedrockAgentResolver, event: Any, context: Any) -> dict[str, Any]:
-    """Resolve one action-group event; malformed events still get a Bedrock response."""
+def handle(app: ActionGroupApp, event: Any, context: Any) -> dict[str, Any]:
+    """Answer one invocation: a Gateway call (by its context) with the tool's payload or error body,
+    else an action-group event, malformed ones included, with a Bedrock response."""
+    if is_gateway_call(context):
+        return answer_gateway_call(app.spec, event, context, app.environment)
     response = resolve_action_event(app.resolve, event, context)
     if response["response"]["httpStatusCode"] >= 400:
         metrics.add_metric(name="ToolCallsRefused", unit=MetricUnit.Count, value=1)
