@@ -134,3 +134,19 @@ def test_the_conversation_names_each_card_by_id_and_tool_for_the_model(env: dict
     )["Item"]
 
     assert f"[cards: {card['id']} propose_meeting: " in item["history"]["S"]
+
+
+def test_a_past_day_reaches_the_meeting_tool_as_written_and_its_refusal_is_shown(env: dict[str, Any]) -> None:
+    answer = chat("schedule a meeting with Kinshuok yesterday")
+
+    assert answer.get("clientActions", []) == []
+    assert "'yesterday' is " in answer["message"]
+    assert "which is in the past" in answer["message"]
+
+
+def test_a_request_missing_a_day_is_asked_about_not_guessed(env: dict[str, Any]) -> None:
+    answer = chat("Email zoe about the offsite and schedule a sync with Priya")
+
+    (card,) = answer["clientActions"]
+    assert [r["person"]["email"] for r in card["to"]] == ["zoe@example.com"]
+    assert "For the meeting, tell me when to meet." in answer["message"]
