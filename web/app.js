@@ -484,6 +484,7 @@ function renderCard(card, caption) {
       h("h3", { id: titleId, class: "card-title", text: kind.title }),
       status),
     caption ? h("p", { class: "caption", text: caption }) : null,
+    card.revises ? h("p", { class: "card-revision", text: "Revised by chat: replaces the card above." }) : null,
     Array.isArray(card.notes) && card.notes.length
       ? h("ul", { class: "notes" }, card.notes.map((note) => h("li", { text: String(note) })))
       : null,
@@ -536,10 +537,25 @@ function renderCard(card, caption) {
       showApiError(article, result, fail);
     }
   });
+  // A card revised by chat is replaced: drawn as such, pointing at its successor, never confirmable.
+  function showReplaced(byId) {
+    if (article.dataset.state === "is-superseded") return;
+    lock("Replaced", "is-superseded");
+    const successor = byId ? document.querySelector(`article.card[data-card-id="${CSS.escape(byId)}"]`) : null;
+    const link = h("a", { href: "#", class: "card-successor", text: "Replaced by the revised card below." });
+    link.addEventListener("click", (event) => {
+      event.preventDefault();
+      const target = successor || document.querySelector(`article.card[data-card-id="${CSS.escape(byId || "")}"]`);
+      if (target) target.scrollIntoView({ block: "center" });
+    });
+    form.before(link);
+  }
+  article.addEventListener("card:replaced", (event) => showReplaced(event.detail && event.detail.by));
   // A settled action is drawn in its state (with its result), never as a form to confirm again.
   function showSettled(view) {
     if (view.status === "done") lock(resultView(kind, card, view), "is-done");
     else if (view.status === "discarded") lock("Discarded", "is-discarded");
+    else if (view.status === "superseded") showReplaced(view.supersededBy);
     else return false;
     return true;
   }
@@ -574,6 +590,10 @@ function renderCard(card, caption) {
     confirm.disabled = discard.disabled = false;
   }
   showCurrentState();
+  if (card.revises) {
+    const earlier = document.querySelector(`article.card[data-card-id="${CSS.escape(card.revises)}"]`);
+    if (earlier) earlier.dispatchEvent(new CustomEvent("card:replaced", { detail: { by: card.id } }));
+  }
   return article;
 }
 

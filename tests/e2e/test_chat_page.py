@@ -489,3 +489,65 @@ def test_a_card_type_without_a_renderer_is_a_readable_card_not_a_blank(page: Pag
     expect(card.locator("[data-field=text]")).to_contain_text("Water the plants")
     expect(card.get_by_role("button", name="Confirm")).to_be_enabled()
     expect(card.get_by_role("button", name="Discard")).to_be_enabled()
+
+
+def test_a_card_edited_by_chat_is_replaced_by_the_revised_one(page: Page, server_url: str) -> None:
+    # Given a meeting card
+    first = send(page, "Schedule a sync with Priya on Thursday").locator(MEETING_CARD)
+    expect(first.get_by_role("button", name="Confirm")).to_be_enabled()
+    earlier_id = first.get_attribute("data-card-id")
+
+    # When the user asks for a change in the chat, then another
+    longer = send(page, "make it 45 minutes").locator(MEETING_CARD)
+    expect(longer).to_contain_text("Duration: 45 minutes")
+    turn = send(page, "add Kinshuok")
+    revised = turn.locator(MEETING_CARD)
+
+    # Then each earlier card shows as replaced and can no longer be confirmed or discarded
+    expect(first).to_have_attribute("data-state", "is-superseded")
+    expect(first.locator(".card-status")).to_have_text("Replaced")
+    expect(first.get_by_role("button", name="Confirm")).to_be_hidden()
+    expect(longer).to_have_attribute("data-state", "is-superseded")
+    expect(turn.locator(".bubble")).to_contain_text("replaces the earlier card")
+    # and the revised card holds both people and the new length, ready to confirm
+    expect(revised.locator(".card-revision")).to_contain_text("replaces the card above")
+    expect(revised).to_contain_text("Kinshuok Sharma")
+    expect(revised).to_contain_text("Priya Patel")
+    expect(revised).to_contain_text("Duration: 45 minutes")
+    revised_id = revised.get_attribute("data-card-id")
+    assert revised_id not in (None, earlier_id)
+    assert api_get(server_url, f"/actions/{earlier_id}")["status"] == "superseded"
+
+    # When the user follows the replaced card's link and confirms the revision
+    first.get_by_role("link", name="Replaced by the revised card below.").click()
+    settle_names(revised)
+    revised.get_by_role("button", name="Confirm").click()
+
+    # Then the revision is booked and the replaced card stays replaced
+    expect(revised).to_have_attribute("data-state", "is-done", timeout=20_000)
+    expect(first).to_have_attribute("data-state", "is-superseded")
+    assert api_get(server_url, f"/actions/{revised_id}")["status"] == "done"
+
+
+def test_a_replaced_card_drawn_again_reads_its_state_and_shows_as_replaced(
+    page: Page, server_url: str
+) -> None:
+    # Given an answer (e.g. replayed) whose email card was revised by chat since
+    answer = chat_response(server_url, "Email Priya about the launch")
+    (card,) = answer["clientActions"]
+    edit = {"message": "change the subject to Launch", "sessionId": answer["sessionId"]}
+    (revision,) = api_post(server_url, "/chat", edit)["clientActions"]
+    assert (revision["revises"], revision["subject"]) == (card["id"], "Launch")
+    page.route(
+        "**/chat",
+        lambda route: route.fulfill(status=200, content_type="application/json", body=json.dumps(answer)),
+    )
+
+    # When the page draws it
+    email = send(page, "Email Priya about the launch").locator(EMAIL_CARD)
+
+    # Then it shows as replaced, with nothing to confirm
+    expect(email).to_have_attribute("data-state", "is-superseded")
+    expect(email.locator(".card-status")).to_have_text("Replaced")
+    expect(email.get_by_role("button", name="Confirm and send")).to_be_hidden()
+    expect(email.get_by_role("link", name="Replaced by the revised card below.")).to_be_visible()

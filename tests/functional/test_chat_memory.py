@@ -55,9 +55,13 @@ def test_a_follow_up_in_the_same_session_refers_to_the_earlier_ticket(env) -> No
     assert [m["role"] for m in history] == ["user", "assistant", "user", "assistant"]
     assert history[2]["content"] == [{"text": "Email Priya about it"}]
     ticket_id, email_id = first["clientActions"][0]["id"], email["id"]
-    assert f"[cards: {ticket_id} Jira Bug in WEB: Login crash]" in history[1]["content"][0]["text"]
     assert (
-        f"[cards: {email_id} Draft email to Priya Natarajan: Login crash]" in history[3]["content"][0]["text"]
+        f"[cards: {ticket_id} create_jira_ticket_draft: Jira Bug in WEB: Login crash]"
+        in history[1]["content"][0]["text"]
+    )
+    assert (
+        f"[cards: {email_id} create_email_draft: Draft email to Priya Natarajan: Login crash]"
+        in history[3]["content"][0]["text"]
     )
     assert all(set(block) == {"text"} for m in history for block in m["content"])
 

@@ -75,8 +75,8 @@ INTERNALS = (
 )
 # Each makes three drafts (an email, a meeting, a ticket): real state for confirm and discard to meet.
 SEED_MESSAGES = (
-    "Email Kinshuok about the doc, schedule a sync with Priya on Thursday and file a Jira bug in WEB",
-    "Email Priya about the launch, schedule a review with Kinshuok on Friday and file a Jira task in WEB",
+    "Email Kinshuok about the doc, schedule a sync with Priya on Thursday and file a Jira bug in WEB: crash",
+    "Email Priya about the launch, schedule a review with Kinshuok Friday and file a Jira task in WEB: docs",
     "Email Kinshuok about lunch, schedule a call with Priya tomorrow and file a Jira bug in WEB about login",
 )
 

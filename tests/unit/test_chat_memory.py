@@ -54,7 +54,7 @@ def test_the_second_turn_sees_the_first_with_its_cards_and_resolves_it() -> None
     assert user == {"role": "user", "content": [{"text": "File a Jira bug in WEB for the login crash"}]}
     ticket_id = first["clientActions"][0]["id"]
     assert assistant["content"][0]["text"] == (
-        f"{first['message']}\n[cards: {ticket_id} Jira Bug in WEB: Login crash]"
+        f"{first['message']}\n[cards: {ticket_id} create_jira_ticket_draft: Jira Bug in WEB: Login crash]"
     )
     (email,) = second["clientActions"]
     assert email["subject"] == "Login crash"

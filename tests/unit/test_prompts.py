@@ -11,6 +11,7 @@ from multitool.prompts import (
     EVERY_TOOL,
     NO_JSON,
     RAW_NAMES,
+    REVISE,
     contract_text,
     prompt_session_attributes,
     system_prompt,
@@ -19,8 +20,9 @@ from multitool.prompts import (
 NOW = datetime(2026, 12, 1, 9, 30, tzinfo=UTC)
 
 
-def test_the_contract_has_the_three_rules_of_the_design() -> None:
-    assert CONTRACT == (EVERY_TOOL, RAW_NAMES, NO_JSON)
+def test_the_contract_has_the_rules_of_the_design_and_how_to_revise() -> None:
+    assert CONTRACT == (EVERY_TOOL, RAW_NAMES, NO_JSON, REVISE)
+    assert "revises set to that card's draftId" in REVISE
     assert "every applicable tool in the same turn" in EVERY_TOOL
     assert "exactly as the user wrote them" in RAW_NAMES
     assert "backend resolves" in RAW_NAMES

@@ -584,7 +584,7 @@ def test_the_offline_harness_streams_only_events_the_service_model_allows_in_sev
         harness.invoke_harness(
             **base,
             messages=[
-                {"role": "user", "content": [{"text": "Email Kinshuok about the doc and schedule a sync"}]}
+                {"role": "user", "content": [{"text": "Email Kinshuok about the doc and book a sync Friday"}]}
             ],
         )["stream"]
     )

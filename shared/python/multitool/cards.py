@@ -40,6 +40,9 @@ class Card(WireModel):
         description="The draft id: confirm or discard through /actions/{id}",
     )
     notes: tuple[str, ...] = Field(default=(), description="What the user has to settle on the card")
+    revises: str | None = Field(
+        default=None, description="The id of the card this one replaced (a revision asked for in chat)"
+    )
 
 
 C = TypeVar("C", bound=Card)

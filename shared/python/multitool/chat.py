@@ -43,6 +43,7 @@ from multitool.sessions import (
     SessionStore,
     SessionWriteFailed,
     bounded,
+    card_entry,
     converse_messages,
     exchange,
     new_session_id,
@@ -403,7 +404,7 @@ class ChatService:
     ) -> None:
         """Append the turn to the session's conversation; a failed write costs memory, not the answer."""
         cards = [
-            (card.id, line)
+            card_entry(card.id, card.type, line)
             for card, line in zip(response.client_actions, response.client_action_messages, strict=False)
         ]
         updated = bounded(

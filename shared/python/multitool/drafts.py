@@ -5,7 +5,10 @@ a retried invocation with the same input in the same session lands on the same
 draft instead of creating a second one (the store writes conditionally).
 
 Status moves ``proposed -> executing -> done`` (or ``failed``, retryable), or
-``proposed -> discarded``; every transition is a conditional write.
+``proposed -> discarded``, or ``proposed -> superseded`` when a revision of the
+draft (a call naming it in ``revises``) replaces it; every transition is a
+conditional write. A superseded draft names its successor (``supersededBy``) and
+is never confirmable again.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ class DraftStatus(StrEnum):
     DONE = "done"
     FAILED = "failed"
     DISCARDED = "discarded"
+    SUPERSEDED = "superseded"
 
 
 class Draft(WireModel):
@@ -51,6 +55,7 @@ class Draft(WireModel):
     edits: dict[str, Any] | None = Field(default=None, description="Fields as the user confirmed them")
     result: dict[str, Any] | None = None
     error: str | None = None
+    superseded_by: str | None = Field(default=None, description="The draft that revised this one")
     version: int = 0
 
 

@@ -4,7 +4,8 @@ The Bedrock agent's instructions (CDK), the prompt session attributes sent with
 every InvokeAgent call, and the Converse system prompt all say the same three
 things, in so many words: invoke every applicable tool in the same turn; pass
 names raw, the backend resolves them; never write tool results as JSON in the
-reply.
+reply. A fourth says how to change a card already made: call its tool again with
+every field and ``revises`` set to that card's draft id.
 """
 
 from __future__ import annotations
@@ -23,11 +24,16 @@ NO_JSON = (
     "Do not write tool results as JSON in your reply: the user sees each result as a card. "
     "Reply with one or two short sentences saying what you prepared."
 )
+REVISE = (
+    "To change a card already made ('make it 45 minutes', 'add Priya', 'move it to Friday'), call the "
+    "tool that made it again with every field of the changed card and revises set to that card's "
+    "draftId, as the conversation lists it ('[cards: <draftId> <tool>: ...]'): the new card replaces it."
+)
 REVIEW = "Nothing is sent, booked or created until the user confirms a card."
 RAW_DATES = "Pass days and times as the user said them ('Thursday', 'tomorrow at 3pm', 'next Tuesday')."
 
-CONTRACT: tuple[str, ...] = (EVERY_TOOL, RAW_NAMES, NO_JSON)
-"""The three rules every runtime states."""
+CONTRACT: tuple[str, ...] = (EVERY_TOOL, RAW_NAMES, NO_JSON, REVISE)
+"""The rules every runtime states."""
 
 AGENT_INSTRUCTION = " ".join(
     (

@@ -8,7 +8,8 @@ person's conversation (and its drafts).
 The session item also holds the conversation so far, for runtimes that do not
 keep it themselves (Converse, offline): the last exchanges as text-only
 Converse messages, a user message and the assistant's reply with a one-line
-summary of the cards it produced. No ``toolUse``/``toolResult`` blocks are kept
+summary of the cards it produced (each card's draft id, tool and caption, so a
+model can revise a card by its id). No ``toolUse``/``toolResult`` blocks are kept
 (they must pair exactly and would bloat the item), and the stored JSON is
 bounded in exchanges and bytes, far below DynamoDB's 400 KB item limit.
 """
@@ -26,6 +27,7 @@ from pydantic import Field, TypeAdapter, ValidationError
 
 from multitool.observability import logger
 from multitool.tables import SESSIONS
+from multitool.tools.registry import REGISTRY
 from multitool.wire import WireModel
 
 if TYPE_CHECKING:
@@ -83,10 +85,19 @@ def _clip(text: str) -> str:
     return text if len(text) <= MAX_STORED_TEXT_CHARS else text[: MAX_STORED_TEXT_CHARS - 1] + "…"
 
 
-def cards_summary(cards: Sequence[tuple[str, str]]) -> str:
-    """One line naming a turn's cards, from (id, caption) pairs.
+def card_entry(card_id: str, action: str, caption: str) -> tuple[str, str]:
+    """A card as the history names it: its id, and its caption after the tool that made it.
 
-    ``[cards: d_1 Draft email to Kinshuok Sharma: About the doc; d_2 Meeting 'Sync' …]``
+    The model reads the tool and the draft id there, to revise that card (``revises``).
+    """
+    tool = REGISTRY.by_action(action)
+    return card_id, f"{tool.name if tool is not None else action}: {caption}"
+
+
+def cards_summary(cards: Sequence[tuple[str, str]]) -> str:
+    """One line naming a turn's cards, from (id, caption) pairs (see :func:`card_entry`).
+
+    ``[cards: d_1 create_email_draft: Draft email to Kinshuok Sharma: About the doc; d_2 …]``
     """
     if not cards:
         return ""

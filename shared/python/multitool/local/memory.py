@@ -13,11 +13,11 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
-from multitool.drafts import Draft
+from multitool.drafts import Draft, DraftStatus
 from multitool.people import NameResolution, Person
 from multitool.ports.calendar import Booking, Interval, SlotTaken, overlaps
 from multitool.ports.directory import name_index, normalize_name, resolution_for
-from multitool.ports.drafts import DraftWriteConflict, claimed, next_version
+from multitool.ports.drafts import DraftWriteConflict, claimed, next_version, superseded
 from multitool.sessions import History, SessionNotOwned
 
 
@@ -117,6 +117,22 @@ class MemoryDraftStore:
                 raise DraftWriteConflict(current.id, stored)
             self.drafts[current.id] = new
         return new
+
+    def supersede(self, earlier: Draft, revision: Draft) -> Draft:
+        marked = superseded(earlier, revision)
+        with self._lock:
+            self.writes += 1
+            stored = self.drafts.get(earlier.id)
+            if (
+                revision.id in self.drafts
+                or stored is None
+                or (stored.version, stored.status, stored.owner)
+                != (earlier.version, DraftStatus.PROPOSED, earlier.owner)
+            ):
+                raise DraftWriteConflict(earlier.id, stored)
+            self.drafts[revision.id] = revision
+            self.drafts[earlier.id] = marked
+        return revision
 
 
 class MemorySessionStore:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.exceptions import ClientError
 
-from multitool.drafts import UNCLAIMED_OWNER, Draft
+from multitool.drafts import UNCLAIMED_OWNER, Draft, DraftStatus
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -46,6 +46,13 @@ class DraftStore(Protocol):
         :class:`DraftWriteConflict` with the stored draft."""
         ...
 
+    def supersede(self, earlier: Draft, revision: Draft) -> Draft:
+        """Store the new draft ``revision`` and mark ``earlier`` superseded by it, in ONE
+        transactional write: only if ``revision``'s id is new and the stored ``earlier`` is still
+        ``earlier`` (same version, ``proposed``, same owner). Otherwise nothing is written and
+        :class:`DraftWriteConflict` carries the stored ``earlier``. Returns ``revision``."""
+        ...
+
 
 class DraftWriteConflict(Exception):
     """The stored draft is no longer the one a transition was computed from."""
@@ -68,6 +75,22 @@ def claimed(current: Draft, owner: str) -> Draft:
     if current.owner != UNCLAIMED_OWNER:
         raise DraftWriteConflict(current.id, current)
     return current.model_copy(update={"owner": owner, "version": current.version + 1})
+
+
+def superseded(earlier: Draft, revision: Draft) -> Draft:
+    """``earlier`` as :meth:`DraftStore.supersede` stores it: superseded by ``revision``."""
+    if earlier.status is not DraftStatus.PROPOSED:
+        raise ValueError("Only a proposed draft can be superseded")
+    if revision.owner != earlier.owner or revision.action != earlier.action:
+        raise ValueError("A revision has the owner and action of the draft it supersedes")
+    marked = earlier.model_copy(
+        update={
+            "status": DraftStatus.SUPERSEDED,
+            "superseded_by": revision.id,
+            "updated_at": revision.created_at,
+        }
+    )
+    return next_version(earlier, marked)
 
 
 def _plain(value: Any) -> Any:
@@ -228,3 +251,42 @@ class DynamoDraftStore:
             item: Mapping[str, Any] | None = error.response.get("Item")  # type: ignore[assignment]
             raise DraftWriteConflict(current.id, _from_item(item) if item else None) from error
         return new
+
+    def supersede(self, earlier: Draft, revision: Draft) -> Draft:
+        marked = superseded(earlier, revision)
+        try:
+            self._client.transact_write_items(
+                TransactItems=[
+                    {
+                        "Put": {
+                            "TableName": self._table,
+                            "Item": _to_item(revision),
+                            "ConditionExpression": "attribute_not_exists(id)",
+                        }
+                    },
+                    {
+                        "Put": {
+                            "TableName": self._table,
+                            "Item": _to_item(marked),
+                            "ConditionExpression": (
+                                "#version = :version AND #status = :proposed AND #owner = :owner"
+                            ),
+                            "ExpressionAttributeNames": {
+                                "#version": "version",
+                                "#status": "status",
+                                "#owner": "owner",
+                            },
+                            "ExpressionAttributeValues": {
+                                ":version": {"N": str(earlier.version)},
+                                ":proposed": {"S": DraftStatus.PROPOSED.value},
+                                ":owner": {"S": earlier.owner},
+                            },
+                        }
+                    },
+                ]
+            )
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") != "TransactionCanceledException":
+                raise
+            raise DraftWriteConflict(earlier.id, self.get(earlier.id)) from error
+        return revision

@@ -24,6 +24,7 @@ from multitool.review.base import (
     ReviewError,
     SideEffectFailed,
     SlotTaken,
+    Superseded,
     name_claim,
 )
 from multitool.review.reviewer import EXECUTION_LEASE, DraftView, Reviewer
@@ -47,5 +48,6 @@ __all__ = [
     "Reviewer",
     "SideEffectFailed",
     "SlotTaken",
+    "Superseded",
     "name_claim",
 ]

@@ -72,6 +72,12 @@ class AlreadyDiscarded(ReviewConflict):
     code = "discarded"
 
 
+class Superseded(ReviewConflict):
+    """A revision replaced the draft (``draft.superseded_by``): only the revision can be confirmed."""
+
+    code = "superseded"
+
+
 class SlotTaken(ReviewConflict):
     """The chosen slot was booked for an attendee since the card was made; nothing was sent.
 

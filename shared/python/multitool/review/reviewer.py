@@ -7,7 +7,10 @@ States: ``proposed -> executing -> done``; ``executing -> failed`` (the backend
 failed; retryable, the edits are kept); ``executing -> proposed | failed`` when
 the chosen slot was taken (:class:`SlotTaken`, 409 ``slot_taken``: back to the
 status it had, the edits kept, nothing sent); ``proposed | failed ->
-discarded``. Every transition is one conditional write
+discarded``; ``proposed -> superseded`` when a revision replaces the draft (written
+by the tools with the revision, :meth:`multitool.ports.drafts.DraftStore.supersede`):
+a superseded draft is never confirmed or discarded (409 ``superseded``, naming its
+successor). Every transition is one conditional write
 (:meth:`multitool.ports.drafts.DraftStore.replace`): of two concurrent confirms
 of ONE draft exactly one moves it to ``executing`` and acts; the other sees
 ``executing`` and is told the action is in progress. A confirm after ``done``
@@ -77,6 +80,7 @@ from multitool.review.base import (
     SideEffectFailed,
     SlotRefused,
     SlotTaken,
+    Superseded,
     invalid_edits,
     people_on,
 )
@@ -104,6 +108,7 @@ class DraftView(WireModel):
     result: dict[str, Any] | None = None
     error: str | None = None
     retryable: bool = Field(description="A confirm can be sent (again)")
+    superseded_by: str | None = Field(default=None, description="The draft that revised this one")
     created_at: datetime
     updated_at: datetime
 
@@ -122,9 +127,15 @@ class DraftView(WireModel):
             result=draft.result,
             error=draft.error,
             retryable=draft.status in (DraftStatus.PROPOSED, DraftStatus.FAILED),
+            superseded_by=draft.superseded_by,
             created_at=draft.created_at,
             updated_at=draft.updated_at,
         )
+
+
+def _superseded(draft: Draft) -> Superseded:
+    successor = f" by {draft.superseded_by}" if draft.superseded_by else ""
+    return Superseded(f"This action was replaced{successor}; review the revised card instead.", draft=draft)
 
 
 # -- the service -----------------------------------------------------------------
@@ -179,6 +190,8 @@ class Reviewer:
                 raise InvalidEdits(f"Actions of type '{draft.action}' cannot be confirmed.", field="action")
             if draft.status is DraftStatus.DISCARDED:
                 raise AlreadyDiscarded("This action was discarded.", draft=draft)
+            if draft.status is DraftStatus.SUPERSEDED:
+                raise _superseded(draft)
             ctx = ReviewContext(
                 draft=draft, caller=caller, config=self.config, people=people_on(draft.payload)
             )
@@ -214,6 +227,8 @@ class Reviewer:
             draft = self.get(caller, draft_id)
             if draft.status is DraftStatus.DISCARDED:
                 return draft
+            if draft.status is DraftStatus.SUPERSEDED:
+                raise _superseded(draft)
             if draft.status is DraftStatus.DONE:
                 raise AlreadyDone("This action was already done; it cannot be discarded.", draft=draft)
             if draft.status is DraftStatus.EXECUTING:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import boto3
 from botocore.config import Config
 
+from multitool.ports.directory import DynamoDirectory
 from multitool.runtimes.agent import AgentRuntime
 from multitool.runtimes.agentcore import AgentCoreRuntime, harness_tools
 from multitool.runtimes.base import (
@@ -144,10 +145,12 @@ def build_runtime(settings: ChatSettings, clients: AwsClients, flows: FlowFactor
             max_rounds=rounds,
             max_tokens=settings.max_output_tokens,
         )
+    # The offline model reads lowercase names ("email zoe …") against the same directory the tools use.
+    model = OfflineModel(DynamoDirectory(settings.directory_table_name, clients.dynamodb))
     if settings.runtime is ModelBackend.OFFLINE_CONVERSE:
         return ConverseRuntime(
-            OfflineModel(), OfflineModel.model_id, flows, max_rounds=rounds, service="offline model"
+            model, OfflineModel.model_id, flows, max_rounds=rounds, service="offline model"
         )
     return AgentCoreRuntime(
-        OfflineHarness(), OFFLINE_HARNESS_ARN, flows, max_rounds=rounds, service="offline harness"
+        OfflineHarness(model), OFFLINE_HARNESS_ARN, flows, max_rounds=rounds, service="offline harness"
     )

@@ -20,7 +20,8 @@ calls of a model turn) goes through :func:`run_calls`::
 
 However many calls, a batch makes ONE directory read for all names, ONE
 busy-time read for all meetings and ONE draft write; a bad call gets its own
-error outcome and never loses the others.
+error outcome and never loses the others. A call that revises a card (``revises``,
+:mod:`multitool.tools.revisions`) is written on its own, with the card it supersedes.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ from multitool.tools.base import (
 )
 from multitool.tools.common import Prepared, invalid_input, resolve_recipient
 from multitool.tools.registry import REGISTRY
+from multitool.tools.revisions import store_revision
 
 # The tools: one line each.
 REGISTRY.register(email_draft.SPEC)
@@ -160,12 +162,15 @@ def run_calls(
         busy = _busy_times(prepared.values(), people, ports)
         for index, (spec, args, ready) in prepared.items():
             try:
+                payload = ready.finish(people, busy)
+                if getattr(args, "revises", None):
+                    payload["revises"] = args.revises
                 draft = new_draft(
                     owner=ctx.owner,
                     session_id=ctx.session_id,
                     action=spec.action,
                     arguments=[spec.name, args.to_wire()],
-                    payload=ready.finish(people, busy),
+                    payload=payload,
                     now=ctx.now.astimezone(UTC),
                     ttl_seconds=config.draft_ttl_seconds,
                 )
@@ -177,7 +182,14 @@ def run_calls(
                 errors[index] = _failed(spec.name, error)
                 continue
             drafts[index] = draft
-        stored = _store_proposals(ports, list(drafts.values()))
+        revising = {i: prepared[i][1].revises for i in drafts if getattr(prepared[i][1], "revises", None)}
+        fresh = [i for i in drafts if i not in revising]
+        stored = dict(zip(fresh, _store_proposals(ports, [drafts[i] for i in fresh]), strict=True))
+        for index, earlier_id in revising.items():
+            try:
+                stored[index] = store_revision(ports.drafts, drafts[index], earlier_id, ctx.now)
+            except ToolError as error:
+                errors[index] = error
     except _PORT_FAILURES as failure:
         logger.warning(
             "A backend failed while running tool calls", extra={"error_type": type(failure).__name__}
@@ -186,7 +198,7 @@ def run_calls(
         return [CallOutcome(name, error=errors.get(i, unavailable)) for i, (name, _) in enumerate(calls)]
 
     payloads: dict[int, dict[str, Any]] = {}
-    for index, draft in zip(drafts, stored, strict=True):
+    for index, draft in stored.items():
         if draft.status in _SETTLED:  # every renewal of this request in this session was settled too
             errors[index] = AskedTooOften(
                 f"This exact request was already confirmed or discarded {MAX_RENEWALS + 1} times in this "

@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import StringConstraints, ValidationError
+from pydantic import Field, StringConstraints, ValidationError
 
+from multitool.drafts import MAX_DRAFT_ID_CHARS
 from multitool.people import NameResolution, Person, Resolution
 from multitool.ports.calendar import Interval
 from multitool.text import CLEAN_SINGLE_LINE
@@ -19,6 +20,28 @@ from multitool.validation import first_field, problems
 RawName = Annotated[
     str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_NAME_CHARS), CLEAN_SINGLE_LINE
 ]
+
+DraftRef = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_DRAFT_ID_CHARS),
+    CLEAN_SINGLE_LINE,
+]
+
+REVISES = (
+    "Only when the user asks to change a card already made: that card's draftId (the conversation "
+    "lists cards as '[cards: <draftId> <tool>: <caption>]'). Pass every field of the revised card, "
+    "not only the changed one; the earlier card is replaced and can no longer be confirmed."
+)
+
+
+def revises_field() -> Any:
+    """The optional ``revises`` argument every tool takes: the draft a call revises."""
+    return Field(default=None, description=REVISES)
+
+
+def replaced_field() -> Any:
+    """The payload's ``revises``: the draft this one replaced, when it is a revision."""
+    return Field(default=None, description="The draftId of the card this one replaced")
 
 
 People = Mapping[str, NameResolution]

@@ -34,7 +34,17 @@ from multitool.tools.base import (
     ToolContext,
     ToolSpec,
 )
-from multitool.tools.common import BusyTimes, People, Prepared, RawName, resolve_recipient, unsettled_notes
+from multitool.tools.common import (
+    BusyTimes,
+    DraftRef,
+    People,
+    Prepared,
+    RawName,
+    replaced_field,
+    resolve_recipient,
+    revises_field,
+    unsettled_notes,
+)
 from multitool.wire import WireModel
 
 ACTION = "show_new_email_draft"
@@ -53,6 +63,7 @@ class EmailDraftArgs(WireModel):
     )
     subject: SingleLine = Field(min_length=1, max_length=MAX_SUBJECT_CHARS, description="Subject line")
     body: MultiLine = Field(min_length=1, max_length=MAX_BODY_CHARS, description="Email body, plain text")
+    revises: DraftRef | None = revises_field()
 
 
 class EmailDraftPayload(WireModel):
@@ -63,6 +74,7 @@ class EmailDraftPayload(WireModel):
     subject: str
     body: str
     notes: tuple[str, ...] = Field(default=(), description="Names the user has to settle on the card")
+    revises: str | None = replaced_field()
 
 
 def prepare(args: EmailDraftArgs, ctx: ToolContext, config: ToolConfig) -> Prepared:

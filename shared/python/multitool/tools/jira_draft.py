@@ -36,7 +36,16 @@ from multitool.tools.base import (
     UnknownIssueType,
     UnknownProject,
 )
-from multitool.tools.common import BusyTimes, People, Prepared, RawName, unsettled_notes
+from multitool.tools.common import (
+    BusyTimes,
+    DraftRef,
+    People,
+    Prepared,
+    RawName,
+    replaced_field,
+    revises_field,
+    unsettled_notes,
+)
 from multitool.wire import WireModel
 
 ACTION = "show_jira_ticket_draft"
@@ -64,6 +73,7 @@ class JiraTicketArgs(WireModel):
         default=None,
         description="Assignee as the user named them; resolved by the backend",
     )
+    revises: DraftRef | None = revises_field()
 
     @field_validator("priority", mode="before")
     @classmethod
@@ -81,6 +91,7 @@ class JiraTicketPayload(WireModel):
     priority: Priority
     assignee: NameResolution | None = None
     notes: tuple[str, ...] = ()
+    revises: str | None = replaced_field()
 
 
 def validate_project(project: str, issue_type: str, config: ToolConfig) -> tuple[str, str]:

@@ -59,11 +59,14 @@ from multitool.tools.base import (
 )
 from multitool.tools.common import (
     BusyTimes,
+    DraftRef,
     People,
     Prepared,
     RawName,
     is_external,
+    replaced_field,
     resolve_recipient,
+    revises_field,
 )
 from multitool.tools.common import (
     unsettled_notes as unsettled_names,
@@ -97,6 +100,7 @@ class MeetingArgs(WireModel):
     duration_minutes: int = Field(
         default=30, ge=MIN_DURATION_MINUTES, le=MAX_DURATION_MINUTES, description="Length in minutes"
     )
+    revises: DraftRef | None = revises_field()
 
 
 class MeetingPayload(WireModel):
@@ -109,6 +113,7 @@ class MeetingPayload(WireModel):
     timezone: str
     slots: tuple[Slot, ...]
     notes: tuple[str, ...] = ()
+    revises: str | None = replaced_field()
 
 
 def reading_notes(args: MeetingArgs, requested: RequestedTime, config: ToolConfig) -> list[str]:

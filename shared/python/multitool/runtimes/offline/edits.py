@@ -1,0 +1,176 @@
+"""Edits by chat: "make it 45 minutes", "add Priya", "move it to Friday", "change the subject to Launch".
+
+An edit changes the latest card it can apply to and calls that card's tool again with every
+field, ``revises`` set to the card's draft id; the tool supersedes the card. Several edits
+joined by "and" change one card once. A message that is not wholly edits is read as requests.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from multitool.runtimes.offline import fields
+from multitool.runtimes.offline import grammar as g
+from multitool.runtimes.offline.grammar import Intent
+from multitool.runtimes.offline.lexicon import PRIORITIES
+
+_I = re.IGNORECASE
+_IT = r"(?:it|this|that|the\s+(?:meeting|call|sync|invite|email|mail|ticket|bug|card|one))"
+_DURATION_EDIT = re.compile(
+    rf"^(?:(?:make|change|set|extend|shorten|cut|turn)\s+(?:{_IT}|the\s+(?:duration|length))\s+(?:to\s+|into\s+)?"
+    r"|(?:actually\s+)?)(?P<d>.+?)(?:\s+(?:long|instead|rather))?$",
+    _I,
+)
+_MOVE = re.compile(
+    rf"^(?:move|push|reschedule|shift|change|make|put|bump)\s+(?:{_IT}\s+)?(?:to|for|until|on|into)?\s*(?P<when>.+?)"
+    r"(?:\s+instead)?$",
+    _I,
+)
+_ADD = re.compile(
+    r"^(?:also\s+)?(?:add|invite|include|loop\s+in|bring\s+in|cc)\s+(?P<who>.+?)"
+    rf"(?:\s+(?:too|as\s+well|also))?(?:\s+(?:to|on|in)\s+{_IT})?(?:\s+(?:too|as\s+well))?$",
+    _I,
+)
+_REMOVE = re.compile(
+    rf"^(?:remove|drop|take\s+off|uninvite|exclude)\s+(?P<who>.+?)(?:\s+(?:from|off)\s+{_IT})?$", _I
+)
+_RENAME = re.compile(
+    r"^(?:change|set|rename|update|make|switch)\s+(?:the\s+)?(?:subject|title|summary|name|topic)(?:\s+line)?"
+    r"\s+(?:to|as)\s+(?P<text>.+)$"
+    rf"|^(?:rename|call|retitle)\s+{_IT}\s+(?:to\s+)?(?P<text2>.+)$",
+    _I,
+)
+_PRIORITY = re.compile(rf"^(?:make|mark|set)\s+{_IT}\s+(?:as\s+)?(?P<p>.+)$", _I)
+_ASSIGN = re.compile(rf"^(?:assign|give)\s+{_IT}\s+to\s+(?P<who>.+)$", _I)
+_JOIN = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+(?:also\s+)?|;\s*)", _I)
+# All an edit may hold besides what it changes ("make it 45 minutes instead, please").
+_EDIT_FILLER = frozenset(
+    {"it", "to", "for", "on", "instead", "rather", "long", "please", "actually", "the", "a", "an", "too"}
+    | {"then", "ok", "okay", "so", "and", "also", "as", "well", "meeting", "call", "one", "pls", "thanks"}
+)
+_QUOTES = "'\"\u2018\u2019\u201c\u201d"
+_SUBJECT_FIELD = {g.EMAIL_TOOL: "subject", g.MEETING_TOOL: "title", g.JIRA_TOOL: "summary"}
+_PEOPLE_FIELD = {g.EMAIL_TOOL: "to", g.MEETING_TOOL: "attendees"}
+
+
+@dataclass(slots=True)
+class Card:
+    """A card of the conversation: its draft id (once known), tool and arguments."""
+
+    tool: str
+    args: dict[str, Any]
+    id: str | None = None
+    names: list[str] = field(default_factory=list)
+    topic: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One edit: which cards it can apply to and how it changes their arguments."""
+
+    tools: tuple[str, ...]
+    field: str
+    value: Any
+    mode: str = "set"
+
+
+def _change(clause: str, known: Collection[str]) -> Change | None:
+    text = g.tidy(g._PREAMBLE.sub("", g.tidy(clause)))
+    rename = _RENAME.match(text)
+    if rename:
+        value = g.tidy((rename.group("text") or rename.group("text2") or "").strip(_QUOTES))
+        return Change((g.EMAIL_TOOL, g.MEETING_TOOL, g.JIRA_TOOL), "subject", value) if value else None
+    assign = _ASSIGN.match(text)
+    if assign:
+        return Change((g.JIRA_TOOL,), "assignee", g.tidy(assign.group("who")))
+    for pattern, mode in ((_ADD, "add"), (_REMOVE, "remove")):
+        match = pattern.match(text)
+        if match:
+            who = _names(match.group("who"), known)
+            if who:
+                return Change((g.MEETING_TOOL, g.EMAIL_TOOL), "people", who, mode)
+    priority = _PRIORITY.match(text)
+    if priority:
+        for pattern, level in PRIORITIES:
+            if pattern.fullmatch(priority.group("p").strip()) or pattern.search(priority.group("p")):
+                return Change((g.JIRA_TOOL,), "priority", level)
+    duration = _DURATION_EDIT.match(text)
+    if duration:
+        marks = fields.Marks(duration.group("d"))
+        minutes = fields._duration(duration.group("d"), marks)
+        if minutes is not None and _bare(marks):
+            return Change((g.MEETING_TOOL,), "durationMinutes", minutes)
+    move = _MOVE.match(text)
+    if move:
+        marks = fields.Marks(move.group("when"))
+        when = fields._when(move.group("when"), marks)
+        if when is not None and _bare(marks):
+            return Change((g.MEETING_TOOL,), "when", when)
+    return None
+
+
+def _bare(marks: fields.Marks) -> bool:
+    """Whether all a reader left unused is filler an edit may carry."""
+    return all(w.casefold() in _EDIT_FILLER for w in re.findall(r"[\w'@.+-]+", marks.free()))
+
+
+def _names(text: str, known: Collection[str]) -> list[str]:
+    marks = fields.Marks(text)
+    found = fields.people(text, marks, known, None, 0, len(text))
+    return found if found and _bare(marks) else []
+
+
+def changes(message: str, lookup: g.Lookup | None) -> list[Change] | None:
+    """The edits a message asks for, when it is nothing but edits; else None."""
+    clauses = [c for c in _JOIN.split(g.tidy(message)) if c.strip()]
+    if not clauses:
+        return None
+    known = fields.known_names(message, lookup)
+    found = [_change(clause, known) for clause in clauses]
+    return None if any(change is None for change in found) else [c for c in found if c is not None]
+
+
+def _apply(card: Card, change: Change, args: dict[str, Any]) -> None:
+    if change.field == "subject":
+        args[_SUBJECT_FIELD[card.tool]] = change.value
+    elif change.field == "people":
+        key = _PEOPLE_FIELD[card.tool]
+        current = list(args.get(key) or [])
+        if change.mode == "add":
+            current += [n for n in change.value if n.casefold() not in {c.casefold() for c in current}]
+        else:
+            current = [c for c in current if c.casefold() not in {n.casefold() for n in change.value}]
+        args[key] = current
+    else:
+        args[change.field] = change.value
+
+
+def revise(message: str, cards: Sequence[Card], lookup: g.Lookup | None) -> tuple[Intent | None, str | None]:
+    """(the revision, None), (None, why not) when the message is edits, or (None, None) when it is not."""
+    asked = changes(message, lookup)
+    if asked is None:
+        return None, None
+    tools = set.intersection(*(set(change.tools) for change in asked))
+    target = next((card for card in reversed(cards) if card.tool in tools), None)
+    if target is None:
+        return None, "There is no card in this conversation that this change applies to yet."
+    if target.id is None:
+        return None, "I do not know that card's id, so I cannot change it; ask for it again instead."
+    args = {key: (list(value) if isinstance(value, list) else value) for key, value in target.args.items()}
+    for change in asked:
+        _apply(target, change, args)
+    people = args.get(_PEOPLE_FIELD.get(target.tool, ""), target.names)
+    intent = Intent(
+        tool=target.tool,
+        segment=g.tidy(message),
+        args={**args, "revises": target.id},
+        names=list(people) if isinstance(people, list) else target.names,
+        topic=target.topic,
+        revises=target.id,
+    )
+    if target.tool in _PEOPLE_FIELD and not args.get(_PEOPLE_FIELD[target.tool]):
+        intent.missing.append("who should stay on it")
+    return intent, None

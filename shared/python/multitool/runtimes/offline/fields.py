@@ -1,0 +1,344 @@
+"""The fields of one request, read from its words as :mod:`.grammar` defines them.
+
+Every reader marks the characters it used; what is left, less filler, is what the request
+did not understand (:attr:`Intent.unread`). Nothing is filled in that the words do not say:
+a missing field becomes a question (:attr:`Intent.missing`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from typing import Any
+
+from multitool.runtimes.offline import grammar as g
+from multitool.runtimes.offline import lexicon as words
+from multitool.runtimes.offline.grammar import Intent, Segment
+
+Span = tuple[int, int]
+_NOT_PERSON = frozenset(
+    {*words.FILLER, *words.EMAIL_NOUNS, *words.MEETING_NOUNS, *words.TICKET_NOUNS, *words.PARTS_OF_DAY}
+)
+_CC = re.compile(
+    r"\b(?:and\s+)?(?:cc|cc'?ing|copy(?:ing)?|copy\s+in)\s+(?P<who>.+?)(?=\s+(?:about|on|re)\b|$)", re.I
+)
+_WITH_CUT = re.compile(r"\s+(?:with|for|between)\s+(?=\S)", re.I)
+_GENERIC_MEETING = frozenset({"time", "slot", "appointment", "session", "invite", "invitation"})
+
+
+class Marks:
+    """The characters of a segment some reader used."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.used = [False] * len(text)
+
+    def take(self, start: int, end: int) -> None:
+        for index in range(max(0, start), min(end, len(self.text))):
+            self.used[index] = True
+
+    def free(self, start: int = 0, end: int | None = None) -> str:
+        """The unused characters between start and end, used ones as spaces."""
+        stop = len(self.text) if end is None else end
+        return "".join(" " if self.used[i] else self.text[i] for i in range(start, stop))
+
+    def unread(self) -> list[str]:
+        left = g.content_words(self.free())
+        return [" ".join(left)] if left else []
+
+
+def _when(text: str, marks: Marks, start: int = 0) -> str | None:
+    found = [m for m in g._WHEN.finditer(text) if m.start() >= start]
+    for match in found:
+        marks.take(match.start(), match.end())
+    parts = [" ".join(m.group(0).split()) for m in found]
+    parts = [re.sub(r"^(?:in\s+the\s+)(?=\w)", "", p, flags=re.I) if len(found) > 1 else p for p in parts]
+    return " ".join(dict.fromkeys(parts)) or None
+
+
+def _duration(text: str, marks: Marks) -> int | None:
+    match = g._DURATION.search(text)
+    if match is None:
+        return None
+    marks.take(match.start(), match.end())
+    if match.group("hh"):
+        return g._NAMED_DURATIONS.get(" ".join(match.group("hh").casefold().replace("-", " ").split()), 60)
+    amount = float(match.group("n"))
+    minutes = amount * 60 if match.group("unit").casefold().startswith("h") else amount
+    return int(minutes)
+
+
+def people(
+    text: str, marks: Marks, known: Collection[str], previous: Intent | None, start: int, end: int
+) -> list[str]:
+    """The people named between start and end: names, addresses, known lowercase names, pronouns."""
+    found: list[str] = []
+    zone = marks.free(start, end)
+    for match in g._PLURAL.finditer(zone):
+        if previous is not None and previous.names:
+            found.extend(previous.names)
+            marks.take(start + match.start(), start + match.end())
+    for match in g._SINGULAR.finditer(zone):
+        if previous is not None and previous.names:
+            found.append(previous.names[-1])
+            marks.take(start + match.start(), start + match.end())
+    zone = marks.free(start, end)
+    for match in g._PERSON.finditer(zone):
+        token = re.sub(r"['\u2019]s$", "", match.group(0))
+        offset = start + match.start()
+        if "@" in token:
+            name = token
+        elif token[:1].isupper():
+            parts = [p for p in token.split() if p.casefold() not in _NOT_PERSON]
+            if not parts:
+                continue
+            name = " ".join(parts)
+        elif token in known:
+            name = token
+        else:
+            continue
+        marks.take(offset, offset + len(match.group(0)))
+        if name not in found:
+            found.append(name)
+    return found
+
+
+def _topic(text: str, marks: Marks, pattern: re.Pattern[str], start: int) -> tuple[str, Span] | None:
+    match = pattern.search(text, start)
+    if match is None:
+        return None
+    return text[match.end() :], (match.start(), len(text))
+
+
+def _back_reference(topic: str) -> bool:
+    return bool(g._BACK_REFERENCE.match(topic)) and len(topic.split()) <= 2
+
+
+# --------------------------------------------------------------------------- the three requests
+
+
+def email(segment: Segment, previous: Intent | None, known: Collection[str], same: bool = False) -> Intent:
+    text, start = segment.text, segment.trigger.end
+    marks = Marks(text)
+    marks.take(0, start)
+    intent = Intent(tool=g.EMAIL_TOOL, segment=g.tidy(text))
+    cc: list[str] = []
+    cc_match = _CC.search(text, start)
+    topic_match = _topic(text, marks, g._TOPIC, start)
+    topic_start = topic_match[1][0] if topic_match else len(text)
+    if cc_match and cc_match.start() < topic_start:
+        marks.take(cc_match.start(), cc_match.start("who"))
+        cc = people(text, marks, known, previous, cc_match.start("who"), cc_match.end("who"))
+    zone_people: list[str] = []
+    if segment.trigger.people:
+        zone_people = people(
+            segment.trigger.people,
+            Marks(segment.trigger.people),
+            known,
+            previous,
+            0,
+            len(segment.trigger.people),
+        )
+    zone_people += [
+        p for p in people(text, marks, known, previous, start, topic_start) if p not in zone_people
+    ]
+    for match in re.finditer(r"\b(?:an?\s+)?(?:e-?mail|mail|note|message|line)\b", text[:topic_start], re.I):
+        marks.take(match.start(), match.end())
+    topic = ""
+    if topic_match:
+        marks.take(*topic_match[1])
+        topic = g.tidy(re.split(r"\s+\b(?:and\s+)?(?:cc|copy)\b", topic_match[0], maxsplit=1, flags=re.I)[0])
+    intent.names = zone_people or ([] if previous is None else _inherited(text, previous))
+    back = not topic or _back_reference(topic)
+    if back and previous is not None and previous.topic and (topic or intent.names == previous.names):
+        topic_text = previous.topic
+    else:
+        topic_text = topic
+    intent.topic = topic_text or None
+    if not intent.names:
+        intent.missing.append("who to write to")
+    if not topic_text:
+        intent.missing.append("what the email is about")
+    first = intent.names[0] if intent.names else ""
+    greeting = f"Hi {first.split()[0]}," if first and "@" not in first else "Hi,"
+    if previous is not None and previous.tool == g.JIRA_TOOL and topic_text == previous.topic:
+        ticket = previous.args
+        subject = str(ticket.get("summary", topic_text))
+        line = f"I filed a {ticket.get('issueType', 'ticket')} in {ticket.get('project', 'Jira')}: {subject}."
+    else:
+        subject = f"About {topic_text}"
+        line = f"I wanted to reach out about {topic_text}."
+    intent.args = {
+        "to": intent.names,
+        "subject": subject[:200],
+        "body": f"{greeting}\n\n{line}\n\nBest regards",
+    }
+    if cc:
+        intent.args["cc"] = cc
+    intent.unread = marks.unread()
+    return intent
+
+
+def _inherited(text: str, previous: Intent) -> list[str]:
+    """The people of the request before, when this one points back at it ('about it', 'them')."""
+    refers = re.search(r"\b(?:about|on|re|regarding)\s+(?:it|that|this|the\s+same)\b", text, re.I)
+    return list(previous.names) if refers else []
+
+
+def meeting(segment: Segment, previous: Intent | None, known: Collection[str], same: bool = False) -> Intent:
+    text, start = segment.text, segment.trigger.end
+    marks = Marks(text)
+    marks.take(0, start)
+    intent = Intent(tool=g.MEETING_TOOL, segment=g.tidy(text))
+    duration = _duration(text, marks)
+    when_marks = Marks(text)
+    topic = ""
+    topic_match = _topic(text, marks, g._TOPIC, start)
+    if re.fullmatch(r"discuss|go\s+over", segment.trigger.verb, re.I):
+        topic_match = (text[start:], (start, len(text)))  # "discuss the numbers with Jordan"
+    if topic_match:
+        raw = topic_match[0]
+        cut = (
+            [m.start() for m in g._WHEN.finditer(raw)]
+            + [m.start() for m in _WITH_CUT.finditer(raw) if m]
+            + [m.start() for m in g._DURATION.finditer(raw)]
+        )
+        end = min(cut) if cut else len(raw)
+        topic = g.tidy(raw[:end])
+        offset = topic_match[1][0]
+        marks.take(offset, len(text) - len(raw) + end)
+    when = _when(text, marks, start)
+    del when_marks
+    names: list[str] = []
+    if segment.trigger.people:
+        names = people(
+            segment.trigger.people,
+            Marks(segment.trigger.people),
+            known,
+            previous,
+            0,
+            len(segment.trigger.people),
+        )
+    names += [p for p in people(text, marks, known, previous, start, len(text)) if p not in names]
+    if not names and previous is not None:
+        names = list(previous.names) if same else _inherited(text, previous)
+    intent.names = names
+    noun = ""
+    for noun_match in re.finditer(rf"\b(?:{g._MEETING_NOUN})\b", text, re.I):
+        marks.take(noun_match.start(), noun_match.end())
+        if not noun and noun_match.group(0).casefold() not in _GENERIC_MEETING:
+            noun = noun_match.group(0)
+    back = bool(topic) and _back_reference(topic)
+    own_topic = "" if back else topic
+    refers = back or bool(g._PLURAL.search(text) or g._SINGULAR.search(text))
+    inherited_topic = previous.topic if (previous is not None and previous.topic and refers) else None
+    shown_topic = own_topic or (inherited_topic if refers else "") or ""
+    if noun and shown_topic:
+        title = f"{noun} about {shown_topic}"
+    elif noun:
+        title = noun
+    elif shown_topic:
+        title = shown_topic
+    else:
+        title = "Meeting"
+    intent.topic = own_topic or inherited_topic
+    if not names:
+        intent.missing.append("who to invite")
+    if when is None:
+        intent.missing.append("when to meet")
+    args: dict[str, Any] = {"attendees": names, "title": g.sentence_case(title)[:200]}
+    if when is not None:
+        args["when"] = when
+    if duration is not None:
+        args["durationMinutes"] = duration
+    intent.args = args
+    intent.unread = marks.unread()
+    return intent
+
+
+def ticket(segment: Segment, previous: Intent | None, known: Collection[str], same: bool = False) -> Intent:
+    text, start = segment.text, segment.trigger.end
+    marks = Marks(text)
+    marks.take(0, start)
+    intent = Intent(tool=g.JIRA_TOOL, segment=g.tidy(text))
+    args: dict[str, Any] = {}
+    project_match = g._IN_PROJECT.search(text)
+    project: str | None = None
+    if project_match:
+        project = (project_match.group("key") or project_match.group("caps")).upper()
+        marks.take(project_match.start(), project_match.end())
+    else:
+        caps = [
+            m
+            for m in g._PROJECT.finditer(text)
+            if m.group(0) not in {"I", "ASAP", "EOD", "P0", "P1", "P2", "P3", "FYI"}
+        ]
+        if caps:
+            project = caps[0].group(0)
+            marks.take(caps[0].start(), caps[0].end())
+    for pattern, priority in words.PRIORITIES:
+        found = pattern.search(text)
+        if found:
+            args["priority"] = priority
+            marks.take(found.start(), found.end())
+            break
+    assignee = g._ASSIGN.search(text)
+    if assignee:
+        args["assignee"] = assignee.group("who")
+        intent.names = [assignee.group("who")]
+        marks.take(assignee.start(), assignee.end())
+    nouns = list(re.finditer(rf"\b(?:{g._TICKET_NOUN})\b", text, re.I))
+    typed = [m.group(0).casefold() for m in nouns if m.group(0).casefold() in words.ISSUE_TYPES]
+    kind_word = typed[0] if typed else ""
+    for noun in nouns:
+        marks.take(noun.start(), noun.end())
+    leading = [m for m in nouns if not g.content_words(marks.free(start, m.start()))]
+    rest_start = leading[-1].end() if leading else start
+    rest = marks.free(max(start, rest_start))
+    marker = g._JIRA_TOPIC.search(rest)
+    topic_text = rest[marker.end() :] if marker and not rest[: marker.start()].strip(" ,") else rest
+    topic = g.tidy(re.sub(r"\s{2,}", " ", topic_text))
+    topic = re.sub(r"^(?:the|a|an)\s+(?=\S)", lambda m: m.group(0), topic)
+    if topic:
+        marks.take(max(start, rest_start), len(text))
+    if (not topic or _back_reference(topic)) and previous is not None and previous.topic:
+        topic = previous.topic
+    intent.topic = topic or None
+    if project is None:
+        intent.missing.append("which Jira project it goes in")
+    if not topic:
+        intent.missing.append("what the ticket is about")
+    args = {
+        "project": project or "",
+        "issueType": words.ISSUE_TYPES.get(kind_word, "Task"),
+        "summary": g.sentence_case(topic)[:255],
+        "description": f"Raised from chat: {intent.segment}"[:10_000],
+        **args,
+    }
+    intent.args = args
+    intent.unread = marks.unread()
+    return intent
+
+
+READERS = {g.EMAIL_TOOL: email, g.MEETING_TOOL: meeting, g.JIRA_TOOL: ticket}
+
+
+def known_names(message: str, lookup: g.Lookup | None) -> Collection[str]:
+    """The lowercase words of a message the directory knows as people (one lookup per message)."""
+    if lookup is None:
+        return frozenset()
+    candidates = sorted(
+        {w for w in re.findall(r"\b[a-zà-ÿ][a-zà-ÿ'-]+\b", message) if w not in _NOT_PERSON and len(w) > 1}
+    )
+    return frozenset(lookup(candidates)) if candidates else frozenset()
+
+
+def read(message: str, previous: Intent | None = None, lookup: g.Lookup | None = None) -> g.Reading:
+    """Every request of a message, each read with the one before it (or ``previous``, of a past turn)."""
+    found, unread = g.segments(message)
+    known = known_names(message, lookup) if found else frozenset()
+    intents: list[Intent] = []
+    for segment in found:
+        reader = READERS[segment.trigger.tool]
+        intents.append(reader(segment, intents[-1] if intents else previous, known, bool(intents)))
+    return g.Reading(intents, unread)

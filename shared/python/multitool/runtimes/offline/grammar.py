@@ -1,0 +1,361 @@
+"""The offline grammar: a message read as requests for tools, with what it did not understand.
+
+A reader can follow it as rules (the words are in :mod:`.lexicon`)::
+
+    message   := clause (BOUNDARY clause)*
+    BOUNDARY  := "," | ";" | "." | "?" | "!" | "and" | "then" | "and then" | "also" | "plus" | "after that"
+    clause    := PREAMBLE* request          -- a clause that starts a request
+               | continuation                -- a clause that does not: it belongs to the one before
+    PREAMBLE  := "please" | "can you" | "could we" | "I need you to" | "let's" | …
+    request   := VERB rest                   -- "email zoe about the offsite", "book 1 hour with …"
+               | IDIOM rest                  -- "drop Priya a line", "let Jordan know …",
+                                                "there's a bug in WEB: …"
+               | NEED? ARTICLE NOUN rest     -- "I need a ticket for …", "and a call with Mei on Friday"
+               | "is" PEOPLE "free" rest     -- "is Priya free for a call on Thursday?"
+
+A request's tool is its verb's, unless the verb is shared ("set up", "create", "send") and a
+noun says which ("set up a ticket" is a ticket). Its fields come from the rest:
+
+    PEOPLE    := person (("," | "and") person)*   -- a capitalised name, an address, a lowercase
+                                                      name the directory knows, or "them",
+                                                      "both of them", "her", "him": the people of
+                                                      the request before (or the last turn)
+    TOPIC     := ("about" | "regarding" | "re" | "to discuss" | "that" | "for" | ":") words
+    WHEN      := day, date, "tomorrow", "yesterday", "last Monday", part of the day, clock time
+    DURATION  := "1 hour" | "45-minute" | "15 minutes" | "half an hour" | "90 min" | …
+
+Names, dates and durations pass to the tools exactly as written: a date in the past reaches
+the meeting tool, which refuses it in words the user sees. Nothing is invented: a request
+missing what its tool needs (who to invite, when, which project) is not called and the reply
+asks for it. Words of a clause that no rule read are reported as not understood.
+
+The phrasings it is measured on are the table in ``tests/unit/test_offline_phrasings.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from multitool.runtimes.offline import lexicon as words
+from multitool.runtimes.offline.lexicon import alternation
+from multitool.tools import email_draft, jira_draft, meeting_scheduler
+
+EMAIL_TOOL = email_draft.SPEC.name
+MEETING_TOOL = meeting_scheduler.SPEC.name
+JIRA_TOOL = jira_draft.SPEC.name
+
+Lookup = Callable[[Sequence[str]], Collection[str]]
+"""Which of some lowercase words the directory knows as people (the words as given)."""
+
+
+@dataclass(slots=True)
+class Intent:
+    """One request: the tool, its arguments as a model would pass them, and what it lacks."""
+
+    tool: str
+    segment: str
+    args: dict[str, Any] = field(default_factory=dict)
+    names: list[str] = field(default_factory=list)
+    topic: str | None = None
+    missing: list[str] = field(default_factory=list)
+    """What the tool needs that the message did not say, as a question's object ('who to invite')."""
+    unread: list[str] = field(default_factory=list)
+    """Words of the request no rule read."""
+    revises: str | None = None
+    """The draft id of the card this request changes, for an edit."""
+
+    @property
+    def callable(self) -> bool:
+        return not self.missing
+
+
+@dataclass(slots=True)
+class Reading:
+    intents: list[Intent]
+    unread: list[str]
+    """Clauses of the message that started no request and continued none."""
+
+
+# --------------------------------------------------------------------------- patterns
+
+_I = re.IGNORECASE
+_PREAMBLE = re.compile(rf"^(?:(?:{alternation(*words.PREAMBLES)})\b[,\s]*)+", _I)
+_NEED = alternation(*words.NEEDS)
+_ARTICLE = r"(?:an?|some|the|one|another|quick|short|new|brief|separate|\s)+"
+_EMAIL_NOUN = alternation(*words.EMAIL_NOUNS)
+_MEETING_NOUN = alternation(*words.MEETING_NOUNS, "invite", "invitation")
+_TICKET_NOUN = alternation(*words.TICKET_NOUNS)
+
+_VERB = re.compile(
+    rf"^(?P<verb>{alternation(*words.EMAIL_VERBS, *words.MEETING_VERBS, *words.TICKET_VERBS, 'send')})\b",
+    _I,
+)
+_IDIOMS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    *((EMAIL_TOOL, re.compile(rf"^{idiom}\b", _I)) for idiom in words.EMAIL_IDIOMS),
+    *((JIRA_TOOL, re.compile(rf"^{idiom}\b", _I)) for idiom in words.TICKET_IDIOMS),
+    (MEETING_TOOL, re.compile(r"^(?:is|are)\s+(?P<p6>.+?)\s+(?:free|available)\b", _I)),
+    (MEETING_TOOL, re.compile(r"^when\s+(?:is|are|can)\s+(?P<p7>.+?)\s+(?:free|available|meet)\b", _I)),
+    (MEETING_TOOL, re.compile(r"^(?:does|do)\s+(?P<p8>.+?)\s+have\s+(?:some\s+)?time\b", _I)),
+)
+_NOUN_LED = re.compile(
+    rf"^(?:(?:{_NEED})\s+)?(?:{_ARTICLE})(?P<noun>{_MEETING_NOUN}|{_TICKET_NOUN}|{_EMAIL_NOUN})\b", _I
+)
+_NEED_LED = re.compile(
+    rf"^(?:{_NEED})\s+(?:{_ARTICLE})?(?P<noun>{_MEETING_NOUN}|{_TICKET_NOUN}|{_EMAIL_NOUN})\b", _I
+)
+
+_EMAIL_ONLY = re.compile(
+    rf"^(?:{alternation(*(v for v in words.EMAIL_VERBS if v not in ('write', 'update')))})$", _I
+)
+_MEETING_ONLY = re.compile(
+    r"^(?:schedule|scheduling|discuss|go\s+over|meet|meet\s+up|meet\s+with|sync.*|catch.*|get\s+together.*|find.*|"
+    r"get\s+(?:some\s+)?time|grab.*|pencil\s+in|talk.*|chat\s+with|call|invite|"
+    r"set\s+aside\s+time|block\s+(?:out\s+)?time|block\s+an\s+hour|put\s+.*calendar|"
+    r"add\s+a\s+meeting)$",
+    _I,
+)
+_NEEDS_NOUN = re.compile(
+    r"^(?:create|open|log|raise|report|track|submit|write\s+up|add|make|put\s+in|enter|file|"
+    r"have|hold|run|host|block|put\s+together|line\s+up|plan|organi[sz]e|arrange|book|set\s+up|send|write|update|calendar)$",
+    _I,
+)
+
+_HARD = re.compile(r"(?:[;.!?]+\s+|\s*(?:,\s*)?\b(?:and\s+then|then|after\s+that|also|plus)\s+)", _I)
+_SOFT = re.compile(r"(?:\s*,\s*(?:and\s+)?|\s+and\s+)", _I)
+
+_DAY = alternation(*words.DAYS)
+_MONTH = alternation(*words.MONTHS)
+_PART = alternation(*words.PARTS_OF_DAY)
+_CLOCK = r"(?:\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d{2}|noon|midday)"
+_DATE = (
+    rf"(?:(?:next|this|coming|last|past)\s+(?:week|month|{_DAY})|{_DAY}|tomorrow|tmrw|tmr|today|tonight|yesterday|"
+    rf"the\s+day\s+after\s+tomorrow|the\s+day\s+before\s+yesterday|in\s+\d{{1,2}}\s+days|"
+    rf"(?:later\s+)?this\s+(?:morning|afternoon|evening)|later\s+today|end\s+of\s+(?:the\s+)?week|"
+    rf"\d{{4}}-\d{{2}}-\d{{2}}(?:[T ]\d{{2}}:\d{{2}}(?::\d{{2}})?(?:Z|[+-]\d{{2}}:?\d{{2}})?)?|"
+    rf"(?:{_MONTH})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH})|"
+    rf"the\s+\d{{1,2}}(?:st|nd|rd|th))"
+)
+_WHEN = re.compile(
+    rf"\b(?:{_DATE})(?:\s+(?:in\s+the\s+)?(?:{_PART})\b)?(?:\s*,?\s*(?:at\s+|around\s+|from\s+)?{_CLOCK})?"
+    rf"|\b(?:at|around|from)\s+{_CLOCK}|\b{_CLOCK}|\b(?:in\s+the\s+)?(?:{_PART})\b",
+    _I,
+)
+_DURATION = re.compile(
+    r"\b(?:for\s+)?(?:(?P<n>\d{1,3}(?:\.\d)?)[\s-]?(?P<unit>minutes?|mins?|m|hours?|hrs?|h)\b(?:\s+long)?"
+    r"|(?P<hh>an?\s+hour\s+and\s+a\s+half|half[\s-]an?[\s-]hour|an?\s+half[\s-]hour|an?\s+hour|"
+    r"a\s+quarter\s+of\s+an\s+hour|(?:one|two)\s+hours?))\b",
+    _I,
+)
+_NAMED_DURATIONS = {
+    "an hour and a half": 90,
+    "a hour and a half": 90,
+    "half an hour": 30,
+    "half a hour": 30,
+    "a half hour": 30,
+    "a half-hour": 30,
+    "half-an-hour": 30,
+    "a quarter of an hour": 15,
+    "an hour": 60,
+    "a hour": 60,
+    "one hour": 60,
+    "two hours": 120,
+}
+_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_CAPITAL = r"[A-ZÀ-Þ][a-zà-ÿ'\u2019-]+"
+_PLURAL = re.compile(rf"\b(?:{alternation(*words.PLURAL_PRONOUNS)})\b", _I)
+_SINGULAR = re.compile(r"\b(?:her|him)\b", _I)
+_PERSON = re.compile(rf"{_ADDRESS.pattern}|\b{_CAPITAL}(?:\s+{_CAPITAL})?\b(?:'s)?|\b[a-zà-ÿ][a-zà-ÿ'-]+\b")
+_TOPIC = re.compile(
+    r"\b(?:about|regarding|re:?|concerning|on\s+the\s+subject\s+of|to\s+discuss|to\s+talk\s+about|"
+    r"to\s+go\s+over|to\s+review|discussing|covering|that|saying|to\s+say|asking\s+(?:about|for|if|whether)|"
+    r"with\s+the\s+(?:notes|update|summary|details|agenda|slides|numbers|report))\b:?|(?<!\d):(?!\d)\s*",
+    _I,
+)
+_JIRA_TOPIC = re.compile(
+    r"\b(?:for|about|regarding|that|to|re:?|because|where|on)\b\s*|(?<!\d):(?!\d)\s*", _I
+)
+_PROJECT = re.compile(r"\b[A-Z][A-Z0-9]{1,9}\b")
+_IN_PROJECT = re.compile(
+    r"\b(?:in|to|for|on|into|under|against)\s+(?:the\s+)?(?P<key>[A-Za-z][A-Za-z0-9]{1,9})\s+(?:project|board|queue|backlog)\b"
+    r"|\b(?:in|to|into|under|against)\s+(?:the\s+)?(?P<caps>[A-Z][A-Z0-9]{1,9})\b",
+)
+_ASSIGN = re.compile(
+    r"\b(?:and\s+)?(?:assign(?:ed)?\s+(?:it\s+|this\s+)?to|for\s+(?=\S+\s+to\s+(?:fix|look|handle|check)))\s+"
+    r"(?P<who>[\w.+@-]+(?:\s+[A-Z][\w'-]+)?)"
+    r"(?:\s+to\s+(?:fix|look\s+at|handle|check)(?:\s+it)?)?",
+    _I,
+)
+_BACK_REFERENCE = re.compile(rf"^(?:{alternation(*words.BACK_REFERENCES)})\b", _I)
+_TRAILING = re.compile(r"[\s,;.!?:]+$")
+_LEADING = re.compile(r"^[\s,;.!?:-]+")
+_LEADING_ARTICLE = re.compile(r"^(?:the|a|an|our|my)\s+", _I)
+_WORD = re.compile(r"[\w'@.+:-]+")
+_SMALL_TALK = re.compile(
+    r"^(?:hi|hello|hey|thanks?(?:\s+you)?|thx|cheers|ok(?:ay)?|great|cool|bye|good\s+(?:morning|night)|"
+    r"help|what\s+can\s+you\s+do|who\s+are\s+you|how\s+does\s+this\s+work)\b",
+    _I,
+)
+
+
+def tidy(text: str) -> str:
+    return _LEADING.sub("", _TRAILING.sub("", " ".join(text.split())))
+
+
+def sentence_case(text: str) -> str:
+    text = _LEADING_ARTICLE.sub("", text.strip())
+    return text[:1].upper() + text[1:] if text else text
+
+
+def is_small_talk(text: str) -> bool:
+    return not tidy(text) or _SMALL_TALK.match(tidy(text)) is not None
+
+
+def content_words(text: str) -> list[str]:
+    return [w for w in _WORD.findall(text) if w.casefold().strip(".:'") not in words.FILLER]
+
+
+# --------------------------------------------------------------------------- requests and clauses
+
+_NOUNS = (
+    (MEETING_TOOL, re.compile(rf"\b(?:{_MEETING_NOUN})\b", _I)),
+    (JIRA_TOOL, re.compile(rf"\b(?:{_TICKET_NOUN})\b", _I)),
+    (EMAIL_TOOL, re.compile(rf"\b(?:{_EMAIL_NOUN})\b", _I)),
+)
+_DEFAULT_TOOL = {
+    "book": MEETING_TOOL,
+    "set up": MEETING_TOOL,
+    "arrange": MEETING_TOOL,
+    "organise": MEETING_TOOL,
+    "organize": MEETING_TOOL,
+    "plan": MEETING_TOOL,
+    "line up": MEETING_TOOL,
+    "setting up": MEETING_TOOL,
+    "booking": MEETING_TOOL,
+    "arranging": MEETING_TOOL,
+    "organising": MEETING_TOOL,
+    "organizing": MEETING_TOOL,
+    "send": EMAIL_TOOL,
+    "write": EMAIL_TOOL,
+    "update": EMAIL_TOOL,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Trigger:
+    """Where a request starts: its tool, the verb or idiom, where the rest begins, an idiom's people."""
+
+    tool: str
+    verb: str
+    end: int
+    people: str | None = None
+    by_default: bool = False
+
+
+def noun_tool(text: str) -> str | None:
+    """The tool of the first thing a text names (a call, a bug, a note), or None."""
+    found = [(m.start(), tool) for tool, pattern in _NOUNS if (m := pattern.search(text))]
+    return min(found)[1] if found else None
+
+
+def _verb_tool(verb: str, rest: str) -> tuple[str | None, bool]:
+    """(tool, by default) for a verb: its own, or the one its noun names, or a shared verb's usual one."""
+    key = " ".join(verb.casefold().split())
+    if key == "jira":
+        return JIRA_TOOL, False
+    if _EMAIL_ONLY.match(key):
+        return EMAIL_TOOL, False
+    if _MEETING_ONLY.match(key):
+        return MEETING_TOOL, False
+    named = noun_tool(rest)
+    if named is not None:
+        return named, False
+    if key in _DEFAULT_TOOL:
+        return _DEFAULT_TOOL[key], True
+    if key == "schedule":
+        return MEETING_TOOL, False
+    if _PROJECT.search(rest) and key in {"file", "log", "raise", "report", "open", "create", "track"}:
+        return JIRA_TOOL, False
+    return None, False
+
+
+def trigger(clause: str) -> Trigger | None:
+    """The request a clause starts, or None when it starts none."""
+    preamble = _PREAMBLE.match(clause)
+    offset = preamble.end() if preamble else 0
+    body = clause[offset:]
+    for tool, pattern in _IDIOMS:
+        match = pattern.match(body)
+        if match:
+            people = next((g for g in match.groups() if g), None)
+            return Trigger(tool, match.group(0), offset + match.end(), people)
+    match = _NEED_LED.match(body) or _NOUN_LED.match(body)
+    named = noun_tool(match.group("noun")) if match else None
+    if match and named is not None:
+        return Trigger(named, match.group(0), offset + match.end())
+    match = _VERB.match(body)
+    if match:
+        verb_tool, by_default = _verb_tool(match.group("verb"), body[match.end() :])
+        if verb_tool is not None:
+            return Trigger(verb_tool, match.group("verb"), offset + match.end(), by_default=by_default)
+    return None
+
+
+@dataclass(slots=True)
+class Piece:
+    text: str
+    joiner: str
+    hard: bool
+
+
+def pieces(message: str) -> list[Piece]:
+    """The clauses of a message, each with the boundary before it (hard: a new sentence or 'then')."""
+    text = re.sub(r"\bw/\s*", "with ", " ".join(message.split()), flags=_I)
+    result: list[Piece] = []
+    chunks = _HARD.split(text)
+    joiners = [m.group(0) for m in _HARD.finditer(text)]
+    for index, chunk in enumerate(chunks):
+        soft = _SOFT.split(chunk)
+        soft_joiners = [m.group(0) for m in _SOFT.finditer(chunk)]
+        for position, part in enumerate(soft):
+            if position == 0:
+                joiner = joiners[index - 1] if index else ""
+                result.append(Piece(part, joiner, hard=True))
+            else:
+                result.append(Piece(part, soft_joiners[position - 1], hard=False))
+    return [p for p in result if p.text.strip()]
+
+
+def _concrete(text: str) -> bool:
+    """Whether a clause says who, when or how long: a shared verb there starts a request."""
+    return bool(_WHEN.search(text) or _DURATION.search(text) or re.search(r"\bwith\s+\S", text, _I))
+
+
+@dataclass(slots=True)
+class Segment:
+    trigger: Trigger
+    text: str
+
+
+def segments(message: str) -> tuple[list[Segment], list[str]]:
+    """(request segments, clauses that belong to none) of a message."""
+    found: list[Segment] = []
+    unread: list[str] = []
+    for piece in pieces(message):
+        start = trigger(piece.text)
+        if start is not None and start.by_default and not piece.hard and found and not _concrete(piece.text):
+            start = None  # "… about the budget and plan for Q3": a shared verb mid-sentence continues it
+        if start is not None:
+            found.append(Segment(start, piece.text))
+        elif found and not piece.hard:
+            found[-1].text += piece.joiner + piece.text
+        elif content_words(piece.text) and not is_small_talk(piece.text):
+            unread.append(tidy(piece.text))
+    return found, unread
+
+
+def split_intents(message: str) -> list[tuple[str, str]]:
+    """(verb, segment) for every request of a message, in order."""
+    return [(s.trigger.verb, tidy(s.text)) for s in segments(message)[0]]

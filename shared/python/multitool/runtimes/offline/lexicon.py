@@ -1,0 +1,182 @@
+"""The words of the offline grammar: what starts a request, what names a thing, what is filler.
+
+:mod:`multitool.runtimes.offline.grammar` composes these into its rules. Each list is the
+everyday ways people say one thing; extend a list to teach the stand-in a phrasing.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def phrases(text: str) -> tuple[str, ...]:
+    """The comma-separated phrases of a text, in order."""
+    return tuple(" ".join(p.split()) for p in text.split(",") if p.strip())
+
+
+def alternation(*phrases: str) -> str:
+    """A regex alternation of phrases, longest first (so 'set up' wins over 'set'), spaces flexible."""
+    ordered = sorted(set(phrases), key=len, reverse=True)
+    return "|".join(p.replace(" ", r"\s+") for p in ordered)
+
+
+# --------------------------------------------------------------------------- what starts a request
+
+# What may come before a request without changing it: politeness, questions, needs.
+PREAMBLES = phrases(
+    """
+    please, pls, kindly, hey, hi, hello, ok, okay, so, also, quickly, could you, can you, would
+    you, will you, could you please, can you please, would you please, can we, could we, shall
+    we, should we, can i, could i, may i, i need you to, i'd like you to, i would like you to, i
+    want you to, i need to, i have to, i want to, i'd like to, i would like to, we need to, we
+    should, we have to, i should, let's, lets, help me, go ahead and, remember to, don't forget
+    to, dont forget to, do you mind, would you mind, is it possible to, any chance you could,
+    make sure to, i'd love to, time to
+    """
+)
+# A need names the thing itself: "I need a meeting with Priya", "can I get a ticket for …".
+NEEDS = phrases(
+    """
+    i need, we need, i want, i'd like, i would like, we'd like, can i get, could i get, can i
+    have, could i have, get me, set me up with, i'm after, there should be, we could use, how
+    about, what about, need
+    """
+)
+
+# Verbs (and idioms) that ask for an email; a person may stand inside an idiom ("drop Priya a line").
+EMAIL_VERBS = phrases(
+    """
+    email, e-mail, mail, write to, write, message, ping, reach out to, get in touch with,
+    contact, notify, tell, inform, reply to, follow up with, nudge, remind, update, loop in,
+    send a note to, send an email to, send a message to, send a mail to, send an e-mail to, send
+    a line to, emailing, messaging, writing to
+    """
+)
+EMAIL_IDIOMS = (
+    r"drop\s+(?P<p1>.+?)\s+an?\s+(?:line|note|email|e-mail|message|mail)",
+    r"shoot\s+(?P<p2>.+?)\s+an?\s+(?:email|e-mail|note|message|mail)",
+    r"send\s+(?P<p3>.+?)\s+an?\s+(?:email|e-mail|note|message|mail|line|update)",
+    r"let\s+(?P<p4>.+?)\s+know",
+    r"give\s+(?P<p5>.+?)\s+a\s+heads[\s-]up",
+    r"fire\s+off\s+an?\s+(?:email|e-mail|note|message)",
+)
+MEETING_VERBS = phrases(
+    """
+    schedule, book, set up, arrange, organise, organize, plan, find time, find a time, find some
+    time, find a slot, get time, get some time, grab time, grab some time, block time, block out
+    time, block an hour, block, set aside time, pencil in, line up, put together, meet, meet up,
+    meet with, sync with, sync up with, catch up with, get together with, talk to, talk with,
+    chat with, call, invite, hold, have, host, run, put time on the calendar, put something on
+    the calendar, put a meeting on the calendar, add a meeting, calendar, discuss, go over,
+    setting up, scheduling, booking, arranging, organising, organizing
+    """
+)
+TICKET_VERBS = phrases(
+    """
+    file, create, open, log, raise, report, track, submit, write up, add, make, put in, enter,
+    jira, filing, creating, opening, logging
+    """
+)
+# A sentence that reports a problem asks for a ticket: "there's a bug in WEB: …".
+TICKET_IDIOMS = (
+    r"there(?:'s|\s+is)\s+an?\s+(?:bug|problem|issue|defect|glitch)",
+    r"(?:we|i)\s+(?:found|hit|have|got)\s+an?\s+(?:bug|problem|issue|defect)",
+)
+
+# --------------------------------------------------------------------------- what names a thing
+
+EMAIL_NOUNS = ("email", "e-mail", "mail", "note", "message", "line", "heads-up", "heads up", "update")
+MEETING_NOUNS = phrases(
+    """
+    meeting, sync, sync-up, call, review, standup, stand-up, 1:1, one-on-one, 1-on-1, catch-up,
+    catchup, chat, retro, retrospective, demo, workshop, kickoff, kick-off, huddle, session,
+    interview, lunch, coffee, postmortem, post-mortem, planning, brainstorm, time, slot,
+    appointment
+    """
+)
+TICKET_NOUNS = phrases(
+    """
+    jira, ticket, bug, task, story, issue, epic, incident, defect, bug report
+    """
+)
+# The issue type a ticket noun names ("ticket" and "issue" name none).
+ISSUE_TYPES = {
+    "bug": "Bug",
+    "defect": "Bug",
+    "bug report": "Bug",
+    "task": "Task",
+    "story": "Story",
+    "epic": "Epic",
+    "incident": "Incident",
+}
+PRIORITIES = (
+    (re.compile(r"\b(?:blocker|highest\s+priority|critical|p0|sev\s*1)\b", re.I), "Highest"),
+    (re.compile(r"\b(?:urgent|high\s+priority|high[\s-]pri|asap|p1|important)\b", re.I), "High"),
+    (re.compile(r"\b(?:medium\s+priority|normal\s+priority|p2)\b", re.I), "Medium"),
+    (re.compile(r"\b(?:low\s+priority|low[\s-]pri|minor|p3|when\s+(?:you|someone)\s+can)\b", re.I), "Low"),
+)
+
+# --------------------------------------------------------------------------- people and time
+
+# "them" and "both of them" stand for the people of the request before (or of the last turn).
+PLURAL_PRONOUNS = phrases(
+    """
+    both of them, the two of them, all of them, them both, them all, them, both, everyone, the
+    same people, those people
+    """
+)
+SINGULAR_PRONOUNS = ("her", "him", "them")
+# Topic words that point back to the request before: "email Priya about it".
+BACK_REFERENCES = ("it", "that", "this", "the same", "the above", "this issue", "that issue", "the ticket")
+
+DAYS = phrases(
+    """
+    monday, tuesday, wednesday, thursday, friday, saturday, sunday, mon, tue, tues, wed, thu,
+    thur, thurs, fri, sat, sun
+    """
+)
+MONTHS = phrases(
+    """
+    january, february, march, april, may, june, july, august, september, october, november,
+    december, jan, feb, mar, apr, jun, jul, aug, sep, sept, oct, nov, dec
+    """
+)
+PARTS_OF_DAY = phrases(
+    """
+    morning, afternoon, evening, lunchtime, lunch, noon, midday, end of day, end of the day,
+    eod, cob, close of business
+    """
+)
+
+# Words that are never a person, whatever their case ("Email", "Friday", "I").
+NOT_NAMES = frozenset(
+    {
+        *DAYS,
+        *MONTHS,
+        *(w for phrase in PREAMBLES for w in phrase.split()),
+        *phrases(
+            """
+        i, me, my, we, us, our, you, your, the, a, an, and, or, then, also, plus, today,
+        tomorrow, tonight, yesterday, next, last, this, coming, jira, email, e-mail, mail,
+        schedule, book, file, create, open, send, write, set, ping, meeting, sync, call,
+        ticket, bug, task, story, team, everyone, all, them, her, him, both, it, that, re,
+        thanks, thank, cheers, asap, eod, ok, okay, hey, hi, hello, please, urgent, fyi,
+        btw, noon, midday, morning, afternoon, evening, week, month, day
+            """
+        ),
+    }
+)
+
+# Words left over from a request that say nothing the stand-in could have missed.
+FILLER = frozenset(
+    {
+        *NOT_NAMES,
+        *phrases(
+            """
+        to, for, with, on, in, at, by, of, about, from, is, are, be, some, quick, short,
+        new, too, as, well, so, just, now, soon, them, up, out, time, there, one, get, can,
+        could, would, will, do, know, let, via, over, around, any, free, available
+            """
+        ),
+    }
+)

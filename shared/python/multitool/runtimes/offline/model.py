@@ -1,0 +1,190 @@
+"""The offline model's Converse surface: ``converse(**kwargs)`` in Converse's response shape.
+
+A request it can call becomes one ``toolUse`` each, all in ONE response; the turn ends,
+once the tool results come back, with a one-line summary. Whatever it could not act on
+is said, in both answers: a request missing a field is asked about, words it did not
+understand are quoted. A message with no request gets a plain answer.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import threading
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from multitool.people import Resolution
+from multitool.runtimes.offline import conversation
+from multitool.runtimes.offline import grammar as g
+from multitool.runtimes.offline.grammar import Intent
+from multitool.tools import REGISTRY
+
+if TYPE_CHECKING:
+    from multitool.ports.directory import Directory
+
+HELP_TEXT = (
+    "I can draft emails, propose meeting times and draft Jira tickets, several at once. "
+    "For example: 'Email Kinshuok about the doc and schedule a sync for Thursday'. "
+    "To change a card, say so: 'make it 45 minutes', 'add Priya', 'move it to Friday'."
+)
+_NOUN = {g.EMAIL_TOOL: "the email", g.MEETING_TOOL: "the meeting", g.JIRA_TOOL: "the ticket"}
+
+
+def _tool_use_id(message: str, index: int) -> str:
+    digest = hashlib.sha256(f"{index}\x00{message}".encode()).digest()
+    return "tooluse_" + base64.urlsafe_b64encode(digest[:16]).decode().rstrip("=")
+
+
+def _offered_tools(kwargs: Mapping[str, Any]) -> set[str]:
+    config = kwargs.get("toolConfig") or {}
+    return {
+        spec["toolSpec"]["name"]
+        for spec in config.get("tools", [])
+        if isinstance(spec, Mapping) and isinstance(spec.get("toolSpec"), Mapping)
+    }
+
+
+def _nouns(action: str) -> tuple[str, str]:
+    """("an email draft", "email drafts") for a payload's action string, from its tool."""
+    tool = REGISTRY.by_action(action)
+    return tool.nouns if tool is not None else ("a draft", "drafts")
+
+
+def _summary(results: Sequence[Mapping[str, Any]]) -> str:
+    made: dict[str, int] = {}
+    revised = 0
+    problems: list[str] = []
+    for result in results:
+        content = result.get("content") or [{}]
+        body = content[0].get("json") if isinstance(content[0], Mapping) else None
+        body = body if isinstance(body, Mapping) else {}
+        action = body.get("action")
+        if result.get("status") == "error" or "error" in body:
+            error = body.get("error")
+            message = error.get("message") if isinstance(error, Mapping) else None
+            problems.append(message if isinstance(message, str) else "one request could not be prepared")
+        elif isinstance(action, str):
+            made[action] = made.get(action, 0) + 1
+            revised += 1 if body.get("revises") else 0
+    parts = [
+        (_nouns(action)[0] if count == 1 else f"{count} {_nouns(action)[1]}")
+        for action, count in made.items()
+    ]
+    text = ""
+    if parts:
+        listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+        verb = "revised" if revised == sum(made.values()) else "prepared"
+        replaced = " It replaces the earlier card." if revised else ""
+        text = f"I {verb} {listed} for you to review.{replaced} Nothing is sent until you confirm."
+    if problems:
+        # Calls refused for the same reason carry the same message: say each reason once.
+        text += (
+            (" " if text else "") + "I could not prepare everything: " + "; ".join(dict.fromkeys(problems))
+        )
+    return text or "Done."
+
+
+def _asks(intents: Sequence[Intent], unread: Sequence[str], refusal: str | None) -> str:
+    """What the user has to say again: missing fields, words not understood, an edit refused."""
+    lines: list[str] = []
+    if refusal:
+        lines.append(refusal)
+    for intent in intents:
+        if intent.missing:
+            lines.append(f"For {_NOUN[intent.tool]}, tell me {' and '.join(intent.missing)}.")
+    quoted = [*unread, *(part for intent in intents for part in intent.unread)]
+    if quoted:
+        lines.append("I did not understand " + ", ".join(f"'{q}'" for q in dict.fromkeys(quoted)) + ".")
+    return " ".join(lines)
+
+
+def _response(content: list[dict[str, Any]], stop_reason: str, words: int) -> dict[str, Any]:
+    output = 20 * len(content)
+    return {
+        "ResponseMetadata": {"HTTPStatusCode": 200, "RetryAttempts": 0},
+        "output": {"message": {"role": "assistant", "content": content}},
+        "stopReason": stop_reason,
+        "usage": {"inputTokens": words, "outputTokens": output, "totalTokens": words + output},
+        "metrics": {"latencyMs": 0},
+    }
+
+
+class OfflineModel:
+    """A deterministic ``bedrock-runtime`` stand-in: ``converse(**kwargs)`` in Converse's shape.
+
+    ``directory``: where lowercase words are looked up as people ("email zoe …"); without
+    one, only capitalised names and addresses are read as people.
+    """
+
+    model_id = "offline"
+
+    def __init__(self, directory: Directory | None = None) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self._directory = directory
+        self._known: dict[str, bool] = {}
+        self._lock = threading.Lock()
+
+    def known(self, candidates: Sequence[str]) -> set[str]:
+        """Which of the words the directory knows as someone (each word looked up once)."""
+        if self._directory is None:
+            return set()
+        with self._lock:
+            unseen = [w for w in candidates if w not in self._known]
+        if unseen:
+            found = self._directory.resolve(unseen)
+            with self._lock:
+                for word in unseen:
+                    resolution = found.get(word)
+                    self._known[word] = resolution is not None and resolution.status is not Resolution.UNKNOWN
+        with self._lock:
+            return {w for w in candidates if self._known.get(w)}
+
+    def _lookup(self) -> g.Lookup | None:
+        return self.known if self._directory is not None else None
+
+    def converse(self, **kwargs: Any) -> dict[str, Any]:
+        self.requests.append(kwargs)
+        messages = list(kwargs.get("messages") or [])
+        last = messages[-1] if messages else {}
+        blocks = [b for b in last.get("content", []) if isinstance(b, Mapping)]
+        results = [b["toolResult"] for b in blocks if isinstance(b.get("toolResult"), Mapping)]
+        if results:
+            return _response([{"text": self._after_tools(messages, results)}], "end_turn", len(results))
+        text = " ".join(b["text"] for b in blocks if isinstance(b.get("text"), str))
+        offered = _offered_tools(kwargs)
+        intents, unread, refusal = self._read(messages[:-1], text)
+        calls = [i for i in intents if i.tool in offered and i.callable]
+        asks = _asks(intents, unread, refusal)
+        if not calls:
+            answer = asks if asks else HELP_TEXT
+            if not asks and not g.is_small_talk(text) and g.content_words(text):
+                answer = (
+                    f"I did not understand '{g.tidy(text)}' as an email, a meeting or a ticket. {HELP_TEXT}"
+                )
+            return _response([{"text": answer}], "end_turn", len(text.split()))
+        lead = "I'll revise that card." if all(i.revises for i in calls) else "I'll prepare those for you."
+        content: list[dict[str, Any]] = [{"text": f"{lead} {asks}".strip()}]
+        content += [
+            {"toolUse": {"toolUseId": _tool_use_id(text, index), "name": intent.tool, "input": intent.args}}
+            for index, intent in enumerate(calls)
+        ]
+        return _response(content, "tool_use", len(text.split()))
+
+    def _read(self, earlier: Sequence[Any], text: str) -> tuple[list[Intent], list[str], str | None]:
+        memory = conversation.remember(earlier, self._lookup())
+        return conversation.interpret(text, memory, self._lookup())
+
+    def _after_tools(self, messages: Sequence[Any], results: Sequence[Mapping[str, Any]]) -> str:
+        """The summary, and what of the user's message was not acted on."""
+        summary = _summary(results)
+        index = next(
+            (i for i in range(len(messages) - 1, -1, -1) if conversation.user_text(messages[i]) is not None),
+            None,
+        )
+        if index is None:
+            return summary
+        text = conversation.user_text(messages[index]) or ""
+        intents, unread, refusal = self._read(messages[:index], text)
+        asks = _asks(intents, unread, refusal)
+        return f"{summary} {asks}".strip()

@@ -1,0 +1,405 @@
+"""The offline grammar measured: how different people ask, and what cards each phrasing gives.
+
+Each row is one message (after optional earlier turns), the cards expected in order with
+their key fields, or no card and the words the answer must say. The grammar
+(``multitool/runtimes/offline/grammar.py``) must read at least 90 % of the rows exactly,
+and every row it misses must say what it did not understand or ask for what is missing:
+it is never silently wrong.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from multitool.local.embedded import load_seed
+from multitool.local.memory import MemoryDirectory
+from multitool.people import Person
+from multitool.runtimes.converse import tool_specs_from_registry
+from multitool.runtimes.offline import OfflineModel
+from multitool.tools import REGISTRY
+
+TOOLS = {"tools": tool_specs_from_registry()}
+SHORT = {"email": "create_email_draft", "meeting": "propose_meeting", "ticket": "create_jira_ticket_draft"}
+PASS_RATE = 0.9
+
+
+@dataclass(frozen=True)
+class Row:
+    message: str
+    cards: tuple[tuple[str, dict[str, Any]], ...] = ()
+    says: str = ""
+    earlier: tuple[str, ...] = field(default=())
+
+
+def email(**fields: Any) -> tuple[str, dict[str, Any]]:
+    return "email", fields
+
+
+def meeting(**fields: Any) -> tuple[str, dict[str, Any]]:
+    return "meeting", fields
+
+
+def ticket(**fields: Any) -> tuple[str, dict[str, Any]]:
+    return "ticket", fields
+
+
+PRIYA_KIN = ["Priya", "Kinshuok"]
+TABLE: tuple[Row, ...] = (
+    # -- emails: verbs, idioms, questions, needs, lowercase names, addresses
+    Row("Email Kinshuok about the doc", (email(to=["Kinshuok"], subject="About the doc"),)),
+    Row("email zoe about the offsite", (email(to=["zoe"], subject="About the offsite"),)),
+    Row("Can you email Priya about the budget?", (email(to=["Priya"], subject="About the budget"),)),
+    Row(
+        "Could you please write to Jordan regarding the contract",
+        (email(to=["Jordan"], subject="About the contract"),),
+    ),
+    Row(
+        "Send an email to Mei about the release notes",
+        (email(to=["Mei"], subject="About the release notes"),),
+    ),
+    Row(
+        "Drop Priya a line about the offsite agenda",
+        (email(to=["Priya"], subject="About the offsite agenda"),),
+    ),
+    Row("Shoot Kinshuok an email about the invoice", (email(to=["Kinshuok"], subject="About the invoice"),)),
+    Row(
+        "Let Jordan know that the release slipped",
+        (email(to=["Jordan"], subject="About the release slipped"),),
+    ),
+    Row("ping mei about the design review", (email(to=["mei"], subject="About the design review"),)),
+    Row("Reach out to Priya about the hiring plan", (email(to=["Priya"], subject="About the hiring plan"),)),
+    Row(
+        "I need to email Kinshuok and Priya about the roadmap",
+        (email(to=PRIYA_KIN[::-1], subject="About the roadmap"),),
+    ),
+    Row("Please message jordan about the demo", (email(to=["jordan"], subject="About the demo"),)),
+    Row(
+        "Write to bob@example.com about the partnership",
+        (email(to=["bob@example.com"], subject="About the partnership"),),
+    ),
+    Row("Get in touch with Mei regarding her visa", (email(to=["Mei"], subject="About her visa"),)),
+    Row(
+        "Follow up with Priya about the offer letter",
+        (email(to=["Priya"], subject="About the offer letter"),),
+    ),
+    Row(
+        "Could you send Kinshuok a note about the outage?",
+        (email(to=["Kinshuok"], subject="About the outage"),),
+    ),
+    Row("Tell Jordan about the new pricing", (email(to=["Jordan"], subject="About the new pricing"),)),
+    Row(
+        "Email Priya and cc Mei about the launch",
+        (email(to=["Priya"], cc=["Mei"], subject="About the launch"),),
+    ),
+    Row(
+        "I'd like you to email priya and kinshuok about the retro",
+        (email(to=["priya", "kinshuok"], subject="About the retro"),),
+    ),
+    Row("Give Mei a heads-up about the audit", (email(to=["Mei"], subject="About the audit"),)),
+    Row(
+        "Remind Jordan about the expense report", (email(to=["Jordan"], subject="About the expense report"),)
+    ),
+    # -- meetings: verbs, idioms, durations, parts of the day, questions, needs
+    Row(
+        "Schedule a sync with Priya on Thursday",
+        (meeting(attendees=["Priya"], title="Sync", when="Thursday"),),
+    ),
+    Row(
+        "Book 1 hour with Kinshuok on Friday afternoon",
+        (meeting(attendees=["Kinshuok"], when="Friday afternoon", durationMinutes=60),),
+    ),
+    Row(
+        "Set up a 45-minute review with Priya and Kinshuok next Tuesday",
+        (meeting(attendees=PRIYA_KIN, title="Review", when="next Tuesday", durationMinutes=45),),
+    ),
+    Row("Find time with Jordan tomorrow morning", (meeting(attendees=["Jordan"], when="tomorrow morning"),)),
+    Row("Can we meet with Mei on Monday at 3pm?", (meeting(attendees=["Mei"], when="Monday at 3pm"),)),
+    Row(
+        "I need a meeting with Priya on Wednesday about the budget",
+        (meeting(attendees=["Priya"], title="Meeting about the budget", when="Wednesday"),),
+    ),
+    Row(
+        "Is Kinshuok free for a call on Thursday?",
+        (meeting(attendees=["Kinshuok"], title="Call", when="Thursday"),),
+    ),
+    Row(
+        "Arrange a 15 minute standup with jordan and mei tomorrow",
+        (meeting(attendees=["jordan", "mei"], title="Standup", when="tomorrow", durationMinutes=15),),
+    ),
+    Row("Let's catch up with Priya next week", (meeting(attendees=["Priya"], when="next week"),)),
+    Row(
+        "Grab some time with Kinshuok on Friday to discuss hiring",
+        (meeting(attendees=["Kinshuok"], title="Hiring", when="Friday"),),
+    ),
+    Row(
+        "Could you book a half an hour call with Jordan on Thursday at 10am",
+        (meeting(attendees=["Jordan"], title="Call", when="Thursday at 10am", durationMinutes=30),),
+    ),
+    Row("Put a meeting on the calendar with Mei for Dec 15", (meeting(attendees=["Mei"], when="Dec 15"),)),
+    Row(
+        "Organise a workshop with Priya, Jordan and Mei next Monday",
+        (meeting(attendees=["Priya", "Jordan", "Mei"], title="Workshop", when="next Monday"),),
+    ),
+    Row(
+        "Plan a 1:1 with Kinshuok tomorrow at 2pm",
+        (meeting(attendees=["Kinshuok"], title="1:1", when="tomorrow at 2pm"),),
+    ),
+    Row(
+        "Invite Priya to a retro on Friday end of day",
+        (meeting(attendees=["Priya"], title="Retro", when="Friday end of day"),),
+    ),
+    Row("schedule a meeting with Kinshuok yesterday", (meeting(attendees=["Kinshuok"], when="yesterday"),)),
+    Row("Book a call with Priya last Monday", (meeting(attendees=["Priya"], when="last Monday"),)),
+    Row(
+        "Set up 90 minutes with Jordan on Tuesday",
+        (meeting(attendees=["Jordan"], when="Tuesday", durationMinutes=90),),
+    ),
+    Row(
+        "Talk to Mei tomorrow afternoon about the roadmap",
+        (meeting(attendees=["Mei"], title="Roadmap", when="tomorrow afternoon"),),
+    ),
+    Row(
+        "Set up a sync with alex.chen@example.com on Thursday",
+        (meeting(attendees=["alex.chen@example.com"], title="Sync", when="Thursday"),),
+    ),
+    # -- tickets: verbs, idioms, types, projects, priorities, assignees
+    Row(
+        "File a Jira bug in WEB for the login crash",
+        (ticket(project="WEB", issueType="Bug", summary="Login crash"),),
+    ),
+    Row(
+        "Create a task in OPS to rotate the keys",
+        (ticket(project="OPS", issueType="Task", summary="Rotate the keys"),),
+    ),
+    Row(
+        "Open a ticket in WEB: search returns nothing",
+        (ticket(project="WEB", summary="Search returns nothing"),),
+    ),
+    Row(
+        "Log a bug in the web project about the broken footer",
+        (ticket(project="WEB", issueType="Bug", summary="Broken footer"),),
+    ),
+    Row(
+        "Raise an urgent bug in WEB for the checkout error",
+        (ticket(project="WEB", issueType="Bug", summary="Checkout error", priority="High"),),
+    ),
+    Row(
+        "Can you create a story in WEB for the dark mode toggle?",
+        (ticket(project="WEB", issueType="Story", summary="Dark mode toggle"),),
+    ),
+    Row("I need a ticket in OPS for the disk alerts", (ticket(project="OPS", summary="Disk alerts"),)),
+    Row(
+        "There's a bug in WEB: the login page hangs",
+        (ticket(project="WEB", issueType="Bug", summary="Login page hangs"),),
+    ),
+    Row(
+        "Report a bug in WEB for the broken avatar upload, assign it to Priya",
+        (ticket(project="WEB", issueType="Bug", summary="Broken avatar upload", assignee="Priya"),),
+    ),
+    Row(
+        "File a low priority task in OPS to clean up old logs",
+        (ticket(project="OPS", issueType="Task", summary="Clean up old logs", priority="Low"),),
+    ),
+    Row("Track the flaky deploy in OPS", (ticket(project="OPS", summary="Flaky deploy"),)),
+    Row(
+        "Open an incident in OPS for the database outage",
+        (ticket(project="OPS", issueType="Incident", summary="Database outage"),),
+    ),
+    Row(
+        "Please file a blocker bug in WEB for the payment failure",
+        (ticket(project="WEB", issueType="Bug", summary="Payment failure", priority="Highest"),),
+    ),
+    # -- several at once, and references between them
+    Row(
+        "Email Kinshuok about the doc and schedule a sync for Thursday",
+        (
+            email(to=["Kinshuok"], subject="About the doc"),
+            meeting(attendees=["Kinshuok"], title="Sync", when="Thursday"),
+        ),
+    ),
+    Row(
+        "Ping Priya and Kinshuok by email about the outage postmortem, "
+        "and book 1 hour with both of them on Friday afternoon",
+        (
+            email(to=PRIYA_KIN, subject="About the outage postmortem"),
+            meeting(
+                attendees=PRIYA_KIN, title="Outage postmortem", when="Friday afternoon", durationMinutes=60
+            ),
+        ),
+    ),
+    Row(
+        "File a Jira bug in WEB for the login crash and email Priya about it",
+        (
+            ticket(project="WEB", issueType="Bug", summary="Login crash"),
+            email(to=["Priya"], subject="Login crash"),
+        ),
+    ),
+    Row(
+        "Create a task in OPS to rotate the keys, assign it to Priya, and email Kinshuok about it",
+        (
+            ticket(project="OPS", summary="Rotate the keys", assignee="Priya"),
+            email(to=["Kinshuok"], subject="Rotate the keys"),
+        ),
+    ),
+    Row(
+        "Book a call with Mei on Monday, then write to Jordan about the launch plan",
+        (
+            meeting(attendees=["Mei"], title="Call", when="Monday"),
+            email(to=["Jordan"], subject="About the launch plan"),
+        ),
+    ),
+    Row(
+        "Email Priya about the release and set up a review with her on Wednesday",
+        (
+            email(to=["Priya"], subject="About the release"),
+            meeting(attendees=["Priya"], title="Review about the release", when="Wednesday"),
+        ),
+    ),
+    Row(
+        "Log a bug in WEB for the slow search. Also let Mei know about it",
+        (
+            ticket(project="WEB", issueType="Bug", summary="Slow search"),
+            email(to=["Mei"], subject="Slow search"),
+        ),
+    ),
+    Row(
+        "Schedule a sync with Jordan on Tuesday and file a task in OPS for the backup job",
+        (
+            meeting(attendees=["Jordan"], title="Sync", when="Tuesday"),
+            ticket(project="OPS", issueType="Task", summary="Backup job"),
+        ),
+    ),
+    Row(
+        "Email Priya about the offsite",
+        (email(to=["Priya"], subject="About the offsite"),),
+        earlier=("File a Jira bug in WEB for the login crash",),
+    ),
+    Row(
+        "Email Priya about it",
+        (email(to=["Priya"], subject="Login crash"),),
+        earlier=("File a Jira bug in WEB for the login crash",),
+    ),
+    Row(
+        "Book an hour with them on Friday",
+        (meeting(attendees=PRIYA_KIN, when="Friday", durationMinutes=60),),
+        earlier=("Email Priya and Kinshuok about the roadmap",),
+    ),
+    # -- more voices: gerunds, shorthand, statements of need, third persons
+    Row(
+        "Would you mind setting up a call with Priya on Friday?",
+        (meeting(attendees=["Priya"], title="Call", when="Friday"),),
+    ),
+    Row("Priya needs an email about the contract", (email(to=["Priya"], subject="About the contract"),)),
+    Row("Kinshuok and I should meet on Thursday", (meeting(attendees=["Kinshuok"], when="Thursday"),)),
+    Row("Need a quick sync w/ Jordan tmrw", (meeting(attendees=["Jordan"], title="Sync", when="tmrw"),)),
+    Row("Create a jira for the broken signup in WEB", (ticket(project="WEB", summary="Broken signup"),)),
+    Row(
+        "Can you put together a kickoff with Priya and Mei next Wednesday at 11am",
+        (meeting(attendees=["Priya", "Mei"], title="Kickoff", when="next Wednesday at 11am"),),
+    ),
+    Row(
+        "I want to discuss the Q3 numbers with Jordan on Friday",
+        (meeting(attendees=["Jordan"], title="Q3 numbers", when="Friday"),),
+    ),
+    Row(
+        "Write up a bug in WEB: emails are sent twice",
+        (ticket(project="WEB", issueType="Bug", summary="Emails are sent twice"),),
+    ),
+    Row(
+        "Set up time with Kinshuok for 30 min on Wednesday",
+        (meeting(attendees=["Kinshuok"], when="Wednesday", durationMinutes=30),),
+    ),
+    Row(
+        "Message Priya to say the build is green", (email(to=["Priya"], subject="About the build is green"),)
+    ),
+    Row(
+        "Schedule a call with Priya on the 12th",
+        (meeting(attendees=["Priya"], title="Call", when="the 12th"),),
+    ),
+    Row("Meet Jordan next Thursday at noon", (meeting(attendees=["Jordan"], when="next Thursday at noon"),)),
+    Row("Send the team an update about the migration", says="tell me who to write to"),
+    Row(
+        "Hey, can you email Mei? It's about the visa letter",
+        (email(to=["Mei"], subject="About the visa letter"),),
+    ),
+    Row(
+        "Jira: the export button is broken in WEB",
+        (ticket(project="WEB", summary="Export button is broken"),),
+    ),
+    # -- honest answers: what is missing is asked, what is not understood is quoted
+    Row("Schedule a sync with Priya", says="tell me when to meet"),
+    Row("Email about the budget", says="tell me who to write to"),
+    Row("File a bug for the login crash", says="which Jira project"),
+    Row("Book a meeting on Friday", says="who to invite"),
+    Row("Order pizza for the team", says="I did not understand 'Order pizza for the team'"),
+    Row(
+        "Email Priya about the launch. The weather is nice",
+        (email(to=["Priya"], subject="About the launch"),),
+        says="I did not understand 'The weather is nice'",
+    ),
+)
+
+
+def directory() -> MemoryDirectory:
+    zoe = Person(id="zoe", display_name="Zoe Park", email="zoe.park@example.com", timezone="Europe/Berlin")
+    return MemoryDirectory([*load_seed().people, zoe])
+
+
+def answer(row: Row) -> dict[str, Any]:
+    messages: list[dict[str, Any]] = []
+    for number, earlier in enumerate(row.earlier):
+        messages += [
+            {"role": "user", "content": [{"text": earlier}]},
+            {"role": "assistant", "content": [{"text": f"I prepared it.\n[cards: d_{number} x: y]"}]},
+        ]
+    messages.append({"role": "user", "content": [{"text": row.message}]})
+    return OfflineModel(directory()).converse(modelId="offline", messages=messages, toolConfig=TOOLS)
+
+
+def uses(response: dict[str, Any]) -> list[dict[str, Any]]:
+    return [b["toolUse"] for b in response["output"]["message"]["content"] if "toolUse" in b]
+
+
+def text_of(response: dict[str, Any]) -> str:
+    return " ".join(b["text"] for b in response["output"]["message"]["content"] if "text" in b)
+
+
+def matches(row: Row, response: dict[str, Any]) -> bool:
+    calls = uses(response)
+    if [c["name"] for c in calls] != [SHORT[kind] for kind, _ in row.cards]:
+        return False
+    for call, (_, expected) in zip(calls, row.cards, strict=True):
+        if any(call["input"].get(key) != value for key, value in expected.items()):
+            return False
+    return row.says in text_of(response)
+
+
+def says_what_it_missed(response: dict[str, Any]) -> bool:
+    text = text_of(response)
+    return "did not understand" in text or "tell me" in text
+
+
+def test_the_table_has_sixty_phrasings_or_more() -> None:
+    assert len(TABLE) >= 60
+    assert len({row.message for row in TABLE}) == len(TABLE)
+
+
+def test_the_grammar_reads_at_least_ninety_percent_and_every_miss_says_what_it_missed() -> None:
+    responses = [(row, answer(row)) for row in TABLE]
+    misses = [(row, response) for row, response in responses if not matches(row, response)]
+    rate = 1 - len(misses) / len(TABLE)
+    print(f"offline phrasing table: {len(TABLE) - len(misses)}/{len(TABLE)} read ({rate:.0%})")
+    for row, response in misses:
+        calls = [(c["name"], c["input"]) for c in uses(response)]
+        print(f"  missed: {row.message!r} -> {calls} {text_of(response)!r}")
+
+    assert rate >= PASS_RATE
+    silent = [row.message for row, response in misses if not says_what_it_missed(response)]
+    assert silent == []
+
+
+def test_every_call_the_table_makes_is_one_its_tool_accepts() -> None:
+    for row in TABLE:
+        for call in uses(answer(row)):
+            REGISTRY[call["name"]].args_model.model_validate(call["input"])
