@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 from botocore.exceptions import BotoCoreError, ClientError, ConnectTimeoutError, ReadTimeoutError
 
+from multitool.cards import Card
 from multitool.flow import Flow, ToolResult
 from multitool.observability import logger
 from multitool.traces import ToolResults, extract_tool_results
@@ -46,6 +47,16 @@ UNFINISHED = (
 )
 
 
+class TurnProgress(Protocol):
+    """Where a running turn reports what the user may see before it ends (a turn run past its request)."""
+
+    def card(self, card: Card, caption: str) -> None:
+        """A draft now exists: its card and caption, as the turn's answer will carry them."""
+
+    def text(self, delta: str) -> None:
+        """More of the assistant's text, as the runtime streams it."""
+
+
 @dataclass(frozen=True, slots=True)
 class TurnRequest:
     """One user message to run: who sent it, in which session, in which time zone, at what time.
@@ -65,6 +76,8 @@ class TurnRequest:
     """``time.monotonic()`` by which the turn must answer (the invocation's end); None: no limit."""
     user_email: str | None = None
     """The sender's verified address, when the token carries one (their own bookings count as busy)."""
+    progress: TurnProgress | None = None
+    """Told of each card (and streamed text) as the turn makes it; None: only the answer counts."""
 
     def has_time_for_model_call(self) -> bool:
         """Whether another model call can still finish before the deadline."""
