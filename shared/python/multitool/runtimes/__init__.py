@@ -126,5 +126,9 @@ def build_runtime(settings: ChatSettings, clients: AwsClients, flows: FlowFactor
             OfflineModel(), OfflineModel.model_id, flows, max_rounds=rounds, service="offline model"
         )
     return AgentCoreRuntime(
-        OfflineHarness(), OFFLINE_HARNESS_ARN, flows, max_rounds=rounds, service="offline harness"
+        OfflineHarness(delay_seconds=settings.offline_delay_seconds),
+        OFFLINE_HARNESS_ARN,
+        flows,
+        max_rounds=rounds,
+        service="offline harness",
     )
