@@ -160,7 +160,7 @@ class UserDirectory(Construct):
 
 
 class ChatApi(Construct):
-    """POST /chat and GET /turns/{id} to the orchestrator; GET /actions/{id}, confirm and discard to review."""
+    """POST /chat and GET /turns/{id} to the orchestrator; /actions/{id}, confirm, discard to review."""
 
     def __init__(
         self,

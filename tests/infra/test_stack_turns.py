@@ -60,7 +60,7 @@ def test_the_orchestrator_may_invoke_only_itself(synth: Synthesized) -> None:
 def test_no_other_role_may_invoke_the_orchestrator(synth: Synthesized) -> None:
     orchestrator = function_id(synth, "Orchestrator")
     own = role_of_function(synth, orchestrator)
-    for logical_id, resource in synth.of_type("AWS::IAM::Role").items():
+    for logical_id in synth.of_type("AWS::IAM::Role"):
         if logical_id == own:
             continue
         assert {"Fn::GetAtt": [orchestrator, "Arn"]} not in resources_for_action(
@@ -95,7 +95,8 @@ def test_a_turn_invocation_is_never_retried_and_is_dropped_when_stale(synth: Syn
 
 
 def _routes(synth: Synthesized) -> dict[str, Any]:
-    return {r["Properties"]["RouteKey"]: r["Properties"] for r in synth.of_type("AWS::ApiGatewayV2::Route").values()}
+    routes = synth.of_type("AWS::ApiGatewayV2::Route").values()
+    return {r["Properties"]["RouteKey"]: r["Properties"] for r in routes}
 
 
 def test_get_turns_is_a_route_to_the_orchestrator_behind_the_jwt_authorizer(synth: Synthesized) -> None:
