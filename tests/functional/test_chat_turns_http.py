@@ -63,7 +63,8 @@ def test_a_turn_starts_at_once_and_shows_each_card_before_its_reply(url: str) ->
     status, headers, started = call(url, "/chat", {"message": COMBINED}, headers=ASYNC)
     assert status == 202, started
     assert time.monotonic() - started_at < 5  # the model (0.6 s per answer) has not been waited for
-    assert set(started) == {"turnId", "sessionId", "status"} and started["status"] == "running"
+    assert set(started) == {"turnId", "sessionId", "status"}
+    assert started["status"] == "running"
     assert headers["location"] == f"/turns/{started['turnId']}"
     assert headers["preference-applied"] == "respond-async"
 
@@ -79,7 +80,8 @@ def test_a_turn_starts_at_once_and_shows_each_card_before_its_reply(url: str) ->
     assert any(v["status"] == "running" and v["events"] for v in answers)
     for card in done["clientActions"]:  # the drafts exist once, and the caller owns them
         status, _, action = call(url, f"/actions/{card['id']}")
-        assert status == 200 and action["status"] == "proposed"
+        assert status == 200
+        assert action["status"] == "proposed"
     # read again from the start, the turn is the same log
     status, _, whole = call(url, f"/turns/{started['turnId']}")
     assert (status, whole["status"], whole["events"]) == (200, "done", events)
@@ -129,7 +131,8 @@ def test_requests_are_refused_before_a_turn_starts_as_they_are_without_prefer(ur
 
 def test_without_prefer_the_reply_comes_in_the_response(url: str) -> None:
     status, headers, reply = call(url, "/chat", {"message": COMBINED})
-    assert status == 200 and "preference-applied" not in headers
+    assert status == 200
+    assert "preference-applied" not in headers
     assert len(reply["clientActions"]) == 2
 
 
