@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from jsonschema import Draft202012Validator
+from multitool.api.openapi import DOCUMENT
 
 from tests.support.local_server import local_server
 
@@ -58,6 +60,14 @@ def follow(url: str, turn_id: str, user: str = "alex-muller") -> list[dict[str, 
     raise AssertionError(f"turn {turn_id} still running after 60 s")
 
 
+def schema_of(model: str) -> Draft202012Validator:
+    """A validator for one component of the committed docs/openapi.json."""
+    document = json.loads(DOCUMENT.read_text(encoding="utf-8"))
+    return Draft202012Validator(
+        {"$ref": f"#/components/schemas/{model}", "components": document["components"]}
+    )
+
+
 def test_a_turn_starts_at_once_and_shows_each_card_before_its_reply(url: str) -> None:
     started_at = time.monotonic()
     status, headers, started = call(url, "/chat", {"message": COMBINED}, headers=ASYNC)
@@ -69,6 +79,9 @@ def test_a_turn_starts_at_once_and_shows_each_card_before_its_reply(url: str) ->
     assert headers["preference-applied"] == "respond-async"
 
     answers = follow(url, started["turnId"])
+    schema_of("TurnStarted").validate(started)  # the bodies are what the OpenAPI document says
+    for view in answers:
+        schema_of("TurnView").validate(view)
     events = [event for view in answers for event in view["events"]]
     kinds = [event["type"] for event in events]
     assert kinds == ["card", "card", "done"]

@@ -69,18 +69,18 @@ class TurnStarted(WireModel):
 
 
 class CardEvent(WireModel):
-    type: Literal["card"] = "card"
+    type: Literal["card"]
     card: SerializeAsAny[Card] = Field(description="A draft now exists; the final answer carries it too")
     caption: str
 
 
 class TextEvent(WireModel):
-    type: Literal["text"] = "text"
+    type: Literal["text"]
     text: str = Field(description="More of the assistant's text, where the model streams it")
 
 
 class DoneEvent(WireModel):
-    type: Literal["done"] = "done"
+    type: Literal["done"]
     response: ChatResponse = Field(description="What POST /chat answers when it waits for the turn")
 
 
@@ -90,7 +90,7 @@ class FailureDetail(WireModel):
 
 
 class FailedEvent(WireModel):
-    type: Literal["failed"] = "failed"
+    type: Literal["failed"]
     status: int = Field(description="The status POST /chat would have answered the failure with")
     error: FailureDetail
     retry_after: int | SkipJsonSchema[None] = Field(
