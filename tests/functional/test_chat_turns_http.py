@@ -84,11 +84,13 @@ def test_a_turn_starts_at_once_and_shows_each_card_before_its_reply(url: str) ->
         schema_of("TurnView").validate(view)
     events = [event for view in answers for event in view["events"]]
     kinds = [event["type"] for event in events]
-    assert kinds == ["card", "card", "done"]
+    assert [kind for kind in kinds if kind != "text"] == ["card", "card", "done"]
+    assert "text" in kinds  # the harness streams the model's text, and it came as it was streamed
     done = events[-1]["response"]
     assert done["sessionId"] == started["sessionId"]
-    assert [e["card"] for e in events[:2]] == done["clientActions"]
-    assert [e["caption"] for e in events[:2]] == done["clientActionMessages"]
+    cards = [e for e in events if e["type"] == "card"]
+    assert [e["card"] for e in cards] == done["clientActions"]
+    assert [e["caption"] for e in cards] == done["clientActionMessages"]
     # the cards were readable while the turn still ran
     assert any(v["status"] == "running" and v["events"] for v in answers)
     for card in done["clientActions"]:  # the drafts exist once, and the caller owns them
@@ -124,7 +126,7 @@ def test_a_retry_with_its_idempotency_key_answers_the_same_turn(url: str) -> Non
     )
     assert (status, reused["error"]["code"]) == (422, "idempotency_key_reused")
     events = [e for view in follow(url, first[2]["turnId"]) for e in view["events"]]
-    assert [e["type"] for e in events] == ["card", "done"]
+    assert [e["type"] for e in events if e["type"] != "text"] == ["card", "done"]
 
 
 def test_requests_are_refused_before_a_turn_starts_as_they_are_without_prefer(url: str) -> None:

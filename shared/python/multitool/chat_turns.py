@@ -128,13 +128,22 @@ def failure_of(error: BaseException) -> dict[str, Any]:
     return failed_event(HTTPStatus.INTERNAL_SERVER_ERROR, "internal_error", INTERNAL)
 
 
-class _Progress:
-    """Appends each card (and streamed text, in pieces) to the turn's events as the runtime reports it."""
+TEXT_EVERY_SECONDS = 0.5
+"""Streamed text is written at most this often (one write per token would be one per few characters)."""
 
-    def __init__(self, store: DynamoTurnStore, turn_id: str) -> None:
+
+class _Progress:
+    """Appends each card, and the streamed text in pieces, to the turn's events as they are reported."""
+
+    def __init__(
+        self, store: DynamoTurnStore, turn_id: str, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.store = store
         self.turn_id = turn_id
+        self.clock = clock
         self.cards: set[str] = set()
+        self.pending = ""
+        self.written_at = float("-inf")
         self._lock = threading.Lock()
 
     def card(self, card: Card, caption: str) -> None:
@@ -142,11 +151,22 @@ class _Progress:
             if card.id in self.cards:
                 return
             self.cards.add(card.id)
-        self.store.append(self.turn_id, [card_event(card.to_wire(), caption)])
+            events = [*self._take_text(), card_event(card.to_wire(), caption)]
+        self.store.append(self.turn_id, events)
 
     def text(self, delta: str) -> None:
-        if delta:
-            self.store.append(self.turn_id, [text_event(delta)])
+        with self._lock:
+            self.pending += delta
+            due = self.clock() - self.written_at >= TEXT_EVERY_SECONDS
+            events = self._take_text() if due else []
+        if events:
+            self.store.append(self.turn_id, events)
+
+    def _take_text(self) -> list[dict[str, Any]]:
+        if not self.pending:
+            return []
+        taken, self.pending, self.written_at = self.pending, "", self.clock()
+        return [text_event(taken)]
 
 
 Launch = Callable[[str, str], None]

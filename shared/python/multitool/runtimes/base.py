@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
@@ -92,6 +92,24 @@ class TurnRequest:
         if self.user_email is not None:
             attributes["userEmail"] = self.user_email
         return attributes
+
+
+def streamed_text(events: Iterable[Any], progress: TurnProgress | None) -> Iterator[Any]:
+    """``events`` (a Converse-shaped stream) as they come, each text delta also told to ``progress``.
+
+    A failing listener costs only the progress: the turn reads the stream as if it were not there.
+    """
+    for event in events:
+        if progress is not None and isinstance(event, Mapping):
+            delta = event.get("contentBlockDelta", {})
+            text = delta.get("delta", {}).get("text") if isinstance(delta, Mapping) else None
+            if isinstance(text, str) and text:
+                try:
+                    progress.text(text)
+                except Exception as error:
+                    logger.warning("Text progress not reported", extra={"error_type": type(error).__name__})
+                    progress = None
+        yield event
 
 
 class Runtime(Protocol):
