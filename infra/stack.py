@@ -10,7 +10,7 @@ from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_logs as logs
 from constructs import Construct
-from multitool.tables import BOOKINGS, DIRECTORY, DRAFTS, IDEMPOTENCY, SESSIONS, TableSpec
+from multitool.tables import BOOKINGS, DIRECTORY, DRAFTS, IDEMPOTENCY, SESSIONS, TURNS, TableSpec
 
 from infra.components.agent import ChatAgent, action_groups
 from infra.components.api import ChatApi, UserDirectory
@@ -38,6 +38,13 @@ CLAIM_ACTIONS = ("dynamodb:GetItem", "dynamodb:PutItem")
 # DynamoDBPersistenceLayer gets, puts, updates and deletes idempotency records.
 SESSION_ACTIONS = ("dynamodb:UpdateItem",)
 IDEMPOTENCY_ACTIONS = ("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem")
+# A turn past its request: created with a conditional PutItem, taken and appended to with UpdateItem, read
+# (GET /turns/{id}) with a consistent GetItem.
+TURN_ACTIONS = ("dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:GetItem")
+TURN_TIMEOUT_SECONDS = 300
+"""The orchestrator's timeout: a turn run past its request may take minutes (API Gateway cuts at 30 s)."""
+TURN_EVENT_MAX_AGE_SECONDS = 60
+"""An asynchronous turn invocation not run by then is dropped (the page then sees the turn lost)."""
 # The confirm path: a draft is read (GetItem) and replaced with a conditional PutItem; a booking is one
 # TransactWriteItems of a Put (the booking) and Updates (each attendee's busy day).
 REVIEW_DRAFT_ACTIONS = ("dynamodb:GetItem", "dynamodb:PutItem")
@@ -129,7 +136,7 @@ class MultitoolStack(cdk.Stack):
         # The chat path: runs the model turn; never sends mail or reads the Jira secret.
         chat_env = {
             **tool_env,
-            **self.tables.environment(SESSIONS, IDEMPOTENCY),
+            **self.tables.environment(SESSIONS, IDEMPOTENCY, TURNS),
             "RUNTIME": settings.runtime.value,
         }
         if self.agent is not None:
@@ -143,12 +150,17 @@ class MultitoolStack(cdk.Stack):
         self.orchestrator = function(
             "Orchestrator",
             FunctionSpec(
-                "orchestrator", "POST /chat: one model turn, one card per action", environment=chat_env
+                "orchestrator",
+                "POST /chat and GET /turns/{id}: one model turn, one card per action, run past the request",
+                timeout_seconds=TURN_TIMEOUT_SECONDS,
+                environment=chat_env,
             ),
         )
         orchestrator_role = self.orchestrator.role
         self._table(SESSIONS).grant(orchestrator_role, *SESSION_ACTIONS)
         self._table(IDEMPOTENCY).grant(orchestrator_role, *IDEMPOTENCY_ACTIONS)
+        self._table(TURNS).grant(orchestrator_role, *TURN_ACTIONS)
+        self._run_turns_past_the_request(self.orchestrator)
         if settings.uses_gateway:
             # Claims the Gateway drafts its turn's stream shows: read one, one conditional put.
             self._table(DRAFTS).grant(orchestrator_role, *CLAIM_ACTIONS)
@@ -237,6 +249,26 @@ class MultitoolStack(cdk.Stack):
         )
         self.web.publish(self._page_config())
         self._outputs()
+
+    def _run_turns_past_the_request(self, orchestrator: MultitoolFunction) -> None:
+        """The orchestrator may invoke itself, asynchronously, and nothing else; a turn is never retried.
+
+        A policy of its own, not the role's default one: the function waits for its default policy, so a
+        statement naming the function there would make each wait for the other.
+        """
+        function = orchestrator.function
+        iam.Policy(
+            self,
+            "OrchestratorSelfInvoke",
+            roles=[orchestrator.role],
+            statements=[
+                iam.PolicyStatement(actions=["lambda:InvokeFunction"], resources=[function.function_arn])
+            ],
+        )
+        # A retried turn would run the model (and draft) again: a failed one is answered as failed.
+        function.configure_async_invoke(
+            retry_attempts=0, max_event_age=cdk.Duration.seconds(TURN_EVENT_MAX_AGE_SECONDS)
+        )
 
     def _table(self, spec: TableSpec) -> dynamodb.Table:
         return self.tables[spec]

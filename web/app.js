@@ -663,13 +663,125 @@ function newIdempotencyKey() {
   return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
 }
 
+// A turn runs past its request (Prefer: respond-async): POST /chat answers 202 with the turn's id, and the
+// page follows GET /turns/{id} until it ends, showing each card as its draft is made. The turn's id is kept
+// in sessionStorage, so a reload (or a dropped connection) follows the same turn instead of losing it.
+const TURN_KEY = "multitool.turn";
+const POLL_MS = 700;
+const POLL_MAX_MS = 5000;
+
+function rememberTurn(turn) {
+  if (turn) sessionStorage.setItem(TURN_KEY, JSON.stringify(turn));
+  else sessionStorage.removeItem(TURN_KEY);
+}
+
+function rememberedTurn() {
+  try {
+    const turn = JSON.parse(sessionStorage.getItem(TURN_KEY) || "null");
+    return turn && typeof turn.turnId === "string" ? turn : null;
+  } catch {
+    return null;
+  }
+}
+
+// Who the page speaks for: the local user, or the signed-in person's email (never a token).
+function currentUser() {
+  if (state.config.auth === "local") return state.user;
+  const user = state.signIn && state.signIn.user;
+  return user ? user.email || user.name || "signed-in" : state.token ? "token" : null;
+}
+
+function setBusy(busy) {
+  state.busy = busy;
+  $("send").disabled = busy;
+}
+
+const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// One assistant turn while it runs: a status line, then each card as it comes; once done, the reply on top.
+// It counts as an "assistant-turn" only when it has ended.
+function turnView() {
+  const status = h("p", { class: "bubble turn-status", role: "status", text: "Working on it…" });
+  const cards = h("div", { class: "cards" });
+  const item = h("li", { class: "msg msg-assistant msg-running", "data-testid": "assistant-progress", "data-status": "running", "aria-busy": "true" }, status, cards);
+  $("messages").append(item);
+  item.scrollIntoView({ block: "end" });
+  const shown = new Set();
+  let streamed = null;
+  const addCard = (card, caption) => {
+    if (!card || (card.id && shown.has(card.id))) return;
+    if (card.id) shown.add(card.id);
+    cards.append(renderCardOrNotice(card, caption));
+    status.textContent = `Working on it… ${shown.size} draft${shown.size === 1 ? "" : "s"} ready to review.`;
+  };
+  const end = (kind) => {
+    item.dataset.status = kind;
+    item.dataset.testid = "assistant-turn";
+    item.removeAttribute("aria-busy");
+    item.classList.remove("msg-running");
+  };
+  return {
+    item,
+    apply(event) {
+      if (event.type === "card") addCard(event.card, event.caption);
+      else if (event.type === "text") {
+        streamed = streamed || item.insertBefore(h("p", { class: "bubble streamed" }), cards);
+        streamed.textContent += event.text;
+      } else if (event.type === "done") {
+        const data = event.response || {};
+        const captions = Array.isArray(data.clientActionMessages) ? data.clientActionMessages : [];
+        actionsOf(data).forEach((action, i) => addCard(action, captions[i]));
+        if (streamed) streamed.remove();
+        status.remove();
+        if (data.message) item.insertBefore(h("p", { class: "bubble", text: data.message }), cards);
+        if (!cards.childElementCount) cards.remove();
+        end("done");
+      } else if (event.type === "failed") {
+        const message = (event.error && event.error.message) || "The turn failed.";
+        status.textContent = `That did not work: ${message}`;
+        item.classList.add("msg-error");
+        showAlert(message);
+        end("failed");
+      }
+    },
+    lost(message) {
+      status.textContent = message;
+      item.classList.add("msg-error");
+      end("failed");
+    },
+  };
+}
+
+// Follows a turn to its end; network failures and 5xx answers are retried (slower each time).
+async function followTurn(turnId) {
+  const view = turnView();
+  let next = 0;
+  let delay = POLL_MS;
+  for (;;) {
+    const result = await api(`/turns/${encodeURIComponent(turnId)}?after=${next}`);
+    if (result.ok && result.data) {
+      for (const event of result.data.events || []) view.apply(event);
+      next = typeof result.data.next === "number" ? result.data.next : next;
+      if (result.data.sessionId) state.sessionId = result.data.sessionId;
+      if (result.data.status !== "running") break;
+      delay = POLL_MS;
+    } else if (result.status === 0 || result.status >= 500) {
+      delay = Math.min(delay * 2, POLL_MAX_MS);
+    } else {
+      view.lost(`The turn cannot be followed any more: ${errorMessage(result)}`);
+      break;
+    }
+    await wait(delay);
+  }
+  rememberTurn(null);
+  return view.item;
+}
+
 async function send(text) {
   if (state.busy || !text.trim()) return;
-  state.busy = true;
+  setBusy(true);
   showAlert("");
   const input = $("composer-input");
-  const button = $("send");
-  button.disabled = true;
   addUserMessage(text);
   input.value = "";
   const typing = h("li", { class: "msg msg-assistant typing", "aria-label": "Assistant is working" }, h("p", { class: "bubble", text: "…" }));
@@ -677,14 +789,18 @@ async function send(text) {
   const body = { message: text };
   if (state.sessionId) body.sessionId = state.sessionId;
   if (state.config.auth !== "local") body.timezone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-  // One key per message: a retry after a dropped connection replays the first
-  // answer instead of running the model (and drafting) twice.
-  const headers = { "Idempotency-Key": newIdempotencyKey() };
+  // One key per message: a retry after a dropped connection answers the first start (the same turn)
+  // instead of running the model (and drafting) twice.
+  const headers = { "Idempotency-Key": newIdempotencyKey(), Prefer: "respond-async" };
   try {
     let result = await api("/chat", { method: "POST", body, headers });
     if (result.status === 0) result = await api("/chat", { method: "POST", body, headers });
     typing.remove();
-    if (result.ok && result.data) {
+    if (result.status === 202 && result.data && result.data.turnId) {
+      state.sessionId = result.data.sessionId || state.sessionId;
+      rememberTurn({ turnId: result.data.turnId, sessionId: state.sessionId, message: text, who: currentUser() });
+      await followTurn(result.data.turnId);
+    } else if (result.ok && result.data) {
       if (result.data.sessionId) state.sessionId = result.data.sessionId;
       addAssistantTurn(result.data);
     } else {
@@ -701,9 +817,28 @@ async function send(text) {
     addAssistantError(message);
     input.value = input.value || text;
   } finally {
-    state.busy = false;
-    button.disabled = false;
+    setBusy(false);
     input.focus();
+  }
+}
+
+// After a reload: the turn this tab started is followed again, from its first event.
+async function resumeTurn() {
+  const turn = rememberedTurn();
+  if (!turn || state.busy) return;
+  const who = currentUser();
+  if (!who) return; // not signed in (yet: a silent sign-in may still be on its way back)
+  if (turn.who && turn.who !== who) {
+    rememberTurn(null); // another person signed in since: not theirs to follow
+    return;
+  }
+  setBusy(true);
+  try {
+    state.sessionId = turn.sessionId || null;
+    if (turn.message) addUserMessage(turn.message);
+    await followTurn(turn.turnId);
+  } finally {
+    setBusy(false);
   }
 }
 
@@ -799,7 +934,10 @@ async function setUpOidcSignIn() {
   state.signIn = new OidcSignIn(state.config, { onChange: showAccount });
   $("signin-oidc").hidden = false;
   $("sign-in").addEventListener("click", () => state.signIn.signIn());
-  $("sign-out").addEventListener("click", () => state.signIn.signOut());
+  $("sign-out").addEventListener("click", () => {
+    rememberTurn(null);
+    state.signIn.signOut();
+  });
   try {
     await state.signIn.start();
   } catch (error) {
@@ -811,6 +949,7 @@ async function setUpOidcSignIn() {
 // A new chat omits sessionId; the first answer carries the session's id.
 function newChat() {
   state.sessionId = null;
+  rememberTurn(null);
   $("messages").replaceChildren();
   showAlert("");
 }
@@ -848,6 +987,7 @@ async function main() {
   else if (state.config.auth === "oidc") await setUpOidcSignIn();
   else setUpTokenSignIn();
   document.body.dataset.ready = "true";
+  resumeTurn();
 }
 
 main();

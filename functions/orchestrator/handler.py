@@ -1,4 +1,4 @@
-"""HTTP API `POST /chat`: one user message in, the turn's message and cards out.
+"""HTTP API `POST /chat` and `GET /turns/{id}`; and the asynchronous invocation that runs a started turn.
 
 The app is built here once; its service (settings, clients, runtime) is built
 on the first request, so importing this module reads no environment.
@@ -10,8 +10,9 @@ from typing import Any
 
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
-from multitool.api.chat_app import chat_app
+from multitool.api.chat_app import chat_app, run_turn_event
 from multitool.observability import logger, metrics, tracer
+from multitool.turns import turn_id_of
 
 app = chat_app()
 
@@ -20,4 +21,7 @@ app = chat_app()
 @tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics(capture_cold_start_metric=True)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    turn_id = turn_id_of(event)
+    if turn_id is not None:
+        return run_turn_event(turn_id, context)
     return app.resolve(event, context)

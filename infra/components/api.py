@@ -160,7 +160,7 @@ class UserDirectory(Construct):
 
 
 class ChatApi(Construct):
-    """POST /chat to the orchestrator; GET /actions/{id}, confirm and discard to the review function."""
+    """POST /chat and GET /turns/{id} to the orchestrator; /actions/{id}, confirm, discard to review."""
 
     def __init__(
         self,
@@ -191,13 +191,15 @@ class ChatApi(Construct):
             cors_preflight=apigwv2.CorsPreflightOptions(
                 allow_origins=list(dict.fromkeys(web_origins)),
                 allow_methods=[apigwv2.CorsHttpMethod.GET, apigwv2.CorsHttpMethod.POST],
-                allow_headers=["authorization", "content-type", "idempotency-key"],
+                allow_headers=["authorization", "content-type", "idempotency-key", "prefer"],
                 max_age=cdk.Duration.hours(1),
             ),
         )
         chat = integrations.HttpLambdaIntegration("Chat", orchestrator)
         actions = integrations.HttpLambdaIntegration("Actions", review)
         self.http_api.add_routes(path="/chat", methods=[apigwv2.HttpMethod.POST], integration=chat)
+        # A turn started with Prefer: respond-async, read by its owner while it runs (same function).
+        self.http_api.add_routes(path="/turns/{id}", methods=[apigwv2.HttpMethod.GET], integration=chat)
         self.http_api.add_routes(path="/actions/{id}", methods=[apigwv2.HttpMethod.GET], integration=actions)
         for verb in ("confirm", "discard"):
             self.http_api.add_routes(

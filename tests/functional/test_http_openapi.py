@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 from multitool.api.openapi import DOCUMENT, render
+from multitool.local.gateway import API_ROUTES
 from openapi_spec_validator import validate
 
 from tests.functional.test_chat_api import COMBINED, PEOPLE, call
@@ -41,11 +42,18 @@ def test_document_is_valid_openapi_3_1(document) -> None:
 
 
 # The HTTP API's routes as infra/components/api.py and the local server declare them.
-ROUTE_KEYS = {"POST /chat", "GET /actions/{id}", "POST /actions/{id}/confirm", "POST /actions/{id}/discard"}
+ROUTE_KEYS = {
+    "POST /chat",
+    "GET /turns/{id}",
+    "GET /actions/{id}",
+    "POST /actions/{id}/confirm",
+    "POST /actions/{id}/discard",
+}
 
 
 def test_document_has_exactly_the_deployed_routes(document) -> None:
     assert {f"{m} {p}" for m, p, _ in operations(document)} == ROUTE_KEYS
+    assert {route.route_key for route in API_ROUTES} == ROUTE_KEYS  # the local gateway serves the same
 
 
 def test_every_route_needs_a_jwt_and_declares_401_and_its_error_bodies(document) -> None:
@@ -71,10 +79,29 @@ def test_chat_declares_its_body_idempotency_key_and_retry_after(document) -> Non
     assert chat["requestBody"]["content"]["application/json"]["schema"] == {
         "$ref": "#/components/schemas/ChatRequest"
     }
-    assert [p["name"] for p in chat["parameters"]] == ["Idempotency-Key"]
+    assert [p["name"] for p in chat["parameters"]] == ["Idempotency-Key", "Prefer"]
     for status in ("409", "503"):
         assert chat["responses"][status]["headers"]["Retry-After"]["required"] is True
-    assert set(chat["responses"]) == {"200", "400", "401", "403", "409", "413", "422", "500", "502", "503"}
+    assert set(chat["responses"]) == {
+        *("200", "202", "400", "401", "403", "409", "413", "422", "500", "502", "503"),
+    }
+
+
+def test_a_started_turn_links_to_get_turn_whose_events_are_told_apart_by_type(document) -> None:
+    started = document["paths"]["/chat"]["post"]["responses"]["202"]
+    assert started["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/TurnStarted"}
+    assert set(started["headers"]) == {"Location", "Preference-Applied"}
+    assert started["links"]["GetTurn"]["parameters"] == {"id": "$response.body#/turnId"}
+    get_turn = document["paths"]["/turns/{id}"]["get"]
+    assert [(p["in"], p["name"]) for p in get_turn["parameters"]] == [("path", "id"), ("query", "after")]
+    assert set(get_turn["responses"]) == {"200", "400", "401", "404", "413", "500", "503"}
+    items = document["components"]["schemas"]["TurnView"]["properties"]["events"]["items"]
+    assert set(items["discriminator"]["mapping"]) == {"card", "text", "done", "failed"}
+    for ref in items["discriminator"]["mapping"].values():
+        event = document["components"]["schemas"][ref.rsplit("/", 1)[1]]
+        assert "type" in event["required"]
+    card = document["components"]["schemas"]["CardEvent"]["properties"]["card"]
+    assert card["$ref"] == "#/components/schemas/ClientAction"
 
 
 def test_a_confirm_body_is_one_of_the_tools_edits(document) -> None:

@@ -226,6 +226,7 @@ TOOL_TABLE_ACTIONS = {
 CHAT_TABLE_ACTIONS = {
     "SESSIONS": {"dynamodb:UpdateItem"},
     "IDEMPOTENCY": {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
+    "TURNS": {"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:GetItem"},
 }
 REVIEW_TABLE_ACTIONS = {
     "DRAFTS": {"dynamodb:GetItem", "dynamodb:PutItem"},
@@ -406,6 +407,7 @@ def test_every_route_requires_the_cognito_jwt(agent_stack: Synthesized) -> None:
     keys = {r["Properties"]["RouteKey"] for r in routes}
     assert keys == {
         "POST /chat",
+        "GET /turns/{id}",
         "GET /actions/{id}",
         "POST /actions/{id}/confirm",
         "POST /actions/{id}/discard",
@@ -417,7 +419,7 @@ def test_every_route_requires_the_cognito_jwt(agent_stack: Synthesized) -> None:
 
 def test_routes_reach_the_right_function(agent_stack: Synthesized) -> None:
     integrations = agent_stack.of_type("AWS::ApiGatewayV2::Integration")
-    expected = {"POST /chat": "Orchestrator"}
+    expected = {"POST /chat": "Orchestrator", "GET /turns/{id}": "Orchestrator"}
     for route in agent_stack.of_type("AWS::ApiGatewayV2::Route").values():
         key = route["Properties"]["RouteKey"]
         integration_id = route["Properties"]["Target"]["Fn::Join"][1][1]["Ref"]

@@ -7,7 +7,7 @@ import queue
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -22,9 +22,15 @@ def clean_env() -> dict[str, str]:
 
 @contextmanager
 def local_server(
-    startup_seconds: float = STARTUP_SECONDS, *, output: list[str] | None = None, args: tuple[str, ...] = ()
+    startup_seconds: float = STARTUP_SECONDS,
+    *,
+    output: list[str] | None = None,
+    args: tuple[str, ...] = (),
+    env: Mapping[str, str] | None = None,
 ) -> Iterator[str]:
     """``multitool serve --port 0 [args]``; yields the URL it prints, and stops it on exit.
+
+    ``env`` adds to the server's environment (the offline harness's ``OFFLINE_DELAY_SECONDS``, say).
 
     ``output``, when given, collects every line the server prints (stdout and stderr), as it prints it.
     Raises ``RuntimeError`` with everything the server printed when no URL comes in time.
@@ -32,7 +38,7 @@ def local_server(
     process = subprocess.Popen(
         [sys.executable, "-m", "multitool.cli", "serve", "--port", "0", *args],
         cwd=REPO,
-        env=clean_env(),
+        env={**clean_env(), **(env or {})},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

@@ -21,22 +21,14 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from aws_lambda_powertools.utilities.idempotency import (
-    DynamoDBPersistenceLayer,
-    IdempotencyConfig,
-    idempotent_function,
-)
-from aws_lambda_powertools.utilities.idempotency.exceptions import (
-    IdempotencyAlreadyInProgressError,
-    IdempotencyInconsistentStateError,
-    IdempotencyPersistenceLayerError,
-    IdempotencyValidationError,
-)
 from pydantic import ConfigDict, Field, SerializeAsAny
 
 from multitool.cards import Card
+from multitool.idempotency import (
+    ChatIdempotency,
+)
 from multitool.observability import logger, metrics
-from multitool.runtimes.base import Runtime, TurnRequest
+from multitool.runtimes.base import Runtime, TurnProgress, TurnRequest
 from multitool.sessions import (
     HISTORY_EXCHANGES,
     History,
@@ -55,14 +47,12 @@ from multitool.wire import WireModel
 from multitool.zones import iana_zone
 
 if TYPE_CHECKING:
-    from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import DataRecord
     from aws_lambda_powertools.utilities.typing import LambdaContext
-    from mypy_boto3_dynamodb import DynamoDBClient
 
 DEFAULT_MAX_MESSAGE_CHARS = 4000
 RESPONSE_RESERVE_SECONDS = 1.0
-DEFAULT_IDEMPOTENCY_SECONDS = 3600
-IN_PROGRESS_RETRY_AFTER_SECONDS = 2
+API_SECONDS = 29.0
+"""How long an answer given within the request may take: API Gateway cuts every request at 30 s."""
 # Visible ASCII (no space, no control character), as the Idempotency-Key header allows.
 IDEMPOTENCY_KEY_PATTERN = re.compile(r"^[\x21-\x7e]{1,128}$")
 
@@ -73,22 +63,6 @@ class ChatInputError(ValueError):
     def __init__(self, field: str, problem: str) -> None:
         super().__init__(f"{field}: {problem}")
         self.field = field
-
-
-class IdempotencyKeyReused(Exception):
-    """The caller's Idempotency-Key was already used with a different body (HTTP 422)."""
-
-
-class RequestInProgress(Exception):
-    """The first request with this Idempotency-Key is still running (HTTP 409 + Retry-After)."""
-
-    def __init__(self, message: str, retry_after: int = IN_PROGRESS_RETRY_AFTER_SECONDS) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
-
-
-class IdempotencyUnavailable(Exception):
-    """The idempotency store could not be read or written: retry as is (HTTP 503)."""
 
 
 def idempotency_key(header: str | None) -> str | None:
@@ -119,54 +93,6 @@ def body_hash(request: ChatRequest) -> str:
 def wire_text(wire: dict[str, Any]) -> str:
     """A response body as the HTTP resolver would write it: compact JSON, keys in the model's order."""
     return json.dumps(wire, separators=(",", ":"))
-
-
-def _replayed(response: Any, idempotent_data: DataRecord) -> Any:
-    """Powertools' hook for a response served from the store: counted, the turn not run again."""
-    metrics.add_metric(name="ChatReplays", unit="Count", value=1)
-    logger.info("Chat response replayed for a repeated Idempotency-Key")
-    return response
-
-
-class ChatIdempotency:
-    """Powertools idempotency over the idempotency table (Powertools' default attribute names).
-
-    The record key is the user id and the Idempotency-Key; the body hash is the
-    payload Powertools validates, so the same key with another body is refused
-    instead of silently answering a different question.
-    """
-
-    def __init__(
-        self,
-        table_name: str,
-        client: DynamoDBClient,
-        *,
-        expires_after_seconds: int = DEFAULT_IDEMPOTENCY_SECONDS,
-    ) -> None:
-        self.persistence = DynamoDBPersistenceLayer(table_name=table_name, boto3_client=client)
-        self.config = IdempotencyConfig(
-            event_key_jmespath="[userId, idempotencyKey]",
-            payload_validation_jmespath="bodyHash",
-            raise_on_no_idempotency_key=True,
-            expires_after_seconds=expires_after_seconds,
-            hash_function="sha256",
-            response_hook=_replayed,
-        )
-
-    def wrap(self, function: Callable[..., str]) -> Callable[..., str]:
-        """``function`` made idempotent on its ``request_key`` keyword argument; its text result is stored."""
-        wrapped: Callable[..., str] = idempotent_function(
-            function,
-            data_keyword_argument="request_key",
-            persistence_store=self.persistence,
-            config=self.config,
-        )
-        return wrapped
-
-    def register_lambda_context(self, context: LambdaContext | None) -> None:
-        """Bound an in-progress record by the invocation's remaining time (a crashed turn frees its key)."""
-        if context is not None:
-            self.config.register_lambda_context(context)
 
 
 class ChatRequest(WireModel):
@@ -225,15 +151,20 @@ def response_from(results: ToolResults, session_id: str) -> ChatResponse:
     )
 
 
-def turn_deadline(context: LambdaContext | None) -> float | None:
-    """When the turn must have answered: the invocation's end less a second to write the response."""
-    if context is None:
+def turn_deadline(context: LambdaContext | None, *, limit: float | None = None) -> float | None:
+    """When the turn must have answered: the invocation's end (or ``limit`` seconds from now, if sooner)
+    less a second to write the response."""
+    remaining: float | None = limit
+    if context is not None:
+        try:
+            left = int(context.get_remaining_time_in_millis()) / 1000
+        except (AttributeError, TypeError, ValueError):
+            left = None
+        if left is not None:
+            remaining = left if remaining is None else min(remaining, left)
+    if remaining is None:
         return None
-    try:
-        remaining_ms = int(context.get_remaining_time_in_millis())
-    except (AttributeError, TypeError, ValueError):
-        return None
-    return time.monotonic() + remaining_ms / 1000 - RESPONSE_RESERVE_SECONDS
+    return time.monotonic() + remaining - RESPONSE_RESERVE_SECONDS
 
 
 class ChatService:
@@ -278,7 +209,7 @@ class ChatService:
         Raises what :meth:`reply` raises, plus :class:`IdempotencyKeyReused`,
         :class:`RequestInProgress` and :class:`IdempotencyUnavailable`.
         """
-        self._validate(request, timezone_hint)  # a bad request never takes an idempotency record
+        self.validate(request, timezone_hint)  # a bad request never takes an idempotency record
         if idempotency_key is None or self._reply_once is None or self.idempotency is None:
             if idempotency_key is not None:
                 logger.warning("Idempotency-Key ignored: no idempotency table is configured")
@@ -288,32 +219,20 @@ class ChatService:
                     request,
                     timezone_hint=timezone_hint,
                     user_email=user_email,
-                    deadline=turn_deadline(lambda_context),
+                    deadline=turn_deadline(lambda_context, limit=API_SECONDS),
                 ).to_wire()
             )
         self.idempotency.register_lambda_context(lambda_context)
         request_key = {"userId": user_id, "idempotencyKey": idempotency_key, "bodyHash": body_hash(request)}
-        try:
-            return self._reply_once(
-                user_id,
-                request,
-                timezone_hint,
-                user_email,
-                turn_deadline(lambda_context),
-                request_key=request_key,
-            )
-        except IdempotencyValidationError:
-            raise IdempotencyKeyReused(
-                "This Idempotency-Key was already used with a different request body. "
-                "Use a new key for a new request."
-            ) from None
-        except IdempotencyAlreadyInProgressError:
-            raise RequestInProgress(
-                "A request with this Idempotency-Key is still in progress. Retry shortly."
-            ) from None
-        except (IdempotencyPersistenceLayerError, IdempotencyInconsistentStateError) as error:
-            logger.warning("Idempotency store failed", extra={"error_type": type(error).__name__})
-            raise IdempotencyUnavailable("Requests cannot be deduplicated right now.") from None
+        return self.idempotency.call(
+            self._reply_once,
+            user_id,
+            request,
+            timezone_hint,
+            user_email,
+            turn_deadline(lambda_context, limit=API_SECONDS),
+            request_key=request_key,
+        )
 
     def _reply_body(
         self,
@@ -332,7 +251,7 @@ class ChatService:
             ).to_wire()
         )
 
-    def _validate(self, request: ChatRequest, timezone_hint: str | None) -> str:
+    def validate(self, request: ChatRequest, timezone_hint: str | None) -> str:
         """The turn's time zone, once the request is known to be runnable; :class:`ChatInputError` if not."""
         message = request.message
         if not message:
@@ -363,12 +282,13 @@ class ChatService:
         timezone_hint: str | None = None,
         user_email: str | None = None,
         deadline: float | None = None,
+        progress: TurnProgress | None = None,
     ) -> ChatResponse:
-        """Run one turn for ``user_id``.
+        """Run one turn for ``user_id`` (``progress`` is told of each card as it is made).
 
         Raises :class:`ChatInputError`, ``SessionNotOwned`` or a runtime's ``TurnError``.
         """
-        timezone = self._validate(request, timezone_hint)
+        timezone = self.validate(request, timezone_hint)
         message = request.message
         session_id = request.session_id or new_session_id()
         history = self.sessions.claim(session_id, user_id)
@@ -383,6 +303,7 @@ class ChatService:
             converse_messages(remembered),
             deadline=deadline,
             user_email=user_email,
+            progress=progress,
         )
         results = self.runtime.run_turn(turn)
         metrics.add_metric(name="ClientActions", unit="Count", value=len(results.client_actions))

@@ -185,6 +185,8 @@ def _local_api(args: argparse.Namespace) -> tuple[Embedded, LocalApi]:
     use_console_logs()  # a terminal, not CloudWatch: one readable line per record
     functions_dir = args.functions_dir or repo_root() / "functions"
     api = LocalApi(functions_dir, running.seed, outbox=sandbox_outbox_reader(running))
+    if running.invocations is not None:  # a function's asynchronous invocations run on these handlers
+        running.invocations.bind(api.invoke_event)
     return running, api
 
 

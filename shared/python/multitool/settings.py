@@ -97,6 +97,12 @@ class ChatSettings(ToolSettings):
     sessions_table_name: str
     idempotency_table_name: str | None = None
     idempotency_expiry_seconds: int = Field(default=3600, ge=60, le=7 * 24 * 3600)
+    offline_delay_seconds: float = Field(
+        default=0.0, ge=0, le=30, description="RUNTIME=offline: each model answer starts this much later"
+    )
+    turns_table_name: str | None = Field(
+        default=None, description="Turns run past the request (Prefer: respond-async); unset: answered inline"
+    )
     history_exchanges: int = Field(default=10, ge=0, le=50)
     max_tool_rounds: int = Field(default=5, ge=1, le=20)
     max_output_tokens: int = Field(default=4096, ge=256, le=65536, description="Converse maxTokens per call")

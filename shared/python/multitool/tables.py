@@ -29,7 +29,10 @@ SESSIONS = TableSpec("Sessions", "sessionId", ttl_attribute="expiresAt", env_var
 # Powertools idempotency's default attribute names.
 IDEMPOTENCY = TableSpec("Idempotency", "id", ttl_attribute="expiration", env_var="IDEMPOTENCY_TABLE_NAME")
 
-ALL_TABLES: tuple[TableSpec, ...] = (DRAFTS, DIRECTORY, BOOKINGS, SESSIONS, IDEMPOTENCY)
+# A turn that runs past the request: its owner, its request and the events it appends (cards, the reply).
+TURNS = TableSpec("Turns", "turnId", ttl_attribute="expiresAt", env_var="TURNS_TABLE_NAME")
+
+ALL_TABLES: tuple[TableSpec, ...] = (DRAFTS, DIRECTORY, BOOKINGS, SESSIONS, IDEMPOTENCY, TURNS)
 
 
 def create_table(client: DynamoDBClient, spec: TableSpec, name: str) -> None:

@@ -11,6 +11,7 @@ serve this same app.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any
@@ -22,16 +23,24 @@ from pydantic import ValidationError
 from multitool.api import verified_email
 from multitool.api.bodies import UndecodableBody, body_text
 from multitool.api.errors import error_body, openapi_responses
-from multitool.chat import (
+from multitool.chat import ChatInputError, ChatRequest, ChatResponse, ChatService, idempotency_key
+from multitool.chat_turns import (
+    ASYNC_MODE,
+    INTERNAL,
+    MODEL_BUSY,
+    MODEL_FAILED,
+    NOT_CONFIGURED,
+    ChatTurns,
+    TurnNotFound,
+    TurnStarted,
+    TurnsUnavailable,
+    TurnView,
+)
+from multitool.idempotency import (
     ChatIdempotency,
-    ChatInputError,
-    ChatRequest,
-    ChatResponse,
-    ChatService,
     IdempotencyKeyReused,
     IdempotencyUnavailable,
     RequestInProgress,
-    idempotency_key,
 )
 from multitool.observability import error_fields, logger
 from multitool.runtimes.base import ModelBusy, ModelFailed, RuntimeNotConfigured
@@ -40,7 +49,9 @@ from multitool.settings import SettingsError
 from multitool.validation import first_field, problems
 
 ChatServiceProvider = Callable[[], ChatService]
+ChatTurnsProvider = Callable[[], ChatTurns | None]
 IDEMPOTENCY_HEADER = "Idempotency-Key"
+PREFER_HEADER = "Prefer"
 
 
 class Unauthenticated(Exception):
@@ -92,7 +103,44 @@ def aws_chat_service() -> ChatService:
     )
 
 
-def chat_app(service: ChatServiceProvider = aws_chat_service) -> APIGatewayHttpResolver:
+@functools.cache
+def aws_chat_turns() -> ChatTurns | None:
+    """Turns run past their request, on ``TURNS_TABLE_NAME``; None without one (every turn answers inline)."""
+    import boto3
+    from botocore.config import Config
+
+    from multitool.settings import ChatSettings
+    from multitool.turns import DynamoTurnStore, TurnLauncher
+
+    settings = ChatSettings.from_env()
+    if not settings.turns_table_name:
+        return None
+    service = aws_chat_service()
+    # A refused launch answers 503 (the client retries with its Idempotency-Key).
+    client = boto3.client("lambda", config=Config(retries={"max_attempts": 2, "mode": "standard"}))
+    store = DynamoTurnStore(settings.turns_table_name, boto3.client("dynamodb"))
+    return ChatTurns(service, store, TurnLauncher(client).launch)
+
+
+def prefers_async(header: str | None) -> bool:
+    """Whether a ``Prefer`` header (RFC 7240) asks for ``respond-async``."""
+    if not header:
+        return False
+    return any(part.split(";", 1)[0].strip().lower() == ASYNC_MODE for part in header.split(","))
+
+
+def run_turn_event(turn_id: str, context: Any, turns: ChatTurnsProvider = aws_chat_turns) -> dict[str, str]:
+    """The asynchronous invocation that runs a started turn (see :mod:`multitool.chat_turns`)."""
+    chat_turns = turns()
+    if chat_turns is None:
+        logger.error("A turn invocation arrived, but no turns table is configured")
+        return {"status": "skipped"}
+    return {"status": chat_turns.run(turn_id, context)}
+
+
+def chat_app(
+    service: ChatServiceProvider = aws_chat_service, turns: ChatTurnsProvider = aws_chat_turns
+) -> APIGatewayHttpResolver:
     app = APIGatewayHttpResolver()
 
     def caller() -> str:
@@ -109,21 +157,25 @@ def chat_app(service: ChatServiceProvider = aws_chat_service) -> APIGatewayHttpR
         description=(
             "The model calls every tool the message asks for in one turn; each card is a draft that "
             "nothing sends, books or creates until POST /actions/{id}/confirm. With an Idempotency-Key, "
-            "a retry of the same body answers the first response byte for byte."
+            "a retry of the same body answers the first response byte for byte. With Prefer: "
+            "respond-async the turn runs past the request (for minutes if it needs them): 202 answers "
+            "its id at once, and GET /turns/{id} shows each card as it is made, then the reply."
         ),
         responses=openapi_responses(
             ChatResponse,
             "The reply; clientActions holds one card per action (absent when the turn made none)",
             {
+                202: "Prefer: respond-async: the turn runs; follow it at GET /turns/{turnId} (Location)",
                 400: "The body, a field or the Idempotency-Key header is invalid; error.field names it",
                 403: "The sessionId belongs to another user (session_not_owned)",
                 409: "The first request with this Idempotency-Key is still running (request_in_progress)",
                 422: "This Idempotency-Key was used with another body (idempotency_key_reused)",
                 500: "The service failed or is not configured",
                 502: "The model could not answer (model_failed)",
-                503: "The model is busy or the idempotency store is away; retry after Retry-After",
+                503: "The model is busy, or the idempotency or turns store is away; retry after Retry-After",
             },
             retry_after={409: True, 503: True},
+            models={202: TurnStarted},
         ),
     )
     def chat() -> Response[str]:
@@ -132,6 +184,24 @@ def chat_app(service: ChatServiceProvider = aws_chat_service) -> APIGatewayHttpR
         request = ChatRequest.model_validate_json(body_text(app.current_event))
         claims = app.current_event.request_context.authorizer.jwt_claim or {}
         zone = claims.get("zoneinfo")
+        chat_turns = turns() if prefers_async(app.current_event.headers.get(PREFER_HEADER)) else None
+        if chat_turns is not None:
+            started = chat_turns.start_body(
+                user_id,
+                request,
+                function_name=str(getattr(app.lambda_context, "function_name", "")),
+                timezone_hint=zone if isinstance(zone, str) else None,
+                user_email=verified_email(claims),
+                idempotency_key=key,
+                lambda_context=app.lambda_context,
+            )
+            turn_id = json.loads(started)["turnId"]
+            return Response(
+                status_code=HTTPStatus.ACCEPTED,
+                content_type=content_types.APPLICATION_JSON,
+                body=started,
+                headers={"Location": f"/turns/{turn_id}", "Preference-Applied": ASYNC_MODE},
+            )
         body = service().reply_body(
             user_id,
             request,
@@ -143,8 +213,54 @@ def chat_app(service: ChatServiceProvider = aws_chat_service) -> APIGatewayHttpR
         # The text as stored: a replay answers the very same bytes.
         return Response(status_code=HTTPStatus.OK, content_type=content_types.APPLICATION_JSON, body=body)
 
+    @app.get(
+        "/turns/<id>",
+        operation_id="getTurn",
+        summary="Follow a turn started with Prefer: respond-async",
+        description=(
+            "The turn's events from position after on: a card as soon as its draft exists, the "
+            "assistant's text where the model streams it, then done (the reply POST /chat would have "
+            "answered) or failed (the error it would have answered). Poll with after=next until the "
+            "status is not running. Only the turn's owner can read it; anyone else gets 404."
+        ),
+        responses=openapi_responses(
+            TurnView,
+            "The turn's status and its events after the cursor",
+            {
+                400: "after is not a whole number of at least 0 (error.field: after)",
+                404: "No such turn for this user (unknown, expired, or another user's)",
+                503: "The turns store is away; retry after Retry-After",
+            },
+            retry_after={503: True},
+        ),
+    )
+    def get_turn(id: str) -> Response[Any]:
+        user_id = caller()
+        after = _cursor(app.current_event.get_query_string_value("after"))
+        chat_turns = turns()
+        if chat_turns is None:
+            raise TurnNotFound(id)
+        view = chat_turns.view(user_id, id, after)
+        return Response(
+            status_code=HTTPStatus.OK,
+            content_type=content_types.APPLICATION_JSON,
+            body=view,
+            headers={"Cache-Control": "no-store"},
+        )
+
     _map_errors(app)
     return app
+
+
+MAX_CURSOR = 10_000
+
+
+def _cursor(raw: str | None) -> int:
+    if raw is None or raw == "":
+        return 0
+    if not raw.isascii() or not raw.isdigit() or int(raw) > MAX_CURSOR:
+        raise ChatInputError("after", f"must be a whole number from 0 to {MAX_CURSOR}.")
+    return int(raw)
 
 
 def _error(
@@ -208,23 +324,32 @@ def _map_errors(app: APIGatewayHttpResolver) -> None:
             headers={"Retry-After": "2"},
         )
 
+    @app.exception_handler(TurnNotFound)  # type: ignore[untyped-decorator]
+    def no_turn(error: TurnNotFound) -> Response[Any]:
+        return _error(HTTPStatus.NOT_FOUND, "not_found", "No such turn for this user.")
+
+    @app.exception_handler(TurnsUnavailable)  # type: ignore[untyped-decorator]
+    def turns_down(error: TurnsUnavailable) -> Response[Any]:
+        return _error(
+            HTTPStatus.SERVICE_UNAVAILABLE,
+            "turns_unavailable",
+            f"{error} Retry in a few seconds (with the same Idempotency-Key, if any).",
+            headers={"Retry-After": "2"},
+        )
+
     @app.exception_handler(ModelBusy)  # type: ignore[untyped-decorator]
     def busy(error: ModelBusy) -> Response[Any]:
         seconds = max(1, error.retry_after)
         return _error(
             HTTPStatus.SERVICE_UNAVAILABLE,
             "model_busy",
-            f"The assistant is busy right now. Retry in {seconds} seconds.",
+            MODEL_BUSY.format(seconds=seconds),
             headers={"Retry-After": str(seconds)},
         )
 
     @app.exception_handler(ModelFailed)  # type: ignore[untyped-decorator]
     def failed(error: ModelFailed) -> Response[Any]:
-        return _error(
-            HTTPStatus.BAD_GATEWAY,
-            "model_failed",
-            "The assistant could not answer. Try again; if it keeps failing, rephrase the request.",
-        )
+        return _error(HTTPStatus.BAD_GATEWAY, "model_failed", MODEL_FAILED)
 
     @app.exception_handler(RuntimeNotConfigured)  # type: ignore[untyped-decorator]
     @app.exception_handler(SettingsError)  # type: ignore[untyped-decorator]
@@ -232,15 +357,13 @@ def _map_errors(app: APIGatewayHttpResolver) -> None:
         logger.error(
             "Chat is misconfigured", extra={"error_type": type(error).__name__, "detail": str(error)}
         )
-        return _error(
-            HTTPStatus.INTERNAL_SERVER_ERROR, "not_configured", "The chat service is not configured."
-        )
+        return _error(HTTPStatus.INTERNAL_SERVER_ERROR, "not_configured", NOT_CONFIGURED)
 
     @app.exception_handler(Exception)  # type: ignore[untyped-decorator]
     def unexpected(error: Exception) -> Response[Any]:
         # Type only: an exception's message may quote what the user wrote.
         logger.error("Chat request failed", extra=error_fields(error))
-        return _error(HTTPStatus.INTERNAL_SERVER_ERROR, "internal_error", "Something went wrong; try again.")
+        return _error(HTTPStatus.INTERNAL_SERVER_ERROR, "internal_error", INTERNAL)
 
     @app.not_found
     def no_route(_missing: NotFoundError) -> Response[Any]:

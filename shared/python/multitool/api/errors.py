@@ -80,15 +80,19 @@ def openapi_responses(
     *,
     error_model: type[ApiError] = ApiError,
     retry_after: dict[int, bool] | None = None,
+    models: dict[int, type[WireModel]] | None = None,
 ) -> dict[int, Any]:
     """A route's ``responses=``: ``ok`` on 200, the error model on each of ``errors`` (and API Gateway's own).
 
-    ``retry_after`` maps a status to whether its ``Retry-After`` header is always sent.
+    ``retry_after`` maps a status to whether its ``Retry-After`` header is always sent; ``models`` gives
+    another success's body (a 202's) for a status of ``errors``.
     """
     answers: dict[int, Any] = {200: {"description": ok_description, "content": _json(ok)}}
     for status, description in sorted({**GATEWAY_ERRORS, **errors}.items()):
         model: Any = (
-            GatewayMessage
+            models[status]
+            if models and status in models
+            else GatewayMessage
             if status in _GATEWAY_ONLY
             else error_model | GatewayMessage
             if status in _GATEWAY_TOO

@@ -32,7 +32,7 @@ from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer
 from pydantic.json_schema import models_json_schema
 
 import multitool
-from multitool.api.chat_app import IDEMPOTENCY_HEADER, chat_app
+from multitool.api.chat_app import IDEMPOTENCY_HEADER, MAX_CURSOR, PREFER_HEADER, chat_app
 from multitool.api.review_app import review_app
 from multitool.chat import ChatRequest
 from multitool.tools import REGISTRY
@@ -64,6 +64,26 @@ IDEMPOTENCY_PARAMETER: dict[str, Any] = {
     ),
     "schema": {"type": "string", "pattern": '^(?:[!#-~]{1,128}|"[!#-~]{1,128}")$'},
 }
+
+PREFER_PARAMETER: dict[str, Any] = {
+    "name": PREFER_HEADER,
+    "in": "header",
+    "required": False,
+    "description": (
+        "respond-async (RFC 7240): start the turn and answer 202 with its id at once; the turn may then "
+        "run for minutes, and GET /turns/{id} shows its cards as they are made. Without it, the reply "
+        "comes in the response, within API Gateway's 30 s."
+    ),
+    "schema": {"type": "string", "examples": ["respond-async"]},
+}
+CURSOR_PARAMETER: dict[str, Any] = {
+    "name": "after",
+    "in": "query",
+    "required": False,
+    "description": "The position to read events from: 0 (the default) or the previous answer's next",
+    "schema": {"type": "integer", "minimum": 0, "maximum": MAX_CURSOR, "default": 0},
+}
+TURN_EVENTS = {"card": "CardEvent", "text": "TextEvent", "done": "DoneEvent", "failed": "FailedEvent"}
 
 
 class _Unused:
@@ -167,9 +187,10 @@ def generate() -> dict[str, Any]:
         components.pop(name, None)
 
     chat = paths["/chat"]["post"]
-    chat["parameters"] = [IDEMPOTENCY_PARAMETER]
+    chat["parameters"] = [IDEMPOTENCY_PARAMETER, PREFER_PARAMETER]
     chat["requestBody"] = {"required": True, "content": {"application/json": {"schema": refs["chat"]}}}
     chat["responses"]["200"]["links"] = _links()
+    _describe_turns(chat, paths["/turns/{id}"]["get"], components)
     confirm = paths["/actions/{id}/confirm"]["post"]
     confirm["requestBody"] = {
         "required": False,
@@ -191,6 +212,28 @@ def generate() -> dict[str, Any]:
         "paths": dict(sorted(paths.items())),
         "components": {"schemas": dict(sorted(components.items())), "securitySchemes": security},
         "security": [{SECURITY_SCHEME: []}],
+    }
+
+
+def _describe_turns(chat: dict[str, Any], get_turn: dict[str, Any], components: dict[str, Any]) -> None:
+    """The 202's headers and its link to the turn, the cursor, and the events told apart by type."""
+    chat["responses"]["202"]["headers"] = {
+        "Location": {"description": "The turn's URL: /turns/{turnId}", "schema": {"type": "string"}},
+        "Preference-Applied": {"description": "respond-async", "schema": {"type": "string"}},
+    }
+    chat["responses"]["202"]["links"] = {
+        "GetTurn": {
+            "operationId": "getTurn",
+            "parameters": {"id": "$response.body#/turnId"},
+            "description": "Follow the turn",
+        }
+    }
+    get_turn["parameters"] = [*get_turn.get("parameters", []), CURSOR_PARAMETER]
+    events = components["TurnView"]["properties"]["events"]
+    events["items"]["oneOf"] = events["items"].pop("anyOf")
+    events["items"]["discriminator"] = {
+        "propertyName": "type",
+        "mapping": {kind: REF.format(model=model) for kind, model in TURN_EVENTS.items()},
     }
 
 

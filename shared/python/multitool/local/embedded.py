@@ -36,6 +36,7 @@ from multitool.wire import WireModel
 if TYPE_CHECKING:
     from moto.server import ThreadedMotoServer
 
+    from multitool.local.invocations import LocalInvocations
     from multitool.local.jira_server import FakeJira
 
 LOOPBACK = "127.0.0.1"
@@ -139,6 +140,8 @@ class Embedded:
     env: dict[str, str]
     runtime: RuntimeChoice
     jira: FakeJira
+    invocations: LocalInvocations | None = None
+    """Lambda's asynchronous Invoke (``AWS_ENDPOINT_URL_LAMBDA``): bind the functions to it."""
     _closers: list[Any] = field(default_factory=list, repr=False)
 
     def close(self) -> None:
@@ -270,6 +273,10 @@ def start_embedded(
         )
         jira, jira_secret = _start_jira(seed)
         closers.append(jira.stop)
+        from multitool.local.invocations import LocalInvocations
+
+        invocations = LocalInvocations(LOOPBACK).start()
+        closers.append(invocations.close)
         secret_arn = _client("secretsmanager", endpoint, region, FAKE_CREDENTIALS).create_secret(
             Name="multitool/local/jira", SecretString=json.dumps(jira_secret)
         )["ARN"]
@@ -282,6 +289,7 @@ def start_embedded(
             jira_secret_arn=secret_arn,
             log_level=log_level,
         )
+        env["AWS_ENDPOINT_URL_LAMBDA"] = invocations.url
     except BaseException:
         for close in reversed(closers):
             close()
@@ -289,7 +297,15 @@ def start_embedded(
     if apply_env:
         os.environ.pop("AWS_ENDPOINT_URL", None)
         os.environ.update(env)
-    return Embedded(endpoint=endpoint, seed=seed, env=env, runtime=runtime, jira=jira, _closers=closers)
+    return Embedded(
+        endpoint=endpoint,
+        seed=seed,
+        env=env,
+        runtime=runtime,
+        jira=jira,
+        invocations=invocations,
+        _closers=closers,
+    )
 
 
 def seed_directory(dynamodb: Any, table_name: str, seed: Seed) -> int:

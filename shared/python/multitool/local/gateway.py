@@ -32,6 +32,8 @@ from multitool.local.lambdas import ACCOUNT, MAX_INSTANCES, Instances, LambdaCon
 LOCAL_USER_HEADER = "x-local-user"
 LOCAL_ISSUER = "http://127.0.0.1/local-sign-in"
 MAX_BODY_BYTES = 1024 * 1024
+EVENT_TIMEOUT_SECONDS = 300
+"""An asynchronous invocation's timeout: the deployed orchestrator's (a turn may take minutes)."""
 
 Outbox = Callable[[str], Mapping[str, Any]]  # a user id -> that user's sandbox outbox
 
@@ -80,6 +82,7 @@ class Route:
 # The stack's HTTP API routes (infra), in the same shape.
 API_ROUTES: tuple[Route, ...] = (
     Route("POST", "/chat", "orchestrator"),
+    Route("GET", "/turns/{id}", "orchestrator"),
     Route("GET", "/actions/{id}", "review"),
     Route("POST", "/actions/{id}/confirm", "review"),
     Route("POST", "/actions/{id}/discard", "review"),
@@ -324,6 +327,14 @@ class LocalApi:
                 sys.stderr.write(f"[{route.function}] unhandled {type(error).__name__}\n")
                 return json_response(500, {"message": "Internal Server Error"})
         return proxy_response(result)
+
+    def invoke_event(self, name: str, event: Any) -> None:
+        """Run an asynchronous invocation (``InvocationType=Event``) of function ``name`` to its end.
+
+        It waits for an execution environment like any request and has the deployed function's timeout.
+        """
+        with self.instances(name).acquire() as handler:
+            handler(event, LambdaContext(name, timeout_seconds=EVENT_TIMEOUT_SECONDS))
 
     def users(self) -> dict[str, Any]:
         return {

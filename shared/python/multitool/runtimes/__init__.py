@@ -152,5 +152,9 @@ def build_runtime(settings: ChatSettings, clients: AwsClients, flows: FlowFactor
             model, OfflineModel.model_id, flows, max_rounds=rounds, service="offline model"
         )
     return AgentCoreRuntime(
-        OfflineHarness(model), OFFLINE_HARNESS_ARN, flows, max_rounds=rounds, service="offline harness"
+        OfflineHarness(model, delay_seconds=settings.offline_delay_seconds),
+        OFFLINE_HARNESS_ARN,
+        flows,
+        max_rounds=rounds,
+        service="offline harness",
     )

@@ -59,6 +59,7 @@ from multitool.runtimes.base import (
     result_json,
     result_text,
     results_so_far,
+    streamed_text,
 )
 from multitool.runtimes.converse import CUT_SHORT, MAX_TOKENS, ROUNDS_EXHAUSTED, tool_specs_from_registry
 from multitool.runtimes.harness_gateway import GatewayResult, allowed_tools, record_gateway_results
@@ -489,7 +490,7 @@ class AgentCoreRuntime:
             stream = response.get("stream") if isinstance(response, Mapping) else None
             if stream is None or isinstance(stream, str | bytes | Mapping):
                 raise ModelFailed(f"{self.service} answered without an event stream.")
-            return read_harness_stream(stream)
+            return read_harness_stream(streamed_text(stream, request.progress))
         except BEDROCK_ERRORS as error:
             raise model_error(error, self.service) from None
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
 from botocore.exceptions import BotoCoreError, ClientError, ConnectTimeoutError, ReadTimeoutError
 
+from multitool.cards import Card
 from multitool.flow import Flow, ToolResult
 from multitool.observability import logger
 from multitool.traces import ToolResults, extract_tool_results
@@ -46,6 +47,16 @@ UNFINISHED = (
 )
 
 
+class TurnProgress(Protocol):
+    """Where a running turn reports what the user may see before it ends (a turn run past its request)."""
+
+    def card(self, card: Card, caption: str) -> None:
+        """A draft now exists: its card and caption, as the turn's answer will carry them."""
+
+    def text(self, delta: str) -> None:
+        """More of the assistant's text, as the runtime streams it."""
+
+
 @dataclass(frozen=True, slots=True)
 class TurnRequest:
     """One user message to run: who sent it, in which session, in which time zone, at what time.
@@ -65,6 +76,8 @@ class TurnRequest:
     """``time.monotonic()`` by which the turn must answer (the invocation's end); None: no limit."""
     user_email: str | None = None
     """The sender's verified address, when the token carries one (their own bookings count as busy)."""
+    progress: TurnProgress | None = None
+    """Told of each card (and streamed text) as the turn makes it; None: only the answer counts."""
 
     def has_time_for_model_call(self) -> bool:
         """Whether another model call can still finish before the deadline."""
@@ -79,6 +92,24 @@ class TurnRequest:
         if self.user_email is not None:
             attributes["userEmail"] = self.user_email
         return attributes
+
+
+def streamed_text(events: Iterable[Any], progress: TurnProgress | None) -> Iterator[Any]:
+    """``events`` (a Converse-shaped stream) as they come, each text delta also told to ``progress``.
+
+    A failing listener costs only the progress: the turn reads the stream as if it were not there.
+    """
+    for event in events:
+        if progress is not None and isinstance(event, Mapping):
+            delta = event.get("contentBlockDelta", {})
+            text = delta.get("delta", {}).get("text") if isinstance(delta, Mapping) else None
+            if isinstance(text, str) and text:
+                try:
+                    progress.text(text)
+                except Exception as error:
+                    logger.warning("Text progress not reported", extra={"error_type": type(error).__name__})
+                    progress = None
+        yield event
 
 
 class Runtime(Protocol):

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from functools import cache
 from typing import Any
@@ -133,8 +134,11 @@ def _check_resume(messages: Sequence[Mapping[str, Any]]) -> None:
 class OfflineHarness:
     """A deterministic ``bedrock-agentcore`` stand-in: ``invoke_harness`` in the service's shapes."""
 
-    def __init__(self, model: OfflineModel | None = None) -> None:
+    def __init__(self, model: OfflineModel | None = None, *, delay_seconds: float = 0.0) -> None:
+        """``delay_seconds``: how long each answer takes to start, as a real model's would (for tests
+        and demos that watch a turn's progress)."""
         self.model = model or OfflineModel()
+        self.delay_seconds = delay_seconds
         self.requests: list[dict[str, Any]] = []
         self._conversations: dict[str, list[dict[str, Any]]] = {}
         self._lock = threading.Lock()
@@ -142,6 +146,8 @@ class OfflineHarness:
     def invoke_harness(self, **kwargs: Any) -> dict[str, Any]:
         validate_invoke_harness(kwargs)
         self.requests.append(kwargs)
+        if self.delay_seconds > 0:
+            time.sleep(self.delay_seconds)
         sent = [_converse_message(message) for message in kwargs["messages"]]
         _check_resume(sent)
         session = kwargs["runtimeSessionId"]

@@ -1,0 +1,302 @@
+"""Chat turns run past their request: started by ``POST /chat``, run by their own invocation, read by polling.
+
+:class:`ChatTurns` starts a turn as :meth:`multitool.chat.ChatService.reply_body`
+answers one, with the same checks in the same order (the request, the
+``Idempotency-Key``, then the session's owner), so every error answer is the same;
+then it stores the turn (:mod:`multitool.turns`), launches its invocation and
+answers at once. With an ``Idempotency-Key``, a retry answers the first start's
+body (the same turn id) and never starts a second turn.
+
+:meth:`ChatTurns.run` is that invocation: it takes the turn once, runs it through
+the same :meth:`~multitool.chat.ChatService.reply`, appending each card as its draft
+is made, and ends with the answer ``POST /chat`` would have given, or the error
+it would have answered. :meth:`ChatTurns.view` is ``GET /turns/{id}``.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from http import HTTPStatus
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import Field, SerializeAsAny
+from pydantic.json_schema import SkipJsonSchema
+
+from multitool.cards import Card
+from multitool.chat import ChatRequest, ChatResponse, ChatService, body_hash, turn_deadline, wire_text
+from multitool.observability import error_fields, logger
+from multitool.runtimes.base import ModelBusy, ModelFailed, RuntimeNotConfigured
+from multitool.sessions import new_session_id
+from multitool.settings import SettingsError
+from multitool.turns import (
+    DynamoTurnStore,
+    StoredTurn,
+    TurnStoreFailed,
+    card_event,
+    done_event,
+    failed_event,
+    new_turn_id,
+    text_event,
+)
+from multitool.wire import WireModel
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.typing import LambdaContext
+
+MODEL_BUSY = "The assistant is busy right now. Retry in {seconds} seconds."
+MODEL_FAILED = "The assistant could not answer. Try again; if it keeps failing, rephrase the request."
+NOT_CONFIGURED = "The chat service is not configured."
+INTERNAL = "Something went wrong; try again."
+ASYNC_MODE = "respond-async"
+
+
+class TurnNotFound(Exception):
+    """No such turn for this caller: unknown, expired, or another user's (all answer 404)."""
+
+
+class TurnsUnavailable(Exception):
+    """The turns table or the launch failed: nothing ran; retry as is (HTTP 503)."""
+
+
+class TurnStarted(WireModel):
+    """The body of ``POST /chat`` answered 202: the turn runs; follow it at ``GET /turns/{turnId}``."""
+
+    turn_id: str = Field(description="Follow the turn at GET /turns/{turnId}")
+    session_id: str
+    status: Literal["running"] = "running"
+
+
+class CardEvent(WireModel):
+    type: Literal["card"]
+    card: SerializeAsAny[Card] = Field(description="A draft now exists; the final answer carries it too")
+    caption: str
+
+
+class TextEvent(WireModel):
+    type: Literal["text"]
+    text: str = Field(description="More of the assistant's text, where the model streams it")
+
+
+class DoneEvent(WireModel):
+    type: Literal["done"]
+    response: ChatResponse = Field(description="What POST /chat answers when it waits for the turn")
+
+
+class FailureDetail(WireModel):
+    code: str
+    message: str
+
+
+class FailedEvent(WireModel):
+    type: Literal["failed"]
+    status: int = Field(description="The status POST /chat would have answered the failure with")
+    error: FailureDetail
+    retry_after: int | SkipJsonSchema[None] = Field(
+        default=None, description="Seconds to wait before asking again (model_busy)"
+    )
+
+
+TurnEvent = CardEvent | TextEvent | DoneEvent | FailedEvent
+
+
+class TurnView(WireModel):
+    """The body of ``GET /turns/{id}``: the turn's events from the cursor on."""
+
+    turn_id: str
+    session_id: str
+    status: Literal["running", "done", "failed"]
+    events: tuple[TurnEvent, ...] = Field(description="In order; done or failed is the last one")
+    next: int = Field(description="Ask again with after=next for the events after these")
+
+
+def failure_of(error: BaseException) -> dict[str, Any]:
+    """The failed event for an error a turn raised: the status and body ``POST /chat`` answers it with."""
+    if isinstance(error, ModelBusy):
+        seconds = max(1, error.retry_after)
+        return failed_event(
+            HTTPStatus.SERVICE_UNAVAILABLE,
+            "model_busy",
+            MODEL_BUSY.format(seconds=seconds),
+            retry_after=seconds,
+        )
+    if isinstance(error, ModelFailed):
+        return failed_event(HTTPStatus.BAD_GATEWAY, "model_failed", MODEL_FAILED)
+    if isinstance(error, RuntimeNotConfigured | SettingsError):
+        return failed_event(HTTPStatus.INTERNAL_SERVER_ERROR, "not_configured", NOT_CONFIGURED)
+    return failed_event(HTTPStatus.INTERNAL_SERVER_ERROR, "internal_error", INTERNAL)
+
+
+TEXT_EVERY_SECONDS = 0.5
+"""Streamed text is written at most this often (one write per token would be one per few characters)."""
+
+
+class _Progress:
+    """Appends each card, and the streamed text in pieces, to the turn's events as they are reported."""
+
+    def __init__(
+        self, store: DynamoTurnStore, turn_id: str, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.store = store
+        self.turn_id = turn_id
+        self.clock = clock
+        self.cards: set[str] = set()
+        self.pending = ""
+        self.written_at = float("-inf")
+        self._lock = threading.Lock()
+
+    def card(self, card: Card, caption: str) -> None:
+        with self._lock:
+            if card.id in self.cards:
+                return
+            self.cards.add(card.id)
+            events = [*self._take_text(), card_event(card.to_wire(), caption)]
+        self.store.append(self.turn_id, events)
+
+    def text(self, delta: str) -> None:
+        with self._lock:
+            self.pending += delta
+            due = self.clock() - self.written_at >= TEXT_EVERY_SECONDS
+            events = self._take_text() if due else []
+        if events:
+            self.store.append(self.turn_id, events)
+
+    def _take_text(self) -> list[dict[str, Any]]:
+        if not self.pending:
+            return []
+        taken, self.pending, self.written_at = self.pending, "", self.clock()
+        return [text_event(taken)]
+
+
+Launch = Callable[[str, str], None]
+"""Starts the invocation of function ``name`` that runs turn ``id``: ``launch(name, turn_id)``."""
+
+
+class ChatTurns:
+    """Starts, runs and shows turns for :class:`ChatService`, on a turns table."""
+
+    def __init__(self, service: ChatService, store: DynamoTurnStore, launch: Launch) -> None:
+        self.service = service
+        self.store = store
+        self.launch = launch
+        idempotency = service.idempotency
+        self._start_once = idempotency.wrap(self._start_body) if idempotency is not None else None
+
+    def start_body(
+        self,
+        user_id: str,
+        request: ChatRequest,
+        *,
+        function_name: str,
+        timezone_hint: str | None = None,
+        user_email: str | None = None,
+        idempotency_key: str | None = None,
+        lambda_context: LambdaContext | None = None,
+    ) -> str:
+        """The 202 body (JSON text) of a started turn; with an ``idempotency_key``, the first one on a retry.
+
+        Raises what :meth:`ChatService.reply_body` raises before a turn runs, and :class:`TurnsUnavailable`.
+        """
+        self.service.validate(request, timezone_hint)
+        idempotency = self.service.idempotency
+        if idempotency_key is None or idempotency is None or self._start_once is None:
+            return self._start_body(user_id, request, timezone_hint, user_email, function_name)
+        idempotency.register_lambda_context(lambda_context)
+        request_key = {
+            "userId": user_id,
+            "idempotencyKey": idempotency_key,
+            "bodyHash": body_hash(request),
+        }
+        return idempotency.call(
+            self._start_once,
+            user_id,
+            request,
+            timezone_hint,
+            user_email,
+            function_name,
+            request_key=request_key,
+        )
+
+    def _start_body(
+        self,
+        user_id: str,
+        request: ChatRequest,
+        timezone_hint: str | None,
+        user_email: str | None,
+        function_name: str,
+        *,
+        request_key: dict[str, str] | None = None,
+    ) -> str:
+        session_id = request.session_id or new_session_id()
+        # The session rules answer now (403 for another user's session), not in the turn's events.
+        self.service.sessions.claim(session_id, user_id)
+        turn_id = new_turn_id()
+        stored = {
+            "request": request.model_copy(update={"session_id": session_id}).to_wire(),
+            "timezoneHint": timezone_hint,
+            "userEmail": user_email,
+        }
+        try:
+            self.store.create(turn_id, user_id, session_id, stored)
+        except TurnStoreFailed as error:
+            raise TurnsUnavailable("The turn could not be stored.") from error
+        try:
+            self.launch(function_name, turn_id)
+        except Exception as error:
+            logger.warning("Turn not launched", extra=error_fields(error))
+            self._end(turn_id, failed_event(HTTPStatus.SERVICE_UNAVAILABLE, "turn_not_started", INTERNAL))
+            raise TurnsUnavailable("The turn could not be started.") from error
+        logger.info("Chat turn started", extra={"turn_id": turn_id})
+        return wire_text(TurnStarted(turn_id=turn_id, session_id=session_id).to_wire())
+
+    def run(self, turn_id: str, lambda_context: LambdaContext | None = None) -> str:
+        """Run a started turn once (a repeated delivery of its invocation runs nothing); its final status."""
+        deadline = turn_deadline(lambda_context)
+        wall_deadline = time.time() + (deadline - time.monotonic()) if deadline is not None else time.time()
+        turn = self.store.start(turn_id, wall_deadline + 1)
+        if turn is None:
+            logger.info("Turn not run: unknown, already running or too old", extra={"turn_id": turn_id})
+            return "skipped"
+        fields = turn.request
+        try:
+            request = ChatRequest.model_validate(fields["request"])
+            response = self.service.reply(
+                turn.owner,
+                request,
+                timezone_hint=fields.get("timezoneHint"),
+                user_email=fields.get("userEmail"),
+                deadline=deadline,
+                progress=_Progress(self.store, turn_id),
+            )
+        except Exception as error:
+            if not isinstance(error, ModelBusy | ModelFailed):
+                logger.error("Chat turn failed", extra=error_fields(error))
+            return self._end(turn_id, failure_of(error))
+        return self._end(turn_id, done_event(response.to_wire()))
+
+    def _end(self, turn_id: str, event: dict[str, Any]) -> str:
+        status: Literal["done", "failed"] = "done" if event["type"] == "done" else "failed"
+        self.store.append(turn_id, [event], status)
+        return status
+
+    def view(self, user_id: str, turn_id: str, after: int = 0) -> dict[str, Any]:
+        """The caller's turn from event ``after`` on (a :class:`TurnView` on the wire);
+        :class:`TurnNotFound` unless the caller owns it."""
+        try:
+            found = self.store.get(turn_id)
+        except TurnStoreFailed as error:
+            raise TurnsUnavailable("The turn cannot be read right now.") from error
+        if found is None or found.owner != user_id:
+            raise TurnNotFound(turn_id)
+        return _view(found.settled(), after)
+
+
+def _view(turn: StoredTurn, after: int) -> dict[str, Any]:
+    return {
+        "turnId": turn.turn_id,
+        "sessionId": turn.session_id,
+        "status": turn.status,
+        "events": list(turn.events[after:]),
+        "next": max(after, len(turn.events)),
+    }

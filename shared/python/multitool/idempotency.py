@@ -1,0 +1,112 @@
+"""Powertools idempotency for the chat API: a retry answers the first response, never a second turn."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from aws_lambda_powertools.utilities.idempotency import (
+    DynamoDBPersistenceLayer,
+    IdempotencyConfig,
+    idempotent_function,
+)
+from aws_lambda_powertools.utilities.idempotency.exceptions import (
+    IdempotencyAlreadyInProgressError,
+    IdempotencyInconsistentStateError,
+    IdempotencyPersistenceLayerError,
+    IdempotencyValidationError,
+)
+
+from multitool.observability import logger, metrics
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import DataRecord
+    from aws_lambda_powertools.utilities.typing import LambdaContext
+    from mypy_boto3_dynamodb import DynamoDBClient
+
+DEFAULT_IDEMPOTENCY_SECONDS = 3600
+IN_PROGRESS_RETRY_AFTER_SECONDS = 2
+
+
+class IdempotencyKeyReused(Exception):
+    """The caller's Idempotency-Key was already used with a different body (HTTP 422)."""
+
+
+class RequestInProgress(Exception):
+    """The first request with this Idempotency-Key is still running (HTTP 409 + Retry-After)."""
+
+    def __init__(self, message: str, retry_after: int = IN_PROGRESS_RETRY_AFTER_SECONDS) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class IdempotencyUnavailable(Exception):
+    """The idempotency store could not be read or written: retry as is (HTTP 503)."""
+
+
+def _replayed(response: Any, idempotent_data: DataRecord) -> Any:
+    """Powertools' hook for a response served from the store: counted, the turn not run again."""
+    metrics.add_metric(name="ChatReplays", unit="Count", value=1)
+    logger.info("Chat response replayed for a repeated Idempotency-Key")
+    return response
+
+
+class ChatIdempotency:
+    """Powertools idempotency over the idempotency table (Powertools' default attribute names).
+
+    The record key is the user id and the Idempotency-Key; the body hash is the
+    payload Powertools validates, so the same key with another body is refused
+    instead of silently answering a different question.
+    """
+
+    def __init__(
+        self,
+        table_name: str,
+        client: DynamoDBClient,
+        *,
+        expires_after_seconds: int = DEFAULT_IDEMPOTENCY_SECONDS,
+    ) -> None:
+        self.persistence = DynamoDBPersistenceLayer(table_name=table_name, boto3_client=client)
+        self.config = IdempotencyConfig(
+            event_key_jmespath="[userId, idempotencyKey]",
+            payload_validation_jmespath="bodyHash",
+            raise_on_no_idempotency_key=True,
+            expires_after_seconds=expires_after_seconds,
+            hash_function="sha256",
+            response_hook=_replayed,
+        )
+
+    def wrap(self, function: Callable[..., str]) -> Callable[..., str]:
+        """``function`` made idempotent on its ``request_key`` keyword argument; its text result is stored."""
+        wrapped: Callable[..., str] = idempotent_function(
+            function,
+            data_keyword_argument="request_key",
+            persistence_store=self.persistence,
+            config=self.config,
+        )
+        return wrapped
+
+    def call(self, wrapped: Callable[..., str], *args: Any, request_key: dict[str, str]) -> str:
+        """``wrapped(*args, request_key=...)`` (made by :meth:`wrap`), the store's refusals as typed errors.
+
+        Raises :class:`IdempotencyKeyReused`, :class:`RequestInProgress` and :class:`IdempotencyUnavailable`.
+        """
+        try:
+            return wrapped(*args, request_key=request_key)
+        except IdempotencyValidationError:
+            raise IdempotencyKeyReused(
+                "This Idempotency-Key was already used with a different request body. "
+                "Use a new key for a new request."
+            ) from None
+        except IdempotencyAlreadyInProgressError:
+            raise RequestInProgress(
+                "A request with this Idempotency-Key is still in progress. Retry shortly."
+            ) from None
+        except (IdempotencyPersistenceLayerError, IdempotencyInconsistentStateError) as error:
+            logger.warning("Idempotency store failed", extra={"error_type": type(error).__name__})
+            raise IdempotencyUnavailable("Requests cannot be deduplicated right now.") from None
+
+    def register_lambda_context(self, context: LambdaContext | None) -> None:
+        """Bound an in-progress record by the invocation's remaining time (a crashed turn frees its key)."""
+        if context is not None:
+            self.config.register_lambda_context(context)

@@ -1,0 +1,117 @@
+"""Lambda's asynchronous Invoke, on loopback: what a function's ``InvocationType=Event`` call reaches locally.
+
+The orchestrator starts a long turn by invoking itself asynchronously
+(``lambda.invoke(FunctionName=..., InvocationType="Event")``). Locally,
+``AWS_ENDPOINT_URL_LAMBDA`` points boto3 here: the request arrives in Lambda's wire
+shape (``POST /2015-03-31/functions/{name}/invocations``, ``X-Amz-Invocation-Type:
+Event``), is answered 202 at once, as Lambda queues it, and the event runs in a
+background thread on the function's handler (the target bound by the API Gateway
+stand-in, :meth:`multitool.local.gateway.LocalApi.invoke_event`). Only the event
+invocation type is served: nothing in the system waits on another function.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import threading
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import unquote
+
+from multitool.local.gateway import is_loopback
+
+Target = Callable[[str, Any], None]
+"""Runs one event on function ``name``: ``target(name, event)``."""
+
+_PATH = re.compile(r"^/2015-03-31/functions/(?P<name>[^/]+)/invocations$")
+MAX_PAYLOAD_BYTES = 256 * 1024  # Lambda's limit for an asynchronous invocation's payload
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: LocalInvocations
+    protocol_version = "HTTP/1.1"
+
+    def do_POST(self) -> None:
+        found = _PATH.match(self.path.split("?", 1)[0])
+        if not is_loopback(self.client_address[0]):
+            self._answer(403, "AccessDeniedException", "Invocations are accepted from this machine only.")
+            return
+        if found is None:
+            self._answer(404, "UnknownOperationException", "Only Invoke is served here.")
+            return
+        size = int(self.headers.get("Content-Length") or 0)
+        if size > MAX_PAYLOAD_BYTES:
+            self._answer(413, "RequestTooLargeException", "The payload is over 256 KB.")
+            return
+        payload = self.rfile.read(size)
+        kind = self.headers.get("X-Amz-Invocation-Type", "RequestResponse")
+        if kind != "Event":
+            self._answer(400, "InvalidParameterValueException", "Only InvocationType=Event is served.")
+            return
+        target = self.server.target
+        if target is None:
+            self._answer(404, "ResourceNotFoundException", "No function is served yet.")
+            return
+        try:
+            event = json.loads(payload or b"{}")
+        except ValueError:
+            self._answer(400, "InvalidRequestContentException", "The payload is not JSON.")
+            return
+        name = unquote(found["name"]).rsplit(":", 1)[-1]
+        thread = threading.Thread(target=self.server.run, args=(target, name, event), daemon=True)
+        thread.start()
+        self.server.started.append(thread)
+        self._send(202, b"")
+
+    def _answer(self, status: int, code: str, message: str) -> None:
+        self._send(status, json.dumps({"Type": "User", "message": message}).encode(), code)
+
+    def _send(self, status: int, body: bytes, error_type: str | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        if error_type:
+            self.send_header("x-amzn-ErrorType", error_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+
+class LocalInvocations(ThreadingHTTPServer):
+    """The loopback endpoint; :meth:`bind` names who runs the events (until then, 404)."""
+
+    daemon_threads = True
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        super().__init__((host, port), _Handler)
+        self.target: Target | None = None
+        self.started: list[threading.Thread] = []
+        self._thread = threading.Thread(target=self.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def bind(self, target: Target) -> None:
+        self.target = target
+
+    def start(self) -> LocalInvocations:
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        self.shutdown()
+        self.server_close()
+
+    @staticmethod
+    def run(target: Target, name: str, event: Any) -> None:
+        try:
+            target(name, event)
+        except Exception as error:  # Lambda logs an async invocation's failure; nobody waits for it
+            sys.stderr.write(f"[{name}] asynchronous invocation failed: {type(error).__name__}\n")
