@@ -27,6 +27,7 @@ from multitool.runtimes.base import (
     TurnError,
     TurnRequest,
 )
+from multitool.runtimes.carryover import DynamoCarryOver, MemoryCarryOver
 from multitool.runtimes.converse import ConverseRuntime
 from multitool.runtimes.offline import OfflineModel
 from multitool.runtimes.offline_harness import OFFLINE_HARNESS_ARN, OfflineHarness
@@ -100,6 +101,7 @@ def build_runtime(settings: ChatSettings, clients: AwsClients, flows: FlowFactor
             flows,
             max_rounds=rounds,
             max_tokens=settings.max_output_tokens,
+            carry=DynamoCarryOver(settings.sessions_table_name, clients.dynamodb),
         )
     if settings.runtime is ModelBackend.AGENT:
         if not settings.agent_id or not settings.agent_alias_id:
@@ -126,5 +128,10 @@ def build_runtime(settings: ChatSettings, clients: AwsClients, flows: FlowFactor
             OfflineModel(), OfflineModel.model_id, flows, max_rounds=rounds, service="offline model"
         )
     return AgentCoreRuntime(
-        OfflineHarness(), OFFLINE_HARNESS_ARN, flows, max_rounds=rounds, service="offline harness"
+        OfflineHarness(),
+        OFFLINE_HARNESS_ARN,
+        flows,
+        max_rounds=rounds,
+        service="offline harness",
+        carry=MemoryCarryOver(),
     )
