@@ -64,7 +64,7 @@ def carried(env: dict[str, Any], session_id: str) -> Any:
     return json.loads(stored["S"]) if stored else None
 
 
-def test_a_combined_message_through_the_harness_is_answered_from_its_cards_in_one_call(env, monkeypatch) -> None:
+def test_a_combined_message_through_the_harness_is_answered_from_its_cards(env, monkeypatch) -> None:
     # Given the deployed runtime, and a harness that pauses on two inline calls in one response
     client = h.ScriptedHarness(
         h.calls(("t1", "create_email_draft", EMAIL), ("t2", "propose_meeting", MEETING), pieces=3),
@@ -108,7 +108,9 @@ def test_a_combined_message_through_the_harness_is_answered_from_its_cards_in_on
 def test_a_refused_call_keeps_the_harness_turn_on_the_model(env, monkeypatch) -> None:
     # Given a harness response whose meeting call the tool refuses (a day in the past)
     client = h.ScriptedHarness(
-        h.calls(("t1", "create_email_draft", EMAIL), ("t2", "propose_meeting", {**MEETING, "when": "yesterday"})),
+        h.calls(
+            ("t1", "create_email_draft", EMAIL), ("t2", "propose_meeting", {**MEETING, "when": "yesterday"})
+        ),
         h.answer("I drafted the email; pick a later day for the sync."),
     )
     deployed(monkeypatch, client)

@@ -61,7 +61,9 @@ def ports() -> ToolPorts:
     return ToolPorts(MemoryDirectory(people), MemoryCalendar(), MemoryDraftStore())
 
 
-def runtime(model: ScriptedModel, ports: ToolPorts, *, direct_answers: bool = True, **kwargs) -> ConverseRuntime:
+def runtime(
+    model: ScriptedModel, ports: ToolPorts, *, direct_answers: bool = True, **kwargs
+) -> ConverseRuntime:
     flows = product_flows(ports, direct_answers=direct_answers)
     return ConverseRuntime(model, "anthropic.claude-test", flows, **kwargs)
 

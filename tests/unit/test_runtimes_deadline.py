@@ -24,7 +24,6 @@ from tests.unit.test_runtimes_converse import (
 )
 from tests.unit.test_runtimes_converse import runtime as converse_runtime
 
-
 # A call the tool refuses: the model reads its error, so the turn needs a further model call.
 PAST = use("t9", "propose_meeting", {"attendees": ["Kinshuok"], "title": "Sync", "when": "yesterday"})
 
@@ -38,7 +37,10 @@ def test_converse_keeps_the_cards_and_skips_the_model_call_it_cannot_finish(port
     # Given a model that asks for two tools and one refused call, and no time left for a second call
     model = ScriptedModel(
         reply(
-            use("t1", "create_email_draft", EMAIL), use("t2", "propose_meeting", MEETING), PAST, stop="tool_use"
+            use("t1", "create_email_draft", EMAIL),
+            use("t2", "propose_meeting", MEETING),
+            PAST,
+            stop="tool_use",
         ),
         reply({"text": "never asked"}),
     )

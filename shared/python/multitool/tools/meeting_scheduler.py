@@ -421,7 +421,9 @@ SPEC = ToolSpec(
     payload_model=MeetingPayload,
     action=ACTION,
     prepare=prepare,
-    card=CardSpec(MeetingSchedulerCard, meeting_fingerprint, meeting_caption, said=meeting_said, held="booked"),
+    card=CardSpec(
+        MeetingSchedulerCard, meeting_fingerprint, meeting_caption, said=meeting_said, held="booked"
+    ),
     review=ActionReview(MeetingEdits, MeetingContent, meeting_content, book_and_invite, meeting_not_started),
     group_description="Proposes meeting slots for the user to review; never books.",
     nouns=("a meeting proposal", "meeting proposals"),
