@@ -246,3 +246,26 @@ def test_return_control_sends_the_results_even_when_the_cards_say_it_all(ports) 
         )["action"]
         == "show_new_email_draft"
     )
+
+
+def test_the_deployed_harness_carries_in_the_sessions_table_and_the_offline_one_in_memory() -> None:
+    from multitool.runtimes import build_runtime
+    from multitool.runtimes.carryover import DynamoCarryOver
+
+    from tests.unit.test_runtimes_agentcore import Clients, settings
+
+    class WithTable(Clients):
+        dynamodb = object()  # type: ignore[assignment]
+
+    deployed = build_runtime(
+        settings(RUNTIME="agentcore", HARNESS_ARN=h.HARNESS_ARN),
+        WithTable(),
+        lambda _r: None,  # type: ignore[arg-type,return-value]
+    )
+    offline = build_runtime(settings(), WithTable(), lambda _r: None)  # type: ignore[arg-type,return-value]
+
+    assert isinstance(deployed, AgentCoreRuntime)
+    assert isinstance(deployed.carry, DynamoCarryOver)
+    assert (deployed.carry.table_name, deployed.carry.client) == ("s", WithTable.dynamodb)
+    assert isinstance(offline, AgentCoreRuntime)
+    assert isinstance(offline.carry, MemoryCarryOver)
