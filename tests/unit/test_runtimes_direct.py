@@ -99,6 +99,32 @@ def test_converse_after_a_refused_call_and_a_retry_answers_from_every_card_of_th
     assert results.message == COMPOSED
 
 
+def test_a_call_refused_before_it_reaches_the_tools_keeps_the_turn_on_the_model(ports) -> None:
+    # Given a response with a good call and one whose input is not an object
+    model = ScriptedModel(
+        reply(
+            use("t1", "create_email_draft", EMAIL), use("t2", "propose_meeting", "Thursday"), stop="tool_use"
+        ),
+        reply({"text": "I drafted the email; the meeting call was malformed."}),
+    )
+    converse = ConverseRuntime(model, "m", product_flows(ports)).run_turn(REQUEST)
+    client = h.ScriptedHarness(
+        h.response(
+            h.tool_use(0, "t1", "create_email_draft", EMAIL),
+            h.tool_use(1, "t2", "propose_meeting", "{not json"),
+            stop="tool_use",
+        ),
+        h.answer("I drafted the email; the meeting call was malformed."),
+    )
+    harnessed = harness(client, ports, MemoryCarryOver()).run_turn(REQUEST)
+
+    # Then both runtimes give the model the error to read
+    assert len(model.requests) == 2
+    assert len(client.requests) == 2
+    assert converse.message == harnessed.message == "I drafted the email; the meeting call was malformed."
+    assert [r["status"] for r in client.tool_results(1)] == ["success", "error"]
+
+
 def test_the_next_converse_turn_reads_valid_history_with_the_answer_the_user_saw(ports) -> None:
     # Given a session whose first turn was answered from its cards
     model = ScriptedModel(

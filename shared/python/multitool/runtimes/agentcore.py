@@ -531,7 +531,8 @@ class AgentCoreRuntime:
         if calls:
             turn = flow.dispatch(calls)
             results.update({result.call_id: result for result in turn.results})
-            direct = turn.direct
+            # A call refused before dispatch is an error the model must read: no direct answer then.
+            direct = turn.direct if len(calls) == len(uses) else None
         ordered = [
             results.get(use.tool_use_id) or _error_result(use.tool_use_id, "The call was not answered.")
             for use in uses

@@ -284,7 +284,8 @@ class ConverseRuntime:
         if calls:
             turn = flow.dispatch(calls)
             results.update({result.call_id: result for result in turn.results})
-            direct = turn.direct
+            # A call refused before dispatch is an error the model must read: no direct answer then.
+            direct = turn.direct if len(calls) == len(uses) else None
         ordered = [results[call_id] for call_id in order]
         for result in ordered:
             recorder.result(trace_id, result_text(result))
