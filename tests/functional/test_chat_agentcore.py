@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import boto3
@@ -12,6 +13,7 @@ from multitool.local.embedded import LocalSetupError, RuntimeChoice, function_en
 from multitool.people import Person
 from multitool.runtimes import AwsClients, OfflineHarness, OfflineModel
 from multitool.runtimes.agentcore import runtime_session_id
+from multitool.runtimes.carryover import CARRY_ATTRIBUTE
 from multitool.settings import ModelBackend
 
 from tests.support import harness_streams as h
@@ -47,28 +49,79 @@ def deployed(monkeypatch, client: Any) -> None:
     aws_chat_service.cache_clear()
 
 
-def test_a_combined_message_through_the_harness_gives_both_cards(env, monkeypatch) -> None:
+COMPOSED = (
+    "I drafted an email to Kinshuok Sharma about the doc and found 3 times for a sync with "
+    "Kinshuok Sharma on Thursday. Nothing is sent or booked until you confirm."
+)
+
+
+def carried(env: dict[str, Any], session_id: str) -> Any:
+    """The session item's carried harness step as stored (None when there is none)."""
+    item = env["client"].get_item(
+        TableName=env["tables"]["SESSIONS_TABLE_NAME"], Key={"sessionId": {"S": session_id}}
+    )["Item"]
+    stored = item.get(CARRY_ATTRIBUTE)
+    return json.loads(stored["S"]) if stored else None
+
+
+def test_a_combined_message_through_the_harness_is_answered_from_its_cards(env, monkeypatch) -> None:
     # Given the deployed runtime, and a harness that pauses on two inline calls in one response
     client = h.ScriptedHarness(
         h.calls(("t1", "create_email_draft", EMAIL), ("t2", "propose_meeting", MEETING), pieces=3),
-        h.answer("I drafted the email ", "and proposed times."),
+        h.answer("Done."),
     )
     deployed(monkeypatch, client)
 
     # When the user sends one message with both intents
     response = call({"message": COMBINED, "sessionId": "sess-h"})
 
-    # Then the API answers with both cards, and the harness session is the user's chat session
+    # Then the API answers with both cards and words from them, after ONE harness call
     assert response["statusCode"] == 200
     body = json_body(response)
     assert [a["type"] for a in body["clientActions"]] == ["show_new_email_draft", "show_meeting_scheduler"]
-    assert body["message"] == "I drafted the email and proposed times."
+    assert body["message"] == COMPOSED
     assert len(body["clientActionMessages"]) == 2
     assert body["clientAction"] == body["clientActions"][-1]
-    first, resume = client.requests
-    assert first["runtimeSessionId"] == resume["runtimeSessionId"] == runtime_session_id("user-1", "sess-h")
+    (first,) = client.requests
+    assert first["runtimeSessionId"] == runtime_session_id("user-1", "sess-h")
     assert first["runtimeUserId"] == "user-1"
+    # And the paused step waits in the session's item: toolUse, one toolResult per call, the answer
+    step = carried(env, "sess-h")
+    assert [m["role"] for m in step] == ["assistant", "user", "assistant"]
+    assert [b["toolUse"]["toolUseId"] for b in step[0]["content"] if "toolUse" in b] == ["t1", "t2"]
+    assert [b["toolResult"]["toolUseId"] for b in step[1]["content"]] == ["t1", "t2"]
+    assert [b["toolResult"]["status"] for b in step[1]["content"]] == ["success", "success"]
+    assert step[2] == {"role": "assistant", "content": [{"text": COMPOSED}]}
+
+    # When the user writes again in the same session
+    follow_up = call({"message": "Thanks!", "sessionId": "sess-h"})
+
+    # Then that call carries the step before the new message (checked against InvokeHarness),
+    # so the harness reads every toolUse answered once and the answer the user saw; the item is cleared
+    assert json_body(follow_up)["message"] == "Done."
+    second = client.requests[1]
+    assert second["messages"] == [*step, {"role": "user", "content": [{"text": "Thanks!"}]}]
     assert [r["toolUseId"] for r in client.tool_results(1)] == ["t1", "t2"]
+    assert carried(env, "sess-h") is None
+
+
+def test_a_refused_call_keeps_the_harness_turn_on_the_model(env, monkeypatch) -> None:
+    # Given a harness response whose meeting call the tool refuses (a day in the past)
+    client = h.ScriptedHarness(
+        h.calls(
+            ("t1", "create_email_draft", EMAIL), ("t2", "propose_meeting", {**MEETING, "when": "yesterday"})
+        ),
+        h.answer("I drafted the email; pick a later day for the sync."),
+    )
+    deployed(monkeypatch, client)
+
+    body = json_body(call({"message": COMBINED, "sessionId": "sess-r"}))
+
+    # Then the harness resumes with both results and the model writes the answer; nothing is carried
+    assert body["message"] == "I drafted the email; pick a later day for the sync."
+    assert len(client.requests) == 2
+    assert [r["status"] for r in client.tool_results(1)] == ["success", "error"]
+    assert carried(env, "sess-r") is None
 
 
 def test_harness_throttling_is_503_with_retry_after(env, monkeypatch) -> None:
@@ -129,7 +182,8 @@ def test_the_offline_default_runs_through_the_harness_runtime(env, monkeypatch) 
     body = json_body(call({"message": COMBINED, "sessionId": "sess-o"}))
 
     assert [a["type"] for a in body["clientActions"]] == ["show_new_email_draft", "show_meeting_scheduler"]
-    assert len(seen) == 2  # the pause, then the resume with both results
+    assert len(seen) == 1  # every call made a draft: answered from the cards, no resume
+    assert body["message"].startswith("I drafted an email to Kinshuok Sharma about the doc and found")
     assert seen[0]["runtimeSessionId"] == runtime_session_id("user-1", "sess-o")
 
 
@@ -150,7 +204,7 @@ def test_offline_converse_keeps_the_converse_loop(monkeypatch) -> None:
 
     assert len(body["clientActions"]) == 2
     assert harness_calls == []
-    assert len(converse_calls) == 2
+    assert len(converse_calls) == 1  # every call made a draft: answered from the cards
     assert "toolConfig" in converse_calls[0]
 
 

@@ -163,7 +163,9 @@ def test_the_orchestrator_gets_the_gateway_and_may_only_claim_drafts(gateway_sta
     assert "bedrock-agentcore:InvokeGateway" not in actions_for_role(synth, role)
     # Its only Lambda call is the invocation of itself that runs a turn past the request.
     assert {a for a in actions_for_role(synth, role) if a.startswith("lambda:")} == {"lambda:InvokeFunction"}
-    assert resources_for_action(synth, role, "lambda:InvokeFunction") == [{"Fn::GetAtt": [orchestrator, "Arn"]}]
+    assert resources_for_action(synth, role, "lambda:InvokeFunction") == [
+        {"Fn::GetAtt": [orchestrator, "Arn"]}
+    ]
 
 
 def test_the_action_group_lambdas_get_exactly_the_tool_grants(gateway_stack: Synthesized) -> None:

@@ -164,10 +164,12 @@ class FailingConverse(ScriptedConverse):
 
 
 def test_a_converse_failure_after_a_round_of_tools_keeps_the_drafts_made(ports: ToolPorts) -> None:
-    # Given a model that drafted an email in its first response and is throttled on the next call
+    # Given a model that drafted an email and made a refused call, and is throttled on the next call
+    refused = {"attendees": ["Kinshuok"], "title": "Sync", "when": "yesterday"}
     model = FailingConverse(
         _answer(
             {"toolUse": {"toolUseId": "t1", "name": "create_email_draft", "input": EMAIL_ARGS}},
+            {"toolUse": {"toolUseId": "t2", "name": "propose_meeting", "input": refused}},
             stop="tool_use",
         ),
         THROTTLED,  # type: ignore[arg-type]

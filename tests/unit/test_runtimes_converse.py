@@ -61,8 +61,34 @@ def ports() -> ToolPorts:
     return ToolPorts(MemoryDirectory(people), MemoryCalendar(), MemoryDraftStore())
 
 
-def runtime(model: ScriptedModel, ports: ToolPorts, **kwargs) -> ConverseRuntime:
-    return ConverseRuntime(model, "anthropic.claude-test", product_flows(ports), **kwargs)
+def runtime(
+    model: ScriptedModel, ports: ToolPorts, *, direct_answers: bool = True, **kwargs
+) -> ConverseRuntime:
+    flows = product_flows(ports, direct_answers=direct_answers)
+    return ConverseRuntime(model, "anthropic.claude-test", flows, **kwargs)
+
+
+def test_a_response_whose_calls_all_made_drafts_is_answered_from_the_cards_in_one_model_call(ports) -> None:
+    # Given a model that answers the combined request with an email and a meeting call
+    model = ScriptedModel(
+        reply(
+            {"text": "On it."},
+            use("t1", "create_email_draft", EMAIL),
+            use("t2", "propose_meeting", MEETING),
+            stop="tool_use",
+        ),
+    )
+    # When the turn runs
+    results = runtime(model, ports).run_turn(REQUEST)
+    # Then one model call made both cards in one batch, and the answer says what each card holds
+    assert len(model.requests) == 1
+    assert [c.type for c in results.client_actions] == ["show_new_email_draft", "show_meeting_scheduler"]
+    assert ports.directory.reads == 1
+    assert ports.drafts.writes == 1
+    assert results.message == (
+        "I drafted an email to Kinshuok Sharma about the doc and found 3 times for a sync with "
+        "Kinshuok Sharma on Thursday. Nothing is sent or booked until you confirm."
+    )
 
 
 def test_two_tool_uses_in_one_response_give_two_cards_and_one_batch(ports) -> None:
@@ -76,7 +102,7 @@ def test_two_tool_uses_in_one_response_give_two_cards_and_one_batch(ports) -> No
         reply({"text": "Drafted both. "}, {"text": '{"action": "show_new_email_draft", "draftId": "d_1"}'}),
     )
 
-    results = runtime(model, ports).run_turn(REQUEST)
+    results = runtime(model, ports, direct_answers=False).run_turn(REQUEST)
 
     assert [c.type for c in results.client_actions] == ["show_new_email_draft", "show_meeting_scheduler"]
     assert results.message == "Drafted both."
@@ -134,7 +160,7 @@ def test_several_rounds_keep_every_card(ports) -> None:
         reply({"text": "Both done."}),
     )
 
-    results = runtime(model, ports).run_turn(REQUEST)
+    results = runtime(model, ports, direct_answers=False).run_turn(REQUEST)
 
     assert len(results.client_actions) == 2
     assert len(model.requests) == 3
@@ -146,7 +172,7 @@ def test_round_limit_stops_the_loop_and_keeps_the_cards(ports) -> None:
         reply(use("t2", "create_email_draft", EMAIL), stop="tool_use"),
     )
 
-    results = runtime(model, ports, max_rounds=2).run_turn(REQUEST)
+    results = runtime(model, ports, max_rounds=2, direct_answers=False).run_turn(REQUEST)
 
     assert len(model.requests) == 2
     assert len(results.client_actions) == 1  # the same draft twice is one card
@@ -257,7 +283,7 @@ def test_the_conversation_so_far_comes_before_the_new_message_and_is_not_mutated
         reply({"text": "Proposed."}),
     )
 
-    results = runtime(model, ports).run_turn(
+    results = runtime(model, ports, direct_answers=False).run_turn(
         replace(REQUEST, message="also schedule a sync", history=history)
     )
 

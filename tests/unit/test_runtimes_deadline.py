@@ -24,6 +24,9 @@ from tests.unit.test_runtimes_converse import (
 )
 from tests.unit.test_runtimes_converse import runtime as converse_runtime
 
+# A call the tool refuses: the model reads its error, so the turn needs a further model call.
+PAST = use("t9", "propose_meeting", {"attendees": ["Kinshuok"], "title": "Sync", "when": "yesterday"})
+
 
 def soon() -> float:
     """A deadline too close for another model call, but not yet passed."""
@@ -31,9 +34,14 @@ def soon() -> float:
 
 
 def test_converse_keeps_the_cards_and_skips_the_model_call_it_cannot_finish(ports) -> None:  # noqa: F811
-    # Given a model that asks for two tools, and a deadline that leaves no time for a second call
+    # Given a model that asks for two tools and one refused call, and no time left for a second call
     model = ScriptedModel(
-        reply(use("t1", "create_email_draft", EMAIL), use("t2", "propose_meeting", MEETING), stop="tool_use"),
+        reply(
+            use("t1", "create_email_draft", EMAIL),
+            use("t2", "propose_meeting", MEETING),
+            PAST,
+            stop="tool_use",
+        ),
         reply({"text": "never asked"}),
     )
 
@@ -48,7 +56,7 @@ def test_converse_keeps_the_cards_and_skips_the_model_call_it_cannot_finish(port
 
 def test_converse_with_time_left_finishes_the_turn(ports) -> None:  # noqa: F811
     model = ScriptedModel(
-        reply(use("t1", "create_email_draft", EMAIL), stop="tool_use"),
+        reply(use("t1", "create_email_draft", EMAIL), PAST, stop="tool_use"),
         reply({"text": "Drafted."}),
     )
     later = time.monotonic() + MODEL_CALL_RESERVE_SECONDS * 3

@@ -52,11 +52,20 @@ Fingerprint = tuple[Hashable, ...]
 
 @dataclass(frozen=True, slots=True)
 class CardSpec(Generic[C]):
-    """A tool's card: its model, and how to recognise and caption one."""
+    """A tool's card: its model, and how to recognise, caption and speak of one.
+
+    ``said``: what the assistant did, as a clause after "I" ("drafted an email to
+    Kinshuok Sharma about the doc"), for the turn's answer when the cards say it all
+    (:mod:`multitool.summary`); None when this card needs the model's own words.
+    ``held``: what a confirm does, as the answer's last sentence says it ("Nothing is
+    sent until you confirm.").
+    """
 
     model: type[C]
     fingerprint: Callable[[C], Fingerprint]
     caption: Callable[[C], str]
+    said: Callable[[C], str | None] | None = None
+    held: str = "sent"
 
 
 # --------------------------------------------------------------------------- fingerprint parts
@@ -114,3 +123,34 @@ _MONTHS: Final = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep",
 def day_words(moment: datetime) -> str:
     """'Thu 3 Dec'."""
     return f"{_WEEKDAYS[moment.weekday()]} {moment.day} {_MONTHS[moment.month - 1]}"
+
+
+# --------------------------------------------------------------------------- what the assistant says
+
+# A day or time the user gave that reads on its own after a noun ("a sync tomorrow at 3pm");
+# anything else takes "on" ("a sync on Thursday").
+_FREE_STANDING: Final = frozenset(
+    {"today", "tomorrow", "tonight", "next", "this", "in", "at", "on", "by", "before", "after", "later"}
+)
+
+
+def when_words(requested: str) -> str:
+    """'on Thursday', 'tomorrow at 3pm', 'next Tuesday': the user's words, as a phrase after a noun."""
+    text = " ".join(requested.split())
+    first = text.split(" ", 1)[0].casefold() if text else ""
+    return text if first in _FREE_STANDING else f"on {text}"
+
+
+def a_thing(title: str, fallback: str = "meeting") -> str:
+    """'a sync' for "Sync", 'an onboarding' for "Onboarding", 'a Q3 review' for "Q3 review"."""
+    text = " ".join(title.split()) or fallback
+    first = text.split(" ", 1)[0]
+    if first[:1].isupper() and first[1:].islower():  # a capitalised common word, not "Q3" or "API"
+        text = text[:1].lower() + text[1:]
+    article = "an" if text[:1].casefold() in "aeiou" else "a"
+    return f"{article} {text}"
+
+
+def quoted(text: str) -> str:
+    """The text in double quotes, on one line."""
+    return f'"{" ".join(text.split())}"'

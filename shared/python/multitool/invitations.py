@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from zoneinfo import ZoneInfo
 
-from icalendar import Calendar, Event, vCalAddress
-
 PRODID = "-//multitool//meeting invitation//EN"
 
 
@@ -41,6 +39,10 @@ class Invitation:
 
 def build_invitation(invitation: Invitation, *, stamp: datetime | None = None) -> bytes:
     """The ``text/calendar; method=REQUEST`` body for ``invitation``."""
+    # Only a confirmed meeting is rendered, in the review function: the action groups and the
+    # orchestrator import this module through the meeting tool and never pay for icalendar.
+    from icalendar import Calendar, Event, vCalAddress
+
     if invitation.start.tzinfo is None or invitation.end.tzinfo is None:
         raise ValueError("Invitation start and end must be time-zone aware")
     if invitation.end <= invitation.start:

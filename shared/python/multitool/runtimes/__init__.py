@@ -28,6 +28,7 @@ from multitool.runtimes.base import (
     TurnError,
     TurnRequest,
 )
+from multitool.runtimes.carryover import DynamoCarryOver, MemoryCarryOver
 from multitool.runtimes.converse import ConverseRuntime
 from multitool.runtimes.offline import OfflineModel
 from multitool.runtimes.offline_harness import OFFLINE_HARNESS_ARN, OfflineHarness
@@ -124,6 +125,7 @@ def build_runtime(settings: ChatSettings, clients: AwsClients, flows: FlowFactor
             flows,
             max_rounds=rounds,
             max_tokens=settings.max_output_tokens,
+            carry=DynamoCarryOver(settings.sessions_table_name, clients.dynamodb),
         )
     if settings.runtime is ModelBackend.AGENT:
         if not settings.agent_id or not settings.agent_alias_id:
@@ -157,4 +159,5 @@ def build_runtime(settings: ChatSettings, clients: AwsClients, flows: FlowFactor
         flows,
         max_rounds=rounds,
         service="offline harness",
+        carry=MemoryCarryOver(),
     )

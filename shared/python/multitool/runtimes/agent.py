@@ -7,6 +7,13 @@ the product flow as ONE batch, and go back under the same ``invocationId`` as
 one ``returnControlInvocationResults`` entry per input; the agent then
 continues, for at most ``max_rounds`` InvokeAgent calls. The results sent back
 are recorded as trace events, so the trace extractor sees every payload.
+
+Results are sent back even when every call made a draft and the product step
+routes ``direct``: Bedrock continues the orchestration (a model call) whenever
+``returnControlInvocationResults`` arrive and ignores ``inputText`` beside them,
+and the agent keeps the session's memory itself. A turn that did not send them
+would leave that memory without the drafts; sending them on the next turn would
+only move the model call there. So this runtime answers with the agent's words.
 """
 
 from __future__ import annotations

@@ -61,6 +61,7 @@ from multitool.runtimes.base import (
     results_so_far,
     streamed_text,
 )
+from multitool.runtimes.carryover import CarryFailed, CarryOver
 from multitool.runtimes.converse import CUT_SHORT, MAX_TOKENS, ROUNDS_EXHAUSTED, tool_specs_from_registry
 from multitool.runtimes.harness_gateway import GatewayResult, allowed_tools, record_gateway_results
 from multitool.tools import REGISTRY
@@ -380,6 +381,10 @@ def _tool_result_block(result: ToolResult) -> dict[str, Any]:
     }
 
 
+def _text(role: str, text: str) -> dict[str, Any]:
+    return {"role": role, "content": [{"text": text}]}
+
+
 def _assistant_message(reply: HarnessReply) -> dict[str, Any]:
     """The paused response as the resume sends it back: its text and one toolUse per answered call."""
     content: list[dict[str, Any]] = [{"text": reply.text}] if reply.text else []
@@ -413,7 +418,10 @@ class AgentCoreRuntime:
         qualifier: str | None = None,
         service: str = SERVICE,
         claims: DraftClaims | None = None,
+        carry: CarryOver | None = None,
     ) -> None:
+        """``carry``: where a turn answered from its cards leaves its paused step for the next
+        turn (:mod:`multitool.runtimes.carryover`); without one, every turn resumes on the model."""
         self.client = client
         self.harness_arn = harness_arn
         self.flows = flows
@@ -423,12 +431,17 @@ class AgentCoreRuntime:
         self.qualifier = qualifier
         self.service = service
         self.claims = claims
+        self.carry = carry
 
     def run_turn(self, request: TurnRequest) -> ToolResults:
         flow: Flow | None = None
         recorder = TraceRecorder(request.session_id)
         base = self._base_request(request)
-        messages: list[dict[str, Any]] = [{"role": "user", "content": [{"text": request.message}]}]
+        carried = self.carry.take(request.user_id, request.session_id) if self.carry is not None else []
+        messages: list[dict[str, Any]] = [
+            *carried,
+            {"role": "user", "content": [{"text": request.message}]},
+        ]
         for round_number in range(self.max_rounds):
             trace_id = f"harness-{round_number}"
             if round_number and not request.has_time_for_model_call():
@@ -436,24 +449,42 @@ class AgentCoreRuntime:
             try:
                 reply = self._invoke(base, messages, request)
             except TurnError as error:
+                if carried:  # the harness never read it: the next turn carries it again
+                    self._keep(request, carried)
                 return results_so_far(recorder.events, error)
             record_gateway_results(reply.gateway, self.claims, request.user_id, recorder, trace_id)
+            carried = []
             stop = reply.stop_reason
             if stop == "tool_use" and reply.uses:
                 flow = flow or self.flows(request)
                 results, direct = self._run_tools(flow, reply.uses, recorder, trace_id)
-                if direct is not None:  # a route answered the user: no further model call this turn
-                    recorder.final(trace_id, direct)
-                    return extract_tool_results(recorder.events)
-                messages = [
+                step = [
                     _assistant_message(reply),
                     {"role": "user", "content": [_tool_result_block(r) for r in results]},
                 ]
+                # A route answered the user: no further model call this turn; the step goes to the next.
+                if direct is not None and self._keep(request, [*step, _text("assistant", direct)]):
+                    recorder.final(trace_id, direct)
+                    return extract_tool_results(recorder.events)
+                messages = step
                 continue
             return self._finish(reply, recorder, trace_id, round_number)
         logger.warning("Harness turn stopped at the round limit", extra={"max_rounds": self.max_rounds})
         recorder.final(f"harness-{self.max_rounds}", ROUNDS_EXHAUSTED)
         return extract_tool_results(recorder.events)
+
+    def _keep(self, request: TurnRequest, step: list[dict[str, Any]]) -> bool:
+        """Carry ``step`` into the session's next turn; False (the model resumes now) if it cannot be."""
+        if self.carry is None:
+            return False
+        try:
+            self.carry.keep(request.user_id, request.session_id, step)
+        except CarryFailed as error:
+            logger.warning(
+                "Harness step not carried; resuming on the model", extra={"reason": str(error)[:120]}
+            )
+            return False
+        return True
 
     def _base_request(self, request: TurnRequest) -> dict[str, Any]:
         params: dict[str, Any] = {
@@ -545,7 +576,8 @@ class AgentCoreRuntime:
         if calls:
             turn = flow.dispatch(calls)
             results.update({result.call_id: result for result in turn.results})
-            direct = turn.direct
+            # A call refused before dispatch is an error the model must read: no direct answer then.
+            direct = turn.direct if len(calls) == len(uses) else None
         ordered = [
             results.get(use.tool_use_id) or _error_result(use.tool_use_id, "The call was not answered.")
             for use in uses

@@ -7,7 +7,11 @@ OpenAPI documents (operationId -> tool name, request body schema -> input
 schema). Each model
 response's ``toolUse`` blocks go through the product flow as one batch; one
 ``toolResult`` per ``toolUseId`` goes back, and the loop continues until the
-model ends its turn or ``max_rounds`` model calls have been made. Every call
+model ends its turn or ``max_rounds`` model calls have been made, or at once when
+every call of a response made a draft: the product step's ``direct`` route answers
+with a message composed from the cards (:mod:`multitool.summary`), and the model is
+called again only after a failed or refused call or a card the user must clarify. The
+session's stored history gets that message as the reply, as it would the model's. Every call
 and result is recorded as an InvokeAgent-shaped trace event, so the trace
 extractor turns them into cards exactly as it does for the Bedrock agent.
 """
@@ -229,6 +233,7 @@ class ConverseRuntime:
             results, direct = self._run_tools(flow, uses, recorder, trace_id)
             messages.append({"role": "user", "content": [_tool_result_block(r) for r in results]})
             if direct is not None:  # a route answered the user: no further model call this turn
+                messages.append({"role": "assistant", "content": [{"text": direct}]})
                 recorder.final(trace_id, direct)
                 return extract_tool_results(recorder.events)
         logger.warning("Converse turn stopped at the round limit", extra={"max_rounds": self.max_rounds})
@@ -279,7 +284,8 @@ class ConverseRuntime:
         if calls:
             turn = flow.dispatch(calls)
             results.update({result.call_id: result for result in turn.results})
-            direct = turn.direct
+            # A call refused before dispatch is an error the model must read: no direct answer then.
+            direct = turn.direct if len(calls) == len(uses) else None
         ordered = [results[call_id] for call_id in order]
         for result in ordered:
             recorder.result(trace_id, result_text(result))

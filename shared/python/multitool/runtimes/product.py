@@ -6,24 +6,36 @@ all calls of a model response, whatever their mix, run as ONE batch through
 one draft write however many calls there are. Each call's payload (or
 ``{"error": …}`` body) comes back as that call's result. A new tool needs no
 change here.
+
+When every call of the response made a draft and the turn's cards say it all
+(:func:`multitool.summary.composed_message`), the route is :func:`direct`: the
+runtime answers the user with that message and calls the model no further this
+turn. A failed or refused call, or a card the user must clarify, keeps the turn
+on the model (:func:`stay`), which reads the results and writes the answer.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
+from multitool.cards import Card
 from multitool.client_actions import ClientActionError, caption, card_from_payload
-from multitool.flow import Flow, Route, Step, ToolCall, batch, stay
+from multitool.flow import Flow, Route, Step, ToolCall, batch, direct, stay
 from multitool.observability import logger
 from multitool.runtimes.base import FlowFactory, TurnProgress, TurnRequest
+from multitool.summary import composed_message
 from multitool.tools import REGISTRY, ToolConfig, ToolContext, ToolPorts, run_calls
 
 TOOL_NAMES: tuple[str, ...] = tuple(sorted(REGISTRY))
 
 
 class ProductStep(Step):
-    """The one step of a chat turn: every tool, batched."""
+    """The one step of a chat turn: every tool, batched.
+
+    ``direct_answers=False`` keeps every turn on the model after its tool results (the
+    behaviour before direct answers, kept measurable for the benchmark).
+    """
 
     id = "product"
 
@@ -33,34 +45,51 @@ class ProductStep(Step):
         ports: ToolPorts,
         config: ToolConfig | None = None,
         progress: TurnProgress | None = None,
+        *,
+        direct_answers: bool = True,
     ) -> None:
         self.ctx = ctx
         self.ports = ports
         self.config = config or ToolConfig()
         self.progress = progress
+        self.direct_answers = direct_answers
+        self.cards: list[Card] = []
+        """Every card this turn made so far (the flow, and so this step, lives for one turn)."""
 
     @batch(TOOL_NAMES)
     def run_batch(self, calls: Sequence[ToolCall]) -> Route:
         """Run every call in one :func:`run_calls`; each call's body is its result."""
         outcomes = run_calls([(call.name, call.args) for call in calls], self.ctx, self.ports, self.config)
         bodies = {call.id: outcome.body for call, outcome in zip(calls, outcomes, strict=True)}
-        if self.progress is not None:
-            _report_cards(self.progress, bodies.values())
-        return stay().with_results(bodies)
+        drafted = True
+        for outcome in outcomes:
+            card = _card(outcome.payload) if outcome.ok else None
+            if card is None:
+                drafted = False
+                continue
+            self.cards.append(card)
+            if self.progress is not None:
+                _report_card(self.progress, card)
+        answer = composed_message(self.cards) if drafted and self.direct_answers else None
+        route = direct(answer) if answer is not None else stay()
+        return route.with_results(bodies)
 
 
-def _report_cards(progress: TurnProgress, bodies: Iterable[object]) -> None:
-    """Each draft the batch made, as its card, before the model's next step (a failed report skips it)."""
-    for body in bodies:
-        if not isinstance(body, Mapping) or not isinstance(body.get("action"), str):
-            continue
-        try:
-            card = card_from_payload(body)
-            progress.card(card, caption(card))
-        except ClientActionError:
-            continue  # the turn's answer names this failure
-        except Exception as error:  # progress is a courtesy: the turn goes on
-            logger.warning("Card progress not reported", extra={"error_type": type(error).__name__})
+def _card(payload: object) -> Card | None:
+    if not isinstance(payload, dict):
+        return None
+    try:
+        return card_from_payload(payload)
+    except ClientActionError:
+        return None  # the turn's answer names this failure
+
+
+def _report_card(progress: TurnProgress, card: Card) -> None:
+    """A draft the batch made, as its card, before the model's next step (a failed report skips it)."""
+    try:
+        progress.card(card, caption(card))
+    except Exception as error:  # progress is a courtesy: the turn goes on
+        logger.warning("Card progress not reported", extra={"error_type": type(error).__name__})
 
 
 def product_flow(
@@ -68,12 +97,17 @@ def product_flow(
     ports: ToolPorts,
     config: ToolConfig | None = None,
     progress: TurnProgress | None = None,
+    *,
+    direct_answers: bool = True,
 ) -> Flow:
     """A flow on the product step for one turn."""
-    return Flow(steps=[ProductStep(ctx, ports, config, progress)], start=ProductStep)
+    step = ProductStep(ctx, ports, config, progress, direct_answers=direct_answers)
+    return Flow(steps=[step], start=ProductStep)
 
 
-def product_flows(ports: ToolPorts, config: ToolConfig | None = None) -> FlowFactory:
+def product_flows(
+    ports: ToolPorts, config: ToolConfig | None = None, *, direct_answers: bool = True
+) -> FlowFactory:
     """The flow factory runtimes call once per turn: the turn's context on the product step."""
 
     def build(request: TurnRequest) -> Flow:
@@ -84,6 +118,6 @@ def product_flows(ports: ToolPorts, config: ToolConfig | None = None) -> FlowFac
             timezone=request.timezone,
             requester_email=request.user_email,
         )
-        return product_flow(ctx, ports, config, request.progress)
+        return product_flow(ctx, ports, config, request.progress, direct_answers=direct_answers)
 
     return build

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints
 
-from multitool.cards import TYPE_ALIAS, Card, CardSpec, Fingerprint, names_of, people_key
+from multitool.cards import TYPE_ALIAS, Card, CardSpec, Fingerprint, names_of, people_key, quoted
 from multitool.cards import unresolved_notes as unresolved_words
 from multitool.people import NameResolution
 from multitool.ports.mail import Mail
@@ -121,6 +121,16 @@ def email_caption(card: EmailDraftCard) -> str:
     return f"Draft email to {names_of(card.to)}: {subject}{notes}"
 
 
+def email_said(card: EmailDraftCard) -> str:
+    """'drafted an email to Kinshuok Sharma about the doc' (or 'with the subject "Launch"')."""
+    subject = " ".join(card.subject.split())
+    if subject[:6].casefold() == "about " and len(subject) > 6:
+        topic = f"about {subject[6:]}"
+    else:
+        topic = f"with the subject {quoted(subject)}" if subject else "without a subject"
+    return f"drafted an email to {names_of(card.to)} {topic}"
+
+
 # -- the confirm: the fields as the user edited them, the mail sent ---------------
 
 # Edited text follows the same policy as the arguments (multitool.text): cleaned, then measured,
@@ -181,7 +191,7 @@ SPEC = ToolSpec(
     payload_model=EmailDraftPayload,
     action=ACTION,
     prepare=prepare,
-    card=CardSpec(EmailDraftCard, email_fingerprint, email_caption),
+    card=CardSpec(EmailDraftCard, email_fingerprint, email_caption, said=email_said, held="sent"),
     review=ActionReview(EmailEdits, EmailContent, email_content, send_email),
     group_description="Drafts an email for the user to review; never sends.",
     nouns=("an email draft", "email drafts"),

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints, field_validator
 
-from multitool.cards import TYPE_ALIAS, Card, CardSpec, Fingerprint, unresolved_notes
+from multitool.cards import TYPE_ALIAS, Card, CardSpec, Fingerprint, names_of, quoted, unresolved_notes
 from multitool.people import NameResolution, Resolution
 from multitool.ports.jira import CreatedIssue, IssueRequest
 from multitool.review.base import (
@@ -157,6 +157,14 @@ def jira_caption(card: JiraTicketDraftCard) -> str:
     return f"Jira {card.issue_type} in {card.project}: {card.summary}{unresolved_notes((card.assignee,))}"
 
 
+def jira_said(card: JiraTicketDraftCard) -> str:
+    """'drafted a WEB bug "Login crash"' (' for Priya Patel' with an assignee)."""
+    kind = card.issue_type.casefold() if card.issue_type[1:].islower() else card.issue_type
+    article = "an" if card.project[:1].casefold() in "aeiou" else "a"
+    assignee = f" for {names_of((card.assignee,))}" if card.assignee is not None else ""
+    return f"drafted {article} {card.project} {kind} {quoted(card.summary)}{assignee}"
+
+
 # -- the confirm: the fields as the user edited them, the issue created ----------
 
 # Edited text follows the policy of multitool.text (constraints first: the cleaning after them runs first).
@@ -253,7 +261,7 @@ SPEC = ToolSpec(
     payload_model=JiraTicketPayload,
     action=ACTION,
     prepare=prepare,
-    card=CardSpec(JiraTicketDraftCard, jira_fingerprint, jira_caption),
+    card=CardSpec(JiraTicketDraftCard, jira_fingerprint, jira_caption, said=jira_said, held="created"),
     review=ActionReview(JiraEdits, JiraContent, jira_content, create_issue, jira_configured),
     group_description="Drafts a Jira ticket for the user to review; never creates it.",
     nouns=("a Jira ticket draft", "Jira ticket drafts"),

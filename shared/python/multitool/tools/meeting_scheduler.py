@@ -20,11 +20,13 @@ from multitool.cards import (
     Card,
     CardSpec,
     Fingerprint,
+    a_thing,
     day_words,
     names_of,
     norm,
     people_key,
     unresolved_notes,
+    when_words,
 )
 from multitool.invitations import Invitation, Participant, build_invitation
 from multitool.observability import error_fields, logger
@@ -217,6 +219,16 @@ def meeting_caption(card: MeetingSchedulerCard) -> str:
                 break
         when = f"{count} proposed {noun} {joiner} {day_words(first)}"
     return f"Meeting '{title}' with {names_of(card.attendees)}: {when}{unresolved_notes(card.attendees)}"
+
+
+def meeting_said(card: MeetingSchedulerCard) -> str | None:
+    """'found 3 times for a sync with Kinshuok Sharma on Thursday'; None without a slot to offer."""
+    slots = card.slots
+    if not slots:
+        return None
+    times = "a time" if len(slots) == 1 else f"{len(slots)} times"
+    when = when_words(card.requested) if card.requested else f"on {day_words(slots[0].start)}"
+    return f"found {times} for {a_thing(card.title)} with {names_of(card.attendees)} {when}"
 
 
 # -- the confirm: the slot chosen, the booking, the invitation -------------------
@@ -414,7 +426,9 @@ SPEC = ToolSpec(
     payload_model=MeetingPayload,
     action=ACTION,
     prepare=prepare,
-    card=CardSpec(MeetingSchedulerCard, meeting_fingerprint, meeting_caption),
+    card=CardSpec(
+        MeetingSchedulerCard, meeting_fingerprint, meeting_caption, said=meeting_said, held="booked"
+    ),
     review=ActionReview(MeetingEdits, MeetingContent, meeting_content, book_and_invite, meeting_not_started),
     group_description="Proposes meeting slots for the user to review; never books.",
     nouns=("a meeting proposal", "meeting proposals"),
