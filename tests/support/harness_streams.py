@@ -147,7 +147,7 @@ def response(*parts: Any, stop: str | None = "end_turn", usage: bool = True) -> 
     return events
 
 
-def calls(*uses: tuple[str, str, Any], pieces: int = 1, lead: str | None = "On it.") -> list[Any]:
+def calls(*uses: tuple[str, str, Any], pieces: int = 1, lead: str | None = None) -> list[Any]:
     """A response that pauses on the given inline calls (after an optional lead text)."""
     parts: list[Any] = [text(0, lead)] if lead else []
     offset = len(parts)

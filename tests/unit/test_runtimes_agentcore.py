@@ -158,7 +158,7 @@ def test_the_request_carries_the_prompt_contract_the_user_and_only_the_inline_to
     ids=["one", "two", "five"],
 )
 def test_every_inline_call_of_one_response_runs_as_one_batch_and_is_answered_once(ports, uses, cards) -> None:
-    client = h.ScriptedHarness(h.calls(*uses, pieces=3), h.answer("Prepared ", "them all."))
+    client = h.ScriptedHarness(h.calls(*uses, pieces=3, lead="On it."), h.answer("Prepared ", "them all."))
 
     results = runtime(client, ports).run_turn(REQUEST)
 
@@ -584,7 +584,12 @@ def test_the_offline_harness_streams_only_events_the_service_model_allows_in_sev
         harness.invoke_harness(
             **base,
             messages=[
-                {"role": "user", "content": [{"text": "Email Kinshuok about the doc and book a sync Friday"}]}
+                {
+                    "role": "user",
+                    "content": [
+                        {"text": "Email Kinshuok about the doc, book a sync Friday and water the plants"}
+                    ],
+                }
             ],
         )["stream"]
     )

@@ -69,10 +69,11 @@ def runtime(
 
 
 def test_a_response_whose_calls_all_made_drafts_is_answered_from_the_cards_in_one_model_call(ports) -> None:
-    # Given a model that answers the combined request with an email and a meeting call
+    # Given a model that answers the combined request with an email and a meeting call, and says
+    # beside them what it could not do
     model = ScriptedModel(
         reply(
-            {"text": "On it."},
+            {"text": "I did not understand 'water the plants'."},
             use("t1", "create_email_draft", EMAIL),
             use("t2", "propose_meeting", MEETING),
             stop="tool_use",
@@ -85,9 +86,11 @@ def test_a_response_whose_calls_all_made_drafts_is_answered_from_the_cards_in_on
     assert [c.type for c in results.client_actions] == ["show_new_email_draft", "show_meeting_scheduler"]
     assert ports.directory.reads == 1
     assert ports.drafts.writes == 1
+    # and what the model wrote beside the calls follows, never dropped
     assert results.message == (
         "I drafted an email to Kinshuok Sharma about the doc and found 3 times for a sync with "
         "Kinshuok Sharma on Thursday. Nothing is sent or booked until you confirm."
+        "\n\nI did not understand 'water the plants'."
     )
 
 

@@ -143,7 +143,8 @@ def test_the_next_converse_turn_reads_valid_history_with_the_answer_the_user_saw
     assert alternating(request["messages"])
     earlier = request["messages"][1]["content"][0]["text"]
     assert earlier.startswith(COMPOSED)
-    assert f"[cards: {first.client_actions[0].id} Draft email to Kinshuok Sharma: About the doc" in earlier
+    email_id = first.client_actions[0].id
+    assert f"[cards: {email_id} create_email_draft: Draft email to Kinshuok Sharma" in earlier
 
 
 # --------------------------------------------------------------------------- the harness

@@ -22,7 +22,9 @@ RAW_NAMES = (
 )
 NO_JSON = (
     "Do not write tool results as JSON in your reply: the user sees each result as a card. "
-    "Reply with one or two short sentences saying what you prepared."
+    "Reply with one or two short sentences saying what you prepared. "
+    "Beside tool calls, write only what the user must read (a question, a part you cannot do): "
+    "it is shown after the cards' own summary."
 )
 REVISE = (
     "To change a card already made ('make it 45 minutes', 'add Priya', 'move it to Friday'), call the "

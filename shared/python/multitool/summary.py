@@ -3,7 +3,7 @@
 When every call of a model response made a draft, a second model call would only write a
 sentence the cards already hold. :func:`composed_message` writes it instead, one clause per
 card from the tool's own words (its :class:`multitool.cards.CardSpec` ``said`` hook) and one
-closing sentence from what a confirm does::
+closing sentence from what a confirm does (a revision also says it replaces the earlier card)::
 
     I drafted an email to Kinshuok Sharma about the doc and found 3 times for a sync with
     Kinshuok Sharma on Thursday. Nothing is sent or booked until you confirm.
@@ -73,7 +73,15 @@ def composed_message(cards: Sequence[Card]) -> str | None:
             held.append(spec.card.held)
     if not clauses:
         return None
-    return f"I {listed(_folded(clauses))}. Nothing is {listed(held, 'or')} until you confirm."
+    answer = f"I {listed(_folded(clauses))}."
+    revised = sum(1 for card in cards if getattr(card, "revises", None))
+    if revised:
+        answer += (
+            " The new card replaces the earlier card."
+            if revised == 1
+            else " Each revised card replaces the earlier card it revises."
+        )
+    return f"{answer} Nothing is {listed(held, 'or')} until you confirm."
 
 
 def _folded(clauses: Sequence[str]) -> list[str]:
@@ -85,3 +93,13 @@ def _folded(clauses: Sequence[str]) -> list[str]:
         folded.append(rest if first == verb and rest else clause)
         verb = first
     return folded
+
+
+def with_words_beside(answer: str, beside: str) -> str:
+    """The composed answer, then what the model wrote beside its calls (a question, what it cannot do).
+
+    The prompt contract asks the model to write beside tool calls only what the user must read, so
+    a direct answer keeps it rather than dropping a question the cards cannot ask.
+    """
+    words = beside.strip()
+    return f"{answer}\n\n{words}" if words else answer

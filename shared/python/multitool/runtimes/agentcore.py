@@ -64,6 +64,7 @@ from multitool.runtimes.base import (
 from multitool.runtimes.carryover import CarryFailed, CarryOver
 from multitool.runtimes.converse import CUT_SHORT, MAX_TOKENS, ROUNDS_EXHAUSTED, tool_specs_from_registry
 from multitool.runtimes.harness_gateway import GatewayResult, allowed_tools, record_gateway_results
+from multitool.summary import with_words_beside
 from multitool.tools import REGISTRY
 from multitool.traces import ToolResults, extract_tool_results
 
@@ -463,8 +464,9 @@ class AgentCoreRuntime:
                     {"role": "user", "content": [_tool_result_block(r) for r in results]},
                 ]
                 # A route answered the user: no further model call this turn; the step goes to the next.
-                if direct is not None and self._keep(request, [*step, _text("assistant", direct)]):
-                    recorder.final(trace_id, direct)
+                answer = with_words_beside(direct, reply.text) if direct is not None else None
+                if answer is not None and self._keep(request, [*step, _text("assistant", answer)]):
+                    recorder.final(trace_id, answer)
                     return extract_tool_results(recorder.events)
                 messages = step
                 continue

@@ -41,6 +41,7 @@ from multitool.runtimes.base import (
     result_text,
     results_so_far,
 )
+from multitool.summary import with_words_beside
 from multitool.tools import REGISTRY
 from multitool.traces import ToolResults, extract_tool_results
 
@@ -233,8 +234,9 @@ class ConverseRuntime:
             results, direct = self._run_tools(flow, uses, recorder, trace_id)
             messages.append({"role": "user", "content": [_tool_result_block(r) for r in results]})
             if direct is not None:  # a route answered the user: no further model call this turn
-                messages.append({"role": "assistant", "content": [{"text": direct}]})
-                recorder.final(trace_id, direct)
+                answer = with_words_beside(direct, text)
+                messages.append({"role": "assistant", "content": [{"text": answer}]})
+                recorder.final(trace_id, answer)
                 return extract_tool_results(recorder.events)
         logger.warning("Converse turn stopped at the round limit", extra={"max_rounds": self.max_rounds})
         recorder.final(f"converse-{self.max_rounds}", ROUNDS_EXHAUSTED)

@@ -94,6 +94,21 @@ def _converse_message(message: Mapping[str, Any]) -> dict[str, Any]:
     return {"role": message["role"], "content": [block for block in blocks if block is not None]}
 
 
+def _without_resumed_step(sent: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``sent`` without the paused step it resumes: a trailing assistant ``toolUse`` message and
+    the ``toolResult`` message answering it."""
+    kept = list(sent)
+
+    def has(message: Mapping[str, Any], kind: str) -> bool:
+        return any(kind in block for block in message["content"])
+
+    if kept and kept[-1]["role"] == "user" and has(kept[-1], "toolResult"):
+        kept.pop()
+        if kept and kept[-1]["role"] == "assistant" and has(kept[-1], "toolUse"):
+            kept.pop()
+    return kept
+
+
 def _tool_config(tools: Sequence[Mapping[str, Any]], allowed: Sequence[str] | None) -> dict[str, Any]:
     specs = []
     for tool in tools:
@@ -164,10 +179,9 @@ class OfflineHarness:
         answer = self.model.converse(**request)
         message = answer["output"]["message"]
         stop_reason = answer["stopReason"]
-        # The completed conversation is kept; a step paused on inline tools is not (the resume resends it).
-        kept = [m for m in sent if not any("toolResult" in b or "toolUse" in b for b in m["content"])]
-        if stop_reason != "tool_use":
-            kept = [*sent, message]
+        # The completed conversation is kept; a step paused on inline tools is not (the resume resends
+        # it). A step carried from an earlier turn, before the new user message, is completed: kept.
+        kept = [*sent, message] if stop_reason != "tool_use" else _without_resumed_step(sent)
         with self._lock:
             self._conversations.setdefault(session, []).extend(kept)
         return {

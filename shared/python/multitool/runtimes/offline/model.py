@@ -163,8 +163,8 @@ class OfflineModel:
                     f"I did not understand '{g.tidy(text)}' as an email, a meeting or a ticket. {HELP_TEXT}"
                 )
             return _response([{"text": answer}], "end_turn", len(text.split()))
-        lead = "I'll revise that card." if all(i.revises for i in calls) else "I'll prepare those for you."
-        content: list[dict[str, Any]] = [{"text": f"{lead} {asks}".strip()}]
+        # Beside the calls, only what the user must read (the prompt contract's rule): the cards say the rest.
+        content: list[dict[str, Any]] = [{"text": asks}] if asks else []
         content += [
             {"toolUse": {"toolUseId": _tool_use_id(text, index), "name": intent.tool, "input": intent.args}}
             for index, intent in enumerate(calls)
