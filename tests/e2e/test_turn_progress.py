@@ -17,13 +17,16 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, Request, expect, sync_playwright
 
-from tests.e2e.test_chat_page import CHROMIUM_ARGS, COMBINED, EMAIL_CARD, MEETING_CARD, settle_names
+from tests.e2e.test_chat_page import CHROMIUM_ARGS, EMAIL_CARD, MEETING_CARD, settle_names
 from tests.e2e.test_sign_in import sign_in
 from tests.support.local_server import local_server
 
 pytestmark = pytest.mark.e2e
 
 DELAY = 2.5
+# "Alex" names two people, so the cards alone cannot answer: the model is asked again (after DELAY),
+# and the cards are on the page while it writes the reply.
+COMBINED = "Email Alex about the doc and schedule a sync with Kinshuok on Thursday"
 RECORDER = """
 (() => {
   window.__turnLog = [];
