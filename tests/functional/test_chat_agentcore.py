@@ -9,7 +9,7 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 from multitool.api.chat_app import aws_chat_service
-from multitool.local.embedded import LocalSetupError, RuntimeChoice, function_env, load_seed
+from multitool.local.embedded import BackendChoice, LocalSetupError, function_env, load_seed
 from multitool.people import Person
 from multitool.runtimes import AwsClients, OfflineHarness, OfflineModel
 from multitool.runtimes.agentcore import runtime_session_id
@@ -221,10 +221,10 @@ def test_a_follow_up_through_the_offline_harness_refers_to_the_earlier_ticket(en
 
 
 def test_the_local_default_is_the_offline_harness_and_a_harness_arn_selects_agentcore() -> None:
-    assert RuntimeChoice.from_options().runtime is ModelBackend.OFFLINE
-    assert not RuntimeChoice.from_options().uses_aws
-    assert not RuntimeChoice.from_options(runtime="offline-converse").uses_aws
-    chosen = RuntimeChoice.from_options(harness_arn=h.HARNESS_ARN)
+    assert BackendChoice.from_options().runtime is ModelBackend.OFFLINE
+    assert not BackendChoice.from_options().uses_aws
+    assert not BackendChoice.from_options(runtime="offline-converse").uses_aws
+    chosen = BackendChoice.from_options(harness_arn=h.HARNESS_ARN)
     assert chosen.runtime is ModelBackend.AGENTCORE
     assert chosen.uses_aws
     env = function_env(
@@ -240,4 +240,4 @@ def test_the_local_default_is_the_offline_harness_and_a_harness_arn_selects_agen
 
 def test_agentcore_locally_needs_a_harness_arn() -> None:
     with pytest.raises(LocalSetupError, match="harness ARN"):
-        RuntimeChoice.from_options(runtime="agentcore")
+        BackendChoice.from_options(runtime="agentcore")

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from multitool.local.embedded import (
     LOCAL_SERVICES,
+    BackendChoice,
     LocalSetupError,
-    RuntimeChoice,
     function_env,
     load_seed,
 )
@@ -67,7 +67,7 @@ def no_credentials_env(tmp_path: Path) -> dict[str, str]:
     ],
 )
 def test_the_runtime_follows_the_flags(options: dict[str, str], expected: ModelBackend) -> None:
-    assert RuntimeChoice.from_options(**options).runtime is expected
+    assert BackendChoice.from_options(**options).runtime is expected
 
 
 @pytest.mark.parametrize(
@@ -82,12 +82,12 @@ def test_the_runtime_follows_the_flags(options: dict[str, str], expected: ModelB
 )
 def test_incomplete_runtime_flags_are_refused_with_the_fix(options: dict[str, str], message: str) -> None:
     with pytest.raises(LocalSetupError, match=message):
-        RuntimeChoice.from_options(**options)
+        BackendChoice.from_options(**options)
 
 
 def test_function_env_points_data_services_at_moto_and_leaves_bedrock_alone() -> None:
     seed = load_seed()
-    runtime = RuntimeChoice.from_options(model_id="m1")
+    runtime = BackendChoice.from_options(model_id="m1")
     env = function_env(
         endpoint="http://127.0.0.1:5555",
         tables={
@@ -119,7 +119,7 @@ def test_offline_env_uses_fake_credentials() -> None:
         endpoint="http://127.0.0.1:5555",
         tables={},
         seed=load_seed(),
-        runtime=RuntimeChoice(),
+        runtime=BackendChoice(),
         region="us-east-1",
         jira_secret_arn="arn",
     )
@@ -167,9 +167,9 @@ def test_serve_with_half_an_agent_is_a_usage_error() -> None:
     assert "--agent-id and --alias-id go together" in result.stderr
 
 
-def test_every_runtime_is_a_runtime_choice_and_the_banner_names_it() -> None:
+def test_every_runtime_is_a_backend_choice_and_the_banner_names_it() -> None:
     from multitool.cli import _model_banner
-    from multitool.local.embedded import RuntimeChoice
+    from multitool.local.embedded import BackendChoice
 
     result = run_cli("serve", "--help")
     for runtime in ModelBackend:
@@ -177,14 +177,14 @@ def test_every_runtime_is_a_runtime_choice_and_the_banner_names_it() -> None:
     assert "--harness-arn" in result.stdout
     arn = "arn:aws:bedrock-agentcore:us-east-1:123456789012:harness/Chat-AbCdEf1234"
     for choice in (
-        RuntimeChoice.from_options(),
-        RuntimeChoice.from_options(runtime="offline-converse"),
-        RuntimeChoice.from_options(harness_arn=arn),
-        RuntimeChoice.from_options(model_id="m1"),
-        RuntimeChoice.from_options(agent_id="A", agent_alias_id="B"),
+        BackendChoice.from_options(),
+        BackendChoice.from_options(runtime="offline-converse"),
+        BackendChoice.from_options(harness_arn=arn),
+        BackendChoice.from_options(model_id="m1"),
+        BackendChoice.from_options(agent_id="A", agent_alias_id="B"),
     ):
         assert _model_banner(choice)
-    assert arn in _model_banner(RuntimeChoice.from_options(harness_arn=arn))
+    assert arn in _model_banner(BackendChoice.from_options(harness_arn=arn))
 
 
 def test_a_real_harness_without_credentials_says_so(tmp_path: Path) -> None:

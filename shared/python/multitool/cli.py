@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from multitool.local.embedded import Embedded, RuntimeChoice
+    from multitool.local.embedded import BackendChoice, Embedded
     from multitool.local.gateway import LocalApi
 
 EXIT_OK = 0
@@ -162,10 +162,10 @@ def _add_backend_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _runtime_choice(args: argparse.Namespace) -> RuntimeChoice:
-    from multitool.local.embedded import RuntimeChoice
+def _backend_choice(args: argparse.Namespace) -> BackendChoice:
+    from multitool.local.embedded import BackendChoice
 
-    return RuntimeChoice.from_options(
+    return BackendChoice.from_options(
         runtime=args.runtime,
         agent_id=args.agent_id,
         agent_alias_id=args.alias_id,
@@ -181,7 +181,7 @@ def _local_api(args: argparse.Namespace) -> tuple[Embedded, LocalApi]:
     from multitool.local.server import repo_root
     from multitool.observability import use_console_logs
 
-    running = start_embedded(_runtime_choice(args), region=args.region, log_level=args.log_level)
+    running = start_embedded(_backend_choice(args), region=args.region, log_level=args.log_level)
     use_console_logs()  # a terminal, not CloudWatch: one readable line per record
     functions_dir = args.functions_dir or repo_root() / "functions"
     api = LocalApi(functions_dir, running.seed, outbox=sandbox_outbox_reader(running))
@@ -190,7 +190,7 @@ def _local_api(args: argparse.Namespace) -> tuple[Embedded, LocalApi]:
     return running, api
 
 
-def _model_banner(choice: RuntimeChoice) -> str:
+def _model_banner(choice: BackendChoice) -> str:
     from multitool.settings import ModelBackend
 
     return {

@@ -80,7 +80,7 @@ def load_seed(path: Path | None = None) -> Seed:
 
 
 @dataclass(frozen=True, slots=True)
-class RuntimeChoice:
+class BackendChoice:
     """Which model answers the chat: the offline model, or a real Bedrock one."""
 
     runtime: ModelBackend = ModelBackend.OFFLINE
@@ -98,7 +98,7 @@ class RuntimeChoice:
         agent_alias_id: str | None = None,
         model_id: str | None = None,
         harness_arn: str | None = None,
-    ) -> RuntimeChoice:
+    ) -> BackendChoice:
         """Infer the runtime from the flags given; reject incomplete combinations."""
         if (agent_id is None) != (agent_alias_id is None):
             raise LocalSetupError("--agent-id and --alias-id go together: give both or neither.")
@@ -138,7 +138,7 @@ class Embedded:
     endpoint: str
     seed: Seed
     env: dict[str, str]
-    runtime: RuntimeChoice
+    runtime: BackendChoice
     jira: FakeJira
     invocations: LocalInvocations | None = None
     """Lambda's asynchronous Invoke (``AWS_ENDPOINT_URL_LAMBDA``): bind the functions to it."""
@@ -159,7 +159,7 @@ def function_env(
     endpoint: str,
     tables: Mapping[str, str],
     seed: Seed,
-    runtime: RuntimeChoice,
+    runtime: BackendChoice,
     region: str,
     jira_secret_arn: str,
     log_level: str = "WARNING",
@@ -211,7 +211,7 @@ def sandbox_env(
         endpoint=endpoint,
         tables=tables,
         seed=seed,
-        runtime=RuntimeChoice(),
+        runtime=BackendChoice(),
         region=region,
         jira_secret_arn="",
         log_level=log_level,
@@ -241,7 +241,7 @@ def _client(service: str, endpoint: str, region: str, credentials: Mapping[str, 
 
 
 def start_embedded(
-    runtime: RuntimeChoice | None = None,
+    runtime: BackendChoice | None = None,
     *,
     seed: Seed | None = None,
     region: str | None = None,
@@ -253,7 +253,7 @@ def start_embedded(
     With ``apply_env`` the returned environment is also written to this
     process's ``os.environ``, where the in-process handlers read it.
     """
-    runtime = runtime or RuntimeChoice()
+    runtime = runtime or BackendChoice()
     seed = seed or load_seed()
     if runtime.uses_aws and not aws_credentials_available():
         raise LocalSetupError(
@@ -332,7 +332,7 @@ def _start_jira(seed: Seed) -> tuple[FakeJira, dict[str, str]]:
 
 
 @contextmanager
-def embedded(runtime: RuntimeChoice | None = None, **options: Any) -> Iterator[Embedded]:
+def embedded(runtime: BackendChoice | None = None, **options: Any) -> Iterator[Embedded]:
     """:func:`start_embedded` as a context manager."""
     running = start_embedded(runtime, **options)
     try:

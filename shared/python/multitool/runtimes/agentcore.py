@@ -23,10 +23,9 @@ so the same extractor makes the cards. Their drafts are stored unclaimed; the ru
 ones its own stream shows for the turn's user (:mod:`multitool.claims`) and drops a card it could
 not claim.
 
-The response stream (botocore's ``InvokeHarnessStreamOutput`` events) is read
-tolerantly: an unknown or malformed event is logged and skipped, never a crash;
-the service's in-stream exceptions (which botocore raises while iterating) map
-to the same 502/503 answers as every runtime. Each call and result is recorded
+The response stream is read by :mod:`multitool.runtimes.harness_stream`; the
+service's in-stream exceptions (which botocore raises while iterating) map to
+the same 502/503 answers as every runtime. Each call and result is recorded
 as an InvokeAgent-shaped trace event, so the one extractor makes the cards.
 """
 
@@ -36,11 +35,8 @@ import hashlib
 import json
 import math
 import time
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
-
-from botocore.exceptions import ClientError
 
 from multitool.claims import DraftClaims
 from multitool.flow import Flow, ToolCall, ToolResult
@@ -63,16 +59,17 @@ from multitool.runtimes.base import (
 )
 from multitool.runtimes.carryover import CarryFailed, CarryOver
 from multitool.runtimes.converse import CUT_SHORT, MAX_TOKENS, ROUNDS_EXHAUSTED, tool_specs_from_registry
-from multitool.runtimes.harness_gateway import GatewayResult, allowed_tools, record_gateway_results
+from multitool.runtimes.harness_gateway import allowed_tools, record_gateway_results
+from multitool.runtimes.harness_stream import (
+    INLINE_TOOL_USE,
+    SERVICE,
+    HarnessReply,
+    HarnessUse,
+    read_harness_stream,
+)
 from multitool.summary import with_words_beside
 from multitool.tools import REGISTRY
 from multitool.traces import ToolResults, extract_tool_results
-
-SERVICE = "Amazon Bedrock AgentCore"
-INLINE_TOOL_USE = "tool_use"
-"""``toolUse.type`` of an inline function call (``server_tool_use``/``mcp_tool_use`` run in the harness)."""
-GATEWAY_TOOL_USE = "mcp_tool_use"
-"""``toolUse.type`` of a call the harness made through an MCP server or an AgentCore Gateway."""
 
 FILTERED = "I can't help with that request: the answer was blocked by a content filter."
 CONTEXT_TOO_LONG = (
@@ -86,18 +83,6 @@ RESULT_MARGIN_SECONDS = 2.0
 _CUT = frozenset({"max_tokens", "max_output_tokens_exceeded"})
 _MODEL_FAILURES = frozenset({"malformed_model_output", "malformed_tool_use"})
 _QUIET_ENDS = frozenset({"end_turn", "stop_sequence"})
-_STREAM_EXCEPTIONS = frozenset(
-    {
-        "internalServerException",
-        "validationException",
-        "runtimeClientError",
-        "throttlingException",
-        "serviceUnavailableException",
-        "accessDeniedException",
-        "resourceNotFoundException",
-        "serviceQuotaExceededException",
-    }
-)
 
 
 class HarnessClient(Protocol):
@@ -131,227 +116,6 @@ def runtime_session_id(user_id: str, session_id: str) -> str:
     different harness session, and the id fits the service's pattern whatever the chat id holds.
     """
     return hashlib.sha256(f"{user_id}\x00{session_id}".encode()).hexdigest()
-
-
-# --------------------------------------------------------------------------- reading the stream
-
-
-@dataclass(slots=True)
-class _Block:
-    kind: str  # "text" | "toolUse" | "toolResult"
-    text: list[str] = field(default_factory=list)
-    tool_use_id: str = ""
-    name: str = ""
-    tool_type: str | None = None
-    status: str | None = None
-    content: list[Any] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class _Message:
-    role: str
-    blocks: list[_Block] = field(default_factory=list)
-    stop_reason: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class HarnessUse:
-    """One inline tool call of the response: its id, name and input as streamed (a JSON string)."""
-
-    tool_use_id: str
-    name: str
-    input_json: str
-
-
-@dataclass(frozen=True, slots=True)
-class HarnessReply:
-    """What one ``invoke_harness`` stream said: the final assistant message's text, its inline
-    calls still waiting for a result, and why the harness stopped."""
-
-    text: str
-    uses: tuple[HarnessUse, ...]
-    stop_reason: str
-    message_count: int = 0
-    gateway: tuple[GatewayResult, ...] = ()
-
-
-def _malformed(what: str, **extra: Any) -> None:
-    logger.warning("Skipped a malformed harness stream event", extra={"problem": what, **extra})
-
-
-def _index(body: Mapping[str, Any]) -> int | None:
-    index = body.get("contentBlockIndex")
-    return index if isinstance(index, int) and not isinstance(index, bool) else None
-
-
-def _stream_error(name: str, body: Any) -> ClientError:
-    """A raw in-stream exception event as the ClientError botocore raises for it."""
-    message = body.get("message") if isinstance(body, Mapping) else None
-    text = message if isinstance(message, str) else ""
-    return ClientError({"Error": {"Code": name, "Message": text}}, "InvokeHarness")
-
-
-class _StreamReader:
-    """Folds the events into messages; blocks are routed by index, but keyed by ``toolUseId``."""
-
-    def __init__(self) -> None:
-        self.messages: list[_Message] = []
-        self.current: _Message | None = None
-        self.open: dict[int, _Block] = {}
-
-    def _message(self) -> _Message:
-        if self.current is None:
-            _malformed("content before messageStart")
-            self.current = _Message("assistant")
-            self.messages.append(self.current)
-        return self.current
-
-    def feed(self, event: Any) -> None:
-        if not isinstance(event, Mapping):
-            _malformed("event is not an object", event_type=type(event).__name__)
-            return
-        for name, body in event.items():
-            if name in _STREAM_EXCEPTIONS:
-                raise _stream_error(str(name), body)
-            handler = getattr(self, f"_on_{name}", None) if isinstance(name, str) else None
-            if handler is None:
-                _malformed("unknown event", event=str(name)[:64])
-            elif not isinstance(body, Mapping):
-                _malformed("event body is not an object", event=name)
-            else:
-                handler(body)
-
-    def _on_messageStart(self, body: Mapping[str, Any]) -> None:
-        role = body.get("role")
-        self.current = _Message(role if role in ("user", "assistant") else "assistant")
-        self.messages.append(self.current)
-        self.open = {}
-
-    def _on_contentBlockStart(self, body: Mapping[str, Any]) -> None:
-        index, start = _index(body), body.get("start")
-        if index is None or not isinstance(start, Mapping):
-            _malformed("contentBlockStart without index or start")
-            return
-        use, result = start.get("toolUse"), start.get("toolResult")
-        if isinstance(use, Mapping):
-            use_id, name = use.get("toolUseId"), use.get("name")
-            if not isinstance(use_id, str) or not use_id or not isinstance(name, str) or not name:
-                _malformed("toolUse start without toolUseId or name", index=index)
-                return
-            kind = use.get("type")
-            tool_type = kind if isinstance(kind, str) else None
-            block = _Block("toolUse", tool_use_id=use_id, name=name, tool_type=tool_type)
-        elif isinstance(result, Mapping) and isinstance(result.get("toolUseId"), str):
-            status = result.get("status")
-            block = _Block(
-                "toolResult",
-                tool_use_id=result["toolUseId"],
-                status=status if isinstance(status, str) else None,
-            )
-        else:
-            _malformed("contentBlockStart of an unknown kind", index=index)
-            return
-        self.open[index] = block
-        self._message().blocks.append(block)
-
-    def _on_contentBlockDelta(self, body: Mapping[str, Any]) -> None:
-        index, delta = _index(body), body.get("delta")
-        if index is None or not isinstance(delta, Mapping):
-            _malformed("contentBlockDelta without index or delta")
-            return
-        block = self.open.get(index)
-        if isinstance(delta.get("text"), str):
-            if block is None:  # text blocks have no contentBlockStart: the first delta opens them
-                block = self.open[index] = _Block("text")
-                self._message().blocks.append(block)
-            if block.kind == "text":
-                block.text.append(delta["text"])
-            else:
-                _malformed("text delta inside a tool block", index=index)
-        elif isinstance(delta.get("toolUse"), Mapping):
-            piece = delta["toolUse"].get("input")
-            if block is None or block.kind != "toolUse" or not isinstance(piece, str):
-                _malformed("toolUse delta without its toolUse start", index=index)
-            else:
-                block.text.append(piece)
-        elif isinstance(delta.get("toolResult"), list):
-            if block is None or block.kind != "toolResult":
-                _malformed("toolResult delta without its toolResult start", index=index)
-            else:
-                block.content.extend(delta["toolResult"])
-        # reasoningContent and toolResultMetadata deltas: nothing this runtime reads.
-
-    def _on_contentBlockStop(self, body: Mapping[str, Any]) -> None:
-        index = _index(body)
-        if index is None or self.open.pop(index, None) is None:
-            _malformed("contentBlockStop of no open block", index=index)
-
-    def _on_messageStop(self, body: Mapping[str, Any]) -> None:
-        reason = body.get("stopReason")
-        self._message().stop_reason = reason if isinstance(reason, str) else ""
-        self.current, self.open = None, {}
-
-    def _on_metadata(self, body: Mapping[str, Any]) -> None:
-        usage = body.get("usage")
-        if isinstance(usage, Mapping):
-            logger.debug("Harness usage", extra={k: v for k, v in usage.items() if isinstance(v, int)})
-
-    def _on_hookEvent(self, body: Mapping[str, Any]) -> None:
-        # Prefixed: "name" would overwrite the log record's own attribute.
-        logger.info(
-            "Harness hook",
-            extra={
-                f"hook_{key}": str(body.get(key))[:64] for key in ("name", "type", "decision") if key in body
-            },
-        )
-
-    def reply(self) -> HarnessReply:
-        assistant = [m for m in self.messages if m.role == "assistant"]
-        if not assistant:
-            raise ModelFailed(f"{SERVICE} answered without a message.")
-        final = assistant[-1]
-        answered = {b.tool_use_id for m in self.messages for b in m.blocks if b.kind == "toolResult"}
-        uses: list[HarnessUse] = []
-        seen: set[str] = set()
-        for block in final.blocks:
-            if block.kind != "toolUse" or block.tool_type not in (None, INLINE_TOOL_USE):
-                continue
-            if block.tool_use_id in answered:
-                continue
-            if block.tool_use_id in seen:  # one answer per toolUseId: a repeated block is the same call
-                _malformed("repeated toolUseId in one response", tool_use_id=block.tool_use_id)
-                continue
-            seen.add(block.tool_use_id)
-            uses.append(HarnessUse(block.tool_use_id, block.name, "".join(block.text)))
-        text = "".join("".join(b.text) for b in final.blocks if b.kind == "text")
-        if final.stop_reason is None:
-            _malformed("stream ended without messageStop")
-        return HarnessReply(
-            text, tuple(uses), final.stop_reason or "", len(self.messages), self._gateway_results()
-        )
-
-    def _gateway_results(self) -> tuple[GatewayResult, ...]:
-        """Every Gateway call of the stream that has its result in it, once per toolUseId, in order."""
-        results = {b.tool_use_id: b for m in self.messages for b in m.blocks if b.kind == "toolResult"}
-        found: dict[str, GatewayResult] = {}
-        for message in self.messages:
-            for block in message.blocks:
-                if block.kind != "toolUse" or block.tool_type != GATEWAY_TOOL_USE:
-                    continue
-                result = results.get(block.tool_use_id)
-                if result is not None and block.tool_use_id not in found:
-                    found[block.tool_use_id] = GatewayResult(
-                        block.tool_use_id, block.name, tuple(result.content), result.status
-                    )
-        return tuple(found.values())
-
-
-def read_harness_stream(events: Iterable[Any]) -> HarnessReply:
-    """The reply an ``invoke_harness`` event stream carries (raises ClientError for in-stream errors)."""
-    reader = _StreamReader()
-    for event in events:
-        reader.feed(event)
-    return reader.reply()
 
 
 # --------------------------------------------------------------------------- the loop

@@ -3,17 +3,16 @@
 The slots come from :mod:`multitool.tools.scheduling` (working hours in everyone's zone,
 busy times, parts of the day); every guess behind them is said in ``notes``. A confirm
 books the chosen slot first, re-checking every tracked attendee's time, then sends the
-invitation (:func:`book_and_invite`).
+invitation (:mod:`multitool.tools.meeting_booking`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime, timedelta
-from typing import Annotated, Any, Literal
+from datetime import timedelta
+from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
-from pydantic import Field, StringConstraints
+from pydantic import Field
 
 from multitool.cards import (
     TYPE_ALIAS,
@@ -28,26 +27,15 @@ from multitool.cards import (
     unresolved_notes,
     when_words,
 )
-from multitool.invitations import Invitation, Participant, build_invitation
-from multitool.observability import error_fields, logger
 from multitool.people import NameResolution
-from multitool.ports.calendar import Booking
-from multitool.ports.calendar import SlotTaken as SlotTakenInCalendar
-from multitool.ports.mail import Mail
 from multitool.review.base import (
     ActionReview,
-    Address,
-    Backends,
     InvalidEdits,
-    Recipients,
     ReviewContext,
-    SlotRefused,
     addresses,
-    reply_to,
-    sender_name,
 )
 from multitool.slots import Slot
-from multitool.text import CLEAN_SINGLE_LINE, SingleLine
+from multitool.text import SingleLine
 from multitool.tools.base import (
     MAX_ATTENDEES,
     MAX_DURATION_MINUTES,
@@ -65,13 +53,18 @@ from multitool.tools.common import (
     People,
     Prepared,
     RawName,
-    is_external,
     replaced_field,
     resolve_recipient,
     revises_field,
 )
 from multitool.tools.common import (
     unsettled_notes as unsettled_names,
+)
+from multitool.tools.meeting_booking import (
+    MeetingContent,
+    MeetingEdits,
+    book_and_invite,
+    meeting_not_started,
 )
 from multitool.tools.scheduling import hours_attendees, hours_notes, search_window, slot_proposal
 from multitool.tools.when import RequestedTime, resolve_when
@@ -233,25 +226,6 @@ def meeting_said(card: MeetingSchedulerCard) -> str | None:
 
 # -- the confirm: the slot chosen, the booking, the invitation -------------------
 
-# Edited text follows the policy of multitool.text (constraints first: the cleaning after them runs first).
-Title = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TITLE_CHARS), CLEAN_SINGLE_LINE]
-
-
-class MeetingEdits(WireModel):
-    """``slot`` must be one of the proposed slots (they were checked against everyone's calendar)."""
-
-    attendees: Recipients | None = Field(default=None, min_length=1, max_length=MAX_ATTENDEES)
-    title: Title | None = None
-    slot: Slot | None = None
-
-
-class MeetingContent(WireModel):
-    title: Title
-    attendees: tuple[Address, ...]
-    start: datetime
-    end: datetime
-    timezone: str
-
 
 def meeting_content(
     edits: MeetingEdits, confirmed: MeetingContent | None, ctx: ReviewContext
@@ -283,139 +257,6 @@ def meeting_content(
         end=end.astimezone(zone),
         timezone=payload.timezone,
     )
-
-
-def meeting_not_started(content: MeetingContent, ctx: ReviewContext, backends: Backends) -> None:
-    if content.start <= backends.clock():
-        raise InvalidEdits("This slot has already started; choose a later one.", field="slot")
-
-
-def _organizer(ctx: ReviewContext) -> Participant:
-    if ctx.caller.email:
-        return Participant(ctx.caller.email, ctx.caller.name)
-    return Participant(ctx.config.sender_email, "multitool")
-
-
-def _tracked_attendees(content: MeetingContent, ctx: ReviewContext) -> tuple[str, ...]:
-    """Whose time the booking holds: attendees the directory knows, and the verified organizer.
-
-    An external address (a bare address on the card, or one typed in an edit that the card did
-    not offer) is invited but not tracked: its calendar is not ours to know or to hold.
-    """
-    directory = {p.email.casefold() for p in ctx.people.values() if not is_external(p)}
-    tracked = [a.email for a in content.attendees if a.email.casefold() in directory]
-    if ctx.caller.email and ctx.caller.email.casefold() not in {t.casefold() for t in tracked}:
-        tracked.append(ctx.caller.email)
-    return tuple(tracked)
-
-
-def _slot_words(start: datetime, end: datetime, zone: ZoneInfo) -> str:
-    return f"{start.astimezone(zone):%a %d %b %H:%M}-{end.astimezone(zone):%H:%M}"
-
-
-def _slot_taken_message(
-    taken: SlotTakenInCalendar,
-    content: MeetingContent,
-    tracked: Sequence[str],
-    ctx: ReviewContext,
-    backends: Backends,
-) -> str:
-    """Who is booked now, and which of the card's other slots are still free for everyone tracked."""
-    zone = ZoneInfo(content.timezone)
-    names = {a.email.casefold(): a.name or a.email for a in content.attendees}
-    who = ", ".join(sorted(names.get(email.casefold(), email) for email in taken.busy))
-    message = (
-        f"{_slot_words(content.start, content.end, zone)} is no longer free: {who} "
-        f"{'is' if len(taken.busy) == 1 else 'are'} booked then. Nothing was sent."
-    )
-    payload = MeetingPayload.model_validate(ctx.draft.payload)
-    others = [s for s in payload.slots if s.start != content.start and s.start > backends.clock()]
-    if not others:
-        return f"{message} Ask for new times."
-    busy = backends.calendar.busy(tracked, min(s.start for s in others), max(s.end for s in others))
-    held = [interval for intervals in busy.values() for interval in intervals]
-    free = [s for s in others if not any(i.start < s.end and s.start < i.end for i in held)]
-    if not free:
-        return f"{message} The card's other slots are taken too; ask for new times."
-    return f"{message} Still free: {', '.join(_slot_words(s.start, s.end, zone) for s in free)}."
-
-
-def book_and_invite(content: MeetingContent, ctx: ReviewContext, backends: Backends) -> dict[str, Any]:
-    """Book first, then send: a refused slot sends nothing, and a failed send releases the time.
-
-    The booking's id is the draft id, so a confirm that runs again (a retry after a failed send,
-    a takeover after the lease) books the same booking again (a no-op) or moves it to the newly
-    chosen slot; the invitation keeps the draft id as its UID, so a second send updates the
-    same event in the attendees' calendars.
-    """
-    organizer = _organizer(ctx)
-    tracked = _tracked_attendees(content, ctx)
-    try:
-        backends.calendar.book(
-            Booking(
-                id=ctx.draft.id,
-                title=content.title,
-                organizer=organizer.email,
-                attendees=tracked,
-                start=content.start,
-                end=content.end,
-                timezone=content.timezone,
-            )
-        )
-    except SlotTakenInCalendar as taken:
-        raise SlotRefused(_slot_taken_message(taken, content, tracked, ctx, backends)) from taken
-    invitation = build_invitation(
-        Invitation(
-            uid=ctx.draft.id,
-            title=content.title,
-            organizer=organizer,
-            attendees=[Participant(a.email, a.name) for a in content.attendees],
-            start=content.start,
-            end=content.end,
-            timezone=content.timezone,
-        ),
-        stamp=backends.clock(),
-    )
-    when = f"{content.start:%A %d %B %Y, %H:%M}-{content.end:%H:%M} ({content.timezone})"
-    # The organizer (a verified caller) gets the invitation too: it is how the meeting reaches
-    # their own calendar.
-    recipients = [a.email for a in content.attendees]
-    if ctx.caller.email and ctx.caller.email.casefold() not in {r.casefold() for r in recipients}:
-        recipients.append(ctx.caller.email)
-    try:
-        sent = backends.mailer.send(
-            Mail(
-                to=tuple(recipients),
-                subject=f"Invitation: {content.title}",
-                text=f"You are invited to {content.title}.\nWhen: {when}\n",
-                invitation=invitation,
-                from_name=sender_name(ctx.caller),
-                reply_to=reply_to(ctx.caller),
-            )
-        )
-    except BaseException:
-        _release_after_failed_send(ctx.draft.id, backends)
-        raise
-    return {
-        "messageId": sent.message_id,
-        "bookingId": ctx.draft.id,
-        "start": content.start.isoformat(),
-        "end": content.end.isoformat(),
-        "timezone": content.timezone,
-        "attendees": recipients,
-    }
-
-
-def _release_after_failed_send(booking_id: str, backends: Backends) -> None:
-    """Give the time back when the invitation did not go out (the draft is then ``failed``)."""
-    try:
-        backends.calendar.release(booking_id)
-    except Exception as error:
-        # The send's failure is what the caller sees; the booking stays until the draft is
-        # confirmed again (which books the same id: a no-op or a move).
-        logger.error(
-            "Booking not released after a failed send", extra={"draft_id": booking_id, **error_fields(error)}
-        )
 
 
 SPEC = ToolSpec(

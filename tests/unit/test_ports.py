@@ -1,4 +1,4 @@
-"""Findings of the runtime review in the ports: names whose lookup key DynamoDB cannot hold."""
+"""The ports: names whose lookup key DynamoDB cannot hold."""
 
 from __future__ import annotations
 

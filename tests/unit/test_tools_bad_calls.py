@@ -1,4 +1,4 @@
-"""Findings of the runtime review in the tools layer: one bad call never loses the others."""
+"""The tools layer: one bad call never loses the others."""
 
 from __future__ import annotations
 

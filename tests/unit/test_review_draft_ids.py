@@ -1,4 +1,4 @@
-"""Findings of the runtime review in the review state machine: expired and malformed draft ids."""
+"""The review state machine: expired and malformed draft ids."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Findings of the runtime review: unexpected failures are logged without the personal content they quote."""
+"""Observability: unexpected failures are logged without the personal content they quote."""
 
 from __future__ import annotations
 

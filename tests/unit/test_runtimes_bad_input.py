@@ -1,4 +1,4 @@
-"""Findings of the runtime review in the model runtimes: a malformed input never loses the others."""
+"""The model runtimes: a malformed input never loses the others."""
 
 from __future__ import annotations
 
