@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Locator, Page, expect
 
+from tests.support.browser import ready_page
 from tests.support.local_server import local_server
 
 pytestmark = pytest.mark.e2e
@@ -25,16 +25,6 @@ REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "artifacts"
 COMBINED = "Email Kinshuok about the doc and schedule a sync for Thursday"
 JIRA_AND_EMAIL = "File a Jira bug in WEB for the login crash and email Priya about it"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 EMAIL_CARD = "[data-card-type=show_new_email_draft]"
 MEETING_CARD = "[data-card-type=show_meeting_scheduler]"
 JIRA_CARD = "[data-card-type=show_jira_ticket_draft]"
@@ -47,26 +37,10 @@ def server_url() -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    executable = "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else shutil.which("chromium")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
-
-
 @pytest.fixture
 def page(browser: Browser, server_url: str) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1360, "height": 1400})
-    opened = context.new_page()
-    errors: list[str] = []
-    opened.on("pageerror", lambda error: errors.append(str(error)))
-    opened.goto(server_url)
-    expect(opened.locator("body")).to_have_attribute("data-ready", "true")
-    yield opened
-    context.close()
-    assert errors == [], f"the page raised: {errors}"
+    with ready_page(browser, server_url, height=1400) as opened:
+        yield opened
 
 
 def api_get(server_url: str, path: str, user: str = "jordan") -> Any:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -17,9 +16,10 @@ from typing import Any
 from urllib.parse import urlencode
 
 import pytest
-from playwright.sync_api import Browser, Page, Response, expect, sync_playwright
+from playwright.sync_api import Browser, Page, Response, expect
 
-from tests.e2e.test_chat_page import CHROMIUM_ARGS, COMBINED, EMAIL_CARD, MEETING_CARD, send, settle_names
+from tests.e2e.test_chat_page import COMBINED, EMAIL_CARD, MEETING_CARD, send, settle_names
+from tests.support.browser import ready_page
 from tests.support.local_server import local_server
 
 pytestmark = pytest.mark.e2e
@@ -36,26 +36,10 @@ def server_url() -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    executable = "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else shutil.which("chromium")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
-
-
 @pytest.fixture
 def page(browser: Browser, server_url: str) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1360, "height": 1000})
-    opened = context.new_page()
-    errors: list[str] = []
-    opened.on("pageerror", lambda error: errors.append(str(error)))
-    opened.goto(server_url)
-    expect(opened.locator("body")).to_have_attribute("data-ready", "true")
-    yield opened
-    context.close()
-    assert errors == [], f"the page raised: {errors}"
+    with ready_page(browser, server_url, height=1000) as opened:
+        yield opened
 
 
 def post_form(url: str, fields: dict[str, str]) -> tuple[int, dict[str, Any]]:

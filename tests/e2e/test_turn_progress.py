@@ -9,16 +9,15 @@ moment the turn ends.
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, Request, expect, sync_playwright
+from playwright.sync_api import Browser, Page, Request, expect
 
-from tests.e2e.test_chat_page import CHROMIUM_ARGS, EMAIL_CARD, MEETING_CARD, settle_names
+from tests.e2e.test_chat_page import EMAIL_CARD, MEETING_CARD, settle_names
 from tests.e2e.test_sign_in import sign_in
+from tests.support.browser import ready_page
 from tests.support.local_server import local_server
 
 pytestmark = pytest.mark.e2e
@@ -55,27 +54,10 @@ def server_url() -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    executable = "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else shutil.which("chromium")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
-
-
 @pytest.fixture
 def page(browser: Browser, server_url: str) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1360, "height": 1000})
-    context.add_init_script(RECORDER)
-    opened = context.new_page()
-    errors: list[str] = []
-    opened.on("pageerror", lambda error: errors.append(str(error)))
-    opened.goto(server_url)
-    expect(opened.locator("body")).to_have_attribute("data-ready", "true")
-    yield opened
-    context.close()
-    assert errors == [], f"the page raised: {errors}"
+    with ready_page(browser, server_url, height=1000, init_script=RECORDER) as opened:
+        yield opened
 
 
 def test_cards_show_before_the_reply_and_a_reload_mid_turn_follows_it_to_its_end(
