@@ -64,7 +64,8 @@ def _email_draft(i: int, subject: str, body: str) -> Any:
 def _domain(repetitions: int) -> dict[str, Any]:
     from multitool.local.memory import MemoryCalendar, MemoryDraftStore
     from multitool.ports.mail import Mail, SentMail
-    from multitool.review import Caller, ReviewConfig, Reviewer
+    from multitool.review import Caller, ReviewConfig
+    from multitool.review.reviewer import Reviewer
 
     class Mailer:
         def send(self, mail: Mail) -> SentMail:

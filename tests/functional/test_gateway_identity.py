@@ -15,7 +15,8 @@ import pytest
 from multitool.claims import draft_claims
 from multitool.drafts import UNCLAIMED_OWNER, DraftStatus
 from multitool.local.memory import MemoryCalendar
-from multitool.review import Caller, DraftNotFound, ReviewConfig, Reviewer
+from multitool.review import Caller, DraftNotFound, ReviewConfig
+from multitool.review.reviewer import Reviewer
 from multitool.runtimes import AgentCoreRuntime, TurnRequest
 from multitool.runtimes.harness_gateway import gateway_tools
 from multitool.runtimes.product import product_flows

@@ -11,16 +11,14 @@ import urllib3
 from moto import mock_aws
 from multitool.local.jira_server import FakeJira, start_fake_jira
 from multitool.ports.jira import (
-    DeferredJiraClient,
     IssueRequest,
-    JiraCloudClient,
     JiraNotConfigured,
     JiraRateLimited,
     JiraRejected,
     JiraUnauthorized,
     JiraUnavailable,
-    SecretsJiraCredentials,
 )
+from multitool.ports.jira_cloud import DeferredJiraClient, JiraCloudClient, SecretsJiraCredentials
 
 EMAIL = "bot@example.com"
 TOKEN = "jira-api-token-123"

@@ -15,7 +15,8 @@ from moto.server import ThreadedMotoServer
 from multitool.invitations import Invitation, Participant, build_invitation
 from multitool.local.jira_server import start_fake_jira
 from multitool.local.outbox import outbox, sent_mail, sent_mail_from_server
-from multitool.ports.jira import IssueRequest, JiraCloudClient
+from multitool.ports.jira import IssueRequest
+from multitool.ports.jira_cloud import JiraCloudClient
 from multitool.ports.mail import Mail, SesMailer
 
 SENDER = "assistant@example.com"

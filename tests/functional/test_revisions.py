@@ -18,7 +18,8 @@ from multitool import tables
 from multitool.drafts import DraftStatus
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.ports.drafts import DraftStore, DraftWriteConflict, DynamoDraftStore
-from multitool.review import Caller, ReviewConfig, Reviewer, Superseded
+from multitool.review import Caller, ReviewConfig, Superseded
+from multitool.review.reviewer import Reviewer
 from multitool.tools import ToolPorts, run_calls
 from multitool.tools.base import ToolContext
 

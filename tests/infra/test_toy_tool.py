@@ -15,8 +15,9 @@ from multitool.cards import TYPE_ALIAS, Card, CardSpec, Fingerprint, norm
 from multitool.client_actions import card_from_payload, client_action_schema
 from multitool.drafts import DraftStatus
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
-from multitool.review import Caller, ReviewConfig, Reviewer
+from multitool.review import Caller, ReviewConfig
 from multitool.review.base import ActionReview, Backends, ReviewContext
+from multitool.review.reviewer import Reviewer
 from multitool.runtimes.agentcore import harness_tools
 from multitool.runtimes.converse import default_tool_specs
 from multitool.runtimes.offline import _summary

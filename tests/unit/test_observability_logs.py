@@ -12,7 +12,8 @@ from multitool.flow import Flow, Step, ToolCall, stay, tool, tools
 from multitool.local.memory import MemoryCalendar, MemoryDraftStore
 from multitool.observability import logger
 from multitool.ports.mail import Mail, SentMail
-from multitool.review import ReviewConfig, Reviewer
+from multitool.review import ReviewConfig
+from multitool.review.reviewer import Reviewer
 
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
 from tests.support.review_support import NOW, OWNER, SENDER, email_draft

@@ -10,7 +10,8 @@ import pytest
 import urllib3
 from botocore.exceptions import ClientError
 from multitool.ports.directory import NAME_PREFIX, DynamoDirectory, normalize_name
-from multitool.ports.jira import IssueRequest, JiraCloudClient, JiraOutcomeUnknown, JiraUnavailable
+from multitool.ports.jira import IssueRequest, JiraOutcomeUnknown, JiraUnavailable
+from multitool.ports.jira_cloud import JiraCloudClient
 from multitool.ports.mail import Mail, SesMailer
 from multitool.tools.base import MAX_NAME_CHARS
 

@@ -13,20 +13,18 @@ from multitool.local.memory import MemoryCalendar, MemoryDraftStore
 from multitool.ports.jira import JiraRateLimited, JiraRejected
 from multitool.ports.mail import MailRejected
 from multitool.review import (
-    EXECUTION_LEASE,
     ActionInProgress,
     AlreadyDiscarded,
     AlreadyDone,
     Caller,
     DraftNotFound,
-    DraftView,
     InvalidEdits,
     NotConfigured,
     ReviewConfig,
-    Reviewer,
     SideEffectFailed,
     name_claim,
 )
+from multitool.review.reviewer import EXECUTION_LEASE, DraftView, Reviewer
 
 from tests.support.review_support import (
     KIN_LEE,

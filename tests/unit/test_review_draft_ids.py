@@ -10,7 +10,8 @@ from multitool.api.review_app import review_app
 from multitool.drafts import DraftStatus
 from multitool.local.memory import MemoryCalendar, MemoryDraftStore
 from multitool.ports.jira import JiraOutcomeUnknown
-from multitool.review import Caller, DraftNotFound, ReviewConfig, Reviewer
+from multitool.review import Caller, DraftNotFound, ReviewConfig
+from multitool.review.reviewer import Reviewer
 
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
 from tests.support.review_support import (

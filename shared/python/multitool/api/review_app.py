@@ -27,16 +27,15 @@ from multitool.observability import error_fields, logger
 from multitool.review import (
     Caller,
     DraftNotFound,
-    DraftView,
     InvalidEdits,
     NotConfigured,
     ReviewConfig,
     ReviewConflict,
-    Reviewer,
     ReviewError,
     SideEffectFailed,
     name_claim,
 )
+from multitool.review.reviewer import DraftView, Reviewer
 
 ReviewerProvider = Callable[[], Reviewer]
 
@@ -75,14 +74,8 @@ def aws_reviewer() -> Reviewer:
 
     from multitool.ports.drafts import DynamoDraftStore
     from multitool.ports.dynamo_calendar import DynamoCalendar
-    from multitool.ports.jira import (
-        SANDBOX_CREDENTIALS_EMAIL,
-        SANDBOX_CREDENTIALS_TOKEN,
-        DeferredJiraClient,
-        JiraClient,
-        JiraCloudClient,
-        SecretsJiraCredentials,
-    )
+    from multitool.ports.jira import SANDBOX_CREDENTIALS_EMAIL, SANDBOX_CREDENTIALS_TOKEN, JiraClient
+    from multitool.ports.jira_cloud import DeferredJiraClient, JiraCloudClient, SecretsJiraCredentials
     from multitool.ports.mail import SesMailer
     from multitool.settings import ReviewSettings
 

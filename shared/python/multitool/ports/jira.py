@@ -1,41 +1,18 @@
-"""Jira port: create one confirmed issue in Jira Cloud (REST API v3).
+"""Jira port: create one confirmed issue (models, errors, the client protocol, the ADF body).
 
-:class:`JiraCloudClient` posts ``/rest/api/3/issue`` with basic auth (account
-email + API token) and the description in Atlassian Document Format, and maps
-Jira's answers to typed errors: 400 -> :class:`JiraRejected` (with Jira's
-per-field errors), 401/403 -> :class:`JiraUnauthorized`, 429 ->
-:class:`JiraRateLimited` (with ``Retry-After``), 5xx or no answer ->
-:class:`JiraUnavailable`. A create is not idempotent in Jira, so the client
-never retries a request that may have reached it, and a create sent without
-an answer (read timeout, dropped connection) is :class:`JiraOutcomeUnknown`:
-the issue may exist, and the user is told to check before confirming again.
-
-The site URL, email and token live in one Secrets Manager secret
-(``{"baseUrl", "email", "apiToken"}``), read on first use by
-:class:`SecretsJiraCredentials` and kept for the life of the container.
+Jira Cloud's adapter and its credentials are :mod:`multitool.ports.jira_cloud`; only the review
+function loads it (with its HTTP client).
 """
 
 from __future__ import annotations
 
-import base64
-import json
 import re
-import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
-from urllib.parse import quote, urlsplit
+from typing import Any, Protocol
+from urllib.parse import urlsplit
 
-import urllib3
-from botocore.exceptions import BotoCoreError, ClientError
-
-if TYPE_CHECKING:
-    from mypy_boto3_secretsmanager import SecretsManagerClient
-
-ISSUE_PATH = "/rest/api/3/issue"
-USER_SEARCH_PATH = "/rest/api/3/user/search"
-_LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+_LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,167 +141,3 @@ def issue_fields(issue: IssueRequest, assignee_account_id: str | None = None) ->
     if assignee_account_id:
         fields["assignee"] = {"accountId": assignee_account_id}
     return fields
-
-
-class JiraCloudClient:
-    """:class:`JiraClient` on Jira Cloud's REST API v3."""
-
-    def __init__(
-        self,
-        base_url: str,
-        email: str,
-        api_token: str,
-        http: urllib3.PoolManager,
-        *,
-        timeout: urllib3.Timeout | None = None,
-    ) -> None:
-        self._credentials = JiraCredentials(base_url=base_url.rstrip("/"), email=email, api_token=api_token)
-        self._http = http
-        self._timeout = timeout or urllib3.Timeout(connect=3.0, read=10.0)
-        token = base64.b64encode(f"{email}:{api_token}".encode()).decode("ascii")
-        self._headers = {
-            "Authorization": f"Basic {token}",
-            "Accept": "application/json",
-            "Content-Type": "application/json",
-        }
-
-    @property
-    def base_url(self) -> str:
-        return self._credentials.base_url
-
-    def create_issue(self, issue: IssueRequest) -> CreatedIssue:
-        account_id = self.find_account_id(issue.assignee_email) if issue.assignee_email else None
-        status, headers, body = self._request("POST", ISSUE_PATH, {"fields": issue_fields(issue, account_id)})
-        if status not in (200, 201):
-            raise _error_for(status, headers, body)
-        if not isinstance(body, dict) or not body.get("key"):
-            raise JiraUnavailable("Jira answered without an issue key")
-        key = str(body["key"])
-        return CreatedIssue(id=str(body.get("id", "")), key=key, url=f"{self.base_url}/browse/{key}")
-
-    def find_account_id(self, email: str) -> str:
-        """The Jira account id of the user with ``email``; :class:`JiraRejected` if there is none."""
-        status, headers, body = self._request("GET", f"{USER_SEARCH_PATH}?query={quote(email)}", None)
-        if status != 200:
-            raise _error_for(status, headers, body)
-        users = body if isinstance(body, list) else []
-        wanted = email.casefold()
-        exact = [u for u in users if str(u.get("emailAddress", "")).casefold() == wanted]
-        # Jira hides emailAddress under some privacy settings; a single match is then the user.
-        matches = exact or (users if len(users) == 1 else [])
-        if not matches or not matches[0].get("accountId"):
-            raise JiraRejected(
-                "The assignee has no Jira account",
-                errors={"assignee": "No Jira user matches the assignee's email address"},
-                messages=[],
-            )
-        return str(matches[0]["accountId"])
-
-    def _request(self, method: str, path: str, payload: dict[str, Any] | None) -> tuple[int, Any, Any]:
-        try:
-            response = self._http.request(
-                method,
-                f"{self.base_url}{path}",
-                body=None if payload is None else json.dumps(payload).encode(),
-                headers=self._headers,
-                timeout=self._timeout,
-                # Connection failures are retried (nothing reached Jira); a sent request never is.
-                retries=urllib3.Retry(total=2, connect=2, read=0, status=0, other=0, redirect=0),
-            )
-        except (urllib3.exceptions.ReadTimeoutError, urllib3.exceptions.ProtocolError) as error:
-            # Sent, then no answer: for a create, Jira may have made the issue.
-            if method == "POST":
-                raise JiraOutcomeUnknown(
-                    f"Jira did not answer after the issue was sent ({type(error).__name__}); it may have "
-                    "been created. Check Jira before confirming again."
-                ) from error
-            raise JiraUnavailable(f"Jira could not be reached ({type(error).__name__})") from error
-        except urllib3.exceptions.HTTPError as error:
-            raise JiraUnavailable(f"Jira could not be reached ({type(error).__name__})") from error
-        try:
-            body = json.loads(response.data) if response.data else None
-        except (ValueError, UnicodeDecodeError):
-            body = None
-        return response.status, response.headers, body
-
-
-def _error_for(status: int, headers: Any, body: Any) -> JiraError:
-    if status == 400:
-        errors = body.get("errors", {}) if isinstance(body, dict) else {}
-        messages = body.get("errorMessages", []) if isinstance(body, dict) else []
-        errors = {str(k): str(v) for k, v in (errors or {}).items()}
-        messages = [str(m) for m in messages or []]
-        details = [f"{name}: {text}" for name, text in sorted(errors.items())] + messages
-        reason = "Jira rejected the issue" + (f": {'; '.join(details)}" if details else "")
-        return JiraRejected(reason, errors=errors, messages=messages)
-    if status in (401, 403):
-        return JiraUnauthorized(f"Jira refused the credentials (HTTP {status})")
-    if status == 429:
-        retry_after = _retry_after(headers.get("Retry-After") if headers is not None else None)
-        wait = f"; retry after {retry_after:g} s" if retry_after is not None else ""
-        return JiraRateLimited(f"Jira rate limit reached{wait}", retry_after=retry_after)
-    if status == 404:
-        return JiraNotConfigured("Jira answered 404: check the site URL")
-    return JiraUnavailable(f"Jira is unavailable (HTTP {status})")
-
-
-def _retry_after(value: str | None) -> float | None:
-    if value is None:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        return None
-    return max(seconds, 0.0)
-
-
-class SecretsJiraCredentials:
-    """Jira credentials from one Secrets Manager secret, read once per warm container."""
-
-    def __init__(self, client: SecretsManagerClient, secret_arn: str) -> None:
-        self._client = client
-        self._secret_arn = secret_arn
-        self._cached: JiraCredentials | None = None
-        self._lock = threading.Lock()
-
-    def get(self) -> JiraCredentials:
-        with self._lock:
-            if self._cached is None:
-                self._cached = self._read()
-            return self._cached
-
-    def _read(self) -> JiraCredentials:
-        try:
-            secret = self._client.get_secret_value(SecretId=self._secret_arn)
-        except ClientError as error:
-            code = error.response.get("Error", {}).get("Code", "Unknown")
-            raise JiraNotConfigured(f"The Jira secret could not be read ({code})") from error
-        except BotoCoreError as error:
-            raise JiraUnavailable(f"Secrets Manager could not be reached ({type(error).__name__})") from error
-        try:
-            data = json.loads(secret.get("SecretString") or "")
-            return JiraCredentials(
-                base_url=str(data["baseUrl"]).rstrip("/"),
-                email=str(data["email"]),
-                api_token=str(data["apiToken"]),
-            )
-        except (ValueError, KeyError, TypeError) as error:
-            raise JiraNotConfigured(
-                'The Jira secret must be JSON with "baseUrl", "email" and "apiToken"'
-            ) from error
-
-
-class DeferredJiraClient:
-    """A :class:`JiraClient` built on first use, so only Jira confirms read the secret."""
-
-    def __init__(self, build: Callable[[], JiraClient]) -> None:
-        self._build = build
-        self._client: JiraClient | None = None
-        self._lock = threading.Lock()
-
-    def create_issue(self, issue: IssueRequest) -> CreatedIssue:
-        with self._lock:
-            if self._client is None:
-                self._client = self._build()
-            client = self._client
-        return client.create_issue(issue)

@@ -1,7 +1,8 @@
 """Human review: a draft's owner reads it, confirms it (with edits) or discards it.
 
 - :mod:`multitool.review.base`: errors, the caller, addresses, what a tool's confirm is built from;
-- :mod:`multitool.review.reviewer`: the :class:`Reviewer` state machine (the states, exactly once);
+- :mod:`multitool.review.reviewer`: the ``Reviewer`` state machine (the states, exactly once), imported
+  from there: only the review function runs it, so the action-group functions never load it;
 - each tool's own confirm (edits model, content, side effect) is in its tool module.
 """
 
@@ -27,10 +28,8 @@ from multitool.review.base import (
     Superseded,
     name_claim,
 )
-from multitool.review.reviewer import EXECUTION_LEASE, DraftView, Reviewer
 
 __all__ = [
-    "EXECUTION_LEASE",
     "ActionInProgress",
     "ActionReview",
     "Address",
@@ -38,14 +37,12 @@ __all__ = [
     "AlreadyDone",
     "Caller",
     "DraftNotFound",
-    "DraftView",
     "InvalidEdits",
     "NotConfigured",
     "ReviewConfig",
     "ReviewConflict",
     "ReviewContext",
     "ReviewError",
-    "Reviewer",
     "SideEffectFailed",
     "SlotTaken",
     "Superseded",
