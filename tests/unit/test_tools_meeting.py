@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import UTC, date, datetime, time, timedelta
 
 import pytest
@@ -11,23 +10,11 @@ from multitool.ports.calendar import Booking, Interval
 from multitool.slots import Slot
 from multitool.tools import ToolPorts, run_calls
 from multitool.tools.base import InvalidInput, ToolConfig, ToolContext
-from multitool.tools.scheduling import Attendee, search_days, slot_proposal
+from multitool.tools.scheduling import search_days
 from multitool.tools.when import RequestedTime
 
 from tests.support.events import sample_people
-
-
-def propose_slots(
-    requested: RequestedTime,
-    duration: timedelta,
-    busy: Sequence[Interval],
-    ctx: ToolContext,
-    config: ToolConfig,
-    attendees: Sequence[Attendee] = (),
-) -> list[Slot]:
-    """The slots of :func:`slot_proposal` alone."""
-    return list(slot_proposal(requested, duration, busy, ctx, config, attendees).slots)
-
+from tests.unit.test_scheduling import propose_slots
 
 BERLIN = "Europe/Berlin"
 # Tuesday 1 December 2026, 10:00 in Berlin.

@@ -211,46 +211,47 @@ class DynamoDraftStore:
 
     def replace(self, current: Draft, updated: Draft) -> Draft:
         new = next_version(current, updated)
-        try:
-            self._client.put_item(
-                TableName=self._table,
-                Item=_to_item(new),
-                ConditionExpression="#version = :version AND #status = :status AND #owner = :owner",
-                ExpressionAttributeNames={"#version": "version", "#status": "status", "#owner": "owner"},
-                ExpressionAttributeValues={
-                    ":version": {"N": str(current.version)},
-                    ":status": {"S": current.status.value},
-                    ":owner": {"S": current.owner},
-                },
-                ReturnValuesOnConditionCheckFailure="ALL_OLD",
-            )
-        except ClientError as error:
-            if error.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
-                raise
-            item: Mapping[str, Any] | None = error.response.get("Item")  # type: ignore[assignment]
-            raise DraftWriteConflict(current.id, _from_item(item) if item else None) from error
+        self._put_if_unchanged(
+            new,
+            "#version = :version AND #status = :status AND #owner = :owner",
+            {"#version": "version", "#status": "status", "#owner": "owner"},
+            {
+                ":version": {"N": str(current.version)},
+                ":status": {"S": current.status.value},
+                ":owner": {"S": current.owner},
+            },
+        )
         return new
 
     def claim(self, current: Draft, owner: str) -> Draft:
         new = claimed(current, owner)
+        self._put_if_unchanged(
+            new,
+            "#version = :version AND #owner = :unclaimed",
+            {"#version": "version", "#owner": "owner"},
+            {":version": {"N": str(current.version)}, ":unclaimed": {"S": UNCLAIMED_OWNER}},
+        )
+        return new
+
+    def _put_if_unchanged(
+        self, new: Draft, condition: str, names: Mapping[str, str], values: Mapping[str, Any]
+    ) -> None:
+        """Write ``new`` in ONE conditional put; a failed condition is :class:`DraftWriteConflict`
+        carrying the draft as stored."""
         try:
             self._client.put_item(
                 TableName=self._table,
                 Item=_to_item(new),
-                ConditionExpression="#version = :version AND #owner = :unclaimed",
-                ExpressionAttributeNames={"#version": "version", "#owner": "owner"},
-                ExpressionAttributeValues={
-                    ":version": {"N": str(current.version)},
-                    ":unclaimed": {"S": UNCLAIMED_OWNER},
-                },
+                ConditionExpression=condition,
+                ExpressionAttributeNames=dict(names),
+                ExpressionAttributeValues=dict(values),
                 ReturnValuesOnConditionCheckFailure="ALL_OLD",
             )
         except ClientError as error:
             if error.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
                 raise
             item: Mapping[str, Any] | None = error.response.get("Item")  # type: ignore[assignment]
-            raise DraftWriteConflict(current.id, _from_item(item) if item else None) from error
-        return new
+            raise DraftWriteConflict(new.id, _from_item(item) if item else None) from error
 
     def supersede(self, earlier: Draft, revision: Draft) -> Draft:
         marked = superseded(earlier, revision)
