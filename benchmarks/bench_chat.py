@@ -10,9 +10,12 @@ full history (typical texts, and the 4-byte-character worst case).
 request without a key, the first request with an Idempotency-Key, and its
 replay. moto's times are not DynamoDB's; the call counts are what a deployment pays.
 
-``concurrent``: ``multitool serve`` (offline runtime, embedded moto) under 20
-clients each sending 10 combined /chat requests back to back, all at once over
-HTTP: per-request latency p50/p95/max, errors, and throughput. ``python -m
+``concurrent``: ``multitool serve`` (offline runtime, moto in its child process) under
+20 clients each sending 10 combined /chat requests back to back, all at once over
+HTTP: per-request latency p50/p95/max, errors, and throughput; and the CPU time each
+request costs the server and its moto child (Linux ``/proc``), with the latency floor
+that sets: with ``c`` CPU seconds per request on ``n`` cores, 20 clients wait at least
+``20 * c / n`` each (every request's CPU must be spent, and only ``n`` run at once). ``python -m
 benchmarks chat`` runs all three; ``CHAT_BENCH_URL`` points the concurrent part
 at a server already running (e.g. another build) instead of starting one.
 """
@@ -26,6 +29,7 @@ import statistics
 import time
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 REPEATS = 15
@@ -163,7 +167,47 @@ CLIENTS = 20
 REQUESTS_PER_CLIENT = 10
 
 
-def _concurrent_against(url: str) -> str:
+def _cpu_seconds(pid: int) -> dict[int, float]:
+    """User + system CPU seconds of ``pid`` and each live descendant, by process id (Linux ``/proc``).
+
+    Empty where there is no ``/proc``: the figure is then left out, not guessed.
+    """
+    ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    stats: dict[int, tuple[int, float]] = {}  # pid -> (parent, CPU seconds)
+    for entry in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = entry.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the process ended while we looked
+            continue
+        # After the command name: state, ppid, ... utime is field 14 of stat(5), stime 15.
+        stats[int(entry.parent.name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / ticks)
+    found: dict[int, float] = {}
+    wanted = [pid]
+    while wanted:
+        current = wanted.pop()
+        if current in stats:
+            found[current] = stats[current][1]
+            wanted += [child for child, (parent, _) in stats.items() if parent == current]
+    return found
+
+
+def _cpu_line(before: dict[int, float], after: dict[int, float], server: int, requests: int) -> str:
+    """CPU milliseconds per request, the server's and its children's (moto), and the floor they set."""
+    if not after:
+        return "CPU per request: not measured (no /proc on this system)"
+    spent = {pid: after[pid] - before.get(pid, 0.0) for pid in after}
+    own = spent.get(server, 0.0) * 1000 / requests
+    children = sum(v for pid, v in spent.items() if pid != server) * 1000 / requests
+    cores = os.cpu_count() or 1
+    per_request = own + children
+    return (
+        f"CPU per request {per_request:.0f} ms (server {own:.0f} + moto {children:.0f}); "
+        f"{cores} cores: at most {cores * 1000 / per_request:.1f} req/s, "
+        f"{CLIENTS} clients p50 >= {CLIENTS * per_request / cores:.0f} ms"
+    )
+
+
+def _concurrent_against(url: str, server_pid: int | None = None) -> str:
     import json
     import threading
     import urllib.error
@@ -199,12 +243,18 @@ def _concurrent_against(url: str) -> str:
                     errors[outcome] += 1
 
     threads = [threading.Thread(target=client, args=(n,)) for n in range(CLIENTS)]
+    cpu_before = _cpu_seconds(server_pid) if server_pid is not None else {}
     began = time.perf_counter()
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     wall = time.perf_counter() - began
+    cpu = (
+        "\n" + _cpu_line(cpu_before, _cpu_seconds(server_pid), server_pid, len(latencies))
+        if server_pid is not None
+        else ""
+    )
     ordered = sorted(latencies)
     p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
     failed = ", ".join(f"{code} x{n}" for code, n in sorted(errors.items())) or "0"
@@ -212,7 +262,7 @@ def _concurrent_against(url: str) -> str:
         f"\n{'multitool serve, ' + str(CLIENTS) + ' clients x ' + str(REQUESTS_PER_CLIENT) + ' /chat':<44}"
         f" {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'req/s':>7}  errors\n"
         f"{'combined message, offline runtime':<44} {statistics.median(latencies):>8.0f} {p95:>8.0f}"
-        f" {ordered[-1]:>8.0f} {len(latencies) / wall:>7.1f}  {failed}"
+        f" {ordered[-1]:>8.0f} {len(latencies) / wall:>7.1f}  {failed}{cpu}"
     )
 
 
@@ -221,8 +271,9 @@ def _concurrent() -> str:
 
     if os.environ.get("CHAT_BENCH_URL"):
         return _concurrent_against(os.environ["CHAT_BENCH_URL"])
-    with local_server(startup_seconds=120) as url:
-        return _concurrent_against(url)
+    pids: list[int] = []
+    with local_server(startup_seconds=120, pids=pids) as url:
+        return _concurrent_against(url, pids[0])
 
 
 def run() -> None:

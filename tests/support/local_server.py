@@ -27,12 +27,14 @@ def local_server(
     output: list[str] | None = None,
     args: tuple[str, ...] = (),
     env: Mapping[str, str] | None = None,
+    pids: list[int] | None = None,
 ) -> Iterator[str]:
     """``multitool serve --port 0 [args]``; yields the URL it prints, and stops it on exit.
 
     ``env`` adds to the server's environment (the offline harness's ``OFFLINE_DELAY_SECONDS``, say).
 
     ``output``, when given, collects every line the server prints (stdout and stderr), as it prints it.
+    ``pids``, when given, receives the server's process id (a benchmark reads its CPU time).
     Raises ``RuntimeError`` with everything the server printed when no URL comes in time.
     """
     process = subprocess.Popen(
@@ -43,6 +45,8 @@ def local_server(
         stderr=subprocess.STDOUT,
         text=True,
     )
+    if pids is not None:
+        pids.append(process.pid)
     lines: queue.Queue[str] = queue.Queue()
     output = output if output is not None else []
 

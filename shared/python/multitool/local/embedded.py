@@ -1,7 +1,8 @@
 """Embedded AWS for local runs: a moto server on loopback, seeded like a small company.
 
-:func:`start_embedded` starts a ``ThreadedMotoServer`` (DynamoDB, SES, Secrets
-Manager), creates every table from :mod:`multitool.tables`, verifies the sender
+:func:`start_embedded` starts a moto server (DynamoDB, SES, Secrets Manager) in a
+child process (:mod:`multitool.local.moto_process`: off the handlers' GIL), creates
+every table from :mod:`multitool.tables`, verifies the sender
 identity, starts the fake Jira sandbox with its credentials in Secrets Manager,
 seeds the directory, and returns the environment the Lambda handlers read.
 
@@ -16,7 +17,6 @@ runs; ``offline-converse`` runs the offline model through the Converse loop.
 from __future__ import annotations
 
 import json
-import logging
 import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -34,8 +34,6 @@ from multitool.tables import create_all
 from multitool.wire import WireModel
 
 if TYPE_CHECKING:
-    from moto.server import ThreadedMotoServer
-
     from multitool.local.invocations import LocalInvocations
     from multitool.local.jira_server import FakeJira
 
@@ -142,6 +140,8 @@ class Embedded:
     jira: FakeJira
     invocations: LocalInvocations | None = None
     """Lambda's asynchronous Invoke (``AWS_ENDPOINT_URL_LAMBDA``): bind the functions to it."""
+    moto_pid: int | None = None
+    """The moto child's process id (its CPU time is part of what a request costs)."""
     _closers: list[Any] = field(default_factory=list, repr=False)
 
     def close(self) -> None:
@@ -218,17 +218,6 @@ def sandbox_env(
     )
 
 
-def _start_moto() -> tuple[ThreadedMotoServer, str]:
-    from moto.server import ThreadedMotoServer
-
-    # Werkzeug logs every request moto serves; the local server's console stays readable without them.
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    server = ThreadedMotoServer(ip_address=LOOPBACK, port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    return server, f"http://{host}:{port}"
-
-
 def _client(service: str, endpoint: str, region: str, credentials: Mapping[str, str]) -> Any:
     return boto3.client(
         service,  # type: ignore[call-overload]
@@ -262,8 +251,14 @@ def start_embedded(
             "Run without --agent-id/--model-id to use the offline model."
         )
     region = region or (boto3.Session().region_name if runtime.uses_aws else None) or DEFAULT_REGION
-    moto_server, endpoint = _start_moto()
-    closers: list[Any] = [moto_server.stop]
+    from multitool.local.moto_process import MotoStartFailed, start_moto_process
+
+    try:
+        moto = start_moto_process()
+    except MotoStartFailed as error:
+        raise LocalSetupError(str(error)) from None
+    endpoint = moto.endpoint
+    closers: list[Any] = [moto.stop]
     try:
         dynamodb = _client("dynamodb", endpoint, region, FAKE_CREDENTIALS)
         tables = create_all(dynamodb)
@@ -304,6 +299,7 @@ def start_embedded(
         runtime=runtime,
         jira=jira,
         invocations=invocations,
+        moto_pid=moto.pid,
         _closers=closers,
     )
 

@@ -368,7 +368,7 @@ def sandbox_outbox_reader(running: Embedded) -> Outbox:
     import boto3
 
     from multitool.local.embedded import FAKE_CREDENTIALS
-    from multitool.local.outbox import outbox, sent_by, sent_mail
+    from multitool.local.outbox import outbox, sent_by, sent_mail_from_server
 
     region = running.env["AWS_REGION"]
     dynamodb = boto3.client(
@@ -380,4 +380,7 @@ def sandbox_outbox_reader(running: Embedded) -> Outbox:
         aws_session_token=FAKE_CREDENTIALS["AWS_SESSION_TOKEN"],
     )
     table = running.env["DRAFTS_TABLE_NAME"]
-    return lambda user: outbox(lambda: sent_mail(region=region), running.jira, sent_by(dynamodb, table, user))
+    # moto runs in its own process (multitool.local.moto_process): its SES is read over HTTP.
+    return lambda user: outbox(
+        lambda: sent_mail_from_server(running.endpoint), running.jira, sent_by(dynamodb, table, user)
+    )

@@ -2,9 +2,9 @@
 
 Nothing here is delivered anywhere: the local demo shows it on the page under
 a "sandbox" label. Mail is read from moto's SES backend, either in-process
-(:func:`sent_mail`, when moto runs in this process: ``mock_aws`` or the
-embedded ``ThreadedMotoServer``) or from a moto server's
-``/moto-api/data.json`` (:func:`sent_mail_from_server`).
+(:func:`sent_mail`, when moto runs in this process: ``mock_aws``) or from a
+moto server's ``/moto-api/data.json`` (:func:`sent_mail_from_server`: the local
+server's moto, which runs in a child process).
 
 The outbox is per user: :func:`sent_by` reads what the user's own confirms did
 (the SES message ids and Jira issue keys in their done drafts' results), and

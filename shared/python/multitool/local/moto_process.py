@@ -1,0 +1,126 @@
+"""moto's server in a child process on loopback, started and stopped with the local server.
+
+In one process the handlers and moto share one GIL: every DynamoDB call a handler makes
+waits for moto's own Python (request parsing, the expression engine, response
+rendering) to get the interpreter, so twenty concurrent /chat requests run one at a
+time however many cores the machine has. In a child process moto runs on another core.
+
+The child (``python -m multitool.local.moto_process``) starts a ``ThreadedMotoServer`` on
+a free loopback port, prints ``moto ready <url>`` and serves until its stdin closes:
+the parent closes it to stop the child, and a parent that dies closes it too, so no
+moto is left behind.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import IO
+
+LOOPBACK = "127.0.0.1"
+READY = "moto ready "
+START_SECONDS = 60.0
+STOP_SECONDS = 10.0
+
+
+class MotoStartFailed(RuntimeError):
+    """The moto child did not come up; the message carries what it printed."""
+
+
+@dataclass
+class MotoProcess:
+    """A running moto child: its endpoint, and how to stop it."""
+
+    endpoint: str
+    process: subprocess.Popen[str]
+    _errors: IO[str]
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def stop(self) -> None:
+        """Close the child's stdin (it stops its server and exits); kill it if it does not in time."""
+        _end(self.process)
+        self._errors.close()
+
+
+def _end(process: subprocess.Popen[str]) -> None:
+    if process.stdin is not None and not process.stdin.closed:
+        process.stdin.close()
+    try:
+        process.wait(timeout=STOP_SECONDS)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    if process.stdout is not None:
+        process.stdout.close()
+
+
+def _printed(errors: IO[str], limit: int = 2000) -> str:
+    """The end of what the child wrote to stderr."""
+    errors.flush()
+    errors.seek(0)
+    text = errors.read().strip()
+    return text[-limit:] if text else "(it printed nothing)"
+
+
+def start_moto_process(
+    start_seconds: float = START_SECONDS, *, command: Sequence[str] | None = None
+) -> MotoProcess:
+    """Start the moto child and wait for its endpoint; :class:`MotoStartFailed` if it does not come.
+
+    ``command``: the child's command line, this module's by default.
+    """
+    # Open for the child's lifetime (closed by stop()): what it printed names a failed start.
+    errors = tempfile.TemporaryFile(mode="w+", encoding="utf-8")  # noqa: SIM115
+    process = subprocess.Popen(  # noqa: S603 - this interpreter, or a test's own command
+        list(command) if command is not None else [sys.executable, "-m", __name__],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=errors,
+        text=True,
+    )
+    lines: queue.Queue[str] = queue.Queue()
+
+    def first_line() -> None:
+        assert process.stdout is not None
+        lines.put(process.stdout.readline())
+
+    threading.Thread(target=first_line, daemon=True).start()
+    try:
+        line: str | None = lines.get(timeout=start_seconds)
+    except queue.Empty:
+        line = None  # still running, silent
+    if line is None or not line.startswith(READY):
+        _end(process)
+        how = f"gave no endpoint within {start_seconds:.0f} s" if line is None else "exited"
+        with errors:
+            raise MotoStartFailed(f"The local moto server {how}: {_printed(errors)}")
+    return MotoProcess(line[len(READY) :].strip(), process, errors)
+
+
+def serve(stdin: IO[str] = sys.stdin, stdout: IO[str] = sys.stdout) -> None:
+    """The child: moto on a free loopback port until ``stdin`` closes."""
+    from moto.server import ThreadedMotoServer
+
+    # Werkzeug logs every request moto serves; the local server's console stays readable without them.
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    server = ThreadedMotoServer(ip_address=LOOPBACK, port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    print(f"{READY}http://{host}:{port}", file=stdout, flush=True)
+    try:
+        stdin.read()  # returns at EOF: the parent closed the pipe, or died
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    serve()
