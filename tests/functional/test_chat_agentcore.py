@@ -105,6 +105,65 @@ def test_a_combined_message_through_the_harness_is_answered_from_its_cards(env, 
     assert carried(env, "sess-h") is None
 
 
+def dynamodb_calls() -> list[tuple[str, dict[str, Any]]]:
+    """Every DynamoDB call the chat service's client makes from now on: (operation, parameters)."""
+    seen: list[tuple[str, dict[str, Any]]] = []
+    client = aws_chat_service().sessions.client  # type: ignore[attr-defined]
+    client.meta.events.register(
+        "provide-client-params.dynamodb",
+        lambda event_name, params, **_: seen.append((event_name.split(".")[-1], dict(params))),
+    )
+    return seen
+
+
+def test_the_follow_up_takes_the_carried_step_in_the_session_claims_own_write(env, monkeypatch) -> None:
+    # Given a turn answered from its cards, whose paused step waits in the session's item
+    client = h.ScriptedHarness(
+        h.calls(("t1", "create_email_draft", EMAIL), pieces=1), h.answer("You are welcome.")
+    )
+    deployed(monkeypatch, client)
+    call({"message": "Email Kinshuok about the doc", "sessionId": "sess-c"})
+    step = carried(env, "sess-c")
+    assert step is not None
+    seen = dynamodb_calls()
+
+    # When the user writes again
+    follow_up = call({"message": "Thanks!", "sessionId": "sess-c"})
+
+    # Then one conditional UpdateItem claimed the session and removed the step (no separate take),
+    # the harness read the step, and the only other write stored the conversation
+    assert json_body(follow_up)["message"] == "You are welcome."
+    assert client.requests[1]["messages"][:3] == step
+    assert [name for name, _ in seen] == ["UpdateItem", "UpdateItem"]
+    claim = seen[0][1]
+    assert "REMOVE #carry" in claim["UpdateExpression"]
+    assert claim["ReturnValues"] == "ALL_OLD"
+    assert claim["ExpressionAttributeNames"]["#carry"] == CARRY_ATTRIBUTE
+    assert "#history" in seen[1][1]["UpdateExpression"]
+    assert carried(env, "sess-c") is None
+
+
+def test_a_step_the_claim_took_is_kept_again_when_the_harness_fails_before_reading_it(
+    env, monkeypatch
+) -> None:
+    # Given a carried step, and a harness that fails on the next turn
+    client = h.ScriptedHarness(
+        h.calls(("t1", "create_email_draft", EMAIL), pieces=1),
+        [h.message_start(), h.stream_error("runtimeClientError", "down")],
+        h.answer("Back."),
+    )
+    deployed(monkeypatch, client)
+    call({"message": "Email Kinshuok about the doc", "sessionId": "sess-f"})
+    step = carried(env, "sess-f")
+
+    # When the follow-up fails, Then the step the claim removed is back in the item
+    assert call({"message": "Thanks!", "sessionId": "sess-f"})["statusCode"] == 502
+    assert carried(env, "sess-f") == step
+    # And the turn after that still hands it to the harness
+    assert json_body(call({"message": "Thanks!", "sessionId": "sess-f"}))["message"] == "Back."
+    assert client.requests[2]["messages"][:3] == step
+
+
 def test_a_refused_call_keeps_the_harness_turn_on_the_model(env, monkeypatch) -> None:
     # Given a harness response whose meeting call the tool refuses (a day in the past)
     client = h.ScriptedHarness(

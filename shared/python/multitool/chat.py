@@ -180,8 +180,14 @@ class ChatService:
         clock: Callable[[], datetime] | None = None,
         idempotency: ChatIdempotency | None = None,
         history_exchanges: int = HISTORY_EXCHANGES,
+        carry_in_session: bool = False,
     ) -> None:
-        """``history_exchanges``: earlier exchanges a turn sees; 0 for a runtime that keeps its own."""
+        """``history_exchanges``: earlier exchanges a turn sees; 0 for a runtime that keeps its own.
+
+        ``carry_in_session``: the runtime carries its paused step in the session's item
+        (:class:`multitool.runtimes.carryover.DynamoCarryOver`), so the claim takes it in the same write.
+        """
+        self.carry_in_session = carry_in_session
         self.runtime = runtime
         self.sessions = sessions
         self.max_message_chars = max_message_chars
@@ -291,7 +297,12 @@ class ChatService:
         timezone = self.validate(request, timezone_hint)
         message = request.message
         session_id = request.session_id or new_session_id()
-        history = self.sessions.claim(session_id, user_id)
+        carried: tuple[dict[str, Any], ...] | None = None
+        if self.carry_in_session:
+            claimed = self.sessions.claim_taking_carry(session_id, user_id)
+            history, carried = claimed.history, tuple(claimed.carried)
+        else:
+            history = self.sessions.claim(session_id, user_id)
         now = self.clock() if self.clock is not None else None
         remembered = bounded(history, max_exchanges=self.history_exchanges)
         turn = TurnRequest(
@@ -304,6 +315,7 @@ class ChatService:
             deadline=deadline,
             user_email=user_email,
             progress=progress,
+            carried=carried,
         )
         results = self.runtime.run_turn(turn)
         metrics.add_metric(name="ClientActions", unit="Count", value=len(results.client_actions))

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 import secrets
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -26,6 +27,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import Field, TypeAdapter, ValidationError
 
 from multitool.observability import logger
+from multitool.runtimes.carryover import CARRY_ATTRIBUTE, Messages, parse_carry
 from multitool.tables import SESSIONS
 from multitool.tools.registry import REGISTRY
 from multitool.wire import WireModel
@@ -174,12 +176,25 @@ def valid_session_id(value: str) -> bool:
     return bool(SESSION_ID_PATTERN.match(value))
 
 
+@dataclass(frozen=True, slots=True)
+class ClaimedTurn:
+    """What claiming a session for a turn read: the conversation, and the harness step carried
+    into this turn (:mod:`multitool.runtimes.carryover`), now removed from the store."""
+
+    history: History
+    carried: Messages
+
+
 class SessionStore(Protocol):
     def claim(self, session_id: str, user_id: str, now: datetime | None = None) -> History:
         """Record a turn in ``session_id`` for ``user_id`` and return the conversation so far.
 
         Raises :class:`SessionNotOwned` if another user owns the session.
         """
+        ...
+
+    def claim_taking_carry(self, session_id: str, user_id: str, now: datetime | None = None) -> ClaimedTurn:
+        """:meth:`claim`, also taking the step carried into this turn (in the same write, for DynamoDB)."""
         ...
 
     def remember(self, session_id: str, user_id: str, history: History, now: datetime | None = None) -> None:
@@ -198,31 +213,52 @@ class DynamoSessionStore:
         self.ttl_seconds = ttl_seconds
 
     def claim(self, session_id: str, user_id: str, now: datetime | None = None) -> History:
+        return parse_history(
+            self._claim(session_id, user_id, now, take_carry=False).get(HISTORY_ATTRIBUTE, {}).get("S")
+        )
+
+    def claim_taking_carry(self, session_id: str, user_id: str, now: datetime | None = None) -> ClaimedTurn:
+        # One UpdateItem instead of a claim and a carryover take: REMOVE the carried step and read
+        # the item as it was (ALL_OLD: the claim never changes the history, so it is current).
+        before = self._claim(session_id, user_id, now, take_carry=True)
+        return ClaimedTurn(
+            parse_history(before.get(HISTORY_ATTRIBUTE, {}).get("S")),
+            parse_carry(before.get(CARRY_ATTRIBUTE, {}).get("S")),
+        )
+
+    def _claim(
+        self, session_id: str, user_id: str, now: datetime | None, *, take_carry: bool
+    ) -> dict[str, Any]:
+        """The conditional claim's UpdateItem: the item after it (before it, with ``take_carry``)."""
         moment = now or datetime.now(UTC)
+        names = {"#owner": "owner", "#key": SESSIONS.partition_key}
+        update = (
+            "SET #owner = if_not_exists(#owner, :owner), createdAt = if_not_exists(createdAt, :now), "
+            "updatedAt = :now, expiresAt = :expires ADD turns :one"
+        )
+        if take_carry:
+            update += " REMOVE #carry"
+            names["#carry"] = CARRY_ATTRIBUTE
         try:
             response = self.client.update_item(
                 TableName=self.table_name,
                 Key={SESSIONS.partition_key: {"S": session_id}},
-                UpdateExpression=(
-                    "SET #owner = if_not_exists(#owner, :owner), createdAt = if_not_exists(createdAt, :now), "
-                    "updatedAt = :now, expiresAt = :expires ADD turns :one"
-                ),
+                UpdateExpression=update,
                 ConditionExpression="attribute_not_exists(#key) OR #owner = :owner",
-                ExpressionAttributeNames={"#owner": "owner", "#key": SESSIONS.partition_key},
+                ExpressionAttributeNames=names,
                 ExpressionAttributeValues={
                     ":owner": {"S": user_id},
                     ":now": {"S": moment.isoformat()},
                     ":expires": {"N": str(int(moment.timestamp()) + self.ttl_seconds)},
                     ":one": {"N": "1"},
                 },
-                ReturnValues="ALL_NEW",
+                ReturnValues="ALL_OLD" if take_carry else "ALL_NEW",
             )
         except ClientError as error:
             if error.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
                 raise SessionNotOwned("This session belongs to another user.") from None
             raise
-        stored = response.get("Attributes", {}).get(HISTORY_ATTRIBUTE, {})
-        return parse_history(stored.get("S"))
+        return dict(response.get("Attributes", {}))
 
     def remember(self, session_id: str, user_id: str, history: History, now: datetime | None = None) -> None:
         moment = now or datetime.now(UTC)

@@ -68,7 +68,8 @@ def aws_chat_service() -> ChatService:
     from multitool.ports.directory import DynamoDirectory
     from multitool.ports.drafts import DynamoDraftStore
     from multitool.ports.dynamo_calendar import DynamoCalendar
-    from multitool.runtimes import AwsClients, build_runtime
+    from multitool.runtimes import AgentCoreRuntime, AwsClients, build_runtime
+    from multitool.runtimes.carryover import DynamoCarryOver
     from multitool.runtimes.product import product_flows
     from multitool.sessions import DynamoSessionStore
     from multitool.settings import ChatSettings, ModelBackend
@@ -100,6 +101,8 @@ def aws_chat_service() -> ChatService:
         idempotency=idempotency,
         # The Bedrock agent keeps the conversation itself, by sessionId.
         history_exchanges=0 if settings.runtime is ModelBackend.AGENT else settings.history_exchanges,
+        # A step carried in the sessions item is taken by the session claim: one UpdateItem, not two.
+        carry_in_session=isinstance(runtime, AgentCoreRuntime) and isinstance(runtime.carry, DynamoCarryOver),
     )
 
 

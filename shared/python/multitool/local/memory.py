@@ -18,7 +18,8 @@ from multitool.people import NameResolution, Person
 from multitool.ports.calendar import Booking, Interval, SlotTaken, overlaps
 from multitool.ports.directory import name_index, normalize_name, resolution_for
 from multitool.ports.drafts import DraftWriteConflict, claimed, next_version, superseded
-from multitool.sessions import History, SessionNotOwned
+from multitool.runtimes.carryover import Messages
+from multitool.sessions import ClaimedTurn, History, SessionNotOwned
 
 
 class MemoryDirectory:
@@ -141,6 +142,7 @@ class MemorySessionStore:
     def __init__(self) -> None:
         self.owners: dict[str, str] = {}
         self.histories: dict[str, History] = {}
+        self.carried: dict[str, Messages] = {}
         self.writes = 0
 
     def claim(self, session_id: str, user_id: str, now: datetime | None = None) -> History:
@@ -149,6 +151,10 @@ class MemorySessionStore:
         if owner != user_id:
             raise SessionNotOwned("This session belongs to another user.")
         return self.histories.get(session_id, ())
+
+    def claim_taking_carry(self, session_id: str, user_id: str, now: datetime | None = None) -> ClaimedTurn:
+        history = self.claim(session_id, user_id, now)
+        return ClaimedTurn(history, self.carried.pop(session_id, []))
 
     def remember(self, session_id: str, user_id: str, history: History, now: datetime | None = None) -> None:
         if self.owners.get(session_id) != user_id:

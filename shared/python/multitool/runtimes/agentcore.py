@@ -202,7 +202,7 @@ class AgentCoreRuntime:
         flow: Flow | None = None
         recorder = TraceRecorder(request.session_id)
         base = self._base_request(request)
-        carried = self.carry.take(request.user_id, request.session_id) if self.carry is not None else []
+        carried = self._carried(request)
         messages: list[dict[str, Any]] = [
             *carried,
             {"role": "user", "content": [{"text": request.message}]},
@@ -238,6 +238,12 @@ class AgentCoreRuntime:
         logger.warning("Harness turn stopped at the round limit", extra={"max_rounds": self.max_rounds})
         recorder.final(f"harness-{self.max_rounds}", ROUNDS_EXHAUSTED)
         return extract_tool_results(recorder.events)
+
+    def _carried(self, request: TurnRequest) -> list[dict[str, Any]]:
+        """The step carried into this turn: as the session claim read it, or taken from the store."""
+        if request.carried is not None:
+            return [dict(message) for message in request.carried]
+        return self.carry.take(request.user_id, request.session_id) if self.carry is not None else []
 
     def _keep(self, request: TurnRequest, step: list[dict[str, Any]]) -> bool:
         """Carry ``step`` into the session's next turn; False (the model resumes now) if it cannot be."""

@@ -78,6 +78,9 @@ class TurnRequest:
     """The sender's verified address, when the token carries one (their own bookings count as busy)."""
     progress: TurnProgress | None = None
     """Told of each card (and streamed text) as the turn makes it; None: only the answer counts."""
+    carried: tuple[Mapping[str, Any], ...] | None = None
+    """The harness step carried into this turn, when the session claim already took it from the
+    store (one write for both); None: the runtime takes it from its own carry store."""
 
     def has_time_for_model_call(self) -> bool:
         """Whether another model call can still finish before the deadline."""
