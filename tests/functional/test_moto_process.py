@@ -95,3 +95,28 @@ def test_the_child_exits_when_its_parent_dies_without_stopping_it() -> None:
 
     # Then the child sees its stdin close and exits: no moto is left behind
     assert _gone(child, within=15)
+
+
+def test_the_local_backend_names_a_moto_that_did_not_start() -> None:
+    from multitool.local.embedded import LocalSetupError, start_embedded
+    from multitool.local.moto_process import LaunchedMoto
+
+    exiting = LaunchedMoto([sys.executable, "-c", "import sys; sys.exit('port in use')"])
+
+    with pytest.raises(LocalSetupError, match="The local moto server exited: port in use"):
+        start_embedded(moto=exiting, apply_env=False)
+
+
+def test_a_launched_moto_is_stopped_when_the_backend_is_refused_before_it_is_used(monkeypatch) -> None:
+    from multitool.local.embedded import BackendChoice, LocalSetupError, start_embedded
+    from multitool.local.moto_process import LaunchedMoto
+
+    # Given a choice that needs AWS credentials, on a machine without any
+    monkeypatch.setattr("multitool.local.embedded.aws_credentials_available", lambda: False)
+    launched = LaunchedMoto()
+
+    with pytest.raises(LocalSetupError, match="needs AWS credentials"):
+        start_embedded(BackendChoice.from_options(model_id="m"), moto=launched, apply_env=False)
+
+    # Then the child it had started is gone too
+    assert launched.process.returncode is not None

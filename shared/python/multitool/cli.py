@@ -176,12 +176,20 @@ def _backend_choice(args: argparse.Namespace) -> BackendChoice:
 
 def _local_api(args: argparse.Namespace) -> tuple[Embedded, LocalApi]:
     """Start embedded AWS, apply its environment, and put the API Gateway stand-in before the handlers."""
-    from multitool.local.embedded import start_embedded
-    from multitool.local.gateway import LocalApi, sandbox_outbox_reader
-    from multitool.local.server import repo_root
-    from multitool.observability import use_console_logs
+    from multitool.local.moto_process import LaunchedMoto
 
-    running = start_embedded(_backend_choice(args), region=args.region, log_level=args.log_level)
+    moto = LaunchedMoto()  # moto's child boots while this process imports the server
+    try:
+        from multitool.local.embedded import start_embedded
+        from multitool.local.gateway import LocalApi, sandbox_outbox_reader
+        from multitool.local.server import repo_root
+        from multitool.observability import use_console_logs
+
+        choice = _backend_choice(args)
+    except BaseException:  # start_embedded stops the child itself from here on
+        moto.abandon()
+        raise
+    running = start_embedded(choice, region=args.region, log_level=args.log_level, moto=moto)
     use_console_logs()  # a terminal, not CloudWatch: one readable line per record
     functions_dir = args.functions_dir or repo_root() / "functions"
     api = LocalApi(functions_dir, running.seed, outbox=sandbox_outbox_reader(running))

@@ -36,6 +36,7 @@ from multitool.wire import WireModel
 if TYPE_CHECKING:
     from multitool.local.invocations import LocalInvocations
     from multitool.local.jira_server import FakeJira
+    from multitool.local.moto_process import LaunchedMoto
 
 LOOPBACK = "127.0.0.1"
 DEFAULT_REGION = "us-east-1"
@@ -236,12 +237,32 @@ def start_embedded(
     region: str | None = None,
     log_level: str = "WARNING",
     apply_env: bool = True,
+    moto: LaunchedMoto | None = None,
 ) -> Embedded:
     """Start the moto server and the Jira sandbox, create and seed everything.
 
     With ``apply_env`` the returned environment is also written to this
-    process's ``os.environ``, where the in-process handlers read it.
+    process's ``os.environ``, where the in-process handlers read it. ``moto``: a moto
+    child the caller launched earlier (it boots while the caller imports the rest).
     """
+    from multitool.local.moto_process import LaunchedMoto
+
+    launched = moto or LaunchedMoto()
+    try:
+        return _start_embedded(launched, runtime, seed, region, log_level, apply_env)
+    except BaseException:
+        launched.abandon()
+        raise
+
+
+def _start_embedded(
+    launched: LaunchedMoto,
+    runtime: BackendChoice | None,
+    seed: Seed | None,
+    region: str | None,
+    log_level: str,
+    apply_env: bool,
+) -> Embedded:
     runtime = runtime or BackendChoice()
     seed = seed or load_seed()
     if runtime.uses_aws and not aws_credentials_available():
@@ -251,27 +272,28 @@ def start_embedded(
             "Run without --agent-id/--model-id to use the offline model."
         )
     region = region or (boto3.Session().region_name if runtime.uses_aws else None) or DEFAULT_REGION
-    from multitool.local.moto_process import MotoStartFailed, start_moto_process
+    from multitool.local.invocations import LocalInvocations
+    from multitool.local.moto_process import MotoStartFailed
 
+    closers: list[Any] = []
     try:
-        moto = start_moto_process()
-    except MotoStartFailed as error:
-        raise LocalSetupError(str(error)) from None
-    endpoint = moto.endpoint
-    closers: list[Any] = [moto.stop]
-    try:
+        # The sandboxes that do not need moto start while its child boots.
+        jira, jira_secret = _start_jira(seed)
+        closers.append(jira.stop)
+        invocations = LocalInvocations(LOOPBACK).start()
+        closers.append(invocations.close)
+        try:
+            moto = launched.ready()
+        except MotoStartFailed as error:
+            raise LocalSetupError(str(error)) from None
+        closers.append(moto.stop)
+        endpoint = moto.endpoint
         dynamodb = _client("dynamodb", endpoint, region, FAKE_CREDENTIALS)
         tables = create_all(dynamodb)
         seed_directory(dynamodb, tables["DIRECTORY_TABLE_NAME"], seed)
         _client("sesv2", endpoint, region, FAKE_CREDENTIALS).create_email_identity(
             EmailIdentity=seed.sender_email
         )
-        jira, jira_secret = _start_jira(seed)
-        closers.append(jira.stop)
-        from multitool.local.invocations import LocalInvocations
-
-        invocations = LocalInvocations(LOOPBACK).start()
-        closers.append(invocations.close)
         secret_arn = _client("secretsmanager", endpoint, region, FAKE_CREDENTIALS).create_secret(
             Name="multitool/local/jira", SecretString=json.dumps(jira_secret)
         )["ARN"]

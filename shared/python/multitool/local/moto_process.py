@@ -71,39 +71,51 @@ def _printed(errors: IO[str], limit: int = 2000) -> str:
     return text[-limit:] if text else "(it printed nothing)"
 
 
+class LaunchedMoto:
+    """A moto child on its way up: the caller does other start-up work, then waits with :meth:`ready`."""
+
+    def __init__(self, command: Sequence[str] | None = None) -> None:
+        """``command``: the child's command line, this module's by default."""
+        # Open for the child's lifetime (closed by stop()): what it printed names a failed start.
+        self._errors = tempfile.TemporaryFile(mode="w+", encoding="utf-8")  # noqa: SIM115
+        self.process = subprocess.Popen(  # noqa: S603 - this interpreter, or a test's own command
+            list(command) if command is not None else [sys.executable, "-m", __name__],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._errors,
+            text=True,
+        )
+        self._lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._first_line, daemon=True).start()
+
+    def _first_line(self) -> None:
+        assert self.process.stdout is not None
+        self._lines.put(self.process.stdout.readline())
+
+    def ready(self, start_seconds: float = START_SECONDS) -> MotoProcess:
+        """The running child, once it names its endpoint; :class:`MotoStartFailed` (child stopped) if not."""
+        try:
+            line: str | None = self._lines.get(timeout=start_seconds)
+        except queue.Empty:
+            line = None  # still running, silent
+        if line is None or not line.startswith(READY):
+            _end(self.process)
+            how = f"gave no endpoint within {start_seconds:.0f} s" if line is None else "exited"
+            with self._errors:
+                raise MotoStartFailed(f"The local moto server {how}: {_printed(self._errors)}")
+        return MotoProcess(line[len(READY) :].strip(), self.process, self._errors)
+
+    def abandon(self) -> None:
+        """Stop a child whose start-up is no longer wanted (the caller failed before :meth:`ready`)."""
+        _end(self.process)
+        self._errors.close()
+
+
 def start_moto_process(
     start_seconds: float = START_SECONDS, *, command: Sequence[str] | None = None
 ) -> MotoProcess:
-    """Start the moto child and wait for its endpoint; :class:`MotoStartFailed` if it does not come.
-
-    ``command``: the child's command line, this module's by default.
-    """
-    # Open for the child's lifetime (closed by stop()): what it printed names a failed start.
-    errors = tempfile.TemporaryFile(mode="w+", encoding="utf-8")  # noqa: SIM115
-    process = subprocess.Popen(  # noqa: S603 - this interpreter, or a test's own command
-        list(command) if command is not None else [sys.executable, "-m", __name__],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=errors,
-        text=True,
-    )
-    lines: queue.Queue[str] = queue.Queue()
-
-    def first_line() -> None:
-        assert process.stdout is not None
-        lines.put(process.stdout.readline())
-
-    threading.Thread(target=first_line, daemon=True).start()
-    try:
-        line: str | None = lines.get(timeout=start_seconds)
-    except queue.Empty:
-        line = None  # still running, silent
-    if line is None or not line.startswith(READY):
-        _end(process)
-        how = f"gave no endpoint within {start_seconds:.0f} s" if line is None else "exited"
-        with errors:
-            raise MotoStartFailed(f"The local moto server {how}: {_printed(errors)}")
-    return MotoProcess(line[len(READY) :].strip(), process, errors)
+    """Start the moto child and wait for its endpoint; :class:`MotoStartFailed` if it does not come."""
+    return LaunchedMoto(command).ready(start_seconds)
 
 
 def serve(stdin: IO[str] = sys.stdin, stdout: IO[str] = sys.stdout) -> None:
