@@ -282,21 +282,20 @@ def _start_embedded(
         closers.append(jira.stop)
         invocations = LocalInvocations(LOOPBACK).start()
         closers.append(invocations.close)
+        endpoint = launched.endpoint  # known before moto is up: botocore loads its models meanwhile
+        dynamodb = _client("dynamodb", endpoint, region, FAKE_CREDENTIALS)
+        sesv2 = _client("sesv2", endpoint, region, FAKE_CREDENTIALS)
+        secrets = _client("secretsmanager", endpoint, region, FAKE_CREDENTIALS)
         try:
             moto = launched.ready()
         except MotoStartFailed as error:
             raise LocalSetupError(str(error)) from None
         closers.append(moto.stop)
-        endpoint = moto.endpoint
-        dynamodb = _client("dynamodb", endpoint, region, FAKE_CREDENTIALS)
         tables = create_all(dynamodb)
         seed_directory(dynamodb, tables["DIRECTORY_TABLE_NAME"], seed)
-        _client("sesv2", endpoint, region, FAKE_CREDENTIALS).create_email_identity(
-            EmailIdentity=seed.sender_email
-        )
-        secret_arn = _client("secretsmanager", endpoint, region, FAKE_CREDENTIALS).create_secret(
-            Name="multitool/local/jira", SecretString=json.dumps(jira_secret)
-        )["ARN"]
+        sesv2.create_email_identity(EmailIdentity=seed.sender_email)
+        secret = secrets.create_secret(Name="multitool/local/jira", SecretString=json.dumps(jira_secret))
+        secret_arn = secret["ARN"]
         env = function_env(
             endpoint=endpoint,
             tables=tables,

@@ -5,16 +5,19 @@ waits for moto's own Python (request parsing, the expression engine, response
 rendering) to get the interpreter, so twenty concurrent /chat requests run one at a
 time however many cores the machine has. In a child process moto runs on another core.
 
-The child (``python -m multitool.local.moto_process``) starts a ``ThreadedMotoServer`` on
-a free loopback port, prints ``moto ready <url>`` and serves until its stdin closes:
-the parent closes it to stop the child, and a parent that dies closes it too, so no
-moto is left behind.
+The parent binds a free loopback port and hands the listening socket to the child
+(``python -m multitool.local.moto_process <fd>``), so the endpoint is known at once and
+the parent makes its clients while moto imports (about 0.6 s). The child serves moto's
+own WSGI app (what ``moto.server`` runs) on that socket, prints ``moto ready <url>`` and
+serves until its stdin closes: the parent closes it to stop the child, and a parent
+that dies closes it too, so no moto is left behind.
 """
 
 from __future__ import annotations
 
 import logging
 import queue
+import socket
 import subprocess
 import sys
 import tempfile
@@ -75,16 +78,23 @@ class LaunchedMoto:
     """A moto child on its way up: the caller does other start-up work, then waits with :meth:`ready`."""
 
     def __init__(self, command: Sequence[str] | None = None) -> None:
-        """``command``: the child's command line, this module's by default."""
+        """``command``: the child's command line, this module's with the socket's descriptor by default."""
         # Open for the child's lifetime (closed by stop()): what it printed names a failed start.
         self._errors = tempfile.TemporaryFile(mode="w+", encoding="utf-8")  # noqa: SIM115
-        self.process = subprocess.Popen(  # noqa: S603 - this interpreter, or a test's own command
-            list(command) if command is not None else [sys.executable, "-m", __name__],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self._errors,
-            text=True,
-        )
+        # Connections wait in the backlog until the child accepts; only the child keeps the socket.
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listening:
+            listening.bind((LOOPBACK, 0))
+            listening.listen(128)
+            self.endpoint = f"http://{LOOPBACK}:{listening.getsockname()[1]}"
+            fd = listening.fileno()
+            self.process = subprocess.Popen(  # noqa: S603 - this interpreter, or a test's own command
+                list(command) if command is not None else [sys.executable, "-m", __name__, str(fd)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._errors,
+                text=True,
+                pass_fds=(fd,),
+            )
         self._lines: queue.Queue[str] = queue.Queue()
         threading.Thread(target=self._first_line, daemon=True).start()
 
@@ -103,7 +113,7 @@ class LaunchedMoto:
             how = f"gave no endpoint within {start_seconds:.0f} s" if line is None else "exited"
             with self._errors:
                 raise MotoStartFailed(f"The local moto server {how}: {_printed(self._errors)}")
-        return MotoProcess(line[len(READY) :].strip(), self.process, self._errors)
+        return MotoProcess(self.endpoint, self.process, self._errors)
 
     def abandon(self) -> None:
         """Stop a child whose start-up is no longer wanted (the caller failed before :meth:`ready`)."""
@@ -118,21 +128,30 @@ def start_moto_process(
     return LaunchedMoto(command).ready(start_seconds)
 
 
-def serve(stdin: IO[str] = sys.stdin, stdout: IO[str] = sys.stdout) -> None:
-    """The child: moto on a free loopback port until ``stdin`` closes."""
-    from moto.server import ThreadedMotoServer
+def serve(fd: int, stdin: IO[str] = sys.stdin, stdout: IO[str] = sys.stdout) -> None:
+    """The child: moto on the listening socket ``fd`` until ``stdin`` closes."""
+    from moto.moto_server.werkzeug_app import (
+        DomainDispatcherApplication,
+        MotoRequestHandler,
+        create_backend_app,
+    )
+    from werkzeug.serving import make_server
 
     # Werkzeug logs every request moto serves; the local server's console stays readable without them.
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    server = ThreadedMotoServer(ip_address=LOOPBACK, port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    print(f"{READY}http://{host}:{port}", file=stdout, flush=True)
+    # What ThreadedMotoServer builds, on the socket the parent bound (werkzeug takes it by fd).
+    app = DomainDispatcherApplication(create_backend_app)
+    server = make_server(LOOPBACK, 0, app, threaded=True, request_handler=MotoRequestHandler, fd=fd)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    host, port = server.server_address[:2]
+    print(f"{READY}http://{host!s}:{port}", file=stdout, flush=True)
     try:
         stdin.read()  # returns at EOF: the parent closed the pipe, or died
     finally:
-        server.stop()
+        server.shutdown()
+        thread.join()
 
 
 if __name__ == "__main__":
-    serve()
+    serve(int(sys.argv[1]))
