@@ -36,6 +36,7 @@ from multitool.review import (
     name_claim,
 )
 from multitool.review.reviewer import DraftView, Reviewer
+from multitool.tools.registry import REGISTRY
 
 ReviewerProvider = Callable[[], Reviewer]
 
@@ -114,6 +115,7 @@ def aws_reviewer() -> Reviewer:
 
 
 def review_app(reviewer: ReviewerProvider = aws_reviewer) -> APIGatewayHttpResolver:
+    REGISTRY.load_all()  # any tool's draft can be reviewed: its models load at init, not per request
     app = APIGatewayHttpResolver()
 
     def caller() -> Caller:
