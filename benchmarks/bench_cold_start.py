@@ -3,7 +3,10 @@
 Each figure is the median, over ``BENCH_COLD_RUNS`` rounds, of the wall time from
 spawning a fresh interpreter to reading the handler's first response (the
 interpreter's start is included, its exit is not). Within a round the programs
-run one after another, so machine noise hits all of them alike:
+run one after another, so machine noise hits all of them alike. Beside the wall
+time, ``cpu ms`` is the CPU time the child used up to its response (its
+interpreter's start included): a shared machine's load stretches wall time far
+more than CPU time, so it is the steadier figure to compare two runs by.
 
 - ``baseline``: ``import boto3`` and Powertools' ``APIGatewayHttpResolver``, one
   route that makes one DynamoDB ``GetItem``: a bare Powertools handler;
@@ -80,7 +83,7 @@ SESSION = {"userId": "jordan", "timezone": "Europe/Berlin", "now": "2026-12-01T1
 
 # The child: everything after the interpreter's own start is inside these lines.
 RUNNER = """\
-import sys, time
+import resource, sys, time
 started = time.perf_counter()
 import importlib, json
 module = importlib.import_module(sys.argv[1])
@@ -101,8 +104,10 @@ class Context:
 
 response = module.handler(event, Context())
 served = time.perf_counter()
+used = resource.getrusage(resource.RUSAGE_SELF)
 sys.stdout.write("COLD-START " + json.dumps({
-    "import_ms": (imported - started) * 1000, "request_ms": (served - imported) * 1000, "response": response,
+    "import_ms": (imported - started) * 1000, "request_ms": (served - imported) * 1000,
+    "cpu_ms": (used.ru_utime + used.ru_stime) * 1000, "response": response,
 }) + "\\n")
 sys.stdout.flush()
 """
@@ -468,7 +473,7 @@ def _draft_id(response: Mapping[str, Any]) -> str:
 
 
 def measure(runs: int = RUNS) -> tuple[Setup, dict[str, dict[str, float]], dict[str, int]]:
-    """(setup, program -> {wall_ms, import_ms, request_ms} medians, program -> status of its response)."""
+    """(setup, program -> {wall_ms, cpu_ms, import_ms, request_ms} medians, program -> its status)."""
     samples: dict[str, dict[str, list[float]]] = {}
     statuses: dict[str, int] = {}
     with tempfile.TemporaryDirectory() as scratch, _backend() as env:
@@ -517,7 +522,9 @@ def measure(runs: int = RUNS) -> tuple[Setup, dict[str, dict[str, float]], dict[
                 event, module = events[task_name]
                 outcome = _once(setup.python, path, tasks[task_name], module, event, env)
                 statuses[label] = _status(outcome["response"])
-                series = samples.setdefault(label, {"wall_ms": [], "import_ms": [], "request_ms": []})
+                series = samples.setdefault(
+                    label, {"wall_ms": [], "cpu_ms": [], "import_ms": [], "request_ms": []}
+                )
                 for key in series:
                     series[key].append(outcome[key])
     medians = {
@@ -530,17 +537,20 @@ def measure(runs: int = RUNS) -> tuple[Setup, dict[str, dict[str, float]], dict[
 
 def run() -> None:
     setup, medians, statuses = measure()
-    baseline = medians["baseline"]["wall_ms"]
+    baseline = medians["baseline"]
     print(f"children: {setup.label}")
     print(f"rounds: {RUNS}; target: handler <= {TARGET:.2f} x baseline (spawn to first response)")
     print("ref rows: the stack without multitool (see the module docstring); not targets")
+    print(
+        "cpu: the child's CPU time to its response (interpreter start included), less shaken by machine load"
+    )
     header = (
         f"{'process':<34}{'status':>7}{'wall ms':>9}{'x base':>8}{'x stack':>8}"
-        f"{'import':>8}{'request':>9}{'verdict':>8}"
+        f"{'cpu ms':>8}{'x base':>8}{'import':>8}{'request':>9}{'verdict':>8}"
     )
     print(header)
     for label, figures in medians.items():
-        ratio = figures["wall_ms"] / baseline
+        ratio = figures["wall_ms"] / baseline["wall_ms"]
         floor_label = FLOORS.get(label.split(" [", 1)[0])
         over_floor = f"{figures['wall_ms'] / medians[floor_label]['wall_ms']:.2f}" if floor_label else ""
         if label in REFERENCES:
@@ -549,15 +559,18 @@ def run() -> None:
             shown, verdict = label, "" if label == "baseline" else ("ok" if ratio <= TARGET else "OVER")
         print(
             f"{shown:<34}{statuses[label]:>7}{figures['wall_ms']:>9.0f}{ratio:>8.2f}{over_floor:>8}"
+            f"{figures['cpu_ms']:>8.0f}{figures['cpu_ms'] / baseline['cpu_ms']:>8.2f}"
             f"{figures['import_ms']:>8.0f}{figures['request_ms']:>9.0f}{verdict:>8}"
         )
     variant = next(iter(setup.layers))
-    print(f"each function's ratio, split into its stack's floor and multitool's own ({variant}):")
+    print(f"each function's ratio to the baseline = its stack's floor + multitool's own ({variant}):")
     for name in FUNCTIONS:
-        ratio = medians[f"{name} [{variant}]"]["wall_ms"] / baseline
-        floor = medians[FLOORS[name]]["wall_ms"] / baseline
-        own = ratio - floor
-        print(f"  {name:<20} {ratio:.2f}x = {floor:.2f}x floor ({FLOORS[name]}) + {own:.2f}x multitool")
+        split = []
+        for key in ("wall_ms", "cpu_ms"):
+            ratio = medians[f"{name} [{variant}]"][key] / baseline[key]
+            floor = medians[FLOORS[name]][key] / baseline[key]
+            split.append(f"{key[:-3]} {ratio:.2f}x = {floor:.2f}x + {ratio - floor:.2f}x")
+        print(f"  {name:<20} {'; '.join(split)}  (floor: {FLOORS[name]})")
     if "sources only" in setup.layers:
         print("bytecode in the layer, per function (sources only / bytecode, spawn to first response):")
         for name in FUNCTIONS:
