@@ -43,8 +43,21 @@ def test_an_action_group_function_loads_its_own_tool_and_no_other(function: str)
 
 @pytest.mark.parametrize("function", TOOLS)
 def test_an_action_group_function_loads_no_confirm_machinery(function: str) -> None:
-    # The review function alone runs a confirm: the state machine and the Jira Cloud adapter.
-    assert loaded_by(function, ["multitool.review.reviewer", "multitool.ports.jira_cloud"]) == []
+    # The review function alone runs a confirm: the state machine, the Jira Cloud adapter, the
+    # SES adapter and the MIME and header machinery it builds invitations with.
+    modules = [
+        "multitool.review.reviewer",
+        "multitool.ports.jira_cloud",
+        "multitool.ports.ses_mail",
+        "email.headerregistry",
+    ]
+
+    assert loaded_by(function, modules) == []
+
+
+@pytest.mark.parametrize("function", ["email_draft", "meeting_scheduler"])
+def test_only_the_jira_tool_loads_the_jira_port(function: str) -> None:
+    assert loaded_by(function, ["multitool.ports.jira"]) == []
 
 
 @pytest.mark.parametrize("function", ["email_draft", "jira_draft"])

@@ -77,7 +77,7 @@ def aws_reviewer() -> Reviewer:
     from multitool.ports.dynamo_calendar import DynamoCalendar
     from multitool.ports.jira import SANDBOX_CREDENTIALS_EMAIL, SANDBOX_CREDENTIALS_TOKEN, JiraClient
     from multitool.ports.jira_cloud import DeferredJiraClient, JiraCloudClient, SecretsJiraCredentials
-    from multitool.ports.mail import SesMailer
+    from multitool.ports.ses_mail import SesMailer
     from multitool.settings import ReviewSettings
 
     settings = ReviewSettings.from_env()
