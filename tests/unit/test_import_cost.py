@@ -14,14 +14,18 @@ ROOT = Path(__file__).resolve().parents[2]
 TOOLS = ("email_draft", "meeting_scheduler", "jira_draft")
 
 
-def loaded_by(function: str, modules: list[str]) -> list[str]:
-    """Which of ``modules`` importing ``functions/<function>/handler.py`` loads, in a fresh interpreter
-    (this process has long imported everything)."""
+def loaded_by(function: str, modules: list[str], then: str = "") -> list[str]:
+    """Which of ``modules`` importing ``functions/<function>/handler.py`` (and running ``then``)
+    loads, in a fresh interpreter (this process has long imported everything)."""
     code = (
-        f"import json, sys, functions.{function}.handler; "
+        f"import json, sys, functions.{function}.handler\n{then}\n"
         f"print(json.dumps([m for m in {modules!r} if m in sys.modules]))"
     )
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "shared" / "python"), str(ROOT)])}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT / "shared" / "python"), str(ROOT)]),
+        "AWS_DEFAULT_REGION": "us-east-1",
+    }
     output = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env, cwd=ROOT
     ).stdout
@@ -71,3 +75,37 @@ def test_the_review_function_loads_every_tool_while_it_initialises() -> None:
     modules = [f"multitool.tools.{tool}" for tool in TOOLS]
 
     assert loaded_by("review", modules) == modules
+
+
+OFFLINE_AND_AGENT = [
+    "multitool.runtimes.offline.grammar",
+    "multitool.runtimes.offline_harness",
+    "multitool.runtimes.agent",
+]
+BUILD_AGENTCORE = """
+from multitool.runtimes import AwsClients, build_runtime
+from multitool.settings import ChatSettings
+names = ("DRAFTS_TABLE_NAME", "DIRECTORY_TABLE_NAME", "BOOKINGS_TABLE_NAME", "SESSIONS_TABLE_NAME")
+settings = ChatSettings.from_env(
+    {"RUNTIME": "agentcore", "HARNESS_ARN": "arn:aws:bedrock-agentcore:us-east-1:1:harness/h"}
+    | {name: name.lower() for name in names}
+)
+build_runtime(settings, AwsClients(), lambda *args: None)
+"""
+
+
+def test_the_orchestrator_loads_every_tool_while_it_initialises() -> None:
+    modules = [f"multitool.tools.{tool}" for tool in TOOLS]
+
+    assert loaded_by("orchestrator", modules) == modules
+
+
+def test_the_deployed_orchestrator_never_loads_the_offline_model_nor_the_agent_runtime() -> None:
+    assert loaded_by("orchestrator", OFFLINE_AND_AGENT) == []
+    assert loaded_by("orchestrator", OFFLINE_AND_AGENT, then=BUILD_AGENTCORE) == []
+
+
+def test_the_offline_runtime_loads_the_offline_model_when_it_is_chosen() -> None:
+    then = BUILD_AGENTCORE.replace('"RUNTIME": "agentcore"', '"RUNTIME": "offline"')
+
+    assert loaded_by("orchestrator", OFFLINE_AND_AGENT[:2], then=then) == OFFLINE_AND_AGENT[:2]

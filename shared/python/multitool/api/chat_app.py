@@ -43,7 +43,9 @@ from multitool.idempotency import (
     RequestInProgress,
 )
 from multitool.observability import error_fields, logger
+from multitool.ports.directory import DynamoDirectory
 from multitool.runtimes.base import ModelBusy, ModelFailed, RuntimeNotConfigured
+from multitool.runtimes.product import product_flows  # every tool: what any turn may run loads at init
 from multitool.sessions import SessionNotOwned
 from multitool.settings import SettingsError
 from multitool.validation import first_field, problems
@@ -65,11 +67,9 @@ def aws_chat_service() -> ChatService:
     Built on first use and cached per warm container, never at import time:
     tests set the environment first and call ``aws_chat_service.cache_clear()``.
     """
-    from multitool.ports.directory import DynamoDirectory
     from multitool.ports.drafts import DynamoDraftStore
     from multitool.ports.dynamo_calendar import DynamoCalendar
     from multitool.runtimes import AwsClients, build_runtime
-    from multitool.runtimes.product import product_flows
     from multitool.sessions import DynamoSessionStore
     from multitool.settings import ChatSettings, ModelBackend
     from multitool.tools import ToolConfig, ToolPorts
