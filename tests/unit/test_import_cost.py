@@ -29,7 +29,7 @@ def loaded_by(function: str, modules: list[str], then: str = "") -> list[str]:
     output = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env, cwd=ROOT
     ).stdout
-    loaded: list[str] = json.loads(output)
+    loaded: list[str] = json.loads(output.splitlines()[-1])  # after whatever the request logged
     return loaded
 
 
@@ -43,6 +43,40 @@ def test_an_action_group_function_loads_its_own_tool_and_no_other(function: str)
     modules = [f"multitool.tools.{tool}" for tool in TOOLS]
 
     assert loaded_by(function, modules) == [f"multitool.tools.{function}"]
+
+
+# One request of each action group, on in-memory ports (the function's own app, another environment).
+REQUESTS = {
+    "email_draft": ("/email-drafts", {"to": ["Kinshuok"], "subject": "The doc", "body": "Here it is."}),
+    "meeting_scheduler": (
+        "/meeting-proposals",
+        {"attendees": ["Kinshuok"], "title": "Sync", "when": "Thursday"},
+    ),
+    "jira_draft": ("/jira-ticket-drafts", {"project": "WEB", "issueType": "Bug", "summary": "Login fails"}),
+}
+REQUEST = """
+from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+from multitool.tools.apps import action_group_app, handle
+from multitool.tools.base import ToolConfig, ToolPorts
+from multitool.tools.environment import ToolEnvironment
+from tests.support.events import LambdaContextStub, bedrock_action_event, sample_people
+
+ports = ToolPorts(MemoryDirectory(sample_people()), MemoryCalendar(), MemoryDraftStore())
+app = action_group_app({group!r}, lambda: ToolEnvironment(ports=ports, config=ToolConfig()))
+session = {{"userId": "u"}}
+event = bedrock_action_event({group!r}, {path!r}, properties={properties!r}, session_attributes=session)
+assert handle(app, event, LambdaContextStub())["response"]["httpStatusCode"] == 200
+"""
+
+
+@pytest.mark.parametrize("function", TOOLS)
+def test_an_action_group_request_loads_no_other_tool_either(function: str) -> None:
+    path, properties = REQUESTS[function]
+    then = REQUEST.format(group=function, path=path, properties=properties)
+
+    assert loaded_by(function, [f"multitool.tools.{tool}" for tool in TOOLS], then) == [
+        f"multitool.tools.{function}"
+    ]
 
 
 @pytest.mark.parametrize("function", TOOLS)
