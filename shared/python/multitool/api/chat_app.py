@@ -43,11 +43,10 @@ from multitool.idempotency import (
     RequestInProgress,
 )
 from multitool.observability import error_fields, logger
-from multitool.ports.directory import DynamoDirectory
 from multitool.runtimes.base import ModelBusy, ModelFailed, RuntimeNotConfigured
-from multitool.runtimes.product import product_flows  # every tool: what any turn may run loads at init
 from multitool.sessions import SessionNotOwned
 from multitool.settings import SettingsError
+from multitool.tools.registry import REGISTRY
 from multitool.validation import first_field, problems
 
 ChatServiceProvider = Callable[[], ChatService]
@@ -67,9 +66,11 @@ def aws_chat_service() -> ChatService:
     Built on first use and cached per warm container, never at import time:
     tests set the environment first and call ``aws_chat_service.cache_clear()``.
     """
+    from multitool.ports.directory import DynamoDirectory
     from multitool.ports.drafts import DynamoDraftStore
     from multitool.ports.dynamo_calendar import DynamoCalendar
     from multitool.runtimes import AwsClients, build_runtime
+    from multitool.runtimes.product import product_flows
     from multitool.sessions import DynamoSessionStore
     from multitool.settings import ChatSettings, ModelBackend
     from multitool.tools import ToolConfig, ToolPorts
@@ -141,6 +142,7 @@ def run_turn_event(turn_id: str, context: Any, turns: ChatTurnsProvider = aws_ch
 def chat_app(
     service: ChatServiceProvider = aws_chat_service, turns: ChatTurnsProvider = aws_chat_turns
 ) -> APIGatewayHttpResolver:
+    REGISTRY.load_all()  # a turn may run any tool: their models load at init, not per request
     app = APIGatewayHttpResolver()
 
     def caller() -> str:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import boto3
 from botocore.config import Config
 
+from multitool.ports.directory import DynamoDirectory
 from multitool.runtimes.agentcore import AgentCoreRuntime, harness_tools
 from multitool.runtimes.base import (
     FlowFactory,
@@ -167,7 +168,6 @@ def build_runtime(settings: ChatSettings, clients: AwsClients, flows: FlowFactor
             max_rounds=rounds,
             max_tokens=settings.max_output_tokens,
         )
-    from multitool.ports.directory import DynamoDirectory
     from multitool.runtimes.offline import OfflineModel
 
     # The offline model reads lowercase names ("email zoe …") against the same directory the tools use.
