@@ -3,12 +3,25 @@
 Each figure is the median, over ``BENCH_COLD_RUNS`` rounds, of the wall time from
 spawning a fresh interpreter to reading the handler's first response (the
 interpreter's start is included, its exit is not). Within a round the programs
-run one after another, so machine noise hits all of them alike:
+run one after another, so machine noise hits all of them alike. Beside the wall
+time, ``cpu ms`` is the CPU time the child used up to its response (its
+interpreter's start included): a shared machine's load stretches wall time far
+more than CPU time, so it is the steadier figure to compare two runs by.
 
 - ``baseline``: ``import boto3`` and Powertools' ``APIGatewayHttpResolver``, one
   route that makes one DynamoDB ``GetItem``: a bare Powertools handler;
+- the references, what the chosen stack costs before any ``multitool`` code (rows
+  marked ``ref``, not targets): the baseline plus one pydantic model like the
+  tools' (camelCase aliases, constrained strings) validated and dumped
+  (``+ pydantic``); plus Powertools' ``Logger``, ``Metrics`` and ``Tracer`` made and
+  applied as the handlers do, tracing on (``+ observability``); both
+  (``stack, HTTP API``: the floor of ``review`` and ``orchestrator``); and both with
+  a ``BedrockAgentResolver(enable_validation=True)`` whose one route takes that
+  model as its body and returns one, on an action-group event (``stack, action
+  group``: the floor of the three action-group functions);
 - each function's ``handler.handler`` on a real-shaped event (Bedrock action-group
-  events, HTTP API payload 2.0 for /chat and /actions/{id}).
+  events, HTTP API payload 2.0 for /chat and /actions/{id}). ``x stack`` is its
+  figure over its floor's: what ``multitool``'s own code costs on top of the stack.
 
 Every request goes to one moto server (``multitool serve``'s embedded backend:
 tables, seeded directory, SES identity, Jira sandbox) through
@@ -70,7 +83,7 @@ SESSION = {"userId": "jordan", "timezone": "Europe/Berlin", "now": "2026-12-01T1
 
 # The child: everything after the interpreter's own start is inside these lines.
 RUNNER = """\
-import sys, time
+import resource, sys, time
 started = time.perf_counter()
 import importlib, json
 module = importlib.import_module(sys.argv[1])
@@ -91,8 +104,10 @@ class Context:
 
 response = module.handler(event, Context())
 served = time.perf_counter()
+used = resource.getrusage(resource.RUSAGE_SELF)
 sys.stdout.write("COLD-START " + json.dumps({
-    "import_ms": (imported - started) * 1000, "request_ms": (served - imported) * 1000, "response": response,
+    "import_ms": (imported - started) * 1000, "request_ms": (served - imported) * 1000,
+    "cpu_ms": (used.ru_utime + used.ru_stime) * 1000, "response": response,
 }) + "\\n")
 sys.stdout.flush()
 """
@@ -115,6 +130,123 @@ def get_item(item_id: str) -> dict:
 def handler(event, context):
     return app.resolve(event, context)
 """
+
+# The reference programs are put together from these parts, so each adds one thing to the baseline.
+_CLIENT = """\
+import os
+from typing import Annotated
+
+import boto3
+
+dynamodb = boto3.client("dynamodb")
+TABLE = os.environ["DRAFTS_TABLE_NAME"]
+
+
+def read(item_id: str) -> dict:
+    return dynamodb.get_item(TableName=TABLE, Key={"id": {"S": item_id}}).get("Item") or {}
+"""
+_MODEL = """\
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic.alias_generators import to_camel
+
+Line = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+
+
+class Draft(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True)
+
+    to: list[Line] = Field(min_length=1, max_length=20, description="Recipients as the user named them")
+    subject: Line = Field(description="The subject line")
+    body: str = Field(default="", max_length=10_000, description="The body")
+    draft_id: str | None = Field(default=None, description="The draft's id")
+"""
+_OBSERVABILITY = """\
+from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.metrics import MetricUnit
+
+logger = Logger(service="bench")
+tracer = Tracer(service="bench", patch_modules=("botocore", "httplib"))
+metrics = Metrics(namespace="Bench")
+"""
+_HTTP_APP = """\
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver
+
+app = APIGatewayHttpResolver()
+"""
+_DECORATED = """\
+@logger.inject_lambda_context(correlation_id_path={path})
+@tracer.capture_lambda_handler(capture_response=False)
+@metrics.log_metrics
+def handler(event, context):
+    return app.resolve(event, context)
+"""
+_PLAIN = """\
+def handler(event, context):
+    return app.resolve(event, context)
+"""
+_COUNT = 'metrics.add_metric(name="Reads", unit=MetricUnit.Count, value=1)'
+_VALIDATE = 'draft = Draft.model_validate({"to": ["Kinshuok"], "subject": "The doc", "draftId": item_id})'
+_READ = "return read(item_id)"
+_READ_AND_DUMP = 'return {**read(item_id), **draft.model_dump(mode="json", by_alias=True)}'
+_ACTION_GROUP = """\
+from aws_lambda_powertools.event_handler import BedrockAgentResolver
+from aws_lambda_powertools.event_handler.openapi.params import Body
+
+app = BedrockAgentResolver(enable_validation=True)
+
+
+class Note(BaseModel):
+    model_config = Draft.model_config
+
+    subject: Line = Field(description="The subject line")
+    body: str = Field(default="", max_length=10_000, description="The body")
+
+
+@app.post("/email-drafts", description="Draft an email", operation_id="create_email_draft")
+def create_email_draft(note: Annotated[Note, Body()]) -> Draft:
+    metrics.add_metric(name="DraftsProposed", unit=MetricUnit.Count, value=1)
+    read("d-1")
+    return Draft(to=["Kinshuok"], subject=note.subject, body=note.body, draft_id="d-1")
+"""
+
+
+def _program(*parts: str) -> str:
+    return "\n\n".join(part.rstrip("\n") for part in parts) + "\n"
+
+
+def _http_route(*statements: str) -> str:
+    body = "".join(f"    {statement}\n" for statement in statements)
+    return f'@app.get("/items/<item_id>")\ndef get_item(item_id: str) -> dict:\n{body}'
+
+
+_HTTP_DECORATED = _DECORATED.format(path="correlation_paths.API_GATEWAY_HTTP")
+REFERENCES: dict[str, str] = {
+    "+ pydantic": _program(_CLIENT, _MODEL, _HTTP_APP, _http_route(_VALIDATE, _READ_AND_DUMP), _PLAIN),
+    "+ observability": _program(
+        _CLIENT, _OBSERVABILITY, _HTTP_APP, _http_route(_COUNT, _READ), _HTTP_DECORATED
+    ),
+    "stack, HTTP API": _program(
+        _CLIENT,
+        _MODEL,
+        _OBSERVABILITY,
+        _HTTP_APP,
+        _http_route(_COUNT, _VALIDATE, _READ_AND_DUMP),
+        _HTTP_DECORATED,
+    ),
+    "stack, action group": _program(
+        _CLIENT, _MODEL, _OBSERVABILITY, _ACTION_GROUP, _DECORATED.format(path='"sessionId"')
+    ),
+}
+"""The references, none of them importing multitool: label -> program."""
+FLOORS = {
+    "email_draft": "stack, action group",
+    "meeting_scheduler": "stack, action group",
+    "jira_draft": "stack, action group",
+    "review": "stack, HTTP API",
+    "orchestrator": "stack, HTTP API",
+}
+"""Each function's floor: the reference doing what it does with the same stack and no multitool code."""
 
 
 @dataclass(frozen=True)
@@ -220,7 +352,7 @@ def _venv_setup(tree: Tree, reason: str) -> Setup:
 
 
 def _events(draft_id: str | None) -> dict[str, tuple[dict[str, Any], str]]:
-    """function -> (event, module); the review event reads a draft the email handler made."""
+    """program -> (event, module); the review event reads a draft the email handler made."""
     from tests.support.events import bedrock_action_event
     from tests.support.http_events import http_api_event
 
@@ -228,8 +360,12 @@ def _events(draft_id: str | None) -> dict[str, tuple[dict[str, Any], str]]:
         return bedrock_action_event(group, path, properties=properties, session_attributes=SESSION)
 
     chat = {"message": "Email Kinshuok about the doc and schedule a sync for Thursday", "sessionId": "bench"}
+    item = http_api_event("GET", "/items/d-1", sub="jordan")
+    note = action("email_draft", "/email-drafts", {"subject": "The doc", "body": "Here it is."})
     return {
-        "baseline": (http_api_event("GET", "/items/d-1", sub="jordan"), "handler"),
+        "baseline": (item, "handler"),
+        **{label: (item, "handler") for label in REFERENCES if label != "stack, action group"},
+        "stack, action group": (note, "handler"),
         "email_draft": (
             action(
                 "email_draft",
@@ -337,7 +473,7 @@ def _draft_id(response: Mapping[str, Any]) -> str:
 
 
 def measure(runs: int = RUNS) -> tuple[Setup, dict[str, dict[str, float]], dict[str, int]]:
-    """(setup, program -> {wall_ms, import_ms, request_ms} medians, program -> status of its response)."""
+    """(setup, program -> {wall_ms, cpu_ms, import_ms, request_ms} medians, program -> its status)."""
     samples: dict[str, dict[str, list[float]]] = {}
     statuses: dict[str, int] = {}
     with tempfile.TemporaryDirectory() as scratch, _backend() as env:
@@ -351,10 +487,13 @@ def measure(runs: int = RUNS) -> tuple[Setup, dict[str, dict[str, float]], dict[
             setup = _venv_setup(tree, reason)
         setup = setup or _venv_setup(tree, "no Python 3.13 interpreter here")
         (folder / "runner.py").write_text(RUNNER, encoding="utf-8")
-        baseline_task = folder / "baseline"
-        baseline_task.mkdir()
-        (baseline_task / "handler.py").write_text(BASELINE, encoding="utf-8")
-        tasks = {"baseline": baseline_task, **{name: tree.functions / name for name in FUNCTIONS}}
+        tasks = {name: tree.functions / name for name in FUNCTIONS}
+        sources = {"baseline": BASELINE, **REFERENCES}
+        for index, (name, program) in enumerate(sources.items()):
+            task = folder / "references" / str(index)
+            task.mkdir(parents=True)
+            (task / "handler.py").write_text(program, encoding="utf-8")
+            tasks[name] = task
         first_variant = next(iter(setup.layers.values()))
 
         def write_events(draft_id: str | None) -> dict[str, tuple[Path, str]]:
@@ -370,7 +509,7 @@ def measure(runs: int = RUNS) -> tuple[Setup, dict[str, dict[str, float]], dict[
             setup.python, first_variant, tasks["email_draft"], "handler", events["email_draft"][0], env
         )
         events = write_events(_draft_id(made["response"]))
-        programs = [("baseline", "baseline", setup.layers[next(iter(setup.layers))])]
+        programs = [(name, name, first_variant) for name in ("baseline", *REFERENCES)]
         programs += [
             (name, f"{name} [{variant}]", path)
             for variant, path in setup.layers.items()
@@ -383,7 +522,9 @@ def measure(runs: int = RUNS) -> tuple[Setup, dict[str, dict[str, float]], dict[
                 event, module = events[task_name]
                 outcome = _once(setup.python, path, tasks[task_name], module, event, env)
                 statuses[label] = _status(outcome["response"])
-                series = samples.setdefault(label, {"wall_ms": [], "import_ms": [], "request_ms": []})
+                series = samples.setdefault(
+                    label, {"wall_ms": [], "cpu_ms": [], "import_ms": [], "request_ms": []}
+                )
                 for key in series:
                     series[key].append(outcome[key])
     medians = {
@@ -396,20 +537,40 @@ def measure(runs: int = RUNS) -> tuple[Setup, dict[str, dict[str, float]], dict[
 
 def run() -> None:
     setup, medians, statuses = measure()
-    baseline = medians["baseline"]["wall_ms"]
+    baseline = medians["baseline"]
     print(f"children: {setup.label}")
     print(f"rounds: {RUNS}; target: handler <= {TARGET:.2f} x baseline (spawn to first response)")
+    print("ref rows: the stack without multitool (see the module docstring); not targets")
+    print(
+        "cpu: the child's CPU time to its response (interpreter start included), less shaken by machine load"
+    )
     header = (
-        f"{'process':<34}{'status':>7}{'wall ms':>9}{'x base':>8}{'import':>8}{'request':>9}{'verdict':>8}"
+        f"{'process':<34}{'status':>7}{'wall ms':>9}{'x base':>8}{'x stack':>8}"
+        f"{'cpu ms':>8}{'x base':>8}{'import':>8}{'request':>9}{'verdict':>8}"
     )
     print(header)
     for label, figures in medians.items():
-        ratio = figures["wall_ms"] / baseline
-        verdict = "" if label == "baseline" else ("ok" if ratio <= TARGET else "OVER")
+        ratio = figures["wall_ms"] / baseline["wall_ms"]
+        floor_label = FLOORS.get(label.split(" [", 1)[0])
+        over_floor = f"{figures['wall_ms'] / medians[floor_label]['wall_ms']:.2f}" if floor_label else ""
+        if label in REFERENCES:
+            shown, verdict = f"ref {label}", "ref"
+        else:
+            shown, verdict = label, "" if label == "baseline" else ("ok" if ratio <= TARGET else "OVER")
         print(
-            f"{label:<34}{statuses[label]:>7}{figures['wall_ms']:>9.0f}{ratio:>8.2f}"
+            f"{shown:<34}{statuses[label]:>7}{figures['wall_ms']:>9.0f}{ratio:>8.2f}{over_floor:>8}"
+            f"{figures['cpu_ms']:>8.0f}{figures['cpu_ms'] / baseline['cpu_ms']:>8.2f}"
             f"{figures['import_ms']:>8.0f}{figures['request_ms']:>9.0f}{verdict:>8}"
         )
+    variant = next(iter(setup.layers))
+    print(f"each function's ratio to the baseline = its stack's floor + multitool's own ({variant}):")
+    for name in FUNCTIONS:
+        split = []
+        for key in ("wall_ms", "cpu_ms"):
+            ratio = medians[f"{name} [{variant}]"][key] / baseline[key]
+            floor = medians[FLOORS[name]][key] / baseline[key]
+            split.append(f"{key[:-3]} {ratio:.2f}x = {floor:.2f}x + {ratio - floor:.2f}x")
+        print(f"  {name:<20} {'; '.join(split)}  (floor: {FLOORS[name]})")
     if "sources only" in setup.layers:
         print("bytecode in the layer, per function (sources only / bytecode, spawn to first response):")
         for name in FUNCTIONS:

@@ -17,7 +17,8 @@ from multitool.local.jira_server import start_fake_jira
 from multitool.local.outbox import outbox, sent_mail, sent_mail_from_server
 from multitool.ports.jira import IssueRequest
 from multitool.ports.jira_cloud import JiraCloudClient
-from multitool.ports.mail import Mail, SesMailer
+from multitool.ports.mail import Mail
+from multitool.ports.ses_mail import SesMailer
 
 SENDER = "assistant@example.com"
 START = datetime(2026, 12, 3, 8, 0, tzinfo=UTC)

@@ -12,7 +12,8 @@ from botocore.exceptions import ClientError
 from multitool.ports.directory import NAME_PREFIX, DynamoDirectory, normalize_name
 from multitool.ports.jira import IssueRequest, JiraOutcomeUnknown, JiraUnavailable
 from multitool.ports.jira_cloud import JiraCloudClient
-from multitool.ports.mail import Mail, SesMailer
+from multitool.ports.mail import Mail
+from multitool.ports.ses_mail import SesMailer
 from multitool.tools.base import MAX_NAME_CHARS
 
 MAX_KEY_BYTES = 2048  # DynamoDB's limit on a partition key value

@@ -46,6 +46,7 @@ from multitool.observability import error_fields, logger
 from multitool.runtimes.base import ModelBusy, ModelFailed, RuntimeNotConfigured
 from multitool.sessions import SessionNotOwned
 from multitool.settings import SettingsError
+from multitool.tools.registry import REGISTRY
 from multitool.validation import first_field, problems
 
 ChatServiceProvider = Callable[[], ChatService]
@@ -144,6 +145,7 @@ def run_turn_event(turn_id: str, context: Any, turns: ChatTurnsProvider = aws_ch
 def chat_app(
     service: ChatServiceProvider = aws_chat_service, turns: ChatTurnsProvider = aws_chat_turns
 ) -> APIGatewayHttpResolver:
+    REGISTRY.load_all()  # a turn may run any tool: their models load at init, not per request
     app = APIGatewayHttpResolver()
 
     def caller() -> str:

@@ -36,6 +36,7 @@ from multitool.review import (
     name_claim,
 )
 from multitool.review.reviewer import DraftView, Reviewer
+from multitool.tools.registry import REGISTRY
 
 ReviewerProvider = Callable[[], Reviewer]
 
@@ -76,7 +77,7 @@ def aws_reviewer() -> Reviewer:
     from multitool.ports.dynamo_calendar import DynamoCalendar
     from multitool.ports.jira import SANDBOX_CREDENTIALS_EMAIL, SANDBOX_CREDENTIALS_TOKEN, JiraClient
     from multitool.ports.jira_cloud import DeferredJiraClient, JiraCloudClient, SecretsJiraCredentials
-    from multitool.ports.mail import SesMailer
+    from multitool.ports.ses_mail import SesMailer
     from multitool.settings import ReviewSettings
 
     settings = ReviewSettings.from_env()
@@ -114,6 +115,7 @@ def aws_reviewer() -> Reviewer:
 
 
 def review_app(reviewer: ReviewerProvider = aws_reviewer) -> APIGatewayHttpResolver:
+    REGISTRY.load_all()  # any tool's draft can be reviewed: its models load at init, not per request
     app = APIGatewayHttpResolver()
 
     def caller() -> Caller:

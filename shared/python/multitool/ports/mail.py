@@ -1,38 +1,17 @@
-"""Mail port: send one confirmed email or meeting invitation.
+"""Mail port: what one confirmed email or meeting invitation is, and who sends it.
 
-:class:`SesMailer` sends through Amazon SES v2 ``SendEmail`` from one verified
-sender identity: plain mail as ``Content.Simple``, an invitation as
-``Content.Raw`` MIME whose ``text/calendar; method=REQUEST`` part calendar
-clients turn into an accept/decline prompt.
-
-The sender identity is always the address mail goes out from; a mail may give
-it a display name (``from_name``, e.g. ``Alex Müller via multitool``) and a
-``Reply-To`` (the requester's verified address), so a recipient sees who asked
-and answers them, not the sender identity. Display names are encoded by the
-standard library's ``email`` package: quoted when they hold commas or quotes
-(RFC 5322), as an encoded word when they are not ASCII (RFC 2047), which is
-what SES asks for in ``FromEmailAddress``.
+:class:`Mail` and :class:`Mailer` are all a tool's confirm needs; the SES adapter,
+:class:`multitool.ports.ses_mail.SesMailer`, is its own module (with the standard
+library's MIME and header machinery), built only by the review function, so the
+action-group functions, which build drafts and never mail, do not load it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from email.headerregistry import Address
-from email.message import EmailMessage
-from email.policy import SMTP
-from email.utils import formataddr, formatdate
-from typing import TYPE_CHECKING, Any, Protocol
-
-from botocore.exceptions import BotoCoreError, ClientError
+from typing import Protocol
 
 from multitool.text import single_line
-
-if TYPE_CHECKING:
-    from mypy_boto3_sesv2 import SESV2Client
-    from mypy_boto3_sesv2.type_defs import DestinationTypeDef, EmailContentTypeDef
-
-# SES treats these as "try again later"; everything else is a rejection of the message.
-_THROTTLING_CODES = frozenset({"TooManyRequestsException", "LimitExceededException", "Throttling"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,81 +62,3 @@ class Mailer(Protocol):
     def send(self, mail: Mail) -> SentMail:
         """Send ``mail``; raise :class:`MailError` when it was not accepted."""
         ...
-
-
-class SesMailer:
-    """:class:`Mailer` on SES v2, from the verified identity ``sender``."""
-
-    def __init__(self, client: SESV2Client, sender: str, configuration_set: str | None = None) -> None:
-        self._client = client
-        self._sender = sender
-        self._configuration_set = configuration_set
-
-    def send(self, mail: Mail) -> SentMail:
-        destination: DestinationTypeDef = {"ToAddresses": list(mail.to)}
-        if mail.cc:
-            destination["CcAddresses"] = list(mail.cc)
-        sender = from_address(self._sender, mail.from_name)
-        content: EmailContentTypeDef
-        if mail.invitation is None:
-            content = {
-                "Simple": {
-                    "Subject": {"Data": mail.subject, "Charset": "UTF-8"},
-                    "Body": {"Text": {"Data": mail.text, "Charset": "UTF-8"}},
-                }
-            }
-        else:
-            content = {"Raw": {"Data": invitation_mime(self._sender, mail)}}
-        options: dict[str, Any] = {}
-        if mail.reply_to:
-            options["ReplyToAddresses"] = list(mail.reply_to)
-        if self._configuration_set:
-            options["ConfigurationSetName"] = self._configuration_set
-        try:
-            response = self._client.send_email(
-                FromEmailAddress=sender, Destination=destination, Content=content, **options
-            )
-        except ClientError as error:
-            details = error.response.get("Error", {})
-            code = str(details.get("Code", "Unknown"))
-            text = str(details.get("Message", "")).strip()
-            reason = f"SES {code}: {text}" if text else f"SES {code}"
-            if code in _THROTTLING_CODES:
-                raise MailUnavailable(reason, code="mail_throttled") from error
-            raise MailRejected(reason, code="mail_rejected") from error
-        except BotoCoreError as error:
-            raise MailUnavailable(
-                f"SES could not be reached ({type(error).__name__})", code="mail_unavailable"
-            ) from error
-        return SentMail(message_id=response["MessageId"])
-
-
-def from_address(sender: str, display_name: str | None) -> str:
-    """``sender`` with ``display_name`` as one RFC 5322 mailbox (RFC 2047-encoded when not ASCII)."""
-    return formataddr((display_name, sender), charset="utf-8") if display_name else sender
-
-
-def invitation_mime(sender: str, mail: Mail) -> bytes:
-    """The raw MIME message for an invitation.
-
-    ``multipart/mixed``: an alternative of the text and the ``text/calendar;
-    method=REQUEST`` part (what Outlook and Gmail read), plus the same calendar
-    as an ``invite.ics`` attachment for clients that only look at attachments.
-    """
-    if mail.invitation is None:
-        raise ValueError("invitation_mime needs a mail with an invitation")
-    message = EmailMessage()
-    message["From"] = Address(display_name=mail.from_name or "", addr_spec=sender)
-    message["To"] = ", ".join(mail.to)
-    if mail.cc:
-        message["Cc"] = ", ".join(mail.cc)
-    if mail.reply_to:
-        message["Reply-To"] = ", ".join(mail.reply_to)
-    message["Subject"] = mail.subject
-    message["Date"] = formatdate(usegmt=True)
-    message["MIME-Version"] = "1.0"
-    calendar_text = mail.invitation.decode("utf-8")
-    message.set_content(mail.text)
-    message.add_alternative(calendar_text, subtype="calendar", params={"method": "REQUEST"})
-    message.add_attachment(mail.invitation, maintype="application", subtype="ics", filename="invite.ics")
-    return message.as_bytes(policy=SMTP)

@@ -6,9 +6,6 @@
 - each tool's own confirm (edits model, content, side effect) is in its tool module.
 """
 
-# The tool modules import multitool.review.base: the tools load first, so that whichever of the
-# two packages is imported first, each tool module finds the review's base complete.
-import multitool.tools  # noqa: F401  (isort: keep first)
 from multitool.review.base import (
     ActionInProgress,
     ActionReview,

@@ -11,21 +11,23 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from multitool.drafts import Draft
 from multitool.people import NameResolution, Person, Resolution
-from multitool.ports.calendar import Calendar
-from multitool.ports.jira import JiraClient
-from multitool.ports.mail import Mailer
-from multitool.settings import JiraProject
 from multitool.text import SingleLine, single_line
 from multitool.tools.base import ToolConfig, is_address
 from multitool.tools.common import RawName
 from multitool.validation import first_field, problems
 from multitool.wire import WireModel
+
+if TYPE_CHECKING:  # named in annotations only; the tools that call a port import it themselves
+    from multitool.ports.calendar import Calendar
+    from multitool.ports.jira import JiraClient
+    from multitool.ports.mail import Mailer
+    from multitool.settings import JiraProject
 
 # -- errors (mapped to HTTP in one place: multitool.api.review_app) -----------
 

@@ -10,6 +10,7 @@ default deployment runs); ``offline-converse`` runs it through the Converse loop
 
 from __future__ import annotations
 
+import importlib
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +18,6 @@ import boto3
 from botocore.config import Config
 
 from multitool.ports.directory import DynamoDirectory
-from multitool.runtimes.agent import AgentRuntime
 from multitool.runtimes.agentcore import AgentCoreRuntime, harness_tools
 from multitool.runtimes.base import (
     FlowFactory,
@@ -30,8 +30,6 @@ from multitool.runtimes.base import (
 )
 from multitool.runtimes.carryover import DynamoCarryOver, MemoryCarryOver
 from multitool.runtimes.converse import ConverseRuntime
-from multitool.runtimes.offline import OfflineModel
-from multitool.runtimes.offline_harness import OFFLINE_HARNESS_ARN, OfflineHarness
 from multitool.settings import ChatSettings, ModelBackend
 
 if TYPE_CHECKING:
@@ -39,6 +37,10 @@ if TYPE_CHECKING:
     from mypy_boto3_bedrock_agentcore import BedrockAgentCoreClient
     from mypy_boto3_bedrock_runtime import BedrockRuntimeClient
     from mypy_boto3_dynamodb import DynamoDBClient
+
+    from multitool.runtimes.agent import AgentRuntime
+    from multitool.runtimes.offline import OfflineModel
+    from multitool.runtimes.offline_harness import OfflineHarness
 
 __all__ = [
     "AgentCoreRuntime",
@@ -57,6 +59,23 @@ __all__ = [
     "build_runtime",
     "harness_tools",
 ]
+
+# The AgentCore runtime (the default deployment's, and the offline one's) and the Converse loop it
+# shares its limits with load with this package. The Bedrock agent's runtime and the offline model
+# and harness are imported by build_runtime when RUNTIME selects them: the deployed orchestrator
+# never loads the offline model's grammar. They are still importable from here, loaded when read.
+_LAZY = {
+    "AgentRuntime": "multitool.runtimes.agent",
+    "OfflineHarness": "multitool.runtimes.offline_harness",
+    "OfflineModel": "multitool.runtimes.offline",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(_LAZY[name]), name)
+
 
 # Bedrock calls are retried by the SDK a little; the API answers 503 + Retry-After after that.
 _BEDROCK_CONFIG = Config(retries={"max_attempts": 3, "mode": "adaptive"}, read_timeout=60, connect_timeout=5)
@@ -131,6 +150,8 @@ def build_runtime(settings: ChatSettings, clients: AwsClients, flows: FlowFactor
         if not settings.agent_id or not settings.agent_alias_id:
             raise RuntimeNotConfigured("RUNTIME=agent needs AGENT_ID and AGENT_ALIAS_ID.")
         agent_client: Any = clients.bedrock_agent_runtime
+        from multitool.runtimes.agent import AgentRuntime
+
         return AgentRuntime(
             agent_client, settings.agent_id, settings.agent_alias_id, flows, max_rounds=rounds
         )
@@ -147,12 +168,16 @@ def build_runtime(settings: ChatSettings, clients: AwsClients, flows: FlowFactor
             max_rounds=rounds,
             max_tokens=settings.max_output_tokens,
         )
+    from multitool.runtimes.offline import OfflineModel
+
     # The offline model reads lowercase names ("email zoe …") against the same directory the tools use.
     model = OfflineModel(DynamoDirectory(settings.directory_table_name, clients.dynamodb))
     if settings.runtime is ModelBackend.OFFLINE_CONVERSE:
         return ConverseRuntime(
             model, OfflineModel.model_id, flows, max_rounds=rounds, service="offline model"
         )
+    from multitool.runtimes.offline_harness import OFFLINE_HARNESS_ARN, OfflineHarness
+
     return AgentCoreRuntime(
         OfflineHarness(model, delay_seconds=settings.offline_delay_seconds),
         OFFLINE_HARNESS_ARN,

@@ -1,9 +1,11 @@
 """The tools: the registry of every tool, and batch execution.
 
 Each tool is one module holding everything specific to it (see
-:class:`multitool.tools.base.ToolSpec`); the lines under ``# The tools`` register
-them. Everything else (apps, OpenAPI documents, Converse and harness tool specs, CDK
-action groups, cards, the review's confirm) is read from :data:`REGISTRY`.
+:class:`multitool.tools.base.ToolSpec`); the lines under ``# The tools`` declare
+them, and the registry imports a tool's module when a lookup first needs it: an
+action-group function loads its own tool only. Everything else (apps, OpenAPI
+documents, Converse and harness tool specs, CDK action groups, cards, the review's
+confirm) is read from :data:`REGISTRY`.
 
 Every caller (an action-group Lambda with one call, the orchestrator with all
 calls of a model turn) goes through :func:`run_calls`::
@@ -38,7 +40,6 @@ from multitool.drafts import Draft, DraftStatus, draft_id, new_draft
 from multitool.observability import error_fields, logger
 from multitool.people import NameResolution
 from multitool.ports.calendar import Interval
-from multitool.tools import email_draft, jira_draft, meeting_scheduler
 from multitool.tools.base import (
     MAX_CALLS_PER_BATCH,
     BackendUnavailable,
@@ -55,10 +56,10 @@ from multitool.tools.common import Prepared, invalid_input, resolve_recipient
 from multitool.tools.registry import REGISTRY
 from multitool.tools.revisions import store_revision
 
-# The tools: one line each.
-REGISTRY.register(email_draft.SPEC)
-REGISTRY.register(meeting_scheduler.SPEC)
-REGISTRY.register(jira_draft.SPEC)
+# The tools: one line each, a module named after its action group that holds its SPEC.
+REGISTRY.declare("multitool.tools.email_draft")
+REGISTRY.declare("multitool.tools.meeting_scheduler")
+REGISTRY.declare("multitool.tools.jira_draft")
 
 _PORT_FAILURES = (BotoCoreError, ClientError, RuntimeError)
 

@@ -2,7 +2,7 @@
 
 Everything of this tool is here: what the model passes, the payload, the card (its
 fingerprint and caption), the confirm (the edits, the content sent, the send) and its
-action group; one line in :mod:`multitool.tools` registers :data:`SPEC`.
+action group; one line in :mod:`multitool.tools` declares this module.
 """
 
 from __future__ import annotations

@@ -1,0 +1,119 @@
+"""The registry imports a declared tool's module when a lookup first needs it, and no sooner."""
+
+from __future__ import annotations
+
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from multitool.tools.registry import DuplicateTool, MisdeclaredTool, ToolRegistry
+
+# A toy tool module: the email tool's spec under another name, group, action and path.
+TOY = """\
+import dataclasses
+from multitool.tools import email_draft
+
+SPEC = dataclasses.replace(
+    email_draft.SPEC,
+    name="create_{group}",
+    action_group="{served}",
+    action="show_{group}",
+    api_path="/{group}",
+)
+"""
+
+
+@pytest.fixture
+def package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A fresh package of toy tool modules: ``note``, ``reminder``, ``misnamed`` (serves
+    ``reminder``) and ``empty`` (no SPEC)."""
+    name = f"toytools_{uuid.uuid4().hex}"
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "__init__.py").write_text("", encoding="utf-8")
+    for group, served in (("note", "note"), ("reminder", "reminder"), ("misnamed", "reminder")):
+        (folder / f"{group}.py").write_text(TOY.format(group=group, served=served), encoding="utf-8")
+    (folder / "empty.py").write_text("VALUE = 1\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield name
+    for module in [m for m in sys.modules if m.startswith(name)]:
+        del sys.modules[module]
+
+
+def test_a_lookup_by_action_group_imports_that_tool_only(package: str) -> None:
+    registry = ToolRegistry()
+    registry.declare(f"{package}.note")
+    registry.declare(f"{package}.reminder")
+
+    spec = registry.by_group("reminder")
+
+    assert spec is not None
+    assert spec.name == "create_reminder"
+    assert f"{package}.reminder" in sys.modules
+    assert f"{package}.note" not in sys.modules
+
+
+def test_a_lookup_the_loaded_tools_cannot_answer_loads_the_others(package: str) -> None:
+    registry = ToolRegistry()
+    registry.declare(f"{package}.note")
+    registry.declare(f"{package}.reminder")
+    registry.by_group("reminder")
+
+    assert registry.get("create_note") is not None
+    assert registry.by_action("show_note") is registry["create_note"]
+    assert registry.by_action("show_nothing") is None
+
+
+def test_a_walk_lists_every_tool_in_declaration_order_whichever_loaded_first(package: str) -> None:
+    registry = ToolRegistry()
+    registry.declare(f"{package}.note")
+    registry.declare(f"{package}.reminder")
+    registry.by_group("reminder")
+
+    assert list(registry) == ["create_note", "create_reminder"]
+    assert registry.groups == ("note", "reminder")
+    assert list(registry.actions) == ["show_note", "show_reminder"]
+    assert len(registry) == 2
+
+
+def test_a_module_not_named_after_its_action_group_is_refused_on_every_walk(package: str) -> None:
+    registry = ToolRegistry()
+    registry.declare(f"{package}.misnamed")
+
+    refused = "declared as action group 'misnamed' but its SPEC serves 'reminder'"
+    with pytest.raises(MisdeclaredTool, match=refused):
+        registry.by_group("misnamed")
+    with pytest.raises(MisdeclaredTool):  # never silently missing from a walk
+        list(registry)
+
+
+def test_a_module_without_a_spec_is_refused(package: str) -> None:
+    registry = ToolRegistry()
+    registry.declare(f"{package}.empty")
+
+    with pytest.raises(MisdeclaredTool, match="holds no SPEC"):
+        registry.load_all()
+
+
+def test_an_action_group_is_declared_once(package: str) -> None:
+    registry = ToolRegistry()
+    registry.declare(f"{package}.note")
+
+    with pytest.raises(DuplicateTool, match="action group 'note'"):
+        registry.declare(f"other_{package}.note")
+
+
+def test_a_registered_spec_may_not_take_a_declared_tool_s_place(package: str) -> None:
+    registry = ToolRegistry()
+    registry.declare(f"{package}.reminder")
+    other = ToolRegistry()
+    other.declare(f"{package}.misnamed")
+    with pytest.raises(MisdeclaredTool):
+        other.load_all()
+    clash = sys.modules[f"{package}.misnamed"].SPEC  # serves 'reminder', as the declared one does
+
+    with pytest.raises(DuplicateTool, match="action group 'reminder'"):
+        registry.register(clash)
+    assert registry["create_reminder"].action_group == "reminder"
