@@ -569,7 +569,7 @@ def run() -> None:
         for key in ("wall_ms", "cpu_ms"):
             ratio = medians[f"{name} [{variant}]"][key] / baseline[key]
             floor = medians[FLOORS[name]][key] / baseline[key]
-            split.append(f"{key[:-3]} {ratio:.2f}x = {floor:.2f}x + {ratio - floor:.2f}x")
+            split.append(f"{key[:-3]} {ratio:.2f}x = {floor:.2f}x {ratio - floor:+.2f}x")
         print(f"  {name:<20} {'; '.join(split)}  (floor: {FLOORS[name]})")
     if "sources only" in setup.layers:
         print("bytecode in the layer, per function (sources only / bytecode, spawn to first response):")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -117,3 +118,34 @@ def test_a_registered_spec_may_not_take_a_declared_tool_s_place(package: str) ->
     with pytest.raises(DuplicateTool, match="action group 'reminder'"):
         registry.register(clash)
     assert registry["create_reminder"].action_group == "reminder"
+
+
+def test_threads_that_load_at_once_load_each_tool_once(package: str, tmp_path: Path) -> None:
+    # Given a tool whose module takes a while to import, as a first import does
+    slow = "import time\ntime.sleep(0.2)\n" + TOY.format(group="slow", served="slow")
+    (tmp_path / package / "slow.py").write_text(slow, encoding="utf-8")
+    registry = ToolRegistry()
+    registry.declare(f"{package}.slow")
+    registry.declare(f"{package}.note")
+    start = threading.Barrier(4)
+    failures: list[BaseException] = []
+
+    def first_request(lookup: str) -> None:
+        start.wait()
+        try:
+            registry.load_all() if lookup == "all" else registry.by_group("slow")
+        except BaseException as error:  # whatever a thread raised, the test reports
+            failures.append(error)
+
+    # When four concurrent first requests load the tools
+    threads = [
+        threading.Thread(target=first_request, args=(kind,)) for kind in ("all", "slow", "all", "slow")
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=10)
+
+    # Then each tool is added once and no thread sees a clash with itself
+    assert failures == []
+    assert list(registry) == ["create_slow", "create_note"]

@@ -21,6 +21,7 @@ can read the registry without an import cycle.
 from __future__ import annotations
 
 import importlib
+import threading
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
@@ -46,6 +47,9 @@ class ToolRegistry(Mapping[str, "ToolSpec"]):
         self._declared: dict[str, str] = {}  # action group -> its module, until it is loaded
         self._order: list[str] = []  # action groups in declaration order, however they load
         self._version = 0
+        # Loading is check-import-add: two threads (the local server's concurrent first
+        # requests) must not both load one tool. Re-entrant: a loading tool may read the registry.
+        self._lock = threading.RLock()
 
     @property
     def version(self) -> int:
@@ -66,8 +70,9 @@ class ToolRegistry(Mapping[str, "ToolSpec"]):
 
     def register(self, spec: ToolSpec) -> ToolSpec:
         """Add a tool; its name, action string, action group and path must be its own."""
-        self.load_all()
-        return self._add(spec)
+        with self._lock:
+            self.load_all()
+            return self._add(spec)
 
     def _add(self, spec: ToolSpec) -> ToolSpec:
         taken = [
@@ -92,6 +97,11 @@ class ToolRegistry(Mapping[str, "ToolSpec"]):
         return spec
 
     def _load(self, group: str) -> None:
+        with self._lock:
+            if group in self._declared:  # another thread may have loaded it meanwhile
+                self._load_declared(group)
+
+    def _load_declared(self, group: str) -> None:
         module = self._declared[group]
         spec: ToolSpec | None = getattr(importlib.import_module(module), "SPEC", None)
         if spec is None:
@@ -109,16 +119,18 @@ class ToolRegistry(Mapping[str, "ToolSpec"]):
     def load_all(self) -> None:
         """Import every declared tool now: a function that serves every tool does it while it
         initialises, rather than in its first request."""
-        for group in list(self._declared):
-            self._load(group)
+        with self._lock:
+            for group in list(self._declared):
+                self._load_declared(group)
 
     def unregister(self, name: str) -> None:
         """Remove a tool (tests that registered one of their own)."""
-        spec = self._by_name.pop(name)
-        del self._by_action[spec.action]
-        del self._by_group[spec.action_group]
-        self._order.remove(spec.action_group)
-        self._version += 1
+        with self._lock:
+            spec = self._by_name.pop(name)
+            del self._by_action[spec.action]
+            del self._by_group[spec.action_group]
+            self._order.remove(spec.action_group)
+            self._version += 1
 
     def by_action(self, action: str) -> ToolSpec | None:
         """The tool whose payloads (and cards, and drafts) carry this action string."""
