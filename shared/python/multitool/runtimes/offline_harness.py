@@ -48,10 +48,13 @@ INPUT_PIECE_CHARS = 24
 def invoke_harness_operation() -> OperationModel:
     """botocore's model of ``InvokeHarness`` (request and event stream shapes).
 
-    Read through a loader, not a new botocore session: a session also builds its
-    event handlers and components, which the stand-in never uses (~20 ms at a cold start).
+    Read straight from botocore's data: a new session would build its handlers and
+    components, and ``load_service_model`` lists every service's folder to check the name;
+    the stand-in needs neither (about half the cost, at every local cold start).
     """
-    loaded = botocore.loaders.create_loader().load_service_model("bedrock-agentcore", "service-2")
+    loader = botocore.loaders.create_loader()
+    version = loader.determine_latest_version("bedrock-agentcore", "service-2")
+    loaded = loader.load_data(f"bedrock-agentcore/{version}/service-2")
     return ServiceModel(loaded, "bedrock-agentcore").operation_model("InvokeHarness")
 
 
