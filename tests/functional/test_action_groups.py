@@ -12,10 +12,8 @@ from typing import Any
 import boto3
 import pytest
 from moto import mock_aws
-from multitool import tables
 from multitool.drafts import DraftStatus
 from multitool.ports.calendar import Booking
-from multitool.ports.directory import seed_people
 from multitool.ports.drafts import DynamoDraftStore
 from multitool.ports.dynamo_calendar import DynamoCalendar
 from multitool.tables import create_all
@@ -27,8 +25,8 @@ from tests.support.events import (
     assert_bedrock_response,
     bedrock_action_event,
     response_body,
-    sample_people,
 )
+from tests.support.moto_tables import Tables
 
 SESSION = {"userId": "user-1", "timezone": "Europe/Berlin", "now": "2026-12-01T10:00:00+01:00"}
 
@@ -55,21 +53,14 @@ class Backend:
 
 
 @pytest.fixture
-def backend(monkeypatch: pytest.MonkeyPatch) -> Iterator[Backend]:
-    with mock_aws():
-        client = boto3.client("dynamodb", region_name="us-east-1")
-        names = tables.create_all(client)
-        seed_people(client, names["DIRECTORY_TABLE_NAME"], sample_people())
-        for key, value in names.items():
-            monkeypatch.setenv(key, value)
-        backend = Backend(client, names)
-        boto3.setup_default_session(region_name="us-east-1")
-        assert boto3.DEFAULT_SESSION is not None
-        boto3.DEFAULT_SESSION.events.register("before-call.dynamodb.*", backend.count)
-        aws_environment.cache_clear()
-        yield backend
-        aws_environment.cache_clear()
-        boto3.DEFAULT_SESSION = None
+def backend(moto_tables: Tables) -> Iterator[Backend]:
+    """``moto_tables``, with every DynamoDB call the handlers' default session makes counted."""
+    backend = Backend(moto_tables.client, moto_tables.names)
+    boto3.setup_default_session(region_name="us-east-1")
+    assert boto3.DEFAULT_SESSION is not None
+    boto3.DEFAULT_SESSION.events.register("before-call.dynamodb.*", backend.count)
+    yield backend
+    boto3.DEFAULT_SESSION = None
 
 
 def handler_module(group: str) -> ModuleType:
