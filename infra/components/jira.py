@@ -7,11 +7,12 @@ import json
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
+from multitool.ports.jira import PLACEHOLDER_CREDENTIALS as PLACEHOLDER
 
 from infra.nag import acknowledge
 
-# Filled in after deploy (README: Deploy); the token is generated so no real value is ever in a template.
-PLACEHOLDER = {"baseUrl": "https://your-site.atlassian.net", "email": "jira-bot@example.com"}
+# PLACEHOLDER is filled in after deploy (README: Deploy); the token is generated so no real value is
+# ever in a template.
 
 
 class JiraSecret(Construct):

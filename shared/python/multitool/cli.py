@@ -7,6 +7,7 @@
     multitool chat "Email Kinshuok about the doc" [--user ID] [--session ID] [--url URL]
     multitool get ID | confirm ID [--edits JSON] | discard ID   [--user ID] [--url URL]
     multitool mcp [--user ID] [--sandbox MOTO_URL] [--http PORT]   # the tools as an MCP server
+    multitool doctor [--region R] [--model-id M] [--stack S] [--sender-email E]   # AWS preflight
 
 ``chat`` prints the /chat response JSON; ``get``, ``confirm`` and ``discard`` print
 the action (the review API's JSON) of a running ``multitool serve``. On an error
@@ -16,6 +17,10 @@ the exit status is 1 and stderr names the API's error code and message.
 one local user, through the same Gateway event path the deployed Lambdas take; with ``--sandbox``
 it uses a running ``multitool serve``'s data (the moto address it prints), so its drafts can be
 reviewed there.
+
+``doctor`` checks your own AWS account and region, read-only, before and after ``cdk deploy``:
+one line per check (ok, warn or fail, and the step that fixes it); the exit status is 1 when
+anything would stop a first chat turn (``multitool.local.doctor``).
 
 ``serve`` and an in-process ``chat`` run on embedded defaults (a moto server on loopback, a seeded directory,
 the SES and Jira sandboxes, the offline model) unless told otherwise. This
@@ -116,6 +121,30 @@ def build_parser() -> argparse.ArgumentParser:
     )
     mcp.add_argument(
         "--log-level", default="WARNING", help="the handlers' POWERTOOLS_LOG_LEVEL (default: %(default)s)"
+    )
+
+    doctor = commands.add_parser(
+        "doctor",
+        help="check your AWS account and region before and after a deploy (read-only)",
+        description="Check, read-only and with your own credentials, what a first chat turn needs: "
+        "the caller, the region's AgentCore, the model's lifecycle and access, the SES sender and "
+        "sandbox and, once deployed, the stack's outputs, the harness and the Jira secret. Exit 1 "
+        "when anything would stop a first turn.",
+    )
+    doctor.add_argument("--region", help="the deploy region (default: your profile's or AWS_REGION)")
+    doctor.add_argument("--profile", help="the AWS CLI profile to use (default: the standard chain)")
+    doctor.add_argument("--model-id", help="the model or inference profile id (default: cdk.json's modelId)")
+    doctor.add_argument("--stack", help="the stack's name (default: Multitool)")
+    doctor.add_argument("--sender-email", help="the deploy's senderEmail (default: cdk.json's, if set)")
+    doctor.add_argument(
+        "--runtime",
+        choices=("agentcore", "agent", "converse"),
+        help="the deploy's runtime (default: the deployed stack's, else cdk.json's, else agentcore)",
+    )
+    doctor.add_argument(
+        "--executor",
+        choices=("return_control", "gateway", "lambda"),
+        help="the deploy's executor; gateway also checks the AgentCore Gateway (default: cdk.json's)",
     )
 
     for verb, what in (
@@ -302,6 +331,51 @@ def mcp(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def doctor(args: argparse.Namespace) -> int:
+    """``multitool doctor``: one line per check on stdout; 1 when anything blocks a first turn."""
+    import boto3
+    from botocore.config import Config
+    from botocore.exceptions import BotoCoreError
+    from pydantic import ValidationError
+
+    from multitool.local.doctor import DEFAULT_STACK, Doctor, DoctorError, Target, deploy_defaults, exit_code
+
+    try:
+        context = {} if args.model_id and args.sender_email else deploy_defaults()
+        session = boto3.Session(profile_name=args.profile, region_name=args.region)
+    except DoctorError as error:
+        raise CliError(str(error), EXIT_USAGE) from None
+    except BotoCoreError as error:  # e.g. ProfileNotFound
+        raise CliError(str(error), EXIT_USAGE) from None
+    region = session.region_name
+    if not region:
+        print(
+            "fail  region: no AWS region is configured. Fix: pass --region or export AWS_REGION=us-east-1.",
+            flush=True,
+        )
+        return EXIT_ERROR
+    try:
+        target = Target(
+            region=region,
+            model_id=args.model_id or context.get("modelId", ""),
+            stack=args.stack or DEFAULT_STACK,
+            sender_email=args.sender_email or context.get("senderEmail"),
+            runtime=args.runtime,
+            context_runtime=context.get("runtime", "agentcore"),
+            executor=args.executor or context.get("executor"),
+        )
+    except ValidationError as error:
+        first = error.errors()[0]
+        raise CliError(f"doctor: {first['loc'][0]}: {first['msg']}", EXIT_USAGE) from None
+    # Few retries and short timeouts: a preflight answers in seconds or says what it could not see.
+    config = Config(retries={"max_attempts": 3, "mode": "standard"}, connect_timeout=5, read_timeout=20)
+    findings = Doctor(target, lambda service: session.client(service, config=config)).run()  # type: ignore[call-overload]
+    print(f"multitool doctor: stack {target.stack}, model {target.model_id}, region {region}", flush=True)
+    for finding in findings:
+        print(finding.line(), flush=True)
+    return exit_code(findings)
+
+
 def chat(args: argparse.Namespace) -> int:
     session = args.session or f"cli-{uuid.uuid4()}"
     body = json.dumps({"message": args.message, "sessionId": session}).encode()
@@ -431,6 +505,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return chat(args)
         if args.command == "mcp":
             return mcp(args)
+        if args.command == "doctor":
+            return doctor(args)
         return review(args)
     except CliError as error:
         print(f"multitool: {error}", file=sys.stderr)

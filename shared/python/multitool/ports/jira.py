@@ -35,6 +35,9 @@ class JiraCredentials:
 # What the local sandbox's fake Jira accepts; never a real account.
 SANDBOX_CREDENTIALS_EMAIL = "sandbox@multitool.invalid"
 SANDBOX_CREDENTIALS_TOKEN = "sandbox-token"  # noqa: S105 - a fixed sandbox value, not a secret
+# What the deployed secret holds until someone fills it (the token beside it is generated):
+# the stack writes it, `multitool doctor` tells it from real credentials.
+PLACEHOLDER_CREDENTIALS = {"baseUrl": "https://your-site.atlassian.net", "email": "jira-bot@example.com"}
 
 
 @dataclass(frozen=True, slots=True)
