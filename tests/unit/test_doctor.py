@@ -8,6 +8,8 @@ here. An unreachable endpoint is the real botocore error, raised where the reque
 from __future__ import annotations
 
 import json
+import re
+import shlex
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -131,6 +133,32 @@ def one(finding: Finding, status: Status, *words: str) -> None:
         assert word in finding.line(), finding.line()
     if status is not Status.OK:
         assert finding.fix, finding.line()  # every problem names the step that fixes it
+    assert_commands_exist(finding.line())
+
+
+# The AWS CLI's own commands (not service operations) and its global options.
+CLI_COMMANDS = {("configure", None), ("configure", "sso"), ("sso", "login")}
+GLOBAL_OPTIONS = {"region", "query", "output", "profile"}
+
+
+def assert_commands_exist(line: str) -> None:
+    """Every `aws <service> <command> --<option>` a line tells the user to run is an operation of
+    that service in botocore's model, with those parameters and every required one."""
+    for command in re.findall(r"`(aws [^`]+)`", line):
+        words = shlex.split(command)
+        service, verb = words[1], words[2] if len(words) > 2 and not words[2].startswith("-") else None
+        if (service, verb) in CLI_COMMANDS:
+            continue
+        model = SESSION._session.get_service_model(service)
+        operations = {xform_name(name).replace("_", "-"): name for name in model.operation_names}
+        assert verb in operations, f"{command}: no {verb} in {service}"
+        shape = model.operation_model(operations[verb]).input_shape
+        members = {name.lower(): name for name in (shape.members if shape else {})}
+        given = {word[2:].replace("-", "").lower() for word in words if word.startswith("--")}
+        unknown = given - set(members) - GLOBAL_OPTIONS
+        assert not unknown, f"{command}: {service} {verb} has no {sorted(unknown)}"
+        required = {name.lower() for name in (shape.required_members if shape else [])}
+        assert required <= given, f"{command}: missing {sorted(required - given)}"
 
 
 # -- shapes the services answer ----------------------------------------------------------------------

@@ -278,7 +278,7 @@ class Doctor:
         model, region = self.target.foundation_model_id, self.target.region
         fix = (
             f"pick an ACTIVE model (`aws bedrock list-foundation-models --region {region} "
-            "--query 'modelSummaries[?modelLifecycle.status==`ACTIVE`].modelId'`) and deploy with "
+            "--query \"modelSummaries[?modelLifecycle.status=='ACTIVE'].modelId\"`) and deploy with "
             "-c modelId=<it>; check it here with --model-id."
         )
         answer = self._ask(
@@ -527,7 +527,8 @@ class Doctor:
                 Status.WARN,
                 f"in the SES sandbox in {region}{asked}: mail goes only to verified addresses{per_day}.",
                 "request production access: the SES console, Account dashboard, Request production access "
-                "(or verify each recipient with `aws sesv2 create-email-identity`).",
+                "(or verify each recipient: "
+                f"`aws sesv2 create-email-identity --email-identity <address> --region {region}`).",
             )
         return Finding("ses account", Status.OK, f"production access in {region}{per_day}.")
 
