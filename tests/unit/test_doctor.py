@@ -332,6 +332,13 @@ def test_no_credentials_fail_with_the_sign_in_step(monkeypatch: pytest.MonkeyPat
     one(found[0], Status.FAIL, "no AWS credentials", "aws configure sso")
 
 
+def test_a_region_without_an_sts_endpoint_fails_and_stops(account: Account) -> None:
+    account.unreachable("sts")
+    findings = doctor(account).run()
+    assert len(findings) == 1
+    one(findings[0], Status.FAIL, "STS in us-east-1 could not be reached", "list-regions")
+
+
 def test_a_throttled_caller_check_warns_and_the_rest_still_runs(account: Account) -> None:
     account.error("sts", "GetCallerIdentity", {}, "Throttling", 400)
     one(doctor(account).check_caller(), Status.WARN, "throttled", "again")
@@ -1057,6 +1064,9 @@ def test_cli_bad_options_exit_2_with_one_line(capsys: pytest.CaptureFixture[str]
         )
         == 2
     )
+    assert "stack" in capsys.readouterr().err
+    assert cli.main(["doctor", "--region", "us east", "--model-id", MODEL, "--sender-email", SENDER]) == 2
+    assert "not an AWS region name" in capsys.readouterr().err
 
 
 def test_cli_without_a_region_fails_with_how_to_set_one(

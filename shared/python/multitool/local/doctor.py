@@ -47,6 +47,7 @@ _PROFILE = re.compile(rf"^(?P<geo>{'|'.join(sorted(PROFILE_PREFIXES, key=len, re
 # CloudFormation's stack-name rule: with it checked first, DescribeStacks' only ValidationError is
 # "does not exist" (CloudFormation has no not-found code of its own).
 _STACK_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9-]{0,127}$")
+_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d{1,2}$")
 _MODEL_ID = re.compile(r"^[a-z0-9-]+(\.[a-zA-Z0-9_.:-]+)+$")
 
 ACCESS_DENIED = frozenset({"AccessDenied", "AccessDeniedException", "UnauthorizedOperation"})
@@ -111,6 +112,13 @@ class Target(BaseModel):
     runtime: Runtime | None = None
     context_runtime: Runtime = "agentcore"
     executor: Executor | None = None
+
+    @field_validator("region")
+    @classmethod
+    def _region(cls, value: str) -> str:
+        if not _REGION.match(value):
+            raise ValueError(f"{value!r} is not an AWS region name (e.g. us-east-1)")
+        return value
 
     @field_validator("model_id")
     @classmethod
@@ -216,6 +224,13 @@ class Doctor:
                 "sts:GetCallerIdentity",
                 lambda: self._client("sts").get_caller_identity(),
                 dict.fromkeys(REJECTED_CREDENTIALS, rejected),
+                # No STS endpoint: a region name AWS does not have, or no network; nothing else answers.
+                unreachable=Finding(
+                    "caller",
+                    Status.FAIL,
+                    f"STS in {self.target.region} could not be reached.",
+                    "check the region name (`aws account list-regions`) and the network.",
+                ),
             )
         except NoCredentialsError:
             return Finding(
