@@ -319,8 +319,10 @@ class Doctor:
         if isinstance(end, datetime) and end <= self._now:
             return Finding("model", Status.FAIL, f"{model} reached its end of life on {_day(end)}.", fix)
         if status == "LEGACY":
-            # Bedrock's model-lifecycle page: new customers cannot use a Legacy model and existing
-            # ones may lose it when idle (https://docs.aws.amazon.com/bedrock/latest/userguide/model-lifecycle.html).
+            # Bedrock's lifecycle policy for models launched before 2026-09-07: new customers cannot
+            # use a Legacy model and existing ones may lose it when idle
+            # (https://docs.aws.amazon.com/bedrock/latest/userguide/model-lifecycle-legacy.html; later
+            # models: https://docs.aws.amazon.com/bedrock/latest/userguide/model-lifecycle.html).
             when = f", end of life {_day(end)}" if end else ""
             return Finding(
                 "model",
