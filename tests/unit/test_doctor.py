@@ -378,21 +378,6 @@ def test_runtimes_without_agentcore_ask_nothing_of_it(account: Account, runtime:
     assert doctor(account).check_region(runtime, gateway=False) == []
 
 
-@pytest.mark.parametrize(
-    ("code", "status", "words"),
-    [
-        ("AccessDeniedException", 403, ("not checked", "bedrock-agentcore:ListHarnesses")),
-        ("ThrottlingException", 429, ("throttled",)),
-    ],
-)
-def test_region_check_it_cannot_see_is_a_warning(
-    account: Account, code: str, status: int, words: tuple
-) -> None:
-    account.error("bedrock-agentcore-control", "ListHarnesses", LIST_ONE, code, status)
-    [finding] = doctor(account).check_region("agentcore", gateway=False)
-    one(finding, Status.WARN, *words)
-
-
 # -- the model ----------------------------------------------------------------------------------------
 
 
@@ -563,35 +548,6 @@ def test_a_foundation_model_of_another_provider_asks_for_no_profile_and_no_form(
     assert [f.check for f in found] == ["model", "model access"]
 
 
-@pytest.mark.parametrize(
-    ("operation", "params", "method"),
-    [
-        ("GetFoundationModel", GET_MODEL, "check_lifecycle"),
-        ("GetFoundationModelAvailability", GET_AVAILABILITY, "check_availability"),
-        ("GetInferenceProfile", GET_PROFILE, "check_profile"),
-        ("GetUseCaseForModelAccess", {}, "check_use_case"),
-    ],
-)
-@pytest.mark.parametrize(
-    ("code", "status", "words"),
-    [
-        ("AccessDeniedException", 403, ("not checked", "may not call bedrock:")),
-        ("ThrottlingException", 429, ("throttled",)),
-    ],
-)
-def test_model_checks_it_cannot_see_are_warnings(
-    account: Account, operation: str, params: dict, method: str, code: str, status: int, words: tuple
-) -> None:
-    account.error("bedrock", operation, params, code, status)
-    found = getattr(doctor(account), method)()
-    one(found[0] if isinstance(found, list) else found, Status.WARN, *words)
-
-
-def test_an_unreachable_bedrock_is_a_warning_naming_the_service(account: Account) -> None:
-    account.unreachable("bedrock")
-    one(doctor(account).check_lifecycle(), Status.WARN, "bedrock in us-east-1 could not be reached")
-
-
 # -- mail -----------------------------------------------------------------------------------------------
 
 
@@ -653,29 +609,6 @@ def test_the_sandbox_warns_with_its_quota_and_the_request_step(account: Account)
 def test_paused_sending_warns(account: Account) -> None:
     account.answer("sesv2", "GetAccount", {}, ses_account(sending=False))
     one(doctor(account).check_ses_account(), Status.WARN, "paused", "put-account-sending-attributes")
-
-
-@pytest.mark.parametrize(
-    ("operation", "params", "method"),
-    [("GetEmailIdentity", GET_SENDER, "check_sender"), ("GetAccount", {}, "check_ses_account")],
-)
-@pytest.mark.parametrize(
-    ("code", "status", "words"),
-    [
-        ("AccessDeniedException", 403, ("may not call ses:",)),
-        ("TooManyRequestsException", 429, ("throttled",)),
-    ],
-)
-def test_mail_checks_it_cannot_see_are_warnings(
-    account: Account, operation: str, params: dict, method: str, code: str, status: int, words: tuple
-) -> None:
-    account.error("sesv2", operation, params, code, status)
-    one(getattr(doctor(account), method)(), Status.WARN, "not checked", *words)
-
-
-def test_an_unreachable_ses_is_a_warning(account: Account) -> None:
-    account.unreachable("sesv2")
-    one(doctor(account).check_ses_account(), Status.WARN, "could not be reached")
 
 
 # -- the deployed stack ------------------------------------------------------------------------------
@@ -769,16 +702,6 @@ def test_a_failed_update_fails_with_where_to_read_why(account: Account) -> None:
     )
 
 
-@pytest.mark.parametrize(
-    ("code", "words"), [("AccessDenied", ("cloudformation:DescribeStacks",)), ("Throttling", ("throttled",))]
-)
-def test_a_stack_check_it_cannot_see_is_a_warning(account: Account, code: str, words: tuple) -> None:
-    account.error("cloudformation", "DescribeStacks", DESCRIBE, code, 403 if code == "AccessDenied" else 400)
-    deployed = doctor(account).check_stack()
-    assert deployed.outputs is None
-    one(deployed.findings[0], Status.WARN, "not checked", *words)
-
-
 def test_a_ready_harness_running_the_checked_model_is_ok(account: Account) -> None:
     account.answer("bedrock-agentcore-control", "GetHarness", GET_HARNESS, harness_answer())
     one(doctor(account).check_harness(HARNESS_ARN), Status.OK, HARNESS_ID, "READY")
@@ -851,34 +774,6 @@ def test_a_gateway_that_is_gone_fails(account: Account) -> None:
     one(doctor(account).check_gateway(GATEWAY_ARN), Status.FAIL, "no gateway")
 
 
-@pytest.mark.parametrize(
-    ("operation", "params", "method", "arn"),
-    [
-        ("GetHarness", GET_HARNESS, "check_harness", HARNESS_ARN),
-        ("GetGateway", GET_GATEWAY, "check_gateway", GATEWAY_ARN),
-    ],
-)
-@pytest.mark.parametrize(
-    ("code", "status", "words"),
-    [
-        ("AccessDeniedException", 403, ("may not call bedrock-agentcore:",)),
-        ("ThrottlingException", 429, ("throttled",)),
-    ],
-)
-def test_agentcore_checks_it_cannot_see_are_warnings(
-    account: Account,
-    operation: str,
-    params: dict,
-    method: str,
-    arn: str,
-    code: str,
-    status: int,
-    words: tuple,
-) -> None:
-    account.error("bedrock-agentcore-control", operation, params, code, status)
-    one(getattr(doctor(account), method)(arn), Status.WARN, "not checked", *words)
-
-
 def test_a_filled_jira_secret_is_ok_and_never_printed(account: Account) -> None:
     value = {"baseUrl": "https://acme.atlassian.net", "email": "bot@acme.com", "apiToken": "s3cr3t-token"}
     account.answer("secretsmanager", "GetSecretValue", GET_SECRET, secret_answer(json.dumps(value)))
@@ -908,13 +803,66 @@ def test_a_missing_jira_secret_fails(account: Account) -> None:
     one(doctor(account).check_jira_secret(SECRET_ARN), Status.FAIL, "no secret")
 
 
-@pytest.mark.parametrize(
-    ("code", "words"),
-    [("AccessDeniedException", ("secretsmanager:GetSecretValue",)), ("ThrottlingException", ("throttled",))],
-)
-def test_a_jira_secret_it_cannot_read_is_a_warning(account: Account, code: str, words: tuple) -> None:
-    account.error("secretsmanager", "GetSecretValue", GET_SECRET, code, 400)
-    one(doctor(account).check_jira_secret(SECRET_ARN), Status.WARN, "not checked", *words)
+# -- what a check cannot see: access denied, throttled, no endpoint -----------------------------------
+
+# Every call the doctor makes: (service, operation, parameters, the check that makes it).
+CALLS: list[tuple[str, str, dict[str, Any], Any]] = [
+    ("sts", "GetCallerIdentity", {}, lambda d: d.check_caller()),
+    (
+        "bedrock-agentcore-control",
+        "ListHarnesses",
+        LIST_ONE,
+        lambda d: d.check_region("agentcore", gateway=False)[0],
+    ),
+    (
+        "bedrock-agentcore-control",
+        "ListGateways",
+        LIST_ONE,
+        lambda d: d._offered("gateway region", "the AgentCore Gateway", "ListGateways", "list_gateways"),
+    ),
+    ("bedrock", "GetFoundationModel", GET_MODEL, lambda d: d.check_lifecycle()),
+    ("bedrock", "GetFoundationModelAvailability", GET_AVAILABILITY, lambda d: d.check_availability()[0]),
+    ("bedrock", "GetInferenceProfile", GET_PROFILE, lambda d: d.check_profile()),
+    ("bedrock", "GetUseCaseForModelAccess", {}, lambda d: d.check_use_case()),
+    ("sesv2", "GetEmailIdentity", GET_SENDER, lambda d: d.check_sender()),
+    ("sesv2", "GetAccount", {}, lambda d: d.check_ses_account()),
+    ("cloudformation", "DescribeStacks", DESCRIBE, lambda d: d.check_stack().findings[0]),
+    ("bedrock-agentcore-control", "GetHarness", GET_HARNESS, lambda d: d.check_harness(HARNESS_ARN)),
+    ("bedrock-agentcore-control", "GetGateway", GET_GATEWAY, lambda d: d.check_gateway(GATEWAY_ARN)),
+    ("secretsmanager", "GetSecretValue", GET_SECRET, lambda d: d.check_jira_secret(SECRET_ARN)),
+]
+DENIED = {"sts": "AccessDenied", "cloudformation": "AccessDenied"}
+THROTTLED = {"sts": "Throttling", "cloudformation": "Throttling", "sesv2": "TooManyRequestsException"}
+# A missing endpoint means the region lacks the feature (or STS: the region itself): nothing to wait for.
+NO_ENDPOINT_FAILS = {"GetCallerIdentity", "ListHarnesses", "ListGateways"}
+
+
+@pytest.mark.parametrize(("service", "operation", "params", "check"), CALLS, ids=[c[1] for c in CALLS])
+def test_a_check_the_caller_may_not_make_warns_naming_the_iam_action(
+    account: Account, service: str, operation: str, params: dict, check: Any
+) -> None:
+    account.error(service, operation, params, DENIED.get(service, "AccessDeniedException"), 403)
+    one(check(doctor(account)), Status.WARN, "not checked", f":{operation}", "allow")
+
+
+@pytest.mark.parametrize(("service", "operation", "params", "check"), CALLS, ids=[c[1] for c in CALLS])
+def test_a_throttled_check_warns_and_asks_to_run_again(
+    account: Account, service: str, operation: str, params: dict, check: Any
+) -> None:
+    account.error(service, operation, params, THROTTLED.get(service, "ThrottlingException"), 429)
+    one(check(doctor(account)), Status.WARN, "not checked", "throttled", "again")
+
+
+@pytest.mark.parametrize(("service", "operation", "params", "check"), CALLS, ids=[c[1] for c in CALLS])
+def test_a_check_without_an_endpoint(
+    account: Account, service: str, operation: str, params: dict, check: Any
+) -> None:
+    account.unreachable(service)
+    finding = check(doctor(account))
+    if operation in NO_ENDPOINT_FAILS:
+        one(finding, Status.FAIL, "could not be reached" if service == "sts" else "no AgentCore endpoint")
+    else:
+        one(finding, Status.WARN, "not checked", "us-east-1 could not be reached", "region name")
 
 
 # -- whole runs ---------------------------------------------------------------------------------------
