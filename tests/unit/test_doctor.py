@@ -803,6 +803,52 @@ def test_a_missing_jira_secret_fails(account: Account) -> None:
     one(doctor(account).check_jira_secret(SECRET_ARN), Status.FAIL, "no secret")
 
 
+def stack_resources(*resources: tuple[str, str], token: str | None = None) -> dict[str, Any]:
+    page: dict[str, Any] = {
+        "StackResourceSummaries": [
+            {
+                "LogicalResourceId": f"Resource{n}",
+                "PhysicalResourceId": physical,
+                "ResourceType": kind,
+                "LastUpdatedTimestamp": NOW,
+                "ResourceStatus": "CREATE_COMPLETE",
+            }
+            for n, (kind, physical) in enumerate(resources)
+        ]
+    }
+    if token:
+        page["NextToken"] = token
+    return page
+
+
+def test_the_deployed_sender_is_the_stacks_ses_identity_across_pages(account: Account) -> None:
+    account.answer(
+        "cloudformation",
+        "ListStackResources",
+        DESCRIBE,
+        stack_resources(("AWS::DynamoDB::Table", "drafts"), token="page-2"),
+    )
+    account.answer(
+        "cloudformation",
+        "ListStackResources",
+        {**DESCRIBE, "NextToken": "page-2"},
+        stack_resources(("AWS::SES::EmailIdentity", "mail@example.org")),
+    )
+    assert doctor(account, sender_email=None).deployed_sender() == "mail@example.org"
+
+
+def test_a_stack_without_its_own_identity_names_no_sender(account: Account) -> None:
+    account.answer(
+        "cloudformation", "ListStackResources", DESCRIBE, stack_resources(("AWS::Lambda::Function", "fn"))
+    )
+    assert doctor(account, sender_email=None).deployed_sender() is None
+
+
+def test_a_stack_whose_resources_cannot_be_listed_names_no_sender(account: Account) -> None:
+    account.error("cloudformation", "ListStackResources", DESCRIBE, "AccessDenied", 403)
+    assert doctor(account, sender_email=None).deployed_sender() is None
+
+
 # -- what a check cannot see: access denied, throttled, no endpoint -----------------------------------
 
 # Every call the doctor makes: (service, operation, parameters, the check that makes it).
@@ -927,6 +973,27 @@ def test_after_a_deploy_the_stack_harness_and_secret_are_checked(account: Accoun
     assert [f.check for f in found][-4:] == ["stack", "outputs", "harness", "jira secret"]
     assert all(f.status is Status.OK for f in found), [f.line() for f in found]
     assert exit_code(found) == 0
+
+
+def test_after_a_deploy_without_a_sender_given_the_stacks_identity_is_checked(account: Account) -> None:
+    stub_caller(account)
+    account.answer("cloudformation", "DescribeStacks", DESCRIBE, stack_answer())
+    account.answer("bedrock-agentcore-control", "ListHarnesses", LIST_ONE, {"harnesses": []})
+    stub_model(account)
+    account.answer(
+        "cloudformation", "ListStackResources", DESCRIBE, stack_resources(("AWS::SES::EmailIdentity", SENDER))
+    )
+    account.answer("sesv2", "GetEmailIdentity", GET_SENDER, identity(False, "PENDING"))
+    account.answer("sesv2", "GetAccount", {}, ses_account())
+    account.answer("bedrock-agentcore-control", "GetHarness", GET_HARNESS, harness_answer())
+    account.answer(
+        "secretsmanager",
+        "GetSecretValue",
+        GET_SECRET,
+        secret_answer(json.dumps({**PLACEHOLDER_CREDENTIALS, "apiToken": "x"})),
+    )
+    found = {f.check: f for f in doctor(account, sender_email=None).run()}
+    one(found["sender"], Status.WARN, SENDER, "PENDING")
 
 
 def test_a_deployed_converse_stack_is_not_asked_about_agentcore(account: Account) -> None:

@@ -135,7 +135,10 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--profile", help="the AWS CLI profile to use (default: the standard chain)")
     doctor.add_argument("--model-id", help="the model or inference profile id (default: cdk.json's modelId)")
     doctor.add_argument("--stack", help="the stack's name (default: Multitool)")
-    doctor.add_argument("--sender-email", help="the deploy's senderEmail (default: cdk.json's, if set)")
+    doctor.add_argument(
+        "--sender-email",
+        help="the deploy's senderEmail (default: cdk.json's, else the deployed stack's SES identity)",
+    )
     doctor.add_argument(
         "--runtime",
         choices=("agentcore", "agent", "converse"),

@@ -204,7 +204,10 @@ class Doctor:
         runtime = self._runtime(deployed.outputs)
         gateway = self.target.executor == "gateway" or bool((deployed.outputs or {}).get("GatewayArn"))
         findings = [caller, *self.check_region(runtime, gateway=gateway), *self.check_model()]
-        findings += [self.check_sender(), self.check_ses_account(), *deployed.findings]
+        sender = self.target.sender_email
+        if sender is None and deployed.outputs is not None:
+            sender = self.deployed_sender()
+        findings += [self.check_sender(sender), self.check_ses_account(), *deployed.findings]
         if deployed.outputs is not None:
             findings += self.check_deployed(deployed.outputs)
         return findings
@@ -473,8 +476,26 @@ class Doctor:
 
     # -- mail ------------------------------------------------------------------------------------
 
-    def check_sender(self) -> Finding:
-        sender, region = self.target.sender_email, self.target.region
+    def deployed_sender(self) -> str | None:
+        """The address of the SES identity the stack made (createSenderIdentity=true): the physical
+        id of an ``AWS::SES::EmailIdentity`` is the identity itself. None when it made none or the
+        caller may not list the stack's resources (the sender line then asks for --sender-email)."""
+
+        def find() -> dict[str, Any]:
+            pages = self._client("cloudformation").get_paginator("list_stack_resources")
+            for page in pages.paginate(StackName=self.target.stack):
+                for resource in page.get("StackResourceSummaries", []):
+                    if resource["ResourceType"] == "AWS::SES::EmailIdentity" and resource.get(
+                        "PhysicalResourceId"
+                    ):
+                        return {"identity": resource["PhysicalResourceId"]}
+            return {}
+
+        answer = self._ask("sender", "cloudformation:ListStackResources", find, {})
+        return None if isinstance(answer, Finding) else answer.get("identity")
+
+    def check_sender(self, sender: str | None = None) -> Finding:
+        sender, region = sender or self.target.sender_email, self.target.region
         if sender is None:
             return Finding(
                 "sender",
