@@ -1128,3 +1128,21 @@ def test_cli_prints_one_line_per_check_and_exits_1_on_a_blocking_one(
         "ok",
         "warn",
     ]
+
+
+def test_cli_json_gives_scripts_every_finding(
+    account: Account, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    account.error("sts", "GetCallerIdentity", {}, "ExpiredToken", 403)
+    monkeypatch.setattr(boto3.Session, "client", lambda self, service, **_: account.client_for(service))
+    assert (
+        cli.main(["doctor", "--json", "--region", REGION, "--model-id", MODEL, "--sender-email", SENDER]) == 1
+    )
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["region"] == REGION
+    assert answer["modelId"] == MODEL
+    [finding] = answer["findings"]
+    assert finding["check"] == "caller"
+    assert finding["status"] == "fail"
+    assert "ExpiredToken" in finding["message"]
+    assert "aws sso login" in finding["fix"]

@@ -145,6 +145,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="the deploy's runtime (default: the deployed stack's, else cdk.json's, else agentcore)",
     )
     doctor.add_argument(
+        "--json", action="store_true", help="print the findings as one JSON object, for scripts"
+    )
+    doctor.add_argument(
         "--executor",
         choices=("return_control", "gateway", "lambda"),
         help="the deploy's executor; gateway also checks the AgentCore Gateway (default: cdk.json's)",
@@ -373,6 +376,19 @@ def doctor(args: argparse.Namespace) -> int:
     # Few retries and short timeouts: a preflight answers in seconds or says what it could not see.
     config = Config(retries={"max_attempts": 3, "mode": "standard"}, connect_timeout=5, read_timeout=20)
     findings = Doctor(target, lambda service: session.client(service, config=config)).run()  # type: ignore[call-overload]
+    if args.json:
+        json.dump(
+            {
+                "stack": target.stack,
+                "modelId": target.model_id,
+                "region": region,
+                "findings": [finding.to_wire() for finding in findings],
+            },
+            sys.stdout,
+            indent=2,
+        )
+        sys.stdout.write("\n")
+        return exit_code(findings)
     print(f"multitool doctor: stack {target.stack}, model {target.model_id}, region {region}", flush=True)
     for finding in findings:
         print(finding.line(), flush=True)

@@ -89,6 +89,9 @@ class Finding:
     message: str
     fix: str | None = None
 
+    def to_wire(self) -> dict[str, str | None]:
+        return {"check": self.check, "status": self.status.value, "message": self.message, "fix": self.fix}
+
     def line(self) -> str:
         text = f"{self.status.value:<4}  {self.check}: {self.message}"
         return f"{text} Fix: {self.fix}" if self.fix else text
