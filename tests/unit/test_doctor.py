@@ -47,7 +47,15 @@ RUNTIME_ARN = f"arn:aws:bedrock-agentcore:{REGION}:{ACCOUNT}:runtime/harness_rt-
 SECRET_ARN = f"arn:aws:secretsmanager:{REGION}:{ACCOUNT}:secret:JiraSecret-AbCdEf"
 STACK_ID = f"arn:aws:cloudformation:{REGION}:{ACCOUNT}:stack/Multitool/0d1e2f30-0000-0000-0000-000000000000"
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
-SERVICES = ("sts", "bedrock", "sesv2", "cloudformation", "bedrock-agentcore-control", "secretsmanager")
+SERVICES = (
+    "sts",
+    "bedrock",
+    "sesv2",
+    "cloudformation",
+    "bedrock-agentcore-control",
+    "bedrock-agent",
+    "secretsmanager",
+)
 OUTPUTS = {
     "ApiUrl": "https://abc.execute-api.us-east-1.amazonaws.com/",
     "UserPoolId": "us-east-1_AbCdEf123",
@@ -298,6 +306,8 @@ LIST_ONE = {"maxResults": 1}
 GET_HARNESS = {"harnessId": HARNESS_ID}
 GET_GATEWAY = {"gatewayIdentifier": GATEWAY_ID}
 GET_SECRET = {"SecretId": SECRET_ARN}
+AGENT_ID, ALIAS_ID = "AGENT12345", "ALIAS12345"
+GET_ALIAS = {"agentId": AGENT_ID, "agentAliasId": ALIAS_ID}
 
 
 # -- the caller ------------------------------------------------------------------------------------
@@ -774,6 +784,53 @@ def test_a_gateway_that_is_gone_fails(account: Account) -> None:
     one(doctor(account).check_gateway(GATEWAY_ARN), Status.FAIL, "no gateway")
 
 
+def alias_answer(status: str = "PREPARED", **extra: Any) -> dict[str, Any]:
+    return {
+        "agentAlias": {
+            "agentId": AGENT_ID,
+            "agentAliasId": ALIAS_ID,
+            "agentAliasName": "live",
+            "agentAliasArn": f"arn:aws:bedrock:{REGION}:{ACCOUNT}:agent-alias/{AGENT_ID}/{ALIAS_ID}",
+            "routingConfiguration": [{"agentVersion": "1"}],
+            "createdAt": NOW,
+            "updatedAt": NOW,
+            "agentAliasStatus": status,
+            **extra,
+        }
+    }
+
+
+def test_a_prepared_agent_alias_is_ok(account: Account) -> None:
+    account.answer(
+        "bedrock-agent", "GetAgentAlias", GET_ALIAS, alias_answer(aliasInvocationState="ACCEPT_INVOCATIONS")
+    )
+    one(doctor(account).check_agent_alias(AGENT_ID, ALIAS_ID), Status.OK, "PREPARED")
+
+
+@pytest.mark.parametrize(
+    ("status", "verdict"), [("CREATING", Status.WARN), ("FAILED", Status.FAIL), ("DISSOCIATED", Status.FAIL)]
+)
+def test_an_agent_alias_not_prepared(account: Account, status: str, verdict: Status) -> None:
+    account.answer(
+        "bedrock-agent", "GetAgentAlias", GET_ALIAS, alias_answer(status, failureReasons=["version missing"])
+    )
+    one(doctor(account).check_agent_alias(AGENT_ID, ALIAS_ID), verdict, status)
+
+
+def test_an_agent_alias_that_rejects_invocations_fails_with_the_command_that_reopens_it(
+    account: Account,
+) -> None:
+    account.answer(
+        "bedrock-agent", "GetAgentAlias", GET_ALIAS, alias_answer(aliasInvocationState="REJECT_INVOCATIONS")
+    )
+    one(doctor(account).check_agent_alias(AGENT_ID, ALIAS_ID), Status.FAIL, "rejects", "ACCEPT_INVOCATIONS")
+
+
+def test_an_agent_alias_that_is_gone_fails(account: Account) -> None:
+    account.error("bedrock-agent", "GetAgentAlias", GET_ALIAS, "ResourceNotFoundException", 404)
+    one(doctor(account).check_agent_alias(AGENT_ID, ALIAS_ID), Status.FAIL, "no alias")
+
+
 def test_a_filled_jira_secret_is_ok_and_never_printed(account: Account) -> None:
     value = {"baseUrl": "https://acme.atlassian.net", "email": "bot@acme.com", "apiToken": "s3cr3t-token"}
     account.answer("secretsmanager", "GetSecretValue", GET_SECRET, secret_answer(json.dumps(value)))
@@ -875,6 +932,7 @@ CALLS: list[tuple[str, str, dict[str, Any], Any]] = [
     ("cloudformation", "DescribeStacks", DESCRIBE, lambda d: d.check_stack().findings[0]),
     ("bedrock-agentcore-control", "GetHarness", GET_HARNESS, lambda d: d.check_harness(HARNESS_ARN)),
     ("bedrock-agentcore-control", "GetGateway", GET_GATEWAY, lambda d: d.check_gateway(GATEWAY_ARN)),
+    ("bedrock-agent", "GetAgentAlias", GET_ALIAS, lambda d: d.check_agent_alias(AGENT_ID, ALIAS_ID)),
     ("secretsmanager", "GetSecretValue", GET_SECRET, lambda d: d.check_jira_secret(SECRET_ARN)),
 ]
 DENIED = {"sts": "AccessDenied", "cloudformation": "AccessDenied"}

@@ -9,8 +9,9 @@ the one command or console step that fixes it. ``fail`` is kept for what stops a
 placeholder) and for what the doctor itself could not see (access denied to its read, throttling).
 
 The calls and their shapes are botocore's service models (``sts``, ``bedrock``, ``sesv2``,
-``cloudformation``, ``bedrock-agentcore-control``, ``secretsmanager``); the clients are handed in,
-so tests run the same code on real clients under botocore's Stubber. Nothing here writes.
+``cloudformation``, ``bedrock-agentcore-control``, ``bedrock-agent``, ``secretsmanager``); the
+clients are handed in, so tests run the same code on real clients under botocore's Stubber.
+Nothing here writes.
 """
 
 from __future__ import annotations
@@ -652,6 +653,8 @@ class Doctor:
             findings.append(self.check_harness(outputs["HarnessArn"]))
         if outputs.get("GatewayArn"):
             findings.append(self.check_gateway(outputs["GatewayArn"]))
+        if outputs.get("AgentId") and outputs.get("AgentAliasId"):
+            findings.append(self.check_agent_alias(outputs["AgentId"], outputs["AgentAliasId"]))
         if outputs.get("JiraSecretArn"):
             findings.append(self.check_jira_secret(outputs["JiraSecretArn"]))
         return findings
@@ -727,6 +730,44 @@ class Doctor:
             f"{gateway_id} is {status}" + (f" ({reasons})." if reasons else "."),
             redeploy,
         )
+
+    def check_agent_alias(self, agent_id: str, alias_id: str) -> Finding:
+        """runtime=agent: the alias the orchestrator invokes is prepared and accepts invocations."""
+        redeploy = "`npx cdk deploy -c runtime=agent` again."
+        answer = self._ask(
+            "agent",
+            "bedrock:GetAgentAlias",
+            lambda: self._client("bedrock-agent").get_agent_alias(agentId=agent_id, agentAliasId=alias_id),
+            {
+                code: Finding("agent", Status.FAIL, f"no alias {alias_id} of agent {agent_id}.", redeploy)
+                for code in ("ResourceNotFoundException", "ValidationException")
+            },
+        )
+        if isinstance(answer, Finding):
+            return answer
+        alias = answer["agentAlias"]
+        status, name = alias["agentAliasStatus"], f"{agent_id}/{alias_id}"
+        if status in ("CREATING", "UPDATING"):
+            return Finding(
+                "agent",
+                Status.WARN,
+                f"{name} is {status}.",
+                "wait a minute and run `multitool doctor` again.",
+            )
+        if status != "PREPARED":
+            reasons = "; ".join(alias.get("failureReasons") or [])
+            return Finding(
+                "agent", Status.FAIL, f"{name} is {status}" + (f" ({reasons})." if reasons else "."), redeploy
+            )
+        if alias.get("aliasInvocationState") == "REJECT_INVOCATIONS":
+            return Finding(
+                "agent",
+                Status.FAIL,
+                f"{name} rejects invocations.",
+                f"`aws bedrock-agent update-agent-alias --agent-id {agent_id} --agent-alias-id {alias_id} "
+                f"--agent-alias-name {alias['agentAliasName']} --alias-invocation-state ACCEPT_INVOCATIONS`.",
+            )
+        return Finding("agent", Status.OK, f"{name} is PREPARED.")
 
     def check_jira_secret(self, secret_arn: str) -> Finding:
         region = self.target.region
