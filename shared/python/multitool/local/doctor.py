@@ -1,10 +1,11 @@
 """``multitool doctor``: a read-only preflight of the caller's own account and region.
 
 Run it before ``cdk deploy`` (can this account and region run the default model and runtime?) and
-after it (is the stack complete, the harness ready, the Jira secret filled?). Every check is one
-read-only call answered as one :class:`Finding`: ``ok``, ``warn`` or ``fail``, what is wrong and
-the one command or console step that fixes it. ``fail`` is kept for what stops a first chat turn
-(no credentials, a region without the runtime, a model the account cannot call, a broken stack);
+after it (is the stack complete, the harness ready, the Jira secret filled?). Every check is a
+read-only call (the sender's two: the address, then its domain) answered as one :class:`Finding`:
+``ok``, ``warn`` or ``fail``, what is wrong and the one command or console step that fixes it.
+``fail`` is kept for what stops a first chat turn (no credentials, a region without the runtime,
+a model the account cannot call, a broken stack);
 ``warn`` for what stops one kind of action later (an unverified sender, the SES sandbox, the Jira
 placeholder) and for what the doctor itself could not see (access denied to its read, throttling).
 
