@@ -211,6 +211,9 @@ def _add_eval_parser(commands: Any) -> None:
     evaluate.add_argument(
         "--log-level", default="ERROR", help="the handlers' POWERTOOLS_LOG_LEVEL (default: %(default)s)"
     )
+    evaluate.add_argument(
+        "--verbose", action="store_true", help="show the handlers' log records and metrics on stderr"
+    )
 
 
 def _backend_choice(args: argparse.Namespace) -> BackendChoice:
@@ -355,6 +358,8 @@ def mcp(args: argparse.Namespace) -> int:
 
 def evaluate(args: argparse.Namespace) -> int:
     """``multitool eval``: the table on stdout, the report in ``--json``, exit 1 under ``--min-exact``."""
+    import os
+
     from multitool.local.evaluation import (
         DatasetError,
         HttpTarget,
@@ -392,8 +397,11 @@ def evaluate(args: argparse.Namespace) -> int:
         target = HttpTarget(args.url, args.url, token=args.token)
         runs = run_all([target], cases, progress=progress)
     else:
+        # The handlers write log records and metrics to stdout: they would break the table.
+        quiet = contextlib.nullcontext(sys.stderr) if args.verbose else open(os.devnull, "w")  # noqa: SIM115
         with (
-            contextlib.redirect_stdout(sys.stderr),
+            quiet as sink,
+            contextlib.redirect_stdout(sink),
             embedded_targets(
                 args.runtime,
                 args.model_ids,

@@ -211,6 +211,26 @@ def _card_day(card: Mapping[str, Any], zone: str) -> date | None:
     return start.astimezone(ZoneInfo(zone)).date()
 
 
+def _person_seen(resolution: Mapping[str, Any]) -> str:
+    """A resolution as the dataset would write it: the person's id, '?' (ambiguous), or the raw query."""
+    person = resolution.get("person")
+    if resolution.get("status") == "resolved" and isinstance(person, Mapping):
+        return str(person.get("id"))
+    return AMBIGUOUS if resolution.get("status") == "ambiguous" else str(resolution.get("query"))
+
+
+def field_seen(name: str, card: Mapping[str, Any], *, zone: str) -> Any:
+    """What the card holds for a listed field, in the dataset's terms (for the report)."""
+    if name in PEOPLE_FIELDS:
+        value = card.get(name)
+        resolutions = [value] if isinstance(value, Mapping) else list(value or [])
+        return [_person_seen(r) for r in resolutions if isinstance(r, Mapping)]
+    if name == "day":
+        day = _card_day(card, zone)
+        return day.isoformat() if day else None
+    return card.get(name)
+
+
 def field_matches(name: str, expected: Any, card: Mapping[str, Any], *, zone: str, today: date) -> bool:
     """Whether one listed field of an expected card holds on the card the turn made."""
     if name in PEOPLE_FIELDS:
@@ -239,6 +259,8 @@ class CardCheck:
     type: str
     card_id: str | None
     wrong: tuple[str, ...]
+    seen: Mapping[str, Any] = field(default_factory=dict)
+    """What the card holds in each wrong field."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -246,6 +268,7 @@ class CardCheck:
             "cardId": self.card_id,
             "found": self.card_id is not None,
             "wrong": list(self.wrong),
+            "got": dict(self.seen),
         }
 
 
@@ -261,6 +284,14 @@ class Score:
     """The types of cards made that no expected card accounts for."""
 
 
+def _check(expected: ExpectedCard, card: Mapping[str, Any] | None, *, zone: str, today: date) -> CardCheck:
+    if card is None:
+        return CardCheck(expected.type, None, ())
+    wrong = wrong_fields(expected, card, zone=zone, today=today)
+    seen = {name: field_seen(name, card, zone=zone) for name in wrong}
+    return CardCheck(expected.type, str(card.get("id")), tuple(wrong), seen)
+
+
 def score_cards(expect: Expectation, cards: Sequence[Mapping[str, Any]], *, zone: str, today: date) -> Score:
     """Pair the expected cards with the cards made (per type, the pairing with fewest wrong fields)."""
     checks: list[CardCheck] = []
@@ -272,12 +303,7 @@ def score_cards(expect: Expectation, cards: Sequence[Mapping[str, Any]], *, zone
         best: list[CardCheck] | None = None
         best_cost = math.inf
         for order in permutations(slots, len(wanted)):
-            trial = [
-                CardCheck(kind, str(card.get("id")), tuple(wrong_fields(e, card, zone=zone, today=today)))
-                if card is not None
-                else CardCheck(kind, None, ())
-                for e, card in zip(wanted, order, strict=True)
-            ]
+            trial = [_check(e, card, zone=zone, today=today) for e, card in zip(wanted, order, strict=True)]
             cost = sum(len(c.wrong) + (100 if c.card_id is None else 0) for c in trial)
             if cost < best_cost:
                 best, best_cost = trial, cost
@@ -462,8 +488,7 @@ class InProcessTarget:
     def discard(self, user: str, card_id: str) -> bool:
         from urllib.parse import quote
 
-        status, _ = self.call("POST", f"/actions/{quote(card_id, safe='')}/discard", {}, user)
-        return status < 400
+        return _settled(*self.call("POST", f"/actions/{quote(card_id, safe='')}/discard", {}, user))
 
 
 @dataclass
@@ -515,8 +540,13 @@ class HttpTarget:
     def discard(self, user: str, card_id: str) -> bool:
         from urllib.parse import quote
 
-        status, _ = self.call("POST", f"/actions/{quote(card_id, safe='')}/discard", {}, user)
-        return status < 400
+        return _settled(*self.call("POST", f"/actions/{quote(card_id, safe='')}/discard", {}, user))
+
+
+def _settled(status: int, body: Any) -> bool:
+    """Whether a discard left the card settled: discarded, or replaced by a revision (discarded in turn)."""
+    error = body.get("error") if isinstance(body, Mapping) else None
+    return status < 400 or (isinstance(error, Mapping) and error.get("code") == "superseded")
 
 
 def _json(raw: bytes) -> Any:
@@ -719,7 +749,8 @@ def _miss(case: Mapping[str, Any]) -> str:
         if not check["found"]:
             parts.append(f"missing {check['type']}")
         elif check["wrong"]:
-            parts.append(f"{check['type']} wrong {', '.join(check['wrong'])}")
+            got = ", ".join(f"{name} {json.dumps(check['got'].get(name))}" for name in check["wrong"])
+            parts.append(f"{check['type']} got {got}")
     parts.extend(f"unexpected {kind}" for kind in case["unexpectedCards"])
     flag = " SILENTLY WRONG" if case["silentlyWrong"] else ""
     return f"{case['id']}: {'; '.join(parts) or 'no card'}{flag}"
