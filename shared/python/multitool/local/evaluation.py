@@ -794,16 +794,18 @@ def embedded_targets(
     from multitool.api.review_app import aws_reviewer
     from multitool.local.embedded import BackendChoice, start_embedded
 
+    saved = dict(os.environ)  # start_embedded sets the handlers' environment here; put it back after
     labels: Sequence[str | None] = list(model_ids) or [None]
     first = BackendChoice.from_options(
         runtime=runtime,
         model_id=None if runtime == "offline" else labels[0],
         harness_arn=harness_arn,
     )
-    running = start_embedded(first, region=region, log_level=log_level)
     from multitool.observability import logger
 
-    logger.setLevel(log_level)  # the handlers' records would drown the table; set before they were read
+    running = start_embedded(first, region=region, log_level=log_level)
+    level = logger.log_level
+    logger.setLevel(log_level)  # the handlers' records would drown the table (it was read at import)
     try:
         aws_reviewer.cache_clear()
         reviewer = aws_reviewer()
@@ -827,6 +829,9 @@ def embedded_targets(
         aws_chat_service.cache_clear()
         aws_reviewer.cache_clear()
         running.close()
+        logger.setLevel(level)
+        os.environ.clear()
+        os.environ.update(saved)
 
 
 def run_all(
