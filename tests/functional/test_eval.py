@@ -78,6 +78,8 @@ def test_over_http_against_multitool_serve_the_results_are_those_in_process(
     # Over HTTP the model calls are not visible: no figure rather than a made-up one.
     assert {c["modelCalls"] for c in there["cases"]} == {None}
     assert all(c["modelCalls"] >= 1 for c in here["cases"])
+    assert by_id["edit-duration"]["historyModelCalls"] >= 1  # the earlier turn is on the bill
+    assert here["summary"][0]["allTurns"]["modelCalls"] > here["summary"][0]["modelCalls"]
 
 
 def test_model_ids_side_by_side_with_the_offline_model(picked: Path, tmp_path: Path, capsys) -> None:
@@ -201,5 +203,7 @@ def test_converse_models_side_by_side_through_botocores_stubber(monkeypatch, tmp
     assert (a["modelCalls"], a["inputTokens"], a["outputTokens"], a["cachedTokens"]) == (1, 1200, 180, 1000)
     assert (b["modelCalls"], b["inputTokens"], b["outputTokens"], b["cachedTokens"]) == (1, 1100, 90, 0)
     assert (a["discarded"], a["notDiscarded"], b["discarded"]) == (2, 0, 1)
+    # The estimate reads what the model read: the prompt and the tool specs are most of it.
+    assert a["estimatedInputTokens"] > 500
     summary_a, summary_b = document["summary"]
     assert (summary_a["intentRecall"], summary_b["intentRecall"]) == (1.0, 0.5)

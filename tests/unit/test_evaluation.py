@@ -355,3 +355,69 @@ def test_the_floor_names_each_model_under_it(tmp_path: Path) -> None:
 
     assert floor_failure(document, 0.5) is None
     assert floor_failure(document, 0.75) == "model-b scored 50.0% exact, under the floor of 75.0%"
+
+
+# --------------------------------------------------------------------------- metering the model
+
+
+class RecordingHarness:
+    """Answers InvokeHarness with a stream whose metadata carries the usage, as the harness streams it."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict] = []
+
+    def invoke_harness(self, **params: object) -> dict:
+        self.requests.append(params)
+        stream = [
+            {"messageStart": {"role": "assistant"}},
+            {"messageStop": {"stopReason": "end_turn"}},
+            {"metadata": {"usage": {"inputTokens": 900, "outputTokens": 40, "cacheReadInputTokens": 600}}},
+        ]
+        return {"stream": iter(stream)}
+
+
+def test_a_metered_harness_names_the_model_and_counts_the_streams_usage() -> None:
+    from botocore.session import get_session
+    from botocore.validate import validate_parameters
+    from multitool.local.evaluation import MeteredClient
+
+    harness = RecordingHarness()
+    metered = MeteredClient(harness, harness_model_id="anthropic.example-model-v1:0")
+    request = {
+        "harnessArn": "arn:aws:bedrock-agentcore:us-east-1:123456789012:harness/h-1",
+        "runtimeSessionId": "s" * 40,
+        "messages": [{"role": "user", "content": [{"text": "Email Kinshuok about the doc"}]}],
+        "systemPrompt": [{"text": "Call every tool the message asks for."}],
+    }
+
+    events = list(metered.invoke_harness(**request)["stream"])
+
+    assert len(events) == 3  # the runtime reads the stream as it was
+    sent = harness.requests[0]
+    assert sent["model"] == {"bedrockModelConfig": {"modelId": "anthropic.example-model-v1:0"}}
+    # The override is a request InvokeHarness accepts (botocore's service model).
+    shape = get_session().get_service_model("bedrock-agentcore").operation_model("InvokeHarness").input_shape
+    validate_parameters(sent, shape)
+    used = metered.take()
+    assert (used.calls, used.input_tokens, used.output_tokens, used.cached_tokens) == (1, 900, 40, 600)
+    assert (
+        used.estimated_input_tokens
+        == len(
+            json.dumps(
+                {k: request[k] for k in ("systemPrompt", "messages")} | {"tools": None}, separators=(",", ":")
+            )
+        )
+        // 4
+    )
+    assert metered.take().calls == 0  # take() starts the next turn's count
+
+
+def test_the_readme_states_the_floor_make_eval_applies() -> None:
+    makefile = (REPO / "Makefile").read_text(encoding="utf-8")
+    found = re.search(r"^EVAL_FLOOR := ([0-9.]+)$", makefile, re.MULTILINE)
+    assert found is not None
+    floor = float(found.group(1))
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+
+    assert f"fewer than **{floor * 100:g}%** of the cases exactly" in " ".join(readme.split())
+    assert "--min-exact $(EVAL_FLOOR)" in makefile

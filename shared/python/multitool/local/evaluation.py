@@ -327,14 +327,38 @@ def score_cards(expect: Expectation, cards: Sequence[Mapping[str, Any]], *, zone
 # -- running a case --------------------------------------------------------------------------------
 
 
+CHARS_PER_TOKEN = 4
+"""The estimate's divisor: what a model reads, in characters of compact JSON, per token."""
+
+
+def estimated_tokens(request: Mapping[str, Any], keys: Sequence[str]) -> int:
+    """What a request asks the model to read (prompt, tool specs, messages), as characters / 4.
+
+    The offline model has no tokenizer: this estimate, the same for every runtime, is what prices a
+    Bedrock run before making one (benchmarks/bench_model_calls.py counts the same way).
+    """
+    read = {key: request.get(key) for key in keys}
+    return len(json.dumps(read, ensure_ascii=False, separators=(",", ":"), default=str)) // CHARS_PER_TOKEN
+
+
 @dataclass
 class Usage:
-    """What the model calls of one turn cost."""
+    """What the model calls of one turn cost, as the model reported it, and the estimate."""
 
     calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     cached_tokens: int = 0
+    estimated_input_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.calls + other.calls,
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cached_tokens + other.cached_tokens,
+            self.estimated_input_tokens + other.estimated_input_tokens,
+        )
 
     def add(self, usage: Mapping[str, Any] | None) -> None:
         usage = usage or {}
@@ -364,12 +388,14 @@ class MeteredClient:
 
     def converse(self, **params: Any) -> Any:
         self.usage.calls += 1
+        self.usage.estimated_input_tokens += estimated_tokens(params, ("system", "toolConfig", "messages"))
         response = self._client.converse(**params)
         self.usage.add(response.get("usage"))
         return response
 
     def invoke_harness(self, **params: Any) -> Any:
         self.usage.calls += 1
+        self.usage.estimated_input_tokens += estimated_tokens(params, ("systemPrompt", "tools", "messages"))
         if self._harness_model_id and "model" not in params:
             params["model"] = {"bedrockModelConfig": {"modelId": self._harness_model_id}}
         response = self._client.invoke_harness(**params)
@@ -565,6 +591,8 @@ class CaseResult:
     discarded: int
     undiscarded: int
     setup_error: str | None = None
+    history_usage: Usage | None = None
+    """What the history's turns cost (they are not the case's measure, but they are on the bill)."""
 
     def to_json(self) -> dict[str, Any]:
         usage = self.answer.usage
@@ -585,6 +613,8 @@ class CaseResult:
             "inputTokens": usage.input_tokens if usage else None,
             "outputTokens": usage.output_tokens if usage else None,
             "cachedTokens": usage.cached_tokens if usage else None,
+            "estimatedInputTokens": usage.estimated_input_tokens if usage else None,
+            "historyModelCalls": self.history_usage.calls if self.history_usage else None,
             "latencyMs": round(self.answer.seconds * 1000, 1),
             "discarded": self.discarded,
             "notDiscarded": self.undiscarded,
@@ -596,8 +626,11 @@ def run_case(target: Target, case: Case, *, run_id: str, clock: Callable[[], dat
     session_id = f"eval-{run_id}-{re.sub(r'[^A-Za-z0-9._:-]', '-', case.id)}"[:100]
     made: list[str] = []
     setup_error: str | None = None
+    history_usage: Usage | None = None
     for earlier in case.earlier_messages:
         previous = target.turn(case.user, session_id, earlier)
+        if previous.usage is not None:
+            history_usage = previous.usage + (history_usage or Usage())
         made.extend(str(c.get("id")) for c in previous.cards)
         if previous.error:
             setup_error = f"history turn failed: {previous.error}"
@@ -611,7 +644,8 @@ def run_case(target: Target, case: Case, *, run_id: str, clock: Callable[[], dat
         # A failed turn is never exact, and it made nothing silently.
         score = Score(False, score.expected, 0, False, score.asked, score.checks, ())
     discarded = sum(1 for card_id in dict.fromkeys(made) if target.discard(case.user, card_id))
-    return CaseResult(case, target.label, score, answer, discarded, len(set(made)) - discarded, setup_error)
+    undiscarded = len(set(made)) - discarded
+    return CaseResult(case, target.label, score, answer, discarded, undiscarded, setup_error, history_usage)
 
 
 def _first_zone(cards: Sequence[Mapping[str, Any]]) -> str | None:
@@ -641,6 +675,7 @@ def summary(results: Sequence[CaseResult]) -> dict[str, Any]:
     def total(read: Callable[[Usage], int]) -> int | None:
         return sum(read(u) for u in metered) if metered else None
 
+    everything = [u for r in results for u in (r.answer.usage, r.history_usage) if u is not None]
     calls = total(lambda u: u.calls)
     tokens_in = total(lambda u: u.input_tokens)
     tokens_out = total(lambda u: u.output_tokens)
@@ -661,6 +696,17 @@ def summary(results: Sequence[CaseResult]) -> dict[str, Any]:
         "cachedTokens": total(lambda u: u.cached_tokens),
         "tokensPerCase": round((tokens_in + tokens_out) / len(metered), 1)
         if metered and tokens_in is not None and tokens_out is not None
+        else None,
+        "estimatedInputTokensPerCase": round(sum(u.estimated_input_tokens for u in metered) / len(metered), 1)
+        if metered
+        else None,
+        "allTurns": {  # the bill: every turn the run made, the history's too
+            "modelCalls": sum(u.calls for u in everything),
+            "inputTokens": sum(u.input_tokens for u in everything),
+            "outputTokens": sum(u.output_tokens for u in everything),
+            "estimatedInputTokens": sum(u.estimated_input_tokens for u in everything),
+        }
+        if everything
         else None,
         "latencyP50Ms": _round(percentile(latencies, 0.50)),
         "latencyP95Ms": _round(percentile(latencies, 0.95)),
@@ -700,6 +746,7 @@ _ROWS: tuple[tuple[str, str], ...] = (
     ("outputTokens", "output tokens"),
     ("cachedTokens", "cached tokens"),
     ("tokensPerCase", "tokens per case"),
+    ("estimatedInputTokensPerCase", "est. input tokens/case"),
     ("latencyP50Ms", "latency p50 ms"),
     ("latencyP95Ms", "latency p95 ms"),
     ("notDiscarded", "cards not discarded"),
