@@ -370,8 +370,11 @@ class Usage:
 class MeteredClient:
     """A model client (Converse's, the harness's, or the offline model) that counts calls and tokens.
 
-    ``model_id`` for a harness: each ``InvokeHarness`` names that model (its ``model`` override),
-    so one deployed harness can be measured with several models.
+    ``harness_model_id``: each ``InvokeHarness`` names that model (its ``model`` override), so one
+    deployed harness is measured with several models. The override applies to that call only, the
+    harness keeps its defaults:
+    https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/harness-models.html
+    (the harness's execution role must still be allowed to invoke the model named).
     """
 
     def __init__(self, client: Any, *, harness_model_id: str | None = None) -> None:
