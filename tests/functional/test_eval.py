@@ -106,6 +106,25 @@ def test_the_floor_fails_the_run_and_says_by_how_much(picked: Path, capsys) -> N
     assert "under the floor of 99.0%" in capsys.readouterr().err
 
 
+def test_now_pins_the_days_the_model_the_tools_and_the_scoring_read(tmp_path: Path) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    lines = {json.loads(line)["id"]: line for line in DATASET.read_text(encoding="utf-8").splitlines()}
+    dataset = tmp_path / "days.jsonl"
+    dataset.write_text(lines["meet-tomorrow"] + "\n" + lines["meet-sync-thursday"] + "\n", encoding="utf-8")
+    # A Monday before today (a weekday's "tomorrow" has working hours): unpinned, "tomorrow" would be
+    # the day after the real today, and wrong.
+    pinned = (datetime.now(UTC) - timedelta(days=1)).replace(hour=12, minute=0, second=0, microsecond=0)
+    while pinned.weekday() != 0:
+        pinned -= timedelta(days=1)
+    out = tmp_path / "report.json"
+
+    assert main(["eval", str(dataset), "--now", pinned.isoformat(), "--json", str(out)]) == 0
+
+    cases = json.loads(out.read_text())["cases"]
+    assert [(c["id"], c["exact"]) for c in cases] == [("meet-tomorrow", True), ("meet-sync-thursday", True)]
+
+
 # --------------------------------------------------------------------------- Converse, two models
 
 CASE = {

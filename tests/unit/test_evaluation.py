@@ -421,3 +421,31 @@ def test_the_readme_states_the_floor_make_eval_applies() -> None:
 
     assert f"fewer than **{floor * 100:g}%** of the cases exactly" in " ".join(readme.split())
     assert "--min-exact $(EVAL_FLOOR)" in makefile
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("tuesday", "2026-12-01T12:00:00+00:00"),  # today is a Tuesday: today, at noon UTC
+        ("Monday", "2026-11-30T12:00:00+00:00"),
+        ("wednesday", "2026-11-25T12:00:00+00:00"),  # never ahead of today: the week before
+        ("2026-12-03T09:30:00+01:00", "2026-12-03T09:30:00+01:00"),
+        ("2026-12-03T09:30:00Z", "2026-12-03T09:30:00+00:00"),
+    ],
+)
+def test_a_run_is_pinned_to_a_weekday_or_an_instant(spec: str, expected: str) -> None:
+    from datetime import UTC, datetime
+
+    from multitool.local.evaluation import run_clock
+
+    assert run_clock(spec, today=datetime(2026, 12, 1, 20, 5, tzinfo=UTC)).isoformat() == expected
+
+
+@pytest.mark.parametrize(
+    ("spec", "problem"), [("2026-12-03T09:30", "needs an offset"), ("soon", "weekday name")]
+)
+def test_a_clock_that_is_not_one_is_refused(spec: str, problem: str) -> None:
+    from multitool.local.evaluation import run_clock
+
+    with pytest.raises(ValueError, match=problem):
+        run_clock(spec)

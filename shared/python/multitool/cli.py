@@ -203,6 +203,12 @@ def _add_eval_parser(commands: Any) -> None:
     evaluate.add_argument("--token", help="a bearer token for --url (a deployed API's Cognito access token)")
     evaluate.add_argument("--json", type=Path, metavar="OUT", help="write the JSON report to OUT")
     evaluate.add_argument(
+        "--now",
+        metavar="WHEN",
+        help="pin the turns' clock (in process): an ISO 8601 time with its offset, or a weekday name "
+        "(the latest such day, 12:00 UTC), so relative days score the same every day of the week",
+    )
+    evaluate.add_argument(
         "--min-exact",
         type=float,
         metavar="RATE",
@@ -369,12 +375,19 @@ def evaluate(args: argparse.Namespace) -> int:
         render_table,
         report,
         run_all,
+        run_clock,
     )
 
     if args.min_exact is not None and not 0.0 <= args.min_exact <= 1.0:
         raise CliError(f"--min-exact is a share from 0 to 1, got {args.min_exact}", EXIT_USAGE)
     if args.token and not args.url:
         raise CliError("--token goes with --url (a deployed API).", EXIT_USAGE)
+    if args.url and args.now:
+        raise CliError("--now pins the clock in process; a server keeps its own.", EXIT_USAGE)
+    try:
+        now = run_clock(args.now) if args.now else None
+    except ValueError as error:
+        raise CliError(str(error), EXIT_USAGE) from None
     if args.url and args.model_ids:
         raise CliError(
             "--url runs the server's own model; give --model-id to the server instead.", EXIT_USAGE
@@ -408,9 +421,10 @@ def evaluate(args: argparse.Namespace) -> int:
                 harness_arn=args.harness_arn,
                 region=args.region,
                 log_level=args.log_level,
+                now=now,
             ) as targets,
         ):
-            runs = run_all(targets, cases, progress=progress)
+            runs = run_all(targets, cases, clock=(lambda: now) if now else None, progress=progress)
     if sys.stderr.isatty():
         print(file=sys.stderr)
     document = report(runs, runtime="http" if args.url else args.runtime, datasets=args.datasets)

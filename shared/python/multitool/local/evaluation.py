@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from itertools import permutations
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -819,6 +819,29 @@ def floor_failure(document: Mapping[str, Any], min_exact: float) -> str | None:
 
 # -- the run ---------------------------------------------------------------------------------------
 
+PINNED_HOUR_UTC = 12
+
+
+def run_clock(spec: str, today: datetime | None = None) -> datetime:
+    """The instant a run is pinned to: an ISO 8601 time with its offset, or a weekday name (the latest
+    such day up to today, at 12:00 UTC), so the days a dataset names are read the same every week.
+
+    A weekday stays within the drafts' week of life: what the run makes can still be discarded.
+    """
+    text = spec.strip()
+    if text.casefold() in WEEKDAYS:
+        now = (today or datetime.now(UTC)).astimezone(UTC)
+        back = (now.weekday() - WEEKDAYS.index(text.casefold())) % 7
+        return (now - timedelta(days=back)).replace(hour=PINNED_HOUR_UTC, minute=0, second=0, microsecond=0)
+    try:
+        pinned = datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError(f"--now must be a weekday name or an ISO 8601 time, not {spec!r}") from None
+    if pinned.tzinfo is None:
+        raise ValueError(f"--now needs an offset or Z (2026-12-01T12:00:00Z), got {spec!r}")
+    return pinned
+
+
 ClientFactory = Callable[[str | None], Any]
 """A model id -> the model client to meter in place of the one the runtime made (tests: a Stubber's)."""
 
@@ -832,11 +855,13 @@ def embedded_targets(
     region: str | None = None,
     log_level: str = "WARNING",
     client_for: ClientFactory | None = None,
+    now: datetime | None = None,
 ) -> Iterator[list[InProcessTarget]]:
     """One in-process target per model, all on one embedded AWS (``start_embedded``).
 
     Each service is the one the orchestrator builds (``aws_chat_service``) for that model's environment;
     its model client is wrapped in a :class:`MeteredClient`. The offline model answers for any id given.
+    ``now`` pins the turns' clock (what "Thursday" and "tomorrow" mean to the model and the tools).
     """
     import os
 
@@ -871,6 +896,8 @@ def embedded_targets(
             harness_model = model_id if first.runtime.value == "agentcore" else None
             meter = MeteredClient(client, harness_model_id=harness_model)
             model_runtime.client = meter
+            if now is not None:
+                service.clock = lambda: now
             label = model_id or ("offline model" if not first.uses_aws else first.runtime.value)
             targets.append(InProcessTarget(label, service, reviewer, running.seed, meter))
         aws_chat_service.cache_clear()
