@@ -226,3 +226,11 @@ def test_converse_models_side_by_side_through_botocores_stubber(monkeypatch, tmp
     assert a["estimatedInputTokens"] > 500
     summary_a, summary_b = document["summary"]
     assert (summary_a["intentRecall"], summary_b["intentRecall"]) == (1.0, 0.5)
+
+
+def test_a_case_for_a_user_the_directory_lacks_is_a_usage_error(tmp_path: Path, capsys) -> None:
+    dataset = tmp_path / "stranger.jsonl"
+    dataset.write_text(json.dumps({**CASE, "user": "zoe"}) + "\n", encoding="utf-8")
+
+    assert main(["eval", str(dataset)]) == 2
+    assert "cases name users this directory does not have (zoe)" in capsys.readouterr().err

@@ -408,6 +408,8 @@ def evaluate(args: argparse.Namespace) -> int:
         if not args.url.startswith(("http://", "https://")):
             raise CliError(f"--url must start with http:// or https://, got {args.url!r}", EXIT_USAGE)
         target = HttpTarget(args.url, args.url, token=args.token)
+        if not args.token:  # multitool serve signs in its seeded users: every case's user must be one
+            _check_users(cases, Remote(args.url).users())
         runs = run_all([target], cases, progress=progress)
     else:
         # The handlers write log records and metrics to stdout: they would break the table.
@@ -424,6 +426,7 @@ def evaluate(args: argparse.Namespace) -> int:
                 now=now,
             ) as targets,
         ):
+            _check_users(cases, [person.id for person in targets[0].seed.people])
             runs = run_all(targets, cases, clock=(lambda: now) if now else None, progress=progress)
     if sys.stderr.isatty():
         print(file=sys.stderr)
@@ -437,6 +440,16 @@ def evaluate(args: argparse.Namespace) -> int:
             print(f"multitool eval: {failure}", file=sys.stderr)
             return EXIT_ERROR
     return EXIT_OK
+
+
+def _check_users(cases: Sequence[Any], known: Sequence[str]) -> None:
+    unknown = sorted({case.user for case in cases} - set(known))
+    if unknown:
+        raise CliError(
+            f"cases name users this directory does not have ({', '.join(unknown)}); "
+            f"the seeded users are: {', '.join(known)}",
+            EXIT_USAGE,
+        )
 
 
 def chat(args: argparse.Namespace) -> int:
@@ -521,13 +534,21 @@ class Remote:
 
     def user(self, wanted: str | None) -> str:
         """``wanted`` if the server knows it (else the valid ids), or the server's default user."""
+        directory = self._directory()
+        return _check_user(wanted or str(directory.get("defaultUser")), self.users(directory))
+
+    def users(self, directory: dict[str, Any] | None = None) -> list[str]:
+        """The ids of the users the server signs in locally."""
+        listed = directory if directory is not None else self._directory()
+        return [str(u.get("id")) for u in listed.get("users", []) if isinstance(u, dict)]
+
+    def _directory(self) -> dict[str, Any]:
         status, directory = self.call("GET", "/local/users", None, None)
         if status != 200 or not isinstance(directory, dict):
             raise CliError(
                 f"{self.base} did not list its local users (HTTP {status}): is it `multitool serve`?"
             )
-        known = [str(u.get("id")) for u in directory.get("users", []) if isinstance(u, dict)]
-        return _check_user(wanted or str(directory.get("defaultUser")), known)
+        return directory
 
     def call(self, method: str, path: str, body: bytes | None, user: str | None) -> tuple[int, Any]:
         import urllib.error
