@@ -13,11 +13,12 @@ SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help install demo test lint types unit functional infra e2e bench schemas openapi fuzz synth lock chromium clean
+.PHONY: help install demo test lint types unit functional infra e2e eval bench schemas openapi fuzz synth lock chromium clean
 
 help:
 	@echo "make demo     run multitool locally on embedded defaults (no AWS account)"
 	@echo "make test     lint, types and every test suite (what CI runs)"
+	@echo "make eval     score the committed combined requests on the offline model; fails under EVAL_FLOOR"
 	@echo "make bench    benchmarks (dispatch, cold import, trace extraction, synth)"
 	@echo "make schemas  regenerate the committed OpenAPI documents (action groups and docs/openapi.json)"
 	@echo "make openapi  regenerate the HTTP API's OpenAPI document, docs/openapi.json"
@@ -49,7 +50,7 @@ types: $(STAMP)
 	$(BIN)/mypy shared/python/multitool functions
 	$(BIN)/mypy infra benchmarks examples
 
-test: $(STAMP) $(NODE_STAMP) chromium lint types
+test: $(STAMP) $(NODE_STAMP) chromium lint types eval
 	$(BIN)/python -m pytest
 
 unit: $(STAMP)
@@ -63,6 +64,16 @@ infra: $(STAMP) $(NODE_STAMP)
 
 e2e: $(STAMP) chromium
 	$(BIN)/python -m pytest tests/e2e
+
+# The regression floor of combined requests: the share of evals/requests.jsonl the offline model gets
+# exactly right (every card, every listed field). This is the one place the number lives.
+EVAL_FLOOR := 0.45
+EVAL_JSON ?= build/eval-offline.json
+
+# --now tuesday: "Thursday" and "tomorrow" mean the same days whatever day make test runs on.
+eval: $(STAMP)
+	@mkdir -p $(dir $(EVAL_JSON))
+	$(BIN)/multitool eval evals/requests.jsonl --now tuesday --min-exact $(EVAL_FLOOR) --json $(EVAL_JSON)
 
 # Schemathesis against a local server with docs/openapi.json, longer than make test runs it (random, shrinking).
 FUZZ_EXAMPLES ?= 400

@@ -8,10 +8,16 @@
     multitool get ID | confirm ID [--edits JSON] | discard ID   [--user ID] [--url URL]
     multitool mcp [--user ID] [--sandbox MOTO_URL] [--http PORT]   # the tools as an MCP server
     multitool doctor [--region R] [--model-id M] [--stack S] [--sender-email E]   # AWS preflight
+    multitool eval DATASET... [--runtime offline|converse|agentcore] [--model-id ID ...]
+                   [--url URL [--token TOKEN]] [--json OUT] [--min-exact RATE]   # score combined requests
 
 ``chat`` prints the /chat response JSON; ``get``, ``confirm`` and ``discard`` print
 the action (the review API's JSON) of a running ``multitool serve``. On an error
 the exit status is 1 and stderr names the API's error code and message.
+
+``eval`` runs each case of JSON Lines datasets (:mod:`multitool.local.evaluation`) and prints a
+table of exact, intent recall, silently wrong, asked, model calls, tokens and latency, one column
+per ``--model-id``; it never confirms a card and discards every card it made.
 
 ``mcp`` serves the three tools to any MCP client (stdio, or streamable HTTP with ``--http``) as
 one local user, through the same Gateway event path the deployed Lambdas take; with ``--sandbox``
@@ -152,6 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("return_control", "gateway", "lambda"),
         help="the deploy's executor; gateway also checks the AgentCore Gateway (default: cdk.json's)",
     )
+    _add_eval_parser(commands)
 
     for verb, what in (
         ("get", "print an action (a card's draft) and its status"),
@@ -194,6 +201,58 @@ def _add_backend_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--log-level", default="WARNING", help="the handlers' POWERTOOLS_LOG_LEVEL (default: %(default)s)"
+    )
+
+
+def _add_eval_parser(commands: Any) -> None:
+    evaluate = commands.add_parser(
+        "eval",
+        help="score combined requests (JSON Lines cases) against a runtime and models",
+        description="Run every case of the datasets as a new session, compare the cards made with the "
+        "expected ones, and print the measures (one column per --model-id). Cards are never confirmed: "
+        "each one made is discarded.",
+    )
+    evaluate.add_argument("datasets", nargs="+", type=Path, metavar="DATASET", help="a .jsonl file of cases")
+    evaluate.add_argument(
+        "--runtime",
+        choices=("offline", "converse", "agentcore"),
+        default="offline",
+        help="how a turn reaches a model (default: %(default)s); converse and agentcore call Bedrock",
+    )
+    evaluate.add_argument(
+        "--model-id",
+        action="append",
+        default=[],
+        dest="model_ids",
+        metavar="ID",
+        help="a Bedrock model or inference profile id; repeat it to compare models side by side "
+        "(agentcore: the harness is invoked with that model)",
+    )
+    evaluate.add_argument("--harness-arn", help="the AgentCore harness ARN (--runtime agentcore)")
+    evaluate.add_argument("--region", help="AWS region for Bedrock (default: your profile's, else us-east-1)")
+    evaluate.add_argument(
+        "--url",
+        help="run over HTTP: a running `multitool serve`, or a deployed stack's ApiUrl (with --token)",
+    )
+    evaluate.add_argument("--token", help="a bearer token for --url (a deployed API's Cognito access token)")
+    evaluate.add_argument("--json", type=Path, metavar="OUT", help="write the JSON report to OUT")
+    evaluate.add_argument(
+        "--now",
+        metavar="WHEN",
+        help="pin the turns' clock (in process): an ISO 8601 time with its offset, or a weekday name "
+        "(the latest such day, 12:00 UTC), so relative days score the same every day of the week",
+    )
+    evaluate.add_argument(
+        "--min-exact",
+        type=float,
+        metavar="RATE",
+        help="exit 1 when a model's share of exact cases (0..1) is under RATE (make eval's floor)",
+    )
+    evaluate.add_argument(
+        "--log-level", default="ERROR", help="the handlers' POWERTOOLS_LOG_LEVEL (default: %(default)s)"
+    )
+    evaluate.add_argument(
+        "--verbose", action="store_true", help="show the handlers' log records and metrics on stderr"
     )
 
 
@@ -395,6 +454,96 @@ def doctor(args: argparse.Namespace) -> int:
     return exit_code(findings)
 
 
+def evaluate(args: argparse.Namespace) -> int:
+    """``multitool eval``: the table on stdout, the report in ``--json``, exit 1 under ``--min-exact``."""
+    import os
+
+    from multitool.local.evaluation import (
+        DatasetError,
+        HttpTarget,
+        embedded_targets,
+        floor_failure,
+        load_cases,
+        render_table,
+        report,
+        run_all,
+        run_clock,
+    )
+
+    if args.min_exact is not None and not 0.0 <= args.min_exact <= 1.0:
+        raise CliError(f"--min-exact is a share from 0 to 1, got {args.min_exact}", EXIT_USAGE)
+    if args.token and not args.url:
+        raise CliError("--token goes with --url (a deployed API).", EXIT_USAGE)
+    if args.url and args.now:
+        raise CliError("--now pins the clock in process; a server keeps its own.", EXIT_USAGE)
+    try:
+        now = run_clock(args.now) if args.now else None
+    except ValueError as error:
+        raise CliError(str(error), EXIT_USAGE) from None
+    if args.url and args.model_ids:
+        raise CliError(
+            "--url runs the server's own model; give --model-id to the server instead.", EXIT_USAGE
+        )
+    try:
+        cases = load_cases(args.datasets)
+    except DatasetError as error:
+        raise CliError(str(error), EXIT_USAGE) from None
+    done = 0
+
+    def progress(_result: Any) -> None:
+        nonlocal done
+        done += 1
+        if sys.stderr.isatty():
+            print(f"\r{done} cases", end="", file=sys.stderr, flush=True)
+
+    if args.url:
+        if not args.url.startswith(("http://", "https://")):
+            raise CliError(f"--url must start with http:// or https://, got {args.url!r}", EXIT_USAGE)
+        target = HttpTarget(args.url, args.url, token=args.token)
+        if not args.token:  # multitool serve signs in its seeded users: every case's user must be one
+            _check_users(cases, Remote(args.url).users())
+        runs = run_all([target], cases, progress=progress)
+    else:
+        # The handlers write log records and metrics to stdout: they would break the table.
+        quiet = contextlib.nullcontext(sys.stderr) if args.verbose else open(os.devnull, "w")  # noqa: SIM115
+        with (
+            quiet as sink,
+            contextlib.redirect_stdout(sink),
+            embedded_targets(
+                args.runtime,
+                args.model_ids,
+                harness_arn=args.harness_arn,
+                region=args.region,
+                log_level=args.log_level,
+                now=now,
+            ) as targets,
+        ):
+            _check_users(cases, [person.id for person in targets[0].seed.people])
+            runs = run_all(targets, cases, clock=(lambda: now) if now else None, progress=progress)
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
+    document = report(runs, runtime="http" if args.url else args.runtime, datasets=args.datasets)
+    print(render_table(document))
+    if args.json:
+        args.json.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    if args.min_exact is not None:
+        failure = floor_failure(document, args.min_exact)
+        if failure:
+            print(f"multitool eval: {failure}", file=sys.stderr)
+            return EXIT_ERROR
+    return EXIT_OK
+
+
+def _check_users(cases: Sequence[Any], known: Sequence[str]) -> None:
+    unknown = sorted({case.user for case in cases} - set(known))
+    if unknown:
+        raise CliError(
+            f"cases name users this directory does not have ({', '.join(unknown)}); "
+            f"the seeded users are: {', '.join(known)}",
+            EXIT_USAGE,
+        )
+
+
 def chat(args: argparse.Namespace) -> int:
     session = args.session or f"cli-{uuid.uuid4()}"
     body = json.dumps({"message": args.message, "sessionId": session}).encode()
@@ -477,13 +626,21 @@ class Remote:
 
     def user(self, wanted: str | None) -> str:
         """``wanted`` if the server knows it (else the valid ids), or the server's default user."""
+        directory = self._directory()
+        return _check_user(wanted or str(directory.get("defaultUser")), self.users(directory))
+
+    def users(self, directory: dict[str, Any] | None = None) -> list[str]:
+        """The ids of the users the server signs in locally."""
+        listed = directory if directory is not None else self._directory()
+        return [str(u.get("id")) for u in listed.get("users", []) if isinstance(u, dict)]
+
+    def _directory(self) -> dict[str, Any]:
         status, directory = self.call("GET", "/local/users", None, None)
         if status != 200 or not isinstance(directory, dict):
             raise CliError(
                 f"{self.base} did not list its local users (HTTP {status}): is it `multitool serve`?"
             )
-        known = [str(u.get("id")) for u in directory.get("users", []) if isinstance(u, dict)]
-        return _check_user(wanted or str(directory.get("defaultUser")), known)
+        return directory
 
     def call(self, method: str, path: str, body: bytes | None, user: str | None) -> tuple[int, Any]:
         import urllib.error
@@ -526,6 +683,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return mcp(args)
         if args.command == "doctor":
             return doctor(args)
+        if args.command == "eval":
+            return evaluate(args)
         return review(args)
     except CliError as error:
         print(f"multitool: {error}", file=sys.stderr)
