@@ -846,7 +846,7 @@ async function resumeTurn() {
 
 async function refreshOutbox() {
   const panel = $("outbox");
-  if (panel.hidden) return;
+  if (panel.hidden || !currentUser()) return; // signed out: nobody's outbox to show
   const result = await api("/sandbox/outbox");
   if (!result.ok) {
     showAlert(`Sandbox outbox: ${errorMessage(result)}`);
@@ -930,6 +930,12 @@ async function setUpOidcSignIn() {
     $("signed-in-as").hidden = !user;
     $("sign-out").hidden = !user;
     $("sign-in").hidden = Boolean(user);
+    // The local OIDC stand-in has a sandbox too: its outbox is the signed-in person's.
+    if (state.config.sandbox) {
+      $("mode-badge").hidden = false;
+      $("outbox").hidden = !user;
+      refreshOutbox();
+    }
   };
   state.signIn = new OidcSignIn(state.config, { onChange: showAccount });
   $("signin-oidc").hidden = false;
