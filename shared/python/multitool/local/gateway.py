@@ -84,6 +84,7 @@ class Route:
 API_ROUTES: tuple[Route, ...] = (
     Route("POST", "/chat", "orchestrator"),
     Route("GET", "/turns/{id}", "orchestrator"),
+    Route("GET", "/sessions/{id}", "orchestrator"),
     Route("GET", "/actions/{id}", "review"),
     Route("POST", "/actions/{id}/confirm", "review"),
     Route("POST", "/actions/{id}/discard", "review"),
