@@ -25,10 +25,31 @@ from tests.support.local_server import local_server
 pytestmark = pytest.mark.e2e
 
 
+PRINTED: list[str] = []
+
+
 @pytest.fixture(scope="module")
 def server_url() -> Iterator[str]:
-    with local_server() as url:
+    with local_server(output=PRINTED) as url:
         yield url
+
+
+def forget_draft(draft_id: str) -> None:
+    """Delete a draft behind the page's back, as its expiry (TTL) would."""
+    import re
+
+    import boto3
+
+    (endpoint,) = {m.group(1) for line in PRINTED if (m := re.search(r"moto at (http://[^)\s]+)", line))}
+    dynamodb = boto3.client(
+        "dynamodb",
+        endpoint_url=endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="local",
+        aws_secret_access_key="local",
+        aws_session_token="local",
+    )
+    dynamodb.delete_item(TableName="multitool-drafts", Key={"id": {"S": draft_id}})
 
 
 @pytest.fixture
@@ -97,3 +118,29 @@ def test_a_new_chat_or_another_user_is_not_shown_the_earlier_conversation(page: 
     page.reload()
     expect(page.locator("body")).to_have_attribute("data-ready", "true")
     expect(page.locator(".msg")).to_have_count(0)
+
+
+def test_a_card_whose_draft_is_gone_says_so_and_offers_no_confirm(page: Page) -> None:
+    # Given a ticket card on the page, whose draft then goes away (expired, or a server without its data)
+    turn = send(page, "File a Jira bug in WEB for the login crash")
+    ticket = turn.locator(JIRA_CARD)
+    expect(ticket.get_by_role("button", name="Confirm")).to_be_enabled()
+    forget_draft(str(ticket.get_attribute("data-card-id")))
+
+    # When the person confirms it
+    ticket.get_by_role("button", name="Confirm").click()
+
+    # Then the card says the draft is no longer available, and offers nothing to confirm
+    expect(ticket.locator(".card-status")).to_have_text("No longer available")
+    expect(ticket.locator(".card-error")).to_contain_text("no longer available")
+    expect(ticket.get_by_role("button", name="Confirm")).to_be_hidden()
+    expect(ticket.get_by_role("button", name="Discard")).to_be_hidden()
+
+    # and after a reload it is drawn the same way, in its place in the conversation
+    page.reload()
+    expect(page.locator("body")).to_have_attribute("data-ready", "true")
+    gone = page.get_by_test_id("assistant-turn").last.locator("article.card")
+    expect(gone.locator(".card-status")).to_have_text("No longer available")
+    expect(gone.locator(".caption")).to_have_text("Jira Bug in WEB: Login crash")
+    expect(gone.get_by_role("button", name="Confirm")).to_have_count(0)
+    page.screenshot(path=str(ARTIFACTS / "gone-draft.png"))
