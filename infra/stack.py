@@ -34,9 +34,10 @@ DRAFT_WRITE_ACTIONS = ("dynamodb:PutItem", "dynamodb:GetItem")
 # With the Gateway executor the orchestrator runs no tool; it claims its turn's drafts (GetItem, then
 # a PutItem conditioned on the draft still being unclaimed).
 CLAIM_ACTIONS = ("dynamodb:GetItem", "dynamodb:PutItem")
-# The chat path: a session is claimed and remembered with UpdateItem (ReturnValues=ALL_NEW); Powertools'
-# DynamoDBPersistenceLayer gets, puts, updates and deletes idempotency records.
-SESSION_ACTIONS = ("dynamodb:UpdateItem",)
+# The chat path: a session is claimed and remembered with UpdateItem (ReturnValues=ALL_NEW) and read back
+# (GET /sessions/{id}) with a consistent GetItem; Powertools' DynamoDBPersistenceLayer gets, puts, updates
+# and deletes idempotency records.
+SESSION_ACTIONS = ("dynamodb:UpdateItem", "dynamodb:GetItem")
 IDEMPOTENCY_ACTIONS = ("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem")
 # A turn past its request: created with a conditional PutItem, taken and appended to with UpdateItem, read
 # (GET /turns/{id}) with a consistent GetItem.

@@ -468,7 +468,8 @@ function resultView(kind, card, view) {
   return h("span", { text: kind.done });
 }
 
-function renderCard(card, caption) {
+// ``known``: the action as GET /actions/{id} just answered (a conversation read back), else it is asked.
+function renderCard(card, caption, known = null) {
   const kind = cardKind(card.type);
   const titleId = nextId("card-title");
   const article = h("article", { class: `card card-${card.type}`, "data-card-type": card.type, "data-card-id": card.id, "aria-labelledby": titleId });
@@ -519,7 +520,7 @@ function renderCard(card, caption) {
       return;
     }
     status.textContent = "";
-    if (!settleFromConflict(result)) {
+    if (!settleFromConflict(result) && !settleGone(result)) {
       confirm.disabled = discard.disabled = false;
       showApiError(article, result, fail);
     }
@@ -532,11 +533,19 @@ function renderCard(card, caption) {
       lock("Discarded", "is-discarded");
       return;
     }
-    if (!settleFromConflict(result)) {
+    if (!settleFromConflict(result) && !settleGone(result)) {
       confirm.disabled = discard.disabled = false;
       showApiError(article, result, fail);
     }
   });
+  // The draft is no longer there (expired, or a local server that started again without its data): say so,
+  // and offer nothing to confirm.
+  function settleGone(result) {
+    if (result.status !== 404) return false;
+    lock("No longer available", "is-gone");
+    fail(`${errorMessage(result)} This draft is no longer available: nothing was sent, booked or created. Ask again to get a new one.`);
+    return true;
+  }
   // A card revised by chat is replaced: drawn as such, pointing at its successor, never confirmable.
   function showReplaced(byId) {
     if (article.dataset.state === "is-superseded") return;
@@ -571,18 +580,14 @@ function renderCard(card, caption) {
   async function showCurrentState() {
     confirm.disabled = discard.disabled = true;
     article.dataset.state = "is-checking";
-    const result = await api(`/actions/${encodeURIComponent(card.id)}`);
+    const result = known ? { ok: true, status: 200, data: known } : await api(`/actions/${encodeURIComponent(card.id)}`);
     const view = result.ok && result.data ? result.data : null;
     if (view && showSettled(view)) return;
     if (view && view.status === "executing") {
       lock("In progress", "is-executing");
       return;
     }
-    if (result.status === 404) {
-      lock("No longer available", "is-gone");
-      fail(`${errorMessage(result)} Ask again to get a new one.`);
-      return;
-    }
+    if (settleGone(result)) return;
     // Proposed, failed (a confirm retries it), or the state could not be read: the confirm
     // endpoint still refuses anything it must not do.
     article.dataset.state = view && view.status === "failed" ? "is-failed" : "is-proposed";
@@ -630,9 +635,9 @@ function actionsOf(data) {
 
 // A card whose data the page cannot draw (an unknown time zone, a malformed time) says so in its place,
 // so the other cards of the turn stay usable and the chat goes on.
-function renderCardOrNotice(action, caption) {
+function renderCardOrNotice(action, caption, view = null) {
   try {
-    return renderCard(action, caption);
+    return renderCard(action, caption, view);
   } catch (error) {
     const kind = CARD_TYPES[action && action.type];
     const titleId = nextId("card-title");
@@ -762,7 +767,7 @@ async function followTurn(turnId) {
     if (result.ok && result.data) {
       for (const event of result.data.events || []) view.apply(event);
       next = typeof result.data.next === "number" ? result.data.next : next;
-      if (result.data.sessionId) state.sessionId = result.data.sessionId;
+      if (result.data.sessionId) setSession(result.data.sessionId);
       if (result.data.status !== "running") break;
       delay = POLL_MS;
     } else if (result.status === 0 || result.status >= 500) {
@@ -797,11 +802,11 @@ async function send(text) {
     if (result.status === 0) result = await api("/chat", { method: "POST", body, headers });
     typing.remove();
     if (result.status === 202 && result.data && result.data.turnId) {
-      state.sessionId = result.data.sessionId || state.sessionId;
+      setSession(result.data.sessionId || state.sessionId);
       rememberTurn({ turnId: result.data.turnId, sessionId: state.sessionId, message: text, who: currentUser() });
       await followTurn(result.data.turnId);
     } else if (result.ok && result.data) {
-      if (result.data.sessionId) state.sessionId = result.data.sessionId;
+      if (result.data.sessionId) setSession(result.data.sessionId);
       addAssistantTurn(result.data);
     } else {
       const message = errorMessage(result);
@@ -822,6 +827,90 @@ async function send(text) {
   }
 }
 
+// The session this tab talks in, kept in sessionStorage with who it belongs to: after a reload the page
+// reads its conversation back (GET /sessions/{id}) and draws every card again in its current state.
+const SESSION_KEY = "multitool.session";
+
+function setSession(sessionId) {
+  state.sessionId = sessionId || null;
+  if (state.sessionId) sessionStorage.setItem(SESSION_KEY, JSON.stringify({ sessionId: state.sessionId, who: currentUser() }));
+  else sessionStorage.removeItem(SESSION_KEY);
+}
+
+function rememberedSession() {
+  try {
+    const saved = JSON.parse(sessionStorage.getItem(SESSION_KEY) || "null");
+    return saved && typeof saved.sessionId === "string" ? saved : null;
+  } catch {
+    return null;
+  }
+}
+
+// A card whose draft the API no longer has (expired, or a local server that started again without its
+// data): it says so, and offers nothing to confirm.
+function goneCard(entry, result) {
+  const titleId = nextId("card-title");
+  const why = result.status === 404
+    ? "This draft is no longer available: it expired, or the server no longer has it. Nothing was sent, booked or created; ask again to get a new one."
+    : `This card could not be read again: ${errorMessage(result)}`;
+  return h("article", { class: "card is-gone", "data-card-id": entry.id, "data-state": "is-gone", "aria-labelledby": titleId },
+    h("header", { class: "card-head" },
+      h("h3", { id: titleId, class: "card-title", text: "Draft" }),
+      h("p", { class: "card-status", text: result.status === 404 ? "No longer available" : "Not shown" })),
+    entry.caption ? h("p", { class: "caption", text: entry.caption }) : null,
+    h("p", { class: "card-error", role: "alert", text: why }));
+}
+
+// One exchange read back: the message, the reply, and each card as GET /actions/{id} has it now.
+async function addRestoredExchange(exchange) {
+  addUserMessage(String(exchange.message || ""));
+  const turn = h("li", { class: "msg msg-assistant", "data-testid": "assistant-turn", "data-restored": "true" },
+    exchange.reply ? h("p", { class: "bubble", text: exchange.reply }) : null);
+  $("messages").append(turn);
+  const entries = Array.isArray(exchange.cards) ? exchange.cards : [];
+  if (!entries.length) return;
+  const views = await Promise.all(entries.map((entry) => api(`/actions/${encodeURIComponent(entry.id)}`)));
+  const cards = h("div", { class: "cards" });
+  turn.append(cards);
+  entries.forEach((entry, i) => {
+    const result = views[i];
+    const view = result.ok && result.data ? result.data : null;
+    cards.append(view && view.card ? renderCardOrNotice(view.card, entry.caption, view) : goneCard(entry, result));
+  });
+}
+
+// After a reload (or a sign-in coming back): the conversation of this tab's session, for the same person.
+async function restoreConversation() {
+  const saved = rememberedSession();
+  const who = currentUser();
+  if (!saved || !who) return;
+  if (saved.who && saved.who !== who) {
+    setSession(null); // another person signed in since: not theirs to see
+    return;
+  }
+  state.sessionId = saved.sessionId;
+  const result = await api(`/sessions/${encodeURIComponent(saved.sessionId)}`);
+  if (!result.ok) {
+    if (result.status === 404 && rememberedTurn()) {
+      // The turn this tab started may not have reached the session yet: following it will.
+    } else if (result.status === 404) {
+      setSession(null);
+      showAlert("The earlier conversation is no longer available (it expired, or the server no longer has it): this is a new one.");
+    } else {
+      showAlert(`The earlier conversation could not be read again: ${errorMessage(result)}`);
+    }
+    return;
+  }
+  let exchanges = Array.isArray(result.data && result.data.exchanges) ? result.data.exchanges : [];
+  // The turn this tab is still following is drawn by following it (resumeTurn), not twice.
+  const running = rememberedTurn();
+  const last = exchanges[exchanges.length - 1];
+  if (running && last && last.message === running.message) exchanges = exchanges.slice(0, -1);
+  for (const exchange of exchanges) await addRestoredExchange(exchange);
+  const lastTurn = $("messages").lastElementChild;
+  if (lastTurn) lastTurn.scrollIntoView({ block: "end" });
+}
+
 // After a reload: the turn this tab started is followed again, from its first event.
 async function resumeTurn() {
   const turn = rememberedTurn();
@@ -834,7 +923,7 @@ async function resumeTurn() {
   }
   setBusy(true);
   try {
-    state.sessionId = turn.sessionId || null;
+    setSession(turn.sessionId || null);
     if (turn.message) addUserMessage(turn.message);
     await followTurn(turn.turnId);
   } finally {
@@ -846,7 +935,7 @@ async function resumeTurn() {
 
 async function refreshOutbox() {
   const panel = $("outbox");
-  if (panel.hidden) return;
+  if (panel.hidden || !currentUser()) return; // signed out: nobody's outbox to show
   const result = await api("/sandbox/outbox");
   if (!result.ok) {
     showAlert(`Sandbox outbox: ${errorMessage(result)}`);
@@ -930,12 +1019,19 @@ async function setUpOidcSignIn() {
     $("signed-in-as").hidden = !user;
     $("sign-out").hidden = !user;
     $("sign-in").hidden = Boolean(user);
+    // The local OIDC stand-in has a sandbox too: its outbox is the signed-in person's.
+    if (state.config.sandbox) {
+      $("mode-badge").hidden = false;
+      $("outbox").hidden = !user;
+      refreshOutbox();
+    }
   };
   state.signIn = new OidcSignIn(state.config, { onChange: showAccount });
   $("signin-oidc").hidden = false;
   $("sign-in").addEventListener("click", () => state.signIn.signIn());
   $("sign-out").addEventListener("click", () => {
     rememberTurn(null);
+    setSession(null);
     state.signIn.signOut();
   });
   try {
@@ -948,7 +1044,7 @@ async function setUpOidcSignIn() {
 
 // A new chat omits sessionId; the first answer carries the session's id.
 function newChat() {
-  state.sessionId = null;
+  setSession(null);
   rememberTurn(null);
   $("messages").replaceChildren();
   showAlert("");
@@ -986,6 +1082,7 @@ async function main() {
   if (state.config.auth === "local") await setUpLocalSignIn();
   else if (state.config.auth === "oidc") await setUpOidcSignIn();
   else setUpTokenSignIn();
+  await restoreConversation();
   document.body.dataset.ready = "true";
   resumeTurn();
 }

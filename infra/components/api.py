@@ -160,7 +160,8 @@ class UserDirectory(Construct):
 
 
 class ChatApi(Construct):
-    """POST /chat and GET /turns/{id} to the orchestrator; /actions/{id}, confirm, discard to review."""
+    """POST /chat, GET /turns/{id} and GET /sessions/{id} to the orchestrator; /actions/{id}, confirm,
+    discard to review."""
 
     def __init__(
         self,
@@ -200,6 +201,7 @@ class ChatApi(Construct):
         self.http_api.add_routes(path="/chat", methods=[apigwv2.HttpMethod.POST], integration=chat)
         # A turn started with Prefer: respond-async, read by its owner while it runs (same function).
         self.http_api.add_routes(path="/turns/{id}", methods=[apigwv2.HttpMethod.GET], integration=chat)
+        self.http_api.add_routes(path="/sessions/{id}", methods=[apigwv2.HttpMethod.GET], integration=chat)
         self.http_api.add_routes(path="/actions/{id}", methods=[apigwv2.HttpMethod.GET], integration=actions)
         for verb in ("confirm", "discard"):
             self.http_api.add_routes(

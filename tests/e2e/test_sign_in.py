@@ -125,6 +125,10 @@ def test_sign_in_chat_reload_confirm_and_sign_out(page: Page, server_url: str) -
     settle_names(email)
     email.get_by_role("button", name="Confirm and send").click()
     expect(email.locator(".card-status")).to_have_text("Sent", timeout=20_000)
+    # and the sandbox outbox shows it, read with their token
+    expect(page.locator("#outbox")).to_be_visible()
+    expect(page.get_by_test_id("outbox-mail")).to_have_count(1)
+    expect(page.locator("#alert")).to_be_hidden()
 
     # When they sign out, Then the refresh token the page holds (from the sign-in after the reload) is
     # revoked and the page is signed out
@@ -161,8 +165,10 @@ def test_the_api_checks_tokens_as_the_jwt_authorizer_does(page: Page, server_url
     unsigned = "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0." + payload + "."
     assert api_status(server_url, "/actions/x", {"Authorization": f"Bearer {unsigned}"}) == 401
     assert api_status(server_url, "/actions/x", {}) == 401
-    # and the X-Local-User shortcut still works for scripts and the CLI
-    assert api_status(server_url, "/actions/no-such-draft", {"X-Local-User": "jordan"}) == 404
+    # and the local header signs no one in: only a valid token does, everywhere, the outbox included
+    assert api_status(server_url, "/actions/no-such-draft", {"X-Local-User": "jordan"}) == 401
+    assert api_status(server_url, "/sandbox/outbox", {"X-Local-User": "jordan"}) == 401
+    assert api_status(server_url, "/sandbox/outbox", good) == 200
 
 
 def test_a_sign_in_answer_that_is_not_the_pages_own_is_refused(page: Page, server_url: str) -> None:

@@ -161,7 +161,7 @@ def test_help_lists_the_commands() -> None:
 
 
 def test_serve_with_half_an_agent_is_a_usage_error() -> None:
-    result = run_cli("serve", "--agent-id", "AGENT1", "--port", "0")
+    result = run_cli("serve", "--agent-id", "AGENT1", "--port", "0", "--ephemeral")
 
     assert result.returncode == 2
     assert "--agent-id and --alias-id go together" in result.stderr
@@ -323,7 +323,7 @@ def test_serve_on_a_busy_port_says_which_flag_to_change() -> None:
         taken.listen()
         port = taken.getsockname()[1]
 
-        result = run_cli("serve", "--port", str(port))
+        result = run_cli("serve", "--port", str(port), "--ephemeral")
 
     assert result.returncode == 1
     assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
@@ -332,7 +332,7 @@ def test_serve_on_a_busy_port_says_which_flag_to_change() -> None:
 
 def test_serve_on_every_interface_says_local_sign_in_stays_on_this_machine() -> None:
     process = subprocess.Popen(
-        [sys.executable, "-m", "multitool.cli", "serve", "--host", "0.0.0.0", "--port", "0"],
+        [sys.executable, "-m", "multitool.cli", "serve", "--host", "0.0.0.0", "--port", "0", "--ephemeral"],
         cwd=REPO,
         env=clean_env(),
         stdout=subprocess.PIPE,
@@ -341,10 +341,11 @@ def test_serve_on_every_interface_says_local_sign_in_stays_on_this_machine() -> 
     )
     try:
         assert process.stdout is not None
-        printed = [process.stdout.readline() for _ in range(3)]
+        printed = [process.stdout.readline() for _ in range(4)]
     finally:
         process.terminate()
         process.wait(timeout=10)
 
-    assert "Open http://0.0.0.0:" in printed[1]
-    assert "answer this machine only" in printed[2]
+    assert "a restart starts empty" in printed[1]
+    assert "Open http://0.0.0.0:" in printed[2]
+    assert "answer this machine only" in printed[3]

@@ -45,6 +45,7 @@ def test_document_is_valid_openapi_3_1(document) -> None:
 ROUTE_KEYS = {
     "POST /chat",
     "GET /turns/{id}",
+    "GET /sessions/{id}",
     "GET /actions/{id}",
     "POST /actions/{id}/confirm",
     "POST /actions/{id}/discard",

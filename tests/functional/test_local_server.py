@@ -286,7 +286,12 @@ def test_config_json_selects_local_sign_in(server: LocalHttpServer) -> None:
     status, _, raw = request(server, "GET", "/config.json")
 
     assert status == 200
-    assert json.loads(raw) == {"apiBase": "", "auth": "local", "jiraProjects": ["OPS", "WEB"]}
+    assert json.loads(raw) == {
+        "apiBase": "",
+        "auth": "local",
+        "jiraProjects": ["OPS", "WEB"],
+        "sandbox": True,
+    }
 
 
 def test_local_users_lists_the_seeded_directory(server: LocalHttpServer) -> None:
@@ -673,3 +678,117 @@ def test_each_user_sees_only_the_mail_and_issues_their_own_confirms_made() -> No
         assert boxes[user]["user"] == user
     assert boxes["jordan"]["emails"] == []
     assert boxes["jordan"]["issues"] == []
+
+
+# --------------------------------------------------------------------------- sign-in as deployed (OIDC)
+
+WEB = repo_root() / "web"
+
+
+@pytest.fixture(scope="module")
+def oidc_api(functions_dir: Path) -> LocalApi:
+    from multitool.local.oidc import LocalOidc
+
+    seed = load_seed()
+    api = LocalApi(functions_dir, seed, outbox=lambda user: {"emails": [], "issues": [], "for": user})
+    api.auth = LocalOidc(people=lambda: seed.people, issuer="http://127.0.0.1:8000")
+    return api
+
+
+def oidc_tokens(api: LocalApi, user: str) -> dict[str, Any]:
+    """The page's code flow with PKCE against the stand-in: the form, the code, the token exchange."""
+    import secrets
+    from urllib.parse import parse_qs, urlencode, urlsplit
+
+    from multitool.local.oidc import CLIENT_ID, s256
+
+    assert api.auth is not None
+    verifier = secrets.token_urlsafe(48)
+    params = {
+        "response_type": "code",
+        "client_id": CLIENT_ID,
+        "redirect_uri": "http://127.0.0.1:8000/",
+        "scope": "openid email profile",
+        "state": "s",
+        "code_challenge": s256(verifier),
+        "code_challenge_method": "S256",
+    }
+    form = urlencode({**params, "username": user}).encode()
+    signed_in = api.auth.serve("POST", "/oauth2/authorize", body=form)
+    code = parse_qs(urlsplit(signed_in.headers["location"]).query)["code"][0]
+    exchange = {
+        "grant_type": "authorization_code",
+        "client_id": CLIENT_ID,
+        "code": code,
+        "redirect_uri": params["redirect_uri"],
+        "code_verifier": verifier,
+    }
+    answer = api.auth.serve("POST", "/oauth2/token", body=urlencode(exchange).encode())
+    assert answer.status == 200, answer.body
+    return json.loads(answer.body)  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize(
+    ("method", "path"), [("POST", "/chat"), ("GET", "/actions/d_x"), ("GET", "/turns/t-x")]
+)
+def test_with_oidc_sign_in_the_local_header_signs_no_one_in(
+    oidc_api: LocalApi, method: str, path: str
+) -> None:
+    from multitool.local.server import route_request
+
+    calls_before = len(calls(oidc_api))
+
+    # Given the server signs in as deployed, When a request names a seeded user but carries no token
+    response = route_request(oidc_api, WEB, method, path, headers={"X-Local-User": "jordan"}, body=b"{}")
+
+    # Then the authorizer refuses it before the function runs, as the deployed API would
+    assert response.status == 401
+    assert len(calls(oidc_api)) == calls_before
+
+
+def test_with_oidc_sign_in_a_valid_token_reaches_the_function_as_its_user(oidc_api: LocalApi) -> None:
+    from multitool.local.server import route_request
+
+    tokens = oidc_tokens(oidc_api, "priya")
+
+    # When a request carries the page's ID token (and a local header naming someone else)
+    response = route_request(
+        oidc_api,
+        WEB,
+        "GET",
+        "/actions/d_x",
+        headers={"Authorization": f"Bearer {tokens['id_token']}", "X-Local-User": "jordan"},
+    )
+
+    # Then the function runs as the token's user, never the header's
+    assert response.status == 201
+    claims = echoed(response.body)["event"]["requestContext"]["authorizer"]["jwt"]["claims"]
+    assert claims["sub"] == "priya"
+
+
+def test_with_oidc_sign_in_the_outbox_answers_a_valid_token_and_only_that(oidc_api: LocalApi) -> None:
+    from multitool.local.server import route_request
+
+    tokens = oidc_tokens(oidc_api, "mei")
+
+    def outbox(headers: dict[str, str]) -> Any:
+        return route_request(oidc_api, WEB, "GET", "/sandbox/outbox", headers=headers)
+
+    # A valid token: the outbox of the token's user
+    signed_in = outbox({"Authorization": f"Bearer {tokens['access_token']}"})
+    assert signed_in.status == 200
+    assert signed_in.json()["user"] == "mei"
+    assert signed_in.json()["for"] == "mei"
+    # The local header, no token, or a tampered token: 401, saying how to sign in
+    header, payload, _ = tokens["id_token"].split(".")
+    for refused in ({"X-Local-User": "mei"}, {}, {"Authorization": f"Bearer {header}.{payload}.AAAA"}):
+        answer = outbox(refused)
+        assert answer.status == 401, refused
+        assert "bearer token" in answer.json()["message"]
+
+
+def test_with_oidc_sign_in_the_page_config_still_offers_the_sandbox_outbox(oidc_api: LocalApi) -> None:
+    config = oidc_api.page_config()
+
+    assert config["auth"] == "oidc"
+    assert config["sandbox"] is True

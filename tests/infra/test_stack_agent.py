@@ -216,7 +216,7 @@ def test_only_the_review_function_sends_mail_and_reads_the_jira_secret(agent_sta
 # a draft is written with a conditional PutItem (TransactWriteItems of Puts for several) and read back
 # with GetItem; names and busy times are BatchGetItem; a confirm replaces a draft with a conditional
 # PutItem and books with a consistent BatchGetItem then TransactWriteItems (Put + Delete, conditioned on
-# versions), releasing with the same; a session is one UpdateItem; Powertools'
+# versions), releasing with the same; a session is one UpdateItem, read back with GetItem; Powertools'
 # DynamoDBPersistenceLayer gets, puts, updates and deletes its records.
 TOOL_TABLE_ACTIONS = {
     "DRAFTS": {"dynamodb:PutItem", "dynamodb:GetItem"},
@@ -224,7 +224,7 @@ TOOL_TABLE_ACTIONS = {
     "BOOKINGS": {"dynamodb:BatchGetItem"},
 }
 CHAT_TABLE_ACTIONS = {
-    "SESSIONS": {"dynamodb:UpdateItem"},
+    "SESSIONS": {"dynamodb:UpdateItem", "dynamodb:GetItem"},
     "IDEMPOTENCY": {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
     "TURNS": {"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:GetItem"},
 }
@@ -408,6 +408,7 @@ def test_every_route_requires_the_cognito_jwt(agent_stack: Synthesized) -> None:
     assert keys == {
         "POST /chat",
         "GET /turns/{id}",
+        "GET /sessions/{id}",
         "GET /actions/{id}",
         "POST /actions/{id}/confirm",
         "POST /actions/{id}/discard",
@@ -419,7 +420,11 @@ def test_every_route_requires_the_cognito_jwt(agent_stack: Synthesized) -> None:
 
 def test_routes_reach_the_right_function(agent_stack: Synthesized) -> None:
     integrations = agent_stack.of_type("AWS::ApiGatewayV2::Integration")
-    expected = {"POST /chat": "Orchestrator", "GET /turns/{id}": "Orchestrator"}
+    expected = {
+        "POST /chat": "Orchestrator",
+        "GET /turns/{id}": "Orchestrator",
+        "GET /sessions/{id}": "Orchestrator",
+    }
     for route in agent_stack.of_type("AWS::ApiGatewayV2::Route").values():
         key = route["Properties"]["RouteKey"]
         integration_id = route["Properties"]["Target"]["Fn::Join"][1][1]["Ref"]

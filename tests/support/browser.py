@@ -33,10 +33,20 @@ def chromium() -> Iterator[Browser]:
 
 @contextmanager
 def ready_page(
-    browser: Browser, url: str, *, height: int = 1000, init_script: str | None = None
+    browser: Browser,
+    url: str,
+    *,
+    height: int = 1000,
+    width: int = 1360,
+    mobile: bool = False,
+    init_script: str | None = None,
 ) -> Iterator[Page]:
-    """A fresh context's page at ``url`` once the page says it is ready; any uncaught script error fails."""
-    context = browser.new_context(viewport={"width": 1360, "height": height})
+    """A fresh context's page at ``url`` once the page says it is ready; any uncaught script error fails.
+
+    ``mobile`` emulates a phone (meta viewport honoured, touch, a 3x screen), as Chromium's device mode does.
+    """
+    phone = {"is_mobile": True, "has_touch": True, "device_scale_factor": 3} if mobile else {}
+    context = browser.new_context(viewport={"width": width, "height": height}, **phone)
     if init_script:
         context.add_init_script(init_script)
     opened = context.new_page()

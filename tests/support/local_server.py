@@ -37,8 +37,10 @@ def local_server(
     ``pids``, when given, receives the server's process id (a benchmark reads its CPU time).
     Raises ``RuntimeError`` with everything the server printed when no URL comes in time.
     """
+    # A test's server keeps nothing unless it names its own --data-dir (never the checkout's).
+    kept = () if "--data-dir" in args or "--ephemeral" in args else ("--ephemeral",)
     process = subprocess.Popen(
-        [sys.executable, "-m", "multitool.cli", "serve", "--port", "0", *args],
+        [sys.executable, "-m", "multitool.cli", "serve", "--port", "0", *kept, *args],
         cwd=REPO,
         env={**clean_env(), **(env or {})},
         stdout=subprocess.PIPE,

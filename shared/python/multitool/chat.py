@@ -33,9 +33,11 @@ from multitool.sessions import (
     HISTORY_EXCHANGES,
     History,
     SessionStore,
+    SessionView,
     SessionWriteFailed,
     bounded,
     card_entry,
+    conversation_view,
     converse_messages,
     exchange,
     new_session_id,
@@ -256,6 +258,12 @@ class ChatService:
                 user_id, request, timezone_hint=timezone_hint, user_email=user_email, deadline=deadline
             ).to_wire()
         )
+
+    def conversation(self, user_id: str, session_id: str) -> SessionView:
+        """``user_id``'s session as the page draws it again; ``SessionNotFound`` for anyone else's."""
+        if not valid_session_id(session_id):
+            raise ChatInputError("id", "must be 2-100 characters of letters, digits, '.', '_', ':' or '-'.")
+        return conversation_view(session_id, self.sessions.read(session_id, user_id))
 
     def validate(self, request: ChatRequest, timezone_hint: str | None) -> str:
         """The turn's time zone, once the request is known to be runnable; :class:`ChatInputError` if not."""

@@ -52,6 +52,8 @@ EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 DEFAULT_URL = "http://127.0.0.1:8000"
+DEFAULT_DATA_DIR = ".local-data"
+"""``multitool serve``'s data folder, under the checkout (git-ignored)."""
 
 
 class CliError(Exception):
@@ -81,6 +83,16 @@ def build_parser() -> argparse.ArgumentParser:
     _add_backend_options(serve)
     serve.add_argument("--web-dir", type=Path, help="the page's folder (default: <repo>/web)")
     serve.add_argument("--verbose", action="store_true", help="log each request (method, path, status)")
+    kept = serve.add_mutually_exclusive_group()
+    kept.add_argument(
+        "--data-dir",
+        type=Path,
+        help="where the drafts, sessions, bookings, sent mail and issues are kept across restarts; "
+        "delete it to start empty (default: <repo>/.local-data)",
+    )
+    kept.add_argument(
+        "--ephemeral", action="store_true", help="keep nothing: start empty and forget everything on stop"
+    )
     serve.add_argument(
         "--sign-in",
         choices=("local", "oidc"),
@@ -270,9 +282,18 @@ def _backend_choice(args: argparse.Namespace) -> BackendChoice:
 
 def _local_api(args: argparse.Namespace) -> tuple[Embedded, LocalApi]:
     """Start embedded AWS, apply its environment, and put the API Gateway stand-in before the handlers."""
+    from multitool.local.data_dir import DataDir, DataDirInUse
     from multitool.local.moto_process import LaunchedMoto
+    from multitool.local.server import repo_root
 
-    moto = LaunchedMoto()  # moto's child boots while this process imports the server
+    data = None
+    if not getattr(args, "ephemeral", True):
+        try:
+            data = DataDir.open(args.data_dir or repo_root() / DEFAULT_DATA_DIR)
+        except DataDirInUse as error:
+            raise CliError(str(error), EXIT_ERROR) from None
+    # moto's child boots while this process imports the server
+    moto = LaunchedMoto(state=data.aws_state, hold=data.lock_fd) if data else LaunchedMoto()
     try:
         from multitool.local.embedded import start_embedded
         from multitool.local.gateway import LocalApi, sandbox_outbox_reader
@@ -282,8 +303,10 @@ def _local_api(args: argparse.Namespace) -> tuple[Embedded, LocalApi]:
         choice = _backend_choice(args)
     except BaseException:  # start_embedded stops the child itself from here on
         moto.abandon()
+        if data is not None:
+            data.release()
         raise
-    running = start_embedded(choice, region=args.region, log_level=args.log_level, moto=moto)
+    running = start_embedded(choice, region=args.region, log_level=args.log_level, moto=moto, data=data)
     use_console_logs()  # a terminal, not CloudWatch: one readable line per record
     functions_dir = args.functions_dir or repo_root() / "functions"
     api = LocalApi(functions_dir, running.seed, outbox=sandbox_outbox_reader(running))
@@ -302,6 +325,22 @@ def _model_banner(choice: BackendChoice) -> str:
         ModelBackend.CONVERSE: f"Bedrock Converse ({choice.model_id})",
         ModelBackend.AGENT: f"Bedrock agent {choice.agent_id}/{choice.agent_alias_id}",
     }[choice.runtime]
+
+
+def _data_banner(running: Embedded) -> str:
+    """What a restart keeps, in one line."""
+    if running.data is None:
+        return "Data: kept in memory only (--ephemeral): a restart starts empty."
+    where = running.data.path
+    unreadable = sorted(p.name for p in where.glob("*.unreadable"))
+    if running.restored:
+        return f"Data: restored from {where}, kept there across restarts (delete the folder to start empty)."
+    if unreadable:
+        return (
+            f"Data: what {where} held could not be read (set aside as {', '.join(unreadable)}); "
+            "starting empty, kept there from now on."
+        )
+    return f"Data: kept in {where} across restarts (delete the folder to start empty)."
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -327,6 +366,7 @@ def serve(args: argparse.Namespace) -> int:
             api.auth = LocalOidc(people=lambda: running.seed.people, issuer=server.url.rstrip("/"))
         model = _model_banner(running.runtime)
         print(f"multitool is running on {model} with sandboxed AWS (moto at {running.endpoint}).")
+        print(f"  {_data_banner(running)}")
         print(f"  Open {server.url} in your browser. Press Ctrl+C to stop.", flush=True)
         if not is_loopback(str(server.server_address[0])):
             print(

@@ -56,6 +56,10 @@ class SessionWriteFailed(SessionError):
     """The conversation could not be stored (the turn itself succeeded)."""
 
 
+class SessionNotFound(SessionError):
+    """No session with this id for this user (never started, expired, or another user's)."""
+
+
 # --------------------------------------------------------------------------- conversation history
 
 
@@ -111,6 +115,62 @@ def exchange(user_text: str, reply_text: str, cards: Sequence[tuple[str, str]] =
     summary = cards_summary(cards)
     reply = f"{reply_text.strip()}\n{summary}" if summary else reply_text
     return HistoryMessage.of("user", user_text), HistoryMessage.of("assistant", reply)
+
+
+# --------------------------------------------------------------------------- the conversation, for the page
+
+
+class ConversationCard(WireModel):
+    """A card one exchange produced: its draft (``GET /actions/{id}`` has its state) and caption."""
+
+    id: str = Field(description="The draft's id")
+    caption: str = Field(description="The caption the reply gave it (clientActionMessages)")
+
+
+class ConversationExchange(WireModel):
+    message: str = Field(description="What the user wrote")
+    reply: str = Field(description="What the assistant answered")
+    cards: tuple[ConversationCard, ...] = Field(description="The cards the turn produced, in order")
+
+
+class SessionView(WireModel):
+    """The body of ``GET /sessions/{id}``: the session's stored conversation, oldest exchange first."""
+
+    session_id: str
+    exchanges: tuple[ConversationExchange, ...] = Field(
+        description="The exchanges the session keeps (its last HISTORY_EXCHANGES), oldest first"
+    )
+
+
+# The summary line exchange() appends to a reply; a draft id is "d_" and 32 hex digits (drafts.draft_id).
+_SUMMARY = re.compile(r"\n?\[cards: (?P<entries>d_[0-9a-f]{32} .*)\]\Z", re.DOTALL)
+_ENTRY_START = re.compile(r"(?:\A|; )(d_[0-9a-f]{32}) ")
+
+
+def _cards_of(entries: str) -> tuple[ConversationCard, ...]:
+    starts = list(_ENTRY_START.finditer(entries))
+    cards = []
+    for index, found in enumerate(starts):
+        end = starts[index + 1].start() if index + 1 < len(starts) else len(entries)
+        caption = entries[found.end() : end]
+        tool, _, rest = caption.partition(": ")
+        # card_entry() put the tool's name first, for the model: the page shows the caption alone.
+        cards.append(
+            ConversationCard(id=found.group(1), caption=rest if rest and tool in REGISTRY else caption)
+        )
+    return tuple(cards)
+
+
+def conversation_view(session_id: str, history: History) -> SessionView:
+    """The stored history as the page draws it again: each exchange's message, reply and cards."""
+    exchanges = []
+    for user, assistant in _exchanges(history):
+        reply, cards = assistant.text, tuple[ConversationCard, ...]()
+        summary = _SUMMARY.search(reply)
+        if summary is not None:
+            reply, cards = reply[: summary.start()].strip(), _cards_of(summary.group("entries"))
+        exchanges.append(ConversationExchange(message=user.text, reply=reply, cards=cards))
+    return SessionView(session_id=session_id, exchanges=tuple(exchanges))
 
 
 def history_json(history: History) -> str:
@@ -201,6 +261,10 @@ class SessionStore(Protocol):
         """Store the conversation (already bounded) of the owner's session; :class:`SessionWriteFailed`."""
         ...
 
+    def read(self, session_id: str, user_id: str) -> History:
+        """The owner's stored conversation, changing nothing; :class:`SessionNotFound` for anyone else."""
+        ...
+
 
 class DynamoSessionStore:
     """Sessions in the DynamoDB sessions table (``sessionId`` key, ``expiresAt`` TTL)."""
@@ -259,6 +323,20 @@ class DynamoSessionStore:
                 raise SessionNotOwned("This session belongs to another user.") from None
             raise
         return dict(response.get("Attributes", {}))
+
+    def read(self, session_id: str, user_id: str) -> History:
+        # Consistent: a reload right after a turn reads that turn's exchange.
+        item = self.client.get_item(
+            TableName=self.table_name,
+            Key={SESSIONS.partition_key: {"S": session_id}},
+            ConsistentRead=True,
+            ProjectionExpression="#owner, #history",
+            ExpressionAttributeNames={"#owner": "owner", "#history": HISTORY_ATTRIBUTE},
+        ).get("Item")
+        # Another user's session answers as if there were none: its existence is not theirs to learn.
+        if not item or item.get("owner", {}).get("S") != user_id:
+            raise SessionNotFound("No such session for this user.")
+        return parse_history(item.get(HISTORY_ATTRIBUTE, {}).get("S"))
 
     def remember(self, session_id: str, user_id: str, history: History, now: datetime | None = None) -> None:
         moment = now or datetime.now(UTC)

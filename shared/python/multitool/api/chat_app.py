@@ -44,7 +44,7 @@ from multitool.idempotency import (
 )
 from multitool.observability import error_fields, logger
 from multitool.runtimes.base import ModelBusy, ModelFailed, RuntimeNotConfigured
-from multitool.sessions import SessionNotOwned
+from multitool.sessions import SessionNotFound, SessionNotOwned, SessionView
 from multitool.settings import SettingsError
 from multitool.tools.registry import REGISTRY
 from multitool.validation import first_field, problems
@@ -253,6 +253,34 @@ def chat_app(
             headers={"Cache-Control": "no-store"},
         )
 
+    @app.get(
+        "/sessions/<id>",
+        operation_id="getSession",
+        summary="Read a session's conversation and the cards it produced",
+        description=(
+            "What a page shows again after a reload: each exchange the session keeps (the user's "
+            "message, the reply, and the id and caption of each card), oldest first. GET /actions/{id} "
+            "has each card and its state. Only the session's owner can read it; anyone else gets 404. "
+            "A deployment on Bedrock Agents keeps the conversation in the agent: its exchanges are empty."
+        ),
+        responses=openapi_responses(
+            SessionView,
+            "The session's exchanges, oldest first",
+            {
+                400: "id is not a session id (error.field: id)",
+                404: "No such session for this user (unknown, expired, or another user's)",
+            },
+        ),
+    )
+    def get_session(id: str) -> Response[Any]:
+        view = service().conversation(caller(), id)
+        return Response(
+            status_code=HTTPStatus.OK,
+            content_type=content_types.APPLICATION_JSON,
+            body=json.dumps(view.to_wire()),
+            headers={"Cache-Control": "no-store"},
+        )
+
     _map_errors(app)
     return app
 
@@ -306,6 +334,10 @@ def _map_errors(app: APIGatewayHttpResolver) -> None:
             "session_not_owned",
             "This sessionId belongs to another user. Omit sessionId to start a new session.",
         )
+
+    @app.exception_handler(SessionNotFound)  # type: ignore[untyped-decorator]
+    def no_session(error: SessionNotFound) -> Response[Any]:
+        return _error(HTTPStatus.NOT_FOUND, "not_found", "No such session for this user.")
 
     @app.exception_handler(IdempotencyKeyReused)  # type: ignore[untyped-decorator]
     def key_reused(error: IdempotencyKeyReused) -> Response[Any]:

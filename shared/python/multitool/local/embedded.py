@@ -34,6 +34,7 @@ from multitool.tables import create_all
 from multitool.wire import WireModel
 
 if TYPE_CHECKING:
+    from multitool.local.data_dir import DataDir
     from multitool.local.invocations import LocalInvocations
     from multitool.local.jira_server import FakeJira
     from multitool.local.moto_process import LaunchedMoto
@@ -143,6 +144,10 @@ class Embedded:
     """Lambda's asynchronous Invoke (``AWS_ENDPOINT_URL_LAMBDA``): bind the functions to it."""
     moto_pid: int | None = None
     """The moto child's process id (its CPU time is part of what a request costs)."""
+    data: DataDir | None = None
+    """Where the data is kept across restarts (None: nothing is kept)."""
+    restored: bool = False
+    """Whether this run started from the data an earlier run kept."""
     _closers: list[Any] = field(default_factory=list, repr=False)
 
     def close(self) -> None:
@@ -238,18 +243,21 @@ def start_embedded(
     log_level: str = "WARNING",
     apply_env: bool = True,
     moto: LaunchedMoto | None = None,
+    data: DataDir | None = None,
 ) -> Embedded:
     """Start the moto server and the Jira sandbox, create and seed everything.
 
     With ``apply_env`` the returned environment is also written to this
     process's ``os.environ``, where the in-process handlers read it. ``moto``: a moto
-    child the caller launched earlier (it boots while the caller imports the rest).
+    child the caller launched earlier (it boots while the caller imports the rest), with
+    ``data``'s state file if ``data`` is given. ``data``: the folder that keeps moto's and
+    the Jira sandbox's data across restarts; closing the backend releases it.
     """
     from multitool.local.moto_process import LaunchedMoto
 
-    launched = moto or LaunchedMoto()
+    launched = moto or (LaunchedMoto(state=data.aws_state, hold=data.lock_fd) if data else LaunchedMoto())
     try:
-        return _start_embedded(launched, runtime, seed, region, log_level, apply_env)
+        return _start_embedded(launched, runtime, seed, region, log_level, apply_env, data)
     except BaseException:
         launched.abandon()
         raise
@@ -262,6 +270,7 @@ def _start_embedded(
     region: str | None,
     log_level: str,
     apply_env: bool,
+    data: DataDir | None,
 ) -> Embedded:
     runtime = runtime or BackendChoice()
     seed = seed or load_seed()
@@ -275,10 +284,11 @@ def _start_embedded(
     from multitool.local.invocations import LocalInvocations
     from multitool.local.moto_process import MotoStartFailed
 
-    closers: list[Any] = []
+    # The folder is released last, once moto has written its state into it.
+    closers: list[Any] = [data.release] if data is not None else []
     try:
         # The sandboxes that do not need moto start while its child boots.
-        jira, jira_secret = _start_jira(seed)
+        jira, jira_secret = _start_jira(seed, data.jira_state if data else None)
         closers.append(jira.stop)
         invocations = LocalInvocations(LOOPBACK).start()
         closers.append(invocations.close)
@@ -291,11 +301,13 @@ def _start_embedded(
         except MotoStartFailed as error:
             raise LocalSetupError(str(error)) from None
         closers.append(moto.stop)
-        tables = create_all(dynamodb)
+        restored = moto.state == "restored"
+        # Kept data already holds the tables, the identity and the secret: only what is missing is made.
+        tables = _ensure_tables(dynamodb) if restored else create_all(dynamodb)
         seed_directory(dynamodb, tables["DIRECTORY_TABLE_NAME"], seed)
-        sesv2.create_email_identity(EmailIdentity=seed.sender_email)
-        secret = secrets.create_secret(Name="multitool/local/jira", SecretString=json.dumps(jira_secret))
-        secret_arn = secret["ARN"]
+        if not restored or seed.sender_email not in _identities(sesv2):
+            sesv2.create_email_identity(EmailIdentity=seed.sender_email)
+        secret_arn = _jira_secret(secrets, json.dumps(jira_secret), restored)
         env = function_env(
             endpoint=endpoint,
             tables=tables,
@@ -321,8 +333,39 @@ def _start_embedded(
         jira=jira,
         invocations=invocations,
         moto_pid=moto.pid,
+        data=data,
+        restored=restored,
         _closers=closers,
     )
+
+
+def _ensure_tables(dynamodb: Any) -> dict[str, str]:
+    """Every table ``create_all`` makes, creating those the kept data does not hold."""
+    from multitool.tables import ALL_TABLES, create_table
+
+    existing = set(dynamodb.list_tables().get("TableNames", []))
+    names: dict[str, str] = {}
+    for spec in ALL_TABLES:
+        name = f"multitool-{spec.logical_name.lower()}"
+        if name not in existing:
+            create_table(dynamodb, spec, name)
+        names[spec.env_var] = name
+    return names
+
+
+def _identities(sesv2: Any) -> set[str]:
+    return {i["IdentityName"] for i in sesv2.list_email_identities().get("EmailIdentities", [])}
+
+
+def _jira_secret(secrets: Any, value: str, restored: bool) -> str:
+    """The Jira sandbox's secret, holding this run's sandbox URL; its ARN."""
+    name = "multitool/local/jira"
+    if restored:
+        try:
+            return str(secrets.put_secret_value(SecretId=name, SecretString=value)["ARN"])
+        except secrets.exceptions.ResourceNotFoundException:
+            pass
+    return str(secrets.create_secret(Name=name, SecretString=value)["ARN"])
 
 
 def seed_directory(dynamodb: Any, table_name: str, seed: Seed) -> int:
@@ -332,8 +375,8 @@ def seed_directory(dynamodb: Any, table_name: str, seed: Seed) -> int:
     return seed_people(dynamodb, table_name, seed.people)
 
 
-def _start_jira(seed: Seed) -> tuple[FakeJira, dict[str, str]]:
-    """Start the fake Jira with the seeded projects; returns it and its secret's value."""
+def _start_jira(seed: Seed, state: Path | None = None) -> tuple[FakeJira, dict[str, str]]:
+    """Start the fake Jira with the seeded projects (its issues kept in ``state``); it and its secret."""
     from multitool.local.jira_server import start_fake_jira
     from multitool.ports.jira import SANDBOX_CREDENTIALS_EMAIL, SANDBOX_CREDENTIALS_TOKEN
 
@@ -343,6 +386,7 @@ def _start_jira(seed: Seed) -> tuple[FakeJira, dict[str, str]]:
         email=SANDBOX_CREDENTIALS_EMAIL,
         api_token=SANDBOX_CREDENTIALS_TOKEN,
         projects={key: project.issue_types for key, project in seed.jira_projects.items()},
+        state=state,
     )
     secret = {"baseUrl": jira.url, "email": SANDBOX_CREDENTIALS_EMAIL, "apiToken": SANDBOX_CREDENTIALS_TOKEN}
     return jira, secret

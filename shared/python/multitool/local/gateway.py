@@ -6,8 +6,9 @@ code (:mod:`multitool.local.lambdas`). There is no second implementation of the
 API here: only the translation API Gateway does.
 
 Local sign-in trusts whoever sends ``X-Local-User``, so it is accepted from this
-machine (loopback) only; a bearer token from the OIDC stand-in
-(:mod:`multitool.local.oidc`) is checked as the HTTP API's JWT authorizer would.
+machine (loopback) only. With the OIDC stand-in (:mod:`multitool.local.oidc`) only a
+bearer token signs in, checked as the HTTP API's JWT authorizer would, on every API
+route and the sandbox outbox; ``X-Local-User`` is then ignored.
 """
 
 from __future__ import annotations
@@ -83,6 +84,7 @@ class Route:
 API_ROUTES: tuple[Route, ...] = (
     Route("POST", "/chat", "orchestrator"),
     Route("GET", "/turns/{id}", "orchestrator"),
+    Route("GET", "/sessions/{id}", "orchestrator"),
     Route("GET", "/actions/{id}", "review"),
     Route("POST", "/actions/{id}/confirm", "review"),
     Route("POST", "/actions/{id}/discard", "review"),
@@ -226,7 +228,7 @@ class LocalApi:
     outbox: Outbox | None = None
     routes: tuple[Route, ...] = API_ROUTES
     max_instances: int = MAX_INSTANCES
-    auth: SignIn | None = None  # OIDC sign-in; X-Local-User keeps working for scripts and the CLI
+    auth: SignIn | None = None  # OIDC sign-in: then only a valid bearer token signs in, X-Local-User never
     _instances: dict[str, Instances] = field(default_factory=dict, repr=False)
     _loading: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -274,7 +276,8 @@ class LocalApi:
         route, params = found
         headers = dict(headers or {})
         # --- sign-in: a bearer token is checked as the HTTP API's JWT authorizer would -------------
-        if self.auth is not None and any(k.lower() == "authorization" for k in headers):
+        if self.auth is not None:
+            # As deployed, only a valid token signs in: X-Local-User is not read at all.
             try:
                 claims = self.auth.claims_for(headers)
             except PermissionError:
@@ -346,21 +349,34 @@ class LocalApi:
         }
 
     def page_config(self) -> dict[str, Any]:
-        """The page's ``config.json``: same-origin API, local sign-in, the sandbox's Jira projects."""
-        config = {"apiBase": "", "auth": "local", "jiraProjects": sorted(self.seed.jira_projects)}
+        """The page's ``config.json``: same-origin API, local sign-in, the sandbox's Jira projects, and
+        whether there is a sandbox outbox to show (whichever way the page signs in)."""
+        projects = sorted(self.seed.jira_projects)
+        config: dict[str, Any] = {"apiBase": "", "auth": "local", "jiraProjects": projects}
+        if self.outbox is not None:
+            config["sandbox"] = True
         return config | (self.auth.page_config() if self.auth is not None else {})
 
     def sandbox_outbox(self, headers: Mapping[str, str]) -> LocalResponse:
         """The signed-in user's outbox: the mail their confirms sent and the issues they created."""
         if self.outbox is None:
             return json_response(404, {"message": "No sandbox outbox in this setup"})
-        user = next((v for k, v in headers.items() if k.lower() == LOCAL_USER_HEADER), None)
+        user = self._outbox_user(headers)
         person = self.seed.person(user) if user else None
         if person is None:
-            return json_response(
-                401, {"message": "Unauthorized: the outbox is per user; sign in (X-Local-User)"}
-            )
+            how = "a bearer token" if self.auth is not None else "X-Local-User"
+            return json_response(401, {"message": f"Unauthorized: the outbox is per user; sign in ({how})"})
         return json_response(200, {"sandbox": True, **self.outbox(person.id), "user": person.id})
+
+    def _outbox_user(self, headers: Mapping[str, str]) -> str | None:
+        """Who asks for the outbox, signed in the way the API's routes are."""
+        if self.auth is None:
+            return next((v for k, v in headers.items() if k.lower() == LOCAL_USER_HEADER), None)
+        try:
+            claims = self.auth.claims_for(headers)
+        except PermissionError:
+            return None
+        return str(claims["sub"]) if claims and claims.get("sub") else None
 
 
 def sandbox_outbox_reader(running: Embedded) -> Outbox:

@@ -24,6 +24,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
@@ -55,7 +56,9 @@ class FakeJira:
         email: str,
         api_token: str,
         projects: dict[str, tuple[str, ...]],
+        state: Path | None = None,
     ) -> None:
+        """``state``: a file that keeps the issues (and each project's next key) across restarts."""
         self.email = email
         self.api_token = api_token
         self.projects = {key.upper(): tuple(types) for key, types in projects.items()}
@@ -64,6 +67,10 @@ class FakeJira:
         self._failures: deque[ScriptedFailure] = deque()
         self._lock = threading.Lock()
         self._counters: dict[str, int] = {}
+        self._state = state
+        saved = _saved(state)
+        self.issues = list(saved.get("issues", []))
+        self._counters = {str(k): int(v) for k, v in saved.get("counters", {}).items()}
         self._server = ThreadingHTTPServer((host, port), _handler_for(self))
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="fake-jira", daemon=True)
@@ -128,7 +135,19 @@ class FakeJira:
                 "fields": fields,
             }
             self.issues.append(issue)
+            self._save()
             return issue
+
+    def _save(self) -> None:
+        """Write the issues to the state file, whole (a temporary file, then renamed); under the lock."""
+        if self._state is None:
+            return
+        partial = self._state.with_name(self._state.name + ".partial")
+        port = self._server.server_address[1]
+        partial.write_text(
+            json.dumps({"port": port, "issues": self.issues, "counters": self._counters}), encoding="utf-8"
+        )
+        partial.replace(self._state)
 
     def validate(self, fields: Any) -> dict[str, str]:
         """Jira's per-field errors for a create, empty when the fields are valid."""
@@ -176,9 +195,43 @@ def start_fake_jira(
     email: str = SANDBOX_CREDENTIALS_EMAIL,
     api_token: str = SANDBOX_CREDENTIALS_TOKEN,
     projects: dict[str, tuple[str, ...]] | None = None,
+    state: Path | None = None,
 ) -> FakeJira:
-    """Start a fake Jira on ``host:port`` (port 0: any free port) in a daemon thread."""
-    return FakeJira(host, port, email=email, api_token=api_token, projects=projects or DEFAULT_PROJECTS)
+    """Start a fake Jira on ``host:port`` (port 0: any free port) in a daemon thread.
+
+    With ``state`` it keeps its issues in that file, and starts on the port it had (so the links the
+    drafts hold still open) when that port is free.
+    """
+    earlier = int(_saved(state).get("port", 0))
+    if state is not None and port == 0 and earlier:
+        try:
+            return FakeJira(
+                host,
+                earlier,
+                email=email,
+                api_token=api_token,
+                projects=projects or DEFAULT_PROJECTS,
+                state=state,
+            )
+        except OSError:  # taken meanwhile: any free port
+            pass
+    return FakeJira(
+        host, port, email=email, api_token=api_token, projects=projects or DEFAULT_PROJECTS, state=state
+    )
+
+
+def _saved(state: Path | None) -> dict[str, Any]:
+    """What a state file holds; a damaged one is set aside (``*.unreadable``) and the sandbox starts empty."""
+    if state is None or not state.exists():
+        return {}
+    try:
+        saved = json.loads(state.read_text(encoding="utf-8"))
+        if not isinstance(saved, dict) or not isinstance(saved.get("issues", []), list):
+            raise ValueError("not a Jira sandbox state")
+        return saved
+    except (ValueError, OSError):
+        state.replace(state.with_name(state.name + ".unreadable"))
+        return {}
 
 
 def _is_adf_doc(value: Any) -> bool:

@@ -19,7 +19,7 @@ from multitool.ports.calendar import Booking, Interval, SlotTaken, overlaps
 from multitool.ports.directory import name_index, normalize_name, resolution_for
 from multitool.ports.drafts import DraftWriteConflict, claimed, next_version, superseded
 from multitool.runtimes.carryover import Messages
-from multitool.sessions import ClaimedTurn, History, SessionNotOwned
+from multitool.sessions import ClaimedTurn, History, SessionNotFound, SessionNotOwned
 
 
 class MemoryDirectory:
@@ -155,6 +155,11 @@ class MemorySessionStore:
     def claim_taking_carry(self, session_id: str, user_id: str, now: datetime | None = None) -> ClaimedTurn:
         history = self.claim(session_id, user_id, now)
         return ClaimedTurn(history, self.carried.pop(session_id, []))
+
+    def read(self, session_id: str, user_id: str) -> History:
+        if self.owners.get(session_id) != user_id:
+            raise SessionNotFound("No such session for this user.")
+        return self.histories.get(session_id, ())
 
     def remember(self, session_id: str, user_id: str, history: History, now: datetime | None = None) -> None:
         if self.owners.get(session_id) != user_id:

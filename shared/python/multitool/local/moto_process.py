@@ -11,12 +11,23 @@ the parent makes its clients while moto imports (about 0.6 s). The child serves 
 own WSGI app (what ``moto.server`` runs) on that socket, prints ``moto ready <url>`` and
 serves until its stdin closes: the parent closes it to stop the child, and a parent
 that dies closes it too, so no moto is left behind.
+
+With a state file (``<fd> <state file>``) the child keeps its data across restarts: it
+loads moto's backends of :data:`KEPT_SERVICES` from the file before it serves, and writes
+them back (to a temporary file, then renamed) once it has stopped serving. It ignores
+Ctrl+C, which reaches the whole process group: it stops when the parent closes its stdin,
+so the state is written once, after the last request. The file is a pickle of moto's own
+objects, written and read by this machine's user only; a file moto can no longer read (a
+moto upgrade, a damaged file) is renamed ``*.unreadable`` and the child starts empty.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import pickle
 import queue
+import signal
 import socket
 import subprocess
 import sys
@@ -24,12 +35,17 @@ import tempfile
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import IO
+from pathlib import Path
+from typing import IO, Literal
 
 LOOPBACK = "127.0.0.1"
 READY = "moto ready "
 START_SECONDS = 60.0
 STOP_SECONDS = 10.0
+KEPT_SERVICES = ("dynamodb", "ses", "sesv2", "secretsmanager")
+"""The services whose data outlives a restart: the tables, the mail SES accepted, the identities, secrets."""
+StateOutcome = Literal["none", "empty", "restored", "unreadable"]
+"""What the child did with its state file: no file asked for, none yet, loaded, or unreadable (set aside)."""
 
 
 class MotoStartFailed(RuntimeError):
@@ -43,6 +59,7 @@ class MotoProcess:
     endpoint: str
     process: subprocess.Popen[str]
     _errors: IO[str]
+    state: StateOutcome = "none"
 
     @property
     def pid(self) -> int:
@@ -77,8 +94,15 @@ def _printed(errors: IO[str], limit: int = 2000) -> str:
 class LaunchedMoto:
     """A moto child on its way up: the caller does other start-up work, then waits with :meth:`ready`."""
 
-    def __init__(self, command: Sequence[str] | None = None) -> None:
-        """``command``: the child's command line, this module's with the socket's descriptor by default."""
+    def __init__(
+        self, command: Sequence[str] | None = None, *, state: Path | None = None, hold: int | None = None
+    ) -> None:
+        """``command``: the child's command line, this module's with the socket's descriptor by default.
+
+        ``state``: the file the child keeps its data in across restarts (none: it starts empty and keeps
+        nothing). ``hold``: a descriptor the child keeps open until it exits (the data folder's lock,
+        so the folder stays locked until the state is written, however this process ends).
+        """
         # Open for the child's lifetime (closed by stop()): what it printed names a failed start.
         self._errors = tempfile.TemporaryFile(mode="w+", encoding="utf-8")  # noqa: SIM115
         # Connections wait in the backlog until the child accepts; only the child keeps the socket.
@@ -88,12 +112,14 @@ class LaunchedMoto:
             self.endpoint = f"http://{LOOPBACK}:{listening.getsockname()[1]}"
             fd = listening.fileno()
             self.process = subprocess.Popen(  # noqa: S603 - this interpreter, or a test's own command
-                list(command) if command is not None else [sys.executable, "-m", __name__, str(fd)],
+                list(command)
+                if command is not None
+                else [sys.executable, "-m", __name__, str(fd), *([str(state)] if state else [])],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=self._errors,
                 text=True,
-                pass_fds=(fd,),
+                pass_fds=(fd,) if hold is None else (fd, hold),
             )
         self._lines: queue.Queue[str] = queue.Queue()
         threading.Thread(target=self._first_line, daemon=True).start()
@@ -113,7 +139,9 @@ class LaunchedMoto:
             how = f"gave no endpoint within {start_seconds:.0f} s" if line is None else "exited"
             with self._errors:
                 raise MotoStartFailed(f"The local moto server {how}: {_printed(self._errors)}")
-        return MotoProcess(self.endpoint, self.process, self._errors)
+        outcome = line[len(READY) :].split()[1:2]
+        state: StateOutcome = outcome[0] if outcome and outcome[0] in _OUTCOMES else "none"  # type: ignore[assignment]
+        return MotoProcess(self.endpoint, self.process, self._errors, state)
 
     def abandon(self) -> None:
         """Stop a child whose start-up is no longer wanted (the caller failed before :meth:`ready`)."""
@@ -128,8 +156,43 @@ def start_moto_process(
     return LaunchedMoto(command).ready(start_seconds)
 
 
-def serve(fd: int, stdin: IO[str] = sys.stdin, stdout: IO[str] = sys.stdout) -> None:
-    """The child: moto on the listening socket ``fd`` until ``stdin`` closes."""
+_OUTCOMES = ("none", "empty", "restored", "unreadable")
+
+
+def restore_state(path: Path) -> StateOutcome:
+    """Load moto's backends of :data:`KEPT_SERVICES` from ``path`` into this process."""
+    from moto.backends import get_backend
+
+    if not path.exists():
+        return "empty"
+    try:
+        saved = pickle.loads(path.read_bytes())  # noqa: S301 - the user's own file, written by save_state
+        for name in KEPT_SERVICES:
+            live = get_backend(name)  # type: ignore[call-overload]
+            for account, regions in saved.get(name, {}).items():
+                for region, backend in regions.items():
+                    live[account][region] = backend
+    except Exception:  # any unreadable file: set aside, never lost, never fatal
+        path.replace(path.with_name(path.name + ".unreadable"))
+        return "unreadable"
+    return "restored"
+
+
+def save_state(path: Path) -> None:
+    """Write moto's backends of :data:`KEPT_SERVICES` to ``path`` (whole or not at all)."""
+    from moto.backends import get_backend
+
+    data = {name: get_backend(name) for name in KEPT_SERVICES}  # type: ignore[call-overload]
+    partial = path.with_name(path.name + ".partial")
+    with open(partial, "wb", opener=lambda name, flags: os.open(name, flags, 0o600)) as file:
+        pickle.dump(data, file, protocol=pickle.HIGHEST_PROTOCOL)
+    partial.replace(path)
+
+
+def serve(
+    fd: int, stdin: IO[str] = sys.stdin, stdout: IO[str] = sys.stdout, state: Path | None = None
+) -> None:
+    """The child: moto on the listening socket ``fd`` until ``stdin`` closes (see the module's notes)."""
     from moto.moto_server.werkzeug_app import (
         DomainDispatcherApplication,
         MotoRequestHandler,
@@ -139,19 +202,25 @@ def serve(fd: int, stdin: IO[str] = sys.stdin, stdout: IO[str] = sys.stdout) -> 
 
     # Werkzeug logs every request moto serves; the local server's console stays readable without them.
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    outcome: StateOutcome = "none"
+    if state is not None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # stop when the parent says so, after its last request
+        outcome = restore_state(state)
     # What ThreadedMotoServer builds, on the socket the parent bound (werkzeug takes it by fd).
     app = DomainDispatcherApplication(create_backend_app)
     server = make_server(LOOPBACK, 0, app, threaded=True, request_handler=MotoRequestHandler, fd=fd)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     host, port = server.server_address[:2]
-    print(f"{READY}http://{host!s}:{port}", file=stdout, flush=True)
+    print(f"{READY}http://{host!s}:{port} {outcome}", file=stdout, flush=True)
     try:
         stdin.read()  # returns at EOF: the parent closed the pipe, or died
     finally:
         server.shutdown()
         thread.join()
+        if state is not None:
+            save_state(state)
 
 
 if __name__ == "__main__":
-    serve(int(sys.argv[1]))
+    serve(int(sys.argv[1]), state=Path(sys.argv[2]) if len(sys.argv) > 2 else None)
