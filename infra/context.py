@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any, Self
 
+from multitool.models import DEFAULT_MODEL_ID, foundation_model_id
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from infra.geography import GEOGRAPHIES, profile_region_problem
@@ -152,7 +153,7 @@ class ModelRef(BaseModel):
 
     @property
     def foundation_model_id(self) -> str:
-        return self.model_id.split(".", 1)[1] if self.profile_geo else self.model_id
+        return foundation_model_id(self.model_id) if self.profile_geo else self.model_id
 
     @property
     def destination_region_pattern(self) -> str | None:
@@ -162,6 +163,10 @@ class ModelRef(BaseModel):
     @property
     def is_inference_profile(self) -> bool:
         return self.profile_geo is not None
+
+    @property
+    def is_global_profile(self) -> bool:
+        return self.profile_geo == "global"
 
 
 def parse_model_id(value: str) -> ModelRef:
@@ -180,7 +185,8 @@ class DeployContext(BaseModel):
 
     runtime: Runtime = Runtime.AGENTCORE
     executor: Executor | None = None
-    model_id: str = Field(alias="modelId")
+    # The layer's default (multitool.models), which cdk.json names too.
+    model_id: str = Field(default=DEFAULT_MODEL_ID, alias="modelId")
     sender_email: str = Field(alias="senderEmail")
     ses_configuration_set: str | None = Field(default=None, alias="sesConfigurationSet")
     create_sender_identity: bool = Field(default=True, alias="createSenderIdentity")

@@ -69,6 +69,16 @@ def model_max_tokens() -> int:
     return MAX_TOKENS
 
 
+def harness_model(model_id: str) -> agentcore.CfnHarness.HarnessBedrockModelConfigProperty:
+    """The harness's Bedrock model: ConverseStream, and a fixed temperature only where the model
+    accepts one (a model that always thinks refuses it; :mod:`multitool.models`)."""
+    from multitool.models import harness_temperature
+
+    return agentcore.CfnHarness.HarnessBedrockModelConfigProperty(
+        model_id=model_id, api_format="converse_stream", temperature=harness_temperature(model_id)
+    )
+
+
 def inline_tools(specs: Sequence[dict[str, Any]]) -> list[agentcore.CfnHarness.HarnessToolProperty]:
     """Each Converse tool spec as a harness ``inline_function`` tool with the same name, description
     and JSON schema (a plain object: CloudFormation takes ``InputSchema`` verbatim)."""
@@ -156,9 +166,7 @@ class ChatHarness(Construct):
             harness_name=cdk.Names.unique_resource_name(self, max_length=40, separator="_"),
             execution_role_arn=self.role.role_arn,
             model=agentcore.CfnHarness.HarnessModelConfigurationProperty(
-                bedrock_model_config=agentcore.CfnHarness.HarnessBedrockModelConfigProperty(
-                    model_id=model.model_id, api_format="converse_stream", temperature=0
-                )
+                bedrock_model_config=harness_model(model.model_id)
             ),
             system_prompt=[
                 agentcore.CfnHarness.HarnessSystemContentBlockProperty(text=harness_system_prompt())

@@ -5,14 +5,22 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import botocore.session
 import pytest
+from botocore.validate import validate_parameters
 from multitool.chat import API_SECONDS
 from multitool.prompts import AGENT_INSTRUCTION
 from multitool.runtimes.converse import MAX_TOKENS, default_tool_specs, tool_specs_from_registry
 from multitool.settings import ChatSettings
 
-from infra.components.harness import INVOKE_ACTIONS, LOG_ACTIONS, MAX_ITERATIONS, TIMEOUT_SECONDS
-from tests.infra.conftest import PROFILE_MODEL
+from infra.components.harness import (
+    INVOKE_ACTIONS,
+    LOG_ACTIONS,
+    MAX_ITERATIONS,
+    TIMEOUT_SECONDS,
+    harness_model,
+)
+from tests.infra.conftest import DEFAULT_MODEL, PROFILE_MODEL
 from tests.infra.iam_queries import (
     actions_for_role,
     as_list,
@@ -28,7 +36,41 @@ from tests.infra.test_stack_agent import CHAT_TABLE_ACTIONS, TOOL_TABLE_ACTIONS,
 
 pytestmark = pytest.mark.infra
 
-MODEL = PROFILE_MODEL.split(".", 1)[1]
+MODEL = DEFAULT_MODEL.split(".", 1)[1]
+
+
+def _create_harness() -> Any:
+    service = botocore.session.get_session().get_service_model("bedrock-agentcore-control")
+    return service.operation_model("CreateHarness").input_shape
+
+
+def _api_shape(value: Any) -> Any:
+    """A CloudFormation property in the API's spelling (PascalCase keys to camelCase)."""
+    if isinstance(value, dict):
+        return {key[0].lower() + key[1:]: _api_shape(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_api_shape(item) for item in value]
+    return value
+
+
+@pytest.mark.parametrize(
+    ("model_id", "temperature"),
+    [
+        (DEFAULT_MODEL, None),
+        ("global.anthropic.claude-opus-5-5", None),
+        (PROFILE_MODEL, 0),  # an older model the user picks keeps the fixed temperature
+        ("eu.anthropic.claude-sonnet-4-5-20250929-v1:0", 0),
+    ],
+)
+def test_the_harness_model_configuration_is_valid_for_each_model_family(
+    model_id: str, temperature: int | None
+) -> None:
+    config = harness_model(model_id)
+    api = {"modelId": config.model_id, "apiFormat": config.api_format}
+    if config.temperature is not None:
+        api["temperature"] = config.temperature
+    validate_parameters({"bedrockModelConfig": api}, _create_harness().members["model"])
+    assert config.temperature == temperature
 
 
 def _joined(arn: Any) -> str:
@@ -79,9 +121,11 @@ def test_the_harness_runs_the_context_model_with_the_prompt_contract_and_limits(
 ) -> None:
     _, resource = _harness(harness_stack)
     props = resource["Properties"]
+    # Claude Sonnet 5.5 always thinks: it refuses a fixed temperature, so none is set.
     assert props["Model"] == {
-        "BedrockModelConfig": {"ModelId": PROFILE_MODEL, "ApiFormat": "converse_stream", "Temperature": 0}
+        "BedrockModelConfig": {"ModelId": DEFAULT_MODEL, "ApiFormat": "converse_stream"}
     }
+    validate_parameters(_api_shape(props["Model"]), _create_harness().members["model"])
     assert props["SystemPrompt"] == [{"Text": AGENT_INSTRUCTION}]
     assert (props["MaxIterations"], props["TimeoutSeconds"], props["MaxTokens"]) == (
         MAX_ITERATIONS,
@@ -137,7 +181,7 @@ def test_the_execution_role_trusts_only_agentcore_in_this_account(harness_stack:
     assert not role.get("ManagedPolicyArns")
 
 
-def test_the_execution_role_may_invoke_the_profile_and_its_us_models_and_write_its_own_logs_only(
+def test_the_execution_role_may_invoke_the_global_profile_and_its_model_and_write_its_own_logs_only(
     harness_stack: Synthesized,
 ) -> None:
     synth = harness_stack
@@ -149,11 +193,25 @@ def test_the_execution_role_may_invoke_the_profile_and_its_us_models_and_write_i
         "bedrock:GetInferenceProfile",
         *LOG_ACTIONS,
     }
-    profile = f"arn:<P>:bedrock:us-east-1:123456789012:inference-profile/{PROFILE_MODEL}"
-    # The us. profile routes to the model in US regions only: us-*, not every region.
-    models = sorted([profile, f"arn:<P>:bedrock:us-*::foundation-model/{MODEL}"])
+    profile = f"arn:<P>:bedrock:us-east-1:123456789012:inference-profile/{DEFAULT_MODEL}"
+    # The global profile: itself, and the model in the stack's region and with no region (where the
+    # request is routed), the model only through this profile; no region wildcard.
+    models = [
+        f"arn:<P>:bedrock:us-east-1::foundation-model/{MODEL}",
+        f"arn:<P>:bedrock:::foundation-model/{MODEL}",
+    ]
     for action in ("bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream"):
-        assert sorted(_joined(a) for a in resources_for_action(synth, role, action)) == models
+        assert sorted(_joined(a) for a in resources_for_action(synth, role, action)) == sorted(
+            [profile, *models]
+        )
+    model_statements = [
+        s for s in statements_for_role(synth, role) if "foundation-model" in str(s["Resource"])
+    ]
+    assert model_statements
+    for statement in model_statements:
+        assert sorted(_joined(a) for a in as_list(statement["Resource"])) == sorted(models)
+        condition = statement["Condition"]["StringEquals"]["bedrock:InferenceProfileArn"]
+        assert _joined(condition) == profile
     assert [_joined(a) for a in resources_for_action(synth, role, "bedrock:GetInferenceProfile")] == [profile]
     runtime_logs = (
         "arn:<P>:logs:us-east-1:123456789012:log-group:/aws/bedrock-agentcore/runtimes/"
@@ -194,7 +252,7 @@ def test_the_orchestrator_gets_the_harness_arn_and_the_runtime(harness_stack: Sy
     env = harness_stack.props(function_id(harness_stack, "Orchestrator"))["Environment"]["Variables"]
     assert env["RUNTIME"] == "agentcore"
     assert env["HARNESS_ARN"] == {"Fn::GetAtt": [harness_id, "Arn"]}
-    assert env["MODEL_ID"] == PROFILE_MODEL
+    assert env["MODEL_ID"] == DEFAULT_MODEL
     assert not {"AGENT_ID", "AGENT_ALIAS_ID"} & set(env)
     required = {name.upper() for name, field in ChatSettings.model_fields.items() if field.is_required()}
     assert required <= set(env)

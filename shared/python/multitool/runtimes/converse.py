@@ -25,6 +25,7 @@ from importlib import resources
 from typing import Any, Protocol
 
 from multitool.flow import Flow, ToolCall, ToolResult
+from multitool.models import TOOL_CHOICE, converse_inference_config
 from multitool.observability import logger
 from multitool.prompts import system_prompt
 from multitool.runtimes.base import (
@@ -250,8 +251,9 @@ class ConverseRuntime:
                 modelId=self.model_id,
                 messages=messages,
                 system=system,
-                toolConfig={"tools": self.tool_specs, "toolChoice": {"auto": {}}},
-                inferenceConfig={"maxTokens": self.max_tokens, "temperature": 0},
+                toolConfig={"tools": self.tool_specs, "toolChoice": TOOL_CHOICE},
+                # No fixed temperature for a model that always thinks (multitool.models).
+                inferenceConfig=converse_inference_config(self.model_id, self.max_tokens),
             )
         except BEDROCK_ERRORS as error:
             raise model_error(error, self.service) from None

@@ -1,0 +1,97 @@
+"""The Bedrock model the system calls by default, and what a request to each model family may hold.
+
+The Converse runtime (:mod:`multitool.runtimes.converse`), the harness configuration
+(``infra/components/harness.py``) and the deploy context (``infra/context.py``) all read the model
+and its request rules from here, so a new default or a new family's rule changes one file.
+
+What AWS documents, and where:
+
+- The default, Claude Sonnet 5.5, called through its ``global.`` cross-Region inference profile:
+  a global profile can be called from every commercial Region and routes to any of them
+  ("Global cross-Region inference",
+  https://docs.aws.amazon.com/bedrock/latest/userguide/global-cross-region-inference.html), so the
+  default deploys in every commercial Region that has the AgentCore harness, where a ``us.`` profile
+  deploys only in US Regions.
+- Lifecycle: Bedrock's own dates apply, not the provider's ("Model lifecycle",
+  https://docs.aws.amazon.com/bedrock/latest/userguide/model-lifecycle.html); a Legacy model cannot
+  be used by an account that has not used it in the last 30 days, and an EOL model not at all. The
+  Claude Opus 5.5 card lists launch 2026-09-22, EOL not sooner than 2027-09-22, status Active
+  (https://docs.aws.amazon.com/bedrock/latest/userguide/model-card-anthropic-claude-opus-5-5.html).
+- Thinking: on the Claude Opus 5.5 and Sonnet 5 cards "adaptive thinking is always on and cannot be
+  disabled; effort level is configurable", and Bedrock's Claude thinking pages say thinking is not
+  compatible with temperature, top_p or top_k modifications, nor with forced tool use
+  (https://docs.aws.amazon.com/bedrock/latest/userguide/claude-messages-extended-thinking.html,
+  https://docs.aws.amazon.com/bedrock/latest/userguide/claude-messages-adaptive-thinking.html).
+  So a request to such a model sends no temperature and lets the model choose its tools
+  (``toolChoice: auto``); a model that may think or not keeps ``temperature: 0``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+DEFAULT_MODEL_ID = "global.anthropic.claude-sonnet-5-5"
+
+# The geography prefixes of Bedrock's system-defined cross-Region inference profiles
+# (https://docs.aws.amazon.com/bedrock/latest/userguide/inference-profiles-support.html).
+PROFILE_PREFIXES = ("us", "us-gov", "eu", "apac", "jp", "au", "ca", "global")
+
+
+@dataclass(frozen=True, slots=True)
+class ModelFamily:
+    """What a request to the family's models may carry."""
+
+    name: str
+    pattern: re.Pattern[str]  # matched against the foundation-model id (no profile prefix)
+    always_thinks: bool  # adaptive thinking cannot be disabled: no sampling changes, no forced tools
+    source: str  # the AWS page the rule comes from
+
+
+FAMILIES: tuple[ModelFamily, ...] = (
+    ModelFamily(
+        "Claude Opus and Sonnet 5 and later",
+        re.compile(r"^anthropic\.claude-(opus|sonnet)-([5-9]|[1-9]\d)(?!\d)"),
+        always_thinks=True,
+        source="https://docs.aws.amazon.com/bedrock/latest/userguide/model-card-anthropic-claude-opus-5-5.html",
+    ),
+)
+# Any other model (Claude Sonnet 4.x, Haiku, Nova, ...) thinks only when asked to: the request may fix
+# the temperature, and this system never asks it to think.
+OPTIONAL_THINKING = ModelFamily(
+    "models that think only when asked",
+    re.compile(r".*"),
+    always_thinks=False,
+    source="https://docs.aws.amazon.com/bedrock/latest/userguide/claude-messages-extended-thinking.html",
+)
+
+
+def foundation_model_id(model_id: str) -> str:
+    """The model an id names: ``global.anthropic.claude-sonnet-5-5`` -> ``anthropic.claude-sonnet-5-5``."""
+    prefix, _, rest = model_id.partition(".")
+    return rest if prefix in PROFILE_PREFIXES and "." in rest else model_id
+
+
+def model_family(model_id: str) -> ModelFamily:
+    """The family of a model id or inference profile id (its rules); unknown models are the older kind."""
+    model = foundation_model_id(model_id)
+    return next((family for family in FAMILIES if family.pattern.match(model)), OPTIONAL_THINKING)
+
+
+def converse_inference_config(model_id: str, max_tokens: int) -> dict[str, Any]:
+    """Converse's ``inferenceConfig`` for the model: a fixed temperature only where it is accepted."""
+    config: dict[str, Any] = {"maxTokens": max_tokens}
+    if not model_family(model_id).always_thinks:
+        config["temperature"] = 0
+    return config
+
+
+def harness_temperature(model_id: str) -> float | None:
+    """The harness model configuration's temperature, or None to leave the model's default."""
+    return None if model_family(model_id).always_thinks else 0
+
+
+# Every model lets the model choose (``auto``); a forced choice (``any`` or a named tool) is refused by
+# the models that always think, and nothing here needs one.
+TOOL_CHOICE: dict[str, Any] = {"auto": {}}
