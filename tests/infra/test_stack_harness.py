@@ -14,10 +14,16 @@ from multitool.runtimes.converse import MAX_TOKENS, default_tool_specs, tool_spe
 from multitool.settings import ChatSettings
 
 from infra.components.harness import (
+    BEARER_TOKEN,
+    DESCRIBE_LOG_GROUPS,
+    ECR_PUBLIC_TOKEN,
     INVOKE_ACTIONS,
     LOG_ACTIONS,
     MAX_ITERATIONS,
+    METRICS_ACTION,
     TIMEOUT_SECONDS,
+    WORKLOAD_TOKEN_ACTIONS,
+    XRAY_ACTIONS,
     harness_model,
 )
 from tests.infra.conftest import DEFAULT_MODEL, PROFILE_MODEL
@@ -181,6 +187,19 @@ def test_the_execution_role_trusts_only_agentcore_in_this_account(harness_stack:
     assert not role.get("ManagedPolicyArns")
 
 
+# What AWS's harness execution role policy lists for the runtime itself (harness-security.html).
+RUNTIME_ACTIONS = {
+    ECR_PUBLIC_TOKEN,
+    BEARER_TOKEN,
+    *XRAY_ACTIONS,
+    METRICS_ACTION,
+    DESCRIBE_LOG_GROUPS,
+    *WORKLOAD_TOKEN_ACTIONS,
+}
+# The actions that take no resource, each reason in the role's RuntimePolicy.
+NO_RESOURCE = {ECR_PUBLIC_TOKEN, BEARER_TOKEN, *XRAY_ACTIONS, METRICS_ACTION}
+
+
 def test_the_execution_role_may_invoke_the_global_profile_and_its_model_and_write_its_own_logs_only(
     harness_stack: Synthesized,
 ) -> None:
@@ -192,6 +211,7 @@ def test_the_execution_role_may_invoke_the_global_profile_and_its_model_and_writ
         "bedrock:InvokeModelWithResponseStream",
         "bedrock:GetInferenceProfile",
         *LOG_ACTIONS,
+        *RUNTIME_ACTIONS,
     }
     profile = f"arn:<P>:bedrock:us-east-1:123456789012:inference-profile/{DEFAULT_MODEL}"
     # The global profile: itself, and the model in the stack's region and with no region (where the
@@ -221,7 +241,48 @@ def test_the_execution_role_may_invoke_the_global_profile_and_its_model_and_writ
         assert [_joined(a) for a in resources_for_action(synth, role, action)] == [runtime_logs]
     for statement in statements_for_role(synth, role):
         assert statement["Effect"] == "Allow"
-        assert statement["Resource"] != "*"
+        if statement["Resource"] == "*":  # only what has no resource-level permission
+            assert set(as_list(statement["Action"])) <= NO_RESOURCE, statement
+
+
+def test_the_runtime_gets_what_aws_lists_for_the_harness_each_statement_as_narrow_as_it_goes(
+    harness_stack: Synthesized,
+) -> None:
+    synth = harness_stack
+    role = _harness_role(synth)
+    assert synth.stack.harness is not None
+    policy = synth.props(synth.logical_id(synth.stack.harness.runtime_policy))
+    assert policy["Roles"] == [{"Ref": role}]
+    by_sid = {s["Sid"]: s for s in policy["PolicyDocument"]["Statement"]}
+    assert set(by_sid) == {
+        "EcrPublicToken",
+        "EcrPublicBearerToken",
+        "XRayTraces",
+        "RuntimeMetrics",
+        "RuntimeLogGroupLookup",
+        "WorkloadAccessToken",
+    }
+    assert by_sid["EcrPublicToken"]["Action"] == ECR_PUBLIC_TOKEN
+    # The STS bearer token only for ECR Public, metrics only in the runtime's namespace.
+    assert by_sid["EcrPublicBearerToken"]["Condition"] == {
+        "StringEquals": {"sts:AWSServiceName": "ecr-public.amazonaws.com"}
+    }
+    assert by_sid["RuntimeMetrics"]["Condition"] == {
+        "StringEquals": {"cloudwatch:namespace": "bedrock-agentcore"}
+    }
+    assert sorted(as_list(by_sid["XRayTraces"]["Action"])) == sorted(XRAY_ACTIONS)
+    assert _joined(by_sid["RuntimeLogGroupLookup"]["Resource"]) == (
+        "arn:<P>:logs:us-east-1:123456789012:log-group:*"
+    )
+    name = synth.props(_harness(synth)[0])["HarnessName"]
+    directory = "arn:<P>:bedrock-agentcore:us-east-1:123456789012:workload-identity-directory/default"
+    assert [_joined(r) for r in by_sid["WorkloadAccessToken"]["Resource"]] == [
+        directory,
+        f"{directory}/workload-identity/harness_{name}-*",
+    ]
+    assert "bedrock-agentcore:GetWorkloadAccessTokenForUserId" not in actions_for_role(synth, role)
+    # No built-in browser or code interpreter: allowedTools keeps them off, so no session grants.
+    assert not [a for a in actions_for_role(synth, role) if "Browser" in a or "CodeInterpreter" in a]
 
 
 def test_the_harness_is_created_after_the_policy_its_role_validation_needs(
@@ -235,6 +296,9 @@ def test_the_harness_is_created_after_the_policy_its_role_validation_needs(
         if {"Ref": role} in policy["Properties"]["Roles"] and "bedrock:InvokeModel" in str(policy)
     )
     assert model_policy in as_list(resource["DependsOn"])
+    assert harness_stack.stack.harness is not None
+    runtime_policy = harness_stack.logical_id(harness_stack.stack.harness.runtime_policy)
+    assert runtime_policy in as_list(resource["DependsOn"])
     # The log policy names the harness's runtime, so CloudFormation creates it after the harness.
     assert harness_stack.stack.harness is not None
     log_policy = harness_stack.props(harness_stack.logical_id(harness_stack.stack.harness.log_policy))
@@ -288,7 +352,7 @@ def test_no_other_role_may_invoke_the_harness(harness_stack: Synthesized) -> Non
     for role in harness_stack.of_type("AWS::IAM::Role"):
         if role != orchestrator:
             assert not {
-                a for a in actions_for_role(harness_stack, role) if a.startswith("bedrock-agentcore:")
+                a for a in actions_for_role(harness_stack, role) if a.startswith("bedrock-agentcore:Invoke")
             }
 
 
