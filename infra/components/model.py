@@ -10,15 +10,30 @@ from infra.context import ModelRef
 from infra.nag import acknowledge
 
 INVOKE_ACTION = "bedrock:InvokeModel"  # InvokeModel and Converse
+# A Marketplace model's first call subscribes the account, as the calling principal: it needs
+# Subscribe (held to the model's product) and ViewSubscriptions, or the subscription fails and every
+# later call is AccessDenied ("Request access to models", model-access permissions,
+# https://docs.aws.amazon.com/bedrock/latest/userguide/model-access.html). Unsubscribe, which the
+# page also lists for managing access, is never this system's to do and is left out.
+SUBSCRIBE_ACTION = "aws-marketplace:Subscribe"
+VIEW_SUBSCRIPTIONS_ACTION = "aws-marketplace:ViewSubscriptions"
 STREAM_ACTION = "bedrock:InvokeModelWithResponseStream"  # InvokeModelWithResponseStream and ConverseStream
 
 
 class ModelAccess(Construct):
     """A foundation model, or a cross-region inference profile and the model it routes to."""
 
-    def __init__(self, scope: Construct, construct_id: str, *, model: ModelRef) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        model: ModelRef,
+        marketplace_product_id: str | None = None,
+    ) -> None:
         super().__init__(scope, construct_id)
         self.model = model
+        self.marketplace_product_id = marketplace_product_id
         stack = cdk.Stack.of(self)
         self._region_pattern = model.destination_region_pattern
         self.profile_arn: str | None = None
@@ -78,6 +93,7 @@ class ModelAccess(Construct):
             iam.Grant.add_to_principal(
                 grantee=grantee, actions=["bedrock:GetInferenceProfile"], resource_arns=[self.profile_arn]
             )
+        self._grant_first_use(grantee)
         if self.model.is_inference_profile and not self.model.is_global_profile:
             region = self._region_pattern
             if isinstance(grantee, Construct):
@@ -90,3 +106,40 @@ class ModelAccess(Construct):
                     f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:{region}::foundation-model/"
                     f"{self.model.foundation_model_id}]",
                 )
+
+    def _grant_first_use(self, grantee: iam.IGrantable) -> None:
+        """Let this caller subscribe the account to the model's Marketplace product on its first call.
+
+        Without a known product id nothing is granted: subscribing becomes the explicit one-time step
+        docs/deploy.md gives (and synth says so)."""
+        product = self.marketplace_product_id
+        if product is None:
+            if isinstance(grantee, Construct):
+                cdk.Annotations.of(grantee).add_warning_v2(
+                    "multitool:marketplace-subscription",
+                    f"No AWS Marketplace product id is known for {self.model.foundation_model_id}: its "
+                    "callers cannot subscribe the account on first use. Subscribe once before the first "
+                    "turn (docs/deploy.md, Model access and regions), or pass -c marketplaceProductId= "
+                    "with the id from the model's Bedrock model card.",
+                )
+            return
+        principal = grantee.grant_principal
+        principal.add_to_principal_policy(
+            iam.PolicyStatement(
+                sid="SubscribeToTheModelOnFirstUse",
+                actions=[SUBSCRIBE_ACTION],
+                resources=["*"],
+                conditions={"ForAnyValue:StringEquals": {"aws-marketplace:ProductId": [product]}},
+            )
+        )
+        principal.add_to_principal_policy(
+            iam.PolicyStatement(sid="ViewSubscriptions", actions=[VIEW_SUBSCRIPTIONS_ACTION], resources=["*"])
+        )
+        if isinstance(grantee, Construct):
+            acknowledge(
+                grantee,
+                "AWS Marketplace actions have no resource-level permission: Subscribe is held to the "
+                f"model's product ({product}) by aws-marketplace:ProductId; ViewSubscriptions only reads "
+                "the account's subscriptions, which the first-use subscription checks.",
+                "AwsSolutions-IAM5[Resource::*]",
+            )

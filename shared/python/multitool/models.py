@@ -92,6 +92,22 @@ def harness_temperature(model_id: str) -> float | None:
     return None if model_family(model_id).always_thinks else 0
 
 
+# The AWS Marketplace product of a model, as its Bedrock model card lists it ("Marketplace product
+# ID"): the first call of a Marketplace model subscribes the account, and the calling principal may
+# hold aws-marketplace:Subscribe for exactly that product (aws-marketplace:ProductId; "Request
+# access to models", https://docs.aws.amazon.com/bedrock/latest/userguide/model-access.html). Only
+# products read from a card are listed; for any other model the deploy takes -c marketplaceProductId.
+MARKETPLACE_PRODUCT_IDS: dict[str, str] = {
+    # https://docs.aws.amazon.com/bedrock/latest/userguide/model-card-anthropic-claude-opus-5-5.html
+    "anthropic.claude-opus-5-5": "prod-e5xo6z26ie45g",
+}
+
+
+def marketplace_product_id(model_id: str) -> str | None:
+    """The model's Marketplace product id where its model card names it, else None."""
+    return MARKETPLACE_PRODUCT_IDS.get(foundation_model_id(model_id))
+
+
 # Every model lets the model choose (``auto``); a forced choice (``any`` or a named tool) is refused by
 # the models that always think, and nothing here needs one.
 TOOL_CHOICE: dict[str, Any] = {"auto": {}}
