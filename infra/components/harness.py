@@ -83,11 +83,11 @@ def registry_tool_specs() -> tuple[dict[str, Any], ...]:
     return default_tool_specs()
 
 
-def model_max_tokens() -> int:
-    """The answer budget the Converse loop gives the same model."""
-    from multitool.runtimes.converse import MAX_TOKENS
+def model_max_tokens(model_id: str) -> int:
+    """The answer budget the Converse loop gives the same model (more for one that always thinks)."""
+    from multitool.models import default_max_tokens
 
-    return MAX_TOKENS
+    return default_max_tokens(model_id)
 
 
 def harness_model(model_id: str) -> agentcore.CfnHarness.HarnessBedrockModelConfigProperty:
@@ -210,7 +210,7 @@ class ChatHarness(Construct):
                 )
             ),
             max_iterations=MAX_ITERATIONS,
-            max_tokens=model_max_tokens(),
+            max_tokens=model_max_tokens(model.model_id),
             timeout_seconds=TIMEOUT_SECONDS,
         )
         # CreateHarness validates the role: its policy must exist first.

@@ -9,8 +9,9 @@ import botocore.session
 import pytest
 from botocore.validate import validate_parameters
 from multitool.chat import API_SECONDS
+from multitool.models import default_max_tokens
 from multitool.prompts import AGENT_INSTRUCTION
-from multitool.runtimes.converse import MAX_TOKENS, default_tool_specs, tool_specs_from_registry
+from multitool.runtimes.converse import default_tool_specs, tool_specs_from_registry
 from multitool.settings import ChatSettings
 
 from infra.components.harness import (
@@ -136,8 +137,9 @@ def test_the_harness_runs_the_context_model_with_the_prompt_contract_and_limits(
     assert (props["MaxIterations"], props["TimeoutSeconds"], props["MaxTokens"]) == (
         MAX_ITERATIONS,
         TIMEOUT_SECONDS,
-        MAX_TOKENS,
+        default_max_tokens(DEFAULT_MODEL),
     )
+    assert props["MaxTokens"] == 16384  # room for the model's thinking besides the calls
     # One harness invocation ends before API Gateway's 30 s cut (a turn answered within the request)
     # and well before the orchestrator's own timeout (a turn run past it).
     orchestrator = harness_stack.props(function_id(harness_stack, "Orchestrator"))

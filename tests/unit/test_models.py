@@ -14,6 +14,7 @@ from multitool.models import (
     DEFAULT_MODEL_ID,
     TOOL_CHOICE,
     converse_inference_config,
+    default_max_tokens,
     foundation_model_id,
     harness_temperature,
     model_family,
@@ -93,6 +94,7 @@ def test_a_model_that_always_thinks_gets_no_temperature_and_chooses_its_tools(mo
     assert model_family(model_id).always_thinks
     assert converse_inference_config(model_id, 4096) == {"maxTokens": 4096}
     assert harness_temperature(model_id) is None
+    assert default_max_tokens(model_id) == 16384  # its thinking counts against maxTokens
 
 
 @pytest.mark.parametrize("model_id", OPTIONAL_THINKING)
@@ -100,6 +102,7 @@ def test_an_older_model_keeps_its_fixed_temperature(model_id: str) -> None:
     assert not model_family(model_id).always_thinks
     assert converse_inference_config(model_id, 4096) == {"maxTokens": 4096, "temperature": 0}
     assert harness_temperature(model_id) == 0
+    assert default_max_tokens(model_id) == 4096
 
 
 def test_no_model_is_forced_to_call_a_tool() -> None:

@@ -23,7 +23,9 @@ What AWS documents, and where:
   (https://docs.aws.amazon.com/bedrock/latest/userguide/claude-messages-extended-thinking.html,
   https://docs.aws.amazon.com/bedrock/latest/userguide/claude-messages-adaptive-thinking.html).
   So a request to such a model sends no temperature and lets the model choose its tools
-  (``toolChoice: auto``); a model that may think or not keeps ``temperature: 0``.
+  (``toolChoice: auto``); a model that may think or not keeps ``temperature: 0``. Thinking tokens
+  count against the call's ``maxTokens``, so such a model gets a larger default budget: room for its
+  thinking besides the turn's calls (a budget is a cap; only the tokens written are billed).
 """
 
 from __future__ import annotations
@@ -77,6 +79,21 @@ def model_family(model_id: str) -> ModelFamily:
     """The family of a model id or inference profile id (its rules); unknown models are the older kind."""
     model = foundation_model_id(model_id)
     return next((family for family in FAMILIES if family.pattern.match(model)), OPTIONAL_THINKING)
+
+
+# Room for a full-length email body (~2,500 tokens) besides the turn's other calls: every Converse model
+# with tool use allows at least this much output.
+ANSWER_TOKENS = 4096
+# The same room and the model's thinking before and between its calls (the Claude 5 models write up to
+# 128K tokens, per the Claude Opus 5.5 card).
+THINKING_ANSWER_TOKENS = 16384
+
+
+def default_max_tokens(model_id: str | None) -> int:
+    """The per-call output budget for a model when none is configured."""
+    if model_id and model_family(model_id).always_thinks:
+        return THINKING_ANSWER_TOKENS
+    return ANSWER_TOKENS
 
 
 def converse_inference_config(model_id: str, max_tokens: int) -> dict[str, Any]:
