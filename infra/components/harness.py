@@ -84,7 +84,7 @@ def registry_tool_specs() -> tuple[dict[str, Any], ...]:
 
 
 def model_max_tokens(model_id: str) -> int:
-    """The answer budget the Converse loop gives the same model (more for one that always thinks)."""
+    """The answer budget the Converse loop gives the same model (more for one that thinks by default)."""
     from multitool.models import default_max_tokens
 
     return default_max_tokens(model_id)
@@ -92,7 +92,7 @@ def model_max_tokens(model_id: str) -> int:
 
 def harness_model(model_id: str) -> agentcore.CfnHarness.HarnessBedrockModelConfigProperty:
     """The harness's Bedrock model: ConverseStream, and a fixed temperature only where the model
-    accepts one (a model that always thinks refuses it; :mod:`multitool.models`)."""
+    accepts one (a model that thinks by default refuses it; :mod:`multitool.models`)."""
     from multitool.models import harness_temperature
 
     return agentcore.CfnHarness.HarnessBedrockModelConfigProperty(

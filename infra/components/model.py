@@ -80,13 +80,19 @@ class ModelAccess(Construct):
             grantee.grant_principal.add_to_principal_policy(
                 iam.PolicyStatement(actions=actions, resources=[self.profile_arn])
             )
-            grantee.grant_principal.add_to_principal_policy(
-                iam.PolicyStatement(
-                    actions=actions,
-                    resources=self.foundation_model_arns,
-                    conditions={"StringEquals": {"bedrock:InferenceProfileArn": self.profile_arn}},
+            regional, regionless = self.foundation_model_arns
+            through_profile = {"bedrock:InferenceProfileArn": self.profile_arn}
+            for resource, conditions in (
+                (regional, through_profile),
+                # The regionless model ARN is requested with no region: aws:RequestedRegion is
+                # "unspecified" there, as AWS's global profile policy holds it.
+                (regionless, {**through_profile, "aws:RequestedRegion": "unspecified"}),
+            ):
+                grantee.grant_principal.add_to_principal_policy(
+                    iam.PolicyStatement(
+                        actions=actions, resources=[resource], conditions={"StringEquals": conditions}
+                    )
                 )
-            )
         else:
             iam.Grant.add_to_principal(grantee=grantee, actions=actions, resource_arns=self.resource_arns)
         if self.profile_arn:

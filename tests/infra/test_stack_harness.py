@@ -128,7 +128,7 @@ def test_the_harness_runs_the_context_model_with_the_prompt_contract_and_limits(
 ) -> None:
     _, resource = _harness(harness_stack)
     props = resource["Properties"]
-    # Claude Sonnet 5.5 always thinks: it refuses a fixed temperature, so none is set.
+    # Claude Sonnet 5.5 thinks by default: it refuses a fixed temperature, so none is set.
     assert props["Model"] == {
         "BedrockModelConfig": {"ModelId": DEFAULT_MODEL, "ApiFormat": "converse_stream"}
     }
@@ -226,14 +226,16 @@ def test_the_execution_role_may_invoke_the_global_profile_and_its_model_and_writ
         assert sorted(_joined(a) for a in resources_for_action(synth, role, action)) == sorted(
             [profile, *models]
         )
-    model_statements = [
-        s for s in statements_for_role(synth, role) if "foundation-model" in str(s["Resource"])
-    ]
-    assert model_statements
-    for statement in model_statements:
-        assert sorted(_joined(a) for a in as_list(statement["Resource"])) == sorted(models)
-        condition = statement["Condition"]["StringEquals"]["bedrock:InferenceProfileArn"]
-        assert _joined(condition) == profile
+    model_statements = {
+        _joined(statement["Resource"]): statement["Condition"]["StringEquals"]
+        for statement in statements_for_role(synth, role)
+        if "foundation-model" in str(statement["Resource"])
+    }
+    assert sorted(model_statements) == sorted(models)
+    for conditions in model_statements.values():
+        assert _joined(conditions["bedrock:InferenceProfileArn"]) == profile
+    assert "aws:RequestedRegion" not in model_statements[models[0]]
+    assert model_statements[models[1]]["aws:RequestedRegion"] == "unspecified"
     assert [_joined(a) for a in resources_for_action(synth, role, "bedrock:GetInferenceProfile")] == [profile]
     runtime_logs = (
         "arn:<P>:logs:us-east-1:123456789012:log-group:/aws/bedrock-agentcore/runtimes/"

@@ -85,7 +85,7 @@ def tool_use(
 
 
 def reasoning(index: int, *pieces: str, signature: str = "c2lnbmF0dXJl") -> list[dict[str, Any]]:
-    """A reasoning block (a model that always thinks): text deltas, then its signature, then its stop."""
+    """A reasoning block (a model that thinks by default): text deltas, then its signature, then its stop."""
     deltas = [
         checked(
             {"contentBlockDelta": {"contentBlockIndex": index, "delta": {"reasoningContent": {"text": p}}}}

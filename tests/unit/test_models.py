@@ -29,7 +29,7 @@ REQUEST = TurnRequest("user-1", "sess-1", "Email Kinshuok about the doc", "Europ
 EMAIL = {"to": ["Kinshuok"], "subject": "About the doc", "body": "Please have a look."}
 
 # The Claude 5 family: adaptive thinking always on (no temperature, no forced tool choice).
-ALWAYS_THINKING = [
+THINKING_BY_DEFAULT = [
     DEFAULT_MODEL_ID,
     "us.anthropic.claude-sonnet-5-5",
     "global.anthropic.claude-opus-5-5",
@@ -37,7 +37,7 @@ ALWAYS_THINKING = [
     "anthropic.claude-sonnet-5",
 ]
 # Models a user may still pick, which think only when asked: the fixed temperature stays.
-OPTIONAL_THINKING = [
+THINKING_ON_REQUEST = [
     "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
     "eu.anthropic.claude-sonnet-4-5-20250929-v1:0",
     "anthropic.claude-3-5-haiku-20241022-v1:0",
@@ -73,7 +73,7 @@ def ports() -> ToolPorts:
 def test_the_default_is_the_global_profile_of_claude_sonnet_5_5() -> None:
     assert DEFAULT_MODEL_ID == "global.anthropic.claude-sonnet-5-5"
     assert foundation_model_id(DEFAULT_MODEL_ID) == "anthropic.claude-sonnet-5-5"
-    assert model_family(DEFAULT_MODEL_ID).always_thinks
+    assert model_family(DEFAULT_MODEL_ID).thinks_by_default
 
 
 @pytest.mark.parametrize(
@@ -89,17 +89,17 @@ def test_the_foundation_model_of_an_id(model_id: str, model: str) -> None:
     assert foundation_model_id(model_id) == model
 
 
-@pytest.mark.parametrize("model_id", ALWAYS_THINKING)
-def test_a_model_that_always_thinks_gets_no_temperature_and_chooses_its_tools(model_id: str) -> None:
-    assert model_family(model_id).always_thinks
+@pytest.mark.parametrize("model_id", THINKING_BY_DEFAULT)
+def test_a_model_that_thinks_by_default_gets_no_temperature_and_chooses_its_tools(model_id: str) -> None:
+    assert model_family(model_id).thinks_by_default
     assert converse_inference_config(model_id, 4096) == {"maxTokens": 4096}
     assert harness_temperature(model_id) is None
     assert default_max_tokens(model_id) == 16384  # its thinking counts against maxTokens
 
 
-@pytest.mark.parametrize("model_id", OPTIONAL_THINKING)
+@pytest.mark.parametrize("model_id", THINKING_ON_REQUEST)
 def test_an_older_model_keeps_its_fixed_temperature(model_id: str) -> None:
-    assert not model_family(model_id).always_thinks
+    assert not model_family(model_id).thinks_by_default
     assert converse_inference_config(model_id, 4096) == {"maxTokens": 4096, "temperature": 0}
     assert harness_temperature(model_id) == 0
     assert default_max_tokens(model_id) == 4096
@@ -113,7 +113,7 @@ def test_no_model_is_forced_to_call_a_tool() -> None:
     )
 
 
-@pytest.mark.parametrize("model_id", ALWAYS_THINKING + OPTIONAL_THINKING)
+@pytest.mark.parametrize("model_id", THINKING_BY_DEFAULT + THINKING_ON_REQUEST)
 def test_every_converse_request_of_a_turn_is_valid_for_its_model(model_id: str, ports: ToolPorts) -> None:
     # Given a model that thinks before its tool call (Converse returns reasoningContent with a signature)
     thinking = {"reasoningContent": {"reasoningText": {"text": "Draft the email.", "signature": "c2ln"}}}
@@ -132,7 +132,7 @@ def test_every_converse_request_of_a_turn_is_valid_for_its_model(model_id: str, 
         validate_parameters(request, shape)
         assert request["modelId"] == model_id
         assert request["toolConfig"]["toolChoice"] == {"auto": {}}
-        assert ("temperature" in request["inferenceConfig"]) is not family.always_thinks
+        assert ("temperature" in request["inferenceConfig"]) is not family.thinks_by_default
         assert "additionalModelRequestFields" not in request  # thinking is never switched off
     # And the thinking block goes back unchanged before the call it preceded
     assert model.requests[1]["messages"][1]["content"][:2] == [thinking, call]

@@ -214,7 +214,7 @@ def test_a_pause_is_resumed_and_later_rounds_keep_every_card(ports) -> None:
 
 
 def test_the_thinking_before_a_call_goes_back_with_it_in_a_request_the_service_accepts(ports) -> None:
-    # Given a model that always thinks: its paused response streams a signed reasoning block first
+    # Given a model that thinks by default: its paused response streams a signed reasoning block first
     client = h.ScriptedHarness(
         h.response(
             h.reasoning(0, "The user wants a ticket; ", "file it."),

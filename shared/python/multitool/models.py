@@ -17,15 +17,19 @@ What AWS documents, and where:
   be used by an account that has not used it in the last 30 days, and an EOL model not at all. The
   Claude Opus 5.5 card lists launch 2026-09-22, EOL not sooner than 2027-09-22, status Active
   (https://docs.aws.amazon.com/bedrock/latest/userguide/model-card-anthropic-claude-opus-5-5.html).
-- Thinking: on the Claude Opus 5.5 and Sonnet 5 cards "adaptive thinking is always on and cannot be
-  disabled; effort level is configurable", and Bedrock's Claude thinking pages say thinking is not
-  compatible with temperature, top_p or top_k modifications, nor with forced tool use
-  (https://docs.aws.amazon.com/bedrock/latest/userguide/claude-messages-extended-thinking.html,
-  https://docs.aws.amazon.com/bedrock/latest/userguide/claude-messages-adaptive-thinking.html).
+- Thinking: the Claude Opus/Sonnet 5 models think unless a request turns it off, and this system
+  never does. The Claude Opus 5.5 card: "adaptive thinking is always on and cannot be disabled;
+  effort level is configurable"; Claude Sonnet 5 thinks adaptively even when a request omits the
+  thinking field, and only ``thinking: {type: disabled}`` turns it off (the user guide's document
+  history, 2026-08-24, https://docs.aws.amazon.com/bedrock/latest/userguide/bedrock-ug-doc-history.html);
+  the adaptive thinking page lists the Claude 5 models
+  (https://docs.aws.amazon.com/bedrock/latest/userguide/claude-messages-adaptive-thinking.html).
+  Thinking is not compatible with temperature, top_p or top_k changes nor with forced tool use
+  (https://docs.aws.amazon.com/bedrock/latest/userguide/claude-messages-extended-thinking.html).
   So a request to such a model sends no temperature and lets the model choose its tools
-  (``toolChoice: auto``); a model that may think or not keeps ``temperature: 0``. Thinking tokens
-  count against the call's ``maxTokens``, so such a model gets a larger default budget: room for its
-  thinking besides the turn's calls (a budget is a cap; only the tokens written are billed).
+  (``toolChoice: auto``); a model that thinks only when asked keeps ``temperature: 0``. Thinking
+  tokens count against the call's ``maxTokens``, so such a model gets a larger default budget: room
+  for its thinking besides the turn's calls (a budget is a cap; only the tokens written are billed).
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ class ModelFamily:
 
     name: str
     pattern: re.Pattern[str]  # matched against the foundation-model id (no profile prefix)
-    always_thinks: bool  # adaptive thinking cannot be disabled: no sampling changes, no forced tools
+    thinks_by_default: bool  # thinks unless told not to (never, here): no sampling changes, no forced tools
     source: str  # the AWS page the rule comes from
 
 
@@ -55,16 +59,16 @@ FAMILIES: tuple[ModelFamily, ...] = (
     ModelFamily(
         "Claude Opus and Sonnet 5 and later",
         re.compile(r"^anthropic\.claude-(opus|sonnet)-([5-9]|[1-9]\d)(?!\d)"),
-        always_thinks=True,
+        thinks_by_default=True,
         source="https://docs.aws.amazon.com/bedrock/latest/userguide/model-card-anthropic-claude-opus-5-5.html",
     ),
 )
 # Any other model (Claude Sonnet 4.x, Haiku, Nova, ...) thinks only when asked to: the request may fix
 # the temperature, and this system never asks it to think.
-OPTIONAL_THINKING = ModelFamily(
+THINKING_ON_REQUEST = ModelFamily(
     "models that think only when asked",
     re.compile(r".*"),
-    always_thinks=False,
+    thinks_by_default=False,
     source="https://docs.aws.amazon.com/bedrock/latest/userguide/claude-messages-extended-thinking.html",
 )
 
@@ -78,7 +82,7 @@ def foundation_model_id(model_id: str) -> str:
 def model_family(model_id: str) -> ModelFamily:
     """The family of a model id or inference profile id (its rules); unknown models are the older kind."""
     model = foundation_model_id(model_id)
-    return next((family for family in FAMILIES if family.pattern.match(model)), OPTIONAL_THINKING)
+    return next((family for family in FAMILIES if family.pattern.match(model)), THINKING_ON_REQUEST)
 
 
 # Room for a full-length email body (~2,500 tokens) besides the turn's other calls: every Converse model
@@ -91,7 +95,7 @@ THINKING_ANSWER_TOKENS = 16384
 
 def default_max_tokens(model_id: str | None) -> int:
     """The per-call output budget for a model when none is configured."""
-    if model_id and model_family(model_id).always_thinks:
+    if model_id and model_family(model_id).thinks_by_default:
         return THINKING_ANSWER_TOKENS
     return ANSWER_TOKENS
 
@@ -99,14 +103,14 @@ def default_max_tokens(model_id: str | None) -> int:
 def converse_inference_config(model_id: str, max_tokens: int) -> dict[str, Any]:
     """Converse's ``inferenceConfig`` for the model: a fixed temperature only where it is accepted."""
     config: dict[str, Any] = {"maxTokens": max_tokens}
-    if not model_family(model_id).always_thinks:
+    if not model_family(model_id).thinks_by_default:
         config["temperature"] = 0
     return config
 
 
 def harness_temperature(model_id: str) -> float | None:
     """The harness model configuration's temperature, or None to leave the model's default."""
-    return None if model_family(model_id).always_thinks else 0
+    return None if model_family(model_id).thinks_by_default else 0
 
 
 # The AWS Marketplace product of a model, as its Bedrock model card lists it ("Marketplace product
@@ -126,5 +130,5 @@ def marketplace_product_id(model_id: str) -> str | None:
 
 
 # Every model lets the model choose (``auto``); a forced choice (``any`` or a named tool) is refused by
-# the models that always think, and nothing here needs one.
+# the models that think by default, and nothing here needs one.
 TOOL_CHOICE: dict[str, Any] = {"auto": {}}

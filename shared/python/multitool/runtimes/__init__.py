@@ -130,7 +130,7 @@ def _gateway_harness(
 
 
 def _max_tokens(settings: ChatSettings) -> int:
-    """MAX_OUTPUT_TOKENS, else the model's default budget (more for a model that always thinks)."""
+    """MAX_OUTPUT_TOKENS, else the model's default budget (more for a model that thinks by default)."""
     from multitool.models import default_max_tokens
 
     return settings.max_output_tokens or default_max_tokens(settings.model_id)

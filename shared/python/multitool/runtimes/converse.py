@@ -47,7 +47,7 @@ from multitool.tools import REGISTRY
 from multitool.traces import ToolResults, extract_tool_results
 
 # Room for a full-length email body (MAX_BODY_CHARS, ~2,500 tokens) besides the turn's other calls;
-# a model that always thinks gets more (multitool.models.default_max_tokens). MAX_OUTPUT_TOKENS
+# a model that thinks by default gets more (multitool.models.default_max_tokens). MAX_OUTPUT_TOKENS
 # overrides either.
 MAX_TOKENS = ANSWER_TOKENS
 ROUNDS_EXHAUSTED = (
@@ -253,7 +253,7 @@ class ConverseRuntime:
                 messages=messages,
                 system=system,
                 toolConfig={"tools": self.tool_specs, "toolChoice": TOOL_CHOICE},
-                # No fixed temperature for a model that always thinks (multitool.models).
+                # No fixed temperature for a model that thinks by default (multitool.models).
                 inferenceConfig=converse_inference_config(self.model_id, self.max_tokens),
             )
         except BEDROCK_ERRORS as error:

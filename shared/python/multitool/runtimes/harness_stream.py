@@ -4,7 +4,7 @@ Read tolerantly: an unknown or malformed event is logged and skipped, never a cr
 service's in-stream exceptions are raised as the ``ClientError`` botocore raises for them. Blocks
 are routed by ``contentBlockIndex`` and keyed by ``toolUseId``; the reply is the final assistant
 message's text, its inline calls still waiting for a result, the Gateway calls the harness made
-with their results, and why the harness stopped. A model that always thinks (:mod:`multitool.models`)
+with their results, and why the harness stopped. A model that thinks by default (:mod:`multitool.models`)
 streams ``reasoningContent`` before its calls; the reply keeps those blocks, signature included, for
 the resume to send back with the calls they preceded.
 """
