@@ -16,6 +16,7 @@ import aws_cdk as cdk  # noqa: E402
 from cdk_nag import AwsSolutionsChecks  # noqa: E402
 
 from infra.context import CONTEXT_KEYS, ContextError, DeployContext  # noqa: E402
+from infra.regions import check_region_offers  # noqa: E402
 from infra.stack import STACK_NAME, MultitoolStack  # noqa: E402
 
 
@@ -31,6 +32,7 @@ def build_app(
     # The deploy region decides which inference profiles exist: the stack's, else the CLI's default.
     region = (env.region if env is not None else None) or os.environ.get("CDK_DEFAULT_REGION") or None
     settings.check_model_region(region)
+    check_region_offers(settings, region)
     stack = MultitoolStack(app, STACK_NAME, settings=settings, env=env)
     if region is None and settings.model.is_inference_profile:
         cdk.Annotations.of(stack).add_warning_v2(

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any, Self
 
+from multitool.models import DEFAULT_MODEL_ID, foundation_model_id, marketplace_product_id
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from infra.geography import GEOGRAPHIES, profile_region_problem
@@ -38,6 +39,7 @@ _GUARDRAIL_ID = re.compile(
 )
 _GUARDRAIL_VERSION = re.compile(r"^(DRAFT|[1-9][0-9]{0,7})$")
 _CONFIGURATION_SET = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_PRODUCT_ID = re.compile(r"^prod-[a-z0-9]{1,64}$")
 # CloudWatch Logs' accepted retention periods, in days.
 RETENTION_DAYS = (
     1,
@@ -74,6 +76,10 @@ ALLOWED: dict[str, str] = {
     "modelId": (
         "a Bedrock model id (provider.model[:version], e.g. anthropic.claude-3-5-sonnet-20241022-v2:0) "
         f"or a cross-region inference profile id ({'/'.join(PROFILE_PREFIXES)} + '.' + model id)"
+    ),
+    "marketplaceProductId": (
+        "the model's AWS Marketplace product id from its Bedrock model card, e.g. prod-e5xo6z26ie45g: "
+        "the model's callers may then subscribe the account to exactly that product on first use"
     ),
     "senderEmail": "an email address SES can verify, e.g. -c senderEmail=you@example.com",
     "sesConfigurationSet": "the name of an existing SES configuration set (letters, digits, _ and -)",
@@ -152,7 +158,7 @@ class ModelRef(BaseModel):
 
     @property
     def foundation_model_id(self) -> str:
-        return self.model_id.split(".", 1)[1] if self.profile_geo else self.model_id
+        return foundation_model_id(self.model_id) if self.profile_geo else self.model_id
 
     @property
     def destination_region_pattern(self) -> str | None:
@@ -162,6 +168,10 @@ class ModelRef(BaseModel):
     @property
     def is_inference_profile(self) -> bool:
         return self.profile_geo is not None
+
+    @property
+    def is_global_profile(self) -> bool:
+        return self.profile_geo == "global"
 
 
 def parse_model_id(value: str) -> ModelRef:
@@ -180,7 +190,9 @@ class DeployContext(BaseModel):
 
     runtime: Runtime = Runtime.AGENTCORE
     executor: Executor | None = None
-    model_id: str = Field(alias="modelId")
+    # The layer's default (multitool.models), which cdk.json names too.
+    model_id: str = Field(default=DEFAULT_MODEL_ID, alias="modelId")
+    marketplace_product_id: str | None = Field(default=None, alias="marketplaceProductId")
     sender_email: str = Field(alias="senderEmail")
     ses_configuration_set: str | None = Field(default=None, alias="sesConfigurationSet")
     create_sender_identity: bool = Field(default=True, alias="createSenderIdentity")
@@ -206,6 +218,11 @@ class DeployContext(BaseModel):
     def _model(cls, value: str) -> str:
         parse_model_id(value)
         return value
+
+    @field_validator("marketplace_product_id")
+    @classmethod
+    def _product(cls, value: str | None) -> str | None:
+        return None if value is None else _matching(_PRODUCT_ID, value)
 
     @field_validator("sender_email")
     @classmethod
@@ -323,6 +340,11 @@ class DeployContext(BaseModel):
     @property
     def model(self) -> ModelRef:
         return parse_model_id(self.model_id)
+
+    @property
+    def marketplace_product(self) -> str | None:
+        """The product the model's first call may subscribe to: given, or from the model's card."""
+        return self.marketplace_product_id or marketplace_product_id(self.model_id)
 
     def check_model_region(self, region: str | None) -> None:
         """Refuse an inference profile that does not exist in the stack's region (e.g. ``us.`` in

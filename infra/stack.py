@@ -76,7 +76,9 @@ class MultitoolStack(cdk.Stack):
         retention = RETENTION[settings.log_retention_days]
         self.tables = Tables(self, "Tables")
         self.layer = SharedLayer(self, "Layer").layer
-        model = ModelAccess(self, "Model", model=settings.model)
+        model = ModelAccess(
+            self, "Model", model=settings.model, marketplace_product_id=settings.marketplace_product
+        )
 
         tool_env = {
             **self.tables.environment(DRAFTS, DIRECTORY, BOOKINGS),

@@ -39,6 +39,27 @@ INVOKE_ACTIONS = (
 )
 LOG_GROUP_PREFIX = "/aws/bedrock-agentcore/runtimes/"
 LOG_ACTIONS = ("logs:CreateLogGroup", "logs:DescribeLogStreams", "logs:CreateLogStream", "logs:PutLogEvents")
+# What the harness's runtime itself needs besides its model and log groups, as AWS's harness execution
+# role policy lists it ("Security and access controls", execution role policy,
+# https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/harness-security.html; the same
+# statements as the AgentCore Runtime execution role,
+# https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/runtime-permissions.html). Left out:
+# the built-in browser and code interpreter sessions, which allowedTools keeps off.
+ECR_PUBLIC_TOKEN = "ecr-public:GetAuthorizationToken"  # noqa: S105 (an IAM action): image on ECR Public
+BEARER_TOKEN = "sts:GetServiceBearerToken"  # noqa: S105 (an IAM action): ECR Public's pull token
+XRAY_ACTIONS = (
+    "xray:PutTraceSegments",
+    "xray:PutTelemetryRecords",
+    "xray:GetSamplingRules",
+    "xray:GetSamplingTargets",
+)
+METRICS_ACTION = "cloudwatch:PutMetricData"
+METRICS_NAMESPACE = "bedrock-agentcore"
+DESCRIBE_LOG_GROUPS = "logs:DescribeLogGroups"
+WORKLOAD_TOKEN_ACTIONS = (
+    "bedrock-agentcore:GetWorkloadAccessToken",
+    "bedrock-agentcore:GetWorkloadAccessTokenForJWT",
+)
 
 # Limits per InvokeHarness call. With inline functions the harness pauses at the first response that
 # calls a tool, so one call is one or two model iterations; 5 matches the Converse loop's round limit
@@ -62,11 +83,21 @@ def registry_tool_specs() -> tuple[dict[str, Any], ...]:
     return default_tool_specs()
 
 
-def model_max_tokens() -> int:
-    """The answer budget the Converse loop gives the same model."""
-    from multitool.runtimes.converse import MAX_TOKENS
+def model_max_tokens(model_id: str) -> int:
+    """The answer budget the Converse loop gives the same model (more for one that thinks by default)."""
+    from multitool.models import default_max_tokens
 
-    return MAX_TOKENS
+    return default_max_tokens(model_id)
+
+
+def harness_model(model_id: str) -> agentcore.CfnHarness.HarnessBedrockModelConfigProperty:
+    """The harness's Bedrock model: ConverseStream, and a fixed temperature only where the model
+    accepts one (a model that thinks by default refuses it; :mod:`multitool.models`)."""
+    from multitool.models import harness_temperature
+
+    return agentcore.CfnHarness.HarnessBedrockModelConfigProperty(
+        model_id=model_id, api_format="converse_stream", temperature=harness_temperature(model_id)
+    )
 
 
 def inline_tools(specs: Sequence[dict[str, Any]]) -> list[agentcore.CfnHarness.HarnessToolProperty]:
@@ -150,15 +181,15 @@ class ChatHarness(Construct):
         if gateway is not None:
             gateway.grant_invoke(self.role)
 
+        harness_name = cdk.Names.unique_resource_name(self, max_length=40, separator="_")
+        self.runtime_policy = self._runtime_policy(stack, harness_name)
         self.harness = agentcore.CfnHarness(
             self,
             "Harness",
-            harness_name=cdk.Names.unique_resource_name(self, max_length=40, separator="_"),
+            harness_name=harness_name,
             execution_role_arn=self.role.role_arn,
             model=agentcore.CfnHarness.HarnessModelConfigurationProperty(
-                bedrock_model_config=agentcore.CfnHarness.HarnessBedrockModelConfigProperty(
-                    model_id=model.model_id, api_format="converse_stream", temperature=0
-                )
+                bedrock_model_config=harness_model(model.model_id)
             ),
             system_prompt=[
                 agentcore.CfnHarness.HarnessSystemContentBlockProperty(text=harness_system_prompt())
@@ -179,13 +210,14 @@ class ChatHarness(Construct):
                 )
             ),
             max_iterations=MAX_ITERATIONS,
-            max_tokens=model_max_tokens(),
+            max_tokens=model_max_tokens(model.model_id),
             timeout_seconds=TIMEOUT_SECONDS,
         )
         # CreateHarness validates the role: its policy must exist first.
         policy = self.role.node.try_find_child("DefaultPolicy")
         if policy is not None:
             self.harness.node.add_dependency(policy)
+        self.harness.node.add_dependency(self.runtime_policy)
 
         # Logs go to the harness's own AgentCore Runtime log groups ("Traces, logs, and metrics flow to
         # CloudWatch through the harness execution role", harness-operations.html). The runtime id exists
@@ -211,6 +243,79 @@ class ChatHarness(Construct):
             f"{_nag(stack.account, 'AWS::AccountId')}:log-group:{LOG_GROUP_PREFIX}"
             f"<{stack.get_logical_id(self.harness)}.Environment.AgentCoreRuntimeEnvironment.AgentRuntimeId>*]",
         )
+
+    def _runtime_policy(self, stack: cdk.Stack, harness_name: str) -> iam.Policy:
+        """The statements AWS's harness execution role policy lists for the runtime itself, each
+        as narrow as its action allows."""
+        account = f"{stack.region}:{stack.account}"
+        identity_directory = stack.format_arn(
+            service="bedrock-agentcore", resource="workload-identity-directory", resource_name="default"
+        )
+        policy = iam.Policy(
+            self,
+            "RuntimePolicy",
+            roles=[self.role],
+            statements=[
+                # The harness runs on AgentCore's managed image, pulled from ECR Public: its
+                # authorization token and the STS bearer token it is issued as. Neither action has a
+                # resource; the bearer token is held to ECR Public by its service-name condition.
+                iam.PolicyStatement(sid="EcrPublicToken", actions=[ECR_PUBLIC_TOKEN], resources=["*"]),
+                iam.PolicyStatement(
+                    sid="EcrPublicBearerToken",
+                    actions=[BEARER_TOKEN],
+                    resources=["*"],
+                    conditions={"StringEquals": {"sts:AWSServiceName": "ecr-public.amazonaws.com"}},
+                ),
+                # Traces of each session (X-Ray's segment and sampling APIs have no resource).
+                iam.PolicyStatement(sid="XRayTraces", actions=list(XRAY_ACTIONS), resources=["*"]),
+                # The runtime's metrics, in its own namespace only.
+                iam.PolicyStatement(
+                    sid="RuntimeMetrics",
+                    actions=[METRICS_ACTION],
+                    resources=["*"],
+                    conditions={"StringEquals": {"cloudwatch:namespace": METRICS_NAMESPACE}},
+                ),
+                # The runtime looks its log groups up before it writes (DescribeLogGroups is
+                # authorized on the account's log-group:* only).
+                iam.PolicyStatement(
+                    sid="RuntimeLogGroupLookup",
+                    actions=[DESCRIBE_LOG_GROUPS],
+                    resources=[f"arn:{stack.partition}:logs:{account}:log-group:*"],
+                ),
+                # The session's workload access token, for this harness's workload identity only
+                # (not GetWorkloadAccessTokenForUserId, which trusts a caller-supplied user id).
+                iam.PolicyStatement(
+                    sid="WorkloadAccessToken",
+                    actions=list(WORKLOAD_TOKEN_ACTIONS),
+                    resources=[
+                        identity_directory,
+                        f"{identity_directory}/workload-identity/harness_{harness_name}-*",
+                    ],
+                ),
+            ],
+        )
+        nag_account = f"{_nag(stack.region, 'AWS::Region')}:{_nag(stack.account, 'AWS::AccountId')}"
+        acknowledge(
+            policy,
+            "AWS's harness execution role policy: ecr-public:GetAuthorizationToken, "
+            "sts:GetServiceBearerToken (held to ecr-public.amazonaws.com), X-Ray's segment and sampling "
+            "APIs and cloudwatch:PutMetricData (held to the bedrock-agentcore namespace) have no "
+            "resource-level permission.",
+            "AwsSolutions-IAM5[Resource::*]",
+        )
+        acknowledge(
+            policy,
+            "logs:DescribeLogGroups is authorized only on the account's log-group:* in the region.",
+            f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:{nag_account}:log-group:*]",
+        )
+        acknowledge(
+            policy,
+            "The runtime names the harness's workload identity after the harness with a service-chosen "
+            "suffix; the resource is exactly that identity.",
+            f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock-agentcore:{nag_account}:"
+            f"workload-identity-directory/default/workload-identity/harness_{harness_name}-*]",
+        )
+        return policy
 
     @property
     def harness_arn(self) -> str:

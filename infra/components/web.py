@@ -46,6 +46,23 @@ def content_security_policy(connect_sources: Sequence[str]) -> str:
     )
 
 
+# CloudFront response headers policies and origin access controls are global: their names are unique
+# in the account across every region (CloudFront answers an existing name with a conflict). A name
+# is the construct's unique path (which holds the stack's name) and the stack's region, so one stack
+# per region, or two stacks in one region, never meet. Limits: 128 characters for a response headers
+# policy name, 64 for an origin access control's.
+HEADERS_POLICY_NAME_MAX = 128
+OAC_NAME_MAX = 64
+_REGION_ROOM = 16  # "-" and the longest region name (e.g. ap-southeast-7, us-isob-east-1) and a margin
+
+
+def global_name(construct: Construct, max_length: int) -> str:
+    """A name for an account-global CloudFront resource: the construct's unique name and the region."""
+    region = cdk.Stack.of(construct).region
+    unique = cdk.Names.unique_resource_name(construct, max_length=max_length - _REGION_ROOM, separator="-")
+    return f"{unique}-{region}"
+
+
 class ChatWebsite(Construct):
     """Bucket + distribution; :meth:`publish` uploads ``web/`` and the generated ``config.json``."""
 
@@ -73,6 +90,7 @@ class ChatWebsite(Construct):
         headers = cloudfront.ResponseHeadersPolicy(
             self,
             "SecurityHeaders",
+            response_headers_policy_name=global_name(self, HEADERS_POLICY_NAME_MAX),
             comment="multitool page: HSTS, nosniff, no framing, no referrer, strict CSP",
             security_headers_behavior=cloudfront.ResponseSecurityHeadersBehavior(
                 content_security_policy=cloudfront.ResponseHeadersContentSecurityPolicy(
@@ -92,6 +110,12 @@ class ChatWebsite(Construct):
                 ),
             ),
         )
+        access = cloudfront.S3OriginAccessControl(
+            self,
+            "OriginAccessControl",
+            origin_access_control_name=global_name(self, OAC_NAME_MAX),
+            signing=cloudfront.Signing.SIGV4_ALWAYS,
+        )
         routing = cloudfront.Function(
             self,
             "SpaRouting",
@@ -108,7 +132,9 @@ class ChatWebsite(Construct):
             price_class=cloudfront.PriceClass.PRICE_CLASS_100,
             minimum_protocol_version=cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021,
             default_behavior=cloudfront.BehaviorOptions(
-                origin=origins.S3BucketOrigin.with_origin_access_control(self.bucket),
+                origin=origins.S3BucketOrigin.with_origin_access_control(
+                    self.bucket, origin_access_control=access
+                ),
                 viewer_protocol_policy=cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
                 allowed_methods=cloudfront.AllowedMethods.ALLOW_GET_HEAD,
                 cache_policy=cloudfront.CachePolicy.CACHING_OPTIMIZED,

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from multitool.models import DEFAULT_MODEL_ID
 
 from tests.infra.synth import Synthesized, synthesize
 
-PROFILE_MODEL = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
+DEFAULT_MODEL = DEFAULT_MODEL_ID  # cdk.json's: a global profile
+PROFILE_MODEL = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"  # an older model a user may still pick
 FOUNDATION_MODEL = "anthropic.claude-3-5-sonnet-20241022-v2:0"
 EXISTING_POOL = "eu-west-1_AbCdEf123"  # a pool in another region than the stack
 EXISTING_CLIENT = "1example23456789abcdefghij"
@@ -18,7 +20,7 @@ DOMAIN_PREFIX = "multitool-demo-team"
 
 @pytest.fixture(scope="session")
 def harness_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
-    """The default deploy, exactly cdk.json's context: the AgentCore harness on the `us.` profile."""
+    """The default deploy, exactly cdk.json's context: the AgentCore harness on the `global.` profile."""
     return synthesize(tmp_path_factory.mktemp("harness"))
 
 

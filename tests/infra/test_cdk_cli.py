@@ -65,8 +65,8 @@ def test_pinned_cli_reports_bad_context_in_one_line(tmp_path: Path) -> None:
     )
 
 
-def test_pinned_cli_refuses_the_default_us_profile_in_an_eu_region(tmp_path: Path) -> None:
-    # A new user whose AWS config says eu-west-1 runs `cdk deploy` with cdk.json's us. profile
+def test_pinned_cli_refuses_a_us_profile_in_an_eu_region(tmp_path: Path) -> None:
+    # A user whose AWS config says eu-west-1 runs `cdk deploy` with the us. profile of cdk.json's model
     venv_bin = ROOT / ".venv" / "bin"
     env = {
         **os.environ,
@@ -74,6 +74,35 @@ def test_pinned_cli_refuses_the_default_us_profile_in_an_eu_region(tmp_path: Pat
         "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20",
         "CDK_DISABLE_VERSION_CHECK": "1",
         "AWS_REGION": "eu-west-1",
+    }
+    for unset in ("CDK_DEFAULT_ACCOUNT", "CDK_DEFAULT_REGION", "AWS_DEFAULT_REGION"):
+        env.pop(unset, None)
+    model = json.loads((ROOT / "cdk.json").read_text())["context"]["modelId"].split(".", 1)[1]
+    npx = shutil.which("npx")
+    assert npx is not None
+    result = subprocess.run(
+        [npx, "--no-install", "cdk", "synth", "--quiet", "--no-notices", "--output", str(tmp_path),
+         "-c", "senderEmail=sender@example.com", "-c", f"modelId=us.{model}"],
+        cwd=ROOT, env=env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert result.returncode != 0
+    assert (
+        f"Invalid context 'modelId': 'us.{model}'. The us. inference profile exists only in US regions and "
+        "this stack deploys to eu-west-1: use the eu. or global. profile of the model "
+        f"(e.g. -c modelId=eu.{model}) or deploy to a US region."
+    ) in result.stderr.splitlines()
+    assert not (tmp_path / "Multitool.template.json").exists()
+
+
+def test_pinned_cli_refuses_the_default_runtime_in_a_region_without_the_harness(tmp_path: Path) -> None:
+    # A user whose AWS config says us-west-1 (no AgentCore harness there) runs `cdk deploy`
+    venv_bin = ROOT / ".venv" / "bin"
+    env = {
+        **os.environ,
+        "PATH": f"{venv_bin}{os.pathsep}{os.environ['PATH']}",
+        "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20",
+        "CDK_DISABLE_VERSION_CHECK": "1",
+        "AWS_REGION": "us-west-1",
     }
     for unset in ("CDK_DEFAULT_ACCOUNT", "CDK_DEFAULT_REGION", "AWS_DEFAULT_REGION"):
         env.pop(unset, None)
@@ -85,10 +114,11 @@ def test_pinned_cli_refuses_the_default_us_profile_in_an_eu_region(tmp_path: Pat
         cwd=ROOT, env=env, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert result.returncode != 0
-    model = json.loads((ROOT / "cdk.json").read_text())["context"]["modelId"].split(".", 1)[1]
-    assert (
-        f"Invalid context 'modelId': 'us.{model}'. The us. inference profile exists only in US regions and "
-        "this stack deploys to eu-west-1: use the eu. or global. profile of the model "
-        f"(e.g. -c modelId=eu.{model}) or deploy to a US region."
-    ) in result.stderr.splitlines()
+    (line,) = [line for line in result.stderr.splitlines() if line.startswith("Invalid context")]
+    assert line.startswith(
+        "Invalid context 'runtime': 'agentcore'. AWS::BedrockAgentCore::Harness does not exist in "
+        "us-west-1; it exists in "
+    )
+    assert "us-east-1" in line
+    assert "us-west-2" in line
     assert not (tmp_path / "Multitool.template.json").exists()

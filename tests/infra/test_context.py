@@ -9,8 +9,10 @@ import sys
 from typing import Any
 
 import pytest
+from multitool.models import DEFAULT_MODEL_ID, PROFILE_PREFIXES
 
 from infra.context import ContextError, DeployContext, Executor, Runtime
+from infra.geography import GEOGRAPHIES
 from infra.paths import ROOT
 
 pytestmark = pytest.mark.infra
@@ -41,6 +43,25 @@ def test_cdk_json_defaults_to_the_harness_and_sets_no_executor() -> None:
     context = json.loads((ROOT / "cdk.json").read_text())["context"]
     assert context["runtime"] == "agentcore"
     assert "executor" not in context
+
+
+def test_the_default_model_is_the_layers_and_cdk_json_names_it() -> None:
+    # One place for the model: multitool.models; cdk.json and an unset modelId both name it.
+    context = json.loads((ROOT / "cdk.json").read_text())["context"]
+    assert context["modelId"] == DEFAULT_MODEL_ID == "global.anthropic.claude-sonnet-5-5"
+    settings = DeployContext.from_context({"senderEmail": "me@example.com"})
+    assert settings.model_id == DEFAULT_MODEL_ID
+    assert settings.model.is_global_profile
+    assert settings.model.foundation_model_id == "anthropic.claude-sonnet-5-5"
+
+
+def test_the_layer_and_the_deploy_know_the_same_profile_prefixes() -> None:
+    assert tuple(GEOGRAPHIES) == PROFILE_PREFIXES
+
+
+@pytest.mark.parametrize("region", ["us-east-1", "eu-west-1", "ap-south-1", "sa-east-1", "ca-central-1"])
+def test_the_default_global_profile_is_accepted_in_every_commercial_region(region: str) -> None:
+    DeployContext.from_context({"senderEmail": "me@example.com"}).check_model_region(region)
 
 
 def test_the_classic_agent_still_defaults_to_lambda_executors() -> None:
@@ -104,6 +125,8 @@ def test_command_line_strings_are_coerced() -> None:
         ("meta.llama3-1-70b-instruct-v1:0", None),
         ("us.anthropic.claude-sonnet-4-5-20250929-v1:0", "us"),
         ("global.anthropic.claude-sonnet-4-5-20250929-v1:0", "global"),
+        ("global.anthropic.claude-sonnet-5-5", "global"),
+        ("us-gov.anthropic.claude-3-5-sonnet-20240620-v1:0", "us-gov"),
         ("apac.amazon.nova-lite-v1:0", "apac"),
     ],
 )

@@ -5,14 +5,29 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import botocore.session
 import pytest
+from botocore.validate import validate_parameters
 from multitool.chat import API_SECONDS
+from multitool.models import default_max_tokens
 from multitool.prompts import AGENT_INSTRUCTION
-from multitool.runtimes.converse import MAX_TOKENS, default_tool_specs, tool_specs_from_registry
+from multitool.runtimes.converse import default_tool_specs, tool_specs_from_registry
 from multitool.settings import ChatSettings
 
-from infra.components.harness import INVOKE_ACTIONS, LOG_ACTIONS, MAX_ITERATIONS, TIMEOUT_SECONDS
-from tests.infra.conftest import PROFILE_MODEL
+from infra.components.harness import (
+    BEARER_TOKEN,
+    DESCRIBE_LOG_GROUPS,
+    ECR_PUBLIC_TOKEN,
+    INVOKE_ACTIONS,
+    LOG_ACTIONS,
+    MAX_ITERATIONS,
+    METRICS_ACTION,
+    TIMEOUT_SECONDS,
+    WORKLOAD_TOKEN_ACTIONS,
+    XRAY_ACTIONS,
+    harness_model,
+)
+from tests.infra.conftest import DEFAULT_MODEL, PROFILE_MODEL
 from tests.infra.iam_queries import (
     actions_for_role,
     as_list,
@@ -28,7 +43,41 @@ from tests.infra.test_stack_agent import CHAT_TABLE_ACTIONS, TOOL_TABLE_ACTIONS,
 
 pytestmark = pytest.mark.infra
 
-MODEL = PROFILE_MODEL.split(".", 1)[1]
+MODEL = DEFAULT_MODEL.split(".", 1)[1]
+
+
+def _create_harness() -> Any:
+    service = botocore.session.get_session().get_service_model("bedrock-agentcore-control")
+    return service.operation_model("CreateHarness").input_shape
+
+
+def _api_shape(value: Any) -> Any:
+    """A CloudFormation property in the API's spelling (PascalCase keys to camelCase)."""
+    if isinstance(value, dict):
+        return {key[0].lower() + key[1:]: _api_shape(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_api_shape(item) for item in value]
+    return value
+
+
+@pytest.mark.parametrize(
+    ("model_id", "temperature"),
+    [
+        (DEFAULT_MODEL, None),
+        ("global.anthropic.claude-opus-5-5", None),
+        (PROFILE_MODEL, 0),  # an older model the user picks keeps the fixed temperature
+        ("eu.anthropic.claude-sonnet-4-5-20250929-v1:0", 0),
+    ],
+)
+def test_the_harness_model_configuration_is_valid_for_each_model_family(
+    model_id: str, temperature: int | None
+) -> None:
+    config = harness_model(model_id)
+    api = {"modelId": config.model_id, "apiFormat": config.api_format}
+    if config.temperature is not None:
+        api["temperature"] = config.temperature
+    validate_parameters({"bedrockModelConfig": api}, _create_harness().members["model"])
+    assert config.temperature == temperature
 
 
 def _joined(arn: Any) -> str:
@@ -79,15 +128,18 @@ def test_the_harness_runs_the_context_model_with_the_prompt_contract_and_limits(
 ) -> None:
     _, resource = _harness(harness_stack)
     props = resource["Properties"]
+    # Claude Sonnet 5.5 thinks by default: it refuses a fixed temperature, so none is set.
     assert props["Model"] == {
-        "BedrockModelConfig": {"ModelId": PROFILE_MODEL, "ApiFormat": "converse_stream", "Temperature": 0}
+        "BedrockModelConfig": {"ModelId": DEFAULT_MODEL, "ApiFormat": "converse_stream"}
     }
+    validate_parameters(_api_shape(props["Model"]), _create_harness().members["model"])
     assert props["SystemPrompt"] == [{"Text": AGENT_INSTRUCTION}]
     assert (props["MaxIterations"], props["TimeoutSeconds"], props["MaxTokens"]) == (
         MAX_ITERATIONS,
         TIMEOUT_SECONDS,
-        MAX_TOKENS,
+        default_max_tokens(DEFAULT_MODEL),
     )
+    assert props["MaxTokens"] == 16384  # room for the model's thinking besides the calls
     # One harness invocation ends before API Gateway's 30 s cut (a turn answered within the request)
     # and well before the orchestrator's own timeout (a turn run past it).
     orchestrator = harness_stack.props(function_id(harness_stack, "Orchestrator"))
@@ -137,7 +189,20 @@ def test_the_execution_role_trusts_only_agentcore_in_this_account(harness_stack:
     assert not role.get("ManagedPolicyArns")
 
 
-def test_the_execution_role_may_invoke_the_profile_and_its_us_models_and_write_its_own_logs_only(
+# What AWS's harness execution role policy lists for the runtime itself (harness-security.html).
+RUNTIME_ACTIONS = {
+    ECR_PUBLIC_TOKEN,
+    BEARER_TOKEN,
+    *XRAY_ACTIONS,
+    METRICS_ACTION,
+    DESCRIBE_LOG_GROUPS,
+    *WORKLOAD_TOKEN_ACTIONS,
+}
+# The actions that take no resource, each reason in the role's RuntimePolicy.
+NO_RESOURCE = {ECR_PUBLIC_TOKEN, BEARER_TOKEN, *XRAY_ACTIONS, METRICS_ACTION}
+
+
+def test_the_execution_role_may_invoke_the_global_profile_and_its_model_and_write_its_own_logs_only(
     harness_stack: Synthesized,
 ) -> None:
     synth = harness_stack
@@ -148,12 +213,29 @@ def test_the_execution_role_may_invoke_the_profile_and_its_us_models_and_write_i
         "bedrock:InvokeModelWithResponseStream",
         "bedrock:GetInferenceProfile",
         *LOG_ACTIONS,
+        *RUNTIME_ACTIONS,
     }
-    profile = f"arn:<P>:bedrock:us-east-1:123456789012:inference-profile/{PROFILE_MODEL}"
-    # The us. profile routes to the model in US regions only: us-*, not every region.
-    models = sorted([profile, f"arn:<P>:bedrock:us-*::foundation-model/{MODEL}"])
+    profile = f"arn:<P>:bedrock:us-east-1:123456789012:inference-profile/{DEFAULT_MODEL}"
+    # The global profile: itself, and the model in the stack's region and with no region (where the
+    # request is routed), the model only through this profile; no region wildcard.
+    models = [
+        f"arn:<P>:bedrock:us-east-1::foundation-model/{MODEL}",
+        f"arn:<P>:bedrock:::foundation-model/{MODEL}",
+    ]
     for action in ("bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream"):
-        assert sorted(_joined(a) for a in resources_for_action(synth, role, action)) == models
+        assert sorted(_joined(a) for a in resources_for_action(synth, role, action)) == sorted(
+            [profile, *models]
+        )
+    model_statements = {
+        _joined(statement["Resource"]): statement["Condition"]["StringEquals"]
+        for statement in statements_for_role(synth, role)
+        if "foundation-model" in str(statement["Resource"])
+    }
+    assert sorted(model_statements) == sorted(models)
+    for conditions in model_statements.values():
+        assert _joined(conditions["bedrock:InferenceProfileArn"]) == profile
+    assert "aws:RequestedRegion" not in model_statements[models[0]]
+    assert model_statements[models[1]]["aws:RequestedRegion"] == "unspecified"
     assert [_joined(a) for a in resources_for_action(synth, role, "bedrock:GetInferenceProfile")] == [profile]
     runtime_logs = (
         "arn:<P>:logs:us-east-1:123456789012:log-group:/aws/bedrock-agentcore/runtimes/"
@@ -163,7 +245,48 @@ def test_the_execution_role_may_invoke_the_profile_and_its_us_models_and_write_i
         assert [_joined(a) for a in resources_for_action(synth, role, action)] == [runtime_logs]
     for statement in statements_for_role(synth, role):
         assert statement["Effect"] == "Allow"
-        assert statement["Resource"] != "*"
+        if statement["Resource"] == "*":  # only what has no resource-level permission
+            assert set(as_list(statement["Action"])) <= NO_RESOURCE, statement
+
+
+def test_the_runtime_gets_what_aws_lists_for_the_harness_each_statement_as_narrow_as_it_goes(
+    harness_stack: Synthesized,
+) -> None:
+    synth = harness_stack
+    role = _harness_role(synth)
+    assert synth.stack.harness is not None
+    policy = synth.props(synth.logical_id(synth.stack.harness.runtime_policy))
+    assert policy["Roles"] == [{"Ref": role}]
+    by_sid = {s["Sid"]: s for s in policy["PolicyDocument"]["Statement"]}
+    assert set(by_sid) == {
+        "EcrPublicToken",
+        "EcrPublicBearerToken",
+        "XRayTraces",
+        "RuntimeMetrics",
+        "RuntimeLogGroupLookup",
+        "WorkloadAccessToken",
+    }
+    assert by_sid["EcrPublicToken"]["Action"] == ECR_PUBLIC_TOKEN
+    # The STS bearer token only for ECR Public, metrics only in the runtime's namespace.
+    assert by_sid["EcrPublicBearerToken"]["Condition"] == {
+        "StringEquals": {"sts:AWSServiceName": "ecr-public.amazonaws.com"}
+    }
+    assert by_sid["RuntimeMetrics"]["Condition"] == {
+        "StringEquals": {"cloudwatch:namespace": "bedrock-agentcore"}
+    }
+    assert sorted(as_list(by_sid["XRayTraces"]["Action"])) == sorted(XRAY_ACTIONS)
+    assert _joined(by_sid["RuntimeLogGroupLookup"]["Resource"]) == (
+        "arn:<P>:logs:us-east-1:123456789012:log-group:*"
+    )
+    name = synth.props(_harness(synth)[0])["HarnessName"]
+    directory = "arn:<P>:bedrock-agentcore:us-east-1:123456789012:workload-identity-directory/default"
+    assert [_joined(r) for r in by_sid["WorkloadAccessToken"]["Resource"]] == [
+        directory,
+        f"{directory}/workload-identity/harness_{name}-*",
+    ]
+    assert "bedrock-agentcore:GetWorkloadAccessTokenForUserId" not in actions_for_role(synth, role)
+    # No built-in browser or code interpreter: allowedTools keeps them off, so no session grants.
+    assert not [a for a in actions_for_role(synth, role) if "Browser" in a or "CodeInterpreter" in a]
 
 
 def test_the_harness_is_created_after_the_policy_its_role_validation_needs(
@@ -177,6 +300,9 @@ def test_the_harness_is_created_after_the_policy_its_role_validation_needs(
         if {"Ref": role} in policy["Properties"]["Roles"] and "bedrock:InvokeModel" in str(policy)
     )
     assert model_policy in as_list(resource["DependsOn"])
+    assert harness_stack.stack.harness is not None
+    runtime_policy = harness_stack.logical_id(harness_stack.stack.harness.runtime_policy)
+    assert runtime_policy in as_list(resource["DependsOn"])
     # The log policy names the harness's runtime, so CloudFormation creates it after the harness.
     assert harness_stack.stack.harness is not None
     log_policy = harness_stack.props(harness_stack.logical_id(harness_stack.stack.harness.log_policy))
@@ -194,7 +320,7 @@ def test_the_orchestrator_gets_the_harness_arn_and_the_runtime(harness_stack: Sy
     env = harness_stack.props(function_id(harness_stack, "Orchestrator"))["Environment"]["Variables"]
     assert env["RUNTIME"] == "agentcore"
     assert env["HARNESS_ARN"] == {"Fn::GetAtt": [harness_id, "Arn"]}
-    assert env["MODEL_ID"] == PROFILE_MODEL
+    assert env["MODEL_ID"] == DEFAULT_MODEL
     assert not {"AGENT_ID", "AGENT_ALIAS_ID"} & set(env)
     required = {name.upper() for name, field in ChatSettings.model_fields.items() if field.is_required()}
     assert required <= set(env)
@@ -230,7 +356,7 @@ def test_no_other_role_may_invoke_the_harness(harness_stack: Synthesized) -> Non
     for role in harness_stack.of_type("AWS::IAM::Role"):
         if role != orchestrator:
             assert not {
-                a for a in actions_for_role(harness_stack, role) if a.startswith("bedrock-agentcore:")
+                a for a in actions_for_role(harness_stack, role) if a.startswith("bedrock-agentcore:Invoke")
             }
 
 

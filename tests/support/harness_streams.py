@@ -84,6 +84,18 @@ def tool_use(
     return [*events, block_stop(index)]
 
 
+def reasoning(index: int, *pieces: str, signature: str = "c2lnbmF0dXJl") -> list[dict[str, Any]]:
+    """A reasoning block (a model that thinks by default): text deltas, then its signature, then its stop."""
+    deltas = [
+        checked(
+            {"contentBlockDelta": {"contentBlockIndex": index, "delta": {"reasoningContent": {"text": p}}}}
+        )
+        for p in pieces
+    ]
+    signed = {"contentBlockIndex": index, "delta": {"reasoningContent": {"signature": signature}}}
+    return [*deltas, checked({"contentBlockDelta": signed}), block_stop(index)]
+
+
 def tool_result(index: int, tool_use_id: str, body: Any) -> list[dict[str, Any]]:
     """A toolResult block the harness streams for a tool it ran itself (server side)."""
     start = {"toolUseId": tool_use_id, "status": "success"}

@@ -213,6 +213,36 @@ def test_a_pause_is_resumed_and_later_rounds_keep_every_card(ports) -> None:
     assert client.requests[2]["messages"][0]["content"][0]["toolUse"]["toolUseId"] == "t2"
 
 
+def test_the_thinking_before_a_call_goes_back_with_it_in_a_request_the_service_accepts(ports) -> None:
+    # Given a model that thinks by default: its paused response streams a signed reasoning block first
+    client = h.ScriptedHarness(
+        h.response(
+            h.reasoning(0, "The user wants a ticket; ", "file it."),
+            h.tool_use(1, "t1", "create_jira_ticket_draft", JIRA),
+            stop="tool_use",
+        ),
+        h.calls(("t2", "create_email_draft", {**EMAIL, "subject": "Login crash"})),
+        h.answer("Filed and drafted."),
+    )
+
+    # When the turn resumes
+    results = runtime(client, ports).run_turn(REQUEST)
+
+    # Then the resumed assistant message leads with that block, unchanged (ScriptedHarness validated
+    # every request against InvokeHarness's input shape), then the call
+    assert [c.type for c in results.client_actions] == ["show_jira_ticket_draft", "show_new_email_draft"]
+    assistant = client.requests[1]["messages"][0]
+    assert assistant["role"] == "assistant"
+    assert assistant["content"][0] == {
+        "reasoningContent": {
+            "reasoningText": {"text": "The user wants a ticket; file it.", "signature": "c2lnbmF0dXJl"}
+        }
+    }
+    assert assistant["content"][1]["toolUse"]["toolUseId"] == "t1"
+    # And a response without thinking resumes without a reasoning block
+    assert all("reasoningContent" not in b for b in client.requests[2]["messages"][0]["content"])
+
+
 def test_a_bad_call_gets_its_own_error_result_and_the_others_survive(ports) -> None:
     client = h.ScriptedHarness(
         h.calls(

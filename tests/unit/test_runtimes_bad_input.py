@@ -9,7 +9,7 @@ import pytest
 from botocore.exceptions import ClientError, EventStreamError
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.people import Person
-from multitool.runtimes import ConverseRuntime, ModelBusy, build_runtime
+from multitool.runtimes import AgentCoreRuntime, ConverseRuntime, ModelBusy, build_runtime
 from multitool.runtimes.base import UNFINISHED
 from multitool.runtimes.converse import CUT_SHORT
 from multitool.runtimes.product import product_flows
@@ -18,6 +18,7 @@ from multitool.tools import ToolPorts
 from multitool.tools.base import MAX_BODY_CHARS
 
 from tests.support import bedrock_streams as b
+from tests.support.harness_streams import HARNESS_ARN
 from tests.unit.test_runtimes_agent import REQUEST, ScriptedAgent, runtime
 
 EMAIL = b.api_invocation_input(
@@ -128,6 +129,42 @@ def test_build_runtime_passes_the_configured_output_token_limit() -> None:
     built = build_runtime(settings, Clients(), lambda _request: None)  # type: ignore[arg-type,return-value]
     assert isinstance(built, ConverseRuntime)
     assert built.max_tokens == 8192
+
+
+@pytest.mark.parametrize(
+    ("model_id", "budget"),
+    [
+        ("global.anthropic.claude-sonnet-5-5", 16384),  # thinking counts against maxTokens
+        ("us.anthropic.claude-sonnet-4-5-20250929-v1:0", 4096),
+    ],
+)
+def test_without_a_configured_limit_each_model_gets_its_default_budget(model_id: str, budget: int) -> None:
+    base = {
+        "DRAFTS_TABLE_NAME": "d",
+        "DIRECTORY_TABLE_NAME": "p",
+        "BOOKINGS_TABLE_NAME": "b",
+        "SESSIONS_TABLE_NAME": "s",
+        "MODEL_ID": model_id,
+    }
+
+    class Clients:
+        bedrock_runtime = ScriptedConverse()
+        bedrock_agentcore = object()
+        dynamodb = object()
+
+    converse = build_runtime(
+        ChatSettings.from_env({**base, "RUNTIME": "converse"}),
+        Clients(),  # type: ignore[arg-type]
+        lambda _request: None,  # type: ignore[arg-type,return-value]
+    )
+    harness = build_runtime(
+        ChatSettings.from_env({**base, "RUNTIME": "agentcore", "HARNESS_ARN": HARNESS_ARN}),
+        Clients(),  # type: ignore[arg-type]
+        lambda _request: None,  # type: ignore[arg-type,return-value]
+    )
+    assert isinstance(converse, ConverseRuntime)
+    assert isinstance(harness, AgentCoreRuntime)
+    assert converse.max_tokens == harness.max_tokens == budget
 
 
 def test_an_answer_cut_at_the_token_limit_says_so_instead_of_dropping_its_tool_calls_silently(

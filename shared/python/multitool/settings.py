@@ -105,7 +105,9 @@ class ChatSettings(ToolSettings):
     )
     history_exchanges: int = Field(default=10, ge=0, le=50)
     max_tool_rounds: int = Field(default=5, ge=1, le=20)
-    max_output_tokens: int = Field(default=4096, ge=256, le=65536, description="Converse maxTokens per call")
+    max_output_tokens: int | None = Field(
+        default=None, ge=256, le=65536, description="maxTokens per model call; default: the model's"
+    )
     max_message_chars: int = Field(default=4000, ge=1)
 
 

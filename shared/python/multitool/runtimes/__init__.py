@@ -123,10 +123,17 @@ def _gateway_harness(
         settings.harness_arn,
         flows,
         max_rounds=settings.max_tool_rounds,
-        max_tokens=settings.max_output_tokens,
+        max_tokens=_max_tokens(settings),
         tools=gateway_tools(settings.gateway_arn),
         claims=draft_claims(DynamoDraftStore(settings.drafts_table_name, clients.dynamodb)),
     )
+
+
+def _max_tokens(settings: ChatSettings) -> int:
+    """MAX_OUTPUT_TOKENS, else the model's default budget (more for a model that thinks by default)."""
+    from multitool.models import default_max_tokens
+
+    return settings.max_output_tokens or default_max_tokens(settings.model_id)
 
 
 def build_runtime(settings: ChatSettings, clients: AwsClients, flows: FlowFactory) -> Runtime:
@@ -143,7 +150,7 @@ def build_runtime(settings: ChatSettings, clients: AwsClients, flows: FlowFactor
             settings.harness_arn,
             flows,
             max_rounds=rounds,
-            max_tokens=settings.max_output_tokens,
+            max_tokens=_max_tokens(settings),
             carry=DynamoCarryOver(settings.sessions_table_name, clients.dynamodb),
         )
     if settings.runtime is ModelBackend.AGENT:
@@ -166,7 +173,7 @@ def build_runtime(settings: ChatSettings, clients: AwsClients, flows: FlowFactor
             settings.model_id,
             flows,
             max_rounds=rounds,
-            max_tokens=settings.max_output_tokens,
+            max_tokens=_max_tokens(settings),
         )
     from multitool.runtimes.offline import OfflineModel
 

@@ -151,8 +151,11 @@ def _text(role: str, text: str) -> dict[str, Any]:
 
 
 def _assistant_message(reply: HarnessReply) -> dict[str, Any]:
-    """The paused response as the resume sends it back: its text and one toolUse per answered call."""
-    content: list[dict[str, Any]] = [{"text": reply.text}] if reply.text else []
+    """The paused response as the resume sends it back: its thinking (a model that thinks by default
+    needs it before its calls), its text and one toolUse per answered call."""
+    content: list[dict[str, Any]] = [{"reasoningContent": block} for block in reply.reasoning]
+    if reply.text:
+        content.append({"text": reply.text})
     for use in reply.uses:
         args, _problem = _parsed_input(use)
         content.append(

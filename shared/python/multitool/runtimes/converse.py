@@ -25,6 +25,7 @@ from importlib import resources
 from typing import Any, Protocol
 
 from multitool.flow import Flow, ToolCall, ToolResult
+from multitool.models import ANSWER_TOKENS, TOOL_CHOICE, converse_inference_config
 from multitool.observability import logger
 from multitool.prompts import system_prompt
 from multitool.runtimes.base import (
@@ -46,8 +47,9 @@ from multitool.tools import REGISTRY
 from multitool.traces import ToolResults, extract_tool_results
 
 # Room for a full-length email body (MAX_BODY_CHARS, ~2,500 tokens) besides the turn's other calls;
-# every Converse model with tool use allows at least this much output. MAX_OUTPUT_TOKENS overrides it.
-MAX_TOKENS = 4096
+# a model that thinks by default gets more (multitool.models.default_max_tokens). MAX_OUTPUT_TOKENS
+# overrides either.
+MAX_TOKENS = ANSWER_TOKENS
 ROUNDS_EXHAUSTED = (
     "I stopped before finishing: the request needed more steps than allowed. Review what I prepared."
 )
@@ -250,8 +252,9 @@ class ConverseRuntime:
                 modelId=self.model_id,
                 messages=messages,
                 system=system,
-                toolConfig={"tools": self.tool_specs, "toolChoice": {"auto": {}}},
-                inferenceConfig={"maxTokens": self.max_tokens, "temperature": 0},
+                toolConfig={"tools": self.tool_specs, "toolChoice": TOOL_CHOICE},
+                # No fixed temperature for a model that thinks by default (multitool.models).
+                inferenceConfig=converse_inference_config(self.model_id, self.max_tokens),
             )
         except BEDROCK_ERRORS as error:
             raise model_error(error, self.service) from None

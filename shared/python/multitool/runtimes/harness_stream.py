@@ -4,7 +4,9 @@ Read tolerantly: an unknown or malformed event is logged and skipped, never a cr
 service's in-stream exceptions are raised as the ``ClientError`` botocore raises for them. Blocks
 are routed by ``contentBlockIndex`` and keyed by ``toolUseId``; the reply is the final assistant
 message's text, its inline calls still waiting for a result, the Gateway calls the harness made
-with their results, and why the harness stopped.
+with their results, and why the harness stopped. A model that thinks by default (:mod:`multitool.models`)
+streams ``reasoningContent`` before its calls; the reply keeps those blocks, signature included, for
+the resume to send back with the calls they preceded.
 """
 
 from __future__ import annotations
@@ -40,8 +42,10 @@ _STREAM_EXCEPTIONS = frozenset(
 
 @dataclass(slots=True)
 class _Block:
-    kind: str  # "text" | "toolUse" | "toolResult"
+    kind: str  # "text" | "reasoning" | "toolUse" | "toolResult"
     text: list[str] = field(default_factory=list)
+    signature: list[str] = field(default_factory=list)
+    redacted: bytes = b""
     tool_use_id: str = ""
     name: str = ""
     tool_type: str | None = None
@@ -75,6 +79,8 @@ class HarnessReply:
     stop_reason: str
     message_count: int = 0
     gateway: tuple[GatewayResult, ...] = ()
+    reasoning: tuple[dict[str, Any], ...] = ()
+    """The final message's ``reasoningContent`` blocks, in order, as InvokeHarness takes them back."""
 
 
 def _malformed(what: str, **extra: Any) -> None:
@@ -181,7 +187,20 @@ class _StreamReader:
                 _malformed("toolResult delta without its toolResult start", index=index)
             else:
                 block.content.extend(delta["toolResult"])
-        # reasoningContent and toolResultMetadata deltas: nothing this runtime reads.
+        elif isinstance(delta.get("reasoningContent"), Mapping):
+            if block is None:  # like text, a reasoning block opens with its first delta
+                block = self.open[index] = _Block("reasoning")
+                self._message().blocks.append(block)
+            if block.kind != "reasoning":
+                _malformed("reasoning delta inside another block", index=index)
+                return
+            piece = delta["reasoningContent"]
+            for name, into in (("text", block.text), ("signature", block.signature)):
+                if isinstance(piece.get(name), str):
+                    into.append(piece[name])
+            if isinstance(piece.get("redactedContent"), bytes):
+                block.redacted += piece["redactedContent"]
+        # toolResultMetadata deltas: nothing this runtime reads.
 
     def _on_contentBlockStop(self, body: Mapping[str, Any]) -> None:
         index = _index(body)
@@ -229,7 +248,12 @@ class _StreamReader:
         if final.stop_reason is None:
             _malformed("stream ended without messageStop")
         return HarnessReply(
-            text, tuple(uses), final.stop_reason or "", len(self.messages), self._gateway_results()
+            text,
+            tuple(uses),
+            final.stop_reason or "",
+            len(self.messages),
+            self._gateway_results(),
+            tuple(_reasoning(b) for b in final.blocks if b.kind == "reasoning"),
         )
 
     def _gateway_results(self) -> tuple[GatewayResult, ...]:
@@ -246,6 +270,16 @@ class _StreamReader:
                         block.tool_use_id, block.name, tuple(result.content), result.status
                     )
         return tuple(found.values())
+
+
+def _reasoning(block: _Block) -> dict[str, Any]:
+    """A streamed reasoning block as InvokeHarness's ``HarnessReasoningContentBlock``."""
+    if block.redacted:
+        return {"redactedContent": block.redacted}
+    text: dict[str, Any] = {"text": "".join(block.text)}
+    if block.signature:
+        text["signature"] = "".join(block.signature)
+    return {"reasoningText": text}
 
 
 def read_harness_stream(events: Iterable[Any]) -> HarnessReply:
