@@ -131,7 +131,7 @@ class Target(BaseModel):
         if not _MODEL_ID.match(value):
             raise ValueError(
                 f"{value!r} is not a Bedrock model id or inference profile id "
-                "(e.g. anthropic.claude-sonnet-4-5-20250929-v1:0 or us.<that id>)"
+                "(e.g. anthropic.claude-sonnet-5-5 or global.<that id>)"
             )
         return value
 
