@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
+from multitool.prompts import system_prompt
 from multitool.runtimes.converse import tool_specs_from_registry
 from multitool.runtimes.offline import HELP_TEXT, OfflineModel, parse_intents, split_intents
 
 TOOLS = {"tools": tool_specs_from_registry()}
+# Tuesday 1 December 2026, 10:00 in Berlin: what the system prompt tells every model.
+NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+SYSTEM = [{"text": system_prompt(timezone="Europe/Berlin", now=NOW)}]
 
 
 def ask(model: OfflineModel, text: str, tool_config=TOOLS) -> dict:
     return model.converse(
         modelId="offline",
         messages=[{"role": "user", "content": [{"text": text}]}],
-        system=[{"text": "rules"}],
+        system=SYSTEM,
         toolConfig=tool_config,
     )
 
@@ -31,7 +37,12 @@ def test_email_and_meeting_in_one_response_with_raw_names_and_dates() -> None:
     assert uses[0]["input"]["to"] == ["Kinshuok"]
     assert uses[0]["input"]["subject"] == "About the doc"
     assert "the doc" in uses[0]["input"]["body"]
-    assert uses[1]["input"] == {"attendees": ["Kinshuok"], "title": "Sync", "when": "Thursday"}
+    assert uses[1]["input"] == {
+        "attendees": ["Kinshuok"],
+        "title": "Sync",
+        "when": "Thursday",
+        "times": ["2026-12-03"],
+    }
     assert len({u["toolUseId"] for u in uses}) == 2
 
 
@@ -57,8 +68,63 @@ def test_one_meeting_with_two_attendees_duration_and_relative_day() -> None:
         "attendees": ["Priya", "Kinshuok"],
         "title": "Review",
         "when": "next Tuesday",
+        "times": ["2026-12-08"],
         "durationMinutes": 45,
     }
+
+
+@pytest.mark.parametrize(
+    ("message", "when", "structured"),
+    [
+        # The phrase as said, beside the values the model resolved from now and the user's zone.
+        (
+            "Schedule a sync with Priya the day after tomorrow",
+            "the day after tomorrow",
+            {"times": ["2026-12-03"]},
+        ),
+        (
+            "Schedule a sync with Priya day after tomorrow at 2pm",
+            "day after tomorrow at 2pm",
+            {"times": ["2026-12-03T14:00"]},
+        ),
+        (
+            "Schedule a sync with Priya on Thursday at 3pm London time",
+            "Thursday at 3pm London time",
+            {"times": ["2026-12-03T15:00"], "timezone": "Europe/London"},
+        ),
+        (
+            "Schedule a sync with Priya Thursday at 4pm PST",
+            "Thursday at 4pm PST",
+            {"times": ["2026-12-03T16:00"], "timezone": "America/Los_Angeles"},
+        ),
+        (
+            "Schedule a sync with Priya Thursday 16:00 Europe/London",
+            "Thursday 16:00 Europe/London",
+            {"times": ["2026-12-03T16:00"], "timezone": "Europe/London"},
+        ),
+        (
+            "Schedule a sync with Priya on Thursday at 4pm in Priya's time zone",
+            "Thursday at 4pm in Priya's time zone",
+            {"times": ["2026-12-03T16:00"], "timezoneOf": "Priya"},
+        ),
+        (
+            "Schedule a sync with Priya Thursday at 4pm or Friday at 10am",
+            "Thursday at 4pm or Friday at 10am",
+            {"times": ["2026-12-03T16:00", "2026-12-04T10:00"]},
+        ),
+        (
+            "Schedule a sync with Priya but not on Thursday",
+            "but not on Thursday",
+            {"times": ["2026-12-01"], "notOn": ["2026-12-03"]},
+        ),
+        ("Schedule a sync with Priya next week", "next week", {"times": ["2026-12-07/2026-12-11"]}),
+    ],
+)
+def test_the_meeting_call_carries_the_phrase_and_the_times_it_means(
+    message: str, when: str, structured: dict
+) -> None:
+    (use,) = tool_uses(ask(OfflineModel(), message))
+    assert use["input"] == {"attendees": ["Priya"], "title": "Sync", "when": when, **structured}
 
 
 @pytest.mark.parametrize("text", ["What can you do?", "thanks!", "", "and and , then"])

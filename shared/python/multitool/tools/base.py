@@ -96,6 +96,11 @@ class DateInPast(ToolError):
     status = 422
 
 
+class UnknownTimeZone(ToolError):
+    code = "unknown_time_zone"
+    status = 422
+
+
 class NoFreeSlot(ToolError):
     code = "no_free_slot"
     status = 422

@@ -47,12 +47,38 @@ class Marks:
         return [" ".join(left)] if left else []
 
 
+# Between two times of one phrase: an alternative or a day ruled out ("Thursday at 4pm or Friday").
+_JOINER = re.compile(r"^\s*(?:,\s*)?(?:or|(?:and|but)\s+not|not|except|/)\s*(?:on\s+)?$", re.I)
+_NEGATION_BEFORE = re.compile(r"\b(?:(?:but\s+)?not|except|any\s*(?:day|time)\s+but)\s+(?:on\s+)?$", re.I)
+# After the last time: the zone it is in ("London time", "PST", "Europe/London", "in Priya's time zone").
+_ZONE_AFTER = re.compile(
+    r"^\s*(?:\(\s*)?(?:(?:in\s+|on\s+)?(?:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?|her|his|their|[^\W\d_][\w.-]*['\u2019]s)"
+    r"\s+(?:local\s+)?time(?:\s*zone)?|(?:in\s+)?[A-Z]{2,4}\b|(?:in\s+)?[A-Z][A-Za-z_]+/[A-Za-z_]+)\)?"
+)
+
+
 def _when(text: str, marks: Marks, start: int = 0) -> str | None:
+    """The phrase saying when, as written: its times, the alternatives and negations between
+    them, and the zone after them, in one piece for the tool to read and check."""
     found = [m for m in g._WHEN.finditer(text) if m.start() >= start]
+    if not found:
+        return None
+    pieces: list[tuple[int, int]] = []
     for match in found:
-        marks.take(match.start(), match.end())
-    parts = [" ".join(m.group(0).split()) for m in found]
-    parts = [re.sub(r"^(?:in\s+the\s+)(?=\w)", "", p, flags=re.I) if len(found) > 1 else p for p in parts]
+        if pieces and _JOINER.match(text[pieces[-1][1] : match.start()]):
+            pieces[-1] = (pieces[-1][0], match.end())
+        else:
+            begin = match.start()
+            before = _NEGATION_BEFORE.search(text[start:begin])
+            pieces.append((start + before.start() if before else begin, match.end()))
+    last = pieces[-1][1]
+    zone = _ZONE_AFTER.match(text[last:])
+    if zone is not None and zone.group(0).strip():
+        pieces[-1] = (pieces[-1][0], last + zone.end())
+    for begin, end in pieces:
+        marks.take(begin, end)
+    parts = [" ".join(text[begin:end].split()) for begin, end in pieces]
+    parts = [re.sub(r"^(?:in\s+the\s+)(?=\w)", "", p, flags=re.I) if len(pieces) > 1 else p for p in parts]
     return " ".join(dict.fromkeys(parts)) or None
 
 
