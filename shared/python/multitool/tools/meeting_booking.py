@@ -75,7 +75,9 @@ def _tracked_attendees(content: MeetingContent, ctx: ReviewContext) -> tuple[str
     An external address (a bare address on the card, or one typed in an edit that the card did
     not offer) is invited but not tracked: its calendar is not ours to know or to hold.
     """
-    directory = {p.email.casefold() for p in ctx.people.values() if not is_external(p)}
+    directory = {
+        p.email.casefold() for p in (*ctx.people.values(), *ctx.addresses.values()) if not is_external(p)
+    }
     tracked = [a.email for a in content.attendees if a.email.casefold() in directory]
     if ctx.caller.email and ctx.caller.email.casefold() not in {t.casefold() for t in tracked}:
         tracked.append(ctx.caller.email)

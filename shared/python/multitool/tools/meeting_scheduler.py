@@ -476,8 +476,20 @@ def meeting_content(
         edits.attendees, confirmed.attendees if confirmed else None, payload.attendees, "attendees", ctx
     )
     if edits.slot is not None:
+        chosen = edits.slot
+        if chosen.start.utcoffset() is None or chosen.end.utcoffset() is None:
+            raise InvalidEdits(
+                "The slot's start and end must carry a UTC offset (e.g. 2026-12-03T09:00:00+01:00 or ...Z).",
+                field="slot",
+            )
+        # A slot is an instant: the same moment written in any offset is the same slot.
         slot = next(
-            (s for s in payload.slots if s.start == edits.slot.start and s.end == edits.slot.end),
+            (
+                s
+                for s in payload.slots
+                if s.start.timestamp() == chosen.start.timestamp()
+                and s.end.timestamp() == chosen.end.timestamp()
+            ),
             None,
         )
         if slot is None:
