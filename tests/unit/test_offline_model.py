@@ -300,3 +300,30 @@ def test_parts_of_the_day_reach_the_tool_as_written(text: str, when: str, title:
     assert meeting.args["title"] == title
     (attendee,) = meeting.args["attendees"]
     assert not any(part in attendee.lower() for part in ("morning", "afternoon", "tonight", "end of day"))
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Email Alex Mu\u0308ller about the budget",  # decomposed: one name, not 'Alex Mu' and 'ller'
+        "Email Alex M\u00fcller about the budget",
+        "Email Alex Mül\u200bler about the budget",  # a zero-width space does not split the name
+    ],
+)
+def test_a_name_as_the_chat_api_cleans_it_is_one_name(message: str) -> None:
+    from multitool.chat import ChatRequest
+
+    cleaned = ChatRequest.model_validate({"message": message}).message
+    response = ask(OfflineModel(), cleaned)
+    (use,) = tool_uses(response)
+    assert use["input"]["to"] == ["Alex Müller"]
+    assert not [b["text"] for b in response["output"]["message"]["content"] if "text" in b]
+
+
+def test_a_subject_keeps_no_direction_override() -> None:
+    from multitool.tools.email_draft import EmailDraftArgs
+
+    args = EmailDraftArgs.model_validate(
+        {"to": ["Priya"], "subject": "Invoice \u202egpj.exe", "body": "See \u202eattached"}
+    )
+    assert (args.subject, args.body) == ("Invoice gpj.exe", "See attached")
