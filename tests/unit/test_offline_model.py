@@ -327,3 +327,20 @@ def test_a_subject_keeps_no_direction_override() -> None:
         {"to": ["Priya"], "subject": "Invoice \u202egpj.exe", "body": "See \u202eattached"}
     )
     assert (args.subject, args.body) == ("Invoice gpj.exe", "See attached")
+
+
+@pytest.mark.parametrize(
+    ("message", "priority"),
+    [
+        ("File a Jira bug in WEB for the login crash, priority low", "Low"),
+        ("File a Jira bug in WEB for the login crash, priority: high", "High"),
+        ("File a Jira bug in WEB for the login crash priority is medium", "Medium"),
+        ("File a low priority Jira bug in WEB for the login crash", "Low"),
+    ],
+)
+def test_a_priority_said_after_the_summary_is_the_priority_not_part_of_the_summary(
+    message: str, priority: str
+) -> None:
+    (use,) = tool_uses(ask(OfflineModel(), message))
+    assert use["input"]["priority"] == priority
+    assert use["input"]["summary"] == "Login crash"
