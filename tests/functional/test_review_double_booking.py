@@ -295,3 +295,19 @@ def test_a_slot_without_an_offset_is_refused_in_words_not_matched_by_its_text(aw
     assert (error["code"], error["field"]) == ("invalid_edits", "slot")
     assert "UTC offset" in error["message"]
     assert aws.held(PRIYA.email) == []
+
+
+def test_slot_taken_names_the_organizer_by_name_not_by_address(aws: Aws) -> None:
+    # Given Alex (the verified organizer) booked on the first slot with an outside guest
+    zoe = external_person("zoe@partner.test")
+    alex = {**VERIFIED, "name": "Alex Müller"}
+    booked = aws.add(meeting_draft(attendees=[resolved("zoe@partner.test", zoe)], session="s-zoe"))
+    assert confirm(booked.id, {"slot": FIRST}, claims=alex)["statusCode"] == 200
+    # When Alex confirms another card on that slot
+    card = aws.add(meeting_draft(attendees=[resolved("Priya", PRIYA)], session="s-priya"))
+    refused = confirm(card.id, {"slot": FIRST}, claims=alex)
+    # Then the message names Alex, not alex.mueller@example.com
+    assert refused["statusCode"] == 409
+    message = json_body(refused)["error"]["message"]
+    assert "Alex Müller is booked then" in message
+    assert ALEX not in message

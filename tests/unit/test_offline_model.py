@@ -344,3 +344,64 @@ def test_a_priority_said_after_the_summary_is_the_priority_not_part_of_the_summa
     (use,) = tool_uses(ask(OfflineModel(), message))
     assert use["input"]["priority"] == priority
     assert use["input"]["summary"] == "Login crash"
+
+
+def test_an_email_to_two_people_greets_both_by_name() -> None:
+    (use,) = tool_uses(ask(OfflineModel(), "email Priya and Mei about the launch"))
+    assert use["input"]["to"] == ["Priya", "Mei"]
+    assert use["input"]["body"].startswith("Hi Priya and Mei,")
+
+
+def test_a_greeting_in_lowercase_is_capitalised() -> None:
+    from multitool.runtimes.offline.fields import greeting_for
+
+    assert greeting_for(["priya", "mei"]) == "Hi Priya and Mei,"
+    assert greeting_for(["zoe@example.com"]) == "Hi,"
+
+
+def test_adding_a_recipient_to_an_email_card_greets_them_too() -> None:
+    from multitool.runtimes.offline import grammar as g
+    from multitool.runtimes.offline.edits import Card, revise
+
+    card = Card(
+        tool=g.EMAIL_TOOL,
+        args={"to": ["Priya"], "subject": "About the launch", "body": "Hi Priya,\n\nAbout the launch."},
+        id="d_1",
+        names=["Priya"],
+    )
+    intent, refusal = revise("add Kinshuok", [card], None)
+    assert refusal is None
+    assert intent is not None
+    assert intent.args["to"] == ["Priya", "Kinshuok"]
+    assert intent.args["body"] == "Hi Priya and Kinshuok,\n\nAbout the launch."
+
+
+def test_a_refused_revision_is_said_in_words_for_the_user_not_the_model() -> None:
+    results = [
+        {
+            "toolUseId": "t-1",
+            "status": "error",
+            "content": [
+                {
+                    "json": {
+                        "error": {
+                            "code": "cannot_revise",
+                            "message": "Card 'd_1' is done; leave revises out to make a new card.",
+                        }
+                    }
+                }
+            ],
+        }
+    ]
+    messages = [
+        {"role": "user", "content": [{"text": "make it 45 minutes"}]},
+        {
+            "role": "assistant",
+            "content": [{"toolUse": {"toolUseId": "t-1", "name": "propose_meeting", "input": {}}}],
+        },
+        {"role": "user", "content": [{"toolResult": r} for r in results]},
+    ]
+    answer = OfflineModel().converse(modelId="offline", messages=messages, system=SYSTEM, toolConfig=TOOLS)
+    text = answer["output"]["message"]["content"][0]["text"]
+    assert "that card can no longer be changed; ask again for a new one" in text
+    assert "revises" not in text

@@ -98,6 +98,8 @@ def _slot_taken_message(
     """Who is booked now, and which of the card's other slots are still free for everyone tracked."""
     zone = ZoneInfo(content.timezone)
     names = {a.email.casefold(): a.name or a.email for a in content.attendees}
+    if ctx.caller.email:  # the organizer is tracked too: named as themselves, not by address
+        names.setdefault(ctx.caller.email.casefold(), ctx.caller.name or "you")
     who = ", ".join(sorted(names.get(email.casefold(), email) for email in taken.busy))
     message = (
         f"{_slot_words(content.start, content.end, zone)} is no longer free: {who} "

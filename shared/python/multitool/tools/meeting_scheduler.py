@@ -251,7 +251,7 @@ def _provisional(args: MeetingArgs, ctx: ToolContext) -> TimeRequest:
     """The request as far as it is known before the directory read (the zone of a person is not)."""
     zone = _zone_arg(args)
     if args.times is not None:
-        return structured_request(list(args.times), list(args.not_on or ()), zone, ctx)
+        return structured_request(list(args.times), list(args.not_on or ()), zone, ctx, args.when)
     return _request_from_phrase(args, _phrase(args, ctx, zone), ctx)
 
 
@@ -280,7 +280,9 @@ def prepare(args: MeetingArgs, ctx: ToolContext, config: ToolConfig) -> Prepared
     def request_in(zone: ZoneInfo | None) -> tuple[TimeRequest, PhraseReading | None]:
         reading = _phrase(args, ctx, zone) if zone is not None else early
         if args.times is not None:
-            return structured_request(list(args.times), list(args.not_on or ()), zone, ctx), reading
+            return structured_request(
+                list(args.times), list(args.not_on or ()), zone, ctx, args.when
+            ), reading
         return _request_from_phrase(args, reading, ctx), reading
 
     def finish(people: People, busy: BusyTimes) -> dict[str, Any]:

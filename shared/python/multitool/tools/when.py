@@ -616,13 +616,17 @@ def time_option(value: str, index: int, zone: ZoneInfo | None) -> RequestedTime:
 
 
 def structured_request(
-    values: list[str], excluded: list[date], zone: ZoneInfo | None, ctx: ToolContext
+    values: list[str], excluded: list[date], zone: ZoneInfo | None, ctx: ToolContext, phrase: str = ""
 ) -> TimeRequest:
-    """The model's values checked: real days and times, none in the past, within a year."""
+    """The model's values checked: real days and times, none in the past, within a year.
+
+    A refusal quotes the phrase as said when there is one value (the user's words), else the value.
+    """
     options = []
     for index, value in enumerate(values):
         option = time_option(value, index, zone)
-        options.append(check_option(option, ctx, value, field=f"times[{index}]"))
+        said = " ".join(phrase.split()) if phrase and len(values) == 1 else value
+        options.append(check_option(option, ctx, said, field=f"times[{index}]"))
     return TimeRequest(tuple(options), frozenset(excluded))
 
 

@@ -57,6 +57,16 @@ _ZONE_AFTER = re.compile(
 )
 
 
+def greeting_for(names: Collection[str]) -> str:
+    """'Hi Priya and Mei,': every recipient's first name, capitalised; 'Hi,' for addresses only."""
+    firsts = [n.split()[0] for n in names if n.strip() and "@" not in n]
+    firsts = [f[:1].upper() + f[1:] if f.islower() else f for f in dict.fromkeys(firsts)]
+    if not firsts:
+        return "Hi,"
+    listed = firsts[0] if len(firsts) == 1 else ", ".join(firsts[:-1]) + " and " + firsts[-1]
+    return f"Hi {listed},"
+
+
 def _when(text: str, marks: Marks, start: int = 0) -> str | None:
     """The phrase saying when, as written: its times, the alternatives and negations between
     them, and the zone after them, in one piece for the tool to read and check."""
@@ -185,8 +195,7 @@ def email(segment: Segment, previous: Intent | None, known: Collection[str], sam
         intent.missing.append("who to write to")
     if not topic_text:
         intent.missing.append("what the email is about")
-    first = intent.names[0] if intent.names else ""
-    greeting = f"Hi {first.split()[0]}," if first and "@" not in first else "Hi,"
+    greeting = greeting_for(intent.names)
     if previous is not None and previous.tool == g.JIRA_TOOL and topic_text == previous.topic:
         ticket = previous.args
         subject = str(ticket.get("summary", topic_text))

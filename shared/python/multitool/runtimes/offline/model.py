@@ -57,6 +57,12 @@ def _nouns(action: str) -> tuple[str, str]:
     return tool.nouns if tool is not None else ("a draft", "drafts")
 
 
+_USER_WORDS = {
+    "cannot_revise": "that card can no longer be changed; ask again for a new one",
+}
+"""Tool errors whose message tells the model how to call again, in words for the user instead."""
+
+
 def _summary(results: Sequence[Mapping[str, Any]]) -> str:
     made: dict[str, int] = {}
     revised = 0
@@ -69,6 +75,9 @@ def _summary(results: Sequence[Mapping[str, Any]]) -> str:
         if result.get("status") == "error" or "error" in body:
             error = body.get("error")
             message = error.get("message") if isinstance(error, Mapping) else None
+            code = error.get("code") if isinstance(error, Mapping) else None
+            if code in _USER_WORDS:  # an error written for the model, said for the user
+                message = _USER_WORDS[code]
             problems.append(message if isinstance(message, str) else "one request could not be prepared")
         elif isinstance(action, str):
             made[action] = made.get(action, 0) + 1
