@@ -201,3 +201,29 @@ def test_this_afternoon_does_not_claim_no_time_in_everyones_hours_all_week() -> 
     outcome = call({"when": "this afternoon"}, ctx(NEW_YORK, datetime(2026, 12, 1, 18, 31, tzinfo=UTC)))
     assert outcome.ok, outcome.body
     assert not any(n.startswith("No free time between") for n in notes(outcome)), notes(outcome)
+
+
+# -- public holidays ------------------------------------------------------------------------
+
+
+def test_a_slot_on_a_public_holiday_is_offered_only_with_a_note() -> None:
+    # Given Priya in London, asked for Christmas Day and New Year's Day (both Fridays in 2026)
+    for value, words in (
+        ("2026-12-25", "Fri 25 Dec is a public holiday (Christmas Day, GB) for Priya Raman."),
+        ("2027-01-01", "Fri 1 Jan is a public holiday (New Year's Day, GB) for Priya Raman."),
+    ):
+        outcome = call({"when": value, "times": [value]}, ctx(LONDON))
+        assert outcome.ok, outcome.body
+        # Then the note names the holiday and whose it is (the organizer's too: "you")
+        assert any(n.startswith(words[: words.index(" for ")]) for n in notes(outcome)), notes(outcome)
+        assert any("Priya Raman" in n and "public holiday" in n for n in notes(outcome))
+
+
+def test_a_country_is_derived_from_the_time_zone() -> None:
+    from multitool.public_holidays import country_of, holiday
+
+    assert country_of("Europe/London") == "GB"
+    assert country_of("America/New_York") == "US"
+    assert country_of("UTC") is None
+    assert holiday(date(2026, 12, 25), "Asia/Tokyo") is None  # not a holiday in Japan
+    assert holiday(date(2026, 7, 3), "America/New_York") == ("US", "Independence Day (observed)")

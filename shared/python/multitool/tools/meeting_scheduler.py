@@ -8,6 +8,7 @@ invitation (:mod:`multitool.tools.meeting_booking`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 from datetime import time as dt_time
 from typing import Annotated, Any, Literal
@@ -71,6 +72,7 @@ from multitool.tools.meeting_booking import (
 )
 from multitool.tools.scheduling import (
     WORKING_DAYS,
+    Attendee,
     SlotProposal,
     day_label,
     hours_attendees,
@@ -329,6 +331,7 @@ def prepare(args: MeetingArgs, ctx: ToolContext, config: ToolConfig) -> Prepared
         for asked in proposal.taken:
             notes.append(f"{asked.isoformat(timespec='minutes')} is taken; these are the next free times.")
         notes.extend(moved_notes(request, proposal, ctx, config))
+        notes.extend(holiday_notes(proposal, constraining, ctx))
         notes.extend(hours_notes(proposal, request, config))
         notes.extend(reading_notes(args, request, config))
         notes.extend(cross_check(args, request, reading))
@@ -359,6 +362,26 @@ def prepare(args: MeetingArgs, ctx: ToolContext, config: ToolConfig) -> Prepared
         busy_names=list(args.attendees),
         busy_emails=[ctx.requester_email] if ctx.requester_email is not None else [],
     )
+
+
+def holiday_notes(proposal: SlotProposal, attendees: Sequence[Attendee], ctx: ToolContext) -> list[str]:
+    """A slot on someone's public holiday (the organizer's or an attendee's), said for each day."""
+    from multitool.public_holidays import holiday
+
+    who: list[tuple[str, ZoneInfo]] = [("you", ctx.zone), *((a.name, a.zone) for a in attendees)]
+    found: dict[tuple[date, str, str], list[str]] = {}
+    for slot in proposal.slots:
+        for name, zone in who:
+            day = slot.start.astimezone(zone).date()
+            off = holiday(day, zone.key)
+            if off is not None:
+                people = found.setdefault((day, *off), [])
+                if name not in people:
+                    people.append(name)
+    return [
+        f"{day_label(day)} is a public holiday ({holiday_name}, {country}) for {' and '.join(people)}."
+        for (day, country, holiday_name), people in found.items()
+    ]
 
 
 def moved_notes(
