@@ -405,3 +405,19 @@ def test_a_refused_revision_is_said_in_words_for_the_user_not_the_model() -> Non
     text = answer["output"]["message"]["content"][0]["text"]
     assert "that card can no longer be changed; ask again for a new one" in text
     assert "revises" not in text
+
+
+def test_a_combined_request_keeps_its_email_about_the_thing_sent() -> None:
+    message = "Please schedule a 30 minute sync with Priya tomorrow and email Kinshuok the agenda"
+    response = ask(OfflineModel(), message)
+    meeting, mail = tool_uses(response)
+    assert (meeting["name"], mail["name"]) == ("propose_meeting", "create_email_draft")
+    assert meeting["input"]["times"] == ["2026-12-02"]
+    assert (mail["input"]["to"], mail["input"]["subject"]) == (["Kinshuok"], "About the agenda")
+    assert not [b["text"] for b in response["output"]["message"]["content"] if "text" in b]
+
+
+def test_a_zone_between_the_time_and_the_day_is_the_zone_not_a_person() -> None:
+    (use,) = tool_uses(ask(OfflineModel(), "Schedule a sync with Priya at 3pm London time tomorrow"))
+    assert use["input"]["attendees"] == ["Priya"]
+    assert (use["input"]["times"], use["input"]["timezone"]) == (["2026-12-02T15:00"], "Europe/London")

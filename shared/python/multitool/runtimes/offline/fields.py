@@ -23,6 +23,7 @@ _CC = re.compile(
     r"\b(?:and\s+)?(?:cc|cc'?ing|copy(?:ing)?|copy\s+in)\s+(?P<who>.+?)(?=\s+(?:about|on|re)\b|$)", re.I
 )
 _WITH_CUT = re.compile(r"\s+(?:with|for|between)\s+(?=\S)", re.I)
+_SENT_THING = re.compile(r"^\s*(?P<topic>(?:the|our|my|this|that|your)\s+[^\W\d_][\w' -]*?)\s*$", re.I)
 _GENERIC_MEETING = frozenset({"time", "slot", "appointment", "session", "invite", "invitation"})
 
 
@@ -81,10 +82,10 @@ def _when(text: str, marks: Marks, start: int = 0) -> str | None:
             begin = match.start()
             before = _NEGATION_BEFORE.search(text[start:begin])
             pieces.append((start + before.start() if before else begin, match.end()))
-    last = pieces[-1][1]
-    zone = _ZONE_AFTER.match(text[last:])
-    if zone is not None and zone.group(0).strip():
-        pieces[-1] = (pieces[-1][0], last + zone.end())
+    for index, (begin, end) in enumerate(pieces):
+        zone = _ZONE_AFTER.match(text[end:])
+        if zone is not None and zone.group(0).strip():
+            pieces[index] = (begin, end + zone.end())
     for begin, end in pieces:
         marks.take(begin, end)
     parts = [" ".join(text[begin:end].split()) for begin, end in pieces]
@@ -184,6 +185,13 @@ def email(segment: Segment, previous: Intent | None, known: Collection[str], sam
     if topic_match:
         marks.take(*topic_match[1])
         topic = g.tidy(re.split(r"\s+\b(?:and\s+)?(?:cc|copy)\b", topic_match[0], maxsplit=1, flags=re.I)[0])
+    elif not cc_match:
+        # "email Kinshuok the agenda": what is sent, right after whom, is what it is about.
+        rest = marks.free(start)
+        sent = _SENT_THING.match(rest)
+        if sent is not None:
+            marks.take(start + sent.start("topic"), start + sent.end("topic"))
+            topic = g.tidy(sent["topic"])
     intent.names = zone_people or ([] if previous is None else _inherited(text, previous))
     back = not topic or _back_reference(topic)
     if back and previous is not None and previous.topic and (topic or intent.names == previous.names):
