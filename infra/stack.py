@@ -210,6 +210,8 @@ class MultitoolStack(cdk.Stack):
         review_role = self.review.role
         self._table(DRAFTS).grant(review_role, *REVIEW_DRAFT_ACTIONS)
         self._table(BOOKINGS).grant(review_role, *BOOKING_WRITE_ACTIONS)
+        # An address typed in a confirm's edits is looked up: a directory person's time is held.
+        self._table(DIRECTORY).grant(review_role, *TOOL_READ_ACTIONS)
         self.sender.grant_send(review_role)
         self.jira.grant_read(review_role)
 

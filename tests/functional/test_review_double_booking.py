@@ -223,3 +223,91 @@ def test_external_attendees_are_invited_but_their_time_is_not_held(aws: Aws) -> 
     assert aws.held("zoe@partner.test") == []
     assert aws.held(PRIYA.email) == [SLOTS[0]]
     assert "zoe@partner.test" in aws.sent()[0].destinations
+
+
+@pytest.mark.parametrize("typed", ["priya@example.com", "PRIYA@Example.com", "pri.raman@example.com"])
+def test_an_address_typed_in_the_edits_that_is_a_directory_persons_is_that_person(
+    aws: Aws, typed: str
+) -> None:
+    from multitool.people import Person
+    from multitool.ports.directory import seed_people
+
+    # Given Priya in the directory (with an alias address) and booked on the first slot
+    priya = Person(
+        id=PRIYA.id,
+        display_name=PRIYA.display_name,
+        email=PRIYA.email,
+        timezone=PRIYA.timezone,
+        aliases=("pri.raman@example.com",),
+    )
+    seed_people(aws.dynamodb, aws.tables["DIRECTORY_TABLE_NAME"], [priya])
+    booked = aws.add(meeting_draft(attendees=[resolved("Priya", PRIYA)], session="s-booked"))
+    assert confirm(booked.id, {"slot": FIRST}, claims={})["statusCode"] == 200
+    # And a card for an outside address only, offering the same slot
+    bob = external_person("bob@external.com")
+    card = aws.add(meeting_draft(attendees=[resolved("bob@external.com", bob)], session="s-bob"))
+
+    # When bob is removed and Priya's address is typed in (the page's + Add), then confirmed
+    refused = confirm(card.id, {"slot": FIRST, "attendees": [typed]}, claims={})
+
+    # Then it is Priya: her booked time is refused, nothing is sent, and she stays booked once
+    assert refused["statusCode"] == 409, json_body(refused)
+    assert json_body(refused)["error"]["code"] == "slot_taken"
+    assert "Priya Raman" in json_body(refused)["error"]["message"]
+    assert len(aws.sent()) == 1
+    assert aws.held(PRIYA.email) == [SLOTS[0]]
+    # And on a free slot she is booked and invited at her directory address, by name
+    assert confirm(card.id, {"slot": SECOND, "attendees": [typed]}, claims={})["statusCode"] == 200
+    assert aws.held(PRIYA.email) == [SLOTS[0], SLOTS[1]]
+    assert PRIYA.email in aws.sent()[-1].destinations
+
+
+def test_an_offered_slot_written_in_another_offset_is_the_same_slot(aws: Aws) -> None:
+    from datetime import UTC
+
+    # Given a card offering Thursday 09:00 Berlin time
+    card = aws.add(meeting_draft(attendees=[resolved("Priya", PRIYA)]))
+    as_utc = {
+        "start": SLOTS[0][0].astimezone(UTC).isoformat(),
+        "end": SLOTS[0][1].astimezone(UTC).isoformat(),
+    }
+    as_z = {key: value.replace("+00:00", "Z") for key, value in as_utc.items()}
+
+    # When the slot is confirmed written as UTC (08:00Z), then again as written on the card
+    done = confirm(card.id, {"slot": as_z}, claims={})
+    again = confirm(card.id, {"slot": FIRST}, claims={})
+
+    # Then it is the offered slot, booked once; the repeat is the same result, not a change
+    assert done["statusCode"] == 200, json_body(done)
+    assert again["statusCode"] == 200, json_body(again)
+    assert aws.held(PRIYA.email) == [SLOTS[0]]
+    assert len(aws.sent()) == 1
+
+
+def test_a_slot_without_an_offset_is_refused_in_words_not_matched_by_its_text(aws: Aws) -> None:
+    card = aws.add(meeting_draft(attendees=[resolved("Priya", PRIYA)]))
+    naive = {key: value[:19] for key, value in FIRST.items()}  # '2026-12-03T09:00:00': which zone?
+
+    refused = confirm(card.id, {"slot": naive}, claims={})
+
+    assert refused["statusCode"] in (400, 422), json_body(refused)
+    error = json_body(refused)["error"]
+    assert (error["code"], error["field"]) == ("invalid_edits", "slot")
+    assert "UTC offset" in error["message"]
+    assert aws.held(PRIYA.email) == []
+
+
+def test_slot_taken_names_the_organizer_by_name_not_by_address(aws: Aws) -> None:
+    # Given Alex (the verified organizer) booked on the first slot with an outside guest
+    zoe = external_person("zoe@partner.test")
+    alex = {**VERIFIED, "name": "Alex Müller"}
+    booked = aws.add(meeting_draft(attendees=[resolved("zoe@partner.test", zoe)], session="s-zoe"))
+    assert confirm(booked.id, {"slot": FIRST}, claims=alex)["statusCode"] == 200
+    # When Alex confirms another card on that slot
+    card = aws.add(meeting_draft(attendees=[resolved("Priya", PRIYA)], session="s-priya"))
+    refused = confirm(card.id, {"slot": FIRST}, claims=alex)
+    # Then the message names Alex, not alex.mueller@example.com
+    assert refused["statusCode"] == 409
+    message = json_body(refused)["error"]["message"]
+    assert "Alex Müller is booked then" in message
+    assert ALEX not in message

@@ -230,6 +230,7 @@ CHAT_TABLE_ACTIONS = {
 }
 REVIEW_TABLE_ACTIONS = {
     "DRAFTS": {"dynamodb:GetItem", "dynamodb:PutItem"},
+    "DIRECTORY": {"dynamodb:BatchGetItem"},
     "BOOKINGS": {"dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"},
 }
 

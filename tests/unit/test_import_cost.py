@@ -38,6 +38,12 @@ def test_functions_that_never_send_an_invitation_do_not_import_icalendar(functio
     assert loaded_by(function, ["icalendar"]) == []
 
 
+@pytest.mark.parametrize("function", [*TOOLS, "orchestrator", "review"])
+def test_no_function_imports_the_holidays_package_at_cold_start(function: str) -> None:
+    # holidays costs a few hundred milliseconds: the first meeting proposal loads it, not the import.
+    assert loaded_by(function, ["holidays", "multitool.public_holidays"]) == []
+
+
 @pytest.mark.parametrize("function", TOOLS)
 def test_an_action_group_function_loads_its_own_tool_and_no_other(function: str) -> None:
     modules = [f"multitool.tools.{tool}" for tool in TOOLS]

@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
+from multitool.prompts import system_prompt
 from multitool.runtimes.converse import tool_specs_from_registry
 from multitool.runtimes.offline import HELP_TEXT, OfflineModel, parse_intents, split_intents
 
 TOOLS = {"tools": tool_specs_from_registry()}
+# Tuesday 1 December 2026, 10:00 in Berlin: what the system prompt tells every model.
+NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+SYSTEM = [{"text": system_prompt(timezone="Europe/Berlin", now=NOW)}]
 
 
 def ask(model: OfflineModel, text: str, tool_config=TOOLS) -> dict:
     return model.converse(
         modelId="offline",
         messages=[{"role": "user", "content": [{"text": text}]}],
-        system=[{"text": "rules"}],
+        system=SYSTEM,
         toolConfig=tool_config,
     )
 
@@ -31,7 +37,12 @@ def test_email_and_meeting_in_one_response_with_raw_names_and_dates() -> None:
     assert uses[0]["input"]["to"] == ["Kinshuok"]
     assert uses[0]["input"]["subject"] == "About the doc"
     assert "the doc" in uses[0]["input"]["body"]
-    assert uses[1]["input"] == {"attendees": ["Kinshuok"], "title": "Sync", "when": "Thursday"}
+    assert uses[1]["input"] == {
+        "attendees": ["Kinshuok"],
+        "title": "Sync",
+        "when": "Thursday",
+        "times": ["2026-12-03"],
+    }
     assert len({u["toolUseId"] for u in uses}) == 2
 
 
@@ -57,8 +68,63 @@ def test_one_meeting_with_two_attendees_duration_and_relative_day() -> None:
         "attendees": ["Priya", "Kinshuok"],
         "title": "Review",
         "when": "next Tuesday",
+        "times": ["2026-12-08"],
         "durationMinutes": 45,
     }
+
+
+@pytest.mark.parametrize(
+    ("message", "when", "structured"),
+    [
+        # The phrase as said, beside the values the model resolved from now and the user's zone.
+        (
+            "Schedule a sync with Priya the day after tomorrow",
+            "the day after tomorrow",
+            {"times": ["2026-12-03"]},
+        ),
+        (
+            "Schedule a sync with Priya day after tomorrow at 2pm",
+            "day after tomorrow at 2pm",
+            {"times": ["2026-12-03T14:00"]},
+        ),
+        (
+            "Schedule a sync with Priya on Thursday at 3pm London time",
+            "Thursday at 3pm London time",
+            {"times": ["2026-12-03T15:00"], "timezone": "Europe/London"},
+        ),
+        (
+            "Schedule a sync with Priya Thursday at 4pm PST",
+            "Thursday at 4pm PST",
+            {"times": ["2026-12-03T16:00"], "timezone": "America/Los_Angeles"},
+        ),
+        (
+            "Schedule a sync with Priya Thursday 16:00 Europe/London",
+            "Thursday 16:00 Europe/London",
+            {"times": ["2026-12-03T16:00"], "timezone": "Europe/London"},
+        ),
+        (
+            "Schedule a sync with Priya on Thursday at 4pm in Priya's time zone",
+            "Thursday at 4pm in Priya's time zone",
+            {"times": ["2026-12-03T16:00"], "timezoneOf": "Priya"},
+        ),
+        (
+            "Schedule a sync with Priya Thursday at 4pm or Friday at 10am",
+            "Thursday at 4pm or Friday at 10am",
+            {"times": ["2026-12-03T16:00", "2026-12-04T10:00"]},
+        ),
+        (
+            "Schedule a sync with Priya but not on Thursday",
+            "but not on Thursday",
+            {"times": ["2026-12-01"], "notOn": ["2026-12-03"]},
+        ),
+        ("Schedule a sync with Priya next week", "next week", {"times": ["2026-12-07/2026-12-11"]}),
+    ],
+)
+def test_the_meeting_call_carries_the_phrase_and_the_times_it_means(
+    message: str, when: str, structured: dict
+) -> None:
+    (use,) = tool_uses(ask(OfflineModel(), message))
+    assert use["input"] == {"attendees": ["Priya"], "title": "Sync", "when": when, **structured}
 
 
 @pytest.mark.parametrize("text", ["What can you do?", "thanks!", "", "and and , then"])
@@ -234,3 +300,124 @@ def test_parts_of_the_day_reach_the_tool_as_written(text: str, when: str, title:
     assert meeting.args["title"] == title
     (attendee,) = meeting.args["attendees"]
     assert not any(part in attendee.lower() for part in ("morning", "afternoon", "tonight", "end of day"))
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Email Alex Mu\u0308ller about the budget",  # decomposed: one name, not 'Alex Mu' and 'ller'
+        "Email Alex M\u00fcller about the budget",
+        "Email Alex Mül\u200bler about the budget",  # a zero-width space does not split the name
+    ],
+)
+def test_a_name_as_the_chat_api_cleans_it_is_one_name(message: str) -> None:
+    from multitool.chat import ChatRequest
+
+    cleaned = ChatRequest.model_validate({"message": message}).message
+    response = ask(OfflineModel(), cleaned)
+    (use,) = tool_uses(response)
+    assert use["input"]["to"] == ["Alex Müller"]
+    assert not [b["text"] for b in response["output"]["message"]["content"] if "text" in b]
+
+
+def test_a_subject_keeps_no_direction_override() -> None:
+    from multitool.tools.email_draft import EmailDraftArgs
+
+    args = EmailDraftArgs.model_validate(
+        {"to": ["Priya"], "subject": "Invoice \u202egpj.exe", "body": "See \u202eattached"}
+    )
+    assert (args.subject, args.body) == ("Invoice gpj.exe", "See attached")
+
+
+@pytest.mark.parametrize(
+    ("message", "priority"),
+    [
+        ("File a Jira bug in WEB for the login crash, priority low", "Low"),
+        ("File a Jira bug in WEB for the login crash, priority: high", "High"),
+        ("File a Jira bug in WEB for the login crash priority is medium", "Medium"),
+        ("File a low priority Jira bug in WEB for the login crash", "Low"),
+    ],
+)
+def test_a_priority_said_after_the_summary_is_the_priority_not_part_of_the_summary(
+    message: str, priority: str
+) -> None:
+    (use,) = tool_uses(ask(OfflineModel(), message))
+    assert use["input"]["priority"] == priority
+    assert use["input"]["summary"] == "Login crash"
+
+
+def test_an_email_to_two_people_greets_both_by_name() -> None:
+    (use,) = tool_uses(ask(OfflineModel(), "email Priya and Mei about the launch"))
+    assert use["input"]["to"] == ["Priya", "Mei"]
+    assert use["input"]["body"].startswith("Hi Priya and Mei,")
+
+
+def test_a_greeting_in_lowercase_is_capitalised() -> None:
+    from multitool.runtimes.offline.fields import greeting_for
+
+    assert greeting_for(["priya", "mei"]) == "Hi Priya and Mei,"
+    assert greeting_for(["zoe@example.com"]) == "Hi,"
+
+
+def test_adding_a_recipient_to_an_email_card_greets_them_too() -> None:
+    from multitool.runtimes.offline import grammar as g
+    from multitool.runtimes.offline.edits import Card, revise
+
+    card = Card(
+        tool=g.EMAIL_TOOL,
+        args={"to": ["Priya"], "subject": "About the launch", "body": "Hi Priya,\n\nAbout the launch."},
+        id="d_1",
+        names=["Priya"],
+    )
+    intent, refusal = revise("add Kinshuok", [card], None)
+    assert refusal is None
+    assert intent is not None
+    assert intent.args["to"] == ["Priya", "Kinshuok"]
+    assert intent.args["body"] == "Hi Priya and Kinshuok,\n\nAbout the launch."
+
+
+def test_a_refused_revision_is_said_in_words_for_the_user_not_the_model() -> None:
+    results = [
+        {
+            "toolUseId": "t-1",
+            "status": "error",
+            "content": [
+                {
+                    "json": {
+                        "error": {
+                            "code": "cannot_revise",
+                            "message": "Card 'd_1' is done; leave revises out to make a new card.",
+                        }
+                    }
+                }
+            ],
+        }
+    ]
+    messages = [
+        {"role": "user", "content": [{"text": "make it 45 minutes"}]},
+        {
+            "role": "assistant",
+            "content": [{"toolUse": {"toolUseId": "t-1", "name": "propose_meeting", "input": {}}}],
+        },
+        {"role": "user", "content": [{"toolResult": r} for r in results]},
+    ]
+    answer = OfflineModel().converse(modelId="offline", messages=messages, system=SYSTEM, toolConfig=TOOLS)
+    text = answer["output"]["message"]["content"][0]["text"]
+    assert "that card can no longer be changed; ask again for a new one" in text
+    assert "revises" not in text
+
+
+def test_a_combined_request_keeps_its_email_about_the_thing_sent() -> None:
+    message = "Please schedule a 30 minute sync with Priya tomorrow and email Kinshuok the agenda"
+    response = ask(OfflineModel(), message)
+    meeting, mail = tool_uses(response)
+    assert (meeting["name"], mail["name"]) == ("propose_meeting", "create_email_draft")
+    assert meeting["input"]["times"] == ["2026-12-02"]
+    assert (mail["input"]["to"], mail["input"]["subject"]) == (["Kinshuok"], "About the agenda")
+    assert not [b["text"] for b in response["output"]["message"]["content"] if "text" in b]
+
+
+def test_a_zone_between_the_time_and_the_day_is_the_zone_not_a_person() -> None:
+    (use,) = tool_uses(ask(OfflineModel(), "Schedule a sync with Priya at 3pm London time tomorrow"))
+    assert use["input"]["attendees"] == ["Priya"]
+    assert (use["input"]["times"], use["input"]["timezone"]) == (["2026-12-02T15:00"], "Europe/London")

@@ -12,6 +12,7 @@ from multitool.prompts import (
     NO_JSON,
     RAW_NAMES,
     REVISE,
+    TIMES,
     contract_text,
     prompt_session_attributes,
     system_prompt,
@@ -50,6 +51,17 @@ def test_time_context_travels_with_the_runtime_prompts() -> None:
     assert all(isinstance(value, str) for value in attributes.values())
     assert "Asia/Kolkata" in system_prompt(timezone="Asia/Kolkata")
     assert NOW.isoformat() in system_prompt(timezone="UTC", now=NOW)
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [AGENT_INSTRUCTION, system_prompt(timezone="Europe/Berlin", now=NOW)],
+    ids=["agent-instruction", "converse-system"],
+)
+def test_every_prompt_asks_for_structured_times_from_now_and_the_users_zone(prompt: str) -> None:
+    assert TIMES in prompt
+    assert "resolved from the current time and the user's time zone" in TIMES
+    assert "ask instead of guessing" in TIMES
 
 
 def test_agent_instruction_fits_bedrock_limits() -> None:

@@ -166,7 +166,10 @@ def test_an_overlap_on_a_later_day_beats_a_compromise_on_the_requested_day() -> 
         "2026-12-08 16:00",
     ]
     assert local_starts_of(payload, TOKYO) == ["2026-12-08 09:00", "2026-12-08 09:30", "2026-12-09 09:00"]
-    assert hours_notes(payload) == []
+    # And the card says why the day asked for is not offered
+    assert hours_notes(payload) == [
+        "Nothing on Fri 4 Dec is free within everyone's working hours; these are the next free times."
+    ]
 
 
 def test_attendees_in_the_users_zone_change_nothing() -> None:

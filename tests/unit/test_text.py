@@ -12,6 +12,7 @@ from multitool.text import (
     FORBIDDEN_SINGLE_LINE,
     MultiLine,
     SingleLine,
+    is_format,
     multi_line,
     single_line,
 )
@@ -80,16 +81,19 @@ def test_multi_line_output_keeps_only_newline_and_tab(text: str) -> None:
 
 
 @given(st.text(alphabet=st.characters(categories=["L", "N", "P", "S"]), max_size=40))
-def test_printable_text_is_left_alone(text: str) -> None:
-    assert multi_line(text) == text
-    assert single_line(text) == text.strip()
+@example("\u212b")  # ANGSTROM SIGN: printable, and its composed form is U+00C5
+def test_printable_text_is_left_alone_but_composed(text: str) -> None:
+    composed = unicodedata.normalize("NFC", text)
+    assert multi_line(text) == composed
+    assert single_line(text) == composed.strip()
 
 
 @given(TEXT.filter(lambda t: "\x1b" not in t and "\x9b" not in t))
 def test_only_controls_separators_and_surrogates_are_removed(text: str) -> None:
     # Without escape sequences, every other non-space character survives, in order.
     def kept(t: str) -> str:
-        return "".join(c for c in t if not (c in FORBIDDEN_SINGLE_LINE or _surrogate(c) or c.isspace()))
+        visible = (c for c in t if not (c in FORBIDDEN_SINGLE_LINE or _surrogate(c) or is_format(c)))
+        return unicodedata.normalize("NFC", "".join(c for c in visible if not c.isspace()))
 
     assert kept(single_line(text)) == kept(text)
     assert kept(multi_line(text)) == kept(text)
@@ -203,3 +207,54 @@ def test_confirm_edits_are_cleaned_and_an_edit_empty_once_cleaned_is_refused() -
         with pytest.raises(ValidationError) as error:
             model.model_validate(data)
         assert error.value.errors()[0]["type"] == "string_too_short"
+
+
+# -- characters no one sees, and one normal form ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "clean"),
+    [
+        ("Invoice \u202egpj.exe", "Invoice gpj.exe"),  # shown as "Invoice exe.jpg" with the override
+        ("Pri\u200bya", "Priya"),
+        ("\ufeffSync\u2060 notes\u00ad", "Sync notes"),
+        ("\u2066Q3\u2069 review\u200e", "Q3 review"),
+        ("hidden\U000e0041\U000e0042 tags", "hidden tags"),
+        ("Mu\u0308ller", "Müller"),  # decomposed: composed (NFC)
+        (
+            "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",
+            "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",
+        ),  # ZWNJ kept
+        ("\U0001f469\u200d\U0001f4bb", "\U0001f469\u200d\U0001f4bb"),  # ZWJ emoji kept
+    ],
+)
+def test_format_characters_go_and_text_is_composed(raw: str, clean: str) -> None:
+    assert single_line(raw) == clean
+    assert multi_line(raw) == clean
+
+
+def test_every_format_character_but_the_joiners_is_removed() -> None:
+    import sys
+
+    formats = [chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"]
+    assert len(formats) > 100
+    assert single_line("a" + "".join(formats) + "b") == "a\u200c\u200db"
+
+
+@pytest.mark.parametrize(
+    ("text", "ok"),
+    [
+        ("ceo@company.com", True),
+        ("ceo\u200b@company.com", False),
+        ("ceo@compa\u200bny.com", False),
+        ("c\u202eeo@company.com", False),
+        ("zoë@example.com", False),  # a non-ASCII mailbox name: not an address we send to
+        ("info@bücher.example", True),  # an internationalized domain: its IDNA form exists
+        ("info@-bad-.example", False),
+        ("a@b.c", True),
+    ],
+)
+def test_addresses_are_ascii_or_idna(text: str, ok: bool) -> None:
+    from multitool.tools.base import is_address
+
+    assert is_address(text) is ok

@@ -302,3 +302,16 @@ def test_an_impossible_time_is_a_422_on_when_through_run_calls() -> None:
     assert outcome.status == 422
     assert outcome.body["error"]["field"] == "when"
     assert "25:00" in outcome.body["error"]["message"]
+
+
+def test_an_outside_attendee_has_no_made_up_time_zone() -> None:
+    tool_ports = ToolPorts(MemoryDirectory(sample_people()), MemoryCalendar([]), MemoryDraftStore())
+    (outcome,) = run_calls(
+        [("propose_meeting", {"attendees": ["bob@external.com"], "title": "Sync", "when": "Thursday"})],
+        ctx(),
+        tool_ports,
+        CONFIG,
+    )
+    (bob,) = outcome.body["attendees"]
+    assert bob["status"] == "resolved"
+    assert bob["person"]["timezone"] == ""  # not "UTC": the page shows no local time for them

@@ -4,7 +4,9 @@ The Bedrock agent's instructions (CDK), the prompt session attributes sent with
 every InvokeAgent call, and the Converse system prompt all say the same three
 things, in so many words: invoke every applicable tool in the same turn; pass
 names raw, the backend resolves them; never write tool results as JSON in the
-reply. A fourth says how to change a card already made: call its tool again with
+reply. Times are not raw: the model resolves them into the meeting tool's
+structured values from ``now`` and the user's zone, which every prompt carries.
+A fourth says how to change a card already made: call its tool again with
 every field and ``revises`` set to that card's draft id.
 """
 
@@ -32,7 +34,14 @@ REVISE = (
     "draftId, as the conversation lists it ('[cards: <draftId> <tool>: ...]'): the new card replaces it."
 )
 REVIEW = "Nothing is sent, booked or created until the user confirms a card."
-RAW_DATES = "Pass days and times as the user said them ('Thursday', 'tomorrow at 3pm', 'next Tuesday')."
+TIMES = (
+    "Times are the exception to raw: for a meeting, pass when as the user said it and also times, the "
+    "days and times the user meant, resolved from the current time and the user's time zone that you are "
+    "given here ('the day after tomorrow at 2pm' is one value, 'Thursday at 4pm or Friday at 10am' two), "
+    "with timezone set to the IANA zone the user named ('4pm London time': Europe/London), timezoneOf to "
+    "an attendee whose zone the user meant ('in Priya's time'), and notOn for days ruled out. "
+    "When you cannot tell which day or time is meant, ask instead of guessing."
+)
 
 CONTRACT: tuple[str, ...] = (EVERY_TOOL, RAW_NAMES, NO_JSON, REVISE)
 """The rules every runtime states."""
@@ -42,7 +51,8 @@ AGENT_INSTRUCTION = " ".join(
         "You are an assistant that prepares emails, meeting proposals and Jira tickets "
         "for the user to review.",
         *CONTRACT,
-        RAW_DATES,
+        TIMES,
+        "The current time and the user's time zone are the prompt session attributes now and timezone.",
         REVIEW,
     )
 )
@@ -59,7 +69,7 @@ def system_prompt(*, timezone: str, now: datetime | None = None) -> str:
     lines = [
         "You prepare emails, meeting proposals and Jira tickets for the user to review, using the tools.",
         contract_text(),
-        RAW_DATES,
+        TIMES,
         REVIEW,
         f"The user's time zone is {timezone}.",
     ]

@@ -17,6 +17,16 @@ whole, so ``"\\x1b[31mC"`` becomes ``"C"``, not ``"[31mC"``. Lone surrogates
 (which JSON can carry but UTF-8 cannot encode, so SES and Jira would fail on
 them) go too.
 
+Format characters (Unicode general category ``Cf``) go from both kinds: bidi
+controls (U+202E makes ``"Invoice \u202egpj.exe"`` display as "Invoice
+exe.jpg"), zero-width spaces and word joiners (``"Pri\u200bya"`` is not
+"Priya" to a reader or a lookup), the soft hyphen, tag characters (which
+carry text no one sees). Only U+200C ZERO WIDTH NON-JOINER and U+200D ZERO
+WIDTH JOINER stay: Persian and Indic spelling and emoji sequences need them.
+The category is the running Python's Unicode data, so new format characters
+are covered as Unicode adds them. What is left is composed (NFC): a
+decomposed ``"Mu\u0308ller"`` is the ``"Müller"`` the user sees.
+
 A field that is empty after cleaning is the same error as an empty field: the
 pydantic types below clean *before* the field's own constraints
 (``min_length``, ``max_length``) and whitespace stripping run.
@@ -29,6 +39,7 @@ is not broken.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 from typing import Annotated
 
@@ -58,24 +69,39 @@ _MULTI = str.maketrans(
 _FOLD = re.compile(r"[ ]*\n[\n ]*")
 
 
+KEPT_FORMAT = frozenset("\u200c\u200d")
+"""The format characters kept: the zero-width non-joiner and joiner, which words and emoji need."""
+
+
+def is_format(char: str) -> bool:
+    """Whether the policy removes ``char`` as a format character (category Cf, not a kept joiner)."""
+    return unicodedata.category(char) == "Cf" and char not in KEPT_FORMAT
+
+
 def _without_sequences(text: str) -> str:
     text = _CSI.sub("", text)
-    return _SURROGATES.sub("", text)
+    text = _SURROGATES.sub("", text)
+    # Format characters are not printable: only text that failed isprintable() gets here.
+    return "".join(char for char in text if not is_format(char))
+
+
+def _composed(text: str) -> str:
+    return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
 
 
 def single_line(text: str) -> str:
     """``text`` as one clean line: separators and tabs fold to one space, controls go, trimmed."""
-    if text.isprintable():  # the common case: nothing to do but trim
-        return text.strip()
+    if text.isprintable():  # the common case: nothing to do but compose and trim
+        return _composed(text).strip()
     cleaned = _without_sequences(text).translate(_SINGLE)
-    return _FOLD.sub(" ", cleaned).strip()
+    return _composed(_FOLD.sub(" ", cleaned)).strip()
 
 
 def multi_line(text: str) -> str:
     """``text`` with ``\\n`` line breaks only (``\\r\\n``, U+2028... become one), tabs, no controls."""
     if text.isprintable():
-        return text
-    return _without_sequences(text).replace("\r\n", "\n").translate(_MULTI)
+        return _composed(text)
+    return _composed(_without_sequences(text).replace("\r\n", "\n").translate(_MULTI))
 
 
 def _cleaning(clean: Callable[[str], str]) -> BeforeValidator:

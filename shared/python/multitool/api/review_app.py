@@ -73,6 +73,7 @@ def aws_reviewer() -> Reviewer:
     import boto3
     import urllib3
 
+    from multitool.ports.directory import DynamoDirectory
     from multitool.ports.drafts import DynamoDraftStore
     from multitool.ports.dynamo_calendar import DynamoCalendar
     from multitool.ports.jira import SANDBOX_CREDENTIALS_EMAIL, SANDBOX_CREDENTIALS_TOKEN, JiraClient
@@ -111,6 +112,7 @@ def aws_reviewer() -> Reviewer:
         config=ReviewConfig(
             sender_email=settings.sender_email, jira_projects=settings.jira_projects, sandbox=settings.sandbox
         ),
+        directory=DynamoDirectory(settings.directory_table_name, dynamodb),
     )
 
 

@@ -19,7 +19,7 @@ from multitool.drafts import Draft
 from multitool.people import NameResolution, Person, Resolution
 from multitool.text import SingleLine, single_line
 from multitool.tools.base import ToolConfig, is_address
-from multitool.tools.common import RawName
+from multitool.tools.common import EXTERNAL_ID_PREFIX, RawName
 from multitool.validation import first_field, problems
 from multitool.wire import WireModel
 
@@ -204,6 +204,8 @@ class ReviewContext:
     caller: Caller
     config: ReviewConfig
     people: Mapping[str, Person]
+    addresses: Mapping[str, Person] = field(default_factory=dict)
+    """Directory people by an address of theirs the edits typed (case-folded): that person."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,12 +231,30 @@ def people_on(payload: Mapping[str, Any]) -> dict[str, Person]:
     return found
 
 
+EDITED_ADDRESS_FIELDS = ("to", "cc", "attendees")
+
+
+def typed_addresses(body: Mapping[str, Any]) -> list[str]:
+    """The email addresses a confirm's edits type into its recipient fields."""
+    found: list[str] = []
+    for key in EDITED_ADDRESS_FIELDS:
+        value = body.get(key)
+        if isinstance(value, list):
+            found.extend(v for v in value if isinstance(v, str) and is_address(single_line(v)))
+    return [single_line(v) for v in dict.fromkeys(found)]
+
+
 def address_of(raw: str, where: str, ctx: ReviewContext) -> Address:
     person = ctx.people.get(raw)
     if person is not None:
         return Address(email=person.email, name=person.display_name)
     if is_address(raw):
-        known = next((p for p in ctx.people.values() if p.email.casefold() == raw.casefold()), None)
+        known = ctx.addresses.get(raw.casefold()) or next(
+            (p for p in ctx.people.values() if p.email.casefold() == raw.casefold()), None
+        )
+        if known is not None and not known.id.startswith(EXTERNAL_ID_PREFIX):
+            # An address of a directory person is that person: their time is checked and held.
+            return Address(email=known.email, name=known.display_name)
         return Address(email=raw, name=known.display_name if known else None)
     raise InvalidEdits(
         f"'{raw}' is neither an email address nor one of the people offered on the card.", field=where

@@ -63,7 +63,9 @@ from multitool.drafts import (
     is_unclaimed,
 )
 from multitool.observability import error_fields, logger, metrics
+from multitool.people import Person
 from multitool.ports.calendar import Calendar
+from multitool.ports.directory import Directory
 from multitool.ports.drafts import DraftStore, DraftWriteConflict
 from multitool.ports.jira import JiraClient, JiraError
 from multitool.ports.mail import Mailer, MailError
@@ -83,6 +85,7 @@ from multitool.review.base import (
     Superseded,
     invalid_edits,
     people_on,
+    typed_addresses,
 )
 from multitool.tools.registry import REGISTRY
 from multitool.wire import WireModel
@@ -153,8 +156,10 @@ class Reviewer:
         jira: JiraClient | None,
         config: ReviewConfig,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        directory: Directory | None = None,
     ) -> None:
         self.drafts = drafts
+        self.directory = directory
         self.mailer = mailer
         self.calendar = calendar
         self.jira = jira
@@ -193,7 +198,11 @@ class Reviewer:
             if draft.status is DraftStatus.SUPERSEDED:
                 raise _superseded(draft)
             ctx = ReviewContext(
-                draft=draft, caller=caller, config=self.config, people=people_on(draft.payload)
+                draft=draft,
+                caller=caller,
+                config=self.config,
+                people=people_on(draft.payload),
+                addresses=self._directory_addresses(body),
             )
             content = self._content(review, body, ctx)
             edits = content.to_wire()
@@ -249,6 +258,18 @@ class Reviewer:
             "This action is changing; try again shortly.", draft=self.get(caller, draft_id)
         )
 
+    def _directory_addresses(self, body: Mapping[str, Any]) -> dict[str, Person]:
+        """The directory people whose address (or an alias of it, any case) the edits typed: one read."""
+        typed = typed_addresses(body)
+        if self.directory is None or not typed:
+            return {}
+        found = self.directory.resolve(typed)
+        return {
+            address.casefold(): resolution.person
+            for address, resolution in found.items()
+            if resolution.settled and resolution.person is not None
+        }
+
     def _content(
         self, review: ActionReview[Any, Any], body: Mapping[str, Any], ctx: ReviewContext
     ) -> WireModel:
@@ -272,7 +293,9 @@ class Reviewer:
         *,
         before: Draft,
     ) -> Draft:
-        ctx = ReviewContext(draft=executing, caller=ctx.caller, config=ctx.config, people=ctx.people)
+        ctx = ReviewContext(
+            draft=executing, caller=ctx.caller, config=ctx.config, people=ctx.people, addresses=ctx.addresses
+        )
         log = {"draft_id": executing.id, "action": executing.action}
         try:
             result = review.execute(content, ctx, self)

@@ -9,6 +9,7 @@ Tools never read the environment or make clients: the caller hands in a
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -96,6 +97,11 @@ class DateInPast(ToolError):
     status = 422
 
 
+class UnknownTimeZone(ToolError):
+    code = "unknown_time_zone"
+    status = 422
+
+
 class NoFreeSlot(ToolError):
     code = "no_free_slot"
     status = 422
@@ -121,9 +127,35 @@ class BackendUnavailable(ToolError):
 _ADDRESS = re.compile(r"^[^@\s<>\"',;]+@[^@\s<>\"',;]+\.[^@\s<>\"',;]+$")
 
 
+_LABEL = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
+
+
+def _ascii_domain(domain: str) -> str | None:
+    """The domain as ASCII (an internationalized one in its IDNA form), or None when it is none."""
+    if not domain.isascii():
+        # IDNA's mapping would drop a zero-width character silently: only letters, digits, dots, hyphens.
+        if not all(c.isalnum() or c in ".-" or unicodedata.category(c).startswith("M") for c in domain):
+            return None
+        try:
+            domain = domain.encode("idna").decode("ascii")
+        except UnicodeError:
+            return None
+    labels = domain.split(".")
+    return domain if len(labels) >= 2 and all(_LABEL.match(label) for label in labels) else None
+
+
 def is_address(text: str) -> bool:
-    """Whether the text reads as one email address (local@domain.tld)."""
-    return _ADDRESS.match(text) is not None
+    """Whether the text reads as one email address: an ASCII local part at an ASCII or IDNA domain.
+
+    A character no one sees ("ceo\u200b@company.com") or any other non-ASCII local part is not
+    an address: it would reach a different mailbox than the one the user reads.
+    """
+    if _ADDRESS.match(text) is None:
+        return False
+    local, _, domain = text.rpartition("@")
+    if not (local.isascii() and local.isprintable()):
+        return False
+    return _ascii_domain(domain) is not None
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,7 +69,10 @@ EXTERNAL_ID_PREFIX = "external:"
 
 def external_person(address: str) -> Person:
     """Someone outside the directory, known only by an address the user typed."""
-    return Person(id=f"{EXTERNAL_ID_PREFIX}{address.casefold()}", display_name=address, email=address)
+    # No time zone: theirs is not known, and a made-up one would show them a wrong local time.
+    return Person(
+        id=f"{EXTERNAL_ID_PREFIX}{address.casefold()}", display_name=address, email=address, timezone=""
+    )
 
 
 def is_external(person: Person) -> bool:

@@ -75,7 +75,9 @@ def _tracked_attendees(content: MeetingContent, ctx: ReviewContext) -> tuple[str
     An external address (a bare address on the card, or one typed in an edit that the card did
     not offer) is invited but not tracked: its calendar is not ours to know or to hold.
     """
-    directory = {p.email.casefold() for p in ctx.people.values() if not is_external(p)}
+    directory = {
+        p.email.casefold() for p in (*ctx.people.values(), *ctx.addresses.values()) if not is_external(p)
+    }
     tracked = [a.email for a in content.attendees if a.email.casefold() in directory]
     if ctx.caller.email and ctx.caller.email.casefold() not in {t.casefold() for t in tracked}:
         tracked.append(ctx.caller.email)
@@ -96,6 +98,8 @@ def _slot_taken_message(
     """Who is booked now, and which of the card's other slots are still free for everyone tracked."""
     zone = ZoneInfo(content.timezone)
     names = {a.email.casefold(): a.name or a.email for a in content.attendees}
+    if ctx.caller.email:  # the organizer is tracked too: named as themselves, not by address
+        names.setdefault(ctx.caller.email.casefold(), ctx.caller.name or "you")
     who = ", ".join(sorted(names.get(email.casefold(), email) for email in taken.busy))
     message = (
         f"{_slot_words(content.start, content.end, zone)} is no longer free: {who} "

@@ -8,11 +8,13 @@ invitation (:mod:`multitool.tools.meeting_booking`).
 
 from __future__ import annotations
 
-from datetime import timedelta
-from typing import Any, Literal
+from collections.abc import Sequence
+from datetime import date, datetime, timedelta
+from datetime import time as dt_time
+from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo
 
-from pydantic import Field
+from pydantic import Field, StringConstraints
 
 from multitool.cards import (
     TYPE_ALIAS,
@@ -46,6 +48,8 @@ from multitool.tools.base import (
     ToolConfig,
     ToolContext,
     ToolSpec,
+    UnknownTimeZone,
+    UnparseableDate,
 )
 from multitool.tools.common import (
     BusyTimes,
@@ -66,11 +70,31 @@ from multitool.tools.meeting_booking import (
     book_and_invite,
     meeting_not_started,
 )
-from multitool.tools.scheduling import hours_attendees, hours_notes, search_window, slot_proposal
-from multitool.tools.when import RequestedTime, resolve_when
+from multitool.tools.scheduling import (
+    WORKING_DAYS,
+    Attendee,
+    SlotProposal,
+    day_label,
+    hours_attendees,
+    hours_notes,
+    search_window,
+    slot_proposal,
+)
+from multitool.tools.when import (
+    TIMES_FORMAT,
+    PhraseReading,
+    TimeRequest,
+    check_option,
+    describe,
+    read_phrase,
+    structured_request,
+)
 from multitool.wire import WireModel
+from multitool.zones import iana_zone
 
 ACTION = "show_meeting_scheduler"
+MAX_TIME_OPTIONS = 5
+TimeValue = Annotated[str, StringConstraints(strip_whitespace=True, max_length=40)]
 
 
 class MeetingArgs(WireModel):
@@ -88,9 +112,40 @@ class MeetingArgs(WireModel):
         min_length=1,
         max_length=MAX_WHEN_CHARS,
         description=(
-            "Day or time as said: 'Thursday', 'Friday morning', 'tomorrow at 3pm', 'next Tuesday', "
-            "or ISO 8601"
+            "The day or time exactly as the user said it ('the day after tomorrow at 2pm', "
+            "'Thursday 4pm London time'); the card shows it and the backend checks times against it"
         ),
+    )
+    times: list[TimeValue] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_TIME_OPTIONS,
+        description=(
+            "The times the user meant, resolved by you from the current time and the user's time zone "
+            "(both are in your instructions): the alternatives in the order said ('Thursday at 4pm or "
+            f"Friday at 10am' is two), {TIMES_FORMAT}. A part of the day is a window (morning "
+            "09:00/12:00, afternoon 13:00/17:00); 'next week' is its Monday to Friday"
+        ),
+    )
+    timezone: SingleLine | None = Field(
+        default=None,
+        max_length=64,
+        description=(
+            "The IANA time zone the times are in, when the user named one ('London time': "
+            "Europe/London; 'PST': America/Los_Angeles); leave it out for the user's own zone"
+        ),
+    )
+    timezone_of: RawName | None = Field(
+        default=None,
+        description=(
+            "When the user means an attendee's zone ('in Priya's time', 'her time'): that attendee as "
+            "named; the backend knows their zone. Do not also pass timezone"
+        ),
+    )
+    not_on: list[date] | None = Field(
+        default=None,
+        max_length=MAX_TIME_OPTIONS * 3,
+        description="Days the user ruled out ('not on Thursday'), as YYYY-MM-DD in the meeting's zone",
     )
     duration_minutes: int = Field(
         default=30, ge=MIN_DURATION_MINUTES, le=MAX_DURATION_MINUTES, description="Length in minutes"
@@ -104,6 +159,12 @@ class MeetingPayload(WireModel):
     title: str
     attendees: tuple[NameResolution, ...]
     requested: str = Field(description="The day or time as asked")
+    times: tuple[str, ...] = Field(
+        default=(), description="The times searched, as the tool contract writes them"
+    )
+    requested_timezone: str | None = Field(
+        default=None, description="The IANA time zone the request was read in"
+    )
     duration_minutes: int
     timezone: str
     slots: tuple[Slot, ...]
@@ -111,15 +172,19 @@ class MeetingPayload(WireModel):
     revises: str | None = replaced_field()
 
 
-def reading_notes(args: MeetingArgs, requested: RequestedTime, config: ToolConfig) -> list[str]:
+def reading_notes(args: MeetingArgs, request: TimeRequest, config: ToolConfig) -> list[str]:
     """Every guess behind the slots: how the day and time were read, hours and duration assumed."""
-    notes = list(requested.notes)
+    notes = list(request.notes)
+    for option in request.options:
+        notes.extend(note for note in option.notes if note not in notes)
     hours = f"{config.working_hours_start:02d}:00-{config.working_hours_end:02d}:00"
-    if requested.window is not None:
-        opens, closes = (m.hour + m.minute / 60 for m in requested.window)
+    first = request.first
+    if first.window is not None:
+        opens, closes = (m.hour + m.minute / 60 for m in first.window)
         if opens < config.working_hours_start or closes > config.working_hours_end:
-            notes.append(f"The {requested.part} reaches outside working hours ({hours}).")
-    elif requested.time is None:
+            part = f"The {first.part}" if first.part else "The window asked for"
+            notes.append(f"{part} reaches outside working hours ({hours}).")
+    elif all(o.time is None for o in request.options):
         notes.append(
             f"No time was asked for: the slots are the earliest free times within working hours ({hours})."
         )
@@ -128,19 +193,133 @@ def reading_notes(args: MeetingArgs, requested: RequestedTime, config: ToolConfi
     return notes
 
 
+def _zone_arg(args: MeetingArgs) -> ZoneInfo | None:
+    if args.timezone is None:
+        return None
+    zone = iana_zone(args.timezone)
+    if zone is None:
+        raise UnknownTimeZone(
+            f"'{args.timezone}' is not an IANA time zone; pass one such as Europe/London or "
+            "America/New_York, or leave timezone out for the user's own zone.",
+            field="timezone",
+        )
+    return zone
+
+
+def _phrase(args: MeetingArgs, ctx: ToolContext, zone: ZoneInfo | None) -> PhraseReading | None:
+    """The phrase as read, for the cross-check; None when it cannot be read at all."""
+    try:
+        return read_phrase(args.when, ctx, zone)
+    except UnparseableDate:
+        return None
+
+
+def _request_from_phrase(args: MeetingArgs, reading: PhraseReading | None, ctx: ToolContext) -> TimeRequest:
+    if reading is None or reading.request is None:
+        raise UnparseableDate(
+            f"Could not tell which day '{args.when}' means. Pass times (e.g. ['2026-12-03T15:00']) or say "
+            "e.g. 'Thursday', 'tomorrow at 3pm', 'Friday morning', 'next Tuesday'.",
+            field="when",
+        )
+    request = reading.request
+    options = tuple(check_option(option, ctx, " ".join(args.when.split())) for option in request.options)
+    return TimeRequest(options, request.excluded, request.notes)
+
+
+def cross_check(args: MeetingArgs, request: TimeRequest, reading: PhraseReading | None) -> list[str]:
+    """Where the phrase as said and the times passed disagree, in words for the card."""
+    notes: list[str] = []
+    if reading is None or reading.request is None:
+        if args.times is not None:
+            notes.append(f"'{args.when}' could not be read to check the times; check them on the card.")
+        return notes
+    if args.times is not None:
+        said = [o.value() for o in reading.request.options]
+        given = [o.value() for o in request.options]
+        if said != given:
+            read = ", ".join(describe(o) for o in reading.request.options)
+            used = ", ".join(describe(o) for o in request.options)
+            notes.append(f"'{args.when}' reads as {read}, but the times passed are {used}: check them.")
+        if reading.request.excluded - request.excluded:
+            days = ", ".join(sorted(d.isoformat() for d in reading.request.excluded - request.excluded))
+            notes.append(f"'{args.when}' rules out {days}, which the times passed do not: check them.")
+    if reading.unread:
+        words = " ".join(reading.unread)
+        notes.append(f"'{words}' in '{args.when}' was not read: check the times.")
+    return notes
+
+
+def _provisional(args: MeetingArgs, ctx: ToolContext) -> TimeRequest:
+    """The request as far as it is known before the directory read (the zone of a person is not)."""
+    zone = _zone_arg(args)
+    if args.times is not None:
+        return structured_request(list(args.times), list(args.not_on or ()), zone, ctx, args.when)
+    return _request_from_phrase(args, _phrase(args, ctx, zone), ctx)
+
+
+def _zone_person(args: MeetingArgs, reading: PhraseReading | None) -> str | None:
+    """The attendee whose zone is meant, as named: the argument, else the phrase ('Priya's time')."""
+    if args.timezone_of is not None:
+        return args.timezone_of
+    if args.timezone is None and args.times is None and reading is not None and reading.zone_of:
+        if reading.zone_of in ("her", "his", "their"):
+            return args.attendees[0] if len(args.attendees) == 1 else None
+        return reading.zone_of
+    return None
+
+
+def _padded(window: tuple[datetime, datetime]) -> tuple[datetime, datetime]:
+    # A zone not known yet (an attendee's) moves each day by at most 14 hours either way.
+    return window[0] - timedelta(days=1), window[1] + timedelta(days=1)
+
+
 def prepare(args: MeetingArgs, ctx: ToolContext, config: ToolConfig) -> Prepared:
-    requested = resolve_when(args.when, ctx)
+    provisional = _provisional(args, ctx)
+    early = _phrase(args, ctx, _zone_arg(args))
+    zone_person = _zone_person(args, early)
     duration = timedelta(minutes=args.duration_minutes)
+
+    def request_in(zone: ZoneInfo | None) -> tuple[TimeRequest, PhraseReading | None]:
+        reading = _phrase(args, ctx, zone) if zone is not None else early
+        if args.times is not None:
+            return structured_request(
+                list(args.times), list(args.not_on or ()), zone, ctx, args.when
+            ), reading
+        return _request_from_phrase(args, reading, ctx), reading
 
     def finish(people: People, busy: BusyTimes) -> dict[str, Any]:
         attendees = [resolve_recipient(name, people) for name in args.attendees]
+        zone_notes_first: list[str] = []
+        zone = _zone_arg(args)
+        if zone_person is not None:
+            found = resolve_recipient(zone_person, people)
+            person_zone = iana_zone(found.person.timezone) if found.settled and found.person else None
+            if person_zone is None:
+                raise UnknownTimeZone(
+                    f"The time zone of '{zone_person}' is not known; pass timezone (an IANA zone) instead.",
+                    field="timezoneOf",
+                )
+            zone = person_zone
+            assert found.person is not None
+            zone_notes_first.append(f"Times read in {found.person.display_name}'s time zone, {zone.key}.")
+        elif zone is None and early is not None and early.zone is not None and args.times is None:
+            zone = ZoneInfo(early.zone)
+        request, reading = request_in(zone)
+        if zone is not None and zone.key != ctx.timezone and zone_person is None:
+            said = f" ('{reading.zone_words}')" if reading is not None and reading.zone_words else ""
+            zone_notes_first.append(f"Times read in {zone.key}{said}; the slots are shown in {ctx.timezone}.")
+        elif args.times is not None and reading is not None and reading.zone and zone is None:
+            zone_notes_first.append(
+                f"'{args.when}' names {reading.zone}, but the times were passed in {ctx.timezone}: "
+                "check them."
+            )
         # Everyone's bookings, the requester's included: they attend the meeting they ask for.
         busy_emails = [r.person.email for r in attendees if r.person is not None]
         if ctx.requester_email is not None:
             busy_emails.append(ctx.requester_email)
         intervals = [interval for email in dict.fromkeys(busy_emails) for interval in busy.get(email, ())]
         constraining, zone_notes = hours_attendees(attendees)
-        proposal = slot_proposal(requested, duration, intervals, ctx, config, constraining)
+        proposal = slot_proposal(request, duration, intervals, ctx, config, constraining)
         if not proposal.slots:
             raise NoFreeSlot(
                 f"No {args.duration_minutes}-minute time when every attendee is free from '{args.when}' "
@@ -148,30 +327,94 @@ def prepare(args: MeetingArgs, ctx: ToolContext, config: ToolConfig) -> Prepared
                 "Ask for a later day or a shorter meeting.",
                 field="when",
             )
-        notes = unsettled_names(attendees, "attendee") + zone_notes
-        asked = requested.start(ctx)
-        if asked is not None and not proposal.asked_first:
+        notes = unsettled_names(attendees, "attendee") + zone_notes + zone_notes_first
+        for asked in proposal.taken:
             notes.append(f"{asked.isoformat(timespec='minutes')} is taken; these are the next free times.")
-        notes.extend(hours_notes(proposal, requested, config))
-        notes.extend(reading_notes(args, requested, config))
+        notes.extend(moved_notes(request, proposal, ctx, config))
+        notes.extend(holiday_notes(proposal, constraining, ctx))
+        notes.extend(hours_notes(proposal, request, config))
+        notes.extend(reading_notes(args, request, config))
+        notes.extend(cross_check(args, request, reading))
+        request_zone = request.first.zone_of(ctx).key
         return {
             "action": ACTION,
             "title": args.title,
             "attendees": [r.to_wire() for r in attendees],
             "requested": args.when,
+            "times": [o.value() for o in request.options],
+            "requestedTimezone": request_zone,
             "durationMinutes": args.duration_minutes,
             "timezone": ctx.timezone,
             "slots": [s.to_wire() for s in proposal.slots],
-            "notes": notes,
+            "notes": list(dict.fromkeys(notes)),
         }
 
+    window = search_window(provisional, ctx, config)
+    names = list(args.attendees)
+    if zone_person is not None and zone_person not in names:
+        names.append(zone_person)
     return Prepared(
-        names=list(args.attendees),
+        names=names,
         finish=finish,
-        busy_window=search_window(requested, ctx, config),
+        busy_window=_padded(window)
+        if zone_person is not None or (early is not None and early.zone)
+        else window,
         busy_names=list(args.attendees),
         busy_emails=[ctx.requester_email] if ctx.requester_email is not None else [],
     )
+
+
+def holiday_notes(proposal: SlotProposal, attendees: Sequence[Attendee], ctx: ToolContext) -> list[str]:
+    """A slot on someone's public holiday (the organizer's or an attendee's), said for each day."""
+    from multitool.public_holidays import holiday
+
+    who: list[tuple[str, ZoneInfo]] = [("you", ctx.zone), *((a.name, a.zone) for a in attendees)]
+    found: dict[tuple[date, str, str], list[str]] = {}
+    for slot in proposal.slots:
+        for name, zone in who:
+            day = slot.start.astimezone(zone).date()
+            off = holiday(day, zone.key)
+            if off is not None:
+                people = found.setdefault((day, *off), [])
+                if name not in people:
+                    people.append(name)
+    return [
+        f"{day_label(day)} is a public holiday ({holiday_name}, {country}) for {' and '.join(people)}."
+        for (day, country, holiday_name), people in found.items()
+    ]
+
+
+def moved_notes(
+    request: TimeRequest, proposal: SlotProposal, ctx: ToolContext, config: ToolConfig
+) -> list[str]:
+    """Why no slot is on the day asked for: no time left today, a weekend, a day ruled out, fully booked."""
+    if proposal.asked:
+        return []
+    first = request.first
+    zone = first.zone_of(ctx)
+    asked_days = {day for option in request.options for day in option.days}
+    offered = {slot.start.astimezone(zone).date() for slot in proposal.slots}
+    if offered & asked_days:
+        return []
+    day = first.day
+    label = day_label(day)
+    local_now = ctx.now.astimezone(zone)
+    if first.last_day not in (None, first.day):
+        last = day_label(first.last_day or day)
+        return [
+            f"Nothing from {label} to {last} is free within everyone's working hours; "
+            "these are the next free times."
+        ]
+    if day in request.excluded:
+        return [f"{label} was ruled out; the slots are on the next working days."]
+    if day.weekday() not in WORKING_DAYS:
+        return [f"{label} is a weekend day; the slots are on the next working days."]
+    if day == local_now.date():
+        closes = first.window[1] if first.window else dt_time(config.working_hours_end)
+        last_start = datetime.combine(day, closes, tzinfo=zone) - timedelta(minutes=config.slot_step_minutes)
+        if local_now >= last_start:
+            return [f"No time is left today ({label}); the slots are on the next working days."]
+    return [f"Nothing on {label} is free within everyone's working hours; these are the next free times."]
 
 
 # -- the card ------------------------------------------------------------------
@@ -184,8 +427,12 @@ class MeetingSchedulerCard(Card):
     title: str = ""
     attendees: tuple[NameResolution, ...] = ()
     requested: str | None = Field(default=None, description="The day or time as the user said it")
+    times: tuple[str, ...] = Field(default=(), description="The times searched ('2026-12-03T16:00', ...)")
+    requested_timezone: str | None = Field(
+        default=None, description="The IANA time zone the request was read in"
+    )
     duration_minutes: int = 30
-    timezone: str = "UTC"
+    timezone: str = Field(default="UTC", description="The organizer's time zone: the slots are shown in it")
     slots: tuple[Slot, ...] = ()
 
 
@@ -214,13 +461,32 @@ def meeting_caption(card: MeetingSchedulerCard) -> str:
     return f"Meeting '{title}' with {names_of(card.attendees)}: {when}{unresolved_notes(card.attendees)}"
 
 
+def _on_asked_day(card: MeetingSchedulerCard) -> bool:
+    """Whether the first slot is on a day the request named (a card without ``times`` is trusted)."""
+    zone = iana_zone(card.requested_timezone or card.timezone)
+    if not card.times or zone is None:
+        return True
+    first = card.slots[0].start.astimezone(zone).date()
+    for value in card.times:
+        day, _, rest = value.partition("/")
+        start = date.fromisoformat(day[:10])
+        last = date.fromisoformat(rest) if len(rest) == 10 else start
+        if start <= first <= last:
+            return True
+    return False
+
+
 def meeting_said(card: MeetingSchedulerCard) -> str | None:
     """'found 3 times for a sync with Kinshuok Sharma on Thursday'; None without a slot to offer."""
     slots = card.slots
     if not slots:
         return None
     times = "a time" if len(slots) == 1 else f"{len(slots)} times"
-    when = when_words(card.requested) if card.requested else f"on {day_words(slots[0].start)}"
+    when = f"on {day_words(slots[0].start)}"
+    if card.requested and _on_asked_day(card):
+        when = when_words(card.requested)
+    elif card.requested:
+        when = f"on {day_words(slots[0].start)} (none {when_words(card.requested)})"
     return f"found {times} for {a_thing(card.title)} with {names_of(card.attendees)} {when}"
 
 
@@ -235,8 +501,20 @@ def meeting_content(
         edits.attendees, confirmed.attendees if confirmed else None, payload.attendees, "attendees", ctx
     )
     if edits.slot is not None:
+        chosen = edits.slot
+        if chosen.start.utcoffset() is None or chosen.end.utcoffset() is None:
+            raise InvalidEdits(
+                "The slot's start and end must carry a UTC offset (e.g. 2026-12-03T09:00:00+01:00 or ...Z).",
+                field="slot",
+            )
+        # A slot is an instant: the same moment written in any offset is the same slot.
         slot = next(
-            (s for s in payload.slots if s.start == edits.slot.start and s.end == edits.slot.end),
+            (
+                s
+                for s in payload.slots
+                if s.start.timestamp() == chosen.start.timestamp()
+                and s.end.timestamp() == chosen.end.timestamp()
+            ),
             None,
         )
         if slot is None:

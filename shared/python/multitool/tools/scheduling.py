@@ -29,7 +29,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from itertools import chain
 from zoneinfo import ZoneInfo
 
@@ -38,7 +38,7 @@ from multitool.ports.calendar import Interval, overlaps
 from multitool.slots import Slot
 from multitool.tools.base import ToolConfig, ToolContext
 from multitool.tools.common import is_external
-from multitool.tools.when import RequestedTime
+from multitool.tools.when import RequestedTime, TimeRequest, as_request
 from multitool.zones import iana_zone
 
 WORKING_DAYS = frozenset(range(5))  # Monday..Friday
@@ -55,15 +55,56 @@ def search_days(first: date, config: ToolConfig) -> list[date]:
     return days
 
 
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One searched day: its local hours (working hours, or the window asked for) in one zone."""
+
+    day: date
+    zone: ZoneInfo
+    window: tuple[time, time] | None = None
+    asked: bool = True
+    """A day the request named (not one searched after it)."""
+
+
+def search_frames(request: RequestedTime | TimeRequest, ctx: ToolContext, config: ToolConfig) -> list[Frame]:
+    """The days searched: every working day the request names, then the working days after them.
+
+    A request of exact times only searches from the first one's day on (the free times after it).
+    Days in ``request.excluded`` are never searched.
+    """
+    request = as_request(request)
+    frames: list[Frame] = []
+    ranged = [o for o in request.options if o.time is None]
+    for option in ranged:
+        zone = option.zone_of(ctx)
+        for day in option.days:
+            if day.weekday() in WORKING_DAYS and day not in request.excluded:
+                frames.append(Frame(day, zone, option.window))
+    first = request.first
+    zone = first.zone_of(ctx)
+    after = max((o.last_day or o.day for o in ranged), default=first.day - timedelta(days=1))
+    day = after + timedelta(days=1) if ranged else first.day
+    window = first.window if len(request.options) == 1 else None
+    while len(frames) < config.search_working_days:
+        if day.weekday() in WORKING_DAYS and day not in request.excluded:
+            frames.append(Frame(day, zone, window, asked=not ranged and day == first.day))
+        day += timedelta(days=1)
+    return frames
+
+
 def search_window(
-    requested: RequestedTime, ctx: ToolContext, config: ToolConfig
+    requested: RequestedTime | TimeRequest, ctx: ToolContext, config: ToolConfig
 ) -> tuple[datetime, datetime]:
     """[start, end) covering every candidate slot: whole local days, UTC."""
-    days = search_days(requested.day, config)
-    first = min(requested.day, days[0])
-    start = datetime.combine(first, datetime.min.time(), tzinfo=ctx.zone)
-    end = datetime.combine(days[-1] + timedelta(days=1), datetime.min.time(), tzinfo=ctx.zone)
-    return start.astimezone(UTC), end.astimezone(UTC)
+    request = as_request(requested)
+    frames = search_frames(request, ctx, config)
+    starts = [datetime.combine(f.day, datetime.min.time(), tzinfo=f.zone) for f in frames]
+    ends = [datetime.combine(f.day + timedelta(days=1), datetime.min.time(), tzinfo=f.zone) for f in frames]
+    for option in request.options:
+        zone = option.zone_of(ctx)
+        starts.append(datetime.combine(option.day, datetime.min.time(), tzinfo=zone))
+        ends.append(datetime.combine(option.day + timedelta(days=1), datetime.min.time(), tzinfo=zone))
+    return min(starts).astimezone(UTC), max(ends).astimezone(UTC)
 
 
 class _BusyTimes:
@@ -116,6 +157,12 @@ class SlotProposal:
     """No free time in the search was within everyone's working hours."""
     asked_first: bool
     """The first slot is the time the user named."""
+    asked: int = 0
+    """How many of the first slots are times the user named, in the order named."""
+    frames: tuple[Frame, ...] = ()
+    """The days searched, in order."""
+    taken: tuple[datetime, ...] = ()
+    """Times the user named that were not free (or already past), as named."""
 
 
 _ZERO = timedelta(0)
@@ -208,7 +255,7 @@ class _EveryonesHours:
 
 
 def slot_proposal(
-    requested: RequestedTime,
+    requested: RequestedTime | TimeRequest,
     duration: timedelta,
     busy: Sequence[Interval],
     ctx: ToolContext,
@@ -217,35 +264,48 @@ def slot_proposal(
 ) -> SlotProposal:
     """Up to ``config.max_slots`` free, distinct slots within the user's working hours, best first.
 
-    Within every attendee's working hours too (each in their own zone) when any
-    free time of the search allows it, earliest first; otherwise each day's
-    best compromise (fewest people outside their hours, then least time
-    outside them, then earliest), from the requested day on.
+    The times the user named come first, in their order, when free. Then, within every
+    attendee's working hours too (each in their own zone) when any free time of the search
+    allows it, earliest first; otherwise each day's best compromise (fewest people outside
+    their hours, then least time outside them, then earliest), from the requested day on.
     """
-    zone = ctx.zone
+    request = as_request(requested)
     step = timedelta(minutes=config.slot_step_minutes)
     now = ctx.now.astimezone(UTC)
-    hours = _EveryonesHours(attendees, search_window(requested, ctx, config), config)
+    frames = search_frames(request, ctx, config)
+    hours = _EveryonesHours(attendees, search_window(request, ctx, config), config)
     blocked = _BusyTimes(busy)
     chosen: list[_Candidate] = []
     taken: list[Interval] = []
-    asked = requested.start(ctx)
+    refused: list[datetime] = []
+    named: list[datetime] = []
     not_before = now
-    if asked is not None:
+    for option in request.options:
+        asked = option.start(ctx)
+        if asked is None or len(chosen) >= config.max_slots:
+            continue
         asked_utc = asked.astimezone(UTC)
-        if asked_utc >= now - timedelta(minutes=1) and blocked.free(asked_utc, asked_utc + duration):
+        if (
+            asked_utc >= now - timedelta(minutes=1)
+            and blocked.free(asked_utc, asked_utc + duration)
+            and _free(asked_utc, asked_utc + duration, taken)
+        ):
             chosen.append(hours.candidate(asked_utc, duration))
             taken.append(Interval(start=asked_utc, end=asked_utc + duration))
-            not_before = max(now, asked_utc + duration)
+            named.append(asked)
         else:
-            not_before = max(now, asked_utc)
-    asked_first = bool(chosen)
+            refused.append(asked)
+    first_asked = request.first.start(ctx)
+    if first_asked is not None:
+        first_utc = first_asked.astimezone(UTC)
+        not_before = max(now, first_utc + duration) if named[:1] == [first_asked] else max(now, first_utc)
 
-    def free_candidates(day: date) -> list[_Candidate]:
-        opens, closes = local_hours(day, zone, config)
-        if requested.window is not None:  # a part of the day the user named: those hours, every day
+    def free_candidates(frame: Frame) -> list[_Candidate]:
+        opens, closes = local_hours(frame.day, frame.zone, config)
+        if frame.window is not None:  # a part of the day the user named: those hours, every day
             opens, closes = (
-                datetime.combine(day, moment, tzinfo=zone).astimezone(UTC) for moment in requested.window
+                datetime.combine(frame.day, moment, tzinfo=frame.zone).astimezone(UTC)
+                for moment in frame.window
             )
         free: list[_Candidate] = []
         moment = _round_up(max(opens, not_before), step)
@@ -257,15 +317,14 @@ def slot_proposal(
 
     # The first day with free time inside everyone's hours decides: from there on, only such
     # times; with no such day in the search, every day's candidates compete as compromises.
-    days = search_days(requested.day, config)
     seen: list[list[_Candidate]] = []
-    for day in days:
-        seen.append(free_candidates(day))
+    for frame in frames:
+        seen.append(free_candidates(frame))
         if any(c.people_outside == 0 for c in seen[-1]):
             break
     everyone = any(c.people_outside == 0 for c in seen[-1]) if seen else False
     pools: Iterator[list[_Candidate]] = (
-        chain([seen[-1]], map(free_candidates, days[len(seen) :])) if everyone else iter(seen)
+        chain([seen[-1]], map(free_candidates, frames[len(seen) :])) if everyone else iter(seen)
     )
 
     for free in pools:
@@ -281,14 +340,18 @@ def slot_proposal(
         if len(chosen) >= config.max_slots:
             break
 
+    zone = ctx.zone
     slots = [Slot(start=c.start.astimezone(zone), end=(c.start + duration).astimezone(zone)) for c in chosen]
-    if asked_first and asked is not None:
-        slots[0] = Slot(start=asked, end=slots[0].end)  # the time exactly as the user named it
+    for index, asked in enumerate(named):
+        slots[index] = Slot(start=asked, end=slots[index].end)  # the time exactly as the user named it
     return SlotProposal(
         slots=tuple(slots),
         outside_hours=tuple(hours.outside(c) for c in chosen),
         compromise=not everyone,
-        asked_first=asked_first,
+        asked_first=bool(named) and named[0] == first_asked,
+        asked=len(named),
+        frames=tuple(frames),
+        taken=tuple(refused),
     )
 
 
@@ -330,15 +393,19 @@ def _people(attendees: Sequence[Attendee]) -> str:
     return named[0] if len(named) == 1 else f"{', '.join(named[:-1])} and {named[-1]}"
 
 
-def hours_notes(proposal: SlotProposal, requested: RequestedTime, config: ToolConfig) -> list[str]:
+def hours_notes(
+    proposal: SlotProposal, requested: RequestedTime | TimeRequest, config: ToolConfig
+) -> list[str]:
     """Words for the model and the card about slots outside someone's working hours."""
     notes: list[str] = []
     if proposal.asked_first and proposal.outside_hours[0]:
         notes.append(f"The time asked for is outside working hours for {_people(proposal.outside_hours[0])}.")
-    rest = proposal.outside_hours[1:] if proposal.asked_first else proposal.outside_hours
+    rest = proposal.outside_hours[proposal.asked :]
     if not proposal.compromise or not rest:
         return notes
-    days = search_days(requested.day, config)
+    days = [f.day for f in proposal.frames] or search_days(as_request(requested).first.day, config)
+    window = next((f.window for f in proposal.frames if f.window is not None), None)
+    within = f" from {window[0]:%H:%M} to {window[1]:%H:%M}" if window is not None else ""
     span = (
         f"on {day_label(days[0])}"
         if len(days) == 1
@@ -350,5 +417,5 @@ def hours_notes(proposal: SlotProposal, requested: RequestedTime, config: ToolCo
         which = f"{'this slot is' if len(rest) == 1 else 'these slots are'} outside working hours for"
     else:
         which = "each of these slots is outside working hours for some of"
-    notes.append(f"No free time {span} is within everyone's working hours; {which} {_people(union)}.")
+    notes.append(f"No free time{within} {span} is within everyone's working hours; {which} {_people(union)}.")
     return notes

@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
 
 from multitool.tools.base import DateInPast, ToolContext, UnparseableDate
 
@@ -46,12 +47,56 @@ class RequestedTime:
     """The part of the day as said, when one was."""
     notes: tuple[str, ...] = ()
     """Every guess made reading the text, in words for the card."""
+    last_day: date | None = None
+    """The last day of a span of days ("next week"); None for one day."""
+    zone: ZoneInfo | None = None
+    """The zone the day and times are wall-clock values in; None for the user's zone."""
+
+    def zone_of(self, ctx: ToolContext) -> ZoneInfo:
+        return self.zone if self.zone is not None else ctx.zone
 
     def start(self, ctx: ToolContext) -> datetime | None:
-        """The asked-for moment as an aware datetime in the user's zone, if a time was given."""
+        """The asked-for moment as an aware datetime in its zone, if a time was given."""
         if self.time is None:
             return None
-        return datetime.combine(self.day, self.time, tzinfo=ctx.zone)
+        return datetime.combine(self.day, self.time, tzinfo=self.zone_of(ctx))
+
+    @property
+    def days(self) -> list[date]:
+        """Every day asked for: one, or each day of a span."""
+        last = self.last_day or self.day
+        return [self.day + timedelta(days=n) for n in range((last - self.day).days + 1)]
+
+    def value(self) -> str:
+        """The option as the contract writes it: '2026-12-03', '2026-12-03T16:00',
+        '2026-12-03T09:00/12:00' or '2026-12-03/2026-12-07'."""
+        text = self.day.isoformat()
+        if self.time is not None:
+            return f"{text}T{_hhmm(self.time)}"
+        if self.window is not None:
+            return f"{text}T{_hhmm(self.window[0])}/{_hhmm(self.window[1])}"
+        if self.last_day is not None and self.last_day != self.day:
+            return f"{text}/{self.last_day.isoformat()}"
+        return text
+
+
+@dataclass(frozen=True, slots=True)
+class TimeRequest:
+    """What a meeting call asks for: alternatives in order, days not to offer, notes on the reading."""
+
+    options: tuple[RequestedTime, ...]
+    excluded: frozenset[date] = frozenset()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def first(self) -> RequestedTime:
+        return self.options[0]
+
+
+def as_request(requested: RequestedTime | TimeRequest) -> TimeRequest:
+    return (
+        requested if isinstance(requested, TimeRequest) else TimeRequest((requested,), notes=requested.notes)
+    )
 
 
 PARTS_OF_DAY: dict[str, tuple[time, time]] = {
@@ -183,13 +228,99 @@ def _iso(text: str, ctx: ToolContext) -> RequestedTime | None:
     return RequestedTime(parsed.date(), None if only_date else parsed.time().replace(tzinfo=None))
 
 
-def _natural(text: str, ctx: ToolContext) -> RequestedTime | None:
+_UNREAD_FILLER = frozenset(
+    (
+        *("on", "at", "in", "by", "around", "during", "before", "for", "this", "the", "a", "an", "of"),
+        *("from", "some", "sometime", "time", "any", "day", "please", "maybe", "ish", "or", "and"),
+        *("between", "works", "suits", "suit", "would", "be", "good", "okay", "ok", "if", "possible"),
+    )
+)
+_WORD = re.compile(r"[^\W\d_][\w'\u2019-]*|\d+")
+
+
+def _natural(text: str, ctx: ToolContext) -> tuple[RequestedTime | None, list[str]]:
+    """parsedatetime's reading of ``text`` and the words it did not use."""
     local_now = ctx.local_now.replace(tzinfo=None, microsecond=0)
+    found = _calendar().nlp(text, sourceTime=local_now)
+    if not found:
+        return None, [w for w in _WORD.findall(text) if w.casefold() not in _UNREAD_FILLER]
+    used = [False] * len(text)
+    for _, _, begin, finish, _ in found:
+        used[begin:finish] = [True] * (finish - begin)
+    left = "".join(" " if used[i] else ch for i, ch in enumerate(text))
+    unread = [w for w in _WORD.findall(left) if w.casefold() not in _UNREAD_FILLER]
     parsed, status = _calendar().parseDT(text, sourceTime=local_now)
     if not status:
-        return None
+        return None, unread
     has_time = status in (2, 3)
-    return RequestedTime(parsed.date(), parsed.time().replace(second=0, microsecond=0) if has_time else None)
+    at = parsed.time().replace(second=0, microsecond=0) if has_time else None
+    return RequestedTime(parsed.date(), at), unread
+
+
+_DAY_AFTER_TOMORROW = re.compile(r"\b(?:the\s+)?day\s+after\s+tomorrow\b", re.I)
+_IN_DAYS = re.compile(
+    r"\b(?:in\s+)?(?P<n>\d{1,2}|two|three|four|five|six)\s+days?\s+(?:from\s+(?:now|today)|time)\b", re.I
+)
+_SMALL_NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+_WEEK_SPAN = re.compile(
+    r"^(?:(?:in|during|for|sometime|some\s+time|any\s*time)\s+)*(?P<which>next|this)\s+week$", re.I
+)
+
+
+def _relative_days(text: str, ctx: ToolContext) -> str:
+    """Relative days parsedatetime misreads, written as dates it reads ("the day after tomorrow")."""
+    today = ctx.local_now.date()
+
+    def date_words(days: int) -> str:
+        day = today + timedelta(days=days)
+        return f" {day.month:02d}/{day.day:02d}/{day.year} "
+
+    text = _DAY_AFTER_TOMORROW.sub(lambda _: date_words(2), text)
+    return _IN_DAYS.sub(lambda m: date_words(_SMALL_NUMBERS.get(m["n"].casefold()) or int(m["n"])), text)
+
+
+def check_option(option: RequestedTime, ctx: ToolContext, said: str, field: str = FIELD) -> RequestedTime:
+    """``option`` when it can be offered: not in the past, not more than a year ahead."""
+    zone = option.zone_of(ctx)
+    local_now = ctx.now.astimezone(zone)
+    today = local_now.date()
+    where = "" if option.zone is None else f" in {zone.key}"
+    last = option.last_day or option.day
+    if last < today:
+        raise DateInPast(
+            f"'{said}' is {option.day.isoformat()}, which is in the past (today is {today.isoformat()}"
+            f" in {zone.key}). Ask for a day from today on.",
+            field=field,
+        )
+    start = option.start(ctx)
+    if start is not None and start < ctx.now - timedelta(minutes=1):
+        raise DateInPast(
+            f"'{said}' is {start.isoformat(timespec='minutes')}, which has already passed "
+            f"(it is now {local_now.isoformat(timespec='minutes')}{where}). Ask for a later time.",
+            field=field,
+        )
+    window = option.window
+    if (
+        window is not None
+        and option.time is None
+        and option.last_day in (None, option.day)
+        and datetime.combine(option.day, window[1], tzinfo=zone) <= ctx.now
+    ):
+        raise DateInPast(
+            f"'{said}' is {'today' if option.day == today else option.day.isoformat()} "
+            f"{_hhmm(window[0])}-{_hhmm(window[1])}, which has already passed "
+            f"(it is now {local_now.strftime('%H:%M')}{where}). Ask for a later time.",
+            field=field,
+        )
+    if option.day > today + timedelta(days=MAX_DAYS_AHEAD):
+        raise UnparseableDate(
+            f"'{said}' is more than a year ahead; ask for a day within the next year.", field=field
+        )
+    if option.day < today:  # a span that began before today: from today on
+        return RequestedTime(
+            today, option.time, option.window, option.part, option.notes, option.last_day, option.zone
+        )
+    return option
 
 
 def resolve_when(text: str, ctx: ToolContext) -> RequestedTime:
@@ -197,61 +328,55 @@ def resolve_when(text: str, ctx: ToolContext) -> RequestedTime:
     cleaned = " ".join(text.split())
     requested = _iso(cleaned, ctx)
     if requested is None:
-        requested = _natural_reading(cleaned, ctx)
+        requested, _ = _natural_reading(cleaned, ctx)
     if requested is None:
         raise UnparseableDate(
             f"Could not tell which day '{cleaned}' means. Say e.g. 'Thursday', 'tomorrow at 3pm', "
             "'Friday morning', 'next Tuesday' or an ISO 8601 date like 2026-12-03T15:00.",
             field=FIELD,
         )
+    return check_option(requested, ctx, cleaned)
+
+
+def _week_span(text: str, ctx: ToolContext) -> RequestedTime | None:
+    """'next week' or 'this week' alone: its working days, Monday (or today) to Friday."""
+    match = _WEEK_SPAN.match(text.strip())
+    if match is None:
+        return None
     today = ctx.local_now.date()
-    if requested.day < today:
-        raise DateInPast(
-            f"'{cleaned}' is {requested.day.isoformat()}, which is in the past (today is {today.isoformat()}"
-            f" in {ctx.timezone}). Ask for a day from today on.",
-            field=FIELD,
-        )
-    start = requested.start(ctx)
-    if start is not None and start < ctx.now - timedelta(minutes=1):
-        raise DateInPast(
-            f"'{cleaned}' is {start.isoformat(timespec='minutes')}, which has already passed "
-            f"(it is now {ctx.local_now.isoformat(timespec='minutes')}). Ask for a later time.",
-            field=FIELD,
-        )
-    window = requested.window
-    if (
-        window is not None
-        and requested.time is None
-        and datetime.combine(requested.day, window[1], tzinfo=ctx.zone) <= ctx.now
-    ):
-        raise DateInPast(
-            f"'{cleaned}' is today {_hhmm(window[0])}-{_hhmm(window[1])}, which has already passed "
-            f"(it is now {ctx.local_now.strftime('%H:%M')}). Ask for a later time.",
-            field=FIELD,
-        )
-    if requested.day > today + timedelta(days=MAX_DAYS_AHEAD):
-        raise UnparseableDate(
-            f"'{cleaned}' is more than a year ahead; ask for a day within the next year.", field=FIELD
-        )
-    return requested
+    monday = today - timedelta(days=today.weekday())
+    first = monday + timedelta(days=7) if match["which"].casefold() == "next" else today
+    friday = (monday + timedelta(days=7 if match["which"].casefold() == "next" else 0)) + timedelta(days=4)
+    if friday < first:  # "this week" said at the weekend: nothing of it is left
+        return None
+    note = f"'{match[0]}' read as {_label(first)} to {_label(friday)}."
+    return RequestedTime(first, notes=(note,), last_day=friday)
 
 
-def _natural_reading(cleaned: str, ctx: ToolContext) -> RequestedTime | None:
+def _label(day: date) -> str:
+    return f"{day.strftime('%a')} {day.day} {day.strftime('%b')}"
+
+
+def _natural_reading(cleaned: str, ctx: ToolContext) -> tuple[RequestedTime | None, list[str]]:
+    """The reading of one alternative, and the words of it that were not read."""
+    span = _week_span(cleaned, ctx)
+    if span is not None:
+        return span, []
     reading = _read_times(cleaned)
     notes = list(reading.notes or [])
-    rest = reading.text
+    rest = _relative_days(reading.text, ctx)
     if _FILLER.match(rest):  # only a part of the day ("this afternoon", "tonight"): today
         rest = "today"
-    parsed = _natural(rest, ctx)
+    parsed, unread = _natural(rest, ctx)
     if parsed is None:
-        return None
+        return None, unread
     said_time = bool(re.search(r"\d{2}:\d{2}", rest))
     if said_time and parsed.time is None:
         raise UnparseableDate(
             f"Could not read the time in '{cleaned}'. Say e.g. '3pm' or '15:00'.", field=FIELD
         )
     for match in _WEEKDAY.finditer(cleaned):
-        label = f"{parsed.day.strftime('%a')} {parsed.day.day} {parsed.day.strftime('%b')}"
+        label = _label(parsed.day)
         today = ctx.local_now.date()
         coming = (parsed.day.weekday() - today.weekday() - 1) % 7 + 1  # days to the next such weekday
         ahead = (parsed.day - today).days
@@ -268,4 +393,250 @@ def _natural_reading(cleaned: str, ctx: ToolContext) -> RequestedTime | None:
     window = PARTS_OF_DAY.get(reading.part) if reading.part else None
     if window is not None and reading.part is not None:
         notes.append(f"'{reading.part}' read as {_hhmm(window[0])}-{_hhmm(window[1])}.")
-    return RequestedTime(parsed.day, parsed.time, window, reading.part, tuple(notes))
+    return RequestedTime(parsed.day, parsed.time, window, reading.part, tuple(notes)), unread
+
+
+# -- the phrase as a whole: a zone named, days not wanted, alternatives ------------------------
+
+# Abbreviations people write after a time, and the zone each is read as (said in a note):
+# the region's zone, so "4pm PST" in July is still Pacific time, as its writer meant.
+ZONE_ABBREVIATIONS: dict[str, str] = {
+    "UTC": "UTC",
+    "GMT": "UTC",
+    "Z": "UTC",
+    "BST": "Europe/London",
+    "WET": "Europe/Lisbon",
+    "CET": "Europe/Paris",
+    "CEST": "Europe/Paris",
+    "EET": "Europe/Athens",
+    "IST": "Asia/Kolkata",
+    "SGT": "Asia/Singapore",
+    "JST": "Asia/Tokyo",
+    "KST": "Asia/Seoul",
+    "AEST": "Australia/Sydney",
+    "AEDT": "Australia/Sydney",
+    "NZST": "Pacific/Auckland",
+    "NZDT": "Pacific/Auckland",
+    "EST": "America/New_York",
+    "EDT": "America/New_York",
+    "ET": "America/New_York",
+    "CST": "America/Chicago",
+    "CDT": "America/Chicago",
+    "CT": "America/Chicago",
+    "MST": "America/Denver",
+    "MDT": "America/Denver",
+    "PST": "America/Los_Angeles",
+    "PDT": "America/Los_Angeles",
+    "PT": "America/Los_Angeles",
+}
+_ABBREVIATION = re.compile(
+    r"(?:\s*\(\s*|\s+)(?:in\s+)?(?P<abbr>"
+    + "|".join(sorted(ZONE_ABBREVIATIONS, key=len, reverse=True))
+    + r")\b\)?"
+)
+_IANA_NAME = re.compile(r"\s*\(?\s*\b(?:in\s+)?(?P<zone>[A-Z][A-Za-z_]+(?:/[A-Za-z_+\-0-9]+){1,2})\b\)?")
+_CITY_TIME = re.compile(
+    r"\s*\(?\b(?:in\s+)?(?P<city>[A-Za-z][A-Za-z .'-]{1,30}?)\s+(?:local\s+)?time\b(?:\s+zone)?\)?", re.I
+)
+_PERSON_TIME = re.compile(
+    r"\s*\(?\b(?:in\s+|on\s+)?(?P<who>her|his|their|[^\W\d_][\w.'-]*(?:\s+[^\W\d_][\w.'-]*)?(?:'s|\u2019s))"
+    r"\s+(?:local\s+)?time(?:\s*zone)?\b\)?",
+    re.I,
+)
+_NEGATED = re.compile(
+    r"(?:,\s*)?\b(?:(?:but\s+)?not|except|excluding|other\s+than|apart\s+from|any\s*(?:day|time)\s+but)"
+    r"\s+(?:on\s+)?"
+    r"(?P<day>today|tomorrow|(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?)\b",
+    re.I,
+)
+_ALTERNATIVE = re.compile(r"\s*,?\s+\bor\b\s+|\s*/\s*(?=[A-Za-z])", re.I)
+_PRONOUNS = frozenset({"her", "his", "their"})
+
+
+@functools.cache
+def _cities() -> dict[str, str]:
+    """'london' -> 'Europe/London', 'new york' -> 'America/New_York': the zone database's cities."""
+    from zoneinfo import available_timezones
+
+    cities: dict[str, str] = {}
+    for key in sorted(available_timezones()):
+        if "/" in key and not key.startswith(("Etc/", "SystemV/", "US/", "posix/", "right/")):
+            cities.setdefault(key.rsplit("/", 1)[1].replace("_", " ").casefold(), key)
+    cities.update({"uk": "Europe/London", "pacific": "America/Los_Angeles", "eastern": "America/New_York"})
+    cities.update({"central european": "Europe/Paris", "india": "Asia/Kolkata", "japan": "Asia/Tokyo"})
+    cities.update({"sf": "America/Los_Angeles", "san francisco": "America/Los_Angeles"})
+    cities.update({"bangalore": "Asia/Kolkata", "mumbai": "Asia/Kolkata", "delhi": "Asia/Kolkata"})
+    cities.update({"munich": "Europe/Berlin", "frankfurt": "Europe/Berlin", "boston": "America/New_York"})
+    cities.update({"seattle": "America/Los_Angeles", "nyc": "America/New_York", "beijing": "Asia/Shanghai"})
+    return cities
+
+
+@dataclass(frozen=True, slots=True)
+class PhraseReading:
+    """What a phrase says: its alternatives, the zone it names, days it rules out, what went unread."""
+
+    request: TimeRequest | None
+    """None when no day could be read at all."""
+    zone: str | None = None
+    """An IANA zone the phrase names ('London time', 'PST', 'Europe/London')."""
+    zone_of: str | None = None
+    """Someone whose zone the phrase names ('in Priya's time zone'); 'her'/'his'/'their' as said."""
+    zone_words: str | None = None
+    unread: tuple[str, ...] = ()
+
+
+def _zone_named(text: str) -> tuple[str, str | None, str | None, str | None]:
+    """(text without the zone, IANA zone, person, the words said)."""
+    from multitool.zones import iana_zone
+
+    for match in _IANA_NAME.finditer(text):
+        if iana_zone(match["zone"]) is not None:
+            return text[: match.start()] + text[match.end() :], match["zone"], None, match[0].strip(" ()")
+    person = _PERSON_TIME.search(text)
+    if person is not None:
+        who = re.sub(r"['\u2019]s$", "", person["who"])
+        who = who.casefold() if who.casefold() in _PRONOUNS else who
+        return text[: person.start()] + text[person.end() :], None, who, person[0].strip(" ()")
+    for match in _CITY_TIME.finditer(text):
+        words = match["city"].split()
+        for first in range(len(words)):  # "at 4pm London time": the city is the last words
+            city = " ".join(words[first:]).casefold()
+            if city in _cities():
+                head = match.start() + match[0].find(words[first]) if first else match.start()
+                cut = text[:head] if first else text[: match.start()]
+                return cut + text[match.end() :], _cities()[city], None, f"{' '.join(words[first:])} time"
+    short = _ABBREVIATION.search(text)
+    if short is not None:
+        zone = ZONE_ABBREVIATIONS[short["abbr"]]
+        return text[: short.start()] + text[short.end() :], zone, None, short["abbr"]
+    return text, None, None, None
+
+
+def read_phrase(text: str, ctx: ToolContext, zone: ZoneInfo | None = None) -> PhraseReading:
+    """Everything ``text`` says about when, read in ``zone`` (else the zone it names, else the user's).
+
+    Raises :class:`UnparseableDate` for a time that cannot exist ("25:00"), as :func:`resolve_when`.
+    """
+    import unicodedata
+
+    cleaned = " ".join(unicodedata.normalize("NFC", text).split())
+    rest, named, zone_of, zone_words = _zone_named(cleaned)
+    read_in = zone
+    if read_in is None and named is not None:
+        read_in = ZoneInfo(named)
+    local = ctx if read_in is None else _in_zone(ctx, read_in.key)
+    excluded: set[date] = set()
+    unread: list[str] = []
+    for match in _NEGATED.finditer(rest):
+        day, _ = _natural(
+            match["day"].rstrip("s") if match["day"].casefold().endswith("days") else match["day"], local
+        )
+        if day is not None:
+            excluded.add(day.day)
+    rest = _NEGATED.sub(" ", rest)
+    options: list[RequestedTime] = []
+    parts = [p for p in _ALTERNATIVE.split(rest) if p.strip()] or [""]
+    for part in parts:
+        iso = _iso(part.strip(), local)
+        option: RequestedTime | None
+        left: list[str]
+        if iso is not None:
+            option, left = iso, []
+        elif _FILLER.match(part.strip()) and excluded:
+            option, left = RequestedTime(local.local_now.date()), []  # "not on Thursday": from today on
+        else:
+            option, left = _natural_reading(" ".join(part.split()), local)
+        unread += left
+        if option is None:
+            continue
+        if options and option.time is not None and not _names_a_day(part, option, local):
+            # "Thursday at 4pm or 5pm": a time alone keeps the day before it.
+            option = RequestedTime(options[-1].day, option.time, notes=option.notes)
+        if read_in is not None:
+            option = RequestedTime(
+                option.day, option.time, option.window, option.part, option.notes, option.last_day, read_in
+            )
+        options.append(option)
+    while options and options[0].day in excluded and options[0].last_day is None and options[0].time is None:
+        options[0] = RequestedTime(options[0].day + timedelta(days=1), zone=options[0].zone)
+    request = TimeRequest(tuple(options), frozenset(excluded)) if options else None
+    return PhraseReading(request, named, zone_of, zone_words, tuple(dict.fromkeys(unread)))
+
+
+def _names_a_day(part: str, option: RequestedTime, ctx: ToolContext) -> bool:
+    """Whether the alternative says a day of its own, not only a time."""
+    reading = _read_times(" ".join(part.split()))
+    rest = re.sub(r"\b\d{2}:\d{2}\b", " ", reading.text)
+    return bool(_WORD.findall(rest.replace("at", " ")) and _natural(rest, ctx)[0] is not None)
+
+
+def _in_zone(ctx: ToolContext, timezone: str) -> ToolContext:
+    return ToolContext(owner=ctx.owner, session_id=ctx.session_id, now=ctx.now, timezone=timezone)
+
+
+# -- the structured values a model passes ----------------------------------------------------
+
+TIMES_FORMAT = (
+    "each a local wall-clock value in the meeting's time zone: '2026-12-03' (that day), "
+    "'2026-12-03T16:00' (a start), '2026-12-03T09:00/12:00' (a window of that day) or "
+    "'2026-12-07/2026-12-11' (a span of days)"
+)
+_TIME_VALUE = re.compile(
+    r"^(?P<day>\d{4}-\d{2}-\d{2})(?:T(?P<start>\d{2}:\d{2})(?:/(?P<end>\d{2}:\d{2}))?|/(?P<last>\d{4}-\d{2}-\d{2}))?$"
+)
+MAX_SPAN_DAYS = 31
+
+
+def _bad_value(value: str, index: int, why: str) -> UnparseableDate:
+    return UnparseableDate(f"times[{index}] '{value}' {why}. Pass {TIMES_FORMAT}.", field=f"times[{index}]")
+
+
+def time_option(value: str, index: int, zone: ZoneInfo | None) -> RequestedTime:
+    """One structured value as an option, or an :class:`UnparseableDate` naming ``times[index]``."""
+    match = _TIME_VALUE.match(value.strip())
+    if match is None:
+        raise _bad_value(value, index, "is not one of the forms below")
+    try:
+        day = date.fromisoformat(match["day"])
+        last = date.fromisoformat(match["last"]) if match["last"] else None
+    except ValueError:
+        raise _bad_value(value, index, "is not a day of the calendar") from None
+    try:
+        start = time.fromisoformat(match["start"]) if match["start"] else None
+        end = time.fromisoformat(match["end"]) if match["end"] else None
+    except ValueError:
+        raise _bad_value(value, index, "is not a time of day (00:00 to 23:59)") from None
+    if last is not None and not day <= last <= day + timedelta(days=MAX_SPAN_DAYS):
+        raise _bad_value(value, index, f"is not a span of 1 to {MAX_SPAN_DAYS} days, first day first")
+    if start is not None and end is not None:
+        if end <= start:
+            raise _bad_value(value, index, "ends before it starts")
+        return RequestedTime(day, None, (start, end), zone=zone)
+    return RequestedTime(day, start, last_day=last, zone=zone)
+
+
+def structured_request(
+    values: list[str], excluded: list[date], zone: ZoneInfo | None, ctx: ToolContext, phrase: str = ""
+) -> TimeRequest:
+    """The model's values checked: real days and times, none in the past, within a year.
+
+    A refusal quotes the phrase as said when there is one value (the user's words), else the value.
+    """
+    options = []
+    for index, value in enumerate(values):
+        option = time_option(value, index, zone)
+        said = " ".join(phrase.split()) if phrase and len(values) == 1 else value
+        options.append(check_option(option, ctx, said, field=f"times[{index}]"))
+    return TimeRequest(tuple(options), frozenset(excluded))
+
+
+def describe(option: RequestedTime) -> str:
+    """'Thu 3 Dec 16:00', 'Thu 3 Dec 09:00-12:00', 'Mon 7 Dec to Fri 11 Dec', 'Thu 3 Dec'."""
+    text = _label(option.day)
+    if option.time is not None:
+        return f"{text} {_hhmm(option.time)}"
+    if option.window is not None:
+        return f"{text} {_hhmm(option.window[0])}-{_hhmm(option.window[1])}"
+    if option.last_day is not None and option.last_day != option.day:
+        return f"{text} to {_label(option.last_day)}"
+    return text

@@ -158,11 +158,17 @@ def revise(message: str, cards: Sequence[Card], lookup: g.Lookup | None) -> tupl
     if target is None:
         return None, "There is no card in this conversation that this change applies to yet."
     if target.id is None:
-        return None, "I do not know that card's id, so I cannot change it; ask for it again instead."
+        return None, "I cannot find that card any more, so I cannot change it; ask for it again instead."
     args = {key: (list(value) if isinstance(value, list) else value) for key, value in target.args.items()}
     for change in asked:
         _apply(target, change, args)
     people = args.get(_PEOPLE_FIELD.get(target.tool, ""), target.names)
+    body = args.get("body")
+    if target.tool == g.EMAIL_TOOL and isinstance(body, str) and isinstance(people, list):
+        # The greeting follows the recipients: "add Kinshuok" greets Kinshuok too.
+        before = fields.greeting_for(target.names)
+        if body.startswith(before):
+            args["body"] = fields.greeting_for(people) + body[len(before) :]
     intent = Intent(
         tool=target.tool,
         segment=g.tidy(message),

@@ -23,6 +23,7 @@ _CC = re.compile(
     r"\b(?:and\s+)?(?:cc|cc'?ing|copy(?:ing)?|copy\s+in)\s+(?P<who>.+?)(?=\s+(?:about|on|re)\b|$)", re.I
 )
 _WITH_CUT = re.compile(r"\s+(?:with|for|between)\s+(?=\S)", re.I)
+_SENT_THING = re.compile(r"^\s*(?P<topic>(?:the|our|my|this|that|your)\s+[^\W\d_][\w' -]*?)\s*$", re.I)
 _GENERIC_MEETING = frozenset({"time", "slot", "appointment", "session", "invite", "invitation"})
 
 
@@ -47,12 +48,48 @@ class Marks:
         return [" ".join(left)] if left else []
 
 
+# Between two times of one phrase: an alternative or a day ruled out ("Thursday at 4pm or Friday").
+_JOINER = re.compile(r"^\s*(?:,\s*)?(?:or|(?:and|but)\s+not|not|except|/)\s*(?:on\s+)?$", re.I)
+_NEGATION_BEFORE = re.compile(r"\b(?:(?:but\s+)?not|except|any\s*(?:day|time)\s+but)\s+(?:on\s+)?$", re.I)
+# After the last time: the zone it is in ("London time", "PST", "Europe/London", "in Priya's time zone").
+_ZONE_AFTER = re.compile(
+    r"^\s*(?:\(\s*)?(?:(?:in\s+|on\s+)?(?:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?|her|his|their|[^\W\d_][\w.-]*['\u2019]s)"
+    r"\s+(?:local\s+)?time(?:\s*zone)?|(?:in\s+)?[A-Z]{2,4}\b|(?:in\s+)?[A-Z][A-Za-z_]+/[A-Za-z_]+)\)?"
+)
+
+
+def greeting_for(names: Collection[str]) -> str:
+    """'Hi Priya and Mei,': every recipient's first name, capitalised; 'Hi,' for addresses only."""
+    firsts = [n.split()[0] for n in names if n.strip() and "@" not in n]
+    firsts = [f[:1].upper() + f[1:] if f.islower() else f for f in dict.fromkeys(firsts)]
+    if not firsts:
+        return "Hi,"
+    listed = firsts[0] if len(firsts) == 1 else ", ".join(firsts[:-1]) + " and " + firsts[-1]
+    return f"Hi {listed},"
+
+
 def _when(text: str, marks: Marks, start: int = 0) -> str | None:
+    """The phrase saying when, as written: its times, the alternatives and negations between
+    them, and the zone after them, in one piece for the tool to read and check."""
     found = [m for m in g._WHEN.finditer(text) if m.start() >= start]
+    if not found:
+        return None
+    pieces: list[tuple[int, int]] = []
     for match in found:
-        marks.take(match.start(), match.end())
-    parts = [" ".join(m.group(0).split()) for m in found]
-    parts = [re.sub(r"^(?:in\s+the\s+)(?=\w)", "", p, flags=re.I) if len(found) > 1 else p for p in parts]
+        if pieces and _JOINER.match(text[pieces[-1][1] : match.start()]):
+            pieces[-1] = (pieces[-1][0], match.end())
+        else:
+            begin = match.start()
+            before = _NEGATION_BEFORE.search(text[start:begin])
+            pieces.append((start + before.start() if before else begin, match.end()))
+    for index, (begin, end) in enumerate(pieces):
+        zone = _ZONE_AFTER.match(text[end:])
+        if zone is not None and zone.group(0).strip():
+            pieces[index] = (begin, end + zone.end())
+    for begin, end in pieces:
+        marks.take(begin, end)
+    parts = [" ".join(text[begin:end].split()) for begin, end in pieces]
+    parts = [re.sub(r"^(?:in\s+the\s+)(?=\w)", "", p, flags=re.I) if len(pieces) > 1 else p for p in parts]
     return " ".join(dict.fromkeys(parts)) or None
 
 
@@ -148,6 +185,13 @@ def email(segment: Segment, previous: Intent | None, known: Collection[str], sam
     if topic_match:
         marks.take(*topic_match[1])
         topic = g.tidy(re.split(r"\s+\b(?:and\s+)?(?:cc|copy)\b", topic_match[0], maxsplit=1, flags=re.I)[0])
+    elif not cc_match:
+        # "email Kinshuok the agenda": what is sent, right after whom, is what it is about.
+        rest = marks.free(start)
+        sent = _SENT_THING.match(rest)
+        if sent is not None:
+            marks.take(start + sent.start("topic"), start + sent.end("topic"))
+            topic = g.tidy(sent["topic"])
     intent.names = zone_people or ([] if previous is None else _inherited(text, previous))
     back = not topic or _back_reference(topic)
     if back and previous is not None and previous.topic and (topic or intent.names == previous.names):
@@ -159,8 +203,7 @@ def email(segment: Segment, previous: Intent | None, known: Collection[str], sam
         intent.missing.append("who to write to")
     if not topic_text:
         intent.missing.append("what the email is about")
-    first = intent.names[0] if intent.names else ""
-    greeting = f"Hi {first.split()[0]}," if first and "@" not in first else "Hi,"
+    greeting = greeting_for(intent.names)
     if previous is not None and previous.tool == g.JIRA_TOOL and topic_text == previous.topic:
         ticket = previous.args
         subject = str(ticket.get("summary", topic_text))

@@ -132,7 +132,7 @@ _PART = alternation(*words.PARTS_OF_DAY)
 _CLOCK = r"(?:\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d{2}|noon|midday)"
 _DATE = (
     rf"(?:(?:next|this|coming|last|past)\s+(?:week|month|{_DAY})|{_DAY}|tomorrow|tmrw|tmr|today|tonight|yesterday|"
-    rf"the\s+day\s+after\s+tomorrow|the\s+day\s+before\s+yesterday|in\s+\d{{1,2}}\s+days|"
+    rf"(?:the\s+)?day\s+after\s+tomorrow|the\s+day\s+before\s+yesterday|in\s+\d{{1,2}}\s+days|"
     rf"(?:later\s+)?this\s+(?:morning|afternoon|evening)|later\s+today|end\s+of\s+(?:the\s+)?week|"
     rf"\d{{4}}-\d{{2}}-\d{{2}}(?:[T ]\d{{2}}:\d{{2}}(?::\d{{2}})?(?:Z|[+-]\d{{2}}:?\d{{2}})?)?|"
     rf"(?:{_MONTH})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH})|"

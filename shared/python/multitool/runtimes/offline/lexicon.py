@@ -109,11 +109,34 @@ ISSUE_TYPES = {
     "epic": "Epic",
     "incident": "Incident",
 }
+_PRIORITY_IS = r"(?:,\s*)?\bpriority\s*(?:[:=]\s*|is\s+|of\s+|should\s+be\s+)?"  # "..., priority low"
 PRIORITIES = (
-    (re.compile(r"\b(?:blocker|highest\s+priority|critical|p0|sev\s*1)\b", re.I), "Highest"),
-    (re.compile(r"\b(?:urgent|high\s+priority|high[\s-]pri|asap|p1|important)\b", re.I), "High"),
-    (re.compile(r"\b(?:medium\s+priority|normal\s+priority|p2)\b", re.I), "Medium"),
-    (re.compile(r"\b(?:low\s+priority|low[\s-]pri|minor|p3|when\s+(?:you|someone)\s+can)\b", re.I), "Low"),
+    (
+        re.compile(
+            rf"\b(?:blocker|highest\s+priority|critical|p0|sev\s*1)\b|{_PRIORITY_IS}(?:highest|critical)\b",
+            re.I,
+        ),
+        "Highest",
+    ),
+    (
+        re.compile(
+            rf"\b(?:urgent|high\s+priority|high[\s-]pri|asap|p1|important)\b|{_PRIORITY_IS}high\b", re.I
+        ),
+        "High",
+    ),
+    (
+        re.compile(
+            rf"\b(?:medium\s+priority|normal\s+priority|p2)\b|{_PRIORITY_IS}(?:medium|normal)\b", re.I
+        ),
+        "Medium",
+    ),
+    (
+        re.compile(
+            rf"\b(?:low\s+priority|low[\s-]pri|minor|p3|when\s+(?:you|someone)\s+can)\b|{_PRIORITY_IS}(?:low|lowest)\b",
+            re.I,
+        ),
+        "Low",
+    ),
 )
 
 # --------------------------------------------------------------------------- people and time

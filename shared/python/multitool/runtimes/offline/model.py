@@ -9,9 +9,12 @@ understand are quoted. A message with no request gets a plain answer.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
+import re
 import threading
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from multitool.people import Resolution
@@ -19,6 +22,9 @@ from multitool.runtimes.offline import conversation
 from multitool.runtimes.offline import grammar as g
 from multitool.runtimes.offline.grammar import Intent
 from multitool.tools import REGISTRY
+from multitool.tools.base import ToolContext, ToolError
+from multitool.tools.when import read_phrase
+from multitool.zones import iana_zone
 
 if TYPE_CHECKING:
     from multitool.ports.directory import Directory
@@ -51,6 +57,12 @@ def _nouns(action: str) -> tuple[str, str]:
     return tool.nouns if tool is not None else ("a draft", "drafts")
 
 
+_USER_WORDS = {
+    "cannot_revise": "that card can no longer be changed; ask again for a new one",
+}
+"""Tool errors whose message tells the model how to call again, in words for the user instead."""
+
+
 def _summary(results: Sequence[Mapping[str, Any]]) -> str:
     made: dict[str, int] = {}
     revised = 0
@@ -63,6 +75,9 @@ def _summary(results: Sequence[Mapping[str, Any]]) -> str:
         if result.get("status") == "error" or "error" in body:
             error = body.get("error")
             message = error.get("message") if isinstance(error, Mapping) else None
+            code = error.get("code") if isinstance(error, Mapping) else None
+            if code in _USER_WORDS:  # an error written for the model, said for the user
+                message = _USER_WORDS[code]
             problems.append(message if isinstance(message, str) else "one request could not be prepared")
         elif isinstance(action, str):
             made[action] = made.get(action, 0) + 1
@@ -108,6 +123,55 @@ def _response(content: list[dict[str, Any]], stop_reason: str, words: int) -> di
         "usage": {"inputTokens": words, "outputTokens": output, "totalTokens": words + output},
         "metrics": {"latencyMs": 0},
     }
+
+
+_NOW_LINE = re.compile(r"^The current time is (?P<now>\S+)\.$", re.M)
+_ZONE_LINE = re.compile(r"^The user's time zone is (?P<zone>\S+)\.$", re.M)
+
+
+def _time_context(kwargs: Mapping[str, Any]) -> tuple[datetime, str]:
+    """``now`` and the user's zone, as the system prompt states them (a real model reads the same)."""
+    system = " ".join(b["text"] for b in kwargs.get("system") or [] if isinstance(b, Mapping) and "text" in b)
+    system = "\n".join(line.strip() for line in system.splitlines())
+    found_now, found_zone = _NOW_LINE.search(system), _ZONE_LINE.search(system)
+    now = datetime.now(UTC)
+    if found_now is not None:
+        with contextlib.suppress(ValueError):
+            now = datetime.fromisoformat(found_now["now"])
+    zone = found_zone["zone"] if found_zone is not None else "UTC"
+    return (now if now.tzinfo else now.replace(tzinfo=UTC)), (zone if iana_zone(zone) else "UTC")
+
+
+def resolved_times(args: Mapping[str, Any], now: datetime, timezone: str) -> dict[str, Any]:
+    """The meeting call with the structured times the contract asks for, read from its phrase.
+
+    What the phrase does not say plainly is left out (no ``times``): the tool then asks.
+    """
+    out = dict(args)
+    when = args.get("when")
+    if not isinstance(when, str):
+        return out
+    ctx = ToolContext(owner="offline", session_id="offline", now=now, timezone=timezone)
+    try:
+        reading = read_phrase(when, ctx)
+    except ToolError:
+        return out
+    if reading.request is None or reading.unread:
+        return out
+    out["times"] = [option.value() for option in reading.request.options]
+    if reading.request.excluded:
+        out["notOn"] = sorted(day.isoformat() for day in reading.request.excluded)
+    if reading.zone_of is not None:
+        attendees = [a for a in args.get("attendees", []) if isinstance(a, str)]
+        who = reading.zone_of
+        if who in ("her", "his", "their"):
+            if len(attendees) != 1:
+                return {k: v for k, v in out.items() if k not in ("times", "notOn")}
+            who = attendees[0]
+        out["timezoneOf"] = who
+    elif reading.zone is not None:
+        out["timezone"] = reading.zone
+    return out
 
 
 class OfflineModel:
@@ -165,8 +229,17 @@ class OfflineModel:
             return _response([{"text": answer}], "end_turn", len(text.split()))
         # Beside the calls, only what the user must read (the prompt contract's rule): the cards say the rest.
         content: list[dict[str, Any]] = [{"text": asks}] if asks else []
+        now, timezone = _time_context(kwargs)
         content += [
-            {"toolUse": {"toolUseId": _tool_use_id(text, index), "name": intent.tool, "input": intent.args}}
+            {
+                "toolUse": {
+                    "toolUseId": _tool_use_id(text, index),
+                    "name": intent.tool,
+                    "input": resolved_times(intent.args, now, timezone)
+                    if intent.tool == g.MEETING_TOOL
+                    else intent.args,
+                }
+            }
             for index, intent in enumerate(calls)
         ]
         return _response(content, "tool_use", len(text.split()))
