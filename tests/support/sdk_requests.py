@@ -6,7 +6,7 @@ parameters as the caller passed them: what botocore validates before sending).
 :func:`deployed_requests` runs the deployed functions in process on the embedded backend (moto's
 DynamoDB, SES and Secrets Manager, the Jira sandbox) with real boto3 clients everywhere: a chat turn
 and its follow-up through the AgentCore harness runtime (inline tools, and a turn with the Gateway
-as its tools) and through the Converse loop, an
+as its tools), through the Converse loop and through an Agents Classic agent, an
 action-group call, and the review of each card (confirm of the email, the meeting and the Jira
 ticket). The two Bedrock clients are real clients too; only their HTTP answers come from the offline
 model (``before-send``), so what they send is exactly what the runtimes build.
@@ -15,6 +15,7 @@ model (``before-send``), so what they send is exactly what the runtimes build.
 
 from __future__ import annotations
 
+import base64
 import copy
 import json
 import sys
@@ -36,6 +37,7 @@ from botocore.validate import validate_parameters
 
 HARNESS_ARN = "arn:aws:bedrock-agentcore:us-east-1:123456789012:harness/multitool_chat-a1b2c3d4e5"
 GATEWAY_ARN = "arn:aws:bedrock-agentcore:us-east-1:123456789012:gateway/multitool-tools-a1b2c3d4e5"
+AGENT_ID, AGENT_ALIAS_ID = "AGENT12345", "ALIAS12345"
 MODEL_ID = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
 COMBINED = (
     "Email Kinshuok about the doc, schedule a sync with Priya for Thursday and file a WEB bug: login fails"
@@ -137,8 +139,9 @@ def _answering(client: Any, operation: str, answer: Any) -> Any:
     return client
 
 
-def bedrock_clients(directory: Any) -> tuple[Any, Any]:
-    """Real ``bedrock-agentcore`` and ``bedrock-runtime`` clients answered by the offline model."""
+def bedrock_clients(directory: Any) -> tuple[Any, Any, Any]:
+    """Real ``bedrock-agentcore``, ``bedrock-runtime`` and ``bedrock-agent-runtime`` clients, answered
+    by the offline model (the harness and Converse) or with a text answer (the agent)."""
     from multitool.runtimes.harness_gateway import GATEWAY_TOOL
     from multitool.runtimes.offline import OfflineModel
     from multitool.runtimes.offline_harness import OfflineHarness
@@ -159,9 +162,15 @@ def bedrock_clients(directory: Any) -> tuple[Any, Any]:
     def converse(params: dict[str, Any]) -> tuple[str, bytes]:
         return "application/json", json.dumps(model.converse(**params), default=str).encode()
 
+    def agent(params: dict[str, Any]) -> tuple[str, bytes]:
+        # Agents Classic runs its action groups on its side (Lambda executors): a text answer will do.
+        answer = base64.b64encode(b"Nothing to draft.").decode("ascii")
+        return "application/vnd.amazon.eventstream", encode_events([{"chunk": {"bytes": answer}}])
+
     agentcore = _answering(boto3.client("bedrock-agentcore"), "InvokeHarness", stream)
     runtime = _answering(boto3.client("bedrock-runtime"), "Converse", converse)
-    return agentcore, runtime
+    agents = _answering(boto3.client("bedrock-agent-runtime"), "InvokeAgent", agent)
+    return agentcore, runtime, agents
 
 
 def deployed_requests(monkeypatch: Any) -> list[SentRequest]:
@@ -183,9 +192,10 @@ def deployed_requests(monkeypatch: Any) -> list[SentRequest]:
             monkeypatch.setenv(key, value)
         for off in ("POWERTOOLS_TRACE_DISABLED", "POWERTOOLS_METRICS_DISABLED"):
             monkeypatch.setenv(off, "true")
-        agentcore, runtime = bedrock_clients(MemoryDirectory(backend.seed.people))
+        agentcore, runtime, agents = bedrock_clients(MemoryDirectory(backend.seed.people))
         monkeypatch.setattr(AwsClients, "bedrock_agentcore", property(lambda self: agentcore))
         monkeypatch.setattr(AwsClients, "bedrock_runtime", property(lambda self: runtime))
+        monkeypatch.setattr(AwsClients, "bedrock_agent_runtime", property(lambda self: agents))
         user = "jordan"
         with recording() as sent:
             actions: list[dict[str, Any]] = []
@@ -199,6 +209,7 @@ def deployed_requests(monkeypatch: Any) -> list[SentRequest]:
                 ("agentcore", harness),
                 ("gateway", {**harness, "GATEWAY_ARN": GATEWAY_ARN}),
                 ("converse", {"RUNTIME": "converse", "MODEL_ID": MODEL_ID, "GATEWAY_ARN": None}),
+                ("agent", {"RUNTIME": "agent", "AGENT_ID": AGENT_ID, "AGENT_ALIAS_ID": AGENT_ALIAS_ID}),
             ):
                 for key, value in settings.items():
                     if value is None:
@@ -206,7 +217,7 @@ def deployed_requests(monkeypatch: Any) -> list[SentRequest]:
                     else:
                         monkeypatch.setenv(key, value)
                 aws_chat_service.cache_clear()
-                messages = (COMBINED,) if name == "gateway" else (COMBINED, "Thanks, that's all")
+                messages = (COMBINED,) if name in ("gateway", "agent") else (COMBINED, "Thanks, that's all")
                 for turn, message in enumerate(messages):
                     event = http_api_event(
                         "POST",
@@ -218,7 +229,14 @@ def deployed_requests(monkeypatch: Any) -> list[SentRequest]:
                     response = chat_handler(event, FakeLambdaContext())
                     assert response["statusCode"] == 200, response
                     actions += json_body(response).get("clientActions", [])
-            # A turn run past its request (Prefer: respond-async): stored, then invoked asynchronously.
+            # A turn run past its request (Prefer: respond-async), on the default runtime: stored, then
+            # invoked asynchronously.
+            for key, value in {**harness, "GATEWAY_ARN": None}.items():
+                if value is None:
+                    monkeypatch.delenv(key, raising=False)
+                else:
+                    monkeypatch.setenv(key, value)
+            aws_chat_service.cache_clear()
             assert backend.invocations is not None
             backend.invocations.bind(lambda _name, event: chat_handler(event, FakeLambdaContext()))
             later = http_api_event(
