@@ -51,6 +51,7 @@ def test_every_request_the_code_sends_is_accepted_by_the_layers_botocore(
         "sesv2.SendEmail",
         "secretsmanager.GetSecretValue",
         "lambda.Invoke",
+        "bedrock-agent-runtime.InvokeAgent",
     } <= {r.name for r in sent}
 
     assert refusals(sent, layer_models) == []
