@@ -9,9 +9,14 @@ copies the cache and the current ``multitool`` sources.
 
 The SDK ships in the layer too (boto3, botocore, s3transfer, pinned like the
 rest): the code calls APIs younger than any SDK a Lambda runtime can be
-trusted to carry (``InvokeHarness`` and its ``runtimeUserId``), AWS publishes no
-runtime's boto3 version and recommends bundling it, and a layer's
-``/opt/python`` comes before the runtime's own SDK on ``sys.path``.
+trusted to carry (``InvokeHarness`` and its ``runtimeUserId``). The runtime's SDK
+version depends on the runtime and the region and changes under a deployed
+function (https://docs.aws.amazon.com/lambda/latest/dg/lambda-python.html,
+"Runtime-included SDK versions"); AWS's advice to lock it is a layer
+(https://docs.aws.amazon.com/lambda/latest/operatorguide/sdks-functions.html), whose
+``python/`` folder is on the function's path
+(https://docs.aws.amazon.com/lambda/latest/dg/packaging-layers.html) ahead of the
+runtime's own SDK.
 ``SDK_FLOOR`` is the oldest botocore whose service models accept every request
 the code sends; ``tests/infra/test_sdk_floor.py`` holds the lock to it.
 
