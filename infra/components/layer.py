@@ -13,10 +13,10 @@ trusted to carry (``InvokeHarness`` and its ``runtimeUserId``). The runtime's SD
 version depends on the runtime and the region and changes under a deployed
 function (https://docs.aws.amazon.com/lambda/latest/dg/lambda-python.html,
 "Runtime-included SDK versions"); AWS's advice to lock it is a layer
-(https://docs.aws.amazon.com/lambda/latest/operatorguide/sdks-functions.html), whose
-``python/`` folder is on the function's path
-(https://docs.aws.amazon.com/lambda/latest/dg/packaging-layers.html) ahead of the
-runtime's own SDK.
+(https://docs.aws.amazon.com/lambda/latest/operatorguide/sdks-functions.html), and a
+layer's ``/opt/python`` has precedence over the runtime-included libraries on the search path;
+AWS recommends packaging every dependency, the SDK included
+(https://docs.aws.amazon.com/lambda/latest/dg/python-package.html#python-package-searchpath).
 ``SDK_FLOOR`` is the oldest botocore whose service models accept every request
 the code sends; ``tests/infra/test_sdk_floor.py`` holds the lock to it.
 
