@@ -36,12 +36,14 @@ of that version is here (``infra.components.layer.layer_python``), the children
 run it on a layer built like the bundled one: the same pinned versions from
 ``infra/layer.lock`` and the same ``multitool`` files and compile step, but
 wheels for this machine's platform (the bundled layer holds aarch64 wheels,
-which an x86_64 host cannot load). The runtime's SDK (boto3, botocore,
-s3transfer, at this venv's versions) sits after the layer on the path, compiled,
-as in Lambda's image. Two layers are measured: ``bytecode`` (what
-``cdk synth`` bundles when Python 3.13 is available) and ``sources only``
-(``--no-compile``, what it bundles without one: a read-only layer compiles every
-imported module on every cold start). ``PYTHONDONTWRITEBYTECODE`` keeps the
+which an x86_64 host cannot load). The layer carries its own SDK (boto3,
+botocore, s3transfer, pinned in the lock). Three layers are measured:
+``bytecode`` (what ``cdk synth`` bundles when Python 3.13 is available),
+``runtime SDK`` (the same layer without the SDK, the same SDK versions in a
+folder after it on the path, compiled as in Lambda's image: where the functions
+would import it from if the layer relied on the runtime's) and ``sources only``
+(``--no-compile``, what synth bundles without Python 3.13: a read-only layer
+compiles every imported module on every cold start). ``PYTHONDONTWRITEBYTECODE`` keeps the
 sources-only layer without bytecode from one run to the next. Without Python 3.13
 (or without the package index), the children run this venv's interpreter on the
 working tree and the table says so.
@@ -55,7 +57,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import importlib.metadata
 import json
 import os
 import shutil
@@ -76,7 +77,6 @@ REVISION = os.environ.get("BENCH_COLD_REVISION")
 TARGET = 1.25
 BUILD = ROOT / "build" / "bench-cold-start"
 HOST_PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_28_x86_64", "manylinux_2_34_x86_64")
-RUNTIME_SDK = ("boto3", "botocore", "s3transfer")
 FUNCTIONS = ("email_draft", "meeting_scheduler", "jira_draft", "review", "orchestrator")
 TRACE_HEADER = "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1"
 SESSION = {"userId": "jordan", "timezone": "Europe/Berlin", "now": "2026-12-01T10:00:00+01:00"}
@@ -306,9 +306,9 @@ def _host_layers(tree: Tree) -> Setup | None:
     if python is None:
         return None
     pins = [line.split(" --hash", 1)[0] for line in layer.locked_requirements()]
-    sdk = [f"{name}=={importlib.metadata.version(name)}" for name in RUNTIME_SDK]
+    sdk = [pin for pin in pins if pin.split("==", 1)[0] in layer.SDK]
     digest = hashlib.sha256(
-        json.dumps({"pins": pins, "sdk": sdk, "python": python, "sources": tree.version}).encode()
+        json.dumps({"pins": pins, "python": python, "sources": tree.version}).encode()
     ).hexdigest()[:16]
     home = BUILD / digest
     if not (home / "ready").exists():
@@ -325,6 +325,14 @@ def _host_layers(tree: Tree) -> Setup | None:
         compiled_layer = home / "bytecode" / "python"
         shutil.copytree(source_layer, compiled_layer)
         layer.compile_bytecode(compiled_layer, python)
+        # The layer as it would be without its SDK, and that SDK where the runtime keeps its own.
+        without_sdk = home / "without-sdk" / "python"
+        top = str(compiled_layer)
+        shutil.copytree(
+            compiled_layer,
+            without_sdk,
+            ignore=lambda folder, names: _sdk_entries(names) if folder == top else [],
+        )
         runtime = home / "runtime"
         _pip_target(runtime, sdk, *platform_args)
         layer.compile_bytecode(runtime, python)
@@ -337,10 +345,18 @@ def _host_layers(tree: Tree) -> Setup | None:
         label=f"Python {layer.PYTHON_VERSION} ({python}), layer built for this host from infra/layer.lock",
         python=python,
         layers={
-            "bytecode": [str(home / "bytecode" / "python"), runtime_path],
-            "sources only": [str(home / "sources" / "python"), runtime_path],
+            "bytecode": [str(home / "bytecode" / "python")],
+            "runtime SDK": [str(home / "without-sdk" / "python"), runtime_path],
+            "sources only": [str(home / "sources" / "python")],
         },
     )
+
+
+def _sdk_entries(names: list[str]) -> list[str]:
+    """The SDK's packages and their metadata among a site-packages folder's top-level ``names``."""
+    from infra.components import layer
+
+    return [name for name in names if name.split("-", 1)[0].lower() in layer.SDK]
 
 
 def _venv_setup(tree: Tree, reason: str) -> Setup:
@@ -571,6 +587,16 @@ def run() -> None:
             floor = medians[FLOORS[name]][key] / baseline[key]
             split.append(f"{key[:-3]} {ratio:.2f}x = {floor:.2f}x {ratio - floor:+.2f}x")
         print(f"  {name:<20} {'; '.join(split)}  (floor: {FLOORS[name]})")
+    if "runtime SDK" in setup.layers:
+        print("the SDK from the layer vs from the runtime's folder, per function (spawn to first response):")
+        for name in FUNCTIONS:
+            bundled, provided = medians[f"{name} [bytecode]"], medians[f"{name} [runtime SDK]"]
+            extra = bundled["wall_ms"] - provided["wall_ms"]
+            cpu = bundled["cpu_ms"] - provided["cpu_ms"]
+            print(
+                f"  {name:<20} {bundled['wall_ms'] / provided['wall_ms']:.2f}x"
+                f"  ({extra:+.0f} ms wall, {cpu:+.0f} ms cpu with the layer's SDK)"
+            )
     if "sources only" in setup.layers:
         print("bytecode in the layer, per function (sources only / bytecode, spawn to first response):")
         for name in FUNCTIONS:

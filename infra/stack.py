@@ -237,6 +237,7 @@ class MultitoolStack(cdk.Stack):
         )
         local_sign_in = [f"{settings.local_sign_in_origin}/"] if settings.local_sign_in_origin else []
         self.users.add_web_client([self.web.url, *local_sign_in])
+        self.users.add_cli_client()
         self.api = ChatApi(
             self,
             "Api",
@@ -313,6 +314,9 @@ class MultitoolStack(cdk.Stack):
         cdk.CfnOutput(self, "UserPoolClientId", value=self.users.client.user_pool_client_id)
         if self.users.sign_in_origin:
             cdk.CfnOutput(self, "SignInDomain", value=self.users.sign_in_origin, description="Managed login")
+        if self.users.cli_client is not None:
+            client_id = self.users.cli_client.user_pool_client_id
+            cdk.CfnOutput(self, "CliClientId", value=client_id, description="multitool login's app client")
         if self.agent is not None:
             cdk.CfnOutput(self, "AgentId", value=self.agent.agent_id)
             cdk.CfnOutput(self, "AgentAliasId", value=self.agent.alias_id)

@@ -13,6 +13,7 @@ from aws_cdk import aws_cognito as cognito
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
+from multitool.local.login import CALLBACK_URL
 
 from infra.nag import acknowledge
 
@@ -56,6 +57,7 @@ class UserDirectory(Construct):
         # A pool id starts with its region (eu-west-1_AbC123): tokens are issued there.
         self.region: str | None = user_pool_id.split("_", 1)[0] if user_pool_id else None
         self._client: cognito.IUserPoolClient | None = None
+        self.cli_client: cognito.IUserPoolClient | None = None
         self.domain: cognito.UserPoolDomain | None = None
         # The managed sign-in origin (https://...): None for an existing pool whose domain is not given.
         self.sign_in_origin: str | None = user_pool_domain
@@ -146,17 +148,59 @@ class UserDirectory(Construct):
             id_token_validity=cdk.Duration.hours(1),
             refresh_token_validity=cdk.Duration.hours(12),
         )
+        self._managed_login_style("ManagedLoginStyle", client)
+        self._client = client
+        return client
+
+    def add_cli_client(self) -> cognito.IUserPoolClient | None:
+        """The command line's own public client (``multitool login``): the code grant with PKCE in the
+        browser, one callback on localhost, never the page's client. None for an existing pool: its
+        operator registers ``CALLBACK_URL`` on a public client of theirs (docs/deploy.md says how).
+
+        Cognito allows plain HTTP callbacks for http://localhost only, matched exactly (port included):
+        https://docs.aws.amazon.com/sdk-for-kotlin/api/latest/cognitoidentityprovider/aws.sdk.kotlin.services.cognitoidentityprovider.model/-create-user-pool-client-request/callback-urls.html
+        """
+        if not self.creates_client:
+            return None
+        assert isinstance(self.user_pool, cognito.UserPool)
+        client = self.user_pool.add_client(
+            "CliClient",
+            generate_secret=False,
+            # No password or SRP flow: the password is typed on the managed login page, never in a shell.
+            auth_flows=cognito.AuthFlow(user_srp=False, user_password=False),
+            o_auth=cognito.OAuthSettings(
+                flows=cognito.OAuthFlows(authorization_code_grant=True, implicit_code_grant=False),
+                scopes=[cognito.OAuthScope.OPENID, cognito.OAuthScope.EMAIL, cognito.OAuthScope.PROFILE],
+                callback_urls=[CALLBACK_URL],
+                logout_urls=[CALLBACK_URL],
+            ),
+            supported_identity_providers=[cognito.UserPoolClientIdentityProvider.COGNITO],
+            prevent_user_existence_errors=True,
+            enable_token_revocation=True,
+            access_token_validity=cdk.Duration.hours(1),
+            id_token_validity=cdk.Duration.hours(1),
+            refresh_token_validity=cdk.Duration.hours(12),
+        )
+        self._managed_login_style("CliManagedLoginStyle", client)
+        self.cli_client = client
+        return client
+
+    @property
+    def api_clients(self) -> list[cognito.IUserPoolClient]:
+        """The clients whose tokens the API accepts: the page's and the command line's."""
+        return [self.client, *([self.cli_client] if self.cli_client is not None else [])]
+
+    def _managed_login_style(self, construct_id: str, client: cognito.IUserPoolClient) -> None:
+        # Managed login needs a style per client: Cognito's default one.
         branding = cognito.CfnManagedLoginBranding(
             self,
-            "ManagedLoginStyle",
+            construct_id,
             user_pool_id=self.user_pool.user_pool_id,
             client_id=client.user_pool_client_id,
             use_cognito_provided_values=True,
         )
         if self.domain is not None:
             branding.node.add_dependency(self.domain)
-        self._client = client
-        return client
 
 
 class ChatApi(Construct):
@@ -180,7 +224,7 @@ class ChatApi(Construct):
         authorizer = authorizers.HttpUserPoolAuthorizer(
             "CognitoAuthorizer",
             users.user_pool,
-            user_pool_clients=[users.client],
+            user_pool_clients=users.api_clients,
             user_pool_region=users.region,
         )
         self.http_api = apigwv2.HttpApi(

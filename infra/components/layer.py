@@ -5,8 +5,20 @@ sha256 of every wheel), resolved once from ``pyproject.toml``'s runtime
 dependencies for Lambda's platform (``make lock``), so two machines bundle the
 same bytes. pip installs exactly those wheels (``--no-deps --require-hashes``)
 into ``build/layer-cache/<hash of the lock>`` once; every synth after that
-copies the cache and the current ``multitool`` sources. The SDK the Lambda
-runtime already ships (boto3, botocore, s3transfer) is left out.
+copies the cache and the current ``multitool`` sources.
+
+The SDK ships in the layer too (boto3, botocore, s3transfer, pinned like the
+rest): the code calls APIs younger than any SDK a Lambda runtime can be
+trusted to carry (``InvokeHarness`` and its ``runtimeUserId``). The runtime's SDK
+version depends on the runtime and the region and changes under a deployed
+function (https://docs.aws.amazon.com/lambda/latest/dg/lambda-python.html,
+"Runtime-included SDK versions"); AWS's advice to lock it is a layer
+(https://docs.aws.amazon.com/lambda/latest/operatorguide/sdks-functions.html), and a
+layer's ``/opt/python`` has precedence over the runtime-included libraries on the search path;
+AWS recommends packaging every dependency, the SDK included
+(https://docs.aws.amazon.com/lambda/latest/dg/python-package.html#python-package-searchpath).
+``SDK_FLOOR`` is the oldest botocore whose service models accept every request
+the code sends; ``tests/infra/test_sdk_floor.py`` holds the lock to it.
 
 Bytecode: a layer is read-only at run time, so a module without a ``.pyc``
 in the layer is compiled again on every cold start. When an interpreter of
@@ -44,8 +56,12 @@ RUNTIME = lambda_.Runtime.PYTHON_3_13
 ARCHITECTURE = lambda_.Architecture.ARM_64
 # Lambda's Python 3.13 runs on Amazon Linux 2023 (glibc 2.34): any of these wheel tags loads.
 PLATFORMS = ("manylinux2014_aarch64", "manylinux_2_28_aarch64", "manylinux_2_34_aarch64")
-# Provided by the Lambda Python runtime; bundling them only grows the layer.
-RUNTIME_PROVIDED = ("boto3", "botocore", "s3transfer")
+# The AWS SDK for Python, shipped in the layer rather than taken from the runtime (see above).
+SDK = ("boto3", "botocore", "s3transfer")
+SDK_FLOOR = "1.43.17"
+"""The oldest botocore whose models accept every request the code sends (``InvokeHarness`` with
+``runtimeUserId``): each request validated against the service models of real botocore wheels, see
+docs/deploy.md ("The SDK is in the layer")."""
 # Never shipped: development-only parts of the package.
 PACKAGE_EXCLUDES = ("local", "__pycache__", "*.pyc", "*.pyo")
 BUNDLER_VERSION = "2"
@@ -60,10 +76,10 @@ class LayerBuildError(RuntimeError):
 
 
 def runtime_requirements(pyproject: Path = PYPROJECT) -> list[str]:
-    """The project's runtime dependencies, minus what the Lambda runtime provides."""
+    """The project's runtime dependencies: what the layer ships, the SDK included."""
     project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
     deps: list[str] = project["dependencies"]
-    return [d for d in deps if _dist_name(d) not in RUNTIME_PROVIDED]
+    return list(deps)
 
 
 def lock_requirements(requirements: list[str] | None = None, lock: Path = LAYER_LOCK) -> list[str]:
@@ -83,15 +99,14 @@ def lock_requirements(requirements: list[str] | None = None, lock: Path = LAYER_
     lines = []
     for item in resolved:
         name = _dist_name(item["metadata"]["name"])
-        if name in RUNTIME_PROVIDED:
-            continue
         digest = item["download_info"]["archive_info"]["hashes"]["sha256"]
         lines.append(f"{name}=={item['metadata']['version']} --hash=sha256:{digest}")
     pins = sorted(lines)
     header = [
         "# The Lambda layer's wheels, pinned: `make lock` writes this file from pyproject.toml's",
         f"# [project.dependencies] for CPython {PYTHON_VERSION} on {', '.join(PLATFORMS)}.",
-        f"# Left out (the Lambda runtime ships them): {', '.join(RUNTIME_PROVIDED)}.",
+        f"# The SDK ({', '.join(SDK)}) is pinned here too, never taken from the Lambda runtime;",
+        f"# botocore stays at or above {SDK_FLOOR} (infra.components.layer.SDK_FLOOR).",
     ]
     lock.write_text("\n".join([*header, *pins]) + "\n", encoding="utf-8")
     return pins
@@ -109,7 +124,7 @@ def requirements_hash(requirements: list[str]) -> str:
             "requirements": sorted(requirements),
             "python": PYTHON_VERSION,
             "platforms": PLATFORMS,
-            "pruned": RUNTIME_PROVIDED,
+            "pruned": [],
             "bundler": BUNDLER_VERSION,
             "bytecode": layer_python() is not None,
         },
@@ -187,7 +202,7 @@ def cached_site_packages(requirements: list[str], cache_root: Path = LAYER_CACHE
 
 def _prune(site: Path) -> None:
     for entry in site.iterdir():
-        if _dist_name(entry.name.split("-")[0]) in RUNTIME_PROVIDED or entry.name in ("bin", "__pycache__"):
+        if entry.name in ("bin", "__pycache__"):
             shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
 
 

@@ -10,7 +10,7 @@ import aws_cdk as cdk
 import pytest
 from cfnlint.api import lint
 
-from infra.components.layer import RUNTIME_PROVIDED
+from infra.components.layer import SDK
 from tests.infra.iam_queries import function_id
 from tests.infra.synth import Synthesized
 from tests.infra.test_layer import assert_bytecode_as_bundled
@@ -84,7 +84,7 @@ def test_function_assets_hold_only_their_own_folder(synth: Synthesized) -> None:
         assert shipped == expected
 
 
-def test_layer_holds_multitool_and_aarch64_dependencies_but_not_the_sdk(agent_stack: Synthesized) -> None:
+def test_layer_holds_multitool_aarch64_dependencies_and_its_own_sdk(agent_stack: Synthesized) -> None:
     layer = agent_stack.resources[agent_stack.logical_id(agent_stack.stack.layer)]
     props = layer["Properties"]
     assert props["CompatibleArchitectures"] == ["arm64"]
@@ -106,8 +106,10 @@ def test_layer_holds_multitool_and_aarch64_dependencies_but_not_the_sdk(agent_st
     assert (python / "aws_xray_sdk").is_dir()
     cores = list((python / "pydantic_core").glob("_pydantic_core.*.so"))
     assert [c.name for c in cores] == ["_pydantic_core.cpython-313-aarch64-linux-gnu.so"]
-    for provided in RUNTIME_PROVIDED:
-        assert not list(python.glob(f"{provided}*")), f"{provided} ships with the Lambda runtime"
+    # The SDK is the layer's own, not the runtime's: boto3, botocore and s3transfer, with their models.
+    for package in SDK:
+        assert (python / package / "__init__.py").is_file(), f"{package} is not in the layer"
+    assert list((python / "botocore" / "data" / "bedrock-agentcore").glob("*/service-2.json*"))
 
 
 def test_layer_fits_lambdas_size_limit(agent_stack: Synthesized) -> None:

@@ -463,8 +463,8 @@ def test_user_pool_is_admin_managed_with_a_strong_password_policy(agent_stack: S
     assert all(
         policy[k] for k in ("RequireLowercase", "RequireUppercase", "RequireNumbers", "RequireSymbols")
     )
-    (client,) = agent_stack.of_type("AWS::Cognito::UserPoolClient").values()
-    assert "GenerateSecret" not in client["Properties"] or client["Properties"]["GenerateSecret"] is False
+    for client in agent_stack.of_type("AWS::Cognito::UserPoolClient").values():  # the page's, the CLI's
+        assert "GenerateSecret" not in client["Properties"] or client["Properties"]["GenerateSecret"] is False
 
 
 # --- outputs --------------------------------------------------------------------------------------
@@ -473,7 +473,7 @@ def test_user_pool_is_admin_managed_with_a_strong_password_policy(agent_stack: S
 def test_outputs_have_stable_logical_ids(agent_stack: Synthesized) -> None:
     outputs = agent_stack.data["Outputs"]
     expected = {"ApiUrl", "AgentId", "AgentAliasId", "UserPoolId", "UserPoolClientId", "JiraSecretArn"}
-    expected |= {"WebUrl", "SignInDomain"}
+    expected |= {"WebUrl", "SignInDomain", "CliClientId"}
     expected |= {f"{spec.logical_name}TableName" for spec in ALL_TABLES}
     assert set(outputs) == expected
     agent = agent_stack.stack.agent

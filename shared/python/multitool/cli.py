@@ -10,6 +10,7 @@
     multitool doctor [--region R] [--model-id M] [--stack S] [--sender-email E]   # AWS preflight
     multitool eval DATASET... [--runtime offline|converse|agentcore] [--model-id ID ...]
                    [--url URL [--token TOKEN]] [--json OUT] [--min-exact RATE]   # score combined requests
+    TOKEN=$(multitool login [--stack Multitool] [--token id|access] [--save FILE])  # a deployed stack
 
 ``chat`` prints the /chat response JSON; ``get``, ``confirm`` and ``discard`` print
 the action (the review API's JSON) of a running ``multitool serve``. On an error
@@ -27,6 +28,8 @@ reviewed there.
 ``doctor`` checks your own AWS account and region, read-only, before and after ``cdk deploy``:
 one line per check (ok, warn or fail, and the step that fixes it); the exit status is 1 when
 anything would stop a first chat turn (``multitool.local.doctor``).
+``login`` signs in to a deployed stack in the browser (the command line's own Cognito client, the
+code flow with PKCE, a callback on localhost) and prints the token scripts send to the API.
 
 ``serve`` and an in-process ``chat`` run on embedded defaults (a moto server on loopback, a seeded directory,
 the SES and Jira sandboxes, the offline model) unless told otherwise. This
@@ -40,9 +43,12 @@ import contextlib
 import json
 import sys
 import uuid
+import webbrowser
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from multitool.local.login import TOKEN_KINDS
 
 if TYPE_CHECKING:
     from multitool.local.embedded import BackendChoice, Embedded
@@ -171,6 +177,25 @@ def build_parser() -> argparse.ArgumentParser:
         help="the deploy's executor; gateway also checks the AgentCore Gateway (default: cdk.json's)",
     )
     _add_eval_parser(commands)
+    login = commands.add_parser(
+        "login",
+        help="sign in to a deployed stack in the browser; print a token for curl",
+        description="Sign in through the stack's managed login (authorization code with PKCE, the "
+        "command line's own app client, a callback on localhost) and print the token to send as "
+        "'Authorization: Bearer'. The sign-in domain and client come from the stack's outputs "
+        "(SignInDomain, CliClientId) unless given.",
+    )
+    login.add_argument("--stack", default="Multitool", help="the deployed stack (default: %(default)s)")
+    login.add_argument("--region", help="the stack's region (default: your AWS configuration's)")
+    login.add_argument("--sign-in-domain", help="managed login origin, https://<prefix>.auth.<region>...")
+    login.add_argument("--client-id", help="a public app client whose callback URL is login's")
+    login.add_argument(
+        "--token", choices=TOKEN_KINDS, default="id", help="which token to print (default: %(default)s)"
+    )
+    login.add_argument("--save", type=Path, help="also write every token, as JSON readable only by you")
+    login.add_argument(
+        "--no-browser", action="store_true", help="print the sign-in URL, do not open a browser"
+    )
 
     for verb, what in (
         ("get", "print an action (a card's draft) and its status"),
@@ -703,6 +728,31 @@ class Remote:
             raise CliError(f"cannot reach multitool at {self.base}: is `make demo` running?") from error
 
 
+def login(args: argparse.Namespace) -> int:
+    """Tokens for scripts from the deployed stack's managed login (``multitool.local.login``)."""
+    from multitool.local import login as sign_in
+
+    try:
+        if args.sign_in_domain and args.client_id:
+            target = sign_in.LoginTarget(args.sign_in_domain, args.client_id)
+        elif args.sign_in_domain or args.client_id:
+            raise CliError("--sign-in-domain and --client-id go together.", EXIT_USAGE)
+        else:
+            target = sign_in.stack_target(args.stack, args.region)
+        opener = (lambda url: None) if args.no_browser else webbrowser.open
+        tokens = sign_in.login(
+            target,
+            open_browser=opener,
+            announce=lambda url: print(f"Sign in at {url}", file=sys.stderr),
+        )
+    except sign_in.LoginFailed as error:
+        raise CliError(str(error)) from None
+    if args.save:
+        print(f"Tokens saved to {sign_in.save_tokens(tokens, args.save)}", file=sys.stderr)
+    print(tokens[f"{args.token}_token"])
+    return 0
+
+
 def _decode(raw: bytes) -> Any:
     try:
         return json.loads(raw) if raw else None
@@ -725,6 +775,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return doctor(args)
         if args.command == "eval":
             return evaluate(args)
+        if args.command == "login":
+            return login(args)
         return review(args)
     except CliError as error:
         print(f"multitool: {error}", file=sys.stderr)

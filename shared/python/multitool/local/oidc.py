@@ -110,6 +110,9 @@ class LocalOidc:
     refresh_seconds: int = REFRESH_SECONDS
     clock: Callable[[], float] = time.time
     key: RSAKey = field(default_factory=lambda: _signing_key())
+    other_clients: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """More public clients and their callback URLs, as a pool has one client per app (the command
+    line's ``multitool login`` has its own, with a loopback callback)."""
     _codes: dict[str, _Grant] = field(default_factory=dict, repr=False)
     _refresh: dict[str, _Grant] = field(default_factory=dict, repr=False)
     _sessions: dict[str, str] = field(default_factory=dict, repr=False)
@@ -127,10 +130,16 @@ class LocalOidc:
     def public_keys(self) -> dict[str, Any]:
         return dict(KeySet([self.key]).as_dict(private=False))
 
+    def callbacks(self, client_id: str | None) -> tuple[str, ...] | None:
+        """The callback URLs of a client this provider knows; None for any other."""
+        if client_id == self.client_id:
+            return self.redirect_uris
+        return self.other_clients.get(client_id or "")
+
     def authorizer(self) -> JwtAuthorizer:
         return JwtAuthorizer(
             issuer=self.issuer,
-            audiences=(self.client_id,),
+            audiences=(self.client_id, *self.other_clients),
             keys=KeySet.import_key_set(self.public_keys),  # type: ignore[arg-type]
             clock=self.clock,
         )
@@ -211,10 +220,11 @@ class LocalOidc:
 
     def _check_request(self, params: Mapping[str, str]) -> str | None:
         """What is wrong with an authorize request, in words; None when it may proceed."""
-        if params.get("client_id") != self.client_id:
+        callbacks = self.callbacks(params.get("client_id"))
+        if callbacks is None:
             return "unknown client_id"
-        if params.get("redirect_uri") not in self.redirect_uris:
-            return f"redirect_uri must be one of {', '.join(self.redirect_uris)}"
+        if params.get("redirect_uri") not in callbacks:
+            return f"redirect_uri must be one of {', '.join(callbacks)}"
         if params.get("response_type") != "code":
             return "response_type must be code (the implicit flow is not offered)"
         if params.get("code_challenge_method") != "S256" or not params.get("code_challenge"):
@@ -268,7 +278,7 @@ class LocalOidc:
         return _redirect(f"{params['redirect_uri']}?{urlencode(answer)}")
 
     def _token(self, form: Mapping[str, str]) -> OidcResponse:
-        if form.get("client_id") != self.client_id:
+        if self.callbacks(form.get("client_id")) is None:
             return _oauth_error(400, "invalid_client", "unknown client_id")
         grant_type = form.get("grant_type")
         if grant_type == "authorization_code":
@@ -287,19 +297,21 @@ class LocalOidc:
                     grant.user_id, grant.client_id, grant.redirect_uri, "", grant.scope,
                     self.clock() + self.refresh_seconds,
                 )  # fmt: skip
-            return _json(200, {**self._tokens(grant.user_id, grant.scope), "refresh_token": refresh})
+            tokens = self._tokens(grant.user_id, grant.scope, grant.client_id)
+            return _json(200, {**tokens, "refresh_token": refresh})
         if grant_type == "refresh_token":
             with self._lock:
                 grant = self._refresh.get(form.get("refresh_token", ""))
             if grant is None or grant.expires < self.clock() or grant.client_id != form.get("client_id"):
                 return _oauth_error(400, "invalid_grant", "the refresh token is unknown, revoked or expired")
-            return _json(200, self._tokens(grant.user_id, grant.scope))  # Cognito: no new refresh token
+            # Cognito: no new refresh token
+            return _json(200, self._tokens(grant.user_id, grant.scope, grant.client_id))
         return _oauth_error(
             400, "unsupported_grant_type", "grant_type must be authorization_code or refresh_token"
         )
 
     def _revoke(self, form: Mapping[str, str]) -> OidcResponse:
-        if form.get("client_id") != self.client_id:
+        if self.callbacks(form.get("client_id")) is None:
             return _oauth_error(400, "invalid_client", "unknown client_id")
         with self._lock:
             grant = self._refresh.get(form.get("token", ""))
@@ -351,7 +363,7 @@ class LocalOidc:
             "zoneinfo": person.timezone,
         }
 
-    def _tokens(self, user_id: str, scope: str) -> dict[str, Any]:
+    def _tokens(self, user_id: str, scope: str, client_id: str) -> dict[str, Any]:
         person = self._person(user_id)
         if person is None:
             raise LookupError(user_id)  # a grant is only ever made for a known person
@@ -368,7 +380,7 @@ class LocalOidc:
             header,
             {
                 **common,
-                "aud": self.client_id,
+                "aud": client_id,
                 "token_use": "id",
                 "cognito:username": person.id,
                 "jti": secrets.token_hex(8),
@@ -380,7 +392,7 @@ class LocalOidc:
             header,
             {
                 **common,
-                "client_id": self.client_id,
+                "client_id": client_id,
                 "token_use": "access",
                 "scope": scope,
                 "username": person.id,
