@@ -109,6 +109,18 @@ class ChatSettings(ToolSettings):
     max_message_chars: int = Field(default=4000, ge=1)
 
 
+class OutsideRecipients(StrEnum):
+    """What a confirm does with an address outside the deployment's domains (``OUTSIDE_RECIPIENTS``)."""
+
+    ALLOWED = "allowed"
+    CAPPED = "capped"
+    OFF = "off"
+
+
+DEFAULT_RECIPIENTS_PER_DAY = 100
+DEFAULT_OUTSIDE_RECIPIENTS_PER_DAY = 20
+
+
 class ReviewSettings(ToolSettings):
     """The review function (GET/confirm/discard of /actions/{id}): the only one that sends or creates."""
 
@@ -119,6 +131,23 @@ class ReviewSettings(ToolSettings):
     jira_base_url: str | None = Field(default=None, description="Overrides the secret's baseUrl (sandbox)")
     ses_configuration_set: str | None = None
     sandbox: bool = Field(default=False, description="Local sandbox: results are labelled as not real")
+    limits_table_name: str | None = Field(
+        default=None, description="The daily recipient counters; unset: the quota is not counted"
+    )
+    recipient_domains: tuple[str, ...] = Field(
+        default=(), description="Comma-separated inside domains; unset: the sender address's domain"
+    )
+    outside_recipients: OutsideRecipients = OutsideRecipients.CAPPED
+    recipients_per_day: int = Field(default=DEFAULT_RECIPIENTS_PER_DAY, ge=1, le=100_000)
+    outside_recipients_per_day: int = Field(default=DEFAULT_OUTSIDE_RECIPIENTS_PER_DAY, ge=0, le=100_000)
+    approved_group: str | None = Field(
+        default=None, description="Only members of this user pool group may confirm (self sign-up)"
+    )
+
+    @field_validator("recipient_domains", mode="before")
+    @classmethod
+    def _domains(cls, value: Any) -> Any:
+        return tuple(d.strip() for d in value.split(",") if d.strip()) if isinstance(value, str) else value
 
 
 def _projects(raw: str) -> dict[str, JiraProject]:

@@ -32,7 +32,10 @@ IDEMPOTENCY = TableSpec("Idempotency", "id", ttl_attribute="expiration", env_var
 # A turn that runs past the request: its owner, its request and the events it appends (cards, the reply).
 TURNS = TableSpec("Turns", "turnId", ttl_attribute="expiresAt", env_var="TURNS_TABLE_NAME")
 
-ALL_TABLES: tuple[TableSpec, ...] = (DRAFTS, DIRECTORY, BOOKINGS, SESSIONS, IDEMPOTENCY, TURNS)
+# Per-user counters: recipients mailed per UTC day (``RECIPIENTS#<sub>#<day>``).
+LIMITS = TableSpec("Limits", "pk", ttl_attribute="expiresAt", env_var="LIMITS_TABLE_NAME")
+
+ALL_TABLES: tuple[TableSpec, ...] = (DRAFTS, DIRECTORY, BOOKINGS, SESSIONS, IDEMPOTENCY, TURNS, LIMITS)
 
 
 def create_table(client: DynamoDBClient, spec: TableSpec, name: str) -> None:

@@ -65,6 +65,7 @@ from multitool.tools.meeting_booking import (
     MeetingEdits,
     book_and_invite,
     meeting_not_started,
+    meeting_recipients,
 )
 from multitool.tools.scheduling import hours_attendees, hours_notes, search_window, slot_proposal
 from multitool.tools.when import RequestedTime, resolve_when
@@ -270,7 +271,14 @@ SPEC = ToolSpec(
     card=CardSpec(
         MeetingSchedulerCard, meeting_fingerprint, meeting_caption, said=meeting_said, held="booked"
     ),
-    review=ActionReview(MeetingEdits, MeetingContent, meeting_content, book_and_invite, meeting_not_started),
+    review=ActionReview(
+        MeetingEdits,
+        MeetingContent,
+        meeting_content,
+        book_and_invite,
+        meeting_not_started,
+        recipients=meeting_recipients,
+    ),
     group_description="Proposes meeting slots for the user to review; never books.",
     nouns=("a meeting proposal", "meeting proposals"),
     description=(
