@@ -12,6 +12,11 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any, Self
 
+from multitool.settings import (
+    DEFAULT_OUTSIDE_RECIPIENTS_PER_DAY,
+    DEFAULT_RECIPIENTS_PER_DAY,
+    OutsideRecipients,
+)
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from infra.geography import GEOGRAPHIES, profile_region_problem
@@ -38,6 +43,7 @@ _GUARDRAIL_ID = re.compile(
 )
 _GUARDRAIL_VERSION = re.compile(r"^(DRAFT|[1-9][0-9]{0,7})$")
 _CONFIGURATION_SET = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_DOMAIN = re.compile(r"^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$")
 # CloudWatch Logs' accepted retention periods, in days.
 RETENTION_DAYS = (
     1,
@@ -107,6 +113,16 @@ ALLOWED: dict[str, str] = {
     "sandbox": "true, false",
     "defaultTimezone": "an IANA time zone name, e.g. Europe/Berlin",
     "jiraProjects": 'a JSON object of project key -> {"name": ..., "issueTypes": [...]}',
+    # Whom a confirm may mail (multitool.review.limits).
+    "recipientDomains": "comma-separated domains inside the organization, e.g. example.com,corp.example.com",
+    "outsideRecipients": (
+        "allowed (counted like anyone), capped (at most outsideRecipientsPerDay a day per user), "
+        "off (only addresses in recipientDomains)"
+    ),
+    "recipientsPerDay": "addresses one user may mail per UTC day, a whole number from 1 to 100000",
+    "outsideRecipientsPerDay": (
+        "outside addresses one user may mail per UTC day, a whole number from 0 to 100000"
+    ),
 }
 
 
@@ -200,6 +216,23 @@ class DeployContext(BaseModel):
     sandbox: bool = False
     default_timezone: str = Field(default="UTC", alias="defaultTimezone")
     jira_projects: str | None = Field(default=None, alias="jiraProjects")
+    recipient_domains: tuple[str, ...] = Field(default=(), alias="recipientDomains")
+    outside_recipients: OutsideRecipients = Field(default=OutsideRecipients.CAPPED, alias="outsideRecipients")
+    recipients_per_day: int = Field(
+        default=DEFAULT_RECIPIENTS_PER_DAY, ge=1, le=100_000, alias="recipientsPerDay"
+    )
+    outside_recipients_per_day: int = Field(
+        default=DEFAULT_OUTSIDE_RECIPIENTS_PER_DAY, ge=0, le=100_000, alias="outsideRecipientsPerDay"
+    )
+
+    @field_validator("recipient_domains", mode="before")
+    @classmethod
+    def _domains(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = [d.strip() for d in value.split(",") if d.strip()]
+        if isinstance(value, list | tuple):
+            return tuple(_matching(_DOMAIN, str(d)).casefold() for d in value)
+        return value
 
     @field_validator("model_id")
     @classmethod

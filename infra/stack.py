@@ -10,7 +10,7 @@ from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_logs as logs
 from constructs import Construct
-from multitool.tables import BOOKINGS, DIRECTORY, DRAFTS, IDEMPOTENCY, SESSIONS, TURNS, TableSpec
+from multitool.tables import BOOKINGS, DIRECTORY, DRAFTS, IDEMPOTENCY, LIMITS, SESSIONS, TURNS, TableSpec
 
 from infra.components.agent import ChatAgent, action_groups
 from infra.components.api import ChatApi, UserDirectory
@@ -51,6 +51,9 @@ REVIEW_DRAFT_ACTIONS = ("dynamodb:GetItem", "dynamodb:PutItem")
 # A booking reads the attendee-days it takes (consistent BatchGetItem), then writes them with Put/Delete
 # conditioned on their versions in one TransactWriteItems; a failed invitation releases it again (Delete).
 BOOKING_WRITE_ACTIONS = ("dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:DeleteItem")
+# A confirm that mails counts its recipients against the day's quota: one conditional UpdateItem (and an
+# unconditional one giving them back when the send failed).
+LIMIT_ACTIONS = ("dynamodb:UpdateItem",)
 _RETENTION_NAMES = (
     "ONE_DAY", "THREE_DAYS", "FIVE_DAYS", "ONE_WEEK", "TWO_WEEKS", "ONE_MONTH", "TWO_MONTHS", "THREE_MONTHS",
     "FOUR_MONTHS", "FIVE_MONTHS", "SIX_MONTHS", "ONE_YEAR", "THIRTEEN_MONTHS", "EIGHTEEN_MONTHS", "TWO_YEARS",
@@ -186,6 +189,15 @@ class MultitoolStack(cdk.Stack):
             create=settings.create_sender_identity,
         )
         self.jira = JiraSecret(self, "Jira")
+        self.users = UserDirectory(
+            self,
+            "Users",
+            user_pool_id=settings.user_pool_id,
+            user_pool_client_id=settings.user_pool_client_id,
+            user_pool_domain=settings.user_pool_domain,
+            domain_prefix=settings.auth_domain_prefix,
+            self_sign_up=settings.self_sign_up,
+        )
         self.review = function(
             "Review",
             FunctionSpec(
@@ -196,29 +208,18 @@ class MultitoolStack(cdk.Stack):
                     "SENDER_EMAIL": settings.sender_email,
                     "JIRA_SECRET_ARN": self.jira.secret.secret_arn,
                     "SANDBOX": "true" if settings.sandbox else "false",
-                    **(
-                        {"SES_CONFIGURATION_SET": settings.ses_configuration_set}
-                        if settings.ses_configuration_set
-                        else {}
-                    ),
+                    "SES_CONFIGURATION_SET": self.sender.configuration_set,
+                    **self._recipient_limits(),
                 },
             ),
         )
         review_role = self.review.role
         self._table(DRAFTS).grant(review_role, *REVIEW_DRAFT_ACTIONS)
         self._table(BOOKINGS).grant(review_role, *BOOKING_WRITE_ACTIONS)
+        self._table(LIMITS).grant(review_role, *LIMIT_ACTIONS)
         self.sender.grant_send(review_role)
         self.jira.grant_read(review_role)
 
-        self.users = UserDirectory(
-            self,
-            "Users",
-            user_pool_id=settings.user_pool_id,
-            user_pool_client_id=settings.user_pool_client_id,
-            user_pool_domain=settings.user_pool_domain,
-            domain_prefix=settings.auth_domain_prefix,
-            self_sign_up=settings.self_sign_up,
-        )
         # The page's fetches: any HTTP API of this region (naming this API's id would make the
         # distribution and the API's CORS origins depend on each other) and the sign-in domain.
         self.web = ChatWebsite(
@@ -249,6 +250,21 @@ class MultitoolStack(cdk.Stack):
         )
         self.web.publish(self._page_config())
         self._outputs()
+
+    def _recipient_limits(self) -> dict[str, str]:
+        """Whom and how many a confirm may mail (multitool.review.limits), and who must be approved."""
+        settings = self.settings
+        limits = {
+            **self.tables.environment(LIMITS),
+            "OUTSIDE_RECIPIENTS": settings.outside_recipients.value,
+            "RECIPIENTS_PER_DAY": str(settings.recipients_per_day),
+            "OUTSIDE_RECIPIENTS_PER_DAY": str(settings.outside_recipients_per_day),
+        }
+        if settings.recipient_domains:
+            limits["RECIPIENT_DOMAINS"] = ",".join(settings.recipient_domains)
+        if self.users.approved_group is not None:
+            limits["APPROVED_GROUP"] = self.users.approved_group
+        return limits
 
     def _run_turns_past_the_request(self, orchestrator: MultitoolFunction) -> None:
         """The orchestrator may invoke itself, asynchronously, and nothing else; a turn is never retried.

@@ -33,6 +33,9 @@ ACCESS_LOG_FORMAT = json.dumps(
 )
 
 
+APPROVED_GROUP = "approved"
+
+
 class UserDirectory(Construct):
     """The Cognito user pool, its managed sign-in domain and the page's app client: created, or existing.
 
@@ -57,6 +60,9 @@ class UserDirectory(Construct):
         self.region: str | None = user_pool_id.split("_", 1)[0] if user_pool_id else None
         self._client: cognito.IUserPoolClient | None = None
         self.domain: cognito.UserPoolDomain | None = None
+        # With self sign-up, only members of this group may confirm: an administrator approves a user by
+        # adding them (the group's name is the pool's own namespace, not a global physical name).
+        self.approved_group: str | None = None
         # The managed sign-in origin (https://...): None for an existing pool whose domain is not given.
         self.sign_in_origin: str | None = user_pool_domain
         if user_pool_id and user_pool_client_id:
@@ -85,6 +91,15 @@ class UserDirectory(Construct):
             removal_policy=cdk.RemovalPolicy.RETAIN,
         )
         self.user_pool = pool
+        if self_sign_up:
+            group = cognito.CfnUserPoolGroup(
+                self,
+                "ApprovedGroup",
+                user_pool_id=pool.user_pool_id,
+                group_name=APPROVED_GROUP,
+                description="Users an administrator approved: only they can send, book or create",
+            )
+            self.approved_group = group.group_name
         # A prefix is unique per region across all of AWS: the stack id's UUID part makes it ours.
         prefix = domain_prefix or cdk.Fn.join(
             "-", ["multitool", cdk.Fn.select(2, cdk.Fn.split("/", cdk.Aws.STACK_ID))]

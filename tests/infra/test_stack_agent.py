@@ -231,6 +231,7 @@ CHAT_TABLE_ACTIONS = {
 REVIEW_TABLE_ACTIONS = {
     "DRAFTS": {"dynamodb:GetItem", "dynamodb:PutItem"},
     "BOOKINGS": {"dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"},
+    "LIMITS": {"dynamodb:UpdateItem"},
 }
 
 

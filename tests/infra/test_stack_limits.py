@@ -1,0 +1,100 @@
+"""The synthesized mail limits: the review's recipient policy, the SES configuration set and its alarms,
+approval of self-registered users."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from multitool.settings import ReviewSettings
+from multitool.tables import LIMITS
+
+from infra.context import ContextError, DeployContext
+from tests.infra.conftest import CONFIGURATION_SET
+from tests.infra.iam_queries import dynamodb_actions_by_table, function_id, role_of_function
+from tests.infra.synth import Synthesized
+
+pytestmark = pytest.mark.infra
+
+VALID = {"modelId": "anthropic.claude-3-5-sonnet-20241022-v2:0", "senderEmail": "me@example.com"}
+
+
+def _review_env(synth: Synthesized) -> dict[str, Any]:
+    variables: dict[str, Any] = synth.props(function_id(synth, "Review"))["Environment"]["Variables"]
+    return variables
+
+
+def test_the_review_counts_recipients_on_the_limits_table_with_the_default_policy(
+    harness_stack: Synthesized,
+) -> None:
+    env = _review_env(harness_stack)
+    limits_table = harness_stack.logical_id(harness_stack.stack.tables[LIMITS])
+
+    assert env["LIMITS_TABLE_NAME"] == {"Ref": limits_table}
+    assert (env["OUTSIDE_RECIPIENTS"], env["RECIPIENTS_PER_DAY"], env["OUTSIDE_RECIPIENTS_PER_DAY"]) == (
+        "capped",
+        "100",
+        "20",
+    )
+    assert "RECIPIENT_DOMAINS" not in env  # the sender's own domain is inside
+    assert "APPROVED_GROUP" not in env  # administrators create every user
+    role = role_of_function(harness_stack, function_id(harness_stack, "Review"))
+    assert dynamodb_actions_by_table(harness_stack, role)[limits_table] == {"dynamodb:UpdateItem"}
+    # the environment the stack sets is one the review function accepts
+    settings = ReviewSettings.from_env({k: v if isinstance(v, str) else "x" for k, v in env.items()})
+    assert settings.recipients_per_day == 100
+
+
+def test_mail_goes_through_a_configuration_set_that_suppresses_bounces_and_complaints(
+    harness_stack: Synthesized,
+) -> None:
+    (set_id, configuration_set) = next(iter(harness_stack.of_type("AWS::SES::ConfigurationSet").items()))
+    props = configuration_set["Properties"]
+
+    assert sorted(props["SuppressionOptions"]["SuppressedReasons"]) == ["BOUNCE", "COMPLAINT"]
+    assert props["ReputationOptions"] == {"ReputationMetricsEnabled": True}
+    assert props["DeliveryOptions"]["TlsPolicy"] == "REQUIRE"
+    assert _review_env(harness_stack)["SES_CONFIGURATION_SET"] == {"Ref": set_id}
+    (identity,) = harness_stack.of_type("AWS::SES::EmailIdentity").values()
+    assert identity["Properties"]["ConfigurationSetAttributes"] == {"ConfigurationSetName": {"Ref": set_id}}
+    alarms = {
+        a["Properties"]["MetricName"]: a["Properties"]
+        for a in harness_stack.of_type("AWS::CloudWatch::Alarm").values()
+    }
+    assert {
+        name: alarms[name]["Namespace"] for name in ("Reputation.BounceRate", "Reputation.ComplaintRate")
+    } == {
+        "Reputation.BounceRate": "AWS/SES",
+        "Reputation.ComplaintRate": "AWS/SES",
+    }
+    assert alarms["Reputation.BounceRate"]["Threshold"] < 0.05
+    assert alarms["Reputation.ComplaintRate"]["Threshold"] < 0.001
+
+
+def test_a_named_configuration_set_is_used_instead(return_control_stack: Synthesized) -> None:
+    assert return_control_stack.of_type("AWS::SES::ConfigurationSet") == {}
+    assert _review_env(return_control_stack)["SES_CONFIGURATION_SET"] == CONFIGURATION_SET
+
+
+def test_with_self_sign_up_only_approved_users_may_confirm(web_stack: Synthesized) -> None:
+    (group,) = web_stack.of_type("AWS::Cognito::UserPoolGroup").values()
+
+    assert group["Properties"]["GroupName"] == "approved"
+    assert _review_env(web_stack)["APPROVED_GROUP"] == "approved"
+
+
+def test_recipient_context_is_validated_with_one_line() -> None:
+    settings = DeployContext.from_context(
+        {**VALID, "recipientDomains": "Example.com, corp.example.com", "outsideRecipients": "off"}
+    )
+    assert settings.recipient_domains == ("example.com", "corp.example.com")
+    assert settings.outside_recipients.value == "off"
+
+    for key, bad in (
+        ("recipientDomains", "not a domain"),
+        ("outsideRecipients", "some"),
+        ("recipientsPerDay", "0"),
+    ):
+        with pytest.raises(ContextError) as caught:
+            DeployContext.from_context({**VALID, key: bad})
+        assert str(caught.value).startswith(f"Invalid context '{key}'"), caught.value
