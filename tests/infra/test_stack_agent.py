@@ -194,14 +194,18 @@ def test_only_the_review_function_sends_mail_and_reads_the_jira_secret(agent_sta
     review_role = role_of_function(agent_stack, function_id(agent_stack, "Review"))
     stack = agent_stack.stack
     for action in ("ses:SendEmail", "ses:SendRawEmail"):
-        (statement,) = [
+        identities, configuration_set = [
             s for s in statements_for_role(agent_stack, review_role) if action in as_list(s["Action"])
         ]
         # In the SES sandbox SES also authorizes the send against each (verified) recipient's identity,
         # so the grant covers this account's identities, for mail from the sender address only.
-        (resource,) = as_list(statement["Resource"])
+        (resource,) = as_list(identities["Resource"])
         assert resource["Fn::Join"][1][-1] == ":ses:us-east-1:123456789012:identity/*"
-        assert statement["Condition"] == {"StringEquals": {"ses:FromAddress": SENDER}}
+        assert identities["Condition"] == {"StringEquals": {"ses:FromAddress": SENDER}}
+        # and the configuration set every mail goes through (the stack's own)
+        (resource,) = as_list(configuration_set["Resource"])
+        assert ":configuration-set/" in json.dumps(resource)
+        assert "Condition" not in configuration_set
     assert resources_for_action(agent_stack, review_role, "secretsmanager:GetSecretValue") == [
         {"Ref": agent_stack.logical_id(stack.jira.secret)}
     ]

@@ -254,6 +254,7 @@ def serve(args: argparse.Namespace) -> int:
 def mcp(args: argparse.Namespace) -> int:
     """``multitool mcp``: the MCP server on the local sandbox (its own, or a running server's)."""
     import os
+    import secrets
 
     from multitool.local.embedded import load_seed, sandbox_env, start_embedded
     from multitool.local.mcp import LocalGateway, build_server, serve_http, serve_stdio
@@ -273,7 +274,10 @@ def mcp(args: argparse.Namespace) -> int:
         with contextlib.redirect_stdout(sys.stderr):
             running = start_embedded(log_level=args.log_level)
     use_console_logs()
-    gateway = LocalGateway(args.functions_dir or repo_root() / "functions", person)
+    # The handlers honour the caller keys only when signed with this process's own key.
+    caller_key = secrets.token_bytes(32)
+    os.environ["CALLER_CONTEXT_KEY"] = caller_key.hex()
+    gateway = LocalGateway(args.functions_dir or repo_root() / "functions", person, caller_key)
     server = build_server(gateway)
     where = args.sandbox or (running.endpoint if running else "")
     try:

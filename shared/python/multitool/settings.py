@@ -61,6 +61,11 @@ class ToolSettings(_EnvSettings):
     working_hours_start: int = Field(default=9, ge=0, le=23)
     working_hours_end: int = Field(default=17, ge=1, le=24)
     draft_ttl_seconds: int = Field(default=7 * 24 * 3600, gt=0)
+    caller_context_key: str | None = Field(
+        default=None,
+        pattern=r"^([0-9a-f]{2}){32,}$",
+        description="Hex HMAC key Gateway-path caller keys are signed with (multitool mcp); unset: ignored",
+    )
 
     @field_validator("jira_projects", mode="before")
     @classmethod
