@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import Any, Self
 
 from multitool.settings import (
+    DEFAULT_AUDIT_RETENTION_DAYS,
     DEFAULT_OUTSIDE_RECIPIENTS_PER_DAY,
     DEFAULT_RECIPIENTS_PER_DAY,
     OutsideRecipients,
@@ -119,6 +120,7 @@ ALLOWED: dict[str, str] = {
         "allowed (counted like anyone), capped (at most outsideRecipientsPerDay a day per user), "
         "off (only addresses in recipientDomains)"
     ),
+    "auditRetentionDays": "days each side effect's audit record is kept, a whole number from 1 to 3653",
     "recipientsPerDay": "addresses one user may mail per UTC day, a whole number from 1 to 100000",
     "outsideRecipientsPerDay": (
         "outside addresses one user may mail per UTC day, a whole number from 0 to 100000"
@@ -216,6 +218,9 @@ class DeployContext(BaseModel):
     sandbox: bool = False
     default_timezone: str = Field(default="UTC", alias="defaultTimezone")
     jira_projects: str | None = Field(default=None, alias="jiraProjects")
+    audit_retention_days: int = Field(
+        default=DEFAULT_AUDIT_RETENTION_DAYS, ge=1, le=3653, alias="auditRetentionDays"
+    )
     recipient_domains: tuple[str, ...] = Field(default=(), alias="recipientDomains")
     outside_recipients: OutsideRecipients = Field(default=OutsideRecipients.CAPPED, alias="outsideRecipients")
     recipients_per_day: int = Field(

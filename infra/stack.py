@@ -10,7 +10,17 @@ from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_logs as logs
 from constructs import Construct
-from multitool.tables import BOOKINGS, DIRECTORY, DRAFTS, IDEMPOTENCY, LIMITS, SESSIONS, TURNS, TableSpec
+from multitool.tables import (
+    AUDIT,
+    BOOKINGS,
+    DIRECTORY,
+    DRAFTS,
+    IDEMPOTENCY,
+    LIMITS,
+    SESSIONS,
+    TURNS,
+    TableSpec,
+)
 
 from infra.components.agent import ChatAgent, action_groups
 from infra.components.api import ChatApi, UserDirectory
@@ -54,6 +64,8 @@ BOOKING_WRITE_ACTIONS = ("dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:
 # A confirm that mails counts its recipients against the day's quota: one conditional UpdateItem (and an
 # unconditional one giving them back when the send failed).
 LIMIT_ACTIONS = ("dynamodb:UpdateItem",)
+# Every side effect leaves one audit record (PutItem); nothing in the stack reads or changes one.
+AUDIT_ACTIONS = ("dynamodb:PutItem",)
 _RETENTION_NAMES = (
     "ONE_DAY", "THREE_DAYS", "FIVE_DAYS", "ONE_WEEK", "TWO_WEEKS", "ONE_MONTH", "TWO_MONTHS", "THREE_MONTHS",
     "FOUR_MONTHS", "FIVE_MONTHS", "SIX_MONTHS", "ONE_YEAR", "THIRTEEN_MONTHS", "EIGHTEEN_MONTHS", "TWO_YEARS",
@@ -217,6 +229,7 @@ class MultitoolStack(cdk.Stack):
         self._table(DRAFTS).grant(review_role, *REVIEW_DRAFT_ACTIONS)
         self._table(BOOKINGS).grant(review_role, *BOOKING_WRITE_ACTIONS)
         self._table(LIMITS).grant(review_role, *LIMIT_ACTIONS)
+        self._table(AUDIT).grant(review_role, *AUDIT_ACTIONS)
         self.sender.grant_send(review_role)
         self.jira.grant_read(review_role)
 
@@ -255,7 +268,8 @@ class MultitoolStack(cdk.Stack):
         """Whom and how many a confirm may mail (multitool.review.limits), and who must be approved."""
         settings = self.settings
         limits = {
-            **self.tables.environment(LIMITS),
+            **self.tables.environment(LIMITS, AUDIT),
+            "AUDIT_RETENTION_DAYS": str(settings.audit_retention_days),
             "OUTSIDE_RECIPIENTS": settings.outside_recipients.value,
             "RECIPIENTS_PER_DAY": str(settings.recipients_per_day),
             "OUTSIDE_RECIPIENTS_PER_DAY": str(settings.outside_recipients_per_day),

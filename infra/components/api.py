@@ -16,10 +16,13 @@ from constructs import Construct
 
 from infra.nag import acknowledge
 
-# One line per request; ids and status only, never bodies, tokens or claims.
+# One line per request; ids and status only, never bodies or tokens. The one claim is the caller's
+# ``sub`` (an opaque id, never the address), so a request can be traced to its user
+# (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-logging-variables.html).
 ACCESS_LOG_FORMAT = json.dumps(
     {
         "requestId": "$context.requestId",
+        "sub": "$context.authorizer.claims.sub",
         "requestTime": "$context.requestTime",
         "sourceIp": "$context.identity.sourceIp",
         "routeKey": "$context.routeKey",

@@ -236,6 +236,7 @@ REVIEW_TABLE_ACTIONS = {
     "DRAFTS": {"dynamodb:GetItem", "dynamodb:PutItem"},
     "BOOKINGS": {"dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"},
     "LIMITS": {"dynamodb:UpdateItem"},
+    "AUDIT": {"dynamodb:PutItem"},
 }
 
 
@@ -450,7 +451,9 @@ def test_cors_throttling_and_access_logs(agent_stack: Synthesized) -> None:
     assert props["DefaultRouteSettings"] == {"ThrottlingBurstLimit": 20, "ThrottlingRateLimit": 10}
     access_log = json.loads(props["AccessLogSettings"]["Format"])
     assert {"requestId", "routeKey", "status"} <= set(access_log)
-    assert not any("body" in v.lower() or "claims" in v for v in access_log.values())
+    # the one claim logged is the caller's sub (an opaque id): no address, no other claim
+    assert access_log["sub"] == "$context.authorizer.claims.sub"
+    assert not any("body" in v.lower() or "claims" in v for k, v in access_log.items() if k != "sub")
 
 
 def test_user_pool_is_admin_managed_with_a_strong_password_policy(agent_stack: Synthesized) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from multitool.settings import ReviewSettings
-from multitool.tables import LIMITS
+from multitool.tables import AUDIT, LIMITS
 
 from infra.context import ContextError, DeployContext
 from tests.infra.conftest import CONFIGURATION_SET
@@ -98,3 +98,20 @@ def test_recipient_context_is_validated_with_one_line() -> None:
         with pytest.raises(ContextError) as caught:
             DeployContext.from_context({**VALID, key: bad})
         assert str(caught.value).startswith(f"Invalid context '{key}'"), caught.value
+
+
+def test_every_side_effect_is_recorded_in_the_audit_table_for_the_retention(
+    harness_stack: Synthesized,
+) -> None:
+    env = _review_env(harness_stack)
+    audit_table = harness_stack.logical_id(harness_stack.stack.tables[AUDIT])
+
+    assert env["AUDIT_TABLE_NAME"] == {"Ref": audit_table}
+    assert env["AUDIT_RETENTION_DAYS"] == "365"
+    props = harness_stack.props(audit_table)
+    assert props["TimeToLiveSpecification"] == {"AttributeName": "expiresAt", "Enabled": True}
+    # written by the review alone, and only written: nobody in the stack changes a record
+    for role in harness_stack.of_type("AWS::IAM::Role"):
+        granted = dynamodb_actions_by_table(harness_stack, role).get(audit_table, set())
+        review = role_of_function(harness_stack, function_id(harness_stack, "Review"))
+        assert granted == ({"dynamodb:PutItem"} if role == review else set()), role

@@ -124,6 +124,7 @@ class OutsideRecipients(StrEnum):
 
 DEFAULT_RECIPIENTS_PER_DAY = 100
 DEFAULT_OUTSIDE_RECIPIENTS_PER_DAY = 20
+DEFAULT_AUDIT_RETENTION_DAYS = 365
 
 
 class ReviewSettings(ToolSettings):
@@ -148,6 +149,8 @@ class ReviewSettings(ToolSettings):
     approved_group: str | None = Field(
         default=None, description="Only members of this user pool group may confirm (self sign-up)"
     )
+    audit_table_name: str | None = Field(default=None, description="Side-effect records; unset: not kept")
+    audit_retention_days: int = Field(default=DEFAULT_AUDIT_RETENTION_DAYS, ge=1, le=3653)
 
     @field_validator("recipient_domains", mode="before")
     @classmethod

@@ -35,7 +35,10 @@ TURNS = TableSpec("Turns", "turnId", ttl_attribute="expiresAt", env_var="TURNS_T
 # Per-user counters: recipients mailed per UTC day (``RECIPIENTS#<sub>#<day>``).
 LIMITS = TableSpec("Limits", "pk", ttl_attribute="expiresAt", env_var="LIMITS_TABLE_NAME")
 
-ALL_TABLES: tuple[TableSpec, ...] = (DRAFTS, DIRECTORY, BOOKINGS, SESSIONS, IDEMPOTENCY, TURNS, LIMITS)
+# Every side effect (who, what, when, how many recipients), kept for the deployment's audit retention.
+AUDIT = TableSpec("Audit", "pk", "sk", ttl_attribute="expiresAt", env_var="AUDIT_TABLE_NAME")
+
+ALL_TABLES: tuple[TableSpec, ...] = (DRAFTS, DIRECTORY, BOOKINGS, SESSIONS, IDEMPOTENCY, TURNS, LIMITS, AUDIT)
 
 
 def create_table(client: DynamoDBClient, spec: TableSpec, name: str) -> None:

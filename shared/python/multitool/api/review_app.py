@@ -77,6 +77,7 @@ def aws_reviewer() -> Reviewer:
     import boto3
     import urllib3
 
+    from multitool.ports.audit import DynamoAuditLog
     from multitool.ports.drafts import DynamoDraftStore
     from multitool.ports.dynamo_calendar import DynamoCalendar
     from multitool.ports.jira import SANDBOX_CREDENTIALS_EMAIL, SANDBOX_CREDENTIALS_TOKEN, JiraClient
@@ -122,6 +123,11 @@ def aws_reviewer() -> Reviewer:
         ),
         quota=(
             DynamoRecipientQuota(settings.limits_table_name, dynamodb) if settings.limits_table_name else None
+        ),
+        audit=(
+            DynamoAuditLog(settings.audit_table_name, dynamodb, retention_days=settings.audit_retention_days)
+            if settings.audit_table_name
+            else None
         ),
     )
 

@@ -63,6 +63,7 @@ from multitool.drafts import (
     is_unclaimed,
 )
 from multitool.observability import error_fields, logger, metrics
+from multitool.ports.audit import AuditEntry, AuditLog
 from multitool.ports.calendar import Calendar
 from multitool.ports.drafts import DraftStore, DraftWriteConflict
 from multitool.ports.jira import JiraClient, JiraError
@@ -169,6 +170,7 @@ class Reviewer:
         jira: JiraClient | None,
         config: ReviewConfig,
         quota: RecipientQuota | None = None,
+        audit: AuditLog | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self.drafts = drafts
@@ -177,6 +179,7 @@ class Reviewer:
         self.jira = jira
         self.config = config
         self.quota = quota
+        self.audit = audit
         self.clock = clock
 
     def get(self, caller: Caller, draft_id: str) -> Draft:
@@ -270,7 +273,10 @@ class Reviewer:
                 )
             except DraftWriteConflict:
                 continue
-            logger.info("Action discarded", extra={"draft_id": draft.id, "action": draft.action})
+            logger.info(
+                "Action discarded",
+                extra={"draft_id": draft.id, "action": draft.action, "user_id": caller.user_id},
+            )
             metrics.add_metric(name="ActionsDiscarded", unit=MetricUnit.Count, value=1)
             return discarded
         raise ActionInProgress(
@@ -302,7 +308,14 @@ class Reviewer:
         spent: tuple[str, Spend] | None = None,
     ) -> Draft:
         ctx = ReviewContext(draft=executing, caller=ctx.caller, config=ctx.config, people=ctx.people)
-        log = {"draft_id": executing.id, "action": executing.action}
+        # Who acted and how many were mailed, by id and count only: never an address or content.
+        recipients = len({address.casefold() for _, address in review.recipients(content, ctx)})
+        log = {
+            "draft_id": executing.id,
+            "action": executing.action,
+            "user_id": ctx.caller.user_id,
+            "recipients": recipients,
+        }
         try:
             result = review.execute(content, ctx, self)
         except SlotRefused as refused:
@@ -332,6 +345,7 @@ class Reviewer:
             self._refund(ctx.caller, spent)  # the backend did not take it: nobody was mailed
             failed = self._finish(executing, error=error.reason)
             logger.warning("Action failed", extra={**log, "failure": error.code})
+            self._record(ctx, "failed", recipients, None)
             metrics.add_metric(name="ActionsFailed", unit=MetricUnit.Count, value=1)
             retry_after = error.retry_after if isinstance(error, JiraError) else None
             raise SideEffectFailed(
@@ -342,13 +356,36 @@ class Reviewer:
             # recipients stay counted: the mail may have gone out before the failure.
             self._finish(executing, error=f"Unexpected error ({type(error).__name__}); try again.")
             logger.error("Action failed unexpectedly", extra={**log, **error_fields(error)})
+            self._record(ctx, "unknown", recipients, None)
             raise
         if self.config.sandbox:
             result = {**result, "sandbox": True}
         done = self._finish(executing, result=result)
         logger.info("Action done", extra=log)
         metrics.add_metric(name="ActionsDone", unit=MetricUnit.Count, value=1)
+        self._record(ctx, "done", recipients, result)
         return done
+
+    def _record(
+        self, ctx: ReviewContext, outcome: str, recipients: int, result: Mapping[str, Any] | None
+    ) -> None:
+        """The audit record of one side effect; a failed write is logged, the user still answered."""
+        if self.audit is None:
+            return
+        entry = AuditEntry.of_result(
+            result,
+            user_id=ctx.caller.user_id,
+            draft_id=ctx.draft.id,
+            action=ctx.draft.action,
+            outcome=outcome,
+            at=self.clock(),
+            recipients=recipients,
+        )
+        try:
+            self.audit.record(entry)
+        except Exception as error:
+            logger.error("Audit record not written", extra={"draft_id": ctx.draft.id, **error_fields(error)})
+            metrics.add_metric(name="AuditWriteFailed", unit=MetricUnit.Count, value=1)
 
     def _spend(
         self, review: ActionReview[Any, Any], content: WireModel, ctx: ReviewContext
