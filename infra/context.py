@@ -120,6 +120,12 @@ ALLOWED: dict[str, str] = {
         "allowed (counted like anyone), capped (at most outsideRecipientsPerDay a day per user), "
         "off (only addresses in recipientDomains)"
     ),
+    "orchestratorConcurrency": (
+        "executions reserved for the orchestrator (chat turns), a whole number from 0 (none: the account's "
+        "shared pool) to 1000"
+    ),
+    "reviewConcurrency": "executions reserved for the review function, a whole number from 0 (none) to 1000",
+    "dailyTokenAlarm": "model tokens (input + output) a day that raise the spend alarm, a whole number",
     "auditRetentionDays": "days each side effect's audit record is kept, a whole number from 1 to 3653",
     "recipientsPerDay": "addresses one user may mail per UTC day, a whole number from 1 to 100000",
     "outsideRecipientsPerDay": (
@@ -218,6 +224,11 @@ class DeployContext(BaseModel):
     sandbox: bool = False
     default_timezone: str = Field(default="UTC", alias="defaultTimezone")
     jira_projects: str | None = Field(default=None, alias="jiraProjects")
+    # Reserved so that a flood of turns cannot starve the confirms (and the reverse); 0 leaves the function
+    # in the account's shared pool (an account whose concurrency quota is 10 can reserve none).
+    orchestrator_concurrency: int = Field(default=20, ge=0, le=1000, alias="orchestratorConcurrency")
+    review_concurrency: int = Field(default=10, ge=0, le=1000, alias="reviewConcurrency")
+    daily_token_alarm: int = Field(default=5_000_000, ge=1000, alias="dailyTokenAlarm")
     audit_retention_days: int = Field(
         default=DEFAULT_AUDIT_RETENTION_DAYS, ge=1, le=3653, alias="auditRetentionDays"
     )

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import aws_cdk as cdk
+from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_logs as logs
@@ -64,6 +65,8 @@ BOOKING_WRITE_ACTIONS = ("dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:
 # A confirm that mails counts its recipients against the day's quota: one conditional UpdateItem (and an
 # unconditional one giving them back when the send failed).
 LIMIT_ACTIONS = ("dynamodb:UpdateItem",)
+# A user's token bucket (multitool.ports.rate): a consistent GetItem, then a PutItem conditioned on it.
+RATE_LIMIT_ACTIONS = ("dynamodb:GetItem", "dynamodb:PutItem")
 # Every side effect leaves one audit record (PutItem); nothing in the stack reads or changes one.
 AUDIT_ACTIONS = ("dynamodb:PutItem",)
 _RETENTION_NAMES = (
@@ -152,6 +155,7 @@ class MultitoolStack(cdk.Stack):
         chat_env = {
             **tool_env,
             **self.tables.environment(SESSIONS, IDEMPOTENCY, TURNS),
+            "RATE_LIMITS_TABLE_NAME": self.tables[LIMITS].table_name,
             "RUNTIME": settings.runtime.value,
         }
         if self.agent is not None:
@@ -169,12 +173,14 @@ class MultitoolStack(cdk.Stack):
                 "POST /chat and GET /turns/{id}: one model turn, one card per action, run past the request",
                 timeout_seconds=TURN_TIMEOUT_SECONDS,
                 environment=chat_env,
+                reserved_concurrency=settings.orchestrator_concurrency or None,
             ),
         )
         orchestrator_role = self.orchestrator.role
         self._table(SESSIONS).grant(orchestrator_role, *SESSION_ACTIONS)
         self._table(IDEMPOTENCY).grant(orchestrator_role, *IDEMPOTENCY_ACTIONS)
         self._table(TURNS).grant(orchestrator_role, *TURN_ACTIONS)
+        self._table(LIMITS).grant(orchestrator_role, *RATE_LIMIT_ACTIONS)
         self._run_turns_past_the_request(self.orchestrator)
         if settings.uses_gateway:
             # Claims the Gateway drafts its turn's stream shows: read one, one conditional put.
@@ -221,14 +227,16 @@ class MultitoolStack(cdk.Stack):
                     "JIRA_SECRET_ARN": self.jira.secret.secret_arn,
                     "SANDBOX": "true" if settings.sandbox else "false",
                     "SES_CONFIGURATION_SET": self.sender.configuration_set,
+                    "RATE_LIMITS_TABLE_NAME": self.tables[LIMITS].table_name,
                     **self._recipient_limits(),
                 },
+                reserved_concurrency=settings.review_concurrency or None,
             ),
         )
         review_role = self.review.role
         self._table(DRAFTS).grant(review_role, *REVIEW_DRAFT_ACTIONS)
         self._table(BOOKINGS).grant(review_role, *BOOKING_WRITE_ACTIONS)
-        self._table(LIMITS).grant(review_role, *LIMIT_ACTIONS)
+        self._table(LIMITS).grant(review_role, *LIMIT_ACTIONS, *RATE_LIMIT_ACTIONS)
         self._table(AUDIT).grant(review_role, *AUDIT_ACTIONS)
         self.sender.grant_send(review_role)
         self.jira.grant_read(review_role)
@@ -262,7 +270,44 @@ class MultitoolStack(cdk.Stack):
             log_retention=retention,
         )
         self.web.publish(self._page_config())
+        self._spend_alarm()
         self._outputs()
+
+    def _spend_alarm(self) -> None:
+        """An alarm on the model's tokens a day (input + output): what a Bedrock bill grows with.
+
+        Bedrock publishes InputTokenCount and OutputTokenCount per ModelId in AWS/Bedrock
+        (https://docs.aws.amazon.com/bedrock/latest/userguide/monitoring.html#runtime-cloudwatch-metrics).
+        """
+        model_id = self.settings.model_id
+
+        def tokens(name: str) -> cloudwatch.Metric:
+            return cloudwatch.Metric(
+                namespace="AWS/Bedrock",
+                metric_name=name,
+                dimensions_map={"ModelId": model_id},
+                statistic="Sum",
+                period=cdk.Duration.days(1),
+            )
+
+        cloudwatch.Alarm(
+            self,
+            "ModelSpendAlarm",
+            alarm_description=(
+                f"More than {self.settings.daily_token_alarm} model tokens in a day on {model_id}: "
+                "look for the user behind it in the access log (sub) before the bill does."
+            ),
+            metric=cloudwatch.MathExpression(
+                expression="input + output",
+                using_metrics={"input": tokens("InputTokenCount"), "output": tokens("OutputTokenCount")},
+                period=cdk.Duration.days(1),
+                label="Model tokens a day",
+            ),
+            threshold=self.settings.daily_token_alarm,
+            comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+            evaluation_periods=1,
+            treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
+        )
 
     def _recipient_limits(self) -> dict[str, str]:
         """Whom and how many a confirm may mail (multitool.review.limits), and who must be approved."""

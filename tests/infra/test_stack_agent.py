@@ -231,11 +231,12 @@ CHAT_TABLE_ACTIONS = {
     "SESSIONS": {"dynamodb:UpdateItem"},
     "IDEMPOTENCY": {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
     "TURNS": {"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:GetItem"},
+    "LIMITS": {"dynamodb:GetItem", "dynamodb:PutItem"},
 }
 REVIEW_TABLE_ACTIONS = {
     "DRAFTS": {"dynamodb:GetItem", "dynamodb:PutItem"},
     "BOOKINGS": {"dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"},
-    "LIMITS": {"dynamodb:UpdateItem"},
+    "LIMITS": {"dynamodb:UpdateItem", "dynamodb:GetItem", "dynamodb:PutItem"},
     "AUDIT": {"dynamodb:PutItem"},
 }
 

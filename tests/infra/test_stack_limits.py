@@ -115,3 +115,26 @@ def test_every_side_effect_is_recorded_in_the_audit_table_for_the_retention(
         granted = dynamodb_actions_by_table(harness_stack, role).get(audit_table, set())
         review = role_of_function(harness_stack, function_id(harness_stack, "Review"))
         assert granted == ({"dynamodb:PutItem"} if role == review else set()), role
+
+
+def test_turns_and_confirms_have_per_user_buckets_reserved_concurrency_and_a_spend_alarm(
+    harness_stack: Synthesized,
+) -> None:
+    limits_table = {"Ref": harness_stack.logical_id(harness_stack.stack.tables[LIMITS])}
+    for construct_id, reserved in (("Orchestrator", 20), ("Review", 10)):
+        props = harness_stack.props(function_id(harness_stack, construct_id))
+        assert props["Environment"]["Variables"]["RATE_LIMITS_TABLE_NAME"] == limits_table, construct_id
+        assert props["ReservedConcurrentExecutions"] == reserved, construct_id
+    (spend,) = [
+        a["Properties"]
+        for a in harness_stack.of_type("AWS::CloudWatch::Alarm").values()
+        if any(m.get("Id") == "input" for m in a["Properties"].get("Metrics", []))
+    ]
+    used = {m["Id"]: m["MetricStat"]["Metric"] for m in spend["Metrics"] if "MetricStat" in m}
+    assert {m["Namespace"] for m in used.values()} == {"AWS/Bedrock"}
+    assert {m["MetricName"] for m in used.values()} == {"InputTokenCount", "OutputTokenCount"}
+    assert all(
+        m["Dimensions"] == [{"Name": "ModelId", "Value": harness_stack.stack.settings.model_id}]
+        for m in used.values()
+    )
+    assert spend["Threshold"] == 5_000_000

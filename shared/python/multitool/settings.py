@@ -88,6 +88,13 @@ class ModelBackend(StrEnum):
     """The offline model run by the Converse loop (no AWS)."""
 
 
+# Per-user token buckets (multitool.ports.rate): requests at once, and refilled per minute.
+DEFAULT_CHAT_PER_MINUTE = 6
+DEFAULT_CHAT_BURST = 10
+DEFAULT_CONFIRMS_PER_MINUTE = 12
+DEFAULT_CONFIRMS_BURST = 20
+
+
 class ChatSettings(ToolSettings):
     """The orchestrator (POST /chat)."""
 
@@ -112,6 +119,11 @@ class ChatSettings(ToolSettings):
     max_tool_rounds: int = Field(default=5, ge=1, le=20)
     max_output_tokens: int = Field(default=4096, ge=256, le=65536, description="Converse maxTokens per call")
     max_message_chars: int = Field(default=4000, ge=1)
+    rate_limits_table_name: str | None = Field(
+        default=None, description="Per-user token buckets (the limits table); unset: no per-user rate"
+    )
+    chat_per_minute: float = Field(default=DEFAULT_CHAT_PER_MINUTE, gt=0, le=6000)
+    chat_burst: int = Field(default=DEFAULT_CHAT_BURST, ge=1, le=1000)
 
 
 class OutsideRecipients(StrEnum):
@@ -149,6 +161,11 @@ class ReviewSettings(ToolSettings):
     approved_group: str | None = Field(
         default=None, description="Only members of this user pool group may confirm (self sign-up)"
     )
+    rate_limits_table_name: str | None = Field(
+        default=None, description="Per-user token buckets (the limits table); unset: no per-user rate"
+    )
+    confirms_per_minute: float = Field(default=DEFAULT_CONFIRMS_PER_MINUTE, gt=0, le=6000)
+    confirms_burst: int = Field(default=DEFAULT_CONFIRMS_BURST, ge=1, le=1000)
     audit_table_name: str | None = Field(default=None, description="Side-effect records; unset: not kept")
     audit_retention_days: int = Field(default=DEFAULT_AUDIT_RETENTION_DAYS, ge=1, le=3653)
 

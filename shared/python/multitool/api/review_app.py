@@ -21,9 +21,10 @@ from pydantic.json_schema import SkipJsonSchema
 
 from multitool.api import groups_claim, verified_email
 from multitool.api.bodies import UndecodableBody, body_text, utf8_clean
-from multitool.api.errors import ApiError, ErrorDetail, openapi_responses
+from multitool.api.errors import ApiError, ErrorDetail, openapi_responses, rate_limited_body
 from multitool.drafts import Draft
 from multitool.observability import error_fields, logger
+from multitool.ports.rate import RateLimited, RateLimiter
 from multitool.review import (
     Caller,
     DraftNotFound,
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     from multitool.settings import ReviewSettings
 
 ReviewerProvider = Callable[[], Reviewer]
+LimiterProvider = Callable[[], RateLimiter | None]
 
 # Failures worth retrying as they are (the backend was busy or away) answer 503;
 # refusals that need a change (edits, credentials, sender identity) answer 502.
@@ -143,7 +145,28 @@ def recipient_policy(settings: ReviewSettings) -> RecipientPolicy:
     )
 
 
-def review_app(reviewer: ReviewerProvider = aws_reviewer) -> APIGatewayHttpResolver:
+@functools.cache
+def aws_confirm_limiter() -> RateLimiter | None:
+    """Each user's confirm token bucket on ``RATE_LIMITS_TABLE_NAME``; None without one."""
+    import boto3
+
+    from multitool.ports.rate import DynamoTokenBucket
+    from multitool.settings import ReviewSettings
+
+    settings = ReviewSettings.from_env()
+    if not settings.rate_limits_table_name:
+        return None
+    return DynamoTokenBucket(
+        settings.rate_limits_table_name,
+        boto3.client("dynamodb"),
+        per_minute=settings.confirms_per_minute,
+        burst=settings.confirms_burst,
+    )
+
+
+def review_app(
+    reviewer: ReviewerProvider = aws_reviewer, limiter: LimiterProvider = aws_confirm_limiter
+) -> APIGatewayHttpResolver:
     REGISTRY.load_all()  # any tool's draft can be reviewed: its models load at init, not per request
     app = APIGatewayHttpResolver()
 
@@ -203,7 +226,10 @@ def review_app(reviewer: ReviewerProvider = aws_reviewer) -> APIGatewayHttpResol
                     "An edit is invalid, a name is still unsettled, or an address is not one this "
                     "deployment mails (recipient_not_allowed); error.field names it (to[0], slot)"
                 ),
-                429: "The daily recipient quota would be passed (recipient_quota_exceeded); nothing was sent",
+                429: (
+                    "The daily recipient quota would be passed (recipient_quota_exceeded), or this user "
+                    "confirms faster than the per-user rate allows (rate_limited); nothing was sent"
+                ),
                 502: "The backend refused the action; it can be confirmed again after a change",
                 503: "The backend is busy or away, or not configured; retry (after Retry-After when sent)",
             },
@@ -211,6 +237,9 @@ def review_app(reviewer: ReviewerProvider = aws_reviewer) -> APIGatewayHttpResol
     )
     def confirm_action(id: str) -> dict[str, Any]:
         who = caller()
+        bucket = limiter()
+        if bucket is not None:
+            bucket.take(who.user_id, "confirm")
         return DraftView.of(reviewer().confirm(who, id, json_object())).to_wire()
 
     @app.post(
@@ -307,6 +336,17 @@ def _map_errors(app: APIGatewayHttpResolver) -> None:
             HTTPStatus.TOO_MANY_REQUESTS,
             error,
             headers={"Retry-After": str(max(1, round(error.retry_after)))},
+        )
+
+    @app.exception_handler(RateLimited)  # type: ignore[untyped-decorator]
+    def rate_limited(error: RateLimited) -> Response[Any]:
+        body, headers = rate_limited_body(error.route, error.retry_after)
+        logger.info("Rate limited", extra={"route": error.route})
+        return Response(
+            status_code=int(HTTPStatus.TOO_MANY_REQUESTS),
+            content_type=content_types.APPLICATION_JSON,
+            body=body,
+            headers=headers,
         )
 
     @app.exception_handler(NotConfigured)  # type: ignore[untyped-decorator]
