@@ -349,6 +349,19 @@ class DeployContext(BaseModel):
         return self
 
     @model_validator(mode="after")
+    def _guardrail_runtime(self) -> Self:
+        # A guardrail the runtime would not apply is refused, never silently dropped. botocore's
+        # bedrock-agentcore-control CreateHarness and bedrock-agentcore InvokeHarness shapes have no
+        # guardrail member, so the harness cannot take one; the Converse loop does not send
+        # guardrailConfig yet. Agents Classic applies it (guardrailConfiguration on the agent).
+        if self.guardrail_id is not None and self.runtime is not Runtime.AGENT:
+            raise ContextError(
+                f"Invalid context 'guardrailId': runtime={self.runtime.value} does not apply a Bedrock "
+                "guardrail, so it would be ignored. Use runtime=agent with guardrailId, or leave it out."
+            )
+        return self
+
+    @model_validator(mode="after")
     def _pool_pair(self) -> Self:
         if (self.user_pool_id is None) != (self.user_pool_client_id is None):
             missing = "userPoolClientId" if self.user_pool_client_id is None else "userPoolId"

@@ -277,7 +277,8 @@ class MultitoolStack(cdk.Stack):
         """An alarm on the model's tokens a day (input + output): what a Bedrock bill grows with.
 
         Bedrock publishes InputTokenCount and OutputTokenCount per ModelId in AWS/Bedrock
-        (https://docs.aws.amazon.com/bedrock/latest/userguide/monitoring.html#runtime-cloudwatch-metrics).
+        (https://docs.aws.amazon.com/bedrock/latest/userguide/monitoring-runtime-metrics.html) for the
+        Converse and InvokeModel calls it answers.
         """
         model_id = self.settings.model_id
 

@@ -39,7 +39,12 @@ def test_the_review_counts_recipients_on_the_limits_table_with_the_default_polic
     assert "RECIPIENT_DOMAINS" not in env  # the sender's own domain is inside
     assert "APPROVED_GROUP" not in env  # administrators create every user
     role = role_of_function(harness_stack, function_id(harness_stack, "Review"))
-    assert dynamodb_actions_by_table(harness_stack, role)[limits_table] == {"dynamodb:UpdateItem"}
+    # the quota's conditional UpdateItem, and the confirm token bucket's GetItem and PutItem
+    assert dynamodb_actions_by_table(harness_stack, role)[limits_table] == {
+        "dynamodb:UpdateItem",
+        "dynamodb:GetItem",
+        "dynamodb:PutItem",
+    }
     # the environment the stack sets is one the review function accepts
     settings = ReviewSettings.from_env({k: v if isinstance(v, str) else "x" for k, v in env.items()})
     assert settings.recipients_per_day == 100
@@ -138,3 +143,13 @@ def test_turns_and_confirms_have_per_user_buckets_reserved_concurrency_and_a_spe
         for m in used.values()
     )
     assert spend["Threshold"] == 5_000_000
+
+
+@pytest.mark.parametrize("runtime", ["agentcore", "converse"])
+def test_a_guardrail_on_a_runtime_that_would_ignore_it_is_refused_at_synth(runtime: str) -> None:
+    with pytest.raises(ContextError) as caught:
+        DeployContext.from_context({**VALID, "runtime": runtime, "guardrailId": "gr0abc123def"})
+    assert str(caught.value).startswith("Invalid context 'guardrailId'")
+    assert f"runtime={runtime}" in str(caught.value)
+    agent = DeployContext.from_context({**VALID, "runtime": "agent", "guardrailId": "gr0abc123def"})
+    assert agent.guardrail_id == "gr0abc123def"
