@@ -210,7 +210,9 @@ class DeployContext(BaseModel):
     create_sender_identity: bool = Field(default=True, alias="createSenderIdentity")
     guardrail_id: str | None = Field(default=None, alias="guardrailId")
     guardrail_version: str = Field(default="DRAFT", alias="guardrailVersion")
-    web_origin: str = Field(default="http://localhost:8000", alias="webOrigin")
+    # No local origin by default: a deployed API answers CORS for a localhost page only when asked
+    # (webOrigin or localSignInOrigin), since any page served on that port would otherwise be trusted.
+    web_origin: str | None = Field(default=None, alias="webOrigin")
     user_pool_id: str | None = Field(default=None, alias="userPoolId")
     user_pool_client_id: str | None = Field(default=None, alias="userPoolClientId")
     user_pool_domain: str | None = Field(default=None, alias="userPoolDomain")
@@ -278,8 +280,8 @@ class DeployContext(BaseModel):
 
     @field_validator("web_origin")
     @classmethod
-    def _origin(cls, value: str) -> str:
-        return _matching(_ORIGIN, value)
+    def _origin(cls, value: str | None) -> str | None:
+        return None if value is None else _matching(_ORIGIN, value)
 
     @field_validator("user_pool_id")
     @classmethod

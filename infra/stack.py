@@ -262,7 +262,7 @@ class MultitoolStack(cdk.Stack):
             review=self.review.function,
             web_origins=[
                 self.web.origin,
-                settings.web_origin,
+                *([settings.web_origin] if settings.web_origin else []),
                 *([settings.local_sign_in_origin] if settings.local_sign_in_origin else []),
             ],
             rate_limit=settings.throttle_rate_limit,
