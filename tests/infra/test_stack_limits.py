@@ -154,3 +154,21 @@ def test_a_guardrail_on_a_runtime_that_would_ignore_it_is_refused_at_synth(runti
     assert f"runtime={runtime}" in str(caught.value)
     agent = DeployContext.from_context({**VALID, "runtime": "agent", "guardrailId": "gr0abc123def"})
     assert agent.guardrail_id == "gr0abc123def"
+
+
+def test_what_a_user_owns_is_indexed_by_owner_so_an_erasure_needs_no_scan(harness_stack: Synthesized) -> None:
+    from multitool.tables import ALL_TABLES, OWNER_INDEX
+
+    for spec in ALL_TABLES:
+        props = harness_stack.props(harness_stack.logical_id(harness_stack.stack.tables[spec]))
+        indexes = props.get("GlobalSecondaryIndexes", [])
+        if spec.owner_index:
+            assert indexes == [
+                {
+                    "IndexName": OWNER_INDEX,
+                    "KeySchema": [{"AttributeName": "owner", "KeyType": "HASH"}],
+                    "Projection": {"ProjectionType": "KEYS_ONLY"},
+                }
+            ], spec.logical_name
+        else:
+            assert indexes == [], spec.logical_name

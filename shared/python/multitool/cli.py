@@ -118,6 +118,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--log-level", default="WARNING", help="the handlers' POWERTOOLS_LOG_LEVEL (default: %(default)s)"
     )
 
+    erase = commands.add_parser(
+        "erase",
+        help="delete one user's drafts, sessions, turns, audit records and limits from a deployment",
+        description="Delete one user's data from the deployed tables (by the owner index: no scan). "
+        "Table names come from the *_TABLE_NAME environment variables, else the stack's outputs.",
+    )
+    erase.add_argument("--user", required=True, metavar="SUB", help="the user's sub (the JWT subject)")
+    erase.add_argument("--stack", default="Multitool", help="the stack to read table names from")
+    erase.add_argument("--region", help="AWS region (default: your profile's)")
+    erase.add_argument("--dry-run", action="store_true", help="count what would be deleted; delete nothing")
+
     for verb, what in (
         ("get", "print an action (a card's draft) and its status"),
         ("confirm", "confirm an action: send, book or create it, with optional edits"),
@@ -417,6 +428,35 @@ class Remote:
             raise CliError(f"cannot reach multitool at {self.base}: is `make demo` running?") from error
 
 
+def erase(args: argparse.Namespace) -> int:
+    """``multitool erase --user SUB``: one user's items deleted from the deployment's tables."""
+    import os
+
+    import boto3
+
+    from multitool.local.erase import erase_user
+    from multitool.tables import ALL_TABLES
+
+    session = boto3.session.Session(region_name=args.region)
+    tables = {spec.env_var: os.environ[spec.env_var] for spec in ALL_TABLES if os.environ.get(spec.env_var)}
+    if not tables:
+        stacks = session.client("cloudformation").describe_stacks(StackName=args.stack)["Stacks"]
+        outputs = {o["OutputKey"]: o["OutputValue"] for o in stacks[0].get("Outputs", [])}
+        tables = {
+            spec.env_var: outputs[f"{spec.logical_name}TableName"]
+            for spec in ALL_TABLES
+            if f"{spec.logical_name}TableName" in outputs
+        }
+    try:
+        erased = erase_user(session.client("dynamodb"), tables, args.user, dry_run=args.dry_run)
+    except ValueError as error:
+        raise CliError(str(error), EXIT_USAGE) from None
+    verb = "would delete" if args.dry_run else "deleted"
+    for table, count in erased.counts.items():
+        print(f"{table}: {verb} {count}")
+    return EXIT_OK
+
+
 def _decode(raw: bytes) -> Any:
     try:
         return json.loads(raw) if raw else None
@@ -435,6 +475,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return chat(args)
         if args.command == "mcp":
             return mcp(args)
+        if args.command == "erase":
+            return erase(args)
         return review(args)
     except CliError as error:
         print(f"multitool: {error}", file=sys.stderr)
