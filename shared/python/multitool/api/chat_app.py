@@ -131,14 +131,17 @@ def aws_chat_turns() -> ChatTurns | None:
 @functools.cache
 def aws_chat_limiter() -> RateLimiter | None:
     """Each user's /chat token bucket on ``RATE_LIMITS_TABLE_NAME``; None without one (no per-user limit)."""
+    import os
+
     import boto3
 
     from multitool.ports.rate import DynamoTokenBucket
     from multitool.settings import ChatSettings
 
+    if not os.environ.get("RATE_LIMITS_TABLE_NAME"):
+        return None  # checked first: an app built around its own service needs no other setting
     settings = ChatSettings.from_env()
-    if not settings.rate_limits_table_name:
-        return None
+    assert settings.rate_limits_table_name is not None
     return DynamoTokenBucket(
         settings.rate_limits_table_name,
         boto3.client("dynamodb"),

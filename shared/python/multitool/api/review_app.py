@@ -148,14 +148,17 @@ def recipient_policy(settings: ReviewSettings) -> RecipientPolicy:
 @functools.cache
 def aws_confirm_limiter() -> RateLimiter | None:
     """Each user's confirm token bucket on ``RATE_LIMITS_TABLE_NAME``; None without one."""
+    import os
+
     import boto3
 
     from multitool.ports.rate import DynamoTokenBucket
     from multitool.settings import ReviewSettings
 
+    if not os.environ.get("RATE_LIMITS_TABLE_NAME"):
+        return None  # checked first: an app built around its own service needs no other setting
     settings = ReviewSettings.from_env()
-    if not settings.rate_limits_table_name:
-        return None
+    assert settings.rate_limits_table_name is not None
     return DynamoTokenBucket(
         settings.rate_limits_table_name,
         boto3.client("dynamodb"),
