@@ -177,14 +177,14 @@ class MultitoolStack(cdk.Stack):
             ),
         )
         orchestrator_role = self.orchestrator.role
-        self._table(SESSIONS).grant(orchestrator_role, *SESSION_ACTIONS)
-        self._table(IDEMPOTENCY).grant(orchestrator_role, *IDEMPOTENCY_ACTIONS)
-        self._table(TURNS).grant(orchestrator_role, *TURN_ACTIONS)
-        self._table(LIMITS).grant(orchestrator_role, *RATE_LIMIT_ACTIONS)
+        self._grant(SESSIONS, orchestrator_role, *SESSION_ACTIONS)
+        self._grant(IDEMPOTENCY, orchestrator_role, *IDEMPOTENCY_ACTIONS)
+        self._grant(TURNS, orchestrator_role, *TURN_ACTIONS)
+        self._grant(LIMITS, orchestrator_role, *RATE_LIMIT_ACTIONS)
         self._run_turns_past_the_request(self.orchestrator)
         if settings.uses_gateway:
             # Claims the Gateway drafts its turn's stream shows: read one, one conditional put.
-            self._table(DRAFTS).grant(orchestrator_role, *CLAIM_ACTIONS)
+            self._grant(DRAFTS, orchestrator_role, *CLAIM_ACTIONS)
         elif settings.tools_in_orchestrator:
             self._grant_tools(orchestrator_role)
         if self.agent is not None:
@@ -234,10 +234,10 @@ class MultitoolStack(cdk.Stack):
             ),
         )
         review_role = self.review.role
-        self._table(DRAFTS).grant(review_role, *REVIEW_DRAFT_ACTIONS)
-        self._table(BOOKINGS).grant(review_role, *BOOKING_WRITE_ACTIONS)
-        self._table(LIMITS).grant(review_role, *LIMIT_ACTIONS, *RATE_LIMIT_ACTIONS)
-        self._table(AUDIT).grant(review_role, *AUDIT_ACTIONS)
+        self._grant(DRAFTS, review_role, *REVIEW_DRAFT_ACTIONS)
+        self._grant(BOOKINGS, review_role, *BOOKING_WRITE_ACTIONS)
+        self._grant(LIMITS, review_role, *LIMIT_ACTIONS, *RATE_LIMIT_ACTIONS)
+        self._grant(AUDIT, review_role, *AUDIT_ACTIONS)
         self.sender.grant_send(review_role)
         self.jira.grant_read(review_role)
 
@@ -349,11 +349,18 @@ class MultitoolStack(cdk.Stack):
     def _table(self, spec: TableSpec) -> dynamodb.Table:
         return self.tables[spec]
 
+    def _grant(self, spec: TableSpec, grantee: iam.IGrantable, *actions: str) -> None:
+        """``actions`` on the table itself. ``Table.grant`` would add ``<table>/index/*`` for a table
+        with an index; nothing here reads an index (only ``multitool erase``, with its own credentials)."""
+        iam.Grant.add_to_principal(
+            grantee=grantee, actions=list(actions), resource_arns=[self._table(spec).table_arn]
+        )
+
     def _grant_tools(self, grantee: iam.IGrantable) -> None:
         """What running a tool needs: read people and busy times, write a draft."""
-        self._table(DRAFTS).grant(grantee, *DRAFT_WRITE_ACTIONS)
-        self._table(DIRECTORY).grant(grantee, *TOOL_READ_ACTIONS)
-        self._table(BOOKINGS).grant(grantee, *TOOL_READ_ACTIONS)
+        self._grant(DRAFTS, grantee, *DRAFT_WRITE_ACTIONS)
+        self._grant(DIRECTORY, grantee, *TOOL_READ_ACTIONS)
+        self._grant(BOOKINGS, grantee, *TOOL_READ_ACTIONS)
 
     def _page_config(self) -> dict[str, Any]:
         """The page's config.json, every value from this stack (resolved when the deploy runs)."""
