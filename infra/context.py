@@ -13,6 +13,12 @@ from enum import StrEnum
 from typing import Any, Self
 
 from multitool.models import DEFAULT_MODEL_ID, foundation_model_id, marketplace_product_id
+from multitool.settings import (
+    DEFAULT_AUDIT_RETENTION_DAYS,
+    DEFAULT_OUTSIDE_RECIPIENTS_PER_DAY,
+    DEFAULT_RECIPIENTS_PER_DAY,
+    OutsideRecipients,
+)
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from infra.geography import GEOGRAPHIES, profile_region_problem
@@ -40,6 +46,7 @@ _GUARDRAIL_ID = re.compile(
 _GUARDRAIL_VERSION = re.compile(r"^(DRAFT|[1-9][0-9]{0,7})$")
 _CONFIGURATION_SET = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _PRODUCT_ID = re.compile(r"^prod-[a-z0-9]{1,64}$")
+_DOMAIN = re.compile(r"^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$")
 # CloudWatch Logs' accepted retention periods, in days.
 RETENTION_DAYS = (
     1,
@@ -113,6 +120,23 @@ ALLOWED: dict[str, str] = {
     "sandbox": "true, false",
     "defaultTimezone": "an IANA time zone name, e.g. Europe/Berlin",
     "jiraProjects": 'a JSON object of project key -> {"name": ..., "issueTypes": [...]}',
+    # Whom a confirm may mail (multitool.review.limits).
+    "recipientDomains": "comma-separated domains inside the organization, e.g. example.com,corp.example.com",
+    "outsideRecipients": (
+        "allowed (counted like anyone), capped (at most outsideRecipientsPerDay a day per user), "
+        "off (only addresses in recipientDomains)"
+    ),
+    "orchestratorConcurrency": (
+        "executions reserved for the orchestrator (chat turns), a whole number from 0 (none: the account's "
+        "shared pool) to 1000"
+    ),
+    "reviewConcurrency": "executions reserved for the review function, a whole number from 0 (none) to 1000",
+    "dailyTokenAlarm": "model tokens (input + output) a day that raise the spend alarm, a whole number",
+    "auditRetentionDays": "days each side effect's audit record is kept, a whole number from 1 to 3653",
+    "recipientsPerDay": "addresses one user may mail per UTC day, a whole number from 1 to 100000",
+    "outsideRecipientsPerDay": (
+        "outside addresses one user may mail per UTC day, a whole number from 0 to 100000"
+    ),
 }
 
 
@@ -198,7 +222,9 @@ class DeployContext(BaseModel):
     create_sender_identity: bool = Field(default=True, alias="createSenderIdentity")
     guardrail_id: str | None = Field(default=None, alias="guardrailId")
     guardrail_version: str = Field(default="DRAFT", alias="guardrailVersion")
-    web_origin: str = Field(default="http://localhost:8000", alias="webOrigin")
+    # No local origin by default: a deployed API answers CORS for a localhost page only when asked
+    # (webOrigin or localSignInOrigin), since any page served on that port would otherwise be trusted.
+    web_origin: str | None = Field(default=None, alias="webOrigin")
     user_pool_id: str | None = Field(default=None, alias="userPoolId")
     user_pool_client_id: str | None = Field(default=None, alias="userPoolClientId")
     user_pool_domain: str | None = Field(default=None, alias="userPoolDomain")
@@ -212,6 +238,31 @@ class DeployContext(BaseModel):
     sandbox: bool = False
     default_timezone: str = Field(default="UTC", alias="defaultTimezone")
     jira_projects: str | None = Field(default=None, alias="jiraProjects")
+    # Reserved so that a flood of turns cannot starve the confirms (and the reverse); 0 leaves the function
+    # in the account's shared pool (an account whose concurrency quota is 10 can reserve none).
+    orchestrator_concurrency: int = Field(default=20, ge=0, le=1000, alias="orchestratorConcurrency")
+    review_concurrency: int = Field(default=10, ge=0, le=1000, alias="reviewConcurrency")
+    daily_token_alarm: int = Field(default=5_000_000, ge=1000, alias="dailyTokenAlarm")
+    audit_retention_days: int = Field(
+        default=DEFAULT_AUDIT_RETENTION_DAYS, ge=1, le=3653, alias="auditRetentionDays"
+    )
+    recipient_domains: tuple[str, ...] = Field(default=(), alias="recipientDomains")
+    outside_recipients: OutsideRecipients = Field(default=OutsideRecipients.CAPPED, alias="outsideRecipients")
+    recipients_per_day: int = Field(
+        default=DEFAULT_RECIPIENTS_PER_DAY, ge=1, le=100_000, alias="recipientsPerDay"
+    )
+    outside_recipients_per_day: int = Field(
+        default=DEFAULT_OUTSIDE_RECIPIENTS_PER_DAY, ge=0, le=100_000, alias="outsideRecipientsPerDay"
+    )
+
+    @field_validator("recipient_domains", mode="before")
+    @classmethod
+    def _domains(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = [d.strip() for d in value.split(",") if d.strip()]
+        if isinstance(value, list | tuple):
+            return tuple(_matching(_DOMAIN, str(d)).casefold() for d in value)
+        return value
 
     @field_validator("model_id")
     @classmethod
@@ -246,8 +297,8 @@ class DeployContext(BaseModel):
 
     @field_validator("web_origin")
     @classmethod
-    def _origin(cls, value: str) -> str:
-        return _matching(_ORIGIN, value)
+    def _origin(cls, value: str | None) -> str | None:
+        return None if value is None else _matching(_ORIGIN, value)
 
     @field_validator("user_pool_id")
     @classmethod
@@ -314,6 +365,19 @@ class DeployContext(BaseModel):
                     f"Invalid context 'executor': {self.executor.value!r}. "
                     f"Allowed with runtime={self.runtime.value}: {words}."
                 )
+        return self
+
+    @model_validator(mode="after")
+    def _guardrail_runtime(self) -> Self:
+        # A guardrail the runtime would not apply is refused, never silently dropped. botocore's
+        # bedrock-agentcore-control CreateHarness and bedrock-agentcore InvokeHarness shapes have no
+        # guardrail member, so the harness cannot take one; the Converse loop does not send
+        # guardrailConfig yet. Agents Classic applies it (guardrailConfiguration on the agent).
+        if self.guardrail_id is not None and self.runtime is not Runtime.AGENT:
+            raise ContextError(
+                f"Invalid context 'guardrailId': runtime={self.runtime.value} does not apply a Bedrock "
+                "guardrail, so it would be ignored. Use runtime=agent with guardrailId, or leave it out."
+            )
         return self
 
     @model_validator(mode="after")

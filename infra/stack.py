@@ -6,11 +6,22 @@ import json
 from typing import Any
 
 import aws_cdk as cdk
+from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_logs as logs
 from constructs import Construct
-from multitool.tables import BOOKINGS, DIRECTORY, DRAFTS, IDEMPOTENCY, SESSIONS, TURNS, TableSpec
+from multitool.tables import (
+    AUDIT,
+    BOOKINGS,
+    DIRECTORY,
+    DRAFTS,
+    IDEMPOTENCY,
+    LIMITS,
+    SESSIONS,
+    TURNS,
+    TableSpec,
+)
 
 from infra.components.agent import ChatAgent, action_groups
 from infra.components.api import ChatApi, UserDirectory
@@ -52,6 +63,13 @@ REVIEW_DRAFT_ACTIONS = ("dynamodb:GetItem", "dynamodb:PutItem")
 # A booking reads the attendee-days it takes (consistent BatchGetItem), then writes them with Put/Delete
 # conditioned on their versions in one TransactWriteItems; a failed invitation releases it again (Delete).
 BOOKING_WRITE_ACTIONS = ("dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:DeleteItem")
+# A confirm that mails counts its recipients against the day's quota: one conditional UpdateItem (and an
+# unconditional one giving them back when the send failed).
+LIMIT_ACTIONS = ("dynamodb:UpdateItem",)
+# A user's token bucket (multitool.ports.rate): a consistent GetItem, then a PutItem conditioned on it.
+RATE_LIMIT_ACTIONS = ("dynamodb:GetItem", "dynamodb:PutItem")
+# Every side effect leaves one audit record (PutItem); nothing in the stack reads or changes one.
+AUDIT_ACTIONS = ("dynamodb:PutItem",)
 _RETENTION_NAMES = (
     "ONE_DAY", "THREE_DAYS", "FIVE_DAYS", "ONE_WEEK", "TWO_WEEKS", "ONE_MONTH", "TWO_MONTHS", "THREE_MONTHS",
     "FOUR_MONTHS", "FIVE_MONTHS", "SIX_MONTHS", "ONE_YEAR", "THIRTEEN_MONTHS", "EIGHTEEN_MONTHS", "TWO_YEARS",
@@ -140,6 +158,7 @@ class MultitoolStack(cdk.Stack):
         chat_env = {
             **tool_env,
             **self.tables.environment(SESSIONS, IDEMPOTENCY, TURNS),
+            "RATE_LIMITS_TABLE_NAME": self.tables[LIMITS].table_name,
             "RUNTIME": settings.runtime.value,
         }
         if self.agent is not None:
@@ -157,16 +176,18 @@ class MultitoolStack(cdk.Stack):
                 "POST /chat and GET /turns/{id}: one model turn, one card per action, run past the request",
                 timeout_seconds=TURN_TIMEOUT_SECONDS,
                 environment=chat_env,
+                reserved_concurrency=settings.orchestrator_concurrency or None,
             ),
         )
         orchestrator_role = self.orchestrator.role
-        self._table(SESSIONS).grant(orchestrator_role, *SESSION_ACTIONS)
-        self._table(IDEMPOTENCY).grant(orchestrator_role, *IDEMPOTENCY_ACTIONS)
-        self._table(TURNS).grant(orchestrator_role, *TURN_ACTIONS)
+        self._grant(SESSIONS, orchestrator_role, *SESSION_ACTIONS)
+        self._grant(IDEMPOTENCY, orchestrator_role, *IDEMPOTENCY_ACTIONS)
+        self._grant(TURNS, orchestrator_role, *TURN_ACTIONS)
+        self._grant(LIMITS, orchestrator_role, *RATE_LIMIT_ACTIONS)
         self._run_turns_past_the_request(self.orchestrator)
         if settings.uses_gateway:
             # Claims the Gateway drafts its turn's stream shows: read one, one conditional put.
-            self._table(DRAFTS).grant(orchestrator_role, *CLAIM_ACTIONS)
+            self._grant(DRAFTS, orchestrator_role, *CLAIM_ACTIONS)
         elif settings.tools_in_orchestrator:
             self._grant_tools(orchestrator_role)
         if self.agent is not None:
@@ -189,6 +210,15 @@ class MultitoolStack(cdk.Stack):
             create=settings.create_sender_identity,
         )
         self.jira = JiraSecret(self, "Jira")
+        self.users = UserDirectory(
+            self,
+            "Users",
+            user_pool_id=settings.user_pool_id,
+            user_pool_client_id=settings.user_pool_client_id,
+            user_pool_domain=settings.user_pool_domain,
+            domain_prefix=settings.auth_domain_prefix,
+            self_sign_up=settings.self_sign_up,
+        )
         self.review = function(
             "Review",
             FunctionSpec(
@@ -199,31 +229,23 @@ class MultitoolStack(cdk.Stack):
                     "SENDER_EMAIL": settings.sender_email,
                     "JIRA_SECRET_ARN": self.jira.secret.secret_arn,
                     "SANDBOX": "true" if settings.sandbox else "false",
-                    **(
-                        {"SES_CONFIGURATION_SET": settings.ses_configuration_set}
-                        if settings.ses_configuration_set
-                        else {}
-                    ),
+                    "SES_CONFIGURATION_SET": self.sender.configuration_set,
+                    "RATE_LIMITS_TABLE_NAME": self.tables[LIMITS].table_name,
+                    **self._recipient_limits(),
                 },
+                reserved_concurrency=settings.review_concurrency or None,
             ),
         )
         review_role = self.review.role
-        self._table(DRAFTS).grant(review_role, *REVIEW_DRAFT_ACTIONS)
-        self._table(BOOKINGS).grant(review_role, *BOOKING_WRITE_ACTIONS)
+        self._grant(DRAFTS, review_role, *REVIEW_DRAFT_ACTIONS)
+        self._grant(BOOKINGS, review_role, *BOOKING_WRITE_ACTIONS)
+        self._grant(LIMITS, review_role, *LIMIT_ACTIONS, *RATE_LIMIT_ACTIONS)
+        self._grant(AUDIT, review_role, *AUDIT_ACTIONS)
         # An address typed in a confirm's edits is looked up: a directory person's time is held.
-        self._table(DIRECTORY).grant(review_role, *TOOL_READ_ACTIONS)
+        self._grant(DIRECTORY, review_role, *TOOL_READ_ACTIONS)
         self.sender.grant_send(review_role)
         self.jira.grant_read(review_role)
 
-        self.users = UserDirectory(
-            self,
-            "Users",
-            user_pool_id=settings.user_pool_id,
-            user_pool_client_id=settings.user_pool_client_id,
-            user_pool_domain=settings.user_pool_domain,
-            domain_prefix=settings.auth_domain_prefix,
-            self_sign_up=settings.self_sign_up,
-        )
         # The page's fetches: any HTTP API of this region (naming this API's id would make the
         # distribution and the API's CORS origins depend on each other) and the sign-in domain.
         self.web = ChatWebsite(
@@ -246,7 +268,7 @@ class MultitoolStack(cdk.Stack):
             review=self.review.function,
             web_origins=[
                 self.web.origin,
-                settings.web_origin,
+                *([settings.web_origin] if settings.web_origin else []),
                 *([settings.local_sign_in_origin] if settings.local_sign_in_origin else []),
             ],
             rate_limit=settings.throttle_rate_limit,
@@ -254,7 +276,61 @@ class MultitoolStack(cdk.Stack):
             log_retention=retention,
         )
         self.web.publish(self._page_config())
+        self._spend_alarm()
         self._outputs()
+
+    def _spend_alarm(self) -> None:
+        """An alarm on the model's tokens a day (input + output): what a Bedrock bill grows with.
+
+        Bedrock publishes InputTokenCount and OutputTokenCount per ModelId in AWS/Bedrock
+        (https://docs.aws.amazon.com/bedrock/latest/userguide/monitoring-runtime-metrics.html) for the
+        Converse and InvokeModel calls it answers.
+        """
+        model_id = self.settings.model_id
+
+        def tokens(name: str) -> cloudwatch.Metric:
+            return cloudwatch.Metric(
+                namespace="AWS/Bedrock",
+                metric_name=name,
+                dimensions_map={"ModelId": model_id},
+                statistic="Sum",
+                period=cdk.Duration.days(1),
+            )
+
+        cloudwatch.Alarm(
+            self,
+            "ModelSpendAlarm",
+            alarm_description=(
+                f"More than {self.settings.daily_token_alarm} model tokens in a day on {model_id}: "
+                "look for the user behind it in the access log (sub) before the bill does."
+            ),
+            metric=cloudwatch.MathExpression(
+                expression="input + output",
+                using_metrics={"input": tokens("InputTokenCount"), "output": tokens("OutputTokenCount")},
+                period=cdk.Duration.days(1),
+                label="Model tokens a day",
+            ),
+            threshold=self.settings.daily_token_alarm,
+            comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+            evaluation_periods=1,
+            treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
+        )
+
+    def _recipient_limits(self) -> dict[str, str]:
+        """Whom and how many a confirm may mail (multitool.review.limits), and who must be approved."""
+        settings = self.settings
+        limits = {
+            **self.tables.environment(LIMITS, AUDIT),
+            "AUDIT_RETENTION_DAYS": str(settings.audit_retention_days),
+            "OUTSIDE_RECIPIENTS": settings.outside_recipients.value,
+            "RECIPIENTS_PER_DAY": str(settings.recipients_per_day),
+            "OUTSIDE_RECIPIENTS_PER_DAY": str(settings.outside_recipients_per_day),
+        }
+        if settings.recipient_domains:
+            limits["RECIPIENT_DOMAINS"] = ",".join(settings.recipient_domains)
+        if self.users.approved_group is not None:
+            limits["APPROVED_GROUP"] = self.users.approved_group
+        return limits
 
     def _run_turns_past_the_request(self, orchestrator: MultitoolFunction) -> None:
         """The orchestrator may invoke itself, asynchronously, and nothing else; a turn is never retried.
@@ -279,11 +355,18 @@ class MultitoolStack(cdk.Stack):
     def _table(self, spec: TableSpec) -> dynamodb.Table:
         return self.tables[spec]
 
+    def _grant(self, spec: TableSpec, grantee: iam.IGrantable, *actions: str) -> None:
+        """``actions`` on the table itself. ``Table.grant`` would add ``<table>/index/*`` for a table
+        with an index; nothing here reads an index (only ``multitool erase``, with its own credentials)."""
+        iam.Grant.add_to_principal(
+            grantee=grantee, actions=list(actions), resource_arns=[self._table(spec).table_arn]
+        )
+
     def _grant_tools(self, grantee: iam.IGrantable) -> None:
         """What running a tool needs: read people and busy times, write a draft."""
-        self._table(DRAFTS).grant(grantee, *DRAFT_WRITE_ACTIONS)
-        self._table(DIRECTORY).grant(grantee, *TOOL_READ_ACTIONS)
-        self._table(BOOKINGS).grant(grantee, *TOOL_READ_ACTIONS)
+        self._grant(DRAFTS, grantee, *DRAFT_WRITE_ACTIONS)
+        self._grant(DIRECTORY, grantee, *TOOL_READ_ACTIONS)
+        self._grant(BOOKINGS, grantee, *TOOL_READ_ACTIONS)
 
     def _page_config(self) -> dict[str, Any]:
         """The page's config.json, every value from this stack (resolved when the deploy runs)."""

@@ -17,10 +17,13 @@ from multitool.local.login import CALLBACK_URL
 
 from infra.nag import acknowledge
 
-# One line per request; ids and status only, never bodies, tokens or claims.
+# One line per request; ids and status only, never bodies or tokens. The one claim is the caller's
+# ``sub`` (an opaque id, never the address), so a request can be traced to its user
+# (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-logging-variables.html).
 ACCESS_LOG_FORMAT = json.dumps(
     {
         "requestId": "$context.requestId",
+        "sub": "$context.authorizer.claims.sub",
         "requestTime": "$context.requestTime",
         "sourceIp": "$context.identity.sourceIp",
         "routeKey": "$context.routeKey",
@@ -32,6 +35,9 @@ ACCESS_LOG_FORMAT = json.dumps(
         "authorizerError": "$context.authorizer.error",
     }
 )
+
+
+APPROVED_GROUP = "approved"
 
 
 class UserDirectory(Construct):
@@ -59,6 +65,9 @@ class UserDirectory(Construct):
         self._client: cognito.IUserPoolClient | None = None
         self.cli_client: cognito.IUserPoolClient | None = None
         self.domain: cognito.UserPoolDomain | None = None
+        # With self sign-up, only members of this group may confirm: an administrator approves a user by
+        # adding them (the group's name is the pool's own namespace, not a global physical name).
+        self.approved_group: str | None = None
         # The managed sign-in origin (https://...): None for an existing pool whose domain is not given.
         self.sign_in_origin: str | None = user_pool_domain
         if user_pool_id and user_pool_client_id:
@@ -87,6 +96,15 @@ class UserDirectory(Construct):
             removal_policy=cdk.RemovalPolicy.RETAIN,
         )
         self.user_pool = pool
+        if self_sign_up:
+            group = cognito.CfnUserPoolGroup(
+                self,
+                "ApprovedGroup",
+                user_pool_id=pool.user_pool_id,
+                group_name=APPROVED_GROUP,
+                description="Users an administrator approved: only they can send, book or create",
+            )
+            self.approved_group = group.group_name
         # A prefix is unique per region across all of AWS: the stack id's UUID part makes it ours.
         prefix = domain_prefix or cdk.Fn.join(
             "-", ["multitool", cdk.Fn.select(2, cdk.Fn.split("/", cdk.Aws.STACK_ID))]

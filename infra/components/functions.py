@@ -34,6 +34,8 @@ class FunctionSpec:
     timeout_seconds: int = 30
     memory_mb: int = 512
     environment: Mapping[str, str] = field(default_factory=dict)
+    reserved_concurrency: int | None = None
+    """Executions kept for this function alone (and its most at once); None: the account's shared pool."""
 
 
 def function_asset_path(folder: str) -> str:
@@ -81,6 +83,7 @@ class MultitoolFunction(Construct):
             memory_size=spec.memory_mb,
             timeout=cdk.Duration.seconds(spec.timeout_seconds),
             tracing=lambda_.Tracing.ACTIVE,
+            reserved_concurrent_executions=spec.reserved_concurrency,
             log_group=self.log_group,
             logging_format=lambda_.LoggingFormat.JSON,
             application_log_level_v2=lambda_.ApplicationLogLevel.INFO,

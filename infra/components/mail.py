@@ -1,8 +1,9 @@
-"""The SES sender identity confirmed emails go out from."""
+"""The SES sender identity confirmed emails go out from, and the configuration set they go through."""
 
 from __future__ import annotations
 
 import aws_cdk as cdk
+from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_ses as ses
 from constructs import Construct
@@ -10,6 +11,11 @@ from constructs import Construct
 from infra.nag import acknowledge
 
 SEND_ACTIONS = ("ses:SendEmail", "ses:SendRawEmail")
+# SES publishes Reputation.BounceRate and Reputation.ComplaintRate (0 to 1) to CloudWatch
+# (https://docs.aws.amazon.com/ses/latest/DeveloperGuide/reputationdashboard-cloudwatch-alarm.html).
+# The alarms warn early, below the rates at which SES puts an account under review.
+BOUNCE_RATE_ALARM = 0.02
+COMPLAINT_RATE_ALARM = 0.0008
 
 
 class SenderIdentity(Construct):
@@ -17,6 +23,11 @@ class SenderIdentity(Construct):
 
     With ``create=False`` the address is already an identity of the account and region
     (CreateEmailIdentity would fail on it), so only the send grant is made.
+
+    Mail goes through a configuration set: the one named (``sesConfigurationSet``, the operator's
+    own), else one made here that keeps bounced and complaining addresses off (the account-level
+    suppression list, reasons BOUNCE and COMPLAINT), publishes reputation metrics, and alarms on
+    the account's bounce and complaint rates.
     """
 
     def __init__(
@@ -30,10 +41,50 @@ class SenderIdentity(Construct):
     ) -> None:
         super().__init__(scope, construct_id)
         self.sender_email = sender_email
-        self.configuration_set = configuration_set
+        self.created_set: ses.ConfigurationSet | None = None
+        if configuration_set is None:
+            self.created_set = ses.ConfigurationSet(
+                self,
+                "ConfigurationSet",
+                suppression_reasons=ses.SuppressionReasons.BOUNCES_AND_COMPLAINTS,
+                reputation_metrics=True,
+                sending_enabled=True,
+                tls_policy=ses.ConfigurationSetTlsPolicy.REQUIRE,
+            )
+            configuration_set = self.created_set.configuration_set_name
+            self._reputation_alarms()
+        self.configuration_set: str = configuration_set
         self.identity: ses.EmailIdentity | None = (
-            ses.EmailIdentity(self, "Identity", identity=ses.Identity.email(sender_email)) if create else None
+            ses.EmailIdentity(
+                self,
+                "Identity",
+                identity=ses.Identity.email(sender_email),
+                configuration_set=self.created_set,
+            )
+            if create
+            else None
         )
+
+    def _reputation_alarms(self) -> None:
+        for metric, threshold, words in (
+            ("Reputation.BounceRate", BOUNCE_RATE_ALARM, "bounce"),
+            ("Reputation.ComplaintRate", COMPLAINT_RATE_ALARM, "complaint"),
+        ):
+            cloudwatch.Alarm(
+                self,
+                f"{words.capitalize()}RateAlarm",
+                alarm_description=(
+                    f"The account's SES {words} rate passed {threshold:.2%}: find which user's mail "
+                    "bounces or is reported (the audit log names the sub), before SES reviews the account."
+                ),
+                metric=cloudwatch.Metric(
+                    namespace="AWS/SES", metric_name=metric, statistic="Maximum", period=cdk.Duration.hours(1)
+                ),
+                threshold=threshold,
+                comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+                evaluation_periods=1,
+                treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
+            )
 
     def grant_send(self, grantee: iam.IGrantable) -> None:
         """Send mail from the sender address only (and through the configuration set, if any).
@@ -60,7 +111,7 @@ class SenderIdentity(Construct):
                 f"limits it to mail from {self.sender_email}.",
                 f"AwsSolutions-IAM5[Resource::{_nag_arn(stack, 'ses', 'identity/*')}]",
             )
-        if self.configuration_set:
+        if self.configuration_set:  # always: the named set, or the one made here
             iam.Grant.add_to_principal(
                 grantee=grantee,
                 actions=list(SEND_ACTIONS),

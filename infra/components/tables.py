@@ -5,7 +5,7 @@ from __future__ import annotations
 import aws_cdk as cdk
 from aws_cdk import aws_dynamodb as dynamodb
 from constructs import Construct
-from multitool.tables import ALL_TABLES, TableSpec
+from multitool.tables import ALL_TABLES, OWNER_ATTRIBUTE, OWNER_INDEX, TableSpec
 
 
 class Tables(Construct):
@@ -16,7 +16,7 @@ class Tables(Construct):
         self.by_spec: dict[TableSpec, dynamodb.Table] = {spec: self._table(spec) for spec in ALL_TABLES}
 
     def _table(self, spec: TableSpec) -> dynamodb.Table:
-        return dynamodb.Table(
+        table = dynamodb.Table(
             self,
             spec.logical_name,
             partition_key=dynamodb.Attribute(name=spec.partition_key, type=dynamodb.AttributeType.STRING),
@@ -33,6 +33,14 @@ class Tables(Construct):
             time_to_live_attribute=spec.ttl_attribute,
             removal_policy=cdk.RemovalPolicy.RETAIN,
         )
+        if spec.owner_index:
+            # Keys only: an erasure (multitool erase) finds one user's items and deletes them by key.
+            table.add_global_secondary_index(
+                index_name=OWNER_INDEX,
+                partition_key=dynamodb.Attribute(name=OWNER_ATTRIBUTE, type=dynamodb.AttributeType.STRING),
+                projection_type=dynamodb.ProjectionType.KEYS_ONLY,
+            )
+        return table
 
     def __getitem__(self, spec: TableSpec) -> dynamodb.Table:
         return self.by_spec[spec]

@@ -20,6 +20,8 @@ from multitool.review.reviewer import Reviewer
 from multitool.runtimes import AgentCoreRuntime, TurnRequest
 from multitool.runtimes.harness_gateway import gateway_tools
 from multitool.runtimes.product import product_flows
+from multitool.tools.environment import aws_environment
+from multitool.tools.gateway import sign_caller
 
 from tests.support.gateway_events import GatewayHarness, gateway_custom, gateway_turn_stream, invoke_target
 from tests.support.harness_streams import HARNESS_ARN, ScriptedHarness
@@ -137,10 +139,21 @@ def test_a_gateway_draft_no_turn_claimed_is_confirmable_by_no_one(moto_tables: T
     assert mailer.sent == []
 
 
+@pytest.fixture
+def caller_key(moto_tables: Tables, monkeypatch: pytest.MonkeyPatch) -> bytes:
+    """The key a verifying invoker (``multitool mcp``) shares with the handlers' process."""
+    key = bytes(range(32))
+    monkeypatch.setenv("CALLER_CONTEXT_KEY", key.hex())
+    aws_environment.cache_clear()
+    return key
+
+
 def test_a_draft_made_for_a_verified_caller_is_only_theirs_and_no_turn_can_claim_it(
-    moto_tables: Tables,
+    moto_tables: Tables, caller_key: bytes
 ) -> None:
-    custom = gateway_custom(EMAIL, multitoolCallerId=ALICE, multitoolCallerTimezone="Europe/Berlin")
+    custom = sign_caller(
+        gateway_custom(EMAIL, multitoolCallerId=ALICE, multitoolCallerTimezone="Europe/Berlin"), caller_key
+    )
     answer = invoke_target(_handlers()["email_draft"], ARGS, custom)
     draft_id = answer["draftId"]
     assert draft_claims(moto_tables.drafts)(BOB, [draft_id]) == frozenset()
@@ -160,3 +173,59 @@ def test_identity_written_into_the_arguments_is_refused(moto_tables: Tables, for
     (name,) = forged
     assert name in answer["error"]["message"]
     assert moto_tables.client.scan(TableName=moto_tables.names["DRAFTS_TABLE_NAME"])["Count"] == 0
+
+
+def _pending_card_of(moto_tables: Tables, owner: str) -> str:
+    """Alice's pending email card, made in her own harness turn through the Gateway."""
+    results, _ = _turn(moto_tables, owner, (EMAIL, ARGS))
+    (card,) = results.client_actions
+    return str(card.id)
+
+
+def test_a_deployed_function_ignores_caller_keys_it_has_no_key_for(moto_tables: Tables) -> None:
+    # Given Alice's pending card, and a principal allowed to invoke the Lambda (no signing key here:
+    # the stack sets none) who names Alice in the client context and revises her card to mail them
+    alices = _pending_card_of(moto_tables, ALICE)
+    custom = gateway_custom(EMAIL, multitoolCallerId=ALICE, multitoolCallerSession="s-1")
+    forged = {**ARGS, "to": ["attacker@evil.test"], "revises": alices}
+
+    answer = invoke_target(_handlers()["email_draft"], forged, custom)
+
+    # Then the call is not Alice's: her card is untouched, and no draft of hers exists for it
+    assert answer["error"]["code"] == "cannot_revise"
+    stored = moto_tables.drafts.get(alices)
+    assert stored is not None
+    assert (stored.owner, stored.status) == (ALICE, DraftStatus.PROPOSED)
+    plain = invoke_target(_handlers()["email_draft"], {**ARGS, "to": ["attacker@evil.test"]}, custom)
+    made = moto_tables.drafts.get(plain["draftId"])
+    assert made is not None
+    assert made.owner == UNCLAIMED_OWNER
+
+
+def test_caller_keys_with_a_wrong_signature_are_ignored(moto_tables: Tables, caller_key: bytes) -> None:
+    custom = sign_caller(gateway_custom(EMAIL, multitoolCallerId=ALICE), b"another key of 32 bytes, not it!")
+    answer = invoke_target(_handlers()["email_draft"], ARGS, custom)
+    stored = moto_tables.drafts.get(answer["draftId"])
+    assert stored is not None
+    assert stored.owner == UNCLAIMED_OWNER
+    # a signature binds one call: copied onto another request it no longer holds
+    signed = sign_caller(gateway_custom(EMAIL, multitoolCallerId=ALICE), caller_key)
+    replayed = {**gateway_custom(EMAIL), **{k: v for k, v in signed.items() if k.startswith("multitool")}}
+    again = invoke_target(_handlers()["email_draft"], {**ARGS, "subject": "Other"}, replayed)
+    other = moto_tables.drafts.get(again["draftId"])
+    assert other is not None
+    assert other.owner == UNCLAIMED_OWNER
+
+
+def test_an_unclaimed_draft_is_revised_only_from_the_call_that_made_it(moto_tables: Tables) -> None:
+    # Two outside MCP clients: both get unclaimed drafts (same placeholder owner), in their own calls.
+    first = invoke_target(_handlers()["email_draft"], ARGS, gateway_custom(EMAIL))
+    answer = invoke_target(
+        _handlers()["email_draft"],
+        {**ARGS, "to": ["attacker@evil.test"], "revises": first["draftId"]},
+        gateway_custom(EMAIL),
+    )
+    assert answer["error"]["code"] == "cannot_revise"
+    stored = moto_tables.drafts.get(first["draftId"])
+    assert stored is not None
+    assert stored.status is DraftStatus.PROPOSED

@@ -156,9 +156,20 @@ def test_arguments_that_are_not_an_object_are_an_error_result(moto_tables: Table
     assert answer["error"]["field"] == "arguments"
 
 
-def test_a_malformed_verified_caller_names_the_context_key(moto_tables: Tables) -> None:
-    custom = gateway_custom(
-        _qualified("email_draft"), multitoolCallerId="alex", multitoolCallerTimezone="Mars/Base"
+def test_a_malformed_verified_caller_names_the_context_key(
+    moto_tables: Tables, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from multitool.tools.environment import aws_environment
+    from multitool.tools.gateway import sign_caller
+
+    key = bytes(range(32))
+    monkeypatch.setenv("CALLER_CONTEXT_KEY", key.hex())
+    aws_environment.cache_clear()
+    custom = sign_caller(
+        gateway_custom(
+            _qualified("email_draft"), multitoolCallerId="alex", multitoolCallerTimezone="Mars/Base"
+        ),
+        key,
     )
     answer = invoke_target(_handler("email_draft"), ARGUMENTS["email_draft"], custom)
     assert answer["error"]["code"] == "invalid_input"

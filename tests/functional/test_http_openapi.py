@@ -81,10 +81,10 @@ def test_chat_declares_its_body_idempotency_key_and_retry_after(document) -> Non
         "$ref": "#/components/schemas/ChatRequest"
     }
     assert [p["name"] for p in chat["parameters"]] == ["Idempotency-Key", "Prefer"]
-    for status in ("409", "503"):
+    for status in ("409", "429", "503"):
         assert chat["responses"][status]["headers"]["Retry-After"]["required"] is True
     assert set(chat["responses"]) == {
-        *("200", "202", "400", "401", "403", "409", "413", "422", "500", "502", "503"),
+        *("200", "202", "400", "401", "403", "409", "413", "422", "429", "500", "502", "503"),
     }
 
 
@@ -111,6 +111,8 @@ def test_a_confirm_body_is_one_of_the_tools_edits(document) -> None:
 
     assert {o["$ref"].rsplit("/", 1)[1] for o in options} == {"EmailEdits", "MeetingEdits", "JiraEdits"}
     assert "Retry-After" in confirm["responses"]["503"]["headers"]
+    # a quota or a user's own rate refuses it with the time to wait
+    assert confirm["responses"]["429"]["headers"]["Retry-After"]["required"] is True
 
 
 def _validator(document: dict[str, Any], schema: dict[str, Any]) -> Draft202012Validator:

@@ -240,7 +240,9 @@ def test_a_confirmed_summary_with_line_breaks_is_created_on_one_line(setup: Setu
     issue = setup.jira.issue(json_body(response)["result"]["issueKey"])
     assert issue is not None
     assert issue["fields"]["summary"] == "Checkout ignores clicks"
-    assert issue["fields"]["description"]["content"] == [
+    *described, requested = issue["fields"]["description"]["content"]
+    assert requested["content"][0]["text"] == f"Requested by the multitool user {OWNER}"
+    assert described == [
         {
             "type": "paragraph",
             "content": [

@@ -192,3 +192,17 @@ def test_a_superseded_card_is_never_confirmed_or_discarded(store: DraftStore) ->
     assert stored.status is DraftStatus.SUPERSEDED
     assert isinstance(reviewer.mailer, RecordingMailer)
     assert reviewer.mailer.sent == []
+
+
+def test_a_card_of_another_session_of_the_same_user_is_not_revised(store: DraftStore) -> None:
+    first = call(store, "create_email_draft", EMAIL).body
+
+    elsewhere = call(
+        store, "create_email_draft", {**EMAIL, "to": ["priya"], "revises": first["draftId"]}, session="s-2"
+    )
+
+    assert elsewhere.status == 409
+    assert elsewhere.body["error"]["code"] == "cannot_revise"
+    stored = store.get(first["draftId"])
+    assert stored is not None
+    assert stored.status is DraftStatus.PROPOSED

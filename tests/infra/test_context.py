@@ -34,7 +34,7 @@ def test_defaults_deploy_the_agentcore_harness_with_inline_functions() -> None:
     assert settings.uses_harness
     assert not settings.lambda_executors
     assert settings.tools_in_orchestrator
-    assert settings.web_origin == "http://localhost:8000"
+    assert settings.web_origin is None  # no localhost CORS origin unless asked
     assert settings.idle_session_ttl_seconds == 600
 
 

@@ -194,14 +194,18 @@ def test_only_the_review_function_sends_mail_and_reads_the_jira_secret(agent_sta
     review_role = role_of_function(agent_stack, function_id(agent_stack, "Review"))
     stack = agent_stack.stack
     for action in ("ses:SendEmail", "ses:SendRawEmail"):
-        (statement,) = [
+        identities, configuration_set = [
             s for s in statements_for_role(agent_stack, review_role) if action in as_list(s["Action"])
         ]
         # In the SES sandbox SES also authorizes the send against each (verified) recipient's identity,
         # so the grant covers this account's identities, for mail from the sender address only.
-        (resource,) = as_list(statement["Resource"])
+        (resource,) = as_list(identities["Resource"])
         assert resource["Fn::Join"][1][-1] == ":ses:us-east-1:123456789012:identity/*"
-        assert statement["Condition"] == {"StringEquals": {"ses:FromAddress": SENDER}}
+        assert identities["Condition"] == {"StringEquals": {"ses:FromAddress": SENDER}}
+        # and the configuration set every mail goes through (the stack's own)
+        (resource,) = as_list(configuration_set["Resource"])
+        assert ":configuration-set/" in json.dumps(resource)
+        assert "Condition" not in configuration_set
     assert resources_for_action(agent_stack, review_role, "secretsmanager:GetSecretValue") == [
         {"Ref": agent_stack.logical_id(stack.jira.secret)}
     ]
@@ -227,11 +231,14 @@ CHAT_TABLE_ACTIONS = {
     "SESSIONS": {"dynamodb:UpdateItem", "dynamodb:GetItem"},
     "IDEMPOTENCY": {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
     "TURNS": {"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:GetItem"},
+    "LIMITS": {"dynamodb:GetItem", "dynamodb:PutItem"},
 }
 REVIEW_TABLE_ACTIONS = {
     "DRAFTS": {"dynamodb:GetItem", "dynamodb:PutItem"},
     "DIRECTORY": {"dynamodb:BatchGetItem"},
     "BOOKINGS": {"dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"},
+    "LIMITS": {"dynamodb:UpdateItem", "dynamodb:GetItem", "dynamodb:PutItem"},
+    "AUDIT": {"dynamodb:PutItem"},
 }
 
 
@@ -438,7 +445,7 @@ def test_cors_throttling_and_access_logs(agent_stack: Synthesized) -> None:
         "AWS::ApiGatewayV2::Api",
         {
             "CorsConfiguration": Match.object_like(
-                {"AllowOrigins": [Match.any_value(), "http://localhost:8000"]}
+                {"AllowOrigins": [Match.any_value()]}  # the page's origin alone: no localhost unless asked
             )
         },
     )
@@ -451,7 +458,9 @@ def test_cors_throttling_and_access_logs(agent_stack: Synthesized) -> None:
     assert props["DefaultRouteSettings"] == {"ThrottlingBurstLimit": 20, "ThrottlingRateLimit": 10}
     access_log = json.loads(props["AccessLogSettings"]["Format"])
     assert {"requestId", "routeKey", "status"} <= set(access_log)
-    assert not any("body" in v.lower() or "claims" in v for v in access_log.values())
+    # the one claim logged is the caller's sub (an opaque id): no address, no other claim
+    assert access_log["sub"] == "$context.authorizer.claims.sub"
+    assert not any("body" in v.lower() or "claims" in v for k, v in access_log.items() if k != "sub")
 
 
 def test_user_pool_is_admin_managed_with_a_strong_password_policy(agent_stack: Synthesized) -> None:

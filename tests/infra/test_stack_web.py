@@ -244,7 +244,9 @@ def test_the_pool_has_a_managed_login_domain_and_style(harness_stack: Synthesize
 
 def test_the_api_accepts_the_pages_origin_and_its_clients_tokens(harness_stack: Synthesized) -> None:
     _, api = _one(harness_stack, "AWS::ApiGatewayV2::Api")
-    assert api["CorsConfiguration"]["AllowOrigins"] == [_page_origin(harness_stack), "http://localhost:8000"]
+    assert api["CorsConfiguration"]["AllowOrigins"] == [
+        _page_origin(harness_stack)
+    ]  # localhost only when asked
     client_id, _ = _web_client(harness_stack)
     _, authorizer = _one(harness_stack, "AWS::ApiGatewayV2::Authorizer")
     assert {"Ref": client_id} in authorizer["JwtConfiguration"]["Audience"]

@@ -196,6 +196,16 @@ def build_parser() -> argparse.ArgumentParser:
     login.add_argument(
         "--no-browser", action="store_true", help="print the sign-in URL, do not open a browser"
     )
+    erase = commands.add_parser(
+        "erase",
+        help="delete one user's drafts, sessions, turns, audit records and limits from a deployment",
+        description="Delete one user's data from the deployed tables (by the owner index: no scan). "
+        "Table names come from the *_TABLE_NAME environment variables, else the stack's outputs.",
+    )
+    erase.add_argument("--user", required=True, metavar="SUB", help="the user's sub (the JWT subject)")
+    erase.add_argument("--stack", default="Multitool", help="the stack to read table names from")
+    erase.add_argument("--region", help="AWS region (default: your profile's)")
+    erase.add_argument("--dry-run", action="store_true", help="count what would be deleted; delete nothing")
 
     for verb, what in (
         ("get", "print an action (a card's draft) and its status"),
@@ -413,6 +423,7 @@ def serve(args: argparse.Namespace) -> int:
 def mcp(args: argparse.Namespace) -> int:
     """``multitool mcp``: the MCP server on the local sandbox (its own, or a running server's)."""
     import os
+    import secrets
 
     from multitool.local.embedded import load_seed, sandbox_env, start_embedded
     from multitool.local.mcp import LocalGateway, build_server, serve_http, serve_stdio
@@ -432,7 +443,10 @@ def mcp(args: argparse.Namespace) -> int:
         with contextlib.redirect_stdout(sys.stderr):
             running = start_embedded(log_level=args.log_level)
     use_console_logs()
-    gateway = LocalGateway(args.functions_dir or repo_root() / "functions", person)
+    # The handlers honour the caller keys only when signed with this process's own key.
+    caller_key = secrets.token_bytes(32)
+    os.environ["CALLER_CONTEXT_KEY"] = caller_key.hex()
+    gateway = LocalGateway(args.functions_dir or repo_root() / "functions", person, caller_key)
     server = build_server(gateway)
     where = args.sandbox or (running.endpoint if running else "")
     try:
@@ -753,6 +767,35 @@ def login(args: argparse.Namespace) -> int:
     return 0
 
 
+def erase(args: argparse.Namespace) -> int:
+    """``multitool erase --user SUB``: one user's items deleted from the deployment's tables."""
+    import os
+
+    import boto3
+
+    from multitool.local.erase import erase_user
+    from multitool.tables import ALL_TABLES
+
+    session = boto3.session.Session(region_name=args.region)
+    tables = {spec.env_var: os.environ[spec.env_var] for spec in ALL_TABLES if os.environ.get(spec.env_var)}
+    if not tables:
+        stacks = session.client("cloudformation").describe_stacks(StackName=args.stack)["Stacks"]
+        outputs = {o["OutputKey"]: o["OutputValue"] for o in stacks[0].get("Outputs", [])}
+        tables = {
+            spec.env_var: outputs[f"{spec.logical_name}TableName"]
+            for spec in ALL_TABLES
+            if f"{spec.logical_name}TableName" in outputs
+        }
+    try:
+        erased = erase_user(session.client("dynamodb"), tables, args.user, dry_run=args.dry_run)
+    except ValueError as error:
+        raise CliError(str(error), EXIT_USAGE) from None
+    verb = "would delete" if args.dry_run else "deleted"
+    for table, count in erased.counts.items():
+        print(f"{table}: {verb} {count}")
+    return EXIT_OK
+
+
 def _decode(raw: bytes) -> Any:
     try:
         return json.loads(raw) if raw else None
@@ -777,6 +820,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return evaluate(args)
         if args.command == "login":
             return login(args)
+        if args.command == "erase":
+            return erase(args)
         return review(args)
     except CliError as error:
         print(f"multitool: {error}", file=sys.stderr)

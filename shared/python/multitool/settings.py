@@ -61,6 +61,11 @@ class ToolSettings(_EnvSettings):
     working_hours_start: int = Field(default=9, ge=0, le=23)
     working_hours_end: int = Field(default=17, ge=1, le=24)
     draft_ttl_seconds: int = Field(default=7 * 24 * 3600, gt=0)
+    caller_context_key: str | None = Field(
+        default=None,
+        pattern=r"^([0-9a-f]{2}){32,}$",
+        description="Hex HMAC key Gateway-path caller keys are signed with (multitool mcp); unset: ignored",
+    )
 
     @field_validator("jira_projects", mode="before")
     @classmethod
@@ -81,6 +86,13 @@ class ModelBackend(StrEnum):
     """The offline model behind the offline harness, run by the AgentCore runtime (no AWS)."""
     OFFLINE_CONVERSE = "offline-converse"
     """The offline model run by the Converse loop (no AWS)."""
+
+
+# Per-user token buckets (multitool.ports.rate): requests at once, and refilled per minute.
+DEFAULT_CHAT_PER_MINUTE = 6
+DEFAULT_CHAT_BURST = 10
+DEFAULT_CONFIRMS_PER_MINUTE = 12
+DEFAULT_CONFIRMS_BURST = 20
 
 
 class ChatSettings(ToolSettings):
@@ -109,6 +121,24 @@ class ChatSettings(ToolSettings):
         default=None, ge=256, le=65536, description="maxTokens per model call; default: the model's"
     )
     max_message_chars: int = Field(default=4000, ge=1)
+    rate_limits_table_name: str | None = Field(
+        default=None, description="Per-user token buckets (the limits table); unset: no per-user rate"
+    )
+    chat_per_minute: float = Field(default=DEFAULT_CHAT_PER_MINUTE, gt=0, le=6000)
+    chat_burst: int = Field(default=DEFAULT_CHAT_BURST, ge=1, le=1000)
+
+
+class OutsideRecipients(StrEnum):
+    """What a confirm does with an address outside the deployment's domains (``OUTSIDE_RECIPIENTS``)."""
+
+    ALLOWED = "allowed"
+    CAPPED = "capped"
+    OFF = "off"
+
+
+DEFAULT_RECIPIENTS_PER_DAY = 100
+DEFAULT_OUTSIDE_RECIPIENTS_PER_DAY = 20
+DEFAULT_AUDIT_RETENTION_DAYS = 365
 
 
 class ReviewSettings(ToolSettings):
@@ -121,6 +151,30 @@ class ReviewSettings(ToolSettings):
     jira_base_url: str | None = Field(default=None, description="Overrides the secret's baseUrl (sandbox)")
     ses_configuration_set: str | None = None
     sandbox: bool = Field(default=False, description="Local sandbox: results are labelled as not real")
+    limits_table_name: str | None = Field(
+        default=None, description="The daily recipient counters; unset: the quota is not counted"
+    )
+    recipient_domains: tuple[str, ...] = Field(
+        default=(), description="Comma-separated inside domains; unset: the sender address's domain"
+    )
+    outside_recipients: OutsideRecipients = OutsideRecipients.CAPPED
+    recipients_per_day: int = Field(default=DEFAULT_RECIPIENTS_PER_DAY, ge=1, le=100_000)
+    outside_recipients_per_day: int = Field(default=DEFAULT_OUTSIDE_RECIPIENTS_PER_DAY, ge=0, le=100_000)
+    approved_group: str | None = Field(
+        default=None, description="Only members of this user pool group may confirm (self sign-up)"
+    )
+    rate_limits_table_name: str | None = Field(
+        default=None, description="Per-user token buckets (the limits table); unset: no per-user rate"
+    )
+    confirms_per_minute: float = Field(default=DEFAULT_CONFIRMS_PER_MINUTE, gt=0, le=6000)
+    confirms_burst: int = Field(default=DEFAULT_CONFIRMS_BURST, ge=1, le=1000)
+    audit_table_name: str | None = Field(default=None, description="Side-effect records; unset: not kept")
+    audit_retention_days: int = Field(default=DEFAULT_AUDIT_RETENTION_DAYS, ge=1, le=3653)
+
+    @field_validator("recipient_domains", mode="before")
+    @classmethod
+    def _domains(cls, value: Any) -> Any:
+        return tuple(d.strip() for d in value.split(",") if d.strip()) if isinstance(value, str) else value
 
 
 def _projects(raw: str) -> dict[str, JiraProject]:

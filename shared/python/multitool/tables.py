@@ -20,19 +20,34 @@ class TableSpec:
     sort_key: str | None = None
     ttl_attribute: str | None = None
     env_var: str = ""
+    owner_index: bool = False
+    """Items carry the user's ``sub`` in ``owner``, indexed (:data:`OWNER_INDEX`): one user's items are a
+    ``Query``, so erasing a user needs no scan."""
 
 
-DRAFTS = TableSpec("Drafts", "id", ttl_attribute="expiresAt", env_var="DRAFTS_TABLE_NAME")
+OWNER_INDEX = "byOwner"
+OWNER_ATTRIBUTE = "owner"
+
+
+DRAFTS = TableSpec("Drafts", "id", ttl_attribute="expiresAt", env_var="DRAFTS_TABLE_NAME", owner_index=True)
 DIRECTORY = TableSpec("Directory", "pk", "sk", env_var="DIRECTORY_TABLE_NAME")
 BOOKINGS = TableSpec("Bookings", "pk", "sk", ttl_attribute="expiresAt", env_var="BOOKINGS_TABLE_NAME")
-SESSIONS = TableSpec("Sessions", "sessionId", ttl_attribute="expiresAt", env_var="SESSIONS_TABLE_NAME")
+SESSIONS = TableSpec(
+    "Sessions", "sessionId", ttl_attribute="expiresAt", env_var="SESSIONS_TABLE_NAME", owner_index=True
+)
 # Powertools idempotency's default attribute names.
 IDEMPOTENCY = TableSpec("Idempotency", "id", ttl_attribute="expiration", env_var="IDEMPOTENCY_TABLE_NAME")
 
 # A turn that runs past the request: its owner, its request and the events it appends (cards, the reply).
-TURNS = TableSpec("Turns", "turnId", ttl_attribute="expiresAt", env_var="TURNS_TABLE_NAME")
+TURNS = TableSpec("Turns", "turnId", ttl_attribute="expiresAt", env_var="TURNS_TABLE_NAME", owner_index=True)
 
-ALL_TABLES: tuple[TableSpec, ...] = (DRAFTS, DIRECTORY, BOOKINGS, SESSIONS, IDEMPOTENCY, TURNS)
+# Per-user counters: recipients mailed per UTC day (``RECIPIENTS#<sub>#<day>``).
+LIMITS = TableSpec("Limits", "pk", ttl_attribute="expiresAt", env_var="LIMITS_TABLE_NAME")
+
+# Every side effect (who, what, when, how many recipients), kept for the deployment's audit retention.
+AUDIT = TableSpec("Audit", "pk", "sk", ttl_attribute="expiresAt", env_var="AUDIT_TABLE_NAME")
+
+ALL_TABLES: tuple[TableSpec, ...] = (DRAFTS, DIRECTORY, BOOKINGS, SESSIONS, IDEMPOTENCY, TURNS, LIMITS, AUDIT)
 
 
 def create_table(client: DynamoDBClient, spec: TableSpec, name: str) -> None:
@@ -42,9 +57,28 @@ def create_table(client: DynamoDBClient, spec: TableSpec, name: str) -> None:
     if spec.sort_key:
         keys.append({"AttributeName": spec.sort_key, "KeyType": "RANGE"})
         attributes.append({"AttributeName": spec.sort_key, "AttributeType": "S"})
-    client.create_table(
-        TableName=name, KeySchema=keys, AttributeDefinitions=attributes, BillingMode="PAY_PER_REQUEST"
-    )
+    indexes: list[Any] = []
+    if spec.owner_index:
+        attributes.append({"AttributeName": OWNER_ATTRIBUTE, "AttributeType": "S"})
+        indexes.append(
+            {
+                "IndexName": OWNER_INDEX,
+                "KeySchema": [{"AttributeName": OWNER_ATTRIBUTE, "KeyType": "HASH"}],
+                "Projection": {"ProjectionType": "KEYS_ONLY"},
+            }
+        )
+    if indexes:
+        client.create_table(
+            TableName=name,
+            KeySchema=keys,
+            AttributeDefinitions=attributes,
+            BillingMode="PAY_PER_REQUEST",
+            GlobalSecondaryIndexes=indexes,
+        )
+    else:
+        client.create_table(
+            TableName=name, KeySchema=keys, AttributeDefinitions=attributes, BillingMode="PAY_PER_REQUEST"
+        )
     if spec.ttl_attribute:
         client.update_time_to_live(
             TableName=name, TimeToLiveSpecification={"Enabled": True, "AttributeName": spec.ttl_attribute}

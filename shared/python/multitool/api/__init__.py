@@ -19,3 +19,17 @@ def verified_email(claims: Mapping[str, Any]) -> str | None:
     email = claims.get("email")
     verified = claims.get("email_verified") in (True, "true", "True")
     return email.strip() if verified and isinstance(email, str) and email.strip() else None
+
+
+def groups_claim(claims: Mapping[str, Any]) -> frozenset[str]:
+    """The user pool groups a token names (``cognito:groups``).
+
+    A JWT carries a JSON array; API Gateway's HTTP API JWT authorizer hands array claims to the
+    function as one string, ``"[senders admins]"``: both are read.
+    """
+    value = claims.get("cognito:groups")
+    if isinstance(value, str):
+        value = value.strip().removeprefix("[").removesuffix("]").replace(",", " ").split()
+    if not isinstance(value, list | tuple):
+        return frozenset()
+    return frozenset(g.strip() for g in value if isinstance(g, str) and g.strip())

@@ -22,7 +22,7 @@ from pydantic import ValidationError
 
 from multitool.api import verified_email
 from multitool.api.bodies import UndecodableBody, body_text
-from multitool.api.errors import error_body, openapi_responses
+from multitool.api.errors import error_body, openapi_responses, rate_limited_body
 from multitool.chat import ChatInputError, ChatRequest, ChatResponse, ChatService, idempotency_key
 from multitool.chat_turns import (
     ASYNC_MODE,
@@ -43,6 +43,7 @@ from multitool.idempotency import (
     RequestInProgress,
 )
 from multitool.observability import error_fields, logger
+from multitool.ports.rate import RateLimited, RateLimiter
 from multitool.runtimes.base import ModelBusy, ModelFailed, RuntimeNotConfigured
 from multitool.sessions import SessionNotFound, SessionNotOwned, SessionView
 from multitool.settings import SettingsError
@@ -51,6 +52,7 @@ from multitool.validation import first_field, problems
 
 ChatServiceProvider = Callable[[], ChatService]
 ChatTurnsProvider = Callable[[], ChatTurns | None]
+LimiterProvider = Callable[[], RateLimiter | None]
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 PREFER_HEADER = "Prefer"
 
@@ -126,6 +128,28 @@ def aws_chat_turns() -> ChatTurns | None:
     return ChatTurns(service, store, TurnLauncher(client).launch)
 
 
+@functools.cache
+def aws_chat_limiter() -> RateLimiter | None:
+    """Each user's /chat token bucket on ``RATE_LIMITS_TABLE_NAME``; None without one (no per-user limit)."""
+    import os
+
+    import boto3
+
+    from multitool.ports.rate import DynamoTokenBucket
+    from multitool.settings import ChatSettings
+
+    if not os.environ.get("RATE_LIMITS_TABLE_NAME"):
+        return None  # checked first: an app built around its own service needs no other setting
+    settings = ChatSettings.from_env()
+    assert settings.rate_limits_table_name is not None
+    return DynamoTokenBucket(
+        settings.rate_limits_table_name,
+        boto3.client("dynamodb"),
+        per_minute=settings.chat_per_minute,
+        burst=settings.chat_burst,
+    )
+
+
 def prefers_async(header: str | None) -> bool:
     """Whether a ``Prefer`` header (RFC 7240) asks for ``respond-async``."""
     if not header:
@@ -143,7 +167,9 @@ def run_turn_event(turn_id: str, context: Any, turns: ChatTurnsProvider = aws_ch
 
 
 def chat_app(
-    service: ChatServiceProvider = aws_chat_service, turns: ChatTurnsProvider = aws_chat_turns
+    service: ChatServiceProvider = aws_chat_service,
+    turns: ChatTurnsProvider = aws_chat_turns,
+    limiter: LimiterProvider = aws_chat_limiter,
 ) -> APIGatewayHttpResolver:
     REGISTRY.load_all()  # a turn may run any tool: their models load at init, not per request
     app = APIGatewayHttpResolver()
@@ -175,16 +201,20 @@ def chat_app(
                 403: "The sessionId belongs to another user (session_not_owned)",
                 409: "The first request with this Idempotency-Key is still running (request_in_progress)",
                 422: "This Idempotency-Key was used with another body (idempotency_key_reused)",
+                429: "This user sent turns faster than one user may (rate_limited); see Retry-After",
                 500: "The service failed or is not configured",
                 502: "The model could not answer (model_failed)",
                 503: "The model is busy, or the idempotency or turns store is away; retry after Retry-After",
             },
-            retry_after={409: True, 503: True},
+            retry_after={409: True, 429: True, 503: True},
             models={202: TurnStarted},
         ),
     )
     def chat() -> Response[str]:
         user_id = caller()
+        bucket = limiter()
+        if bucket is not None:
+            bucket.take(user_id, "chat")
         key = idempotency_key(app.current_event.headers.get(IDEMPOTENCY_HEADER))
         request = ChatRequest.model_validate_json(body_text(app.current_event))
         claims = app.current_event.request_context.authorizer.jwt_claim or {}
@@ -338,6 +368,17 @@ def _map_errors(app: APIGatewayHttpResolver) -> None:
     @app.exception_handler(SessionNotFound)  # type: ignore[untyped-decorator]
     def no_session(error: SessionNotFound) -> Response[Any]:
         return _error(HTTPStatus.NOT_FOUND, "not_found", "No such session for this user.")
+
+    @app.exception_handler(RateLimited)  # type: ignore[untyped-decorator]
+    def rate_limited(error: RateLimited) -> Response[Any]:
+        body, headers = rate_limited_body(error.route, error.retry_after)
+        logger.info("Rate limited", extra={"route": error.route})
+        return Response(
+            status_code=HTTPStatus.TOO_MANY_REQUESTS,
+            content_type=content_types.APPLICATION_JSON,
+            body=body,
+            headers=headers,
+        )
 
     @app.exception_handler(IdempotencyKeyReused)  # type: ignore[untyped-decorator]
     def key_reused(error: IdempotencyKeyReused) -> Response[Any]:

@@ -10,6 +10,7 @@ body over its limit) are :class:`GatewayMessage`.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from pydantic import Field
@@ -107,3 +108,13 @@ def openapi_responses(
 
 def _json(model: Any) -> dict[str, Any]:
     return {"application/json": {"model": model}}
+
+
+def rate_limited_body(route: str, retry_after: float) -> tuple[dict[str, Any], dict[str, str]]:
+    """The 429 a user's own rate limit answers: the body and its ``Retry-After`` header."""
+    seconds = max(1, math.ceil(retry_after))
+    message = (
+        f"You are sending {route} requests faster than this deployment allows one user; "
+        f"try again in {seconds} s. Other users are not affected."
+    )
+    return error_body("rate_limited", message), {RETRY_AFTER: str(seconds)}

@@ -12,18 +12,19 @@ import functools
 import json
 from collections.abc import Callable
 from http import HTTPStatus
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
-from multitool.api import verified_email
+from multitool.api import groups_claim, verified_email
 from multitool.api.bodies import UndecodableBody, body_text, utf8_clean
-from multitool.api.errors import ApiError, ErrorDetail, openapi_responses
+from multitool.api.errors import ApiError, ErrorDetail, openapi_responses, rate_limited_body
 from multitool.drafts import Draft
 from multitool.observability import error_fields, logger
+from multitool.ports.rate import RateLimited, RateLimiter
 from multitool.review import (
     Caller,
     DraftNotFound,
@@ -35,10 +36,15 @@ from multitool.review import (
     SideEffectFailed,
     name_claim,
 )
+from multitool.review.limits import ApprovalRequired, QuotaExceeded, RecipientPolicy
 from multitool.review.reviewer import DraftView, Reviewer
 from multitool.tools.registry import REGISTRY
 
+if TYPE_CHECKING:
+    from multitool.settings import ReviewSettings
+
 ReviewerProvider = Callable[[], Reviewer]
+LimiterProvider = Callable[[], RateLimiter | None]
 
 # Failures worth retrying as they are (the backend was busy or away) answer 503;
 # refusals that need a change (edits, credentials, sender identity) answer 502.
@@ -73,11 +79,13 @@ def aws_reviewer() -> Reviewer:
     import boto3
     import urllib3
 
+    from multitool.ports.audit import DynamoAuditLog
     from multitool.ports.directory import DynamoDirectory
     from multitool.ports.drafts import DynamoDraftStore
     from multitool.ports.dynamo_calendar import DynamoCalendar
     from multitool.ports.jira import SANDBOX_CREDENTIALS_EMAIL, SANDBOX_CREDENTIALS_TOKEN, JiraClient
     from multitool.ports.jira_cloud import DeferredJiraClient, JiraCloudClient, SecretsJiraCredentials
+    from multitool.ports.quota import DynamoRecipientQuota
     from multitool.ports.ses_mail import SesMailer
     from multitool.settings import ReviewSettings
 
@@ -110,13 +118,60 @@ def aws_reviewer() -> Reviewer:
         calendar=DynamoCalendar(settings.bookings_table_name, dynamodb),
         jira=jira,
         config=ReviewConfig(
-            sender_email=settings.sender_email, jira_projects=settings.jira_projects, sandbox=settings.sandbox
+            sender_email=settings.sender_email,
+            jira_projects=settings.jira_projects,
+            sandbox=settings.sandbox,
+            recipients=recipient_policy(settings),
+            approved_group=settings.approved_group,
+        ),
+        quota=(
+            DynamoRecipientQuota(settings.limits_table_name, dynamodb) if settings.limits_table_name else None
+        ),
+        audit=(
+            DynamoAuditLog(settings.audit_table_name, dynamodb, retention_days=settings.audit_retention_days)
+            if settings.audit_table_name
+            else None
         ),
         directory=DynamoDirectory(settings.directory_table_name, dynamodb),
     )
 
 
-def review_app(reviewer: ReviewerProvider = aws_reviewer) -> APIGatewayHttpResolver:
+def recipient_policy(settings: ReviewSettings) -> RecipientPolicy:
+    """The deployment's recipient limits; the inside domains default to the sender's own domain."""
+    domains = settings.recipient_domains or (settings.sender_email.rpartition("@")[2],)
+    return RecipientPolicy.of(
+        domains,
+        outside=settings.outside_recipients,
+        per_day=settings.recipients_per_day,
+        outside_per_day=settings.outside_recipients_per_day,
+    )
+
+
+@functools.cache
+def aws_confirm_limiter() -> RateLimiter | None:
+    """Each user's confirm token bucket on ``RATE_LIMITS_TABLE_NAME``; None without one."""
+    import os
+
+    import boto3
+
+    from multitool.ports.rate import DynamoTokenBucket
+    from multitool.settings import ReviewSettings
+
+    if not os.environ.get("RATE_LIMITS_TABLE_NAME"):
+        return None  # checked first: an app built around its own service needs no other setting
+    settings = ReviewSettings.from_env()
+    assert settings.rate_limits_table_name is not None
+    return DynamoTokenBucket(
+        settings.rate_limits_table_name,
+        boto3.client("dynamodb"),
+        per_minute=settings.confirms_per_minute,
+        burst=settings.confirms_burst,
+    )
+
+
+def review_app(
+    reviewer: ReviewerProvider = aws_reviewer, limiter: LimiterProvider = aws_confirm_limiter
+) -> APIGatewayHttpResolver:
     REGISTRY.load_all()  # any tool's draft can be reviewed: its models load at init, not per request
     app = APIGatewayHttpResolver()
 
@@ -125,7 +180,12 @@ def review_app(reviewer: ReviewerProvider = aws_reviewer) -> APIGatewayHttpResol
         sub = claims.get("sub")
         if not isinstance(sub, str) or not sub.strip():
             raise Unauthenticated("Sign in first: the request carries no user.")
-        return Caller(user_id=sub.strip(), email=verified_email(claims), name=name_claim(claims))
+        return Caller(
+            user_id=sub.strip(),
+            email=verified_email(claims),
+            name=name_claim(claims),
+            groups=groups_claim(claims),
+        )
 
     def json_object() -> dict[str, Any]:
         raw = body_text(app.current_event)
@@ -165,8 +225,16 @@ def review_app(reviewer: ReviewerProvider = aws_reviewer) -> APIGatewayHttpResol
             "The action, done (its result says what was sent, booked or created)",
             {
                 400: "The body is not a JSON object",
+                403: "The account waits for an administrator's approval (approval_required)",
                 409: "The action is in progress, done with other content, discarded, or the slot was taken",
-                422: "An edit is invalid or a name is still unsettled; error.field names it (to[0], slot)",
+                422: (
+                    "An edit is invalid, a name is still unsettled, or an address is not one this "
+                    "deployment mails (recipient_not_allowed); error.field names it (to[0], slot)"
+                ),
+                429: (
+                    "The daily recipient quota would be passed (recipient_quota_exceeded), or this user "
+                    "confirms faster than the per-user rate allows (rate_limited); nothing was sent"
+                ),
                 502: "The backend refused the action; it can be confirmed again after a change",
                 503: "The backend is busy or away, or not configured; retry (after Retry-After when sent)",
             },
@@ -174,6 +242,9 @@ def review_app(reviewer: ReviewerProvider = aws_reviewer) -> APIGatewayHttpResol
     )
     def confirm_action(id: str) -> dict[str, Any]:
         who = caller()
+        bucket = limiter()
+        if bucket is not None:
+            bucket.take(who.user_id, "confirm")
         return DraftView.of(reviewer().confirm(who, id, json_object())).to_wire()
 
     @app.post(
@@ -197,7 +268,11 @@ def _answers(ok: str, errors: dict[int, str] | None = None) -> dict[int, Any]:
         ok,
         {404: "No such action for this user (another user's action is 404 too)", **(errors or {})},
         error_model=ReviewApiError,
-        retry_after={503: False} if errors and 503 in errors else None,
+        retry_after={
+            **({503: False} if errors and 503 in errors else {}),
+            **({429: True} if errors and 429 in errors else {}),
+        }
+        or None,
     )
 
 
@@ -254,6 +329,30 @@ def _map_errors(app: APIGatewayHttpResolver) -> None:
     def conflict(error: ReviewConflict) -> Response[Any]:
         logger.info("Review conflict", extra={"code": error.code, "draft_id": error.draft.id})
         return _response(HTTPStatus.CONFLICT, error, action=error.draft)
+
+    @app.exception_handler(ApprovalRequired)  # type: ignore[untyped-decorator]
+    def approval_required(error: ApprovalRequired) -> Response[Any]:
+        logger.info("Confirm refused", extra={"code": error.code})
+        return _response(HTTPStatus.FORBIDDEN, error)
+
+    @app.exception_handler(QuotaExceeded)  # type: ignore[untyped-decorator]
+    def quota_exceeded(error: QuotaExceeded) -> Response[Any]:
+        return _response(
+            HTTPStatus.TOO_MANY_REQUESTS,
+            error,
+            headers={"Retry-After": str(max(1, round(error.retry_after)))},
+        )
+
+    @app.exception_handler(RateLimited)  # type: ignore[untyped-decorator]
+    def rate_limited(error: RateLimited) -> Response[Any]:
+        body, headers = rate_limited_body(error.route, error.retry_after)
+        logger.info("Rate limited", extra={"route": error.route})
+        return Response(
+            status_code=int(HTTPStatus.TOO_MANY_REQUESTS),
+            content_type=content_types.APPLICATION_JSON,
+            body=body,
+            headers=headers,
+        )
 
     @app.exception_handler(NotConfigured)  # type: ignore[untyped-decorator]
     def not_configured(error: NotConfigured) -> Response[Any]:

@@ -40,6 +40,7 @@ from multitool.tools.gateway import (
     TARGET_ID_KEY,
     TARGET_SEPARATOR,
     TOOL_NAME_KEY,
+    sign_caller,
 )
 
 if TYPE_CHECKING:
@@ -90,6 +91,8 @@ class LocalGateway:
 
     functions_dir: Path
     caller: Person
+    caller_key: bytes
+    """The key the handlers check caller keys with (this process's ``CALLER_CONTEXT_KEY``)."""
     tools: dict[str, LocalTool] = field(default_factory=local_tools)
     session_id: str = field(default_factory=lambda: f"mcp-{uuid.uuid4()}")
     _handlers: dict[str, Handler] = field(default_factory=dict, repr=False)
@@ -99,10 +102,10 @@ class LocalGateway:
             self._handlers[group] = load_handler(self.functions_dir, group)
         return self._handlers[group]
 
-    def custom(self, name: str) -> dict[str, str]:
+    def custom(self, name: str) -> dict[str, Any]:
         """The client context's ``custom`` map of one call: the Gateway's keys and the caller's."""
         tool = self.tools.get(name)
-        return {
+        custom = {
             TOOL_NAME_KEY: name,
             GATEWAY_ID_KEY: LOCAL_GATEWAY_ID,
             TARGET_ID_KEY: target_name(tool.group) if tool else "",
@@ -114,6 +117,7 @@ class LocalGateway:
             CALLER_EMAIL_KEY: self.caller.email,
             CALLER_SESSION_KEY: self.session_id,
         }
+        return sign_caller(custom, self.caller_key)
 
     def call(self, name: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
         """The Lambda's answer to one ``tools/call``: a payload, or an ``{"error": ...}`` body."""

@@ -50,6 +50,8 @@ class IssueRequest:
     description: str = ""
     priority: str | None = None
     assignee_email: str | None = None
+    requested_by: str | None = None
+    """Who asked for the issue, in words (the bot creates every issue): its description ends with it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,8 +139,11 @@ def issue_fields(issue: IssueRequest, assignee_account_id: str | None = None) ->
         "issuetype": {"name": issue.issue_type},
         "summary": issue.summary,
     }
-    if issue.description.strip():
-        fields["description"] = adf_document(issue.description)
+    description = issue.description.strip()
+    if issue.requested_by:
+        description = f"{description}\n\nRequested by {issue.requested_by}".strip()
+    if description:
+        fields["description"] = adf_document(description)
     if issue.priority:
         fields["priority"] = {"name": issue.priority}
     if assignee_account_id:

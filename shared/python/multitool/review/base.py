@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # named in annotations only; the tools that call a port impor
     from multitool.ports.calendar import Calendar
     from multitool.ports.jira import JiraClient
     from multitool.ports.mail import Mailer
+    from multitool.review.limits import RecipientPolicy
     from multitool.settings import JiraProject
 
 # -- errors (mapped to HTTP in one place: multitool.api.review_app) -----------
@@ -139,11 +140,13 @@ Recipients = list[RawName]
 @dataclass(frozen=True, slots=True)
 class Caller:
     """The authenticated user: the JWT ``sub``; ``email`` only when the token says it is verified;
-    ``name`` (display only: the user's profile name, e.g. the ``name`` claim) when it carries one."""
+    ``name`` (display only: the user's profile name, e.g. the ``name`` claim) when it carries one;
+    ``groups``: the user pool groups the token names (``cognito:groups``)."""
 
     user_id: str
     email: str | None = None
     name: str | None = None
+    groups: frozenset[str] = frozenset()
 
 
 SENT_VIA = "via multitool"
@@ -175,6 +178,10 @@ class ReviewConfig:
     sender_email: str
     jira_projects: Mapping[str, JiraProject] = field(default_factory=lambda: ToolConfig().jira_projects)
     sandbox: bool = False
+    recipients: RecipientPolicy | None = None
+    """Whom a confirm may mail, and how many a day (:mod:`multitool.review.limits`); None: unbounded."""
+    approved_group: str | None = None
+    """Only members of this user pool group may confirm (self sign-up: an administrator approves)."""
 
 
 class Backends(Protocol):
@@ -215,6 +222,8 @@ class ActionReview(Generic[E, C]):
     content: Callable[[E, C | None, ReviewContext], C]
     execute: Callable[[C, ReviewContext, Backends], dict[str, Any]]
     check: Callable[[C, ReviewContext, Backends], None] = lambda *_: None
+    recipients: Callable[[C, ReviewContext], Sequence[tuple[str, str]]] = lambda *_: ()
+    """Every address the side effect mails, with the field that named it (``to[0]``)."""
 
 
 def people_on(payload: Mapping[str, Any]) -> dict[str, Person]:

@@ -64,11 +64,13 @@ from multitool.drafts import (
 )
 from multitool.observability import error_fields, logger, metrics
 from multitool.people import Person
+from multitool.ports.audit import AuditEntry, AuditLog
 from multitool.ports.calendar import Calendar
 from multitool.ports.directory import Directory
 from multitool.ports.drafts import DraftStore, DraftWriteConflict
 from multitool.ports.jira import JiraClient, JiraError
 from multitool.ports.mail import Mailer, MailError
+from multitool.ports.quota import QuotaRefused, RecipientQuota, Spend
 from multitool.review.base import (
     ActionInProgress,
     ActionReview,
@@ -87,6 +89,7 @@ from multitool.review.base import (
     people_on,
     typed_addresses,
 )
+from multitool.review.limits import ApprovalRequired, QuotaExceeded, quota_day, until_next_day
 from multitool.tools.registry import REGISTRY
 from multitool.wire import WireModel
 
@@ -136,6 +139,20 @@ class DraftView(WireModel):
         )
 
 
+def _quota_words(spend: Spend, refused: QuotaRefused, per_day: int, outside_limit: int | None) -> str:
+    """Which daily limit the confirm would pass, in numbers the user can act on."""
+    if outside_limit is not None and refused.used_outside + spend.outside > outside_limit:
+        return (
+            f"This would mail {spend.outside} outside address(es); you may mail {outside_limit} a day "
+            f"outside the organization and have used {refused.used_outside} today. Nothing was sent; "
+            "remove outside recipients or try again tomorrow (UTC)."
+        )
+    return (
+        f"This would mail {spend.total} address(es); you may mail {per_day} a day and have used "
+        f"{refused.used_total} today. Nothing was sent; remove recipients or try again tomorrow (UTC)."
+    )
+
+
 def _superseded(draft: Draft) -> Superseded:
     successor = f" by {draft.superseded_by}" if draft.superseded_by else ""
     return Superseded(f"This action was replaced{successor}; review the revised card instead.", draft=draft)
@@ -155,6 +172,8 @@ class Reviewer:
         calendar: Calendar,
         jira: JiraClient | None,
         config: ReviewConfig,
+        quota: RecipientQuota | None = None,
+        audit: AuditLog | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         directory: Directory | None = None,
     ) -> None:
@@ -164,6 +183,8 @@ class Reviewer:
         self.calendar = calendar
         self.jira = jira
         self.config = config
+        self.quota = quota
+        self.audit = audit
         self.clock = clock
 
     def get(self, caller: Caller, draft_id: str) -> Draft:
@@ -185,8 +206,16 @@ class Reviewer:
         """Execute the draft with ``body``'s edits, once; returns the ``done`` draft.
 
         Raises :class:`DraftNotFound`, :class:`InvalidEdits`, :class:`ReviewConflict`,
-        :class:`NotConfigured` or :class:`SideEffectFailed` (the draft is then ``failed``).
+        :class:`NotConfigured`, :class:`ApprovalRequired`, :class:`QuotaExceeded` (nothing sent,
+        the draft as it was) or :class:`SideEffectFailed` (the draft is then ``failed``).
         """
+        approved = self.config.approved_group
+        if approved is not None and approved not in caller.groups:
+            self.get(caller, draft_id)  # someone else's draft stays not found
+            raise ApprovalRequired(
+                "Your account is waiting for an administrator's approval: until then nothing can be "
+                "sent, booked or created. Your cards are kept."
+            )
         for _ in range(_MAX_WRITE_ATTEMPTS):
             draft = self.get(caller, draft_id)
             tool = REGISTRY.by_action(draft.action)
@@ -213,6 +242,7 @@ class Reviewer:
             if draft.status is DraftStatus.EXECUTING and self.clock() - draft.updated_at < EXECUTION_LEASE:
                 raise ActionInProgress("This action is being executed; try again shortly.", draft=draft)
             review.check(content, ctx, self)
+            spent = self._spend(review, content, ctx)
             executing = draft.model_copy(
                 update={
                     "status": DraftStatus.EXECUTING,
@@ -225,8 +255,9 @@ class Reviewer:
             try:
                 executing = self.drafts.replace(draft, executing)
             except DraftWriteConflict:
+                self._refund(caller, spent)
                 continue  # someone else moved it: decide again on what is stored now
-            return self._execute(review, content, executing, ctx, before=draft)
+            return self._execute(review, content, executing, ctx, before=draft, spent=spent)
         raise ActionInProgress(
             "This action is changing; try again shortly.", draft=self.get(caller, draft_id)
         )
@@ -251,7 +282,10 @@ class Reviewer:
                 )
             except DraftWriteConflict:
                 continue
-            logger.info("Action discarded", extra={"draft_id": draft.id, "action": draft.action})
+            logger.info(
+                "Action discarded",
+                extra={"draft_id": draft.id, "action": draft.action, "user_id": caller.user_id},
+            )
             metrics.add_metric(name="ActionsDiscarded", unit=MetricUnit.Count, value=1)
             return discarded
         raise ActionInProgress(
@@ -292,14 +326,23 @@ class Reviewer:
         ctx: ReviewContext,
         *,
         before: Draft,
+        spent: tuple[str, Spend] | None = None,
     ) -> Draft:
         ctx = ReviewContext(
             draft=executing, caller=ctx.caller, config=ctx.config, people=ctx.people, addresses=ctx.addresses
         )
-        log = {"draft_id": executing.id, "action": executing.action}
+        # Who acted and how many were mailed, by id and count only: never an address or content.
+        recipients = len({address.casefold() for _, address in review.recipients(content, ctx)})
+        log = {
+            "draft_id": executing.id,
+            "action": executing.action,
+            "user_id": ctx.caller.user_id,
+            "recipients": recipients,
+        }
         try:
             result = review.execute(content, ctx, self)
         except SlotRefused as refused:
+            self._refund(ctx.caller, spent)
             # Nothing happened: the draft goes back to what it was (a taken-over ``executing``
             # becomes ``failed``), with these edits kept, so another slot can be confirmed.
             status = (
@@ -322,24 +365,89 @@ class Reviewer:
             metrics.add_metric(name="SlotsTaken", unit=MetricUnit.Count, value=1)
             raise SlotTaken(refused.message, draft=restored) from None
         except (MailError, JiraError) as error:
+            self._refund(ctx.caller, spent)  # the backend did not take it: nobody was mailed
             failed = self._finish(executing, error=error.reason)
             logger.warning("Action failed", extra={**log, "failure": error.code})
+            self._record(ctx, "failed", recipients, None)
             metrics.add_metric(name="ActionsFailed", unit=MetricUnit.Count, value=1)
             retry_after = error.retry_after if isinstance(error, JiraError) else None
             raise SideEffectFailed(
                 error.reason, code=error.code, draft=failed, retry_after=retry_after
             ) from error
         except Exception as error:
-            # Unknown failure: record it (retryable) without its text, which may hold content.
+            # Unknown failure: record it (retryable) without its text, which may hold content. The
+            # recipients stay counted: the mail may have gone out before the failure.
             self._finish(executing, error=f"Unexpected error ({type(error).__name__}); try again.")
             logger.error("Action failed unexpectedly", extra={**log, **error_fields(error)})
+            self._record(ctx, "unknown", recipients, None)
             raise
         if self.config.sandbox:
             result = {**result, "sandbox": True}
         done = self._finish(executing, result=result)
         logger.info("Action done", extra=log)
         metrics.add_metric(name="ActionsDone", unit=MetricUnit.Count, value=1)
+        self._record(ctx, "done", recipients, result)
         return done
+
+    def _record(
+        self, ctx: ReviewContext, outcome: str, recipients: int, result: Mapping[str, Any] | None
+    ) -> None:
+        """The audit record of one side effect; a failed write is logged, the user still answered."""
+        if self.audit is None:
+            return
+        entry = AuditEntry.of_result(
+            result,
+            user_id=ctx.caller.user_id,
+            draft_id=ctx.draft.id,
+            action=ctx.draft.action,
+            outcome=outcome,
+            at=self.clock(),
+            recipients=recipients,
+        )
+        try:
+            self.audit.record(entry)
+        except Exception as error:
+            logger.error("Audit record not written", extra={"draft_id": ctx.draft.id, **error_fields(error)})
+            metrics.add_metric(name="AuditWriteFailed", unit=MetricUnit.Count, value=1)
+
+    def _spend(
+        self, review: ActionReview[Any, Any], content: WireModel, ctx: ReviewContext
+    ) -> tuple[str, Spend] | None:
+        """Check the recipients against the policy and count them against today's quota, or refuse.
+
+        Returns what was counted (the day and the spend) so a failed side effect can give it back.
+        """
+        policy = self.config.recipients
+        if policy is None:
+            return None
+        spend = policy.spend(review.recipients(content, ctx))
+        if spend.total == 0 or self.quota is None:
+            return None
+        now = self.clock()
+        day = quota_day(now)
+        outside_limit = policy.outside_limit()
+        try:
+            self.quota.spend(
+                ctx.caller.user_id, day, spend, per_day=policy.per_day, outside_per_day=outside_limit
+            )
+        except QuotaRefused as refused:
+            metrics.add_metric(name="RecipientQuotaRefused", unit=MetricUnit.Count, value=1)
+            logger.info(
+                "Recipient quota refused",
+                extra={"draft_id": ctx.draft.id, "recipients": spend.total, "outside": spend.outside},
+            )
+            raise QuotaExceeded(
+                _quota_words(spend, refused, policy.per_day, outside_limit), retry_after=until_next_day(now)
+            ) from None
+        return day, spend
+
+    def _refund(self, caller: Caller, spent: tuple[str, Spend] | None) -> None:
+        if spent is None or self.quota is None:
+            return
+        try:
+            self.quota.refund(caller.user_id, *spent)
+        except Exception as error:  # the user loses places for the day, never the answer
+            logger.warning("Recipient quota not refunded", extra=error_fields(error))
 
     def _finish(
         self, executing: Draft, *, result: dict[str, Any] | None = None, error: str | None = None

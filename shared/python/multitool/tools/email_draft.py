@@ -183,6 +183,13 @@ def send_email(content: EmailContent, ctx: ReviewContext, backends: Backends) ->
     return {"messageId": sent.message_id, "recipients": [a.email for a in (*content.to, *content.cc)]}
 
 
+def email_recipients(content: EmailContent, _ctx: ReviewContext) -> list[tuple[str, str]]:
+    return [
+        *((f"to[{i}]", a.email) for i, a in enumerate(content.to)),
+        *((f"cc[{i}]", a.email) for i, a in enumerate(content.cc)),
+    ]
+
+
 SPEC = ToolSpec(
     name="create_email_draft",
     action_group="email_draft",
@@ -192,7 +199,7 @@ SPEC = ToolSpec(
     action=ACTION,
     prepare=prepare,
     card=CardSpec(EmailDraftCard, email_fingerprint, email_caption, said=email_said, held="sent"),
-    review=ActionReview(EmailEdits, EmailContent, email_content, send_email),
+    review=ActionReview(EmailEdits, EmailContent, email_content, send_email, recipients=email_recipients),
     group_description="Drafts an email for the user to review; never sends.",
     nouns=("an email draft", "email drafts"),
     description=(

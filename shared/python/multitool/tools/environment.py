@@ -19,6 +19,9 @@ class ToolEnvironment:
     ports: ToolPorts
     config: ToolConfig
     default_timezone: str = "UTC"
+    caller_key: bytes | None = None
+    """The key Gateway-path caller keys must be signed with (:mod:`multitool.tools.gateway`); None:
+    caller keys are ignored (every deployed function: the stack sets no ``CALLER_CONTEXT_KEY``)."""
 
 
 EnvironmentProvider = Callable[[], ToolEnvironment]
@@ -51,4 +54,5 @@ def aws_environment() -> ToolEnvironment:
         directory_table=settings.directory_table_name,
         bookings_table=settings.bookings_table_name,
     )
-    return ToolEnvironment(ports, ToolConfig.from_settings(settings), settings.default_timezone)
+    caller_key = bytes.fromhex(settings.caller_context_key) if settings.caller_context_key else None
+    return ToolEnvironment(ports, ToolConfig.from_settings(settings), settings.default_timezone, caller_key)

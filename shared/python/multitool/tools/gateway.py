@@ -12,8 +12,10 @@ targets, so a call it makes produces an *unclaimed* draft (:data:`multitool.draf
 in the deployment's default time zone, at the Lambda's clock; only the orchestrator whose own turn
 shows the draft in its stream may claim it for its user (:mod:`multitool.claims`). An invoker that
 verified its caller itself (``multitool mcp``: the local user it serves) names that caller in the
-same context, under :data:`CALLER_KEYS`; only a principal allowed to invoke the Lambda can set the
-client context, and the AgentCore Gateway never sets these keys.
+same context, under :data:`CALLER_KEYS`, and signs them (:data:`CALLER_SIGNATURE_KEY`, an HMAC with
+the key in the function's ``CALLER_CONTEXT_KEY``). Any principal allowed to invoke the Lambda can
+set a client context, so the keys count only with a valid signature: a function without the key (the
+stack sets none) or a call without a valid signature ignores them, and the draft is unclaimed.
 
 The answer is the tool's payload, or ``{"error": {"code", "message", "field"}}`` for a call the
 tool cannot act on (bad arguments, unknown tool, missing context): a result the model can read and
@@ -22,6 +24,9 @@ fix its call from, never an exception or a stack trace.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import json
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -53,6 +58,8 @@ CALLER_NOW_KEY = "multitoolCallerNow"
 CALLER_SESSION_KEY = "multitoolCallerSession"
 CALLER_KEYS = (CALLER_ID_KEY, CALLER_TIMEZONE_KEY, CALLER_EMAIL_KEY, CALLER_NOW_KEY, CALLER_SESSION_KEY)
 """What an invoker that verified its caller may add to the client context (never the Gateway)."""
+CALLER_SIGNATURE_KEY = "multitoolCallerSignature"
+"""HMAC-SHA256 (hex) of :func:`signed_caller_text`, with the key only the verifying invoker holds."""
 
 MAX_TOOL_NAME_CHARS = 256
 
@@ -72,6 +79,27 @@ def is_gateway_call(context: Any) -> bool:
     return custom is not None and any(
         isinstance(key, str) and key.startswith(GATEWAY_KEY_PREFIX) for key in custom
     )
+
+
+def signed_caller_text(custom: Mapping[str, Any]) -> bytes:
+    """What a caller signature covers: the caller keys, bound to this one call (request and tool)."""
+    covered = {key: custom.get(key) for key in (*CALLER_KEYS, REQUEST_ID_KEY, TOOL_NAME_KEY)}
+    return json.dumps(covered, sort_keys=True, separators=(",", ":")).encode()
+
+
+def sign_caller(custom: Mapping[str, Any], key: bytes) -> dict[str, Any]:
+    """``custom`` with its caller signature: what ``multitool mcp`` sends."""
+    signature = hmac.new(key, signed_caller_text(custom), hashlib.sha256).hexdigest()
+    return {**custom, CALLER_SIGNATURE_KEY: signature}
+
+
+def signed_by(custom: Mapping[str, Any], key: bytes | None) -> bool:
+    """Whether the caller keys in ``custom`` carry a valid signature made with ``key``."""
+    signature = custom.get(CALLER_SIGNATURE_KEY)
+    if key is None or not isinstance(signature, str):
+        return False
+    expected = hmac.new(key, signed_caller_text(custom), hashlib.sha256).hexdigest()
+    return hmac.compare_digest(expected, signature)
 
 
 def tool_name_of(qualified: str) -> str:
@@ -125,9 +153,21 @@ class GatewayCall:
             custom=custom,
         )
 
-    def tool_context(self, default_timezone: str) -> ToolContext:
-        """Who is asking: the verified caller the invoker named, else nobody yet (unclaimed)."""
+    def tool_context(self, default_timezone: str, caller_key: bytes | None = None) -> ToolContext:
+        """Who is asking: the verified caller the invoker named and signed, else nobody yet (unclaimed).
+
+        Caller keys without a valid signature are ignored (logged): the draft is then unclaimed, so
+        an invoker that names another user gets a draft nobody can confirm, never hers.
+        """
         caller = self.custom.get(CALLER_ID_KEY)
+        named = any(key in self.custom for key in CALLER_KEYS)
+        if named and not signed_by(self.custom, caller_key):
+            logger.warning(
+                "Caller context ignored: not signed by this deployment's key",
+                extra={"gateway_id": self.gateway_id, "signed": CALLER_SIGNATURE_KEY in self.custom},
+            )
+            metrics.add_metric(name="CallerContextIgnored", unit=MetricUnit.Count, value=1)
+            caller = None
         if caller is None:
             return ToolContext(
                 owner=UNCLAIMED_OWNER,
@@ -175,7 +215,7 @@ def answer_gateway_call(
         if not isinstance(event, Mapping):
             raise InvalidInput("The tool arguments must be a JSON object.", field="arguments")
         tools = environment()
-        ctx = call.tool_context(tools.default_timezone)
+        ctx = call.tool_context(tools.default_timezone, tools.caller_key)
         (outcome,) = run_calls([(spec.name, dict(event))], ctx, tools.ports, tools.config)
         if outcome.error is not None:
             raise outcome.error

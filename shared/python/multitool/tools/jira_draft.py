@@ -16,9 +16,11 @@ from multitool.cards import TYPE_ALIAS, Card, CardSpec, Fingerprint, names_of, q
 from multitool.people import NameResolution, Resolution
 from multitool.ports.jira import CreatedIssue, IssueRequest
 from multitool.review.base import (
+    SENT_VIA,
     ActionReview,
     Address,
     Backends,
+    Caller,
     InvalidEdits,
     NotConfigured,
     ReviewContext,
@@ -238,6 +240,16 @@ def jira_configured(content: JiraContent, ctx: ReviewContext, backends: Backends
         raise NotConfigured("Jira is not configured in this deployment.")
 
 
+def requester(caller: Caller) -> str:
+    """'Jordan Lee <jordan@example.com> via multitool': the name and verified address when the token
+    carries them, else the user's id, so a reader of the issue knows whom to ask."""
+    if caller.name and caller.email:
+        return f"{caller.name} <{caller.email}> {SENT_VIA}"
+    if caller.name or caller.email:
+        return f"{caller.name or caller.email} {SENT_VIA}"
+    return f"the multitool user {caller.user_id}"
+
+
 def create_issue(content: JiraContent, ctx: ReviewContext, backends: Backends) -> dict[str, Any]:
     assert backends.jira is not None  # checked before execution
     created: CreatedIssue = backends.jira.create_issue(
@@ -248,6 +260,7 @@ def create_issue(content: JiraContent, ctx: ReviewContext, backends: Backends) -
             description=content.description,
             priority=content.priority.value,
             assignee_email=content.assignee.email if content.assignee else None,
+            requested_by=requester(ctx.caller),
         )
     )
     return {"issueKey": created.key, "issueId": created.id, "issueUrl": created.url}

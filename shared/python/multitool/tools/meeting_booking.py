@@ -183,6 +183,15 @@ def book_and_invite(content: MeetingContent, ctx: ReviewContext, backends: Backe
     }
 
 
+def meeting_recipients(content: MeetingContent, ctx: ReviewContext) -> list[tuple[str, str]]:
+    """Whom the invitation mails, for the recipient limits: every attendee but the requester, whose
+    own verified address only gets a copy."""
+    own = ctx.caller.email.casefold() if ctx.caller.email else None
+    return [
+        (f"attendees[{i}]", a.email) for i, a in enumerate(content.attendees) if a.email.casefold() != own
+    ]
+
+
 def _release_after_failed_send(booking_id: str, backends: Backends) -> None:
     """Give the time back when the invitation did not go out (the draft is then ``failed``)."""
     try:

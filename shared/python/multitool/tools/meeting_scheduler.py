@@ -69,6 +69,7 @@ from multitool.tools.meeting_booking import (
     MeetingEdits,
     book_and_invite,
     meeting_not_started,
+    meeting_recipients,
 )
 from multitool.tools.scheduling import (
     WORKING_DAYS,
@@ -548,7 +549,14 @@ SPEC = ToolSpec(
     card=CardSpec(
         MeetingSchedulerCard, meeting_fingerprint, meeting_caption, said=meeting_said, held="booked"
     ),
-    review=ActionReview(MeetingEdits, MeetingContent, meeting_content, book_and_invite, meeting_not_started),
+    review=ActionReview(
+        MeetingEdits,
+        MeetingContent,
+        meeting_content,
+        book_and_invite,
+        meeting_not_started,
+        recipients=meeting_recipients,
+    ),
     group_description="Proposes meeting slots for the user to review; never books.",
     nouns=("a meeting proposal", "meeting proposals"),
     description=(

@@ -4,7 +4,8 @@
 field of the revised meeting and ``revises`` set to the earlier card's draft id. Its new
 draft is stored and the earlier one marked ``superseded`` in ONE transactional write
 (:meth:`multitool.ports.drafts.DraftStore.supersede`), so the user never holds two
-confirmable cards for one action. Only a ``proposed`` draft of the same owner and the same
+confirmable cards for one action. Only a ``proposed`` draft of the same owner, the same session
+(the conversation that made the card; a Gateway call's own one for an unclaimed draft) and the same
 tool can be superseded; anything else is a :class:`CannotRevise` the model reads and
 can act on. A retried revision lands on the revision already stored.
 """
@@ -38,7 +39,14 @@ def _noun(action: str) -> str:
 
 def _refusal(earlier: Draft | None, revision: Draft, earlier_id: str, now: datetime) -> CannotRevise | None:
     """Why ``revision`` cannot supersede ``earlier``, or None when it can."""
-    if earlier is None or earlier.owner != revision.owner or is_expired(earlier, now):
+    # Another session's card is "not found" too: a card id seen elsewhere (another conversation, or
+    # another Gateway caller's unclaimed draft, whose owner is the same placeholder) revises nothing.
+    if (
+        earlier is None
+        or earlier.owner != revision.owner
+        or earlier.session_id != revision.session_id
+        or is_expired(earlier, now)
+    ):
         return CannotRevise(
             f"There is no card '{earlier_id}' to revise: pass the draftId of one of the user's cards "
             "from this conversation, or leave revises out to make a new card."
@@ -67,7 +75,12 @@ def store_revision(drafts: DraftStore, revision: Draft, earlier_id: str, now: da
     """``revision`` stored in place of the card ``earlier_id`` (now superseded), or :class:`CannotRevise`."""
     for _ in range(_ATTEMPTS):
         earlier = drafts.get(earlier_id)
-        if earlier is not None and earlier.superseded_by == revision.id and earlier.owner == revision.owner:
+        if (
+            earlier is not None
+            and earlier.superseded_by == revision.id
+            and earlier.owner == revision.owner
+            and earlier.session_id == revision.session_id
+        ):
             stored = drafts.get(revision.id)  # this very call, retried: its revision is stored already
             if stored is not None:
                 return stored
