@@ -371,12 +371,13 @@ class DeployContext(BaseModel):
     def _guardrail_runtime(self) -> Self:
         # A guardrail the runtime would not apply is refused, never silently dropped. botocore's
         # bedrock-agentcore-control CreateHarness and bedrock-agentcore InvokeHarness shapes have no
-        # guardrail member, so the harness cannot take one; the Converse loop does not send
-        # guardrailConfig yet. Agents Classic applies it (guardrailConfiguration on the agent).
-        if self.guardrail_id is not None and self.runtime is not Runtime.AGENT:
+        # guardrail member, so the harness cannot take one. Agents Classic applies it
+        # (guardrailConfiguration on the agent), the Converse loop on every call (guardrailConfig).
+        if self.guardrail_id is not None and self.runtime is Runtime.AGENTCORE:
             raise ContextError(
                 f"Invalid context 'guardrailId': runtime={self.runtime.value} does not apply a Bedrock "
-                "guardrail, so it would be ignored. Use runtime=agent with guardrailId, or leave it out."
+                "guardrail (the AgentCore harness takes none), so it would be ignored. Use runtime=converse "
+                "or runtime=agent with guardrailId, or leave it out."
             )
         return self
 

@@ -31,10 +31,10 @@ from infra.components.harness import ChatHarness
 from infra.components.jira import JiraSecret
 from infra.components.layer import SharedLayer
 from infra.components.mail import SenderIdentity
-from infra.components.model import ModelAccess
+from infra.components.model import ModelAccess, grant_guardrail
 from infra.components.tables import Tables
 from infra.components.web import ChatWebsite
-from infra.context import RETENTION_DAYS, DeployContext
+from infra.context import RETENTION_DAYS, DeployContext, Runtime
 
 STACK_NAME = "Multitool"
 # Exactly the calls each code path makes (TransactWriteItems is authorized per item: Put -> PutItem,
@@ -165,6 +165,10 @@ class MultitoolStack(cdk.Stack):
             chat_env |= {"AGENT_ID": self.agent.agent_id, "AGENT_ALIAS_ID": self.agent.alias_id}
         else:
             chat_env["MODEL_ID"] = settings.model_id
+        if settings.guardrail_id and settings.runtime is Runtime.CONVERSE:
+            # The Converse loop sends it on every model call (multitool.runtimes.converse).
+            chat_env["GUARDRAIL_ID"] = settings.guardrail_id
+            chat_env["GUARDRAIL_VERSION"] = settings.guardrail_version
         if self.harness is not None:
             chat_env["HARNESS_ARN"] = self.harness.harness_arn
         if self.gateway is not None:
@@ -200,6 +204,8 @@ class MultitoolStack(cdk.Stack):
         else:
             # The Converse loop calls Converse, never ConverseStream.
             model.grant_invoke(orchestrator_role, streaming=False)
+            if settings.guardrail_id:
+                grant_guardrail(self, orchestrator_role, settings.guardrail_id)
 
         # The confirm path: the only function that sends, books or creates.
         self.sender = SenderIdentity(

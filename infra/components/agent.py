@@ -20,7 +20,7 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
-from infra.components.model import ModelAccess
+from infra.components.model import ModelAccess, grant_guardrail
 from infra.paths import SCHEMAS
 
 ALIAS_NAME = "live"
@@ -98,14 +98,7 @@ class ChatAgent(Construct):
         model.grant_invoke(self.role)
         guardrail = None
         if guardrail_id:
-            guardrail_arn = (
-                guardrail_id
-                if guardrail_id.startswith("arn:")
-                else stack.format_arn(service="bedrock", resource="guardrail", resource_name=guardrail_id)
-            )
-            self.role.add_to_policy(
-                iam.PolicyStatement(actions=["bedrock:ApplyGuardrail"], resources=[guardrail_arn])
-            )
+            grant_guardrail(stack, self.role, guardrail_id)
             guardrail = bedrock.CfnAgent.GuardrailConfigurationProperty(
                 guardrail_identifier=guardrail_id, guardrail_version=guardrail_version
             )

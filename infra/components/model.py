@@ -149,3 +149,16 @@ class ModelAccess(Construct):
                 "the account's subscriptions, which the first-use subscription checks.",
                 "AwsSolutions-IAM5[Resource::*]",
             )
+
+
+def grant_guardrail(stack: cdk.Stack, grantee: iam.IGrantable, guardrail_id: str) -> None:
+    """``bedrock:ApplyGuardrail`` on exactly this guardrail: what a call carrying it needs, whether
+    Agents Classic applies it for the agent or Converse's ``guardrailConfig`` for the orchestrator
+    ("Include a guardrail with the Converse API",
+    https://docs.aws.amazon.com/bedrock/latest/userguide/guardrails-use-converse-api.html)."""
+    arn = (
+        guardrail_id
+        if guardrail_id.startswith("arn:")
+        else stack.format_arn(service="bedrock", resource="guardrail", resource_name=guardrail_id)
+    )
+    iam.Grant.add_to_principal(grantee=grantee, actions=["bedrock:ApplyGuardrail"], resource_arns=[arn])

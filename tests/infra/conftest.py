@@ -51,8 +51,14 @@ def return_control_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesize
 
 @pytest.fixture(scope="session")
 def converse_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
-    """No Bedrock Agents: the orchestrator runs the Converse loop itself."""
-    return synthesize(tmp_path_factory.mktemp("converse"), runtime="converse", modelId=FOUNDATION_MODEL)
+    """No Bedrock Agents: the orchestrator runs the Converse loop itself, with a guardrail."""
+    return synthesize(
+        tmp_path_factory.mktemp("converse"),
+        runtime="converse",
+        modelId=FOUNDATION_MODEL,
+        guardrailId=GUARDRAIL,
+        guardrailVersion="2",
+    )
 
 
 @pytest.fixture(scope="session")

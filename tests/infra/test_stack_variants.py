@@ -142,10 +142,13 @@ def test_converse_orchestrator_invokes_only_the_context_model(converse_stack: Sy
     role = role_of_function(synth, fn)
     actions = actions_for_role(synth, role)
     bedrock = {a for a in actions if a.startswith("bedrock:")}
-    # The Converse loop calls Converse (bedrock:InvokeModel), never ConverseStream.
-    assert bedrock == {"bedrock:InvokeModel"}
+    # The Converse loop calls Converse (bedrock:InvokeModel), never ConverseStream, with its guardrail.
+    assert bedrock == {"bedrock:InvokeModel", "bedrock:ApplyGuardrail"}
     (arn,) = resources_for_action(synth, role, "bedrock:InvokeModel")
     assert _joined(arn) == f"arn:<P>:bedrock:us-east-1::foundation-model/{model}"
+    (guardrail,) = resources_for_action(synth, role, "bedrock:ApplyGuardrail")
+    assert _joined(guardrail) == f"arn:<P>:bedrock:us-east-1:123456789012:guardrail/{GUARDRAIL}"
+    assert (env["GUARDRAIL_ID"], env["GUARDRAIL_VERSION"]) == (GUARDRAIL, "2")
     assert not {a for a in actions if a.startswith("ses:") or a.startswith("secretsmanager:")}
     drafts = {"Fn::GetAtt": [synth.logical_id(synth.stack.tables[DRAFTS]), "Arn"]}
     assert drafts in resources_for_action(synth, role, "dynamodb:PutItem")

@@ -714,3 +714,22 @@ def test_build_runtime_wires_the_harness_and_the_offline_choices() -> None:
     assert isinstance(offline, AgentCoreRuntime)
     assert isinstance(offline.client, OfflineHarness)
     assert isinstance(converse, ConverseRuntime)
+
+
+def test_the_converse_runtime_takes_the_deployments_guardrail_from_its_settings() -> None:
+    class ConverseClients(AwsClients):
+        bedrock_runtime = object()  # type: ignore[assignment]
+
+    guarded = build_runtime(
+        settings(RUNTIME="converse", MODEL_ID="anthropic.claude-sonnet-5-5", GUARDRAIL_ID="gr0abc123def"),
+        ConverseClients(),
+        lambda _r: None,  # type: ignore[arg-type,return-value]
+    )
+    plain = build_runtime(
+        settings(RUNTIME="converse", MODEL_ID="anthropic.claude-sonnet-5-5"),
+        ConverseClients(),
+        lambda _r: None,  # type: ignore[arg-type,return-value]
+    )
+    assert isinstance(guarded, ConverseRuntime) and isinstance(plain, ConverseRuntime)
+    assert guarded.guardrail == {"guardrailIdentifier": "gr0abc123def", "guardrailVersion": "DRAFT"}
+    assert plain.guardrail is None

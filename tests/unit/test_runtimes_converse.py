@@ -323,3 +323,48 @@ def test_the_agent_runtime_sends_no_history_bedrock_keeps_it_by_session_id() -> 
     assert call["sessionId"] == "sess-1"
     assert call["inputText"] == REQUEST.message
     assert "earlier" not in str(call)
+
+
+GUARDRAIL = {"guardrailIdentifier": "gr0abc123def", "guardrailVersion": "2"}
+
+
+def test_a_guardrail_goes_with_every_model_call_of_the_turn_in_the_shape_converse_takes(ports) -> None:
+    import botocore.session
+    from botocore.validate import validate_parameters
+
+    # Given a Converse runtime with a guardrail, and a model that calls a tool, then answers
+    model = ScriptedModel(
+        reply(use("t1", "create_email_draft", EMAIL), stop="tool_use"), reply({"text": "Drafted it."})
+    )
+    loop = runtime(model, ports, direct_answers=False, guardrail=GUARDRAIL)
+
+    # When a turn runs
+    loop.run_turn(REQUEST)
+
+    # Then each request carries the guardrail, and botocore's Converse input shape accepts it
+    shape = botocore.session.get_session().get_service_model("bedrock-runtime").operation_model("Converse")
+    assert len(model.requests) == 2
+    for request in model.requests:
+        assert request["guardrailConfig"] == GUARDRAIL
+        validate_parameters(request, shape.input_shape)
+
+
+def test_without_a_guardrail_the_request_names_none(ports) -> None:
+    model = ScriptedModel(reply({"text": "Hello."}))
+    runtime(model, ports).run_turn(REQUEST)
+    assert "guardrailConfig" not in model.requests[0]
+
+
+def test_an_answer_the_guardrail_blocked_is_the_reply_and_runs_no_call(ports) -> None:
+    # Given a guardrail that intervenes: Converse answers its blocked-output words, stopReason
+    # guardrail_intervened (a call the model had planned is not in the answer)
+    blocked = "Sorry, I can't help with that request."
+    model = ScriptedModel(reply({"text": blocked}, stop="guardrail_intervened"))
+
+    # When the turn runs
+    results = runtime(model, ports, guardrail=GUARDRAIL).run_turn(REQUEST)
+
+    # Then the reply is the guardrail's words, there is no card, and no draft was written
+    assert results.message == blocked
+    assert results.client_actions == ()
+    assert len(model.requests) == 1

@@ -121,6 +121,10 @@ class ChatSettings(ToolSettings):
         default=None, ge=256, le=65536, description="maxTokens per model call; default: the model's"
     )
     max_message_chars: int = Field(default=4000, ge=1)
+    guardrail_id: str | None = Field(
+        default=None, description="RUNTIME=converse: a Bedrock guardrail applied to every Converse call"
+    )
+    guardrail_version: str = Field(default="DRAFT", pattern=r"^(DRAFT|[1-9][0-9]{0,7})$")
     rate_limits_table_name: str | None = Field(
         default=None, description="Per-user token buckets (the limits table); unset: no per-user rate"
     )

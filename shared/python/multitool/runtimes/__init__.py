@@ -174,6 +174,11 @@ def build_runtime(settings: ChatSettings, clients: AwsClients, flows: FlowFactor
             flows,
             max_rounds=rounds,
             max_tokens=_max_tokens(settings),
+            guardrail=(
+                {"guardrailIdentifier": settings.guardrail_id, "guardrailVersion": settings.guardrail_version}
+                if settings.guardrail_id
+                else None
+            ),
         )
     from multitool.runtimes.offline import OfflineModel
 

@@ -193,8 +193,16 @@ class ConverseRuntime:
         tool_specs: Sequence[Mapping[str, Any]] | None = None,
         service: str = "Bedrock Converse",
         max_tokens: int = MAX_TOKENS,
+        guardrail: Mapping[str, str] | None = None,
     ) -> None:
         self.client = client
+        # Converse's guardrailConfig (GuardrailConfiguration: guardrailIdentifier, guardrailVersion),
+        # sent on every call of the turn. With tools, the guardrail reads the messages and the model's
+        # text, not toolUse inputs or tool results ("Include a guardrail with the Converse API",
+        # https://docs.aws.amazon.com/bedrock/latest/userguide/guardrails-use-converse-api.html); a
+        # blocked answer comes back as stopReason guardrail_intervened with the guardrail's words,
+        # which the loop returns as the reply, running no call.
+        self.guardrail = dict(guardrail) if guardrail else None
         self.model_id = model_id
         self.flows = flows
         self.max_rounds = max_rounds
@@ -255,6 +263,7 @@ class ConverseRuntime:
                 toolConfig={"tools": self.tool_specs, "toolChoice": TOOL_CHOICE},
                 # No fixed temperature for a model that thinks by default (multitool.models).
                 inferenceConfig=converse_inference_config(self.model_id, self.max_tokens),
+                **({"guardrailConfig": self.guardrail} if self.guardrail else {}),
             )
         except BEDROCK_ERRORS as error:
             raise model_error(error, self.service) from None
