@@ -730,6 +730,7 @@ def test_the_converse_runtime_takes_the_deployments_guardrail_from_its_settings(
         ConverseClients(),
         lambda _r: None,  # type: ignore[arg-type,return-value]
     )
-    assert isinstance(guarded, ConverseRuntime) and isinstance(plain, ConverseRuntime)
+    assert isinstance(guarded, ConverseRuntime)
+    assert isinstance(plain, ConverseRuntime)
     assert guarded.guardrail == {"guardrailIdentifier": "gr0abc123def", "guardrailVersion": "DRAFT"}
     assert plain.guardrail is None
