@@ -17,6 +17,20 @@ for English text and JSON; the offline stand-in has no tokenizer, so the figures
 compare the two paths, they are not a bill. Tool specs are counted once per call,
 as the service counts them.
 
+Prompt caching: the Converse loop calls the default model's id, so its requests carry
+the cache points a deployment sends (:mod:`multitool.runtimes.converse`). Each request
+goes through a real ``bedrock-runtime`` client with botocore's Stubber, so it is
+validated against the Converse input shape, and the answer's ``usage`` (validated
+against the output shape) says what a prompt cache keyed on the bytes before each
+cache point would have read (``cacheReadInputTokens``) and written
+(``cacheWriteInputTokens``), the rest being ``inputTokens``: Bedrock's rules as its
+prompt-caching page gives them (a prefix must be byte-identical to hit, and counts
+only from the model's minimum; https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html).
+One cache serves every conversation of a row, as one account's cache serves all its
+users; the first call of a row writes it. The harness offers no cache point
+(InvokeHarness's system prompt blocks hold text only, in botocore's model), so its
+rows read and write nothing.
+
 Run with ``python -m benchmarks model_calls`` or through ``make bench``.
 """
 
@@ -45,30 +59,108 @@ NOW = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
 CHARS_PER_TOKEN = 4
 
 
+# The smallest minimum per cache checkpoint the prompt-caching page lists for a Claude model (Claude
+# 3.7 Sonnet); a shorter prefix is not cached.
+MIN_CACHED_TOKENS = 1024
+# What a cached token costs against an uncached input token: a 5-minute cache write 1.25x, a cache
+# read 0.1x (Anthropic's price list for Claude Sonnet 5.5: $2 input, $2.50 5m cache write, $0.20
+# cache read per million tokens; https://platform.claude.com/docs/en/models/sonnet-5-5/overview).
+CACHE_WRITE_PRICE = 1.25
+CACHE_READ_PRICE = 0.1
+
+
 @dataclass
 class Count:
-    """What the model was asked in one turn."""
+    """What the model was asked in one turn, and what its answers' usage said."""
 
     calls: int = 0
     tokens: int = 0
+    uncached: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
     requests: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, usage: dict[str, Any]) -> None:
+        self.uncached += int(usage.get("inputTokens") or 0)
+        self.cache_read += int(usage.get("cacheReadInputTokens") or 0)
+        self.cache_write += int(usage.get("cacheWriteInputTokens") or 0)
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 def _estimated_tokens(request: dict[str, Any]) -> int:
     read = {key: request.get(key) for key in ("system", "toolConfig", "messages")}
-    return len(json.dumps(read, ensure_ascii=False, separators=(",", ":"), default=str)) // CHARS_PER_TOKEN
+    return len(_compact(read)) // CHARS_PER_TOKEN
 
 
-def _counting_model() -> tuple[Any, Count]:
+def _prefixes(request: dict[str, Any]) -> list[str]:
+    """The prompt before each cache point, in the order a Claude prompt is read: tools, system, messages."""
+    parts = [
+        ("tools", (request.get("toolConfig") or {}).get("tools") or []),
+        ("system", request.get("system") or []),
+        ("messages", [block for message in request.get("messages") or [] for block in message["content"]]),
+    ]
+    prefixes: list[str] = []
+    read: list[Any] = []
+    for _name, blocks in parts:
+        for block in blocks:
+            read.append(block)
+            if "cachePoint" in block:
+                prefixes.append(_compact(read))
+    return prefixes
+
+
+class PromptCache:
+    """What Bedrock's prompt cache reads and writes for a request: one cache, shared by every caller."""
+
+    def __init__(self) -> None:
+        self.cached: set[str] = set()
+
+    def usage(self, request: dict[str, Any]) -> dict[str, int]:
+        total = _estimated_tokens(request)
+        prefixes = [p for p in _prefixes(request) if len(p) // CHARS_PER_TOKEN >= MIN_CACHED_TOKENS]
+        hit = max((len(p) for p in prefixes if p in self.cached), default=0) // CHARS_PER_TOKEN
+        longest = max((len(p) for p in prefixes), default=0) // CHARS_PER_TOKEN
+        self.cached.update(prefixes)
+        written = longest - hit
+        return {
+            "inputTokens": total - hit - written,
+            "cacheReadInputTokens": hit,
+            "cacheWriteInputTokens": written,
+        }
+
+
+def _counting_model(cache: PromptCache) -> tuple[Any, Count]:
+    import boto3
+    from botocore.stub import Stubber
     from multitool.runtimes import OfflineModel
 
     count = Count()
+    # A real client (fake credentials, never sent: the Stubber answers) checks every request against
+    # bedrock-runtime's Converse input shape and every answer against its output shape.
+    client = boto3.client(
+        "bedrock-runtime",
+        region_name="us-east-1",
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+    )
+    stubber = Stubber(client)
+    stubber.activate()
 
     class CountingModel(OfflineModel):
         def converse(self, **kwargs: Any) -> dict[str, Any]:
             count.calls += 1
             count.tokens += _estimated_tokens(kwargs)
-            return super().converse(**kwargs)
+            answer = {k: v for k, v in super().converse(**kwargs).items() if k != "ResponseMetadata"}
+            usage = cache.usage(kwargs)
+            output = int(answer["usage"]["outputTokens"])
+            answer["usage"] = {**usage, "outputTokens": output, "totalTokens": sum(usage.values()) + output}
+            stubber.add_response("converse", answer, expected_params=kwargs)
+            response: dict[str, Any] = dict(client.converse(**kwargs))
+            count.add(response["usage"])
+            return response
 
     return CountingModel(), count
 
@@ -76,6 +168,7 @@ def _counting_model() -> tuple[Any, Count]:
 def _runtimes(direct_answers: bool) -> dict[str, Callable[[], tuple[Any, Count]]]:
     from multitool.local.embedded import load_seed
     from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+    from multitool.models import DEFAULT_MODEL_ID
     from multitool.runtimes import AgentCoreRuntime, ConverseRuntime, OfflineHarness
     from multitool.runtimes.carryover import MemoryCarryOver
     from multitool.runtimes.offline_harness import OFFLINE_HARNESS_ARN
@@ -88,12 +181,14 @@ def _runtimes(direct_answers: bool) -> dict[str, Callable[[], tuple[Any, Count]]
         ports = ToolPorts(MemoryDirectory(list(people)), MemoryCalendar(), MemoryDraftStore())
         return product_flows(ports, direct_answers=direct_answers)
 
+    converse_cache, harness_cache = PromptCache(), PromptCache()
+
     def converse() -> tuple[Any, Count]:
-        model, count = _counting_model()
-        return ConverseRuntime(model, "offline", flows(), service="offline model"), count
+        model, count = _counting_model(converse_cache)
+        return ConverseRuntime(model, DEFAULT_MODEL_ID, flows(), service="offline model"), count
 
     def harness() -> tuple[Any, Count]:
-        model, count = _counting_model()
+        model, count = _counting_model(harness_cache)
         runtime = AgentCoreRuntime(
             OfflineHarness(model),
             OFFLINE_HARNESS_ARN,
@@ -107,11 +202,27 @@ def _runtimes(direct_answers: bool) -> dict[str, Callable[[], tuple[Any, Count]]
 
 
 @dataclass(frozen=True)
+class Usage:
+    """A turn's input tokens as the model's usage reports them."""
+
+    uncached: int
+    cache_read: int
+    cache_write: int
+
+    @property
+    def cost(self) -> float:
+        """The turn's input price in uncached input tokens (cache writes and reads at their ratios)."""
+        return self.uncached + CACHE_WRITE_PRICE * self.cache_write + CACHE_READ_PRICE * self.cache_read
+
+
+@dataclass(frozen=True)
 class Turns:
     first_calls: int
     first_tokens: int
     next_tokens: int
     message: str
+    first_usage: Usage
+    next_usage: Usage
 
 
 def _conversation(make: Callable[[], tuple[Any, Count]], text: str) -> Turns:
@@ -122,8 +233,16 @@ def _conversation(make: Callable[[], tuple[Any, Count]], text: str) -> Turns:
     chat = ChatService(runtime, MemorySessionStore(), default_timezone="Europe/Berlin", clock=lambda: NOW)
     first = chat.reply("alex-muller", ChatRequest(message=text))
     first_calls, first_tokens = count.calls, count.tokens
+    first_usage = Usage(count.uncached, count.cache_read, count.cache_write)
     chat.reply("alex-muller", ChatRequest(message=FOLLOW_UP, session_id=first.session_id))
-    return Turns(first_calls, first_tokens, count.tokens - first_tokens, first.message)
+    next_usage = Usage(
+        count.uncached - first_usage.uncached,
+        count.cache_read - first_usage.cache_read,
+        count.cache_write - first_usage.cache_write,
+    )
+    return Turns(
+        first_calls, first_tokens, count.tokens - first_tokens, first.message, first_usage, next_usage
+    )
 
 
 def measure() -> dict[str, dict[str, list[Turns]]]:
@@ -171,6 +290,21 @@ def run() -> None:
             f"{'all requests':24} {name:9} {calls[0]:>12.2f} {calls[1]:>11.2f} {tokens[0]:>13.0f} "
             f"{tokens[1]:>12.0f} {later[0]:>10.0f}/{later[1]:<10.0f}"
         )
+    print()
+    print("input tokens by the usage the model reports (after): uncached / cache read / cache write,")
+    print(f"and the input price in uncached tokens (write {CACHE_WRITE_PRICE}x, read {CACHE_READ_PRICE}x)")
+    print(f"{'turn (mean)':24} {'runtime':9} {'uncached':>9} {'read':>7} {'write':>7} {'price':>7}")
+    for name, runs in figures.items():
+        turns = runs["after"]
+        rows = (
+            ("very first turn", [turns[0].first_usage]),
+            ("first turns after it", [t.first_usage for t in turns[1:]]),
+            ("next turns", [t.next_usage for t in turns]),
+        )
+        for label, usages in rows:
+            uncached, read = _mean([u.uncached for u in usages]), _mean([u.cache_read for u in usages])
+            written, price = _mean([u.cache_write for u in usages]), sum(u.cost for u in usages) / len(usages)
+            print(f"{label:24} {name:9} {uncached:>9.0f} {read:>7.0f} {written:>7.0f} {price:>7.0f}")
     example = figures["converse"]["after"][0].message
     print(f"\nanswer composed for '{REQUESTS[0][1]}':\n  {example}")
 

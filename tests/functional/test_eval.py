@@ -145,7 +145,9 @@ def tool_use(use_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any
     return {"toolUse": {"toolUseId": use_id, "name": name, "input": arguments}}
 
 
-def answer(content: list[dict[str, Any]], stop: str, tokens: tuple[int, int, int]) -> dict[str, Any]:
+def answer(
+    content: list[dict[str, Any]], stop: str, tokens: tuple[int, int, int], cache_write: int = 0
+) -> dict[str, Any]:
     read, written, cached = tokens
     return {
         "output": {"message": {"role": "assistant", "content": content}},
@@ -155,6 +157,7 @@ def answer(content: list[dict[str, Any]], stop: str, tokens: tuple[int, int, int
             "outputTokens": written,
             "totalTokens": read + written,
             "cacheReadInputTokens": cached,
+            "cacheWriteInputTokens": cache_write,
         },
         "metrics": {"latencyMs": 640},
     }
@@ -173,7 +176,9 @@ ANSWERS = {
         )
     ],
     "model-b": [
-        answer([tool_use("b1", "create_email_draft", {**EMAIL, "to": ["Priya"]})], "tool_use", (1100, 90, 0))
+        answer(
+            [tool_use("b1", "create_email_draft", {**EMAIL, "to": ["Priya"]})], "tool_use", (100, 90, 0), 1000
+        )
     ],
 }
 
@@ -220,12 +225,21 @@ def test_converse_models_side_by_side_through_botocores_stubber(monkeypatch, tmp
     assert (b["model"], b["exact"], b["silentlyWrong"], b["foundCards"]) == ("model-b", False, True, 1)
     assert [c["got"] for c in b["cards"] if c["wrong"]] == [{"to": ["priya"]}]
     assert (a["modelCalls"], a["inputTokens"], a["outputTokens"], a["cachedTokens"]) == (1, 1200, 180, 1000)
-    assert (b["modelCalls"], b["inputTokens"], b["outputTokens"], b["cachedTokens"]) == (1, 1100, 90, 0)
+    assert (b["modelCalls"], b["inputTokens"], b["outputTokens"], b["cachedTokens"]) == (1, 100, 90, 0)
+    # Cached and uncached input apart: model-a read its prefix from the cache, model-b wrote it.
+    assert (a["cacheWriteTokens"], b["cacheWriteTokens"]) == (0, 1000)
     assert (a["discarded"], a["notDiscarded"], b["discarded"]) == (2, 0, 1)
     # The estimate reads what the model read: the prompt and the tool specs are most of it.
     assert a["estimatedInputTokens"] > 500
     summary_a, summary_b = document["summary"]
     assert (summary_a["intentRecall"], summary_b["intentRecall"]) == (1.0, 0.5)
+    assert (summary_a["cachedTokens"], summary_a["cacheWriteTokens"]) == (1000, 0)
+    assert (summary_b["cachedTokens"], summary_b["cacheWriteTokens"], summary_b["inputTokens"]) == (
+        0,
+        1000,
+        100,
+    )
+    assert summary_b["allTurns"]["cacheWriteTokens"] == 1000
 
 
 def test_a_case_for_a_user_the_directory_lacks_is_a_usage_error(tmp_path: Path, capsys) -> None:

@@ -30,6 +30,16 @@ What AWS documents, and where:
   (``toolChoice: auto``); a model that thinks only when asked keeps ``temperature: 0``. Thinking
   tokens count against the call's ``maxTokens``, so such a model gets a larger default budget: room
   for its thinking besides the turn's calls (a budget is a cap; only the tokens written are billed).
+- Prompt caching ("Prompt caching for faster model inference",
+  https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html): a Converse request marks
+  the end of a prefix to cache with a ``cachePoint`` block (``{"type": "default"}``) in ``system``,
+  ``messages`` or ``toolConfig.tools``; the Claude models accept checkpoints in all three fields, the
+  Amazon Nova models in ``system`` and ``messages`` only; up to 4 checkpoints a request; a checkpoint
+  counts only once the prefix before it reaches the model's minimum (1,024 tokens for Claude 3.7
+  Sonnet, 2,048 for Claude 3.5 Haiku; a shorter prefix is not cached and the call still succeeds).
+  The cached prefix must be byte-identical from call to call: any change is a cache miss. The usage
+  of a response says what was read from and written to the cache (``cacheReadInputTokens``,
+  ``cacheWriteInputTokens``).
 """
 
 from __future__ import annotations
@@ -73,6 +83,25 @@ THINKING_ON_REQUEST = ModelFamily(
 )
 
 
+@dataclass(frozen=True, slots=True)
+class PromptCache:
+    """Where a family's Converse requests may place ``cachePoint`` blocks (the prompt-caching page)."""
+
+    name: str
+    pattern: re.Pattern[str]  # matched against the foundation-model id (no profile prefix)
+    tools: bool  # a checkpoint after the tool specs; the system prompt and messages take one always
+
+
+PROMPT_CACHES: tuple[PromptCache, ...] = (
+    PromptCache("Anthropic Claude", re.compile(r"^anthropic\.claude-"), tools=True),
+    PromptCache("Amazon Nova", re.compile(r"^amazon\.nova-"), tools=False),
+)
+PROMPT_CACHING_SOURCE = "https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html"
+# The only cache point shape Converse takes (botocore's CachePointBlock: type "default", ttl optional;
+# without a ttl the model's default TTL applies, 5 minutes for most models).
+CACHE_POINT: dict[str, Any] = {"cachePoint": {"type": "default"}}
+
+
 def foundation_model_id(model_id: str) -> str:
     """The model an id names: ``global.anthropic.claude-sonnet-5-5`` -> ``anthropic.claude-sonnet-5-5``."""
     prefix, _, rest = model_id.partition(".")
@@ -83,6 +112,14 @@ def model_family(model_id: str) -> ModelFamily:
     """The family of a model id or inference profile id (its rules); unknown models are the older kind."""
     model = foundation_model_id(model_id)
     return next((family for family in FAMILIES if family.pattern.match(model)), THINKING_ON_REQUEST)
+
+
+def prompt_cache(model_id: str | None) -> PromptCache | None:
+    """Where the model caches a prompt prefix, or None for a model with no explicit prompt caching."""
+    if not model_id:
+        return None
+    model = foundation_model_id(model_id)
+    return next((cache for cache in PROMPT_CACHES if cache.pattern.match(model)), None)
 
 
 # Room for a full-length email body (~2,500 tokens) besides the turn's other calls: every Converse model

@@ -66,13 +66,23 @@ def contract_text() -> str:
 
 def system_prompt(*, timezone: str, now: datetime | None = None) -> str:
     """The Converse system prompt: the contract plus the user's time context."""
+    return "\n".join((standing_system_prompt(), time_context(timezone=timezone, now=now)))
+
+
+def standing_system_prompt() -> str:
+    """The part of the system prompt that is the same for every user and turn: a cacheable prefix."""
     lines = [
         "You prepare emails, meeting proposals and Jira tickets for the user to review, using the tools.",
         contract_text(),
         TIMES,
         REVIEW,
-        f"The user's time zone is {timezone}.",
     ]
+    return "\n".join(lines)
+
+
+def time_context(*, timezone: str, now: datetime | None = None) -> str:
+    """The per-request end of the system prompt: the user's zone and the current time."""
+    lines = [f"The user's time zone is {timezone}."]
     if now is not None:
         lines.append(f"The current time is {now.isoformat()}.")
     return "\n".join(lines)

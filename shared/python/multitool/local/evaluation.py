@@ -343,13 +343,19 @@ def estimated_tokens(request: Mapping[str, Any], keys: Sequence[str]) -> int:
 
 @dataclass
 class Usage:
-    """What the model calls of one turn cost, as the model reported it, and the estimate."""
+    """What the model calls of one turn cost, as the model reported it, and the estimate.
+
+    ``input_tokens`` are the uncached ones; ``cached_tokens`` were read from the prompt cache and
+    ``cache_write_tokens`` written to it, each billed at its own rate (Converse's and InvokeHarness's
+    usage report the three apart: cacheReadInputTokens, cacheWriteInputTokens).
+    """
 
     calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     cached_tokens: int = 0
     estimated_input_tokens: int = 0
+    cache_write_tokens: int = 0
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -358,6 +364,7 @@ class Usage:
             self.output_tokens + other.output_tokens,
             self.cached_tokens + other.cached_tokens,
             self.estimated_input_tokens + other.estimated_input_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
         )
 
     def add(self, usage: Mapping[str, Any] | None) -> None:
@@ -365,6 +372,7 @@ class Usage:
         self.input_tokens += int(usage.get("inputTokens") or 0)
         self.output_tokens += int(usage.get("outputTokens") or 0)
         self.cached_tokens += int(usage.get("cacheReadInputTokens") or 0)
+        self.cache_write_tokens += int(usage.get("cacheWriteInputTokens") or 0)
 
 
 class MeteredClient:
@@ -616,6 +624,7 @@ class CaseResult:
             "inputTokens": usage.input_tokens if usage else None,
             "outputTokens": usage.output_tokens if usage else None,
             "cachedTokens": usage.cached_tokens if usage else None,
+            "cacheWriteTokens": usage.cache_write_tokens if usage else None,
             "estimatedInputTokens": usage.estimated_input_tokens if usage else None,
             "historyModelCalls": self.history_usage.calls if self.history_usage else None,
             "latencyMs": round(self.answer.seconds * 1000, 1),
@@ -697,6 +706,7 @@ def summary(results: Sequence[CaseResult]) -> dict[str, Any]:
         "inputTokens": tokens_in,
         "outputTokens": tokens_out,
         "cachedTokens": total(lambda u: u.cached_tokens),
+        "cacheWriteTokens": total(lambda u: u.cache_write_tokens),
         "tokensPerCase": round((tokens_in + tokens_out) / len(metered), 1)
         if metered and tokens_in is not None and tokens_out is not None
         else None,
@@ -707,6 +717,8 @@ def summary(results: Sequence[CaseResult]) -> dict[str, Any]:
             "modelCalls": sum(u.calls for u in everything),
             "inputTokens": sum(u.input_tokens for u in everything),
             "outputTokens": sum(u.output_tokens for u in everything),
+            "cachedTokens": sum(u.cached_tokens for u in everything),
+            "cacheWriteTokens": sum(u.cache_write_tokens for u in everything),
             "estimatedInputTokens": sum(u.estimated_input_tokens for u in everything),
         }
         if everything
@@ -745,9 +757,10 @@ _ROWS: tuple[tuple[str, str], ...] = (
     ("askedWhenRight", "asked when it should"),
     ("errors", "errors"),
     ("modelCalls", "model calls"),
-    ("inputTokens", "input tokens"),
+    ("inputTokens", "uncached input tokens"),
     ("outputTokens", "output tokens"),
-    ("cachedTokens", "cached tokens"),
+    ("cachedTokens", "cache-read tokens"),
+    ("cacheWriteTokens", "cache-write tokens"),
     ("tokensPerCase", "tokens per case"),
     ("estimatedInputTokensPerCase", "est. input tokens/case"),
     ("latencyP50Ms", "latency p50 ms"),

@@ -14,20 +14,27 @@ called again only after a failed or refused call or a card the user must clarify
 session's stored history gets that message as the reply, as it would the model's. Every call
 and result is recorded as an InvokeAgent-shaped trace event, so the trace
 extractor turns them into cards exactly as it does for the Bedrock agent.
+
+For a model with prompt caching (:func:`multitool.models.prompt_cache`) a ``cachePoint``
+follows the tool specs and the standing system prompt, the same bytes for every user and
+turn; the user's zone and the current time come after the last cache point, so they never
+make a cache miss.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 from functools import cache
 from importlib import resources
 from typing import Any, Protocol
 
 from multitool.flow import Flow, ToolCall, ToolResult
-from multitool.models import ANSWER_TOKENS, TOOL_CHOICE, converse_inference_config
+from multitool.models import ANSWER_TOKENS, CACHE_POINT, TOOL_CHOICE, converse_inference_config, prompt_cache
 from multitool.observability import logger
-from multitool.prompts import system_prompt
+from multitool.prompts import standing_system_prompt, time_context
 from multitool.runtimes.base import (
     BEDROCK_ERRORS,
     FlowFactory,
@@ -159,6 +166,27 @@ def _default_tool_specs(_version: int) -> tuple[dict[str, Any], ...]:
     return tuple(specs + missing)
 
 
+# --------------------------------------------------------------------------- the cacheable prefix
+
+
+def system_blocks(model_id: str, *, timezone: str, now: datetime | None) -> list[dict[str, Any]]:
+    """Converse ``system``: the standing prompt, a cache point where the model caches, then the time."""
+    blocks: list[dict[str, Any]] = [{"text": standing_system_prompt()}]
+    if prompt_cache(model_id) is not None:
+        blocks.append(copy.deepcopy(CACHE_POINT))
+    blocks.append({"text": time_context(timezone=timezone, now=now)})
+    return blocks
+
+
+def cached_tools(model_id: str, specs: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Converse ``toolConfig.tools``: the specs, then a cache point where the model caches tools."""
+    tools = [dict(spec) for spec in specs]
+    caching = prompt_cache(model_id)
+    if caching is not None and caching.tools:
+        tools.append(copy.deepcopy(CACHE_POINT))
+    return tools
+
+
 # --------------------------------------------------------------------------- the loop
 
 
@@ -209,12 +237,13 @@ class ConverseRuntime:
         self.max_tokens = max_tokens
         chosen = tool_specs if tool_specs is not None else default_tool_specs()
         self.tool_specs = [dict(spec) for spec in chosen]
+        self.tools = cached_tools(model_id, self.tool_specs)
         self.service = service
 
     def run_turn(self, request: TurnRequest) -> ToolResults:
         flow = self.flows(request)
         recorder = TraceRecorder(request.session_id)
-        system = [{"text": system_prompt(timezone=request.timezone, now=request.now)}]
+        system = system_blocks(self.model_id, timezone=request.timezone, now=request.now)
         messages: list[dict[str, Any]] = [
             *(_text_message(message) for message in request.history),
             {"role": "user", "content": [{"text": request.message}]},
@@ -253,14 +282,14 @@ class ConverseRuntime:
         return extract_tool_results(recorder.events)
 
     def _converse(
-        self, messages: list[dict[str, Any]], system: list[dict[str, str]]
+        self, messages: list[dict[str, Any]], system: list[dict[str, Any]]
     ) -> tuple[dict[str, Any], str]:
         try:
             response = self.client.converse(
                 modelId=self.model_id,
                 messages=messages,
                 system=system,
-                toolConfig={"tools": self.tool_specs, "toolChoice": TOOL_CHOICE},
+                toolConfig={"tools": self.tools, "toolChoice": TOOL_CHOICE},
                 # No fixed temperature for a model that thinks by default (multitool.models).
                 inferenceConfig=converse_inference_config(self.model_id, self.max_tokens),
                 **({"guardrailConfig": self.guardrail} if self.guardrail else {}),
