@@ -349,7 +349,9 @@ def raw_exchange(server: LocalHttpServer, data: bytes) -> bytes:
 def test_paths_the_file_system_cannot_name_are_404_not_a_dropped_connection(
     server: LocalHttpServer, path: str
 ) -> None:
-    answer = raw_exchange(server, f"GET {path} HTTP/1.1\r\nHost: local\r\nConnection: close\r\n\r\n".encode())
+    answer = raw_exchange(
+        server, f"GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".encode()
+    )
 
     assert answer.startswith(b"HTTP/1.1 404 ")
     assert answer.endswith(b'{"message": "Not Found"}')
@@ -361,7 +363,7 @@ def test_a_chunked_body_is_refused_with_411_before_the_function(server: LocalHtt
 
     answer = raw_exchange(
         server,
-        b"POST /chat HTTP/1.1\r\nHost: local\r\nX-Local-User: kinshuok\r\nTransfer-Encoding: chunked\r\n"
+        b"POST /chat HTTP/1.1\r\nHost: localhost\r\nX-Local-User: kinshuok\r\nTransfer-Encoding: chunked\r\n"
         b"\r\n5\r\nhello\r\n0\r\n\r\n",
     )
 
@@ -495,7 +497,7 @@ def test_a_body_that_never_arrives_is_408_and_the_connection_closed(
     host, port = running.server_address[:2]
     with socket.create_connection((str(host), int(port)), timeout=10) as stalled:
         stalled.sendall(
-            b"POST /chat HTTP/1.1\r\nHost: local\r\nX-Local-User: jordan\r\nContent-Length: 50\r\n\r\n{"
+            b"POST /chat HTTP/1.1\r\nHost: localhost\r\nX-Local-User: jordan\r\nContent-Length: 50\r\n\r\n{"
         )
         chunks = []
         while chunk := stalled.recv(65536):
@@ -531,7 +533,7 @@ def test_a_client_that_disconnects_before_the_answer_leaves_nothing_on_stderr(
     # Given a client that sends a request and resets the connection while the function runs
     client = socket.create_connection((str(host), int(port)), timeout=10)
     client.sendall(
-        b"POST /chat HTTP/1.1\r\nHost: local\r\nX-Local-User: jordan\r\nContent-Length: 2\r\n\r\n{}"
+        b"POST /chat HTTP/1.1\r\nHost: localhost\r\nX-Local-User: jordan\r\nContent-Length: 2\r\n\r\n{}"
     )
     assert entered.wait(10)
     client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
@@ -561,7 +563,7 @@ class _Signalling(list[Any]):
 @pytest.mark.parametrize("method", ["OPTIONS", "TRACE", "BREW"])
 def test_any_method_gets_a_json_answer_below_500(server: LocalHttpServer, method: str) -> None:
     answer = raw_exchange(
-        server, f"{method} /chat HTTP/1.1\r\nHost: local\r\nConnection: close\r\n\r\n".encode()
+        server, f"{method} /chat HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".encode()
     )
 
     assert answer.startswith(b"HTTP/1.1 404 ")
@@ -616,7 +618,9 @@ def test_the_served_console_has_readable_logs_and_no_metrics_or_tracebacks() -> 
         assert post("/actions/d_missing/confirm", {})["error"]["code"] == "not_found"
         host, port = base.removeprefix("http://").split(":")
         rude = socket.create_connection((host, int(port)), timeout=10)
-        rude.sendall(b"POST /chat HTTP/1.1\r\nHost: x\r\nX-Local-User: jordan\r\nContent-Length: 20\r\n\r\n")
+        rude.sendall(
+            b"POST /chat HTTP/1.1\r\nHost: localhost\r\nX-Local-User: jordan\r\nContent-Length: 20\r\n\r\n"
+        )
         rude.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         rude.close()
         post("/chat", {"message": "hi"})  # the server is still answering after it
@@ -792,3 +796,46 @@ def test_with_oidc_sign_in_the_page_config_still_offers_the_sandbox_outbox(oidc_
 
     assert config["auth"] == "oidc"
     assert config["sandbox"] is True
+
+
+@pytest.mark.parametrize(
+    "host", ["localhost", "LOCALHOST:8000", "app.localhost", "127.0.0.1", "127.0.0.1:9", "[::1]:8000"]
+)
+def test_a_loopback_host_name_is_answered(server: LocalHttpServer, host: str) -> None:
+    answer = raw_exchange(
+        server, f"GET /config.json HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode()
+    )
+    assert answer.startswith(b"HTTP/1.1 200 ")
+
+
+@pytest.mark.parametrize(
+    "host_line",
+    [
+        "Host: evil.example\r\n",
+        "Host: 127.0.0.1.evil.example:8000\r\n",
+        "Host: localhost.evil.example\r\n",
+        "",
+    ],
+)
+def test_a_request_naming_another_host_is_refused_before_any_route(
+    server: LocalHttpServer, host_line: str
+) -> None:
+    # Given a page on another site whose name was made to resolve to this machine (DNS rebinding):
+    # its requests carry that site's name as Host, or none at all
+    api = server.api
+    before = len(calls(api))
+
+    # When it posts a chat turn
+    answer = raw_exchange(
+        server,
+        (
+            f"POST /chat HTTP/1.1\r\n{host_line}X-Local-User: jordan\r\n"
+            "Content-Length: 2\r\nConnection: close\r\n\r\n{}"
+        ).encode(),
+    )
+
+    # Then the server refuses it and no function ran
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 421 ")
+    assert "localhost" in json.loads(body)["message"]
+    assert len(calls(api)) == before

@@ -113,6 +113,25 @@ def route_request(
     return json_response(404, {"message": "Not Found"})
 
 
+def host_allowed(host_header: str | None, bound_host: str) -> bool:
+    """Whether a request's ``Host`` names this server: a loopback name or address, or the address it
+    was bound to. A page on another site whose name is made to resolve to 127.0.0.1 (DNS rebinding)
+    sends its own name, so the server refuses it rather than let that page drive the API (and, with
+    a real model, spend the developer's Bedrock)."""
+    if not host_header:
+        return False
+    try:
+        host = urlsplit(f"//{host_header.strip()}").hostname
+    except ValueError:  # a port that is not a number, an unclosed IPv6 bracket
+        return False
+    if not host:
+        return False
+    host = host.rstrip(".").lower()
+    if host == "localhost" or host.endswith(".localhost") or host == bound_host.lower():
+        return True
+    return is_loopback(host)
+
+
 class _RequestHandler(BaseHTTPRequestHandler):
     server: LocalHttpServer
     protocol_version = "HTTP/1.1"
@@ -158,6 +177,18 @@ class _RequestHandler(BaseHTTPRequestHandler):
         self._serve("DELETE")
 
     def _serve(self, method: str) -> None:
+        if not host_allowed(self.headers.get("Host"), str(self.server.server_address[0])):
+            self.close_connection = True
+            self._send(
+                json_response(
+                    421,
+                    {
+                        "message": "Misdirected Request: this server answers only localhost, a loopback "
+                        "address or the address it was started on (the Host header)"
+                    },
+                )
+            )
+            return
         if self.headers.get("Transfer-Encoding", "identity").strip().lower() != "identity":
             # The body's framing is unknown to this server: answer, then drop the connection so the
             # unread chunks are never parsed as a next request.
