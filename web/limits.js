@@ -34,11 +34,14 @@ export function maxLength(cardType, name) {
   return found && Number.isInteger(found.maxLength) ? found.maxLength : null;
 }
 
-// The values a card type's field takes (its enum in the schema), the card's own first when it is not one.
+// The values a card type's field takes (its enum in the schema).
 export function choices(cardType, name, current) {
   const found = property(cardType, name);
-  return [...new Set([current, ...(found && Array.isArray(found.enum) ? found.enum : [])].filter(Boolean))];
+  return withCurrent(found && Array.isArray(found.enum) ? found.enum : [], current);
 }
+
+// The backend's values in its order; the card's own value last when it is not one of them.
+const withCurrent = (values, current) => [...new Set([...values, current].filter(Boolean))];
 
 // config.json's jiraProjects: {KEY: {name, issueTypes: [...]}}.
 function projects() {
@@ -46,13 +49,13 @@ function projects() {
   return configured && typeof configured === "object" && !Array.isArray(configured) ? configured : {};
 }
 
-// The project keys to offer, the card's own first when the backend does not list it.
+// The project keys to offer.
 export function jiraProjects(current) {
-  return [...new Set([current, ...Object.keys(projects()).sort()].filter(Boolean))];
+  return withCurrent(Object.keys(projects()).sort(), current);
 }
 
-// The issue types of a project as the backend has them; the card's own type stays offered.
+// The issue types of a project as the backend has them.
 export function issueTypes(project, current) {
-  const types = projects()[project] && Array.isArray(projects()[project].issueTypes) ? projects()[project].issueTypes : [];
-  return [...new Set([current, ...types].filter(Boolean))];
+  const known = projects()[project];
+  return withCurrent(known && Array.isArray(known.issueTypes) ? known.issueTypes : [], current);
 }

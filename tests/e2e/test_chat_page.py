@@ -242,7 +242,9 @@ def test_a_projects_issue_types_are_the_ones_the_backend_serves(page: Page, serv
     issue_type = jira.get_by_label("Issue type")
     assert options_of(issue_type) == projects["WEB"]["issueTypes"]
     assert "Incident" not in options_of(issue_type)
-    assert sorted(options_of(jira.get_by_label("Project"))) == sorted(projects)
+    assert options_of(jira.get_by_label("Project")) == sorted(projects)
+    schema = json.loads((REPO / "web" / "client-actions.schema.json").read_text())
+    assert options_of(jira.get_by_label("Priority")) == schema["$defs"]["Priority"]["enum"]
 
     # When the user moves the ticket to OPS, the choices are OPS's, the chosen type kept where OPS has it
     jira.get_by_label("Project").select_option("OPS")
@@ -269,7 +271,7 @@ def test_the_page_takes_lists_and_limits_from_what_it_is_served(browser: Browser
 
     # Then its choices and limits are the served ones, not constants of the page
     assert options_of(jira.get_by_label("Issue type")) == ["Bug", "Spike"]
-    assert options_of(jira.get_by_label("Priority")) == ["Medium", "Bug-level"]
+    assert options_of(jira.get_by_label("Priority")) == ["Bug-level", "Medium"]
     expect(jira.get_by_label("Summary")).to_have_attribute("maxlength", "42")
     context.close()
 
