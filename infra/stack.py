@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import aws_cdk as cdk
@@ -11,6 +10,7 @@ from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_logs as logs
 from constructs import Construct
+from multitool.settings import page_projects
 from multitool.tables import (
     AUDIT,
     BOOKINGS,
@@ -382,9 +382,8 @@ class MultitoolStack(cdk.Stack):
             "region": self.region,
             "userPoolId": self.users.user_pool.user_pool_id,
             "clientId": self.users.client.user_pool_client_id,
-            "jiraProjects": sorted(json.loads(self.settings.jira_projects))
-            if self.settings.jira_projects
-            else [],
+            # Each project with its issue types: the page offers what the tools accept.
+            "jiraProjects": page_projects(self.settings.jira_projects),
         }
         if self.users.sign_in_origin:
             # Managed login: the page signs in with the authorization code and PKCE (web/auth.js).

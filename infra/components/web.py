@@ -5,8 +5,9 @@ The distribution answers HTTPS only, adds security headers and a strict CSP to e
 routes any path without a file extension to ``index.html`` (SPA routing, in a CloudFront Function, so a
 real missing file is still a 404). ``config.json`` is written at deploy time by the BucketDeployment
 custom resource from the stack's values (``Source.json_data``), and the deployment invalidates the
-distribution's cache, so a redeploy is seen at once. BucketDeployment needs no Docker: its handler and
-the AWS CLI layer ship as prebuilt assets.
+distribution's cache, so a redeploy is seen at once. The page's ES modules (``*.js``, in subfolders too)
+are uploaded first by a deployment of their own, with their content type set. BucketDeployment needs
+no Docker: its handler and the AWS CLI layer ship as prebuilt assets.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from infra.nag import acknowledge
 from infra.paths import ROOT
 
 WEB_DIR = ROOT / "web"
+JS_CONTENT_TYPE = "text/javascript; charset=utf-8"
 # Any path whose last segment has no dot is a page route: serve the app shell.
 SPA_ROUTING = """function handler(event) {
   var request = event.request;
@@ -200,14 +202,35 @@ class ChatWebsite(Construct):
             description="Uploads the page and config.json, invalidates the distribution",
         )
         log_group.grant_write(role)
+        page = s3deploy.Source.asset(str(WEB_DIR), exclude=["config.json", "*.map", ".*"])
+        # The page's scripts are ES modules: a browser runs one only when it is served with a JavaScript
+        # MIME type, and text/javascript is the one the HTML standard names
+        # (https://html.spec.whatwg.org/multipage/scripting.html#scriptingLanguages). They are uploaded
+        # with it set, not left to the AWS CLI's guess from the file name. A sync's filters (--exclude "*"
+        # --include "*.js" match in subfolders too) leave other files alone, pruned or not:
+        # https://docs.aws.amazon.com/cli/latest/reference/s3/index.html#use-of-exclude-and-include-filters
+        # and aws-cdk-lib's s3-deployment README ("Exclude and Include Filters"):
+        # https://docs.aws.amazon.com/cdk/api/v2/python/aws_cdk.aws_s3_deployment/README.html
+        modules = s3deploy.BucketDeployment(
+            self,
+            "ModuleDeployment",
+            destination_bucket=self.bucket,
+            sources=[page],
+            exclude=["*"],
+            include=["*.js"],
+            content_type=JS_CONTENT_TYPE,
+            cache_control=[s3deploy.CacheControl.no_cache()],
+            memory_limit=256,
+            log_group=log_group,
+            role=role,
+        )
         deployment = s3deploy.BucketDeployment(
             self,
             "Deployment",
             destination_bucket=self.bucket,
-            sources=[
-                s3deploy.Source.asset(str(WEB_DIR), exclude=["config.json", "*.map", ".*"]),
-                s3deploy.Source.json_data("config.json", dict(config)),
-            ],
+            sources=[page, s3deploy.Source.json_data("config.json", dict(config))],
+            # The scripts are the module deployment's; this one's invalidation runs once they are up.
+            exclude=["*.js"],
             distribution=self.distribution,
             distribution_paths=["/*"],
             cache_control=[s3deploy.CacheControl.no_cache()],
@@ -215,7 +238,9 @@ class ChatWebsite(Construct):
             log_group=log_group,
             role=role,
         )
+        deployment.node.add_dependency(modules)
         self.deployment_role = role
+        self.module_deployment = modules
         self._acknowledge_deployment_handler()
         return deployment
 

@@ -229,10 +229,74 @@ def test_every_control_has_a_label(page: Page) -> None:
     assert unlabelled == []
 
 
+def options_of(select: Locator) -> list[str]:
+    return select.locator("option").all_inner_texts()
+
+
+def test_a_projects_issue_types_are_the_ones_the_backend_serves(page: Page, server_url: str) -> None:
+    projects = api_get(server_url, "/config.json")["jiraProjects"]
+    # Given a Jira card for project WEB
+    jira = send(page, JIRA_AND_EMAIL).locator(JIRA_CARD)
+
+    # Then it offers WEB's issue types as config.json has them (no "Incident": WEB has none)
+    issue_type = jira.get_by_label("Issue type")
+    assert options_of(issue_type) == projects["WEB"]["issueTypes"]
+    assert "Incident" not in options_of(issue_type)
+    assert options_of(jira.get_by_label("Project")) == sorted(projects)
+    schema = json.loads((REPO / "web" / "client-actions.schema.json").read_text())
+    assert options_of(jira.get_by_label("Priority")) == schema["$defs"]["Priority"]["enum"]
+
+    # When the user moves the ticket to OPS, the choices are OPS's, the chosen type kept where OPS has it
+    jira.get_by_label("Project").select_option("OPS")
+    assert options_of(issue_type) == projects["OPS"]["issueTypes"]
+    expect(issue_type).to_have_value("Bug")
+
+
+def test_the_page_takes_lists_and_limits_from_what_it_is_served(browser: Browser, server_url: str) -> None:
+    # Given a backend whose config.json and card schema say other things than today's
+    config = api_get(server_url, "/config.json")
+    config["jiraProjects"]["WEB"]["issueTypes"] = ["Bug", "Spike"]
+    schema = api_get(server_url, "/client-actions.schema.json")
+    schema["$defs"]["JiraTicketDraftCard"]["properties"]["summary"]["maxLength"] = 42
+    schema["$defs"]["Priority"]["enum"] = ["Bug-level", "Medium"]
+    context = browser.new_context(viewport={"width": 1360, "height": 1400})
+    context.route("**/config.json", lambda route: route.fulfill(json=config))
+    context.route("**/client-actions.schema.json", lambda route: route.fulfill(json=schema))
+    page = context.new_page()
+    page.goto(server_url)
+    expect(page.locator("body")).to_have_attribute("data-ready", "true")
+
+    # When a Jira card is drawn
+    jira = send(page, JIRA_AND_EMAIL).locator(JIRA_CARD)
+
+    # Then its choices and limits are the served ones, not constants of the page
+    assert options_of(jira.get_by_label("Issue type")) == ["Bug", "Spike"]
+    assert options_of(jira.get_by_label("Priority")) == ["Bug-level", "Medium"]
+    expect(jira.get_by_label("Summary")).to_have_attribute("maxlength", "42")
+    context.close()
+
+
+def test_a_fields_max_length_is_the_card_schemas(page: Page, server_url: str) -> None:
+    schema = json.loads((REPO / "web" / "client-actions.schema.json").read_text())
+    limit = schema["$defs"]["EmailDraftCard"]["properties"]["subject"]["maxLength"]
+    # Given an email card and a meeting card
+    turn = send(page, COMBINED)
+
+    # Then the subject and the title allow what the schema allows, no more
+    email = turn.locator(EMAIL_CARD)
+    expect(email.get_by_label("Subject")).to_have_attribute("maxlength", str(limit))
+    body_limit = schema["$defs"]["EmailDraftCard"]["properties"]["body"]["maxLength"]
+    expect(email.get_by_label("Message")).to_have_attribute("maxlength", str(body_limit))
+    title_limit = schema["$defs"]["MeetingSchedulerCard"]["properties"]["title"]["maxLength"]
+    expect(turn.locator(MEETING_CARD).get_by_label("Title")).to_have_attribute("maxlength", str(title_limit))
+
+
 def test_a_field_the_api_refuses_is_flagged_beside_it(page: Page, server_url: str) -> None:
-    # Given a Jira card for project WEB, which has no "Incident" issue type
+    # Given a Jira card for project WEB, and an issue type WEB does not have (a page that read its
+    # choices before the project changed: the confirm, not the page, is what refuses it)
     turn = send(page, JIRA_AND_EMAIL)
     jira = turn.locator(JIRA_CARD)
+    jira.get_by_label("Issue type").evaluate("select => select.add(new Option('Incident', 'Incident'))")
     jira.get_by_label("Issue type").select_option("Incident")
 
     # When the user confirms, the 422 names the field and the card says so beside it

@@ -289,7 +289,11 @@ def test_config_json_selects_local_sign_in(server: LocalHttpServer) -> None:
     assert json.loads(raw) == {
         "apiBase": "",
         "auth": "local",
-        "jiraProjects": ["OPS", "WEB"],
+        # Each project with its own issue types: the Jira card offers these, and nothing else.
+        "jiraProjects": {
+            "OPS": {"name": "Operations", "issueTypes": ["Bug", "Task", "Incident"]},
+            "WEB": {"name": "Website", "issueTypes": ["Bug", "Task", "Story"]},
+        },
         "sandbox": True,
     }
 

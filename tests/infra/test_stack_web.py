@@ -40,8 +40,23 @@ def _page_origin(synth: Synthesized) -> dict[str, Any]:
     return {"Fn::Join": ["", ["https://", {"Fn::GetAtt": [_distribution_id(synth), "DomainName"]}]]}
 
 
+def _deployments(synth: Synthesized) -> list[dict[str, Any]]:
+    return [r.get("Properties", {}) for r in synth.of_type("Custom::CDKBucketDeployment").values()]
+
+
 def _deployment(synth: Synthesized) -> dict[str, Any]:
-    return _one(synth, "Custom::CDKBucketDeployment")[1]
+    """The page's deployment: the one that writes config.json and invalidates the distribution."""
+    (found,) = [props for props in _deployments(synth) if "DistributionId" in props]
+    return found
+
+
+def _module_deployment(synth: Synthesized) -> tuple[str, dict[str, Any]]:
+    (found,) = [
+        (logical_id, resource)
+        for logical_id, resource in synth.of_type("Custom::CDKBucketDeployment").items()
+        if "DistributionId" not in resource.get("Properties", {})
+    ]
+    return found
 
 
 def _published(synth: Synthesized) -> list[tuple[Path, dict[str, Any]]]:
@@ -177,7 +192,29 @@ def test_the_page_and_its_config_are_published_with_an_invalidation(harness_stac
     shipped = {p.relative_to(page_dir).as_posix() for p in page_dir.rglob("*") if p.is_file()}
     assert {"index.html", "app.js", "auth.js", "styles.css"} <= shipped
     assert "config.json" not in shipped  # only the generated one
-    assert shipped == {p.name for p in WEB_DIR.iterdir() if p.is_file() and not p.name.startswith(".")}
+    expected = {p.relative_to(WEB_DIR).as_posix() for p in WEB_DIR.rglob("*") if p.is_file()}
+    assert shipped == {name for name in expected if not name.startswith(".") and name != "config.json"}
+    assert {"cards/card.js", "cards/jira.js"} <= shipped  # the page's modules in their folders ship too
+    assert props["Exclude"] == ["*.js"]  # the scripts are the module deployment's (below)
+
+
+def test_the_pages_modules_are_uploaded_as_javascript_before_the_page(harness_stack: Synthesized) -> None:
+    # ES modules run only when served with a JavaScript MIME type (and nosniff is on)
+    module_id, module = _module_deployment(harness_stack)
+    props = module["Properties"]
+    assert props["SystemMetadata"]["content-type"] == "text/javascript; charset=utf-8"
+    assert props["Exclude"] == ["*"]
+    assert props["Include"] == ["*.js"]
+    assert props["Prune"] is True  # its own files only: the filters keep the others out of its sync
+    page = _deployment(harness_stack)
+    assert props["SourceObjectKeys"] == page["SourceObjectKeys"][:1]  # the same asset: web/
+    (page_id,) = [
+        logical_id
+        for logical_id, resource in harness_stack.of_type("Custom::CDKBucketDeployment").items()
+        if logical_id != module_id
+    ]
+    # The invalidation comes once the modules are up
+    assert module_id in harness_stack.of_type("Custom::CDKBucketDeployment")[page_id]["DependsOn"]
 
 
 def test_config_json_holds_the_stacks_values_and_nothing_typed_by_hand(harness_stack: Synthesized) -> None:
@@ -197,7 +234,11 @@ def test_config_json_holds_the_stacks_values_and_nothing_typed_by_hand(harness_s
             "Fn::Join": ["", ['"https://', {"Ref": domain}, '.auth.us-east-1.amazoncognito.com"']]
         },
         "scope": "openid email profile",
-        "jiraProjects": [],
+        # No jiraProjects in the context: the tools' default projects, each with its issue types.
+        "jiraProjects": {
+            "OPS": {"name": "Operations", "issueTypes": ["Bug", "Task", "Story"]},
+            "WEB": {"name": "Website", "issueTypes": ["Bug", "Task", "Story"]},
+        },
     }
 
 
@@ -283,7 +324,7 @@ def test_self_sign_up_a_local_page_and_a_named_domain_by_context(web_stack: Synt
     _, api = _one(web_stack, "AWS::ApiGatewayV2::Api")
     assert api["CorsConfiguration"]["AllowOrigins"] == [_page_origin(web_stack), LOCAL_ORIGIN]
     config = _config_json(web_stack)
-    assert config["jiraProjects"] == ["WEB"]
+    assert config["jiraProjects"] == {"WEB": {"name": "Website", "issueTypes": ["Bug"]}}
     domain_id = web_stack.logical_id(web_stack.stack.users.domain)
     assert config["signInDomain"] == {
         "Fn::Join": ["", ['"https://', {"Ref": domain_id}, '.auth.us-east-1.amazoncognito.com"']]

@@ -181,6 +181,13 @@ class ReviewSettings(ToolSettings):
         return tuple(d.strip() for d in value.split(",") if d.strip()) if isinstance(value, str) else value
 
 
+def page_projects(raw: str | None) -> dict[str, dict[str, Any]]:
+    """The Jira projects as the page's ``config.json`` carries them, ``{KEY: {name, issueTypes}}``, read
+    as the tools read ``JIRA_PROJECTS`` (the defaults when it is unset): the page offers what they accept."""
+    projects = _projects(raw or DEFAULT_JIRA_PROJECTS)
+    return {key: projects[key].model_dump(by_alias=True, mode="json") for key in sorted(projects)}
+
+
 def _projects(raw: str) -> dict[str, JiraProject]:
     try:
         data = json.loads(raw)

@@ -351,7 +351,10 @@ class LocalApi:
     def page_config(self) -> dict[str, Any]:
         """The page's ``config.json``: same-origin API, local sign-in, the sandbox's Jira projects, and
         whether there is a sandbox outbox to show (whichever way the page signs in)."""
-        projects = sorted(self.seed.jira_projects)
+        projects = {
+            key: self.seed.jira_projects[key].model_dump(by_alias=True, mode="json")
+            for key in sorted(self.seed.jira_projects)
+        }
         config: dict[str, Any] = {"apiBase": "", "auth": "local", "jiraProjects": projects}
         if self.outbox is not None:
             config["sandbox"] = True

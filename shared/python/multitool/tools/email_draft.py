@@ -102,8 +102,9 @@ class EmailDraftCard(Card):
     type: Literal["show_new_email_draft"] = Field(validation_alias=TYPE_ALIAS)
     to: tuple[NameResolution, ...] = ()
     cc: tuple[NameResolution, ...] = ()
-    subject: str = ""
-    body: str = ""
+    # The confirm's limits, in the card's JSON Schema for the page to read (the edit is checked again).
+    subject: str = Field(default="", max_length=MAX_SUBJECT_CHARS)
+    body: str = Field(default="", max_length=MAX_BODY_CHARS)
 
 
 def email_fingerprint(card: EmailDraftCard) -> Fingerprint:

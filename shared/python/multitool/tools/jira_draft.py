@@ -145,9 +145,11 @@ class JiraTicketDraftCard(Card):
     type: Literal["show_jira_ticket_draft"] = Field(validation_alias=TYPE_ALIAS)
     project: str
     issue_type: str = "Task"
-    summary: str
-    description: str = ""
-    priority: str = "Medium"
+    # The confirm's limits, in the card's JSON Schema for the page to read (the edit is checked again).
+    summary: str = Field(max_length=MAX_SUMMARY_CHARS)
+    description: str = Field(default="", max_length=MAX_DESCRIPTION_CHARS)
+    # An enum in the schema: the page offers these priorities, and no list of its own.
+    priority: Priority = Priority.MEDIUM
     assignee: NameResolution | None = None
 
 

@@ -425,7 +425,8 @@ class MeetingSchedulerCard(Card):
     """Scheduler card: attendees, title and up to three proposed slots."""
 
     type: Literal["show_meeting_scheduler"] = Field(validation_alias=TYPE_ALIAS)
-    title: str = ""
+    # The confirm's limit, in the card's JSON Schema for the page to read (the edit is checked again).
+    title: str = Field(default="", max_length=MAX_TITLE_CHARS)
     attendees: tuple[NameResolution, ...] = ()
     requested: str | None = Field(default=None, description="The day or time as the user said it")
     times: tuple[str, ...] = Field(default=(), description="The times searched ('2026-12-03T16:00', ...)")

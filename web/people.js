@@ -1,0 +1,138 @@
+// People on a card: one row per name (resolved, ambiguous, unknown) and a list that can be edited.
+import { h, nextId } from "./dom.js";
+
+export const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export function personLabel(person) {
+  return `${person.displayName} <${person.email}>`;
+}
+
+export function firstWord(text) {
+  return String(text || "").trim().split(/\s+/)[0] || text;
+}
+
+// One row per name: a chip when resolved, a "Which Alex?" select when ambiguous,
+// an email input flagged with an error when unknown. Returns the row and a reader.
+function personRow(resolution, { onRemove, role }) {
+  const row = h("li", { class: `person person-${resolution.status}`, "data-status": resolution.status, "data-query": resolution.query });
+  let read;
+  const removeButton = onRemove
+    ? h("button", { type: "button", class: "btn btn-icon", "aria-label": `Remove ${resolution.query} from ${role}`, onclick: () => onRemove(row), text: "×" })
+    : null;
+  const removeSlot = () => removeButton;
+  if (resolution.status === "resolved" && resolution.person) {
+    const person = resolution.person;
+    row.append(
+      h("span", { class: "chip", title: person.timezone ? `Local time zone: ${person.timezone}` : "" },
+        h("span", { class: "chip-name", text: person.displayName }),
+        h("span", { class: "chip-email", text: person.email }),
+        removeSlot()),
+    );
+    read = () => ({ email: person.email, name: person.displayName });
+  } else if (resolution.status === "ambiguous" && resolution.candidates && resolution.candidates.length) {
+    const select = h("select", { id: nextId("who"), "data-query": resolution.query },
+      h("option", { value: "", text: "Choose…" }),
+      resolution.candidates.map((c) => h("option", { value: c.email, text: personLabel(c) })));
+    const label = `Which ${firstWord(resolution.query)}?`;
+    const error = h("p", { class: "field-error", id: `${select.id}-error`, hidden: true });
+    select.setAttribute("aria-describedby", error.id);
+    row.append(...[h("label", { for: select.id, class: "person-question", text: label }), select, removeSlot(), error].filter(Boolean));
+    read = () => {
+      const chosen = resolution.candidates.find((c) => c.email === select.value);
+      return chosen ? { email: chosen.email, name: chosen.displayName } : { problem: `Choose which ${firstWord(resolution.query)} you mean.` };
+    };
+  } else {
+    const input = h("input", { id: nextId("who"), type: "email", placeholder: "name@example.com", "data-query": resolution.query, autocomplete: "off" });
+    const error = h("p", { class: "field-error", id: `${input.id}-error`, text: `No one named “${resolution.query}” was found: enter an email address.` });
+    input.setAttribute("aria-describedby", error.id);
+    input.setAttribute("aria-invalid", "true");
+    input.addEventListener("input", () => {
+      const valid = EMAIL.test(input.value.trim());
+      input.setAttribute("aria-invalid", valid ? "false" : "true");
+      error.hidden = valid;
+    });
+    row.append(...[h("label", { for: input.id, class: "person-question", text: `Email for “${resolution.query}”` }), input, removeSlot(), error].filter(Boolean));
+    read = () => {
+      const value = input.value.trim();
+      return EMAIL.test(value) ? { email: value, name: null } : { problem: `Enter an email address for “${resolution.query}”, or remove them.` };
+    };
+  }
+  return { row, read };
+}
+
+// A list of people with remove buttons and an "add" input; read() -> {people, problems}.
+export function peopleField(labelText, resolutions, { name, allowEmpty = false } = {}) {
+  const readers = new Map();
+  const list = h("ul", { class: "people", "aria-label": labelText });
+  const remove = (row) => {
+    readers.delete(row);
+    row.remove();
+  };
+  const add = (resolution) => {
+    const { row, read } = personRow(resolution, { onRemove: remove, role: labelText.toLowerCase() });
+    readers.set(row, read);
+    list.append(row);
+  };
+  for (const resolution of resolutions || []) add(resolution);
+  const addInput = h("input", { type: "email", id: nextId("add"), placeholder: "Add by email", autocomplete: "off" });
+  const addButton = h("button", { type: "button", class: "btn btn-ghost btn-small", text: "Add" });
+  const addError = h("p", { class: "field-error", id: `${addInput.id}-error`, hidden: true });
+  addInput.setAttribute("aria-describedby", addError.id);
+  const doAdd = () => {
+    const value = addInput.value.trim();
+    if (!EMAIL.test(value)) {
+      addError.textContent = "Enter a full email address.";
+      addError.hidden = false;
+      return;
+    }
+    addError.hidden = true;
+    add({ query: value, status: "resolved", person: { displayName: value, email: value, timezone: "" }, candidates: [] });
+    addInput.value = "";
+    addInput.focus();
+  };
+  addButton.addEventListener("click", doAdd);
+  addInput.addEventListener("keydown", (event) => {
+    if (event.key === "Enter") {
+      event.preventDefault();
+      doAdd();
+    }
+  });
+  const groupError = h("p", { class: "field-error", hidden: true });
+  const addRow = h("div", { class: "add-person", hidden: true },
+    h("label", { for: addInput.id, class: "visually-hidden", text: `Add to ${labelText}` }), addInput, addButton);
+  const reveal = h("button", { type: "button", class: "btn btn-ghost btn-small add-toggle", "aria-label": `Add someone to ${labelText}`, text: "+ Add" });
+  reveal.addEventListener("click", () => {
+    addRow.hidden = false;
+    reveal.hidden = true;
+    addInput.focus();
+  });
+  const container = h("fieldset", { class: "field people-field", "data-field": name },
+    h("legend", { text: labelText }),
+    h("div", { class: "people-line" }, list, reveal),
+    addRow,
+    addError,
+    groupError);
+  const read = () => {
+    const people = [];
+    const problems = [];
+    for (const [row, reader] of readers) {
+      const value = reader();
+      const error = row.querySelector(".field-error");
+      if (value.problem) {
+        problems.push(value.problem);
+        if (error) {
+          error.textContent = value.problem;
+          error.hidden = false;
+        }
+      } else {
+        people.push(value);
+        if (error && row.dataset.status !== "unknown") error.hidden = true;
+      }
+    }
+    if (!allowEmpty && !people.length && !problems.length) problems.push(`${labelText} needs at least one person.`);
+    groupError.textContent = problems.length && !people.length && !readers.size ? problems[0] : "";
+    groupError.hidden = !groupError.textContent;
+    return { people, problems };
+  };
+  return { element: container, read };
+}
