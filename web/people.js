@@ -13,7 +13,7 @@ export function firstWord(text) {
 
 // One row per name: a chip when resolved, a "Which Alex?" select when ambiguous,
 // an email input flagged with an error when unknown. Returns the row and a reader.
-function personRow(resolution, { onRemove, role }) {
+function personRow(resolution, { onRemove, onChange, role }) {
   const row = h("li", { class: `person person-${resolution.status}`, "data-status": resolution.status, "data-query": resolution.query });
   let read;
   const removeButton = onRemove
@@ -33,6 +33,7 @@ function personRow(resolution, { onRemove, role }) {
     const select = h("select", { id: nextId("who"), "data-query": resolution.query },
       h("option", { value: "", text: "Choose…" }),
       resolution.candidates.map((c) => h("option", { value: c.email, text: personLabel(c) })));
+    if (onChange) select.addEventListener("change", onChange);
     const label = `Which ${firstWord(resolution.query)}?`;
     const error = h("p", { class: "field-error", id: `${select.id}-error`, hidden: true });
     select.setAttribute("aria-describedby", error.id);
@@ -61,15 +62,18 @@ function personRow(resolution, { onRemove, role }) {
 }
 
 // A list of people with remove buttons and an "add" input; read() -> {people, problems}.
-export function peopleField(labelText, resolutions, { name, allowEmpty = false } = {}) {
+// onChange, when given, is called after someone is added, removed or chosen (not for the first rows).
+export function peopleField(labelText, resolutions, { name, allowEmpty = false, onChange } = {}) {
   const readers = new Map();
   const list = h("ul", { class: "people", "aria-label": labelText });
+  const changed = () => onChange && onChange();
   const remove = (row) => {
     readers.delete(row);
     row.remove();
+    changed();
   };
   const add = (resolution) => {
-    const { row, read } = personRow(resolution, { onRemove: remove, role: labelText.toLowerCase() });
+    const { row, read } = personRow(resolution, { onRemove: remove, onChange: changed, role: labelText.toLowerCase() });
     readers.set(row, read);
     list.append(row);
   };
@@ -87,6 +91,7 @@ export function peopleField(labelText, resolutions, { name, allowEmpty = false }
     }
     addError.hidden = true;
     add({ query: value, status: "resolved", person: { displayName: value, email: value, timezone: "" }, candidates: [] });
+    changed();
     addInput.value = "";
     addInput.focus();
   };
@@ -134,5 +139,7 @@ export function peopleField(labelText, resolutions, { name, allowEmpty = false }
     groupError.hidden = !groupError.textContent;
     return { people, problems };
   };
-  return { element: container, read };
+  // The addresses on the field now, without flagging anything (read() shows the problems).
+  const emails = () => [...readers.values()].map((reader) => reader().email).filter(Boolean);
+  return { element: container, read, emails };
 }

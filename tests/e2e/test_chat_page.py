@@ -589,3 +589,22 @@ def test_a_replaced_card_drawn_again_reads_its_state_and_shows_as_replaced(
     expect(email.locator(".card-status")).to_have_text("Replaced")
     expect(email.get_by_role("button", name="Confirm and send")).to_be_hidden()
     expect(email.get_by_role("link", name="Replaced by the revised card below.")).to_be_visible()
+
+
+def test_the_local_times_beside_a_slot_follow_the_attendees_on_the_card(page: Page) -> None:
+    # Given a meeting with two attendees in other zones than the organizer's (Jordan, New York)
+    meeting = send(page, "Schedule a sync with Priya and Kinshuok on Thursday").locator(MEETING_CARD)
+    first = meeting.locator(".slot-local").first
+    expect(first).to_contain_text("Priya")
+    expect(first).to_contain_text("Kinshuok")
+
+    # When Priya is removed from the card
+    meeting.get_by_role("button", name="Remove Priya from attendees").click()
+
+    # Then no slot shows a local time for her any more, and Kinshuok's stays
+    expect(first).not_to_contain_text("Priya")
+    expect(first).to_contain_text("Kinshuok")
+
+    # And with nobody in another zone left, no local times are shown at all
+    meeting.get_by_role("button", name="Remove Kinshuok from attendees").click()
+    expect(first).to_be_hidden()

@@ -22,19 +22,37 @@ function formatSlot(slot, zone) {
 function meetingCard(card) {
   const zone = zoneOf(card);
   const title = h("input", { type: "text", value: card.title || "", maxlength: maxLength(TYPE, "title"), name: "title" });
-  const attendees = peopleField("Attendees", card.attendees, { name: "attendees" });
+  // Each attendee on the card now, in another zone, sees the slot at their own local time: the
+  // directory's people (and the candidates of an ambiguous name) by address; an address typed in
+  // has no zone of its own to show.
+  const known = new Map();
+  for (const a of card.attendees || []) {
+    for (const p of [a.person, ...(a.candidates || [])]) if (p && p.email) known.set(p.email.toLowerCase(), p);
+  }
+  const elsewhere = () =>
+    attendees.emails()
+      .map((email) => known.get(email.toLowerCase()))
+      .filter((p, i, all) => p && p.timezone && p.timezone !== zone && all.indexOf(p) === i);
+  const localTimes = (slot, people) =>
+    people.map((p) => `${firstWord(p.displayName)} ${new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", timeZone: p.timezone }).format(new Date(slot.start))}`).join(" · ");
+  const locals = [];
+  const showLocalTimes = () => {
+    const people = elsewhere();
+    (card.slots || []).forEach((slot, index) => {
+      locals[index].textContent = localTimes(slot, people);
+      locals[index].hidden = !people.length;
+    });
+  };
+  const attendees = peopleField("Attendees", card.attendees, { name: "attendees", onChange: showLocalTimes });
   const group = nextId("slots");
-  // Each attendee in another zone sees the slot at their own local time.
-  const elsewhere = (card.attendees || [])
-    .filter((a) => a.status === "resolved" && a.person && a.person.timezone && a.person.timezone !== zone)
-    .map((a) => a.person);
-  const localTimes = (slot) =>
-    elsewhere.map((p) => `${firstWord(p.displayName)} ${new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", timeZone: p.timezone }).format(new Date(slot.start))}`).join(" · ");
-  const slots = (card.slots || []).map((slot, index) =>
-    h("label", { class: "slot" },
+  const slots = (card.slots || []).map((slot, index) => {
+    locals[index] = h("span", { class: "slot-local muted" });
+    return h("label", { class: "slot" },
       h("input", { type: "radio", name: group, value: String(index), checked: index === 0 }),
       h("span", { class: "slot-time", text: formatSlot(slot, zone) }),
-      elsewhere.length ? h("span", { class: "slot-local muted", text: localTimes(slot) }) : null));
+      locals[index]);
+  });
+  showLocalTimes();
   const slotError = h("p", { class: "field-error", hidden: true });
   const slotField = h("fieldset", { class: "field slots", "data-field": "slot" },
     h("legend", { text: `Proposed times (${zone})` }),
