@@ -109,4 +109,6 @@ def test_a_part_of_the_day_in_the_message_narrows_the_meeting_slots(env) -> None
     hours = [datetime.fromisoformat(slot["start"]).hour for slot in meeting["slots"]]
     assert hours
     assert all(9 <= hour < 12 for hour in hours)
-    assert any("morning" in note for note in meeting["notes"])
+    # And the window the model resolved the morning to is on the card (the time contract's values)
+    (window,) = meeting["times"]
+    assert window.endswith("T09:00/12:00")

@@ -408,8 +408,12 @@ def test_every_route_requires_the_cognito_jwt(agent_stack: Synthesized) -> None:
         "https://cognito-idp.us-east-1.amazonaws.com/",
         {"Ref": pool},
     ]
+    # The page's client and the command line's own (multitool login): no other client's tokens
+    users = agent_stack.stack.users
+    assert users.cli_client is not None
     assert props["JwtConfiguration"]["Audience"] == [
-        {"Ref": agent_stack.logical_id(agent_stack.stack.users.client)}
+        {"Ref": agent_stack.logical_id(users.client)},
+        {"Ref": agent_stack.logical_id(users.cli_client)},
     ]
     routes = agent_stack.of_type("AWS::ApiGatewayV2::Route").values()
     keys = {r["Properties"]["RouteKey"] for r in routes}

@@ -5,7 +5,13 @@ from __future__ import annotations
 import re
 
 from infra.paths import ROOT
-from infra.stack import AUDIT_ACTIONS, BOOKING_WRITE_ACTIONS, LIMIT_ACTIONS, RATE_LIMIT_ACTIONS
+from infra.stack import (
+    AUDIT_ACTIONS,
+    BOOKING_WRITE_ACTIONS,
+    LIMIT_ACTIONS,
+    RATE_LIMIT_ACTIONS,
+    TOOL_READ_ACTIONS,
+)
 
 
 def _review_paragraph() -> str:
@@ -20,10 +26,12 @@ def _named(sentence: str) -> set[str]:
 
 def test_the_review_grants_in_the_docs_are_the_stacks() -> None:
     paragraph = _review_paragraph()
+    directory = paragraph[paragraph.index("reads the directory") : paragraph.index("the bookings table")]
     bookings = paragraph[paragraph.index("the bookings table") : paragraph.index("the limits table")]
     limits = paragraph[paragraph.index("the limits table") : paragraph.index("the audit table")]
     audit = paragraph[paragraph.index("the audit table") :].split(";")[0]
 
+    assert _named(directory) == set(TOOL_READ_ACTIONS)
     assert _named(bookings) == set(BOOKING_WRITE_ACTIONS)
     assert _named(limits) == {*LIMIT_ACTIONS, *RATE_LIMIT_ACTIONS}
     assert _named(audit) == set(AUDIT_ACTIONS)
