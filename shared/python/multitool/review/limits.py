@@ -24,7 +24,7 @@ from datetime import UTC, datetime, timedelta
 from typing import ClassVar
 
 from multitool.ports.quota import Spend
-from multitool.review.base import InvalidEdits, ReviewError
+from multitool.review.errors import InvalidEdits, ReviewError
 from multitool.settings import (
     DEFAULT_OUTSIDE_RECIPIENTS_PER_DAY,
     DEFAULT_RECIPIENTS_PER_DAY,
