@@ -74,7 +74,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ),
     ),
     ("api", ("multitool.api",)),
-    ("local", ("multitool.local", "multitool.cli")),
+    ("local", ("multitool.local",)),
 )
 
 # Arrows that still run up the layers, each with the reason it is not yet gone. The test fails on
