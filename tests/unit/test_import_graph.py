@@ -27,6 +27,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "multitool",
             "multitool.wire",
+            "multitool.errors",
             "multitool.text",
             "multitool.validation",
             "multitool.zones",
