@@ -146,3 +146,18 @@ def test_each_chat_error_carries_the_code_and_status_it_answers(error: Exception
         "message": error.public_message(),
         **error.detail(),
     }
+
+
+def test_the_reviews_errors_share_the_chat_paths_error_model() -> None:
+    from multitool.errors import ServiceError
+    from multitool.review.errors import InvalidEdits, ReviewError
+
+    error = InvalidEdits("to[0]: not an address.", field="to[0]")
+
+    assert issubclass(ReviewError, ServiceError)
+    assert (error.code, error.status, error.public_message()) == (
+        "invalid_edits",
+        422,
+        "to[0]: not an address.",
+    )
+    assert error.detail() == {"field": "to[0]"}

@@ -1,7 +1,7 @@
 """The review's errors: what a confirm, a discard or a read can refuse, each with its code and status.
 
-Every error carries what its HTTP answer says (as the tools' :class:`multitool.tools.base.ToolError`
-does): ``code`` and ``status``, the error detail's extra fields (:meth:`ReviewError.detail`), the
+Every error is a :class:`multitool.errors.ServiceError` and carries what its HTTP answer says:
+``code`` and ``status``, the error detail's extra fields (:meth:`ReviewError.detail`), the
 headers (:meth:`ReviewError.headers`) and the draft to show as it is now (``draft``). The review
 API turns any of them into a response in one generic handler (:mod:`multitool.api.review_app`).
 Below everything else in the review (the recipient limits raise them too), so nothing here
@@ -13,10 +13,11 @@ from __future__ import annotations
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from multitool.errors import RETRY_AFTER, ServiceError
+
 if TYPE_CHECKING:
     from multitool.drafts import Draft
 
-RETRY_AFTER = "Retry-After"
 # Failures worth retrying as they are (the backend was busy or away) answer 503;
 # refusals that need a change (edits, credentials, sender identity) answer 502.
 UNAVAILABLE_CODES = frozenset(
@@ -29,7 +30,7 @@ def retry_after_header(seconds: float) -> dict[str, str]:
     return {RETRY_AFTER: str(max(1, round(seconds)))}
 
 
-class ReviewError(Exception):
+class ReviewError(ServiceError):
     code: ClassVar[str] = "review_error"
     status: ClassVar[int] = HTTPStatus.BAD_REQUEST
     draft: Draft | None = None
