@@ -29,7 +29,7 @@ def run_cli(
     *args: str, env: dict[str, str] | None = None, timeout: int = 120
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "multitool.cli", *args],
+        [sys.executable, "-m", "multitool.local.cli", *args],
         cwd=REPO,
         env=env or clean_env(),
         capture_output=True,
@@ -145,7 +145,7 @@ def test_the_seed_has_two_people_sharing_a_first_name_in_different_zones() -> No
 
 def test_importing_the_cli_stays_light() -> None:
     heavy = "('boto3', 'moto', 'multitool.local.server')"
-    code = f"import sys, multitool.cli; print(sorted(m for m in {heavy} if m in sys.modules))"
+    code = f"import sys, multitool.local.cli; print(sorted(m for m in {heavy} if m in sys.modules))"
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True
     )
@@ -168,7 +168,7 @@ def test_serve_with_half_an_agent_is_a_usage_error() -> None:
 
 
 def test_every_runtime_is_a_backend_choice_and_the_banner_names_it() -> None:
-    from multitool.cli import _model_banner
+    from multitool.local.cli import _model_banner
     from multitool.local.embedded import BackendChoice
 
     result = run_cli("serve", "--help")
@@ -332,7 +332,17 @@ def test_serve_on_a_busy_port_says_which_flag_to_change() -> None:
 
 def test_serve_on_every_interface_says_local_sign_in_stays_on_this_machine() -> None:
     process = subprocess.Popen(
-        [sys.executable, "-m", "multitool.cli", "serve", "--host", "0.0.0.0", "--port", "0", "--ephemeral"],
+        [
+            sys.executable,
+            "-m",
+            "multitool.local.cli",
+            "serve",
+            "--host",
+            "0.0.0.0",
+            "--port",
+            "0",
+            "--ephemeral",
+        ],
         cwd=REPO,
         env=clean_env(),
         stdout=subprocess.PIPE,

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from multitool.cli import main
+from multitool.local.cli import main
 from multitool.ports.audit import AuditEntry, DynamoAuditLog
 from multitool.ports.quota import DynamoRecipientQuota, Spend
 from multitool.ports.rate import DynamoTokenBucket

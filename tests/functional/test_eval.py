@@ -13,7 +13,7 @@ from typing import Any
 import boto3
 import pytest
 from botocore.stub import ANY, Stubber
-from multitool.cli import main
+from multitool.local.cli import main
 from multitool.local.evaluation import embedded_targets, load_cases, report, run_all
 
 from tests.support.local_server import local_server

@@ -113,7 +113,7 @@ def test_a_second_server_on_the_same_folder_is_refused_with_what_to_do(tmp_path:
     data = tmp_path / "data"
     with local_server(args=("--data-dir", str(data))):
         second = subprocess.run(
-            [sys.executable, "-m", "multitool.cli", "serve", "--port", "0", "--data-dir", str(data)],
+            [sys.executable, "-m", "multitool.local.cli", "serve", "--port", "0", "--data-dir", str(data)],
             cwd=REPO,
             env=clean_env(),
             capture_output=True,

@@ -86,7 +86,7 @@ def _env() -> dict[str, str]:
 
 
 def _command(sandbox: Sandbox, *extra: str) -> list[str]:
-    return ["-m", "multitool.cli", "mcp", "--user", USER, "--sandbox", sandbox.endpoint, *extra]
+    return ["-m", "multitool.local.cli", "mcp", "--user", USER, "--sandbox", sandbox.endpoint, *extra]
 
 
 async def _exercise(session: ClientSession) -> dict[str, Any]:
@@ -204,7 +204,7 @@ def test_the_sdk_client_calls_a_tool_over_streamable_http(sandbox: Sandbox) -> N
 )
 def test_a_bad_option_is_refused_in_one_line(arguments: list[str], words: str) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "multitool.cli", "mcp", *arguments],
+        [sys.executable, "-m", "multitool.local.cli", "mcp", *arguments],
         env=_env(),
         cwd=str(ROOT),
         capture_output=True,

@@ -110,3 +110,22 @@ def test_without_an_interpreter_nothing_is_compiled(tmp_path: Path) -> None:
     (tmp_path / "mod.py").write_text("X = 1\n")
     assert not layer.compile_bytecode(tmp_path, None)
     assert not list(tmp_path.rglob("*.pyc"))
+
+
+def test_the_layer_ships_the_package_without_its_development_parts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given no third-party wheels and no interpreter to compile with: only the package is copied.
+    empty_site = tmp_path / "site"
+    empty_site.mkdir()
+    monkeypatch.setattr(layer, "cached_site_packages", lambda requirements: empty_site)
+    monkeypatch.setattr(layer, "layer_python", lambda version=layer.PYTHON_VERSION: None)
+
+    layer.build_layer_contents(tmp_path / "out", requirements=[])
+
+    shipped = tmp_path / "out" / "python" / "multitool"
+    assert (shipped / "tools" / "base.py").is_file()
+    # The local server, the sandboxes and the CLI are the developer's: none of them ships.
+    assert not (shipped / "local").exists()
+    assert not (shipped / "cli.py").exists()
+    assert [p for p in shipped.rglob("*.py") if "local" in p.parts] == []

@@ -12,7 +12,7 @@ import shlex
 from typing import Any
 
 import pytest
-from multitool.cli import build_parser
+from multitool.local.cli import build_parser
 from multitool.local.login import CALLBACK_URL, SCOPES
 
 from infra.paths import ROOT

@@ -24,8 +24,8 @@ from multitool.runtimes.offline import _summary
 from multitool.schemas import generate
 from multitool.tools import REGISTRY, ToolConfig, ToolContext, ToolPorts, run_calls
 from multitool.tools.apps import action_group_app, handle
-from multitool.tools.base import ToolSpec
 from multitool.tools.common import BusyTimes, People, Prepared
+from multitool.tools.spec import ToolSpec
 from multitool.traces import extract_tool_results
 from multitool.wire import WireModel
 from pydantic import Field

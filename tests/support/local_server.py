@@ -40,7 +40,7 @@ def local_server(
     # A test's server keeps nothing unless it names its own --data-dir (never the checkout's).
     kept = () if "--data-dir" in args or "--ephemeral" in args else ("--ephemeral",)
     process = subprocess.Popen(
-        [sys.executable, "-m", "multitool.cli", "serve", "--port", "0", *kept, *args],
+        [sys.executable, "-m", "multitool.local.cli", "serve", "--port", "0", *kept, *args],
         cwd=REPO,
         env={**clean_env(), **(env or {})},
         stdout=subprocess.PIPE,

@@ -21,7 +21,7 @@ from botocore import xform_name
 from botocore.config import Config
 from botocore.exceptions import EndpointConnectionError
 from botocore.stub import Stubber
-from multitool import cli
+from multitool.local import cli
 from multitool.local.doctor import (
     DEFAULT_STACK,
     PROFILE_PREFIXES,

@@ -19,11 +19,13 @@ import re
 import time
 from collections.abc import Callable
 from datetime import datetime
+from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ConfigDict, Field, SerializeAsAny
 
 from multitool.cards import Card
+from multitool.errors import ServiceError
 from multitool.idempotency import (
     ChatIdempotency,
 )
@@ -59,12 +61,18 @@ API_SECONDS = 29.0
 IDEMPOTENCY_KEY_PATTERN = re.compile(r"^[\x21-\x7e]{1,128}$")
 
 
-class ChatInputError(ValueError):
+class ChatInputError(ServiceError, ValueError):
     """A request the API answers with 400: ``field: what to change`` (multitool.validation's paths)."""
+
+    code = "bad_request"
+    status = HTTPStatus.BAD_REQUEST
 
     def __init__(self, field: str, problem: str) -> None:
         super().__init__(f"{field}: {problem}")
         self.field = field
+
+    def detail(self) -> dict[str, Any]:
+        return {"field": self.field}
 
 
 def idempotency_key(header: str | None) -> str | None:

@@ -26,8 +26,9 @@ from pydantic.json_schema import SkipJsonSchema
 
 from multitool.cards import Card
 from multitool.chat import ChatRequest, ChatResponse, ChatService, body_hash, turn_deadline, wire_text
+from multitool.errors import RETRY_AFTER, ServiceError
 from multitool.observability import error_fields, logger
-from multitool.runtimes.base import ModelBusy, ModelFailed, RuntimeNotConfigured
+from multitool.runtimes.base import ModelBusy, ModelFailed, TurnError
 from multitool.sessions import new_session_id
 from multitool.settings import SettingsError
 from multitool.turns import (
@@ -45,19 +46,29 @@ from multitool.wire import WireModel
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
 
-MODEL_BUSY = "The assistant is busy right now. Retry in {seconds} seconds."
-MODEL_FAILED = "The assistant could not answer. Try again; if it keeps failing, rephrase the request."
-NOT_CONFIGURED = "The chat service is not configured."
 INTERNAL = "Something went wrong; try again."
 ASYNC_MODE = "respond-async"
 
 
-class TurnNotFound(Exception):
+class TurnNotFound(ServiceError):
     """No such turn for this caller: unknown, expired, or another user's (all answer 404)."""
 
+    code = "not_found"
+    status = HTTPStatus.NOT_FOUND
+    answer = "No such turn for this user."
 
-class TurnsUnavailable(Exception):
+
+class TurnsUnavailable(ServiceError):
     """The turns table or the launch failed: nothing ran; retry as is (HTTP 503)."""
+
+    code = "turns_unavailable"
+    status = HTTPStatus.SERVICE_UNAVAILABLE
+
+    def public_message(self) -> str:
+        return f"{self} Retry in a few seconds (with the same Idempotency-Key, if any)."
+
+    def headers(self) -> dict[str, str]:
+        return {RETRY_AFTER: "2"}
 
 
 class TurnStarted(WireModel):
@@ -113,18 +124,9 @@ class TurnView(WireModel):
 
 def failure_of(error: BaseException) -> dict[str, Any]:
     """The failed event for an error a turn raised: the status and body ``POST /chat`` answers it with."""
-    if isinstance(error, ModelBusy):
-        seconds = max(1, error.retry_after)
-        return failed_event(
-            HTTPStatus.SERVICE_UNAVAILABLE,
-            "model_busy",
-            MODEL_BUSY.format(seconds=seconds),
-            retry_after=seconds,
-        )
-    if isinstance(error, ModelFailed):
-        return failed_event(HTTPStatus.BAD_GATEWAY, "model_failed", MODEL_FAILED)
-    if isinstance(error, RuntimeNotConfigured | SettingsError):
-        return failed_event(HTTPStatus.INTERNAL_SERVER_ERROR, "not_configured", NOT_CONFIGURED)
+    if isinstance(error, TurnError | SettingsError):
+        retry_after = max(1, error.retry_after) if isinstance(error, ModelBusy) else None
+        return failed_event(error.status, error.code, error.public_message(), retry_after=retry_after)
     return failed_event(HTTPStatus.INTERNAL_SERVER_ERROR, "internal_error", INTERNAL)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.utilities.idempotency import (
@@ -17,6 +18,7 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
     IdempotencyValidationError,
 )
 
+from multitool.errors import RETRY_AFTER, ServiceError
 from multitool.observability import logger, metrics
 
 if TYPE_CHECKING:
@@ -28,20 +30,38 @@ DEFAULT_IDEMPOTENCY_SECONDS = 3600
 IN_PROGRESS_RETRY_AFTER_SECONDS = 2
 
 
-class IdempotencyKeyReused(Exception):
+class IdempotencyKeyReused(ServiceError):
     """The caller's Idempotency-Key was already used with a different body (HTTP 422)."""
 
+    code = "idempotency_key_reused"
+    status = HTTPStatus.UNPROCESSABLE_ENTITY
 
-class RequestInProgress(Exception):
+
+class RequestInProgress(ServiceError):
     """The first request with this Idempotency-Key is still running (HTTP 409 + Retry-After)."""
+
+    code = "request_in_progress"
+    status = HTTPStatus.CONFLICT
 
     def __init__(self, message: str, retry_after: int = IN_PROGRESS_RETRY_AFTER_SECONDS) -> None:
         super().__init__(message)
         self.retry_after = retry_after
 
+    def headers(self) -> dict[str, str]:
+        return {RETRY_AFTER: str(max(1, self.retry_after))}
 
-class IdempotencyUnavailable(Exception):
+
+class IdempotencyUnavailable(ServiceError):
     """The idempotency store could not be read or written: retry as is (HTTP 503)."""
+
+    code = "idempotency_unavailable"
+    status = HTTPStatus.SERVICE_UNAVAILABLE
+
+    def public_message(self) -> str:
+        return f"{self} Retry in a few seconds with the same Idempotency-Key."
+
+    def headers(self) -> dict[str, str]:
+        return {RETRY_AFTER: str(IN_PROGRESS_RETRY_AFTER_SECONDS)}
 
 
 def _replayed(response: Any, idempotent_data: DataRecord) -> Any:

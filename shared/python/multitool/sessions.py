@@ -21,11 +21,13 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import Field, TypeAdapter, ValidationError
 
+from multitool.errors import ServiceError
 from multitool.observability import logger
 from multitool.runtimes.carryover import CARRY_ATTRIBUTE, Messages, parse_carry
 from multitool.tables import SESSIONS
@@ -48,16 +50,24 @@ class SessionError(Exception):
     """A session that cannot be used; the message says why."""
 
 
-class SessionNotOwned(SessionError):
+class SessionNotOwned(SessionError, ServiceError):
     """The session id belongs to another user."""
+
+    code = "session_not_owned"
+    status = HTTPStatus.FORBIDDEN
+    answer = "This sessionId belongs to another user. Omit sessionId to start a new session."
 
 
 class SessionWriteFailed(SessionError):
     """The conversation could not be stored (the turn itself succeeded)."""
 
 
-class SessionNotFound(SessionError):
+class SessionNotFound(SessionError, ServiceError):
     """No session with this id for this user (never started, expired, or another user's)."""
+
+    code = "not_found"
+    status = HTTPStatus.NOT_FOUND
+    answer = "No such session for this user."
 
 
 # --------------------------------------------------------------------------- conversation history

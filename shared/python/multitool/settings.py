@@ -11,13 +11,20 @@ import json
 import os
 from collections.abc import Mapping
 from enum import StrEnum
+from http import HTTPStatus
 from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from multitool.errors import ServiceError
 
-class SettingsError(ValueError):
-    """A missing or invalid environment variable, named in the message."""
+
+class SettingsError(ServiceError, ValueError):
+    """A missing or invalid environment variable, named in the message (logged, never answered)."""
+
+    code = "not_configured"
+    status = HTTPStatus.INTERNAL_SERVER_ERROR
+    answer = "The chat service is not configured."
 
 
 class JiraProject(BaseModel):

@@ -27,26 +27,18 @@ from multitool.chat import ChatInputError, ChatRequest, ChatResponse, ChatServic
 from multitool.chat_turns import (
     ASYNC_MODE,
     INTERNAL,
-    MODEL_BUSY,
-    MODEL_FAILED,
-    NOT_CONFIGURED,
     ChatTurns,
     TurnNotFound,
     TurnStarted,
-    TurnsUnavailable,
     TurnView,
 )
+from multitool.errors import ServiceError
 from multitool.idempotency import (
     ChatIdempotency,
-    IdempotencyKeyReused,
-    IdempotencyUnavailable,
-    RequestInProgress,
 )
 from multitool.observability import error_fields, logger
 from multitool.ports.rate import RateLimited, RateLimiter
-from multitool.runtimes.base import ModelBusy, ModelFailed, RuntimeNotConfigured
-from multitool.sessions import SessionNotFound, SessionNotOwned, SessionView
-from multitool.settings import SettingsError
+from multitool.sessions import SessionView
 from multitool.tools.registry import REGISTRY
 from multitool.validation import first_field, problems
 
@@ -57,8 +49,11 @@ IDEMPOTENCY_HEADER = "Idempotency-Key"
 PREFER_HEADER = "Prefer"
 
 
-class Unauthenticated(Exception):
+class Unauthenticated(ServiceError):
     """The request carries no user (no JWT ``sub`` claim)."""
+
+    code = "unauthenticated"
+    status = HTTPStatus.UNAUTHORIZED
 
 
 @functools.cache
@@ -338,36 +333,31 @@ def _error(
 
 
 def _map_errors(app: APIGatewayHttpResolver) -> None:
-    """The one place chat errors become HTTP responses (a message, never a stack trace)."""
+    """The one place chat errors become HTTP responses (a message, never a stack trace).
 
-    @app.exception_handler(Unauthenticated)  # type: ignore[untyped-decorator]
-    def unauthenticated(error: Unauthenticated) -> Response[Any]:
-        return _error(HTTPStatus.UNAUTHORIZED, "unauthenticated", str(error))
+    Each error says what it answers (:class:`multitool.errors.ServiceError`); the request's
+    own validation (pydantic) and the rate limiter, from outside the chat path, are mapped here.
+    """
+
+    @app.exception_handler(ServiceError)  # type: ignore[untyped-decorator]
+    def refused(error: ServiceError) -> Response[Any]:
+        if error.code == "not_configured":
+            logger.error(
+                "Chat is misconfigured", extra={"error_type": type(error).__name__, "detail": str(error)}
+            )
+        else:
+            logger.info("Chat request refused", extra={"code": error.code, "status": int(error.status)})
+        return _error(
+            error.status, error.code, error.public_message(), error.headers() or None, **error.detail()
+        )
 
     @app.exception_handler(ValidationError)  # type: ignore[untyped-decorator]
     def invalid_body(error: ValidationError) -> Response[Any]:
         return _error(HTTPStatus.BAD_REQUEST, "bad_request", problems(error), field=first_field(error))
 
-    @app.exception_handler(ChatInputError)  # type: ignore[untyped-decorator]
-    def bad_input(error: ChatInputError) -> Response[Any]:
-        return _error(HTTPStatus.BAD_REQUEST, "bad_request", str(error), field=error.field)
-
     @app.exception_handler(UndecodableBody)  # type: ignore[untyped-decorator]
     def undecodable(error: UndecodableBody) -> Response[Any]:
         return _error(HTTPStatus.BAD_REQUEST, "bad_request", str(error), field="body")
-
-    @app.exception_handler(SessionNotOwned)  # type: ignore[untyped-decorator]
-    def not_owned(error: SessionNotOwned) -> Response[Any]:
-        logger.info("Session refused: owned by another user")
-        return _error(
-            HTTPStatus.FORBIDDEN,
-            "session_not_owned",
-            "This sessionId belongs to another user. Omit sessionId to start a new session.",
-        )
-
-    @app.exception_handler(SessionNotFound)  # type: ignore[untyped-decorator]
-    def no_session(error: SessionNotFound) -> Response[Any]:
-        return _error(HTTPStatus.NOT_FOUND, "not_found", "No such session for this user.")
 
     @app.exception_handler(RateLimited)  # type: ignore[untyped-decorator]
     def rate_limited(error: RateLimited) -> Response[Any]:
@@ -379,63 +369,6 @@ def _map_errors(app: APIGatewayHttpResolver) -> None:
             body=body,
             headers=headers,
         )
-
-    @app.exception_handler(IdempotencyKeyReused)  # type: ignore[untyped-decorator]
-    def key_reused(error: IdempotencyKeyReused) -> Response[Any]:
-        return _error(HTTPStatus.UNPROCESSABLE_ENTITY, "idempotency_key_reused", str(error))
-
-    @app.exception_handler(RequestInProgress)  # type: ignore[untyped-decorator]
-    def in_progress(error: RequestInProgress) -> Response[Any]:
-        return _error(
-            HTTPStatus.CONFLICT,
-            "request_in_progress",
-            str(error),
-            headers={"Retry-After": str(max(1, error.retry_after))},
-        )
-
-    @app.exception_handler(IdempotencyUnavailable)  # type: ignore[untyped-decorator]
-    def store_down(error: IdempotencyUnavailable) -> Response[Any]:
-        return _error(
-            HTTPStatus.SERVICE_UNAVAILABLE,
-            "idempotency_unavailable",
-            f"{error} Retry in a few seconds with the same Idempotency-Key.",
-            headers={"Retry-After": "2"},
-        )
-
-    @app.exception_handler(TurnNotFound)  # type: ignore[untyped-decorator]
-    def no_turn(error: TurnNotFound) -> Response[Any]:
-        return _error(HTTPStatus.NOT_FOUND, "not_found", "No such turn for this user.")
-
-    @app.exception_handler(TurnsUnavailable)  # type: ignore[untyped-decorator]
-    def turns_down(error: TurnsUnavailable) -> Response[Any]:
-        return _error(
-            HTTPStatus.SERVICE_UNAVAILABLE,
-            "turns_unavailable",
-            f"{error} Retry in a few seconds (with the same Idempotency-Key, if any).",
-            headers={"Retry-After": "2"},
-        )
-
-    @app.exception_handler(ModelBusy)  # type: ignore[untyped-decorator]
-    def busy(error: ModelBusy) -> Response[Any]:
-        seconds = max(1, error.retry_after)
-        return _error(
-            HTTPStatus.SERVICE_UNAVAILABLE,
-            "model_busy",
-            MODEL_BUSY.format(seconds=seconds),
-            headers={"Retry-After": str(seconds)},
-        )
-
-    @app.exception_handler(ModelFailed)  # type: ignore[untyped-decorator]
-    def failed(error: ModelFailed) -> Response[Any]:
-        return _error(HTTPStatus.BAD_GATEWAY, "model_failed", MODEL_FAILED)
-
-    @app.exception_handler(RuntimeNotConfigured)  # type: ignore[untyped-decorator]
-    @app.exception_handler(SettingsError)  # type: ignore[untyped-decorator]
-    def misconfigured(error: Exception) -> Response[Any]:
-        logger.error(
-            "Chat is misconfigured", extra={"error_type": type(error).__name__, "detail": str(error)}
-        )
-        return _error(HTTPStatus.INTERNAL_SERVER_ERROR, "not_configured", NOT_CONFIGURED)
 
     @app.exception_handler(Exception)  # type: ignore[untyped-decorator]
     def unexpected(error: Exception) -> Response[Any]:

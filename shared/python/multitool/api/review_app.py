@@ -22,21 +22,16 @@ from pydantic.json_schema import SkipJsonSchema
 from multitool.api import groups_claim, verified_email
 from multitool.api.bodies import UndecodableBody, body_text, utf8_clean
 from multitool.api.errors import ApiError, ErrorDetail, openapi_responses, rate_limited_body
-from multitool.drafts import Draft
 from multitool.observability import error_fields, logger
 from multitool.ports.rate import RateLimited, RateLimiter
 from multitool.review import (
     Caller,
-    DraftNotFound,
     InvalidEdits,
-    NotConfigured,
     ReviewConfig,
-    ReviewConflict,
     ReviewError,
-    SideEffectFailed,
     name_claim,
 )
-from multitool.review.limits import ApprovalRequired, QuotaExceeded, RecipientPolicy
+from multitool.review.limits import RecipientPolicy
 from multitool.review.reviewer import DraftView, Reviewer
 from multitool.tools.registry import REGISTRY
 
@@ -46,19 +41,18 @@ if TYPE_CHECKING:
 ReviewerProvider = Callable[[], Reviewer]
 LimiterProvider = Callable[[], RateLimiter | None]
 
-# Failures worth retrying as they are (the backend was busy or away) answer 503;
-# refusals that need a change (edits, credentials, sender identity) answer 502.
-_UNAVAILABLE_CODES = frozenset(
-    {"mail_unavailable", "mail_throttled", "jira_unavailable", "jira_rate_limited", "jira_not_configured"}
-)
-
 
 class Unauthenticated(ReviewError):
     code = "unauthenticated"
+    status = HTTPStatus.UNAUTHORIZED
 
 
 class BadRequest(ReviewError):
     code = "bad_request"
+    status = HTTPStatus.BAD_REQUEST
+
+    def detail(self) -> dict[str, Any]:
+        return {"field": "body"}
 
 
 class ReviewApiError(ApiError):
@@ -276,24 +270,17 @@ def _answers(ok: str, errors: dict[int, str] | None = None) -> dict[int, Any]:
     )
 
 
-def _response(
-    status: int,
-    error: ReviewError,
-    *,
-    extra: dict[str, Any] | None = None,
-    action: Draft | None = None,
-    headers: dict[str, str] | None = None,
-) -> Response[Any]:
-    """``{"error": {"code", "message", ...extra}}``, with the action's current state when there is one."""
+def _response(error: ReviewError) -> Response[Any]:
+    """``{"error": {"code", "message", ...detail}}``, with the action's current state when there is one."""
     body = ReviewApiError(
-        error=ErrorDetail(code=error.code, message=error.message, **(extra or {})),
-        action=DraftView.of(action) if action is not None else None,
+        error=ErrorDetail(code=error.code, message=error.message, **error.detail()),
+        action=DraftView.of(error.draft) if error.draft is not None else None,
     )
     return Response(
-        status_code=int(status),
+        status_code=int(error.status),
         content_type=content_types.APPLICATION_JSON,
         body=body.to_wire(),
-        headers=headers or None,
+        headers=error.headers() or None,
     )
 
 
@@ -302,46 +289,25 @@ def _body(code: str, message: str) -> dict[str, Any]:
 
 
 def _map_errors(app: APIGatewayHttpResolver) -> None:
-    """The one place review errors become HTTP responses."""
+    """The one place review errors become HTTP responses: each error carries its code and status."""
 
-    @app.exception_handler(Unauthenticated)  # type: ignore[untyped-decorator]
-    def unauthenticated(error: Unauthenticated) -> Response[Any]:
-        return _response(HTTPStatus.UNAUTHORIZED, error)
-
-    @app.exception_handler(BadRequest)  # type: ignore[untyped-decorator]
-    def bad_request(error: BadRequest) -> Response[Any]:
-        return _response(HTTPStatus.BAD_REQUEST, error, extra={"field": "body"})
+    @app.exception_handler(ReviewError)  # type: ignore[untyped-decorator]
+    def refused(error: ReviewError) -> Response[Any]:
+        # Code and place only: the message may quote the draft's content.
+        logger.info(
+            "Review request refused",
+            extra={
+                "code": error.code,
+                "status": int(error.status),
+                **({"field": error.field} if isinstance(error, InvalidEdits) else {}),
+                **({"draft_id": error.draft.id} if error.draft is not None else {}),
+            },
+        )
+        return _response(error)
 
     @app.exception_handler(UndecodableBody)  # type: ignore[untyped-decorator]
     def undecodable(error: UndecodableBody) -> Response[Any]:
-        return _response(HTTPStatus.BAD_REQUEST, BadRequest(str(error)), extra={"field": "body"})
-
-    @app.exception_handler(DraftNotFound)  # type: ignore[untyped-decorator]
-    def not_found(error: DraftNotFound) -> Response[Any]:
-        return _response(HTTPStatus.NOT_FOUND, error)
-
-    @app.exception_handler(InvalidEdits)  # type: ignore[untyped-decorator]
-    def invalid_edits(error: InvalidEdits) -> Response[Any]:
-        logger.info("Confirm refused", extra={"code": error.code, "field": error.field})
-        return _response(HTTPStatus.UNPROCESSABLE_ENTITY, error, extra={"field": error.field})
-
-    @app.exception_handler(ReviewConflict)  # type: ignore[untyped-decorator]
-    def conflict(error: ReviewConflict) -> Response[Any]:
-        logger.info("Review conflict", extra={"code": error.code, "draft_id": error.draft.id})
-        return _response(HTTPStatus.CONFLICT, error, action=error.draft)
-
-    @app.exception_handler(ApprovalRequired)  # type: ignore[untyped-decorator]
-    def approval_required(error: ApprovalRequired) -> Response[Any]:
-        logger.info("Confirm refused", extra={"code": error.code})
-        return _response(HTTPStatus.FORBIDDEN, error)
-
-    @app.exception_handler(QuotaExceeded)  # type: ignore[untyped-decorator]
-    def quota_exceeded(error: QuotaExceeded) -> Response[Any]:
-        return _response(
-            HTTPStatus.TOO_MANY_REQUESTS,
-            error,
-            headers={"Retry-After": str(max(1, round(error.retry_after)))},
-        )
+        return _response(BadRequest(str(error)))
 
     @app.exception_handler(RateLimited)  # type: ignore[untyped-decorator]
     def rate_limited(error: RateLimited) -> Response[Any]:
@@ -353,22 +319,6 @@ def _map_errors(app: APIGatewayHttpResolver) -> None:
             body=body,
             headers=headers,
         )
-
-    @app.exception_handler(NotConfigured)  # type: ignore[untyped-decorator]
-    def not_configured(error: NotConfigured) -> Response[Any]:
-        return _response(HTTPStatus.SERVICE_UNAVAILABLE, error)
-
-    @app.exception_handler(SideEffectFailed)  # type: ignore[untyped-decorator]
-    def side_effect_failed(error: SideEffectFailed) -> Response[Any]:
-        headers: dict[str, str] = {}
-        if error.retry_after is not None:
-            headers["Retry-After"] = str(max(1, round(error.retry_after)))
-        status = (
-            HTTPStatus.SERVICE_UNAVAILABLE
-            if error.code in _UNAVAILABLE_CODES or error.retry_after is not None
-            else HTTPStatus.BAD_GATEWAY
-        )
-        return _response(status, error, extra={"retryable": True}, action=error.draft, headers=headers)
 
     @app.exception_handler(Exception)  # type: ignore[untyped-decorator]
     def unexpected(error: Exception) -> Response[Any]:

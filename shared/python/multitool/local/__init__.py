@@ -1,4 +1,6 @@
-"""Local development: embedded AWS (moto), sandboxes, and the local server.
+"""Local development: the ``multitool`` command (:mod:`multitool.local.cli`), embedded AWS (moto),
+sandboxes, and the local server.
 
-Never shipped in a Lambda asset (the stack excludes this package from the layer).
+Never shipped in a Lambda asset (the stack excludes this package from the layer). The top of the
+layers: it may import any of the layer, and nothing in the layer imports it.
 """

@@ -14,7 +14,6 @@ route and the sandbox outbox; ``X-Local-User`` is then ignored.
 from __future__ import annotations
 
 import base64
-import ipaddress
 import json
 import re
 import sys
@@ -29,6 +28,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from multitool.local.embedded import Embedded, Seed
 from multitool.local.lambdas import ACCOUNT, MAX_INSTANCES, Instances, LambdaContext, load_handler
+from multitool.local.loopback import is_loopback
 
 LOCAL_USER_HEADER = "x-local-user"
 LOCAL_ISSUER = "http://127.0.0.1/local-sign-in"
@@ -100,16 +100,6 @@ class LocalResponse:
 
     def json(self) -> Any:
         return json.loads(self.body) if self.body else None
-
-
-def is_loopback(address: str) -> bool:
-    """Whether a peer address is this machine (127.0.0.0/8, ::1, or IPv4-mapped loopback)."""
-    try:
-        ip = ipaddress.ip_address(address.split("%", 1)[0])
-    except ValueError:
-        return False
-    mapped = getattr(ip, "ipv4_mapped", None)
-    return bool(ip.is_loopback or (mapped is not None and mapped.is_loopback))
 
 
 def jwt_claims(user_id: str, email: str, zoneinfo: str, name: str | None = None) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote
 
-from multitool.local.gateway import is_loopback
+from multitool.local.loopback import is_loopback
 
 Target = Callable[[str, Any], None]
 """Runs one event on function ``name``: ``target(name, event)``."""

@@ -23,14 +23,14 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from joserfc import jwt
 from joserfc.jwk import KeySet, RSAKey
 
 from multitool.local.jwt_authorizer import ALGORITHM, JwtAuthorizer, TokenRejected, gateway_claims
-from multitool.local.sign_in_page import FORM_HEADERS, page, sign_in_form
+from multitool.local.sign_in_page import FORM_HEADERS, Person, page, sign_in_form
 
 CLIENT_ID = "multitool-local-page"
 SCOPES = ("openid", "email", "profile")
@@ -48,19 +48,6 @@ PATHS = (
     "/logout",
 )
 NO_STORE = {"content-type": "application/json", "cache-control": "no-store", "pragma": "no-cache"}
-
-
-class Person(Protocol):
-    """Who can sign in: the seeded directory's people."""
-
-    @property
-    def id(self) -> str: ...
-    @property
-    def email(self) -> str: ...
-    @property
-    def display_name(self) -> str: ...
-    @property
-    def timezone(self) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,9 +28,9 @@ from multitool.local.gateway import (
     MAX_BODY_BYTES,
     LocalApi,
     LocalResponse,
-    is_loopback,
     json_response,
 )
+from multitool.local.loopback import is_loopback
 
 # API_ROUTES is re-exported: what this server serves, for callers that document or sweep it.
 __all__ = ["API_ROUTES", "LocalHttpServer", "make_server", "repo_root", "route_request", "static_file"]

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from multitool.local.oidc import Person
+from typing import Protocol
 
 # The sign-in form is this provider's page: its own CSP lets it post to itself, nothing else.
 FORM_HEADERS = {
@@ -18,6 +15,20 @@ FORM_HEADERS = {
         "base-uri 'none'"
     ),
 }
+
+
+# Declared beside the form that lists them: the provider imports its pages, never the reverse.
+class Person(Protocol):
+    """Who can sign in: the seeded directory's people."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def email(self) -> str: ...
+    @property
+    def display_name(self) -> str: ...
+    @property
+    def timezone(self) -> str: ...
 
 
 def sign_in_form(params: Mapping[str, str], people: Iterable[Person], error: str = "") -> bytes:

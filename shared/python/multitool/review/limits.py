@@ -21,10 +21,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from http import HTTPStatus
 from typing import ClassVar
 
 from multitool.ports.quota import Spend
-from multitool.review.base import InvalidEdits, ReviewError
+from multitool.review.errors import InvalidEdits, ReviewError, retry_after_header
 from multitool.settings import (
     DEFAULT_OUTSIDE_RECIPIENTS_PER_DAY,
     DEFAULT_RECIPIENTS_PER_DAY,
@@ -93,16 +94,21 @@ class QuotaExceeded(ReviewError):
     """The confirm would take the user past a daily recipient quota; nothing was sent."""
 
     code: ClassVar[str] = "recipient_quota_exceeded"
+    status: ClassVar[int] = HTTPStatus.TOO_MANY_REQUESTS
 
     def __init__(self, message: str, *, retry_after: float) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+    def headers(self) -> dict[str, str]:
+        return retry_after_header(self.retry_after)
 
 
 class ApprovalRequired(ReviewError):
     """A self-registered user an administrator has not approved yet: nothing is sent, booked or created."""
 
     code: ClassVar[str] = "approval_required"
+    status: ClassVar[int] = HTTPStatus.FORBIDDEN
 
 
 def quota_day(now: datetime) -> str:

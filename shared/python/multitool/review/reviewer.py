@@ -72,22 +72,24 @@ from multitool.ports.jira import JiraClient, JiraError
 from multitool.ports.mail import Mailer, MailError
 from multitool.ports.quota import QuotaRefused, RecipientQuota, Spend
 from multitool.review.base import (
-    ActionInProgress,
     ActionReview,
-    AlreadyDiscarded,
-    AlreadyDone,
     Caller,
-    DraftNotFound,
-    InvalidEdits,
     ReviewConfig,
     ReviewContext,
+    invalid_edits,
+    people_on,
+    typed_addresses,
+)
+from multitool.review.errors import (
+    ActionInProgress,
+    AlreadyDiscarded,
+    AlreadyDone,
+    DraftNotFound,
+    InvalidEdits,
     SideEffectFailed,
     SlotRefused,
     SlotTaken,
     Superseded,
-    invalid_edits,
-    people_on,
-    typed_addresses,
 )
 from multitool.review.limits import ApprovalRequired, QuotaExceeded, quota_day, until_next_day
 from multitool.tools.registry import REGISTRY

@@ -7,11 +7,13 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from http import HTTPStatus
 from typing import Any, Protocol
 
 from botocore.exceptions import BotoCoreError, ClientError, ConnectTimeoutError, ReadTimeoutError
 
 from multitool.cards import Card
+from multitool.errors import RETRY_AFTER, ServiceError
 from multitool.flow import Flow, ToolResult
 from multitool.observability import logger
 from multitool.traces import ToolResults, extract_tool_results
@@ -125,24 +127,49 @@ FlowFactory = Callable[[TurnRequest], Flow]
 """Builds the tool flow (product step, context, ports) for one turn."""
 
 
-class TurnError(Exception):
-    """A model runtime failed; the API maps it to 502 or 503."""
+MODEL_BUSY = "The assistant is busy right now. Retry in {seconds} seconds."
+MODEL_FAILED = "The assistant could not answer. Try again; if it keeps failing, rephrase the request."
+NOT_CONFIGURED = "The chat service is not configured."
+
+
+class TurnError(ServiceError):
+    """A model runtime failed; the API answers 502, 503 or (misconfigured) 500.
+
+    The caller reads fixed words: the exception's own message names the service and its error code.
+    """
 
 
 class ModelBusy(TurnError):
     """The model is throttled or not ready: retry after ``retry_after`` seconds (HTTP 503)."""
 
+    code = "model_busy"
+    status = HTTPStatus.SERVICE_UNAVAILABLE
+
     def __init__(self, message: str, retry_after: int = DEFAULT_RETRY_AFTER_SECONDS) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+    def public_message(self) -> str:
+        return MODEL_BUSY.format(seconds=max(1, self.retry_after))
+
+    def headers(self) -> dict[str, str]:
+        return {RETRY_AFTER: str(max(1, self.retry_after))}
 
 
 class ModelFailed(TurnError):
     """The model call failed in a way a retry is unlikely to fix soon (HTTP 502)."""
 
+    code = "model_failed"
+    status = HTTPStatus.BAD_GATEWAY
+    answer = MODEL_FAILED
+
 
 class RuntimeNotConfigured(TurnError):
     """The environment selects a runtime whose settings are missing."""
+
+    code = "not_configured"
+    status = HTTPStatus.INTERNAL_SERVER_ERROR
+    answer = NOT_CONFIGURED
 
 
 def model_error(error: Exception, service: str) -> TurnError:

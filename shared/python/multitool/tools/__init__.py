@@ -1,7 +1,7 @@
 """The tools: the registry of every tool, and batch execution.
 
 Each tool is one module holding everything specific to it (see
-:class:`multitool.tools.base.ToolSpec`); the lines under ``# The tools`` declare
+:class:`multitool.tools.spec.ToolSpec`); the lines under ``# The tools`` declare
 them, and the registry imports a tool's module when a lookup first needs it: an
 action-group function loads its own tool only. Everything else (apps, OpenAPI
 documents, Converse and harness tool specs, CDK action groups, cards, the review's
@@ -49,12 +49,12 @@ from multitool.tools.base import (
     ToolError,
     ToolFailed,
     ToolPorts,
-    ToolSpec,
     UnknownTool,
 )
 from multitool.tools.common import Prepared, invalid_input, resolve_recipient
 from multitool.tools.registry import REGISTRY
 from multitool.tools.revisions import store_revision
+from multitool.tools.spec import ToolSpec
 
 # The tools: one line each, a module named after its action group that holds its SPEC.
 REGISTRY.declare("multitool.tools.email_draft")

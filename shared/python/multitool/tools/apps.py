@@ -19,10 +19,11 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from multitool.observability import logger, metrics
 from multitool.tools import REGISTRY, run_calls
-from multitool.tools.base import InvalidInput, ToolContext, ToolError, ToolSpec, UnknownTool
+from multitool.tools.base import InvalidInput, ToolContext, ToolError, UnknownTool
 from multitool.tools.bedrock import resolve_action_event
 from multitool.tools.environment import EnvironmentProvider, aws_environment
 from multitool.tools.gateway import answer_gateway_call, is_gateway_call
+from multitool.tools.spec import ToolSpec
 from multitool.validation import first_field, problems
 from multitool.wire import WireModel
 

@@ -1,4 +1,4 @@
-"""What every tool shares: who is asking, which ports it may use, typed errors, its spec.
+"""What every tool shares: who is asking, which ports it may use, typed errors.
 
 Tools never read the environment or make clients: the caller hands in a
 :class:`ToolContext` (who, which session, when, which time zone), a
@@ -10,26 +10,21 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 from zoneinfo import ZoneInfo
-
-from pydantic import BaseModel
 
 from multitool.drafts import DEFAULT_TTL_SECONDS
 from multitool.settings import DEFAULT_JIRA_PROJECTS, JiraProject, _projects
 from multitool.zones import iana_zone
 
 if TYPE_CHECKING:
-    from multitool.cards import CardSpec
     from multitool.ports.calendar import Calendar
     from multitool.ports.directory import Directory
     from multitool.ports.drafts import DraftStore
-    from multitool.review.base import ActionReview
     from multitool.settings import ToolSettings
-    from multitool.tools.common import Prepared
 
 
 # Input limits, shared by the argument models and the README.
@@ -271,40 +266,3 @@ class ToolPorts:
     directory: Directory
     calendar: Calendar
     drafts: DraftStore
-
-
-@dataclass(frozen=True, slots=True)
-class ToolSpec:
-    """Everything specific to one tool, in its own module; one registry line adds it.
-
-    - ``name``: the operationId, also the Converse and harness tool name.
-    - ``action_group``, ``api_path``, ``method``, ``group_description``: its Bedrock action
-      group (one operation; the Lambda folder ``functions/<action_group>``).
-    - ``description``: what the model reads about the tool.
-    - ``args_model`` / ``payload_model``: what the model passes and what the tool returns.
-    - ``prepare``: the domain logic, ``(args, ToolContext, ToolConfig) -> Prepared``.
-    - ``action``: the payload's action string, also the card's ``type`` and the draft's action.
-    - ``card``: the card model, its fingerprint and caption (:class:`multitool.cards.CardSpec`).
-    - ``review``: what a confirm does: edits model, content, side effect
-      (:class:`multitool.review.base.ActionReview`).
-    - ``nouns``: ``("an email draft", "email drafts")``, for sentences about its drafts.
-    """
-
-    name: str
-    action_group: str
-    api_path: str
-    args_model: type[BaseModel]
-    payload_model: type[BaseModel]
-    action: str
-    description: str
-    prepare: Callable[[Any, ToolContext, ToolConfig], Prepared]
-    card: CardSpec[Any]
-    review: ActionReview[Any, Any]
-    group_description: str
-    nouns: tuple[str, str]
-    method: str = "POST"
-
-    @property
-    def function_description(self) -> str:
-        """The action-group Lambda's description."""
-        return f"Bedrock action group: {self.nouns[1]} ({self.method} {self.api_path})"

@@ -26,14 +26,7 @@ from multitool.review.base import (
     sender_name,
 )
 from multitool.text import CLEAN_MULTI_LINE, CLEAN_SINGLE_LINE, MultiLine, SingleLine
-from multitool.tools.base import (
-    MAX_BODY_CHARS,
-    MAX_RECIPIENTS,
-    MAX_SUBJECT_CHARS,
-    ToolConfig,
-    ToolContext,
-    ToolSpec,
-)
+from multitool.tools.base import MAX_BODY_CHARS, MAX_RECIPIENTS, MAX_SUBJECT_CHARS, ToolConfig, ToolContext
 from multitool.tools.common import (
     BusyTimes,
     DraftRef,
@@ -45,6 +38,7 @@ from multitool.tools.common import (
     revises_field,
     unsettled_notes,
 )
+from multitool.tools.spec import ToolSpec
 from multitool.wire import WireModel
 
 ACTION = "show_new_email_draft"

@@ -38,8 +38,9 @@ from aws_lambda_powertools.metrics import MetricUnit
 from multitool.drafts import UNCLAIMED_OWNER
 from multitool.observability import error_fields, logger, metrics
 from multitool.tools import REGISTRY, run_calls
-from multitool.tools.base import InvalidInput, ToolContext, ToolError, ToolFailed, ToolSpec, UnknownTool
+from multitool.tools.base import InvalidInput, ToolContext, ToolError, ToolFailed, UnknownTool
 from multitool.tools.environment import EnvironmentProvider
+from multitool.tools.spec import ToolSpec
 
 GATEWAY_KEY_PREFIX = "bedrockAgentCore"
 TOOL_NAME_KEY = "bedrockAgentCoreToolName"

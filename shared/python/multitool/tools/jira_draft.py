@@ -21,12 +21,11 @@ from multitool.review.base import (
     Address,
     Backends,
     Caller,
-    InvalidEdits,
-    NotConfigured,
     ReviewContext,
     address_of,
     settled,
 )
+from multitool.review.errors import InvalidEdits, NotConfigured
 from multitool.text import CLEAN_MULTI_LINE, CLEAN_SINGLE_LINE, MultiLine, SingleLine
 from multitool.tools.base import (
     MAX_DESCRIPTION_CHARS,
@@ -34,7 +33,6 @@ from multitool.tools.base import (
     ToolConfig,
     ToolContext,
     ToolError,
-    ToolSpec,
     UnknownIssueType,
     UnknownProject,
 )
@@ -48,6 +46,7 @@ from multitool.tools.common import (
     revises_field,
     unsettled_notes,
 )
+from multitool.tools.spec import ToolSpec
 from multitool.wire import WireModel
 
 ACTION = "show_jira_ticket_draft"

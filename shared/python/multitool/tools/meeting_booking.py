@@ -19,16 +19,8 @@ from multitool.observability import error_fields, logger
 from multitool.ports.calendar import Booking
 from multitool.ports.calendar import SlotTaken as SlotTakenInCalendar
 from multitool.ports.mail import Mail
-from multitool.review.base import (
-    Address,
-    Backends,
-    InvalidEdits,
-    Recipients,
-    ReviewContext,
-    SlotRefused,
-    reply_to,
-    sender_name,
-)
+from multitool.review.base import Address, Backends, Recipients, ReviewContext, reply_to, sender_name
+from multitool.review.errors import InvalidEdits, SlotRefused
 from multitool.slots import Slot
 from multitool.text import CLEAN_SINGLE_LINE
 from multitool.tools.base import MAX_ATTENDEES, MAX_TITLE_CHARS

@@ -30,12 +30,8 @@ from multitool.cards import (
     when_words,
 )
 from multitool.people import NameResolution
-from multitool.review.base import (
-    ActionReview,
-    InvalidEdits,
-    ReviewContext,
-    addresses,
-)
+from multitool.review.base import ActionReview, ReviewContext, addresses
+from multitool.review.errors import InvalidEdits
 from multitool.slots import Slot
 from multitool.text import SingleLine
 from multitool.tools.base import (
@@ -47,7 +43,6 @@ from multitool.tools.base import (
     NoFreeSlot,
     ToolConfig,
     ToolContext,
-    ToolSpec,
     UnknownTimeZone,
     UnparseableDate,
 )
@@ -81,6 +76,7 @@ from multitool.tools.scheduling import (
     search_window,
     slot_proposal,
 )
+from multitool.tools.spec import ToolSpec
 from multitool.tools.when import (
     TIMES_FORMAT,
     PhraseReading,

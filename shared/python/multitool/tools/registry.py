@@ -1,6 +1,6 @@
 """The tool registry: every tool, by name, by action string and by action group.
 
-A tool is ONE :class:`multitool.tools.base.ToolSpec` in its own module (its models, its
+A tool is ONE :class:`multitool.tools.spec.ToolSpec` in its own module (its models, its
 ``prepare``, its card and its confirm); one :meth:`ToolRegistry.declare` line adds it
 (:mod:`multitool.tools` declares the built-in tools), or :meth:`ToolRegistry.register` for
 a spec already made (a test's toy tool). Everything else is read from here when it is
@@ -26,7 +26,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from multitool.tools.base import ToolSpec
+    from multitool.tools.spec import ToolSpec
 
 
 class DuplicateTool(ValueError):

@@ -379,7 +379,7 @@ def _data_banner(running: Embedded) -> str:
 
 
 def serve(args: argparse.Namespace) -> int:
-    from multitool.local.gateway import is_loopback
+    from multitool.local.loopback import is_loopback
     from multitool.local.server import make_server
 
     running, api = _local_api(args)

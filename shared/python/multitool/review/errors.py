@@ -1,0 +1,149 @@
+"""The review's errors: what a confirm, a discard or a read can refuse, each with its code and status.
+
+Every error is a :class:`multitool.errors.ServiceError` and carries what its HTTP answer says:
+``code`` and ``status``, the error detail's extra fields (:meth:`ReviewError.detail`), the
+headers (:meth:`ReviewError.headers`) and the draft to show as it is now (``draft``). The review
+API turns any of them into a response in one generic handler (:mod:`multitool.api.review_app`).
+Below everything else in the review (the recipient limits raise them too), so nothing here
+imports the rest of the review.
+"""
+
+from __future__ import annotations
+
+from http import HTTPStatus
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from multitool.errors import RETRY_AFTER, ServiceError
+
+if TYPE_CHECKING:
+    from multitool.drafts import Draft
+
+# Failures worth retrying as they are (the backend was busy or away) answer 503;
+# refusals that need a change (edits, credentials, sender identity) answer 502.
+UNAVAILABLE_CODES = frozenset(
+    {"mail_unavailable", "mail_throttled", "jira_unavailable", "jira_rate_limited", "jira_not_configured"}
+)
+
+
+def retry_after_header(seconds: float) -> dict[str, str]:
+    """``Retry-After`` in whole seconds, at least one."""
+    return {RETRY_AFTER: str(max(1, round(seconds)))}
+
+
+class ReviewError(ServiceError):
+    code: ClassVar[str] = "review_error"
+    status: ClassVar[int] = HTTPStatus.BAD_REQUEST
+    draft: Draft | None = None
+    """The draft as the failure left it, shown beside the error (a conflict, a failed side effect)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def detail(self) -> dict[str, Any]:
+        """The error detail's fields beside ``code`` and ``message`` (``field``, ``retryable``)."""
+        return {}
+
+    def headers(self) -> dict[str, str]:
+        return {}
+
+
+class DraftNotFound(ReviewError):
+    """No such draft, or not the caller's: the two are indistinguishable on purpose."""
+
+    code = "not_found"
+    status = HTTPStatus.NOT_FOUND
+
+
+class InvalidEdits(ReviewError):
+    code = "invalid_edits"
+    status = HTTPStatus.UNPROCESSABLE_ENTITY
+
+    def __init__(self, message: str, *, field: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+    def detail(self) -> dict[str, Any]:
+        return {"field": self.field}
+
+
+class ReviewConflict(ReviewError):
+    """The draft's status does not allow the request; ``draft`` is its current state."""
+
+    status = HTTPStatus.CONFLICT
+
+    def __init__(self, message: str, *, draft: Draft) -> None:
+        super().__init__(message)
+        self.draft = draft
+
+
+class ActionInProgress(ReviewConflict):
+    code = "in_progress"
+
+
+class AlreadyDone(ReviewConflict):
+    code = "already_done"
+
+
+class AlreadyDiscarded(ReviewConflict):
+    code = "discarded"
+
+
+class Superseded(ReviewConflict):
+    """A revision replaced the draft (``draft.superseded_by``): only the revision can be confirmed."""
+
+    code = "superseded"
+
+
+class SlotTaken(ReviewConflict):
+    """The chosen slot was booked for an attendee since the card was made; nothing was sent.
+
+    ``draft`` is confirmable again (its status as before the confirm, the edits kept): the
+    card's other slots, or the same slot once it is free, can be confirmed.
+    """
+
+    code = "slot_taken"
+
+
+class SlotRefused(Exception):
+    """Raised by a confirm's side effect when the calendar refused the slot: nothing happened.
+
+    The reviewer restores the draft and answers :class:`SlotTaken` with this message.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class NotConfigured(ReviewError):
+    """The side effect has no backend in this deployment (e.g. no Jira secret)."""
+
+    code = "not_configured"
+    status = HTTPStatus.SERVICE_UNAVAILABLE
+
+
+class SideEffectFailed(ReviewError):
+    """The backend refused or failed; the draft is ``failed`` with the reason and can be confirmed again."""
+
+    def __init__(self, message: str, *, code: str, draft: Draft, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.failure_code = code
+        self.draft = draft
+        self.retry_after = retry_after
+
+    @property
+    def code(self) -> str:  # type: ignore[override]
+        return self.failure_code
+
+    @property
+    def status(self) -> int:  # type: ignore[override]
+        # The backend's own word decides: busy or away is worth the same confirm again (503).
+        unavailable = self.failure_code in UNAVAILABLE_CODES or self.retry_after is not None
+        return HTTPStatus.SERVICE_UNAVAILABLE if unavailable else HTTPStatus.BAD_GATEWAY
+
+    def detail(self) -> dict[str, Any]:
+        return {"retryable": True}
+
+    def headers(self) -> dict[str, str]:
+        return retry_after_header(self.retry_after) if self.retry_after is not None else {}
