@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
+from typing import ClassVar
 
 from multitool.drafts import Draft, DraftStatus
 from multitool.people import NameResolution, Person
@@ -34,6 +35,8 @@ class MemoryDirectory:
 
 
 class MemoryCalendar:
+    sends_invitations: ClassVar[bool] = False
+
     def __init__(self, bookings: Iterable[Booking] = ()) -> None:
         self.bookings: dict[str, Booking] = {}
         self.reads = 0

@@ -1,8 +1,10 @@
 """Calendar port: busy times, and bookings made by confirmed meetings.
 
 The DynamoDB adapter (:mod:`multitool.ports.dynamo_calendar`) reads bookings
-confirmed through this system; a Google or Microsoft calendar adapter can
-implement the same interface. Only the people a booking names are tracked:
+confirmed through this system; the Microsoft 365 and Google Workspace adapters
+read the suite's own free/busy and book events there (their providers then send
+the invitations: :attr:`Calendar.sends_invitations`). Only the people a booking
+names are tracked:
 the review books directory people and the verified organizer, never external
 addresses (their calendars are not ours to know), so nothing stops a double
 booking of someone outside the directory.
@@ -12,19 +14,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
-from typing import TYPE_CHECKING, Protocol
+from typing import ClassVar, Protocol
 
 from pydantic import Field
 
 from multitool.wire import WireModel
 
-if TYPE_CHECKING:
-    pass
-
 
 class Interval(WireModel):
     start: datetime
     end: datetime
+
+
+class Guest(WireModel):
+    email: str
+    name: str | None = None
 
 
 class Booking(WireModel):
@@ -35,9 +39,19 @@ class Booking(WireModel):
     start: datetime
     end: datetime
     timezone: str = "UTC"
+    guests: tuple[Guest, ...] = Field(
+        default=(),
+        description="Everyone invited, with names, outside addresses too: what a calendar that "
+        "sends its own invitations puts on the event",
+    )
+    description: str = ""
 
 
 class Calendar(Protocol):
+    sends_invitations: ClassVar[bool]
+    """True when :meth:`book` makes an event the provider itself sends to the guests (Graph,
+    Google Calendar): the confirm then sends no invitation mail of its own."""
+
     def busy(self, emails: Sequence[str], start: datetime, end: datetime) -> Mapping[str, Sequence[Interval]]:
         """Busy intervals per email address overlapping [start, end), in one read."""
         ...

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from botocore.exceptions import ClientError
 
@@ -47,6 +47,8 @@ _RETRYABLE_REASONS = frozenset({"ConditionalCheckFailed", "TransactionConflict"}
 
 class DynamoCalendar:
     """Bookings confirmed through this system, in DynamoDB."""
+
+    sends_invitations: ClassVar[bool] = False
 
     def __init__(self, table_name: str, client: DynamoDBClient) -> None:
         self._table = table_name
