@@ -12,7 +12,7 @@ has expired or was revoked.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any, ClassVar, Literal, Protocol
 
@@ -24,10 +24,13 @@ PROVIDER_NAMES: dict[str, str] = {"microsoft365": "Microsoft 365", "google": "Go
 
 @dataclass(frozen=True, slots=True)
 class Account:
-    """Whose suite an adapter acts in: the signed-in user's ``sub`` and verified address."""
+    """Whose suite an adapter acts in: the signed-in user's ``sub`` and verified address, and the
+    user's own token as the API received it (what a token vault exchanges for the user's
+    provider token; None where the caller reached the function some other way)."""
 
     user_id: str
     email: str | None = None
+    user_token: str | None = field(default=None, repr=False)
 
 
 class TokenSource(Protocol):

@@ -1,0 +1,25 @@
+"""A suite: the directory, calendar and mailer one user's actions run against.
+
+``builtin`` is this system's own (the DynamoDB directory and bookings, SES); ``microsoft365`` and
+``google`` are the user's own suite, reached with that user's token (:mod:`multitool.ports.tokens`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from multitool.ports.calendar import Calendar
+    from multitool.ports.directory import Directory
+    from multitool.ports.mail import Mailer
+
+SuiteName = Literal["builtin", "microsoft365", "google"]
+SUITE_NAMES: tuple[SuiteName, ...] = ("builtin", "microsoft365", "google")
+
+
+@dataclass(frozen=True, slots=True)
+class Suite:
+    directory: Directory
+    calendar: Calendar
+    mailer: Mailer
