@@ -33,11 +33,9 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "multitool.zones",
             "multitool.people",
             "multitool.settings",
-            "multitool.tables",
             "multitool.observability",
             "multitool.models",
             "multitool.drafts",
-            "multitool.public_holidays",
         ),
     ),
     ("ports", ("multitool.ports",)),
@@ -45,34 +43,21 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "toolkit and tools",
         (
             "multitool.tools",
-            "multitool.cards",
-            "multitool.invitations",
-            "multitool.slots",
+            "multitool.cards.base",
             "multitool.schemas",
         ),
     ),
-    ("cards", ("multitool.client_actions",)),
+    ("cards", ("multitool.cards",)),
     (
         "review and runtimes",
         (
             "multitool.review",
             "multitool.runtimes",
-            "multitool.flow",
-            "multitool.prompts",
-            "multitool.summary",
-            "multitool.claims",
-            "multitool.traces",
         ),
     ),
     (
         "chat",
-        (
-            "multitool.chat",
-            "multitool.chat_turns",
-            "multitool.turns",
-            "multitool.sessions",
-            "multitool.idempotency",
-        ),
+        ("multitool.chat",),
     ),
     ("api", ("multitool.api",)),
     ("local", ("multitool.local",)),
@@ -92,10 +77,10 @@ UPWARD_ALLOWED: Mapping[tuple[str, str], str] = {
     ("multitool.tools.spec", "multitool.review.base"): CONFIRM_CONTRACT,
     ("multitool.tools.email_draft", "multitool.review.base"): CONFIRM_CONTRACT,
     ("multitool.tools.jira_draft", "multitool.review.base"): CONFIRM_CONTRACT,
-    ("multitool.tools.meeting_booking", "multitool.review.base"): CONFIRM_CONTRACT,
+    ("multitool.tools.meeting.booking", "multitool.review.base"): CONFIRM_CONTRACT,
     ("multitool.tools.meeting_scheduler", "multitool.review.base"): CONFIRM_CONTRACT,
     ("multitool.tools.jira_draft", "multitool.review.errors"): CONFIRM_ERRORS,
-    ("multitool.tools.meeting_booking", "multitool.review.errors"): CONFIRM_ERRORS,
+    ("multitool.tools.meeting.booking", "multitool.review.errors"): CONFIRM_ERRORS,
     ("multitool.tools.meeting_scheduler", "multitool.review.errors"): CONFIRM_ERRORS,
 }
 
@@ -230,6 +215,20 @@ def test_the_layer_has_no_import_cycle() -> None:
 def test_every_module_of_the_layer_has_a_layer() -> None:
     for module in layer_modules():
         layer_of(module)
+
+
+MAX_TOP_LEVEL_MODULES = 10
+
+
+def test_the_package_top_level_holds_only_the_shared_base_types() -> None:
+    """Everything that belongs to one area lives in that area's package; the top level is the
+    base types every layer may import, so a reader knows a module's place from its path."""
+    top = sorted(p.stem for p in PACKAGE.glob("*.py") if not p.stem.startswith("_"))
+
+    assert len(top) <= MAX_TOP_LEVEL_MODULES, top
+    assert {f"multitool.{name}" for name in top} <= set(LAYERS[0][1]), (
+        "a top-level module that is no base type"
+    )
 
 
 def test_no_arrow_runs_up_the_layers_unless_listed_with_its_reason() -> None:

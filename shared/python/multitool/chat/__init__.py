@@ -1,0 +1,8 @@
+"""The /chat path: one user message in, the turn's message and cards out.
+
+Holds the chat service (:mod:`.service`), the sessions and who owns them (:mod:`.sessions`),
+Powertools idempotency for retried requests (:mod:`.idempotency`), and turns that outlive their
+request: the stored turn and its event log (:mod:`.turn_store`), started and polled through
+:mod:`.async_turns`. May import the base types, ports, the toolkit and tools, the cards and the
+runtimes; nothing here imports the API or the local tools.
+"""
