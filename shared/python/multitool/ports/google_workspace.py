@@ -307,8 +307,8 @@ class GoogleCalendar:
         event: dict[str, Any] = {
             "id": eid,
             "summary": single_line(booking.title),
-            "start": {"dateTime": _rfc3339(booking.start), "timeZone": booking.timezone},
-            "end": {"dateTime": _rfc3339(booking.end), "timeZone": booking.timezone},
+            "start": {"dateTime": _rfc3339(_whole_seconds(booking.start)), "timeZone": booking.timezone},
+            "end": {"dateTime": _rfc3339(_whole_seconds(booking.end)), "timeZone": booking.timezone},
             "attendees": attendees,
             "extendedProperties": {"private": {BOOKING_PROPERTY: booking.id}},
         }
@@ -318,8 +318,19 @@ class GoogleCalendar:
 
 
 def _rfc3339(moment: datetime) -> str:
+    """An instant as RFC 3339 in UTC, with its fraction of a second when it has one."""
     aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-    return aware.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return aware.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def _whole_seconds(moment: datetime) -> datetime:
+    """What an event's time is compared at: the adapter books whole seconds (slots are whole minutes).
+
+    In UTC: Python never finds an ambiguous local time (the repeated hour when clocks go back)
+    equal to a time in another zone (PEP 495), so a retried confirm would look like a move.
+    """
+    aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    return aware.astimezone(UTC).replace(microsecond=0)
 
 
 def _live(event: Mapping[str, Any]) -> bool:
@@ -342,7 +353,10 @@ def _event_attendees(event: Mapping[str, Any]) -> set[str]:
 
 def _same_event(event: Mapping[str, Any], booking: Booking, organizer: str) -> bool:
     interval = _event_interval(event)
-    if interval is None or (interval.start, interval.end) != (booking.start, booking.end):
+    if interval is None or (_whole_seconds(interval.start), _whole_seconds(interval.end)) != (
+        _whole_seconds(booking.start),
+        _whole_seconds(booking.end),
+    ):
         return False
     wanted = {a.casefold() for a in (*booking.attendees, *(g.email for g in booking.guests)) if a}
     return _event_attendees(event) - {organizer} == wanted - {organizer}
