@@ -12,6 +12,7 @@ import re
 from datetime import UTC, datetime, timedelta
 from email import message_from_bytes
 from email.policy import default
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,6 +27,7 @@ from multitool.ports.google_workspace import (
     EVENT_SCOPES,
     FREEBUSY_SCOPES,
     MAIL_SCOPES,
+    SCOPES,
     GmailMailer,
     GoogleCalendar,
     GoogleDirectory,
@@ -465,3 +467,26 @@ def test_build_suite_wires_the_three_ports_on_one_api() -> None:
     assert isinstance(suite.directory, GoogleDirectory)
     assert isinstance(suite.calendar, GoogleCalendar)
     assert isinstance(suite.mailer, GmailMailer)
+
+
+# -- scopes --------------------------------------------------------------------------------------
+
+
+def test_each_scope_is_one_google_lists_for_every_method_it_covers_and_deploy_md_names_them() -> None:
+    covers = {
+        DIRECTORY_SCOPES: ("people.people.searchDirectoryPeople",),
+        FREEBUSY_SCOPES: ("calendar.freebusy.query",),
+        EVENT_SCOPES: (
+            "calendar.events.get",
+            "calendar.events.insert",
+            "calendar.events.patch",
+            "calendar.events.delete",
+        ),
+        MAIL_SCOPES: ("gmail.users.messages.send",),
+    }
+    for (scope,), methods in covers.items():
+        for method in methods:
+            assert scope in discovery().operation(method).scopes, (scope, method)
+    deploy = (Path(__file__).parents[2] / "docs" / "deploy.md").read_text(encoding="utf-8")
+    table = set(re.findall(r"^\| `(https://www\.googleapis\.com/auth/[a-z.]+)` \|", deploy, re.MULTILINE))
+    assert table == set(SCOPES)
