@@ -44,11 +44,7 @@ import base64
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from email.headerregistry import Address
-from email.message import EmailMessage
-from email.policy import SMTP
-from email.utils import formatdate
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import urllib3
 
@@ -60,6 +56,9 @@ from multitool.ports.mail import Mail, MailRejected, SentMail
 from multitool.ports.suites import Suite
 from multitool.ports.tokens import Account, ProviderRefused, ProviderUnavailable, TokenSource
 from multitool.text import multi_line, single_line
+
+if TYPE_CHECKING:
+    from email.headerregistry import Address
 
 DIRECTORY_SCOPES = ("https://www.googleapis.com/auth/directory.readonly",)
 FREEBUSY_SCOPES = ("https://www.googleapis.com/auth/calendar.events.freebusy",)
@@ -418,6 +417,8 @@ class GmailMailer:
 
 
 def _addresses(values: Sequence[str]) -> list[Address]:
+    from email.headerregistry import Address
+
     try:
         return [Address(addr_spec=single_line(v)) for v in values]
     except (ValueError, IndexError) as error:
@@ -425,7 +426,16 @@ def _addresses(values: Sequence[str]) -> list[Address]:
 
 
 def rfc5322(mail: Mail, sender: str | None) -> bytes:
-    """The message Gmail sends: text (and an iCalendar REQUEST part when the mail has one)."""
+    """The message Gmail sends: text (and an iCalendar REQUEST part when the mail has one).
+
+    The email package is imported here, by the function that sends (the review), not by those
+    that only resolve names and read free/busy.
+    """
+    from email.headerregistry import Address
+    from email.message import EmailMessage
+    from email.policy import SMTP
+    from email.utils import formatdate
+
     message = EmailMessage(policy=SMTP)
     if sender:
         (address,) = _addresses([sender])
