@@ -203,3 +203,13 @@ def test_the_stand_in_serves_without_the_discovery_documents(monkeypatch: pytest
         assert found["Priya"].person is not None
         page = urllib3.PoolManager().request("GET", bare.url + "/")
         assert b"Sandbox Google Workspace" in page.data
+
+
+def test_a_long_window_is_read_in_windows_the_stand_in_accepts(
+    google: FakeGoogle, http: urllib3.PoolManager
+) -> None:
+    monday = datetime(2026, 12, 7, tzinfo=UTC)
+    busy = suite_for(google, http, JORDAN.email).calendar.busy(
+        [PRIYA.email], monday - timedelta(days=100), monday + timedelta(days=50)
+    )
+    assert busy[PRIYA.email]  # the seeded week, 100 days into a 150-day window

@@ -253,6 +253,12 @@ class FakeGoogle:
         end = datetime.fromisoformat(body["timeMax"])
         if end <= start:
             return Answer(400, error_body(400, "timeRangeEmpty", "The specified time range is empty."), {})
+        if end - start > timedelta(
+            days=90
+        ):  # what Google is seen to refuse (google_workspace.FREEBUSY_WINDOW)
+            return Answer(
+                400, error_body(400, "timeRangeTooLong", "The requested time range is too long."), {}
+            )
         items = [str(i.get("id", "")) for i in body.get("items") or ()]
         if len(items) > 50:
             return Answer(

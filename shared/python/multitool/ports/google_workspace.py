@@ -15,7 +15,9 @@ organizer's, as said in the request).
 
 **Busy: Calendar ``freebusy.query``**, every address in one logical read, chunked at 50
 calendars a request (``calendarExpansionMax``'s maximum in the discovery document) and, for a
-long window, into windows of :data:`FREEBUSY_WINDOW`; a calendar Google answers with an error
+long window, into windows of :data:`FREEBUSY_WINDOW` (Google publishes no maximum; it answers
+"The requested time range is too long." past about 90 days, as integrators report:
+https://github.com/calcom/cal.com/pull/11962); a calendar Google answers with an error
 (``notFound``: the address has no calendar the user may see) is a :class:`ProviderRefused`
 naming it, never a silent "free".
 
@@ -28,6 +30,10 @@ reads the event first (same time and guests: nothing to do), re-reads every trac
 free/busy, raises :class:`SlotTaken` if the slot is gone, then inserts, or patches an event that
 exists at another time (a deleted event keeps its id, as ``cancelled``: it is patched back).
 An insert answered ``409`` (a concurrent retry made it first) is read and settled the same way.
+Google has no conditional insert across calendars, so unlike the DynamoDB calendar's
+transaction, two confirms of *different* meetings for one person's time in the same second can
+both pass the re-check (the window is the time between the free/busy read and the insert);
+free/busy merges blocks, so a post-insert re-read cannot tell the other meeting from this one.
 
 **Mail: Gmail ``users.messages.send``** from the user's own mailbox: an RFC 5322 message built
 with the standard library's ``email`` package (headers RFC 2047-encoded by its SMTP policy, the
@@ -68,7 +74,7 @@ SCOPES = DIRECTORY_SCOPES + FREEBUSY_SCOPES + EVENT_SCOPES + MAIL_SCOPES
 """Every scope the suite asks for: what an administrator grants (docs/deploy.md)."""
 
 FREEBUSY_CALENDARS = 50  # FreeBusyRequest.calendarExpansionMax: "Maximum value is 50."
-FREEBUSY_WINDOW = timedelta(days=60)
+FREEBUSY_WINDOW = timedelta(days=60)  # well inside the ~90 days Google is seen to accept
 DIRECTORY_PAGE = 50
 DIRECTORY_SOURCE = "DIRECTORY_SOURCE_TYPE_DOMAIN_PROFILE"
 CALENDAR = "primary"
