@@ -138,6 +138,12 @@ def test_the_discovery_check_refuses_what_google_does_not_describe() -> None:
         discovery().check_request(
             "POST", "http://x/calendar/v3/calendars/primary/events?sendUpdates=everyone", b"{}"
         )
+    with pytest.raises(DiscoveryMismatch, match="organizer is read-only"):
+        discovery().check_request(
+            "POST",
+            "http://x/calendar/v3/calendars/primary/events",
+            b'{"attendees": [{"email": "a@example.com", "organizer": true}]}',
+        )
     with pytest.raises(DiscoveryMismatch, match="raw is required"):
         discovery().check_request("POST", "http://x/gmail/v1/users/me/messages/send", b'{"threadId": "t"}')
     with pytest.raises(DiscoveryMismatch, match="No method"):

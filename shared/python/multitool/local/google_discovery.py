@@ -6,7 +6,7 @@ Google Workspace adapters call (Calendar v3, Gmail v1, People v1, and Admin Dire
 record) straight from those files, without importing the client library, and checks a request
 the way Google's front end would: the method and path template, every path and query parameter
 (known, typed, enum, repeated, required), and the JSON body against the method's request schema
-by ``$ref``, unknown properties refused. Responses the tests and the stand-in feed back go
+by ``$ref``, unknown and read-only properties refused. Responses the tests and the stand-in feed back go
 through the same check against the method's response schema, so no fixture carries a field
 Google does not describe.
 
@@ -258,6 +258,8 @@ def _check_schema(
         extra = schema.get("additionalProperties")
         for key, item in value.items():
             if key in properties:
+                if request and _read_only(properties[key]):
+                    raise DiscoveryMismatch(f"{operation.id}: {where}.{key} is read-only")
                 _check_schema(operation, properties[key], item, f"{where}.{key}", request=request)
             elif extra is not None:
                 _check_schema(operation, extra, item, f"{where}[{key!r}]", request=request)
@@ -302,6 +304,14 @@ def _check_schema(
             raise DiscoveryMismatch(f"{operation.id}: {where} must be a boolean")
         return
     raise DiscoveryMismatch(f"{operation.id}: {where} has an unknown schema type {kind!r}")
+
+
+def _read_only(schema: Mapping[str, Any]) -> bool:
+    """Output only: People marks it ``readOnly``; Calendar says "Read-only." in the description."""
+    description = str(schema.get("description", ""))
+    return (
+        bool(schema.get("readOnly")) or "Read-only." in description or description.startswith("Output only.")
+    )
 
 
 def _check_format(method_id: str, where: str, fmt: str | None, value: str) -> None:

@@ -302,8 +302,7 @@ class GoogleCalendar:
                 continue
             seen.add(key)
             attendee: dict[str, Any] = {"email": address}
-            if key == organizer:
-                attendee["organizer"] = True
+            if key == organizer:  # Google marks the organizer itself (``organizer`` is read-only)
                 attendee["responseStatus"] = "accepted"
             name = names.get(key)
             if name:
