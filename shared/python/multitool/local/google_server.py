@@ -563,3 +563,30 @@ def _handler_for(google: FakeGoogle) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(data)
 
     return Handler
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m multitool.local.google_server [--port N]``: serve until interrupted."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="A local Google Workspace stand-in on loopback.")
+    parser.add_argument("--port", type=int, default=0, help="the port (default: any free one)")
+    options = parser.parse_args(argv)
+    google = start_fake_google(port=options.port)
+    print(
+        f"Sandbox Google Workspace on {google.url} (checked against the discovery documents: "
+        f"{'yes' if google.discovery is not None else 'no, google-api-python-client is not installed'})"
+    )
+    for person in google.people:
+        print(f"  {person.email}: Bearer {sandbox_token(person.email)}")
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        google.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
