@@ -11,7 +11,7 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 from multitool.settings import page_projects
-from multitool.tables import (
+from multitool.ports.tables import (
     AUDIT,
     BOOKINGS,
     DIRECTORY,

@@ -12,7 +12,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from multitool.api.chat_app import chat_app, run_turn_event
 from multitool.observability import logger, metrics, tracer
-from multitool.turns import turn_id_of
+from multitool.chat.turn_store import turn_id_of
 
 app = chat_app()
 

@@ -13,7 +13,7 @@ from botocore.exceptions import ClientError
 from botocore.stub import ANY, Stubber
 from multitool.people import Person
 from multitool.runtimes import OfflineHarness
-from multitool.turns import LOST, START_WITHIN_SECONDS, DynamoTurnStore, StoredTurn
+from multitool.chat.turn_store import LOST, START_WITHIN_SECONDS, DynamoTurnStore, StoredTurn
 
 from tests.support.chat_env import offline_chat_env
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body

@@ -12,7 +12,7 @@ import importlib
 from typing import Any
 
 import pytest
-from multitool.claims import draft_claims
+from multitool.runtimes.claims import draft_claims
 from multitool.drafts import UNCLAIMED_OWNER, DraftStatus
 from multitool.local.memory import MemoryCalendar
 from multitool.review import Caller, DraftNotFound, ReviewConfig

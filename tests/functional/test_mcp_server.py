@@ -29,7 +29,7 @@ from multitool.ports.drafts import DynamoDraftStore
 from multitool.review import Caller, DraftNotFound, ReviewConfig
 from multitool.review.reviewer import Reviewer
 from multitool.schemas.tools import load_tools
-from multitool.tables import create_all
+from multitool.ports.tables import create_all
 from multitool.tools import REGISTRY
 
 from tests.support.review_support import RecordingMailer

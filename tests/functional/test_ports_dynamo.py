@@ -10,7 +10,7 @@ from typing import Any
 import boto3
 import pytest
 from moto import mock_aws
-from multitool import tables
+from multitool.ports import tables
 from multitool.drafts import DraftStatus, new_draft
 from multitool.people import Resolution
 from multitool.ports.calendar import Booking, Interval, SlotTaken

@@ -27,7 +27,7 @@ from multitool.ports.dynamo_calendar import DynamoCalendar
 from multitool.ports.mail import MailRejected
 from multitool.review import Caller, ReviewConfig, SideEffectFailed, SlotTaken
 from multitool.review.reviewer import Reviewer
-from multitool.tables import create_all
+from multitool.ports.tables import create_all
 from multitool.tools.common import external_person
 
 from functions.review.handler import handler

@@ -12,7 +12,7 @@ import pytest
 import urllib3
 from moto import mock_aws
 from moto.server import ThreadedMotoServer
-from multitool.invitations import Invitation, Participant, build_invitation
+from multitool.tools.meeting.invitations import Invitation, Participant, build_invitation
 from multitool.local.jira_server import start_fake_jira
 from multitool.local.outbox import outbox, sent_mail, sent_mail_from_server
 from multitool.ports.jira import IssueRequest

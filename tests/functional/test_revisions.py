@@ -14,7 +14,7 @@ from typing import Any
 import boto3
 import pytest
 from moto import mock_aws
-from multitool import tables
+from multitool.ports import tables
 from multitool.drafts import DraftStatus
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.ports.drafts import DraftStore, DraftWriteConflict, DynamoDraftStore

@@ -11,7 +11,7 @@ from botocore.exceptions import ClientError, EventStreamError
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.people import Person
 from multitool.ports.calendar import Booking
-from multitool.prompts import contract_text
+from multitool.runtimes.prompts import contract_text
 from multitool.runtimes import AgentRuntime, ModelBusy, ModelFailed, TurnRequest
 from multitool.runtimes.product import product_flows
 from multitool.tools import ToolPorts

@@ -16,7 +16,7 @@ from botocore.awsrequest import AWSResponse
 from botocore.exceptions import ClientError, ParamValidationError, ReadTimeoutError
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.people import Person
-from multitool.prompts import EVERY_TOOL, NO_JSON, RAW_NAMES
+from multitool.runtimes.prompts import EVERY_TOOL, NO_JSON, RAW_NAMES
 from multitool.runtimes import (
     AgentCoreRuntime,
     AwsClients,

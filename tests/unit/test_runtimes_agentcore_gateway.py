@@ -10,7 +10,7 @@ from typing import Any
 import boto3
 import pytest
 from moto import mock_aws
-from multitool import tables
+from multitool.ports import tables
 from multitool.drafts import UNCLAIMED_OWNER, Draft
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.people import Person
@@ -51,7 +51,7 @@ class Claims:
         self.asked: list[tuple[str, list[str]]] = []
 
     def __call__(self, user_id: str, draft_ids: Iterable[str]) -> frozenset[str]:
-        from multitool.claims import claim_drafts
+        from multitool.runtimes.claims import claim_drafts
 
         ids = list(draft_ids)
         self.asked.append((user_id, ids))

@@ -24,14 +24,14 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ConfigDict, Field, SerializeAsAny
 
-from multitool.cards import Card
+from multitool.cards.base import Card
 from multitool.errors import ServiceError
-from multitool.idempotency import (
+from multitool.chat.idempotency import (
     ChatIdempotency,
 )
 from multitool.observability import logger, metrics
 from multitool.runtimes.base import Runtime, TurnProgress, TurnRequest
-from multitool.sessions import (
+from multitool.chat.sessions import (
     HISTORY_EXCHANGES,
     History,
     SessionStore,
@@ -46,7 +46,7 @@ from multitool.sessions import (
     valid_session_id,
 )
 from multitool.text import MultiLine
-from multitool.traces import ToolResults
+from multitool.runtimes.traces import ToolResults
 from multitool.wire import WireModel
 from multitool.zones import iana_zone
 

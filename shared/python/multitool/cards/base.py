@@ -3,7 +3,7 @@
 A tool module defines its card (a :class:`Card` subclass with a ``Literal`` ``type``), how
 two of its cards are recognised as the same action (the fingerprint, for trace dedupe) and
 its caption (the one-line ``clientActionMessages`` text), and puts them in its
-:class:`CardSpec`. :mod:`multitool.client_actions` maps payloads to cards from the
+:class:`CardSpec`. :mod:`multitool.cards.client_actions` maps payloads to cards from the
 registry; this module knows no tool.
 """
 
@@ -56,7 +56,7 @@ class CardSpec(Generic[C]):
 
     ``said``: what the assistant did, as a clause after "I" ("drafted an email to
     Kinshuok Sharma about the doc"), for the turn's answer when the cards say it all
-    (:mod:`multitool.summary`); None when this card needs the model's own words.
+    (:mod:`multitool.runtimes.summary`); None when this card needs the model's own words.
     ``held``: what a confirm does, as the answer's last sentence says it ("Nothing is
     sent until you confirm.").
     """

@@ -30,7 +30,7 @@ from pydantic import Field, TypeAdapter, ValidationError
 from multitool.errors import ServiceError
 from multitool.observability import logger
 from multitool.runtimes.carryover import CARRY_ATTRIBUTE, Messages, parse_carry
-from multitool.tables import SESSIONS
+from multitool.ports.tables import SESSIONS
 from multitool.tools.registry import REGISTRY
 from multitool.wire import WireModel
 
