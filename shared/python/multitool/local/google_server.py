@@ -1,0 +1,592 @@
+"""A fake Google Workspace on loopback: the sandbox's directory, calendars and Gmail, and the tests' Google.
+
+It serves only what the Google Workspace adapters call (:mod:`multitool.ports.google_workspace`),
+on the paths Google's discovery documents give them, under one origin:
+
+- ``GET /v1/people:searchDirectoryPeople``: a prefix search of the seeded people;
+- ``POST /calendar/v3/freeBusy``: busy blocks from each person's events (a ``notFound`` error
+  for an address with no calendar here, as Google answers);
+- ``GET | PATCH | DELETE /calendar/v3/calendars/{calendarId}/events/{eventId}`` and
+  ``POST /calendar/v3/calendars/{calendarId}/events``: the signed-in user's events (a client
+  id must be base32hex; an id used before, deleted or not, is ``409 duplicate``; a deleted
+  event stays readable as ``cancelled``); an insert or patch with ``sendUpdates=all`` records
+  the invitations Google would send;
+- ``POST /gmail/v1/users/{userId}/messages/send``: the raw message, decoded and kept;
+- ``GET /``: a page (labelled as a sandbox) of what was booked and sent.
+
+Every request is checked against the discovery documents (:mod:`multitool.local.google_discovery`)
+when google-api-python-client is installed (a development dependency), and every answer too; a
+request Google would refuse is a 400 in Google's error format. Without the documents it serves
+unchecked, so ``make demo`` starts with the runtime dependencies only.
+
+A bearer token names its user: :func:`sandbox_token` (``sandbox-google.<address>``) for each
+seeded address. Each person starts with a week of real-looking meetings in their own time zone
+(:func:`seeded_week`). Failures can be scripted for the next calls of a method:
+``fake.fail_next("calendar.freebusy.query", 429, "rateLimitExceeded", retry_after=3)``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import json
+import random
+import re
+import threading
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from email import message_from_bytes
+from email.policy import default as default_policy
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Self
+from urllib.parse import parse_qsl, unquote, urlsplit
+from zoneinfo import ZoneInfo
+
+from multitool.local.google_discovery import Discovery, DiscoveryMismatch, error_body, load_discovery
+from multitool.people import Person
+from multitool.ports.directory import normalize_name
+
+TOKEN_PREFIX = "sandbox-google."  # noqa: S105 - a sandbox token, not a secret
+_EVENT_ID = re.compile(r"[a-v0-9]{5,1024}")
+_ROUTES: tuple[tuple[str, re.Pattern[str], str], ...] = (
+    ("GET", re.compile(r"^/v1/people:searchDirectoryPeople$"), "people.people.searchDirectoryPeople"),
+    ("POST", re.compile(r"^/calendar/v3/freeBusy$"), "calendar.freebusy.query"),
+    ("POST", re.compile(r"^/calendar/v3/calendars/(?P<calendarId>[^/]+)/events$"), "calendar.events.insert"),
+    (
+        "GET",
+        re.compile(r"^/calendar/v3/calendars/(?P<calendarId>[^/]+)/events/(?P<eventId>[^/]+)$"),
+        "calendar.events.get",
+    ),
+    (
+        "PATCH",
+        re.compile(r"^/calendar/v3/calendars/(?P<calendarId>[^/]+)/events/(?P<eventId>[^/]+)$"),
+        "calendar.events.patch",
+    ),
+    (
+        "DELETE",
+        re.compile(r"^/calendar/v3/calendars/(?P<calendarId>[^/]+)/events/(?P<eventId>[^/]+)$"),
+        "calendar.events.delete",
+    ),
+    ("POST", re.compile(r"^/gmail/v1/users/(?P<userId>[^/]+)/messages/send$"), "gmail.users.messages.send"),
+)
+
+
+def sandbox_token(email: str) -> str:
+    """The bearer token the stand-in takes as ``email``'s."""
+    return TOKEN_PREFIX + email.casefold()
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptedFailure:
+    status: int
+    reason: str
+    message: str
+    retry_after: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    status: int
+    body: Any
+    headers: dict[str, str]
+
+
+class FakeGoogle:
+    """A running fake Google Workspace; see :func:`start_fake_google`."""
+
+    def __init__(
+        self, host: str, port: int, *, people: Sequence[Person], week_of: date, validate: bool = True
+    ) -> None:
+        self.people = tuple(people)
+        self.discovery: Discovery | None = load_discovery() if validate else None
+        self.requests: list[tuple[str, str, int]] = []
+        self.sent: list[dict[str, Any]] = []
+        self.invitations: list[dict[str, Any]] = []
+        self._events: dict[str, dict[str, dict[str, Any]]] = {p.email.casefold(): {} for p in people}
+        self._failures: dict[str, deque[ScriptedFailure]] = {}
+        self._lock = threading.Lock()
+        self._ids = 0
+        for owner, event in seeded_week(self.people, week_of):
+            self._events[owner][event["id"]] = event
+        self._server = ThreadingHTTPServer((host, port), _handler_for(self))
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-google", daemon=True)
+        self._thread.start()
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def fail_next(
+        self,
+        method_id: str,
+        status: int,
+        reason: str,
+        message: str = "",
+        *,
+        retry_after: int | None = None,
+        times: int = 1,
+    ) -> None:
+        """Answer the next ``times`` calls of ``method_id`` with Google's error ``status``/``reason``."""
+        with self._lock:
+            queue = self._failures.setdefault(method_id, deque())
+            queue.extend([ScriptedFailure(status, reason, message or reason, retry_after)] * times)
+
+    def events_of(self, email: str) -> list[dict[str, Any]]:
+        """The events on ``email``'s primary calendar (seeded ones included)."""
+        with self._lock:
+            return [dict(e) for e in self._events.get(email.casefold(), {}).values()]
+
+    def event(self, email: str, event_id: str) -> dict[str, Any] | None:
+        with self._lock:
+            found = self._events.get(email.casefold(), {}).get(event_id)
+            return dict(found) if found is not None else None
+
+    # -- request handling (on the server's threads) ---------------------------------------------
+
+    def handle(self, method: str, target: str, headers: Any, body: bytes) -> Answer:
+        parts = urlsplit(target)
+        route = next(
+            ((m, p.match(parts.path), i) for m, p, i in _ROUTES if m == method and p.match(parts.path)), None
+        )
+        if route is None:
+            return Answer(404, error_body(404, "notFound", f"No such method: {method} {parts.path}"), {})
+        _, matched, method_id = route
+        assert matched is not None
+        if self.discovery is not None:
+            try:
+                self.discovery.check_request(method, target, body or None)
+            except DiscoveryMismatch as error:
+                return Answer(400, error_body(400, "invalid", str(error)), {})
+        user = self._user(headers.get("Authorization"))
+        if user is None:
+            return Answer(
+                401, error_body(401, "authError", "Invalid Credentials"), {"WWW-Authenticate": "Bearer"}
+            )
+        with self._lock:
+            queue = self._failures.get(method_id)
+            failure = queue.popleft() if queue else None
+        if failure is not None:
+            extra = {"Retry-After": str(failure.retry_after)} if failure.retry_after is not None else {}
+            return Answer(failure.status, error_body(failure.status, failure.reason, failure.message), extra)
+        path = {k: unquote(v) for k, v in matched.groupdict().items()}
+        query = dict(parse_qsl(parts.query))
+        payload = json.loads(body) if body else None
+        with self._lock:
+            answer = self._answer(method_id, user, path, query, payload)
+        if self.discovery is not None:
+            self.discovery.check_response(self.discovery.operation(method_id), answer.status, answer.body)
+        return answer
+
+    def _user(self, authorization: str | None) -> str | None:
+        token = (authorization or "").removeprefix("Bearer ")
+        email = token.removeprefix(TOKEN_PREFIX) if token.startswith(TOKEN_PREFIX) else None
+        return email if email in self._events else None
+
+    def _answer(
+        self, method_id: str, user: str, path: dict[str, str], query: dict[str, str], body: Any
+    ) -> Answer:
+        if method_id == "people.people.searchDirectoryPeople":
+            return Answer(200, self._search(query.get("query", ""), int(query.get("pageSize") or 100)), {})
+        if method_id == "calendar.freebusy.query":
+            return self._freebusy(body)
+        if method_id == "gmail.users.messages.send":
+            return self._send_mail(user, path["userId"], body)
+        calendar = path["calendarId"].casefold()
+        if calendar not in ("primary", user):
+            return Answer(404, error_body(404, "notFound", "Not Found"), {})
+        events = self._events[user]
+        if method_id == "calendar.events.insert":
+            return self._insert(user, events, body, query)
+        event = events.get(path["eventId"])
+        if event is None:
+            return Answer(404, error_body(404, "notFound", "Not Found"), {})
+        if method_id == "calendar.events.get":
+            return Answer(200, event, {})
+        if method_id == "calendar.events.patch":
+            if event["status"] == "cancelled" and body.get("status") != "confirmed":
+                return Answer(410, error_body(410, "deleted", "Resource has been deleted"), {})
+            event.update(body)
+            event["sequence"] = int(event.get("sequence", 0)) + 1
+            event["updated"] = _now()
+            self._invite(user, event, query)
+            return Answer(200, event, {})
+        if event["status"] == "cancelled":
+            return Answer(410, error_body(410, "deleted", "Resource has been deleted"), {})
+        event["status"] = "cancelled"
+        event["updated"] = _now()
+        return Answer(204, None, {})
+
+    def _search(self, query: str, size: int) -> dict[str, Any]:
+        wanted = normalize_name(query)
+        found = [
+            p
+            for p in self.people
+            if wanted
+            and any(
+                word.startswith(wanted) or normalize_name(field).startswith(wanted)
+                for field in (p.display_name, p.email, *p.aliases)
+                for word in normalize_name(field).split(" ")
+            )
+        ]
+        people = [_person_json(p) for p in found[: max(1, min(size, 500))]]
+        return {"people": people, "totalSize": len(found)} if people else {}
+
+    def _freebusy(self, body: dict[str, Any]) -> Answer:
+        start = datetime.fromisoformat(body["timeMin"])
+        end = datetime.fromisoformat(body["timeMax"])
+        if end <= start:
+            return Answer(400, error_body(400, "timeRangeEmpty", "The specified time range is empty."), {})
+        if end - start > timedelta(
+            days=90
+        ):  # what Google is seen to refuse (google_workspace.FREEBUSY_WINDOW)
+            return Answer(
+                400, error_body(400, "timeRangeTooLong", "The requested time range is too long."), {}
+            )
+        items = [str(i.get("id", "")) for i in body.get("items") or ()]
+        if len(items) > 50:
+            return Answer(
+                400, error_body(400, "tooManyCalendarsRequested", "Too many calendars requested."), {}
+            )
+        calendars: dict[str, Any] = {}
+        for item in items:
+            events = self._events.get(item.casefold())
+            if events is None:
+                calendars[item] = {"errors": [{"domain": "global", "reason": "notFound"}], "busy": []}
+                continue
+            blocks = sorted(
+                (max(s, start), min(e, end))
+                for s, e in self._busy_blocks(item.casefold())
+                if s < end and start < e
+            )
+            calendars[item] = {"busy": [{"start": _z(s), "end": _z(e)} for s, e in _merge(blocks)]}
+        return Answer(
+            200,
+            {"kind": "calendar#freeBusy", "timeMin": _z(start), "timeMax": _z(end), "calendars": calendars},
+            {},
+        )
+
+    def _busy_blocks(self, email: str) -> Iterable[tuple[datetime, datetime]]:
+        for owner_events in self._events.values():
+            for event in owner_events.values():
+                if event.get("status") == "cancelled" or event.get("transparency") == "transparent":
+                    continue
+                invited = {str(a.get("email", "")).casefold() for a in event.get("attendees") or ()}
+                if email == str(event["organizer"]["email"]).casefold() or email in invited:
+                    yield (
+                        datetime.fromisoformat(event["start"]["dateTime"]).astimezone(UTC),
+                        datetime.fromisoformat(event["end"]["dateTime"]).astimezone(UTC),
+                    )
+
+    def _insert(
+        self, user: str, events: dict[str, Any], body: dict[str, Any], query: dict[str, str]
+    ) -> Answer:
+        eid = body.get("id")
+        if eid is None:
+            self._ids += 1
+            eid = f"sandbox{self._ids:08d}"
+        elif not _EVENT_ID.fullmatch(str(eid)):
+            return Answer(400, error_body(400, "invalid", "Invalid resource id value."), {})
+        if eid in events:
+            return Answer(409, error_body(409, "duplicate", "The requested identifier already exists."), {})
+        start, end = body.get("start") or {}, body.get("end") or {}
+        if not start.get("dateTime") or not end.get("dateTime"):
+            return Answer(400, error_body(400, "required", "Missing end time."), {})
+        if datetime.fromisoformat(end["dateTime"]) <= datetime.fromisoformat(start["dateTime"]):
+            return Answer(400, error_body(400, "timeRangeEmpty", "The specified time range is empty."), {})
+        now = _now()
+        event = {
+            "kind": "calendar#event",
+            "etag": f'"{len(events) + 1:016d}"',
+            "status": "confirmed",
+            "htmlLink": f"https://calendar.google.com/calendar/event?eid={eid}",
+            "created": now,
+            "updated": now,
+            "creator": {"email": user, "self": True},
+            "organizer": {"email": user, "self": True},
+            "iCalUID": f"{eid}@google.com",
+            "sequence": 0,
+            "reminders": {"useDefault": True},
+            "eventType": "default",
+            **body,
+            "id": eid,
+        }
+        events[eid] = event
+        self._invite(user, event, query)
+        return Answer(200, event, {})
+
+    def _invite(self, user: str, event: dict[str, Any], query: dict[str, str]) -> None:
+        if query.get("sendUpdates") not in ("all", "externalOnly"):
+            return
+        for attendee in event.get("attendees") or ():
+            address = str(attendee.get("email", ""))
+            if address.casefold() != user:
+                self.invitations.append(
+                    {"to": address, "eventId": event["id"], "summary": event.get("summary", "")}
+                )
+
+    def _send_mail(self, user: str, user_id: str, body: dict[str, Any]) -> Answer:
+        if user_id not in ("me", user):
+            return Answer(403, error_body(403, "forbidden", "Delegation denied for " + user), {})
+        raw = base64.urlsafe_b64decode(body["raw"] + "=" * (-len(body["raw"]) % 4))
+        message = message_from_bytes(raw, policy=default_policy)
+        if not message.get("To"):
+            return Answer(400, error_body(400, "invalidArgument", "Recipient address required"), {})
+        self._ids += 1
+        mid = f"18c{self._ids:013x}"
+        part = message.get_body(("plain",))
+        self.sent.append(
+            {
+                "id": mid,
+                "from": user,
+                "to": str(message["To"]),
+                "cc": str(message.get("Cc") or ""),
+                "subject": str(message.get("Subject") or ""),
+                "text": part.get_content() if part is not None else "",
+            }
+        )
+        return Answer(200, {"id": mid, "threadId": mid, "labelIds": ["SENT"]}, {})
+
+    def page(self) -> bytes:
+        with self._lock:
+            booked = [
+                e
+                for events in self._events.values()
+                for e in events.values()
+                if not str(e["id"]).startswith("seed")
+            ]
+            sent = list(self.sent)
+        rows = "".join(
+            f"<li>{html.escape(str(e.get('summary', '')))}: {html.escape(e['start']['dateTime'])} "
+            f"({html.escape(e['status'])}), organizer {html.escape(e['organizer']['email'])}</li>"
+            for e in booked
+        )
+        mails = "".join(
+            f"<li>{html.escape(m['subject'])}: to {html.escape(m['to'])}, from {html.escape(m['from'])}</li>"
+            for m in sent
+        )
+        return (
+            "<!doctype html><title>Sandbox Google Workspace</title>"
+            "<p><strong>Sandbox Google Workspace: not a real calendar or mailbox.</strong></p>"
+            f"<h1>Events booked</h1><ul id='events'>{rows}</ul><h1>Mail sent</h1><ul id='mail'>{mails}</ul>"
+        ).encode()
+
+
+def _person_json(person: Person) -> dict[str, Any]:
+    given, _, family = person.display_name.partition(" ")
+    source = {"type": "DOMAIN_PROFILE", "id": person.id}
+    return {
+        "resourceName": f"people/{person.id}",
+        "etag": "%EgUBAi43PRoEAQIFByIM",
+        "names": [
+            {
+                "metadata": {"primary": True, "source": source},
+                "displayName": person.display_name,
+                "givenName": given,
+                "familyName": family or given,
+            }
+        ],
+        "emailAddresses": [{"metadata": {"primary": True, "source": source}, "value": person.email}],
+    }
+
+
+def _z(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def _now() -> str:
+    return _z(datetime.now(UTC).replace(microsecond=0))
+
+
+def _merge(blocks: Sequence[tuple[datetime, datetime]]) -> list[tuple[datetime, datetime]]:
+    merged: list[tuple[datetime, datetime]] = []
+    for start, end in blocks:
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+_ONE_ON_ONES = ("1:1", "Sync", "Catch-up")
+_FOCUS = (
+    "Design review",
+    "Customer call",
+    "Roadmap planning",
+    "Interview loop",
+    "Incident review",
+    "Budget check-in",
+)
+
+
+def seeded_week(people: Sequence[Person], week_of: date) -> list[tuple[str, dict[str, Any]]]:
+    """A week (Monday to Friday of ``week_of``'s week) of meetings for each person, in their own zone.
+
+    Daily stand-ups at 09:30, a team meeting on Tuesday that crosses zones (the first person's
+    afternoon), one-to-ones between colleagues, and a few longer meetings; the same people and
+    week always give the same meetings.
+    """
+    monday = week_of - timedelta(days=week_of.weekday())
+    out: list[tuple[str, dict[str, Any]]] = []
+
+    def add(owner: Person, title: str, start: datetime, minutes: int, guests: Sequence[Person] = ()) -> None:
+        digest = hashlib.sha256(f"{len(out)}|{owner.email}|{title}|{start.isoformat()}".encode()).digest()
+        eid = "seed" + base64.b32hexencode(digest).decode("ascii")[:24].lower()
+        end = start + timedelta(minutes=minutes)
+        out.append(
+            (
+                owner.email.casefold(),
+                {
+                    "kind": "calendar#event",
+                    "id": eid,
+                    "status": "confirmed",
+                    "summary": title,
+                    "organizer": {"email": owner.email, "displayName": owner.display_name},
+                    "creator": {"email": owner.email},
+                    "start": {"dateTime": start.isoformat(), "timeZone": owner.timezone},
+                    "end": {"dateTime": end.isoformat(), "timeZone": owner.timezone},
+                    "attendees": [
+                        {"email": p.email, "displayName": p.display_name, "responseStatus": "accepted"}
+                        for p in (owner, *guests)
+                    ],
+                    "iCalUID": f"{eid}@google.com",
+                    "sequence": 0,
+                },
+            )
+        )
+
+    for index, person in enumerate(people):
+        zone = ZoneInfo(person.timezone)
+        pick = random.Random(f"{person.email}:{monday.isoformat()}")  # noqa: S311 - sandbox data, not security
+        for day in range(5):
+            moment = monday + timedelta(days=day)
+            add(person, "Stand-up", datetime.combine(moment, time(9, 30), zone), 15)
+            hour = pick.choice((11, 13, 14, 15, 16))
+            add(
+                person,
+                pick.choice(_FOCUS),
+                datetime.combine(moment, time(hour, 0), zone),
+                pick.choice((30, 60, 90)),
+            )
+        colleague = people[(index + 1) % len(people)]
+        if colleague is not person:
+            when = datetime.combine(monday + timedelta(days=3), time(pick.choice((10, 12)), 0), zone)
+            add(
+                person,
+                f"{pick.choice(_ONE_ON_ONES)}: {person.display_name.split(' ')[0]} / "
+                f"{colleague.display_name.split(' ')[0]}",
+                when,
+                30,
+                (colleague,),
+            )
+    if people:
+        host = people[0]
+        add(
+            host,
+            "Team weekly",
+            datetime.combine(monday + timedelta(days=1), time(16, 0), ZoneInfo(host.timezone)),
+            45,
+            people[1:],
+        )
+    return out
+
+
+def start_fake_google(
+    host: str = "127.0.0.1",
+    port: int = 0,
+    *,
+    people: Sequence[Person] | None = None,
+    week_of: date | None = None,
+    validate: bool = True,
+) -> FakeGoogle:
+    """Start a fake Google Workspace on ``host:port`` (port 0: any free port) in a daemon thread.
+
+    ``people``: the directory (the local seed's people by default); ``week_of``: the week the
+    seeded meetings fill (this week by default).
+    """
+    if people is None:
+        from multitool.local.embedded import load_seed  # the local seed; boto3 only in local use
+
+        people = load_seed().people
+    return FakeGoogle(
+        host, port, people=people, week_of=week_of or datetime.now(UTC).date(), validate=validate
+    )
+
+
+def _handler_for(google: FakeGoogle) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "FakeGoogle/1.0"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Quiet: the tests and the demo read ``google.requests`` instead."""
+
+        def _serve(self) -> None:
+            if self.command == "GET" and urlsplit(self.path).path == "/":
+                self._send(HTTPStatus.OK, google.page(), "text/html; charset=utf-8", {})
+                return
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else b""
+            try:
+                answer = google.handle(self.command, self.path, self.headers, body)
+            except (ValueError, KeyError, TypeError) as error:
+                answer = Answer(400, error_body(400, "invalid", f"Bad request: {type(error).__name__}"), {})
+            google.requests.append((self.command, self.path, answer.status))
+            data = b"" if answer.body is None else json.dumps(answer.body).encode()
+            self._send(answer.status, data, "application/json; charset=UTF-8", answer.headers)
+
+        do_GET = do_POST = do_PATCH = do_DELETE = _serve
+
+        def _send(self, status: int, data: bytes, content_type: str, headers: dict[str, str]) -> None:
+            self.send_response(status)
+            if data:
+                self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(data)))
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+    return Handler
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m multitool.local.google_server [--port N]``: serve until interrupted."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="A local Google Workspace stand-in on loopback.")
+    parser.add_argument("--port", type=int, default=0, help="the port (default: any free one)")
+    options = parser.parse_args(argv)
+    google = start_fake_google(port=options.port)
+    print(
+        f"Sandbox Google Workspace on {google.url} (checked against the discovery documents: "
+        f"{'yes' if google.discovery is not None else 'no, google-api-python-client is not installed'})"
+    )
+    for person in google.people:
+        print(f"  {person.email}: Bearer {sandbox_token(person.email)}")
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        google.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

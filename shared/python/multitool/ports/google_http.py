@@ -1,0 +1,222 @@
+"""HTTP to Google's APIs for the Google Workspace adapters: one call, its token, retries and errors.
+
+Every call takes a bearer token from the :class:`~multitool.ports.tokens.TokenSource` for the
+scopes it needs, and maps Google's answers to the provider errors every adapter raises, in one
+place (:func:`error_for`):
+
+- 429, and the rate-limit 403s (``rateLimitExceeded``, ``userRateLimitExceeded``): retried with
+  exponential backoff and jitter, as Google asks
+  (https://developers.google.com/workspace/calendar/api/guides/errors#exponential_backoff),
+  honouring ``Retry-After`` when Google sends one, never past the function's ``deadline``;
+  then :class:`ProviderThrottled`.
+- 401 (``authError``: the token expired or was revoked), and 403 ``insufficientPermissions``
+  (the token lacks a scope the user never granted): :class:`AccountNotConnected`.
+- 404 (no such calendar, event or user): :class:`ProviderRefused`; other 4xx too, with Google's
+  message.
+- 5xx, a timeout, or no answer: :class:`ProviderUnavailable`. A 5xx is retried only for a call
+  that cannot do a thing twice (a read, or a write the adapter made idempotent by its own id).
+
+urllib3 is the client (already in the layer as botocore's dependency): one ``PoolManager`` per
+function, handed in by the caller and reused across invocations.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote, urlencode
+
+import urllib3
+
+from multitool.ports.tokens import (
+    Account,
+    AccountNotConnected,
+    ProviderError,
+    ProviderRefused,
+    ProviderThrottled,
+    ProviderUnavailable,
+    TokenSource,
+)
+
+# Where each API lives (each discovery document's rootUrl + servicePath).
+ROOTS: dict[str, str] = {
+    "calendar": "https://www.googleapis.com/calendar/v3",
+    "gmail": "https://gmail.googleapis.com/gmail/v1",
+    "people": "https://people.googleapis.com/v1",
+}
+SERVICE_NAMES = {"calendar": "Google Calendar", "gmail": "Gmail", "people": "the Google Workspace directory"}
+RATE_LIMIT_REASONS = frozenset({"rateLimitExceeded", "userRateLimitExceeded"})
+RECONNECT_REASONS = frozenset({"insufficientPermissions", "ACCESS_TOKEN_SCOPE_INSUFFICIENT"})
+MAX_ATTEMPTS = 5
+BASE_DELAY = 0.5  # seconds before the first retry; doubled each time
+MAX_DELAY = 8.0
+CONNECT_TIMEOUT = 3.0
+READ_TIMEOUT = 10.0
+_MARGIN = 0.5  # seconds kept for answering after the last wait
+_NO_DEADLINE = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    status: int
+    body: Any
+    headers: Mapping[str, str]
+
+
+def path(*segments: str) -> str:
+    """A URL path from segments, each percent-encoded (an address or id never adds a ``/``)."""
+    return "/" + "/".join(quote(segment, safe="@:") for segment in segments)
+
+
+class GoogleApi:
+    """Calls of one user's Google Workspace APIs."""
+
+    def __init__(
+        self,
+        account: Account,
+        tokens: TokenSource,
+        *,
+        http: urllib3.PoolManager,
+        base_url: str | None = None,
+        deadline: Callable[[], float] | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        jitter: Callable[[], float] = random.random,
+    ) -> None:
+        self.account = account
+        self._tokens = tokens
+        self._http = http
+        self._base_url = base_url.rstrip("/") if base_url else None
+        self._deadline = deadline
+        self._sleep = sleep
+        self._jitter = jitter
+
+    def url(self, service: str, relative: str, query: Sequence[tuple[str, str]] = ()) -> str:
+        root = ROOTS[service]
+        if self._base_url is not None:  # a stand-in serves every API under one origin, same paths
+            root = self._base_url + root[root.index("/", len("https://")) :]
+        return root + relative + (f"?{urlencode(list(query))}" if query else "")
+
+    def call(
+        self,
+        method: str,
+        service: str,
+        relative: str,
+        *,
+        scopes: Sequence[str],
+        query: Sequence[tuple[str, str]] = (),
+        body: Any = None,
+        idempotent: bool = True,
+        accept: Sequence[int] = (200,),
+    ) -> Answer:
+        """The answer to one call: a status in ``accept``, or the mapped error raised."""
+        url = self.url(service, relative, query)
+        payload = None if body is None else json.dumps(body).encode()
+        for attempt in range(MAX_ATTEMPTS):
+            token = self._tokens.access_token("google", self.account, scopes)
+            headers = {"Authorization": f"Bearer {token}", "Accept": "application/json"}
+            if payload is not None:
+                headers["Content-Type"] = "application/json"
+            answer = self._send(method, url, payload, headers, service)
+            if answer.status in accept:
+                return answer
+            error = error_for(service, answer)
+            retryable = isinstance(error, ProviderThrottled) or (
+                isinstance(error, ProviderUnavailable) and idempotent
+            )
+            if not retryable or attempt == MAX_ATTEMPTS - 1:
+                raise error
+            wait = error.retry_after if error.retry_after is not None else self._backoff(attempt)
+            if wait + READ_TIMEOUT / 2 > self._seconds_left() - _MARGIN:
+                raise error  # no time left in the function for another try
+            self._sleep(wait)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _backoff(self, attempt: int) -> float:
+        return min(MAX_DELAY, BASE_DELAY * 2.0**attempt) + self._jitter() * BASE_DELAY
+
+    def _seconds_left(self) -> float:
+        return self._deadline() if self._deadline is not None else _NO_DEADLINE
+
+    def _send(
+        self, method: str, url: str, payload: bytes | None, headers: dict[str, str], service: str
+    ) -> Answer:
+        read = max(0.5, min(READ_TIMEOUT, self._seconds_left() - _MARGIN))
+        try:
+            response = self._http.request(
+                method,
+                url,
+                body=payload,
+                headers=headers,
+                timeout=urllib3.Timeout(connect=CONNECT_TIMEOUT, read=read),
+                # A refused connection reached nothing: safe to try again; a sent request is ours to retry.
+                retries=urllib3.Retry(total=1, connect=1, read=0, status=0, other=0, redirect=0),
+            )
+        except urllib3.exceptions.HTTPError as error:
+            raise ProviderUnavailable(
+                "google",
+                f"{SERVICE_NAMES[service]} could not be reached ({type(error).__name__}); try again.",
+            ) from error
+        try:
+            body = json.loads(response.data) if response.data else None
+        except (ValueError, UnicodeDecodeError):
+            body = None
+        return Answer(status=response.status, body=body, headers=dict(response.headers))
+
+
+def error_reasons(body: Any) -> tuple[set[str], str]:
+    """Google's error reasons (``errors[].reason``, and ``details[].reason``) and its message."""
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict):
+        return set(), ""
+    reasons = {
+        str(e.get("reason")) for e in error.get("errors") or () if isinstance(e, dict) and e.get("reason")
+    }
+    reasons |= {
+        str(d.get("reason")) for d in error.get("details") or () if isinstance(d, dict) and d.get("reason")
+    }
+    return reasons, str(error.get("message") or "").strip()
+
+
+def _retry_after(headers: Mapping[str, str]) -> float | None:
+    value = next((v for k, v in headers.items() if k.lower() == "retry-after"), None)
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None  # an HTTP date: back off on our own schedule instead
+
+
+def error_for(service: str, answer: Answer) -> ProviderError:
+    """The provider error for a Google answer that is not a success."""
+    name = SERVICE_NAMES[service]
+    status = answer.status
+    reasons, message = error_reasons(answer.body)
+    said = f": {message}" if message else ""
+    if status == 429 or (status == 403 and reasons & RATE_LIMIT_REASONS):
+        return ProviderThrottled(
+            "google",
+            f"{name} is limiting requests right now; try again shortly.",
+            retry_after=_retry_after(answer.headers),
+        )
+    if status == 401:
+        return AccountNotConnected(
+            "google",
+            "Your Google Workspace sign-in has expired or was revoked: reconnect the account; "
+            "nothing was sent.",
+        )
+    if status == 403 and reasons & RECONNECT_REASONS:
+        return AccountNotConnected(
+            "google",
+            "Your Google Workspace connection lacks a permission this needs: reconnect the account; "
+            "nothing was sent.",
+        )
+    if status in (404, 410):
+        return ProviderRefused("google", f"{name} has no such calendar, event or user (HTTP {status}){said}")
+    if status >= 500:
+        return ProviderUnavailable(
+            "google", f"{name} failed (HTTP {status}); try again.", retry_after=_retry_after(answer.headers)
+        )
+    return ProviderRefused("google", f"{name} refused the request (HTTP {status}){said}")

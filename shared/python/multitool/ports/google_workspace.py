@@ -1,0 +1,474 @@
+"""The directory, calendar and mail ports on a user's own Google Workspace.
+
+**People: the People API's ``people.searchDirectoryPeople``**, not the Admin SDK's
+``users.list``. Both search the Workspace directory by name, but ``users.list`` is an
+administrator's API (a non-administrator must pass ``viewType=domain_public`` and the domain,
+and sees only the public fields), and its least scope, ``admin.directory.user.readonly``, is an
+admin scope; ``searchDirectoryPeople`` answers as the signed-in user sees the directory (the
+admin's directory sharing settings apply, as in Gmail's address completion) with
+``directory.readonly``: https://developers.google.com/people/api/rest/v1/people/searchDirectoryPeople .
+Its ``query`` is a prefix match over many fields, so the answers are filtered to people who
+answer to the name exactly (full name, first or last name, address), as the built-in directory
+matches. Neither API searches several names in one request: one request per distinct name.
+The People API carries no time zone, so a person's is UTC here (the scheduler's zone is the
+organizer's, as said in the request).
+
+**Busy: Calendar ``freebusy.query``**, every address in one logical read, chunked at 50
+calendars a request (``calendarExpansionMax``'s maximum in the discovery document) and, for a
+long window, into windows of :data:`FREEBUSY_WINDOW` (Google publishes no maximum; it answers
+"The requested time range is too long." past about 90 days, as integrators report:
+https://github.com/calcom/cal.com/pull/11962); a calendar Google answers with an error
+(``notFound``: the address has no calendar the user may see) is a :class:`ProviderRefused`
+naming it, never a silent "free".
+
+**Booking: ``events.insert`` on the organizer's primary calendar with ``sendUpdates=all``**, so
+Google itself sends the invitations (:attr:`GoogleCalendar.sends_invitations`). The event id is
+derived from the booking id (:func:`event_id`: base32hex, the alphabet and length Google
+requires of an id a client chooses, https://developers.google.com/workspace/calendar/api/v3/reference/events/insert),
+so a retried confirm finds its event instead of making a second one: :meth:`GoogleCalendar.book`
+reads the event first (same time and guests: nothing to do), re-reads every tracked attendee's
+free/busy, raises :class:`SlotTaken` if the slot is gone, then inserts, or patches an event that
+exists at another time (a deleted event keeps its id, as ``cancelled``: it is patched back).
+An insert answered ``409`` (a concurrent retry made it first) is read and settled the same way.
+Google has no conditional insert across calendars, so unlike the DynamoDB calendar's
+transaction, two confirms of *different* meetings for one person's time in the same second can
+both pass the re-check (the window is the time between the free/busy read and the insert);
+free/busy merges blocks, so a post-insert re-read cannot tell the other meeting from this one.
+
+**Mail: Gmail ``users.messages.send``** from the user's own mailbox: an RFC 5322 message built
+with the standard library's ``email`` package (headers RFC 2047-encoded by its SMTP policy, the
+text policy of :mod:`multitool.text` applied to the subject, names and body), base64url in
+``raw``. Gmail answers 400 for a message it will not send: :class:`MailRejected`.
+
+Scopes (least privilege, from each method's ``scopes`` in its discovery document):
+:data:`DIRECTORY_SCOPES`, :data:`FREEBUSY_SCOPES`, :data:`EVENT_SCOPES`, :data:`MAIL_SCOPES`.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import urllib3
+
+from multitool.people import NameResolution, Person
+from multitool.ports.calendar import Booking, Interval, SlotTaken, overlaps
+from multitool.ports.directory import name_keys, normalize_name, resolution_for
+from multitool.ports.google_http import GoogleApi, error_reasons, path
+from multitool.ports.mail import Mail, MailRejected, SentMail
+from multitool.ports.suites import Suite
+from multitool.ports.tokens import Account, ProviderRefused, ProviderUnavailable, TokenSource
+from multitool.text import multi_line, single_line
+
+if TYPE_CHECKING:
+    from email.headerregistry import Address
+
+DIRECTORY_SCOPES = ("https://www.googleapis.com/auth/directory.readonly",)
+FREEBUSY_SCOPES = ("https://www.googleapis.com/auth/calendar.events.freebusy",)
+EVENT_SCOPES = ("https://www.googleapis.com/auth/calendar.events.owned",)
+MAIL_SCOPES = ("https://www.googleapis.com/auth/gmail.send",)
+SCOPES = DIRECTORY_SCOPES + FREEBUSY_SCOPES + EVENT_SCOPES + MAIL_SCOPES
+"""Every scope the suite asks for: what an administrator grants (docs/deploy.md)."""
+
+FREEBUSY_CALENDARS = 50  # FreeBusyRequest.calendarExpansionMax: "Maximum value is 50."
+FREEBUSY_WINDOW = timedelta(days=60)  # well inside the ~90 days Google is seen to accept
+DIRECTORY_PAGE = 50
+DIRECTORY_SOURCE = "DIRECTORY_SOURCE_TYPE_DOMAIN_PROFILE"
+CALENDAR = "primary"
+BOOKING_PROPERTY = "multitoolBookingId"
+_EVENT_ID_PREFIX = "mt"
+
+
+def event_id(booking_id: str) -> str:
+    """The Calendar event id of a booking: ``mt`` + base32hex of its SHA-256, lowercase, 54 chars.
+
+    Google's rule for an id a client chooses: base32hex characters (a-v, 0-9), 5 to 1024 long,
+    unique per calendar. A hash keeps any booking id (any length, any characters) inside it.
+    """
+    digest = hashlib.sha256(booking_id.encode()).digest()
+    return _EVENT_ID_PREFIX + base64.b32hexencode(digest).decode("ascii").rstrip("=").lower()
+
+
+class GoogleDirectory:
+    """:class:`~multitool.ports.directory.Directory` on the People API's directory search."""
+
+    def __init__(self, api: GoogleApi) -> None:
+        self._api = api
+
+    def resolve(self, names: Sequence[str]) -> Mapping[str, NameResolution]:
+        keys = {name: normalize_name(name) for name in names}
+        found = {key: self._search(key) for key in sorted({k for k in keys.values() if k})}
+        return {name: resolution_for(name, found.get(key, ())) for name, key in keys.items()}
+
+    def _search(self, key: str) -> list[Person]:
+        answer = self._api.call(
+            "GET",
+            "people",
+            "/people:searchDirectoryPeople",
+            scopes=DIRECTORY_SCOPES,
+            query=[
+                ("query", key),
+                ("readMask", "names,emailAddresses"),
+                ("sources", DIRECTORY_SOURCE),
+                ("pageSize", str(DIRECTORY_PAGE)),
+            ],
+        )
+        people = [person_from(entry) for entry in (answer.body or {}).get("people") or ()]
+        return [p for p in people if p is not None and key in name_keys(p)]
+
+
+def _primary(values: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+    for value in values:
+        if (value.get("metadata") or {}).get("primary"):
+            return value
+    return values[0] if values else None
+
+
+def person_from(entry: Mapping[str, Any]) -> Person | None:
+    """A directory entry as a :class:`Person` (None without a name and an address)."""
+    emails = [e for e in entry.get("emailAddresses") or () if e.get("value")]
+    name = _primary([n for n in entry.get("names") or () if n.get("displayName")])
+    email = _primary(emails)
+    if name is None or email is None or not entry.get("resourceName"):
+        return None
+    display = single_line(str(name["displayName"]))
+    address = str(email["value"]).strip()
+    if not display or len(address) < 3:
+        return None
+    others = tuple(str(e["value"]).strip() for e in emails if e is not email)
+    return Person(
+        id=str(entry["resourceName"])[:128], display_name=display[:200], email=address, aliases=others
+    )
+
+
+class GoogleCalendar:
+    """:class:`~multitool.ports.calendar.Calendar` on Google Calendar (the organizer's primary calendar)."""
+
+    sends_invitations: ClassVar[bool] = True
+
+    def __init__(self, api: GoogleApi) -> None:
+        self._api = api
+
+    def busy(self, emails: Sequence[str], start: datetime, end: datetime) -> Mapping[str, Sequence[Interval]]:
+        result: dict[str, list[Interval]] = {e: [] for e in emails}
+        addresses = sorted({e.casefold() for e in emails if e})
+        if not addresses or end <= start:
+            return result
+        by_address: dict[str, list[Interval]] = {a: [] for a in addresses}
+        window_start = start
+        while window_start < end:
+            window_end = min(end, window_start + FREEBUSY_WINDOW)
+            for offset in range(0, len(addresses), FREEBUSY_CALENDARS):
+                chunk = addresses[offset : offset + FREEBUSY_CALENDARS]
+                for address, intervals in self._freebusy(chunk, window_start, window_end).items():
+                    by_address[address].extend(intervals)
+            window_start = window_end
+        for email in emails:
+            result[email] = _merged(by_address.get(email.casefold(), []))
+        return result
+
+    def _freebusy(
+        self, addresses: Sequence[str], start: datetime, end: datetime
+    ) -> dict[str, list[Interval]]:
+        answer = self._api.call(
+            "POST",
+            "calendar",
+            "/freeBusy",
+            scopes=FREEBUSY_SCOPES,
+            body={
+                "timeMin": _rfc3339(start),
+                "timeMax": _rfc3339(end),
+                "timeZone": "UTC",
+                "calendarExpansionMax": min(FREEBUSY_CALENDARS, len(addresses)),
+                "items": [{"id": a} for a in addresses],
+            },
+        )
+        calendars = {str(k).casefold(): v for k, v in ((answer.body or {}).get("calendars") or {}).items()}
+        found: dict[str, list[Interval]] = {}
+        for address in addresses:
+            entry = calendars.get(address)
+            if entry is None:
+                raise ProviderRefused("google", f"Google Calendar answered nothing for {address}.")
+            reasons = {str(e.get("reason")) for e in entry.get("errors") or ()}
+            if reasons:
+                if reasons <= {"notFound", "groupTooBig", "tooManyCalendarsRequested"}:
+                    raise ProviderRefused(
+                        "google",
+                        f"Google Calendar cannot show when {address} is free ({', '.join(sorted(reasons))}).",
+                    )
+                raise ProviderUnavailable(
+                    "google",
+                    f"Google Calendar could not read {address}'s free/busy ({', '.join(sorted(reasons))}).",
+                )
+            intervals = [
+                Interval(start=datetime.fromisoformat(b["start"]), end=datetime.fromisoformat(b["end"]))
+                for b in entry.get("busy") or ()
+            ]
+            found[address] = [i for i in intervals if overlaps(i, start, end)]
+        return found
+
+    def book(self, booking: Booking) -> None:
+        eid = event_id(booking.id)
+        existing = self._get(eid)
+        if (
+            existing is not None
+            and _live(existing)
+            and _same_event(existing, booking, self._organizer(booking))
+        ):
+            return  # booked before: a retried confirmation
+        self._check_free(booking, existing)
+        if existing is None:
+            answer = self._api.call(
+                "POST",
+                "calendar",
+                path("calendars", CALENDAR, "events"),
+                scopes=EVENT_SCOPES,
+                query=[("sendUpdates", "all")],
+                body=self._event(booking, eid),
+                accept=(200, 409),
+            )
+            if answer.status == 200:
+                return
+            # 409 duplicate: another confirm of this booking inserted it since the read above.
+            # (Read back None: the id belongs to an event deleted for good; the patch revives it.)
+            existing = self._get(eid)
+            if (
+                existing is not None
+                and _live(existing)
+                and _same_event(existing, booking, self._organizer(booking))
+            ):
+                return
+        self._api.call(
+            "PATCH",
+            "calendar",
+            path("calendars", CALENDAR, "events", eid),
+            scopes=EVENT_SCOPES,
+            query=[("sendUpdates", "all")],
+            body={k: v for k, v in self._event(booking, eid).items() if k != "id"} | {"status": "confirmed"},
+        )
+
+    def release(self, booking_id: str) -> None:
+        self._api.call(
+            "DELETE",
+            "calendar",
+            path("calendars", CALENDAR, "events", event_id(booking_id)),
+            scopes=EVENT_SCOPES,
+            query=[("sendUpdates", "all")],
+            accept=(200, 204, 404, 410),  # none, or deleted before: nothing to remove
+        )
+
+    def _get(self, eid: str) -> dict[str, Any] | None:
+        answer = self._api.call(
+            "GET",
+            "calendar",
+            path("calendars", CALENDAR, "events", eid),
+            scopes=EVENT_SCOPES,
+            accept=(200, 404, 410),
+        )
+        return answer.body if answer.status == 200 and isinstance(answer.body, dict) else None
+
+    def _check_free(self, booking: Booking, existing: Mapping[str, Any] | None) -> None:
+        tracked = list(dict.fromkeys(a for a in booking.attendees if a))
+        busy = self.busy(tracked, booking.start, booking.end)
+        own = _event_interval(existing) if existing is not None and _live(existing) else None
+        mine = (_event_attendees(existing) if existing is not None else set()) | {self._organizer(booking)}
+        taken: dict[str, list[Interval]] = {}
+        for email in tracked:
+            intervals = busy.get(email, ())
+            if own is not None and email.casefold() in mine:
+                # The event being moved is in its attendees' free/busy: its old time is not a clash.
+                intervals = _without(intervals, own)
+            clashing = [i for i in intervals if overlaps(i, booking.start, booking.end)]
+            if clashing:
+                taken[email] = clashing
+        if taken:
+            raise SlotTaken(taken)
+
+    def _organizer(self, booking: Booking) -> str:
+        return (self._api.account.email or booking.organizer).casefold()
+
+    def _event(self, booking: Booking, eid: str) -> dict[str, Any]:
+        organizer = self._organizer(booking)
+        names = {g.email.casefold(): g.name for g in booking.guests}
+        invited = [*(g.email for g in booking.guests), *booking.attendees]
+        attendees: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        for address in invited:
+            key = address.casefold()
+            if not address or key in seen:
+                continue
+            seen.add(key)
+            attendee: dict[str, Any] = {"email": address}
+            if key == organizer:  # Google marks the organizer itself (``organizer`` is read-only)
+                attendee["responseStatus"] = "accepted"
+            name = names.get(key)
+            if name:
+                attendee["displayName"] = single_line(name)
+            attendees.append(attendee)
+        event: dict[str, Any] = {
+            "id": eid,
+            "summary": single_line(booking.title),
+            "start": {"dateTime": _rfc3339(_whole_seconds(booking.start)), "timeZone": booking.timezone},
+            "end": {"dateTime": _rfc3339(_whole_seconds(booking.end)), "timeZone": booking.timezone},
+            "attendees": attendees,
+            "extendedProperties": {"private": {BOOKING_PROPERTY: booking.id}},
+        }
+        if booking.description:
+            event["description"] = multi_line(booking.description)
+        return event
+
+
+def _rfc3339(moment: datetime) -> str:
+    """An instant as RFC 3339 in UTC, with its fraction of a second when it has one."""
+    aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    return aware.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def _whole_seconds(moment: datetime) -> datetime:
+    """What an event's time is compared at: the adapter books whole seconds (slots are whole minutes).
+
+    In UTC: Python never finds an ambiguous local time (the repeated hour when clocks go back)
+    equal to a time in another zone (PEP 495), so a retried confirm would look like a move.
+    """
+    aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    return aware.astimezone(UTC).replace(microsecond=0)
+
+
+def _live(event: Mapping[str, Any]) -> bool:
+    return event.get("status") != "cancelled"
+
+
+def _event_interval(event: Mapping[str, Any]) -> Interval | None:
+    try:
+        return Interval(
+            start=datetime.fromisoformat(event["start"]["dateTime"]),
+            end=datetime.fromisoformat(event["end"]["dateTime"]),
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _event_attendees(event: Mapping[str, Any]) -> set[str]:
+    return {str(a.get("email", "")).casefold() for a in event.get("attendees") or () if a.get("email")}
+
+
+def _same_event(event: Mapping[str, Any], booking: Booking, organizer: str) -> bool:
+    interval = _event_interval(event)
+    if interval is None or (_whole_seconds(interval.start), _whole_seconds(interval.end)) != (
+        _whole_seconds(booking.start),
+        _whole_seconds(booking.end),
+    ):
+        return False
+    wanted = {a.casefold() for a in (*booking.attendees, *(g.email for g in booking.guests)) if a}
+    return _event_attendees(event) - {organizer} == wanted - {organizer}
+
+
+def _without(intervals: Sequence[Interval], removed: Interval) -> list[Interval]:
+    """``intervals`` with ``removed`` cut out of them."""
+    kept: list[Interval] = []
+    for interval in intervals:
+        if not overlaps(interval, removed.start, removed.end):
+            kept.append(interval)
+            continue
+        if interval.start < removed.start:
+            kept.append(Interval(start=interval.start, end=removed.start))
+        if removed.end < interval.end:
+            kept.append(Interval(start=removed.end, end=interval.end))
+    return kept
+
+
+def _merged(intervals: Sequence[Interval]) -> list[Interval]:
+    """Sorted, with the pieces a window boundary split joined again."""
+    merged: list[Interval] = []
+    for interval in sorted(intervals, key=lambda i: (i.start, i.end)):
+        if merged and interval.start <= merged[-1].end:
+            if interval.end > merged[-1].end:
+                merged[-1] = Interval(start=merged[-1].start, end=interval.end)
+            continue
+        merged.append(interval)
+    return merged
+
+
+class GmailMailer:
+    """:class:`~multitool.ports.mail.Mailer` on Gmail: sent from, and saved in, the user's own mailbox."""
+
+    def __init__(self, api: GoogleApi) -> None:
+        self._api = api
+
+    def send(self, mail: Mail) -> SentMail:
+        raw = base64.urlsafe_b64encode(rfc5322(mail, self._api.account.email)).decode("ascii")
+        answer = self._api.call(
+            "POST",
+            "gmail",
+            path("users", "me", "messages", "send"),
+            scopes=MAIL_SCOPES,
+            body={"raw": raw},
+            idempotent=False,  # a send Gmail failed on may still have gone out: never sent twice
+            accept=(200, 400),
+        )
+        if answer.status == 400:
+            _, message = error_reasons(answer.body)
+            said = f": {message}" if message else ""
+            raise MailRejected(f"Gmail refused the message{said}", code="mail_rejected")
+        message_id = (answer.body or {}).get("id")
+        if not message_id:
+            raise ProviderUnavailable(
+                "google", "Gmail answered without a message id; check Sent before sending again."
+            )
+        return SentMail(message_id=str(message_id))
+
+
+def _addresses(values: Sequence[str]) -> list[Address]:
+    from email.headerregistry import Address
+
+    try:
+        return [Address(addr_spec=single_line(v)) for v in values]
+    except (ValueError, IndexError) as error:
+        raise MailRejected(f"Not an email address: {error}", code="mail_rejected") from error
+
+
+def rfc5322(mail: Mail, sender: str | None) -> bytes:
+    """The message Gmail sends: text (and an iCalendar REQUEST part when the mail has one).
+
+    The email package is imported here, by the function that sends (the review), not by those
+    that only resolve names and read free/busy.
+    """
+    from email.headerregistry import Address
+    from email.message import EmailMessage
+    from email.policy import SMTP
+    from email.utils import formatdate
+
+    message = EmailMessage(policy=SMTP)
+    if sender:
+        (address,) = _addresses([sender])
+        message["From"] = Address(display_name=mail.from_name or "", addr_spec=address.addr_spec)
+    message["To"] = _addresses(mail.to)
+    if mail.cc:
+        message["Cc"] = _addresses(mail.cc)
+    if mail.reply_to:
+        message["Reply-To"] = _addresses(mail.reply_to)
+    message["Subject"] = single_line(mail.subject)
+    message["Date"] = formatdate(usegmt=True)
+    message.set_content(multi_line(mail.text))
+    if mail.invitation is not None:
+        message.add_alternative(
+            mail.invitation.decode("utf-8"), subtype="calendar", params={"method": "REQUEST"}
+        )
+        message.add_attachment(mail.invitation, maintype="application", subtype="ics", filename="invite.ics")
+    return message.as_bytes()
+
+
+def build_suite(
+    account: Account,
+    tokens: TokenSource,
+    *,
+    http: urllib3.PoolManager,
+    base_url: str | None = None,
+    deadline: Callable[[], float] | None = None,
+) -> Suite:
+    """The user's Google Workspace as a suite (``base_url`` None: Google's own endpoints)."""
+    api = GoogleApi(account, tokens, http=http, base_url=base_url, deadline=deadline)
+    return Suite(directory=GoogleDirectory(api), calendar=GoogleCalendar(api), mailer=GmailMailer(api))
