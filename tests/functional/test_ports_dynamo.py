@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import boto3
 import pytest
@@ -282,3 +283,21 @@ def test_a_busy_item_written_before_versions_still_counts(dynamo: Counted) -> No
     calendar.book(meeting("b", "priya@example.com", start=THURSDAY_9 + timedelta(hours=1)))
 
     assert len(held(calendar, "priya@example.com")) == 2
+
+
+def test_a_retried_booking_in_the_repeated_hour_is_still_a_no_op(dynamo: Counted) -> None:
+    # 01:30 on 25 Oct 2026 happens twice in London; fold=1 is the second (01:30 UTC). Python never
+    # finds such a time equal to one in another zone (PEP 495), so instants are compared in UTC.
+    repeated = datetime(2026, 10, 25, 1, 30, fold=1, tzinfo=ZoneInfo("Europe/London"))
+    calendar = DynamoCalendar(dynamo.names["BOOKINGS_TABLE_NAME"], dynamo.client)
+    calendar.book(meeting("a", "priya@example.com", start=repeated))
+    dynamo.calls.clear()
+
+    calendar.book(meeting("a", "priya@example.com", start=repeated))  # the retried confirm
+
+    assert "TransactWriteItems" not in dynamo.calls
+    day = datetime(2026, 10, 25, tzinfo=UTC)
+    assert [
+        (i.start, i.end)
+        for i in calendar.busy(["priya@example.com"], day, day + timedelta(days=1))["priya@example.com"]
+    ] == [(datetime(2026, 10, 25, 1, 30, tzinfo=UTC), datetime(2026, 10, 25, 2, 0, tzinfo=UTC))]

@@ -281,11 +281,12 @@ def _emails(addresses: Sequence[str]) -> set[str]:
 
 
 def _same_booking(stored: Booking, booking: Booking) -> bool:
-    return (stored.start, stored.end, _emails(stored.attendees)) == (
-        booking.start,
-        booking.end,
-        _emails(booking.attendees),
-    )
+    # Instants compared in UTC: Python never finds a time in a repeated hour (fold=1) equal to
+    # one in another zone (PEP 495), so a retried confirm then would move the booking onto itself.
+    def instants(b: Booking) -> tuple[datetime, datetime]:
+        return b.start.astimezone(UTC), b.end.astimezone(UTC)
+
+    return (instants(stored), _emails(stored.attendees)) == (instants(booking), _emails(booking.attendees))
 
 
 def _conflicts(
