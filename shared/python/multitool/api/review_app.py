@@ -36,7 +36,10 @@ from multitool.review.reviewer import DraftView, Reviewer
 from multitool.tools.registry import REGISTRY
 
 if TYPE_CHECKING:
-    from multitool.settings import ReviewSettings
+    import urllib3
+
+    from multitool.ports.suites import Suite
+    from multitool.settings import ReviewSettings, ToolSettings
 
 ReviewerProvider = Callable[[], Reviewer]
 LimiterProvider = Callable[[], RateLimiter | None]
@@ -108,6 +111,7 @@ def aws_reviewer() -> Reviewer:
         )
     return Reviewer(
         DynamoDraftStore(settings.drafts_table_name, dynamodb),
+        suites=caller_suites(settings, urllib3.PoolManager()) if settings.calendar != "builtin" else None,
         mailer=SesMailer(boto3.client("sesv2"), settings.sender_email, settings.ses_configuration_set),
         calendar=DynamoCalendar(settings.bookings_table_name, dynamodb),
         jira=jira,
@@ -128,6 +132,36 @@ def aws_reviewer() -> Reviewer:
         ),
         directory=DynamoDirectory(settings.directory_table_name, dynamodb),
     )
+
+
+def caller_suites(settings: ToolSettings, http: urllib3.PoolManager) -> Callable[[Caller], Suite]:
+    """Each caller's own suite at the ``CALENDAR`` provider, over the function's one ``PoolManager``."""
+    from multitool.ports.provider_suites import NoTokenSource, provider_suites
+    from multitool.ports.tokens import Account, TokenSource
+
+    tokens: TokenSource = NoTokenSource()
+    if settings.provider_token:
+        from multitool.ports.token_sources import FixedTokenSource
+
+        tokens = FixedTokenSource(settings.provider_token, provider=settings.calendar)  # type: ignore[arg-type]
+    elif settings.calendar == "microsoft365" and settings.microsoft365_secret_arn:
+        import boto3
+
+        from multitool.ports.token_sources import ClientCredentials, EntraAppTokenSource
+
+        secret_arn = settings.microsoft365_secret_arn
+
+        def credentials() -> ClientCredentials:
+            secret = boto3.client("secretsmanager").get_secret_value(SecretId=secret_arn)
+            return ClientCredentials.from_secret(secret["SecretString"])
+
+        tokens = EntraAppTokenSource(credentials, http)
+    for_account = provider_suites(settings.calendar, tokens, http=http, base_url=settings.provider_base_url)
+
+    def for_caller(caller: Caller) -> Suite:
+        return for_account(Account(user_id=caller.user_id, email=caller.email))
+
+    return for_caller
 
 
 def recipient_policy(settings: ReviewSettings) -> RecipientPolicy:

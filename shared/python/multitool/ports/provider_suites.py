@@ -1,0 +1,71 @@
+"""Which suite a caller's actions run against, as the deployment chose it (``CALENDAR``).
+
+``builtin`` is today's one set of objects for everyone (the DynamoDB directory and bookings,
+SES). A provider (``microsoft365``, ``google``) is each caller's own suite, made per caller by
+the provider module's ``build_suite`` over the function's one ``PoolManager``; the module is
+imported by name on first use, so a function of a builtin deployment never imports it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
+
+from multitool.ports.suites import Suite, SuiteName
+from multitool.ports.tokens import Account, AccountNotConnected, Provider, TokenSource
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import urllib3
+
+PROVIDER_MODULES: dict[str, str] = {
+    "microsoft365": "multitool.ports.microsoft365",
+    "google": "multitool.ports.google_workspace",
+}
+
+
+class SuiteBuilder(Protocol):
+    def __call__(
+        self,
+        account: Account,
+        tokens: TokenSource,
+        *,
+        http: urllib3.PoolManager,
+        base_url: str | None = None,
+        deadline: Callable[[], float] | None = None,
+    ) -> Suite: ...
+
+
+class NoTokenSource:
+    """No token for anyone yet: every provider call asks the user to connect the account."""
+
+    def access_token(self, provider: Provider, account: Account, scopes: Sequence[str]) -> str:
+        raise AccountNotConnected(provider)
+
+
+def suite_builder(name: SuiteName) -> SuiteBuilder:
+    """The provider module's ``build_suite`` (imported now: the first provider call needs it)."""
+    module = importlib.import_module(PROVIDER_MODULES[name])
+    builder: SuiteBuilder = module.build_suite
+    return builder
+
+
+def provider_suites(
+    name: SuiteName,
+    tokens: TokenSource,
+    *,
+    http: urllib3.PoolManager,
+    base_url: str | None = None,
+    deadline: Callable[[], float] | None = None,
+) -> Callable[[Account], Suite]:
+    """Each account's own suite at provider ``name`` (not ``builtin``: that is one suite for all)."""
+    if name == "builtin":
+        raise ValueError("The builtin suite is one for everyone; build it once.")
+    build = suite_builder(name)
+
+    def for_account(account: Account) -> Suite:
+        return build(account, tokens, http=http, base_url=base_url, deadline=deadline)
+
+    return for_account
