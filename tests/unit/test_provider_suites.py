@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from typing import get_args
 
 import pytest
 from multitool.ports.microsoft365 import GraphCalendar
 from multitool.ports.provider_suites import NoTokenSource, provider_suites
+from multitool.ports.suites import SUITE_NAMES
 from multitool.ports.token_sources import FixedTokenSource
 from multitool.ports.tokens import Account, AccountNotConnected
 from multitool.settings import ReviewSettings, SettingsError, ToolSettings
@@ -16,6 +18,7 @@ TABLES = {"DRAFTS_TABLE_NAME": "d", "DIRECTORY_TABLE_NAME": "p", "BOOKINGS_TABLE
 
 
 def test_calendar_defaults_to_builtin_and_takes_only_the_three_suites() -> None:
+    assert get_args(ToolSettings.model_fields["calendar"].annotation) == SUITE_NAMES
     assert ToolSettings.from_env(TABLES).calendar == "builtin"
     assert ToolSettings.from_env({**TABLES, "CALENDAR": "microsoft365"}).calendar == "microsoft365"
     with pytest.raises(SettingsError, match="CALENDAR"):

@@ -12,12 +12,11 @@ import os
 from collections.abc import Mapping
 from enum import StrEnum
 from http import HTTPStatus
-from typing import Any, Self
+from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from multitool.errors import ServiceError
-from multitool.ports.suites import SuiteName
 
 
 class SettingsError(ServiceError, ValueError):
@@ -69,7 +68,8 @@ class ToolSettings(_EnvSettings):
     working_hours_start: int = Field(default=9, ge=0, le=23)
     working_hours_end: int = Field(default=17, ge=1, le=24)
     draft_ttl_seconds: int = Field(default=7 * 24 * 3600, gt=0)
-    calendar: SuiteName = Field(
+    # The names of multitool.ports.suites.SUITE_NAMES (settings sit below the ports: spelled here).
+    calendar: Literal["builtin", "microsoft365", "google"] = Field(
         default="builtin",
         description="Whose directory, calendar and mail the tools use: this system's own (builtin), or "
         "each user's own Microsoft 365 or Google Workspace",

@@ -136,27 +136,10 @@ def aws_reviewer() -> Reviewer:
 
 def caller_suites(settings: ToolSettings, http: urllib3.PoolManager) -> Callable[[Caller], Suite]:
     """Each caller's own suite at the ``CALENDAR`` provider, over the function's one ``PoolManager``."""
-    from multitool.ports.provider_suites import NoTokenSource, provider_suites
-    from multitool.ports.tokens import Account, TokenSource
+    from multitool.ports.provider_suites import suites_from_settings
+    from multitool.ports.tokens import Account
 
-    tokens: TokenSource = NoTokenSource()
-    if settings.provider_token:
-        from multitool.ports.token_sources import FixedTokenSource
-
-        tokens = FixedTokenSource(settings.provider_token, provider=settings.calendar)  # type: ignore[arg-type]
-    elif settings.calendar == "microsoft365" and settings.microsoft365_secret_arn:
-        import boto3
-
-        from multitool.ports.token_sources import ClientCredentials, EntraAppTokenSource
-
-        secret_arn = settings.microsoft365_secret_arn
-
-        def credentials() -> ClientCredentials:
-            secret = boto3.client("secretsmanager").get_secret_value(SecretId=secret_arn)
-            return ClientCredentials.from_secret(secret["SecretString"])
-
-        tokens = EntraAppTokenSource(credentials, http)
-    for_account = provider_suites(settings.calendar, tokens, http=http, base_url=settings.provider_base_url)
+    for_account = suites_from_settings(settings, http)
 
     def for_caller(caller: Caller) -> Suite:
         return for_account(Account(user_id=caller.user_id, email=caller.email))

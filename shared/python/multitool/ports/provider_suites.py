@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
     import urllib3
 
+    from multitool.settings import ToolSettings
+
 PROVIDER_MODULES: dict[str, str] = {
     "microsoft365": "multitool.ports.microsoft365",
     "google": "multitool.ports.google_workspace",
@@ -69,3 +71,33 @@ def provider_suites(
         return build(account, tokens, http=http, base_url=base_url, deadline=deadline)
 
     return for_account
+
+
+def settings_tokens(settings: ToolSettings, http: urllib3.PoolManager) -> TokenSource:
+    """The token source the settings name: a fixed token (local stand-ins), the organization-wide
+    Entra credential (``MICROSOFT365_SECRET_ARN``), or none yet (every call asks to connect)."""
+    if settings.provider_token:
+        from multitool.ports.token_sources import FixedTokenSource
+
+        provider: Provider = "google" if settings.calendar == "google" else "microsoft365"
+        return FixedTokenSource(settings.provider_token, provider=provider)
+    if settings.calendar == "microsoft365" and settings.microsoft365_secret_arn:
+        import boto3
+
+        from multitool.ports.token_sources import ClientCredentials, EntraAppTokenSource
+
+        secret_arn = settings.microsoft365_secret_arn
+
+        def credentials() -> ClientCredentials:
+            secret = boto3.client("secretsmanager").get_secret_value(SecretId=secret_arn)
+            return ClientCredentials.from_secret(secret["SecretString"])
+
+        return EntraAppTokenSource(credentials, http)
+    return NoTokenSource()
+
+
+def suites_from_settings(settings: ToolSettings, http: urllib3.PoolManager) -> Callable[[Account], Suite]:
+    """Each account's suite at ``settings.calendar`` (a provider), with the settings' token source."""
+    return provider_suites(
+        settings.calendar, settings_tokens(settings, http), http=http, base_url=settings.provider_base_url
+    )
