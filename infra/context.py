@@ -143,8 +143,9 @@ ALLOWED: dict[str, str] = {
         "google (each user's Google Workspace)"
     ),
     "microsoft365AppCredential": (
-        "true (an organization-wide Entra app credential in a Secrets Manager secret, with calendar="
-        "microsoft365; see docs/deploy.md for its risks), false (the default: no organization-wide credential)"
+        "true (an organization-wide Entra app credential in a Secrets Manager secret, with "
+        "calendar=microsoft365; see docs/deploy.md for its risks), "
+        "false (the default: no organization-wide credential)"
     ),
 }
 
