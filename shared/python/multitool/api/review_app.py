@@ -236,7 +236,10 @@ def review_app(
             "The action, done (its result says what was sent, booked or created)",
             {
                 400: "The body is not a JSON object",
-                403: "The account waits for an administrator's approval (approval_required)",
+                403: (
+                    "The account waits for an administrator's approval (approval_required), or the "
+                    "user's own Microsoft 365 or Google account is not connected (account_not_connected)"
+                ),
                 409: "The action is in progress, done with other content, discarded, or the slot was taken",
                 422: (
                     "An edit is invalid, a name is still unsettled, or an address is not one this "
