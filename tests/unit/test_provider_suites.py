@@ -51,3 +51,26 @@ def test_the_review_function_of_a_builtin_deployment_never_imports_a_provider() 
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
 
     assert out.strip() == "[]"
+
+
+def test_without_a_deadline_a_suite_stops_retrying_within_the_request_budget() -> None:
+    from multitool.local.graph_state import Fault, GraphPool, GraphState
+    from multitool.ports.tokens import ProviderThrottled
+
+    graph = GraphState()
+    graph.add_user("Jordan Lee", "jordan@example.com")
+    graph.fail_next(
+        "GET", "/users", Fault(429, "TooManyRequests", "Slow down", {"Retry-After": "1"}), times=9
+    )
+    for_account = provider_suites(
+        "microsoft365",
+        FixedTokenSource("t"),
+        http=GraphPool(graph),  # type: ignore[arg-type]
+        base_url="http://graph.local/v1.0",
+        budget_seconds=5.5,  # one request's worth: no time to wait and ask again
+    )
+
+    with pytest.raises(ProviderThrottled):
+        for_account(Account("u", "jordan@example.com")).directory.resolve(["Jordan Lee"])
+
+    assert len(graph.requests) == 1

@@ -9,6 +9,7 @@ imported by name on first use, so a function of a builtin deployment never impor
 from __future__ import annotations
 
 import importlib
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
@@ -21,6 +22,10 @@ if TYPE_CHECKING:
     import urllib3
 
     from multitool.settings import ToolSettings
+
+REQUEST_BUDGET_SECONDS = 25.0
+"""What one caller's suite may spend on a request, retries included: the HTTP API cuts every
+request at 30 s (``multitool.chat.API_SECONDS``), and the answer needs the rest."""
 
 PROVIDER_MODULES: dict[str, str] = {
     "microsoft365": "multitool.ports.microsoft365",
@@ -61,14 +66,21 @@ def provider_suites(
     http: urllib3.PoolManager,
     base_url: str | None = None,
     deadline: Callable[[], float] | None = None,
+    budget_seconds: float = REQUEST_BUDGET_SECONDS,
 ) -> Callable[[Account], Suite]:
-    """Each account's own suite at provider ``name`` (not ``builtin``: that is one suite for all)."""
+    """Each account's own suite at provider ``name`` (not ``builtin``: that is one suite for all).
+
+    A suite is made per caller and request: without a ``deadline``, its retries stop
+    ``budget_seconds`` after it was made."""
     if name == "builtin":
         raise ValueError("The builtin suite is one for everyone; build it once.")
     build = suite_builder(name)
 
     def for_account(account: Account) -> Suite:
-        return build(account, tokens, http=http, base_url=base_url, deadline=deadline)
+        if deadline is not None:
+            return build(account, tokens, http=http, base_url=base_url, deadline=deadline)
+        ends = time.monotonic() + budget_seconds
+        return build(account, tokens, http=http, base_url=base_url, deadline=lambda: ends - time.monotonic())
 
     return for_account
 
