@@ -17,12 +17,12 @@ from multitool.ports.drafts import DynamoDraftStore
 from multitool.ports.microsoft365 import build_suite
 from multitool.ports.provider_suites import NoTokenSource
 from multitool.ports.suites import Suite
+from multitool.ports.tables import create_all
 from multitool.ports.token_sources import FixedTokenSource
 from multitool.ports.tokens import Account, TokenSource
 from multitool.review import Caller, ReviewConfig, SideEffectFailed, SlotTaken
 from multitool.review.errors import ReconnectAccount
 from multitool.review.reviewer import Reviewer
-from multitool.tables import create_all
 
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
 from tests.support.review_support import (

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 REQUEST_BUDGET_SECONDS = 25.0
 """What one caller's suite may spend on a request, retries included: the HTTP API cuts every
-request at 30 s (``multitool.chat.API_SECONDS``), and the answer needs the rest."""
+request at 30 s (``multitool.chat.service.API_SECONDS``), and the answer needs the rest."""
 
 PROVIDER_MODULES: dict[str, str] = {
     "microsoft365": "multitool.ports.microsoft365",
