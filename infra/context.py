@@ -10,7 +10,7 @@ import json
 import re
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any, Self
+from typing import Any, Literal, Self
 
 from multitool.models import DEFAULT_MODEL_ID, foundation_model_id, marketplace_product_id
 from multitool.settings import (
@@ -137,6 +137,16 @@ ALLOWED: dict[str, str] = {
     "outsideRecipientsPerDay": (
         "outside addresses one user may mail per UTC day, a whole number from 0 to 100000"
     ),
+    # Whose directory, calendar and mail the actions use (multitool.ports.provider_suites).
+    "calendar": (
+        "builtin (this stack's own directory, bookings and SES), microsoft365 (each user's Microsoft 365), "
+        "google (each user's Google Workspace)"
+    ),
+    "microsoft365AppCredential": (
+        "true (an organization-wide Entra app credential in a Secrets Manager secret, with "
+        "calendar=microsoft365; see docs/deploy.md for its risks), "
+        "false (the default: no organization-wide credential)"
+    ),
 }
 
 
@@ -251,6 +261,8 @@ class DeployContext(BaseModel):
     recipients_per_day: int = Field(
         default=DEFAULT_RECIPIENTS_PER_DAY, ge=1, le=100_000, alias="recipientsPerDay"
     )
+    calendar: Literal["builtin", "microsoft365", "google"] = "builtin"
+    microsoft365_app_credential: bool = Field(default=False, alias="microsoft365AppCredential")
     outside_recipients_per_day: int = Field(
         default=DEFAULT_OUTSIDE_RECIPIENTS_PER_DAY, ge=0, le=100_000, alias="outsideRecipientsPerDay"
     )
@@ -378,6 +390,15 @@ class DeployContext(BaseModel):
                 f"Invalid context 'guardrailId': runtime={self.runtime.value} does not apply a Bedrock "
                 "guardrail (the AgentCore harness takes none), so it would be ignored. Use runtime=converse "
                 "or runtime=agent with guardrailId, or leave it out."
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _app_credential_of_calendar(self) -> Self:
+        if self.microsoft365_app_credential and self.calendar != "microsoft365":
+            raise ContextError(
+                "Invalid context 'microsoft365AppCredential': it is the Microsoft 365 app's credential, "
+                f"so it needs calendar=microsoft365 (calendar is {self.calendar})."
             )
         return self
 

@@ -32,6 +32,7 @@ from infra.components.jira import JiraSecret
 from infra.components.layer import SharedLayer
 from infra.components.mail import SenderIdentity
 from infra.components.model import ModelAccess, grant_guardrail
+from infra.components.suite import SuiteAccess
 from infra.components.tables import Tables
 from infra.components.web import ChatWebsite
 from infra.context import RETENTION_DAYS, DeployContext, Runtime
@@ -104,6 +105,10 @@ class MultitoolStack(cdk.Stack):
         }
         if settings.jira_projects:
             tool_env["JIRA_PROJECTS"] = settings.jira_projects
+        self.suite = SuiteAccess(
+            self, "Suite", calendar=settings.calendar, app_credential=settings.microsoft365_app_credential
+        )
+        tool_env.update(self.suite.environment())
 
         def function(construct_id: str, spec: FunctionSpec) -> MultitoolFunction:
             return MultitoolFunction(self, construct_id, spec=spec, layer=self.layer, log_retention=retention)
@@ -249,7 +254,11 @@ class MultitoolStack(cdk.Stack):
         self._grant(AUDIT, review_role, *AUDIT_ACTIONS)
         # An address typed in a confirm's edits is looked up: a directory person's time is held.
         self._grant(DIRECTORY, review_role, *TOOL_READ_ACTIONS)
-        self.sender.grant_send(review_role)
+        if not self.suite.uses_provider:
+            # With a provider suite every mail and invitation leaves from the user's own mailbox:
+            # the review function gets no SES permission (the identity stays for SENDER_EMAIL).
+            self.sender.grant_send(review_role)
+        self.suite.grant_read(review_role)
         self.jira.grant_read(review_role)
 
         # The page's fetches: any HTTP API of this region (naming this API's id would make the
@@ -373,6 +382,7 @@ class MultitoolStack(cdk.Stack):
         self._grant(DRAFTS, grantee, *DRAFT_WRITE_ACTIONS)
         self._grant(DIRECTORY, grantee, *TOOL_READ_ACTIONS)
         self._grant(BOOKINGS, grantee, *TOOL_READ_ACTIONS)
+        self.suite.grant_read(grantee)
 
     def _page_config(self) -> dict[str, Any]:
         """The page's config.json, every value from this stack (resolved when the deploy runs)."""
@@ -416,6 +426,8 @@ class MultitoolStack(cdk.Stack):
                 self, "GatewayUrl", value=self.gateway.gateway.gateway_url or "", description="MCP URL"
             )
         cdk.CfnOutput(self, "JiraSecretArn", value=self.jira.secret.secret_arn)
+        if self.suite.secret is not None:
+            cdk.CfnOutput(self, "Microsoft365CredentialArn", value=self.suite.secret.secret_arn)
         for spec, table in self.tables.by_spec.items():
             cdk.CfnOutput(self, f"{spec.logical_name}TableName", value=table.table_name)
 

@@ -22,6 +22,8 @@ from multitool.review.errors import (
     DraftNotFound,
     InvalidEdits,
     NotConfigured,
+    ProviderFailed,
+    ReconnectAccount,
     ReviewConflict,
     ReviewError,
     SideEffectFailed,
@@ -124,6 +126,18 @@ CASES: list[tuple[Exception, int, dict[str, Any], dict[str, str]]] = [
         503,
         {**err("jira_busy", "Jira is busy.", retryable=True), "action": ACTION},
         {"Retry-After": "8"},
+    ),
+    (
+        ReconnectAccount("Connect.", draft=DRAFT),
+        403,
+        {**err("account_not_connected", "Connect."), "action": ACTION},
+        {},
+    ),
+    (
+        ProviderFailed("Graph is busy.", code="provider_throttled", status=503, draft=DRAFT, retry_after=4),
+        503,
+        {**err("provider_throttled", "Graph is busy.", retryable=True), "action": ACTION},
+        {"Retry-After": "4"},
     ),
     (
         RateLimited("confirm", 1.2),

@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping
 from enum import StrEnum
 from http import HTTPStatus
-from typing import Any, Self
+from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -68,6 +68,25 @@ class ToolSettings(_EnvSettings):
     working_hours_start: int = Field(default=9, ge=0, le=23)
     working_hours_end: int = Field(default=17, ge=1, le=24)
     draft_ttl_seconds: int = Field(default=7 * 24 * 3600, gt=0)
+    # The names of multitool.ports.suites.SUITE_NAMES (settings sit below the ports: spelled here).
+    calendar: Literal["builtin", "microsoft365", "google"] = Field(
+        default="builtin",
+        description="Whose directory, calendar and mail the tools use: this system's own (builtin), or "
+        "each user's own Microsoft 365 or Google Workspace",
+    )
+    provider_base_url: str | None = Field(
+        default=None,
+        pattern=r"^https?://",
+        description="CALENDAR's provider at another URL (a local stand-in)",
+    )
+    provider_token: str | None = Field(
+        default=None, description="One bearer token for every user (the local stand-ins only)"
+    )
+    microsoft365_secret_arn: str | None = Field(
+        default=None,
+        description='Secrets Manager secret {"tenantId", "clientId", "clientSecret"}: the organization-wide '
+        "Graph credential (application permissions); unset: none",
+    )
     caller_context_key: str | None = Field(
         default=None,
         pattern=r"^([0-9a-f]{2}){32,}$",

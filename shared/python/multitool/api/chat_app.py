@@ -81,6 +81,10 @@ def aws_chat_service() -> ChatService:
         calendar=DynamoCalendar(settings.bookings_table_name, dynamodb),
         drafts=DynamoDraftStore(settings.drafts_table_name, dynamodb),
     )
+    if settings.calendar != "builtin":
+        from multitool.tools.environment import with_caller_suites
+
+        ports = with_caller_suites(ports, settings)
     runtime = build_runtime(settings, clients, product_flows(ports, ToolConfig.from_settings(settings)))
     idempotency = (
         ChatIdempotency(

@@ -36,7 +36,10 @@ from multitool.review.reviewer import DraftView, Reviewer
 from multitool.tools.registry import REGISTRY
 
 if TYPE_CHECKING:
-    from multitool.settings import ReviewSettings
+    import urllib3
+
+    from multitool.ports.suites import Suite
+    from multitool.settings import ReviewSettings, ToolSettings
 
 ReviewerProvider = Callable[[], Reviewer]
 LimiterProvider = Callable[[], RateLimiter | None]
@@ -108,6 +111,7 @@ def aws_reviewer() -> Reviewer:
         )
     return Reviewer(
         DynamoDraftStore(settings.drafts_table_name, dynamodb),
+        suites=caller_suites(settings, urllib3.PoolManager()) if settings.calendar != "builtin" else None,
         mailer=SesMailer(boto3.client("sesv2"), settings.sender_email, settings.ses_configuration_set),
         calendar=DynamoCalendar(settings.bookings_table_name, dynamodb),
         jira=jira,
@@ -128,6 +132,19 @@ def aws_reviewer() -> Reviewer:
         ),
         directory=DynamoDirectory(settings.directory_table_name, dynamodb),
     )
+
+
+def caller_suites(settings: ToolSettings, http: urllib3.PoolManager) -> Callable[[Caller], Suite]:
+    """Each caller's own suite at the ``CALENDAR`` provider, over the function's one ``PoolManager``."""
+    from multitool.ports.provider_suites import suites_from_settings
+    from multitool.ports.tokens import Account
+
+    for_account = suites_from_settings(settings, http)
+
+    def for_caller(caller: Caller) -> Suite:
+        return for_account(Account(user_id=caller.user_id, email=caller.email))
+
+    return for_caller
 
 
 def recipient_policy(settings: ReviewSettings) -> RecipientPolicy:
@@ -219,7 +236,10 @@ def review_app(
             "The action, done (its result says what was sent, booked or created)",
             {
                 400: "The body is not a JSON object",
-                403: "The account waits for an administrator's approval (approval_required)",
+                403: (
+                    "The account waits for an administrator's approval (approval_required), or the "
+                    "user's own Microsoft 365 or Google account is not connected (account_not_connected)"
+                ),
                 409: "The action is in progress, done with other content, discarded, or the slot was taken",
                 422: (
                     "An edit is invalid, a name is still unsettled, or an address is not one this "

@@ -100,6 +100,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--ephemeral", action="store_true", help="keep nothing: start empty and forget everything on stop"
     )
     serve.add_argument(
+        "--calendar",
+        choices=("builtin", "microsoft365"),
+        default="builtin",
+        help="whose directory, calendar and mail the actions use: builtin (the sandbox's own) or "
+        "microsoft365 (a local Microsoft Graph stand-in, seeded with the people and a week of "
+        "meetings); default: %(default)s",
+    )
+    serve.add_argument(
         "--sign-in",
         choices=("local", "oidc"),
         default="local",
@@ -342,6 +350,16 @@ def _local_api(args: argparse.Namespace) -> tuple[Embedded, LocalApi]:
             data.release()
         raise
     running = start_embedded(choice, region=args.region, log_level=args.log_level, moto=moto, data=data)
+    if getattr(args, "calendar", "builtin") == "microsoft365":
+        import os
+
+        from multitool.local.graph_server import start_graph_stand_in
+
+        graph = start_graph_stand_in(running.seed.people)
+        running.on_close(graph.stop)
+        running.env.update(graph.env)
+        os.environ.update(graph.env)  # the in-process handlers read their settings on first use
+        print(f"  Microsoft 365: a local Graph stand-in at {graph.url} (events: {graph.url}/_local/events).")
     use_console_logs()  # a terminal, not CloudWatch: one readable line per record
     functions_dir = args.functions_dir or repo_root() / "functions"
     api = LocalApi(functions_dir, running.seed, outbox=sandbox_outbox_reader(running))

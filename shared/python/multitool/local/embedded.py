@@ -150,6 +150,10 @@ class Embedded:
     """Whether this run started from the data an earlier run kept."""
     _closers: list[Any] = field(default_factory=list, repr=False)
 
+    def on_close(self, close: Any) -> None:
+        """Run ``close`` when the backend closes (before what was started earlier)."""
+        self._closers.append(close)
+
     def close(self) -> None:
         while self._closers:
             self._closers.pop()()

@@ -21,7 +21,15 @@ if TYPE_CHECKING:
 # Failures worth retrying as they are (the backend was busy or away) answer 503;
 # refusals that need a change (edits, credentials, sender identity) answer 502.
 UNAVAILABLE_CODES = frozenset(
-    {"mail_unavailable", "mail_throttled", "jira_unavailable", "jira_rate_limited", "jira_not_configured"}
+    {
+        "mail_unavailable",
+        "mail_throttled",
+        "jira_unavailable",
+        "jira_rate_limited",
+        "jira_not_configured",
+        "provider_throttled",
+        "provider_unavailable",
+    }
 )
 
 
@@ -141,6 +149,47 @@ class SideEffectFailed(ReviewError):
         # The backend's own word decides: busy or away is worth the same confirm again (503).
         unavailable = self.failure_code in UNAVAILABLE_CODES or self.retry_after is not None
         return HTTPStatus.SERVICE_UNAVAILABLE if unavailable else HTTPStatus.BAD_GATEWAY
+
+    def detail(self) -> dict[str, Any]:
+        return {"retryable": True}
+
+    def headers(self) -> dict[str, str]:
+        return retry_after_header(self.retry_after) if self.retry_after is not None else {}
+
+
+class ReconnectAccount(ReviewError):
+    """The user's own suite has no usable token: nothing happened, the draft stays confirmable
+    once the account is (re)connected (``account_not_connected``). The connect link is kept on
+    the error; the error body does not carry it yet (the connect-account card will)."""
+
+    code = "account_not_connected"
+    status = HTTPStatus.FORBIDDEN
+
+    def __init__(self, message: str, *, draft: Draft, authorization_url: str | None = None) -> None:
+        super().__init__(message)
+        self.draft = draft
+        self.authorization_url = authorization_url
+
+
+class ProviderFailed(ReviewError):
+    """The user's suite refused or failed before anything was done; the draft is as it was."""
+
+    def __init__(
+        self, message: str, *, code: str, status: int, draft: Draft, retry_after: float | None
+    ) -> None:
+        super().__init__(message)
+        self.failure_code = code
+        self.failure_status = status
+        self.draft = draft
+        self.retry_after = retry_after
+
+    @property
+    def code(self) -> str:  # type: ignore[override]
+        return self.failure_code
+
+    @property
+    def status(self) -> int:  # type: ignore[override]
+        return self.failure_status
 
     def detail(self) -> dict[str, Any]:
         return {"retryable": True}

@@ -71,8 +71,11 @@ from multitool.ports.drafts import DraftStore, DraftWriteConflict
 from multitool.ports.jira import JiraClient, JiraError
 from multitool.ports.mail import Mailer, MailError
 from multitool.ports.quota import QuotaRefused, RecipientQuota, Spend
+from multitool.ports.suites import Suite
+from multitool.ports.tokens import AccountNotConnected, ProviderError
 from multitool.review.base import (
     ActionReview,
+    Backends,
     Caller,
     ReviewConfig,
     ReviewContext,
@@ -86,6 +89,8 @@ from multitool.review.errors import (
     AlreadyDone,
     DraftNotFound,
     InvalidEdits,
+    ProviderFailed,
+    ReconnectAccount,
     SideEffectFailed,
     SlotRefused,
     SlotTaken,
@@ -178,8 +183,12 @@ class Reviewer:
         audit: AuditLog | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         directory: Directory | None = None,
+        suites: Callable[[Caller], Suite] | None = None,
     ) -> None:
+        """``suites``: the caller's own suite (Microsoft 365, Google Workspace) whose directory,
+        calendar and mailer a confirm uses instead of ``directory``/``calendar``/``mailer``."""
         self.drafts = drafts
+        self.suites = suites
         self.directory = directory
         self.mailer = mailer
         self.calendar = calendar
@@ -233,7 +242,7 @@ class Reviewer:
                 caller=caller,
                 config=self.config,
                 people=people_on(draft.payload),
-                addresses=self._directory_addresses(body),
+                addresses=self._directory_addresses(body, caller, draft),
             )
             content = self._content(review, body, ctx)
             edits = content.to_wire()
@@ -294,12 +303,24 @@ class Reviewer:
             "This action is changing; try again shortly.", draft=self.get(caller, draft_id)
         )
 
-    def _directory_addresses(self, body: Mapping[str, Any]) -> dict[str, Person]:
+    def _directory_addresses(
+        self, body: Mapping[str, Any], caller: Caller, draft: Draft
+    ) -> dict[str, Person]:
         """The directory people whose address (or an alias of it, any case) the edits typed: one read."""
         typed = typed_addresses(body)
-        if self.directory is None or not typed:
+        directory = self.suites(caller).directory if self.suites is not None else self.directory
+        if directory is None or not typed:
             return {}
-        found = self.directory.resolve(typed)
+        try:
+            found = directory.resolve(typed)
+        except AccountNotConnected as missing:
+            raise ReconnectAccount(
+                str(missing), draft=draft, authorization_url=missing.authorization_url
+            ) from None
+        except ProviderError as error:
+            raise ProviderFailed(
+                str(error), code=error.code, status=error.status, draft=draft, retry_after=error.retry_after
+            ) from error
         return {
             address.casefold(): resolution.person
             for address, resolution in found.items()
@@ -341,31 +362,32 @@ class Reviewer:
             "user_id": ctx.caller.user_id,
             "recipients": recipients,
         }
+        backends: Backends = self if self.suites is None else _SuiteBackends(self, self.suites(ctx.caller))
         try:
-            result = review.execute(content, ctx, self)
+            result = review.execute(content, ctx, backends)
         except SlotRefused as refused:
             self._refund(ctx.caller, spent)
-            # Nothing happened: the draft goes back to what it was (a taken-over ``executing``
-            # becomes ``failed``), with these edits kept, so another slot can be confirmed.
-            status = (
-                before.status
-                if before.status in (DraftStatus.PROPOSED, DraftStatus.FAILED)
-                else DraftStatus.FAILED
-            )
-            restored = self.drafts.replace(
-                executing,
-                executing.model_copy(
-                    update={
-                        "status": status,
-                        "error": refused.message,
-                        "result": None,
-                        "updated_at": self.clock(),
-                    }
-                ),
-            )
+            restored = self._restore(executing, before, refused.message)
             logger.info("Slot taken", extra=log)
             metrics.add_metric(name="SlotsTaken", unit=MetricUnit.Count, value=1)
             raise SlotTaken(refused.message, draft=restored) from None
+        except AccountNotConnected as missing:
+            # Nothing happened in the user's suite: the draft stays confirmable once connected.
+            self._refund(ctx.caller, spent)
+            restored = self._restore(executing, before, str(missing))
+            logger.info("Account not connected", extra={**log, "provider": missing.provider})
+            raise ReconnectAccount(
+                str(missing), draft=restored, authorization_url=missing.authorization_url
+            ) from None
+        except ProviderError as error:
+            self._refund(ctx.caller, spent)
+            failed = self._finish(executing, error=str(error))
+            logger.warning("Action failed", extra={**log, "failure": error.code, "provider": error.provider})
+            self._record(ctx, "failed", recipients, None)
+            metrics.add_metric(name="ActionsFailed", unit=MetricUnit.Count, value=1)
+            raise SideEffectFailed(
+                str(error), code=error.code, draft=failed, retry_after=error.retry_after
+            ) from error
         except (MailError, JiraError) as error:
             self._refund(ctx.caller, spent)  # the backend did not take it: nobody was mailed
             failed = self._finish(executing, error=error.reason)
@@ -390,6 +412,21 @@ class Reviewer:
         metrics.add_metric(name="ActionsDone", unit=MetricUnit.Count, value=1)
         self._record(ctx, "done", recipients, result)
         return done
+
+    def _restore(self, executing: Draft, before: Draft, message: str) -> Draft:
+        """Nothing happened: the draft goes back to what it was (a taken-over ``executing``
+        becomes ``failed``), with these edits kept, so it can be confirmed again."""
+        status = (
+            before.status
+            if before.status in (DraftStatus.PROPOSED, DraftStatus.FAILED)
+            else DraftStatus.FAILED
+        )
+        return self.drafts.replace(
+            executing,
+            executing.model_copy(
+                update={"status": status, "error": message, "result": None, "updated_at": self.clock()}
+            ),
+        )
 
     def _record(
         self, ctx: ReviewContext, outcome: str, recipients: int, result: Mapping[str, Any] | None
@@ -459,3 +496,26 @@ class Reviewer:
             update={"status": status, "result": result, "error": error, "updated_at": self.clock()}
         )
         return self.drafts.replace(executing, finished)
+
+
+class _SuiteBackends:
+    """The reviewer's backends with the caller's own suite's calendar and mailer."""
+
+    def __init__(self, reviewer: Reviewer, suite: Suite) -> None:
+        self._reviewer = reviewer
+        self._suite = suite
+
+    @property
+    def mailer(self) -> Mailer:
+        return self._suite.mailer
+
+    @property
+    def calendar(self) -> Calendar:
+        return self._suite.calendar
+
+    @property
+    def jira(self) -> JiraClient | None:
+        return self._reviewer.jira
+
+    def clock(self) -> datetime:
+        return self._reviewer.clock()

@@ -40,10 +40,12 @@ from multitool.drafts import Draft, DraftStatus, draft_id, new_draft
 from multitool.observability import error_fields, logger
 from multitool.people import NameResolution
 from multitool.ports.calendar import Interval
+from multitool.ports.tokens import ProviderError
 from multitool.tools.base import (
     MAX_CALLS_PER_BATCH,
     BackendUnavailable,
     InvalidInput,
+    SuiteRefused,
     ToolConfig,
     ToolContext,
     ToolError,
@@ -140,6 +142,7 @@ def run_calls(
 ) -> list[CallOutcome]:
     """Run every call of one turn as one backend operation; one outcome per call, in order."""
     config = config or ToolConfig()
+    ports = ports.for_caller(ctx)
     if len(calls) > MAX_CALLS_PER_BATCH:
         # The first calls run; the rest are refused with ONE shared message naming them, so
         # whoever relays the results (a model, the offline summary) says it once.
@@ -191,6 +194,11 @@ def run_calls(
                 stored[index] = store_revision(ports.drafts, drafts[index], earlier_id, ctx.now)
             except ToolError as error:
                 errors[index] = error
+    except ProviderError as failure:
+        # The caller's own suite said no (not connected, throttled, no such mailbox): its words.
+        logger.warning("The suite refused a read", extra={"code": failure.code, "provider": failure.provider})
+        said_no = SuiteRefused(str(failure), code=failure.code, status=failure.status)
+        return [CallOutcome(name, error=errors.get(i, said_no)) for i, (name, _) in enumerate(calls)]
     except _PORT_FAILURES as failure:
         logger.warning(
             "A backend failed while running tool calls", extra={"error_type": type(failure).__name__}

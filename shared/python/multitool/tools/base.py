@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from multitool.ports.calendar import Calendar
     from multitool.ports.directory import Directory
     from multitool.ports.drafts import DraftStore
+    from multitool.ports.suites import Suite
+    from multitool.ports.tokens import Account
     from multitool.settings import ToolSettings
 
 
@@ -110,6 +112,24 @@ class ToolFailed(ToolError):
 
     def __init__(self, message: str = "The tool failed unexpectedly; try again once.") -> None:
         super().__init__(message)
+
+
+class SuiteRefused(ToolError):
+    """The caller's own suite (Microsoft 365, Google Workspace) refused or failed the read: its
+    words, code and status as the provider error has them (``account_not_connected``: connect)."""
+
+    def __init__(self, message: str, *, code: str, status: int) -> None:
+        super().__init__(message)
+        self.suite_code = code
+        self.suite_status = status
+
+    @property
+    def code(self) -> str:  # type: ignore[override]
+        return self.suite_code
+
+    @property
+    def status(self) -> int:  # type: ignore[override]
+        return self.suite_status
 
 
 class BackendUnavailable(ToolError):
@@ -266,3 +286,14 @@ class ToolPorts:
     directory: Directory
     calendar: Calendar
     drafts: DraftStore
+    suites: Callable[[Account], Suite] | None = None
+    """The caller's own suite (``CALENDAR`` a provider): its directory and calendar replace
+    ``directory`` and ``calendar`` for that caller's calls (:meth:`for_caller`)."""
+
+    def for_caller(self, ctx: ToolContext) -> ToolPorts:
+        if self.suites is None:
+            return self
+        from multitool.ports.tokens import Account
+
+        suite = self.suites(Account(user_id=ctx.owner, email=ctx.requester_email))
+        return ToolPorts(directory=suite.directory, calendar=suite.calendar, drafts=self.drafts)

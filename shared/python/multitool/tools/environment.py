@@ -40,6 +40,17 @@ def dynamo_ports(client: Any, *, drafts_table: str, directory_table: str, bookin
     )
 
 
+def with_caller_suites(ports: ToolPorts, settings: Any) -> ToolPorts:
+    """``ports`` whose directory and calendar are each caller's own suite (``CALENDAR`` a provider)."""
+    import dataclasses
+
+    import urllib3
+
+    from multitool.ports.provider_suites import suites_from_settings
+
+    return dataclasses.replace(ports, suites=suites_from_settings(settings, urllib3.PoolManager()))
+
+
 @functools.cache
 def aws_environment() -> ToolEnvironment:
     """Ports over a DynamoDB client and config from :class:`multitool.settings.ToolSettings`."""
@@ -54,5 +65,7 @@ def aws_environment() -> ToolEnvironment:
         directory_table=settings.directory_table_name,
         bookings_table=settings.bookings_table_name,
     )
+    if settings.calendar != "builtin":
+        ports = with_caller_suites(ports, settings)
     caller_key = bytes.fromhex(settings.caller_context_key) if settings.caller_context_key else None
     return ToolEnvironment(ports, ToolConfig.from_settings(settings), settings.default_timezone, caller_key)

@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 from pydantic import Field, StringConstraints, TypeAdapter
 
 from multitool.observability import error_fields, logger
-from multitool.ports.calendar import Booking
+from multitool.ports.calendar import Booking, Guest
 from multitool.ports.calendar import SlotTaken as SlotTakenInCalendar
 from multitool.ports.mail import Mail
 from multitool.review.base import Address, Backends, Recipients, ReviewContext, reply_to, sender_name
@@ -119,6 +119,10 @@ def book_and_invite(content: MeetingContent, ctx: ReviewContext, backends: Backe
     """
     organizer = _organizer(ctx)
     tracked = _tracked_attendees(content, ctx)
+    when = f"{content.start:%A %d %B %Y, %H:%M}-{content.end:%H:%M} ({content.timezone})"
+    # A calendar that sends its own invitations (Microsoft 365, Google Workspace) gets everyone
+    # invited, named, on the event: its provider mails them, and nothing is mailed from here.
+    provider_invites = backends.calendar.sends_invitations
     try:
         backends.calendar.book(
             Booking(
@@ -129,10 +133,21 @@ def book_and_invite(content: MeetingContent, ctx: ReviewContext, backends: Backe
                 start=content.start,
                 end=content.end,
                 timezone=content.timezone,
+                guests=tuple(Guest(email=a.email, name=a.name) for a in content.attendees),
+                description=f"{content.title}\nWhen: {when}\n" if provider_invites else "",
             )
         )
     except SlotTakenInCalendar as taken:
         raise SlotRefused(_slot_taken_message(taken, content, tracked, ctx, backends)) from taken
+    if provider_invites:
+        return {
+            "bookingId": ctx.draft.id,
+            "invitedBy": "calendar",
+            "start": content.start.isoformat(),
+            "end": content.end.isoformat(),
+            "timezone": content.timezone,
+            "attendees": [a.email for a in content.attendees],
+        }
     invitation = build_invitation(
         Invitation(
             uid=ctx.draft.id,
@@ -145,7 +160,6 @@ def book_and_invite(content: MeetingContent, ctx: ReviewContext, backends: Backe
         ),
         stamp=backends.clock(),
     )
-    when = f"{content.start:%A %d %B %Y, %H:%M}-{content.end:%H:%M} ({content.timezone})"
     # The organizer (a verified caller) gets the invitation too: it is how the meeting reaches
     # their own calendar.
     recipients = [a.email for a in content.attendees]

@@ -1,0 +1,135 @@
+"""A local Microsoft Graph on loopback: ``multitool serve --calendar microsoft365``'s Microsoft 365.
+
+It serves only the paths the Microsoft 365 adapter calls, under ``/v1.0``, from a
+:class:`multitool.local.graph_state.GraphState` that checks every request against Graph's own
+description (the committed subset): a request the description does not allow answers 400 with
+the violation. It holds the seed's people (their working hours 09:00-17:00 in their own zones)
+and a week of real-looking meetings from the Monday of the current week, so proposals avoid
+them; the page's confirms create events and send mail here, seen at ``GET /_local/events`` and
+``GET /_local/sent`` (the stand-in's own view, not Graph's).
+
+    graph = start_graph_stand_in(seed_people)
+    graph.env  # CALENDAR, PROVIDER_BASE_URL, PROVIDER_TOKEN for the functions
+    graph.stop()
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from multitool.local.graph_state import GraphState, WorkingHours
+from multitool.people import Person
+
+# The stand-in accepts any bearer token; the functions send this one (not a secret).
+LOCAL_TOKEN = "local-graph-token"  # noqa: S105
+_WEEK = (
+    # (weekday, local start, minutes, subject, whose: "all" or an index into the people)
+    (0, time(9, 30), 30, "Weekly planning", "all"),
+    (0, time(14, 0), 60, "Design review", 1),
+    (1, time(10, 0), 30, "1:1", 0),
+    (1, time(15, 0), 45, "Customer call", 2),
+    (2, time(9, 30), 15, "Standup", "all"),
+    (2, time(11, 0), 90, "Roadmap workshop", 3),
+    (3, time(13, 0), 60, "Lunch and learn", "all"),
+    (3, time(16, 0), 30, "Hiring sync", 4),
+    (4, time(9, 30), 15, "Standup", "all"),
+    (4, time(12, 0), 60, "Team lunch", 5),
+)
+
+
+@dataclass
+class GraphStandIn:
+    url: str
+    state: GraphState
+    _server: ThreadingHTTPServer
+    _thread: threading.Thread
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {
+            "CALENDAR": "microsoft365",
+            "PROVIDER_BASE_URL": f"{self.url}/v1.0",
+            "PROVIDER_TOKEN": LOCAL_TOKEN,
+        }
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+
+def seeded_state(people: Iterable[Person], today: date | None = None) -> GraphState:
+    """The seed's people and a week of meetings from this week's Monday (each in its owner's zone)."""
+    state = GraphState()
+    people = list(people)
+    for person in people:
+        state.add_user(person.display_name, person.email, working=WorkingHours(zone=person.timezone))
+    first = today or datetime.now(UTC).date()
+    monday = first - timedelta(days=first.weekday())
+    for week in (0, 1):
+        for weekday, at, minutes, subject, whose in _WEEK:
+            day = monday + timedelta(days=7 * week + weekday)
+            if whose == "all":
+                organizer, zone = people[0], ZoneInfo(people[0].timezone)
+                attendees = [p.email for p in people[1:]]
+            else:
+                organizer = people[int(whose) % len(people)]
+                zone = ZoneInfo(organizer.timezone)
+                attendees = [people[(int(whose) + 1) % len(people)].email]
+            start = datetime.combine(day, at, tzinfo=zone)
+            state.add_event(organizer.email, subject, start, start + timedelta(minutes=minutes), attendees)
+    return state
+
+
+def start_graph_stand_in(people: Iterable[Person], *, host: str = "127.0.0.1", port: int = 0) -> GraphStandIn:
+    state = seeded_state(people)
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            if self.path == "/_local/events":
+                return self._json(200, {"value": state.events})
+            if self.path == "/_local/sent":
+                return self._json(200, {"value": state.sent})
+            return self._graph()
+
+        def do_POST(self) -> None:
+            self._graph()
+
+        def do_PATCH(self) -> None:
+            self._graph()
+
+        def do_DELETE(self) -> None:
+            self._graph()
+
+        def _graph(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else None
+            url = f"https://graph.microsoft.com{self.path}"
+            answer = state.handle(self.command, url, dict(self.headers.items()), body)
+            self._json(answer.status, answer.body, answer.headers)
+
+        def _json(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
+            data = b"" if body is None else json.dumps(body).encode()
+            self.send_response(status)
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            if data:
+                self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *_: Any) -> None:  # quiet: the page's server logs the requests
+            return
+
+    server = ThreadingHTTPServer((host, port), Handler)
+    thread = threading.Thread(target=server.serve_forever, name="graph-stand-in", daemon=True)
+    thread.start()
+    return GraphStandIn(f"http://{host}:{server.server_address[1]}", state, server, thread)

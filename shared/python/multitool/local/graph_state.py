@@ -1,0 +1,348 @@
+"""An in-memory Microsoft Graph: the paths the Microsoft 365 adapter calls, checked against its description.
+
+:class:`GraphState` answers ``handle(method, url, headers, body)`` as Graph would for the
+organization it holds (users with working hours, events, sent mail), after checking the request
+with :mod:`multitool.local.graph_contract` (a request the description does not allow is a 400
+``BadRequest`` naming the violation, and is recorded in :attr:`GraphState.violations`); every
+answer it makes is checked against the description too. The tests drive the adapters through
+:class:`GraphPool` (a ``urllib3.PoolManager`` stand-in over a state), and the local stand-in
+(:mod:`multitool.local.graph_server`) serves a state over HTTP.
+
+:meth:`GraphState.fail_next` queues an error answer (429 with ``Retry-After``, 401, 404, 5xx)
+shaped as Graph's ``ODataError``, for the error paths.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from multitool.local.graph_contract import ContractViolation, GraphContract, graph_contract
+from multitool.ports.microsoft365 import off_hours, zone_of
+
+_STARTSWITH = re.compile(r"startswith\((\w+),'((?:[^']|'')*)'\)")
+_EXTENDED = re.compile(
+    r"^singleValueExtendedProperties/Any\(ep: ep/id eq '((?:[^']|'')*)' and ep/value eq '((?:[^']|'')*)'\)$"
+)
+_FRACTION = re.compile(r"(\.\d{6})\d+")
+
+
+@dataclass
+class WorkingHours:
+    days: tuple[str, ...] = ("monday", "tuesday", "wednesday", "thursday", "friday")
+    start: str = "09:00:00.0000000"
+    end: str = "17:00:00.0000000"
+    zone: str = "UTC"
+
+    def to_graph(self) -> dict[str, Any]:
+        return {
+            "daysOfWeek": list(self.days),
+            "startTime": self.start,
+            "endTime": self.end,
+            "timeZone": {"name": self.zone},
+        }
+
+
+@dataclass
+class Fault:
+    status: int
+    code: str
+    message: str
+    headers: dict[str, str] = field(default_factory=dict)
+    after: bool = False
+    """Do the request, then answer the error (an answer lost on the way back)."""
+
+
+@dataclass
+class Answer:
+    status: int
+    headers: dict[str, str]
+    body: Any
+
+
+class GraphState:
+    def __init__(self, contract: GraphContract | None = None) -> None:
+        self.contract = contract or graph_contract()
+        self.users: list[dict[str, Any]] = []
+        self.working: dict[str, WorkingHours] = {}
+        self.events: list[dict[str, Any]] = []
+        self.sent: list[dict[str, Any]] = []
+        self.requests: list[tuple[str, str, dict[str, Any] | None]] = []
+        self.violations: list[str] = []
+        self._faults: dict[tuple[str, str], list[Fault]] = {}
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+
+    # -- setting up ------------------------------------------------------------------------
+
+    def add_user(
+        self,
+        display_name: str,
+        mail: str | None,
+        *,
+        working: WorkingHours | None = None,
+        user_id: str | None = None,
+    ) -> dict[str, Any]:
+        given, _, surname = display_name.partition(" ")
+        user = {
+            "id": user_id or f"{next(self._ids):08d}-0000-4000-8000-000000000000",
+            "displayName": display_name,
+            "givenName": given,
+            "surname": surname or None,
+            "mail": mail,
+            "userPrincipalName": mail or f"{given.lower()}@example.onmicrosoft.com",
+        }
+        self.users.append(user)
+        if mail:
+            self.working[mail.casefold()] = working or WorkingHours()
+        return user
+
+    def add_event(
+        self, organizer: str, subject: str, start: datetime, end: datetime, attendees: Sequence[str] = ()
+    ) -> dict[str, Any]:
+        event = {
+            "id": f"AAMk{next(self._ids):06d}=",
+            "subject": subject,
+            "start": _graph_time(start),
+            "end": _graph_time(end),
+            "attendees": [{"emailAddress": {"address": a}, "type": "required"} for a in attendees],
+            "organizer": {"emailAddress": {"address": organizer}},
+            "showAs": "busy",
+        }
+        self.events.append(event)
+        return event
+
+    def fail_next(self, method: str, template: str, fault: Fault, times: int = 1) -> None:
+        self._faults.setdefault((method.upper(), template), []).extend([fault] * times)
+
+    # -- answering -------------------------------------------------------------------------
+
+    def handle(self, method: str, url: str, headers: Mapping[str, str], body: bytes | None) -> Answer:
+        with self._lock:
+            try:
+                op = self.contract.check_request(method, url, headers, body)
+            except ContractViolation as violation:
+                self.violations.append(str(violation))
+                return self._error(Fault(400, "BadRequest", str(violation)))
+            data = json.loads(body) if body else None
+            self.requests.append((op.method, op.template, data))
+            queued = self._faults.get((op.method, op.template))
+            fault = queued.pop(0) if queued else None
+            if fault is not None and fault.after:
+                self._answer(op.method, op.template, op.path_params, op.query, data, headers)
+            if fault is not None:
+                answer = self._error(fault)
+            else:
+                answer = self._answer(op.method, op.template, op.path_params, op.query, data, headers)
+            self.contract.check_response(method, url, answer.status, answer.body)
+            return answer
+
+    def _answer(
+        self,
+        method: str,
+        template: str,
+        params: Mapping[str, str],
+        query: Mapping[str, str],
+        data: Any,
+        headers: Mapping[str, str],
+    ) -> Answer:
+        mailbox = params.get("user-id", "").casefold()
+        if template != "/users" and mailbox not in self.working:
+            return self._error(Fault(404, "ResourceNotFound", f"The user {mailbox} was not found."))
+        if template == "/users":
+            return self._list_users(query)
+        if template.endswith("/getSchedule"):
+            return self._schedule(data)
+        if template == "/users/{user-id}/events" and method == "GET":
+            return self._find_events(mailbox, query)
+        if template == "/users/{user-id}/events":
+            return self._create_event(mailbox, data)
+        if template == "/users/{user-id}/events/{event-id}":
+            return self._change_event(mailbox, method, params["event-id"], data)
+        if template == "/users/{user-id}/sendMail":
+            self.sent.append({"from": mailbox, **data})
+            return Answer(202, {"request-id": f"req-{next(self._ids)}"}, None)
+        return self._error(Fault(501, "NotImplemented", f"{method} {template}"))
+
+    def _list_users(self, query: Mapping[str, str]) -> Answer:
+        clauses = _STARTSWITH.findall(query.get("$filter", ""))
+        found = [
+            u
+            for u in self.users
+            if not clauses
+            or any(
+                str(u.get(f) or "").casefold().startswith(v.replace("''", "'").casefold()) for f, v in clauses
+            )
+        ]
+        top = int(query.get("$top", "100"))
+        fields = query["$select"].split(",") if "$select" in query else None
+        value = [{k: u.get(k) for k in fields} if fields else dict(u) for u in found[:top]]
+        return Answer(200, {}, {"value": value})
+
+    def _busy_of(self, address: str) -> list[dict[str, Any]]:
+        mine = []
+        for event in self.events:
+            people = {event["organizer"]["emailAddress"]["address"].casefold()}
+            people |= {a["emailAddress"]["address"].casefold() for a in event.get("attendees", ())}
+            if address in people:
+                mine.append(event)
+        return mine
+
+    def _schedule(self, data: Mapping[str, Any]) -> Answer:
+        start = _parse(data["StartTime"])
+        end = _parse(data["EndTime"])
+        if end - start > timedelta(days=62):
+            return self._error(Fault(400, "ErrorInvalidParameter", "The time window may not exceed 62 days."))
+        value = []
+        for address in data["Schedules"]:
+            key = address.casefold()
+            if key not in self.working:
+                value.append(
+                    {
+                        "scheduleId": address,
+                        "error": {
+                            "message": "The mailbox was not found.",
+                            "responseCode": "ErrorMailRecipientNotFound",
+                        },
+                    }
+                )
+                continue
+            items = []
+            for event in self._busy_of(key):
+                event_start, event_end = _parse(event["start"]), _parse(event["end"])
+                if event_start < end and start < event_end:
+                    items.append(
+                        {
+                            "isPrivate": False,
+                            "status": event.get("showAs", "busy"),
+                            "subject": event.get("subject"),
+                            "start": _graph_time(event_start, fraction=True),
+                            "end": _graph_time(event_end, fraction=True),
+                        }
+                    )
+            working = self.working[key].to_graph()
+            value.append(
+                {
+                    "scheduleId": address,
+                    "availabilityView": "",
+                    "scheduleItems": items,
+                    "workingHours": working,
+                }
+            )
+        return Answer(200, {}, {"value": value})
+
+    def _find_events(self, mailbox: str, query: Mapping[str, str]) -> Answer:
+        match = _EXTENDED.match(query.get("$filter", ""))
+        if match is None:
+            return self._error(
+                Fault(400, "ErrorInvalidUrlQueryFilter", "Only the booking-id filter is served here.")
+            )
+        prop, value = (g.replace("''", "'") for g in match.groups())
+        found = [
+            e
+            for e in self.events
+            if e["organizer"]["emailAddress"]["address"].casefold() == mailbox
+            and any(
+                p["id"] == prop and p["value"] == value for p in e.get("singleValueExtendedProperties", ())
+            )
+        ]
+        fields = query["$select"].split(",") if "$select" in query else None
+        shown = [
+            {k: e.get(k) for k in fields} if fields else _public(e)
+            for e in found[: int(query.get("$top", "10"))]
+        ]
+        return Answer(200, {}, {"value": shown})
+
+    def _create_event(self, mailbox: str, data: Mapping[str, Any]) -> Answer:
+        transaction = data.get("transactionId")
+        for event in self.events:
+            if transaction and event.get("transactionId") == transaction:
+                return Answer(201, {}, _public(event))  # a retried POST: the event made before
+        event = {
+            **data,
+            "id": f"AAMk{next(self._ids):06d}=",
+            "start": _graph_time(_parse(data["start"])),
+            "end": _graph_time(_parse(data["end"])),
+            "organizer": {"emailAddress": {"address": mailbox}},
+            "showAs": "busy",
+        }
+        self.events.append(event)
+        return Answer(201, {}, _public(event))
+
+    def _change_event(self, mailbox: str, method: str, event_id: str, data: Any) -> Answer:
+        for event in self.events:
+            if (
+                event["id"] == event_id
+                and event["organizer"]["emailAddress"]["address"].casefold() == mailbox
+            ):
+                if method == "DELETE":
+                    self.events.remove(event)
+                    return Answer(204, {}, None)
+                event.update(data)
+                event["start"], event["end"] = (
+                    _graph_time(_parse(event["start"])),
+                    _graph_time(_parse(event["end"])),
+                )
+                return Answer(200, {}, _public(event))
+        return self._error(
+            Fault(404, "ErrorItemNotFound", "The specified object was not found in the store.")
+        )
+
+    def _error(self, fault: Fault) -> Answer:
+        body = {
+            "error": {
+                "code": fault.code,
+                "message": fault.message,
+                "innerError": {"date": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S"), "request-id": "0"},
+            }
+        }
+        return Answer(fault.status, dict(fault.headers), body)
+
+    def off_hours(self, address: str, start: datetime, end: datetime) -> list[Any]:
+        return off_hours(self.working[address.casefold()].to_graph(), start, end)
+
+
+def _public(event: Mapping[str, Any]) -> dict[str, Any]:
+    # Extended properties are returned only when expanded; the rest is the event as Graph shows it.
+    return {k: v for k, v in event.items() if k != "singleValueExtendedProperties"}
+
+
+def _graph_time(moment: datetime, *, fraction: bool = False) -> dict[str, str]:
+    wall = moment.astimezone(UTC).replace(tzinfo=None)
+    text = wall.strftime("%Y-%m-%dT%H:%M:%S") + (".0000000" if fraction else "")
+    return {"dateTime": text, "timeZone": "UTC"}
+
+
+def _parse(value: Mapping[str, Any]) -> datetime:
+    wall = datetime.fromisoformat(_FRACTION.sub(r"\1", value["dateTime"]))
+    return wall.replace(tzinfo=zone_of(value.get("timeZone") or "UTC") or UTC).astimezone(UTC)
+
+
+class _Response:
+    def __init__(self, answer: Answer) -> None:
+        self.status = answer.status
+        self.headers = answer.headers
+        self.data = b"" if answer.body is None else json.dumps(answer.body).encode()
+
+
+class GraphPool:
+    """A ``urllib3.PoolManager`` stand-in that answers from a :class:`GraphState`."""
+
+    def __init__(self, state: GraphState) -> None:
+        self.state = state
+
+    def request(
+        self,
+        method: str,
+        url: str,
+        body: bytes | None = None,
+        headers: Mapping[str, str] | None = None,
+        **_: Any,
+    ) -> _Response:
+        return _Response(self.state.handle(method, url, dict(headers or {}), body))

@@ -1,0 +1,522 @@
+"""The directory, calendar and mail ports on Microsoft 365 (Microsoft Graph v1.0), for one user.
+
+:func:`build_suite` makes the three adapters for an :class:`Account` over one
+:class:`multitool.ports.graph_http.GraphHttp` (its token source, the function's ``PoolManager``,
+its deadline); every request is one of the paths of ``multitool/local/graph_openapi.json``.
+
+**Directory: ``GET /users`` with ``$filter``, not ``/me/people``.** ``/me/people`` ranks the people
+the signed-in user communicates with (contacts and outside addresses too) by relevance, only for
+a delegated token, and leaves out colleagues the user has not yet worked with
+(https://learn.microsoft.com/graph/people-insights-overview); the scheduler needs what the
+built-in directory gives: everyone in the organization, by name. ``/users`` is the organization's
+directory, readable with the least-privileged ``User.ReadBasic.All`` (delegated or application),
+and ``startswith`` on ``displayName``, ``givenName``, ``surname``, ``mail`` and
+``userPrincipalName`` is a default query (no ``ConsistencyLevel: eventual``, which ``$search``
+needs) (https://learn.microsoft.com/graph/aad-advanced-queries). One request per name; the
+answers are then matched as the DynamoDB directory matches (a whole name, first or last name or
+address, case-insensitive), so "Pri" finds no one and "Priya" is resolved, ambiguous or unknown
+exactly as there. Users without a mailbox (no ``mail``) cannot be invited and are left out.
+
+**Busy: ``POST /users/{organizer}/calendar/getSchedule``,** ``Prefer: outlook.timezone="UTC"`` so
+every ``scheduleItem`` comes back in UTC (https://learn.microsoft.com/graph/api/calendar-getschedule).
+Every status but ``free`` is busy (tentative and out-of-office too), and so is the time outside
+the attendee's ``workingHours`` (in the attendee's own zone, DST included). The addresses go
+:data:`MAX_SCHEDULES` per request and the window :data:`MAX_WINDOW` at a time; a longer window or
+more people is several requests, one logical read.
+
+**Booking: ``POST /users/{organizer}/events`` with the attendees,** so Exchange sends the
+invitations; ``transactionId`` (a UUID derived from the booking id) makes Graph answer a retried
+POST with the event it already made (https://learn.microsoft.com/graph/api/user-post-events).
+To find the booking again (no-op, move, release) the event carries a single-value extended
+property holding the booking id: Graph documents ``$filter`` on extended properties
+(``singleValueExtendedProperties/Any(ep: ep/id eq ... and ep/value eq ...)``,
+https://learn.microsoft.com/graph/api/singlevaluelegacyextendedproperty-get), while
+``transactionId`` is not documented as filterable and ``iCalUId`` is Exchange's own. A move is a
+``PATCH`` (Exchange sends the update), a release a ``DELETE`` (Exchange sends the cancellation).
+
+**Mail: ``POST /users/{sender}/sendMail``** with ``SaveToSentItems``: the mail leaves from the
+user's own mailbox and stays in their Sent Items (https://learn.microsoft.com/graph/api/user-sendmail).
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
+from typing import TYPE_CHECKING, Any, ClassVar
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from multitool.observability import logger
+from multitool.people import NameResolution, Person, Resolution
+from multitool.ports.calendar import Booking, Interval, SlotTaken, overlaps
+from multitool.ports.directory import name_keys, normalize_name, resolution_for
+from multitool.ports.graph_http import PROVIDER, GraphAnswer, GraphHttp, user_path
+from multitool.ports.mail import Mail, MailRejected, MailUnavailable, SentMail
+from multitool.ports.suites import Suite
+from multitool.ports.tokens import (
+    Account,
+    ProviderError,
+    ProviderRefused,
+    ProviderThrottled,
+    ProviderUnavailable,
+    TokenSource,
+)
+from multitool.text import multi_line, single_line
+
+if TYPE_CHECKING:
+    import urllib3
+
+# Delegated permissions, least privileged for each call (the pages above name them).
+DIRECTORY_SCOPES = ("User.ReadBasic.All",)
+CALENDAR_SCOPES = ("Calendars.ReadWrite",)
+MAIL_SCOPES = ("Mail.Send",)
+
+# getSchedule's page names no limit on the schedules or the window; Exchange's availability
+# service answers at most 42 days per request
+# (https://learn.microsoft.com/dotnet/api/exchangewebservices.freebusyviewoptionstype.timewindow).
+# Windows of 31 days and 20 addresses per request stay well inside both.
+MAX_SCHEDULES = 20
+MAX_WINDOW = timedelta(days=31)
+AVAILABILITY_INTERVAL_MINUTES = 15  # 5..1440 (getSchedule's page); unused: we read scheduleItems
+UTC_PREFERENCE = {"Prefer": 'outlook.timezone="UTC"'}
+DIRECTORY_PAGE = 25
+MAX_NAME_CHARS = 200
+
+# The event's own marker: a string MAPI property in a namespace of ours, holding the booking id.
+BOOKING_PROPERTY = "String {6d2c3f0e-5b7a-4f61-9a0e-3c8f1d2b7a45} Name multitoolBookingId"
+_TRANSACTION_NAMESPACE = uuid.UUID("0b6f6a61-90c4-4b53-9a57-2f6c0d9c1e11")
+_FRACTION = re.compile(r"(\.\d{6})\d+")
+_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+# Windows time zone names Exchange reports in workingHours, as IANA names (CLDR's windowsZones,
+# https://github.com/unicode-org/cldr/blob/main/common/supplemental/windowsZones.xml, territory
+# "001"). A name already IANA is used as it is; one neither knows leaves working hours unapplied.
+WINDOWS_ZONES = {
+    "UTC": "Etc/UTC",
+    "GMT Standard Time": "Europe/London",
+    "Greenwich Standard Time": "Atlantic/Reykjavik",
+    "W. Europe Standard Time": "Europe/Berlin",
+    "Romance Standard Time": "Europe/Paris",
+    "Central Europe Standard Time": "Europe/Budapest",
+    "Central European Standard Time": "Europe/Warsaw",
+    "E. Europe Standard Time": "Europe/Chisinau",
+    "FLE Standard Time": "Europe/Kiev",
+    "GTB Standard Time": "Europe/Bucharest",
+    "Russian Standard Time": "Europe/Moscow",
+    "Turkey Standard Time": "Europe/Istanbul",
+    "Israel Standard Time": "Asia/Jerusalem",
+    "South Africa Standard Time": "Africa/Johannesburg",
+    "Arabian Standard Time": "Asia/Dubai",
+    "India Standard Time": "Asia/Calcutta",
+    "Nepal Standard Time": "Asia/Katmandu",
+    "SE Asia Standard Time": "Asia/Bangkok",
+    "China Standard Time": "Asia/Shanghai",
+    "Singapore Standard Time": "Asia/Singapore",
+    "Tokyo Standard Time": "Asia/Tokyo",
+    "Korea Standard Time": "Asia/Seoul",
+    "AUS Eastern Standard Time": "Australia/Sydney",
+    "New Zealand Standard Time": "Pacific/Auckland",
+    "Eastern Standard Time": "America/New_York",
+    "Central Standard Time": "America/Chicago",
+    "Mountain Standard Time": "America/Denver",
+    "US Mountain Standard Time": "America/Phoenix",
+    "Pacific Standard Time": "America/Los_Angeles",
+    "Alaskan Standard Time": "America/Anchorage",
+    "Hawaiian Standard Time": "Pacific/Honolulu",
+    "Atlantic Standard Time": "America/Halifax",
+    "E. South America Standard Time": "America/Sao_Paulo",
+    "Argentina Standard Time": "America/Buenos_Aires",
+    "Mexico Standard Time": "America/Mexico_City",
+    "Central Standard Time (Mexico)": "America/Mexico_City",
+}
+
+
+def build_suite(
+    account: Account,
+    tokens: TokenSource,
+    *,
+    http: urllib3.PoolManager,
+    base_url: str | None = None,
+    deadline: Callable[[], float] | None = None,
+) -> Suite:
+    """The user's Microsoft 365 directory, calendar and mailbox."""
+    graph = GraphHttp(account, tokens, http=http, base_url=base_url, deadline=deadline)
+    return Suite(directory=GraphDirectory(graph), calendar=GraphCalendar(graph), mailer=GraphMailer(graph))
+
+
+def _own_address(graph: GraphHttp, what: str) -> str:
+    if not graph.account.email:
+        raise ProviderRefused(
+            PROVIDER, f"Microsoft 365 needs your verified email address for {what}; sign in again."
+        )
+    return graph.account.email
+
+
+# -- directory -------------------------------------------------------------------------------
+
+
+class GraphDirectory:
+    """:class:`multitool.ports.directory.Directory` on the organization's users."""
+
+    def __init__(self, graph: GraphHttp) -> None:
+        self._graph = graph
+
+    def resolve(self, names: Sequence[str]) -> Mapping[str, NameResolution]:
+        found: dict[str, list[Person]] = {}
+        result: dict[str, NameResolution] = {}
+        for name in names:
+            key = normalize_name(name)
+            if not key or len(key) > MAX_NAME_CHARS:
+                result[name] = NameResolution(query=name, status=Resolution.UNKNOWN)
+                continue
+            if key not in found:
+                found[key] = [p for p in self._users_starting(name.strip()) if key in name_keys(p)]
+            result[name] = resolution_for(name, found[key])
+        return result
+
+    def _users_starting(self, name: str) -> list[Person]:
+        literal = single_line(name).replace("'", "''")  # an OData string literal doubles its quotes
+        clauses = " or ".join(
+            f"startswith({field},'{literal}')"
+            for field in ("displayName", "givenName", "surname", "mail", "userPrincipalName")
+        )
+        answer = self._graph.send(
+            "GET",
+            "/users",
+            scopes=DIRECTORY_SCOPES,
+            query={
+                "$filter": clauses,
+                "$select": "id,displayName,givenName,surname,mail,userPrincipalName",
+                "$top": str(DIRECTORY_PAGE),
+            },
+            what="looking people up",
+        )
+        people = []
+        for user in _values(answer):
+            mail, display = user.get("mail"), user.get("displayName")
+            if not mail or not display or not user.get("id"):
+                continue  # no mailbox: nobody to invite or mail
+            people.append(Person(id=str(user["id"]), display_name=str(display), email=str(mail)))
+        return people
+
+
+# -- calendar --------------------------------------------------------------------------------
+
+
+class GraphCalendar:
+    """:class:`multitool.ports.calendar.Calendar` on the organizer's Exchange Online calendar."""
+
+    sends_invitations: ClassVar[bool] = True
+
+    def __init__(self, graph: GraphHttp) -> None:
+        self._graph = graph
+
+    def busy(self, emails: Sequence[str], start: datetime, end: datetime) -> Mapping[str, Sequence[Interval]]:
+        raw = self._schedule(emails, start, end)
+        return {email: _merged(raw.get(email.casefold(), [])) for email in emails}
+
+    def book(self, booking: Booking) -> None:
+        organizer = _own_address(self._graph, "booking a meeting")
+        stored = self._find(booking.id)
+        guests = _guests(booking, organizer)
+        if stored is not None and _same_event(stored, booking, guests):
+            return  # booked before: a retried confirmation
+        raw = self._schedule(booking.attendees, booking.start, booking.end)
+        held = _event_interval(stored) if stored is not None else None
+        taken: dict[str, list[Interval]] = {}
+        for email in booking.attendees:
+            clashes = [
+                i
+                for i in raw.get(email.casefold(), [])
+                if overlaps(i, booking.start, booking.end) and i != held  # the booking's own time moves
+            ]
+            if clashes:
+                taken[email] = _merged(clashes)
+        if taken:
+            raise SlotTaken(taken)
+        event = _event_body(booking, guests)
+        path = f"{user_path(organizer)}/events"
+        if stored is None:
+            self._graph.send("POST", path, scopes=CALENDAR_SCOPES, body=event, what="booking the meeting")
+            return
+        moved = {k: event[k] for k in ("subject", "start", "end", "attendees")}
+        self._graph.send(
+            "PATCH", f"{path}/{stored['id']}", scopes=CALENDAR_SCOPES, body=moved, what="moving the meeting"
+        )
+
+    def release(self, booking_id: str) -> None:
+        stored = self._find(booking_id)
+        if stored is None:
+            return
+        organizer = _own_address(self._graph, "cancelling a meeting")
+        try:
+            self._graph.send(
+                "DELETE",
+                f"{user_path(organizer)}/events/{stored['id']}",
+                scopes=CALENDAR_SCOPES,
+                what="cancelling the meeting",
+            )
+        except ProviderRefused as refused:
+            if "no longer exists" not in str(refused):
+                raise  # gone already (ErrorItemNotFound) is what a release wants
+
+    def _find(self, booking_id: str) -> dict[str, Any] | None:
+        organizer = _own_address(self._graph, "finding a meeting")
+        value = booking_id.replace("'", "''")
+        answer = self._graph.send(
+            "GET",
+            f"{user_path(organizer)}/events",
+            scopes=CALENDAR_SCOPES,
+            query={
+                "$filter": f"singleValueExtendedProperties/Any(ep: ep/id eq '{BOOKING_PROPERTY}' "
+                f"and ep/value eq '{value}')",
+                "$select": "id,subject,start,end,attendees",
+                "$top": "1",
+            },
+            headers=UTC_PREFERENCE,
+            what="finding the meeting",
+        )
+        values = _values(answer)
+        return values[0] if values else None
+
+    def _schedule(self, emails: Sequence[str], start: datetime, end: datetime) -> dict[str, list[Interval]]:
+        """Busy intervals per casefolded address (unmerged), from getSchedule in chunks."""
+        addresses = list(dict.fromkeys(e.casefold() for e in emails if e))
+        result: dict[str, list[Interval]] = {a: [] for a in addresses}
+        if not addresses or end <= start:
+            return result
+        organizer = _own_address(self._graph, "reading free/busy")
+        for offset in range(0, len(addresses), MAX_SCHEDULES):
+            chunk = addresses[offset : offset + MAX_SCHEDULES]
+            for window_start, window_end in _windows(start, end):
+                answer = self._graph.send(
+                    "POST",
+                    f"{user_path(organizer)}/calendar/getSchedule",
+                    scopes=CALENDAR_SCOPES,
+                    body={
+                        "Schedules": chunk,
+                        "StartTime": _graph_time(window_start),
+                        "EndTime": _graph_time(window_end),
+                        "AvailabilityViewInterval": AVAILABILITY_INTERVAL_MINUTES,
+                    },
+                    headers=UTC_PREFERENCE,
+                    what="reading free/busy",
+                )
+                for info in _values(answer):
+                    address = str(info.get("scheduleId", "")).casefold()
+                    if address not in result:
+                        continue
+                    error = info.get("error")
+                    if error:
+                        raise ProviderRefused(
+                            PROVIDER,
+                            f"Microsoft 365 has no free/busy for {address}: "
+                            f"{str(error.get('message') or error.get('responseCode') or 'unknown')[:200]}.",
+                        )
+                    for item in info.get("scheduleItems") or ():
+                        if str(item.get("status", "")).casefold() == "free":
+                            continue
+                        interval = Interval(start=_parse_time(item["start"]), end=_parse_time(item["end"]))
+                        if overlaps(interval, window_start, window_end):
+                            result[address].append(interval)
+                    result[address].extend(off_hours(info.get("workingHours"), window_start, window_end))
+        return result
+
+
+def _windows(start: datetime, end: datetime) -> Iterator[tuple[datetime, datetime]]:
+    at = start
+    while at < end:
+        yield at, min(end, at + MAX_WINDOW)
+        at += MAX_WINDOW
+
+
+def _graph_time(moment: datetime) -> dict[str, str]:
+    """A ``dateTimeTimeZone`` in UTC (Graph takes the wall time and the zone separately)."""
+    return {"dateTime": moment.astimezone(UTC).replace(tzinfo=None).isoformat(), "timeZone": "UTC"}
+
+
+def _parse_time(value: Mapping[str, Any]) -> datetime:
+    """A ``dateTimeTimeZone`` Graph answered (7 fractional digits allowed) as an aware datetime."""
+    wall = datetime.fromisoformat(_FRACTION.sub(r"\1", str(value["dateTime"])).removesuffix("Z"))
+    zone = zone_of(str(value.get("timeZone") or "UTC")) or UTC
+    return wall.replace(tzinfo=zone).astimezone(UTC) if wall.tzinfo is None else wall.astimezone(UTC)
+
+
+def zone_of(name: str) -> tzinfo | None:
+    """A Graph or Exchange time zone name (IANA or Windows) as a zone; None when neither knows it."""
+    if name in ("UTC", "tzone://Microsoft/Utc"):
+        return UTC
+    for candidate in (name, WINDOWS_ZONES.get(name)):
+        if candidate:
+            try:
+                return ZoneInfo(candidate)
+            except (ZoneInfoNotFoundError, ValueError):
+                continue
+    return None
+
+
+def _working_zone(value: Mapping[str, Any] | None) -> tzinfo | None:
+    if not value:
+        return None
+    zone = zone_of(str(value.get("name") or ""))
+    if zone is None and isinstance(value.get("bias"), int):
+        # A custom zone: its standard bias (minutes west of UTC); its DST rule is not applied.
+        zone = timezone(-timedelta(minutes=value["bias"]))
+    return zone
+
+
+def off_hours(working: Mapping[str, Any] | None, start: datetime, end: datetime) -> list[Interval]:
+    """The time in [start, end) outside ``workingHours``, in the attendee's zone (DST included)."""
+    if not working:
+        return []
+    zone = _working_zone(working.get("timeZone"))
+    try:
+        opens = time.fromisoformat(_FRACTION.sub(r"\1", str(working["startTime"])))
+        closes = time.fromisoformat(_FRACTION.sub(r"\1", str(working["endTime"])))
+    except (KeyError, ValueError):
+        zone = None
+    if zone is None:
+        logger.warning("Working hours not applied: unknown time zone", extra={"provider": PROVIDER})
+        return []
+    days = {str(d).casefold() for d in working.get("daysOfWeek") or ()}
+    blocks: list[Interval] = []
+    day: date = start.astimezone(zone).date()
+    last = end.astimezone(zone).date()
+    while day <= last:
+        midnight = _local(day, time(0), zone)
+        next_midnight = _local(day + timedelta(days=1), time(0), zone)
+        if _DAYS[day.weekday()] not in days:
+            blocks.append(Interval(start=midnight, end=next_midnight))
+        else:
+            if opens > time(0):
+                blocks.append(Interval(start=midnight, end=_local(day, opens, zone)))
+            if closes != time(0):  # 00:00 as the end: working until midnight
+                blocks.append(Interval(start=_local(day, closes, zone), end=next_midnight))
+        day += timedelta(days=1)
+    clipped = []
+    for block in blocks:
+        lo, hi = max(block.start, start), min(block.end, end)
+        if lo < hi:
+            clipped.append(Interval(start=lo.astimezone(UTC), end=hi.astimezone(UTC)))
+    return clipped
+
+
+def _local(day: date, at: time, zone: tzinfo) -> datetime:
+    """A wall time in ``zone`` as UTC; a wall time a DST change skips is read as after the jump."""
+    wall = datetime.combine(day, at, tzinfo=zone)
+    moment = wall.astimezone(UTC)
+    if moment.astimezone(zone).replace(tzinfo=None) != wall.replace(tzinfo=None):
+        moment = wall.replace(fold=1).astimezone(UTC)
+    return moment
+
+
+def _merged(intervals: Sequence[Interval]) -> list[Interval]:
+    merged: list[Interval] = []
+    for interval in sorted(intervals, key=lambda i: (i.start, i.end)):
+        if merged and interval.start <= merged[-1].end:
+            if interval.end > merged[-1].end:
+                merged[-1] = Interval(start=merged[-1].start, end=interval.end)
+        else:
+            merged.append(interval)
+    return merged
+
+
+def _guests(booking: Booking, organizer: str) -> list[dict[str, Any]]:
+    """Everyone invited but the organizer, named: the event's ``attendees``."""
+    named = {g.email.casefold(): g for g in booking.guests}
+    emails = [g.email for g in booking.guests] or list(booking.attendees)
+    guests: list[dict[str, Any]] = []
+    seen = {organizer.casefold()}
+    for email in emails:
+        if email.casefold() in seen:
+            continue
+        seen.add(email.casefold())
+        guest = named.get(email.casefold())
+        address: dict[str, Any] = {"address": email}
+        if guest is not None and guest.name:
+            address["name"] = single_line(guest.name)
+        guests.append({"emailAddress": address, "type": "required"})
+    return guests
+
+
+def _event_body(booking: Booking, guests: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "subject": single_line(booking.title),
+        "body": {"contentType": "text", "content": multi_line(booking.description)},
+        "start": _graph_time(booking.start),
+        "end": _graph_time(booking.end),
+        "attendees": guests,
+        "transactionId": str(uuid.uuid5(_TRANSACTION_NAMESPACE, booking.id)),
+        "singleValueExtendedProperties": [{"id": BOOKING_PROPERTY, "value": booking.id}],
+    }
+
+
+def _event_interval(event: Mapping[str, Any]) -> Interval:
+    return Interval(start=_parse_time(event["start"]), end=_parse_time(event["end"]))
+
+
+def _same_event(event: Mapping[str, Any], booking: Booking, guests: list[dict[str, Any]]) -> bool:
+    stored = {
+        str(a.get("emailAddress", {}).get("address", "")).casefold() for a in event.get("attendees") or ()
+    }
+    wanted = {g["emailAddress"]["address"].casefold() for g in guests}
+    interval = _event_interval(event)
+    return (interval.start, interval.end, stored) == (booking.start, booking.end, wanted)
+
+
+def _values(answer: GraphAnswer) -> list[dict[str, Any]]:
+    body = answer.body if isinstance(answer.body, dict) else {}
+    return [v for v in body.get("value") or () if isinstance(v, dict)]
+
+
+# -- mail ------------------------------------------------------------------------------------
+
+
+class GraphMailer:
+    """:class:`multitool.ports.mail.Mailer` from the user's own mailbox (kept in Sent Items)."""
+
+    def __init__(self, graph: GraphHttp) -> None:
+        self._graph = graph
+
+    def send(self, mail: Mail) -> SentMail:
+        if mail.invitation is not None:
+            # The calendar sends its own invitations (GraphCalendar.sends_invitations).
+            raise MailRejected(
+                "Microsoft 365 sends meeting invitations itself; no invitation mail is sent.",
+                code="mail_rejected",
+            )
+        sender = _own_address(self._graph, "sending mail")
+        message: dict[str, Any] = {
+            "subject": single_line(mail.subject),
+            "body": {"contentType": "text", "content": multi_line(mail.text)},
+            "toRecipients": [_recipient(a) for a in mail.to],
+        }
+        if mail.cc:
+            message["ccRecipients"] = [_recipient(a) for a in mail.cc]
+        reply_to = [a for a in mail.reply_to if a.casefold() != sender.casefold()]
+        if reply_to:
+            message["replyTo"] = [_recipient(a) for a in reply_to]
+        try:
+            answer = self._graph.send(
+                "POST",
+                f"{user_path(sender)}/sendMail",
+                scopes=MAIL_SCOPES,
+                body={"Message": message, "SaveToSentItems": True},
+                what="sending the mail",
+            )
+        except (ProviderThrottled, ProviderUnavailable) as error:
+            raise MailUnavailable(str(error), code="mail_unavailable") from error
+        except ProviderRefused as error:
+            raise MailRejected(str(error), code="mail_rejected") from error
+        except ProviderError:
+            raise  # not connected: the user reconnects, the draft stays confirmable
+        # sendMail answers 202 with no body; Graph's request id is what traces the message.
+        headers = {k.lower(): v for k, v in answer.headers.items()}
+        return SentMail(
+            message_id=headers.get("request-id") or headers.get("client-request-id") or "sendMail"
+        )
+
+
+def _recipient(address: str) -> dict[str, Any]:
+    return {"emailAddress": {"address": single_line(address)}}

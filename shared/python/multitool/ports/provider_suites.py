@@ -1,0 +1,115 @@
+"""Which suite a caller's actions run against, as the deployment chose it (``CALENDAR``).
+
+``builtin`` is today's one set of objects for everyone (the DynamoDB directory and bookings,
+SES). A provider (``microsoft365``, ``google``) is each caller's own suite, made per caller by
+the provider module's ``build_suite`` over the function's one ``PoolManager``; the module is
+imported by name on first use, so a function of a builtin deployment never imports it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
+
+from multitool.ports.suites import Suite, SuiteName
+from multitool.ports.tokens import Account, AccountNotConnected, Provider, TokenSource
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import urllib3
+
+    from multitool.settings import ToolSettings
+
+REQUEST_BUDGET_SECONDS = 25.0
+"""What one caller's suite may spend on a request, retries included: the HTTP API cuts every
+request at 30 s (``multitool.chat.service.API_SECONDS``), and the answer needs the rest."""
+
+PROVIDER_MODULES: dict[str, str] = {
+    "microsoft365": "multitool.ports.microsoft365",
+    "google": "multitool.ports.google_workspace",
+}
+
+
+class SuiteBuilder(Protocol):
+    def __call__(
+        self,
+        account: Account,
+        tokens: TokenSource,
+        *,
+        http: urllib3.PoolManager,
+        base_url: str | None = None,
+        deadline: Callable[[], float] | None = None,
+    ) -> Suite: ...
+
+
+class NoTokenSource:
+    """No token for anyone yet: every provider call asks the user to connect the account."""
+
+    def access_token(self, provider: Provider, account: Account, scopes: Sequence[str]) -> str:
+        raise AccountNotConnected(provider)
+
+
+def suite_builder(name: SuiteName) -> SuiteBuilder:
+    """The provider module's ``build_suite`` (imported now: the first provider call needs it)."""
+    module = importlib.import_module(PROVIDER_MODULES[name])
+    builder: SuiteBuilder = module.build_suite
+    return builder
+
+
+def provider_suites(
+    name: SuiteName,
+    tokens: TokenSource,
+    *,
+    http: urllib3.PoolManager,
+    base_url: str | None = None,
+    deadline: Callable[[], float] | None = None,
+    budget_seconds: float = REQUEST_BUDGET_SECONDS,
+) -> Callable[[Account], Suite]:
+    """Each account's own suite at provider ``name`` (not ``builtin``: that is one suite for all).
+
+    A suite is made per caller and request: without a ``deadline``, its retries stop
+    ``budget_seconds`` after it was made."""
+    if name == "builtin":
+        raise ValueError("The builtin suite is one for everyone; build it once.")
+    build = suite_builder(name)
+
+    def for_account(account: Account) -> Suite:
+        if deadline is not None:
+            return build(account, tokens, http=http, base_url=base_url, deadline=deadline)
+        ends = time.monotonic() + budget_seconds
+        return build(account, tokens, http=http, base_url=base_url, deadline=lambda: ends - time.monotonic())
+
+    return for_account
+
+
+def settings_tokens(settings: ToolSettings, http: urllib3.PoolManager) -> TokenSource:
+    """The token source the settings name: a fixed token (local stand-ins), the organization-wide
+    Entra credential (``MICROSOFT365_SECRET_ARN``), or none yet (every call asks to connect)."""
+    if settings.provider_token:
+        from multitool.ports.token_sources import FixedTokenSource
+
+        provider: Provider = "google" if settings.calendar == "google" else "microsoft365"
+        return FixedTokenSource(settings.provider_token, provider=provider)
+    if settings.calendar == "microsoft365" and settings.microsoft365_secret_arn:
+        import boto3
+
+        from multitool.ports.token_sources import ClientCredentials, EntraAppTokenSource
+
+        secret_arn = settings.microsoft365_secret_arn
+
+        def credentials() -> ClientCredentials:
+            secret = boto3.client("secretsmanager").get_secret_value(SecretId=secret_arn)
+            return ClientCredentials.from_secret(secret["SecretString"])
+
+        return EntraAppTokenSource(credentials, http)
+    return NoTokenSource()
+
+
+def suites_from_settings(settings: ToolSettings, http: urllib3.PoolManager) -> Callable[[Account], Suite]:
+    """Each account's suite at ``settings.calendar`` (a provider), with the settings' token source."""
+    return provider_suites(
+        settings.calendar, settings_tokens(settings, http), http=http, base_url=settings.provider_base_url
+    )
