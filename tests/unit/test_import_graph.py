@@ -46,6 +46,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "multitool.tools",
             "multitool.cards",
+            "multitool.connect_card",
             "multitool.invitations",
             "multitool.slots",
             "multitool.schemas",
@@ -56,6 +57,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "review and runtimes",
         (
             "multitool.review",
+            "multitool.accounts",
             "multitool.runtimes",
             "multitool.flow",
             "multitool.prompts",

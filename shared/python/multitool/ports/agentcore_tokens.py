@@ -121,7 +121,7 @@ class AgentCoreTokens:
                 workloadName=self._workload, userToken=user_token
             )
         except (ClientError, BotoCoreError) as error:
-            raise _mapped(provider, error) from error
+            raise mapped_error(provider, error) from error
         token = answer["workloadAccessToken"]
         self._last = (digest, token)
         return token
@@ -133,9 +133,9 @@ class AgentCoreTokens:
         except ClientError as error:
             if "sessionUri" in request and _code(error) == "ValidationException":
                 return None
-            raise _mapped(provider, error) from error
+            raise mapped_error(provider, error) from error
         except BotoCoreError as error:
-            raise _mapped(provider, error) from error
+            raise mapped_error(provider, error) from error
         if (
             "sessionUri" in request
             and answer.get("sessionStatus") == "FAILED"
@@ -149,7 +149,7 @@ def _code(error: ClientError) -> str:
     return str(error.response.get("Error", {}).get("Code", ""))
 
 
-def _mapped(provider: Provider, error: ClientError | BotoCoreError) -> Exception:
+def mapped_error(provider: Provider, error: ClientError | BotoCoreError) -> Exception:
     """One place for AgentCore Identity's errors: the provider errors every adapter raises."""
     name = PROVIDER_NAMES[provider]
     code = _code(error) if isinstance(error, ClientError) else type(error).__name__
