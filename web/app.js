@@ -46,7 +46,9 @@ async function main() {
   if (state.config.auth === "local") await setUpLocalSignIn();
   else if (state.config.auth === "oidc") await setUpOidcSignIn();
   else setUpTokenSignIn();
-  await finishConsent(showAlert); // back from a consent at the provider: finish it for this user
+  // Back from a consent at the provider: finish it for this user; the message that waited is offered again.
+  const waiting = await finishConsent(showAlert);
+  if (waiting) input.value = waiting;
   await restoreConversation();
   document.body.dataset.ready = "true";
   resumeTurn();

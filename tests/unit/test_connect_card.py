@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from multitool.api.chat_app import chat_app
 from multitool.api.review_app import review_app
 from multitool.client_actions import (
     SCHEMA_PATH,
@@ -72,4 +73,24 @@ def test_a_confirm_that_needs_a_connection_answers_the_link() -> None:
             "provider": "google",
             "authorizationUrl": URL,
         }
+    }
+
+
+def test_a_turn_that_needs_a_connection_answers_the_link_the_page_shows() -> None:
+    def raising() -> Any:
+        raise AccountNotConnected("microsoft365", authorization_url=URL)
+
+    app = chat_app(service=raising, turns=lambda: None, limiter=lambda: None)
+    event = http_api_event(
+        "GET", "/sessions/s-1", path_parameters={"id": "s-1"}, route_key="GET /sessions/{id}"
+    )
+
+    response = app.resolve(event, FakeLambdaContext())
+
+    assert response["statusCode"] == 403
+    assert json_body(response)["error"] == {
+        "code": "account_not_connected",
+        "message": "Connect your Microsoft 365 account to go on; nothing was sent.",
+        "provider": "microsoft365",
+        "authorizationUrl": URL,
     }
