@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from cfnlint.api import lint
-from multitool.tables import LIMITS
+from multitool.ports.tables import LIMITS
 
 from infra.context import ContextError, DeployContext
 from tests.infra.iam_queries import (

@@ -8,7 +8,7 @@ from typing import Any
 
 from multitool.api.chat_app import chat_app
 from multitool.api.review_app import review_app
-from multitool.client_actions import (
+from multitool.cards.client_actions import (
     SCHEMA_PATH,
     caption,
     card_from_payload,

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from multitool.cards import TYPE_ALIAS, Card, CardSpec
+from multitool.cards.base import TYPE_ALIAS, Card, CardSpec
 from multitool.ports.tokens import PROVIDER_NAMES, AccountNotConnected, Provider
 
 CONNECT_ACTION = "show_connect_account"

@@ -7,7 +7,7 @@ authorization URL, so that the callback completing it can check the completing u
 who asked (:meth:`Connections.complete`), and whether the user disconnected the account (the next
 token request then starts a fresh consent instead of reusing the vault's token).
 
-Item layout (``multitool.tables.LIMITS``, beside the per-user counters):
+Item layout (``multitool.ports.tables.LIMITS``, beside the per-user counters):
 ``pk = CONNECTION#<sub>#<provider>`` with ``owner``, ``provider``, ``status``, ``sessionUri``
 (while a consent runs), ``updatedAt`` and ``expiresAt`` (a consent not finished in time is
 forgotten; a connected or disconnected account is kept for :data:`KEEP_SECONDS`).
