@@ -46,6 +46,9 @@ _GUARDRAIL_ID = re.compile(
 _GUARDRAIL_VERSION = re.compile(r"^(DRAFT|[1-9][0-9]{0,7})$")
 _CONFIGURATION_SET = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _PRODUCT_ID = re.compile(r"^prod-[a-z0-9]{1,64}$")
+# A provider's OAuth client id: Entra's is a GUID, Google's ends in .apps.googleusercontent.com.
+_CLIENT_ID = re.compile(r"^[A-Za-z0-9._-]{1,256}$")
+_TENANT = re.compile(r"^[A-Za-z0-9.-]{1,253}$")
 _DOMAIN = re.compile(r"^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$")
 # CloudWatch Logs' accepted retention periods, in days.
 RETENTION_DAYS = (
@@ -147,6 +150,13 @@ ALLOWED: dict[str, str] = {
         "calendar=microsoft365; see docs/deploy.md for its risks), "
         "false (the default: no organization-wide credential)"
     ),
+    # Each user's own account through AgentCore Identity (infra.components.identity).
+    "identity": "off (the default), microsoft365 or google: the provider whose accounts users connect",
+    "identityClientId": (
+        "the client id of the app registered at the provider (letters, digits, '.', '-' and '_'), "
+        "given with identity"
+    ),
+    "identityTenantId": "the Microsoft Entra tenant id (a GUID) or domain the app is registered in",
 }
 
 
@@ -164,6 +174,12 @@ class Executor(StrEnum):
     LAMBDA = "lambda"
     RETURN_CONTROL = "return_control"
     GATEWAY = "gateway"  # runtime=agentcore: the harness calls the Lambdas through an AgentCore Gateway
+
+
+class Identity(StrEnum):
+    OFF = "off"
+    MICROSOFT365 = "microsoft365"
+    GOOGLE = "google"
 
 
 # What each runtime runs its tools with when `executor` is not given, and what it accepts.
@@ -266,6 +282,35 @@ class DeployContext(BaseModel):
     outside_recipients_per_day: int = Field(
         default=DEFAULT_OUTSIDE_RECIPIENTS_PER_DAY, ge=0, le=100_000, alias="outsideRecipientsPerDay"
     )
+    identity: Identity = Identity.OFF
+    identity_client_id: str | None = Field(default=None, alias="identityClientId")
+    identity_tenant_id: str | None = Field(default=None, alias="identityTenantId")
+
+    @field_validator("identity_client_id")
+    @classmethod
+    def _identity_client(cls, value: str | None) -> str | None:
+        return None if value is None else _matching(_CLIENT_ID, value)
+
+    @field_validator("identity_tenant_id")
+    @classmethod
+    def _identity_tenant(cls, value: str | None) -> str | None:
+        return None if value is None else _matching(_TENANT, value)
+
+    @model_validator(mode="after")
+    def _identity_app(self) -> Self:
+        if self.identity is not Identity.OFF and self.identity_client_id is None:
+            raise ContextError(f"Missing context 'identityClientId'. Allowed: {ALLOWED['identityClientId']}.")
+        if self.identity is Identity.OFF and self.identity_client_id is not None:
+            raise ContextError(
+                "Invalid context 'identityClientId': it names the app users connect their accounts to; "
+                "give identity=microsoft365 or identity=google with it, or leave it out."
+            )
+        if self.identity_tenant_id is not None and self.identity is not Identity.MICROSOFT365:
+            raise ContextError(
+                "Invalid context 'identityTenantId': only a Microsoft 365 app (identity=microsoft365) "
+                "has a tenant."
+            )
+        return self
 
     @field_validator("recipient_domains", mode="before")
     @classmethod

@@ -28,6 +28,7 @@ from infra.components.api import ChatApi, UserDirectory
 from infra.components.functions import FunctionSpec, MultitoolFunction
 from infra.components.gateway import ToolGateway
 from infra.components.harness import ChatHarness
+from infra.components.identity import UserIdentity
 from infra.components.jira import JiraSecret
 from infra.components.layer import SharedLayer
 from infra.components.mail import SenderIdentity
@@ -35,7 +36,7 @@ from infra.components.model import ModelAccess, grant_guardrail
 from infra.components.suite import SuiteAccess
 from infra.components.tables import Tables
 from infra.components.web import ChatWebsite
-from infra.context import RETENTION_DAYS, DeployContext, Runtime
+from infra.context import RETENTION_DAYS, DeployContext, Identity, Runtime
 
 STACK_NAME = "Multitool"
 # Exactly the calls each code path makes (TransactWriteItems is authorized per item: Put -> PutItem,
@@ -69,6 +70,9 @@ BOOKING_WRITE_ACTIONS = ("dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:
 LIMIT_ACTIONS = ("dynamodb:UpdateItem",)
 # A user's token bucket (multitool.ports.rate): a consistent GetItem, then a PutItem conditioned on it.
 RATE_LIMIT_ACTIONS = ("dynamodb:GetItem", "dynamodb:PutItem")
+# A user's connected accounts and running consents (multitool.ports.connections): a consistent GetItem, a
+# PutItem, and the callback's UpdateItem conditioned on the user's own pending consent.
+CONNECTION_ACTIONS = ("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem")
 # Every side effect leaves one audit record (PutItem); nothing in the stack reads or changes one.
 AUDIT_ACTIONS = ("dynamodb:PutItem",)
 _RETENTION_NAMES = (
@@ -290,9 +294,34 @@ class MultitoolStack(cdk.Stack):
             burst_limit=settings.throttle_burst_limit,
             log_retention=retention,
         )
+        self.identity: UserIdentity | None = None
+        if settings.identity is not Identity.OFF:
+            self.identity = self._connect_accounts(local_sign_in)
         self.web.publish(self._page_config())
         self._spend_alarm()
         self._outputs()
+
+    def _connect_accounts(self, local_sign_in: list[str]) -> UserIdentity:
+        """Each user's own account through AgentCore Identity: the two functions that receive the user's
+        JWT get its token source's settings and grants; the review function also finishes a consent."""
+        settings = self.settings
+        assert settings.identity_client_id is not None  # the context checked it
+        identity = UserIdentity(
+            self,
+            "Identity",
+            provider=settings.identity,
+            client_id=settings.identity_client_id,
+            tenant_id=settings.identity_tenant_id,
+            return_urls=[self.web.url, *local_sign_in],
+        )
+        for fn in (self.orchestrator, self.review):
+            for key, value in identity.environment().items():
+                fn.function.add_environment(key, value)
+            fn.function.add_environment("IDENTITY_RETURN_URL", self.web.url)
+            fn.function.add_environment("CONNECTIONS_TABLE_NAME", self.tables[LIMITS].table_name)
+            identity.grant_tokens(fn.role, complete=fn is self.review)
+            self._grant(LIMITS, fn.role, *CONNECTION_ACTIONS)
+        return identity
 
     def _spend_alarm(self) -> None:
         """An alarm on the model's tokens a day (input + output): what a Bedrock bill grows with.
@@ -428,6 +457,19 @@ class MultitoolStack(cdk.Stack):
         cdk.CfnOutput(self, "JiraSecretArn", value=self.jira.secret.secret_arn)
         if self.suite.secret is not None:
             cdk.CfnOutput(self, "Microsoft365CredentialArn", value=self.suite.secret.secret_arn)
+        if self.identity is not None:
+            cdk.CfnOutput(
+                self,
+                "IdentityCallbackUrl",
+                value=self.identity.callback_url,
+                description="Register this redirect URI in the provider's app (docs/deploy.md)",
+            )
+            cdk.CfnOutput(
+                self,
+                "IdentityClientSecretArn",
+                value=self.identity.client_secret.secret_arn,
+                description='Put the app\'s client secret here as {"clientSecret": ...}',
+            )
         for spec, table in self.tables.by_spec.items():
             cdk.CfnOutput(self, f"{spec.logical_name}TableName", value=table.table_name)
 

@@ -6,7 +6,8 @@
 // signInDomain, clientId}: sign in through managed login (auth.js); auth "bearer" takes a pasted token.
 // The local server answers config.json with auth "local" (a seeded user) or "oidc" (its OIDC stand-in).
 import { newChat, restoreConversation, resumeTurn, send } from "./conversation.js";
-import { $ } from "./dom.js";
+import { finishConsent } from "./cards/connect.js";
+import { $, showAlert } from "./dom.js";
 import { loadLimits } from "./limits.js";
 import { refreshOutbox } from "./outbox.js";
 import { setUpLocalSignIn, setUpOidcSignIn, setUpTokenSignIn } from "./signin.js";
@@ -45,6 +46,9 @@ async function main() {
   if (state.config.auth === "local") await setUpLocalSignIn();
   else if (state.config.auth === "oidc") await setUpOidcSignIn();
   else setUpTokenSignIn();
+  // Back from a consent at the provider: finish it for this user; the message that waited is offered again.
+  const waiting = await finishConsent(showAlert);
+  if (waiting) input.value = waiting;
   await restoreConversation();
   document.body.dataset.ready = "true";
   resumeTurn();

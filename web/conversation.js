@@ -1,6 +1,7 @@
 // The conversation: sending a message, following its turn to the end, and reading a session back.
 import { api, errorMessage } from "./api.js";
 import { goneCard, renderCardOrNotice } from "./cards/card.js";
+import { connectTurnCard } from "./cards/connect.js";
 import { $, h, showAlert } from "./dom.js";
 import { rememberTurn, rememberedSession, rememberedTurn, setSession } from "./session.js";
 import { currentUser, setBusy, state } from "./state.js";
@@ -148,6 +149,10 @@ export async function send(text) {
     } else if (result.ok && result.data) {
       if (result.data.sessionId) setSession(result.data.sessionId);
       addAssistantTurn(result.data);
+    } else if (result.data && result.data.error && result.data.error.code === "account_not_connected" && result.data.error.authorizationUrl) {
+      // The turn needs the user's own account first: the consent card; the message comes back after it.
+      $("messages").append(h("li", { class: "msg msg-assistant", "data-testid": "assistant-turn" }, h("div", { class: "cards" }, connectTurnCard(result.data.error, text))));
+      input.value = input.value || text;
     } else {
       const message = errorMessage(result);
       showAlert(message);

@@ -269,6 +269,10 @@ class ChatApi(Construct):
             self.http_api.add_routes(
                 path=f"/actions/{{id}}/{verb}", methods=[apigwv2.HttpMethod.POST], integration=actions
             )
+        # A user's own accounts (multitool.review.accounts): 404 not_found on a stack without identity=...
+        self.http_api.add_routes(path="/connections", methods=[apigwv2.HttpMethod.GET], integration=actions)
+        for path in ("/connections/complete", "/connections/{provider}/disconnect"):
+            self.http_api.add_routes(path=path, methods=[apigwv2.HttpMethod.POST], integration=actions)
 
         self.access_logs = logs.LogGroup(
             self, "AccessLogs", retention=log_retention, removal_policy=cdk.RemovalPolicy.DESTROY

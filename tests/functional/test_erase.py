@@ -9,6 +9,7 @@ import pytest
 from multitool.chat.sessions import DynamoSessionStore
 from multitool.local.cli import main
 from multitool.ports.audit import AuditEntry, DynamoAuditLog
+from multitool.ports.connections import DynamoConnections
 from multitool.ports.quota import DynamoRecipientQuota, Spend
 from multitool.ports.rate import DynamoTokenBucket
 from multitool.ports.tables import ALL_TABLES
@@ -33,6 +34,9 @@ def _fill(tables: Tables, user: str) -> None:
     audit.record(AuditEntry(user, "d_1", "show_new_email_draft", "done", datetime.now(UTC), 2))
     limits = tables.names["LIMITS_TABLE_NAME"]
     DynamoTokenBucket(limits, tables.client, per_minute=6, burst=10).take(user, "chat")
+    DynamoConnections(limits, tables.client).pending(
+        user, "microsoft365", f"urn:ietf:params:oauth:request_uri:{user}"
+    )
     DynamoRecipientQuota(limits, tables.client).spend(
         user, datetime.now(UTC).date().isoformat(), Spend(2, 0), per_day=100, outside_per_day=None
     )

@@ -49,6 +49,9 @@ ROUTE_KEYS = {
     "GET /actions/{id}",
     "POST /actions/{id}/confirm",
     "POST /actions/{id}/discard",
+    "GET /connections",
+    "POST /connections/complete",
+    "POST /connections/{provider}/disconnect",
 }
 
 

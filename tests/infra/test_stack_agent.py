@@ -424,6 +424,9 @@ def test_every_route_requires_the_cognito_jwt(agent_stack: Synthesized) -> None:
         "GET /actions/{id}",
         "POST /actions/{id}/confirm",
         "POST /actions/{id}/discard",
+        "GET /connections",
+        "POST /connections/complete",
+        "POST /connections/{provider}/disconnect",
     }
     for route in routes:
         assert route["Properties"]["AuthorizationType"] == "JWT"

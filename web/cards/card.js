@@ -3,6 +3,7 @@
 import { api, errorMessage, fieldErrors } from "../api.js";
 import { clearErrors, h, nextId } from "../dom.js";
 import { refreshOutbox } from "../outbox.js";
+import { connectLink, renderConnectCard } from "./connect.js";
 import { email } from "./email.js";
 import { genericCard, typeTitle } from "./generic.js";
 import { jira } from "./jira.js";
@@ -22,6 +23,7 @@ function resultView(kind, view) {
 
 // ``known``: the action as GET /actions/{id} just answered (a conversation read back), else it is asked.
 function renderCard(card, caption, known = null) {
+  if (card.type === "show_connect_account") return renderConnectCard(card, caption); // no draft behind it
   const kind = cardKind(card.type);
   const titleId = nextId("card-title");
   const article = h("article", { class: `card card-${card.type}`, "data-card-type": card.type, "data-card-id": card.id, "aria-labelledby": titleId });
@@ -170,6 +172,9 @@ function showApiError(article, result, fail) {
     }
   }
   fail(placed ? "Please fix the highlighted fields." : errorMessage(result));
+  // The user's own account is not connected: the confirm waits, the card offers the consent.
+  const link = result.data && result.data.error && result.data.error.code === "account_not_connected" ? connectLink(result.data.error) : null;
+  if (link) article.querySelector(".card-error").append(" ", link);
 }
 
 // A card whose data the page cannot draw (an unknown time zone, a malformed time) says so in its place,

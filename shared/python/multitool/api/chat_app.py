@@ -326,12 +326,19 @@ def _cursor(raw: str | None) -> int:
 
 
 def _error(
-    status: int, code: str, message: str, headers: dict[str, str] | None = None, *, field: str | None = None
+    status: int,
+    code: str,
+    message: str,
+    headers: dict[str, str] | None = None,
+    *,
+    field: str | None = None,
+    **detail: Any,
 ) -> Response[Any]:
+    """``detail``: the error's further fields (a provider error's ``provider``, ``authorizationUrl``)."""
     return Response(
         status_code=status,
         content_type=content_types.APPLICATION_JSON,
-        body=error_body(code, message, field=field),
+        body=error_body(code, message, field=field, **detail),
         headers=headers,
     )
 

@@ -28,6 +28,13 @@ class ErrorDetail(WireModel):
     retryable: bool | SkipJsonSchema[None] = Field(
         default=None, description="The same confirm may be sent again as it is"
     )
+    # A user's own account (multitool.ports.tokens): which provider refused, and where to connect it.
+    provider: str | SkipJsonSchema[None] = Field(
+        default=None, description="The provider of the user's own account: microsoft365, google"
+    )
+    authorization_url: str | SkipJsonSchema[None] = Field(
+        default=None, description="account_not_connected: where the user connects the account"
+    )
 
 
 class ApiError(WireModel):

@@ -22,6 +22,7 @@ from pydantic.json_schema import SkipJsonSchema
 from multitool.api import groups_claim, verified_email
 from multitool.api.bodies import UndecodableBody, body_text, utf8_clean
 from multitool.api.errors import ApiError, ErrorDetail, openapi_responses, rate_limited_body
+from multitool.errors import ServiceError
 from multitool.observability import error_fields, logger
 from multitool.ports.rate import RateLimited, RateLimiter
 from multitool.review import (
@@ -30,6 +31,13 @@ from multitool.review import (
     ReviewConfig,
     ReviewError,
     name_claim,
+)
+from multitool.review.accounts import (
+    Accounts,
+    AccountsNotConfigured,
+    ConnectionsView,
+    ConnectionView,
+    aws_accounts,
 )
 from multitool.review.limits import RecipientPolicy
 from multitool.review.reviewer import DraftView, Reviewer
@@ -43,6 +51,7 @@ if TYPE_CHECKING:
 
 ReviewerProvider = Callable[[], Reviewer]
 LimiterProvider = Callable[[], RateLimiter | None]
+AccountsProvider = Callable[[], Accounts | None]
 
 
 class Unauthenticated(ReviewError):
@@ -181,7 +190,9 @@ def aws_confirm_limiter() -> RateLimiter | None:
 
 
 def review_app(
-    reviewer: ReviewerProvider = aws_reviewer, limiter: LimiterProvider = aws_confirm_limiter
+    reviewer: ReviewerProvider = aws_reviewer,
+    limiter: LimiterProvider = aws_confirm_limiter,
+    accounts: AccountsProvider = aws_accounts,
 ) -> APIGatewayHttpResolver:
     REGISTRY.load_all()  # any tool's draft can be reviewed: its models load at init, not per request
     app = APIGatewayHttpResolver()
@@ -271,6 +282,70 @@ def review_app(
     def discard_action(id: str) -> dict[str, Any]:
         return DraftView.of(reviewer().discard(caller(), id)).to_wire()
 
+    def user_token() -> str | None:
+        """The caller's own JWT, as the HTTP API's JWT authorizer accepted it (the Authorization header)."""
+        scheme, _, token = (app.current_event.headers.get("authorization") or "").partition(" ")
+        return token.strip() or None if scheme.casefold() == "bearer" else None
+
+    def connected_accounts() -> Accounts:
+        found = accounts()
+        if found is None:
+            raise AccountsNotConfigured("no identity settings")
+        return found
+
+    @app.get(
+        "/connections",
+        operation_id="listConnections",
+        summary="The caller's own accounts (Microsoft 365, Google Workspace) and whether each is connected",
+        description="Each provider this deployment connects, with this user's status: never another user's.",
+        responses=openapi_responses(
+            ConnectionsView, "Each provider this deployment connects", {404: "This deployment connects none"}
+        ),
+    )
+    def list_connections() -> dict[str, Any]:
+        return connected_accounts().list(caller().user_id).to_wire()
+
+    @app.post(
+        "/connections/complete",
+        operation_id="completeConnection",
+        summary="Finish a consent: the page posts the session_id the provider returned with",
+        description=(
+            "Only the user the consent was started for can finish it: anyone else is 403 "
+            "consent_not_yours and nothing is connected. Body: {sessionUri, provider}."
+        ),
+        responses=openapi_responses(
+            ConnectionView,
+            "The account, connected",
+            {
+                400: "sessionUri or provider is missing or malformed",
+                403: "The consent was started by another user, expired, or was already used",
+                404: "This deployment connects no accounts",
+                502: "AgentCore Identity refused the consent",
+                503: "AgentCore Identity is busy or away; retry",
+            },
+        ),
+    )
+    def complete_connection() -> dict[str, Any]:
+        who = caller()
+        return connected_accounts().complete(who.user_id, user_token(), json_object()).to_wire()
+
+    @app.post(
+        "/connections/<provider>/disconnect",
+        operation_id="disconnectConnection",
+        summary="Disconnect an account: no token is taken for it again without a new consent",
+        description=(
+            "AgentCore Identity offers no call that deletes a user's token from its vault: the account is "
+            "marked disconnected and the next use asks for a new consent (forceAuthentication)."
+        ),
+        responses=openapi_responses(
+            ConnectionView,
+            "The account, disconnected",
+            {400: "No such provider in this deployment", 404: "This deployment connects no accounts"},
+        ),
+    )
+    def disconnect_connection(provider: str) -> dict[str, Any]:
+        return connected_accounts().disconnect(caller().user_id, provider).to_wire()
+
     _map_errors(app)
     return app
 
@@ -328,6 +403,19 @@ def _map_errors(app: APIGatewayHttpResolver) -> None:
     @app.exception_handler(UndecodableBody)  # type: ignore[untyped-decorator]
     def undecodable(error: UndecodableBody) -> Response[Any]:
         return _response(BadRequest(str(error)))
+
+    @app.exception_handler(ServiceError)  # type: ignore[untyped-decorator]
+    def service_refused(error: ServiceError) -> Response[Any]:
+        # Every other answered error (a user's own account, the consent callback): its code and status.
+        logger.info("Review request refused", extra={"code": error.code, "status": int(error.status)})
+        return Response(
+            status_code=int(error.status),
+            content_type=content_types.APPLICATION_JSON,
+            body=ApiError(
+                error=ErrorDetail(code=error.code, message=error.public_message(), **error.detail())
+            ).to_wire(),
+            headers=error.headers() or None,
+        )
 
     @app.exception_handler(RateLimited)  # type: ignore[untyped-decorator]
     def rate_limited(error: RateLimited) -> Response[Any]:

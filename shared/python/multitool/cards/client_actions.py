@@ -25,6 +25,7 @@ from typing import Annotated, Any, Generic, TypeVar, Union
 from pydantic import Discriminator, Tag, TypeAdapter, ValidationError
 
 from multitool.cards.base import Card, CardSpec, Fingerprint
+from multitool.cards.connect import CONNECT_ACTION, CONNECT_CARD
 from multitool.tools.registry import REGISTRY
 
 SCHEMA_PATH = Path("web/client-actions.schema.json")
@@ -44,6 +45,14 @@ class InvalidPayloadError(ClientActionError):
 
 V = TypeVar("V")
 
+# Cards no tool makes: the consent card, when the user's own account is not connected yet.
+OTHER_CARDS: Mapping[str, CardSpec[Any]] = {CONNECT_ACTION: CONNECT_CARD}
+
+
+def _card_spec(action: str) -> CardSpec[Any] | None:
+    spec = REGISTRY.by_action(action)
+    return spec.card if spec is not None else OTHER_CARDS.get(action)
+
 
 class _ByAction(Mapping[str, V], Generic[V]):
     """A live view of the registry: action string -> one part of its tool's card."""
@@ -52,16 +61,17 @@ class _ByAction(Mapping[str, V], Generic[V]):
         self._part = part
 
     def __getitem__(self, action: str) -> V:
-        spec = REGISTRY.by_action(action)
+        spec = _card_spec(action)
         if spec is None:
             raise KeyError(action)
-        return self._part(spec.card)
+        return self._part(spec)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(REGISTRY.actions)
+        yield from REGISTRY.actions
+        yield from OTHER_CARDS
 
     def __len__(self) -> int:
-        return len(REGISTRY.actions)
+        return len(REGISTRY.actions) + len(OTHER_CARDS)
 
 
 CARD_SPECS: Mapping[str, CardSpec[Any]] = _ByAction(lambda card: card)
@@ -82,11 +92,11 @@ def card_from_payload(payload: Mapping[str, Any]) -> Card:
     :class:`InvalidPayloadError` for a payload its card model rejects.
     """
     action = payload.get("action")
-    tool = REGISTRY.by_action(action) if isinstance(action, str) else None
-    if tool is None:
+    spec = _card_spec(action) if isinstance(action, str) else None
+    if spec is None:
         raise UnknownActionError(f"No client action is registered for action {action!r}.")
     try:
-        card: Card = tool.card.model.model_validate(payload)
+        card: Card = spec.model.model_validate(payload)
     except ValidationError as error:
         raise InvalidPayloadError(f"Payload for {action} does not fit its card: {_problems(error)}") from None
     return card

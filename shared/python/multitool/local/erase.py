@@ -21,9 +21,11 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from multitool.ports.audit import audit_key
+from multitool.ports.connections import connection_key
 from multitool.ports.quota import quota_key
 from multitool.ports.rate import bucket_key
 from multitool.ports.tables import ALL_TABLES, AUDIT, LIMITS, OWNER_INDEX, TableSpec
+from multitool.ports.tokens import PROVIDER_NAMES
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -76,6 +78,8 @@ def _limit_keys(sub: str, now: datetime) -> Iterator[dict[str, Any]]:
     for offset in range(-1, COUNTER_DAYS - 1):
         day = (now + timedelta(days=offset)).date().isoformat()
         yield {"pk": {"S": quota_key(sub, day)}}
+    for provider in PROVIDER_NAMES:  # the user's own accounts and consents (the tokens are AgentCore's)
+        yield {"pk": {"S": connection_key(sub, provider)}}  # type: ignore[arg-type]
 
 
 def _delete(client: DynamoDBClient, table: str, keys: list[dict[str, Any]]) -> None:

@@ -88,6 +88,9 @@ API_ROUTES: tuple[Route, ...] = (
     Route("GET", "/actions/{id}", "review"),
     Route("POST", "/actions/{id}/confirm", "review"),
     Route("POST", "/actions/{id}/discard", "review"),
+    Route("GET", "/connections", "review"),
+    Route("POST", "/connections/complete", "review"),
+    Route("POST", "/connections/{provider}/disconnect", "review"),
 )
 
 

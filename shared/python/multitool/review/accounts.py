@@ -1,0 +1,196 @@
+"""A user's own accounts: the consent card a turn or a confirm answers when an account is not connected,
+the callback that finishes a consent for the user who asked, which accounts are connected, disconnect.
+
+The consent flow (AgentCore Identity's session binding,
+https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/oauth2-authorization-url-session-binding.html):
+the token source answers the authorization URL (:class:`multitool.ports.tokens.AccountNotConnected`),
+the page shows it as a ``show_connect_account`` card and opens it; the user consents at the provider,
+which returns through AgentCore to this stack's return URL (the page) with the session in the
+``session_id`` query parameter; the page, signed in, posts it to ``POST /connections/complete``, where
+:meth:`Accounts.complete` checks that the signed-in user is the user the consent was started for and
+only then calls ``CompleteResourceTokenAuth(sessionUri, userIdentifier={"userToken": <the caller's
+JWT>})``, so AgentCore checks the same binding again on its side. A callback completed by any other
+signed-in user is refused (403 ``consent_not_yours``), and the user who asked can still finish it.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping, Sequence
+from http import HTTPStatus
+from typing import TYPE_CHECKING, Any, Literal
+
+from botocore.exceptions import BotoCoreError, ClientError
+from pydantic import Field
+
+from multitool.errors import ServiceError
+from multitool.ports.agentcore_tokens import mapped_error
+from multitool.ports.connections import Connections, ConsentNotFound
+from multitool.ports.tokens import PROVIDER_NAMES, Provider
+from multitool.settings import _EnvSettings
+from multitool.wire import WireModel
+
+if TYPE_CHECKING:
+    from mypy_boto3_bedrock_agentcore import BedrockAgentCoreClient
+
+    from multitool.ports.agentcore_tokens import AgentCoreTokens
+
+# botocore's CompleteResourceTokenAuth sessionUri: at most 1024 characters of this pattern.
+SESSION_URI = re.compile(r"^urn:ietf:params:oauth:request_uri:[a-zA-Z0-9\-._~]{1,990}$")
+
+
+class IdentitySettings(_EnvSettings):
+    """What the stack sets on the functions that reach a user's own account (``identity=...``)."""
+
+    identity_workload_name: str = Field(min_length=3, max_length=255)
+    identity_provider: Provider
+    identity_credential_provider: str = Field(min_length=1, max_length=128)
+    identity_return_url: str = Field(min_length=1, max_length=2048)
+    connections_table_name: str = Field(min_length=3)
+
+
+class ConsentRefused(ServiceError):
+    """This consent was not started by the signed-in user, is finished, or expired: nothing was connected."""
+
+    code = "consent_not_yours"
+    status = HTTPStatus.FORBIDDEN
+    answer = (
+        "This consent link was not started by you, or it expired or was already used: nothing was "
+        "connected. Ask again from the chat to get your own link."
+    )
+
+
+class InvalidConsent(ServiceError):
+    code = "bad_request"
+    status = HTTPStatus.BAD_REQUEST
+
+    def __init__(self, message: str, field: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+    def detail(self) -> dict[str, Any]:
+        return {"field": self.field}
+
+
+class AccountsNotConfigured(ServiceError):
+    code = "not_found"
+    status = HTTPStatus.NOT_FOUND
+    answer = "This deployment connects no accounts of its users."
+
+
+class ConnectionView(WireModel):
+    provider: Provider
+    provider_name: str
+    status: Literal["connected", "not_connected", "pending", "disconnected"]
+
+
+class ConnectionsView(WireModel):
+    connections: list[ConnectionView]
+
+
+class Accounts:
+    def __init__(
+        self, client: BedrockAgentCoreClient, connections: Connections, providers: Sequence[Provider]
+    ) -> None:
+        self._client = client
+        self._connections = connections
+        self._providers = tuple(providers)
+
+    def _provider(self, value: Any) -> Provider:
+        if value not in self._providers:
+            allowed = ", ".join(self._providers)
+            raise InvalidConsent(f"provider: must be one of {allowed}.", "provider")
+        provider: Provider = value
+        return provider
+
+    def complete(self, user_id: str, user_token: str | None, body: Mapping[str, Any]) -> ConnectionView:
+        session_uri = body.get("sessionUri")
+        if not isinstance(session_uri, str) or not SESSION_URI.match(session_uri):
+            raise InvalidConsent(
+                "sessionUri: must be the session_id the consent returned with "
+                "(urn:ietf:params:oauth:request_uri:...).",
+                "sessionUri",
+            )
+        provider = self._provider(
+            body.get("provider", self._providers[0] if len(self._providers) == 1 else None)
+        )
+        if not user_token:
+            raise InvalidConsent(
+                "Authorization: the consent is finished with the user's own sign-in.", "Authorization"
+            )
+        try:
+            self._connections.complete(user_id, provider, session_uri)
+        except ConsentNotFound:
+            raise ConsentRefused("consent not started by this user") from None
+        try:
+            self._client.complete_resource_token_auth(
+                sessionUri=session_uri, userIdentifier={"userToken": user_token}
+            )
+        except (ClientError, BotoCoreError) as error:
+            raise mapped_error(provider, error) from error
+        return ConnectionView(provider=provider, provider_name=PROVIDER_NAMES[provider], status="connected")
+
+    def list(self, user_id: str) -> ConnectionsView:
+        found = {c.provider: c for c in self._connections.of(user_id, self._providers)}
+        views = []
+        for provider in self._providers:
+            connection = found.get(provider)
+            status: Any = "not_connected"
+            if connection is not None:
+                status = "pending" if connection.status in ("pending", "completed") else connection.status
+            views.append(
+                ConnectionView(provider=provider, provider_name=PROVIDER_NAMES[provider], status=status)
+            )
+        return ConnectionsView(connections=views)
+
+    def disconnect(self, user_id: str, provider_value: str) -> ConnectionView:
+        """AgentCore offers no call that removes a user's token from its vault: the account is marked
+        disconnected, and the token source asks for a fresh consent (``forceAuthentication``) before it
+        takes a token for it again."""
+        provider = self._provider(provider_value)
+        self._connections.disconnected(user_id, provider)
+        return ConnectionView(
+            provider=provider, provider_name=PROVIDER_NAMES[provider], status="disconnected"
+        )
+
+
+@functools.cache
+def aws_accounts() -> Accounts | None:
+    """The deployed accounts service, or None when the stack connects no accounts (no ``IDENTITY_*``)."""
+    import os
+
+    if not os.environ.get("IDENTITY_WORKLOAD_NAME"):
+        return None
+    import boto3
+
+    from multitool.ports.connections import DynamoConnections
+
+    settings = IdentitySettings.from_env()
+    return Accounts(
+        boto3.client("bedrock-agentcore"),
+        DynamoConnections(settings.connections_table_name, boto3.client("dynamodb")),
+        (settings.identity_provider,),
+    )
+
+
+@functools.cache
+def aws_token_source() -> AgentCoreTokens | None:
+    """The deployed :class:`~multitool.ports.agentcore_tokens.AgentCoreTokens`, or None without identity."""
+    import os
+
+    if not os.environ.get("IDENTITY_WORKLOAD_NAME"):
+        return None
+    import boto3
+
+    from multitool.ports.agentcore_tokens import AgentCoreTokens
+    from multitool.ports.connections import DynamoConnections
+
+    settings = IdentitySettings.from_env()
+    return AgentCoreTokens(
+        boto3.client("bedrock-agentcore"),
+        workload_name=settings.identity_workload_name,
+        credential_providers={settings.identity_provider: settings.identity_credential_provider},
+        return_url=settings.identity_return_url,
+        connections=DynamoConnections(settings.connections_table_name, boto3.client("dynamodb")),
+    )

@@ -1,0 +1,70 @@
+// The consent card (show_connect_account): the user's own account (Microsoft 365, Google Workspace) is not
+// connected yet. Its link opens the provider's consent in this tab; the provider comes back through AgentCore
+// Identity to this page with ?session_id=..., and finishConsent() hands it to the review API, signed in, which
+// checks the user finishing it is the user who asked (POST /connections/complete).
+import { api, errorMessage } from "../api.js";
+import { h, nextId, safeHref } from "../dom.js";
+
+const PENDING = "multitool.consent"; // which provider the consent in flight is for, kept across the redirect
+
+// ``waiting``: the message the consent interrupted, offered again in the composer once connected.
+function startConsent(provider, waiting = null) {
+  try {
+    sessionStorage.setItem(PENDING, JSON.stringify({ provider, waiting }));
+  } catch {
+    // Storage refused (a private window): the callback then names the only provider the deployment has.
+  }
+}
+
+export function renderConnectCard(card, caption, waiting = null) {
+  const titleId = nextId("card-title");
+  const href = safeHref(card.authorizationUrl);
+  const name = card.providerName || card.provider;
+  const link = href
+    ? h("a", { class: "btn btn-primary", href, text: `Connect ${name}`, onclick: () => startConsent(card.provider, waiting) })
+    : h("p", { class: "card-error", role: "alert", text: "The consent link could not be shown: ask again." });
+  return h("article", { class: "card card-show_connect_account", "data-card-type": card.type, "data-card-id": card.id, "aria-labelledby": titleId },
+    h("header", { class: "card-head" },
+      h("span", { class: "card-icon", "aria-hidden": "true", text: "🔗" }),
+      h("h3", { id: titleId, class: "card-title", text: `Connect your ${name} account` })),
+    caption ? h("p", { class: "caption", text: caption }) : null,
+    h("p", { text: `Your meetings and mail go through your own ${name} account, with your consent. Nothing was sent.` }),
+    h("div", { class: "card-actions" }, link));
+}
+
+// A confirm answered account_not_connected with its link: the card's error offers it.
+export function connectLink(error) {
+  const href = error && safeHref(error.authorizationUrl);
+  if (!href) return null;
+  return h("a", { class: "connect-link", href, text: "Connect your account", onclick: () => startConsent(error.provider) });
+}
+
+// /chat answered that the turn needs an account first: the card, with the message to send again after.
+export function connectTurnCard(error, waiting) {
+  const card = { type: "show_connect_account", id: `connect-${error.provider}`, provider: error.provider, providerName: error.providerName, authorizationUrl: error.authorizationUrl };
+  return renderConnectCard(card, error.message, waiting);
+}
+
+// At start-up: back from a consent? Finish it for the signed-in user, then clean the address bar.
+// Answers the message that waited for the consent (for the composer), if any.
+export async function finishConsent(notify) {
+  const params = new URLSearchParams(window.location.search);
+  const sessionUri = params.get("session_id");
+  if (!sessionUri) return null;
+  let pending = {};
+  try {
+    pending = JSON.parse(sessionStorage.getItem(PENDING) || "{}") || {};
+    sessionStorage.removeItem(PENDING);
+  } catch {
+    pending = {};
+  }
+  const provider = typeof pending.provider === "string" ? pending.provider : null;
+  params.delete("session_id");
+  const rest = params.toString();
+  window.history.replaceState(null, "", `${window.location.pathname}${rest ? `?${rest}` : ""}${window.location.hash}`);
+  const result = await api("/connections/complete", { method: "POST", body: { sessionUri, ...(provider ? { provider } : {}) } });
+  notify(result.ok
+    ? `${result.data.providerName} is connected. Confirm the card that waited, or send your message again.`
+    : `Your account was not connected: ${errorMessage(result)}`);
+  return result.ok && typeof pending.waiting === "string" ? pending.waiting : null;
+}
