@@ -5,7 +5,7 @@
 // Deployed: config.json next to the page (written by the stack) gives {apiBase, auth: "oidc",
 // signInDomain, clientId}: sign in through managed login (auth.js); auth "bearer" takes a pasted token.
 // The local server answers config.json with auth "local" (a seeded user) or "oidc" (its OIDC stand-in).
-import { newChat, restoreConversation, resumeTurn, send } from "./conversation.js";
+import { newChat, openLinkedDraft, restoreConversation, resumeTurn, send } from "./conversation.js";
 import { $ } from "./dom.js";
 import { loadLimits } from "./limits.js";
 import { refreshOutbox } from "./outbox.js";
@@ -46,6 +46,7 @@ async function main() {
   else if (state.config.auth === "oidc") await setUpOidcSignIn();
   else setUpTokenSignIn();
   await restoreConversation();
+  await openLinkedDraft();
   document.body.dataset.ready = "true";
   resumeTurn();
 }
