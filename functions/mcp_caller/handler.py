@@ -1,7 +1,7 @@
 """The user Gateway's REQUEST interceptor: each ``tools/call`` names its signed-in user to the target.
 
 Nothing else changes in a request; the bearer token is read, never logged or passed on
-(:mod:`multitool.tools.gateway_caller`).
+(:mod:`multitool.gateway_caller`).
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
+from multitool.gateway_caller import aws_interceptor, intercept
 from multitool.observability import logger, metrics, tracer
-from multitool.tools.gateway_caller import aws_interceptor, intercept
 
 
 @logger.inject_lambda_context(log_event=False)

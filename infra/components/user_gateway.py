@@ -16,7 +16,7 @@ hold no AWS credentials, so they get a second Gateway with the same three Lambda
   (https://docs.aws.amazon.com/cognito/latest/developerguide/authorization-endpoint.html), scopes
   ``openid`` and ``multitool/tools``, callbacks from the ``mcpCallbackUrls`` context (Cognito
   matches them exactly, and takes plain http for localhost only).
-- A REQUEST interceptor Lambda (:mod:`multitool.tools.gateway_caller`), headers passed
+- A REQUEST interceptor Lambda (:mod:`multitool.gateway_caller`), headers passed
   (https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/gateway-interceptors-configuration.html):
   it adds the verified caller to each ``tools/call`` as a signed argument, with a key in a secret
   that only it and the three targets may read. So drafts made from an outside client are the

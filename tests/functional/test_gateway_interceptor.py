@@ -15,12 +15,12 @@ from typing import Any
 import boto3
 import pytest
 from multitool.drafts import UNCLAIMED_OWNER, DraftStatus
+from multitool.gateway_caller import CALLER_ARGUMENT, aws_interceptor, verified_caller
 from multitool.local.lambdas import LambdaContext
 from multitool.local.memory import MemoryCalendar
 from multitool.review import Caller, DraftNotFound, ReviewConfig
 from multitool.review.reviewer import Reviewer
 from multitool.tools.environment import aws_environment
-from multitool.tools.gateway_caller import CALLER_ARGUMENT, aws_interceptor, verified_caller
 
 from tests.support.gateway_events import gateway_custom, invoke_target
 from tests.support.moto_tables import Tables
@@ -213,3 +213,11 @@ def test_without_a_user_in_the_token_the_forged_caller_is_dropped_and_the_draft_
     stored = moto_tables.drafts.get(_target(EMAIL, arguments)["draftId"])
     assert stored is not None
     assert stored.owner == UNCLAIMED_OWNER
+
+
+def test_the_interceptor_loads_no_tool_at_cold_start() -> None:
+    """It runs before every call of the user Gateway: the tools' models (~1 s to import) are not its."""
+    from tests.unit.test_import_cost import loaded_by
+
+    modules = ["multitool.tools", "multitool.tools.base", "multitool.tools.registry", "boto3"]
+    assert loaded_by("mcp_caller", modules) == []

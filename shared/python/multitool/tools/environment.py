@@ -22,7 +22,7 @@ class ToolEnvironment:
     caller_key: bytes | None = None
     """The key Gateway-path caller keys must be signed with (:mod:`multitool.tools.gateway`); None:
     caller keys are ignored. Deployed, the action-group functions behind the user Gateway read it
-    from ``CALLER_KEY_SECRET_ARN`` (:mod:`multitool.tools.gateway_caller`); no function has
+    from ``CALLER_KEY_SECRET_ARN`` (:mod:`multitool.gateway_caller`); no function has
     ``CALLER_CONTEXT_KEY``."""
 
 
@@ -58,7 +58,7 @@ def aws_environment() -> ToolEnvironment:
     )
     caller_key = bytes.fromhex(settings.caller_context_key) if settings.caller_context_key else None
     if settings.caller_key_secret_arn:  # the user Gateway's targets: the interceptor's key
-        from multitool.tools.gateway_caller import secret_key
+        from multitool.gateway_caller import secret_key
 
         caller_key = secret_key(boto3.client("secretsmanager"), settings.caller_key_secret_arn)
     return ToolEnvironment(ports, ToolConfig.from_settings(settings), settings.default_timezone, caller_key)

@@ -17,7 +17,7 @@ the key in the function's ``CALLER_CONTEXT_KEY``). Any principal allowed to invo
 set a client context, so the keys count only with a valid signature: a function without the key (the
 stack sets none) or a call without a valid signature ignores them, and the draft is unclaimed.
 Through the stack's user Gateway (outside MCP clients, signed in to Cognito) the caller comes in a
-signed argument its request interceptor adds instead (:mod:`multitool.tools.gateway_caller`).
+signed argument its request interceptor adds instead (:mod:`multitool.gateway_caller`).
 
 The answer is the tool's payload, or ``{"error": {"code", "message", "field"}}`` for a call the
 tool cannot act on (bad arguments, unknown tool, missing context): a result the model can read and
@@ -167,7 +167,7 @@ class GatewayCall:
         """
         custom = self.custom
         if caller_argument is not None:
-            from multitool.tools.gateway_caller import (
+            from multitool.gateway_caller import (
                 CALLER_EMAIL,
                 CALLER_ID,
                 CALLER_TIMEZONE,
@@ -257,7 +257,7 @@ def answer_gateway_call(
             raise _unknown_tool(call, spec)
         if not isinstance(event, Mapping):
             raise InvalidInput("The tool arguments must be a JSON object.", field="arguments")
-        from multitool.tools.gateway_caller import CALLER_ARGUMENT
+        from multitool.gateway_caller import CALLER_ARGUMENT
 
         arguments = dict(event)
         caller_argument = arguments.pop(CALLER_ARGUMENT, None)  # never a tool argument
