@@ -221,3 +221,16 @@ def test_the_interceptor_loads_no_tool_at_cold_start() -> None:
 
     modules = ["multitool.tools", "multitool.tools.base", "multitool.tools.registry", "boto3"]
     assert loaded_by("mcp_caller", modules) == []
+
+
+def test_a_user_the_pool_no_longer_has_still_gets_their_own_draft_in_the_default_zone(
+    moto_tables: Tables, user_gateway: dict[str, str]
+) -> None:
+    token = _access_token(sub="deleted-user-sub", username="gone@example.com")
+    answer = _intercept(_request(_call(EMAIL, ARGS), token))
+    caller = answer["mcp"]["transformedGatewayRequest"]["body"]["params"]["arguments"][CALLER_ARGUMENT]
+    assert (caller["id"], caller["email"], caller["timezone"]) == ("deleted-user-sub", None, None)
+    made = _target(EMAIL, answer["mcp"]["transformedGatewayRequest"]["body"]["params"]["arguments"])
+    stored = moto_tables.drafts.get(made["draftId"])
+    assert stored is not None
+    assert stored.owner == "deleted-user-sub"

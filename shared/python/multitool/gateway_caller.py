@@ -147,9 +147,18 @@ def cognito_profile(client: Any, user_pool_id: str) -> ProfileLookup:
     """The user's verified email and zone from the pool (a Cognito access token carries neither):
     ``AdminGetUser`` by the token's ``username``."""
 
+    from botocore.exceptions import BotoCoreError, ClientError
+
     def lookup(claims: Mapping[str, Any]) -> Profile:
         username = claims.get("username") or claims.get("cognito:username") or claims.get("sub")
-        answer = client.admin_get_user(UserPoolId=user_pool_id, Username=str(username))
+        try:
+            answer = client.admin_get_user(UserPoolId=user_pool_id, Username=str(username))
+        except (ClientError, BotoCoreError) as error:
+            # The token's sub is verified either way: the draft is still theirs, in the default zone.
+            from multitool.observability import error_fields, logger
+
+            logger.warning("The signed-in user's profile could not be read", extra=error_fields(error))
+            return Profile(None, None)
         attributes = {a["Name"]: a.get("Value") for a in answer.get("UserAttributes", [])}
         verified = attributes.get("email_verified") == "true"
         return Profile(attributes.get("email") if verified else None, attributes.get("zoneinfo") or None)

@@ -31,7 +31,7 @@ import hmac
 import json
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -189,16 +189,7 @@ class GatewayCall:
                 custom |= {
                     key: verified[field] for key, field in named.items() if verified[field] is not None
                 }
-            call = GatewayCall(
-                self.qualified_name,
-                self.tool,
-                self.gateway_id,
-                self.target_id,
-                self.request_id,
-                self.message_id,
-                custom,
-            )
-            return call._context(default_timezone, trusted=verified is not None)
+            return replace(self, custom=custom)._context(default_timezone, trusted=verified is not None)
         return self._context(default_timezone, trusted=signed_by(custom, caller_key))
 
     def _context(self, default_timezone: str, *, trusted: bool) -> ToolContext:
