@@ -216,3 +216,126 @@ def test_only_native_clients_get_a_loopback_callback_on_any_port(oidc: LocalOidc
     assert authorize(MCP_CLIENT_ID, "http://127.0.0.1:1234/elsewhere") == 400
     assert authorize(CLIENT_ID, f"{ISSUER}/") == 200
     assert authorize(CLIENT_ID, "http://127.0.0.1:9999/") == 400  # the page's callback is exact
+
+
+CLIENT_DOCUMENT = "https://editor.example/oauth/client.json"
+
+
+def test_the_sdk_client_signs_in_with_a_client_id_metadata_document(clock: Clock) -> None:
+    """The 2026 revision's way to register: the client id is the URL of the client's own document."""
+    import anyio
+    import httpx
+    from mcp import ClientSession
+    from mcp.client.auth import OAuthClientProvider
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+
+    fetched: list[str] = []
+
+    def fetch(url: str) -> bytes:
+        fetched.append(url)
+        document = {"client_id": CLIENT_DOCUMENT, "client_name": "Editor", "redirect_uris": [CALLBACK]}
+        return json.dumps(document).encode()
+
+    seed = load_seed()
+    oidc = LocalOidc(
+        people=lambda: seed.people, issuer=ISSUER, clock=clock, resources=(RESOURCE,), fetch_document=fetch
+    )
+    person = seed.person(seed.default_user)
+    assert person is not None
+    server = build_server(
+        LocalGateway(ROOT / "functions", person, secrets.token_bytes(32)), token_user(seed.person)
+    )
+    app = http_app(server, (oidc, RESOURCE))
+    answers: list[dict[str, str]] = []
+
+    class Storage:
+        tokens: OAuthToken | None = None
+        client: OAuthClientInformationFull | None = None
+
+        async def get_tokens(self) -> OAuthToken | None:
+            return self.tokens
+
+        async def set_tokens(self, tokens: OAuthToken) -> None:
+            self.tokens = tokens
+
+        async def get_client_info(self) -> OAuthClientInformationFull | None:
+            return self.client
+
+        async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+            self.client = client_info
+
+    async def run() -> list[str]:
+        transport = httpx.ASGITransport(app=app)
+
+        async def open_in_browser(url: str) -> None:
+            async with httpx.AsyncClient(transport=transport) as browser:
+                form = await browser.get(url)
+                assert form.status_code == 200, form.text
+                params = dict(parse_qsl(urlsplit(url).query))
+                signed_in = await browser.post(
+                    f"{ISSUER}/oauth2/authorize", data={**params, "username": "priya"}
+                )
+            answers.append(dict(parse_qsl(urlsplit(signed_in.headers["location"]).query)))
+
+        async def callback() -> tuple[str, str | None]:
+            return answers[-1]["code"], answers[-1].get("state")
+
+        auth = OAuthClientProvider(
+            server_url=RESOURCE,
+            client_metadata=OAuthClientMetadata(redirect_uris=[CALLBACK], token_endpoint_auth_method="none"),
+            storage=Storage(),
+            redirect_handler=open_in_browser,
+            callback_handler=callback,
+            client_metadata_url=CLIENT_DOCUMENT,
+        )
+        async with (
+            app.router.lifespan_context(app),
+            httpx.AsyncClient(transport=transport, auth=auth, timeout=30) as http,
+            streamable_http_client(RESOURCE, http_client=http) as (read, write, _),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            return [tool.name for tool in (await session.list_tools()).tools]
+
+    names = anyio.run(run)
+    assert len(names) == 3
+    assert fetched == [CLIENT_DOCUMENT]  # fetched once, then known
+    assert answers[0]["iss"] == ISSUER
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        {"client_id": "https://other.example/client.json", "redirect_uris": [CALLBACK]},  # not its own id
+        {"client_id": CLIENT_DOCUMENT, "redirect_uris": ["http://evil.example/cb"]},
+        {
+            "client_id": CLIENT_DOCUMENT,
+            "redirect_uris": [CALLBACK],
+            "token_endpoint_auth_method": "private_key_jwt",
+        },
+        ["not", "an", "object"],
+    ],
+)
+def test_a_client_document_that_does_not_describe_a_public_client_at_that_url_is_refused(
+    clock: Clock, document: Any
+) -> None:
+    seed = load_seed()
+    oidc = LocalOidc(
+        people=lambda: seed.people,
+        issuer=ISSUER,
+        clock=clock,
+        resources=(RESOURCE,),
+        fetch_document=lambda _url: json.dumps(document).encode(),
+    )
+    params = {
+        "response_type": "code",
+        "client_id": CLIENT_DOCUMENT,
+        "redirect_uri": CALLBACK,
+        "scope": MCP_SCOPE,
+        "code_challenge": s256("v" * 43),
+        "code_challenge_method": "S256",
+    }
+    answer = oidc.serve("GET", f"/oauth2/authorize?{urlencode(params)}")
+    assert answer.status == 400
+    assert b"unknown client_id" in answer.body

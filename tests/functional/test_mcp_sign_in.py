@@ -261,4 +261,5 @@ def test_without_a_token_the_server_names_its_metadata_and_the_metadata_its_auth
         assert metadata["code_challenge_methods_supported"] == ["S256"]
         assert metadata["registration_endpoint"] == f"{servers.issuer}/oauth2/register"
         assert metadata["authorization_response_iss_parameter_supported"] is True
+        assert metadata["client_id_metadata_document_supported"] is True
         assert MCP_SCOPE in metadata["scopes_supported"]

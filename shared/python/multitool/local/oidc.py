@@ -9,7 +9,10 @@ one: the same metadata at ``/.well-known/oauth-authorization-server`` (RFC 8414)
 registration of public clients (RFC 7591, ``/oauth2/register``) beside a pre-registered public
 client (:data:`MCP_CLIENT_ID`), loopback redirect URIs on any port (RFC 8252 7.3), resource
 indicators (RFC 8707: an access token asked for a resource has that resource as its ``aud``, so it
-is good there and nowhere else) and the ``iss`` of every authorization response (RFC 9207). Tokens are
+is good there and nowhere else), the ``iss`` of every authorization response (RFC 9207), and client
+ID metadata documents: a ``client_id`` that is an ``https://`` URL names the client's own JSON
+document, fetched once, which must name that same ``client_id`` and lists its redirect URIs
+(https://modelcontextprotocol.io/specification/draft/basic/authorization). Tokens are
 RS256 JWTs (joserfc) signed with a key made when the provider starts; they carry Cognito's claims
 (``token_use``, ``client_id`` or ``aud``, ``cognito:username``, ``email``, ``name``, ``zoneinfo``).
 
@@ -47,6 +50,8 @@ MCP_CLIENT_ID = "multitool-mcp"
 """A pre-registered public client for MCP clients that do not register (loopback redirects only)."""
 MCP_REDIRECT_URIS = ("http://127.0.0.1/callback", "http://localhost/callback")
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+MAX_CLIENT_DOCUMENT_BYTES = 5 * 1024
+"""A client ID metadata document larger than this is refused (it is a few fields)."""
 TOKEN_SECONDS = 3600
 REFRESH_SECONDS = 12 * 3600
 CODE_SECONDS = 300
@@ -120,6 +125,8 @@ class LocalOidc:
     resources: tuple[str, ...] = ()
     """The resource servers (RFC 8707 resource indicators) this provider issues access tokens for:
     ``multitool mcp``'s ``/mcp`` URL. A request for any other resource is ``invalid_target``."""
+    fetch_document: Callable[[str], bytes] | None = None
+    """How a client ID metadata document is fetched (``https://`` only); None: over the network."""
     _registered: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
     _codes: dict[str, _Grant] = field(default_factory=dict, repr=False)
     _refresh: dict[str, _Grant] = field(default_factory=dict, repr=False)
@@ -146,7 +153,32 @@ class LocalOidc:
             return MCP_REDIRECT_URIS
         with self._lock:
             registered = self._registered.get(client_id or "")
+        if registered is None and self.resources and _is_document_url(client_id or ""):
+            registered = self._document_callbacks(client_id or "")
         return registered if registered is not None else self.other_clients.get(client_id or "")
+
+    def _document_callbacks(self, client_id: str) -> tuple[str, ...] | None:
+        """The redirect URIs a client ID metadata document lists; None for a document that does not
+        name ``client_id`` itself, or cannot be read."""
+        fetch = self.fetch_document or _fetch_https
+        try:
+            document = json.loads(fetch(client_id)[: MAX_CLIENT_DOCUMENT_BYTES + 1] or b"null")
+        except (OSError, ValueError):
+            return None
+        if not isinstance(document, dict) or document.get("client_id") != client_id:
+            return None
+        if document.get("token_endpoint_auth_method", "none") != "none":
+            return None  # a public client: this provider keeps no secrets and checks no keys
+        uris = document.get("redirect_uris")
+        if (
+            not isinstance(uris, list)
+            or not uris
+            or not all(isinstance(u, str) and _registrable(u) for u in uris)
+        ):
+            return None
+        with self._lock:
+            self._registered[client_id] = tuple(uris)
+        return tuple(uris)
 
     def authorizer(self) -> JwtAuthorizer:
         return JwtAuthorizer(
@@ -231,6 +263,7 @@ class LocalOidc:
                 **(
                     {
                         "registration_endpoint": f"{base}/oauth2/register",
+                        "client_id_metadata_document_supported": True,
                         "authorization_response_iss_parameter_supported": True,
                         "scopes_supported": [*SCOPES, MCP_SCOPE],
                     }
@@ -493,6 +526,24 @@ class LocalOidc:
 def _signing_key() -> RSAKey:
     """A new RS256 key for this run: tokens of an earlier run never verify."""
     return RSAKey.generate_key(2048, parameters={"kid": secrets.token_hex(8), "alg": ALGORITHM, "use": "sig"})
+
+
+def _is_document_url(client_id: str) -> bool:
+    """A client id that names a client ID metadata document: ``https://`` with a path."""
+    parts = urlsplit(client_id)
+    return parts.scheme == "https" and bool(parts.hostname) and parts.path not in ("", "/")
+
+
+def _fetch_https(url: str) -> bytes:
+    import urllib.request
+
+    if not _is_document_url(url):
+        raise OSError("a client ID metadata document is fetched over https only")
+    with urllib.request.urlopen(url, timeout=5) as answer:  # noqa: S310 - https only, checked above
+        body: bytes = answer.read(MAX_CLIENT_DOCUMENT_BYTES + 1)
+    if len(body) > MAX_CLIENT_DOCUMENT_BYTES:
+        raise OSError("the client ID metadata document is too large")
+    return body
 
 
 def _is_loopback_http(url: str) -> bool:
