@@ -12,7 +12,7 @@ indicators (RFC 8707: an access token asked for a resource has that resource as 
 is good there and nowhere else), the ``iss`` of every authorization response (RFC 9207), and client
 ID metadata documents: a ``client_id`` that is an ``https://`` URL names the client's own JSON
 document, fetched once, which must name that same ``client_id`` and lists its redirect URIs
-(https://modelcontextprotocol.io/specification/draft/basic/authorization). Tokens are
+(https://modelcontextprotocol.io/specification/draft/basic/authorization/client-registration). Tokens are
 RS256 JWTs (joserfc) signed with a key made when the provider starts; they carry Cognito's claims
 (``token_use``, ``client_id`` or ``aud``, ``cognito:username``, ``email``, ``name``, ``zoneinfo``).
 
