@@ -2,7 +2,9 @@
 
 The page signs in exactly as it does against Cognito: ``/oauth2/authorize`` (authorization code, PKCE
 S256 required), ``/oauth2/token`` (code and refresh-token grants), ``/oauth2/revoke`` and ``/logout``,
-with ``/.well-known/openid-configuration`` and ``/.well-known/jwks.json`` for discovery.
+with ``/.well-known/openid-configuration`` and ``/.well-known/jwks.json`` for discovery. Tokens are
+RS256 JWTs (joserfc) signed with a key made when the provider starts; they carry Cognito's claims
+(``token_use``, ``client_id`` or ``aud``, ``cognito:username``, ``email``, ``name``, ``zoneinfo``).
 
 For MCP clients it is also an OAuth 2.1 authorization server as the MCP authorization spec asks of
 one: the same metadata at ``/.well-known/oauth-authorization-server`` (RFC 8414), dynamic client
@@ -12,9 +14,7 @@ indicators (RFC 8707: an access token asked for a resource has that resource as 
 is good there and nowhere else), the ``iss`` of every authorization response (RFC 9207), and client
 ID metadata documents: a ``client_id`` that is an ``https://`` URL names the client's own JSON
 document, fetched once, which must name that same ``client_id`` and lists its redirect URIs
-(https://modelcontextprotocol.io/specification/draft/basic/authorization/client-registration). Tokens are
-RS256 JWTs (joserfc) signed with a key made when the provider starts; they carry Cognito's claims
-(``token_use``, ``client_id`` or ``aud``, ``cognito:username``, ``email``, ``name``, ``zoneinfo``).
+(https://modelcontextprotocol.io/specification/draft/basic/authorization/client-registration).
 
 The tokens are checked as the HTTP API checks them by :mod:`multitool.local.jwt_authorizer`.
 
