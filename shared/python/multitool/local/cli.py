@@ -451,6 +451,15 @@ def mcp(args: argparse.Namespace) -> int:
             raise CliError(
                 "--user and --sign-in oidc do not go together: the token says who calls.", EXIT_USAGE
             )
+        from multitool.local.loopback import is_loopback
+
+        if args.host != "localhost" and not is_loopback(args.host):
+            # The stand-in's sign-in form asks no password: whoever reaches it can sign in as anyone.
+            raise CliError(
+                f"--sign-in oidc serves this machine only (--host 127.0.0.1), not {args.host}: "
+                "its sign-in asks no password.",
+                EXIT_USAGE,
+            )
     user = _check_user(args.user or seed.default_user, [p.id for p in seed.people])
     person = seed.person(user)
     assert person is not None
