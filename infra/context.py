@@ -160,6 +160,10 @@ ALLOWED: dict[str, str] = {
 }
 
 
+DEFAULT_MCP_CALLBACK_URLS = ("http://localhost:8976/callback",)
+"""The MCP app client's callback when the context names none: a loopback one, for a client set to it."""
+
+
 class ContextError(ValueError):
     """One clear line: the key, the value given and what it accepts."""
 
@@ -273,6 +277,9 @@ class DeployContext(BaseModel):
         default=DEFAULT_AUDIT_RETENTION_DAYS, ge=1, le=3653, alias="auditRetentionDays"
     )
     recipient_domains: tuple[str, ...] = Field(default=(), alias="recipientDomains")
+    # executor=gateway: where the user Gateway's MCP app client may send a signed-in user back (each
+    # MCP client's own redirect URI, exactly: Cognito matches callbacks exactly, port included).
+    mcp_callback_urls: tuple[str, ...] = Field(default=DEFAULT_MCP_CALLBACK_URLS, alias="mcpCallbackUrls")
     outside_recipients: OutsideRecipients = Field(default=OutsideRecipients.CAPPED, alias="outsideRecipients")
     recipients_per_day: int = Field(
         default=DEFAULT_RECIPIENTS_PER_DAY, ge=1, le=100_000, alias="recipientsPerDay"
@@ -311,6 +318,18 @@ class DeployContext(BaseModel):
                 "has a tenant."
             )
         return self
+
+    @field_validator("mcp_callback_urls", mode="before")
+    @classmethod
+    def _mcp_callbacks(cls, value: Any) -> Any:
+        urls = [u.strip() for u in value.split(",") if u.strip()] if isinstance(value, str) else value
+        for url in urls:
+            # Cognito takes plain http for localhost only (multitool.local.login says where that is written).
+            if not (url.startswith("https://") or url.startswith(("http://localhost:", "http://localhost/"))):
+                raise ValueError(f"mcpCallbackUrls: {url!r} must be https:// or http://localhost")
+        if not urls:
+            raise ValueError("mcpCallbackUrls: name at least one callback URL")
+        return urls
 
     @field_validator("recipient_domains", mode="before")
     @classmethod

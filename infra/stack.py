@@ -35,6 +35,8 @@ from infra.components.mail import SenderIdentity
 from infra.components.model import ModelAccess, grant_guardrail
 from infra.components.suite import SuiteAccess
 from infra.components.tables import Tables
+from infra.components.user_gateway import SCOPE as MCP_SCOPE
+from infra.components.user_gateway import UserToolGateway
 from infra.components.web import ChatWebsite
 from infra.context import RETENTION_DAYS, DeployContext, Identity, Runtime
 
@@ -234,6 +236,17 @@ class MultitoolStack(cdk.Stack):
             domain_prefix=settings.auth_domain_prefix,
             self_sign_up=settings.self_sign_up,
         )
+        # executor=gateway: the same tools for people's own MCP clients, signed in to the pool.
+        self.user_gateway: UserToolGateway | None = None
+        if self.gateway is not None and self.users.creates_client:
+            self.user_gateway = UserToolGateway(
+                self,
+                "UserGateway",
+                users=self.users,
+                functions=self.action_groups,
+                make_function=function,
+                callback_urls=settings.mcp_callback_urls,
+            )
         self.review = function(
             "Review",
             FunctionSpec(
@@ -454,6 +467,15 @@ class MultitoolStack(cdk.Stack):
             cdk.CfnOutput(
                 self, "GatewayUrl", value=self.gateway.gateway.gateway_url or "", description="MCP URL"
             )
+        if self.user_gateway is not None:
+            cdk.CfnOutput(self, "McpUrl", value=self.user_gateway.url, description="MCP URL for MCP clients")
+            cdk.CfnOutput(
+                self,
+                "McpClientId",
+                value=self.user_gateway.client.user_pool_client_id,
+                description="MCP app client",
+            )
+            cdk.CfnOutput(self, "McpScope", value=MCP_SCOPE, description="The scope MCP clients ask for")
         cdk.CfnOutput(self, "JiraSecretArn", value=self.jira.secret.secret_arn)
         if self.suite.secret is not None:
             cdk.CfnOutput(self, "Microsoft365CredentialArn", value=self.suite.secret.secret_arn)

@@ -5,7 +5,7 @@
 // Deployed: config.json next to the page (written by the stack) gives {apiBase, auth: "oidc",
 // signInDomain, clientId}: sign in through managed login (auth.js); auth "bearer" takes a pasted token.
 // The local server answers config.json with auth "local" (a seeded user) or "oidc" (its OIDC stand-in).
-import { newChat, restoreConversation, resumeTurn, send } from "./conversation.js";
+import { newChat, openLinkedDraft, restoreConversation, resumeTurn, send } from "./conversation.js";
 import { finishConsent } from "./cards/connect.js";
 import { $, showAlert } from "./dom.js";
 import { loadLimits } from "./limits.js";
@@ -50,6 +50,7 @@ async function main() {
   const waiting = await finishConsent(showAlert);
   if (waiting) input.value = waiting;
   await restoreConversation();
+  await openLinkedDraft();
   document.body.dataset.ready = "true";
   resumeTurn();
 }

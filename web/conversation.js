@@ -190,6 +190,21 @@ async function addRestoredExchange(exchange) {
   });
 }
 
+// A draft made outside this page (an MCP client signed in as this person), opened by its link
+// `?draft=<id>`: its card in its current state, to confirm or discard here. Another person's draft is
+// not found for this one (404), as the API answers.
+export async function openLinkedDraft() {
+  const id = new URLSearchParams(window.location.search).get("draft");
+  if (!id || !currentUser()) return;
+  const result = await api(`/actions/${encodeURIComponent(id)}`);
+  const view = result.ok && result.data ? result.data : null;
+  const turn = h("li", { class: "msg msg-assistant", "data-testid": "linked-draft" },
+    h("p", { class: "bubble", text: "A draft made for you from an MCP client. Nothing is sent until you confirm it." }),
+    h("div", { class: "cards" }, view && view.card ? renderCardOrNotice(view.card, "", view) : goneCard({ id }, result)));
+  $("messages").append(turn);
+  turn.scrollIntoView({ block: "start" });
+}
+
 // After a reload (or a sign-in coming back): the conversation of this tab's session, for the same person.
 export async function restoreConversation() {
   const saved = rememberedSession();

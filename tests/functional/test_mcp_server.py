@@ -200,6 +200,9 @@ def test_the_sdk_client_calls_a_tool_over_streamable_http(sandbox: Sandbox) -> N
     [
         (["--user", "nobody"], "unknown user 'nobody'; use --user with one of:"),
         (["--sandbox", "ftp://x"], "--sandbox must be an http:// address"),
+        (["--sign-in", "oidc"], "--sign-in oidc needs --http PORT"),
+        (["--sign-in", "oidc", "--http", "8765", "--user", "priya"], "--user and --sign-in oidc do not go"),
+        (["--sign-in", "oidc", "--http", "8765", "--host", "0.0.0.0"], "serves this machine only"),
     ],
 )
 def test_a_bad_option_is_refused_in_one_line(arguments: list[str], words: str) -> None:

@@ -29,7 +29,12 @@ pytestmark = pytest.mark.infra
 
 
 def _gateway(synth: Synthesized) -> tuple[str, dict[str, Any]]:
-    ((logical_id, resource),) = synth.of_type("AWS::BedrockAgentCore::Gateway").items()
+    """The harness's Gateway (IAM); test_stack_user_gateway.py has the user Gateway for MCP clients."""
+    ((logical_id, resource),) = (
+        (lid, r)
+        for lid, r in synth.of_type("AWS::BedrockAgentCore::Gateway").items()
+        if r["Properties"]["AuthorizerType"] == "AWS_IAM"
+    )
     return logical_id, resource["Properties"]
 
 
@@ -72,6 +77,7 @@ def test_each_action_group_lambda_is_a_target_with_its_committed_tool_schema(
     targets = {
         t["Properties"]["Name"]: t["Properties"]
         for t in gateway_stack.of_type("AWS::BedrockAgentCore::GatewayTarget").values()
+        if t["Properties"]["GatewayIdentifier"] == {"Fn::GetAtt": [gateway_id, "GatewayIdentifier"]}
     }
     functions = _function_ids(gateway_stack)
     assert set(targets) == {target_name(group) for group in REGISTRY.groups}

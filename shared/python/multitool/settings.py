@@ -92,11 +92,22 @@ class ToolSettings(_EnvSettings):
         pattern=r"^([0-9a-f]{2}){32,}$",
         description="Hex HMAC key Gateway-path caller keys are signed with (multitool mcp); unset: ignored",
     )
+    caller_key_secret_arn: str | None = Field(
+        default=None,
+        description="The secret that signs the user Gateway interceptor's caller argument; unset: ignored",
+    )
 
     @field_validator("jira_projects", mode="before")
     @classmethod
     def _parse_projects(cls, value: Any) -> Any:
         return _projects(value) if isinstance(value, str) else value
+
+
+class InterceptorSettings(_EnvSettings):
+    """The user Gateway's request interceptor: the caller-signing secret and the pool users are read from."""
+
+    caller_key_secret_arn: str
+    user_pool_id: str
 
 
 class ModelBackend(StrEnum):

@@ -7,6 +7,7 @@
     multitool chat "Email Kinshuok about the doc" [--user ID] [--session ID] [--url URL]
     multitool get ID | confirm ID [--edits JSON] | discard ID   [--user ID] [--url URL]
     multitool mcp [--user ID] [--sandbox MOTO_URL] [--http PORT]   # the tools as an MCP server
+    multitool mcp --http PORT --sign-in oidc [--sandbox MOTO_URL]  # ... as whoever signs in (OAuth)
     multitool doctor [--region R] [--model-id M] [--stack S] [--sender-email E]   # AWS preflight
     multitool eval DATASET... [--runtime offline|converse|agentcore] [--model-id ID ...]
                    [--url URL [--token TOKEN]] [--json OUT] [--min-exact RATE]   # score combined requests
@@ -23,7 +24,9 @@ per ``--model-id``; it never confirms a card and discards every card it made.
 ``mcp`` serves the three tools to any MCP client (stdio, or streamable HTTP with ``--http``) as
 one local user, through the same Gateway event path the deployed Lambdas take; with ``--sandbox``
 it uses a running ``multitool serve``'s data (the moto address it prints), so its drafts can be
-reviewed there.
+reviewed there. With ``--http PORT --sign-in oidc`` it is a remote MCP server as the MCP
+authorization spec asks (:mod:`multitool.local.mcp_auth`): clients register and sign in at its own
+local OIDC stand-in, and each call is made as the token's user.
 
 ``doctor`` checks your own AWS account and region, read-only, before and after ``cdk deploy``:
 one line per check (ok, warn or fail, and the step that fixes it); the exit status is 1 when
@@ -146,6 +149,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--http", type=int, metavar="PORT", help="serve streamable HTTP on PORT at /mcp, not stdio"
     )
     mcp.add_argument("--host", default="127.0.0.1", help="address for --http (default: %(default)s)")
+    mcp.add_argument(
+        "--sign-in",
+        choices=("none", "oidc"),
+        default="none",
+        help="with --http: none (every call as --user) or oidc (an OAuth 2.1 resource server: MCP clients "
+        "register, sign in with the code flow and PKCE at this server's local OIDC stand-in, and call "
+        "as the signed-in user); default: %(default)s",
+    )
     mcp.add_argument(
         "--functions-dir",
         type=Path,
@@ -449,6 +460,24 @@ def mcp(args: argparse.Namespace) -> int:
     from multitool.observability import use_console_logs
 
     seed = load_seed()
+    if args.sign_in == "oidc":
+        if args.http is None or args.http == 0:
+            raise CliError(
+                "--sign-in oidc needs --http PORT (a fixed port: it is the issuer's URL).", EXIT_USAGE
+            )
+        if args.user:
+            raise CliError(
+                "--user and --sign-in oidc do not go together: the token says who calls.", EXIT_USAGE
+            )
+        from multitool.local.loopback import is_loopback
+
+        if args.host != "localhost" and not is_loopback(args.host):
+            # The stand-in's sign-in form asks no password: whoever reaches it can sign in as anyone.
+            raise CliError(
+                f"--sign-in oidc serves this machine only (--host 127.0.0.1), not {args.host}: "
+                "its sign-in asks no password.",
+                EXIT_USAGE,
+            )
     user = _check_user(args.user or seed.default_user, [p.id for p in seed.people])
     person = seed.person(user)
     assert person is not None
@@ -465,7 +494,20 @@ def mcp(args: argparse.Namespace) -> int:
     caller_key = secrets.token_bytes(32)
     os.environ["CALLER_CONTEXT_KEY"] = caller_key.hex()
     gateway = LocalGateway(args.functions_dir or repo_root() / "functions", person, caller_key)
-    server = build_server(gateway)
+    sign_in = None
+    if args.sign_in == "oidc":
+        from multitool.local.mcp_auth import resource_url, token_user
+        from multitool.local.oidc import LocalOidc
+
+        resource = resource_url(args.host, args.http)
+        oidc = LocalOidc(
+            people=lambda: seed.people, issuer=f"http://{args.host}:{args.http}", resources=(resource,)
+        )
+        sign_in = (oidc, resource)
+        server = build_server(gateway, token_user(seed.person))
+        user = "the signed-in user"
+    else:
+        server = build_server(gateway)
     where = args.sandbox or (running.endpoint if running else "")
     try:
         if args.http is not None:
@@ -475,7 +517,7 @@ def mcp(args: argparse.Namespace) -> int:
                 file=sys.stderr,
                 flush=True,
             )
-            serve_http(server, args.host, args.http)
+            serve_http(server, args.host, args.http, sign_in)
         else:
             import anyio
 

@@ -12,6 +12,10 @@ a seeded local user. It names that verified caller in the client context
 (:data:`multitool.tools.gateway.CALLER_KEYS`: id, the user's time zone and address from the seed),
 so its drafts belong to that user, and only that user can confirm them.
 
+With ``--http PORT --sign-in oidc`` it serves whoever signs in instead: a remote MCP server that is
+an OAuth 2.1 resource server (:mod:`multitool.local.mcp_auth`), each call made as the verified
+token's user, so an outside client's drafts are that user's.
+
 Transports: stdio (the default; what desktop MCP clients start) and streamable HTTP (``--http``).
 Every log line goes to stderr: on stdio, stdout carries the protocol only.
 """
@@ -21,7 +25,7 @@ from __future__ import annotations
 import json
 import sys
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +50,7 @@ from multitool.tools.gateway import (
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
 
+    from multitool.local.oidc import LocalOidc
     from multitool.people import Person
 
 SERVER_NAME = "multitool"
@@ -102,8 +107,10 @@ class LocalGateway:
             self._handlers[group] = load_handler(self.functions_dir, group)
         return self._handlers[group]
 
-    def custom(self, name: str) -> dict[str, Any]:
-        """The client context's ``custom`` map of one call: the Gateway's keys and the caller's."""
+    def custom(self, name: str, caller: Person | None = None) -> dict[str, Any]:
+        """The client context's ``custom`` map of one call: the Gateway's keys and the caller's
+        (``caller``, the signed-in user of this call, else the user the server was started as)."""
+        caller = caller or self.caller
         tool = self.tools.get(name)
         custom = {
             TOOL_NAME_KEY: name,
@@ -112,14 +119,18 @@ class LocalGateway:
             REQUEST_ID_KEY: str(uuid.uuid4()),
             MESSAGE_ID_KEY: str(uuid.uuid4()),
             MESSAGE_VERSION_KEY: MESSAGE_VERSION,
-            CALLER_ID_KEY: self.caller.id,
-            CALLER_TIMEZONE_KEY: self.caller.timezone,
-            CALLER_EMAIL_KEY: self.caller.email,
-            CALLER_SESSION_KEY: self.session_id,
+            CALLER_ID_KEY: caller.id,
+            CALLER_TIMEZONE_KEY: caller.timezone,
+            CALLER_EMAIL_KEY: caller.email,
+            CALLER_SESSION_KEY: self.session_id
+            if caller is self.caller
+            else f"{self.session_id}:{caller.id}",
         }
         return sign_caller(custom, self.caller_key)
 
-    def call(self, name: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+    def call(
+        self, name: str, arguments: Mapping[str, Any] | None, caller: Person | None = None
+    ) -> dict[str, Any]:
         """The Lambda's answer to one ``tools/call``: a payload, or an ``{"error": ...}`` body."""
         tool = self.tools.get(name)
         if tool is None:
@@ -133,15 +144,19 @@ class LocalGateway:
         event = json.loads(json.dumps(dict(arguments or {})))  # the Gateway sends JSON
         context = LambdaContext(
             f"multitool-{target_name(tool.group)}",
-            client_context=ClientContext.from_invoke(encode_client_context(self.custom(name))),
+            client_context=ClientContext.from_invoke(encode_client_context(self.custom(name, caller))),
         )
         answer = self.handler(tool.group)(event, context)
         decoded: dict[str, Any] = json.loads(json.dumps(answer))
         return decoded
 
 
-def build_server(gateway: LocalGateway) -> Server:
-    """The MCP server: ``tools/list`` from the Gateway tool schemas, ``tools/call`` through the Lambdas."""
+def build_server(gateway: LocalGateway, signed_in: Callable[[], Person | None] | None = None) -> Server:
+    """The MCP server: ``tools/list`` from the Gateway tool schemas, ``tools/call`` through the Lambdas.
+
+    ``signed_in``, when given, says whose verified token the current request carries: every call is
+    made as that user (and refused when the token's user is not a known one).
+    """
     import anyio
     from mcp import types
     from mcp.server.lowlevel import Server
@@ -162,7 +177,18 @@ def build_server(gateway: LocalGateway) -> Server:
     # The Lambda validates the arguments (the same validation as every path): not the SDK.
     @server.call_tool(validate_input=False)  # type: ignore[untyped-decorator]
     async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
-        answer = await anyio.to_thread.run_sync(gateway.call, name, arguments)
+        caller = signed_in() if signed_in is not None else None
+        if signed_in is not None and caller is None:
+            answer: dict[str, Any] = {
+                "error": {
+                    "code": "unknown_user",
+                    "message": "The signed-in user is not in this sandbox's directory: "
+                    "sign in as one who is.",
+                    "field": "authorization",
+                }
+            }
+        else:
+            answer = await anyio.to_thread.run_sync(gateway.call, name, arguments, caller)
         text = json.dumps(answer, ensure_ascii=False)
         failed = isinstance(answer.get("error"), Mapping)
         return types.CallToolResult(
@@ -213,8 +239,12 @@ class _Asgi:
         await self._manager.handle_request(scope, receive, send)
 
 
-def http_app(server: Server) -> Any:
-    """Streamable HTTP at ``/mcp`` (stateless, JSON answers), as a Starlette app."""
+def http_app(server: Server, sign_in: tuple[LocalOidc, str] | None = None) -> Any:
+    """Streamable HTTP at ``/mcp`` (stateless, JSON answers), as a Starlette app.
+
+    ``sign_in`` (the authorization server and this server's resource URL) puts ``/mcp`` behind the
+    bearer check and serves the metadata and the authorization server beside it.
+    """
     import contextlib
 
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -228,11 +258,16 @@ def http_app(server: Server) -> Any:
         async with manager.run():
             yield
 
-    return Starlette(routes=[Route("/mcp", endpoint=_Asgi(manager))], lifespan=lifespan)
+    if sign_in is None:
+        return Starlette(routes=[Route("/mcp", endpoint=_Asgi(manager))], lifespan=lifespan)
+    from multitool.local.mcp_auth import protected_routes
+
+    oidc, resource = sign_in
+    return Starlette(routes=protected_routes(_Asgi(manager), oidc, resource), lifespan=lifespan)
 
 
-def serve_http(server: Server, host: str, port: int) -> None:
+def serve_http(server: Server, host: str, port: int, sign_in: tuple[LocalOidc, str] | None = None) -> None:
     """Serve streamable HTTP at ``http://host:port/mcp`` until interrupted."""
     import uvicorn
 
-    uvicorn.run(http_app(server), host=host, port=port, log_level="warning")
+    uvicorn.run(http_app(server, sign_in), host=host, port=port, log_level="warning")

@@ -6,6 +6,16 @@ with ``/.well-known/openid-configuration`` and ``/.well-known/jwks.json`` for di
 RS256 JWTs (joserfc) signed with a key made when the provider starts; they carry Cognito's claims
 (``token_use``, ``client_id`` or ``aud``, ``cognito:username``, ``email``, ``name``, ``zoneinfo``).
 
+For MCP clients it is also an OAuth 2.1 authorization server as the MCP authorization spec asks of
+one: the same metadata at ``/.well-known/oauth-authorization-server`` (RFC 8414), dynamic client
+registration of public clients (RFC 7591, ``/oauth2/register``) beside a pre-registered public
+client (:data:`MCP_CLIENT_ID`), loopback redirect URIs on any port (RFC 8252 7.3), resource
+indicators (RFC 8707: an access token asked for a resource has that resource as its ``aud``, so it
+is good there and nowhere else), the ``iss`` of every authorization response (RFC 9207), and client
+ID metadata documents: a ``client_id`` that is an ``https://`` URL names the client's own JSON
+document, fetched once, which must name that same ``client_id`` and lists its redirect URIs
+(https://modelcontextprotocol.io/specification/draft/basic/authorization/client-registration).
+
 The tokens are checked as the HTTP API checks them by :mod:`multitool.local.jwt_authorizer`.
 
 Local only (this package is not in the Lambda layer): the sign-in form lists the seeded people and
@@ -34,12 +44,22 @@ from multitool.local.sign_in_page import FORM_HEADERS, Person, page, sign_in_for
 
 CLIENT_ID = "multitool-local-page"
 SCOPES = ("openid", "email", "profile")
+MCP_SCOPE = "multitool/tools"
+"""What an MCP client asks for to call the tools (a Cognito resource server's ``identifier/scope``)."""
+MCP_CLIENT_ID = "multitool-mcp"
+"""A pre-registered public client for MCP clients that do not register (loopback redirects only)."""
+MCP_REDIRECT_URIS = ("http://127.0.0.1/callback", "http://localhost/callback")
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+MAX_CLIENT_DOCUMENT_BYTES = 5 * 1024
+"""A client ID metadata document larger than this is refused (it is a few fields)."""
 TOKEN_SECONDS = 3600
 REFRESH_SECONDS = 12 * 3600
 CODE_SECONDS = 300
 SESSION_COOKIE = "multitool_sign_in"
 PATHS = (
     "/.well-known/openid-configuration",
+    "/.well-known/oauth-authorization-server",
+    "/oauth2/register",
     "/.well-known/jwks.json",
     "/oauth2/authorize",
     "/oauth2/token",
@@ -84,6 +104,8 @@ class _Grant:
     challenge: str
     scope: str
     expires: float
+    resource: str = ""
+    """The RFC 8707 resource the access token is for (its ``aud``); empty: the client's own token."""
 
 
 @dataclass
@@ -100,6 +122,12 @@ class LocalOidc:
     other_clients: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """More public clients and their callback URLs, as a pool has one client per app (the command
     line's ``multitool login`` has its own, with a loopback callback)."""
+    resources: tuple[str, ...] = ()
+    """The resource servers (RFC 8707 resource indicators) this provider issues access tokens for:
+    ``multitool mcp``'s ``/mcp`` URL. A request for any other resource is ``invalid_target``."""
+    fetch_document: Callable[[str], bytes] | None = None
+    """How a client ID metadata document is fetched (``https://`` only); None: over the network."""
+    _registered: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
     _codes: dict[str, _Grant] = field(default_factory=dict, repr=False)
     _refresh: dict[str, _Grant] = field(default_factory=dict, repr=False)
     _sessions: dict[str, str] = field(default_factory=dict, repr=False)
@@ -121,7 +149,36 @@ class LocalOidc:
         """The callback URLs of a client this provider knows; None for any other."""
         if client_id == self.client_id:
             return self.redirect_uris
-        return self.other_clients.get(client_id or "")
+        if client_id == MCP_CLIENT_ID and self.resources:
+            return MCP_REDIRECT_URIS
+        with self._lock:
+            registered = self._registered.get(client_id or "")
+        if registered is None and self.resources and _is_document_url(client_id or ""):
+            registered = self._document_callbacks(client_id or "")
+        return registered if registered is not None else self.other_clients.get(client_id or "")
+
+    def _document_callbacks(self, client_id: str) -> tuple[str, ...] | None:
+        """The redirect URIs a client ID metadata document lists; None for a document that does not
+        name ``client_id`` itself, or cannot be read."""
+        fetch = self.fetch_document or _fetch_https
+        try:
+            document = json.loads(fetch(client_id)[: MAX_CLIENT_DOCUMENT_BYTES + 1] or b"null")
+        except (OSError, ValueError):
+            return None
+        if not isinstance(document, dict) or document.get("client_id") != client_id:
+            return None
+        if document.get("token_endpoint_auth_method", "none") != "none":
+            return None  # a public client: this provider keeps no secrets and checks no keys
+        uris = document.get("redirect_uris")
+        if (
+            not isinstance(uris, list)
+            or not uris
+            or not all(isinstance(u, str) and _registrable(u) for u in uris)
+        ):
+            return None
+        with self._lock:
+            self._registered[client_id] = tuple(uris)
+        return tuple(uris)
 
     def authorizer(self) -> JwtAuthorizer:
         return JwtAuthorizer(
@@ -177,6 +234,8 @@ class LocalOidc:
             ("GET", "/oauth2/userInfo"): lambda: self._user_info(headers),
             ("GET", "/logout"): lambda: self._logout(query, headers),
         }
+        routes[("GET", "/.well-known/oauth-authorization-server")] = self._discovery
+        routes[("POST", "/oauth2/register")] = lambda: self._register(body)
         handler = routes.get((method.upper(), path))
         if handler is None:
             return _json(405 if path in PATHS else 404, {"message": "Method Not Allowed"})
@@ -201,6 +260,16 @@ class LocalOidc:
                 "subject_types_supported": ["public"],
                 "scopes_supported": list(SCOPES),
                 "token_endpoint_auth_methods_supported": ["none"],
+                **(
+                    {
+                        "registration_endpoint": f"{base}/oauth2/register",
+                        "client_id_metadata_document_supported": True,
+                        "authorization_response_iss_parameter_supported": True,
+                        "scopes_supported": [*SCOPES, MCP_SCOPE],
+                    }
+                    if self.resources
+                    else {}
+                ),
             },
             {"content-type": "application/json"},
         )
@@ -210,14 +279,20 @@ class LocalOidc:
         callbacks = self.callbacks(params.get("client_id"))
         if callbacks is None:
             return "unknown client_id"
-        if params.get("redirect_uri") not in callbacks:
+        # Only MCP clients (native apps, RFC 8252) get a loopback redirect on any port.
+        any_port = params.get("client_id") == MCP_CLIENT_ID or params.get("client_id", "") in self._registered
+        if not _redirect_allowed(params.get("redirect_uri", ""), callbacks, any_port=any_port):
             return f"redirect_uri must be one of {', '.join(callbacks)}"
         if params.get("response_type") != "code":
             return "response_type must be code (the implicit flow is not offered)"
         if params.get("code_challenge_method") != "S256" or not params.get("code_challenge"):
             return "PKCE is required: code_challenge with code_challenge_method=S256"
-        if "openid" not in params.get("scope", "").split():
-            return "scope must include openid"
+        scopes = params.get("scope", "").split()
+        if "openid" not in scopes and not (self.resources and MCP_SCOPE in scopes):
+            return "scope must include openid" + (f" or {MCP_SCOPE}" if self.resources else "")
+        resource = params.get("resource")
+        if resource is not None and resource not in self.resources:
+            return "resource is not a server this provider issues tokens for (invalid_target)"
         return None
 
     def _authorize(self, params: Mapping[str, str], headers: Mapping[str, str]) -> OidcResponse:
@@ -260,8 +335,14 @@ class LocalOidc:
                 challenge=params["code_challenge"],
                 scope=params.get("scope", "openid"),
                 expires=self.clock() + CODE_SECONDS,
+                resource=params.get("resource", ""),
             )
-        answer = {"code": code, **({"state": params["state"]} if params.get("state") else {})}
+        # RFC 9207: the answer names its issuer, so a client talking to two servers tells them apart.
+        answer = {
+            "code": code,
+            **({"state": params["state"]} if params.get("state") else {}),
+            "iss": self.issuer,
+        }
         return _redirect(f"{params['redirect_uri']}?{urlencode(answer)}")
 
     def _token(self, form: Mapping[str, str]) -> OidcResponse:
@@ -275,6 +356,8 @@ class LocalOidc:
                 return _oauth_error(400, "invalid_grant", "the code is unknown, used or expired")
             if grant.redirect_uri != form.get("redirect_uri") or grant.client_id != form.get("client_id"):
                 return _oauth_error(400, "invalid_grant", "redirect_uri or client_id differ from the request")
+            if form.get("resource", grant.resource) != grant.resource:
+                return _oauth_error(400, "invalid_target", "resource differs from the authorization request")
             verifier = form.get("code_verifier", "")
             if not verifier or not secrets.compare_digest(s256(verifier), grant.challenge):
                 return _oauth_error(400, "invalid_grant", "code_verifier does not match the code_challenge")
@@ -282,17 +365,19 @@ class LocalOidc:
             with self._lock:
                 self._refresh[refresh] = _Grant(
                     grant.user_id, grant.client_id, grant.redirect_uri, "", grant.scope,
-                    self.clock() + self.refresh_seconds,
+                    self.clock() + self.refresh_seconds, grant.resource,
                 )  # fmt: skip
-            tokens = self._tokens(grant.user_id, grant.scope, grant.client_id)
+            tokens = self._tokens(grant.user_id, grant.scope, grant.client_id, grant.resource)
             return _json(200, {**tokens, "refresh_token": refresh})
         if grant_type == "refresh_token":
             with self._lock:
                 grant = self._refresh.get(form.get("refresh_token", ""))
             if grant is None or grant.expires < self.clock() or grant.client_id != form.get("client_id"):
                 return _oauth_error(400, "invalid_grant", "the refresh token is unknown, revoked or expired")
+            if form.get("resource", grant.resource) != grant.resource:
+                return _oauth_error(400, "invalid_target", "resource differs from the authorization request")
             # Cognito: no new refresh token
-            return _json(200, self._tokens(grant.user_id, grant.scope, grant.client_id))
+            return _json(200, self._tokens(grant.user_id, grant.scope, grant.client_id, grant.resource))
         return _oauth_error(
             400, "unsupported_grant_type", "grant_type must be authorization_code or refresh_token"
         )
@@ -305,6 +390,48 @@ class LocalOidc:
             if grant is not None and grant.client_id == form.get("client_id"):
                 del self._refresh[form["token"]]
         return OidcResponse(200, dict(NO_STORE), b"")  # RFC 7009: 200 whether or not it was known
+
+    def _register(self, body: bytes) -> OidcResponse:
+        """RFC 7591 dynamic registration, of public clients (PKCE, no secret) only."""
+        if not self.resources:
+            return _json(404, {"message": "Not Found"})
+        try:
+            metadata = json.loads(body or b"null")
+        except ValueError:
+            metadata = None
+        if not isinstance(metadata, dict):
+            return _oauth_error(400, "invalid_client_metadata", "the body must be a JSON object")
+        uris = metadata.get("redirect_uris")
+        if not isinstance(uris, list) or not uris or not all(isinstance(u, str) for u in uris):
+            return _oauth_error(400, "invalid_redirect_uri", "redirect_uris must be a non-empty list of URLs")
+        bad = next((u for u in uris if not _registrable(u)), None)
+        if bad is not None:
+            return _oauth_error(
+                400, "invalid_redirect_uri", f"{bad!r} is neither a loopback http:// URL nor an https:// URL"
+            )
+        grants = metadata.get("grant_types", ["authorization_code"])
+        if not isinstance(grants, list) or not set(grants) <= {"authorization_code", "refresh_token"}:
+            return _oauth_error(
+                400, "invalid_client_metadata", "grant_types may be authorization_code and refresh_token only"
+            )
+        client_id = f"mcp-{secrets.token_urlsafe(12)}"
+        with self._lock:
+            self._registered[client_id] = tuple(uris)
+        answer = {
+            "client_id": client_id,
+            "client_id_issued_at": int(self.clock()),
+            "redirect_uris": uris,
+            "grant_types": grants,
+            "response_types": ["code"],
+            # A public client whatever it asked for: this provider keeps no secrets (RFC 7591 3.2.1).
+            "token_endpoint_auth_method": "none",
+            **{
+                k: metadata[k]
+                for k in ("client_name", "client_uri", "scope")
+                if isinstance(metadata.get(k), str)
+            },
+        }
+        return _json(201, answer)
 
     def _user_info(self, headers: Mapping[str, str]) -> OidcResponse:
         try:
@@ -350,7 +477,7 @@ class LocalOidc:
             "zoneinfo": person.timezone,
         }
 
-    def _tokens(self, user_id: str, scope: str, client_id: str) -> dict[str, Any]:
+    def _tokens(self, user_id: str, scope: str, client_id: str, resource: str = "") -> dict[str, Any]:
         person = self._person(user_id)
         if person is None:
             raise LookupError(user_id)  # a grant is only ever made for a known person
@@ -384,11 +511,12 @@ class LocalOidc:
                 "scope": scope,
                 "username": person.id,
                 "jti": secrets.token_hex(8),
+                **({"aud": resource} if resource else {}),
             },
             self.key,
         )
         return {
-            "id_token": id_token,
+            **({"id_token": id_token} if "openid" in scope.split() else {}),
             "access_token": access_token,
             "token_type": "Bearer",
             "expires_in": self.token_seconds,
@@ -398,6 +526,51 @@ class LocalOidc:
 def _signing_key() -> RSAKey:
     """A new RS256 key for this run: tokens of an earlier run never verify."""
     return RSAKey.generate_key(2048, parameters={"kid": secrets.token_hex(8), "alg": ALGORITHM, "use": "sig"})
+
+
+def _is_document_url(client_id: str) -> bool:
+    """A client id that names a client ID metadata document: ``https://`` with a path."""
+    parts = urlsplit(client_id)
+    return parts.scheme == "https" and bool(parts.hostname) and parts.path not in ("", "/")
+
+
+def _fetch_https(url: str) -> bytes:
+    import urllib.request
+
+    if not _is_document_url(url):
+        raise OSError("a client ID metadata document is fetched over https only")
+    with urllib.request.urlopen(url, timeout=5) as answer:  # noqa: S310 - https only, checked above
+        body: bytes = answer.read(MAX_CLIENT_DOCUMENT_BYTES + 1)
+    if len(body) > MAX_CLIENT_DOCUMENT_BYTES:
+        raise OSError("the client ID metadata document is too large")
+    return body
+
+
+def _is_loopback_http(url: str) -> bool:
+    parts = urlsplit(url)
+    return parts.scheme == "http" and (parts.hostname or "") in {h.strip("[]") for h in LOOPBACK_HOSTS}
+
+
+def _registrable(url: str) -> bool:
+    """A redirect URI a public client may register: loopback http (RFC 8252 7.3) or https, no fragment."""
+    parts = urlsplit(url)
+    return not parts.fragment and (
+        _is_loopback_http(url) or (parts.scheme == "https" and bool(parts.hostname))
+    )
+
+
+def _redirect_allowed(uri: str, callbacks: Iterable[str], *, any_port: bool) -> bool:
+    """Exact match, except that a native client's loopback http callback matches on any port
+    (RFC 8252 7.3)."""
+    if uri in callbacks:
+        return True
+    if not any_port or not _is_loopback_http(uri):
+        return False
+    asked = urlsplit(uri)
+    return any(
+        _is_loopback_http(c) and (urlsplit(c).hostname, urlsplit(c).path) == (asked.hostname, asked.path)
+        for c in callbacks
+    )
 
 
 def _cookie(headers: Mapping[str, str], name: str) -> str | None:

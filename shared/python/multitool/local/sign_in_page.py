@@ -41,6 +41,7 @@ def sign_in_form(params: Mapping[str, str], people: Iterable[Person], error: str
         "state",
         "code_challenge",
         "code_challenge_method",
+        "resource",
     )
     hidden = "".join(
         f'<input type="hidden" name="{k}" value="{html.escape(params[k])}">' for k in keep if k in params

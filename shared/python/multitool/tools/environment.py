@@ -21,7 +21,9 @@ class ToolEnvironment:
     default_timezone: str = "UTC"
     caller_key: bytes | None = None
     """The key Gateway-path caller keys must be signed with (:mod:`multitool.tools.gateway`); None:
-    caller keys are ignored (every deployed function: the stack sets no ``CALLER_CONTEXT_KEY``)."""
+    caller keys are ignored. Deployed, the action-group functions behind the user Gateway read it
+    from ``CALLER_KEY_SECRET_ARN`` (:mod:`multitool.ports.gateway_caller`); no function has
+    ``CALLER_CONTEXT_KEY``."""
 
 
 EnvironmentProvider = Callable[[], ToolEnvironment]
@@ -68,4 +70,8 @@ def aws_environment() -> ToolEnvironment:
     if settings.calendar != "builtin":
         ports = with_caller_suites(ports, settings)
     caller_key = bytes.fromhex(settings.caller_context_key) if settings.caller_context_key else None
+    if settings.caller_key_secret_arn:  # the user Gateway's targets: the interceptor's key
+        from multitool.ports.gateway_caller import secret_key
+
+        caller_key = secret_key(boto3.client("secretsmanager"), settings.caller_key_secret_arn)
     return ToolEnvironment(ports, ToolConfig.from_settings(settings), settings.default_timezone, caller_key)

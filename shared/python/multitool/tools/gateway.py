@@ -16,6 +16,8 @@ same context, under :data:`CALLER_KEYS`, and signs them (:data:`CALLER_SIGNATURE
 the key in the function's ``CALLER_CONTEXT_KEY``). Any principal allowed to invoke the Lambda can
 set a client context, so the keys count only with a valid signature: a function without the key (the
 stack sets none) or a call without a valid signature ignores them, and the draft is unclaimed.
+Through the stack's user Gateway (outside MCP clients, signed in to Cognito) the caller comes in a
+signed argument its request interceptor adds instead (:mod:`multitool.ports.gateway_caller`).
 
 The answer is the tool's payload, or ``{"error": {"code", "message", "field"}}`` for a call the
 tool cannot act on (bad arguments, unknown tool, missing context): a result the model can read and
@@ -29,7 +31,7 @@ import hmac
 import json
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -154,15 +156,46 @@ class GatewayCall:
             custom=custom,
         )
 
-    def tool_context(self, default_timezone: str, caller_key: bytes | None = None) -> ToolContext:
+    def tool_context(
+        self, default_timezone: str, caller_key: bytes | None = None, caller_argument: Any = None
+    ) -> ToolContext:
         """Who is asking: the verified caller the invoker named and signed, else nobody yet (unclaimed).
 
         Caller keys without a valid signature are ignored (logged): the draft is then unclaimed, so
-        an invoker that names another user gets a draft nobody can confirm, never hers.
+        an invoker that names another user gets a draft nobody can confirm, never hers. So is a
+        ``caller_argument`` (the user Gateway's interceptor's) that is not signed for this call.
         """
+        custom = self.custom
+        if caller_argument is not None:
+            from multitool.ports.gateway_caller import (
+                CALLER_EMAIL,
+                CALLER_ID,
+                CALLER_TIMEZONE,
+                verified_caller,
+            )
+
+            # The interceptor's caller replaces anything the context says of the caller.
+            verified = verified_caller(caller_argument, self.qualified_name, caller_key)
+            custom = {k: v for k, v in custom.items() if k not in (*CALLER_KEYS, CALLER_SIGNATURE_KEY)}
+            if verified is None:
+                logger.warning("Caller argument ignored: not signed for this call", extra={"tool": self.tool})
+                metrics.add_metric(name="CallerContextIgnored", unit=MetricUnit.Count, value=1)
+            else:
+                named = {
+                    CALLER_ID_KEY: CALLER_ID,
+                    CALLER_EMAIL_KEY: CALLER_EMAIL,
+                    CALLER_TIMEZONE_KEY: CALLER_TIMEZONE,
+                }
+                custom |= {
+                    key: verified[field] for key, field in named.items() if verified[field] is not None
+                }
+            return replace(self, custom=custom)._context(default_timezone, trusted=verified is not None)
+        return self._context(default_timezone, trusted=signed_by(custom, caller_key))
+
+    def _context(self, default_timezone: str, *, trusted: bool) -> ToolContext:
         caller = self.custom.get(CALLER_ID_KEY)
         named = any(key in self.custom for key in CALLER_KEYS)
-        if named and not signed_by(self.custom, caller_key):
+        if named and not trusted:
             logger.warning(
                 "Caller context ignored: not signed by this deployment's key",
                 extra={"gateway_id": self.gateway_id, "signed": CALLER_SIGNATURE_KEY in self.custom},
@@ -215,9 +248,13 @@ def answer_gateway_call(
             raise _unknown_tool(call, spec)
         if not isinstance(event, Mapping):
             raise InvalidInput("The tool arguments must be a JSON object.", field="arguments")
+        from multitool.ports.gateway_caller import CALLER_ARGUMENT
+
+        arguments = dict(event)
+        caller_argument = arguments.pop(CALLER_ARGUMENT, None)  # never a tool argument
         tools = environment()
-        ctx = call.tool_context(tools.default_timezone, tools.caller_key)
-        (outcome,) = run_calls([(spec.name, dict(event))], ctx, tools.ports, tools.config)
+        ctx = call.tool_context(tools.default_timezone, tools.caller_key, caller_argument)
+        (outcome,) = run_calls([(spec.name, arguments)], ctx, tools.ports, tools.config)
         if outcome.error is not None:
             raise outcome.error
     except ToolError as error:

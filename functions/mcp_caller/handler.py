@@ -1,0 +1,21 @@
+"""The user Gateway's REQUEST interceptor: each ``tools/call`` names its signed-in user to the target.
+
+Nothing else changes in a request; the bearer token is read, never logged or passed on
+(:mod:`multitool.ports.gateway_caller`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.typing import LambdaContext
+from multitool.observability import logger, metrics, tracer
+from multitool.ports.gateway_caller import aws_interceptor, intercept
+
+
+@logger.inject_lambda_context(log_event=False)
+@tracer.capture_lambda_handler(capture_response=False)
+@metrics.log_metrics
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    interceptor = aws_interceptor()
+    return intercept(event, key=interceptor.key, profile=interceptor.profile)

@@ -1,0 +1,236 @@
+"""The user Gateway's request interceptor names the signed-in user; the targets make the draft theirs.
+
+On moto (DynamoDB, Secrets Manager, Cognito): the interceptor Lambda gets the request as the
+Gateway sends it (interceptor input 1.0, headers passed), its answer's arguments go to the real
+action-group handler as the Gateway invokes a target, and the real reviewer says whose draft it is.
+"""
+
+from __future__ import annotations
+
+import base64
+import importlib
+import json
+from typing import Any
+
+import boto3
+import pytest
+from multitool.drafts import UNCLAIMED_OWNER, DraftStatus
+from multitool.local.lambdas import LambdaContext
+from multitool.local.memory import MemoryCalendar
+from multitool.ports.gateway_caller import CALLER_ARGUMENT, aws_interceptor, verified_caller
+from multitool.review import Caller, DraftNotFound, ReviewConfig
+from multitool.review.reviewer import Reviewer
+from multitool.tools.environment import aws_environment
+
+from tests.support.gateway_events import gateway_custom, invoke_target
+from tests.support.moto_tables import Tables
+from tests.support.review_support import RecordingMailer
+
+EMAIL = "email-draft___create_email_draft"
+MEETING = "meeting-scheduler___propose_meeting"
+ARGS = {"to": ["Kinshuok"], "subject": "The doc", "body": "Here it is."}
+CLIENT_ID = "4mcpclient0example"
+
+
+@pytest.fixture
+def user_gateway(moto_tables: Tables, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """The stack's pieces: the caller-signing secret (targets and interceptor) and a pool with Alice."""
+    secret = boto3.client("secretsmanager", region_name="us-east-1").create_secret(
+        Name="caller-key", SecretString="k" * 64
+    )
+    cognito = boto3.client("cognito-idp", region_name="us-east-1")
+    pool = cognito.create_user_pool(PoolName="users")["UserPool"]["Id"]
+    created = cognito.admin_create_user(
+        UserPoolId=pool,
+        Username="alice@example.com",
+        UserAttributes=[
+            {"Name": "email", "Value": "alice@example.com"},
+            {"Name": "email_verified", "Value": "true"},
+            {"Name": "zoneinfo", "Value": "Europe/Berlin"},
+        ],
+    )["User"]
+    sub = next(a["Value"] for a in created["Attributes"] if a["Name"] == "sub")
+    monkeypatch.setenv("CALLER_KEY_SECRET_ARN", secret["ARN"])
+    monkeypatch.setenv("USER_POOL_ID", pool)
+    aws_environment.cache_clear()
+    aws_interceptor.cache_clear()
+    yield {"sub": sub, "username": created["Username"], "pool": pool}
+    aws_interceptor.cache_clear()
+
+
+def _access_token(sub: str, username: str) -> str:
+    """A Cognito access token's shape (the Gateway's JWT authorizer verified its signature already)."""
+
+    def part(value: dict[str, Any]) -> str:
+        return base64.urlsafe_b64encode(json.dumps(value).encode()).rstrip(b"=").decode()
+
+    claims = {
+        "sub": sub,
+        "iss": "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_Example",
+        "client_id": CLIENT_ID,
+        "token_use": "access",
+        "scope": "openid multitool/tools",
+        "username": username,
+        "exp": 1_900_000_000,
+    }
+    return f"{part({'alg': 'RS256', 'kid': 'k1'})}.{part(claims)}.c2lnbmF0dXJl"
+
+
+def _request(body: dict[str, Any], token: str | None) -> dict[str, Any]:
+    """The interceptor's input as the Gateway sends it, headers passed."""
+    headers = {"Accept": "application/json", "Mcp-Session-Id": "s-1", "User-Agent": "vscode"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    return {
+        "interceptorInputVersion": "1.0",
+        "mcp": {
+            "rawGatewayRequest": {"body": json.dumps(body)},
+            "gatewayRequest": {"path": "/mcp", "httpMethod": "POST", "headers": headers, "body": body},
+        },
+    }
+
+
+def _call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": arguments},
+    }
+
+
+def _intercept(event: dict[str, Any]) -> dict[str, Any]:
+    handler = importlib.import_module("functions.mcp_caller.handler").handler
+    answer: dict[str, Any] = json.loads(json.dumps(handler(event, LambdaContext("multitool-mcp-caller"))))
+    return answer
+
+
+def _target(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    group = name.split("___")[0].replace("-", "_")
+    handler = importlib.import_module(f"functions.{group}.handler").handler
+    answer: dict[str, Any] = invoke_target(handler, arguments, gateway_custom(name))
+    return answer
+
+
+def _reviewer(tables: Tables) -> Reviewer:
+    return Reviewer(
+        tables.drafts,
+        mailer=RecordingMailer(),
+        calendar=MemoryCalendar(),
+        jira=None,
+        config=ReviewConfig(sender_email="assistant@example.com"),
+    )
+
+
+def test_a_signed_in_users_call_makes_a_draft_only_they_can_confirm(
+    moto_tables: Tables, user_gateway: dict[str, str]
+) -> None:
+    # Given Alice's tools/call, in which her client also wrote a caller of its own
+    forged = {"id": "someone-else", "signature": "00"}
+    event = _request(_call(EMAIL, {**ARGS, CALLER_ARGUMENT: forged}), _access_token(**_who(user_gateway)))
+
+    # When the interceptor answers and the Gateway invokes the target with its arguments
+    answer = _intercept(event)
+    assert answer["interceptorOutputVersion"] == "1.0"
+    body = answer["mcp"]["transformedGatewayRequest"]["body"]
+    assert (body["jsonrpc"], body["id"], body["method"], body["params"]["name"]) == (
+        "2.0",
+        7,
+        "tools/call",
+        EMAIL,
+    )
+    arguments = body["params"]["arguments"]
+    caller = arguments[CALLER_ARGUMENT]
+    assert caller["id"] == user_gateway["sub"]
+    assert (caller["email"], caller["timezone"]) == (
+        "alice@example.com",
+        "Europe/Berlin",
+    )
+    assert "Bearer" not in json.dumps(answer)  # the token goes no further
+    made = _target(EMAIL, arguments)
+
+    # Then the draft is Alice's (her sub, as the page signs her in), and no one else's
+    assert "draftId" in made, made
+    stored = moto_tables.drafts.get(made["draftId"])
+    assert stored is not None
+    assert stored.owner == user_gateway["sub"]
+    reviewer = _reviewer(moto_tables)
+    with pytest.raises(DraftNotFound):
+        reviewer.confirm(Caller("someone-else"), made["draftId"], {})
+    assert reviewer.confirm(Caller(user_gateway["sub"]), made["draftId"], {}).status is DraftStatus.DONE
+
+
+def _who(user_gateway: dict[str, str]) -> dict[str, str]:
+    return {"sub": user_gateway["sub"], "username": user_gateway["username"]}
+
+
+@pytest.mark.parametrize(
+    "tamper",
+    [
+        lambda c: {**c, "id": "someone-else"},  # another user, same signature
+        lambda c: {**c, "tool": MEETING},  # signed for another tool
+        lambda c: {**c, "expires": c["expires"] + 3600},  # kept for later
+        lambda c: {k: v for k, v in c.items() if k != "signature"},
+    ],
+)
+def test_a_caller_argument_not_signed_for_this_call_makes_an_unclaimed_draft(
+    moto_tables: Tables, user_gateway: dict[str, str], tamper: Any
+) -> None:
+    answer = _intercept(_request(_call(EMAIL, ARGS), _access_token(**_who(user_gateway))))
+    arguments = answer["mcp"]["transformedGatewayRequest"]["body"]["params"]["arguments"]
+    made = _target(EMAIL, {**arguments, CALLER_ARGUMENT: tamper(arguments[CALLER_ARGUMENT])})
+    stored = moto_tables.drafts.get(made["draftId"])
+    assert stored is not None
+    assert stored.owner == UNCLAIMED_OWNER
+
+
+def test_a_signed_caller_is_good_for_its_tool_and_a_few_minutes_only(user_gateway: dict[str, str]) -> None:
+    answer = _intercept(_request(_call(EMAIL, ARGS), _access_token(**_who(user_gateway))))
+    caller = answer["mcp"]["transformedGatewayRequest"]["body"]["params"]["arguments"][CALLER_ARGUMENT]
+    key = aws_interceptor().key
+    assert verified_caller(caller, EMAIL, key) is not None
+    assert verified_caller(caller, MEETING, key) is None
+    assert verified_caller(caller, EMAIL, key, now=caller["expires"] + 1) is None
+    assert verified_caller(caller, EMAIL, b"another key") is None
+
+
+def test_requests_other_than_a_tool_call_pass_unchanged(user_gateway: dict[str, str]) -> None:
+    listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    answer = _intercept(_request(listing, _access_token(**_who(user_gateway))))
+    assert answer == {
+        "interceptorOutputVersion": "1.0",
+        "mcp": {"transformedGatewayRequest": {"body": listing}},
+    }
+
+
+def test_without_a_user_in_the_token_the_forged_caller_is_dropped_and_the_draft_unclaimed(
+    moto_tables: Tables, user_gateway: dict[str, str]
+) -> None:
+    forged = {"id": user_gateway["sub"], "signature": "00"}
+    answer = _intercept(_request(_call(EMAIL, {**ARGS, CALLER_ARGUMENT: forged}), None))
+    arguments = answer["mcp"]["transformedGatewayRequest"]["body"]["params"]["arguments"]
+    assert arguments == ARGS
+    stored = moto_tables.drafts.get(_target(EMAIL, arguments)["draftId"])
+    assert stored is not None
+    assert stored.owner == UNCLAIMED_OWNER
+
+
+def test_the_interceptor_loads_no_tool_at_cold_start() -> None:
+    """It runs before every call of the user Gateway: the tools' models (~1 s to import) are not its."""
+    from tests.unit.test_import_cost import loaded_by
+
+    modules = ["multitool.tools", "multitool.tools.base", "multitool.tools.registry", "boto3"]
+    assert loaded_by("mcp_caller", modules) == []
+
+
+def test_a_user_the_pool_no_longer_has_still_gets_their_own_draft_in_the_default_zone(
+    moto_tables: Tables, user_gateway: dict[str, str]
+) -> None:
+    token = _access_token(sub="deleted-user-sub", username="gone@example.com")
+    answer = _intercept(_request(_call(EMAIL, ARGS), token))
+    caller = answer["mcp"]["transformedGatewayRequest"]["body"]["params"]["arguments"][CALLER_ARGUMENT]
+    assert (caller["id"], caller["email"], caller["timezone"]) == ("deleted-user-sub", None, None)
+    made = _target(EMAIL, answer["mcp"]["transformedGatewayRequest"]["body"]["params"]["arguments"])
+    stored = moto_tables.drafts.get(made["draftId"])
+    assert stored is not None
+    assert stored.owner == "deleted-user-sub"
