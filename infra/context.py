@@ -17,6 +17,7 @@ from multitool.settings import (
     DEFAULT_AUDIT_RETENTION_DAYS,
     DEFAULT_OUTSIDE_RECIPIENTS_PER_DAY,
     DEFAULT_RECIPIENTS_PER_DAY,
+    DEFAULT_RUNNING_TURNS_PER_USER,
     OutsideRecipients,
 )
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -130,6 +131,9 @@ ALLOWED: dict[str, str] = {
         "executions reserved for the orchestrator (chat turns), a whole number from 0 (none: the account's "
         "shared pool) to 1000"
     ),
+    "runningTurnsPerUser": (
+        "Prefer: respond-async turns one user may have running at once, a whole number from 1 to 100"
+    ),
     "reviewConcurrency": "executions reserved for the review function, a whole number from 0 (none) to 1000",
     "dailyTokenAlarm": "model tokens (input + output) a day that raise the spend alarm, a whole number",
     "auditRetentionDays": "days each side effect's audit record is kept, a whole number from 1 to 3653",
@@ -242,6 +246,10 @@ class DeployContext(BaseModel):
     # in the account's shared pool (an account whose concurrency quota is 10 can reserve none).
     orchestrator_concurrency: int = Field(default=20, ge=0, le=1000, alias="orchestratorConcurrency")
     review_concurrency: int = Field(default=10, ge=0, le=1000, alias="reviewConcurrency")
+    # Of the orchestrator's executions, what one user's turns past the request may hold at once.
+    running_turns_per_user: int = Field(
+        default=DEFAULT_RUNNING_TURNS_PER_USER, ge=1, le=100, alias="runningTurnsPerUser"
+    )
     daily_token_alarm: int = Field(default=5_000_000, ge=1000, alias="dailyTokenAlarm")
     audit_retention_days: int = Field(
         default=DEFAULT_AUDIT_RETENTION_DAYS, ge=1, le=3653, alias="auditRetentionDays"

@@ -68,6 +68,9 @@ BOOKING_WRITE_ACTIONS = ("dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:
 LIMIT_ACTIONS = ("dynamodb:UpdateItem",)
 # A user's token bucket (multitool.ports.rate): a consistent GetItem, then a PutItem conditioned on it.
 RATE_LIMIT_ACTIONS = ("dynamodb:GetItem", "dynamodb:PutItem")
+# A user's running-turn places (multitool.ports.turn_slots): taken like a bucket's token (GetItem, then a
+# conditional PutItem), held longer and given back with UpdateItem.
+TURN_SLOT_ACTIONS = ("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem")
 # Every side effect leaves one audit record (PutItem); nothing in the stack reads or changes one.
 AUDIT_ACTIONS = ("dynamodb:PutItem",)
 _RETENTION_NAMES = (
@@ -159,6 +162,7 @@ class MultitoolStack(cdk.Stack):
             **tool_env,
             **self.tables.environment(SESSIONS, IDEMPOTENCY, TURNS),
             "RATE_LIMITS_TABLE_NAME": self.tables[LIMITS].table_name,
+            "RUNNING_TURNS_PER_USER": str(settings.running_turns_per_user),
             "RUNTIME": settings.runtime.value,
         }
         if self.agent is not None:
@@ -187,7 +191,7 @@ class MultitoolStack(cdk.Stack):
         self._grant(SESSIONS, orchestrator_role, *SESSION_ACTIONS)
         self._grant(IDEMPOTENCY, orchestrator_role, *IDEMPOTENCY_ACTIONS)
         self._grant(TURNS, orchestrator_role, *TURN_ACTIONS)
-        self._grant(LIMITS, orchestrator_role, *RATE_LIMIT_ACTIONS)
+        self._grant(LIMITS, orchestrator_role, *dict.fromkeys((*RATE_LIMIT_ACTIONS, *TURN_SLOT_ACTIONS)))
         self._run_turns_past_the_request(self.orchestrator)
         if settings.uses_gateway:
             # Claims the Gateway drafts its turn's stream shows: read one, one conditional put.

@@ -10,6 +10,7 @@ from multitool.local.cli import main
 from multitool.ports.audit import AuditEntry, DynamoAuditLog
 from multitool.ports.quota import DynamoRecipientQuota, Spend
 from multitool.ports.rate import DynamoTokenBucket
+from multitool.ports.turn_slots import DynamoTurnSlots
 from multitool.sessions import DynamoSessionStore
 from multitool.tables import ALL_TABLES
 
@@ -33,6 +34,7 @@ def _fill(tables: Tables, user: str) -> None:
     audit.record(AuditEntry(user, "d_1", "show_new_email_draft", "done", datetime.now(UTC), 2))
     limits = tables.names["LIMITS_TABLE_NAME"]
     DynamoTokenBucket(limits, tables.client, per_minute=6, burst=10).take(user, "chat")
+    DynamoTurnSlots(limits, tables.client, per_user=3).take(user, f"t-{user}-turn", until=10**10)
     DynamoRecipientQuota(limits, tables.client).spend(
         user, datetime.now(UTC).date().isoformat(), Spend(2, 0), per_day=100, outside_per_day=None
     )

@@ -13,7 +13,7 @@ import pytest
 from multitool.api.bodies import UndecodableBody
 from multitool.api.chat_app import Unauthenticated, chat_app
 from multitool.chat import ChatInputError
-from multitool.chat_turns import TurnNotFound, TurnsUnavailable
+from multitool.chat_turns import TooManyTurns, TurnNotFound, TurnsUnavailable
 from multitool.idempotency import IdempotencyKeyReused, IdempotencyUnavailable, RequestInProgress
 from multitool.ports.rate import RateLimited
 from multitool.runtimes.base import ModelBusy, ModelFailed, RuntimeNotConfigured
@@ -94,6 +94,16 @@ CASES: list[tuple[Exception, int, dict[str, Any], dict[str, str]]] = [
             "The turns table is away. Retry in a few seconds (with the same Idempotency-Key, if any).",
         ),
         {"Retry-After": "2"},
+    ),
+    (
+        TooManyTurns(3, 250.0),
+        429,
+        err(
+            "too_many_turns",
+            "You already have 3 turns running, the most one user may run at once. Wait for one to end "
+            "(GET /turns/{id}) and send again; nothing was started. Other users are not affected.",
+        ),
+        {"Retry-After": "10"},
     ),
     (
         ModelBusy("bedrock throttled", 0),

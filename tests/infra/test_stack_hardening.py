@@ -1,0 +1,44 @@
+"""What the synthesized stack holds so that no user takes it from the others and nothing it keeps is
+unmanaged: each user's running-turn cap."""
+
+from __future__ import annotations
+
+import pytest
+from multitool.settings import ChatSettings
+from multitool.tables import LIMITS
+
+from infra.context import ContextError, DeployContext
+from tests.infra.iam_queries import dynamodb_actions_by_table, function_id, role_of_function
+from tests.infra.synth import Synthesized
+
+pytestmark = pytest.mark.infra
+
+VALID = {"senderEmail": "me@example.com"}
+
+
+def test_the_orchestrator_caps_each_users_running_turns_on_the_limits_table(
+    harness_stack: Synthesized,
+) -> None:
+    orchestrator = function_id(harness_stack, "Orchestrator")
+    env = harness_stack.props(orchestrator)["Environment"]["Variables"]
+    limits = harness_stack.logical_id(harness_stack.stack.tables[LIMITS])
+
+    assert env["RATE_LIMITS_TABLE_NAME"] == {"Ref": limits}
+    assert env["RUNNING_TURNS_PER_USER"] == "3"
+    settings = ChatSettings.from_env({k: v if isinstance(v, str) else "x" for k, v in env.items()})
+    assert settings.running_turns_per_user == 3
+    # a place is taken with GetItem + a conditional PutItem, held longer and given back with UpdateItem
+    role = role_of_function(harness_stack, orchestrator)
+    assert dynamodb_actions_by_table(harness_stack, role)[limits] == {
+        "dynamodb:GetItem",
+        "dynamodb:PutItem",
+        "dynamodb:UpdateItem",
+    }
+
+
+def test_the_running_turn_cap_is_validated_with_one_line() -> None:
+    assert DeployContext.from_context({**VALID, "runningTurnsPerUser": "5"}).running_turns_per_user == 5
+    for bad in ("0", "101", "many"):
+        with pytest.raises(ContextError) as caught:
+            DeployContext.from_context({**VALID, "runningTurnsPerUser": bad})
+        assert str(caught.value).startswith("Invalid context 'runningTurnsPerUser'"), caught.value
