@@ -154,6 +154,7 @@ class MultitoolStack(cdk.Stack):
                 "Harness",
                 model=model,
                 idle_session_seconds=settings.idle_session_ttl_seconds,
+                log_retention=retention,
                 gateway=self.gateway,
             )
 

@@ -42,3 +42,49 @@ def test_the_running_turn_cap_is_validated_with_one_line() -> None:
         with pytest.raises(ContextError) as caught:
             DeployContext.from_context({**VALID, "runningTurnsPerUser": bad})
         assert str(caught.value).startswith("Invalid context 'runningTurnsPerUser'"), caught.value
+
+
+def test_the_harness_runtime_log_group_is_the_stacks_with_the_retention_and_exists_before_any_write(
+    harness_stack: Synthesized,
+) -> None:
+    harness = harness_stack.stack.harness
+    assert harness is not None
+    harness_id = harness_stack.logical_id(harness.harness)
+    group_id = harness_stack.logical_id(harness.log_group)
+    group = harness_stack.props(group_id)
+
+    # named as AgentCore names the runtime's group: the runtime id and its endpoint
+    assert group["LogGroupName"] == {
+        "Fn::Join": [
+            "",
+            [
+                "/aws/bedrock-agentcore/runtimes/",
+                {"Fn::GetAtt": [harness_id, "Environment.AgentCoreRuntimeEnvironment.AgentRuntimeId"]},
+                "-DEFAULT",
+            ],
+        ]
+    }
+    # with the retention every other log group of the stack has
+    retentions = {
+        props["Properties"].get("RetentionInDays")
+        for props in harness_stack.of_type("AWS::Logs::LogGroup").values()
+    }
+    assert retentions == {30}
+    assert harness_stack.resources[group_id]["DeletionPolicy"] == "Delete"
+    # the harness role can write or create a log group only once the policy granting it is attached,
+    # and that policy waits for the group
+    log_policy = harness_stack.logical_id(harness.log_policy)
+    assert group_id in harness_stack.resources[log_policy]["DependsOn"]
+    role = harness_stack.logical_id(harness.role)
+    for logical_id, policy in harness_stack.of_type("AWS::IAM::Policy").items():
+        if {"Ref": role} not in policy["Properties"].get("Roles", []):
+            continue
+        actions = {
+            action
+            for statement in policy["Properties"]["PolicyDocument"]["Statement"]
+            for action in (
+                [statement["Action"]] if isinstance(statement["Action"], str) else statement["Action"]
+            )
+        }
+        if actions & {"logs:CreateLogGroup", "logs:PutLogEvents", "logs:CreateLogStream"}:
+            assert logical_id == log_policy, logical_id
