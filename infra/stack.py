@@ -258,7 +258,8 @@ class MultitoolStack(cdk.Stack):
         self.jira.grant_read(review_role)
 
         # The page's fetches: any HTTP API of this region (naming this API's id would make the
-        # distribution and the API's CORS origins depend on each other) and the sign-in domain.
+        # distribution and the API's CORS origins depend on each other) and the sign-in domain; the
+        # page's own policy, written with its files, narrows that to this API (below).
         self.web = ChatWebsite(
             self,
             "Web",
@@ -286,7 +287,14 @@ class MultitoolStack(cdk.Stack):
             burst_limit=settings.throttle_burst_limit,
             log_retention=retention,
         )
-        self.web.publish(self._page_config())
+        # The page's own CSP names this API's host (the header's cannot: see ChatWebsite.publish).
+        self.web.publish(
+            self._page_config(),
+            connect_sources=[
+                self.api.endpoint,
+                *([self.users.sign_in_origin] if self.users.sign_in_origin else []),
+            ],
+        )
         self._spend_alarm()
         self._outputs()
 

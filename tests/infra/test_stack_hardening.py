@@ -1,12 +1,17 @@
 """What the synthesized stack holds so that no user takes it from the others and nothing it keeps is
-unmanaged: each user's running-turn cap."""
+unmanaged: each user's running-turn cap, the harness's log group, the page's own CSP."""
 
 from __future__ import annotations
+
+import json
+import re
+from typing import Any
 
 import pytest
 from multitool.settings import ChatSettings
 from multitool.tables import LIMITS
 
+from infra.components.web import WEB_DIR, page_with_connect_policy
 from infra.context import ContextError, DeployContext
 from tests.infra.iam_queries import dynamodb_actions_by_table, function_id, role_of_function
 from tests.infra.synth import Synthesized
@@ -88,3 +93,44 @@ def test_the_harness_runtime_log_group_is_the_stacks_with_the_retention_and_exis
         }
         if actions & {"logs:CreateLogGroup", "logs:PutLogEvents", "logs:CreateLogStream"}:
             assert logical_id == log_policy, logical_id
+
+
+def _published_index(synth: Synthesized) -> tuple[str, dict[str, Any]]:
+    """index.html as the page's deployment uploads it, and the markers it fills in at deploy time."""
+    (page,) = [
+        r["Properties"]
+        for r in synth.of_type("Custom::CDKBucketDeployment").values()
+        if "DistributionId" in r["Properties"]
+    ]
+    for key, markers in zip(page["SourceObjectKeys"], page["SourceMarkers"], strict=True):
+        index = synth.assembly_dir / f"asset.{key.removesuffix('.zip')}" / "index.html"
+        if index.is_file():
+            return index.read_text(encoding="utf-8"), markers
+    raise AssertionError("no index.html published")
+
+
+def test_the_pages_own_csp_lets_it_fetch_only_this_api_and_its_sign_in(harness_stack: Synthesized) -> None:
+    html, markers = _published_index(harness_stack)
+    api = harness_stack.logical_id(harness_stack.stack.api.http_api)
+    users = harness_stack.stack.users
+    assert users.domain is not None
+    domain = harness_stack.logical_id(users.domain)
+
+    (policy,) = re.findall(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', html)
+    for marker, value in markers.items():
+        policy = policy.replace(marker, f"<{json.dumps(value, sort_keys=True, separators=(',', ':'))}>")
+    directive, *sources = policy.split()
+    assert directive == "connect-src"
+    api_endpoint = json.dumps({"Fn::GetAtt": [api, "ApiEndpoint"]}, sort_keys=True, separators=(",", ":"))
+    sign_in = json.dumps({"Ref": domain}, sort_keys=True, separators=(",", ":"))
+    assert sources == ["'self'", f"<{api_endpoint}>", f"https://<{sign_in}>.auth.us-east-1.amazoncognito.com"]
+    assert "*" not in policy
+    # it comes before any script or style, and the rest of the page is web/index.html as it is
+    assert html.index("Content-Security-Policy") < min(html.index("<script"), html.index("<link"))
+    source = (WEB_DIR / "index.html").read_text(encoding="utf-8")
+    assert re.sub(r"\n  <meta http-equiv=[^\n]*", "", html) == source
+
+
+def test_a_page_without_one_charset_tag_is_refused() -> None:
+    with pytest.raises(ValueError, match="charset"):
+        page_with_connect_policy("<html><head></head></html>", ["https://api.example.com"])
