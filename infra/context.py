@@ -119,6 +119,10 @@ ALLOWED: dict[str, str] = {
     "throttleRateLimit": "requests per second, a number from 1 to 10000",
     "throttleBurstLimit": "a whole number from 1 to 5000",
     "sandbox": "true, false",
+    "customerManagedKey": (
+        "true (the tables and log groups under a KMS key of the stack's own, $1 a month) or false "
+        "(the AWS-managed DynamoDB key and CloudWatch Logs' own encryption)"
+    ),
     "defaultTimezone": "an IANA time zone name, e.g. Europe/Berlin",
     "jiraProjects": 'a JSON object of project key -> {"name": ..., "issueTypes": [...]}',
     # Whom a confirm may mail (multitool.review.limits).
@@ -240,6 +244,9 @@ class DeployContext(BaseModel):
     throttle_rate_limit: float = Field(default=10, ge=1, le=10000, alias="throttleRateLimit")
     throttle_burst_limit: int = Field(default=20, ge=1, le=5000, alias="throttleBurstLimit")
     sandbox: bool = False
+    # Off: the AWS-managed keys cost nothing to hold; a key of the stack's own is for deployments whose
+    # operators must hold the key policy or end PITR restorability by disabling the key (keys.py).
+    customer_managed_key: bool = Field(default=False, alias="customerManagedKey")
     default_timezone: str = Field(default="UTC", alias="defaultTimezone")
     jira_projects: str | None = Field(default=None, alias="jiraProjects")
     # Reserved so that a flood of turns cannot starve the confirms (and the reverse); 0 leaves the function

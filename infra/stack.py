@@ -29,6 +29,7 @@ from infra.components.functions import FunctionSpec, MultitoolFunction
 from infra.components.gateway import ToolGateway
 from infra.components.harness import ChatHarness
 from infra.components.jira import JiraSecret
+from infra.components.keys import DataKey
 from infra.components.layer import SharedLayer
 from infra.components.mail import SenderIdentity
 from infra.components.model import ModelAccess, grant_guardrail
@@ -95,7 +96,13 @@ class MultitoolStack(cdk.Stack):
         )
         self.settings = settings
         retention = RETENTION[settings.log_retention_days]
-        self.tables = Tables(self, "Tables")
+        # customerManagedKey: the tables and every log group under the stack's own key (components.keys).
+        self.data_key = DataKey(self, "DataKey") if settings.customer_managed_key else None
+        if self.data_key is not None:
+            self.data_key.encrypt_log_groups(self)
+        self.tables = Tables(
+            self, "Tables", encryption_key=self.data_key.key if self.data_key is not None else None
+        )
         self.layer = SharedLayer(self, "Layer").layer
         model = ModelAccess(
             self, "Model", model=settings.model, marketplace_product_id=settings.marketplace_product

@@ -1,5 +1,6 @@
 """What the synthesized stack holds so that no user takes it from the others and nothing it keeps is
-unmanaged: each user's running-turn cap, the harness's log group, the page's own CSP."""
+unmanaged: each user's running-turn cap, the harness's log group, the page's own CSP, the
+customer-managed key."""
 
 from __future__ import annotations
 
@@ -9,12 +10,12 @@ from typing import Any
 
 import pytest
 from multitool.settings import ChatSettings
-from multitool.tables import LIMITS
+from multitool.tables import ALL_TABLES, LIMITS
 
 from infra.components.web import WEB_DIR, page_with_connect_policy
 from infra.context import ContextError, DeployContext
 from tests.infra.iam_queries import dynamodb_actions_by_table, function_id, role_of_function
-from tests.infra.synth import Synthesized
+from tests.infra.synth import Synthesized, synthesize
 
 pytestmark = pytest.mark.infra
 
@@ -134,3 +135,95 @@ def test_the_pages_own_csp_lets_it_fetch_only_this_api_and_its_sign_in(harness_s
 def test_a_page_without_one_charset_tag_is_refused() -> None:
     with pytest.raises(ValueError, match="charset"):
         page_with_connect_policy("<html><head></head></html>", ["https://api.example.com"])
+
+
+@pytest.fixture(scope="module")
+def keyed_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
+    """The default deploy with customerManagedKey=true."""
+    return synthesize(tmp_path_factory.mktemp("keyed"), customerManagedKey="true")
+
+
+def _statements(key: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {s.get("Sid", ""): s for s in key["Properties"]["KeyPolicy"]["Statement"]}
+
+
+def test_with_a_customer_managed_key_every_table_and_log_group_is_encrypted_with_it(
+    keyed_stack: Synthesized,
+) -> None:
+    ((key_id, key),) = keyed_stack.of_type("AWS::KMS::Key").items()
+    assert key["Properties"]["EnableKeyRotation"] is True
+    # retained like the tables: a retained table under a deleted key could never be read again
+    assert (key["DeletionPolicy"], key["UpdateReplacePolicy"]) == ("Retain", "Retain")
+    key_arn = {"Fn::GetAtt": [key_id, "Arn"]}
+
+    tables = keyed_stack.of_type("AWS::DynamoDB::Table")
+    assert len(tables) == len(ALL_TABLES)
+    for logical_id, table in tables.items():
+        assert table["Properties"]["SSESpecification"] == {
+            "KMSMasterKeyId": key_arn,
+            "SSEEnabled": True,
+            "SSEType": "KMS",
+        }, logical_id
+    groups = keyed_stack.of_type("AWS::Logs::LogGroup")
+    harness = keyed_stack.stack.harness
+    assert harness is not None
+    # the functions', the access log, the page deployment's, and the harness runtime's
+    assert keyed_stack.logical_id(harness.log_group) in groups
+    assert len(groups) >= 5
+    for logical_id, group in groups.items():
+        assert group["Properties"]["KmsKeyId"] == key_arn, logical_id
+        # the key policy exists before a log group names the key
+        assert key_id in json.dumps(group), logical_id
+
+
+def test_the_key_policy_lets_cloudwatch_logs_use_it_only_for_this_accounts_log_groups(
+    keyed_stack: Synthesized,
+) -> None:
+    ((_, key),) = keyed_stack.of_type("AWS::KMS::Key").items()
+    logs = _statements(key)["CloudWatchLogsOfThisAccount"]
+    assert logs["Principal"] == {
+        "Service": {"Fn::Join": ["", ["logs.us-east-1.", {"Ref": "AWS::URLSuffix"}]]}
+    }
+    assert set(logs["Action"]) == {
+        "kms:Encrypt*",
+        "kms:Decrypt*",
+        "kms:ReEncrypt*",
+        "kms:GenerateDataKey*",
+        "kms:Describe*",
+    }
+    assert logs["Condition"] == {
+        "ArnLike": {
+            "kms:EncryptionContext:aws:logs:arn": {
+                "Fn::Join": [
+                    "",
+                    ["arn:", {"Ref": "AWS::Partition"}, ":logs:us-east-1:123456789012:log-group:*"],
+                ]
+            }
+        }
+    }
+    dynamodb = _statements(key)["DynamoDBForThisAccount"]
+    assert dynamodb["Principal"] == {"AWS": "*"}
+    assert dynamodb["Condition"] == {
+        "StringEquals": {
+            "kms:CallerAccount": "123456789012",
+            "kms:ViaService": {"Fn::Join": ["", ["dynamodb.us-east-1.", {"Ref": "AWS::URLSuffix"}]]},
+        }
+    }
+    assert "kms:ScheduleKeyDeletion" not in json.dumps(dynamodb)
+
+
+def test_without_the_option_there_is_no_key_and_the_tables_use_the_aws_managed_one(
+    harness_stack: Synthesized,
+) -> None:
+    assert harness_stack.of_type("AWS::KMS::Key") == {}
+    for table in harness_stack.of_type("AWS::DynamoDB::Table").values():
+        sse = table["Properties"]["SSESpecification"]
+        assert sse["SSEEnabled"] is True
+        assert "KMSMasterKeyId" not in sse
+    assert all(
+        "KmsKeyId" not in g["Properties"] for g in harness_stack.of_type("AWS::Logs::LogGroup").values()
+    )
+    assert DeployContext.from_context(VALID).customer_managed_key is False
+    with pytest.raises(ContextError) as caught:
+        DeployContext.from_context({**VALID, "customerManagedKey": "maybe"})
+    assert str(caught.value).startswith("Invalid context 'customerManagedKey'")
