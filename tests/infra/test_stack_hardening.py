@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 import pytest
+from cfnlint.api import lint
 from multitool.settings import ChatSettings
 from multitool.tables import ALL_TABLES, LIMITS
 
@@ -227,3 +228,9 @@ def test_without_the_option_there_is_no_key_and_the_tables_use_the_aws_managed_o
     with pytest.raises(ContextError) as caught:
         DeployContext.from_context({**VALID, "customerManagedKey": "maybe"})
     assert str(caught.value).startswith("Invalid context 'customerManagedKey'")
+
+
+def test_the_keyed_stack_is_cfn_lint_clean(keyed_stack: Synthesized) -> None:
+    # cdk-nag ran in the fixture's synth (it raises on any unacknowledged finding)
+    matches = lint(json.dumps(keyed_stack.data), regions=["us-east-1"])
+    assert [f"{m.rule.id} {m.message}" for m in matches] == []
