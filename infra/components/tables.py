@@ -1,4 +1,4 @@
-"""The DynamoDB tables, built from `multitool.tables` so key names live in one place."""
+"""The DynamoDB tables, built from `multitool.ports.tables` so key names live in one place."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import aws_cdk as cdk
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_kms as kms
 from constructs import Construct
-from multitool.tables import ALL_TABLES, OWNER_ATTRIBUTE, OWNER_INDEX, TableSpec
+from multitool.ports.tables import ALL_TABLES, OWNER_ATTRIBUTE, OWNER_INDEX, TableSpec
 
 
 class Tables(Construct):

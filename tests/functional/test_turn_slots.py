@@ -11,11 +11,11 @@ from typing import Any
 import boto3
 import pytest
 from botocore.exceptions import ClientError
-from multitool.chat_turns import TOO_MANY_TURNS_RETRY_SECONDS
+from multitool.chat.async_turns import TOO_MANY_TURNS_RETRY_SECONDS
+from multitool.chat.turn_store import START_WITHIN_SECONDS
 from multitool.people import Person
 from multitool.ports.turn_slots import DynamoTurnSlots, SlotsFull, slots_key
 from multitool.runtimes import OfflineHarness
-from multitool.turns import START_WITHIN_SECONDS
 
 from tests.functional.test_chat_turns import Launches
 from tests.support.chat_env import offline_chat_env

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 from cfnlint.api import lint
+from multitool.ports.tables import ALL_TABLES, LIMITS
 from multitool.settings import ChatSettings
-from multitool.tables import ALL_TABLES, LIMITS
 
 from infra.components.web import WEB_DIR, page_with_connect_policy
 from infra.context import ContextError, DeployContext

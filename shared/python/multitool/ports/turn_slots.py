@@ -5,7 +5,7 @@ per user, one user's stream of ``Prefer: respond-async`` requests would hold eve
 running turn holds a place, a lease that ends by itself, so a worker that dies (timed out, crashed,
 never started) cannot keep a place: its lease runs out when its turn is answered as lost.
 
-Item layout (``multitool.tables.LIMITS``): ``pk = TURNS#<sub>`` with ``leases``, a map of turn id ->
+Item layout (``multitool.ports.tables.LIMITS``): ``pk = TURNS#<sub>`` with ``leases``, a map of turn id ->
 epoch seconds the place is held until, and ``v``, a version. Taking a place is a consistent
 ``GetItem``, then ONE ``PutItem`` of the live leases plus the new one, conditioned on ``v`` being what
 was read: two racing requests never both take the last place. Holding it longer and giving it back are
