@@ -13,7 +13,7 @@ SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help install demo test lint types unit functional infra e2e eval bench schemas openapi fuzz synth lock chromium clean
+.PHONY: help install demo test lint types audit unit functional infra e2e eval bench schemas openapi fuzz synth lock lock-dev chromium clean
 
 help:
 	@echo "make demo     run multitool locally on embedded defaults (no AWS account)"
@@ -25,11 +25,17 @@ help:
 	@echo "make fuzz     Schemathesis against a local server, longer than make test runs it"
 	@echo "make synth    synthesize the stack through the pinned CDK CLI"
 	@echo "make lock     re-resolve the Lambda layer's pinned wheels (infra/layer.lock)"
+	@echo "make lock-dev re-resolve the infra and dev extras' hashed lock (requirements/dev.lock)"
+	@echo "make audit    known vulnerabilities in the locks and package-lock.json (infra/audit-accepted.toml)"
 
-$(STAMP): pyproject.toml
+# The infra and dev extras (and the runtime dependencies) from a hashed lock: pip refuses any file whose
+# hash is not in it, and resolves nothing. Then the project itself, without dependencies.
+DEV_LOCK := requirements/dev.lock
+
+$(STAMP): pyproject.toml $(DEV_LOCK)
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[infra,dev]'
+	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r $(DEV_LOCK)
+	$(BIN)/python -m pip install --quiet --no-deps -e .
 	@touch $@
 
 install: $(STAMP)
@@ -50,8 +56,13 @@ types: $(STAMP)
 	$(BIN)/mypy shared/python/multitool functions
 	$(BIN)/mypy infra benchmarks examples
 
-test: $(STAMP) $(NODE_STAMP) chromium lint types eval
+test: $(STAMP) $(NODE_STAMP) chromium lint types audit eval
 	$(BIN)/python -m pytest
+
+# pip-audit on requirements/dev.lock and infra/layer.lock, npm audit on package-lock.json; an advisory fails
+# unless infra/audit-accepted.toml accepts it; AUDIT_STRICT=1 also fails when the database cannot be reached.
+audit: $(STAMP) $(NODE_STAMP)
+	$(BIN)/python -m infra.audit
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest tests/unit
@@ -98,6 +109,11 @@ synth: $(STAMP) $(NODE_STAMP)
 # The layer's wheels, resolved for Lambda's platform and pinned with their hashes.
 lock: $(STAMP)
 	$(BIN)/python -m infra.components.layer lock
+
+# One universal resolution (every platform, Python 3.11 and later) with every wheel's hash.
+lock-dev: $(STAMP)
+	$(BIN)/uv pip compile pyproject.toml --extra infra --extra dev --universal --generate-hashes \
+		--python-version 3.11 --quiet --custom-compile-command "make lock-dev" -o $(DEV_LOCK)
 
 bench: $(STAMP) $(NODE_STAMP)
 	$(BIN)/python -m benchmarks

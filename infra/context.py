@@ -17,6 +17,7 @@ from multitool.settings import (
     DEFAULT_AUDIT_RETENTION_DAYS,
     DEFAULT_OUTSIDE_RECIPIENTS_PER_DAY,
     DEFAULT_RECIPIENTS_PER_DAY,
+    DEFAULT_RUNNING_TURNS_PER_USER,
     OutsideRecipients,
 )
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -121,6 +122,10 @@ ALLOWED: dict[str, str] = {
     "throttleRateLimit": "requests per second, a number from 1 to 10000",
     "throttleBurstLimit": "a whole number from 1 to 5000",
     "sandbox": "true, false",
+    "customerManagedKey": (
+        "true (the tables and log groups under a KMS key of the stack's own, $1 a month) or false "
+        "(the AWS-managed DynamoDB key and CloudWatch Logs' own encryption)"
+    ),
     "defaultTimezone": "an IANA time zone name, e.g. Europe/Berlin",
     "jiraProjects": 'a JSON object of project key -> {"name": ..., "issueTypes": [...]}',
     # Whom a confirm may mail (multitool.review.limits).
@@ -132,6 +137,9 @@ ALLOWED: dict[str, str] = {
     "orchestratorConcurrency": (
         "executions reserved for the orchestrator (chat turns), a whole number from 0 (none: the account's "
         "shared pool) to 1000"
+    ),
+    "runningTurnsPerUser": (
+        "Prefer: respond-async turns one user may have running at once, a whole number from 1 to 100"
     ),
     "reviewConcurrency": "executions reserved for the review function, a whole number from 0 (none) to 1000",
     "dailyTokenAlarm": "model tokens (input + output) a day that raise the spend alarm, a whole number",
@@ -266,12 +274,19 @@ class DeployContext(BaseModel):
     throttle_rate_limit: float = Field(default=10, ge=1, le=10000, alias="throttleRateLimit")
     throttle_burst_limit: int = Field(default=20, ge=1, le=5000, alias="throttleBurstLimit")
     sandbox: bool = False
+    # Off: the AWS-managed keys cost nothing to hold; a key of the stack's own is for deployments whose
+    # operators must hold the key policy or end PITR restorability by disabling the key (keys.py).
+    customer_managed_key: bool = Field(default=False, alias="customerManagedKey")
     default_timezone: str = Field(default="UTC", alias="defaultTimezone")
     jira_projects: str | None = Field(default=None, alias="jiraProjects")
     # Reserved so that a flood of turns cannot starve the confirms (and the reverse); 0 leaves the function
     # in the account's shared pool (an account whose concurrency quota is 10 can reserve none).
     orchestrator_concurrency: int = Field(default=20, ge=0, le=1000, alias="orchestratorConcurrency")
     review_concurrency: int = Field(default=10, ge=0, le=1000, alias="reviewConcurrency")
+    # Of the orchestrator's executions, what one user's turns past the request may hold at once.
+    running_turns_per_user: int = Field(
+        default=DEFAULT_RUNNING_TURNS_PER_USER, ge=1, le=100, alias="runningTurnsPerUser"
+    )
     daily_token_alarm: int = Field(default=5_000_000, ge=1000, alias="dailyTokenAlarm")
     audit_retention_days: int = Field(
         default=DEFAULT_AUDIT_RETENTION_DAYS, ge=1, le=3653, alias="auditRetentionDays"

@@ -30,6 +30,7 @@ from infra.components.gateway import ToolGateway
 from infra.components.harness import ChatHarness
 from infra.components.identity import UserIdentity
 from infra.components.jira import JiraSecret
+from infra.components.keys import DataKey
 from infra.components.layer import SharedLayer
 from infra.components.mail import SenderIdentity
 from infra.components.model import ModelAccess, grant_guardrail
@@ -75,6 +76,9 @@ RATE_LIMIT_ACTIONS = ("dynamodb:GetItem", "dynamodb:PutItem")
 # A user's connected accounts and running consents (multitool.ports.connections): a consistent GetItem, a
 # PutItem, and the callback's UpdateItem conditioned on the user's own pending consent.
 CONNECTION_ACTIONS = ("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem")
+# A user's running-turn places (multitool.ports.turn_slots): taken like a bucket's token (GetItem, then a
+# conditional PutItem), held longer and given back with UpdateItem.
+TURN_SLOT_ACTIONS = ("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem")
 # Every side effect leaves one audit record (PutItem); nothing in the stack reads or changes one.
 AUDIT_ACTIONS = ("dynamodb:PutItem",)
 _RETENTION_NAMES = (
@@ -99,7 +103,13 @@ class MultitoolStack(cdk.Stack):
         )
         self.settings = settings
         retention = RETENTION[settings.log_retention_days]
-        self.tables = Tables(self, "Tables")
+        # customerManagedKey: the tables and every log group under the stack's own key (components.keys).
+        self.data_key = DataKey(self, "DataKey") if settings.customer_managed_key else None
+        if self.data_key is not None:
+            self.data_key.encrypt_log_groups(self)
+        self.tables = Tables(
+            self, "Tables", encryption_key=self.data_key.key if self.data_key is not None else None
+        )
         self.layer = SharedLayer(self, "Layer").layer
         model = ModelAccess(
             self, "Model", model=settings.model, marketplace_product_id=settings.marketplace_product
@@ -162,6 +172,7 @@ class MultitoolStack(cdk.Stack):
                 "Harness",
                 model=model,
                 idle_session_seconds=settings.idle_session_ttl_seconds,
+                log_retention=retention,
                 gateway=self.gateway,
             )
 
@@ -170,6 +181,7 @@ class MultitoolStack(cdk.Stack):
             **tool_env,
             **self.tables.environment(SESSIONS, IDEMPOTENCY, TURNS),
             "RATE_LIMITS_TABLE_NAME": self.tables[LIMITS].table_name,
+            "RUNNING_TURNS_PER_USER": str(settings.running_turns_per_user),
             "RUNTIME": settings.runtime.value,
         }
         if self.agent is not None:
@@ -198,7 +210,7 @@ class MultitoolStack(cdk.Stack):
         self._grant(SESSIONS, orchestrator_role, *SESSION_ACTIONS)
         self._grant(IDEMPOTENCY, orchestrator_role, *IDEMPOTENCY_ACTIONS)
         self._grant(TURNS, orchestrator_role, *TURN_ACTIONS)
-        self._grant(LIMITS, orchestrator_role, *RATE_LIMIT_ACTIONS)
+        self._grant(LIMITS, orchestrator_role, *dict.fromkeys((*RATE_LIMIT_ACTIONS, *TURN_SLOT_ACTIONS)))
         self._run_turns_past_the_request(self.orchestrator)
         if settings.uses_gateway:
             # Claims the Gateway drafts its turn's stream shows: read one, one conditional put.
@@ -279,7 +291,8 @@ class MultitoolStack(cdk.Stack):
         self.jira.grant_read(review_role)
 
         # The page's fetches: any HTTP API of this region (naming this API's id would make the
-        # distribution and the API's CORS origins depend on each other) and the sign-in domain.
+        # distribution and the API's CORS origins depend on each other) and the sign-in domain; the
+        # page's own policy, written with its files, narrows that to this API (below).
         self.web = ChatWebsite(
             self,
             "Web",
@@ -310,7 +323,14 @@ class MultitoolStack(cdk.Stack):
         self.identity: UserIdentity | None = None
         if settings.identity is not Identity.OFF:
             self.identity = self._connect_accounts(local_sign_in)
-        self.web.publish(self._page_config())
+        # The page's own CSP names this API's host (the header's cannot: see ChatWebsite.publish).
+        self.web.publish(
+            self._page_config(),
+            connect_sources=[
+                self.api.endpoint,
+                *([self.users.sign_in_origin] if self.users.sign_in_origin else []),
+            ],
+        )
         self._spend_alarm()
         self._outputs()
 

@@ -21,6 +21,7 @@ from typing import Any
 import aws_cdk as cdk
 from aws_cdk import aws_bedrockagentcore as agentcore
 from aws_cdk import aws_iam as iam
+from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from infra.components.gateway import ToolGateway
@@ -38,6 +39,11 @@ INVOKE_ACTIONS = (
     "bedrock-agentcore:InvokeAgentRuntimeForUser",
 )
 LOG_GROUP_PREFIX = "/aws/bedrock-agentcore/runtimes/"
+# An AgentCore Runtime writes its standard (stdout/stderr, `[runtime-logs] <UUID>` streams) and OTEL
+# structured logs to `/aws/bedrock-agentcore/runtimes/<agent_id>-<endpoint_name>` ("View observability
+# data", https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/observability-view.html); a
+# harness is invoked on its runtime's default endpoint, DEFAULT.
+RUNTIME_ENDPOINT = "DEFAULT"
 LOG_ACTIONS = ("logs:CreateLogGroup", "logs:DescribeLogStreams", "logs:CreateLogStream", "logs:PutLogEvents")
 # What the harness's runtime itself needs besides its model and log groups, as AWS's harness execution
 # role policy lists it ("Security and access controls", execution role policy,
@@ -147,6 +153,7 @@ class ChatHarness(Construct):
         *,
         model: ModelAccess,
         idle_session_seconds: int,
+        log_retention: logs.RetentionDays,
         gateway: ToolGateway | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
@@ -235,6 +242,18 @@ class ChatHarness(Construct):
             roles=[self.role],
             statements=[iam.PolicyStatement(actions=list(LOG_ACTIONS), resources=[runtime_groups])],
         )
+        # The runtime's log group, made here with the stack's retention (the service would make it
+        # with none: kept forever). Its name holds the runtime id, so it follows the harness; the
+        # role may write logs (or create a group) only once the policy above is attached, and that
+        # waits for this group: the runtime always finds it there.
+        self.log_group = logs.LogGroup(
+            self,
+            "RuntimeLogs",
+            log_group_name=f"{LOG_GROUP_PREFIX}{self.runtime_id}-{RUNTIME_ENDPOINT}",
+            retention=log_retention,
+            removal_policy=cdk.RemovalPolicy.DESTROY,
+        )
+        self.log_policy.node.add_dependency(self.log_group)
         acknowledge(
             self.log_policy,
             "The harness's AgentCore Runtime names its log groups after the runtime id with a service-chosen "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import aws_cdk as cdk
 from aws_cdk import aws_dynamodb as dynamodb
+from aws_cdk import aws_kms as kms
 from constructs import Construct
 from multitool.ports.tables import ALL_TABLES, OWNER_ATTRIBUTE, OWNER_INDEX, TableSpec
 
@@ -11,8 +12,12 @@ from multitool.ports.tables import ALL_TABLES, OWNER_ATTRIBUTE, OWNER_INDEX, Tab
 class Tables(Construct):
     """One on-demand table per spec: generated names, point-in-time recovery, TTL where used, retained."""
 
-    def __init__(self, scope: Construct, construct_id: str) -> None:
+    def __init__(
+        self, scope: Construct, construct_id: str, *, encryption_key: kms.IKey | None = None
+    ) -> None:
         super().__init__(scope, construct_id)
+        # The deployment's own key (customerManagedKey), else the AWS-managed DynamoDB key.
+        self._key = encryption_key
         self.by_spec: dict[TableSpec, dynamodb.Table] = {spec: self._table(spec) for spec in ALL_TABLES}
 
     def _table(self, spec: TableSpec) -> dynamodb.Table:
@@ -26,7 +31,12 @@ class Tables(Construct):
                 else None
             ),
             billing_mode=dynamodb.BillingMode.PAY_PER_REQUEST,
-            encryption=dynamodb.TableEncryption.AWS_MANAGED,
+            encryption=(
+                dynamodb.TableEncryption.CUSTOMER_MANAGED
+                if self._key is not None
+                else dynamodb.TableEncryption.AWS_MANAGED
+            ),
+            encryption_key=self._key,
             point_in_time_recovery_specification=dynamodb.PointInTimeRecoverySpecification(
                 point_in_time_recovery_enabled=True
             ),

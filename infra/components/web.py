@@ -38,6 +38,28 @@ SPA_ROUTING = """function handler(event) {
 }"""
 
 
+CHARSET_TAG = '<meta charset="utf-8">'
+
+
+def page_connect_policy(connect_sources: Sequence[str]) -> str:
+    """The CSP the page carries itself: fetches to itself and exactly ``connect_sources``."""
+    return "connect-src " + " ".join(["'self'", *connect_sources])
+
+
+def page_with_connect_policy(html: str, connect_sources: Sequence[str]) -> str:
+    """``index.html`` with its own CSP ``<meta>`` right after the charset, before any script or style.
+
+    A browser enforces every CSP a page has, the header's and a ``<meta http-equiv>`` one: a fetch must
+    pass both (https://www.w3.org/TR/CSP3/#multiple-policies), and a ``<meta>`` policy may hold
+    ``connect-src`` (https://www.w3.org/TR/CSP3/#meta-element). So this one narrows the header's
+    region-wide API host to the API's own.
+    """
+    if html.count(CHARSET_TAG) != 1:
+        raise ValueError(f"index.html must hold {CHARSET_TAG} once: the page's own CSP follows it")
+    tag = f'<meta http-equiv="Content-Security-Policy" content="{page_connect_policy(connect_sources)}">'
+    return html.replace(CHARSET_TAG, f"{CHARSET_TAG}\n  {tag}")
+
+
 def content_security_policy(connect_sources: Sequence[str]) -> str:
     """The page's CSP: only its own scripts and styles; fetches to itself, the API and sign-in only."""
     connect = " ".join(["'self'", *connect_sources])
@@ -189,8 +211,14 @@ class ChatWebsite(Construct):
         """The page's URL, exactly as the sign-in redirect comes back to it."""
         return f"{self.origin}/"
 
-    def publish(self, config: Mapping[str, Any]) -> s3deploy.BucketDeployment:
-        """Upload ``web/`` and ``config.json`` (values resolved at deploy time) and invalidate the cache."""
+    def publish(self, config: Mapping[str, Any], connect_sources: Sequence[str]) -> s3deploy.BucketDeployment:
+        """Upload ``web/``, ``config.json`` and ``index.html`` with its own CSP naming ``connect_sources``
+        (values resolved at deploy time), and invalidate the cache.
+
+        The header's CSP cannot name the API: the distribution would wait for the API, whose CORS
+        origins wait for the distribution (a cycle). The page's files are written once both exist, so
+        the page's own policy names the API's host (see :func:`page_with_connect_policy`).
+        """
         log_group = logs.LogGroup(
             self, "DeploymentLogs", retention=self._log_retention, removal_policy=cdk.RemovalPolicy.DESTROY
         )
@@ -202,7 +230,10 @@ class ChatWebsite(Construct):
             description="Uploads the page and config.json, invalidates the distribution",
         )
         log_group.grant_write(role)
-        page = s3deploy.Source.asset(str(WEB_DIR), exclude=["config.json", "*.map", ".*"])
+        page = s3deploy.Source.asset(str(WEB_DIR), exclude=["config.json", "index.html", "*.map", ".*"])
+        index = page_with_connect_policy(
+            (WEB_DIR / "index.html").read_text(encoding="utf-8"), connect_sources
+        )
         # The page's scripts are ES modules: a browser runs one only when it is served with a JavaScript
         # MIME type, and text/javascript is the one the HTML standard names
         # (https://html.spec.whatwg.org/multipage/scripting.html#scriptingLanguages). They are uploaded
@@ -228,7 +259,11 @@ class ChatWebsite(Construct):
             self,
             "Deployment",
             destination_bucket=self.bucket,
-            sources=[page, s3deploy.Source.json_data("config.json", dict(config))],
+            sources=[
+                page,
+                s3deploy.Source.json_data("config.json", dict(config)),
+                s3deploy.Source.data("index.html", index),
+            ],
             # The scripts are the module deployment's; this one's invalidation runs once they are up.
             exclude=["*.js"],
             distribution=self.distribution,

@@ -13,6 +13,7 @@ from multitool.ports.connections import DynamoConnections
 from multitool.ports.quota import DynamoRecipientQuota, Spend
 from multitool.ports.rate import DynamoTokenBucket
 from multitool.ports.tables import ALL_TABLES
+from multitool.ports.turn_slots import DynamoTurnSlots
 
 from tests.support.moto_tables import Tables
 from tests.support.review_support import email_draft
@@ -37,6 +38,7 @@ def _fill(tables: Tables, user: str) -> None:
     DynamoConnections(limits, tables.client).pending(
         user, "microsoft365", f"urn:ietf:params:oauth:request_uri:{user}"
     )
+    DynamoTurnSlots(limits, tables.client, per_user=3).take(user, f"t-{user}-turn", until=10**10)
     DynamoRecipientQuota(limits, tables.client).spend(
         user, datetime.now(UTC).date().isoformat(), Spend(2, 0), per_day=100, outside_per_day=None
     )

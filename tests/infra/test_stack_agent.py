@@ -231,7 +231,7 @@ CHAT_TABLE_ACTIONS = {
     "SESSIONS": {"dynamodb:UpdateItem", "dynamodb:GetItem"},
     "IDEMPOTENCY": {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
     "TURNS": {"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:GetItem"},
-    "LIMITS": {"dynamodb:GetItem", "dynamodb:PutItem"},
+    "LIMITS": {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"},  # token buckets, turn places
 }
 REVIEW_TABLE_ACTIONS = {
     "DRAFTS": {"dynamodb:GetItem", "dynamodb:PutItem"},

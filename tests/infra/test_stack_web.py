@@ -187,13 +187,16 @@ def test_the_page_and_its_config_are_published_with_an_invalidation(harness_stac
     assert props["DistributionPaths"] == ["/*"]
     assert props["WaitForDistributionInvalidation"] is True
     assert props["Prune"] is True
-    page = [d for d, _ in _published(harness_stack) if (d / "index.html").is_file()]
+    page = [d for d, _ in _published(harness_stack) if (d / "app.js").is_file()]
     (page_dir,) = page
     shipped = {p.relative_to(page_dir).as_posix() for p in page_dir.rglob("*") if p.is_file()}
-    assert {"index.html", "app.js", "auth.js", "styles.css"} <= shipped
-    assert "config.json" not in shipped  # only the generated one
+    assert {"app.js", "auth.js", "styles.css"} <= shipped
+    # only the generated config.json and index.html (the page's own CSP written in: test_stack_hardening)
+    assert not {"config.json", "index.html"} & shipped
+    generated = {"config.json", "index.html"}
+    assert [d for d, _ in _published(harness_stack) if (d / "index.html").is_file()]
     expected = {p.relative_to(WEB_DIR).as_posix() for p in WEB_DIR.rglob("*") if p.is_file()}
-    assert shipped == {name for name in expected if not name.startswith(".") and name != "config.json"}
+    assert shipped == {name for name in expected if not name.startswith(".") and name not in generated}
     assert {"cards/card.js", "cards/jira.js"} <= shipped  # the page's modules in their folders ship too
     assert props["Exclude"] == ["*.js"]  # the scripts are the module deployment's (below)
 

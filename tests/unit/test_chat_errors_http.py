@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from multitool.api.bodies import UndecodableBody
 from multitool.api.chat_app import Unauthenticated, chat_app
-from multitool.chat.async_turns import TurnNotFound, TurnsUnavailable
+from multitool.chat.async_turns import TooManyTurns, TurnNotFound, TurnsUnavailable
 from multitool.chat.idempotency import IdempotencyKeyReused, IdempotencyUnavailable, RequestInProgress
 from multitool.chat.service import ChatInputError
 from multitool.chat.sessions import SessionNotFound, SessionNotOwned
@@ -94,6 +94,16 @@ CASES: list[tuple[Exception, int, dict[str, Any], dict[str, str]]] = [
             "The turns table is away. Retry in a few seconds (with the same Idempotency-Key, if any).",
         ),
         {"Retry-After": "2"},
+    ),
+    (
+        TooManyTurns(3, 250.0),
+        429,
+        err(
+            "too_many_turns",
+            "You already have 3 turns running, the most one user may run at once. Wait for one to end "
+            "(GET /turns/{id}) and send again; nothing was started. Other users are not affected.",
+        ),
+        {"Retry-After": "10"},
     ),
     (
         ModelBusy("bedrock throttled", 0),

@@ -130,6 +130,8 @@ DEFAULT_CHAT_PER_MINUTE = 6
 DEFAULT_CHAT_BURST = 10
 DEFAULT_CONFIRMS_PER_MINUTE = 12
 DEFAULT_CONFIRMS_BURST = 20
+# Asynchronous turns one user may have running at once (multitool.ports.turn_slots).
+DEFAULT_RUNNING_TURNS_PER_USER = 3
 
 
 class ChatSettings(ToolSettings):
@@ -167,6 +169,12 @@ class ChatSettings(ToolSettings):
     )
     chat_per_minute: float = Field(default=DEFAULT_CHAT_PER_MINUTE, gt=0, le=6000)
     chat_burst: int = Field(default=DEFAULT_CHAT_BURST, ge=1, le=1000)
+    running_turns_per_user: int = Field(
+        default=DEFAULT_RUNNING_TURNS_PER_USER,
+        ge=1,
+        le=100,
+        description="Prefer: respond-async turns one user may have running at once (on the limits table)",
+    )
 
 
 class OutsideRecipients(StrEnum):

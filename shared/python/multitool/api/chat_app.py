@@ -115,6 +115,7 @@ def aws_chat_turns() -> ChatTurns | None:
     from botocore.config import Config
 
     from multitool.chat.turn_store import DynamoTurnStore, TurnLauncher
+    from multitool.ports.turn_slots import DynamoTurnSlots
     from multitool.settings import ChatSettings
 
     settings = ChatSettings.from_env()
@@ -123,8 +124,14 @@ def aws_chat_turns() -> ChatTurns | None:
     service = aws_chat_service()
     # A refused launch answers 503 (the client retries with its Idempotency-Key).
     client = boto3.client("lambda", config=Config(retries={"max_attempts": 2, "mode": "standard"}))
-    store = DynamoTurnStore(settings.turns_table_name, boto3.client("dynamodb"))
-    return ChatTurns(service, store, TurnLauncher(client).launch)
+    dynamodb = boto3.client("dynamodb")
+    store = DynamoTurnStore(settings.turns_table_name, dynamodb)
+    slots = (
+        DynamoTurnSlots(settings.rate_limits_table_name, dynamodb, per_user=settings.running_turns_per_user)
+        if settings.rate_limits_table_name
+        else None
+    )
+    return ChatTurns(service, store, TurnLauncher(client).launch, slots)
 
 
 @functools.cache
@@ -200,7 +207,10 @@ def chat_app(
                 403: "The sessionId belongs to another user (session_not_owned)",
                 409: "The first request with this Idempotency-Key is still running (request_in_progress)",
                 422: "This Idempotency-Key was used with another body (idempotency_key_reused)",
-                429: "This user sent turns faster than one user may (rate_limited); see Retry-After",
+                429: (
+                    "This user sent turns faster than one user may (rate_limited), or already runs as "
+                    "many Prefer: respond-async turns as one user may (too_many_turns); see Retry-After"
+                ),
                 500: "The service failed or is not configured",
                 502: "The model could not answer (model_failed)",
                 503: "The model is busy, or the idempotency or turns store is away; retry after Retry-After",

@@ -15,6 +15,7 @@ it would have answered. :meth:`ChatTurns.view` is ``GET /turns/{id}``.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -28,6 +29,8 @@ from multitool.cards.base import Card
 from multitool.chat.service import ChatRequest, ChatResponse, ChatService, body_hash, turn_deadline, wire_text
 from multitool.chat.sessions import new_session_id
 from multitool.chat.turn_store import (
+    LOST_AFTER_SECONDS,
+    START_WITHIN_SECONDS,
     DynamoTurnStore,
     StoredTurn,
     TurnStoreFailed,
@@ -39,6 +42,7 @@ from multitool.chat.turn_store import (
 )
 from multitool.errors import RETRY_AFTER, ServiceError
 from multitool.observability import error_fields, logger
+from multitool.ports.turn_slots import SlotsFull, SlotsUnavailable, TurnSlots
 from multitool.runtimes.base import ModelBusy, ModelFailed, TurnError
 from multitool.settings import SettingsError
 from multitool.wire import WireModel
@@ -69,6 +73,32 @@ class TurnsUnavailable(ServiceError):
 
     def headers(self) -> dict[str, str]:
         return {RETRY_AFTER: "2"}
+
+
+TOO_MANY_TURNS_RETRY_SECONDS = 10
+"""What a refused start waits at most: a place is held for minutes, but a turn usually ends in seconds."""
+
+
+class TooManyTurns(ServiceError):
+    """The user already runs as many turns as one user may at once (HTTP 429, Retry-After)."""
+
+    code = "too_many_turns"
+    status = HTTPStatus.TOO_MANY_REQUESTS
+
+    def __init__(self, running: int, retry_after: float) -> None:
+        super().__init__(f"{running} turns running")
+        self.running = running
+        self.retry_after = max(1, min(TOO_MANY_TURNS_RETRY_SECONDS, math.ceil(retry_after)))
+
+    def public_message(self) -> str:
+        return (
+            f"You already have {self.running} turns running, the most one user may run at once. "
+            "Wait for one to end (GET /turns/{id}) and send again; nothing was started. "
+            "Other users are not affected."
+        )
+
+    def headers(self) -> dict[str, str]:
+        return {RETRY_AFTER: str(self.retry_after)}
 
 
 class TurnStarted(WireModel):
@@ -178,10 +208,20 @@ Launch = Callable[[str, str], None]
 class ChatTurns:
     """Starts, runs and shows turns for :class:`ChatService`, on a turns table."""
 
-    def __init__(self, service: ChatService, store: DynamoTurnStore, launch: Launch) -> None:
+    def __init__(
+        self,
+        service: ChatService,
+        store: DynamoTurnStore,
+        launch: Launch,
+        slots: TurnSlots | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self.service = service
         self.store = store
         self.launch = launch
+        self.slots = slots
+        """Each user's places for running turns; None: no cap (the local demo, a stack without the table)."""
+        self.clock = clock
         idempotency = service.idempotency
         self._start_once = idempotency.wrap(self._start_body) if idempotency is not None else None
 
@@ -234,6 +274,8 @@ class ChatTurns:
         # The session rules answer now (403 for another user's session), not in the turn's events.
         self.service.sessions.claim(session_id, user_id)
         turn_id = new_turn_id()
+        # Until its invocation starts (then until it must have ended): a turn that never runs frees its place.
+        self._take_place(user_id, turn_id, until=self.clock() + START_WITHIN_SECONDS)
         stored = {
             "request": request.model_copy(update={"session_id": session_id}).to_wire(),
             "timezoneHint": timezone_hint,
@@ -242,12 +284,15 @@ class ChatTurns:
         try:
             self.store.create(turn_id, user_id, session_id, stored)
         except TurnStoreFailed as error:
+            self._free_place(user_id, turn_id)
             raise TurnsUnavailable("The turn could not be stored.") from error
         try:
             self.launch(function_name, turn_id)
         except Exception as error:
             logger.warning("Turn not launched", extra=error_fields(error))
-            self._end(turn_id, failed_event(HTTPStatus.SERVICE_UNAVAILABLE, "turn_not_started", INTERNAL))
+            self._end(
+                turn_id, user_id, failed_event(HTTPStatus.SERVICE_UNAVAILABLE, "turn_not_started", INTERNAL)
+            )
             raise TurnsUnavailable("The turn could not be started.") from error
         logger.info("Chat turn started", extra={"turn_id": turn_id})
         return wire_text(TurnStarted(turn_id=turn_id, session_id=session_id).to_wire())
@@ -259,7 +304,8 @@ class ChatTurns:
         turn = self.store.start(turn_id, wall_deadline + 1)
         if turn is None:
             logger.info("Turn not run: unknown, already running or too old", extra={"turn_id": turn_id})
-            return "skipped"
+            return "skipped"  # a place it held runs out with its lease; a running one is not this one's
+        self._hold_place(turn.owner, turn_id, until=wall_deadline + 1 + LOST_AFTER_SECONDS)
         fields = turn.request
         try:
             request = ChatRequest.model_validate(fields["request"])
@@ -274,13 +320,48 @@ class ChatTurns:
         except Exception as error:
             if not isinstance(error, ModelBusy | ModelFailed):
                 logger.error("Chat turn failed", extra=error_fields(error))
-            return self._end(turn_id, failure_of(error))
-        return self._end(turn_id, done_event(response.to_wire()))
+            return self._end(turn_id, turn.owner, failure_of(error))
+        return self._end(turn_id, turn.owner, done_event(response.to_wire()))
 
-    def _end(self, turn_id: str, event: dict[str, Any]) -> str:
+    def _end(self, turn_id: str, owner: str, event: dict[str, Any]) -> str:
         status: Literal["done", "failed"] = "done" if event["type"] == "done" else "failed"
-        self.store.append(turn_id, [event], status)
+        try:
+            self.store.append(turn_id, [event], status)
+        finally:
+            self._free_place(owner, turn_id)
         return status
+
+    def _take_place(self, user_id: str, turn_id: str, *, until: float) -> None:
+        if self.slots is None:
+            return
+        try:
+            self.slots.take(user_id, turn_id, until=until)
+        except SlotsFull as full:
+            logger.info("Too many turns running", extra={"running": full.running})
+            raise TooManyTurns(full.running, full.free_at - self.clock()) from full
+        except SlotsUnavailable as error:
+            raise TurnsUnavailable("The running turns could not be counted.") from error
+
+    def _hold_place(self, owner: str, turn_id: str, *, until: float) -> None:
+        """Hold the place for as long as the invocation may run; a turn that lost its place still runs."""
+        if self.slots is None:
+            return
+        try:
+            held = self.slots.hold(owner, turn_id, until=until)
+        except SlotsUnavailable as error:
+            logger.warning("Turn's place not held longer", extra=error_fields(error))
+            return
+        if not held:
+            logger.warning("Turn runs without a place: its lease ran out before it started")
+
+    def _free_place(self, owner: str, turn_id: str) -> None:
+        if self.slots is None:
+            return
+        try:
+            self.slots.release(owner, turn_id)
+        except SlotsUnavailable as error:
+            # Its lease runs out by itself when the turn's invocation must have ended.
+            logger.warning("Turn's place not given back", extra=error_fields(error))
 
     def view(self, user_id: str, turn_id: str, after: int = 0) -> dict[str, Any]:
         """The caller's turn from event ``after`` on (a :class:`TurnView` on the wire);

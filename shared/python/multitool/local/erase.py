@@ -3,8 +3,8 @@
 What a user leaves behind, by table: drafts, sessions and turns carry the user's ``sub`` in
 ``owner`` and are found through the owner index (:data:`multitool.ports.tables.OWNER_INDEX`, keys
 only); audit records are the user's own partition (``USER#<sub>``); the limits table holds the
-user's token buckets and the last days' recipient counters, whose keys are known. Each is deleted
-by key (``BatchWriteItem``, 25 at a time, unprocessed items retried).
+user's token buckets, running-turn places and the last days' recipient counters, whose keys are
+known. Each is deleted by key (``BatchWriteItem``, 25 at a time, unprocessed items retried).
 
 Not erased here, and why: the directory and bookings are keyed by people and addresses, not by
 ``sub`` (an administrator edits the directory; bookings expire 30 days after the meeting);
@@ -26,6 +26,7 @@ from multitool.ports.quota import quota_key
 from multitool.ports.rate import bucket_key
 from multitool.ports.tables import ALL_TABLES, AUDIT, LIMITS, OWNER_INDEX, TableSpec
 from multitool.ports.tokens import PROVIDER_NAMES
+from multitool.ports.turn_slots import slots_key
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -75,6 +76,7 @@ def _audit_keys(client: DynamoDBClient, table: str, sub: str) -> Iterator[dict[s
 def _limit_keys(sub: str, now: datetime) -> Iterator[dict[str, Any]]:
     for route in RATE_ROUTES:
         yield {"pk": {"S": bucket_key(route, sub)}}
+    yield {"pk": {"S": slots_key(sub)}}
     for offset in range(-1, COUNTER_DAYS - 1):
         day = (now + timedelta(days=offset)).date().isoformat()
         yield {"pk": {"S": quota_key(sub, day)}}

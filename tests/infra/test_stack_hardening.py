@@ -1,0 +1,236 @@
+"""What the synthesized stack holds so that no user takes it from the others and nothing it keeps is
+unmanaged: each user's running-turn cap, the harness's log group, the page's own CSP, the
+customer-managed key."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+from cfnlint.api import lint
+from multitool.ports.tables import ALL_TABLES, LIMITS
+from multitool.settings import ChatSettings
+
+from infra.components.web import WEB_DIR, page_with_connect_policy
+from infra.context import ContextError, DeployContext
+from tests.infra.iam_queries import dynamodb_actions_by_table, function_id, role_of_function
+from tests.infra.synth import Synthesized, synthesize
+
+pytestmark = pytest.mark.infra
+
+VALID = {"senderEmail": "me@example.com"}
+
+
+def test_the_orchestrator_caps_each_users_running_turns_on_the_limits_table(
+    harness_stack: Synthesized,
+) -> None:
+    orchestrator = function_id(harness_stack, "Orchestrator")
+    env = harness_stack.props(orchestrator)["Environment"]["Variables"]
+    limits = harness_stack.logical_id(harness_stack.stack.tables[LIMITS])
+
+    assert env["RATE_LIMITS_TABLE_NAME"] == {"Ref": limits}
+    assert env["RUNNING_TURNS_PER_USER"] == "3"
+    settings = ChatSettings.from_env({k: v if isinstance(v, str) else "x" for k, v in env.items()})
+    assert settings.running_turns_per_user == 3
+    # a place is taken with GetItem + a conditional PutItem, held longer and given back with UpdateItem
+    role = role_of_function(harness_stack, orchestrator)
+    assert dynamodb_actions_by_table(harness_stack, role)[limits] == {
+        "dynamodb:GetItem",
+        "dynamodb:PutItem",
+        "dynamodb:UpdateItem",
+    }
+
+
+def test_the_running_turn_cap_is_validated_with_one_line() -> None:
+    assert DeployContext.from_context({**VALID, "runningTurnsPerUser": "5"}).running_turns_per_user == 5
+    for bad in ("0", "101", "many"):
+        with pytest.raises(ContextError) as caught:
+            DeployContext.from_context({**VALID, "runningTurnsPerUser": bad})
+        assert str(caught.value).startswith("Invalid context 'runningTurnsPerUser'"), caught.value
+
+
+def test_the_harness_runtime_log_group_is_the_stacks_with_the_retention_and_exists_before_any_write(
+    harness_stack: Synthesized,
+) -> None:
+    harness = harness_stack.stack.harness
+    assert harness is not None
+    harness_id = harness_stack.logical_id(harness.harness)
+    group_id = harness_stack.logical_id(harness.log_group)
+    group = harness_stack.props(group_id)
+
+    # named as AgentCore names the runtime's group: the runtime id and its endpoint
+    assert group["LogGroupName"] == {
+        "Fn::Join": [
+            "",
+            [
+                "/aws/bedrock-agentcore/runtimes/",
+                {"Fn::GetAtt": [harness_id, "Environment.AgentCoreRuntimeEnvironment.AgentRuntimeId"]},
+                "-DEFAULT",
+            ],
+        ]
+    }
+    # with the retention every other log group of the stack has
+    retentions = {
+        props["Properties"].get("RetentionInDays")
+        for props in harness_stack.of_type("AWS::Logs::LogGroup").values()
+    }
+    assert retentions == {30}
+    assert harness_stack.resources[group_id]["DeletionPolicy"] == "Delete"
+    # the harness role can write or create a log group only once the policy granting it is attached,
+    # and that policy waits for the group
+    log_policy = harness_stack.logical_id(harness.log_policy)
+    assert group_id in harness_stack.resources[log_policy]["DependsOn"]
+    role = harness_stack.logical_id(harness.role)
+    for logical_id, policy in harness_stack.of_type("AWS::IAM::Policy").items():
+        if {"Ref": role} not in policy["Properties"].get("Roles", []):
+            continue
+        actions = {
+            action
+            for statement in policy["Properties"]["PolicyDocument"]["Statement"]
+            for action in (
+                [statement["Action"]] if isinstance(statement["Action"], str) else statement["Action"]
+            )
+        }
+        if actions & {"logs:CreateLogGroup", "logs:PutLogEvents", "logs:CreateLogStream"}:
+            assert logical_id == log_policy, logical_id
+
+
+def _published_index(synth: Synthesized) -> tuple[str, dict[str, Any]]:
+    """index.html as the page's deployment uploads it, and the markers it fills in at deploy time."""
+    (page,) = [
+        r["Properties"]
+        for r in synth.of_type("Custom::CDKBucketDeployment").values()
+        if "DistributionId" in r["Properties"]
+    ]
+    for key, markers in zip(page["SourceObjectKeys"], page["SourceMarkers"], strict=True):
+        index = synth.assembly_dir / f"asset.{key.removesuffix('.zip')}" / "index.html"
+        if index.is_file():
+            return index.read_text(encoding="utf-8"), markers
+    raise AssertionError("no index.html published")
+
+
+def test_the_pages_own_csp_lets_it_fetch_only_this_api_and_its_sign_in(harness_stack: Synthesized) -> None:
+    html, markers = _published_index(harness_stack)
+    api = harness_stack.logical_id(harness_stack.stack.api.http_api)
+    users = harness_stack.stack.users
+    assert users.domain is not None
+    domain = harness_stack.logical_id(users.domain)
+
+    (policy,) = re.findall(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', html)
+    for marker, value in markers.items():
+        policy = policy.replace(marker, f"<{json.dumps(value, sort_keys=True, separators=(',', ':'))}>")
+    directive, *sources = policy.split()
+    assert directive == "connect-src"
+    api_endpoint = json.dumps({"Fn::GetAtt": [api, "ApiEndpoint"]}, sort_keys=True, separators=(",", ":"))
+    sign_in = json.dumps({"Ref": domain}, sort_keys=True, separators=(",", ":"))
+    assert sources == ["'self'", f"<{api_endpoint}>", f"https://<{sign_in}>.auth.us-east-1.amazoncognito.com"]
+    assert "*" not in policy
+    # it comes before any script or style, and the rest of the page is web/index.html as it is
+    assert html.index("Content-Security-Policy") < min(html.index("<script"), html.index("<link"))
+    source = (WEB_DIR / "index.html").read_text(encoding="utf-8")
+    assert re.sub(r"\n  <meta http-equiv=[^\n]*", "", html) == source
+
+
+def test_a_page_without_one_charset_tag_is_refused() -> None:
+    with pytest.raises(ValueError, match="charset"):
+        page_with_connect_policy("<html><head></head></html>", ["https://api.example.com"])
+
+
+@pytest.fixture(scope="module")
+def keyed_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
+    """The default deploy with customerManagedKey=true."""
+    return synthesize(tmp_path_factory.mktemp("keyed"), customerManagedKey="true")
+
+
+def _statements(key: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {s.get("Sid", ""): s for s in key["Properties"]["KeyPolicy"]["Statement"]}
+
+
+def test_with_a_customer_managed_key_every_table_and_log_group_is_encrypted_with_it(
+    keyed_stack: Synthesized,
+) -> None:
+    ((key_id, key),) = keyed_stack.of_type("AWS::KMS::Key").items()
+    assert key["Properties"]["EnableKeyRotation"] is True
+    # retained like the tables: a retained table under a deleted key could never be read again
+    assert (key["DeletionPolicy"], key["UpdateReplacePolicy"]) == ("Retain", "Retain")
+    key_arn = {"Fn::GetAtt": [key_id, "Arn"]}
+
+    tables = keyed_stack.of_type("AWS::DynamoDB::Table")
+    assert len(tables) == len(ALL_TABLES)
+    for logical_id, table in tables.items():
+        assert table["Properties"]["SSESpecification"] == {
+            "KMSMasterKeyId": key_arn,
+            "SSEEnabled": True,
+            "SSEType": "KMS",
+        }, logical_id
+    groups = keyed_stack.of_type("AWS::Logs::LogGroup")
+    harness = keyed_stack.stack.harness
+    assert harness is not None
+    # the functions', the access log, the page deployment's, and the harness runtime's
+    assert keyed_stack.logical_id(harness.log_group) in groups
+    assert len(groups) >= 5
+    for logical_id, group in groups.items():
+        assert group["Properties"]["KmsKeyId"] == key_arn, logical_id
+        # the key policy exists before a log group names the key
+        assert key_id in json.dumps(group), logical_id
+
+
+def test_the_key_policy_lets_cloudwatch_logs_use_it_only_for_this_accounts_log_groups(
+    keyed_stack: Synthesized,
+) -> None:
+    ((_, key),) = keyed_stack.of_type("AWS::KMS::Key").items()
+    logs = _statements(key)["CloudWatchLogsOfThisAccount"]
+    assert logs["Principal"] == {
+        "Service": {"Fn::Join": ["", ["logs.us-east-1.", {"Ref": "AWS::URLSuffix"}]]}
+    }
+    assert set(logs["Action"]) == {
+        "kms:Encrypt*",
+        "kms:Decrypt*",
+        "kms:ReEncrypt*",
+        "kms:GenerateDataKey*",
+        "kms:Describe*",
+    }
+    assert logs["Condition"] == {
+        "ArnLike": {
+            "kms:EncryptionContext:aws:logs:arn": {
+                "Fn::Join": [
+                    "",
+                    ["arn:", {"Ref": "AWS::Partition"}, ":logs:us-east-1:123456789012:log-group:*"],
+                ]
+            }
+        }
+    }
+    dynamodb = _statements(key)["DynamoDBForThisAccount"]
+    assert dynamodb["Principal"] == {"AWS": "*"}
+    assert dynamodb["Condition"] == {
+        "StringEquals": {
+            "kms:CallerAccount": "123456789012",
+            "kms:ViaService": {"Fn::Join": ["", ["dynamodb.us-east-1.", {"Ref": "AWS::URLSuffix"}]]},
+        }
+    }
+    assert "kms:ScheduleKeyDeletion" not in json.dumps(dynamodb)
+
+
+def test_without_the_option_there_is_no_key_and_the_tables_use_the_aws_managed_one(
+    harness_stack: Synthesized,
+) -> None:
+    assert harness_stack.of_type("AWS::KMS::Key") == {}
+    for table in harness_stack.of_type("AWS::DynamoDB::Table").values():
+        sse = table["Properties"]["SSESpecification"]
+        assert sse["SSEEnabled"] is True
+        assert "KMSMasterKeyId" not in sse
+    assert all(
+        "KmsKeyId" not in g["Properties"] for g in harness_stack.of_type("AWS::Logs::LogGroup").values()
+    )
+    assert DeployContext.from_context(VALID).customer_managed_key is False
+    with pytest.raises(ContextError) as caught:
+        DeployContext.from_context({**VALID, "customerManagedKey": "maybe"})
+    assert str(caught.value).startswith("Invalid context 'customerManagedKey'")
+
+
+def test_the_keyed_stack_is_cfn_lint_clean(keyed_stack: Synthesized) -> None:
+    # cdk-nag ran in the fixture's synth (it raises on any unacknowledged finding)
+    matches = lint(json.dumps(keyed_stack.data), regions=["us-east-1"])
+    assert [f"{m.rule.id} {m.message}" for m in matches] == []
