@@ -10,11 +10,15 @@ be full again.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
+from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, Protocol
 
 from botocore.exceptions import ClientError
+
+from multitool.errors import RETRY_AFTER, ServiceError
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -22,13 +26,32 @@ if TYPE_CHECKING:
 _ATTEMPTS = 3
 
 
-class RateLimited(Exception):
-    """The user's bucket is empty; ``retry_after`` seconds until it holds a token again."""
+class RateLimited(ServiceError):
+    """The user's bucket is empty; ``retry_after`` seconds until it holds a token again.
+
+    Answers 429 with ``Retry-After`` in whole seconds, rounded up so a client that waits it finds a token.
+    """
+
+    code = "rate_limited"
+    status = HTTPStatus.TOO_MANY_REQUESTS
 
     def __init__(self, route: str, retry_after: float) -> None:
         super().__init__(f"rate limited on {route}")
         self.route = route
         self.retry_after = retry_after
+
+    @property
+    def seconds(self) -> int:
+        return max(1, math.ceil(self.retry_after))
+
+    def public_message(self) -> str:
+        return (
+            f"You are sending {self.route} requests faster than this deployment allows one user; "
+            f"try again in {self.seconds} s. Other users are not affected."
+        )
+
+    def headers(self) -> dict[str, str]:
+        return {RETRY_AFTER: str(self.seconds)}
 
 
 class RateLimiter(Protocol):
