@@ -38,7 +38,7 @@ from multitool.chat.service import ChatInputError, ChatRequest, ChatResponse, Ch
 from multitool.chat.sessions import SessionView
 from multitool.errors import ServiceError
 from multitool.observability import error_fields, logger
-from multitool.ports.rate import RateLimiter
+from multitool.ports.rate import BucketLimits, RateLimiter, aws_token_bucket
 from multitool.tools.registry import REGISTRY
 from multitool.validation import first_field, problems
 
@@ -126,23 +126,13 @@ def aws_chat_turns() -> ChatTurns | None:
 @functools.cache
 def aws_chat_limiter() -> RateLimiter | None:
     """Each user's /chat token bucket on ``RATE_LIMITS_TABLE_NAME``; None without one (no per-user limit)."""
-    import os
-
-    import boto3
-
-    from multitool.ports.rate import DynamoTokenBucket
     from multitool.settings import ChatSettings
 
-    if not os.environ.get("RATE_LIMITS_TABLE_NAME"):
-        return None  # checked first: an app built around its own service needs no other setting
-    settings = ChatSettings.from_env()
-    assert settings.rate_limits_table_name is not None
-    return DynamoTokenBucket(
-        settings.rate_limits_table_name,
-        boto3.client("dynamodb"),
-        per_minute=settings.chat_per_minute,
-        burst=settings.chat_burst,
-    )
+    def limits() -> BucketLimits:
+        settings = ChatSettings.from_env()
+        return BucketLimits(settings.rate_limits_table_name, settings.chat_per_minute, settings.chat_burst)
+
+    return aws_token_bucket(limits)
 
 
 def prefers_async(header: str | None) -> bool:

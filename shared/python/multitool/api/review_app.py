@@ -24,7 +24,7 @@ from multitool.api.bodies import body_text, utf8_clean
 from multitool.api.errors import ApiError, ErrorDetail, openapi_responses
 from multitool.errors import ServiceError
 from multitool.observability import error_fields, logger
-from multitool.ports.rate import RateLimiter
+from multitool.ports.rate import BucketLimits, RateLimiter, aws_token_bucket
 from multitool.review import (
     Caller,
     ReviewConfig,
@@ -145,23 +145,13 @@ def recipient_policy(settings: ReviewSettings) -> RecipientPolicy:
 @functools.cache
 def aws_confirm_limiter() -> RateLimiter | None:
     """Each user's confirm token bucket on ``RATE_LIMITS_TABLE_NAME``; None without one."""
-    import os
-
-    import boto3
-
-    from multitool.ports.rate import DynamoTokenBucket
     from multitool.settings import ReviewSettings
 
-    if not os.environ.get("RATE_LIMITS_TABLE_NAME"):
-        return None  # checked first: an app built around its own service needs no other setting
-    settings = ReviewSettings.from_env()
-    assert settings.rate_limits_table_name is not None
-    return DynamoTokenBucket(
-        settings.rate_limits_table_name,
-        boto3.client("dynamodb"),
-        per_minute=settings.confirms_per_minute,
-        burst=settings.confirms_burst,
-    )
+    def limits() -> BucketLimits:
+        s = ReviewSettings.from_env()
+        return BucketLimits(s.rate_limits_table_name, s.confirms_per_minute, s.confirms_burst)
+
+    return aws_token_bucket(limits)
 
 
 def review_app(

@@ -11,10 +11,11 @@ be full again.
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable
 from http import HTTPStatus
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from botocore.exceptions import ClientError
 
@@ -52,6 +53,17 @@ class RateLimited(ServiceError):
 
     def headers(self) -> dict[str, str]:
         return {RETRY_AFTER: str(self.seconds)}
+
+
+RATE_LIMITS_TABLE = "RATE_LIMITS_TABLE_NAME"
+
+
+class BucketLimits(NamedTuple):
+    """Where a route's buckets live and how fast they refill (a Lambda's settings say)."""
+
+    table_name: str | None
+    per_minute: float
+    burst: int
 
 
 class RateLimiter(Protocol):
@@ -121,3 +133,20 @@ class DynamoTokenBucket:
                 continue  # another request took a token since the read: read again
             return
         raise RateLimited(route, 1.0)
+
+
+def aws_token_bucket(limits: Callable[[], BucketLimits]) -> DynamoTokenBucket | None:
+    """A route's per-user buckets on the deployment's limits table over the Lambda's own DynamoDB
+    client; None without a table (no per-user limit).
+
+    The table is looked for before ``limits`` reads the Lambda's settings: an app built around its
+    own service (a test, the local server) needs no other setting.
+    """
+    if not os.environ.get(RATE_LIMITS_TABLE):
+        return None
+    table_name, per_minute, burst = limits()
+    if not table_name:
+        return None
+    import boto3  # the Lambda's client, made on first use, never at import
+
+    return DynamoTokenBucket(table_name, boto3.client("dynamodb"), per_minute=per_minute, burst=burst)
