@@ -27,4 +27,3 @@ def test_with_a_limits_table_the_bucket_has_the_routes_rate(monkeypatch: pytest.
 
     assert isinstance(bucket, DynamoTokenBucket)
     assert (bucket._table, bucket._rate, bucket._burst) == ("limits", 0.5, 4.0)
-
