@@ -147,25 +147,8 @@ class UserDirectory(Construct):
         """
         if self._client is not None:
             return self._client
-        assert isinstance(self.user_pool, cognito.UserPool)
-        client = self.user_pool.add_client(
-            "WebClient",
-            generate_secret=False,
-            # The page signs in through managed login only: no password or SRP flow from the browser.
-            auth_flows=cognito.AuthFlow(user_srp=False, user_password=False),
-            o_auth=cognito.OAuthSettings(
-                flows=cognito.OAuthFlows(authorization_code_grant=True, implicit_code_grant=False),
-                scopes=[cognito.OAuthScope.OPENID, cognito.OAuthScope.EMAIL, cognito.OAuthScope.PROFILE],
-                callback_urls=list(sign_in_urls),
-                logout_urls=list(sign_in_urls),
-            ),
-            supported_identity_providers=[cognito.UserPoolClientIdentityProvider.COGNITO],
-            prevent_user_existence_errors=True,
-            enable_token_revocation=True,
-            access_token_validity=cdk.Duration.hours(1),
-            id_token_validity=cdk.Duration.hours(1),
-            refresh_token_validity=cdk.Duration.hours(12),
-        )
+        # The page signs in through managed login only: no password or SRP flow from the browser.
+        client = self._public_client("WebClient", list(sign_in_urls))
         self._managed_login_style("ManagedLoginStyle", client)
         self._client = client
         return client
@@ -180,25 +163,8 @@ class UserDirectory(Construct):
         """
         if not self.creates_client:
             return None
-        assert isinstance(self.user_pool, cognito.UserPool)
-        client = self.user_pool.add_client(
-            "CliClient",
-            generate_secret=False,
-            # No password or SRP flow: the password is typed on the managed login page, never in a shell.
-            auth_flows=cognito.AuthFlow(user_srp=False, user_password=False),
-            o_auth=cognito.OAuthSettings(
-                flows=cognito.OAuthFlows(authorization_code_grant=True, implicit_code_grant=False),
-                scopes=[cognito.OAuthScope.OPENID, cognito.OAuthScope.EMAIL, cognito.OAuthScope.PROFILE],
-                callback_urls=[CALLBACK_URL],
-                logout_urls=[CALLBACK_URL],
-            ),
-            supported_identity_providers=[cognito.UserPoolClientIdentityProvider.COGNITO],
-            prevent_user_existence_errors=True,
-            enable_token_revocation=True,
-            access_token_validity=cdk.Duration.hours(1),
-            id_token_validity=cdk.Duration.hours(1),
-            refresh_token_validity=cdk.Duration.hours(12),
-        )
+        # No password or SRP flow: the password is typed on the managed login page, never in a shell.
+        client = self._public_client("CliClient", [CALLBACK_URL])
         self._managed_login_style("CliManagedLoginStyle", client)
         self.cli_client = client
         return client
@@ -207,6 +173,28 @@ class UserDirectory(Construct):
     def api_clients(self) -> list[cognito.IUserPoolClient]:
         """The clients whose tokens the API accepts: the page's and the command line's."""
         return [self.client, *([self.cli_client] if self.cli_client is not None else [])]
+
+    def _public_client(self, construct_id: str, callback_urls: list[str]) -> cognito.UserPoolClient:
+        """A client with no secret that signs in through managed login only (the code grant with PKCE,
+        no password or SRP flow), back to ``callback_urls``; short-lived tokens, revocable."""
+        assert isinstance(self.user_pool, cognito.UserPool)
+        return self.user_pool.add_client(
+            construct_id,
+            generate_secret=False,
+            auth_flows=cognito.AuthFlow(user_srp=False, user_password=False),
+            o_auth=cognito.OAuthSettings(
+                flows=cognito.OAuthFlows(authorization_code_grant=True, implicit_code_grant=False),
+                scopes=[cognito.OAuthScope.OPENID, cognito.OAuthScope.EMAIL, cognito.OAuthScope.PROFILE],
+                callback_urls=callback_urls,
+                logout_urls=callback_urls,
+            ),
+            supported_identity_providers=[cognito.UserPoolClientIdentityProvider.COGNITO],
+            prevent_user_existence_errors=True,
+            enable_token_revocation=True,
+            access_token_validity=cdk.Duration.hours(1),
+            id_token_validity=cdk.Duration.hours(1),
+            refresh_token_validity=cdk.Duration.hours(12),
+        )
 
     def _managed_login_style(self, construct_id: str, client: cognito.IUserPoolClient) -> None:
         # Managed login needs a style per client: Cognito's default one.

@@ -7,24 +7,18 @@ import email.policy
 import io
 import logging
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
 import boto3
 import pytest
-from moto import mock_aws
-from moto.core.models import DEFAULT_ACCOUNT_ID
-from moto.ses.models import ses_backends
 from multitool.api.review_app import aws_reviewer
-from multitool.drafts import Draft
 from multitool.observability import logger
-from multitool.ports.drafts import DynamoDraftStore
 from multitool.ports.dynamo_calendar import DynamoCalendar
-from multitool.ports.tables import create_all
 
 from functions.review.handler import handler
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
+from tests.support.moto_tables import REGION, Tables
 from tests.support.review_support import (
     KIN_LEE,
     KINSHUOK,
@@ -35,44 +29,6 @@ from tests.support.review_support import (
     email_draft,
     meeting_draft,
 )
-
-REGION = "us-east-1"
-
-
-@dataclass
-class Aws:
-    dynamodb: Any
-    sesv2: Any
-    tables: dict[str, str]
-
-    @property
-    def drafts(self) -> DynamoDraftStore:
-        return DynamoDraftStore(self.tables["DRAFTS_TABLE_NAME"], self.dynamodb)
-
-    def add(self, draft: Draft) -> Draft:
-        [stored] = self.drafts.create_many([draft])
-        return stored
-
-    @staticmethod
-    def sent() -> list[Any]:
-        return list(ses_backends[DEFAULT_ACCOUNT_ID][REGION].sent_messages)
-
-
-@pytest.fixture
-def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[Aws]:
-    with mock_aws():
-        dynamodb = boto3.client("dynamodb", region_name=REGION)
-        sesv2 = boto3.client("sesv2", region_name=REGION)
-        sesv2.create_email_identity(EmailIdentity=SENDER)
-        tables = create_all(dynamodb)
-        for name, value in tables.items():
-            monkeypatch.setenv(name, value)
-        monkeypatch.setenv("SENDER_EMAIL", SENDER)
-        monkeypatch.delenv("JIRA_SECRET_ARN", raising=False)
-        monkeypatch.delenv("SANDBOX", raising=False)
-        aws_reviewer.cache_clear()
-        yield Aws(dynamodb, sesv2, tables)
-    aws_reviewer.cache_clear()
 
 
 @pytest.fixture
@@ -99,8 +55,8 @@ def call(
     return response
 
 
-def test_the_owner_gets_the_action_with_its_card(aws: Aws) -> None:
-    draft = aws.add(email_draft())
+def test_the_owner_gets_the_action_with_its_card(review_aws: Tables) -> None:
+    draft = review_aws.add(email_draft())
 
     response = call("GET", draft.id)
 
@@ -115,26 +71,26 @@ def test_the_owner_gets_the_action_with_its_card(aws: Aws) -> None:
 
 
 @pytest.mark.parametrize(("method", "verb"), [("GET", ""), ("POST", "confirm"), ("POST", "discard")])
-def test_another_users_action_is_404_and_untouched(aws: Aws, method: str, verb: str) -> None:
-    draft = aws.add(email_draft())
+def test_another_users_action_is_404_and_untouched(review_aws: Tables, method: str, verb: str) -> None:
+    draft = review_aws.add(email_draft())
 
     response = call(method, draft.id, verb, {} if method == "POST" else None, sub="user-2")
 
     assert response["statusCode"] == 404
     assert json_body(response)["error"]["code"] == "not_found"
-    assert aws.drafts.get(draft.id) == draft
-    assert aws.sent() == []
+    assert review_aws.drafts.get(draft.id) == draft
+    assert review_aws.sent() == []
 
 
-def test_without_a_signed_in_user_it_is_401(aws: Aws) -> None:
-    draft = aws.add(email_draft())
+def test_without_a_signed_in_user_it_is_401(review_aws: Tables) -> None:
+    draft = review_aws.add(email_draft())
     response = call("POST", draft.id, "confirm", {}, sub=None)
     assert response["statusCode"] == 401
     assert json_body(response)["error"]["code"] == "unauthenticated"
 
 
-def test_confirm_sends_the_edited_email_once_through_ses(aws: Aws, logs: io.StringIO) -> None:
-    draft = aws.add(email_draft())
+def test_confirm_sends_the_edited_email_once_through_ses(review_aws: Tables, logs: io.StringIO) -> None:
+    draft = review_aws.add(email_draft())
     edits = {"subject": "The doc (final)", "body": "Confidential body text 7f3a", "cc": ["boss@example.com"]}
 
     first = call("POST", draft.id, "confirm", edits)
@@ -144,7 +100,7 @@ def test_confirm_sends_the_edited_email_once_through_ses(aws: Aws, logs: io.Stri
     done = json_body(first)
     assert done["status"] == "done"
     assert done["retryable"] is False
-    [message] = aws.sent()
+    [message] = review_aws.sent()
     assert done["result"]["messageId"] == message.id
     assert message.source == f"multitool <{SENDER}>"  # no requester name in the token
     assert message.subject == "The doc (final)"
@@ -162,8 +118,8 @@ def test_confirm_sends_the_edited_email_once_through_ses(aws: Aws, logs: io.Stri
     assert "kinshuok@example.com" not in logged
 
 
-def test_a_confirm_with_changed_content_after_done_is_409(aws: Aws) -> None:
-    draft = aws.add(email_draft())
+def test_a_confirm_with_changed_content_after_done_is_409(review_aws: Tables) -> None:
+    draft = review_aws.add(email_draft())
     call("POST", draft.id, "confirm", {})
 
     response = call("POST", draft.id, "confirm", {"body": "Something else"})
@@ -172,11 +128,11 @@ def test_a_confirm_with_changed_content_after_done_is_409(aws: Aws) -> None:
     body = json_body(response)
     assert body["error"]["code"] == "already_done"
     assert body["action"]["status"] == "done"
-    assert len(aws.sent()) == 1
+    assert len(review_aws.sent()) == 1
 
 
-def test_an_unsettled_name_is_422_naming_the_field(aws: Aws) -> None:
-    draft = aws.add(email_draft(to=[ambiguous("Kin", KINSHUOK, KIN_LEE)]))
+def test_an_unsettled_name_is_422_naming_the_field(review_aws: Tables) -> None:
+    draft = review_aws.add(email_draft(to=[ambiguous("Kin", KINSHUOK, KIN_LEE)]))
 
     refused = call("POST", draft.id, "confirm", {"subject": "Hi"})
     settled = call("POST", draft.id, "confirm", {"to": [KIN_LEE.id]})
@@ -185,7 +141,7 @@ def test_an_unsettled_name_is_422_naming_the_field(aws: Aws) -> None:
     error = json_body(refused)["error"]
     assert (error["code"], error["field"]) == ("invalid_edits", "to[0]")
     assert settled["statusCode"] == 200
-    assert aws.sent()[0].destinations["ToAddresses"] == ["kin.lee@example.com"]
+    assert review_aws.sent()[0].destinations["ToAddresses"] == ["kin.lee@example.com"]
 
 
 @pytest.mark.parametrize(
@@ -197,18 +153,20 @@ def test_an_unsettled_name_is_422_naming_the_field(aws: Aws) -> None:
         ({"unknownField": 1}, 422, "invalid_edits"),
     ],
 )
-def test_bad_bodies_get_a_clear_error_and_lose_nothing(aws: Aws, body: Any, status: int, code: str) -> None:
-    draft = aws.add(email_draft())
+def test_bad_bodies_get_a_clear_error_and_lose_nothing(
+    review_aws: Tables, body: Any, status: int, code: str
+) -> None:
+    draft = review_aws.add(email_draft())
 
     response = call("POST", draft.id, "confirm", body)
 
     assert response["statusCode"] == status
     assert json_body(response)["error"]["code"] == code
-    assert aws.drafts.get(draft.id) == draft
+    assert review_aws.drafts.get(draft.id) == draft
 
 
-def test_discard_then_confirm_is_409_and_nothing_is_sent(aws: Aws) -> None:
-    draft = aws.add(email_draft())
+def test_discard_then_confirm_is_409_and_nothing_is_sent(review_aws: Tables) -> None:
+    draft = review_aws.add(email_draft())
 
     discarded = call("POST", draft.id, "discard")
     confirm = call("POST", draft.id, "confirm", {})
@@ -217,11 +175,11 @@ def test_discard_then_confirm_is_409_and_nothing_is_sent(aws: Aws) -> None:
     assert json_body(discarded)["status"] == "discarded"
     assert confirm["statusCode"] == 409
     assert json_body(confirm)["error"]["code"] == "discarded"
-    assert aws.sent() == []
+    assert review_aws.sent() == []
 
 
-def test_discard_after_done_is_409(aws: Aws) -> None:
-    draft = aws.add(email_draft())
+def test_discard_after_done_is_409(review_aws: Tables) -> None:
+    draft = review_aws.add(email_draft())
     call("POST", draft.id, "confirm", {})
 
     response = call("POST", draft.id, "discard")
@@ -231,9 +189,9 @@ def test_discard_after_done_is_409(aws: Aws) -> None:
 
 
 def test_a_rejected_send_leaves_the_action_failed_with_the_edits_and_a_retry_succeeds(
-    aws: Aws, monkeypatch: pytest.MonkeyPatch
+    review_aws: Tables, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    draft = aws.add(email_draft())
+    draft = review_aws.add(email_draft())
     monkeypatch.setenv("SENDER_EMAIL", "not-verified@example.com")
     aws_reviewer.cache_clear()
 
@@ -250,22 +208,22 @@ def test_a_rejected_send_leaves_the_action_failed_with_the_edits_and_a_retry_suc
     assert stored["edits"]["subject"] == "Kept subject"
     assert stored["retryable"] is True
 
-    aws.sesv2.create_email_identity(EmailIdentity="not-verified@example.com")
+    boto3.client("sesv2", region_name=REGION).create_email_identity(EmailIdentity="not-verified@example.com")
     retried = call("POST", draft.id, "confirm", {})
 
     assert retried["statusCode"] == 200
-    [message] = aws.sent()
+    [message] = review_aws.sent()
     assert message.subject == "Kept subject"
 
 
-def test_confirming_a_meeting_sends_an_ical_request_and_books_the_slot(aws: Aws) -> None:
-    draft = aws.add(meeting_draft())
+def test_confirming_a_meeting_sends_an_ical_request_and_books_the_slot(review_aws: Tables) -> None:
+    draft = review_aws.add(meeting_draft())
     slot = {"start": SLOTS[1][0].isoformat(), "end": SLOTS[1][1].isoformat()}
 
     response = call("POST", draft.id, "confirm", {"slot": slot})
 
     assert response["statusCode"] == 200
-    [message] = aws.sent()
+    [message] = review_aws.sent()
     assert "kinshuok@example.com" in message.destinations
     parsed = email.message_from_string(message.raw_data)
     [calendar] = [p for p in parsed.walk() if p.get_content_type() == "text/calendar"]
@@ -274,22 +232,22 @@ def test_confirming_a_meeting_sends_an_ical_request_and_books_the_slot(aws: Aws)
     assert isinstance(ics, bytes)
     assert f"UID:{draft.id}".encode() in ics
     assert b"DTSTART;TZID=Europe/Berlin:20261203T100000" in ics
-    calendar_port = DynamoCalendar(aws.tables["BOOKINGS_TABLE_NAME"], aws.dynamodb)
+    calendar_port = DynamoCalendar(review_aws.names["BOOKINGS_TABLE_NAME"], review_aws.client)
     busy = calendar_port.busy(["kinshuok@example.com"], SLOTS[0][0], SLOTS[1][1] + timedelta(hours=1))
     assert [(i.start, i.end) for i in busy["kinshuok@example.com"]] == [SLOTS[1]]
 
 
-def test_an_unknown_route_is_a_json_404(aws: Aws) -> None:
+def test_an_unknown_route_is_a_json_404(review_aws: Tables) -> None:
     event = http_api_event("POST", "/actions/d_1/archive", {}, sub=OWNER)
     response = handler(event, FakeLambdaContext())
     assert response["statusCode"] == 404
     assert json_body(response)["error"]["code"] == "not_found"
 
 
-def test_sandbox_results_are_labelled(aws: Aws, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_sandbox_results_are_labelled(review_aws: Tables, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SANDBOX", "true")
     aws_reviewer.cache_clear()
-    draft = aws.add(email_draft())
+    draft = review_aws.add(email_draft())
 
     response = call("POST", draft.id, "confirm", {})
 
@@ -305,23 +263,23 @@ def test_sandbox_results_are_labelled(aws: Aws, monkeypatch: pytest.MonkeyPatch)
     ],
 )
 def test_a_confirmed_subject_reaches_ses_without_controls_or_line_breaks(
-    aws: Aws, subject: str, sent_subject: str
+    review_aws: Tables, subject: str, sent_subject: str
 ) -> None:
-    draft = aws.add(email_draft())
+    draft = review_aws.add(email_draft())
 
     response = call(
         "POST", draft.id, "confirm", {"subject": subject, "body": "Hi,\r\n\r\nsee\x00 below\u2028ok"}
     )
 
     assert response["statusCode"] == 200
-    [message] = aws.sent()
+    [message] = review_aws.sent()
     assert message.subject == sent_subject
     assert message.body == "Hi,\n\nsee below\nok"
     assert json_body(response)["edits"]["subject"] == sent_subject
 
 
-def test_a_confirmed_subject_that_is_only_controls_is_the_empty_subject_error(aws: Aws) -> None:
-    draft = aws.add(email_draft())
+def test_a_confirmed_subject_that_is_only_controls_is_the_empty_subject_error(review_aws: Tables) -> None:
+    draft = review_aws.add(email_draft())
 
     cleaned = call("POST", draft.id, "confirm", {"subject": "\x00\r\n\u2028\x1b[0m"})
     empty = call("POST", draft.id, "confirm", {"subject": ""})
@@ -329,7 +287,7 @@ def test_a_confirmed_subject_that_is_only_controls_is_the_empty_subject_error(aw
     assert cleaned["statusCode"] == empty["statusCode"] == 422
     assert json_body(cleaned)["error"] == json_body(empty)["error"]
     assert json_body(cleaned)["error"]["field"] == "subject"
-    assert aws.sent() == []
+    assert review_aws.sent() == []
     assert call("GET", draft.id)["statusCode"] == 200
     assert json_body(call("GET", draft.id))["status"] == "proposed"
 
@@ -367,13 +325,13 @@ def confirm_as(draft_id: str, body: dict[str, Any], claims: dict[str, Any]) -> d
 
 
 def test_mail_is_from_the_requester_via_multitool_and_replies_go_to_their_verified_address(
-    aws: Aws, send_requests: list[dict[str, Any]]
+    review_aws: Tables, send_requests: list[dict[str, Any]]
 ) -> None:
-    draft = aws.add(email_draft())
+    draft = review_aws.add(email_draft())
 
     assert confirm_as(draft.id, {}, ALEX)["statusCode"] == 200
 
-    [message] = aws.sent()
+    [message] = review_aws.sent()
     [mailbox] = email.message_from_string(f"From: {message.source}\n\n", policy=email.policy.default)[
         "From"
     ].addresses
@@ -382,8 +340,10 @@ def test_mail_is_from_the_requester_via_multitool_and_replies_go_to_their_verifi
     assert request["ReplyToAddresses"] == ["alex.mueller@example.com"]
 
 
-def test_an_unverified_address_is_no_reply_to(aws: Aws, send_requests: list[dict[str, Any]]) -> None:
-    draft = aws.add(email_draft())
+def test_an_unverified_address_is_no_reply_to(
+    review_aws: Tables, send_requests: list[dict[str, Any]]
+) -> None:
+    draft = review_aws.add(email_draft())
 
     assert confirm_as(draft.id, {}, {**ALEX, "email_verified": "false"})["statusCode"] == 200
 
@@ -391,15 +351,15 @@ def test_an_unverified_address_is_no_reply_to(aws: Aws, send_requests: list[dict
     assert "ReplyToAddresses" not in request
 
 
-def test_the_meeting_invitation_reaches_the_organizer_from_them_via_multitool(aws: Aws) -> None:
-    draft = aws.add(meeting_draft())
+def test_the_meeting_invitation_reaches_the_organizer_from_them_via_multitool(review_aws: Tables) -> None:
+    draft = review_aws.add(meeting_draft())
 
     response = confirm_as(
         draft.id, {"slot": {"start": SLOTS[0][0].isoformat(), "end": SLOTS[0][1].isoformat()}}, ALEX
     )
 
     assert response["statusCode"] == 200
-    [message] = aws.sent()
+    [message] = review_aws.sent()
     assert set(message.destinations) == {"alex.mueller@example.com", "kinshuok@example.com"}
     # moto keeps the raw message as text; its 8-bit UTF-8 parts are read back as bytes
     parsed = email.message_from_bytes(message.raw_data.encode(), policy=email.policy.default)

@@ -16,10 +16,9 @@ from multitool.ports.jira import IssueRequest, issue_fields
 from multitool.review import Caller
 from multitool.tools.jira_draft import requester
 
-from tests.functional.test_review_limits import Aws, aws, confirm
+from tests.functional.test_review_limits import confirm
+from tests.support.moto_tables import Tables
 from tests.support.review_support import OWNER, email_draft
-
-__all__ = ["aws"]
 
 
 @pytest.fixture
@@ -33,9 +32,9 @@ def logs() -> Iterator[io.StringIO]:
     target.removeHandler(handler)
 
 
-def _records(aws: Aws, user: str = OWNER) -> list[dict[str, Any]]:
-    items: list[dict[str, Any]] = aws.dynamodb.query(
-        TableName=aws.tables["AUDIT_TABLE_NAME"],
+def _records(review_aws: Tables, user: str = OWNER) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = review_aws.client.query(
+        TableName=review_aws.names["AUDIT_TABLE_NAME"],
         KeyConditionExpression="pk = :pk",
         ExpressionAttributeValues={":pk": {"S": audit_key(user)}},
     )["Items"]
@@ -43,18 +42,18 @@ def _records(aws: Aws, user: str = OWNER) -> list[dict[str, Any]]:
 
 
 def test_a_sent_mail_leaves_an_audit_record_and_a_log_line_by_sub(
-    aws: Aws, logs: io.StringIO, monkeypatch: pytest.MonkeyPatch
+    review_aws: Tables, logs: io.StringIO, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("AUDIT_RETENTION_DAYS", "400")
     from multitool.api.review_app import aws_reviewer
 
     aws_reviewer.cache_clear()
-    draft = aws.add(email_draft())
+    draft = review_aws.add(email_draft())
 
     response = confirm(draft.id, {"cc": ["boss@example.com"], "subject": "Quarterly numbers 9c1e"})
 
     assert response["statusCode"] == 200
-    (record,) = _records(aws)
+    (record,) = _records(review_aws)
     assert record["draftId"] == {"S": draft.id}
     assert (record["action"]["S"], record["outcome"]["S"], record["recipients"]["N"]) == (
         "show_new_email_draft",
@@ -72,15 +71,15 @@ def test_a_sent_mail_leaves_an_audit_record_and_a_log_line_by_sub(
     assert "example.com" not in logs.getvalue()
 
 
-def test_a_failed_send_is_recorded_as_failed(aws: Aws, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_send_is_recorded_as_failed(review_aws: Tables, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SENDER_EMAIL", "nobody@example.com")  # SES rejects: not an identity
     from multitool.api.review_app import aws_reviewer
 
     aws_reviewer.cache_clear()
-    draft = aws.add(email_draft())
+    draft = review_aws.add(email_draft())
 
     assert confirm(draft.id, {})["statusCode"] == 502
-    (record,) = _records(aws)
+    (record,) = _records(review_aws)
     assert record["outcome"] == {"S": "failed"}
     assert "ids" not in record
 

@@ -9,32 +9,24 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
-import boto3
 import pytest
-from moto import mock_aws
-from moto.core.models import DEFAULT_ACCOUNT_ID
 from moto.dynamodb.models import DynamoDBBackend
-from moto.ses.models import ses_backends
 from multitool.api.review_app import aws_reviewer, review_app
 from multitool.drafts import Draft, DraftStatus
-from multitool.ports.drafts import DynamoDraftStore
-from multitool.ports.dynamo_calendar import DynamoCalendar
 from multitool.ports.mail import MailRejected
-from multitool.ports.tables import create_all
 from multitool.review import Caller, ReviewConfig, SideEffectFailed, SlotTaken
 from multitool.review.reviewer import Reviewer
 from multitool.tools.common import external_person
 
 from functions.review.handler import handler
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
+from tests.support.moto_tables import Tables
 from tests.support.review_support import OWNER, PRIYA, SENDER, SLOTS, RecordingMailer, meeting_draft, resolved
 
-REGION = "us-east-1"
 ALEX = "alex.mueller@example.com"
 VERIFIED = {"email": ALEX, "email_verified": "true"}
 FIRST, SECOND = (
@@ -43,46 +35,10 @@ FIRST, SECOND = (
 )
 
 
-@dataclass
-class Aws:
-    dynamodb: Any
-    tables: dict[str, str]
-
-    @property
-    def drafts(self) -> DynamoDraftStore:
-        return DynamoDraftStore(self.tables["DRAFTS_TABLE_NAME"], self.dynamodb)
-
-    @property
-    def calendar(self) -> DynamoCalendar:
-        return DynamoCalendar(self.tables["BOOKINGS_TABLE_NAME"], self.dynamodb)
-
-    def add(self, draft: Draft) -> Draft:
-        [stored] = self.drafts.create_many([draft])
-        return stored
-
-    def held(self, email: str) -> list[tuple[Any, Any]]:
-        busy = self.calendar.busy([email], SLOTS[0][0] - timedelta(hours=1), SLOTS[1][1] + timedelta(hours=1))
-        return [(i.start, i.end) for i in busy[email]]
-
-    @staticmethod
-    def sent() -> list[Any]:
-        return list(ses_backends[DEFAULT_ACCOUNT_ID][REGION].sent_messages)
-
-
-@pytest.fixture
-def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[Aws]:
-    with mock_aws():
-        dynamodb = boto3.client("dynamodb", region_name=REGION)
-        boto3.client("sesv2", region_name=REGION).create_email_identity(EmailIdentity=SENDER)
-        tables = create_all(dynamodb)
-        for name, value in tables.items():
-            monkeypatch.setenv(name, value)
-        monkeypatch.setenv("SENDER_EMAIL", SENDER)
-        monkeypatch.delenv("JIRA_SECRET_ARN", raising=False)
-        monkeypatch.delenv("SANDBOX", raising=False)
-        aws_reviewer.cache_clear()
-        yield Aws(dynamodb, tables)
-    aws_reviewer.cache_clear()
+def held(aws: Tables, email: str) -> list[tuple[Any, Any]]:
+    """The intervals ``email``'s calendar holds around the card's two slots."""
+    busy = aws.calendar.busy([email], SLOTS[0][0] - timedelta(hours=1), SLOTS[1][1] + timedelta(hours=1))
+    return [(i.start, i.end) for i in busy[email]]
 
 
 def confirm_event(
@@ -104,16 +60,18 @@ def confirm(draft_id: str, body: dict[str, Any], claims: dict[str, Any] | None =
     return response
 
 
-def sync_and_call(aws: Aws) -> tuple[Draft, Draft]:
+def sync_and_call(review_aws: Tables) -> tuple[Draft, Draft]:
     """Two cards for Priya on Thursday from two sessions: different drafts, the same slots."""
-    first = aws.add(meeting_draft(attendees=[resolved("Priya", PRIYA)], session="s-sync"))
-    second = aws.add(meeting_draft(attendees=[resolved("Priya", PRIYA)], session="s-call"))
+    first = review_aws.add(meeting_draft(attendees=[resolved("Priya", PRIYA)], session="s-sync"))
+    second = review_aws.add(meeting_draft(attendees=[resolved("Priya", PRIYA)], session="s-call"))
     assert first.id != second.id
     return first, second
 
 
-def test_a_slot_booked_since_the_card_was_made_is_409_slot_taken_and_nothing_is_sent(aws: Aws) -> None:
-    sync, call = sync_and_call(aws)
+def test_a_slot_booked_since_the_card_was_made_is_409_slot_taken_and_nothing_is_sent(
+    review_aws: Tables,
+) -> None:
+    sync, call = sync_and_call(review_aws)
     assert confirm(sync.id, {"slot": FIRST})["statusCode"] == 200
 
     refused = confirm(call.id, {"slot": FIRST, "title": "Call about B"})
@@ -127,23 +85,23 @@ def test_a_slot_booked_since_the_card_was_made_is_409_slot_taken_and_nothing_is_
     assert body["action"]["status"] == "proposed"
     assert body["action"]["retryable"] is True
     assert body["action"]["edits"]["title"] == "Call about B"
-    assert len(aws.sent()) == 1
-    assert aws.held(PRIYA.email) == [SLOTS[0]]
+    assert len(review_aws.sent()) == 1
+    assert held(review_aws, PRIYA.email) == [SLOTS[0]]
     # Another slot of the same card books, with the kept title.
     retried = confirm(call.id, {"slot": SECOND})
     assert retried["statusCode"] == 200
     assert json_body(retried)["edits"]["title"] == "Call about B"
-    assert len(aws.sent()) == 2
-    assert aws.held(PRIYA.email) == [SLOTS[0], SLOTS[1]]
-    assert aws.held(ALEX) == [SLOTS[0], SLOTS[1]]  # the verified organizer's time is held too
+    assert len(review_aws.sent()) == 2
+    assert held(review_aws, PRIYA.email) == [SLOTS[0], SLOTS[1]]
+    assert held(review_aws, ALEX) == [SLOTS[0], SLOTS[1]]  # the verified organizer's time is held too
 
 
 def test_two_concurrent_confirms_for_one_persons_time_book_it_once(
-    aws: Aws, monkeypatch: pytest.MonkeyPatch
+    review_aws: Tables, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Given both confirms read Priya's Thursday before either writes (a barrier in front of the
     # bookings' transactions), and moto's transactions made atomic as DynamoDB's are
-    sync, call = sync_and_call(aws)
+    sync, call = sync_and_call(review_aws)
     both_read = threading.Barrier(2, timeout=10)
     atomic = threading.Lock()
     original: Callable[..., Any] = DynamoDBBackend.transact_write_items
@@ -177,18 +135,22 @@ def test_two_concurrent_confirms_for_one_persons_time_book_it_once(
     [loser] = [json_body(r) for r in results.values() if r["statusCode"] == 409]
     assert loser["error"]["code"] == "slot_taken"
     assert loser["action"]["status"] == "proposed"
-    assert len(aws.sent()) == 1
-    assert aws.held(PRIYA.email) == [SLOTS[0]]
+    assert len(review_aws.sent()) == 1
+    assert held(review_aws, PRIYA.email) == [SLOTS[0]]
 
 
-def reviewer(aws: Aws, mailer: RecordingMailer) -> Reviewer:
+def reviewer(review_aws: Tables, mailer: RecordingMailer) -> Reviewer:
     return Reviewer(
-        aws.drafts, mailer=mailer, calendar=aws.calendar, jira=None, config=ReviewConfig(sender_email=SENDER)
+        review_aws.drafts,
+        mailer=mailer,
+        calendar=review_aws.calendar,
+        jira=None,
+        config=ReviewConfig(sender_email=SENDER),
     )
 
 
-def test_a_failed_invitation_gives_the_time_back_and_leaves_the_draft_failed(aws: Aws) -> None:
-    sync, call = sync_and_call(aws)
+def test_a_failed_invitation_gives_the_time_back_and_leaves_the_draft_failed(review_aws: Tables) -> None:
+    sync, call = sync_and_call(review_aws)
     mailer = RecordingMailer()
     mailer.fail_with = MailRejected(
         "SES MessageRejected: Email address is not verified.", code="mail_rejected"
@@ -196,38 +158,40 @@ def test_a_failed_invitation_gives_the_time_back_and_leaves_the_draft_failed(aws
     alex = Caller(user_id=OWNER, email=ALEX)
 
     with pytest.raises(SideEffectFailed) as failed:
-        reviewer(aws, mailer).confirm(alex, sync.id, {"slot": FIRST})
+        reviewer(review_aws, mailer).confirm(alex, sync.id, {"slot": FIRST})
 
     assert failed.value.draft.status is DraftStatus.FAILED
-    assert aws.held(PRIYA.email) == []  # released: an unsent invitation holds no time
+    assert held(review_aws, PRIYA.email) == []  # released: an unsent invitation holds no time
     # The other card can take the slot now; the failed one is then refused it, and can take another.
-    assert reviewer(aws, mailer).confirm(alex, call.id, {"slot": FIRST}).status is DraftStatus.DONE
+    assert reviewer(review_aws, mailer).confirm(alex, call.id, {"slot": FIRST}).status is DraftStatus.DONE
     with pytest.raises(SlotTaken) as taken:
-        reviewer(aws, mailer).confirm(alex, sync.id, {})
+        reviewer(review_aws, mailer).confirm(alex, sync.id, {})
     assert taken.value.draft.status is DraftStatus.FAILED  # as it was: confirmable again
-    assert reviewer(aws, mailer).confirm(alex, sync.id, {"slot": SECOND}).status is DraftStatus.DONE
+    assert reviewer(review_aws, mailer).confirm(alex, sync.id, {"slot": SECOND}).status is DraftStatus.DONE
     assert [m.to for m in mailer.sent] == [(PRIYA.email, ALEX), (PRIYA.email, ALEX)]
-    assert aws.held(PRIYA.email) == [SLOTS[0], SLOTS[1]]
+    assert held(review_aws, PRIYA.email) == [SLOTS[0], SLOTS[1]]
 
 
-def test_external_attendees_are_invited_but_their_time_is_not_held(aws: Aws) -> None:
+def test_external_attendees_are_invited_but_their_time_is_not_held(review_aws: Tables) -> None:
     zoe = external_person("zoe@partner.test")
-    first = aws.add(meeting_draft(attendees=[resolved("Priya", PRIYA), resolved("zoe@partner.test", zoe)]))
-    second = aws.add(meeting_draft(attendees=[resolved("zoe@partner.test", zoe)], session="s-2"))
+    first = review_aws.add(
+        meeting_draft(attendees=[resolved("Priya", PRIYA), resolved("zoe@partner.test", zoe)])
+    )
+    second = review_aws.add(meeting_draft(attendees=[resolved("zoe@partner.test", zoe)], session="s-2"))
 
     # (Without a verified address the organizer is the sender: only the attendees' time counts.)
     assert confirm(first.id, {"slot": FIRST}, claims={})["statusCode"] == 200
     again = confirm(second.id, {"slot": FIRST}, claims={})
 
     assert again["statusCode"] == 200  # not tracked: nothing to refuse on
-    assert aws.held("zoe@partner.test") == []
-    assert aws.held(PRIYA.email) == [SLOTS[0]]
-    assert "zoe@partner.test" in aws.sent()[0].destinations
+    assert held(review_aws, "zoe@partner.test") == []
+    assert held(review_aws, PRIYA.email) == [SLOTS[0]]
+    assert "zoe@partner.test" in review_aws.sent()[0].destinations
 
 
 @pytest.mark.parametrize("typed", ["priya@example.com", "PRIYA@Example.com", "pri.raman@example.com"])
 def test_an_address_typed_in_the_edits_that_is_a_directory_persons_is_that_person(
-    aws: Aws, typed: str
+    review_aws: Tables, typed: str
 ) -> None:
     from multitool.people import Person
     from multitool.ports.directory import seed_people
@@ -240,12 +204,12 @@ def test_an_address_typed_in_the_edits_that_is_a_directory_persons_is_that_perso
         timezone=PRIYA.timezone,
         aliases=("pri.raman@example.com",),
     )
-    seed_people(aws.dynamodb, aws.tables["DIRECTORY_TABLE_NAME"], [priya])
-    booked = aws.add(meeting_draft(attendees=[resolved("Priya", PRIYA)], session="s-booked"))
+    seed_people(review_aws.client, review_aws.names["DIRECTORY_TABLE_NAME"], [priya])
+    booked = review_aws.add(meeting_draft(attendees=[resolved("Priya", PRIYA)], session="s-booked"))
     assert confirm(booked.id, {"slot": FIRST}, claims={})["statusCode"] == 200
     # And a card for an outside address only, offering the same slot
     bob = external_person("bob@external.com")
-    card = aws.add(meeting_draft(attendees=[resolved("bob@external.com", bob)], session="s-bob"))
+    card = review_aws.add(meeting_draft(attendees=[resolved("bob@external.com", bob)], session="s-bob"))
 
     # When bob is removed and Priya's address is typed in (the page's + Add), then confirmed
     refused = confirm(card.id, {"slot": FIRST, "attendees": [typed]}, claims={})
@@ -254,19 +218,19 @@ def test_an_address_typed_in_the_edits_that_is_a_directory_persons_is_that_perso
     assert refused["statusCode"] == 409, json_body(refused)
     assert json_body(refused)["error"]["code"] == "slot_taken"
     assert "Priya Raman" in json_body(refused)["error"]["message"]
-    assert len(aws.sent()) == 1
-    assert aws.held(PRIYA.email) == [SLOTS[0]]
+    assert len(review_aws.sent()) == 1
+    assert held(review_aws, PRIYA.email) == [SLOTS[0]]
     # And on a free slot she is booked and invited at her directory address, by name
     assert confirm(card.id, {"slot": SECOND, "attendees": [typed]}, claims={})["statusCode"] == 200
-    assert aws.held(PRIYA.email) == [SLOTS[0], SLOTS[1]]
-    assert PRIYA.email in aws.sent()[-1].destinations
+    assert held(review_aws, PRIYA.email) == [SLOTS[0], SLOTS[1]]
+    assert PRIYA.email in review_aws.sent()[-1].destinations
 
 
-def test_an_offered_slot_written_in_another_offset_is_the_same_slot(aws: Aws) -> None:
+def test_an_offered_slot_written_in_another_offset_is_the_same_slot(review_aws: Tables) -> None:
     from datetime import UTC
 
     # Given a card offering Thursday 09:00 Berlin time
-    card = aws.add(meeting_draft(attendees=[resolved("Priya", PRIYA)]))
+    card = review_aws.add(meeting_draft(attendees=[resolved("Priya", PRIYA)]))
     as_utc = {
         "start": SLOTS[0][0].astimezone(UTC).isoformat(),
         "end": SLOTS[0][1].astimezone(UTC).isoformat(),
@@ -280,12 +244,12 @@ def test_an_offered_slot_written_in_another_offset_is_the_same_slot(aws: Aws) ->
     # Then it is the offered slot, booked once; the repeat is the same result, not a change
     assert done["statusCode"] == 200, json_body(done)
     assert again["statusCode"] == 200, json_body(again)
-    assert aws.held(PRIYA.email) == [SLOTS[0]]
-    assert len(aws.sent()) == 1
+    assert held(review_aws, PRIYA.email) == [SLOTS[0]]
+    assert len(review_aws.sent()) == 1
 
 
-def test_a_slot_without_an_offset_is_refused_in_words_not_matched_by_its_text(aws: Aws) -> None:
-    card = aws.add(meeting_draft(attendees=[resolved("Priya", PRIYA)]))
+def test_a_slot_without_an_offset_is_refused_in_words_not_matched_by_its_text(review_aws: Tables) -> None:
+    card = review_aws.add(meeting_draft(attendees=[resolved("Priya", PRIYA)]))
     naive = {key: value[:19] for key, value in FIRST.items()}  # '2026-12-03T09:00:00': which zone?
 
     refused = confirm(card.id, {"slot": naive}, claims={})
@@ -294,17 +258,17 @@ def test_a_slot_without_an_offset_is_refused_in_words_not_matched_by_its_text(aw
     error = json_body(refused)["error"]
     assert (error["code"], error["field"]) == ("invalid_edits", "slot")
     assert "UTC offset" in error["message"]
-    assert aws.held(PRIYA.email) == []
+    assert held(review_aws, PRIYA.email) == []
 
 
-def test_slot_taken_names_the_organizer_by_name_not_by_address(aws: Aws) -> None:
+def test_slot_taken_names_the_organizer_by_name_not_by_address(review_aws: Tables) -> None:
     # Given Alex (the verified organizer) booked on the first slot with an outside guest
     zoe = external_person("zoe@partner.test")
     alex = {**VERIFIED, "name": "Alex Müller"}
-    booked = aws.add(meeting_draft(attendees=[resolved("zoe@partner.test", zoe)], session="s-zoe"))
+    booked = review_aws.add(meeting_draft(attendees=[resolved("zoe@partner.test", zoe)], session="s-zoe"))
     assert confirm(booked.id, {"slot": FIRST}, claims=alex)["statusCode"] == 200
     # When Alex confirms another card on that slot
-    card = aws.add(meeting_draft(attendees=[resolved("Priya", PRIYA)], session="s-priya"))
+    card = review_aws.add(meeting_draft(attendees=[resolved("Priya", PRIYA)], session="s-priya"))
     refused = confirm(card.id, {"slot": FIRST}, claims=alex)
     # Then the message names Alex, not alex.mueller@example.com
     assert refused["statusCode"] == 409

@@ -3,30 +3,25 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
-import boto3
 import pytest
-from moto import mock_aws
-from moto.core.models import DEFAULT_ACCOUNT_ID
 from moto.dynamodb.models import DynamoDBBackend
-from moto.ses.models import ses_backends
 from multitool.api.review_app import aws_reviewer, review_app
 from multitool.drafts import DraftStatus
 from multitool.ports.drafts import DynamoDraftStore
-from multitool.ports.tables import create_all
 
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
-from tests.support.review_support import OWNER, SENDER, SLOTS, email_draft, meeting_draft
+from tests.support.moto_tables import Tables
+from tests.support.review_support import OWNER, SLOTS, email_draft, meeting_draft
 
-REGION = "us-east-1"
 CONFIRMS = 8
 CONTEXT: Any = FakeLambdaContext()
 
 
 @pytest.fixture
-def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[DynamoDraftStore]:
+def aws(review_aws: Tables, monkeypatch: pytest.MonkeyPatch) -> DynamoDraftStore:
     # DynamoDB evaluates a condition and writes in one atomic step; moto does it in two
     # Python steps, so concurrent threads could interleave between them. Serialise moto's
     # put_item to give it DynamoDB's atomicity (the code under test is unchanged).
@@ -38,21 +33,8 @@ def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[DynamoDraftStore]:
             return original(self, *args, **kwargs)
 
     monkeypatch.setattr(DynamoDBBackend, "put_item", atomic_put_item)
-    with mock_aws():
-        dynamodb = boto3.client("dynamodb", region_name=REGION)
-        boto3.client("sesv2", region_name=REGION).create_email_identity(EmailIdentity=SENDER)
-        tables = create_all(dynamodb)
-        for name, value in tables.items():
-            monkeypatch.setenv(name, value)
-        monkeypatch.setenv("SENDER_EMAIL", SENDER)
-        aws_reviewer.cache_clear()
-        aws_reviewer()  # one warm container's reviewer, shared by the concurrent requests
-        yield DynamoDraftStore(tables["DRAFTS_TABLE_NAME"], dynamodb)
-    aws_reviewer.cache_clear()
-
-
-def _sent() -> list[Any]:
-    return list(ses_backends[DEFAULT_ACCOUNT_ID][REGION].sent_messages)
+    aws_reviewer()  # one warm container's reviewer, shared by the concurrent requests
+    return review_aws.drafts
 
 
 def _confirm_concurrently(draft_id: str, body: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
@@ -90,7 +72,7 @@ def test_concurrent_confirms_of_one_email_send_exactly_one_message(aws: DynamoDr
     results = _confirm_concurrently(draft.id, {"subject": "Once"})
 
     assert len(results) == CONFIRMS
-    [message] = _sent()
+    [message] = Tables.sent()
     done = [body for status, body in results if status == 200]
     busy = [body for status, body in results if status == 409]
     assert len(done) + len(busy) == CONFIRMS
@@ -109,7 +91,7 @@ def test_concurrent_confirms_of_one_meeting_send_one_invitation(aws: DynamoDraft
 
     results = _confirm_concurrently(draft.id, {"slot": slot})
 
-    assert len(_sent()) == 1
+    assert len(Tables.sent()) == 1
     assert {status for status, _ in results} <= {200, 409}
 
 
@@ -129,4 +111,4 @@ def test_after_the_race_a_repeat_returns_the_same_result_and_a_change_is_409(aws
     assert repeat["statusCode"] == 200
     assert changed["statusCode"] == 409
     assert json_body(changed)["error"]["code"] == "already_done"
-    assert len(_sent()) == 1
+    assert len(Tables.sent()) == 1

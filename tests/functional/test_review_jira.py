@@ -11,32 +11,24 @@ from typing import Any
 
 import boto3
 import pytest
-from moto import mock_aws
 from multitool.api.review_app import aws_reviewer
-from multitool.drafts import Draft, DraftStatus
+from multitool.drafts import DraftStatus
 from multitool.local.jira_server import FakeJira, start_fake_jira
 from multitool.observability import logger
-from multitool.ports.drafts import DynamoDraftStore
-from multitool.ports.tables import create_all
 
 from functions.review.handler import handler
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
-from tests.support.review_support import OWNER, PRIYA, SENDER, jira_draft, resolved
+from tests.support.moto_tables import REGION, Tables
+from tests.support.review_support import OWNER, PRIYA, jira_draft, resolved
 
-REGION = "us-east-1"
 JIRA_EMAIL = "jira-bot@example.com"
 JIRA_TOKEN = "ATATT3xFfGF0-secret-token"
 
 
 @dataclass
-class Setup:
-    drafts: DynamoDraftStore
+class Setup(Tables):
     jira: FakeJira
     secrets: Any
-
-    def add(self, draft: Draft) -> Draft:
-        [stored] = self.drafts.create_many([draft])
-        return stored
 
 
 @pytest.fixture(scope="module")
@@ -47,23 +39,16 @@ def fake_jira() -> Iterator[FakeJira]:
 
 
 @pytest.fixture
-def setup(fake_jira: FakeJira, monkeypatch: pytest.MonkeyPatch) -> Iterator[Setup]:
-    with mock_aws():
-        dynamodb = boto3.client("dynamodb", region_name=REGION)
-        boto3.client("sesv2", region_name=REGION).create_email_identity(EmailIdentity=SENDER)
-        secrets = boto3.client("secretsmanager", region_name=REGION)
-        arn = secrets.create_secret(
-            Name="multitool/jira",
-            SecretString=json.dumps({"baseUrl": fake_jira.url, "email": JIRA_EMAIL, "apiToken": JIRA_TOKEN}),
-        )["ARN"]
-        tables = create_all(dynamodb)
-        for name, value in tables.items():
-            monkeypatch.setenv(name, value)
-        monkeypatch.setenv("SENDER_EMAIL", SENDER)
-        monkeypatch.setenv("JIRA_SECRET_ARN", arn)
-        aws_reviewer.cache_clear()
-        yield Setup(DynamoDraftStore(tables["DRAFTS_TABLE_NAME"], dynamodb), fake_jira, secrets)
+def setup(review_aws: Tables, fake_jira: FakeJira, monkeypatch: pytest.MonkeyPatch) -> Setup:
+    """``review_aws`` with the Jira secret in Secrets Manager, pointing at the fake Jira."""
+    secrets = boto3.client("secretsmanager", region_name=REGION)
+    arn = secrets.create_secret(
+        Name="multitool/jira",
+        SecretString=json.dumps({"baseUrl": fake_jira.url, "email": JIRA_EMAIL, "apiToken": JIRA_TOKEN}),
+    )["ARN"]
+    monkeypatch.setenv("JIRA_SECRET_ARN", arn)
     aws_reviewer.cache_clear()
+    return Setup(review_aws.client, review_aws.names, fake_jira, secrets)
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -14,27 +15,42 @@ from infra.paths import ROOT
 
 pytestmark = pytest.mark.infra
 
+Synth = Callable[..., subprocess.CompletedProcess[str]]
 
-def test_pinned_cli_synthesizes_the_stack(tmp_path: Path) -> None:
-    pinned = json.loads((ROOT / "package.json").read_text())["devDependencies"]["aws-cdk"]
-    installed = json.loads((ROOT / "node_modules" / "aws-cdk" / "package.json").read_text())["version"]
-    assert installed == pinned, "run `npm ci` for the pinned CDK CLI"
-    venv_bin = ROOT / ".venv" / "bin"
+
+@pytest.fixture
+def cdk_synth(tmp_path: Path) -> Synth:
+    """``cdk synth`` with the pinned CLI into ``tmp_path``, as a user runs it: ``-c senderEmail=...``
+    and each ``key=value`` of ``context``; ``AWS_REGION`` is ``region`` (none by default) and no
+    other region or account variable is set."""
+    npx = shutil.which("npx")
+    assert npx is not None
     env = {
         **os.environ,
-        "PATH": f"{venv_bin}{os.pathsep}{os.environ['PATH']}",
+        "PATH": f"{ROOT / '.venv' / 'bin'}{os.pathsep}{os.environ['PATH']}",
         "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20",
         "CDK_DISABLE_VERSION_CHECK": "1",
     }
     for unset in ("CDK_DEFAULT_ACCOUNT", "CDK_DEFAULT_REGION", "AWS_REGION", "AWS_DEFAULT_REGION"):
         env.pop(unset, None)
-    npx = shutil.which("npx")
-    assert npx is not None
-    result = subprocess.run(
-        [npx, "--no-install", "cdk", "synth", "--quiet", "--no-notices", "--output", str(tmp_path),
-         "-c", "senderEmail=sender@example.com"],
-        cwd=ROOT, env=env, capture_output=True, text=True, check=False,
-    )  # fmt: skip
+
+    def synth(*context: str, region: str | None = None) -> subprocess.CompletedProcess[str]:
+        args = [npx, "--no-install", "cdk", "synth", "--quiet", "--no-notices", "--output", str(tmp_path)]
+        for value in ("senderEmail=sender@example.com", *context):
+            args += ["-c", value]
+        run_env = {**env, "AWS_REGION": region} if region is not None else env
+        return subprocess.run(args, cwd=ROOT, env=run_env, capture_output=True, text=True, check=False)
+
+    return synth
+
+
+def test_pinned_cli_synthesizes_the_stack(cdk_synth: Synth, tmp_path: Path) -> None:
+    pinned = json.loads((ROOT / "package.json").read_text())["devDependencies"]["aws-cdk"]
+    installed = json.loads((ROOT / "node_modules" / "aws-cdk" / "package.json").read_text())["version"]
+    assert installed == pinned, "run `npm ci` for the pinned CDK CLI"
+
+    result = cdk_synth()
+
     assert result.returncode == 0, result.stderr[-3000:]
     template = json.loads((tmp_path / "Multitool.template.json").read_text())
     types = {r["Type"] for r in template["Resources"].values()}
@@ -44,47 +60,21 @@ def test_pinned_cli_synthesizes_the_stack(tmp_path: Path) -> None:
     assert (tmp_path / "manifest.json").is_file()
 
 
-def test_pinned_cli_reports_bad_context_in_one_line(tmp_path: Path) -> None:
-    venv_bin = ROOT / ".venv" / "bin"
-    env = {
-        **os.environ,
-        "PATH": f"{venv_bin}{os.pathsep}{os.environ['PATH']}",
-        "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20",
-        "CDK_DISABLE_VERSION_CHECK": "1",
-    }
-    npx = shutil.which("npx")
-    assert npx is not None
-    result = subprocess.run(
-        [npx, "--no-install", "cdk", "synth", "--quiet", "--no-notices", "--output", str(tmp_path),
-         "-c", "senderEmail=sender@example.com", "-c", "runtime=foo"],
-        cwd=ROOT, env=env, capture_output=True, text=True, check=False,
-    )  # fmt: skip
+def test_pinned_cli_reports_bad_context_in_one_line(cdk_synth: Synth) -> None:
+    result = cdk_synth("runtime=foo")
+
     assert result.returncode != 0
     assert (
         "Invalid context 'runtime': 'foo'. Allowed: agentcore, agent, converse." in result.stderr.splitlines()
     )
 
 
-def test_pinned_cli_refuses_a_us_profile_in_an_eu_region(tmp_path: Path) -> None:
+def test_pinned_cli_refuses_a_us_profile_in_an_eu_region(cdk_synth: Synth, tmp_path: Path) -> None:
     # A user whose AWS config says eu-west-1 runs `cdk deploy` with the us. profile of cdk.json's model
-    venv_bin = ROOT / ".venv" / "bin"
-    env = {
-        **os.environ,
-        "PATH": f"{venv_bin}{os.pathsep}{os.environ['PATH']}",
-        "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20",
-        "CDK_DISABLE_VERSION_CHECK": "1",
-        "AWS_REGION": "eu-west-1",
-    }
-    for unset in ("CDK_DEFAULT_ACCOUNT", "CDK_DEFAULT_REGION", "AWS_DEFAULT_REGION"):
-        env.pop(unset, None)
     model = json.loads((ROOT / "cdk.json").read_text())["context"]["modelId"].split(".", 1)[1]
-    npx = shutil.which("npx")
-    assert npx is not None
-    result = subprocess.run(
-        [npx, "--no-install", "cdk", "synth", "--quiet", "--no-notices", "--output", str(tmp_path),
-         "-c", "senderEmail=sender@example.com", "-c", f"modelId=us.{model}"],
-        cwd=ROOT, env=env, capture_output=True, text=True, check=False,
-    )  # fmt: skip
+
+    result = cdk_synth(f"modelId=us.{model}", region="eu-west-1")
+
     assert result.returncode != 0
     assert (
         f"Invalid context 'modelId': 'us.{model}'. The us. inference profile exists only in US regions and "
@@ -94,25 +84,12 @@ def test_pinned_cli_refuses_a_us_profile_in_an_eu_region(tmp_path: Path) -> None
     assert not (tmp_path / "Multitool.template.json").exists()
 
 
-def test_pinned_cli_refuses_the_default_runtime_in_a_region_without_the_harness(tmp_path: Path) -> None:
+def test_pinned_cli_refuses_the_default_runtime_in_a_region_without_the_harness(
+    cdk_synth: Synth, tmp_path: Path
+) -> None:
     # A user whose AWS config says us-west-1 (no AgentCore harness there) runs `cdk deploy`
-    venv_bin = ROOT / ".venv" / "bin"
-    env = {
-        **os.environ,
-        "PATH": f"{venv_bin}{os.pathsep}{os.environ['PATH']}",
-        "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20",
-        "CDK_DISABLE_VERSION_CHECK": "1",
-        "AWS_REGION": "us-west-1",
-    }
-    for unset in ("CDK_DEFAULT_ACCOUNT", "CDK_DEFAULT_REGION", "AWS_DEFAULT_REGION"):
-        env.pop(unset, None)
-    npx = shutil.which("npx")
-    assert npx is not None
-    result = subprocess.run(
-        [npx, "--no-install", "cdk", "synth", "--quiet", "--no-notices", "--output", str(tmp_path),
-         "-c", "senderEmail=sender@example.com"],
-        cwd=ROOT, env=env, capture_output=True, text=True, check=False,
-    )  # fmt: skip
+    result = cdk_synth(region="us-west-1")
+
     assert result.returncode != 0
     (line,) = [line for line in result.stderr.splitlines() if line.startswith("Invalid context")]
     assert line.startswith(

@@ -110,3 +110,21 @@ def test_an_existing_pool_gets_no_client_and_the_recipe_says_what_to_register(
     assert "CliClientId" not in return_control_stack.data["Outputs"]
     text = (ROOT / "docs" / "deploy.md").read_text(encoding="utf-8")
     assert CALLBACK_URL in text[text.index(SECTION) :]
+
+
+def test_the_pages_and_the_command_lines_clients_differ_only_in_where_they_return(
+    harness_stack: Synthesized,
+) -> None:
+    _, cli = _client(harness_stack, "CliClientId")
+    _, web = _client(harness_stack, "UserPoolClientId")
+    where = ("CallbackURLs", "LogoutURLs")
+
+    def besides_where(client: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in client.items() if k not in where}
+
+    assert besides_where(cli) == besides_where(web)
+    assert cli["LogoutURLs"] == cli["CallbackURLs"] == [CALLBACK_URL]
+    assert web["LogoutURLs"] == web["CallbackURLs"]
+    assert (cli["AccessTokenValidity"], cli["IdTokenValidity"], cli["RefreshTokenValidity"]) == (60, 60, 720)
+    assert cli["EnableTokenRevocation"] is True
+    assert cli["PreventUserExistenceErrors"] == "ENABLED"

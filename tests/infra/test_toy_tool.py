@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import pytest
-from multitool.cards.base import TYPE_ALIAS, Card, CardSpec, Fingerprint, norm
+from multitool.cards.base import CardSpec
 from multitool.cards.client_actions import card_from_payload, client_action_schema
 from multitool.drafts import DraftStatus
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
@@ -25,7 +25,7 @@ from multitool.runtimes.traces import extract_tool_results
 from multitool.schemas import generate
 from multitool.tools import REGISTRY, ToolConfig, ToolContext, ToolPorts, run_calls
 from multitool.tools.apps import action_group_app, handle
-from multitool.tools.common import BusyTimes, People, Prepared
+from multitool.tools.common import Prepared
 from multitool.tools.spec import ToolSpec
 from multitool.wire import WireModel
 from pydantic import Field
@@ -55,23 +55,7 @@ class ReminderPayload(WireModel):
 
 
 def prepare(args: ReminderArgs, ctx: ToolContext, config: ToolConfig) -> Prepared:
-    def finish(_people: People, _busy: BusyTimes) -> dict[str, Any]:
-        return {"action": "show_reminder", "text": args.text, "notes": []}
-
-    return Prepared(names=[], finish=finish)
-
-
-class ReminderCard(Card):
-    type: Literal["show_reminder"] = Field(validation_alias=TYPE_ALIAS)
-    text: str
-
-
-def fingerprint(card: ReminderCard) -> Fingerprint:
-    return (norm(card.text),)
-
-
-def caption(card: ReminderCard) -> str:
-    return f"Reminder: {card.text}"
+    return Prepared(names=[], finish=lambda _people, _busy: {"text": args.text})
 
 
 class ReminderEdits(WireModel):
@@ -80,11 +64,6 @@ class ReminderEdits(WireModel):
 
 class ReminderContent(WireModel):
     text: str
-
-
-def content(edits: ReminderEdits, confirmed: ReminderContent | None, ctx: ReviewContext) -> ReminderContent:
-    payload = ReminderPayload.model_validate(ctx.draft.payload)
-    return ReminderContent(text=edits.text or (confirmed.text if confirmed else payload.text))
 
 
 def remind(confirmed: ReminderContent, ctx: ReviewContext, backends: Backends) -> dict[str, Any]:
@@ -98,11 +77,10 @@ SPEC = ToolSpec(
     api_path="/reminders",
     args_model=ReminderArgs,
     payload_model=ReminderPayload,
-    action="show_reminder",
     description="Draft a reminder for the user to review. Nothing is set until the user confirms.",
     prepare=prepare,
-    card=CardSpec(ReminderCard, fingerprint, caption),
-    review=ActionReview(ReminderEdits, ReminderContent, content, remind),
+    card=CardSpec.of_payload(ReminderPayload, caption=lambda card: f"Reminder: {card.text}"),
+    review=ActionReview.overlay(ReminderEdits, ReminderContent, remind),
     group_description="Drafts a reminder for the user to review; never sets it.",
     nouns=("a reminder draft", "reminder drafts"),
 )
@@ -184,7 +162,7 @@ def test_the_extractor_makes_its_card_and_caption(toy: ToolSpec) -> None:
 
     results = extract_tool_results(events)
 
-    assert [type(card) for card in results.client_actions] == [ReminderCard]
+    assert [type(card) for card in results.client_actions] == [SPEC.card.model]
     assert results.messages == ("Reminder: Water the plants",)
     schema = client_action_schema()
     assert schema["discriminator"]["mapping"]["show_reminder"] == "#/$defs/ReminderCard"

@@ -1,4 +1,8 @@
-"""moto DynamoDB with every table created and the directory seeded, as the Lambdas' environment."""
+"""moto DynamoDB with every table created and the directory seeded, as the Lambdas' environment.
+
+``moto_tables`` is the tools' Lambdas' environment; ``review_aws`` adds what the review Lambda
+sends with (SES v2, the sender verified) and builds its reviewer afresh.
+"""
 
 from __future__ import annotations
 
@@ -9,12 +13,22 @@ from typing import Any
 import boto3
 import pytest
 from moto import mock_aws
+from moto.core.models import DEFAULT_ACCOUNT_ID
+from moto.ses.models import ses_backends
+from multitool.api.review_app import aws_reviewer
+from multitool.drafts import Draft
 from multitool.ports import tables
 from multitool.ports.directory import seed_people
 from multitool.ports.drafts import DynamoDraftStore
+from multitool.ports.dynamo_calendar import DynamoCalendar
 from multitool.tools.environment import aws_environment
 
 from tests.support.events import sample_people
+from tests.support.review_support import SENDER
+
+REGION = "us-east-1"
+# What a deployment may set for the review; a test sets the ones it is about.
+_REVIEW_SETTINGS = ("JIRA_SECRET_ARN", "SANDBOX", "RECIPIENT_DOMAINS", "OUTSIDE_RECIPIENTS", "APPROVED_GROUP")
 
 
 @dataclass
@@ -26,12 +40,26 @@ class Tables:
     def drafts(self) -> DynamoDraftStore:
         return DynamoDraftStore(self.names["DRAFTS_TABLE_NAME"], self.client)
 
+    @property
+    def calendar(self) -> DynamoCalendar:
+        return DynamoCalendar(self.names["BOOKINGS_TABLE_NAME"], self.client)
+
+    def add(self, draft: Draft) -> Draft:
+        """``draft`` as stored (a draft is written once, by the tool that proposed it)."""
+        [stored] = self.drafts.create_many([draft])
+        return stored
+
+    @staticmethod
+    def sent() -> list[Any]:
+        """Every message SES v2 accepted, in order."""
+        return list(ses_backends[DEFAULT_ACCOUNT_ID][REGION].sent_messages)
+
 
 @pytest.fixture
 def moto_tables(monkeypatch: pytest.MonkeyPatch) -> Iterator[Tables]:
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
     with mock_aws():
-        client = boto3.client("dynamodb", region_name="us-east-1")
+        client = boto3.client("dynamodb", region_name=REGION)
         names = tables.create_all(client)
         seed_people(client, names["DIRECTORY_TABLE_NAME"], sample_people())
         for key, value in names.items():
@@ -39,3 +67,16 @@ def moto_tables(monkeypatch: pytest.MonkeyPatch) -> Iterator[Tables]:
         aws_environment.cache_clear()
         yield Tables(client, names)
         aws_environment.cache_clear()
+
+
+@pytest.fixture
+def review_aws(moto_tables: Tables, monkeypatch: pytest.MonkeyPatch) -> Iterator[Tables]:
+    """``moto_tables`` as the review Lambda meets them: SES v2 with ``SENDER`` verified, no Jira,
+    no sandbox, no recipient limits, and the reviewer made afresh (a cold start)."""
+    boto3.client("sesv2", region_name=REGION).create_email_identity(EmailIdentity=SENDER)
+    monkeypatch.setenv("SENDER_EMAIL", SENDER)
+    for name in _REVIEW_SETTINGS:
+        monkeypatch.delenv(name, raising=False)
+    aws_reviewer.cache_clear()
+    yield moto_tables
+    aws_reviewer.cache_clear()

@@ -12,9 +12,17 @@ from typing import Any
 import pytest
 from multitool.api.bodies import UndecodableBody
 from multitool.api.review_app import BadRequest, Unauthenticated, review_app
+from multitool.errors import ServiceError
 from multitool.ports.rate import RateLimited
+from multitool.ports.tokens import (
+    AccountNotConnected,
+    ProviderRefused,
+    ProviderThrottled,
+    ProviderUnavailable,
+)
 from multitool.review import errors as review_errors
 from multitool.review import limits
+from multitool.review.accounts import AccountsNotConfigured, ConsentRefused, InvalidConsent
 from multitool.review.errors import (
     ActionInProgress,
     AlreadyDiscarded,
@@ -149,6 +157,43 @@ CASES: list[tuple[Exception, int, dict[str, Any], dict[str, str]]] = [
         ),
         {"Retry-After": "2"},
     ),
+    (ConsentRefused(), 403, err("consent_not_yours", ConsentRefused.answer or ""), {}),
+    (
+        InvalidConsent("sessionUri: required.", "sessionUri"),
+        400,
+        err("bad_request", "sessionUri: required.", field="sessionUri"),
+        {},
+    ),
+    (AccountsNotConfigured(), 404, err("not_found", AccountsNotConfigured.answer or ""), {}),
+    (
+        AccountNotConnected("microsoft365", authorization_url="https://login.example/consent"),
+        403,
+        err(
+            "account_not_connected",
+            "Connect your Microsoft 365 account to go on; nothing was sent.",
+            provider="microsoft365",
+            authorizationUrl="https://login.example/consent",
+        ),
+        {},
+    ),
+    (
+        ProviderThrottled("google", "Google is busy.", retry_after=2.4),
+        503,
+        err("provider_throttled", "Google is busy.", provider="google"),
+        {"Retry-After": "2"},
+    ),
+    (
+        ProviderUnavailable("google", "Google did not answer."),
+        503,
+        err("provider_unavailable", "Google did not answer.", provider="google"),
+        {},
+    ),
+    (
+        ProviderRefused("microsoft365", "No such mailbox."),
+        502,
+        err("provider_refused", "No such mailbox.", provider="microsoft365"),
+        {},
+    ),
     (RuntimeError("secret draft text"), 500, err("internal_error", "Something went wrong; try again."), {}),
 ]
 
@@ -183,10 +228,19 @@ def test_the_sweep_covers_every_review_error() -> None:
 
 
 @pytest.mark.parametrize(
-    "error", [error for error, *_ in CASES if isinstance(error, ReviewError)], ids=lambda v: type(v).__name__
+    "error",
+    [error for error, *_ in CASES if not isinstance(error, RuntimeError)],
+    ids=lambda v: type(v).__name__,
 )
-def test_each_review_error_carries_the_code_and_status_it_answers(error: ReviewError) -> None:
+def test_each_error_carries_the_code_and_status_it_answers(error: ServiceError) -> None:
+    assert isinstance(error, ServiceError)
+
     response = answer(error)
 
     assert response["statusCode"] == error.status
-    assert json_body(response)["error"]["code"] == error.code
+    assert json_body(response)["error"] == {
+        "code": error.code,
+        "message": error.public_message(),
+        **error.detail(),
+    }
+    assert response.get("headers", {}).get("Retry-After") == error.headers().get("Retry-After")

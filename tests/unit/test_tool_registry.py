@@ -14,13 +14,23 @@ from multitool.tools.registry import DuplicateTool, MisdeclaredTool, ToolRegistr
 # A toy tool module: the email tool's spec under another name, group, action and path.
 TOY = """\
 import dataclasses
+from typing import Literal
+from multitool.cards.base import CardSpec
 from multitool.tools import email_draft
+from multitool.wire import WireModel
+
+
+class Payload(WireModel):
+    action: Literal["show_{group}"] = "show_{group}"
+    draft_id: str
+
 
 SPEC = dataclasses.replace(
     email_draft.SPEC,
     name="create_{group}",
     action_group="{served}",
-    action="show_{group}",
+    payload_model=Payload,
+    card=CardSpec.of_payload(Payload, caption=lambda card: card.id),
     api_path="/{group}",
 )
 """

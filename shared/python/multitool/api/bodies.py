@@ -4,7 +4,8 @@ API Gateway hands a Lambda the body as a string, base64-encoded when it is
 not text (``isBase64Encoded``). Powertools' ``decoded_body`` trusts both: a
 body flagged base64 that is not base64, or base64 of bytes that are not UTF-8,
 raises from inside the resolver and would answer 500. Both apps read the body
-through :func:`body_text` instead and map :class:`UndecodableBody` to 400.
+through :func:`body_text` instead; :class:`UndecodableBody` answers 400 through
+each app's one generic handler.
 """
 
 from __future__ import annotations
@@ -12,13 +13,22 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from http import HTTPStatus
 from typing import Any
 
 from aws_lambda_powertools.utilities.data_classes.common import BaseProxyEvent
 
+from multitool.errors import ServiceError
 
-class UndecodableBody(ValueError):
+
+class UndecodableBody(ServiceError):
     """The request body is not UTF-8 text (or not the base64 its flag claims); the message names ``body``."""
+
+    code = "bad_request"
+    status = HTTPStatus.BAD_REQUEST
+
+    def detail(self) -> dict[str, Any]:
+        return {"field": "body"}
 
 
 def body_text(event: BaseProxyEvent) -> str:

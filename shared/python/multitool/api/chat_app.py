@@ -21,8 +21,8 @@ from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from pydantic import ValidationError
 
 from multitool.api import verified_email
-from multitool.api.bodies import UndecodableBody, body_text
-from multitool.api.errors import error_body, openapi_responses, rate_limited_body
+from multitool.api.bodies import body_text
+from multitool.api.errors import error_body, openapi_responses
 from multitool.chat.async_turns import (
     ASYNC_MODE,
     INTERNAL,
@@ -38,7 +38,7 @@ from multitool.chat.service import ChatInputError, ChatRequest, ChatResponse, Ch
 from multitool.chat.sessions import SessionView
 from multitool.errors import ServiceError
 from multitool.observability import error_fields, logger
-from multitool.ports.rate import RateLimited, RateLimiter
+from multitool.ports.rate import BucketLimits, RateLimiter, aws_token_bucket
 from multitool.tools.registry import REGISTRY
 from multitool.validation import first_field, problems
 
@@ -137,23 +137,13 @@ def aws_chat_turns() -> ChatTurns | None:
 @functools.cache
 def aws_chat_limiter() -> RateLimiter | None:
     """Each user's /chat token bucket on ``RATE_LIMITS_TABLE_NAME``; None without one (no per-user limit)."""
-    import os
-
-    import boto3
-
-    from multitool.ports.rate import DynamoTokenBucket
     from multitool.settings import ChatSettings
 
-    if not os.environ.get("RATE_LIMITS_TABLE_NAME"):
-        return None  # checked first: an app built around its own service needs no other setting
-    settings = ChatSettings.from_env()
-    assert settings.rate_limits_table_name is not None
-    return DynamoTokenBucket(
-        settings.rate_limits_table_name,
-        boto3.client("dynamodb"),
-        per_minute=settings.chat_per_minute,
-        burst=settings.chat_burst,
-    )
+    def limits() -> BucketLimits:
+        settings = ChatSettings.from_env()
+        return BucketLimits(settings.rate_limits_table_name, settings.chat_per_minute, settings.chat_burst)
+
+    return aws_token_bucket(limits)
 
 
 def prefers_async(header: str | None) -> bool:
@@ -356,8 +346,8 @@ def _error(
 def _map_errors(app: APIGatewayHttpResolver) -> None:
     """The one place chat errors become HTTP responses (a message, never a stack trace).
 
-    Each error says what it answers (:class:`multitool.errors.ServiceError`); the request's
-    own validation (pydantic) and the rate limiter, from outside the chat path, are mapped here.
+    Each error says what it answers (:class:`multitool.errors.ServiceError`: the chat path's, an
+    undecodable body, the user's rate limit); only the request's own validation (pydantic) is mapped here.
     """
 
     @app.exception_handler(ServiceError)  # type: ignore[untyped-decorator]
@@ -375,21 +365,6 @@ def _map_errors(app: APIGatewayHttpResolver) -> None:
     @app.exception_handler(ValidationError)  # type: ignore[untyped-decorator]
     def invalid_body(error: ValidationError) -> Response[Any]:
         return _error(HTTPStatus.BAD_REQUEST, "bad_request", problems(error), field=first_field(error))
-
-    @app.exception_handler(UndecodableBody)  # type: ignore[untyped-decorator]
-    def undecodable(error: UndecodableBody) -> Response[Any]:
-        return _error(HTTPStatus.BAD_REQUEST, "bad_request", str(error), field="body")
-
-    @app.exception_handler(RateLimited)  # type: ignore[untyped-decorator]
-    def rate_limited(error: RateLimited) -> Response[Any]:
-        body, headers = rate_limited_body(error.route, error.retry_after)
-        logger.info("Rate limited", extra={"route": error.route})
-        return Response(
-            status_code=HTTPStatus.TOO_MANY_REQUESTS,
-            content_type=content_types.APPLICATION_JSON,
-            body=body,
-            headers=headers,
-        )
 
     @app.exception_handler(Exception)  # type: ignore[untyped-decorator]
     def unexpected(error: Exception) -> Response[Any]:

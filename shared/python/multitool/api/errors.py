@@ -10,12 +10,12 @@ body over its limit) are :class:`GatewayMessage`.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
+from multitool.errors import RETRY_AFTER
 from multitool.wire import WireModel
 
 
@@ -59,7 +59,6 @@ def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
 
 # -- how a route declares its answers (Powertools' ``responses=``, read by multitool.api.openapi) ---------
 
-RETRY_AFTER = "Retry-After"
 # API Gateway answers these itself too, before the function (the JWT authorizer, a body over its limit, a
 # function that crashed): their body is then {"message": ...}.
 _GATEWAY_TOO = frozenset({401, 500})
@@ -115,13 +114,3 @@ def openapi_responses(
 
 def _json(model: Any) -> dict[str, Any]:
     return {"application/json": {"model": model}}
-
-
-def rate_limited_body(route: str, retry_after: float) -> tuple[dict[str, Any], dict[str, str]]:
-    """The 429 a user's own rate limit answers: the body and its ``Retry-After`` header."""
-    seconds = max(1, math.ceil(retry_after))
-    message = (
-        f"You are sending {route} requests faster than this deployment allows one user; "
-        f"try again in {seconds} s. Other users are not affected."
-    )
-    return error_body("rate_limited", message), {RETRY_AFTER: str(seconds)}

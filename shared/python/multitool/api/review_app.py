@@ -20,14 +20,13 @@ from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from multitool.api import groups_claim, verified_email
-from multitool.api.bodies import UndecodableBody, body_text, utf8_clean
-from multitool.api.errors import ApiError, ErrorDetail, openapi_responses, rate_limited_body
+from multitool.api.bodies import body_text, utf8_clean
+from multitool.api.errors import ApiError, ErrorDetail, openapi_responses
 from multitool.errors import ServiceError
 from multitool.observability import error_fields, logger
-from multitool.ports.rate import RateLimited, RateLimiter
+from multitool.ports.rate import BucketLimits, RateLimiter, aws_token_bucket
 from multitool.review import (
     Caller,
-    InvalidEdits,
     ReviewConfig,
     ReviewError,
     name_claim,
@@ -46,6 +45,7 @@ from multitool.tools.registry import REGISTRY
 if TYPE_CHECKING:
     import urllib3
 
+    from multitool.drafts import Draft
     from multitool.ports.suites import Suite
     from multitool.settings import ReviewSettings, ToolSettings
 
@@ -170,23 +170,13 @@ def recipient_policy(settings: ReviewSettings) -> RecipientPolicy:
 @functools.cache
 def aws_confirm_limiter() -> RateLimiter | None:
     """Each user's confirm token bucket on ``RATE_LIMITS_TABLE_NAME``; None without one."""
-    import os
-
-    import boto3
-
-    from multitool.ports.rate import DynamoTokenBucket
     from multitool.settings import ReviewSettings
 
-    if not os.environ.get("RATE_LIMITS_TABLE_NAME"):
-        return None  # checked first: an app built around its own service needs no other setting
-    settings = ReviewSettings.from_env()
-    assert settings.rate_limits_table_name is not None
-    return DynamoTokenBucket(
-        settings.rate_limits_table_name,
-        boto3.client("dynamodb"),
-        per_minute=settings.confirms_per_minute,
-        burst=settings.confirms_burst,
-    )
+    def limits() -> BucketLimits:
+        s = ReviewSettings.from_env()
+        return BucketLimits(s.rate_limits_table_name, s.confirms_per_minute, s.confirms_burst)
+
+    return aws_token_bucket(limits)
 
 
 def review_app(
@@ -365,11 +355,11 @@ def _answers(ok: str, errors: dict[int, str] | None = None) -> dict[int, Any]:
     )
 
 
-def _response(error: ReviewError) -> Response[Any]:
+def _response(error: ServiceError, draft: Draft | None) -> Response[Any]:
     """``{"error": {"code", "message", ...detail}}``, with the action's current state when there is one."""
     body = ReviewApiError(
-        error=ErrorDetail(code=error.code, message=error.message, **error.detail()),
-        action=DraftView.of(error.draft) if error.draft is not None else None,
+        error=ErrorDetail(code=error.code, message=error.public_message(), **error.detail()),
+        action=DraftView.of(draft) if draft is not None else None,
     )
     return Response(
         status_code=int(error.status),
@@ -384,49 +374,24 @@ def _body(code: str, message: str) -> dict[str, Any]:
 
 
 def _map_errors(app: APIGatewayHttpResolver) -> None:
-    """The one place review errors become HTTP responses: each error carries its code and status."""
+    """The one place review errors become HTTP responses: each error carries its code and status
+    (:class:`multitool.errors.ServiceError`: the review's, an undecodable body, the user's rate limit)."""
 
-    @app.exception_handler(ReviewError)  # type: ignore[untyped-decorator]
-    def refused(error: ReviewError) -> Response[Any]:
+    @app.exception_handler(ServiceError)  # type: ignore[untyped-decorator]
+    def refused(error: ServiceError) -> Response[Any]:
+        draft = error.draft if isinstance(error, ReviewError) else None
+        field = error.detail().get("field")
         # Code and place only: the message may quote the draft's content.
         logger.info(
             "Review request refused",
             extra={
                 "code": error.code,
                 "status": int(error.status),
-                **({"field": error.field} if isinstance(error, InvalidEdits) else {}),
-                **({"draft_id": error.draft.id} if error.draft is not None else {}),
+                **({"field": field} if field is not None else {}),
+                **({"draft_id": draft.id} if draft is not None else {}),
             },
         )
-        return _response(error)
-
-    @app.exception_handler(UndecodableBody)  # type: ignore[untyped-decorator]
-    def undecodable(error: UndecodableBody) -> Response[Any]:
-        return _response(BadRequest(str(error)))
-
-    @app.exception_handler(ServiceError)  # type: ignore[untyped-decorator]
-    def service_refused(error: ServiceError) -> Response[Any]:
-        # Every other answered error (a user's own account, the consent callback): its code and status.
-        logger.info("Review request refused", extra={"code": error.code, "status": int(error.status)})
-        return Response(
-            status_code=int(error.status),
-            content_type=content_types.APPLICATION_JSON,
-            body=ApiError(
-                error=ErrorDetail(code=error.code, message=error.public_message(), **error.detail())
-            ).to_wire(),
-            headers=error.headers() or None,
-        )
-
-    @app.exception_handler(RateLimited)  # type: ignore[untyped-decorator]
-    def rate_limited(error: RateLimited) -> Response[Any]:
-        body, headers = rate_limited_body(error.route, error.retry_after)
-        logger.info("Rate limited", extra={"route": error.route})
-        return Response(
-            status_code=int(HTTPStatus.TOO_MANY_REQUESTS),
-            content_type=content_types.APPLICATION_JSON,
-            body=body,
-            headers=headers,
-        )
+        return _response(error, draft)
 
     @app.exception_handler(Exception)  # type: ignore[untyped-decorator]
     def unexpected(error: Exception) -> Response[Any]:

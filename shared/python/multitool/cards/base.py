@@ -3,18 +3,21 @@
 A tool module defines its card (a :class:`Card` subclass with a ``Literal`` ``type``), how
 two of its cards are recognised as the same action (the fingerprint, for trace dedupe) and
 its caption (the one-line ``clientActionMessages`` text), and puts them in its
-:class:`CardSpec`. :mod:`multitool.cards.client_actions` maps payloads to cards from the
-registry; this module knows no tool.
+:class:`CardSpec`; a card that shows its payload's fields as they are is derived from the
+payload model instead (:meth:`CardSpec.of_payload`), with a fingerprint of those fields.
+:mod:`multitool.cards.client_actions` maps payloads to cards from the registry; this module
+knows no tool.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Final, Generic, TypeVar
+from typing import Any, Final, Generic, Literal, TypeVar, get_args, get_origin
 
-from pydantic import AliasChoices, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, create_model
 
 from multitool.people import NameResolution, Resolution
 from multitool.wire import WireModel
@@ -66,6 +69,65 @@ class CardSpec(Generic[C]):
     caption: Callable[[C], str]
     said: Callable[[C], str | None] | None = None
     held: str = "sent"
+
+    @staticmethod
+    def of_payload(
+        payload_model: type[BaseModel],
+        caption: Callable[[Any], str],
+        *,
+        fingerprint: Callable[[Any], Fingerprint] | None = None,
+        said: Callable[[Any], str | None] | None = None,
+        held: str = "sent",
+    ) -> CardSpec[Card]:
+        """The card of a tool whose card shows its payload's fields: :func:`payload_card`, told
+        apart by all of those fields (:func:`fields_fingerprint`) unless ``fingerprint`` says otherwise."""
+        return CardSpec(payload_card(payload_model), fingerprint or fields_fingerprint, caption, said, held)
+
+
+# A payload's own fields that every card carries under another name, or as a Card field already.
+_NOT_CARD_FIELDS: Final = frozenset({"action", "draft_id", *Card.model_fields})
+
+
+def literal_action(model: type[BaseModel], name: str) -> str:
+    """The one string of ``model``'s ``Literal`` field ``name``: a payload's ``action``, a card's ``type``."""
+    field = model.model_fields.get(name)
+    values = get_args(field.annotation) if field is not None else ()
+    if field is None or get_origin(field.annotation) is not Literal or len(values) != 1:
+        raise TypeError(f"{model.__name__}.{name} must be a Literal of one string: the tool's action.")
+    value = values[0]
+    if not isinstance(value, str):
+        raise TypeError(f"{model.__name__}.{name} must be a Literal of one string: the tool's action.")
+    return value
+
+
+def payload_card(payload_model: type[BaseModel]) -> type[Card]:
+    """A :class:`Card` whose own fields are the payload's (as declared there), typed by its action:
+    ``ReminderPayload`` gives ``ReminderCard``."""
+    action = literal_action(payload_model, "action")
+    fields: dict[str, Any] = {
+        name: (info.annotation, info)
+        for name, info in payload_model.model_fields.items()
+        if name not in _NOT_CARD_FIELDS
+    }
+    of_action: Any = Literal[action]  # a Literal of a value known only at run time
+    card: type[Card] = create_model(
+        payload_model.__name__.removesuffix("Payload") + "Card",
+        __base__=Card,
+        __module__=payload_model.__module__,
+        __doc__=f"The card of a {action} payload: its fields as the payload carries them.",
+        type=(of_action, Field(validation_alias=TYPE_ALIAS)),
+        **fields,
+    )
+    return card
+
+
+def fields_fingerprint(card: Card) -> Fingerprint:
+    """Every field the card adds to :class:`Card`: texts case- and whitespace-insensitive
+    (:func:`norm`), anything else as its JSON."""
+    own = card.model_dump(mode="json", exclude=set(Card.model_fields))
+    return tuple(
+        norm(value) if isinstance(value, str) else json.dumps(value, sort_keys=True) for value in own.values()
+    )
 
 
 # --------------------------------------------------------------------------- fingerprint parts

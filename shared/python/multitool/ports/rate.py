@@ -10,11 +10,16 @@ be full again.
 
 from __future__ import annotations
 
+import math
+import os
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from http import HTTPStatus
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from botocore.exceptions import ClientError
+
+from multitool.errors import RETRY_AFTER, ServiceError
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -22,13 +27,43 @@ if TYPE_CHECKING:
 _ATTEMPTS = 3
 
 
-class RateLimited(Exception):
-    """The user's bucket is empty; ``retry_after`` seconds until it holds a token again."""
+class RateLimited(ServiceError):
+    """The user's bucket is empty; ``retry_after`` seconds until it holds a token again.
+
+    Answers 429 with ``Retry-After`` in whole seconds, rounded up so a client that waits it finds a token.
+    """
+
+    code = "rate_limited"
+    status = HTTPStatus.TOO_MANY_REQUESTS
 
     def __init__(self, route: str, retry_after: float) -> None:
         super().__init__(f"rate limited on {route}")
         self.route = route
         self.retry_after = retry_after
+
+    @property
+    def seconds(self) -> int:
+        return max(1, math.ceil(self.retry_after))
+
+    def public_message(self) -> str:
+        return (
+            f"You are sending {self.route} requests faster than this deployment allows one user; "
+            f"try again in {self.seconds} s. Other users are not affected."
+        )
+
+    def headers(self) -> dict[str, str]:
+        return {RETRY_AFTER: str(self.seconds)}
+
+
+RATE_LIMITS_TABLE = "RATE_LIMITS_TABLE_NAME"
+
+
+class BucketLimits(NamedTuple):
+    """Where a route's buckets live and how fast they refill (a Lambda's settings say)."""
+
+    table_name: str | None
+    per_minute: float
+    burst: int
 
 
 class RateLimiter(Protocol):
@@ -98,3 +133,20 @@ class DynamoTokenBucket:
                 continue  # another request took a token since the read: read again
             return
         raise RateLimited(route, 1.0)
+
+
+def aws_token_bucket(limits: Callable[[], BucketLimits]) -> DynamoTokenBucket | None:
+    """A route's per-user buckets on the deployment's limits table over the Lambda's own DynamoDB
+    client; None without a table (no per-user limit).
+
+    The table is looked for before ``limits`` reads the Lambda's settings: an app built around its
+    own service (a test, the local server) needs no other setting.
+    """
+    if not os.environ.get(RATE_LIMITS_TABLE):
+        return None
+    table_name, per_minute, burst = limits()
+    if not table_name:
+        return None
+    import boto3  # the Lambda's client, made on first use, never at import
+
+    return DynamoTokenBucket(table_name, boto3.client("dynamodb"), per_minute=per_minute, burst=burst)

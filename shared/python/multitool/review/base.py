@@ -134,6 +134,41 @@ class ActionReview(Generic[E, C]):
     recipients: Callable[[C, ReviewContext], Sequence[tuple[str, str]]] = lambda *_: ()
     """Every address the side effect mails, with the field that named it (``to[0]``)."""
 
+    @classmethod
+    def overlay(
+        cls,
+        edits_model: type[E],
+        content_model: type[C],
+        execute: Callable[[C, ReviewContext, Backends], dict[str, Any]],
+        *,
+        check: Callable[[C, ReviewContext, Backends], None] = lambda *_: None,
+        recipients: Callable[[C, ReviewContext], Sequence[tuple[str, str]]] = lambda *_: (),
+    ) -> ActionReview[E, C]:
+        """A confirm whose content needs nothing but :func:`overlaid`: the edits laid over the content
+        confirmed before, or over the payload's fields (by name) on the first confirm."""
+
+        def content(edits: E, confirmed: C | None, ctx: ReviewContext) -> C:
+            return overlaid(content_model, edits, confirmed, ctx.draft.payload)
+
+        return cls(edits_model, content_model, content, execute, check, recipients)
+
+
+def overlaid(content_model: type[C], edits: BaseModel, confirmed: C | None, payload: Mapping[str, Any]) -> C:
+    """The content: each field the edits set (not None), else the confirmed content's, else the payload's.
+
+    Fields are matched by name (the payload by its wire names); an edit the content has no field for is
+    not content (the edits model refuses what is no edit at all). Raises ``ValidationError`` when the
+    result is not valid content (the reviewer answers it as :class:`InvalidEdits`).
+    """
+    fields = content_model.model_fields
+    if confirmed is not None:
+        base = confirmed.model_dump()
+    else:
+        wire = {info.alias or name: name for name, info in fields.items()}
+        base = {wire[key]: value for key, value in payload.items() if key in wire}
+    changes = {name: value for name, value in edits.model_dump(exclude_none=True).items() if name in fields}
+    return content_model.model_validate({**base, **changes})
+
 
 def people_on(payload: Mapping[str, Any]) -> dict[str, Person]:
     """Everyone the card offered (resolved people and candidates), by id."""

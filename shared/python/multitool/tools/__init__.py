@@ -166,7 +166,7 @@ def run_calls(
         busy = _busy_times(prepared.values(), people, ports)
         for index, (spec, args, ready) in prepared.items():
             try:
-                payload = ready.finish(people, busy)
+                payload = {"action": spec.action, **ready.finish(people, busy)}
                 if getattr(args, "revises", None):
                     payload["revises"] = args.revises
                 draft = new_draft(

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from zoneinfo import ZoneInfo
 
 from multitool.drafts import DEFAULT_TTL_SECONDS
+from multitool.errors import ServiceError
 from multitool.settings import DEFAULT_JIRA_PROJECTS, JiraProject, _projects
 from multitool.zones import iana_zone
 
@@ -45,8 +46,12 @@ MAX_DURATION_MINUTES = 480
 MAX_CALLS_PER_BATCH = 25
 
 
-class ToolError(Exception):
-    """A call the tool cannot act on; the message is written for the model to fix its call."""
+class ToolError(ServiceError):
+    """A call the tool cannot act on; the message is written for the model to fix its call.
+
+    A :class:`multitool.errors.ServiceError` like every error an API answers: its code, its status
+    and its ``field`` in the detail, whichever wire (action group, Gateway, in-process) carries it.
+    """
 
     code: ClassVar[str] = "invalid_input"
     status: ClassVar[int] = 400
@@ -56,12 +61,12 @@ class ToolError(Exception):
         self.message = message
         self.field = field
 
+    def detail(self) -> dict[str, Any]:
+        return {"field": self.field} if self.field is not None else {}
+
     def to_body(self) -> dict[str, Any]:
-        """The action-group response body: ``{"error": {"code", "message", "field"}}``."""
-        error: dict[str, Any] = {"code": self.code, "message": self.message}
-        if self.field is not None:
-            error["field"] = self.field
-        return {"error": error}
+        """The tool's answer to a call: ``{"error": {"code", "message", "field"?}}``."""
+        return {"error": {"code": self.code, "message": self.public_message(), **self.detail()}}
 
 
 class InvalidInput(ToolError):

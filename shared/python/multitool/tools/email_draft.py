@@ -41,8 +41,6 @@ from multitool.tools.common import (
 from multitool.tools.spec import ToolSpec
 from multitool.wire import WireModel
 
-ACTION = "show_new_email_draft"
-
 
 class EmailDraftArgs(WireModel):
     """What the model passes: raw names or addresses, the subject it wrote, the body."""
@@ -76,7 +74,6 @@ def prepare(args: EmailDraftArgs, ctx: ToolContext, config: ToolConfig) -> Prepa
         to = [resolve_recipient(name, people) for name in args.to]
         cc = [resolve_recipient(name, people) for name in args.cc]
         return {
-            "action": ACTION,
             "to": [r.to_wire() for r in to],
             "cc": [r.to_wire() for r in cc],
             "subject": args.subject,
@@ -191,7 +188,6 @@ SPEC = ToolSpec(
     api_path="/email-drafts",
     args_model=EmailDraftArgs,
     payload_model=EmailDraftPayload,
-    action=ACTION,
     prepare=prepare,
     card=CardSpec(EmailDraftCard, email_fingerprint, email_caption, said=email_said, held="sent"),
     review=ActionReview(EmailEdits, EmailContent, email_content, send_email, recipients=email_recipients),

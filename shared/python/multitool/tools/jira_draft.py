@@ -49,8 +49,6 @@ from multitool.tools.common import (
 from multitool.tools.spec import ToolSpec
 from multitool.wire import WireModel
 
-ACTION = "show_jira_ticket_draft"
-
 
 class Priority(StrEnum):
     HIGHEST = "Highest"
@@ -122,7 +120,6 @@ def prepare(args: JiraTicketArgs, ctx: ToolContext, config: ToolConfig) -> Prepa
                 query=args.assignee, status=Resolution.UNKNOWN
             )
         return {
-            "action": ACTION,
             "project": project,
             "issueType": issue_type,
             "summary": args.summary,
@@ -273,7 +270,6 @@ SPEC = ToolSpec(
     api_path="/jira-ticket-drafts",
     args_model=JiraTicketArgs,
     payload_model=JiraTicketPayload,
-    action=ACTION,
     prepare=prepare,
     card=CardSpec(JiraTicketDraftCard, jira_fingerprint, jira_caption, said=jira_said, held="created"),
     review=ActionReview(JiraEdits, JiraContent, jira_content, create_issue, jira_configured),

@@ -89,7 +89,6 @@ from multitool.tools.spec import ToolSpec
 from multitool.wire import WireModel
 from multitool.zones import iana_zone
 
-ACTION = "show_meeting_scheduler"
 MAX_TIME_OPTIONS = 5
 TimeValue = Annotated[str, StringConstraints(strip_whitespace=True, max_length=40)]
 
@@ -334,7 +333,6 @@ def prepare(args: MeetingArgs, ctx: ToolContext, config: ToolConfig) -> Prepared
         notes.extend(cross_check(args, request, reading))
         request_zone = request.first.zone_of(ctx).key
         return {
-            "action": ACTION,
             "title": args.title,
             "attendees": [r.to_wire() for r in attendees],
             "requested": args.when,
@@ -541,7 +539,6 @@ SPEC = ToolSpec(
     api_path="/meeting-proposals",
     args_model=MeetingArgs,
     payload_model=MeetingPayload,
-    action=ACTION,
     prepare=prepare,
     card=CardSpec(
         MeetingSchedulerCard, meeting_fingerprint, meeting_caption, said=meeting_said, held="booked"

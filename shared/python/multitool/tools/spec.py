@@ -8,11 +8,12 @@ and the tools' shared types can import it without coming back here.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from multitool.cards.base import literal_action
 from multitool.tools.base import ToolConfig, ToolContext
 
 if TYPE_CHECKING:
@@ -30,11 +31,15 @@ class ToolSpec:
       group (one operation; the Lambda folder ``functions/<action_group>``).
     - ``description``: what the model reads about the tool.
     - ``args_model`` / ``payload_model``: what the model passes and what the tool returns.
-    - ``prepare``: the domain logic, ``(args, ToolContext, ToolConfig) -> Prepared``.
-    - ``action``: the payload's action string, also the card's ``type`` and the draft's action.
-    - ``card``: the card model, its fingerprint and caption (:class:`multitool.cards.base.CardSpec`).
+    - ``prepare``: the domain logic, ``(args, ToolContext, ToolConfig) -> Prepared``; its payload
+      need not carry ``action`` (the batch adds it).
+    - ``action`` (derived, not passed): the payload model's ``action`` Literal, also the card's
+      ``type`` and the draft's action.
+    - ``card``: the card model, its fingerprint and caption (:class:`multitool.cards.base.CardSpec`;
+      ``CardSpec.of_payload`` derives all but the caption from the payload model).
     - ``review``: what a confirm does: edits model, content, side effect
-      (:class:`multitool.review.base.ActionReview`).
+      (:class:`multitool.review.base.ActionReview`; ``ActionReview.overlay`` when the content is
+      the payload's fields with the edits laid over them).
     - ``nouns``: ``("an email draft", "email drafts")``, for sentences about its drafts.
     """
 
@@ -43,7 +48,6 @@ class ToolSpec:
     api_path: str
     args_model: type[BaseModel]
     payload_model: type[BaseModel]
-    action: str
     description: str
     prepare: Callable[[Any, ToolContext, ToolConfig], Prepared]
     card: CardSpec[Any]
@@ -51,6 +55,14 @@ class ToolSpec:
     group_description: str
     nouns: tuple[str, str]
     method: str = "POST"
+    action: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        action = literal_action(self.payload_model, "action")
+        card_type = literal_action(self.card.model, "type")
+        if card_type != action:
+            raise TypeError(f"{self.name}: its card's type is '{card_type}', its payload's '{action}'.")
+        object.__setattr__(self, "action", action)
 
     @property
     def function_description(self) -> str:

@@ -1,0 +1,147 @@
+"""What a tool's spec derives instead of asking for it again: the action string from the payload
+model's ``action`` Literal, a card from the payload's fields with a fingerprint of them, and a
+confirm's content as the edits laid over what came before."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+import pytest
+from multitool.cards.base import Card, CardSpec, fields_fingerprint, literal_action, payload_card
+from multitool.drafts import new_draft
+from multitool.review.base import ActionReview, Caller, ReviewConfig, ReviewContext, overlaid
+from multitool.tools import REGISTRY
+from multitool.tools.common import Prepared
+from multitool.tools.spec import ToolSpec
+from multitool.wire import WireModel
+from pydantic import Field, ValidationError
+
+
+class NotePayload(WireModel):
+    action: Literal["show_note"] = "show_note"
+    draft_id: str
+    title: str = Field(max_length=80, description="The note's title")
+    tags: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+class NoteEdits(WireModel):
+    title: str | None = None
+    tags: tuple[str, ...] | None = None
+
+
+class NoteContent(WireModel):
+    title: str
+    tags: tuple[str, ...] = ()
+
+
+def spec(payload_model: type[WireModel] = NotePayload, card: CardSpec[Any] | None = None) -> ToolSpec:
+    return ToolSpec(
+        name="create_note",
+        action_group="note",
+        api_path="/notes",
+        args_model=NoteContent,
+        payload_model=payload_model,
+        description="Draft a note.",
+        prepare=lambda args, ctx, config: Prepared(names=[], finish=lambda *_: {}),
+        card=card or CardSpec.of_payload(NotePayload, caption=lambda card: card.title),
+        review=ActionReview.overlay(NoteEdits, NoteContent, lambda *_: {}),
+        group_description="Drafts notes.",
+        nouns=("a note", "notes"),
+    )
+
+
+def test_the_action_is_read_from_the_payload_models_literal() -> None:
+    assert spec().action == "show_note"
+    assert {s.action for s in REGISTRY.values()} == {
+        "show_new_email_draft",
+        "show_meeting_scheduler",
+        "show_jira_ticket_draft",
+    }
+
+
+def test_a_payload_without_a_literal_action_is_refused_naming_the_field() -> None:
+    class Loose(WireModel):
+        action: str = "show_note"
+        draft_id: str
+
+    with pytest.raises(TypeError, match=r"Loose\.action must be a Literal of one string"):
+        literal_action(Loose, "action")
+
+
+def test_a_card_whose_type_is_not_the_payloads_action_is_refused() -> None:
+    class OtherCard(Card):
+        type: Literal["show_other"] = "show_other"
+
+    with pytest.raises(TypeError, match="card's type is 'show_other', its payload's 'show_note'"):
+        spec(card=CardSpec(OtherCard, fields_fingerprint, lambda card: ""))
+
+
+def test_the_derived_card_has_the_payloads_own_fields_and_its_action_as_type() -> None:
+    card_model = payload_card(NotePayload)
+
+    card = card_model.model_validate(
+        {"action": "show_note", "draftId": "d_1", "title": "Milk", "tags": ["home"], "extra": 1}
+    )
+
+    assert card_model.__name__ == "NoteCard"
+    assert card.to_wire() == {
+        "type": "show_note",
+        "id": "d_1",
+        "title": "Milk",
+        "tags": ["home"],
+        "notes": [],
+        "revises": None,
+    }
+    schema = card_model.model_json_schema(mode="serialization")
+    assert schema["properties"]["title"]["maxLength"] == 80
+    assert schema["properties"]["type"]["const"] == "show_note"
+    with pytest.raises(ValidationError):
+        card_model.model_validate({"action": "show_other", "draftId": "d_1", "title": "Milk"})
+
+
+def test_the_default_fingerprint_tells_cards_apart_by_their_own_fields_only() -> None:
+    card_model = payload_card(NotePayload)
+
+    def card(draft_id: str, title: str, tags: list[str]) -> Card:
+        return card_model.model_validate({"type": "show_note", "id": draft_id, "title": title, "tags": tags})
+
+    assert fields_fingerprint(card("d_1", "Buy  MILK", ["a"])) == fields_fingerprint(
+        card("d_2", "buy milk", ["a"])
+    )
+    assert fields_fingerprint(card("d_1", "Buy milk", ["a"])) != fields_fingerprint(
+        card("d_1", "Buy milk", ["b"])
+    )
+
+
+def review_context(payload: dict[str, Any]) -> ReviewContext:
+    draft = new_draft(
+        owner="user-1",
+        session_id="s-1",
+        action="show_note",
+        arguments=["create_note", {}],
+        payload=payload,
+        now=datetime(2026, 12, 1, tzinfo=UTC),
+    )
+    return ReviewContext(
+        draft=draft, caller=Caller("user-1"), config=ReviewConfig("a@example.com"), people={}
+    )
+
+
+def test_the_default_content_lays_the_edits_over_the_confirmed_content_else_the_payload() -> None:
+    review = ActionReview.overlay(NoteEdits, NoteContent, lambda *_: {})
+    ctx = review_context({"action": "show_note", "title": "Milk", "tags": ["home"], "notes": []})
+
+    first = review.content(NoteEdits(), None, ctx)
+    edited = review.content(NoteEdits(title="Oat milk"), None, ctx)
+    again = review.content(NoteEdits(tags=("shop",)), edited, ctx)
+
+    assert first == NoteContent(title="Milk", tags=("home",))
+    assert edited == NoteContent(title="Oat milk", tags=("home",))
+    assert again == NoteContent(title="Oat milk", tags=("shop",))
+
+
+def test_default_content_that_is_not_valid_content_raises_for_the_reviewer_to_answer() -> None:
+    with pytest.raises(ValidationError):
+        overlaid(NoteContent, NoteEdits(), None, {"action": "show_note", "tags": []})
