@@ -74,3 +74,34 @@ def test_without_a_deadline_a_suite_stops_retrying_within_the_request_budget() -
         for_account(Account("u", "jordan@example.com")).directory.resolve(["Jordan Lee"])
 
     assert len(graph.requests) == 1
+
+
+def test_provider_tokens_give_each_address_its_own_token_at_the_chosen_provider() -> None:
+    from multitool.ports.provider_suites import settings_tokens
+
+    settings = ToolSettings.from_env(
+        {
+            **TABLES,
+            "CALENDAR": "google",
+            "PROVIDER_TOKENS": '{"Jordan.Lee@example.com": "sandbox-google.jordan.lee@example.com"}',
+        }
+    )
+    tokens = settings_tokens(settings, http=object())  # type: ignore[arg-type]
+
+    jordan = Account("sub-jordan", "jordan.lee@example.com")
+    assert tokens.access_token("google", jordan, ["s"]) == "sandbox-google.jordan.lee@example.com"
+    with pytest.raises(AccountNotConnected, match="Connect your Google Workspace account"):
+        tokens.access_token("google", Account("sub-mei", "mei.tanaka@example.com"), ["s"])
+    with pytest.raises(AccountNotConnected):
+        tokens.access_token("microsoft365", jordan, ["s"])
+
+
+def test_provider_tokens_must_be_a_json_object_and_exclude_one_token_for_everyone() -> None:
+    with pytest.raises(SettingsError, match=r"PROVIDER_TOKENS: .*JSON object"):
+        ToolSettings.from_env({**TABLES, "CALENDAR": "google", "PROVIDER_TOKENS": "jordan=token"})
+    with pytest.raises(SettingsError, match="PROVIDER_TOKENS"):
+        ToolSettings.from_env({**TABLES, "CALENDAR": "google", "PROVIDER_TOKENS": '["token"]'})
+    with pytest.raises(SettingsError, match="exclude each other"):
+        ToolSettings.from_env(
+            {**TABLES, "CALENDAR": "google", "PROVIDER_TOKEN": "t", "PROVIDER_TOKENS": '{"a@b.c": "t"}'}
+        )

@@ -52,14 +52,15 @@ _REFRESH_BEFORE = 300  # seconds before expiry a cached token is replaced
 
 
 class FixedTokenSource:
-    """One token per address (case-insensitive); an address without one is not connected."""
+    """One token per address (case-insensitive) at one provider; an address without one is not connected."""
 
-    def __init__(self, tokens: Mapping[str, str]) -> None:
+    def __init__(self, tokens: Mapping[str, str], *, provider: Provider = "google") -> None:
         self._tokens = {address.casefold(): token for address, token in tokens.items()}
+        self._provider = provider
 
     def access_token(self, provider: Provider, account: Account, scopes: Sequence[str]) -> str:
         token = self._tokens.get((account.email or "").casefold())
-        if provider != "google" or token is None:
+        if provider != self._provider or token is None:
             raise AccountNotConnected(provider)
         return token
 
