@@ -92,6 +92,21 @@ class ToolSettings(_EnvSettings):
         description='Secrets Manager secret {"tenantId", "clientId", "clientSecret"}: the organization-wide '
         "Graph credential (application permissions); unset: none",
     )
+    google_delegation_service_account: str | None = Field(
+        default=None,
+        description="CALENDAR=google: the service account with domain-wide delegation whose JWTs "
+        "GOOGLE_DELEGATION_KEY_ARN signs; unset: none",
+    )
+    google_delegation_key_arn: str | None = Field(
+        default=None,
+        pattern=r"^arn:aws[a-z-]*:kms:",
+        description="The KMS key (RSA_2048, SIGN_VERIFY) the delegation JWTs are signed with",
+    )
+    google_delegation_key_id: str | None = Field(
+        default=None,
+        pattern=r"^[0-9a-f]{40}$",
+        description="Google's id of the uploaded key (the delegation JWT's kid); unset: no kid",
+    )
     caller_context_key: str | None = Field(
         default=None,
         pattern=r"^([0-9a-f]{2}){32,}$",
@@ -112,6 +127,14 @@ class ToolSettings(_EnvSettings):
             return json.loads(value)
         except ValueError as error:
             raise ValueError('must be a JSON object {"<address>": "<token>"}') from error
+
+    @model_validator(mode="after")
+    def _delegation_pair(self) -> Self:
+        if (self.google_delegation_service_account is None) != (self.google_delegation_key_arn is None):
+            raise ValueError(
+                "GOOGLE_DELEGATION_SERVICE_ACCOUNT and GOOGLE_DELEGATION_KEY_ARN go together: set both"
+            )
+        return self
 
     @model_validator(mode="after")
     def _one_kind_of_fixed_token(self) -> Self:
