@@ -31,6 +31,11 @@ _MODEL_ID = re.compile(rf"^{_MODEL}$")
 _PROFILE_ID = re.compile(
     rf"^(?P<geo>{'|'.join(re.escape(p) for p in PROFILE_PREFIXES)})\.(?P<model>{_MODEL})$"
 )
+# A service account's email: <name>@<project>.iam.gserviceaccount.com (the name 6-30 characters:
+# https://cloud.google.com/iam/docs/service-accounts-create).
+_SERVICE_ACCOUNT = re.compile(
+    r"^[a-z][a-z0-9-]{4,28}[a-z0-9]@[a-z][a-z0-9-]{4,28}[a-z0-9]\.iam\.gserviceaccount\.com$"
+)
 _EMAIL = re.compile(r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$")
 _ORIGIN = re.compile(r"^https?://[A-Za-z0-9.-]+(:\d{1,5})?$")
 _POOL_ID = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d_[0-9A-Za-z]+$")
@@ -165,6 +170,15 @@ ALLOWED: dict[str, str] = {
         "given with identity"
     ),
     "identityTenantId": "the Microsoft Entra tenant id (a GUID) or domain the app is registered in",
+    "googleDelegation": (
+        "a Google service account's email, e.g. name@project.iam.gserviceaccount.com (Google domain-wide "
+        "delegation signed with a KMS key this stack creates, with calendar=google; see docs/deploy.md for "
+        "its risks); unset (the default): no organization-wide credential"
+    ),
+    "googleDelegationKeyId": (
+        "the id Google shows for the uploaded certificate's key, 40 hex digits (sent as the JWT's kid, "
+        "with googleDelegation); unset: no kid"
+    ),
 }
 
 
@@ -301,6 +315,10 @@ class DeployContext(BaseModel):
     )
     calendar: Literal["builtin", "microsoft365", "google"] = "builtin"
     microsoft365_app_credential: bool = Field(default=False, alias="microsoft365AppCredential")
+    google_delegation: str | None = Field(default=None, alias="googleDelegation")
+    google_delegation_key_id: str | None = Field(
+        default=None, pattern=r"^[0-9a-f]{40}$", alias="googleDelegationKeyId"
+    )
     outside_recipients_per_day: int = Field(
         default=DEFAULT_OUTSIDE_RECIPIENTS_PER_DAY, ge=0, le=100_000, alias="outsideRecipientsPerDay"
     )
@@ -478,6 +496,25 @@ class DeployContext(BaseModel):
             raise ContextError(
                 "Invalid context 'microsoft365AppCredential': it is the Microsoft 365 app's credential, "
                 f"so it needs calendar=microsoft365 (calendar is {self.calendar})."
+            )
+        return self
+
+    @field_validator("google_delegation")
+    @classmethod
+    def _service_account(cls, value: str | None) -> str | None:
+        return None if value is None else _matching(_SERVICE_ACCOUNT, value)
+
+    @model_validator(mode="after")
+    def _delegation_of_calendar(self) -> Self:
+        if self.google_delegation_key_id is not None and self.google_delegation is None:
+            raise ContextError(
+                "Invalid context 'googleDelegationKeyId': it is the key of the googleDelegation service "
+                "account, so it needs googleDelegation=<the service account's email>."
+            )
+        if self.google_delegation is not None and self.calendar != "google":
+            raise ContextError(
+                "Invalid context 'googleDelegation': it is the Google Workspace credential, "
+                f"so it needs calendar=google (calendar is {self.calendar})."
             )
         return self
 

@@ -122,7 +122,12 @@ class MultitoolStack(cdk.Stack):
         if settings.jira_projects:
             tool_env["JIRA_PROJECTS"] = settings.jira_projects
         self.suite = SuiteAccess(
-            self, "Suite", calendar=settings.calendar, app_credential=settings.microsoft365_app_credential
+            self,
+            "Suite",
+            calendar=settings.calendar,
+            app_credential=settings.microsoft365_app_credential,
+            google_delegation=settings.google_delegation,
+            google_key_id=settings.google_delegation_key_id,
         )
         tool_env.update(self.suite.environment())
 
@@ -287,7 +292,7 @@ class MultitoolStack(cdk.Stack):
             # With a provider suite every mail and invitation leaves from the user's own mailbox:
             # the review function gets no SES permission (the identity stays for SENDER_EMAIL).
             self.sender.grant_send(review_role)
-        self.suite.grant_read(review_role)
+        self.suite.grant_token_source(review_role)
         self.jira.grant_read(review_role)
 
         # The page's fetches: any HTTP API of this region (naming this API's id would make the
@@ -444,7 +449,7 @@ class MultitoolStack(cdk.Stack):
         self._grant(DRAFTS, grantee, *DRAFT_WRITE_ACTIONS)
         self._grant(DIRECTORY, grantee, *TOOL_READ_ACTIONS)
         self._grant(BOOKINGS, grantee, *TOOL_READ_ACTIONS)
-        self.suite.grant_read(grantee)
+        self.suite.grant_token_source(grantee)
 
     def _page_config(self) -> dict[str, Any]:
         """The page's config.json, every value from this stack (resolved when the deploy runs)."""
@@ -511,6 +516,13 @@ class MultitoolStack(cdk.Stack):
                 "IdentityClientSecretArn",
                 value=self.identity.client_secret.secret_arn,
                 description='Put the app\'s client secret here as {"clientSecret": ...}',
+            )
+        if self.suite.delegation_key is not None:
+            cdk.CfnOutput(
+                self,
+                "GoogleDelegationKeyArn",
+                value=self.suite.delegation_key.key_arn,
+                description="The certificate for Google is built with this key: docs/deploy.md",
             )
         for spec, table in self.tables.by_spec.items():
             cdk.CfnOutput(self, f"{spec.logical_name}TableName", value=table.table_name)

@@ -8,7 +8,7 @@ from typing import get_args
 
 import pytest
 from multitool.ports.microsoft365 import GraphCalendar
-from multitool.ports.provider_suites import NoTokenSource, provider_suites
+from multitool.ports.provider_suites import NoTokenSource, provider_suites, settings_tokens
 from multitool.ports.suites import SUITE_NAMES
 from multitool.ports.token_sources import FixedTokenSource
 from multitool.ports.tokens import Account, AccountNotConnected
@@ -74,3 +74,104 @@ def test_without_a_deadline_a_suite_stops_retrying_within_the_request_budget() -
         for_account(Account("u", "jordan@example.com")).directory.resolve(["Jordan Lee"])
 
     assert len(graph.requests) == 1
+
+
+def test_provider_tokens_give_each_address_its_own_token_at_the_chosen_provider() -> None:
+    settings = ToolSettings.from_env(
+        {
+            **TABLES,
+            "CALENDAR": "google",
+            "PROVIDER_TOKENS": '{"Jordan.Lee@example.com": "sandbox-google.jordan.lee@example.com"}',
+        }
+    )
+    tokens = settings_tokens(settings, http=object())  # type: ignore[arg-type]
+
+    jordan = Account("sub-jordan", "jordan.lee@example.com")
+    assert tokens.access_token("google", jordan, ["s"]) == "sandbox-google.jordan.lee@example.com"
+    with pytest.raises(AccountNotConnected, match="Connect your Google Workspace account"):
+        tokens.access_token("google", Account("sub-mei", "mei.tanaka@example.com"), ["s"])
+    with pytest.raises(AccountNotConnected):
+        tokens.access_token("microsoft365", jordan, ["s"])
+
+
+def test_provider_tokens_must_be_a_json_object_and_exclude_one_token_for_everyone() -> None:
+    with pytest.raises(SettingsError, match=r"PROVIDER_TOKENS: .*JSON object"):
+        ToolSettings.from_env({**TABLES, "CALENDAR": "google", "PROVIDER_TOKENS": "jordan=token"})
+    with pytest.raises(SettingsError, match="PROVIDER_TOKENS"):
+        ToolSettings.from_env({**TABLES, "CALENDAR": "google", "PROVIDER_TOKENS": '["token"]'})
+    with pytest.raises(SettingsError, match="exclude each other"):
+        ToolSettings.from_env(
+            {**TABLES, "CALENDAR": "google", "PROVIDER_TOKEN": "t", "PROVIDER_TOKENS": '{"a@b.c": "t"}'}
+        )
+
+
+@pytest.mark.parametrize("key_id", [None, "0123456789abcdef0123456789abcdef01234567"])
+def test_google_delegation_settings_sign_each_users_jwt_with_the_stacks_kms_key(
+    monkeypatch: pytest.MonkeyPatch, key_id: str | None
+) -> None:
+    import base64
+    import json
+
+    import boto3
+    from moto import mock_aws
+    from multitool.ports.google_tokens import DomainWideDelegation
+
+    from tests.unit.test_google_tokens import SERVICE_ACCOUNT, TokenEndpoint
+
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "eu-west-1")
+    with mock_aws():
+        kms = boto3.client("kms")
+        key_arn = kms.create_key(KeySpec="RSA_2048", KeyUsage="SIGN_VERIFY")["KeyMetadata"]["Arn"]
+        # Given the environment the stack sets with googleDelegation
+        settings = ToolSettings.from_env(
+            {
+                **TABLES,
+                "CALENDAR": "google",
+                "GOOGLE_DELEGATION_SERVICE_ACCOUNT": SERVICE_ACCOUNT,
+                "GOOGLE_DELEGATION_KEY_ARN": key_arn,
+                **({"GOOGLE_DELEGATION_KEY_ID": key_id} if key_id else {}),
+            }
+        )
+        endpoint = TokenEndpoint((200, {"access_token": "ya29.delegated", "expires_in": 3599}))
+
+        # When a user's token is asked for
+        tokens = settings_tokens(settings, endpoint.http)
+        token = tokens.access_token("google", Account("sub-priya", "priya@example.com"), ["s"])
+
+        # Then it is domain-wide delegation: a JWT for that user, signed by that key (KMS verifies it)
+        assert isinstance(tokens, DomainWideDelegation)
+        assert token == "ya29.delegated"
+        header, claims, signature = endpoint.forms[0]["assertion"][0].split(".")
+        decoded = json.loads(base64.urlsafe_b64decode(claims + "=" * (-len(claims) % 4)))
+        assert (decoded["iss"], decoded["sub"]) == (SERVICE_ACCOUNT, "priya@example.com")
+        assert json.loads(base64.urlsafe_b64decode(header + "=" * (-len(header) % 4))) == {
+            "alg": "RS256",
+            "typ": "JWT",
+            **({"kid": key_id} if key_id else {}),
+        }
+        verified = kms.verify(
+            KeyId=key_arn,
+            Message=f"{header}.{claims}".encode(),
+            MessageType="RAW",
+            Signature=base64.urlsafe_b64decode(signature + "=" * (-len(signature) % 4)),
+            SigningAlgorithm="RSASSA_PKCS1_V1_5_SHA_256",
+        )
+        assert verified["SignatureValid"] is True
+
+
+def test_google_delegation_needs_both_settings_and_a_kms_arn() -> None:
+    google = {**TABLES, "CALENDAR": "google"}
+    with pytest.raises(SettingsError, match="go together"):
+        ToolSettings.from_env({**google, "GOOGLE_DELEGATION_SERVICE_ACCOUNT": "sa@p.iam.gserviceaccount.com"})
+    with pytest.raises(SettingsError, match="GOOGLE_DELEGATION_KEY_ARN"):
+        ToolSettings.from_env(
+            {
+                **google,
+                "GOOGLE_DELEGATION_SERVICE_ACCOUNT": "sa@p.iam.gserviceaccount.com",
+                "GOOGLE_DELEGATION_KEY_ARN": "k",
+            }
+        )
+    # and without either, no organization-wide credential: each user is asked to connect
+    assert isinstance(settings_tokens(ToolSettings.from_env(google), http=object()), NoTokenSource)  # type: ignore[arg-type]

@@ -14,7 +14,7 @@ from enum import StrEnum
 from http import HTTPStatus
 from typing import Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from multitool.errors import ServiceError
 
@@ -82,10 +82,30 @@ class ToolSettings(_EnvSettings):
     provider_token: str | None = Field(
         default=None, description="One bearer token for every user (the local stand-ins only)"
     )
+    provider_tokens: dict[str, str] | None = Field(
+        default=None,
+        description='JSON {"<address>": "<token>"}: each user\'s own bearer token, for a local stand-in '
+        "that knows the user by the token (Google's); an address not in it is not connected",
+    )
     microsoft365_secret_arn: str | None = Field(
         default=None,
         description='Secrets Manager secret {"tenantId", "clientId", "clientSecret"}: the organization-wide '
         "Graph credential (application permissions); unset: none",
+    )
+    google_delegation_service_account: str | None = Field(
+        default=None,
+        description="CALENDAR=google: the service account with domain-wide delegation whose JWTs "
+        "GOOGLE_DELEGATION_KEY_ARN signs; unset: none",
+    )
+    google_delegation_key_arn: str | None = Field(
+        default=None,
+        pattern=r"^arn:aws[a-z-]*:kms:",
+        description="The KMS key (RSA_2048, SIGN_VERIFY) the delegation JWTs are signed with",
+    )
+    google_delegation_key_id: str | None = Field(
+        default=None,
+        pattern=r"^[0-9a-f]{40}$",
+        description="Google's id of the uploaded key (the delegation JWT's kid); unset: no kid",
     )
     caller_context_key: str | None = Field(
         default=None,
@@ -101,6 +121,33 @@ class ToolSettings(_EnvSettings):
     @classmethod
     def _parse_projects(cls, value: Any) -> Any:
         return _projects(value) if isinstance(value, str) else value
+
+    @field_validator("provider_tokens", mode="before")
+    @classmethod
+    def _parse_tokens(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        try:
+            return json.loads(value)
+        except ValueError as error:
+            raise ValueError('must be a JSON object {"<address>": "<token>"}') from error
+
+    @model_validator(mode="after")
+    def _delegation_pair(self) -> Self:
+        if (self.google_delegation_service_account is None) != (self.google_delegation_key_arn is None):
+            raise ValueError(
+                "GOOGLE_DELEGATION_SERVICE_ACCOUNT and GOOGLE_DELEGATION_KEY_ARN go together: set both"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _one_kind_of_fixed_token(self) -> Self:
+        if self.provider_token and self.provider_tokens:
+            raise ValueError(
+                "PROVIDER_TOKEN (one token for everyone) and PROVIDER_TOKENS (one per "
+                "address) exclude each other: set one"
+            )
+        return self
 
 
 class InterceptorSettings(_EnvSettings):

@@ -4,6 +4,7 @@
     multitool serve --agent-id AGENT --alias-id ALIAS          # a real Bedrock agent
     multitool serve --runtime converse --model-id MODEL        # Converse with a real model
     multitool serve --harness-arn ARN                          # a real AgentCore harness
+    multitool serve --calendar microsoft365|google             # a local Graph or Google stand-in
     multitool chat "Email Kinshuok about the doc" [--user ID] [--session ID] [--url URL]
     multitool get ID | confirm ID [--edits JSON] | discard ID   [--user ID] [--url URL]
     multitool mcp [--user ID] [--sandbox MOTO_URL] [--http PORT]   # the tools as an MCP server
@@ -49,13 +50,14 @@ import uuid
 import webbrowser
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from multitool.local.login import TOKEN_KINDS
 
 if TYPE_CHECKING:
     from multitool.local.embedded import BackendChoice, Embedded
     from multitool.local.gateway import LocalApi
+    from multitool.people import Person
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -104,11 +106,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--calendar",
-        choices=("builtin", "microsoft365"),
+        choices=("builtin", "microsoft365", "google"),
         default="builtin",
-        help="whose directory, calendar and mail the actions use: builtin (the sandbox's own) or "
-        "microsoft365 (a local Microsoft Graph stand-in, seeded with the people and a week of "
-        "meetings); default: %(default)s",
+        help="whose directory, calendar and mail the actions use: builtin (the sandbox's own), "
+        "microsoft365 (a local Microsoft Graph stand-in) or google (a local Google Workspace "
+        "stand-in), each seeded with the people and a week of meetings; default: %(default)s",
     )
     serve.add_argument(
         "--sign-in",
@@ -361,22 +363,46 @@ def _local_api(args: argparse.Namespace) -> tuple[Embedded, LocalApi]:
             data.release()
         raise
     running = start_embedded(choice, region=args.region, log_level=args.log_level, moto=moto, data=data)
-    if getattr(args, "calendar", "builtin") == "microsoft365":
+    calendar = getattr(args, "calendar", "builtin")
+    if calendar != "builtin":
         import os
 
-        from multitool.local.graph_server import start_graph_stand_in
-
-        graph = start_graph_stand_in(running.seed.people)
-        running.on_close(graph.stop)
-        running.env.update(graph.env)
-        os.environ.update(graph.env)  # the in-process handlers read their settings on first use
-        print(f"  Microsoft 365: a local Graph stand-in at {graph.url} (events: {graph.url}/_local/events).")
+        stand_in, banner = _provider_stand_in(calendar, running.seed.people)
+        running.on_close(stand_in.stop)
+        running.env.update(stand_in.env)
+        os.environ.update(stand_in.env)  # the in-process handlers read their settings on first use
+        print(f"  {banner}")
     use_console_logs()  # a terminal, not CloudWatch: one readable line per record
     functions_dir = args.functions_dir or repo_root() / "functions"
     api = LocalApi(functions_dir, running.seed, outbox=sandbox_outbox_reader(running))
     if running.invocations is not None:  # a function's asynchronous invocations run on these handlers
         running.invocations.bind(api.invoke_event)
     return running, api
+
+
+class _StandIn(Protocol):
+    @property
+    def env(self) -> dict[str, str]: ...
+
+    def stop(self) -> None: ...
+
+
+def _provider_stand_in(calendar: str, people: Sequence[Person]) -> tuple[_StandIn, str]:
+    """The local stand-in of ``calendar``'s provider, seeded with ``people``, and its banner line."""
+    if calendar == "microsoft365":
+        from multitool.local.graph_server import start_graph_stand_in
+
+        graph = start_graph_stand_in(people)
+        events = f"{graph.url}/_local/events"
+        return graph, f"Microsoft 365: a local Graph stand-in at {graph.url} (events: {events})."
+    from multitool.local.google_server import start_fake_google
+
+    google = start_fake_google(people=people)
+    checked = "" if google.discovery is not None else "; unchecked: google-api-python-client is not installed"
+    return google, (
+        f"Google Workspace: a local Google stand-in at {google.url} (what was booked and sent: "
+        f"{google.url}/{checked})."
+    )
 
 
 def _model_banner(choice: BackendChoice) -> str:

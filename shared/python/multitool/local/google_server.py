@@ -12,7 +12,9 @@ on the paths Google's discovery documents give them, under one origin:
   event stays readable as ``cancelled``); an insert or patch with ``sendUpdates=all`` records
   the invitations Google would send;
 - ``POST /gmail/v1/users/{userId}/messages/send``: the raw message, decoded and kept;
-- ``GET /``: a page (labelled as a sandbox) of what was booked and sent.
+- ``GET /``: a page (labelled as a sandbox) of what was booked and sent, and the same as JSON
+  (the stand-in's own view, not Google's): ``GET /_local/events`` (the events booked here, not
+  the seeded ones), ``/_local/invitations`` (what Google would have sent) and ``/_local/sent``.
 
 Every request is checked against the discovery documents (:mod:`multitool.local.google_discovery`)
 when google-api-python-client is installed (a development dependency), and every answer too; a
@@ -20,8 +22,9 @@ request Google would refuse is a 400 in Google's error format. Without the docum
 unchecked, so ``make demo`` starts with the runtime dependencies only.
 
 A bearer token names its user: :func:`sandbox_token` (``sandbox-google.<address>``) for each
-seeded address. Each person starts with a week of real-looking meetings in their own time zone
-(:func:`seeded_week`). Failures can be scripted for the next calls of a method:
+seeded address; :attr:`FakeGoogle.env` hands the functions one per address (``PROVIDER_TOKENS``).
+Each person starts with a week of real-looking meetings in their own time zone (:func:`seeded_week`).
+Failures can be scripted for the next calls of a method:
 ``fake.fail_next("calendar.freebusy.query", 429, "rateLimitExceeded", retry_after=3)``.
 """
 
@@ -121,6 +124,33 @@ class FakeGoogle:
     def url(self) -> str:
         host, port = self._server.server_address[:2]
         return f"http://{host!s}:{port}"
+
+    @property
+    def env(self) -> dict[str, str]:
+        """What the functions need to act in this Workspace: each seeded person's own token."""
+        tokens = {p.email: sandbox_token(p.email) for p in self.people}
+        return {"CALENDAR": "google", "PROVIDER_BASE_URL": self.url, "PROVIDER_TOKENS": json.dumps(tokens)}
+
+    def booked(self) -> list[dict[str, Any]]:
+        """The events booked here (every calendar's, the seeded week left out), oldest first."""
+        with self._lock:
+            return [
+                dict(e)
+                for events in self._events.values()
+                for e in events.values()
+                if not str(e["id"]).startswith("seed")
+            ]
+
+    def local_view(self, name: str) -> list[dict[str, Any]] | None:
+        """``/_local/<name>``'s list (events, invitations, sent), or None for another name."""
+        if name == "events":
+            return self.booked()
+        with self._lock:
+            if name == "invitations":
+                return [dict(i) for i in self.invitations]
+            if name == "sent":
+                return [dict(m) for m in self.sent]
+        return None
 
     def stop(self) -> None:
         self._server.shutdown()
@@ -364,13 +394,8 @@ class FakeGoogle:
         return Answer(200, {"id": mid, "threadId": mid, "labelIds": ["SENT"]}, {})
 
     def page(self) -> bytes:
+        booked = self.booked()
         with self._lock:
-            booked = [
-                e
-                for events in self._events.values()
-                for e in events.values()
-                if not str(e["id"]).startswith("seed")
-            ]
             sent = list(self.sent)
         rows = "".join(
             f"<li>{html.escape(str(e.get('summary', '')))}: {html.escape(e['start']['dateTime'])} "
@@ -537,9 +562,15 @@ def _handler_for(google: FakeGoogle) -> type[BaseHTTPRequestHandler]:
             """Quiet: the tests and the demo read ``google.requests`` instead."""
 
         def _serve(self) -> None:
-            if self.command == "GET" and urlsplit(self.path).path == "/":
+            where = urlsplit(self.path).path
+            if self.command == "GET" and where == "/":
                 self._send(HTTPStatus.OK, google.page(), "text/html; charset=utf-8", {})
                 return
+            if self.command == "GET" and where.startswith("/_local/"):
+                view = google.local_view(where.removeprefix("/_local/"))
+                if view is not None:
+                    self._send(HTTPStatus.OK, json.dumps({"value": view}).encode(), "application/json", {})
+                    return
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else b""
             try:

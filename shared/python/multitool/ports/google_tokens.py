@@ -52,21 +52,23 @@ _REFRESH_BEFORE = 300  # seconds before expiry a cached token is replaced
 
 
 class FixedTokenSource:
-    """One token per address (case-insensitive); an address without one is not connected."""
+    """One token per address (case-insensitive) at one provider; an address without one is not connected."""
 
-    def __init__(self, tokens: Mapping[str, str]) -> None:
+    def __init__(self, tokens: Mapping[str, str], *, provider: Provider = "google") -> None:
         self._tokens = {address.casefold(): token for address, token in tokens.items()}
+        self._provider = provider
 
     def access_token(self, provider: Provider, account: Account, scopes: Sequence[str]) -> str:
         token = self._tokens.get((account.email or "").casefold())
-        if provider != "google" or token is None:
+        if provider != self._provider or token is None:
             raise AccountNotConnected(provider)
         return token
 
 
 class Signer(Protocol):
-    key_id: str
-    """Google's id of the service account key (the JWT header's ``kid``)."""
+    key_id: str | None
+    """Google's id of the service account key (the JWT header's ``kid``); None: no ``kid``, and
+    Google tries the service account's keys (its documented header is ``alg`` and ``typ`` alone)."""
 
     def sign(self, message: bytes) -> bytes:
         """The RS256 (RSASSA-PKCS1-v1_5 with SHA-256) signature of ``message``."""
@@ -76,7 +78,7 @@ class Signer(Protocol):
 class KmsSigner:
     """RS256 with an RSA key held in AWS KMS (https://docs.aws.amazon.com/kms/latest/APIReference/API_Sign.html)."""
 
-    def __init__(self, client: KMSClient, kms_key_id: str, google_key_id: str) -> None:
+    def __init__(self, client: KMSClient, kms_key_id: str, google_key_id: str | None = None) -> None:
         self._client = client
         self._kms_key_id = kms_key_id
         self.key_id = google_key_id
@@ -135,7 +137,9 @@ class DomainWideDelegation:
 
     def assertion(self, user: str, scopes: Sequence[str], now: float) -> str:
         """The signed JWT asking for ``user``'s token covering ``scopes``."""
-        header = {"alg": "RS256", "typ": "JWT", "kid": self._signer.key_id}
+        header = {"alg": "RS256", "typ": "JWT"}
+        if self._signer.key_id:
+            header["kid"] = self._signer.key_id
         issued = int(now)
         claims = {
             "iss": self._service_account,

@@ -86,13 +86,32 @@ def provider_suites(
 
 
 def settings_tokens(settings: ToolSettings, http: urllib3.PoolManager) -> TokenSource:
-    """The token source the settings name: a fixed token (local stand-ins), the organization-wide
-    Entra credential (``MICROSOFT365_SECRET_ARN``), or none yet (every call asks to connect)."""
+    """The token source the settings name: a fixed token, or one per address (local stand-ins), an
+    organization-wide credential (Google domain-wide delegation signed with
+    ``GOOGLE_DELEGATION_KEY_ARN``, the Entra app's ``MICROSOFT365_SECRET_ARN``), or none yet (every
+    call asks to connect)."""
+    provider: Provider = "google" if settings.calendar == "google" else "microsoft365"
     if settings.provider_token:
         from multitool.ports.token_sources import FixedTokenSource
 
-        provider: Provider = "google" if settings.calendar == "google" else "microsoft365"
         return FixedTokenSource(settings.provider_token, provider=provider)
+    if settings.provider_tokens:
+        from multitool.ports.google_tokens import FixedTokenSource as PerAddressTokens
+
+        return PerAddressTokens(settings.provider_tokens, provider=provider)
+    if (
+        settings.calendar == "google"
+        and settings.google_delegation_service_account
+        and settings.google_delegation_key_arn
+    ):
+        import boto3
+
+        from multitool.ports.google_tokens import DomainWideDelegation, KmsSigner
+
+        signer = KmsSigner(
+            boto3.client("kms"), settings.google_delegation_key_arn, settings.google_delegation_key_id
+        )
+        return DomainWideDelegation(settings.google_delegation_service_account, signer, http=http)
     if settings.calendar == "microsoft365" and settings.microsoft365_secret_arn:
         import boto3
 
