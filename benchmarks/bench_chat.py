@@ -1,6 +1,6 @@
 """The chat path's own costs: conversation memory and idempotent replays.
 
-``memory``: one offline turn through :class:`multitool.chat.ChatService` (in-memory
+``memory``: one offline turn through :class:`multitool.chat.service.ChatService` (in-memory
 ports and sessions) with no history and with a full history of 10 exchanges,
 which the offline model re-reads to resolve "it"; plus bounding and encoding a
 full history (typical texts, and the 4-byte-character worst case).
@@ -48,12 +48,12 @@ def _median_ms(action: Callable[[], Any], repeats: int = REPEATS) -> float:
 
 
 def _memory() -> str:
-    from multitool.chat import ChatRequest, ChatService
+    from multitool.chat.service import ChatRequest, ChatService
+    from multitool.chat.sessions import MAX_STORED_TEXT_CHARS, bounded, exchange, history_json
     from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore, MemorySessionStore
     from multitool.people import Person
     from multitool.runtimes import ConverseRuntime, OfflineModel
     from multitool.runtimes.product import product_flows
-    from multitool.sessions import MAX_STORED_TEXT_CHARS, bounded, exchange, history_json
     from multitool.tools import ToolPorts
 
     people = [Person(id="p1", display_name="Kinshuok Sharma", email="kinshuok@example.com")]
@@ -116,7 +116,7 @@ def _requests() -> str:
         from multitool.api.chat_app import aws_chat_service
         from multitool.people import Person
         from multitool.ports.directory import seed_people
-        from multitool.tables import create_all
+        from multitool.ports.tables import create_all
 
         client = boto3.client("dynamodb")
         names = create_all(client, prefix="bench")

@@ -1,4 +1,4 @@
-"""Dispatch overhead of multitool.flow: what the machinery costs per tool call.
+"""Dispatch overhead of multitool.runtimes.flow: what the machinery costs per tool call.
 
 Handlers do nothing (return None or a prebuilt route), so the figures are the
 dispatcher's own cost: validating calls, choosing group or individual handlers,
@@ -18,7 +18,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from multitool.flow import Flow, Route, Step, ToolCall, stay, tool, tools
+from multitool.runtimes.flow import Flow, Route, Step, ToolCall, stay, tool, tools
 
 TARGET_US_PER_CALL = 20.0
 _STAY = stay()

@@ -1,6 +1,6 @@
 """Slot search cost: proposals within every attendee's working hours, or the compromise.
 
-Times :func:`multitool.tools.scheduling.slot_proposal` alone (no ports):
+Times :func:`multitool.tools.meeting.scheduling.slot_proposal` alone (no ports):
 a New York user with 1, 5 and 20 attendees spread over time zones, with and
 without busy times, in the three shapes the search takes: everyone's hours
 overlap on the first day, the overlap is only found days later (the first days
@@ -23,8 +23,8 @@ from zoneinfo import ZoneInfo
 
 from multitool.ports.calendar import Interval
 from multitool.tools.base import ToolConfig, ToolContext
-from multitool.tools.scheduling import Attendee, SlotProposal, slot_proposal
-from multitool.tools.when import RequestedTime
+from multitool.tools.meeting.scheduling import Attendee, SlotProposal, slot_proposal
+from multitool.tools.meeting.when import RequestedTime
 
 TARGET_MS = 2.0
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)

@@ -226,7 +226,7 @@ class Turns:
 
 
 def _conversation(make: Callable[[], tuple[Any, Count]], text: str) -> Turns:
-    from multitool.chat import ChatRequest, ChatService
+    from multitool.chat.service import ChatRequest, ChatService
     from multitool.local.memory import MemorySessionStore
 
     runtime, count = make()

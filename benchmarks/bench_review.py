@@ -89,7 +89,7 @@ def _domain(repetitions: int) -> dict[str, Any]:
 
 
 def _invitation(repetitions: int) -> dict[str, Any]:
-    from multitool.invitations import Invitation, Participant, build_invitation
+    from multitool.tools.meeting.invitations import Invitation, Participant, build_invitation
 
     zone = ZoneInfo("Europe/Berlin")
     start = datetime(2026, 12, 3, 9, 0, tzinfo=zone)
@@ -114,7 +114,7 @@ def _moto(repetitions: int) -> list[dict[str, Any]]:
     from moto.ses.models import ses_backends
     from multitool.api.review_app import aws_reviewer, review_app
     from multitool.ports.drafts import DynamoDraftStore
-    from multitool.tables import create_all
+    from multitool.ports.tables import create_all
 
     os.environ.update(
         {

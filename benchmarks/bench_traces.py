@@ -31,8 +31,8 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from multitool.client_actions import CAPTIONS, FINGERPRINTS, JSON_VALIDATORS
-from multitool.traces import extract_tool_results
+from multitool.cards.client_actions import CAPTIONS, FINGERPRINTS, JSON_VALIDATORS
+from multitool.runtimes.traces import extract_tool_results
 
 MB = 1_000_000
 ALIAS_ARN = "arn:aws:bedrock:us-east-1:123456789012:agent-alias/AGENT12345/ALIAS"

@@ -24,7 +24,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from multitool.flow import Flow, Route, Step, ToolCall, direct, go, stay, tool, tools
+from multitool.runtimes.flow import Flow, Route, Step, ToolCall, direct, go, stay, tool, tools
 
 SUPPORTED_CITIES = ("LA", "NYC")
 _ALIASES = {

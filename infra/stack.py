@@ -10,8 +10,7 @@ from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_logs as logs
 from constructs import Construct
-from multitool.settings import page_projects
-from multitool.tables import (
+from multitool.ports.tables import (
     AUDIT,
     BOOKINGS,
     DIRECTORY,
@@ -22,6 +21,7 @@ from multitool.tables import (
     TURNS,
     TableSpec,
 )
+from multitool.settings import page_projects
 
 from infra.components.agent import ChatAgent, action_groups
 from infra.components.api import ChatApi, UserDirectory

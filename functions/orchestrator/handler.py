@@ -11,8 +11,8 @@ from typing import Any
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from multitool.api.chat_app import chat_app, run_turn_event
+from multitool.chat.turn_store import turn_id_of
 from multitool.observability import logger, metrics, tracer
-from multitool.turns import turn_id_of
 
 app = chat_app()
 

@@ -28,7 +28,7 @@ ALIAS_NAME = "live"
 
 def agent_instructions() -> str:
     """The prompt contract, owned by the layer: the agent's instructions come from here only."""
-    from multitool.prompts import AGENT_INSTRUCTION
+    from multitool.runtimes.prompts import AGENT_INSTRUCTION
 
     return AGENT_INSTRUCTION
 

@@ -71,7 +71,7 @@ TIMEOUT_SECONDS = 25
 
 def harness_system_prompt() -> str:
     """The prompt contract, owned by the layer: the same instruction the Classic agent gets."""
-    from multitool.prompts import AGENT_INSTRUCTION
+    from multitool.runtimes.prompts import AGENT_INSTRUCTION
 
     return AGENT_INSTRUCTION
 

@@ -1,11 +1,11 @@
-"""The DynamoDB tables, built from `multitool.tables` so key names live in one place."""
+"""The DynamoDB tables, built from `multitool.ports.tables` so key names live in one place."""
 
 from __future__ import annotations
 
 import aws_cdk as cdk
 from aws_cdk import aws_dynamodb as dynamodb
 from constructs import Construct
-from multitool.tables import ALL_TABLES, OWNER_ATTRIBUTE, OWNER_INDEX, TableSpec
+from multitool.ports.tables import ALL_TABLES, OWNER_ATTRIBUTE, OWNER_INDEX, TableSpec
 
 
 class Tables(Construct):

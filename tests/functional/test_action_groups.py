@@ -16,7 +16,7 @@ from multitool.drafts import DraftStatus
 from multitool.ports.calendar import Booking
 from multitool.ports.drafts import DynamoDraftStore
 from multitool.ports.dynamo_calendar import DynamoCalendar
-from multitool.tables import create_all
+from multitool.ports.tables import create_all
 from multitool.tools import MAX_RENEWALS, ToolContext, ToolPorts, run_calls
 from multitool.tools.environment import aws_environment, dynamo_ports
 

@@ -8,9 +8,9 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 from moto import mock_aws
+from multitool.chat.sessions import DynamoSessionStore, SessionNotOwned, exchange
+from multitool.ports.tables import SESSIONS, create_table
 from multitool.runtimes.carryover import CARRY_ATTRIBUTE, CarryFailed, DynamoCarryOver
-from multitool.sessions import DynamoSessionStore, SessionNotOwned, exchange
-from multitool.tables import SESSIONS, create_table
 
 STEP = [
     {

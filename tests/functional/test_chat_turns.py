@@ -11,9 +11,9 @@ import boto3
 import pytest
 from botocore.exceptions import ClientError
 from botocore.stub import ANY, Stubber
+from multitool.chat.turn_store import LOST, START_WITHIN_SECONDS, DynamoTurnStore, StoredTurn
 from multitool.people import Person
 from multitool.runtimes import OfflineHarness
-from multitool.turns import LOST, START_WITHIN_SECONDS, DynamoTurnStore, StoredTurn
 
 from tests.support.chat_env import offline_chat_env
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body

@@ -6,12 +6,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from multitool.chat.sessions import DynamoSessionStore
 from multitool.local.cli import main
 from multitool.ports.audit import AuditEntry, DynamoAuditLog
 from multitool.ports.quota import DynamoRecipientQuota, Spend
 from multitool.ports.rate import DynamoTokenBucket
-from multitool.sessions import DynamoSessionStore
-from multitool.tables import ALL_TABLES
+from multitool.ports.tables import ALL_TABLES
 
 from tests.support.moto_tables import Tables
 from tests.support.review_support import email_draft

@@ -12,12 +12,12 @@ import importlib
 from typing import Any
 
 import pytest
-from multitool.claims import draft_claims
 from multitool.drafts import UNCLAIMED_OWNER, DraftStatus
 from multitool.local.memory import MemoryCalendar
 from multitool.review import Caller, DraftNotFound, ReviewConfig
 from multitool.review.reviewer import Reviewer
 from multitool.runtimes import AgentCoreRuntime, TurnRequest
+from multitool.runtimes.claims import draft_claims
 from multitool.runtimes.harness_gateway import gateway_tools
 from multitool.runtimes.product import product_flows
 from multitool.tools.environment import aws_environment

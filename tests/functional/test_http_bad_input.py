@@ -29,7 +29,7 @@ from multitool.local.jira_server import start_fake_jira
 from multitool.local.server import repo_root, route_request
 from multitool.ports.directory import seed_people
 from multitool.ports.drafts import DynamoDraftStore
-from multitool.tables import create_all
+from multitool.ports.tables import create_all
 
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
 from tests.support.review_support import OWNER, SENDER, email_draft, jira_draft, meeting_draft

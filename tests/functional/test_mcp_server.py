@@ -26,10 +26,10 @@ from mcp.client.streamable_http import streamable_http_client
 from multitool.local.embedded import FAKE_CREDENTIALS, load_seed, seed_directory
 from multitool.local.memory import MemoryCalendar
 from multitool.ports.drafts import DynamoDraftStore
+from multitool.ports.tables import create_all
 from multitool.review import Caller, DraftNotFound, ReviewConfig
 from multitool.review.reviewer import Reviewer
 from multitool.schemas.tools import load_tools
-from multitool.tables import create_all
 from multitool.tools import REGISTRY
 
 from tests.support.review_support import RecordingMailer

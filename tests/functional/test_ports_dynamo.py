@@ -10,9 +10,9 @@ from typing import Any
 import boto3
 import pytest
 from moto import mock_aws
-from multitool import tables
 from multitool.drafts import DraftStatus, new_draft
 from multitool.people import Resolution
+from multitool.ports import tables
 from multitool.ports.calendar import Booking, Interval, SlotTaken
 from multitool.ports.directory import DynamoDirectory, seed_people
 from multitool.ports.drafts import DynamoDraftStore, _from_item, _to_item

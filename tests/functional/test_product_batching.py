@@ -8,13 +8,13 @@ from datetime import UTC, datetime
 import boto3
 import pytest
 from moto import mock_aws
-from multitool.flow import ToolCall
 from multitool.people import Person
 from multitool.ports.directory import DynamoDirectory, seed_people
 from multitool.ports.drafts import DynamoDraftStore
 from multitool.ports.dynamo_calendar import DynamoCalendar
+from multitool.ports.tables import create_all
+from multitool.runtimes.flow import ToolCall
 from multitool.runtimes.product import TOOL_NAMES, ProductStep, product_flow
-from multitool.tables import create_all
 from multitool.tools import REGISTRY, ToolContext, ToolPorts
 
 NOW = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)

@@ -21,7 +21,7 @@ from multitool.drafts import Draft
 from multitool.observability import logger
 from multitool.ports.drafts import DynamoDraftStore
 from multitool.ports.dynamo_calendar import DynamoCalendar
-from multitool.tables import create_all
+from multitool.ports.tables import create_all
 
 from functions.review.handler import handler
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body

@@ -25,9 +25,9 @@ from multitool.drafts import Draft, DraftStatus
 from multitool.ports.drafts import DynamoDraftStore
 from multitool.ports.dynamo_calendar import DynamoCalendar
 from multitool.ports.mail import MailRejected
+from multitool.ports.tables import create_all
 from multitool.review import Caller, ReviewConfig, SideEffectFailed, SlotTaken
 from multitool.review.reviewer import Reviewer
-from multitool.tables import create_all
 from multitool.tools.common import external_person
 
 from functions.review.handler import handler

@@ -15,7 +15,7 @@ from moto.ses.models import ses_backends
 from multitool.api.review_app import aws_reviewer, review_app
 from multitool.drafts import DraftStatus
 from multitool.ports.drafts import DynamoDraftStore
-from multitool.tables import create_all
+from multitool.ports.tables import create_all
 
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
 from tests.support.review_support import OWNER, SENDER, SLOTS, email_draft, meeting_draft

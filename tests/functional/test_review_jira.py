@@ -17,7 +17,7 @@ from multitool.drafts import Draft, DraftStatus
 from multitool.local.jira_server import FakeJira, start_fake_jira
 from multitool.observability import logger
 from multitool.ports.drafts import DynamoDraftStore
-from multitool.tables import create_all
+from multitool.ports.tables import create_all
 
 from functions.review.handler import handler
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body

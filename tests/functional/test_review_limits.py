@@ -21,7 +21,7 @@ from multitool.api.review_app import aws_reviewer
 from multitool.drafts import Draft
 from multitool.ports.drafts import DynamoDraftStore
 from multitool.ports.quota import quota_key
-from multitool.tables import create_all
+from multitool.ports.tables import create_all
 
 from functions.review.handler import handler
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body

@@ -12,13 +12,13 @@ import pytest
 import urllib3
 from moto import mock_aws
 from moto.server import ThreadedMotoServer
-from multitool.invitations import Invitation, Participant, build_invitation
 from multitool.local.jira_server import start_fake_jira
 from multitool.local.outbox import outbox, sent_mail, sent_mail_from_server
 from multitool.ports.jira import IssueRequest
 from multitool.ports.jira_cloud import JiraCloudClient
 from multitool.ports.mail import Mail
 from multitool.ports.ses_mail import SesMailer
+from multitool.tools.meeting.invitations import Invitation, Participant, build_invitation
 
 SENDER = "assistant@example.com"
 START = datetime(2026, 12, 3, 8, 0, tzinfo=UTC)

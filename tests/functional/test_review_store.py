@@ -12,7 +12,7 @@ from moto import mock_aws
 from multitool.drafts import Draft, DraftStatus, new_draft
 from multitool.local.memory import MemoryDraftStore
 from multitool.ports.drafts import DraftStore, DraftWriteConflict, DynamoDraftStore
-from multitool.tables import DRAFTS, create_table
+from multitool.ports.tables import DRAFTS, create_table
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 

@@ -14,9 +14,9 @@ from typing import Any
 import boto3
 import pytest
 from moto import mock_aws
-from multitool import tables
 from multitool.drafts import DraftStatus
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+from multitool.ports import tables
 from multitool.ports.drafts import DraftStore, DraftWriteConflict, DynamoDraftStore
 from multitool.review import Caller, ReviewConfig, Superseded
 from multitool.review.reviewer import Reviewer

@@ -9,7 +9,7 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 from moto import mock_aws
-from multitool.sessions import (
+from multitool.chat.sessions import (
     MAX_HISTORY_BYTES,
     MAX_STORED_TEXT_CHARS,
     DynamoSessionStore,
@@ -17,7 +17,7 @@ from multitool.sessions import (
     SessionWriteFailed,
     exchange,
 )
-from multitool.tables import SESSIONS, create_table
+from multitool.ports.tables import SESSIONS, create_table
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 

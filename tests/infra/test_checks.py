@@ -90,7 +90,7 @@ def test_layer_holds_multitool_aarch64_dependencies_and_its_own_sdk(agent_stack:
     assert props["CompatibleArchitectures"] == ["arm64"]
     assert props["CompatibleRuntimes"] == ["python3.13"]
     python = _asset_dir(agent_stack, props["Content"]) / "python"
-    assert (python / "multitool" / "tables.py").is_file()
+    assert (python / "multitool" / "ports/tables.py").is_file()
     assert (python / "multitool" / "schemas" / "email_draft.json").is_file()
     assert not (python / "multitool" / "local").exists()
     # The in-memory fakes (tests, benchmarks, the local demo) stay out of what Lambda loads.

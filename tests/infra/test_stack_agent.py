@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 from aws_cdk.assertions import Match
-from multitool.prompts import AGENT_INSTRUCTION
+from multitool.ports.tables import ALL_TABLES
+from multitool.runtimes.prompts import AGENT_INSTRUCTION
 from multitool.settings import ChatSettings, ReviewSettings, ToolSettings
-from multitool.tables import ALL_TABLES
 
 from infra.components.agent import action_groups
 from infra.components.layer import RUNTIME
@@ -157,7 +157,7 @@ def test_action_group_roles_cannot_send_read_secrets_or_invoke_the_agent(agent_s
 
 
 def test_action_groups_write_only_drafts_and_read_directory_and_bookings(agent_stack: Synthesized) -> None:
-    from multitool.tables import BOOKINGS, DIRECTORY, DRAFTS
+    from multitool.ports.tables import BOOKINGS, DIRECTORY, DRAFTS
 
     tables = {
         spec: {"Fn::GetAtt": [agent_stack.logical_id(agent_stack.stack.tables[spec]), "Arn"]}
@@ -184,7 +184,7 @@ def test_chat_path_has_no_mail_and_no_secret(agent_stack: Synthesized) -> None:
     assert "bedrock:InvokeModel" not in actions  # the agent invokes the model, not the orchestrator
     # With Lambda executors the orchestrator runs no tool: it cannot write drafts.
     assert "dynamodb:PutItem" in actions  # sessions and idempotency records
-    from multitool.tables import DRAFTS
+    from multitool.ports.tables import DRAFTS
 
     drafts = {"Fn::GetAtt": [agent_stack.logical_id(agent_stack.stack.tables[DRAFTS]), "Arn"]}
     assert drafts not in resources_for_action(agent_stack, role_id, "dynamodb:PutItem")
@@ -216,7 +216,7 @@ def test_only_the_review_function_sends_mail_and_reads_the_jira_secret(agent_sta
         assert not {a for a in actions if a.startswith("ses:") or a.startswith("secretsmanager:")}, role_id
 
 
-# What each function's code calls (multitool.ports.*, multitool.sessions, Powertools idempotency):
+# What each function's code calls (multitool.ports.*, multitool.chat.sessions, Powertools idempotency):
 # a draft is written with a conditional PutItem (TransactWriteItems of Puts for several) and read back
 # with GetItem; names and busy times are BatchGetItem; a confirm replaces a draft with a conditional
 # PutItem and books with a consistent BatchGetItem then TransactWriteItems (Put + Delete, conditioned on
@@ -243,7 +243,7 @@ REVIEW_TABLE_ACTIONS = {
 
 
 def expected_table_actions(synth: Synthesized, by_name: dict[str, set[str]]) -> dict[str, set[str]]:
-    from multitool import tables
+    from multitool.ports import tables
 
     return {
         synth.logical_id(synth.stack.tables[getattr(tables, name)]): actions
@@ -272,7 +272,7 @@ def test_the_review_function_reads_only_the_jira_secret_value(agent_stack: Synth
 
 
 def test_only_the_orchestrator_reaches_the_idempotency_table(agent_stack: Synthesized) -> None:
-    from multitool.tables import IDEMPOTENCY
+    from multitool.ports.tables import IDEMPOTENCY
 
     table_id = agent_stack.logical_id(agent_stack.stack.tables[IDEMPOTENCY])
 

@@ -8,10 +8,10 @@ from typing import Any
 import botocore.session
 import pytest
 from botocore.validate import validate_parameters
-from multitool.chat import API_SECONDS
+from multitool.chat.service import API_SECONDS
 from multitool.models import default_max_tokens
-from multitool.prompts import AGENT_INSTRUCTION
 from multitool.runtimes.converse import default_tool_specs, tool_specs_from_registry
+from multitool.runtimes.prompts import AGENT_INSTRUCTION
 from multitool.settings import ChatSettings
 
 from infra.components.harness import (

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from multitool.ports.tables import AUDIT, LIMITS
 from multitool.settings import ReviewSettings
-from multitool.tables import AUDIT, LIMITS
 
 from infra.context import ContextError, DeployContext
 from tests.infra.conftest import CONFIGURATION_SET
@@ -157,7 +157,7 @@ def test_a_guardrail_on_a_runtime_that_would_ignore_it_is_refused_at_synth() -> 
 
 
 def test_what_a_user_owns_is_indexed_by_owner_so_an_erasure_needs_no_scan(harness_stack: Synthesized) -> None:
-    from multitool.tables import ALL_TABLES, OWNER_INDEX
+    from multitool.ports.tables import ALL_TABLES, OWNER_INDEX
 
     for spec in ALL_TABLES:
         props = harness_stack.props(harness_stack.logical_id(harness_stack.stack.tables[spec]))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from multitool.tables import TURNS
+from multitool.ports.tables import TURNS
 
 from infra.stack import TURN_EVENT_MAX_AGE_SECONDS, TURN_TIMEOUT_SECONDS
 from tests.infra.iam_queries import (

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 import pytest
-from multitool.tables import DRAFTS
+from multitool.ports.tables import DRAFTS
 
 from infra.components.agent import action_groups
 from tests.infra.conftest import (

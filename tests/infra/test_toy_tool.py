@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 import pytest
-from multitool.cards import TYPE_ALIAS, Card, CardSpec, Fingerprint, norm
-from multitool.client_actions import card_from_payload, client_action_schema
+from multitool.cards.base import TYPE_ALIAS, Card, CardSpec, Fingerprint, norm
+from multitool.cards.client_actions import card_from_payload, client_action_schema
 from multitool.drafts import DraftStatus
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.review import Caller, ReviewConfig
@@ -21,12 +21,12 @@ from multitool.review.reviewer import Reviewer
 from multitool.runtimes.agentcore import harness_tools
 from multitool.runtimes.converse import default_tool_specs
 from multitool.runtimes.offline import _summary
+from multitool.runtimes.traces import extract_tool_results
 from multitool.schemas import generate
 from multitool.tools import REGISTRY, ToolConfig, ToolContext, ToolPorts, run_calls
 from multitool.tools.apps import action_group_app, handle
 from multitool.tools.common import BusyTimes, People, Prepared
 from multitool.tools.spec import ToolSpec
-from multitool.traces import extract_tool_results
 from multitool.wire import WireModel
 from pydantic import Field
 

@@ -12,7 +12,7 @@ from moto import mock_aws
 from multitool.api.chat_app import aws_chat_service
 from multitool.people import Person
 from multitool.ports.directory import seed_people
-from multitool.tables import create_all
+from multitool.ports.tables import create_all
 
 
 @contextmanager

@@ -9,7 +9,7 @@ from typing import Any
 import boto3
 import pytest
 from moto import mock_aws
-from multitool import tables
+from multitool.ports import tables
 from multitool.ports.directory import seed_people
 from multitool.ports.drafts import DynamoDraftStore
 from multitool.tools.environment import aws_environment

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from multitool.api.bodies import UndecodableBody
 from multitool.api.chat_app import Unauthenticated, chat_app
-from multitool.chat import ChatInputError
-from multitool.chat_turns import TurnNotFound, TurnsUnavailable
-from multitool.idempotency import IdempotencyKeyReused, IdempotencyUnavailable, RequestInProgress
+from multitool.chat.async_turns import TurnNotFound, TurnsUnavailable
+from multitool.chat.idempotency import IdempotencyKeyReused, IdempotencyUnavailable, RequestInProgress
+from multitool.chat.service import ChatInputError
+from multitool.chat.sessions import SessionNotFound, SessionNotOwned
 from multitool.ports.rate import RateLimited
 from multitool.runtimes.base import ModelBusy, ModelFailed, RuntimeNotConfigured
-from multitool.sessions import SessionNotFound, SessionNotOwned
 from multitool.settings import SettingsError
 
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from multitool.chat import ChatInputError, ChatRequest, body_hash, idempotency_key
+from multitool.chat.service import ChatInputError, ChatRequest, body_hash, idempotency_key
 
 VISIBLE_ASCII = st.characters(min_codepoint=0x21, max_codepoint=0x7E, exclude_characters='"')
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from multitool.chat import ChatRequest, ChatService
+from multitool.chat.service import ChatRequest, ChatService
+from multitool.chat.sessions import History, SessionWriteFailed
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore, MemorySessionStore
 from multitool.people import Person
 from multitool.runtimes import ConverseRuntime, OfflineModel, TurnRequest
 from multitool.runtimes.product import product_flows
-from multitool.sessions import History, SessionWriteFailed
+from multitool.runtimes.traces import ToolResults
 from multitool.tools import ToolPorts
-from multitool.traces import ToolResults
 
 NOW = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
 PEOPLE = [

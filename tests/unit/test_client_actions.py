@@ -6,7 +6,7 @@ import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from multitool.client_actions import (
+from multitool.cards.client_actions import (
     CARD_SPECS,
     JSON_VALIDATORS,
     SCHEMA_PATH,
@@ -122,7 +122,7 @@ def test_fingerprints_are_per_action_type() -> None:
 
 def test_committed_schema_matches_the_code() -> None:
     assert SCHEMA_PATH.read_text(encoding="utf-8") == schema_text(), (
-        "web/client-actions.schema.json is stale: run python -m multitool.client_actions"
+        "web/client-actions.schema.json is stale: run python -m multitool.cards.client_actions"
     )
 
 

@@ -1,4 +1,4 @@
-"""The batch-dispatch contract of multitool.flow."""
+"""The batch-dispatch contract of multitool.runtimes.flow."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 from types import SimpleNamespace
 from typing import Any
 
-import multitool.flow as flow_module
+import multitool.runtimes.flow as flow_module
 import pytest
-from multitool.flow import (
+from multitool.runtimes.flow import (
     ACKNOWLEDGED,
     Flow,
     Route,

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
-from multitool.flow import (
+from multitool.runtimes.flow import (
     Flow,
     Route,
     RoutingError,

@@ -8,7 +8,7 @@ from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
-from multitool.flow import Flow, Route, Step, ToolCall, go, stay, tool, tools
+from multitool.runtimes.flow import Flow, Route, Step, ToolCall, go, stay, tool, tools
 
 GROUP = frozenset({"weather", "forecast"})
 NAMES = ("weather", "forecast", "traffic", "invented")

@@ -41,7 +41,7 @@ def test_functions_that_never_send_an_invitation_do_not_import_icalendar(functio
 @pytest.mark.parametrize("function", [*TOOLS, "orchestrator", "review"])
 def test_no_function_imports_the_holidays_package_at_cold_start(function: str) -> None:
     # holidays costs a few hundred milliseconds: the first meeting proposal loads it, not the import.
-    assert loaded_by(function, ["holidays", "multitool.public_holidays"]) == []
+    assert loaded_by(function, ["holidays", "multitool.tools.meeting.holidays"]) == []
 
 
 @pytest.mark.parametrize("function", TOOLS)
@@ -106,7 +106,11 @@ def test_only_the_jira_tool_loads_the_jira_port(function: str) -> None:
 
 @pytest.mark.parametrize("function", ["email_draft", "jira_draft"])
 def test_only_the_meeting_tool_loads_the_invitation_and_slot_search(function: str) -> None:
-    modules = ["multitool.invitations", "multitool.tools.scheduling", "multitool.tools.when"]
+    modules = [
+        "multitool.tools.meeting.invitations",
+        "multitool.tools.meeting.scheduling",
+        "multitool.tools.meeting.when",
+    ]
 
     assert loaded_by(function, modules) == []
 

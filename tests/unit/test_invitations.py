@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from icalendar import Calendar
-from multitool.invitations import Invitation, Participant, build_invitation
+from multitool.tools.meeting.invitations import Invitation, Participant, build_invitation
 
 BERLIN = ZoneInfo("Europe/Berlin")
 

@@ -167,7 +167,7 @@ def test_bad_values_are_a_422_the_model_can_read(arguments: dict[str, Any], code
 
 
 def test_today_with_no_time_left_says_so_and_the_reply_does_not_say_today() -> None:
-    from multitool.client_actions import card_from_payload
+    from multitool.cards.client_actions import card_from_payload
     from multitool.tools.meeting_scheduler import meeting_said
 
     late = datetime(2026, 12, 1, 18, 31, tzinfo=UTC)  # 13:31 in New York; Priya's day in London is over
@@ -220,7 +220,7 @@ def test_a_slot_on_a_public_holiday_is_offered_only_with_a_note() -> None:
 
 
 def test_a_country_is_derived_from_the_time_zone() -> None:
-    from multitool.public_holidays import country_of, holiday
+    from multitool.tools.meeting.holidays import country_of, holiday
 
     assert country_of("Europe/London") == "GB"
     assert country_of("America/New_York") == "US"

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 from multitool.api.review_app import review_app
-from multitool.flow import Flow, Step, ToolCall, stay, tool, tools
 from multitool.local.memory import MemoryCalendar, MemoryDraftStore
 from multitool.observability import logger
 from multitool.ports.mail import Mail, SentMail
 from multitool.review import ReviewConfig
 from multitool.review.reviewer import Reviewer
+from multitool.runtimes.flow import Flow, Step, ToolCall, stay, tool, tools
 
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
 from tests.support.review_support import NOW, OWNER, SENDER, email_draft

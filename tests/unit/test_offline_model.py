@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from multitool.prompts import system_prompt
 from multitool.runtimes.converse import tool_specs_from_registry
 from multitool.runtimes.offline import HELP_TEXT, OfflineModel, parse_intents, split_intents
+from multitool.runtimes.prompts import system_prompt
 
 TOOLS = {"tools": tool_specs_from_registry()}
 # Tuesday 1 December 2026, 10:00 in Berlin: what the system prompt tells every model.
@@ -311,7 +311,7 @@ def test_parts_of_the_day_reach_the_tool_as_written(text: str, when: str, title:
     ],
 )
 def test_a_name_as_the_chat_api_cleans_it_is_one_name(message: str) -> None:
-    from multitool.chat import ChatRequest
+    from multitool.chat.service import ChatRequest
 
     cleaned = ChatRequest.model_validate({"message": message}).message
     response = ask(OfflineModel(), cleaned)

@@ -12,9 +12,9 @@ from botocore.validate import validate_parameters
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.models import CACHE_POINT, DEFAULT_MODEL_ID, prompt_cache
 from multitool.people import Person
-from multitool.prompts import CONTRACT, system_prompt
 from multitool.runtimes import ConverseRuntime, TurnRequest
 from multitool.runtimes.product import product_flows
+from multitool.runtimes.prompts import CONTRACT, system_prompt
 from multitool.tools import REGISTRY, ToolPorts
 
 CLAUDE = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from multitool.prompts import (
+from multitool.runtimes.prompts import (
     AGENT_INSTRUCTION,
     CONTRACT,
     EVERY_TOOL,

@@ -9,8 +9,8 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from multitool import public_holidays
-from multitool.public_holidays import _package_holidays, read_table, table_text
+from multitool.tools.meeting import holidays as public_holidays
+from multitool.tools.meeting.holidays import _package_holidays, read_table, table_text
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def table_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # Written as the layer's build writes it: the module run as a program, the first year given.
     out = tmp_path_factory.mktemp("table") / public_holidays.TABLE
-    command = [sys.executable, "-m", "multitool.public_holidays", str(out), "2026"]
+    command = [sys.executable, "-m", "multitool.tools.meeting.holidays", str(out), "2026"]
     subprocess.run(command, check=True, env={"PYTHONPATH": str(ROOT / "shared" / "python")})
     return out
 
@@ -41,7 +41,7 @@ def test_a_lookup_on_the_table_never_imports_the_holidays_package(table_file: Pa
     probe = f"""
 import sys
 from datetime import date
-from multitool import public_holidays as p
+from multitool.tools.meeting import holidays as p
 p._installed_table = lambda: p.read_table(open({str(table_file)!r}, encoding="utf-8").read())
 print(p.holiday(date(2026, 12, 25), "Europe/London"), p.holiday(date(2027, 7, 5), "America/New_York"),
       p.holiday(date(2026, 12, 24), "Asia/Tokyo"), "holidays" in sys.modules)

@@ -11,9 +11,9 @@ from botocore.exceptions import ClientError, EventStreamError
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.people import Person
 from multitool.ports.calendar import Booking
-from multitool.prompts import contract_text
 from multitool.runtimes import AgentRuntime, ModelBusy, ModelFailed, TurnRequest
 from multitool.runtimes.product import product_flows
+from multitool.runtimes.prompts import contract_text
 from multitool.tools import ToolPorts
 
 from tests.support import bedrock_streams as b

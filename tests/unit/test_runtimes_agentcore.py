@@ -16,7 +16,6 @@ from botocore.awsrequest import AWSResponse
 from botocore.exceptions import ClientError, ParamValidationError, ReadTimeoutError
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.people import Person
-from multitool.prompts import EVERY_TOOL, NO_JSON, RAW_NAMES
 from multitool.runtimes import (
     AgentCoreRuntime,
     AwsClients,
@@ -38,6 +37,7 @@ from multitool.runtimes.offline_harness import (
     validate_invoke_harness,
 )
 from multitool.runtimes.product import product_flows
+from multitool.runtimes.prompts import EVERY_TOOL, NO_JSON, RAW_NAMES
 from multitool.settings import ChatSettings
 from multitool.tools import REGISTRY, ToolPorts
 

@@ -10,10 +10,10 @@ from typing import Any
 import boto3
 import pytest
 from moto import mock_aws
-from multitool import tables
 from multitool.drafts import UNCLAIMED_OWNER, Draft
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.people import Person
+from multitool.ports import tables
 from multitool.ports.drafts import DynamoDraftStore
 from multitool.runtimes import AgentCoreRuntime, AwsClients, TurnRequest, build_runtime
 from multitool.runtimes.harness_gateway import NOT_CLAIMED, allowed_tools, gateway_tools
@@ -51,7 +51,7 @@ class Claims:
         self.asked: list[tuple[str, list[str]]] = []
 
     def __call__(self, user_id: str, draft_ids: Iterable[str]) -> frozenset[str]:
-        from multitool.claims import claim_drafts
+        from multitool.runtimes.claims import claim_drafts
 
         ids = list(draft_ids)
         self.asked.append((user_id, ids))

@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 
 import pytest
 from botocore.exceptions import ClientError, ReadTimeoutError
+from multitool.chat.sessions import converse_messages, exchange
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.people import Person
-from multitool.prompts import EVERY_TOOL, NO_JSON, RAW_NAMES
 from multitool.runtimes import AgentRuntime, ConverseRuntime, ModelBusy, ModelFailed, TurnRequest
 from multitool.runtimes.converse import (
     ROUNDS_EXHAUSTED,
@@ -19,7 +19,7 @@ from multitool.runtimes.converse import (
     tool_specs_from_registry,
 )
 from multitool.runtimes.product import product_flows
-from multitool.sessions import converse_messages, exchange
+from multitool.runtimes.prompts import EVERY_TOOL, NO_JSON, RAW_NAMES
 from multitool.tools import REGISTRY, ToolPorts
 
 NOW = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from multitool.chat import RESPONSE_RESERVE_SECONDS, turn_deadline
+from multitool.chat.service import RESPONSE_RESERVE_SECONDS, turn_deadline
 from multitool.runtimes.base import MODEL_CALL_RESERVE_SECONDS, OUT_OF_TIME
 
 from tests.support import bedrock_streams as b

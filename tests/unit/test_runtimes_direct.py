@@ -13,7 +13,7 @@ import botocore.session
 import pytest
 from botocore.exceptions import ClientError
 from botocore.validate import validate_parameters
-from multitool.chat import ChatRequest, ChatService
+from multitool.chat.service import ChatRequest, ChatService
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore, MemorySessionStore
 from multitool.people import Person
 from multitool.runtimes import AgentCoreRuntime, AgentRuntime, ConverseRuntime

@@ -14,16 +14,16 @@ from hypothesis import strategies as st
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.people import Person
 from multitool.ports.calendar import Booking, Interval
-from multitool.slots import Slot
 from multitool.tools import CallOutcome, ToolPorts, run_calls
 from multitool.tools.base import ToolConfig, ToolContext
-from multitool.tools.scheduling import (
+from multitool.tools.meeting.scheduling import (
     Attendee,
     WorkingHours,
     day_label,
     slot_proposal,
 )
-from multitool.tools.when import RequestedTime
+from multitool.tools.meeting.slots import Slot
+from multitool.tools.meeting.when import RequestedTime
 
 from tests.support.events import sample_people
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from multitool.local.memory import MemorySessionStore
-from multitool.sessions import (
+from multitool.chat.sessions import (
     MAX_STORED_TEXT_CHARS,
     HistoryMessage,
     SessionNotOwned,
@@ -19,6 +18,7 @@ from multitool.sessions import (
     parse_history,
     valid_session_id,
 )
+from multitool.local.memory import MemorySessionStore
 
 
 def test_new_session_ids_are_valid_and_unique() -> None:
@@ -140,7 +140,7 @@ def test_the_memory_store_returns_the_owners_history_and_refuses_others() -> Non
 
 
 def test_the_conversation_view_splits_each_reply_from_its_cards_captions_and_all() -> None:
-    from multitool.sessions import card_entry, conversation_view
+    from multitool.chat.sessions import card_entry, conversation_view
 
     email, ticket = "d_" + "a" * 32, "d_" + "b" * 32
     history = (
@@ -174,7 +174,7 @@ def test_the_conversation_view_splits_each_reply_from_its_cards_captions_and_all
 
 
 def test_a_session_reads_back_for_its_owner_only() -> None:
-    from multitool.sessions import SessionNotFound
+    from multitool.chat.sessions import SessionNotFound
 
     store = MemorySessionStore()
     store.claim("s-1", "alice")

@@ -11,7 +11,7 @@ from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftS
 from multitool.people import Person
 from multitool.tools import ToolPorts, run_calls
 from multitool.tools.base import InvalidInput, ToolContext, UnparseableDate
-from multitool.tools.when import resolve_when
+from multitool.tools.meeting.when import resolve_when
 
 from tests.support.events import sample_people
 

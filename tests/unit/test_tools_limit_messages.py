@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from multitool.chat import response_from
+from multitool.chat.service import response_from
 from multitool.runtimes.offline import OfflineModel
+from multitool.runtimes.traces import ToolFailure, ToolResults
 from multitool.tools import TooManyCalls
 from multitool.tools.base import MAX_CALLS_PER_BATCH
-from multitool.traces import ToolFailure, ToolResults
 
 NAMES = ["create_email_draft"] * (MAX_CALLS_PER_BATCH + 2) + ["propose_meeting", "send_fax"]
 

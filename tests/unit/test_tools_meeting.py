@@ -7,11 +7,11 @@ from datetime import UTC, date, datetime, time, timedelta
 import pytest
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.ports.calendar import Booking, Interval
-from multitool.slots import Slot
 from multitool.tools import ToolPorts, run_calls
 from multitool.tools.base import InvalidInput, ToolConfig, ToolContext
-from multitool.tools.scheduling import search_days
-from multitool.tools.when import RequestedTime
+from multitool.tools.meeting.scheduling import search_days
+from multitool.tools.meeting.slots import Slot
+from multitool.tools.meeting.when import RequestedTime
 
 from tests.support.events import sample_people
 from tests.unit.test_scheduling import propose_slots

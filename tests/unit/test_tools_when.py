@@ -6,7 +6,7 @@ from datetime import UTC, date, datetime, time
 
 import pytest
 from multitool.tools.base import DateInPast, ToolContext, UnparseableDate
-from multitool.tools.when import resolve_when
+from multitool.tools.meeting.when import resolve_when
 
 # Tuesday 1 December 2026, 10:00 in Berlin (09:00 UTC).
 TUESDAY_10_BERLIN = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)

@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
-from multitool.chat_turns import TEXT_EVERY_SECONDS, _Progress
-from multitool.client_actions import card_from_payload
+from multitool.cards.client_actions import card_from_payload
+from multitool.chat.async_turns import TEXT_EVERY_SECONDS, _Progress
 from multitool.runtimes.base import streamed_text
 
 from tests.support import bedrock_streams as b

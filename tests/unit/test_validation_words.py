@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from multitool.chat import ChatRequest
+from multitool.chat.service import ChatRequest
 from multitool.tools.meeting_scheduler import MeetingEdits
 from multitool.validation import first_field, problems
 from pydantic import ValidationError

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import pytest
-from multitool.flow import Flow, ToolCall, ToolResult
+from multitool.runtimes.flow import Flow, ToolCall, ToolResult
 
 from examples.weather import FooLogicStep, WeatherStep, build_flow, main, normalise_city
 

@@ -1,9 +1,9 @@
 """The chat API: ``POST /chat``.
 
 A Powertools ``APIGatewayHttpResolver`` (HTTP API, payload format 2.0) over
-:class:`multitool.chat.ChatService`. The caller is the JWT authorizer's
+:class:`multitool.chat.service.ChatService`. The caller is the JWT authorizer's
 ``sub`` claim; an ``Idempotency-Key`` header makes a retry replay the first
-response byte for byte (see :meth:`multitool.chat.ChatService.reply_body`); typed errors
+response byte for byte (see :meth:`multitool.chat.service.ChatService.reply_body`); typed errors
 become HTTP responses in one place, :func:`_map_errors`. The deployed handler, the local server and the tests
 serve this same app.
 """
@@ -23,8 +23,7 @@ from pydantic import ValidationError
 from multitool.api import verified_email
 from multitool.api.bodies import UndecodableBody, body_text
 from multitool.api.errors import error_body, openapi_responses, rate_limited_body
-from multitool.chat import ChatInputError, ChatRequest, ChatResponse, ChatService, idempotency_key
-from multitool.chat_turns import (
+from multitool.chat.async_turns import (
     ASYNC_MODE,
     INTERNAL,
     ChatTurns,
@@ -32,13 +31,14 @@ from multitool.chat_turns import (
     TurnStarted,
     TurnView,
 )
-from multitool.errors import ServiceError
-from multitool.idempotency import (
+from multitool.chat.idempotency import (
     ChatIdempotency,
 )
+from multitool.chat.service import ChatInputError, ChatRequest, ChatResponse, ChatService, idempotency_key
+from multitool.chat.sessions import SessionView
+from multitool.errors import ServiceError
 from multitool.observability import error_fields, logger
 from multitool.ports.rate import RateLimited, RateLimiter
-from multitool.sessions import SessionView
 from multitool.tools.registry import REGISTRY
 from multitool.validation import first_field, problems
 
@@ -63,13 +63,13 @@ def aws_chat_service() -> ChatService:
     Built on first use and cached per warm container, never at import time:
     tests set the environment first and call ``aws_chat_service.cache_clear()``.
     """
+    from multitool.chat.sessions import DynamoSessionStore
     from multitool.ports.directory import DynamoDirectory
     from multitool.ports.drafts import DynamoDraftStore
     from multitool.ports.dynamo_calendar import DynamoCalendar
     from multitool.runtimes import AgentCoreRuntime, AwsClients, build_runtime
     from multitool.runtimes.carryover import DynamoCarryOver
     from multitool.runtimes.product import product_flows
-    from multitool.sessions import DynamoSessionStore
     from multitool.settings import ChatSettings, ModelBackend
     from multitool.tools import ToolConfig, ToolPorts
 
@@ -110,8 +110,8 @@ def aws_chat_turns() -> ChatTurns | None:
     import boto3
     from botocore.config import Config
 
+    from multitool.chat.turn_store import DynamoTurnStore, TurnLauncher
     from multitool.settings import ChatSettings
-    from multitool.turns import DynamoTurnStore, TurnLauncher
 
     settings = ChatSettings.from_env()
     if not settings.turns_table_name:
@@ -153,7 +153,7 @@ def prefers_async(header: str | None) -> bool:
 
 
 def run_turn_event(turn_id: str, context: Any, turns: ChatTurnsProvider = aws_chat_turns) -> dict[str, str]:
-    """The asynchronous invocation that runs a started turn (see :mod:`multitool.chat_turns`)."""
+    """The asynchronous invocation that runs a started turn (see :mod:`multitool.chat.async_turns`)."""
     chat_turns = turns()
     if chat_turns is None:
         logger.error("A turn invocation arrived, but no turns table is configured")

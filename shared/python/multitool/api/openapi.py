@@ -15,7 +15,7 @@ body is read before it can be validated here (``multitool.api.bodies``: a body f
 that is not, nested JSON deeper than the decoder recurses), /chat replays stored bytes, a
 confirm's body is the edits model of the draft's tool (known only once the draft is read),
 and Powertools' 422 error shape is not the API's. So this module adds, from the same models:
-the request bodies (:class:`multitool.chat.ChatRequest`; the tools' edits models for a
+the request bodies (:class:`multitool.chat.service.ChatRequest`; the tools' edits models for a
 confirm), the ``Idempotency-Key`` header, and the cards as the union of the registry's card
 models (``type`` is the discriminator) where the models say only "a card".
 """
@@ -34,7 +34,7 @@ from pydantic.json_schema import models_json_schema
 import multitool
 from multitool.api.chat_app import IDEMPOTENCY_HEADER, MAX_CURSOR, PREFER_HEADER, chat_app
 from multitool.api.review_app import review_app
-from multitool.chat import ChatRequest
+from multitool.chat.service import ChatRequest
 from multitool.tools import REGISTRY
 
 DOCUMENT = Path(__file__).resolve().parents[4] / "docs" / "openapi.json"

@@ -774,7 +774,7 @@ def erase(args: argparse.Namespace) -> int:
     import boto3
 
     from multitool.local.erase import erase_user
-    from multitool.tables import ALL_TABLES
+    from multitool.ports.tables import ALL_TABLES
 
     session = boto3.session.Session(region_name=args.region)
     tables = {spec.env_var: os.environ[spec.env_var] for spec in ALL_TABLES if os.environ.get(spec.env_var)}

@@ -2,7 +2,7 @@
 
 :func:`start_embedded` starts a moto server (DynamoDB, SES, Secrets Manager) in a
 child process (:mod:`multitool.local.moto_process`: off the handlers' GIL), creates
-every table from :mod:`multitool.tables`, verifies the sender
+every table from :mod:`multitool.ports.tables`, verifies the sender
 identity, starts the fake Jira sandbox with its credentials in Secrets Manager,
 seeds the directory, and returns the environment the Lambda handlers read.
 
@@ -29,8 +29,8 @@ import boto3
 from pydantic import Field
 
 from multitool.people import Person
+from multitool.ports.tables import create_all
 from multitool.settings import JiraProject, ModelBackend
-from multitool.tables import create_all
 from multitool.wire import WireModel
 
 if TYPE_CHECKING:
@@ -210,7 +210,7 @@ def sandbox_env(
 ) -> dict[str, str]:
     """The tool handlers' environment on a sandbox another process runs (its moto ``endpoint``):
     the tables ``create_all`` made there, by their fixed local names."""
-    from multitool.tables import ALL_TABLES
+    from multitool.ports.tables import ALL_TABLES
 
     tables = {spec.env_var: f"multitool-{spec.logical_name.lower()}" for spec in ALL_TABLES}
     return function_env(
@@ -341,7 +341,7 @@ def _start_embedded(
 
 def _ensure_tables(dynamodb: Any) -> dict[str, str]:
     """Every table ``create_all`` makes, creating those the kept data does not hold."""
-    from multitool.tables import ALL_TABLES, create_table
+    from multitool.ports.tables import ALL_TABLES, create_table
 
     existing = set(dynamodb.list_tables().get("TableNames", []))
     names: dict[str, str] = {}

@@ -1,7 +1,7 @@
 """``multitool erase --user SUB``: remove one user's data from a deployment's tables, without a scan.
 
 What a user leaves behind, by table: drafts, sessions and turns carry the user's ``sub`` in
-``owner`` and are found through the owner index (:data:`multitool.tables.OWNER_INDEX`, keys
+``owner`` and are found through the owner index (:data:`multitool.ports.tables.OWNER_INDEX`, keys
 only); audit records are the user's own partition (``USER#<sub>``); the limits table holds the
 user's token buckets and the last days' recipient counters, whose keys are known. Each is deleted
 by key (``BatchWriteItem``, 25 at a time, unprocessed items retried).
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from multitool.ports.audit import audit_key
 from multitool.ports.quota import quota_key
 from multitool.ports.rate import bucket_key
-from multitool.tables import ALL_TABLES, AUDIT, LIMITS, OWNER_INDEX, TableSpec
+from multitool.ports.tables import ALL_TABLES, AUDIT, LIMITS, OWNER_INDEX, TableSpec
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient

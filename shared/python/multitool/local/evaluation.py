@@ -467,7 +467,7 @@ class InProcessTarget:
     """
 
     label: str
-    service: Any  # multitool.chat.ChatService
+    service: Any  # multitool.chat.service.ChatService
     reviewer: Any  # multitool.review.Reviewer
     seed: Any  # multitool.local.embedded.Seed
     meter: MeteredClient | None = None

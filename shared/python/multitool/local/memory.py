@@ -14,13 +14,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import ClassVar
 
+from multitool.chat.sessions import ClaimedTurn, History, SessionNotFound, SessionNotOwned
 from multitool.drafts import Draft, DraftStatus
 from multitool.people import NameResolution, Person
 from multitool.ports.calendar import Booking, Interval, SlotTaken, overlaps
 from multitool.ports.directory import name_index, normalize_name, resolution_for
 from multitool.ports.drafts import DraftWriteConflict, claimed, next_version, superseded
 from multitool.runtimes.carryover import Messages
-from multitool.sessions import ClaimedTurn, History, SessionNotFound, SessionNotOwned
 
 
 class MemoryDirectory:

@@ -5,7 +5,7 @@ record outlives it by the deployment's ``auditRetentionDays``. It holds ids and 
 content or addresses: the user's ``sub``, the draft id and action, the outcome, the recipient count and
 the backend's ids (message id, issue key, booking id).
 
-Item layout (``multitool.tables.AUDIT``, key ``pk``/``sk``, TTL ``expiresAt``): ``pk = USER#<sub>``,
+Item layout (``multitool.ports.tables.AUDIT``, key ``pk``/``sk``, TTL ``expiresAt``): ``pk = USER#<sub>``,
 ``sk = <ISO 8601 time>#<draft id>``, so one user's records are one ``Query`` (an erasure, a review).
 """
 

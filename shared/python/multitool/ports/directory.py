@@ -1,6 +1,6 @@
 """Directory port: raw names -> people.
 
-Table layout (``multitool.tables.DIRECTORY``, keys ``pk``/``sk``) is built so
+Table layout (``multitool.ports.tables.DIRECTORY``, keys ``pk``/``sk``) is built so
 that resolving every name of a request is ONE ``BatchGetItem``:
 
 - ``pk="NAME#<normalized name>"``, ``sk="NAME"``: an index item per name a

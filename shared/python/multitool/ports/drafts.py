@@ -1,6 +1,6 @@
 """Drafts port: where proposed cards wait for their owner's decision.
 
-Item layout (``multitool.tables.DRAFTS``, key ``id``, TTL ``expiresAt``): the
+Item layout (``multitool.ports.tables.DRAFTS``, key ``id``, TTL ``expiresAt``): the
 draft's camelCase wire form, ``payload``/``edits``/``result`` as maps, times as
 ISO 8601 strings, ``expiresAt`` as epoch seconds. Absent optional fields are
 not written. Only :func:`_to_item` and :func:`_from_item` know this layout.

@@ -1,6 +1,6 @@
 """The calendar port on DynamoDB: bookings confirmed through this system.
 
-Table layout (``multitool.tables.BOOKINGS``, keys ``pk``/``sk``, TTL ``expiresAt``):
+Table layout (``multitool.ports.tables.BOOKINGS``, keys ``pk``/``sk``, TTL ``expiresAt``):
 
 - ``pk="BOOKING#<id>"``, ``sk="BOOKING"``: the booking, with a ``version``.
 - ``pk="BUSY#<email>"``, ``sk="<UTC date>"``: one item per attendee and UTC day,

@@ -1,6 +1,6 @@
 """Recipient quota port: how many addresses a user has mailed today, counted before each send.
 
-Item layout (``multitool.tables.LIMITS``, key ``pk``, TTL ``expiresAt``): one item per user and
+Item layout (``multitool.ports.tables.LIMITS``, key ``pk``, TTL ``expiresAt``): one item per user and
 UTC day, ``pk = RECIPIENTS#<sub>#<YYYY-MM-DD>``, numbers ``total`` and ``outside``. A spend is ONE
 ``UpdateItem`` that adds both counts only if the stored ones leave room for them, so two confirms
 racing for the last places cannot both get them. The item expires a day after its day ends.

@@ -1,7 +1,7 @@
 """Rate limit port: a token bucket per user and route, so one user cannot take the API from the others.
 
 The HTTP API's stage throttle is shared by every user; this bucket is each user's own: ``burst``
-requests at once, refilled at ``per_minute``. Item layout (``multitool.tables.LIMITS``):
+requests at once, refilled at ``per_minute``. Item layout (``multitool.ports.tables.LIMITS``):
 ``pk = BUCKET#<route>#<sub>`` with ``tokens`` (a decimal) and ``at`` (epoch seconds of the last
 take). A take is a consistent ``GetItem`` and ONE ``PutItem`` conditioned on ``at`` being what was
 read, so two concurrent requests never spend the same token; the item expires once the bucket would

@@ -53,7 +53,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from pydantic import Field, ValidationError
 
 # A module, not its names: client_actions reads the registry, whose tools import this package.
-from multitool import client_actions
+from multitool.cards import client_actions
 from multitool.drafts import (
     MAX_DRAFT_ID_CHARS,
     Draft,

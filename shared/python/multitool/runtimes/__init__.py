@@ -2,7 +2,7 @@
 
 ``build_runtime(settings, clients, flows)`` picks one from ``RUNTIME``
 (``agentcore`` | ``agent`` | ``converse`` | ``offline`` | ``offline-converse``);
-every runtime returns the same :class:`multitool.traces.ToolResults`, so the
+every runtime returns the same :class:`multitool.runtimes.traces.ToolResults`, so the
 API response does not depend on the choice. ``offline`` runs the offline model
 behind the offline harness through :class:`AgentCoreRuntime` (the code the
 default deployment runs); ``offline-converse`` runs it through the Converse loop.
@@ -112,8 +112,8 @@ def _gateway_harness(
     settings: ChatSettings, harness_client: Any, clients: AwsClients, flows: FlowFactory
 ) -> AgentCoreRuntime:
     """The harness with the Gateway as its tool source; the drafts its stream shows are claimed."""
-    from multitool.claims import draft_claims
     from multitool.ports.drafts import DynamoDraftStore
+    from multitool.runtimes.claims import draft_claims
     from multitool.runtimes.harness_gateway import gateway_tools
 
     assert settings.harness_arn

@@ -23,9 +23,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from multitool.flow import Flow, ToolCall, ToolResult
 from multitool.observability import logger
-from multitool.prompts import prompt_session_attributes
 from multitool.runtimes.base import (
     BEDROCK_ERRORS,
     FlowFactory,
@@ -40,9 +38,11 @@ from multitool.runtimes.base import (
     result_text,
     results_so_far,
 )
+from multitool.runtimes.flow import Flow, ToolCall, ToolResult
+from multitool.runtimes.prompts import prompt_session_attributes
+from multitool.runtimes.traces import ToolResults, extract_tool_results
 from multitool.tools import REGISTRY, ToolError, spec_for
 from multitool.tools.bedrock import decode_properties, json_media
-from multitool.traces import ToolResults, extract_tool_results
 
 SERVICE = "Bedrock Agents"
 _ERROR_STATUS = {"unknown_tool": 404, "backend_unavailable": 503, "internal_error": 500, "tool_failed": 500}

@@ -20,7 +20,7 @@ With ``executor=gateway`` the harness gets the AgentCore Gateway as its one tool
 (:mod:`multitool.runtimes.harness_gateway`) and runs the calls itself (``mcp_tool_use``): their
 results arrive in the stream as ``toolResult`` blocks (text or JSON), recorded like inline results
 so the same extractor makes the cards. Their drafts are stored unclaimed; the runtime claims the
-ones its own stream shows for the turn's user (:mod:`multitool.claims`) and drops a card it could
+ones its own stream shows for the turn's user (:mod:`multitool.runtimes.claims`) and drops a card it could
 not claim.
 
 The response stream is read by :mod:`multitool.runtimes.harness_stream`; the
@@ -38,10 +38,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from multitool.claims import DraftClaims
-from multitool.flow import Flow, ToolCall, ToolResult
 from multitool.observability import logger
-from multitool.prompts import system_prompt
 from multitool.runtimes.base import (
     BEDROCK_ERRORS,
     FlowFactory,
@@ -58,7 +55,9 @@ from multitool.runtimes.base import (
     streamed_text,
 )
 from multitool.runtimes.carryover import CarryFailed, CarryOver
+from multitool.runtimes.claims import DraftClaims
 from multitool.runtimes.converse import CUT_SHORT, MAX_TOKENS, ROUNDS_EXHAUSTED, tool_specs_from_registry
+from multitool.runtimes.flow import Flow, ToolCall, ToolResult
 from multitool.runtimes.harness_gateway import allowed_tools, record_gateway_results
 from multitool.runtimes.harness_stream import (
     INLINE_TOOL_USE,
@@ -67,9 +66,10 @@ from multitool.runtimes.harness_stream import (
     HarnessUse,
     read_harness_stream,
 )
-from multitool.summary import with_words_beside
+from multitool.runtimes.prompts import system_prompt
+from multitool.runtimes.summary import with_words_beside
+from multitool.runtimes.traces import ToolResults, extract_tool_results
 from multitool.tools import REGISTRY
-from multitool.traces import ToolResults, extract_tool_results
 
 FILTERED = "I can't help with that request: the answer was blocked by a content filter."
 CONTEXT_TOO_LONG = (

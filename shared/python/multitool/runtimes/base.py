@@ -12,11 +12,11 @@ from typing import Any, Protocol
 
 from botocore.exceptions import BotoCoreError, ClientError, ConnectTimeoutError, ReadTimeoutError
 
-from multitool.cards import Card
+from multitool.cards.base import Card
 from multitool.errors import RETRY_AFTER, ServiceError
-from multitool.flow import Flow, ToolResult
 from multitool.observability import logger
-from multitool.traces import ToolResults, extract_tool_results
+from multitool.runtimes.flow import Flow, ToolResult
+from multitool.runtimes.traces import ToolResults, extract_tool_results
 
 # Bedrock error codes that mean "busy, try again shortly" (503 + Retry-After); anything else is a 502.
 _RETRYABLE_CODES = frozenset(
@@ -64,7 +64,7 @@ class TurnRequest:
     """One user message to run: who sent it, in which session, in which time zone, at what time.
 
     ``history`` is the conversation so far as text-only Converse messages
-    (user, assistant, user, …; see :mod:`multitool.sessions`), for runtimes
+    (user, assistant, user, …; see :mod:`multitool.chat.sessions`), for runtimes
     that do not keep it themselves; the Bedrock agent keeps its own by ``sessionId``.
     """
 

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from botocore.exceptions import BotoCoreError, ClientError
 
 from multitool.observability import logger
-from multitool.tables import SESSIONS
+from multitool.ports.tables import SESSIONS
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient

@@ -9,7 +9,7 @@ response's ``toolUse`` blocks go through the product flow as one batch; one
 ``toolResult`` per ``toolUseId`` goes back, and the loop continues until the
 model ends its turn or ``max_rounds`` model calls have been made, or at once when
 every call of a response made a draft: the product step's ``direct`` route answers
-with a message composed from the cards (:mod:`multitool.summary`), and the model is
+with a message composed from the cards (:mod:`multitool.runtimes.summary`), and the model is
 called again only after a failed or refused call or a card the user must clarify. The
 session's stored history gets that message as the reply, as it would the model's. Every call
 and result is recorded as an InvokeAgent-shaped trace event, so the trace
@@ -31,10 +31,8 @@ from functools import cache
 from importlib import resources
 from typing import Any, Protocol
 
-from multitool.flow import Flow, ToolCall, ToolResult
 from multitool.models import ANSWER_TOKENS, CACHE_POINT, TOOL_CHOICE, converse_inference_config, prompt_cache
 from multitool.observability import logger
-from multitool.prompts import standing_system_prompt, time_context
 from multitool.runtimes.base import (
     BEDROCK_ERRORS,
     FlowFactory,
@@ -49,9 +47,11 @@ from multitool.runtimes.base import (
     result_text,
     results_so_far,
 )
-from multitool.summary import with_words_beside
+from multitool.runtimes.flow import Flow, ToolCall, ToolResult
+from multitool.runtimes.prompts import standing_system_prompt, time_context
+from multitool.runtimes.summary import with_words_beside
+from multitool.runtimes.traces import ToolResults, extract_tool_results
 from multitool.tools import REGISTRY
-from multitool.traces import ToolResults, extract_tool_results
 
 # Room for a full-length email body (MAX_BODY_CHARS, ~2,500 tokens) besides the turn's other calls;
 # a model that thinks by default gets more (multitool.models.default_max_tokens). MAX_OUTPUT_TOKENS

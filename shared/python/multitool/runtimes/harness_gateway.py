@@ -4,7 +4,7 @@ With ``executor=gateway`` the harness is given the AgentCore Gateway (:func:`gat
 runs the tools itself: every call is an ``mcp_tool_use`` block, its answer a ``toolResult`` block
 in the same stream (text or JSON content). :func:`record_gateway_results` turns those into the
 same trace events inline calls make, so the one extractor makes (and dedupes) the cards. First it
-claims the drafts the results name for the turn's user (:mod:`multitool.claims`): a result whose
+claims the drafts the results name for the turn's user (:mod:`multitool.runtimes.claims`): a result whose
 draft the user does not own afterwards is recorded as an error, so no card shows a draft the user
 could not confirm.
 """
@@ -16,9 +16,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from multitool.claims import DraftClaims
-from multitool.flow import ToolResult
 from multitool.runtimes.base import TraceRecorder, result_text
+from multitool.runtimes.claims import DraftClaims
+from multitool.runtimes.flow import ToolResult
 from multitool.tools.gateway import tool_name_of
 from multitool.tools.registry import REGISTRY
 

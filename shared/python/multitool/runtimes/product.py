@@ -8,7 +8,7 @@ one draft write however many calls there are. Each call's payload (or
 change here.
 
 When every call of the response made a draft and the turn's cards say it all
-(:func:`multitool.summary.composed_message`), the route is :func:`direct`: the
+(:func:`multitool.runtimes.summary.composed_message`), the route is :func:`direct`: the
 runtime answers the user with that message and calls the model no further this
 turn. A failed or refused call, or a card the user must clarify, keeps the turn
 on the model (:func:`stay`), which reads the results and writes the answer.
@@ -19,12 +19,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from multitool.cards import Card
-from multitool.client_actions import ClientActionError, caption, card_from_payload
-from multitool.flow import Flow, Route, Step, ToolCall, batch, direct, stay
+from multitool.cards.base import Card
+from multitool.cards.client_actions import ClientActionError, caption, card_from_payload
 from multitool.observability import logger
 from multitool.runtimes.base import FlowFactory, TurnProgress, TurnRequest
-from multitool.summary import composed_message
+from multitool.runtimes.flow import Flow, Route, Step, ToolCall, batch, direct, stay
+from multitool.runtimes.summary import composed_message
 from multitool.tools import REGISTRY, ToolConfig, ToolContext, ToolPorts, run_calls
 
 TOOL_NAMES: tuple[str, ...] = tuple(sorted(REGISTRY))

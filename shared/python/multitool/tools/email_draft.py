@@ -11,8 +11,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints
 
-from multitool.cards import TYPE_ALIAS, Card, CardSpec, Fingerprint, names_of, people_key, quoted
-from multitool.cards import unresolved_notes as unresolved_words
+from multitool.cards.base import TYPE_ALIAS, Card, CardSpec, Fingerprint, names_of, people_key, quoted
+from multitool.cards.base import unresolved_notes as unresolved_words
 from multitool.people import NameResolution
 from multitool.ports.mail import Mail
 from multitool.review.base import (

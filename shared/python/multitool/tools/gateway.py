@@ -10,7 +10,7 @@ call; anything else is a Bedrock action-group event (:mod:`multitool.tools.bedro
 Who is asking never comes from the arguments either. The AgentCore Gateway passes no user to its
 targets, so a call it makes produces an *unclaimed* draft (:data:`multitool.drafts.UNCLAIMED_OWNER`),
 in the deployment's default time zone, at the Lambda's clock; only the orchestrator whose own turn
-shows the draft in its stream may claim it for its user (:mod:`multitool.claims`). An invoker that
+shows the draft in its stream may claim it for its user (:mod:`multitool.runtimes.claims`). An invoker that
 verified its caller itself (``multitool mcp``: the local user it serves) names that caller in the
 same context, under :data:`CALLER_KEYS`, and signs them (:data:`CALLER_SIGNATURE_KEY`, an HMAC with
 the key in the function's ``CALLER_CONTEXT_KEY``). Any principal allowed to invoke the Lambda can

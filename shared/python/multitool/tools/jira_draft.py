@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints, field_validator
 
-from multitool.cards import TYPE_ALIAS, Card, CardSpec, Fingerprint, names_of, quoted, unresolved_notes
+from multitool.cards.base import TYPE_ALIAS, Card, CardSpec, Fingerprint, names_of, quoted, unresolved_notes
 from multitool.people import NameResolution, Resolution
 from multitool.ports.jira import CreatedIssue, IssueRequest
 from multitool.review.base import (

@@ -1,9 +1,9 @@
 """meeting_scheduler: up to three free slots for a meeting; its confirm books one and invites.
 
-The slots come from :mod:`multitool.tools.scheduling` (working hours in everyone's zone,
+The slots come from :mod:`multitool.tools.meeting.scheduling` (working hours in everyone's zone,
 busy times, parts of the day); every guess behind them is said in ``notes``. A confirm
 books the chosen slot first, re-checking every tracked attendee's time, then sends the
-invitation (:mod:`multitool.tools.meeting_booking`).
+invitation (:mod:`multitool.tools.meeting.booking`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import Field, StringConstraints
 
-from multitool.cards import (
+from multitool.cards.base import (
     TYPE_ALIAS,
     Card,
     CardSpec,
@@ -32,7 +32,6 @@ from multitool.cards import (
 from multitool.people import NameResolution
 from multitool.review.base import ActionReview, ReviewContext, addresses
 from multitool.review.errors import InvalidEdits
-from multitool.slots import Slot
 from multitool.text import SingleLine
 from multitool.tools.base import (
     MAX_ATTENDEES,
@@ -59,14 +58,14 @@ from multitool.tools.common import (
 from multitool.tools.common import (
     unsettled_notes as unsettled_names,
 )
-from multitool.tools.meeting_booking import (
+from multitool.tools.meeting.booking import (
     MeetingContent,
     MeetingEdits,
     book_and_invite,
     meeting_not_started,
     meeting_recipients,
 )
-from multitool.tools.scheduling import (
+from multitool.tools.meeting.scheduling import (
     WORKING_DAYS,
     Attendee,
     SlotProposal,
@@ -76,8 +75,8 @@ from multitool.tools.scheduling import (
     search_window,
     slot_proposal,
 )
-from multitool.tools.spec import ToolSpec
-from multitool.tools.when import (
+from multitool.tools.meeting.slots import Slot
+from multitool.tools.meeting.when import (
     TIMES_FORMAT,
     PhraseReading,
     TimeRequest,
@@ -86,6 +85,7 @@ from multitool.tools.when import (
     read_phrase,
     structured_request,
 )
+from multitool.tools.spec import ToolSpec
 from multitool.wire import WireModel
 from multitool.zones import iana_zone
 
@@ -363,7 +363,7 @@ def prepare(args: MeetingArgs, ctx: ToolContext, config: ToolConfig) -> Prepared
 
 def holiday_notes(proposal: SlotProposal, attendees: Sequence[Attendee], ctx: ToolContext) -> list[str]:
     """A slot on someone's public holiday (the organizer's or an attendee's), said for each day."""
-    from multitool.public_holidays import holiday
+    from multitool.tools.meeting.holidays import holiday
 
     who: list[tuple[str, ZoneInfo]] = [("you", ctx.zone), *((a.name, a.zone) for a in attendees)]
     found: dict[tuple[date, str, str], list[str]] = {}

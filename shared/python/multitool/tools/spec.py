@@ -1,6 +1,6 @@
 """A tool's spec: everything specific to one tool, declared once in its own module.
 
-It names the card contract (:mod:`multitool.cards`) and the confirm contract
+It names the card contract (:mod:`multitool.cards.base`) and the confirm contract
 (:mod:`multitool.review.base`); :mod:`multitool.tools.base` stays below both, so the review's
 and the tools' shared types can import it without coming back here.
 """
@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from multitool.tools.base import ToolConfig, ToolContext
 
 if TYPE_CHECKING:
-    from multitool.cards import CardSpec
+    from multitool.cards.base import CardSpec
     from multitool.review.base import ActionReview
     from multitool.tools.common import Prepared
 
@@ -32,7 +32,7 @@ class ToolSpec:
     - ``args_model`` / ``payload_model``: what the model passes and what the tool returns.
     - ``prepare``: the domain logic, ``(args, ToolContext, ToolConfig) -> Prepared``.
     - ``action``: the payload's action string, also the card's ``type`` and the draft's action.
-    - ``card``: the card model, its fingerprint and caption (:class:`multitool.cards.CardSpec`).
+    - ``card``: the card model, its fingerprint and caption (:class:`multitool.cards.base.CardSpec`).
     - ``review``: what a confirm does: edits model, content, side effect
       (:class:`multitool.review.base.ActionReview`).
     - ``nouns``: ``("an email draft", "email drafts")``, for sentences about its drafts.

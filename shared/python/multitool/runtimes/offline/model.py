@@ -23,7 +23,7 @@ from multitool.runtimes.offline import grammar as g
 from multitool.runtimes.offline.grammar import Intent
 from multitool.tools import REGISTRY
 from multitool.tools.base import ToolContext, ToolError
-from multitool.tools.when import read_phrase
+from multitool.tools.meeting.when import read_phrase
 from multitool.zones import iana_zone
 
 if TYPE_CHECKING:

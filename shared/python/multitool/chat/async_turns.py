@@ -1,14 +1,14 @@
 """Chat turns run past their request: started by ``POST /chat``, run by their own invocation, read by polling.
 
-:class:`ChatTurns` starts a turn as :meth:`multitool.chat.ChatService.reply_body`
+:class:`ChatTurns` starts a turn as :meth:`multitool.chat.service.ChatService.reply_body`
 answers one, with the same checks in the same order (the request, the
 ``Idempotency-Key``, then the session's owner), so every error answer is the same;
-then it stores the turn (:mod:`multitool.turns`), launches its invocation and
+then it stores the turn (:mod:`multitool.chat.turn_store`), launches its invocation and
 answers at once. With an ``Idempotency-Key``, a retry answers the first start's
 body (the same turn id) and never starts a second turn.
 
 :meth:`ChatTurns.run` is that invocation: it takes the turn once, runs it through
-the same :meth:`~multitool.chat.ChatService.reply`, appending each card as its draft
+the same :meth:`~multitool.chat.service.ChatService.reply`, appending each card as its draft
 is made, and ends with the answer ``POST /chat`` would have given, or the error
 it would have answered. :meth:`ChatTurns.view` is ``GET /turns/{id}``.
 """
@@ -21,17 +21,10 @@ from collections.abc import Callable
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import Field, SerializeAsAny
-from pydantic.json_schema import SkipJsonSchema
-
-from multitool.cards import Card
-from multitool.chat import ChatRequest, ChatResponse, ChatService, body_hash, turn_deadline, wire_text
-from multitool.errors import RETRY_AFTER, ServiceError
-from multitool.observability import error_fields, logger
-from multitool.runtimes.base import ModelBusy, ModelFailed, TurnError
-from multitool.sessions import new_session_id
-from multitool.settings import SettingsError
-from multitool.turns import (
+from multitool.cards.base import Card
+from multitool.chat.service import ChatRequest, ChatResponse, ChatService, body_hash, turn_deadline, wire_text
+from multitool.chat.sessions import new_session_id
+from multitool.chat.turn_store import (
     DynamoTurnStore,
     StoredTurn,
     TurnStoreFailed,
@@ -41,7 +34,13 @@ from multitool.turns import (
     new_turn_id,
     text_event,
 )
+from multitool.errors import RETRY_AFTER, ServiceError
+from multitool.observability import error_fields, logger
+from multitool.runtimes.base import ModelBusy, ModelFailed, TurnError
+from multitool.settings import SettingsError
 from multitool.wire import WireModel
+from pydantic import Field, SerializeAsAny
+from pydantic.json_schema import SkipJsonSchema
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext

@@ -3,13 +3,13 @@
 A payload ``{"action": "show_new_email_draft", "draftId": "d_…", …}`` becomes
 the card ``{"type": "show_new_email_draft", "id": "d_…", …}``: the payload's
 fields in camelCase, discriminated by ``type``. Each card type is its tool's
-:class:`multitool.cards.CardSpec` (its card model, its fingerprint, how two
+:class:`multitool.cards.base.CardSpec` (its card model, its fingerprint, how two
 payloads are recognised as the same action for trace dedupe, and its caption,
 the one-line ``clientActionMessages`` text), read from the tool registry
 (:data:`multitool.tools.registry.REGISTRY`) when it is needed: a newly
 registered tool's card is mapped, deduped, captioned and in the union's JSON
 Schema (``web/client-actions.schema.json``, written by
-``python -m multitool.client_actions``) with no change here.
+``python -m multitool.cards.client_actions``) with no change here.
 """
 
 from __future__ import annotations
@@ -22,10 +22,9 @@ from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, Generic, TypeVar, Union
 
-from pydantic import Discriminator, Tag, TypeAdapter, ValidationError
-
-from multitool.cards import Card, CardSpec, Fingerprint
+from multitool.cards.base import Card, CardSpec, Fingerprint
 from multitool.tools.registry import REGISTRY
+from pydantic import Discriminator, Tag, TypeAdapter, ValidationError
 
 SCHEMA_PATH = Path("web/client-actions.schema.json")
 
@@ -148,7 +147,9 @@ def schema_text() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Write (or ``--check``) the client action JSON Schema for the web page."""
-    parser = argparse.ArgumentParser(prog="python -m multitool.client_actions", description=main.__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m multitool.cards.client_actions", description=main.__doc__
+    )
     parser.add_argument("path", nargs="?", type=Path, default=SCHEMA_PATH)
     parser.add_argument("--check", action="store_true", help="fail if the file differs from the code")
     args = parser.parse_args(argv)
@@ -156,7 +157,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.check:
         current = args.path.read_text(encoding="utf-8") if args.path.exists() else ""
         if current != expected:
-            print(f"{args.path} is out of date: run python -m multitool.client_actions", file=sys.stderr)
+            print(
+                f"{args.path} is out of date: run python -m multitool.cards.client_actions", file=sys.stderr
+            )
             return 1
         return 0
     args.path.parent.mkdir(parents=True, exist_ok=True)

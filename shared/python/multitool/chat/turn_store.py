@@ -26,9 +26,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from botocore.exceptions import BotoCoreError, ClientError
-
 from multitool.observability import logger
-from multitool.tables import TURNS
+from multitool.ports.tables import TURNS
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient

@@ -12,20 +12,19 @@ from datetime import datetime
 from typing import Annotated, Any
 from zoneinfo import ZoneInfo
 
-from pydantic import Field, StringConstraints, TypeAdapter
-
-from multitool.invitations import Invitation, Participant, build_invitation
 from multitool.observability import error_fields, logger
 from multitool.ports.calendar import Booking
 from multitool.ports.calendar import SlotTaken as SlotTakenInCalendar
 from multitool.ports.mail import Mail
 from multitool.review.base import Address, Backends, Recipients, ReviewContext, reply_to, sender_name
 from multitool.review.errors import InvalidEdits, SlotRefused
-from multitool.slots import Slot
 from multitool.text import CLEAN_SINGLE_LINE
 from multitool.tools.base import MAX_ATTENDEES, MAX_TITLE_CHARS
 from multitool.tools.common import is_external
+from multitool.tools.meeting.invitations import Invitation, Participant, build_invitation
+from multitool.tools.meeting.slots import Slot
 from multitool.wire import WireModel
+from pydantic import Field, StringConstraints, TypeAdapter
 
 _OFFERED = TypeAdapter(tuple[Slot, ...])
 """The slots the card offered (its payload's ``slots``)."""

@@ -25,14 +25,13 @@ from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from botocore.exceptions import BotoCoreError, ClientError
-from pydantic import Field, TypeAdapter, ValidationError
-
 from multitool.errors import ServiceError
 from multitool.observability import logger
+from multitool.ports.tables import SESSIONS
 from multitool.runtimes.carryover import CARRY_ATTRIBUTE, Messages, parse_carry
-from multitool.tables import SESSIONS
 from multitool.tools.registry import REGISTRY
 from multitool.wire import WireModel
+from pydantic import Field, TypeAdapter, ValidationError
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient

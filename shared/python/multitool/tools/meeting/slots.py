@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pydantic.dataclasses import dataclass
-
 from multitool.wire import VALUE_CONFIG, WireValue
+from pydantic.dataclasses import dataclass
 
 
 @dataclass(frozen=True, slots=True, config=VALUE_CONFIG)

@@ -17,7 +17,6 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
     IdempotencyPersistenceLayerError,
     IdempotencyValidationError,
 )
-
 from multitool.errors import RETRY_AFTER, ServiceError
 from multitool.observability import logger, metrics
 

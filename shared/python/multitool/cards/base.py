@@ -3,7 +3,7 @@
 A tool module defines its card (a :class:`Card` subclass with a ``Literal`` ``type``), how
 two of its cards are recognised as the same action (the fingerprint, for trace dedupe) and
 its caption (the one-line ``clientActionMessages`` text), and puts them in its
-:class:`CardSpec`. :mod:`multitool.client_actions` maps payloads to cards from the
+:class:`CardSpec`. :mod:`multitool.cards.client_actions` maps payloads to cards from the
 registry; this module knows no tool.
 """
 
@@ -14,10 +14,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final, Generic, TypeVar
 
-from pydantic import AliasChoices, ConfigDict, Field
-
 from multitool.people import NameResolution, Resolution
 from multitool.wire import WireModel
+from pydantic import AliasChoices, ConfigDict, Field
 
 # A card validates from its wire form ({"type", "id"}) and straight from a payload ({"action", "draftId"}).
 TYPE_ALIAS = AliasChoices("action", "type")
@@ -56,7 +55,7 @@ class CardSpec(Generic[C]):
 
     ``said``: what the assistant did, as a clause after "I" ("drafted an email to
     Kinshuok Sharma about the doc"), for the turn's answer when the cards say it all
-    (:mod:`multitool.summary`); None when this card needs the model's own words.
+    (:mod:`multitool.runtimes.summary`); None when this card needs the model's own words.
     ``held``: what a confirm does, as the answer's last sentence says it ("Nothing is
     sent until you confirm.").
     """

@@ -19,7 +19,7 @@ their zone is not known. A time the user named ("tomorrow at 3pm") is the
 first slot when it is free, even outside anyone's working hours, since the
 user asked for it; a note names whose hours it falls outside. A part of the
 day ("Friday morning") narrows every searched day to its hours
-(:data:`multitool.tools.when.PARTS_OF_DAY`), and every guess (the day a weekday
+(:data:`multitool.tools.meeting.when.PARTS_OF_DAY`), and every guess (the day a weekday
 means, an hour read as the afternoon, working hours or a 30-minute length
 assumed) is said in ``notes``.
 """
@@ -35,10 +35,10 @@ from zoneinfo import ZoneInfo
 
 from multitool.people import NameResolution
 from multitool.ports.calendar import Interval, overlaps
-from multitool.slots import Slot
 from multitool.tools.base import ToolConfig, ToolContext
 from multitool.tools.common import is_external
-from multitool.tools.when import RequestedTime, TimeRequest, as_request
+from multitool.tools.meeting.slots import Slot
+from multitool.tools.meeting.when import RequestedTime, TimeRequest, as_request
 from multitool.zones import iana_zone
 
 WORKING_DAYS = frozenset(range(5))  # Monday..Friday

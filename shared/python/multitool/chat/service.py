@@ -22,16 +22,11 @@ from datetime import datetime
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ConfigDict, Field, SerializeAsAny
-
-from multitool.cards import Card
-from multitool.errors import ServiceError
-from multitool.idempotency import (
+from multitool.cards.base import Card
+from multitool.chat.idempotency import (
     ChatIdempotency,
 )
-from multitool.observability import logger, metrics
-from multitool.runtimes.base import Runtime, TurnProgress, TurnRequest
-from multitool.sessions import (
+from multitool.chat.sessions import (
     HISTORY_EXCHANGES,
     History,
     SessionStore,
@@ -45,10 +40,14 @@ from multitool.sessions import (
     new_session_id,
     valid_session_id,
 )
+from multitool.errors import ServiceError
+from multitool.observability import logger, metrics
+from multitool.runtimes.base import Runtime, TurnProgress, TurnRequest
+from multitool.runtimes.traces import ToolResults
 from multitool.text import MultiLine
-from multitool.traces import ToolResults
 from multitool.wire import WireModel
 from multitool.zones import iana_zone
+from pydantic import ConfigDict, Field, SerializeAsAny
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext

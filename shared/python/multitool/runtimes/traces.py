@@ -6,7 +6,7 @@ results it returned for RETURN_CONTROL, and the Converse runtime records its
 tool calls, as trace events of the same shape. :func:`extract_tool_results`
 finds every action-group output in them, including those of collaborators in
 multi-agent traces, turns each payload into a card through the mapper registry
-(:mod:`multitool.client_actions`) and keeps one card per action: the same
+(:mod:`multitool.cards.client_actions`) and keeps one card per action: the same
 payload echoed by a supervisor is recognised by its fingerprint.
 
 The extractor is tolerant: output that is not JSON, truncated JSON, an unknown
@@ -28,8 +28,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from multitool.cards import Card, Fingerprint
-from multitool.client_actions import (
+from multitool.cards.base import Card, Fingerprint
+from multitool.cards.client_actions import (
     CAPTIONS,
     FINGERPRINTS,
     JSON_VALIDATORS,
