@@ -15,7 +15,9 @@ replay. moto's times are not DynamoDB's; the call counts are what a deployment p
 HTTP: per-request latency p50/p95/max, errors, and throughput; and the CPU time each
 request costs the server and its moto child (Linux ``/proc``), with the latency floor
 that sets: with ``c`` CPU seconds per request on ``n`` cores, 20 clients wait at least
-``20 * c / n`` each (every request's CPU must be spent, and only ``n`` run at once). ``python -m
+``20 * c / n`` each (every request's CPU must be spent, and only ``n`` run at once). It is
+labelled local: a measure of moto and this machine's cores, not of a deployment, and no target.
+``python -m
 benchmarks chat`` runs all three; ``CHAT_BENCH_URL`` points the concurrent part
 at a server already running (e.g. another build) instead of starting one.
 """
@@ -313,7 +315,7 @@ def _concurrent_against(url: str, server_pid: int | None = None) -> str:
     return (
         f"\n{'multitool serve, ' + str(CLIENTS) + ' clients x ' + str(REQUESTS_PER_CLIENT) + ' /chat':<44}"
         f" {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'req/s':>7}  errors\n"
-        f"{'combined message, offline runtime':<44} {statistics.median(latencies):>8.0f} {p95:>8.0f}"
+        f"{'combined message, offline runtime (local)':<44} {statistics.median(latencies):>8.0f} {p95:>8.0f}"
         f" {ordered[-1]:>8.0f} {len(latencies) / wall:>7.1f}  {failed}{cpu}"
     )
 

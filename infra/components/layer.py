@@ -168,6 +168,23 @@ def compile_bytecode(root: Path, python: str | None) -> bool:
     return True
 
 
+def write_holiday_table(python: Path, interpreter: str | None) -> bool:
+    """Write ``multitool/public_holidays.txt`` into a layer folder from the layer's own ``holidays``
+    (``multitool.tools.meeting.holidays``: a lookup reads it instead of importing the package at a cold
+    start); False when the layer ships no ``holidays``. Both are pure Python, so any interpreter runs
+    them, whichever platform the layer's wheels are for."""
+    if not (python / "holidays").is_dir():
+        return False
+    table = python / PACKAGE.name / "public_holidays.txt"
+    command = [interpreter or sys.executable, "-s", "-m", "multitool.tools.meeting.holidays", str(table)]
+    env = {**os.environ, "PYTHONPATH": str(python), "PYTHONDONTWRITEBYTECODE": "1"}
+    result = subprocess.run(command, capture_output=True, text=True, check=False, env=env)  # noqa: S603
+    if result.returncode != 0:
+        last = (result.stderr.strip().splitlines() or ["no output"])[-1]
+        raise LayerBuildError(f"Writing the layer's public holiday table failed: {last}")
+    return True
+
+
 def cached_site_packages(requirements: list[str], cache_root: Path = LAYER_CACHE) -> Path:
     """Install the pinned wheels once for Lambda's platform; later calls reuse the directory."""
     target = cache_root / requirements_hash(requirements)
@@ -220,6 +237,7 @@ def build_layer_contents(output_dir: Path, requirements: list[str] | None = None
     shutil.copytree(site, python, dirs_exist_ok=True)
     package = python / PACKAGE.name
     shutil.copytree(PACKAGE, package, ignore=shutil.ignore_patterns(*PACKAGE_EXCLUDES), dirs_exist_ok=True)
+    write_holiday_table(python, layer_python())
     if not compile_bytecode(package, layer_python()):
         print(
             f"multitool layer: no Python {PYTHON_VERSION} interpreter here (set LAYER_PYTHON): the layer"
@@ -264,6 +282,8 @@ class SharedLayer(Construct):
                         f" {requirements}"
                         " && cp -r /asset-input/multitool /asset-output/python/"
                         " && rm -rf /asset-output/python/multitool/local"
+                        " && PYTHONPATH=/asset-output/python python -m multitool.tools.meeting.holidays"
+                        " /asset-output/python/multitool/public_holidays.txt"
                         " && python -m compileall -q --invalidation-mode unchecked-hash /asset-output/python",
                     ],
                 ),

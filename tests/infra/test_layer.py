@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import importlib.util
+import shutil
 import stat
 import sys
 import tomllib
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -129,3 +131,26 @@ def test_the_layer_ships_the_package_without_its_development_parts(
     assert not (shipped / "local").exists()
     assert not (shipped / "cli.py").exists()
     assert [p for p in shipped.rglob("*.py") if "local" in p.parts] == []
+
+
+def test_the_layer_carries_its_holidays_packages_answers_as_a_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a site holding the holidays package (and what it imports), no interpreter to compile with
+    import dateutil
+    import holidays
+
+    site = tmp_path / "site"
+    for package in (holidays, dateutil):
+        shutil.copytree(Path(package.__file__).parent, site / package.__name__)
+    monkeypatch.setattr(layer, "cached_site_packages", lambda requirements: site)
+    monkeypatch.setattr(layer, "layer_python", lambda version=layer.PYTHON_VERSION: None)
+
+    layer.build_layer_contents(tmp_path / "out", requirements=[])
+
+    # Then the package ships its holidays as the table the lookups read, for this year on
+    from multitool.tools.meeting.holidays import TABLE, read_table
+
+    table = read_table((tmp_path / "out" / "python" / "multitool" / TABLE).read_text(encoding="utf-8"))
+    assert table.first == date.today().year
+    assert table.holidays("GB", table.first)[date(table.first, 12, 25)] == "Christmas Day"

@@ -115,6 +115,27 @@ def test_only_the_meeting_tool_loads_the_invitation_and_slot_search(function: st
     assert loaded_by(function, modules) == []
 
 
+REVIEWER = """
+import os
+os.environ.update({name: name.lower() for name in (
+    "DRAFTS_TABLE_NAME", "DIRECTORY_TABLE_NAME", "BOOKINGS_TABLE_NAME")} | {"SENDER_EMAIL": "me@example.com"})
+import boto3
+made = []
+client = boto3.client
+boto3.client = lambda service, *a, **k: made.append(service) or client(service, *a, **k)
+from multitool.api.review_app import aws_reviewer
+aws_reviewer()
+print(made)
+"""
+
+
+def test_the_reviewer_builds_no_ses_client_and_no_mime_machinery_until_it_sends() -> None:
+    # Reading or discarding a card (the page reads each card's state) mails nothing.
+    then = REVIEWER + "\nassert made == ['dynamodb'], made"
+
+    assert loaded_by("review", ["multitool.ports.ses_mail", "email.headerregistry"], then) == []
+
+
 def test_the_review_function_loads_every_tool_while_it_initialises() -> None:
     modules = [f"multitool.tools.{tool}" for tool in TOOLS]
 

@@ -91,12 +91,18 @@ def aws_reviewer() -> Reviewer:
     from multitool.ports.dynamo_calendar import DynamoCalendar
     from multitool.ports.jira import SANDBOX_CREDENTIALS_EMAIL, SANDBOX_CREDENTIALS_TOKEN, JiraClient
     from multitool.ports.jira_cloud import DeferredJiraClient, JiraCloudClient, SecretsJiraCredentials
+    from multitool.ports.mail import DeferredMailer, Mailer
     from multitool.ports.quota import DynamoRecipientQuota
-    from multitool.ports.ses_mail import SesMailer
     from multitool.settings import ReviewSettings
 
     settings = ReviewSettings.from_env()
     dynamodb = boto3.client("dynamodb")
+
+    def ses_mailer() -> Mailer:
+        from multitool.ports.ses_mail import SesMailer
+
+        return SesMailer(boto3.client("sesv2"), settings.sender_email, settings.ses_configuration_set)
+
     jira: JiraClient | None = None
     if settings.jira_secret_arn:
         secret_arn = settings.jira_secret_arn
@@ -121,7 +127,7 @@ def aws_reviewer() -> Reviewer:
     return Reviewer(
         DynamoDraftStore(settings.drafts_table_name, dynamodb),
         suites=caller_suites(settings, urllib3.PoolManager()) if settings.calendar != "builtin" else None,
-        mailer=SesMailer(boto3.client("sesv2"), settings.sender_email, settings.ses_configuration_set),
+        mailer=DeferredMailer(ses_mailer),
         calendar=DynamoCalendar(settings.bookings_table_name, dynamodb),
         jira=jira,
         config=ReviewConfig(

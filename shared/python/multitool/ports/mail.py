@@ -8,6 +8,8 @@ action-group functions, which build drafts and never mail, do not load it.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -62,3 +64,21 @@ class Mailer(Protocol):
     def send(self, mail: Mail) -> SentMail:
         """Send ``mail``; raise :class:`MailError` when it was not accepted."""
         ...
+
+
+class DeferredMailer:
+    """A :class:`Mailer` built on its first send: a review that reads or discards a card never
+    creates the SES client (a second botocore client, its service model and endpoint rules, at a
+    cold start) nor loads the MIME machinery."""
+
+    def __init__(self, build: Callable[[], Mailer]) -> None:
+        self._build = build
+        self._mailer: Mailer | None = None
+        self._lock = threading.Lock()
+
+    def send(self, mail: Mail) -> SentMail:
+        with self._lock:
+            if self._mailer is None:
+                self._mailer = self._build()
+            mailer = self._mailer
+        return mailer.send(mail)

@@ -6,16 +6,31 @@ zone database's own ``zone.tab`` (``Europe/London`` -> GB, ``America/New_York`` 
 ``Etc/GMT+5``) has no country and so no holidays. The holidays of a country are the ``holidays``
 package's public holidays for it (national ones only: a region is not known from a zone).
 
-``holidays`` is imported on the first lookup only, never when a handler loads: it costs a few
-hundred milliseconds and the tools that never propose a meeting never pay it.
+The layer carries those holidays as a table (:data:`TABLE`, written when the layer is built, from
+the layer's own ``holidays``: ``python -m multitool.tools.meeting.holidays OUT``), for the build's year
+and the :data:`TABLE_YEARS` - 1 after it: one line per country, read and decoded for the countries
+a lookup asks about. Importing ``holidays`` itself costs far more than a first request can afford
+(its ``countries`` package imports every country it covers, about 250 modules: ~250 ms of CPU at a
+cold start here), so the package is imported only for a year the table does not hold, or where
+there is no table (the sources, as tests and ``make demo`` run them). The table is the package's
+answer, so the two cannot disagree: ``tests/unit/test_public_holidays.py`` checks it line for line.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+import json
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from datetime import date
 from importlib import resources
+from pathlib import Path
+
+TABLE = "public_holidays.txt"
+"""The table's file name, beside this module in the layer."""
+TABLE_YEARS = 4
+"""How many years the table holds, from the year it is written."""
 
 
 @functools.cache
@@ -37,14 +52,80 @@ def country_of(zone: str) -> str | None:
     return _zone_countries().get(zone)
 
 
+@dataclass(frozen=True)
+class HolidayTable:
+    """The public holidays of each country for the years ``first``..``last``, as the table file has them."""
+
+    first: int
+    last: int
+    lines: Mapping[str, str]  # country -> its line's JSON ({"YYYY-MM-DD": name}), decoded when asked
+
+    def holidays(self, country: str, year: int) -> Mapping[date, str] | None:
+        """The country's holidays in ``year``; None when the table does not hold that year."""
+        if not self.first <= year <= self.last:
+            return None
+        line = self.lines.get(country)
+        if line is None:  # a country the package does not cover: no holidays known
+            return {}
+        days: dict[str, str] = json.loads(line)
+        prefix = f"{year:04d}-"
+        return {date.fromisoformat(day): name for day, name in days.items() if day.startswith(prefix)}
+
+
+def read_table(text: str) -> HolidayTable:
+    """Parse a table file: a ``years FIRST LAST`` line, then one ``CC {json}`` line per country."""
+    head, _, rest = text.partition("\n")
+    label, first, last = head.split()
+    if label != "years":
+        raise ValueError(f"not a public holiday table: {head[:40]!r}")
+    lines = dict(line.split(" ", 1) for line in rest.splitlines() if line)
+    return HolidayTable(int(first), int(last), lines)
+
+
 @functools.cache
-def _holidays(country: str, year: int) -> Mapping[date, str]:
-    import holidays  # first lookup only (see the module docstring)
+def _installed_table() -> HolidayTable | None:
+    """The layer's table; None where there is none (the sources)."""
+    try:
+        text = resources.files("multitool").joinpath(TABLE).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    return read_table(text)
+
+
+LANGUAGE = "en_US"
+"""The language of the names: Lambda's locale (``LANG=en_US.UTF-8``,
+https://docs.aws.amazon.com/lambda/latest/dg/configuration-envvars.html#configuration-envvars-runtime),
+which is where the package would read it from; named here, so that no machine's locale changes them
+(a name the package has no English for stays in the country's own language)."""
+
+
+def _package_holidays(country: str, years: Iterable[int]) -> dict[date, str]:
+    import holidays  # only past the table (see the module docstring)
 
     try:
-        return dict(holidays.country_holidays(country, years=year).items())
+        return dict(holidays.country_holidays(country, years=list(years), language=LANGUAGE).items())
     except NotImplementedError:  # a country the package does not cover: no holidays known
         return {}
+
+
+@functools.cache
+def _holidays(country: str, year: int) -> Mapping[date, str]:
+    table = _installed_table()
+    known = table.holidays(country, year) if table is not None else None
+    return known if known is not None else _package_holidays(country, [year])
+
+
+def table_text(first: int, years: int = TABLE_YEARS) -> str:
+    """The table for ``years`` years from ``first``: every country a time zone names, as the
+    installed ``holidays`` package answers for it."""
+    last = first + years - 1
+    lines = [f"years {first} {last}"]
+    for country in sorted(set(_zone_countries().values())):
+        days = _package_holidays(country, range(first, last + 1))
+        if days:
+            row = {day.isoformat(): name for day, name in sorted(days.items())}
+            lines.append(f"{country} {json.dumps(row, ensure_ascii=False, separators=(',', ':'))}")
+    return "\n".join(lines) + "\n"
 
 
 def holiday(day: date, zone: str) -> tuple[str, str] | None:
@@ -54,3 +135,17 @@ def holiday(day: date, zone: str) -> tuple[str, str] | None:
         return None
     name = _holidays(country, day.year).get(day)
     return (country, name) if name else None
+
+
+def main(argv: list[str]) -> int:
+    """``python -m multitool.tools.meeting.holidays OUT [FIRST_YEAR]``: write the table (the layer build)."""
+    if len(argv) not in (1, 2):
+        print("usage: python -m multitool.tools.meeting.holidays OUT [FIRST_YEAR]", file=sys.stderr)
+        return 2
+    first = int(argv[1]) if len(argv) == 2 else date.today().year
+    Path(argv[0]).write_text(table_text(first), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
