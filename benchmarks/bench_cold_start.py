@@ -333,7 +333,7 @@ def _host_layers(tree: Tree) -> Setup | None:
             source_layer / tree.package.name,
             ignore=shutil.ignore_patterns(*layer.PACKAGE_EXCLUDES),
         )
-        if "def table_text" in (tree.package / "tools/meeting/holidays.py").read_text(encoding="utf-8"):
+        if "def table_text" in (tree.package / "ports/holidays.py").read_text(encoding="utf-8"):
             layer.write_holiday_table(source_layer, python)  # as bundled; an older revision has no table
         compiled_layer = home / "bytecode" / "python"
         shutil.copytree(source_layer, compiled_layer)

@@ -170,13 +170,13 @@ def compile_bytecode(root: Path, python: str | None) -> bool:
 
 def write_holiday_table(python: Path, interpreter: str | None) -> bool:
     """Write ``multitool/public_holidays.txt`` into a layer folder from the layer's own ``holidays``
-    (``multitool.tools.meeting.holidays``: a lookup reads it instead of importing the package at a cold
+    (``multitool.ports.holidays``: a lookup reads it instead of importing the package at a cold
     start); False when the layer ships no ``holidays``. Both are pure Python, so any interpreter runs
     them, whichever platform the layer's wheels are for."""
     if not (python / "holidays").is_dir():
         return False
     table = python / PACKAGE.name / "public_holidays.txt"
-    command = [interpreter or sys.executable, "-s", "-m", "multitool.tools.meeting.holidays", str(table)]
+    command = [interpreter or sys.executable, "-s", "-m", "multitool.ports.holidays", str(table)]
     env = {**os.environ, "PYTHONPATH": str(python), "PYTHONDONTWRITEBYTECODE": "1"}
     result = subprocess.run(command, capture_output=True, text=True, check=False, env=env)  # noqa: S603
     if result.returncode != 0:
@@ -282,7 +282,7 @@ class SharedLayer(Construct):
                         f" {requirements}"
                         " && cp -r /asset-input/multitool /asset-output/python/"
                         " && rm -rf /asset-output/python/multitool/local"
-                        " && PYTHONPATH=/asset-output/python python -m multitool.tools.meeting.holidays"
+                        " && PYTHONPATH=/asset-output/python python -m multitool.ports.holidays"
                         " /asset-output/python/multitool/public_holidays.txt"
                         " && python -m compileall -q --invalidation-mode unchecked-hash /asset-output/python",
                     ],

@@ -149,7 +149,7 @@ def test_the_layer_carries_its_holidays_packages_answers_as_a_table(
     layer.build_layer_contents(tmp_path / "out", requirements=[])
 
     # Then the package ships its holidays as the table the lookups read, for this year on
-    from multitool.tools.meeting.holidays import TABLE, read_table
+    from multitool.ports.holidays import TABLE, read_table
 
     table = read_table((tmp_path / "out" / "python" / "multitool" / TABLE).read_text(encoding="utf-8"))
     assert table.first == date.today().year

@@ -41,7 +41,7 @@ def test_functions_that_never_send_an_invitation_do_not_import_icalendar(functio
 @pytest.mark.parametrize("function", [*TOOLS, "orchestrator", "review"])
 def test_no_function_imports_the_holidays_package_at_cold_start(function: str) -> None:
     # holidays costs a few hundred milliseconds: the first meeting proposal loads it, not the import.
-    assert loaded_by(function, ["holidays", "multitool.tools.meeting.holidays"]) == []
+    assert loaded_by(function, ["holidays", "multitool.ports.holidays"]) == []
 
 
 @pytest.mark.parametrize("function", TOOLS)

@@ -220,7 +220,7 @@ def test_a_slot_on_a_public_holiday_is_offered_only_with_a_note() -> None:
 
 
 def test_a_country_is_derived_from_the_time_zone() -> None:
-    from multitool.tools.meeting.holidays import country_of, holiday
+    from multitool.ports.holidays import country_of, holiday
 
     assert country_of("Europe/London") == "GB"
     assert country_of("America/New_York") == "US"

@@ -9,8 +9,8 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from multitool.tools.meeting import holidays as public_holidays
-from multitool.tools.meeting.holidays import _package_holidays, read_table, table_text
+from multitool.ports import holidays as public_holidays
+from multitool.ports.holidays import _package_holidays, read_table, table_text
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def table_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # Written as the layer's build writes it: the module run as a program, the first year given.
     out = tmp_path_factory.mktemp("table") / public_holidays.TABLE
-    command = [sys.executable, "-m", "multitool.tools.meeting.holidays", str(out), "2026"]
+    command = [sys.executable, "-m", "multitool.ports.holidays", str(out), "2026"]
     subprocess.run(command, check=True, env={"PYTHONPATH": str(ROOT / "shared" / "python")})
     return out
 
@@ -41,7 +41,7 @@ def test_a_lookup_on_the_table_never_imports_the_holidays_package(table_file: Pa
     probe = f"""
 import sys
 from datetime import date
-from multitool.tools.meeting import holidays as p
+from multitool.ports import holidays as p
 p._installed_table = lambda: p.read_table(open({str(table_file)!r}, encoding="utf-8").read())
 print(p.holiday(date(2026, 12, 25), "Europe/London"), p.holiday(date(2027, 7, 5), "America/New_York"),
       p.holiday(date(2026, 12, 24), "Asia/Tokyo"), "holidays" in sys.modules)
@@ -97,3 +97,23 @@ def test_the_table_line_of_a_country_is_compact_json_of_its_days(table_file: Pat
     assert country == "DE"
     assert all(day[:4] in {"2026", "2027", "2028", "2029"} for day in days)
     assert ": " not in row
+
+
+def test_writing_the_table_loads_no_compiled_package() -> None:
+    # The layer build runs the writer with any interpreter over wheels built for Lambda's platform
+    # (arm64): importing pydantic_core (or anything compiled) there fails, so the module and the
+    # packages it sits in import nothing of the kind.
+    probe = (
+        "import sys, multitool.ports.holidays\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in {'pydantic', 'pydantic_core', 'boto3', "
+        "'botocore'} or m in {'multitool.tools', 'multitool.wire'}))"
+    )
+    answer = subprocess.run(
+        [sys.executable, "-s", "-c", probe],
+        check=True,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(ROOT / "shared" / "python")},
+    )
+
+    assert answer.stdout.strip() == "[]"

@@ -361,7 +361,7 @@ def prepare(args: MeetingArgs, ctx: ToolContext, config: ToolConfig) -> Prepared
 
 def holiday_notes(proposal: SlotProposal, attendees: Sequence[Attendee], ctx: ToolContext) -> list[str]:
     """A slot on someone's public holiday (the organizer's or an attendee's), said for each day."""
-    from multitool.tools.meeting.holidays import holiday
+    from multitool.ports.holidays import holiday
 
     who: list[tuple[str, ZoneInfo]] = [("you", ctx.zone), *((a.name, a.zone) for a in attendees)]
     found: dict[tuple[date, str, str], list[str]] = {}

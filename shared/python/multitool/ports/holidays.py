@@ -7,7 +7,7 @@ zone database's own ``zone.tab`` (``Europe/London`` -> GB, ``America/New_York`` 
 package's public holidays for it (national ones only: a region is not known from a zone).
 
 The layer carries those holidays as a table (:data:`TABLE`, written when the layer is built, from
-the layer's own ``holidays``: ``python -m multitool.tools.meeting.holidays OUT``), for the build's year
+the layer's own ``holidays``: ``python -m multitool.ports.holidays OUT``), for the build's year
 and the :data:`TABLE_YEARS` - 1 after it: one line per country, read and decoded for the countries
 a lookup asks about. Importing ``holidays`` itself costs far more than a first request can afford
 (its ``countries`` package imports every country it covers, about 250 modules: ~250 ms of CPU at a
@@ -138,9 +138,9 @@ def holiday(day: date, zone: str) -> tuple[str, str] | None:
 
 
 def main(argv: list[str]) -> int:
-    """``python -m multitool.tools.meeting.holidays OUT [FIRST_YEAR]``: write the table (the layer build)."""
+    """``python -m multitool.ports.holidays OUT [FIRST_YEAR]``: write the table (the layer build)."""
     if len(argv) not in (1, 2):
-        print("usage: python -m multitool.tools.meeting.holidays OUT [FIRST_YEAR]", file=sys.stderr)
+        print("usage: python -m multitool.ports.holidays OUT [FIRST_YEAR]", file=sys.stderr)
         return 2
     first = int(argv[1]) if len(argv) == 2 else date.today().year
     Path(argv[0]).write_text(table_text(first), encoding="utf-8")
