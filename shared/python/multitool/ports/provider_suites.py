@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     import urllib3
 
-    from multitool.settings import ToolSettings
+    from multitool.settings import IdentitySettings, ToolSettings
 
 REQUEST_BUDGET_SECONDS = 25.0
 """What one caller's suite may spend on a request, retries included: the HTTP API cuts every
@@ -86,13 +86,17 @@ def provider_suites(
 
 
 def settings_tokens(settings: ToolSettings, http: urllib3.PoolManager) -> TokenSource:
-    """The token source the settings name: a fixed token (local stand-ins), the organization-wide
-    Entra credential (``MICROSOFT365_SECRET_ARN``), or none yet (every call asks to connect)."""
+    """The token source the settings name: a fixed token (local stand-ins), each user's own consent
+    through AgentCore Identity (``IDENTITY_WORKLOAD_NAME``), the organization-wide Entra credential
+    (``MICROSOFT365_SECRET_ARN``), or none yet (every call asks to connect)."""
     if settings.provider_token:
         from multitool.ports.token_sources import FixedTokenSource
 
         provider: Provider = "google" if settings.calendar == "google" else "microsoft365"
         return FixedTokenSource(settings.provider_token, provider=provider)
+    identity = settings.identity()
+    if identity is not None:
+        return agentcore_tokens(identity)
     if settings.calendar == "microsoft365" and settings.microsoft365_secret_arn:
         import boto3
 
@@ -112,4 +116,20 @@ def suites_from_settings(settings: ToolSettings, http: urllib3.PoolManager) -> C
     """Each account's suite at ``settings.calendar`` (a provider), with the settings' token source."""
     return provider_suites(
         settings.calendar, settings_tokens(settings, http), http=http, base_url=settings.provider_base_url
+    )
+
+
+def agentcore_tokens(identity: IdentitySettings) -> TokenSource:
+    """Each user's own token from AgentCore Identity, the consents kept in the connections table."""
+    import boto3
+
+    from multitool.ports.agentcore_tokens import AgentCoreTokens
+    from multitool.ports.connections import DynamoConnections
+
+    return AgentCoreTokens(
+        boto3.client("bedrock-agentcore"),
+        workload_name=identity.identity_workload_name,
+        credential_providers={identity.identity_provider: identity.identity_credential_provider},
+        return_url=identity.identity_return_url,
+        connections=DynamoConnections(identity.connections_table_name, boto3.client("dynamodb")),
     )
