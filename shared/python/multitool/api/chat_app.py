@@ -20,7 +20,7 @@ from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from pydantic import ValidationError
 
-from multitool.api import verified_email
+from multitool.api import bearer_token, verified_email
 from multitool.api.bodies import UndecodableBody, body_text
 from multitool.api.errors import error_body, openapi_responses, rate_limited_body
 from multitool.chat.async_turns import (
@@ -243,6 +243,7 @@ def chat_app(
             user_email=verified_email(claims),
             idempotency_key=key,
             lambda_context=app.lambda_context,
+            user_token=bearer_token(app.current_event.headers.get("authorization")),
         )
         # The text as stored: a replay answers the very same bytes.
         return Response(status_code=HTTPStatus.OK, content_type=content_types.APPLICATION_JSON, body=body)
