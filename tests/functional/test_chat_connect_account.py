@@ -167,3 +167,32 @@ def test_the_email_is_drafted_and_the_meeting_asks_to_connect_the_calendar(
         assert JWT not in json.dumps(items), name
     assert JWT not in capsys.readouterr().out
     assert JWT not in json.dumps(body)
+
+
+def test_a_turn_whose_every_call_needs_the_account_answers_one_connect_card(turn: dict[str, Any]) -> None:
+    # Given: no consent at all yet, so the directory read both calls need asks for it.
+    stubber: Stubber = turn["stubber"]
+    stubber.add_response(
+        "get_workload_access_token_for_jwt",
+        {"workloadAccessToken": WORKLOAD_TOKEN},
+        {"workloadName": WORKLOAD, "userToken": JWT},
+    )
+    stubber.add_response(
+        "get_resource_oauth2_token",
+        {"authorizationUrl": AUTH_URL, "sessionUri": SESSION, "sessionStatus": "IN_PROGRESS"},
+        oauth2_request(DIRECTORY_SCOPES),
+    )
+    event = http_api_event(
+        "POST",
+        "/chat",
+        {"message": COMBINED},
+        headers={"Authorization": f"Bearer {JWT}"},
+        claims={"email": ALEX, "email_verified": "true"},
+    )
+
+    body = json_body(turn["app"].resolve(event, FakeLambdaContext()))
+
+    # Then: the one card that connects the account, and no draft.
+    assert [card["type"] for card in body["clientActions"]] == ["show_connect_account"]
+    assert body["clientActions"][0]["authorizationUrl"] == AUTH_URL
+    assert turn["dynamodb"].scan(TableName=turn["tables"]["DRAFTS_TABLE_NAME"])["Count"] == 0
