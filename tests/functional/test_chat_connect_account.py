@@ -19,7 +19,7 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 from moto import mock_aws
-from multitool.api.chat_app import chat_app
+from multitool.api.chat_app import aws_chat_turns, chat_app
 from multitool.chat.service import ChatService
 from multitool.chat.sessions import DynamoSessionStore
 from multitool.local.graph_state import GraphPool, GraphState, WorkingHours
@@ -95,7 +95,7 @@ def turn(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Ite
         service = ChatService(runtime, DynamoSessionStore(settings.sessions_table_name, dynamodb))
         app = chat_app(service=lambda: service, turns=lambda: None, limiter=lambda: None)
         with Stubber(agentcore) as stubber:
-            yield {"app": app, "stubber": stubber, "dynamodb": dynamodb, "tables": tables}
+            yield {"app": app, "stubber": stubber, "dynamodb": dynamodb, "tables": tables, "service": service}
             stubber.assert_no_pending_responses()
 
 
@@ -196,3 +196,51 @@ def test_a_turn_whose_every_call_needs_the_account_answers_one_connect_card(turn
     assert [card["type"] for card in body["clientActions"]] == ["show_connect_account"]
     assert body["clientActions"][0]["authorizationUrl"] == AUTH_URL
     assert turn["dynamodb"].scan(TableName=turn["tables"]["DRAFTS_TABLE_NAME"])["Count"] == 0
+
+
+def test_with_per_user_consent_a_turn_asked_to_run_async_answers_inline_with_the_token(
+    turn: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given: the deployed orchestrator's environment, a turns table and per-user consent.
+    for key, value in {
+        **turn["tables"],
+        "CALENDAR": "microsoft365",
+        "IDENTITY_WORKLOAD_NAME": WORKLOAD,
+        "IDENTITY_PROVIDER": "microsoft365",
+        "IDENTITY_CREDENTIAL_PROVIDER": PROVIDER_NAME,
+        "IDENTITY_RETURN_URL": RETURN_URL,
+        "CONNECTIONS_TABLE_NAME": turn["tables"]["LIMITS_TABLE_NAME"],
+    }.items():
+        monkeypatch.setenv(key, value)
+    aws_chat_turns.cache_clear()
+    service = turn["service"]
+    app = chat_app(service=lambda: service, turns=aws_chat_turns, limiter=lambda: None)
+    stubber: Stubber = turn["stubber"]
+    stubber.add_response(
+        "get_workload_access_token_for_jwt",
+        {"workloadAccessToken": WORKLOAD_TOKEN},
+        {"workloadName": WORKLOAD, "userToken": JWT},
+    )
+    stubber.add_response(
+        "get_resource_oauth2_token",
+        {"authorizationUrl": AUTH_URL, "sessionUri": SESSION, "sessionStatus": "IN_PROGRESS"},
+        oauth2_request(DIRECTORY_SCOPES),
+    )
+    event = http_api_event(
+        "POST",
+        "/chat",
+        {"message": COMBINED},
+        headers={"Authorization": f"Bearer {JWT}", "Prefer": "respond-async"},
+        claims={"email": ALEX, "email_verified": "true"},
+    )
+
+    try:
+        response = app.resolve(event, FakeLambdaContext())
+    finally:
+        aws_chat_turns.cache_clear()
+
+    # Then: the turn ran here, with the user's JWT, and nothing was left for a later invocation.
+    assert response["statusCode"] == 200
+    assert "Preference-Applied" not in (response.get("headers") or {})
+    assert [card["type"] for card in json_body(response)["clientActions"]] == ["show_connect_account"]
+    assert turn["dynamodb"].scan(TableName=turn["tables"]["TURNS_TABLE_NAME"])["Count"] == 0

@@ -120,6 +120,12 @@ def aws_chat_turns() -> ChatTurns | None:
     settings = ChatSettings.from_env()
     if not settings.turns_table_name:
         return None
+    if settings.identity() is not None:
+        # Each user's own account needs the user's JWT in the function that runs the tools, and a turn
+        # run past its request runs in a later invocation that has none (the JWT is never stored, not
+        # even in a turn record): with per-user consent every turn answers inline (RFC 7240 lets a
+        # server ignore Prefer: respond-async; the answer then carries no Preference-Applied).
+        return None
     service = aws_chat_service()
     # A refused launch answers 503 (the client retries with its Idempotency-Key).
     client = boto3.client("lambda", config=Config(retries={"max_attempts": 2, "mode": "standard"}))
