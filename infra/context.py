@@ -164,10 +164,13 @@ ALLOWED: dict[str, str] = {
         "false (the default: no organization-wide credential)"
     ),
     # Each user's own account through AgentCore Identity (infra.components.identity).
-    "identity": "off (the default), microsoft365 or google: the provider whose accounts users connect",
+    "identity": (
+        "off (the default), microsoft365 or google: the provider whose accounts users connect, the "
+        "calendar's own (calendar=microsoft365|google with identityClientId implies it)"
+    ),
     "identityClientId": (
         "the client id of the app registered at the provider (letters, digits, '.', '-' and '_'), "
-        "given with identity"
+        "given with calendar=microsoft365 or calendar=google: each user then connects their own account"
     ),
     "identityTenantId": "the Microsoft Entra tenant id (a GUID) or domain the app is registered in",
     "googleDelegation": (
@@ -336,6 +339,18 @@ class DeployContext(BaseModel):
     def _identity_tenant(cls, value: str | None) -> str | None:
         return None if value is None else _matching(_TENANT, value)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _identity_of_calendar(cls, data: Any) -> Any:
+        # One choice: a provider calendar given the app users consent to is that calendar's per-user
+        # consent, so identity need not be said again (an explicit identity must agree with it).
+        if not isinstance(data, Mapping) or "identity" in data:
+            return data
+        client = data.get("identityClientId", data.get("identity_client_id"))
+        if client is not None and data.get("calendar") in (Identity.MICROSOFT365, Identity.GOOGLE):
+            return {**data, "identity": data["calendar"]}
+        return data
+
     @model_validator(mode="after")
     def _identity_app(self) -> Self:
         if self.identity is not Identity.OFF and self.identity_client_id is None:
@@ -343,7 +358,13 @@ class DeployContext(BaseModel):
         if self.identity is Identity.OFF and self.identity_client_id is not None:
             raise ContextError(
                 "Invalid context 'identityClientId': it names the app users connect their accounts to; "
-                "give identity=microsoft365 or identity=google with it, or leave it out."
+                "give it with calendar=microsoft365 or calendar=google, or leave it out."
+            )
+        if self.identity is not Identity.OFF and self.identity.value != self.calendar:
+            raise ContextError(
+                f"Invalid context 'identity': identity={self.identity.value} connects accounts only "
+                f"calendar={self.identity.value} uses (calendar is {self.calendar}); give "
+                f"calendar={self.identity.value} with identityClientId and leave identity out."
             )
         if self.identity_tenant_id is not None and self.identity is not Identity.MICROSOFT365:
             raise ContextError(

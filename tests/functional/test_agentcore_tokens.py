@@ -115,7 +115,11 @@ def test_no_consent_yet_answers_the_link_and_keeps_the_session_for_its_user(iden
         tokens.access_token("microsoft365", USER, SCOPES)
 
     assert raised.value.status == 403
-    assert raised.value.detail() == {"provider": "microsoft365", "authorizationUrl": AUTH_URL}
+    assert raised.value.detail() == {
+        "provider": "microsoft365",
+        "providerName": "Microsoft 365",
+        "authorizationUrl": AUTH_URL,
+    }
     connection = connections.get("user-1", "microsoft365")
     assert connection is not None
     assert (connection.status, connection.session_uri) == ("pending", SESSION)

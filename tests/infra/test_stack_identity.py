@@ -36,7 +36,7 @@ IDENTITY_ACTIONS = {
 def microsoft_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
     return synthesize(
         tmp_path_factory.mktemp("identity-m365"),
-        identity="microsoft365",
+        calendar="microsoft365",  # with identityClientId: each user's own consent (identity implied)
         identityClientId=ENTRA_CLIENT,
         identityTenantId=ENTRA_TENANT,
     )
@@ -45,7 +45,10 @@ def microsoft_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
 @pytest.fixture(scope="module")
 def google_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
     return synthesize(
-        tmp_path_factory.mktemp("identity-google"), identity="google", identityClientId=GOOGLE_CLIENT
+        tmp_path_factory.mktemp("identity-google"),
+        calendar="google",
+        identity="google",  # said explicitly, as before: it agrees with the calendar
+        identityClientId=GOOGLE_CLIENT,
     )
 
 
@@ -108,6 +111,7 @@ def test_the_page_is_the_only_return_url(microsoft_stack: Synthesized) -> None:
         env = _env(microsoft_stack, construct_id)
         assert env["IDENTITY_RETURN_URL"] == url
         assert env["IDENTITY_PROVIDER"] == "microsoft365"
+        assert env["CALENDAR"] == "microsoft365"  # the tools' suite is the one users connect
         assert env["IDENTITY_WORKLOAD_NAME"] == workload["Properties"]["Name"]
         assert env["CONNECTIONS_TABLE_NAME"] == {
             "Ref": microsoft_stack.logical_id(microsoft_stack.stack.tables[LIMITS])
@@ -162,9 +166,23 @@ def test_cfn_lint_is_clean(variant: str, request: pytest.FixtureRequest) -> None
     ("context", "words"),
     [
         ({"identity": "microsoft365"}, "Missing context 'identityClientId'"),
+        ({"calendar": "microsoft365", "identity": "microsoft365"}, "Missing context 'identityClientId'"),
         ({"identityClientId": ENTRA_CLIENT}, "Invalid context 'identityClientId'"),
         (
-            {"identity": "google", "identityClientId": GOOGLE_CLIENT, "identityTenantId": "x"},
+            {"identity": "microsoft365", "identityClientId": ENTRA_CLIENT},
+            "Invalid context 'identity': identity=microsoft365 connects accounts only calendar=microsoft365 "
+            "uses (calendar is builtin)",
+        ),
+        (
+            {"calendar": "microsoft365", "identity": "google", "identityClientId": GOOGLE_CLIENT},
+            "(calendar is microsoft365)",
+        ),
+        (
+            {"calendar": "microsoft365", "identity": "off", "identityClientId": ENTRA_CLIENT},
+            "Invalid context 'identityClientId'",
+        ),
+        (
+            {"calendar": "google", "identityClientId": GOOGLE_CLIENT, "identityTenantId": "x"},
             "identityTenantId",
         ),
         ({"identity": "slack", "identityClientId": "x"}, "Invalid context 'identity'"),
@@ -175,3 +193,17 @@ def test_bad_identity_context_is_one_line(context: dict[str, str], words: str) -
     with pytest.raises(ContextError) as raised:
         DeployContext.from_context({"senderEmail": SENDER, **context})
     assert words in str(raised.value)
+
+
+@pytest.mark.parametrize("calendar", ["microsoft365", "google"])
+def test_a_provider_calendar_with_an_app_is_each_users_own_consent(calendar: str) -> None:
+    client = ENTRA_CLIENT if calendar == "microsoft365" else GOOGLE_CLIENT
+    settings = DeployContext.from_context(
+        {"senderEmail": SENDER, "calendar": calendar, "identityClientId": client}
+    )
+    assert settings.identity.value == calendar
+    explicit = DeployContext.from_context(
+        {"senderEmail": SENDER, "calendar": calendar, "identity": calendar, "identityClientId": client}
+    )
+    assert explicit.identity is settings.identity
+    assert DeployContext.from_context({"senderEmail": SENDER, "calendar": calendar}).identity.value == "off"

@@ -71,6 +71,7 @@ def test_a_confirm_that_needs_a_connection_answers_the_link() -> None:
             "code": "account_not_connected",
             "message": "Connect your Google Workspace account to go on; nothing was sent.",
             "provider": "google",
+            "providerName": "Google Workspace",
             "authorizationUrl": URL,
         }
     }
@@ -92,5 +93,6 @@ def test_a_turn_that_needs_a_connection_answers_the_link_the_page_shows() -> Non
         "code": "account_not_connected",
         "message": "Connect your Microsoft 365 account to go on; nothing was sent.",
         "provider": "microsoft365",
+        "providerName": "Microsoft 365",
         "authorizationUrl": URL,
     }

@@ -44,6 +44,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "multitool.tools",
             "multitool.cards.base",
+            # The consent card a tool call answers when the user's account is not connected yet.
+            "multitool.cards.connect",
             "multitool.schemas",
         ),
     ),

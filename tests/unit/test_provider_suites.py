@@ -175,3 +175,44 @@ def test_google_delegation_needs_both_settings_and_a_kms_arn() -> None:
         )
     # and without either, no organization-wide credential: each user is asked to connect
     assert isinstance(settings_tokens(ToolSettings.from_env(google), http=object()), NoTokenSource)  # type: ignore[arg-type]
+
+
+IDENTITY = {
+    "IDENTITY_WORKLOAD_NAME": "multitool-identity-a1b2c3",
+    "IDENTITY_PROVIDER": "microsoft365",
+    "IDENTITY_CREDENTIAL_PROVIDER": "multitool-microsoft365-a1b2c3-oauth",
+    "IDENTITY_RETURN_URL": "https://chat.example.com/",
+    "CONNECTIONS_TABLE_NAME": "limits",
+}
+
+
+def test_an_identity_workload_makes_the_tokens_each_users_own_consent(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from multitool.ports.agentcore_tokens import AgentCoreTokens
+    from multitool.ports.provider_suites import settings_tokens
+
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    settings = ToolSettings.from_env({**TABLES, "CALENDAR": "microsoft365", **IDENTITY})
+
+    tokens = settings_tokens(settings, object())  # type: ignore[arg-type]
+
+    assert isinstance(tokens, AgentCoreTokens)
+    # A caller without the user's own JWT cannot be given a token (no AWS call is made for it).
+    with pytest.raises(AccountNotConnected, match="only be used from the chat or the review"):
+        tokens.access_token("microsoft365", Account("u", "a@example.com"), ["Mail.Send"])
+    assert settings_tokens(
+        ToolSettings.from_env({**TABLES, "CALENDAR": "microsoft365"}), object()
+    ).__class__ is (  # type: ignore[arg-type]
+        NoTokenSource
+    )
+
+
+def test_identity_settings_are_whole_and_name_the_calendars_provider() -> None:
+    with pytest.raises(SettingsError, match="CONNECTIONS_TABLE_NAME must be set too"):
+        ToolSettings.from_env(
+            {**TABLES, "CALENDAR": "microsoft365", **IDENTITY, "CONNECTIONS_TABLE_NAME": ""}
+        )
+    with pytest.raises(SettingsError, match="IDENTITY_PROVIDER is microsoft365 but CALENDAR is google"):
+        ToolSettings.from_env({**TABLES, "CALENDAR": "google", **IDENTITY})
+    assert ToolSettings.from_env(TABLES).identity() is None

@@ -172,6 +172,7 @@ CASES: list[tuple[Exception, int, dict[str, Any], dict[str, str]]] = [
             "account_not_connected",
             "Connect your Microsoft 365 account to go on; nothing was sent.",
             provider="microsoft365",
+            providerName="Microsoft 365",
             authorizationUrl="https://login.example/consent",
         ),
         {},

@@ -116,6 +116,18 @@ class ToolSettings(_EnvSettings):
         default=None,
         description="The secret that signs the user Gateway interceptor's caller argument; unset: ignored",
     )
+    # Each user's own account through AgentCore Identity (the stack's identity component sets all five).
+    identity_workload_name: str | None = Field(
+        default=None,
+        min_length=3,
+        max_length=255,
+        description="This stack's AgentCore workload identity: CALENDAR's tokens are each user's own "
+        "consent; unset: no per-user consent",
+    )
+    identity_provider: Literal["microsoft365", "google"] | None = None
+    identity_credential_provider: str | None = Field(default=None, min_length=1, max_length=128)
+    identity_return_url: str | None = Field(default=None, min_length=1, max_length=2048)
+    connections_table_name: str | None = Field(default=None, min_length=3)
 
     @field_validator("jira_projects", mode="before")
     @classmethod
@@ -148,6 +160,38 @@ class ToolSettings(_EnvSettings):
                 "address) exclude each other: set one"
             )
         return self
+
+    @model_validator(mode="after")
+    def _identity_whole(self) -> Self:
+        given = {name: getattr(self, name) for name in IDENTITY_FIELDS}
+        missing = [name.upper() for name, value in given.items() if value is None]
+        if missing and len(missing) < len(IDENTITY_FIELDS):
+            raise ValueError(f"identity settings are incomplete: {', '.join(missing)} must be set too")
+        if not missing and self.identity_provider != self.calendar:
+            raise ValueError(
+                f"IDENTITY_PROVIDER is {self.identity_provider} but CALENDAR is {self.calendar}: users can "
+                "only connect the accounts the tools use"
+            )
+        return self
+
+    def identity(self) -> IdentitySettings | None:
+        """The AgentCore Identity settings, or None when this function connects no user's account."""
+        if self.identity_workload_name is None:
+            return None
+        return IdentitySettings.model_validate({name: getattr(self, name) for name in IDENTITY_FIELDS})
+
+
+class IdentitySettings(_EnvSettings):
+    """What the stack sets on the functions that reach a user's own account (``identity``)."""
+
+    identity_workload_name: str = Field(min_length=3, max_length=255)
+    identity_provider: Literal["microsoft365", "google"]
+    identity_credential_provider: str = Field(min_length=1, max_length=128)
+    identity_return_url: str = Field(min_length=1, max_length=2048)
+    connections_table_name: str = Field(min_length=3)
+
+
+IDENTITY_FIELDS = tuple(IdentitySettings.model_fields)
 
 
 class InterceptorSettings(_EnvSettings):

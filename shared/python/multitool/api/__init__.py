@@ -21,6 +21,15 @@ def verified_email(claims: Mapping[str, Any]) -> str | None:
     return email.strip() if verified and isinstance(email, str) and email.strip() else None
 
 
+def bearer_token(authorization: str | None) -> str | None:
+    """The caller's own JWT from the ``Authorization`` header the HTTP API's JWT authorizer verified.
+
+    It is what AgentCore Identity exchanges for the user's provider token: handed on to the calls
+    made for this request only, never stored, logged or traced."""
+    scheme, _, token = (authorization or "").partition(" ")
+    return (token.strip() or None) if scheme.casefold() == "bearer" else None
+
+
 def groups_claim(claims: Mapping[str, Any]) -> frozenset[str]:
     """The user pool groups a token names (``cognito:groups``).
 

@@ -20,7 +20,7 @@ from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from pydantic import ValidationError
 
-from multitool.api import verified_email
+from multitool.api import bearer_token, verified_email
 from multitool.api.bodies import body_text
 from multitool.api.errors import error_body, openapi_responses
 from multitool.chat.async_turns import (
@@ -120,6 +120,12 @@ def aws_chat_turns() -> ChatTurns | None:
 
     settings = ChatSettings.from_env()
     if not settings.turns_table_name:
+        return None
+    if settings.identity() is not None:
+        # Each user's own account needs the user's JWT in the function that runs the tools, and a turn
+        # run past its request runs in a later invocation that has none (the JWT is never stored, not
+        # even in a turn record): with per-user consent every turn answers inline (RFC 7240 lets a
+        # server ignore Prefer: respond-async; the answer then carries no Preference-Applied).
         return None
     service = aws_chat_service()
     # A refused launch answers 503 (the client retries with its Idempotency-Key).
@@ -243,6 +249,7 @@ def chat_app(
             user_email=verified_email(claims),
             idempotency_key=key,
             lambda_context=app.lambda_context,
+            user_token=bearer_token(app.current_event.headers.get("authorization")),
         )
         # The text as stored: a replay answers the very same bytes.
         return Response(status_code=HTTPStatus.OK, content_type=content_types.APPLICATION_JSON, body=body)

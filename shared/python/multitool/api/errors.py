@@ -32,6 +32,9 @@ class ErrorDetail(WireModel):
     provider: str | SkipJsonSchema[None] = Field(
         default=None, description="The provider of the user's own account: microsoft365, google"
     )
+    provider_name: str | SkipJsonSchema[None] = Field(
+        default=None, description="The provider's name as the user knows it: Microsoft 365, Google Workspace"
+    )
     authorization_url: str | SkipJsonSchema[None] = Field(
         default=None, description="account_not_connected: where the user connects the account"
     )

@@ -19,7 +19,7 @@ from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
-from multitool.api import groups_claim, verified_email
+from multitool.api import bearer_token, groups_claim, verified_email
 from multitool.api.bodies import body_text, utf8_clean
 from multitool.api.errors import ApiError, ErrorDetail, openapi_responses
 from multitool.errors import ServiceError
@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
     from multitool.drafts import Draft
     from multitool.ports.suites import Suite
+    from multitool.ports.tokens import TokenSource
     from multitool.settings import ReviewSettings, ToolSettings
 
 ReviewerProvider = Callable[[], Reviewer]
@@ -149,15 +150,23 @@ def aws_reviewer() -> Reviewer:
     )
 
 
-def caller_suites(settings: ToolSettings, http: urllib3.PoolManager) -> Callable[[Caller], Suite]:
-    """Each caller's own suite at the ``CALENDAR`` provider, over the function's one ``PoolManager``."""
-    from multitool.ports.provider_suites import suites_from_settings
+def caller_suites(
+    settings: ToolSettings, http: urllib3.PoolManager, tokens: TokenSource | None = None
+) -> Callable[[Caller], Suite]:
+    """Each caller's own suite at the ``CALENDAR`` provider, over the function's one ``PoolManager``,
+    with the caller's own JWT for the token source (``tokens``; default: the one the settings name)."""
+    from multitool.ports.provider_suites import provider_suites, settings_tokens
     from multitool.ports.tokens import Account
 
-    for_account = suites_from_settings(settings, http)
+    for_account = provider_suites(
+        settings.calendar,
+        tokens if tokens is not None else settings_tokens(settings, http),
+        http=http,
+        base_url=settings.provider_base_url,
+    )
 
     def for_caller(caller: Caller) -> Suite:
-        return for_account(Account(user_id=caller.user_id, email=caller.email))
+        return for_account(Account(user_id=caller.user_id, email=caller.email, user_token=caller.user_token))
 
     return for_caller
 
@@ -203,6 +212,7 @@ def review_app(
             email=verified_email(claims),
             name=name_claim(claims),
             groups=groups_claim(claims),
+            user_token=bearer_token(app.current_event.headers.get("authorization")),
         )
 
     def json_object() -> dict[str, Any]:
@@ -278,11 +288,6 @@ def review_app(
     def discard_action(id: str) -> dict[str, Any]:
         return DraftView.of(reviewer().discard(caller(), id)).to_wire()
 
-    def user_token() -> str | None:
-        """The caller's own JWT, as the HTTP API's JWT authorizer accepted it (the Authorization header)."""
-        scheme, _, token = (app.current_event.headers.get("authorization") or "").partition(" ")
-        return token.strip() or None if scheme.casefold() == "bearer" else None
-
     def connected_accounts() -> Accounts:
         found = accounts()
         if found is None:
@@ -323,7 +328,7 @@ def review_app(
     )
     def complete_connection() -> dict[str, Any]:
         who = caller()
-        return connected_accounts().complete(who.user_id, user_token(), json_object()).to_wire()
+        return connected_accounts().complete(who.user_id, who.user_token, json_object()).to_wire()
 
     @app.post(
         "/connections/<provider>/disconnect",

@@ -216,6 +216,7 @@ class ChatService:
         user_email: str | None = None,
         idempotency_key: str | None = None,
         lambda_context: LambdaContext | None = None,
+        user_token: str | None = None,
     ) -> str:
         """The response body (JSON text) for one turn; with an ``idempotency_key``, the stored one on a retry.
 
@@ -236,6 +237,7 @@ class ChatService:
                     timezone_hint=timezone_hint,
                     user_email=user_email,
                     deadline=turn_deadline(lambda_context, limit=API_SECONDS),
+                    user_token=user_token,
                 ).to_wire()
             )
         self.idempotency.register_lambda_context(lambda_context)
@@ -247,6 +249,7 @@ class ChatService:
             timezone_hint,
             user_email,
             turn_deadline(lambda_context, limit=API_SECONDS),
+            user_token,
             request_key=request_key,
         )
 
@@ -257,13 +260,20 @@ class ChatService:
         timezone_hint: str | None,
         user_email: str | None,
         deadline: float | None,
+        user_token: str | None,
         *,
         request_key: dict[str, str],
     ) -> str:
-        # request_key only keys the stored response (see ChatIdempotency); the turn does not read it.
+        # request_key only keys (and is all that is hashed into) the stored response (see ChatIdempotency);
+        # the turn does not read it, and the user token is never part of it.
         return wire_text(
             self.reply(
-                user_id, request, timezone_hint=timezone_hint, user_email=user_email, deadline=deadline
+                user_id,
+                request,
+                timezone_hint=timezone_hint,
+                user_email=user_email,
+                deadline=deadline,
+                user_token=user_token,
             ).to_wire()
         )
 
@@ -305,8 +315,10 @@ class ChatService:
         user_email: str | None = None,
         deadline: float | None = None,
         progress: TurnProgress | None = None,
+        user_token: str | None = None,
     ) -> ChatResponse:
-        """Run one turn for ``user_id`` (``progress`` is told of each card as it is made).
+        """Run one turn for ``user_id`` (``progress`` is told of each card as it is made; ``user_token``,
+        the sender's JWT, reaches the tool calls run here, for the user's own suite).
 
         Raises :class:`ChatInputError`, ``SessionNotOwned`` or a runtime's ``TurnError``.
         """
@@ -332,6 +344,7 @@ class ChatService:
             user_email=user_email,
             progress=progress,
             carried=carried,
+            user_token=user_token,
         )
         results = self.runtime.run_turn(turn)
         metrics.add_metric(name="ClientActions", unit="Count", value=len(results.client_actions))

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     import urllib3
 
-    from multitool.settings import ToolSettings
+    from multitool.settings import IdentitySettings, ToolSettings
 
 REQUEST_BUDGET_SECONDS = 25.0
 """What one caller's suite may spend on a request, retries included: the HTTP API cuts every
@@ -86,10 +86,10 @@ def provider_suites(
 
 
 def settings_tokens(settings: ToolSettings, http: urllib3.PoolManager) -> TokenSource:
-    """The token source the settings name: a fixed token, or one per address (local stand-ins), an
-    organization-wide credential (Google domain-wide delegation signed with
-    ``GOOGLE_DELEGATION_KEY_ARN``, the Entra app's ``MICROSOFT365_SECRET_ARN``), or none yet (every
-    call asks to connect)."""
+    """The token source the settings name: a fixed token, or one per address (local stand-ins), each
+    user's own consent through AgentCore Identity (``IDENTITY_WORKLOAD_NAME``), an organization-wide
+    credential (Google domain-wide delegation signed with ``GOOGLE_DELEGATION_KEY_ARN``, the Entra
+    app's ``MICROSOFT365_SECRET_ARN``), or none yet (every call asks to connect)."""
     provider: Provider = "google" if settings.calendar == "google" else "microsoft365"
     if settings.provider_token:
         from multitool.ports.token_sources import FixedTokenSource
@@ -99,6 +99,9 @@ def settings_tokens(settings: ToolSettings, http: urllib3.PoolManager) -> TokenS
         from multitool.ports.google_tokens import FixedTokenSource as PerAddressTokens
 
         return PerAddressTokens(settings.provider_tokens, provider=provider)
+    identity = settings.identity()
+    if identity is not None:
+        return agentcore_tokens(identity)
     if (
         settings.calendar == "google"
         and settings.google_delegation_service_account
@@ -131,4 +134,20 @@ def suites_from_settings(settings: ToolSettings, http: urllib3.PoolManager) -> C
     """Each account's suite at ``settings.calendar`` (a provider), with the settings' token source."""
     return provider_suites(
         settings.calendar, settings_tokens(settings, http), http=http, base_url=settings.provider_base_url
+    )
+
+
+def agentcore_tokens(identity: IdentitySettings) -> TokenSource:
+    """Each user's own token from AgentCore Identity, the consents kept in the connections table."""
+    import boto3
+
+    from multitool.ports.agentcore_tokens import AgentCoreTokens
+    from multitool.ports.connections import DynamoConnections
+
+    return AgentCoreTokens(
+        boto3.client("bedrock-agentcore"),
+        workload_name=identity.identity_workload_name,
+        credential_providers={identity.identity_provider: identity.identity_credential_provider},
+        return_url=identity.identity_return_url,
+        connections=DynamoConnections(identity.connections_table_name, boto3.client("dynamodb")),
     )

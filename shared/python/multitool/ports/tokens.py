@@ -77,7 +77,7 @@ class AccountNotConnected(ProviderError):
         self.authorization_url = authorization_url
 
     def detail(self) -> dict[str, Any]:
-        detail = super().detail()
+        detail = {**super().detail(), "providerName": PROVIDER_NAMES[self.provider]}
         if self.authorization_url is not None:
             detail["authorizationUrl"] = self.authorization_url
         return detail

@@ -22,32 +22,19 @@ from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, Literal
 
 from botocore.exceptions import BotoCoreError, ClientError
-from pydantic import Field
 
 from multitool.errors import ServiceError
 from multitool.ports.agentcore_tokens import mapped_error
 from multitool.ports.connections import Connections, ConsentNotFound
 from multitool.ports.tokens import PROVIDER_NAMES, Provider
-from multitool.settings import _EnvSettings
+from multitool.settings import IdentitySettings
 from multitool.wire import WireModel
 
 if TYPE_CHECKING:
     from mypy_boto3_bedrock_agentcore import BedrockAgentCoreClient
 
-    from multitool.ports.agentcore_tokens import AgentCoreTokens
-
 # botocore's CompleteResourceTokenAuth sessionUri: at most 1024 characters of this pattern.
 SESSION_URI = re.compile(r"^urn:ietf:params:oauth:request_uri:[a-zA-Z0-9\-._~]{1,990}$")
-
-
-class IdentitySettings(_EnvSettings):
-    """What the stack sets on the functions that reach a user's own account (``identity=...``)."""
-
-    identity_workload_name: str = Field(min_length=3, max_length=255)
-    identity_provider: Provider
-    identity_credential_provider: str = Field(min_length=1, max_length=128)
-    identity_return_url: str = Field(min_length=1, max_length=2048)
-    connections_table_name: str = Field(min_length=3)
 
 
 class ConsentRefused(ServiceError):
@@ -171,26 +158,4 @@ def aws_accounts() -> Accounts | None:
         boto3.client("bedrock-agentcore"),
         DynamoConnections(settings.connections_table_name, boto3.client("dynamodb")),
         (settings.identity_provider,),
-    )
-
-
-@functools.cache
-def aws_token_source() -> AgentCoreTokens | None:
-    """The deployed :class:`~multitool.ports.agentcore_tokens.AgentCoreTokens`, or None without identity."""
-    import os
-
-    if not os.environ.get("IDENTITY_WORKLOAD_NAME"):
-        return None
-    import boto3
-
-    from multitool.ports.agentcore_tokens import AgentCoreTokens
-    from multitool.ports.connections import DynamoConnections
-
-    settings = IdentitySettings.from_env()
-    return AgentCoreTokens(
-        boto3.client("bedrock-agentcore"),
-        workload_name=settings.identity_workload_name,
-        credential_providers={settings.identity_provider: settings.identity_credential_provider},
-        return_url=settings.identity_return_url,
-        connections=DynamoConnections(settings.connections_table_name, boto3.client("dynamodb")),
     )

@@ -50,12 +50,14 @@ Recipients = list[RawName]
 class Caller:
     """The authenticated user: the JWT ``sub``; ``email`` only when the token says it is verified;
     ``name`` (display only: the user's profile name, e.g. the ``name`` claim) when it carries one;
-    ``groups``: the user pool groups the token names (``cognito:groups``)."""
+    ``groups``: the user pool groups the token names (``cognito:groups``); ``user_token``: the
+    JWT itself, for the user's own suite (AgentCore Identity), never stored or logged."""
 
     user_id: str
     email: str | None = None
     name: str | None = None
     groups: frozenset[str] = frozenset()
+    user_token: str | None = field(default=None, repr=False, compare=False)
 
 
 SENT_VIA = "via multitool"

@@ -14,6 +14,7 @@ from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from multitool.errors import RETRY_AFTER, ServiceError
+from multitool.ports.tokens import PROVIDER_NAMES, Provider
 
 if TYPE_CHECKING:
     from multitool.drafts import Draft
@@ -159,16 +160,33 @@ class SideEffectFailed(ReviewError):
 
 class ReconnectAccount(ReviewError):
     """The user's own suite has no usable token: nothing happened, the draft stays confirmable
-    once the account is (re)connected (``account_not_connected``). The connect link is kept on
-    the error; the error body does not carry it yet (the connect-account card will)."""
+    once the account is (re)connected (``account_not_connected``). The error body names the
+    provider and, when the token source offered one, the link that connects the account: what the
+    page's connect card shows."""
 
     code = "account_not_connected"
     status = HTTPStatus.FORBIDDEN
 
-    def __init__(self, message: str, *, draft: Draft, authorization_url: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        draft: Draft,
+        provider: Provider | None = None,
+        authorization_url: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.draft = draft
+        self.provider = provider
         self.authorization_url = authorization_url
+
+    def detail(self) -> dict[str, Any]:
+        if self.provider is None:
+            return {}
+        detail: dict[str, Any] = {"provider": self.provider, "providerName": PROVIDER_NAMES[self.provider]}
+        if self.authorization_url is not None:
+            detail["authorizationUrl"] = self.authorization_url
+        return detail
 
 
 class ProviderFailed(ReviewError):

@@ -315,7 +315,10 @@ class Reviewer:
             found = directory.resolve(typed)
         except AccountNotConnected as missing:
             raise ReconnectAccount(
-                str(missing), draft=draft, authorization_url=missing.authorization_url
+                str(missing),
+                draft=draft,
+                provider=missing.provider,
+                authorization_url=missing.authorization_url,
             ) from None
         except ProviderError as error:
             raise ProviderFailed(
@@ -377,7 +380,10 @@ class Reviewer:
             restored = self._restore(executing, before, str(missing))
             logger.info("Account not connected", extra={**log, "provider": missing.provider})
             raise ReconnectAccount(
-                str(missing), draft=restored, authorization_url=missing.authorization_url
+                str(missing),
+                draft=restored,
+                provider=missing.provider,
+                authorization_url=missing.authorization_url,
             ) from None
         except ProviderError as error:
             self._refund(ctx.caller, spent)

@@ -83,6 +83,9 @@ class TurnRequest:
     carried: tuple[Mapping[str, Any], ...] | None = None
     """The harness step carried into this turn, when the session claim already took it from the
     store (one write for both); None: the runtime takes it from its own carry store."""
+    user_token: str | None = field(default=None, repr=False, compare=False)
+    """The sender's own JWT, for the tool calls this function runs (the user's own suite); never
+    stored, logged, traced or sent to a model or a harness."""
 
     def has_time_for_model_call(self) -> bool:
         """Whether another model call can still finish before the deadline."""

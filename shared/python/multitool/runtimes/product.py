@@ -117,6 +117,7 @@ def product_flows(
             now=request.now or datetime.now(UTC),
             timezone=request.timezone,
             requester_email=request.user_email,
+            user_token=request.user_token,
         )
         return product_flow(ctx, ports, config, request.progress, direct_answers=direct_answers)
 

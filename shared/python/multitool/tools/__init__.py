@@ -36,11 +36,12 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import ValidationError
 
+from multitool.cards.connect import connect_payload
 from multitool.drafts import Draft, DraftStatus, draft_id, new_draft
 from multitool.observability import error_fields, logger
 from multitool.people import NameResolution
 from multitool.ports.calendar import Interval
-from multitool.ports.tokens import ProviderError
+from multitool.ports.tokens import AccountNotConnected, ProviderError
 from multitool.tools.base import (
     MAX_CALLS_PER_BATCH,
     BackendUnavailable,
@@ -161,9 +162,24 @@ def run_calls(
             errors[index] = _failed(name, error)
 
     drafts: dict[int, Draft] = {}
+    connect: dict[int, dict[str, Any]] = {}
     try:
-        people = _resolve_names(prepared.values(), ports)
-        busy = _busy_times(prepared.values(), people, ports)
+        # The caller's own suite may refuse one read and not the other (the calendar's consent not
+        # given yet): only the calls that need the refused read answer it; the others go on.
+        try:
+            people = _resolve_names(prepared.values(), ports)
+        except ProviderError as failure:
+            _refuse(failure, [i for i, (_, _, ready) in prepared.items() if ready.names], errors, connect)
+            people = {}
+        prepared = {i: call for i, call in prepared.items() if i not in errors and i not in connect}
+        try:
+            busy = _busy_times(prepared.values(), people, ports)
+        except ProviderError as failure:
+            _refuse(
+                failure, [i for i, (_, _, ready) in prepared.items() if ready.busy_window], errors, connect
+            )
+            busy = {}
+        prepared = {i: call for i, call in prepared.items() if i not in errors and i not in connect}
         for index, (spec, args, ready) in prepared.items():
             try:
                 payload = {"action": spec.action, **ready.finish(people, busy)}
@@ -195,10 +211,15 @@ def run_calls(
             except ToolError as error:
                 errors[index] = error
     except ProviderError as failure:
-        # The caller's own suite said no (not connected, throttled, no such mailbox): its words.
+        # The caller's own suite said no past the reads (a name's second look-up): its words.
         logger.warning("The suite refused a read", extra={"code": failure.code, "provider": failure.provider})
         said_no = SuiteRefused(str(failure), code=failure.code, status=failure.status)
-        return [CallOutcome(name, error=errors.get(i, said_no)) for i, (name, _) in enumerate(calls)]
+        return [
+            CallOutcome(name, payload=connect[i])
+            if i in connect
+            else CallOutcome(name, error=errors.get(i, said_no))
+            for i, (name, _) in enumerate(calls)
+        ]
     except _PORT_FAILURES as failure:
         logger.warning(
             "A backend failed while running tool calls", extra={"error_type": type(failure).__name__}
@@ -215,7 +236,8 @@ def run_calls(
             )
         else:
             payloads[index] = draft.payload
-    # Every call is either an error or a stored draft.
+    payloads.update(connect)
+    # Every call is either an error, a stored draft, or the card that connects the account it needs.
     return [
         CallOutcome(name, payload=payloads[i]) if i in payloads else CallOutcome(name, error=errors[i])
         for i, (name, _) in enumerate(calls)
@@ -263,6 +285,24 @@ def _successor(proposal: Draft, discarded: Draft) -> Draft:
     return proposal.model_copy(
         update={"id": identifier, "payload": {**proposal.payload, "draftId": identifier}}
     )
+
+
+def _refuse(
+    failure: ProviderError,
+    indexes: Sequence[int],
+    errors: dict[int, ToolError],
+    connect: dict[int, dict[str, Any]],
+) -> None:
+    """The calls at ``indexes`` needed the read the caller's own suite refused: each answers the
+    card that connects the account (no draft stands behind it) when the suite offered a link,
+    else the suite's own words, code and status."""
+    logger.warning("The suite refused a read", extra={"code": failure.code, "provider": failure.provider})
+    payload = connect_payload(failure) if isinstance(failure, AccountNotConnected) else None
+    for index in indexes:
+        if payload is not None:
+            connect[index] = dict(payload)
+        else:
+            errors[index] = SuiteRefused(str(failure), code=failure.code, status=failure.status)
 
 
 def _failed(name: str, error: Exception) -> ToolFailed:

@@ -184,6 +184,8 @@ class ToolContext:
 
     ``requester_email``: the asking user's verified address, when the caller knows it; the
     meeting scheduler then keeps the requester's own bookings out of its proposals.
+    ``user_token``: the asking user's own JWT, when the call runs in the function that received it
+    (the user's own suite exchanges it at AgentCore Identity); never stored, logged or traced.
     """
 
     owner: str
@@ -191,6 +193,7 @@ class ToolContext:
     now: datetime = field(default_factory=lambda: datetime.now(UTC))
     timezone: str = "UTC"
     requester_email: str | None = None
+    user_token: str | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.owner:
@@ -300,5 +303,5 @@ class ToolPorts:
             return self
         from multitool.ports.tokens import Account
 
-        suite = self.suites(Account(user_id=ctx.owner, email=ctx.requester_email))
+        suite = self.suites(Account(user_id=ctx.owner, email=ctx.requester_email, user_token=ctx.user_token))
         return ToolPorts(directory=suite.directory, calendar=suite.calendar, drafts=self.drafts)
