@@ -30,7 +30,7 @@ class ErrorDetail(WireModel):
     )
     # A user's own account (multitool.ports.tokens): which provider refused, and where to connect it.
     provider: str | SkipJsonSchema[None] = Field(
-        default=None, description="The provider of the user's own account: microsoft365, google"
+        default=None, description="The provider of the user's own account: microsoft365, google, atlassian"
     )
     provider_name: str | SkipJsonSchema[None] = Field(
         default=None, description="The provider's name as the user knows it: Microsoft 365, Google Workspace"

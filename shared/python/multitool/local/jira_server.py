@@ -3,7 +3,11 @@
 It answers the few REST API v3 calls the Jira port makes the way Jira Cloud
 does: ``POST /rest/api/3/issue`` (basic auth, field validation, ADF
 description), ``GET /rest/api/3/issue/<key>``, ``GET /rest/api/3/user/search``,
-and ``GET /browse/<key>`` (a page labelled as a sandbox). Failures can be
+and ``GET /browse/<key>`` (a page labelled as a sandbox). As Atlassian's API gateway it also
+takes the user's own OAuth token: ``GET /oauth/token/accessible-resources`` and the same calls
+under ``/ex/jira/<cloud id>``, with ``Authorization: Bearer local-atlassian-<sub>`` (the token the
+local AgentCore Identity stand-in, :mod:`multitool.local.identity`, issues), the issue's reporter
+being that user. Failures can be
 scripted for the next create: 400 with per-field errors, 401, 429 with
 ``Retry-After``, 5xx.
 
@@ -29,6 +33,10 @@ from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
 from multitool.ports.jira import SANDBOX_CREDENTIALS_EMAIL, SANDBOX_CREDENTIALS_TOKEN
+
+CLOUD_ID = "5a1d7c3e-0b9f-4e2a-8c61-sandbox00001"
+"""The sandbox site's cloud id (accessible-resources' ``id``)."""
+BEARER_PREFIX = "Bearer local-atlassian-"
 
 PRIORITIES = ("Highest", "High", "Medium", "Low", "Lowest")
 DEFAULT_PROJECTS: dict[str, tuple[str, ...]] = {
@@ -118,11 +126,25 @@ class FakeJira:
         expected = base64.b64encode(f"{self.email}:{self.api_token}".encode()).decode()
         return header == f"Basic {expected}"
 
+    def bearer_user(self, header: str | None) -> str | None:
+        """The user whose own token ``header`` carries (``local-atlassian-<sub>``), else None."""
+        if header is None or not header.startswith(BEARER_PREFIX):
+            return None
+        return header.removeprefix(BEARER_PREFIX) or None
+
+    def accessible_resources(self) -> list[dict[str, Any]]:
+        """Atlassian's answer: the one sandbox site, its cloud id as ``id``."""
+        scopes = ["read:jira-work", "write:jira-work", "read:jira-user"]
+        return [{"id": CLOUD_ID, "name": "Sandbox", "url": self.url, "scopes": scopes, "avatarUrl": ""}]
+
     def next_failure(self) -> ScriptedFailure | None:
         with self._lock:
             return self._failures.popleft() if self._failures else None
 
-    def create(self, fields: dict[str, Any]) -> dict[str, Any]:
+    def create(self, fields: dict[str, Any], reporter: str | None = None) -> dict[str, Any]:
+        """``reporter``: the user whose own token made the request (else the account of the basic auth)."""
+        if reporter is not None:
+            fields = {**fields, "reporter": {"accountId": f"local-{reporter}"}}
         with self._lock:
             project = fields["project"]["key"]
             number = self._counters.get(project, 0) + 1
@@ -255,8 +277,12 @@ def _handler_for(jira: FakeJira) -> type[BaseHTTPRequestHandler]:
             if url.path.startswith("/browse/"):
                 self._browse(url.path.removeprefix("/browse/"))
                 return
-            if not jira.authorized(self.headers.get("Authorization")):
-                self._unauthorized()
+            path, user = self._route(url.path)
+            if path is None:
+                return
+            url = url._replace(path=path)
+            if url.path == "/oauth/token/accessible-resources" and user is not None:
+                self._json(HTTPStatus.OK, jira.accessible_resources())
                 return
             if url.path == "/rest/api/3/user/search":
                 query = parse_qs(url.query).get("query", [""])[0]
@@ -289,11 +315,11 @@ def _handler_for(jira: FakeJira) -> type[BaseHTTPRequestHandler]:
             self._json(HTTPStatus.NOT_FOUND, {"errorMessages": ["Not found"]})
 
         def do_POST(self) -> None:
-            if urlsplit(self.path).path != "/rest/api/3/issue":
-                self._json(HTTPStatus.NOT_FOUND, {"errorMessages": ["Not found"]})
+            path, user = self._route(urlsplit(self.path).path)
+            if path is None:
                 return
-            if not jira.authorized(self.headers.get("Authorization")):
-                self._unauthorized()
+            if path != "/rest/api/3/issue":
+                self._json(HTTPStatus.NOT_FOUND, {"errorMessages": ["Not found"]})
                 return
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
@@ -312,8 +338,27 @@ def _handler_for(jira: FakeJira) -> type[BaseHTTPRequestHandler]:
                 self._json(HTTPStatus.BAD_REQUEST, {"errorMessages": [], "errors": errors})
                 return
             assert isinstance(fields, dict)
-            issue = jira.create(fields)
+            issue = jira.create(fields, reporter=user)
             self._json(HTTPStatus.CREATED, {"id": issue["id"], "key": issue["key"], "self": issue["self"]})
+
+        def _route(self, path: str) -> tuple[str | None, str | None]:
+            """The Jira path and the user acting (None: the basic-auth account), or (None, None) once
+            refused: the user's own token only through Atlassian's gateway, the site's own only directly."""
+            header = self.headers.get("Authorization")
+            if path == "/oauth/token/accessible-resources" or path.startswith("/ex/jira/"):
+                user = jira.bearer_user(header)
+                if user is None:
+                    self._unauthorized()
+                    return None, None
+                prefix = f"/ex/jira/{CLOUD_ID}"
+                if path.startswith("/ex/jira/") and not path.startswith(f"{prefix}/"):
+                    self._json(HTTPStatus.NOT_FOUND, {"errorMessages": ["Site not found"]})
+                    return None, None
+                return path.removeprefix(prefix), user
+            if not jira.authorized(header):
+                self._unauthorized()
+                return None, None
+            return path, None
 
         def _scripted(self, failure: ScriptedFailure) -> None:
             headers = {}

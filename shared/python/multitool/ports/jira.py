@@ -22,14 +22,19 @@ class JiraCredentials:
     api_token: str = field(repr=False)
 
     def __post_init__(self) -> None:
-        parts = urlsplit(self.base_url)
-        if not parts.netloc or parts.scheme not in {"https", "http"}:
-            raise JiraNotConfigured("The Jira base URL must be an absolute https:// URL")
-        # Plain http only to a loopback address (the sandbox and tests): never send a token in clear.
-        if parts.scheme == "http" and parts.hostname not in _LOOPBACK_HOSTS:
-            raise JiraNotConfigured("The Jira base URL must use https://")
+        require_https(self.base_url, "The Jira base URL")
         if not self.email or not self.api_token:
             raise JiraNotConfigured("The Jira credentials need an email and an API token")
+
+
+def require_https(url: str, what: str) -> None:
+    """``url`` is absolute https://, or plain http to a loopback address (the sandbox and tests): a
+    token is never sent in clear."""
+    parts = urlsplit(url)
+    if not parts.netloc or parts.scheme not in {"https", "http"}:
+        raise JiraNotConfigured(f"{what} must be an absolute https:// URL")
+    if parts.scheme == "http" and parts.hostname not in _LOOPBACK_HOSTS:
+        raise JiraNotConfigured(f"{what} must use https://")
 
 
 # What the local sandbox's fake Jira accepts; never a real account.

@@ -79,7 +79,7 @@ class JiraCloudClient:
         account_id = self.find_account_id(issue.assignee_email) if issue.assignee_email else None
         status, headers, body = self._request("POST", ISSUE_PATH, {"fields": issue_fields(issue, account_id)})
         if status not in (200, 201):
-            raise _error_for(status, headers, body)
+            raise error_for(status, headers, body)
         if not isinstance(body, dict) or not body.get("key"):
             raise JiraUnavailable("Jira answered without an issue key")
         key = str(body["key"])
@@ -89,49 +89,70 @@ class JiraCloudClient:
         """The Jira account id of the user with ``email``; :class:`JiraRejected` if there is none."""
         status, headers, body = self._request("GET", f"{USER_SEARCH_PATH}?query={quote(email)}", None)
         if status != 200:
-            raise _error_for(status, headers, body)
-        users = body if isinstance(body, list) else []
-        wanted = email.casefold()
-        exact = [u for u in users if str(u.get("emailAddress", "")).casefold() == wanted]
-        # Jira hides emailAddress under some privacy settings; a single match is then the user.
-        matches = exact or (users if len(users) == 1 else [])
-        if not matches or not matches[0].get("accountId"):
-            raise JiraRejected(
-                "The assignee has no Jira account",
-                errors={"assignee": "No Jira user matches the assignee's email address"},
-                messages=[],
-            )
-        return str(matches[0]["accountId"])
+            raise error_for(status, headers, body)
+        return matching_account_id(body, email)
 
     def _request(self, method: str, path: str, payload: dict[str, Any] | None) -> tuple[int, Any, Any]:
-        try:
-            response = self._http.request(
-                method,
-                f"{self.base_url}{path}",
-                body=None if payload is None else json.dumps(payload).encode(),
-                headers=self._headers,
-                timeout=self._timeout,
-                # Connection failures are retried (nothing reached Jira); a sent request never is.
-                retries=urllib3.Retry(total=2, connect=2, read=0, status=0, other=0, redirect=0),
-            )
-        except (urllib3.exceptions.ReadTimeoutError, urllib3.exceptions.ProtocolError) as error:
-            # Sent, then no answer: for a create, Jira may have made the issue.
-            if method == "POST":
-                raise JiraOutcomeUnknown(
-                    f"Jira did not answer after the issue was sent ({type(error).__name__}); it may have "
-                    "been created. Check Jira before confirming again."
-                ) from error
-            raise JiraUnavailable(f"Jira could not be reached ({type(error).__name__})") from error
-        except urllib3.exceptions.HTTPError as error:
-            raise JiraUnavailable(f"Jira could not be reached ({type(error).__name__})") from error
-        try:
-            body = json.loads(response.data) if response.data else None
-        except (ValueError, UnicodeDecodeError):
-            body = None
-        return response.status, response.headers, body
+        return send(self._http, method, f"{self.base_url}{path}", payload, self._headers, self._timeout)
 
 
-def _error_for(status: int, headers: Any, body: Any) -> JiraError:
+def matching_account_id(body: Any, email: str) -> str:
+    """The account id in the user search's answer ``body`` of the user whose address is ``email``;
+    :class:`JiraRejected` if there is none."""
+    users = body if isinstance(body, list) else []
+    wanted = email.casefold()
+    exact = [u for u in users if str(u.get("emailAddress", "")).casefold() == wanted]
+    # Jira hides emailAddress under some privacy settings; a single match is then the user.
+    matches = exact or (users if len(users) == 1 else [])
+    if not matches or not matches[0].get("accountId"):
+        raise JiraRejected(
+            "The assignee has no Jira account",
+            errors={"assignee": "No Jira user matches the assignee's email address"},
+            messages=[],
+        )
+    return str(matches[0]["accountId"])
+
+
+def send(
+    http: urllib3.PoolManager,
+    method: str,
+    url: str,
+    payload: dict[str, Any] | None,
+    headers: dict[str, str],
+    timeout: urllib3.Timeout,
+) -> tuple[int, Any, Any]:
+    """One request to Jira: its status, headers and JSON body (None when it has none).
+
+    Connection failures are retried (nothing reached Jira); a sent request never is, and a create
+    sent without an answer is :class:`JiraOutcomeUnknown`."""
+    try:
+        response = http.request(
+            method,
+            url,
+            body=None if payload is None else json.dumps(payload).encode(),
+            headers=headers,
+            timeout=timeout,
+            retries=urllib3.Retry(total=2, connect=2, read=0, status=0, other=0, redirect=0),
+        )
+    except (urllib3.exceptions.ReadTimeoutError, urllib3.exceptions.ProtocolError) as error:
+        # Sent, then no answer: for a create, Jira may have made the issue.
+        if method == "POST":
+            raise JiraOutcomeUnknown(
+                f"Jira did not answer after the issue was sent ({type(error).__name__}); it may have "
+                "been created. Check Jira before confirming again."
+            ) from error
+        raise JiraUnavailable(f"Jira could not be reached ({type(error).__name__})") from error
+    except urllib3.exceptions.HTTPError as error:
+        raise JiraUnavailable(f"Jira could not be reached ({type(error).__name__})") from error
+    try:
+        body = json.loads(response.data) if response.data else None
+    except (ValueError, UnicodeDecodeError):
+        body = None
+    return response.status, response.headers, body
+
+
+def error_for(status: int, headers: Any, body: Any) -> JiraError:
+    """Jira's answer as the typed error the review maps (one place for both ways of signing in)."""
     if status == 400:
         errors = body.get("errors", {}) if isinstance(body, dict) else {}
         messages = body.get("errorMessages", []) if isinstance(body, dict) else []

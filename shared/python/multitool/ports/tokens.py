@@ -18,8 +18,12 @@ from typing import Any, ClassVar, Literal, Protocol
 
 from multitool.errors import RETRY_AFTER, ServiceError
 
-Provider = Literal["microsoft365", "google"]
-PROVIDER_NAMES: dict[str, str] = {"microsoft365": "Microsoft 365", "google": "Google Workspace"}
+Provider = Literal["microsoft365", "google", "atlassian"]
+PROVIDER_NAMES: dict[str, str] = {
+    "microsoft365": "Microsoft 365",
+    "google": "Google Workspace",
+    "atlassian": "Atlassian (Jira)",
+}
 
 
 @dataclass(frozen=True, slots=True)
