@@ -12,11 +12,14 @@ import os
 from collections.abc import Mapping
 from enum import StrEnum
 from http import HTTPStatus
-from typing import Any, Literal, Self
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from multitool.errors import ServiceError
+
+if TYPE_CHECKING:
+    from multitool.ports.tokens import Provider
 
 
 class SettingsError(ServiceError, ValueError):
@@ -128,6 +131,12 @@ class ToolSettings(_EnvSettings):
     identity_credential_provider: str | None = Field(default=None, min_length=1, max_length=128)
     identity_return_url: str | None = Field(default=None, min_length=1, max_length=2048)
     connections_table_name: str | None = Field(default=None, min_length=3)
+    identity_jira_credential_provider: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=128,
+        description="The Atlassian credential provider Jira creates run through as the user (jiraAuth=user)",
+    )
 
     @field_validator("jira_projects", mode="before")
     @classmethod
@@ -163,11 +172,21 @@ class ToolSettings(_EnvSettings):
 
     @model_validator(mode="after")
     def _identity_whole(self) -> Self:
-        given = {name: getattr(self, name) for name in IDENTITY_FIELDS}
-        missing = [name.upper() for name, value in given.items() if value is None]
-        if missing and len(missing) < len(IDENTITY_FIELDS):
-            raise ValueError(f"identity settings are incomplete: {', '.join(missing)} must be set too")
-        if not missing and self.identity_provider != self.calendar:
+        # The workload, its return URL and the consents go together, with at least one provider;
+        # the calendar's provider and its credential provider go together.
+        names = [*IDENTITY_WORKLOAD_FIELDS, *IDENTITY_CALENDAR_FIELDS, *IDENTITY_PROVIDER_FIELDS]
+        if all(getattr(self, name) is None for name in names):
+            return self
+        missing = [name.upper() for name in IDENTITY_WORKLOAD_FIELDS if getattr(self, name) is None]
+        if (self.identity_provider is None) != (self.identity_credential_provider is None):
+            missing += [name.upper() for name in IDENTITY_CALENDAR_FIELDS if getattr(self, name) is None]
+        if all(getattr(self, name) is None for name in IDENTITY_PROVIDER_FIELDS):
+            missing.append("IDENTITY_CREDENTIAL_PROVIDER or IDENTITY_JIRA_CREDENTIAL_PROVIDER")
+        if missing:
+            raise ValueError(
+                f"identity settings are incomplete: {', '.join(dict.fromkeys(missing))} must be set too"
+            )
+        if self.identity_provider is not None and self.identity_provider != self.calendar:
             raise ValueError(
                 f"IDENTITY_PROVIDER is {self.identity_provider} but CALENDAR is {self.calendar}: users can "
                 "only connect the accounts the tools use"
@@ -185,13 +204,26 @@ class IdentitySettings(_EnvSettings):
     """What the stack sets on the functions that reach a user's own account (``identity``)."""
 
     identity_workload_name: str = Field(min_length=3, max_length=255)
-    identity_provider: Literal["microsoft365", "google"]
-    identity_credential_provider: str = Field(min_length=1, max_length=128)
+    identity_provider: Literal["microsoft365", "google"] | None = None
+    identity_credential_provider: str | None = Field(default=None, min_length=1, max_length=128)
     identity_return_url: str = Field(min_length=1, max_length=2048)
     connections_table_name: str = Field(min_length=3)
+    identity_jira_credential_provider: str | None = Field(default=None, min_length=1, max_length=128)
+
+    def credential_providers(self) -> dict[Provider, str]:
+        """Each provider users connect, with its credential provider's name."""
+        named: dict[Provider, str] = {}
+        if self.identity_provider is not None and self.identity_credential_provider is not None:
+            named[self.identity_provider] = self.identity_credential_provider
+        if self.identity_jira_credential_provider is not None:
+            named["atlassian"] = self.identity_jira_credential_provider
+        return named
 
 
 IDENTITY_FIELDS = tuple(IdentitySettings.model_fields)
+IDENTITY_WORKLOAD_FIELDS = ("identity_workload_name", "identity_return_url", "connections_table_name")
+IDENTITY_CALENDAR_FIELDS = ("identity_provider", "identity_credential_provider")
+IDENTITY_PROVIDER_FIELDS = ("identity_credential_provider", "identity_jira_credential_provider")
 
 
 class InterceptorSettings(_EnvSettings):
@@ -289,6 +321,17 @@ class ReviewSettings(ToolSettings):
         default=None, description='Secrets Manager secret {"baseUrl", "email", "apiToken"}; unset: no Jira'
     )
     jira_base_url: str | None = Field(default=None, description="Overrides the secret's baseUrl (sandbox)")
+    jira_auth: Literal["organization", "user"] = Field(
+        default="organization",
+        description="organization: issues are created with the secret's account; user: as the signed-in "
+        "user, with their consent (AgentCore Identity, IDENTITY_JIRA_CREDENTIAL_PROVIDER)",
+    )
+    jira_site_url: str | None = Field(
+        default=None, description="JIRA_AUTH=user: the Jira site, e.g. https://your-site.atlassian.net"
+    )
+    atlassian_api_url: str = Field(
+        default="https://api.atlassian.com", description="Atlassian's API gateway (a local stand-in in tests)"
+    )
     ses_configuration_set: str | None = None
     sandbox: bool = Field(default=False, description="Local sandbox: results are labelled as not real")
     limits_table_name: str | None = Field(
@@ -315,6 +358,17 @@ class ReviewSettings(ToolSettings):
     @classmethod
     def _domains(cls, value: Any) -> Any:
         return tuple(d.strip() for d in value.split(",") if d.strip()) if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _jira_as_the_user(self) -> Self:
+        if self.jira_auth == "user" and (
+            self.jira_site_url is None or self.identity_jira_credential_provider is None
+        ):
+            raise ValueError(
+                "JIRA_AUTH=user needs JIRA_SITE_URL and the identity settings with "
+                "IDENTITY_JIRA_CREDENTIAL_PROVIDER (the stack's jiraAuth=user sets them)"
+            )
+        return self
 
 
 def page_projects(raw: str | None) -> dict[str, dict[str, Any]]:

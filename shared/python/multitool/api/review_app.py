@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     import urllib3
 
     from multitool.drafts import Draft
+    from multitool.ports.jira import JiraClient
     from multitool.ports.suites import Suite
     from multitool.ports.tokens import TokenSource
     from multitool.settings import ReviewSettings, ToolSettings
@@ -90,7 +91,7 @@ def aws_reviewer() -> Reviewer:
     from multitool.ports.directory import DynamoDirectory
     from multitool.ports.drafts import DynamoDraftStore
     from multitool.ports.dynamo_calendar import DynamoCalendar
-    from multitool.ports.jira import SANDBOX_CREDENTIALS_EMAIL, SANDBOX_CREDENTIALS_TOKEN, JiraClient
+    from multitool.ports.jira import SANDBOX_CREDENTIALS_EMAIL, SANDBOX_CREDENTIALS_TOKEN
     from multitool.ports.jira_cloud import DeferredJiraClient, JiraCloudClient, SecretsJiraCredentials
     from multitool.ports.mail import DeferredMailer, Mailer
     from multitool.ports.quota import DynamoRecipientQuota
@@ -104,8 +105,22 @@ def aws_reviewer() -> Reviewer:
 
         return SesMailer(boto3.client("sesv2"), settings.sender_email, settings.ses_configuration_set)
 
+    http = urllib3.PoolManager()
     jira: JiraClient | None = None
-    if settings.jira_secret_arn:
+    jira_of_caller = None
+    tokens: TokenSource | None = None
+    identity = settings.identity()
+    if identity is not None:
+        from multitool.ports.provider_suites import agentcore_tokens
+
+        # One token source for the calendar's provider and Atlassian: one workload token per user token.
+        tokens = agentcore_tokens(identity)
+    if settings.jira_auth == "user":
+        # The settings checked both: JIRA_AUTH=user comes with the identity settings and the site.
+        assert tokens is not None
+        assert settings.jira_site_url is not None
+        jira_of_caller = caller_jira(tokens, settings.jira_site_url, http, settings.atlassian_api_url)
+    elif settings.jira_secret_arn:
         secret_arn = settings.jira_secret_arn
 
         def from_secret() -> JiraClient:
@@ -127,7 +142,12 @@ def aws_reviewer() -> Reviewer:
         )
     return Reviewer(
         DynamoDraftStore(settings.drafts_table_name, dynamodb),
-        suites=caller_suites(settings, urllib3.PoolManager()) if settings.calendar != "builtin" else None,
+        suites=(
+            caller_suites(settings, http, tokens if identity and identity.identity_provider else None)
+            if settings.calendar != "builtin"
+            else None
+        ),
+        caller_jira=jira_of_caller,
         mailer=DeferredMailer(ses_mailer),
         calendar=DynamoCalendar(settings.bookings_table_name, dynamodb),
         jira=jira,
@@ -166,6 +186,22 @@ def caller_suites(
     )
 
     def for_caller(caller: Caller) -> Suite:
+        return for_account(Account(user_id=caller.user_id, email=caller.email, user_token=caller.user_token))
+
+    return for_caller
+
+
+def caller_jira(
+    tokens: TokenSource, site_url: str, http: urllib3.PoolManager, api_base: str
+) -> Callable[[Caller], JiraClient]:
+    """Each caller's own Jira on the site at ``site_url``, with the caller's own JWT for the token
+    source (Jira as the user: Atlassian's OAuth through AgentCore Identity)."""
+    from multitool.ports.jira_atlassian import caller_jira as account_jira
+    from multitool.ports.tokens import Account
+
+    for_account = account_jira(tokens, site_url=site_url, http=http, api_base=api_base)
+
+    def for_caller(caller: Caller) -> JiraClient:
         return for_account(Account(user_id=caller.user_id, email=caller.email, user_token=caller.user_token))
 
     return for_caller

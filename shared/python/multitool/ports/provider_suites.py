@@ -100,7 +100,7 @@ def settings_tokens(settings: ToolSettings, http: urllib3.PoolManager) -> TokenS
 
         return PerAddressTokens(settings.provider_tokens, provider=provider)
     identity = settings.identity()
-    if identity is not None:
+    if identity is not None and identity.identity_provider is not None:
         return agentcore_tokens(identity)
     if (
         settings.calendar == "google"
@@ -147,7 +147,7 @@ def agentcore_tokens(identity: IdentitySettings) -> TokenSource:
     return AgentCoreTokens(
         boto3.client("bedrock-agentcore"),
         workload_name=identity.identity_workload_name,
-        credential_providers={identity.identity_provider: identity.identity_credential_provider},
+        credential_providers=identity.credential_providers(),
         return_url=identity.identity_return_url,
         connections=DynamoConnections(identity.connections_table_name, boto3.client("dynamodb")),
     )

@@ -157,5 +157,5 @@ def aws_accounts() -> Accounts | None:
     return Accounts(
         boto3.client("bedrock-agentcore"),
         DynamoConnections(settings.connections_table_name, boto3.client("dynamodb")),
-        (settings.identity_provider,),
+        tuple(settings.credential_providers()),
     )

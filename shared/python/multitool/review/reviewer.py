@@ -184,11 +184,14 @@ class Reviewer:
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         directory: Directory | None = None,
         suites: Callable[[Caller], Suite] | None = None,
+        caller_jira: Callable[[Caller], JiraClient] | None = None,
     ) -> None:
         """``suites``: the caller's own suite (Microsoft 365, Google Workspace) whose directory,
-        calendar and mailer a confirm uses instead of ``directory``/``calendar``/``mailer``."""
+        calendar and mailer a confirm uses instead of ``directory``/``calendar``/``mailer``;
+        ``caller_jira``: the caller's own Jira (Jira as the user), used instead of ``jira``."""
         self.drafts = drafts
         self.suites = suites
+        self.caller_jira = caller_jira
         self.directory = directory
         self.mailer = mailer
         self.calendar = calendar
@@ -252,7 +255,7 @@ class Reviewer:
                 raise AlreadyDone("This action was already done with different content.", draft=draft)
             if draft.status is DraftStatus.EXECUTING and self.clock() - draft.updated_at < EXECUTION_LEASE:
                 raise ActionInProgress("This action is being executed; try again shortly.", draft=draft)
-            review.check(content, ctx, self)
+            review.check(content, ctx, self._backends(caller))
             spent = self._spend(review, content, ctx)
             executing = draft.model_copy(
                 update={
@@ -365,7 +368,7 @@ class Reviewer:
             "user_id": ctx.caller.user_id,
             "recipients": recipients,
         }
-        backends: Backends = self if self.suites is None else _SuiteBackends(self, self.suites(ctx.caller))
+        backends = self._backends(ctx.caller)
         try:
             result = review.execute(content, ctx, backends)
         except SlotRefused as refused:
@@ -418,6 +421,12 @@ class Reviewer:
         metrics.add_metric(name="ActionsDone", unit=MetricUnit.Count, value=1)
         self._record(ctx, "done", recipients, result)
         return done
+
+    def _backends(self, caller: Caller) -> Backends:
+        """The ports a confirm uses: the caller's own where the deployment acts as each user."""
+        if self.suites is None and self.caller_jira is None:
+            return self
+        return _CallerBackends(self, caller)
 
     def _restore(self, executing: Draft, before: Draft, message: str) -> Draft:
         """Nothing happened: the draft goes back to what it was (a taken-over ``executing``
@@ -504,24 +513,26 @@ class Reviewer:
         return self.drafts.replace(executing, finished)
 
 
-class _SuiteBackends:
-    """The reviewer's backends with the caller's own suite's calendar and mailer."""
+class _CallerBackends:
+    """The reviewer's backends with the caller's own suite's calendar and mailer, and the caller's own
+    Jira, where the deployment acts as each user."""
 
-    def __init__(self, reviewer: Reviewer, suite: Suite) -> None:
+    def __init__(self, reviewer: Reviewer, caller: Caller) -> None:
         self._reviewer = reviewer
-        self._suite = suite
+        self._suite = reviewer.suites(caller) if reviewer.suites is not None else None
+        self._jira = reviewer.caller_jira(caller) if reviewer.caller_jira is not None else reviewer.jira
 
     @property
     def mailer(self) -> Mailer:
-        return self._suite.mailer
+        return self._suite.mailer if self._suite is not None else self._reviewer.mailer
 
     @property
     def calendar(self) -> Calendar:
-        return self._suite.calendar
+        return self._suite.calendar if self._suite is not None else self._reviewer.calendar
 
     @property
     def jira(self) -> JiraClient | None:
-        return self._reviewer.jira
+        return self._jira
 
     def clock(self) -> datetime:
         return self._reviewer.clock()
