@@ -133,6 +133,17 @@ ALLOWED: dict[str, str] = {
     ),
     "defaultTimezone": "an IANA time zone name, e.g. Europe/Berlin",
     "jiraProjects": 'a JSON object of project key -> {"name": ..., "issueTypes": [...]}',
+    # Whose Jira account creates an issue (multitool.ports.jira_cloud, multitool.ports.jira_atlassian).
+    "jiraAuth": (
+        "organization (the default: one Jira account's API token in the Jira secret), user (each user's "
+        "own Atlassian account with their consent, through AgentCore Identity; give jiraClientId and "
+        "jiraSiteUrl)"
+    ),
+    "jiraClientId": (
+        "the client id of the OAuth 2.0 (3LO) app registered in Atlassian's developer console (letters, "
+        "digits, '.', '-' and '_'), given with jiraAuth=user"
+    ),
+    "jiraSiteUrl": "the Jira site's origin, e.g. https://your-site.atlassian.net, given with jiraAuth=user",
     # Whom a confirm may mail (multitool.review.limits).
     "recipientDomains": "comma-separated domains inside the organization, e.g. example.com,corp.example.com",
     "outsideRecipients": (
@@ -209,6 +220,11 @@ class Identity(StrEnum):
     OFF = "off"
     MICROSOFT365 = "microsoft365"
     GOOGLE = "google"
+
+
+class JiraAuth(StrEnum):
+    ORGANIZATION = "organization"  # one Jira account for everyone, its API token in a secret
+    USER = "user"  # each user's own Atlassian account, through AgentCore Identity
 
 
 # What each runtime runs its tools with when `executor` is not given, and what it accepts.
@@ -328,6 +344,34 @@ class DeployContext(BaseModel):
     identity: Identity = Identity.OFF
     identity_client_id: str | None = Field(default=None, alias="identityClientId")
     identity_tenant_id: str | None = Field(default=None, alias="identityTenantId")
+    jira_auth: JiraAuth = Field(default=JiraAuth.ORGANIZATION, alias="jiraAuth")
+    jira_client_id: str | None = Field(default=None, alias="jiraClientId")
+    jira_site_url: str | None = Field(default=None, alias="jiraSiteUrl")
+
+    @field_validator("jira_client_id")
+    @classmethod
+    def _jira_client(cls, value: str | None) -> str | None:
+        return None if value is None else _matching(_CLIENT_ID, value)
+
+    @field_validator("jira_site_url")
+    @classmethod
+    def _jira_site(cls, value: str | None) -> str | None:
+        return None if value is None else _matching(_HTTPS_ORIGIN, value.rstrip("/"))
+
+    @model_validator(mode="after")
+    def _jira_app(self) -> Self:
+        if self.jira_auth is JiraAuth.USER:
+            for key, value in (("jiraClientId", self.jira_client_id), ("jiraSiteUrl", self.jira_site_url)):
+                if value is None:
+                    raise ContextError(f"Missing context '{key}'. Allowed: {ALLOWED[key]}.")
+            return self
+        for key, value in (("jiraClientId", self.jira_client_id), ("jiraSiteUrl", self.jira_site_url)):
+            if value is not None:
+                raise ContextError(
+                    f"Invalid context '{key}': it belongs to Jira as each user; give it with "
+                    "jiraAuth=user, or leave it out (the Jira secret names the site and the account)."
+                )
+        return self
 
     @field_validator("identity_client_id")
     @classmethod
@@ -495,6 +539,21 @@ class DeployContext(BaseModel):
                     f"Invalid context 'executor': {self.executor.value!r}. "
                     f"Allowed with runtime={self.runtime.value}: {words}."
                 )
+        return self
+
+    @model_validator(mode="after")
+    def _consent_reaches_the_tools(self) -> Self:
+        # An AgentCore Gateway calls a Lambda target with its own role and hands it no user token
+        # (its OAuth is for MCP and OpenAPI targets: the target-type table of
+        # https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/gateway-outbound-auth.html), so
+        # a tool there can never act in the user's own calendar. Jira as the user is unaffected:
+        # only the review function, which receives the user's JWT, creates an issue.
+        if self.identity is not Identity.OFF and self.uses_gateway:
+            raise ContextError(
+                f"Invalid context 'executor': executor=gateway cannot use each user's own "
+                f"{self.identity.value} account (the Gateway's tool Lambdas receive no user token); "
+                "use executor=return_control."
+            )
         return self
 
     @model_validator(mode="after")

@@ -39,7 +39,7 @@ from infra.components.tables import Tables
 from infra.components.user_gateway import SCOPE as MCP_SCOPE
 from infra.components.user_gateway import UserToolGateway
 from infra.components.web import ChatWebsite
-from infra.context import RETENTION_DAYS, DeployContext, Identity, Runtime
+from infra.context import RETENTION_DAYS, DeployContext, Identity, JiraAuth, Runtime
 
 STACK_NAME = "Multitool"
 # Exactly the calls each code path makes (TransactWriteItems is authorized per item: Put -> PutItem,
@@ -243,7 +243,8 @@ class MultitoolStack(cdk.Stack):
             configuration_set=settings.ses_configuration_set,
             create=settings.create_sender_identity,
         )
-        self.jira = JiraSecret(self, "Jira")
+        # Jira as the user (jiraAuth=user) signs in with each user's own token: no organization secret.
+        self.jira = JiraSecret(self, "Jira") if settings.jira_auth is JiraAuth.ORGANIZATION else None
         self.users = UserDirectory(
             self,
             "Users",
@@ -272,7 +273,7 @@ class MultitoolStack(cdk.Stack):
                 environment={
                     **tool_env,
                     "SENDER_EMAIL": settings.sender_email,
-                    "JIRA_SECRET_ARN": self.jira.secret.secret_arn,
+                    **self._jira_environment(),
                     "SANDBOX": "true" if settings.sandbox else "false",
                     "SES_CONFIGURATION_SET": self.sender.configuration_set,
                     "RATE_LIMITS_TABLE_NAME": self.tables[LIMITS].table_name,
@@ -293,7 +294,8 @@ class MultitoolStack(cdk.Stack):
             # the review function gets no SES permission (the identity stays for SENDER_EMAIL).
             self.sender.grant_send(review_role)
         self.suite.grant_token_source(review_role)
-        self.jira.grant_read(review_role)
+        if self.jira is not None:
+            self.jira.grant_read(review_role)
 
         # The page's fetches: any HTTP API of this region (naming this API's id would make the
         # distribution and the API's CORS origins depend on each other) and the sign-in domain; the
@@ -326,7 +328,7 @@ class MultitoolStack(cdk.Stack):
             log_retention=retention,
         )
         self.identity: UserIdentity | None = None
-        if settings.identity is not Identity.OFF:
+        if settings.identity is not Identity.OFF or settings.jira_auth is JiraAuth.USER:
             self.identity = self._connect_accounts(local_sign_in)
         # The page's own CSP names this API's host (the header's cannot: see ChatWebsite.publish).
         self.web.publish(
@@ -343,7 +345,7 @@ class MultitoolStack(cdk.Stack):
         """Each user's own account through AgentCore Identity: the two functions that receive the user's
         JWT get its token source's settings and grants; the review function also finishes a consent."""
         settings = self.settings
-        assert settings.identity_client_id is not None  # the context checked it
+        jira = settings.jira_auth is JiraAuth.USER
         identity = UserIdentity(
             self,
             "Identity",
@@ -351,15 +353,27 @@ class MultitoolStack(cdk.Stack):
             client_id=settings.identity_client_id,
             tenant_id=settings.identity_tenant_id,
             return_urls=[self.web.url, *local_sign_in],
+            jira_client_id=settings.jira_client_id if jira else None,
         )
-        for fn in (self.orchestrator, self.review):
-            for key, value in identity.environment().items():
+        # The orchestrator's tools use the calendar's provider only; only the review creates an issue.
+        callers = [self.review] if settings.identity is Identity.OFF else [self.orchestrator, self.review]
+        for fn in callers:
+            uses_jira = jira and fn is self.review
+            for key, value in identity.environment(jira=uses_jira).items():
                 fn.function.add_environment(key, value)
             fn.function.add_environment("IDENTITY_RETURN_URL", self.web.url)
             fn.function.add_environment("CONNECTIONS_TABLE_NAME", self.tables[LIMITS].table_name)
-            identity.grant_tokens(fn.role, complete=fn is self.review)
+            identity.grant_tokens(fn.role, complete=fn is self.review, jira=uses_jira)
             self._grant(LIMITS, fn.role, *CONNECTION_ACTIONS)
         return identity
+
+    def _jira_environment(self) -> dict[str, str]:
+        """How the review function signs in to Jira: the organization's secret, or each user's own
+        Atlassian account on the configured site (the identity settings come with the identity)."""
+        if self.jira is not None:
+            return {"JIRA_SECRET_ARN": self.jira.secret.secret_arn}
+        assert self.settings.jira_site_url is not None  # the context checked it
+        return {"JIRA_AUTH": "user", "JIRA_SITE_URL": self.settings.jira_site_url}
 
     def _spend_alarm(self) -> None:
         """An alarm on the model's tokens a day (input + output): what a Bedrock bill grows with.
@@ -501,10 +515,12 @@ class MultitoolStack(cdk.Stack):
                 description="MCP app client",
             )
             cdk.CfnOutput(self, "McpScope", value=MCP_SCOPE, description="The scope MCP clients ask for")
-        cdk.CfnOutput(self, "JiraSecretArn", value=self.jira.secret.secret_arn)
+        if self.jira is not None:
+            cdk.CfnOutput(self, "JiraSecretArn", value=self.jira.secret.secret_arn)
         if self.suite.secret is not None:
             cdk.CfnOutput(self, "Microsoft365CredentialArn", value=self.suite.secret.secret_arn)
-        if self.identity is not None:
+        if self.identity is not None and self.identity.client_secret is not None:
+            assert self.identity.callback_url is not None  # a calendar provider comes with its secret
             cdk.CfnOutput(
                 self,
                 "IdentityCallbackUrl",
@@ -516,6 +532,20 @@ class MultitoolStack(cdk.Stack):
                 "IdentityClientSecretArn",
                 value=self.identity.client_secret.secret_arn,
                 description='Put the app\'s client secret here as {"clientSecret": ...}',
+            )
+        if self.identity is not None and self.identity.jira_client_secret is not None:
+            assert self.identity.jira_callback_url is not None
+            cdk.CfnOutput(
+                self,
+                "JiraCallbackUrl",
+                value=self.identity.jira_callback_url,
+                description="Register this callback URL in the Atlassian app (docs/deploy.md)",
+            )
+            cdk.CfnOutput(
+                self,
+                "JiraClientSecretArn",
+                value=self.identity.jira_client_secret.secret_arn,
+                description='Put the Atlassian app\'s secret here as {"clientSecret": ...}',
             )
         if self.suite.delegation_key is not None:
             cdk.CfnOutput(

@@ -637,7 +637,11 @@ class Doctor:
 
     def _outputs(self, outputs: Mapping[str, str]) -> Finding:
         runtime = self._runtime(outputs)
-        wanted = expected_outputs(runtime, gateway=self.target.executor == "gateway")
+        wanted = expected_outputs(
+            runtime,
+            gateway=self.target.executor == "gateway",
+            jira_as_user=bool(outputs.get("JiraCallbackUrl")),
+        )
         missing = [key for key in wanted if not outputs.get(key)]
         if missing:
             return Finding(
@@ -875,9 +879,11 @@ def runtime_of_outputs(outputs: Mapping[str, str]) -> Runtime:
     return "agent" if outputs.get("AgentId") else "converse"
 
 
-def expected_outputs(runtime: Runtime, *, gateway: bool) -> list[str]:
-    """The outputs a stack of this runtime (and executor) must have for a first turn."""
-    wanted = [*ALWAYS_OUTPUTS, *RUNTIME_OUTPUTS[runtime]]
+def expected_outputs(runtime: Runtime, *, gateway: bool, jira_as_user: bool = False) -> list[str]:
+    """The outputs a stack of this runtime (and executor) must have for a first turn; a stack that
+    creates issues as each user (jiraAuth=user) has no Jira secret."""
+    always = [key for key in ALWAYS_OUTPUTS if not (jira_as_user and key == "JiraSecretArn")]
+    wanted = [*always, *RUNTIME_OUTPUTS[runtime]]
     if runtime == "agentcore" and gateway:
         wanted.append("GatewayArn")
     return wanted
