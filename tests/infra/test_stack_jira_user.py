@@ -6,6 +6,10 @@ and cfn-lint clean."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,8 +17,9 @@ from cfnlint.api import lint
 from multitool.local.doctor import expected_outputs, runtime_of_outputs
 
 from infra.context import ContextError, DeployContext
+from infra.paths import ROOT
 from tests.infra.iam_queries import function_id, project_functions, role_of_function, statements_for_role
-from tests.infra.synth import SENDER, Synthesized, synthesize
+from tests.infra.synth import SENDER, Synthesized, cdk_json_context, synthesize
 
 pytestmark = pytest.mark.infra
 
@@ -175,3 +180,27 @@ def test_the_gateway_executor_takes_jira_as_the_user_which_only_the_review_needs
         }
     )
     assert settings.uses_gateway
+
+
+def test_cdk_synth_exits_with_the_one_line_for_the_gateway_and_each_users_calendar(tmp_path: Path) -> None:
+    context = {
+        **cdk_json_context(),
+        "senderEmail": SENDER,
+        "executor": "gateway",
+        "calendar": "google",
+        "identityClientId": "1234567890-abcdefg.apps.googleusercontent.com",
+    }
+    env = {
+        **os.environ,
+        "CDK_CONTEXT_JSON": json.dumps(context),
+        "CDK_OUTDIR": str(tmp_path / "gateway-consent.out"),
+        "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20",
+    }
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "infra" / "app.py")], env=env, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 1
+    assert result.stderr.strip() == (
+        "Invalid context 'executor': executor=gateway cannot use each user's own google account "
+        "(the Gateway's tool Lambdas receive no user token); use executor=return_control."
+    )
