@@ -194,3 +194,12 @@ def test_the_review_settings_take_jira_as_the_user_without_a_calendar_provider()
     identity = settings.identity()
     assert identity is not None
     assert identity.credential_providers() == {"atlassian": ATLASSIAN_PROVIDER}
+
+
+def test_the_settings_name_the_same_providers_as_the_token_port() -> None:
+    from typing import get_args
+
+    from multitool.ports.tokens import PROVIDER_NAMES, Provider
+    from multitool.settings import ConnectedProvider
+
+    assert get_args(ConnectedProvider) == get_args(Provider) == tuple(PROVIDER_NAMES)

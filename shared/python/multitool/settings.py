@@ -12,14 +12,11 @@ import os
 from collections.abc import Mapping
 from enum import StrEnum
 from http import HTTPStatus
-from typing import TYPE_CHECKING, Any, Literal, Self
+from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from multitool.errors import ServiceError
-
-if TYPE_CHECKING:
-    from multitool.ports.tokens import Provider
 
 
 class SettingsError(ServiceError, ValueError):
@@ -200,6 +197,10 @@ class ToolSettings(_EnvSettings):
         return IdentitySettings.model_validate({name: getattr(self, name) for name in IDENTITY_FIELDS})
 
 
+ConnectedProvider = Literal["microsoft365", "google", "atlassian"]
+"""multitool.ports.tokens.Provider, spelled here: settings are a base layer that imports no port."""
+
+
 class IdentitySettings(_EnvSettings):
     """What the stack sets on the functions that reach a user's own account (``identity``)."""
 
@@ -210,9 +211,9 @@ class IdentitySettings(_EnvSettings):
     connections_table_name: str = Field(min_length=3)
     identity_jira_credential_provider: str | None = Field(default=None, min_length=1, max_length=128)
 
-    def credential_providers(self) -> dict[Provider, str]:
+    def credential_providers(self) -> dict[ConnectedProvider, str]:
         """Each provider users connect, with its credential provider's name."""
-        named: dict[Provider, str] = {}
+        named: dict[ConnectedProvider, str] = {}
         if self.identity_provider is not None and self.identity_credential_provider is not None:
             named[self.identity_provider] = self.identity_credential_provider
         if self.identity_jira_credential_provider is not None:
