@@ -203,3 +203,72 @@ def test_the_settings_name_the_same_providers_as_the_token_port() -> None:
     from multitool.settings import ConnectedProvider
 
     assert get_args(ConnectedProvider) == get_args(Provider) == tuple(PROVIDER_NAMES)
+
+
+def test_the_deployed_handler_creates_the_issue_as_the_user_from_its_environment(
+    review_aws: Tables, fake_jira: FakeJira, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given: the review Lambda's environment as jiraAuth=user sets it, and AgentCore Identity the
+    # local stand-in in place of the bedrock-agentcore client the handler would make.
+    from multitool.api import review_app as review_module
+    from multitool.ports import provider_suites
+
+    from functions.review.handler import handler
+
+    identity = LocalIdentity(workloads={WORKLOAD: (RETURN_URL,)}, consent_base=CONSENT_PAGE)
+    for key, value in {
+        "JIRA_AUTH": "user",
+        "JIRA_SITE_URL": fake_jira.url,
+        "ATLASSIAN_API_URL": fake_jira.url,
+        "IDENTITY_WORKLOAD_NAME": WORKLOAD,
+        "IDENTITY_RETURN_URL": RETURN_URL,
+        "CONNECTIONS_TABLE_NAME": review_aws.names["LIMITS_TABLE_NAME"],
+        "IDENTITY_JIRA_CREDENTIAL_PROVIDER": ATLASSIAN_PROVIDER,
+    }.items():
+        monkeypatch.setenv(key, value)
+
+    def local_tokens(settings: Any) -> AgentCoreTokens:
+        return AgentCoreTokens(
+            identity,  # type: ignore[arg-type]
+            workload_name=settings.identity_workload_name,
+            credential_providers=settings.credential_providers(),
+            return_url=settings.identity_return_url,
+            connections=DynamoConnections(settings.connections_table_name, review_aws.client),
+        )
+
+    monkeypatch.setattr(provider_suites, "agentcore_tokens", local_tokens)
+    review_module.aws_reviewer.cache_clear()
+    [draft] = DynamoDraftStore(review_aws.names["DRAFTS_TABLE_NAME"], review_aws.client).create_many(
+        [jira_draft()]
+    )
+
+    def confirm() -> dict[str, Any]:
+        event = http_api_event(
+            "POST",
+            f"/actions/{draft.id}/confirm",
+            {},
+            sub=OWNER,
+            path_parameters={"id": draft.id},
+            route_key="POST /actions/{id}/confirm",
+            headers={"Authorization": f"Bearer {jwt(OWNER)}"},
+        )
+        response: dict[str, Any] = handler(event, FakeLambdaContext())
+        return response
+
+    # When: a confirm before consent, the consent, and the confirm again
+    refused = confirm()
+    assert refused["statusCode"] == 403
+    url = json_body(refused)["error"]["authorizationUrl"]
+    session_uri = parse_qs(urlsplit(url).query)["request_uri"][0]
+    identity.consent(session_uri)
+    identity.complete_resource_token_auth(sessionUri=session_uri, userIdentifier={"userToken": jwt(OWNER)})
+    DynamoConnections(review_aws.names["LIMITS_TABLE_NAME"], review_aws.client).complete(
+        OWNER, "atlassian", session_uri
+    )
+    done = confirm()
+
+    # Then
+    assert done["statusCode"] == 200, json_body(done)
+    stored = fake_jira.issue(json_body(done)["result"]["issueKey"])
+    assert stored is not None
+    assert stored["fields"]["reporter"] == {"accountId": f"local-{OWNER}"}

@@ -143,7 +143,7 @@ def aws_reviewer() -> Reviewer:
     return Reviewer(
         DynamoDraftStore(settings.drafts_table_name, dynamodb),
         suites=(
-            caller_suites(settings, http, tokens if identity and identity.identity_provider else None)
+            caller_suites(settings, http, tokens if _calendar_by_consent(settings) else None)
             if settings.calendar != "builtin"
             else None
         ),
@@ -189,6 +189,13 @@ def caller_suites(
         return for_account(Account(user_id=caller.user_id, email=caller.email, user_token=caller.user_token))
 
     return for_caller
+
+
+def _calendar_by_consent(settings: ToolSettings) -> bool:
+    """The calendar's tokens are each user's consent (not a fixed token of the local stand-ins)."""
+    identity = settings.identity()
+    fixed = settings.provider_token or settings.provider_tokens
+    return identity is not None and identity.identity_provider is not None and not fixed
 
 
 def caller_jira(
