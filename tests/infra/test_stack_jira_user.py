@@ -204,3 +204,44 @@ def test_cdk_synth_exits_with_the_one_line_for_the_gateway_and_each_users_calend
         "Invalid context 'executor': executor=gateway cannot use each user's own google account "
         "(the Gateway's tool Lambdas receive no user token); use executor=return_control."
     )
+
+
+@pytest.fixture(scope="module")
+def both_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
+    return synthesize(
+        tmp_path_factory.mktemp("jira-user-m365"),
+        calendar="microsoft365",
+        identityClientId=ENTRA_CLIENT,
+        jiraAuth="user",
+        jiraClientId=ATLASSIAN_CLIENT,
+        jiraSiteUrl=SITE,
+    )
+
+
+def test_with_each_users_calendar_too_the_orchestrator_gets_no_atlassian_token(
+    both_stack: Synthesized,
+) -> None:
+    providers = both_stack.of_type("AWS::BedrockAgentCore::OAuth2CredentialProvider")
+    by_vendor = {props["Properties"]["CredentialProviderVendor"]: pid for pid, props in providers.items()}
+    assert set(by_vendor) == {"MicrosoftOauth2", "AtlassianOauth2"}
+    assert len(both_stack.of_type("AWS::BedrockAgentCore::WorkloadIdentity")) == 1  # one workload for both
+    atlassian_arn = {"Fn::GetAtt": [by_vendor["AtlassianOauth2"], "CredentialProviderArn"]}
+    microsoft_arn = {"Fn::GetAtt": [by_vendor["MicrosoftOauth2"], "CredentialProviderArn"]}
+    identity = both_stack.stack.identity
+    assert identity is not None
+    assert identity.jira_client_secret is not None
+    jira_secret = {"Ref": both_stack.logical_id(identity.jira_client_secret)}
+
+    def granted(construct_id: str) -> str:
+        return json.dumps(_identity_statements(both_stack, construct_id))
+
+    orchestrator, review = granted("Orchestrator"), granted("Review")
+    assert json.dumps(microsoft_arn) in orchestrator
+    assert json.dumps(atlassian_arn) not in orchestrator
+    assert json.dumps(jira_secret) not in orchestrator
+    assert json.dumps(microsoft_arn) in review
+    assert json.dumps(atlassian_arn) in review
+    assert json.dumps(jira_secret) in review
+    assert "IDENTITY_JIRA_CREDENTIAL_PROVIDER" not in _env(both_stack, "Orchestrator")
+    assert _env(both_stack, "Review")["IDENTITY_PROVIDER"] == "microsoft365"
+    assert lint(json.dumps(both_stack.data), regions=["us-east-1"]) == []
