@@ -12,9 +12,13 @@ import socket
 import threading
 from collections.abc import Iterator, Sequence
 
+import boto3
 import pytest
 import urllib3
+from botocore.stub import Stubber
 from multitool.local.jira_server import CLOUD_ID, FakeJira, start_fake_jira
+from multitool.ports.agentcore_tokens import AgentCoreTokens
+from multitool.ports.connections import DynamoConnections
 from multitool.ports.jira import (
     IssueRequest,
     JiraNotConfigured,
@@ -25,6 +29,8 @@ from multitool.ports.jira import (
 )
 from multitool.ports.jira_atlassian import JIRA_SCOPES, RESOURCES_PATH, AtlassianJiraClient, CloudIds
 from multitool.ports.tokens import Account, AccountNotConnected, Provider
+
+from tests.support.moto_tables import Tables
 
 USER = Account(user_id="user-1", email="alex.mueller@example.com", user_token="eyJ.user-1.jwt")
 ISSUE = IssueRequest(project="WEB", issue_type="Bug", summary="Checkout button does nothing", priority="High")
@@ -255,3 +261,44 @@ def test_the_cloud_id_cache_is_bounded() -> None:
     for user in ("a", "b", "c"):
         ids.put(user, f"cloud-{user}")
     assert (ids.get("a"), ids.get("b"), ids.get("c")) == (None, "cloud-b", "cloud-c")
+
+
+def test_the_token_request_for_jira_is_valid_for_bedrock_agentcore(
+    jira: FakeJira, http: urllib3.PoolManager, moto_tables: Tables
+) -> None:
+    # Given: the real token source on a real bedrock-agentcore client under botocore's Stubber, which
+    # checks each request against the service model.
+    client = boto3.client("bedrock-agentcore", region_name="us-east-1")
+    tokens = AgentCoreTokens(
+        client,
+        workload_name="multitool-identity-a1b2c3",
+        credential_providers={"atlassian": "multitool-identity-a1b2c3-jira-oauth"},
+        return_url="https://chat.example.com/",
+        connections=DynamoConnections(moto_tables.names["LIMITS_TABLE_NAME"], moto_tables.client),
+    )
+    with Stubber(client) as stubber:
+        stubber.add_response(
+            "get_workload_access_token_for_jwt",
+            {"workloadAccessToken": "workload-token"},
+            {"workloadName": "multitool-identity-a1b2c3", "userToken": "eyJ.user-1.jwt"},
+        )
+        stubber.add_response(
+            "get_resource_oauth2_token",
+            {"accessToken": "local-atlassian-user-1"},
+            {
+                "workloadIdentityToken": "workload-token",
+                "resourceCredentialProviderName": "multitool-identity-a1b2c3-jira-oauth",
+                "scopes": list(JIRA_SCOPES),
+                "oauth2Flow": "USER_FEDERATION",
+                "resourceOauth2ReturnUrl": "https://chat.example.com/",
+            },
+        )
+
+        # When
+        created = client_for(jira, http, tokens).create_issue(ISSUE)
+
+        # Then: the vault's token reached Jira as the user.
+        stubber.assert_no_pending_responses()
+    stored = jira.issue(created.key)
+    assert stored is not None
+    assert stored["fields"]["reporter"] == {"accountId": "local-user-1"}
