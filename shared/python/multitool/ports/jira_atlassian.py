@@ -45,11 +45,13 @@ if TYPE_CHECKING:
 ATLASSIAN_API = "https://api.atlassian.com"
 RESOURCES_PATH = "/oauth/token/accessible-resources"
 # Atlassian's classic Jira scopes: write:jira-work creates the issue, read:jira-user finds the
-# assignee's account (GET /rest/api/3/user/search), read:jira-work reads the project and issue the
-# create names; offline_access lets Atlassian issue a refresh token, so AgentCore's vault keeps the
-# user connected past the access token's hour. The scope names are the ones the Jira Cloud REST API
-# v3 operations list under "OAuth 2.0 scopes required" (https://developer.atlassian.com/cloud/jira/platform/rest/v3/);
-# the app registered in the developer console must be given the same ones (docs/deploy.md).
+# assignee's account (GET /rest/api/3/user/search), read:jira-work reads the project and issue type
+# the create names; offline_access asks Atlassian for a refresh token, so AgentCore's vault keeps the
+# user connected past the access token's lifetime. write:jira-work and read:jira-user are the names
+# accessible-resources' example answer carries (the making-calls page above); the scopes each
+# operation requires are listed on its page of Jira's REST API v3 reference
+# (https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issues/), the place to
+# check them. The app registered in the developer console must be given the same (docs/deploy.md).
 JIRA_SCOPES = ("read:jira-work", "write:jira-work", "read:jira-user", "offline_access")
 CLOUD_IDS_KEPT = 1024
 
