@@ -272,3 +272,38 @@ def test_the_deployed_handler_creates_the_issue_as_the_user_from_its_environment
     stored = fake_jira.issue(json_body(done)["result"]["issueKey"])
     assert stored is not None
     assert stored["fields"]["reporter"] == {"accountId": f"local-{OWNER}"}
+
+
+@pytest.mark.parametrize(
+    ("given", "named"),
+    [
+        (
+            {"IDENTITY_WORKLOAD_NAME": WORKLOAD},
+            "IDENTITY_RETURN_URL, CONNECTIONS_TABLE_NAME, IDENTITY_CREDENTIAL_",
+        ),
+        (
+            {
+                "IDENTITY_WORKLOAD_NAME": WORKLOAD,
+                "IDENTITY_RETURN_URL": RETURN_URL,
+                "CONNECTIONS_TABLE_NAME": "limits",
+                "IDENTITY_PROVIDER": "microsoft365",
+                "IDENTITY_JIRA_CREDENTIAL_PROVIDER": ATLASSIAN_PROVIDER,
+            },
+            "IDENTITY_CREDENTIAL_PROVIDER must be set too",
+        ),
+        ({"IDENTITY_JIRA_CREDENTIAL_PROVIDER": ATLASSIAN_PROVIDER}, "IDENTITY_WORKLOAD_NAME"),
+    ],
+)
+def test_incomplete_identity_settings_name_what_is_missing(given: dict[str, str], named: str) -> None:
+    with pytest.raises(ValueError, match="identity settings are incomplete") as raised:
+        ReviewSettings.from_env(
+            {
+                "SENDER_EMAIL": SENDER,
+                "DRAFTS_TABLE_NAME": "drafts",
+                "DIRECTORY_TABLE_NAME": "directory",
+                "BOOKINGS_TABLE_NAME": "bookings",
+                "CALENDAR": "microsoft365",
+                **given,
+            }
+        )
+    assert named in str(raised.value)
