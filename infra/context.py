@@ -543,15 +543,17 @@ class DeployContext(BaseModel):
 
     @model_validator(mode="after")
     def _consent_reaches_the_tools(self) -> Self:
-        # An AgentCore Gateway calls a Lambda target with its own role and hands it no user token
-        # (its OAuth is for MCP and OpenAPI targets: the target-type table of
-        # https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/gateway-outbound-auth.html), so
-        # a tool there can never act in the user's own calendar. Jira as the user is unaffected:
-        # only the review function, which receives the user's JWT, creates an issue.
-        if self.identity is not Identity.OFF and self.uses_gateway:
+        # A tool Lambda is invoked with its caller's role and handed no user token: an AgentCore
+        # Gateway's Lambda target (its OAuth is for MCP and OpenAPI targets: the target-type table of
+        # https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/gateway-outbound-auth.html), as
+        # a Bedrock agent's action group. Such a tool can never act in the user's own calendar. Jira
+        # as the user is unaffected: only the review function, which receives the JWT, creates an issue.
+        if self.identity is not Identity.OFF and self.lambda_executors:
+            executor = self.resolved_executor
+            assert executor is not None  # Lambda executors are an executor
             raise ContextError(
-                f"Invalid context 'executor': executor=gateway cannot use each user's own "
-                f"{self.identity.value} account (the Gateway's tool Lambdas receive no user token); "
+                f"Invalid context 'executor': executor={executor.value} cannot use each user's own "
+                f"{self.identity.value} account (the tool Lambdas receive no user token); "
                 "use executor=return_control."
             )
         return self

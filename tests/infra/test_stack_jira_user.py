@@ -165,8 +165,20 @@ def test_the_gateway_executor_refuses_each_users_own_calendar_naming_the_fix() -
         )
     assert str(raised.value) == (
         "Invalid context 'executor': executor=gateway cannot use each user's own microsoft365 account "
-        "(the Gateway's tool Lambdas receive no user token); use executor=return_control."
+        "(the tool Lambdas receive no user token); use executor=return_control."
     )
+
+
+def test_the_classic_agents_lambda_executor_refuses_each_users_own_calendar_too() -> None:
+    with pytest.raises(ContextError, match="executor=lambda cannot use each user's own google account"):
+        DeployContext.from_context(
+            {
+                "senderEmail": SENDER,
+                "runtime": "agent",
+                "calendar": "google",
+                "identityClientId": "1234567890-abcdefg.apps.googleusercontent.com",
+            }
+        )
 
 
 def test_the_gateway_executor_takes_jira_as_the_user_which_only_the_review_needs() -> None:
@@ -202,7 +214,7 @@ def test_cdk_synth_exits_with_the_one_line_for_the_gateway_and_each_users_calend
     assert result.returncode == 1
     assert result.stderr.strip() == (
         "Invalid context 'executor': executor=gateway cannot use each user's own google account "
-        "(the Gateway's tool Lambdas receive no user token); use executor=return_control."
+        "(the tool Lambdas receive no user token); use executor=return_control."
     )
 
 
