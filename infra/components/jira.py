@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
 from constructs import Construct
 from multitool.ports.jira import PLACEHOLDER_CREDENTIALS as PLACEHOLDER
 
@@ -15,7 +16,9 @@ from infra.components.credentials import credential_secret
 class JiraSecret(Construct):
     """``{"baseUrl", "email", "apiToken"}`` for Jira Cloud's REST API."""
 
-    def __init__(self, scope: Construct, construct_id: str) -> None:
+    def __init__(
+        self, scope: Construct, construct_id: str, *, encryption_key: kms.IKey | None = None
+    ) -> None:
         super().__init__(scope, construct_id)
         self.secret = credential_secret(
             self,
@@ -25,6 +28,7 @@ class JiraSecret(Construct):
             generated_key="apiToken",
             rotation="A Jira Cloud API token is issued and revoked in Atlassian's account settings; Secrets "
             "Manager cannot rotate it. Rotate it in Jira and put the new value in this secret.",
+            encryption_key=encryption_key,
         )
 
     def grant_read(self, grantee: iam.IGrantable) -> None:

@@ -33,6 +33,7 @@ class SuiteAccess(Construct):
         app_credential: bool,
         google_delegation: str | None = None,
         google_key_id: str | None = None,
+        encryption_key: kms.IKey | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
         self.calendar = calendar
@@ -62,6 +63,7 @@ class SuiteAccess(Construct):
                 rotation="An Entra client secret is issued and expires in the app registration (Microsoft "
                 "Entra admin center); Secrets Manager cannot rotate it. Add a new secret there, put it "
                 "here, then delete the old one.",
+                encryption_key=encryption_key,
             )
 
     @property
