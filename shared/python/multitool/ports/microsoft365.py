@@ -186,7 +186,12 @@ class GraphDirectory:
             mail, display = user.get("mail"), user.get("displayName")
             if not mail or not display or not user.get("id"):
                 continue  # no mailbox: nobody to invite or mail
-            people.append(Person(id=str(user["id"]), display_name=str(display), email=str(mail)))
+            # No zone: a person's own is their mailbox setting, and a user's delegated token reads
+            # only the user's own mailboxSettings (another's answers 403 ErrorAccessDenied:
+            # https://github.com/microsoftgraph/msgraph-sdk-powershell/issues/2966).
+            # Unknown ("") is not a made-up UTC: the scheduler then keeps to the working hours
+            # getSchedule reports in the person's own zone, and the card shows no local time.
+            people.append(Person(id=str(user["id"]), display_name=str(display), email=str(mail), timezone=""))
         return people
 
 
