@@ -11,7 +11,8 @@ from __future__ import annotations
 import http.client
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from http.server import ThreadingHTTPServer
 from urllib.parse import urlsplit
 
@@ -71,31 +72,50 @@ def test_a_json_answer_carries_its_type_length_and_extra_headers(
     assert capfd.readouterr().err == "", "a stand-in logs nothing to stderr"
 
 
-def test_graph_answers_are_framed_and_quiet(capfd: pytest.CaptureFixture[str]) -> None:
+@contextmanager
+def graph_url() -> Iterator[str]:
     graph = start_graph_stand_in(SEED.people)
     try:
-        status, content_type, data, _ = framed(graph.url, "GET", "/_local/sent")
-        assert (status, content_type, json.loads(data)) == (200, "application/json", {"value": []})
-        status, content_type, data, _ = framed(graph.url, "GET", "/v1.0/nowhere")
-        assert status >= 400
-        assert content_type == "application/json"
-        assert data
+        yield graph.url
     finally:
         graph.stop()
+
+
+@contextmanager
+def google_url() -> Iterator[str]:
+    with start_fake_google(people=SEED.people) as google:
+        yield google.url
+
+
+@pytest.mark.parametrize(
+    ("stand_in", "elsewhere", "json_type"),
+    [
+        (graph_url, "/v1.0/nowhere", "application/json"),
+        (google_url, "/calendar/v3/nowhere", "application/json; charset=UTF-8"),
+    ],
+    ids=["graph", "google"],
+)
+def test_provider_stand_in_answers_are_framed_and_quiet(
+    stand_in: Callable[[], AbstractContextManager[str]],
+    elsewhere: str,
+    json_type: str,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    with stand_in() as url:
+        status, content_type, data, _ = framed(url, "GET", "/_local/sent")
+        assert (status, content_type, json.loads(data)) == (200, "application/json", {"value": []})
+        status, content_type, data, _ = framed(url, "GET", elsewhere)
+        assert status >= 400
+        assert content_type == json_type
+        assert data
     assert capfd.readouterr().err == ""
 
 
-def test_google_answers_are_framed_and_quiet(capfd: pytest.CaptureFixture[str]) -> None:
-    with start_fake_google(people=SEED.people) as google:
-        status, content_type, data, _ = framed(google.url, "GET", "/_local/sent")
-        assert (status, content_type, json.loads(data)) == (200, "application/json", {"value": []})
-        status, content_type, data, _ = framed(google.url, "GET", "/calendar/v3/nowhere")
-        assert status >= 400
-        assert content_type == "application/json; charset=UTF-8"
-        assert data
-        status, content_type, data, _ = framed(google.url, "GET", "/")
-        assert (status, content_type) == (200, "text/html; charset=utf-8")
-        assert b"andbox" in data
+def test_googles_page_is_html(capfd: pytest.CaptureFixture[str]) -> None:
+    with google_url() as url:
+        status, content_type, data, _ = framed(url, "GET", "/")
+    assert (status, content_type) == (200, "text/html; charset=utf-8")
+    assert b"andbox" in data
     assert capfd.readouterr().err == ""
 
 
