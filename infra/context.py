@@ -128,8 +128,8 @@ ALLOWED: dict[str, str] = {
     "throttleBurstLimit": "a whole number from 1 to 5000",
     "sandbox": "true, false",
     "customerManagedKey": (
-        "true (the tables and log groups under a KMS key of the stack's own, $1 a month) or false "
-        "(the AWS-managed DynamoDB key and CloudWatch Logs' own encryption)"
+        "true (the tables, log groups and secrets under a KMS key of the stack's own, $1 a month) or "
+        "false (the AWS-managed DynamoDB and Secrets Manager keys and CloudWatch Logs' own encryption)"
     ),
     "defaultTimezone": "an IANA time zone name, e.g. Europe/Berlin",
     "jiraProjects": 'a JSON object of project key -> {"name": ..., "issueTypes": [...]}',

@@ -103,13 +103,12 @@ class MultitoolStack(cdk.Stack):
         )
         self.settings = settings
         retention = RETENTION[settings.log_retention_days]
-        # customerManagedKey: the tables and every log group under the stack's own key (components.keys).
+        # customerManagedKey: tables, log groups and secrets under the stack's own key (components.keys).
         self.data_key = DataKey(self, "DataKey") if settings.customer_managed_key else None
         if self.data_key is not None:
             self.data_key.encrypt_log_groups(self)
-        self.tables = Tables(
-            self, "Tables", encryption_key=self.data_key.key if self.data_key is not None else None
-        )
+        own_key = self.data_key.key if self.data_key is not None else None
+        self.tables = Tables(self, "Tables", encryption_key=own_key)
         self.layer = SharedLayer(self, "Layer").layer
         model = ModelAccess(
             self, "Model", model=settings.model, marketplace_product_id=settings.marketplace_product
@@ -128,6 +127,7 @@ class MultitoolStack(cdk.Stack):
             app_credential=settings.microsoft365_app_credential,
             google_delegation=settings.google_delegation,
             google_key_id=settings.google_delegation_key_id,
+            encryption_key=own_key,
         )
         tool_env.update(self.suite.environment())
 
@@ -244,7 +244,11 @@ class MultitoolStack(cdk.Stack):
             create=settings.create_sender_identity,
         )
         # Jira as the user (jiraAuth=user) signs in with each user's own token: no organization secret.
-        self.jira = JiraSecret(self, "Jira") if settings.jira_auth is JiraAuth.ORGANIZATION else None
+        self.jira = (
+            JiraSecret(self, "Jira", encryption_key=own_key)
+            if settings.jira_auth is JiraAuth.ORGANIZATION
+            else None
+        )
         self.users = UserDirectory(
             self,
             "Users",

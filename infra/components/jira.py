@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
-
 from aws_cdk import aws_iam as iam
-from aws_cdk import aws_secretsmanager as secretsmanager
+from aws_cdk import aws_kms as kms
 from constructs import Construct
 from multitool.ports.jira import PLACEHOLDER_CREDENTIALS as PLACEHOLDER
 
-from infra.nag import acknowledge
+from infra.components.credentials import credential_secret
 
 # PLACEHOLDER is filled in after deploy (README: Deploy); the token is generated so no real value is
 # ever in a template.
@@ -18,24 +16,19 @@ from infra.nag import acknowledge
 class JiraSecret(Construct):
     """``{"baseUrl", "email", "apiToken"}`` for Jira Cloud's REST API."""
 
-    def __init__(self, scope: Construct, construct_id: str) -> None:
+    def __init__(
+        self, scope: Construct, construct_id: str, *, encryption_key: kms.IKey | None = None
+    ) -> None:
         super().__init__(scope, construct_id)
-        self.secret = secretsmanager.Secret(
+        self.secret = credential_secret(
             self,
             "Secret",
             description="multitool Jira credentials: {baseUrl, email, apiToken}",
-            generate_secret_string=secretsmanager.SecretStringGenerator(
-                secret_string_template=json.dumps(PLACEHOLDER),
-                generate_string_key="apiToken",
-                exclude_punctuation=True,
-                password_length=32,
-            ),
-        )
-        acknowledge(
-            self.secret,
-            "A Jira Cloud API token is issued and revoked in Atlassian's account settings; Secrets Manager "
-            "cannot rotate it. Rotate it in Jira and put the new value in this secret.",
-            "AwsSolutions-SMG4",
+            placeholder=PLACEHOLDER,
+            generated_key="apiToken",
+            rotation="A Jira Cloud API token is issued and revoked in Atlassian's account settings; Secrets "
+            "Manager cannot rotate it. Rotate it in Jira and put the new value in this secret.",
+            encryption_key=encryption_key,
         )
 
     def grant_read(self, grantee: iam.IGrantable) -> None:

@@ -1,11 +1,13 @@
-"""The deployment's own KMS key (context ``customerManagedKey``): every table and log group encrypted with it.
+"""The deployment's own KMS key (context ``customerManagedKey``): every table, log group and credential
+secret encrypted with it.
 
-Off by default: the tables then use the AWS-managed DynamoDB key and the log groups CloudWatch Logs'
-own encryption, at no key charge. A customer-managed key costs $1 a month, and each backing key that
-automatic rotation generates $1 a month more; requests past the free tier are charged, as they are
-on the AWS-managed key (https://aws.amazon.com/kms/pricing/). What it buys: the key policy is the
-operator's (who may decrypt, audited in CloudTrail), and disabling or deleting the key makes the
-tables, their point-in-time backups and the logs unreadable at once, a way to end the 35 days PITR
+Off by default: the tables then use the AWS-managed DynamoDB key, the log groups CloudWatch Logs'
+own encryption and the secrets the AWS-managed Secrets Manager key, at no key charge. A
+customer-managed key costs $1 a month, and each backing key that automatic rotation generates $1 a
+month more; requests past the free tier are charged, as they are on the AWS-managed key
+(https://aws.amazon.com/kms/pricing/). What it buys: the key policy is the operator's (who may
+decrypt, audited in CloudTrail), and disabling or deleting the key makes the tables, their
+point-in-time backups, the logs and the secrets unreadable at once, a way to end the 35 days PITR
 keeps erased items restorable. It is retained with the tables: deleting the stack must not leave
 retained tables under a key that is gone.
 """
@@ -40,9 +42,25 @@ DYNAMODB_KEY_ACTIONS = (
     "kms:DescribeKey",
 )
 
+# Secrets Manager likewise uses a secret's key on behalf of the principal creating or reading the
+# secret (GenerateDataKey on a new value, Decrypt on GetSecretValue). This is the statement the
+# AWS-managed key aws/secretsmanager carries: these actions for principals of this account, only
+# when Secrets Manager of this region makes the request, so a function still needs its own
+# secretsmanager:GetSecretValue on the secret and cannot use the key directly ("Permissions for the
+# KMS key" and "Key policy of the AWS managed key (aws/secretsmanager)",
+# https://docs.aws.amazon.com/secretsmanager/latest/userguide/security-encryption.html).
+SECRETS_MANAGER_KEY_ACTIONS = (
+    "kms:Decrypt",
+    "kms:ReEncrypt*",
+    "kms:GenerateDataKey*",
+    "kms:CreateGrant",
+    "kms:DescribeKey",
+)
+
 
 class DataKey(Construct):
-    """A symmetric key with yearly rotation, and the key policy CloudWatch Logs and DynamoDB need."""
+    """A symmetric key with yearly rotation, and the key policy CloudWatch Logs, DynamoDB and Secrets
+    Manager need."""
 
     def __init__(self, scope: Construct, construct_id: str) -> None:
         super().__init__(scope, construct_id)
@@ -69,20 +87,24 @@ class DataKey(Construct):
                 conditions={"ArnLike": {"kms:EncryptionContext:aws:logs:arn": log_groups}},
             )
         )
-        self.key.add_to_resource_policy(
-            iam.PolicyStatement(
-                sid="DynamoDBForThisAccount",
-                principals=[iam.AnyPrincipal()],
-                actions=list(DYNAMODB_KEY_ACTIONS),
-                resources=["*"],
-                conditions={
-                    "StringEquals": {
-                        "kms:CallerAccount": stack.account,
-                        "kms:ViaService": f"dynamodb.{stack.region}.{stack.url_suffix}",
-                    }
-                },
+        for sid, service, actions in (
+            ("DynamoDBForThisAccount", "dynamodb", DYNAMODB_KEY_ACTIONS),
+            ("SecretsManagerForThisAccount", "secretsmanager", SECRETS_MANAGER_KEY_ACTIONS),
+        ):
+            self.key.add_to_resource_policy(
+                iam.PolicyStatement(
+                    sid=sid,
+                    principals=[iam.AnyPrincipal()],
+                    actions=list(actions),
+                    resources=["*"],
+                    conditions={
+                        "StringEquals": {
+                            "kms:CallerAccount": stack.account,
+                            "kms:ViaService": f"{service}.{stack.region}.{stack.url_suffix}",
+                        }
+                    },
+                )
             )
-        )
 
     def encrypt_log_groups(self, scope: IConstruct) -> None:
         """Every log group under ``scope`` (made now or later in the synth) is encrypted with the key."""

@@ -13,14 +13,12 @@ with it; the administrator uploads its certificate to the service account (docs/
 
 from __future__ import annotations
 
-import json
-
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
 
-from infra.nag import acknowledge
+from infra.components.credentials import credential_secret
 
 PLACEHOLDER = {"tenantId": "REPLACE_WITH_TENANT_ID", "clientId": "REPLACE_WITH_APPLICATION_ID"}
 
@@ -35,6 +33,7 @@ class SuiteAccess(Construct):
         app_credential: bool,
         google_delegation: str | None = None,
         google_key_id: str | None = None,
+        encryption_key: kms.IKey | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
         self.calendar = calendar
@@ -54,24 +53,17 @@ class SuiteAccess(Construct):
                 key_usage=kms.KeyUsage.SIGN_VERIFY,
             )
         if app_credential:
-            self.secret = secretsmanager.Secret(
+            # The generated clientSecret is a placeholder: no real value is ever in a template.
+            self.secret = credential_secret(
                 self,
                 "Microsoft365Credential",
                 description="multitool Microsoft 365 app credential: {tenantId, clientId, clientSecret}",
-                # The generated clientSecret is a placeholder: no real value is ever in a template.
-                generate_secret_string=secretsmanager.SecretStringGenerator(
-                    secret_string_template=json.dumps(PLACEHOLDER),
-                    generate_string_key="clientSecret",
-                    exclude_punctuation=True,
-                    password_length=32,
-                ),
-            )
-            acknowledge(
-                self.secret,
-                "An Entra client secret is issued and expires in the app registration (Microsoft Entra "
-                "admin center); Secrets Manager cannot rotate it. Add a new secret there, put it here, "
-                "then delete the old one.",
-                "AwsSolutions-SMG4",
+                placeholder=PLACEHOLDER,
+                generated_key="clientSecret",
+                rotation="An Entra client secret is issued and expires in the app registration (Microsoft "
+                "Entra admin center); Secrets Manager cannot rotate it. Add a new secret there, put it "
+                "here, then delete the old one.",
+                encryption_key=encryption_key,
             )
 
     @property

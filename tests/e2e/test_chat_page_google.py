@@ -1,6 +1,7 @@
 """The page against ``multitool serve --calendar google``: proposals from the local Google stand-in's
 people and meetings, a confirmed meeting an event on the organizer's primary calendar (Google sends
-the invitations, ``sendUpdates=all``), a confirmed email a Gmail send from the user's own mailbox.
+the invitations, ``sendUpdates=all``), a confirmed email a Gmail send from the user's own mailbox,
+and the page's sandbox outbox listing both from the stand-in (not the SES sandbox's).
 
 At a laptop's width and a phone's; the screenshots go to ``artifacts/``."""
 
@@ -98,3 +99,22 @@ def test_propose_confirm_the_event_and_the_mail_are_in_google_workspace(
     assert mail["to"] == PRIYA
     # and nothing went out through the sandbox's own SES
     assert len(api_get(server_url, "/sandbox/outbox")["emails"]) == outbox_before
+
+    # The page's outbox says where mail and meetings went, and lists them from the stand-in
+    if page.locator("#drawer-toggle").get_attribute("aria-expanded") == "true" and width < 800:
+        page.locator("#drawer-toggle").click()  # on a phone the chat covers the workspace
+    outbox = page.locator("#outbox")
+    outbox.get_by_role("button", name="Refresh").click()
+    expect(outbox.locator("#outbox-note")).to_contain_text("a local Google Workspace stand-in")
+    expect(outbox).not_to_contain_text("SES")
+    expect(outbox.locator("#outbox-mail-title")).to_have_text("Sent from your Google Workspace mailbox")
+    expect(outbox.get_by_test_id("outbox-mail").first).to_contain_text(f"to {PRIYA}")
+    expect(outbox.locator("#outbox-events-title")).to_be_visible()
+    booked = outbox.get_by_test_id("outbox-event").filter(has_text=new["summary"])
+    expect(booked.first).to_contain_text(PRIYA)
+    outbox.locator("#outbox-events").scroll_into_view_if_needed()  # its items are redrawn on refresh
+    box = outbox.bounding_box()
+    assert box is not None
+    assert box["x"] >= 0
+    assert box["x"] + box["width"] <= width + 0.5, "the outbox fits the screen"
+    page.screenshot(path=str(ARTIFACTS / f"google-{width}-outbox.png"))

@@ -109,36 +109,46 @@ def oauth2_request(scopes: tuple[str, ...]) -> dict[str, Any]:
     }
 
 
-def test_the_email_is_drafted_and_the_meeting_asks_to_connect_the_calendar(
-    turn: dict[str, Any], capsys: pytest.CaptureFixture[str]
+def given_agentcore(
+    stubber: Stubber, *, asks_consent_for: tuple[str, ...], holds: tuple[tuple[str, ...], ...] = ()
 ) -> None:
-    # Given: AgentCore holds the user's consent for the directory, not yet for the calendar.
-    stubber: Stubber = turn["stubber"]
+    """AgentCore takes the caller's own JWT for a workload token, answers a token for each scope
+    set in ``holds`` (the user consented), and then an authorization URL for ``asks_consent_for``."""
     stubber.add_response(
         "get_workload_access_token_for_jwt",
         {"workloadAccessToken": WORKLOAD_TOKEN},
         {"workloadName": WORKLOAD, "userToken": JWT},  # the caller's own JWT reached the token source
     )
-    stubber.add_response(
-        "get_resource_oauth2_token",
-        {"accessToken": "graph-directory-token"},
-        oauth2_request(DIRECTORY_SCOPES),
-    )
+    for scopes in holds:
+        stubber.add_response(
+            "get_resource_oauth2_token", {"accessToken": f"graph-token-{len(scopes)}"}, oauth2_request(scopes)
+        )
     stubber.add_response(
         "get_resource_oauth2_token",
         {"authorizationUrl": AUTH_URL, "sessionUri": SESSION, "sessionStatus": "IN_PROGRESS"},
-        oauth2_request(CALENDAR_SCOPES),
+        oauth2_request(asks_consent_for),
     )
-    event = http_api_event(
+
+
+def chat_event(**headers: str) -> dict[str, Any]:
+    """Alex's POST /chat with the combined request, the JWT in the Authorization header."""
+    return http_api_event(
         "POST",
         "/chat",
         {"message": COMBINED},
-        headers={"Authorization": f"Bearer {JWT}"},
+        headers={"Authorization": f"Bearer {JWT}", **headers},
         claims={"email": ALEX, "email_verified": "true"},
     )
 
+
+def test_the_email_is_drafted_and_the_meeting_asks_to_connect_the_calendar(
+    turn: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Given: AgentCore holds the user's consent for the directory, not yet for the calendar.
+    given_agentcore(turn["stubber"], holds=(DIRECTORY_SCOPES,), asks_consent_for=CALENDAR_SCOPES)
+
     # When
-    response = turn["app"].resolve(event, FakeLambdaContext())
+    response = turn["app"].resolve(chat_event(), FakeLambdaContext())
 
     # Then: an email card and a connect card, in the calls' order.
     assert response["statusCode"] == 200
@@ -171,26 +181,9 @@ def test_the_email_is_drafted_and_the_meeting_asks_to_connect_the_calendar(
 
 def test_a_turn_whose_every_call_needs_the_account_answers_one_connect_card(turn: dict[str, Any]) -> None:
     # Given: no consent at all yet, so the directory read both calls need asks for it.
-    stubber: Stubber = turn["stubber"]
-    stubber.add_response(
-        "get_workload_access_token_for_jwt",
-        {"workloadAccessToken": WORKLOAD_TOKEN},
-        {"workloadName": WORKLOAD, "userToken": JWT},
-    )
-    stubber.add_response(
-        "get_resource_oauth2_token",
-        {"authorizationUrl": AUTH_URL, "sessionUri": SESSION, "sessionStatus": "IN_PROGRESS"},
-        oauth2_request(DIRECTORY_SCOPES),
-    )
-    event = http_api_event(
-        "POST",
-        "/chat",
-        {"message": COMBINED},
-        headers={"Authorization": f"Bearer {JWT}"},
-        claims={"email": ALEX, "email_verified": "true"},
-    )
+    given_agentcore(turn["stubber"], asks_consent_for=DIRECTORY_SCOPES)
 
-    body = json_body(turn["app"].resolve(event, FakeLambdaContext()))
+    body = json_body(turn["app"].resolve(chat_event(), FakeLambdaContext()))
 
     # Then: the one card that connects the account, and no draft.
     assert [card["type"] for card in body["clientActions"]] == ["show_connect_account"]
@@ -215,27 +208,10 @@ def test_with_per_user_consent_a_turn_asked_to_run_async_answers_inline_with_the
     aws_chat_turns.cache_clear()
     service = turn["service"]
     app = chat_app(service=lambda: service, turns=aws_chat_turns, limiter=lambda: None)
-    stubber: Stubber = turn["stubber"]
-    stubber.add_response(
-        "get_workload_access_token_for_jwt",
-        {"workloadAccessToken": WORKLOAD_TOKEN},
-        {"workloadName": WORKLOAD, "userToken": JWT},
-    )
-    stubber.add_response(
-        "get_resource_oauth2_token",
-        {"authorizationUrl": AUTH_URL, "sessionUri": SESSION, "sessionStatus": "IN_PROGRESS"},
-        oauth2_request(DIRECTORY_SCOPES),
-    )
-    event = http_api_event(
-        "POST",
-        "/chat",
-        {"message": COMBINED},
-        headers={"Authorization": f"Bearer {JWT}", "Prefer": "respond-async"},
-        claims={"email": ALEX, "email_verified": "true"},
-    )
+    given_agentcore(turn["stubber"], asks_consent_for=DIRECTORY_SCOPES)
 
     try:
-        response = app.resolve(event, FakeLambdaContext())
+        response = app.resolve(chat_event(Prefer="respond-async"), FakeLambdaContext())
     finally:
         aws_chat_turns.cache_clear()
 

@@ -8,10 +8,8 @@ from collections.abc import Iterator
 from datetime import date
 from typing import Any
 
-import boto3
 import pytest
 import urllib3
-from moto import mock_aws
 from multitool.api.review_app import review_app
 from multitool.drafts import DraftStatus
 from multitool.local.google_server import FakeGoogle, sandbox_token, start_fake_google
@@ -20,20 +18,17 @@ from multitool.ports.calendar import Booking
 from multitool.ports.drafts import DynamoDraftStore
 from multitool.ports.google_tokens import FixedTokenSource
 from multitool.ports.google_workspace import build_suite, event_id
-from multitool.ports.suites import Suite
-from multitool.ports.tables import create_all
 from multitool.ports.tokens import Account, TokenSource
-from multitool.review import Caller, ReviewConfig, SideEffectFailed, SlotTaken
+from multitool.review import Caller, SideEffectFailed, SlotTaken
 from multitool.review.errors import ReconnectAccount
 from multitool.review.reviewer import Reviewer
 
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
+from tests.support.provider_review import provider_reviewer
 from tests.support.review_support import (
     KINSHUOK,
-    NOW,
     OWNER,
     PRIYA,
-    SENDER,
     SLOTS,
     RecordingMailer,
     email_draft,
@@ -52,14 +47,6 @@ QUIET_WEEK = date(2026, 11, 16)  # the stand-in's seeded meetings: a week before
 
 
 @pytest.fixture
-def drafts() -> Iterator[DynamoDraftStore]:
-    with mock_aws():
-        dynamodb = boto3.client("dynamodb", region_name="us-east-1")
-        tables = create_all(dynamodb)
-        yield DynamoDraftStore(tables["DRAFTS_TABLE_NAME"], dynamodb)
-
-
-@pytest.fixture
 def google() -> Iterator[FakeGoogle]:
     with start_fake_google(people=PEOPLE, week_of=QUIET_WEEK) as server:
         assert server.discovery is not None, "the stand-in validates against the discovery documents"
@@ -75,36 +62,14 @@ def reviewer(
     tokens: TokenSource = CONNECTED,
     http: urllib3.PoolManager | None = None,
 ) -> tuple[Reviewer, RecordingMailer]:
-    builtin = RecordingMailer()
-    pool = http or urllib3.PoolManager()
-
-    def suites(caller: Caller) -> Suite:
-        account = Account(user_id=caller.user_id, email=caller.email)
-        return build_suite(account, tokens, http=pool, base_url=google.url, deadline=lambda: 20.0)
-
-    return (
-        Reviewer(
-            drafts,
-            mailer=builtin,
-            calendar=_NoBuiltinCalendar(),
-            jira=None,
-            config=ReviewConfig(sender_email=SENDER),
-            clock=lambda: NOW,
-            suites=suites,
-        ),
-        builtin,
+    return provider_reviewer(
+        drafts,
+        build_suite,
+        tokens,
+        http=http or urllib3.PoolManager(),
+        base_url=google.url,
+        deadline=lambda: 20.0,
     )
-
-
-class _NoBuiltinCalendar:
-    """The builtin calendar must not be used once the deployment chose a provider."""
-
-    sends_invitations = False
-
-    def busy(self, *args: Any) -> Any:
-        raise AssertionError("the builtin calendar was used")
-
-    book = release = busy
 
 
 class LosesTheInsertsAnswer:

@@ -4,33 +4,25 @@ request against Graph's own description."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
-import boto3
 import pytest
-from moto import mock_aws
 from multitool.api.review_app import review_app
 from multitool.drafts import DraftStatus
 from multitool.local.graph_state import Fault, GraphPool, GraphState, WorkingHours
 from multitool.ports.drafts import DynamoDraftStore
 from multitool.ports.microsoft365 import build_suite
 from multitool.ports.provider_suites import NoTokenSource
-from multitool.ports.suites import Suite
-from multitool.ports.tables import create_all
 from multitool.ports.token_sources import FixedTokenSource
-from multitool.ports.tokens import Account, TokenSource
-from multitool.review import Caller, ReviewConfig, SideEffectFailed, SlotTaken
+from multitool.ports.tokens import TokenSource
+from multitool.review import Caller, SideEffectFailed, SlotTaken
 from multitool.review.errors import ReconnectAccount
 from multitool.review.reviewer import Reviewer
 
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
+from tests.support.provider_review import provider_reviewer
 from tests.support.review_support import (
     KINSHUOK,
-    NOW,
     OWNER,
     PRIYA,
-    SENDER,
     SLOTS,
     RecordingMailer,
     email_draft,
@@ -45,14 +37,6 @@ SECOND = {"start": SLOTS[1][0].isoformat(), "end": SLOTS[1][1].isoformat()}
 
 
 @pytest.fixture
-def drafts() -> Iterator[DynamoDraftStore]:
-    with mock_aws():
-        dynamodb = boto3.client("dynamodb", region_name="us-east-1")
-        tables = create_all(dynamodb)
-        yield DynamoDraftStore(tables["DRAFTS_TABLE_NAME"], dynamodb)
-
-
-@pytest.fixture
 def graph() -> GraphState:
     state = GraphState()
     state.add_user("Alex Müller", ALEX, working=WorkingHours(zone="W. Europe Standard Time"))
@@ -64,36 +48,13 @@ def graph() -> GraphState:
 def reviewer(
     drafts: DynamoDraftStore, graph: GraphState, tokens: TokenSource | None = None
 ) -> tuple[Reviewer, RecordingMailer]:
-    builtin = RecordingMailer()
-    source = tokens or FixedTokenSource("local-token")
-
-    def suites(caller: Caller) -> Suite:
-        account = Account(user_id=caller.user_id, email=caller.email)
-        return build_suite(account, source, http=GraphPool(graph), base_url="http://graph.local/v1.0")  # type: ignore[arg-type]
-
-    return (
-        Reviewer(
-            drafts,
-            mailer=builtin,
-            calendar=_NoBuiltinCalendar(),
-            jira=None,
-            config=ReviewConfig(sender_email=SENDER),
-            clock=lambda: NOW,
-            suites=suites,
-        ),
-        builtin,
+    return provider_reviewer(
+        drafts,
+        build_suite,
+        tokens or FixedTokenSource("local-token"),
+        http=GraphPool(graph),  # type: ignore[arg-type]
+        base_url="http://graph.local/v1.0",
     )
-
-
-class _NoBuiltinCalendar:
-    """The builtin calendar must not be used once the deployment chose a provider."""
-
-    sends_invitations = False
-
-    def busy(self, *args: Any) -> Any:
-        raise AssertionError("the builtin calendar was used")
-
-    book = release = busy
 
 
 def test_a_confirmed_meeting_is_one_event_microsoft_sends_and_a_retry_books_nothing_more(

@@ -15,7 +15,12 @@ from multitool.settings import ChatSettings
 
 from infra.components.web import WEB_DIR, page_with_connect_policy
 from infra.context import ContextError, DeployContext
-from tests.infra.iam_queries import dynamodb_actions_by_table, function_id, role_of_function
+from tests.infra.iam_queries import (
+    dynamodb_actions_by_table,
+    function_id,
+    role_of_function,
+    statements_for_role,
+)
 from tests.infra.synth import Synthesized, synthesize
 
 pytestmark = pytest.mark.infra
@@ -140,8 +145,14 @@ def test_a_page_without_one_charset_tag_is_refused() -> None:
 
 @pytest.fixture(scope="module")
 def keyed_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
-    """The default deploy with customerManagedKey=true."""
-    return synthesize(tmp_path_factory.mktemp("keyed"), customerManagedKey="true")
+    """The default deploy with customerManagedKey=true, and the Entra app credential (so both of the
+    stack's third-party credential secrets are there)."""
+    return synthesize(
+        tmp_path_factory.mktemp("keyed"),
+        customerManagedKey="true",
+        calendar="microsoft365",
+        microsoft365AppCredential="true",
+    )
 
 
 def _statements(key: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -213,6 +224,40 @@ def test_the_key_policy_lets_cloudwatch_logs_use_it_only_for_this_accounts_log_g
     assert "kms:ScheduleKeyDeletion" not in json.dumps(dynamodb)
 
 
+def test_with_a_customer_managed_key_the_credential_secrets_are_encrypted_with_it(
+    keyed_stack: Synthesized,
+) -> None:
+    ((key_id, key),) = keyed_stack.of_type("AWS::KMS::Key").items()
+    jira = keyed_stack.logical_id(keyed_stack.stack.jira.secret)
+    assert keyed_stack.stack.suite.secret is not None
+    entra = keyed_stack.logical_id(keyed_stack.stack.suite.secret)
+    for secret in (jira, entra):
+        assert keyed_stack.props(secret)["KmsKeyId"] == {"Fn::GetAtt": [key_id, "Arn"]}, secret
+    # The key policy lets Secrets Manager of this region use the key for this account's principals,
+    # as the AWS-managed key aws/secretsmanager does: a reader needs only GetSecretValue on its secret.
+    secrets = _statements(key)["SecretsManagerForThisAccount"]
+    assert secrets["Principal"] == {"AWS": "*"}
+    assert set(secrets["Action"]) == {
+        "kms:Decrypt",
+        "kms:ReEncrypt*",
+        "kms:GenerateDataKey*",
+        "kms:CreateGrant",
+        "kms:DescribeKey",
+    }
+    assert secrets["Condition"] == {
+        "StringEquals": {
+            "kms:CallerAccount": "123456789012",
+            "kms:ViaService": {"Fn::Join": ["", ["secretsmanager.us-east-1.", {"Ref": "AWS::URLSuffix"}]]},
+        }
+    }
+    # and no function was given the key itself: the review function reads the secrets as before
+    review = role_of_function(keyed_stack, function_id(keyed_stack, "Review"))
+    statements = statements_for_role(keyed_stack, review)
+    assert not [s for s in statements if "kms:" in json.dumps(s["Action"])]
+    read = [s["Resource"] for s in statements if s["Action"] == "secretsmanager:GetSecretValue"]
+    assert read == [[{"Ref": jira}, {"Ref": entra}]]
+
+
 def test_without_the_option_there_is_no_key_and_the_tables_use_the_aws_managed_one(
     harness_stack: Synthesized,
 ) -> None:
@@ -224,6 +269,8 @@ def test_without_the_option_there_is_no_key_and_the_tables_use_the_aws_managed_o
     assert all(
         "KmsKeyId" not in g["Properties"] for g in harness_stack.of_type("AWS::Logs::LogGroup").values()
     )
+    jira = harness_stack.logical_id(harness_stack.stack.jira.secret)
+    assert "KmsKeyId" not in harness_stack.props(jira)  # the AWS-managed aws/secretsmanager
     assert DeployContext.from_context(VALID).customer_managed_key is False
     with pytest.raises(ContextError) as caught:
         DeployContext.from_context({**VALID, "customerManagedKey": "maybe"})

@@ -16,11 +16,13 @@ from multitool.chat.async_turns import TooManyTurns, TurnNotFound, TurnsUnavaila
 from multitool.chat.idempotency import IdempotencyKeyReused, IdempotencyUnavailable, RequestInProgress
 from multitool.chat.service import ChatInputError
 from multitool.chat.sessions import SessionNotFound, SessionNotOwned
+from multitool.errors import ServiceError
 from multitool.ports.rate import RateLimited
 from multitool.runtimes.base import ModelBusy, ModelFailed, RuntimeNotConfigured
 from multitool.settings import SettingsError
 
-from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
+from tests.support.error_sweeps import assert_answers, assert_carries_its_code_and_status, err
+from tests.support.http_events import FakeLambdaContext, http_api_event
 
 
 def answer(error: Exception) -> dict[str, Any]:
@@ -33,10 +35,6 @@ def answer(error: Exception) -> dict[str, Any]:
     )
     response: dict[str, Any] = app.resolve(event, FakeLambdaContext())
     return response
-
-
-def err(code: str, message: str, **extra: Any) -> dict[str, Any]:
-    return {"error": {"code": code, "message": message, **extra}}
 
 
 NOT_CONFIGURED = err("not_configured", "The chat service is not configured.")
@@ -130,12 +128,7 @@ CASES: list[tuple[Exception, int, dict[str, Any], dict[str, str]]] = [
 def test_each_error_answers_its_status_body_and_headers(
     error: Exception, status: int, body: dict[str, Any], headers: dict[str, str]
 ) -> None:
-    response = answer(error)
-
-    assert response["statusCode"] == status
-    assert json_body(response) == body
-    sent = {k: v for k, v in (response.get("headers") or {}).items() if k == "Retry-After"}
-    assert sent == headers
+    assert_answers(answer(error), status, body, headers)
 
 
 @pytest.mark.parametrize(
@@ -143,23 +136,11 @@ def test_each_error_answers_its_status_body_and_headers(
     [error for error, *_ in CASES if not isinstance(error, RuntimeError)],
     ids=lambda v: type(v).__name__,
 )
-def test_each_chat_error_carries_the_code_and_status_it_answers(error: Exception) -> None:
-    from multitool.errors import ServiceError
-
-    assert isinstance(error, ServiceError)
-
-    response = answer(error)
-
-    assert response["statusCode"] == error.status
-    assert json_body(response)["error"] == {
-        "code": error.code,
-        "message": error.public_message(),
-        **error.detail(),
-    }
+def test_each_chat_error_carries_the_code_and_status_it_answers(error: ServiceError) -> None:
+    assert_carries_its_code_and_status(answer(error), error)
 
 
 def test_the_reviews_errors_share_the_chat_paths_error_model() -> None:
-    from multitool.errors import ServiceError
     from multitool.review.errors import InvalidEdits, ReviewError
 
     error = InvalidEdits("to[0]: not an address.", field="to[0]")

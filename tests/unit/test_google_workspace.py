@@ -184,6 +184,7 @@ def test_resolve_searches_the_directory_once_per_distinct_name_and_keeps_exact_m
     assert found["Kinshuok"].status is Resolution.RESOLVED
     assert found["Kinshuok"].person is not None
     assert found["Kinshuok"].person.email == "kinshuok@example.com"
+    assert found["Kinshuok"].person.timezone == ""  # the People API gives none: unknown, not UTC
     assert found["priya"].status is Resolution.AMBIGUOUS
     assert [p.email for p in found["PRIYA"].candidates] == ["pn@example.com", "priya@example.com"]
     assert found["Nobody"].status is Resolution.UNKNOWN

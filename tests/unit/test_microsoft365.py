@@ -3,8 +3,11 @@ own description (the committed subset of msgraph-metadata) and answers in its sh
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+import subprocess
+import sys
+from datetime import UTC, datetime, time, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 from multitool.local.graph_contract import ContractViolation, graph_contract
@@ -19,6 +22,7 @@ from multitool.ports.microsoft365 import (
     GraphDirectory,
     GraphMailer,
     build_suite,
+    zone_of,
 )
 from multitool.ports.token_sources import FixedTokenSource
 from multitool.ports.tokens import (
@@ -167,6 +171,49 @@ def test_outside_working_hours_is_busy_in_the_attendees_own_zone(state: GraphSta
         Interval(start=MONDAY.replace(hour=0), end=MONDAY.replace(hour=3, minute=30)),
         Interval(start=MONDAY.replace(hour=11, minute=30), end=MONDAY.replace(hour=0) + timedelta(days=1)),
     ]
+
+
+@pytest.mark.parametrize(
+    ("windows", "iana", "opens_utc"),
+    [
+        # not in the short table the adapter had: working hours were left unapplied for these
+        # (MONDAY is in June: winter in Adelaide and Santiago, summer time in Cairo)
+        ("Cen. Australia Standard Time", "Australia/Adelaide", (23, 30)),  # UTC+09:30
+        ("Pacific SA Standard Time", "America/Santiago", (13, 0)),  # UTC-4
+        ("Egypt Standard Time", "Africa/Cairo", (6, 0)),  # UTC+3
+        ("Mexico Standard Time", "America/Mexico_City", (15, 0)),  # retired by Windows: UTC-6
+    ],
+)
+def test_working_hours_in_any_windows_zone_cldr_maps_are_applied(
+    state: GraphState, windows: str, iana: str, opens_utc: tuple[int, int]
+) -> None:
+    state.add_user("Someone", "s@example.com", working=WorkingHours(zone=windows))
+
+    busy = GraphCalendar(graph_http(state)).busy(
+        ["s@example.com"], MONDAY.replace(hour=0), MONDAY.replace(hour=0) + timedelta(days=2)
+    )
+
+    assert zone_of(windows) == ZoneInfo(iana)
+    hour, minute = opens_utc
+    # each working day opens at 09:00 in the zone: that instant (in UTC) ends a busy block
+    assert any(
+        block.end.astimezone(UTC).timetz().replace(tzinfo=None) == time(hour, minute)
+        for block in busy["s@example.com"]
+    )
+    assert state.violations == []
+
+
+def test_the_windows_zone_table_is_cldrs_and_reading_it_imports_no_icalendar() -> None:
+    probe = (
+        "import sys; from multitool.ports.microsoft365 import windows_zones, zone_of; "
+        "table = windows_zones(); zone_of('Russia Time Zone 3'); "
+        "print(len(table), table['W. Europe Standard Time'], 'icalendar' in sys.modules)"
+    )
+    answer = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+
+    count, berlin, imported = answer.stdout.split()
+    assert int(count) > 130  # CLDR's whole territory-001 list, not a hand-picked few
+    assert (berlin, imported) == ("Europe/Berlin", "False")
 
 
 def test_a_mailbox_graph_cannot_read_is_a_clear_refusal(state: GraphState) -> None:

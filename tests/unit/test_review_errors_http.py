@@ -41,7 +41,8 @@ from multitool.review.errors import (
 from multitool.review.limits import ApprovalRequired, QuotaExceeded, RecipientNotAllowed
 from multitool.review.reviewer import DraftView
 
-from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
+from tests.support.error_sweeps import assert_answers, assert_carries_its_code_and_status, err
+from tests.support.http_events import FakeLambdaContext, http_api_event
 from tests.support.review_support import email_draft
 
 DRAFT = email_draft()
@@ -66,10 +67,6 @@ def answer(error: Exception) -> dict[str, Any]:
     )
     response: dict[str, Any] = app.resolve(event, FakeLambdaContext())
     return response
-
-
-def err(code: str, message: str, **extra: Any) -> dict[str, Any]:
-    return {"error": {"code": code, "message": message, **extra}}
 
 
 CASES: list[tuple[Exception, int, dict[str, Any], dict[str, str]]] = [
@@ -203,12 +200,7 @@ CASES: list[tuple[Exception, int, dict[str, Any], dict[str, str]]] = [
 def test_each_error_answers_its_status_body_and_headers(
     error: Exception, status: int, body: dict[str, Any], headers: dict[str, str]
 ) -> None:
-    response = answer(error)
-
-    assert response["statusCode"] == status
-    assert json_body(response) == body
-    sent = {k: v for k, v in (response.get("headers") or {}).items() if k == "Retry-After"}
-    assert sent == headers
+    assert_answers(answer(error), status, body, headers)
 
 
 def review_error_classes() -> set[type[ReviewError]]:
@@ -234,14 +226,4 @@ def test_the_sweep_covers_every_review_error() -> None:
     ids=lambda v: type(v).__name__,
 )
 def test_each_error_carries_the_code_and_status_it_answers(error: ServiceError) -> None:
-    assert isinstance(error, ServiceError)
-
-    response = answer(error)
-
-    assert response["statusCode"] == error.status
-    assert json_body(response)["error"] == {
-        "code": error.code,
-        "message": error.public_message(),
-        **error.detail(),
-    }
-    assert response.get("headers", {}).get("Retry-After") == error.headers().get("Retry-After")
+    assert_carries_its_code_and_status(answer(error), error)

@@ -34,6 +34,7 @@ from multitool.tools.base import (
 from multitool.tools.environment import ToolEnvironment
 from multitool.tools.revisions import CannotRevise
 
+from tests.support.error_sweeps import err
 from tests.support.events import (
     LambdaContextStub,
     assert_bedrock_response,
@@ -57,10 +58,6 @@ def answer(error: Exception) -> tuple[int, Any]:
     response = handle(app, event, LambdaContextStub())
     assert_bedrock_response(response)
     return response["response"]["httpStatusCode"], response_body(response)
-
-
-def err(code: str, message: str, **extra: Any) -> dict[str, Any]:
-    return {"error": {"code": code, "message": message, **extra}}
 
 
 CASES: list[tuple[ToolError, int, dict[str, Any]]] = [

@@ -64,3 +64,42 @@ def test_without_a_connected_account_the_call_says_connect() -> None:
     assert outcome.status == 403
     assert outcome.body["error"]["code"] == "account_not_connected"
     assert "Connect your Microsoft 365 account" in outcome.body["error"]["message"]
+
+
+def test_an_attendees_zone_is_not_guessed_as_utc_graphs_working_hours_in_their_own_zone_count() -> None:
+    # Given Kinshuok in Kolkata: 09:00-17:00 there is 03:30-11:30 UTC, which getSchedule reports
+    state = graph()
+    state.add_user(
+        "Kinshuok Sharma", "kinshuok@example.com", working=WorkingHours(zone="India Standard Time")
+    )
+    call = ("propose_meeting", {"attendees": ["Kinshuok Sharma"], "title": "Sync", "when": "Thursday"})
+
+    (outcome,) = run_calls([call], ctx(), ports(state, FixedTokenSource("t")))
+
+    # Then the first slot is 09:00 in Berlin (08:00 UTC, inside his hours): his zone is not a
+    # made-up UTC, whose 09:00-17:00 would have pushed it to 10:00
+    assert outcome.ok, outcome.body
+    assert outcome.body["slots"][0]["start"] == "2026-12-03T09:00:00+01:00"
+    [attendee] = outcome.body["attendees"]
+    assert attendee["person"]["timezone"] == ""
+    assert not any("time zone" in note for note in outcome.body.get("notes", []))
+    assert state.violations == []
+
+
+def test_a_time_in_an_attendees_zone_asks_for_the_zone_when_graph_gives_none() -> None:
+    state = graph()
+    call = (
+        "propose_meeting",
+        {
+            "attendees": ["Priya Patel"],
+            "title": "Sync",
+            "when": "Thursday at 3pm",
+            "timezoneOf": "Priya Patel",
+        },
+    )
+
+    (outcome,) = run_calls([call], ctx(), ports(state, FixedTokenSource("t")))
+
+    assert outcome.status == 422  # the tool's unknown_time_zone, as for any zone it cannot place
+    assert outcome.body["error"]["field"] == "timezoneOf"
+    assert "time zone of 'Priya Patel' is not known" in outcome.body["error"]["message"]

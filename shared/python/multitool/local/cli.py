@@ -353,6 +353,7 @@ def _local_api(args: argparse.Namespace) -> tuple[Embedded, LocalApi]:
     try:
         from multitool.local.embedded import start_embedded
         from multitool.local.gateway import LocalApi, sandbox_outbox_reader
+        from multitool.local.outbox import provider_outbox
         from multitool.local.server import repo_root
         from multitool.observability import use_console_logs
 
@@ -364,17 +365,19 @@ def _local_api(args: argparse.Namespace) -> tuple[Embedded, LocalApi]:
         raise
     running = start_embedded(choice, region=args.region, log_level=args.log_level, moto=moto, data=data)
     calendar = getattr(args, "calendar", "builtin")
+    provider = None
     if calendar != "builtin":
         import os
 
         stand_in, banner = _provider_stand_in(calendar, running.seed.people)
+        provider = provider_outbox(stand_in)
         running.on_close(stand_in.stop)
         running.env.update(stand_in.env)
         os.environ.update(stand_in.env)  # the in-process handlers read their settings on first use
         print(f"  {banner}")
     use_console_logs()  # a terminal, not CloudWatch: one readable line per record
     functions_dir = args.functions_dir or repo_root() / "functions"
-    api = LocalApi(functions_dir, running.seed, outbox=sandbox_outbox_reader(running))
+    api = LocalApi(functions_dir, running.seed, outbox=sandbox_outbox_reader(running, provider))
     if running.invocations is not None:  # a function's asynchronous invocations run on these handlers
         running.invocations.bind(api.invoke_event)
     return running, api

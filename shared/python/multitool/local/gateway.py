@@ -23,12 +23,15 @@ import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from multitool.local.embedded import Embedded, Seed
 from multitool.local.lambdas import ACCOUNT, MAX_INSTANCES, Instances, LambdaContext, load_handler
 from multitool.local.loopback import is_loopback
+
+if TYPE_CHECKING:  # the outbox (and icalendar) is imported when the sandbox reads it
+    from multitool.local.outbox import ProviderOutbox
 
 LOCAL_USER_HEADER = "x-local-user"
 LOCAL_ISSUER = "http://127.0.0.1/local-sign-in"
@@ -375,8 +378,9 @@ class LocalApi:
         return str(claims["sub"]) if claims and claims.get("sub") else None
 
 
-def sandbox_outbox_reader(running: Embedded) -> Outbox:
-    """One user's part of the sandboxes: the mail SES accepted and the issues Jira created for them."""
+def sandbox_outbox_reader(running: Embedded, provider: ProviderOutbox | None = None) -> Outbox:
+    """One user's part of the sandboxes: the mail SES accepted and the issues Jira created for them,
+    and with a provider stand-in (``serve --calendar``) the mail and meetings it holds of theirs."""
     import boto3
 
     from multitool.local.embedded import FAKE_CREDENTIALS
@@ -393,6 +397,14 @@ def sandbox_outbox_reader(running: Embedded) -> Outbox:
     )
     table = running.env["DRAFTS_TABLE_NAME"]
     # moto runs in its own process (multitool.local.moto_process): its SES is read over HTTP.
-    return lambda user: outbox(
-        lambda: sent_mail_from_server(running.endpoint), running.jira, sent_by(dynamodb, table, user)
-    )
+
+    def read(user: str) -> dict[str, Any]:
+        mine = outbox(
+            lambda: sent_mail_from_server(running.endpoint), running.jira, sent_by(dynamodb, table, user)
+        )
+        person = running.seed.person(user)
+        if provider is not None and person is not None:
+            mine["provider"] = provider.of(person.email)
+        return mine
+
+    return read

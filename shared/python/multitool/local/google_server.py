@@ -50,6 +50,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from zoneinfo import ZoneInfo
 
 from multitool.local.google_discovery import Discovery, DiscoveryMismatch, error_body, load_discovery
+from multitool.local.stand_in import StandInHandler
 from multitool.people import Person
 from multitool.ports.directory import normalize_name
 
@@ -555,21 +556,18 @@ def start_fake_google(
 
 
 def _handler_for(google: FakeGoogle) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(StandInHandler):  # the tests and the demo read ``google.requests``
         server_version = "FakeGoogle/1.0"
-
-        def log_message(self, format: str, *args: Any) -> None:
-            """Quiet: the tests and the demo read ``google.requests`` instead."""
 
         def _serve(self) -> None:
             where = urlsplit(self.path).path
             if self.command == "GET" and where == "/":
-                self._send(HTTPStatus.OK, google.page(), "text/html; charset=utf-8", {})
+                self.send_body(HTTPStatus.OK, google.page(), "text/html; charset=utf-8")
                 return
             if self.command == "GET" and where.startswith("/_local/"):
                 view = google.local_view(where.removeprefix("/_local/"))
                 if view is not None:
-                    self._send(HTTPStatus.OK, json.dumps({"value": view}).encode(), "application/json", {})
+                    self.send_json(HTTPStatus.OK, {"value": view})
                     return
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else b""
@@ -578,20 +576,11 @@ def _handler_for(google: FakeGoogle) -> type[BaseHTTPRequestHandler]:
             except (ValueError, KeyError, TypeError) as error:
                 answer = Answer(400, error_body(400, "invalid", f"Bad request: {type(error).__name__}"), {})
             google.requests.append((self.command, self.path, answer.status))
-            data = b"" if answer.body is None else json.dumps(answer.body).encode()
-            self._send(answer.status, data, "application/json; charset=UTF-8", answer.headers)
+            self.send_json(
+                answer.status, answer.body, answer.headers, content_type="application/json; charset=UTF-8"
+            )
 
         do_GET = do_POST = do_PATCH = do_DELETE = _serve
-
-        def _send(self, status: int, data: bytes, content_type: str, headers: dict[str, str]) -> None:
-            self.send_response(status)
-            if data:
-                self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(data)))
-            for name, value in headers.items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(data)
 
     return Handler
 

@@ -15,16 +15,15 @@ them; the page's confirms create events and send mail here, seen at ``GET /_loca
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from http.server import ThreadingHTTPServer
 from zoneinfo import ZoneInfo
 
 from multitool.local.graph_state import GraphState, WorkingHours
+from multitool.local.stand_in import StandInHandler
 from multitool.people import Person
 
 # The stand-in accepts any bearer token; the functions send this one (not a secret).
@@ -91,7 +90,7 @@ def seeded_state(people: Iterable[Person], today: date | None = None) -> GraphSt
 def start_graph_stand_in(people: Iterable[Person], *, host: str = "127.0.0.1", port: int = 0) -> GraphStandIn:
     state = seeded_state(people)
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(StandInHandler):  # quiet: the page's server logs the requests
         def do_GET(self) -> None:
             if self.path == "/_local/events":
                 return self._json(200, {"value": state.events})
@@ -115,19 +114,7 @@ def start_graph_stand_in(people: Iterable[Person], *, host: str = "127.0.0.1", p
             answer = state.handle(self.command, url, dict(self.headers.items()), body)
             self._json(answer.status, answer.body, answer.headers)
 
-        def _json(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
-            data = b"" if body is None else json.dumps(body).encode()
-            self.send_response(status)
-            for name, value in (headers or {}).items():
-                self.send_header(name, value)
-            if data:
-                self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *_: Any) -> None:  # quiet: the page's server logs the requests
-            return
+        _json = StandInHandler.send_json
 
     server = ThreadingHTTPServer((host, port), Handler)
     thread = threading.Thread(target=server.serve_forever, name="graph-stand-in", daemon=True)

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
+from multitool.local.stand_in import StandInHandler
 from multitool.ports.jira import SANDBOX_CREDENTIALS_EMAIL, SANDBOX_CREDENTIALS_TOKEN
 
 CLOUD_ID = "5a1d7c3e-0b9f-4e2a-8c61-sandbox00001"
@@ -266,11 +267,8 @@ def _is_adf_doc(value: Any) -> bool:
 
 
 def _handler_for(jira: FakeJira) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(StandInHandler):  # the tests and the demo read ``jira.requests``
         server_version = "FakeJira/1.0"
-
-        def log_message(self, format: str, *args: Any) -> None:
-            """Quiet: the tests and the demo read ``jira.requests`` instead."""
 
         def do_GET(self) -> None:
             url = urlsplit(self.path)
@@ -386,7 +384,9 @@ def _handler_for(jira: FakeJira) -> type[BaseHTTPRequestHandler]:
         def _browse(self, key: str) -> None:
             issue = jira.issue(key)
             if issue is None:
-                self._send(HTTPStatus.NOT_FOUND, b"Sandbox Jira: no such issue", "text/plain; charset=utf-8")
+                self.send_body(
+                    HTTPStatus.NOT_FOUND, b"Sandbox Jira: no such issue", "text/plain; charset=utf-8"
+                )
                 return
             summary = html.escape(str(issue["fields"].get("summary", "")))
             page = (
@@ -394,21 +394,10 @@ def _handler_for(jira: FakeJira) -> type[BaseHTTPRequestHandler]:
                 f"<p><strong>Sandbox Jira: not a real issue.</strong></p>"
                 f"<h1>{html.escape(key)}: {summary}</h1>"
             )
-            self._send(HTTPStatus.OK, page.encode(), "text/html; charset=utf-8")
+            self.send_body(HTTPStatus.OK, page.encode(), "text/html; charset=utf-8")
 
         def _json(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
             jira.requests.append((self.command, self.path, int(status)))
-            self._send(status, json.dumps(body).encode(), "application/json;charset=UTF-8", headers)
-
-        def _send(
-            self, status: int, data: bytes, content_type: str, headers: dict[str, str] | None = None
-        ) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(data)))
-            for name, value in (headers or {}).items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(data)
+            self.send_json(status, body, headers, content_type="application/json;charset=UTF-8")
 
     return Handler

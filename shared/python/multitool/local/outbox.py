@@ -17,9 +17,11 @@ import email
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from email.message import Message
 from email.utils import getaddresses
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import urllib3
 from icalendar import Calendar
@@ -184,3 +186,102 @@ def _invitation_of(ics: str) -> dict[str, Any] | None:
             "attendees": [str(a).removeprefix("mailto:") for a in event.attendees],
         }
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderOutbox:
+    """``multitool serve --calendar``'s provider stand-in, as one user's outbox: the mail that left
+    their own mailbox there and the meetings their confirms booked on their calendar there."""
+
+    name: str  # as users know the provider: "Microsoft 365", "Google Workspace"
+    mail: Callable[[str], list[dict[str, Any]]]  # the user's address -> their sent mail, newest first
+    events: Callable[[str], list[dict[str, Any]]]  # the user's address -> their booked meetings
+
+    def of(self, address: str) -> dict[str, Any]:
+        """The ``provider`` part of ``GET /sandbox/outbox``'s answer for the user at ``address``."""
+        return {"name": self.name, "mail": self.mail(address), "events": self.events(address)}
+
+
+def provider_outbox(stand_in: object) -> ProviderOutbox:
+    """The outbox view of a Graph or Google stand-in (their own record, not the provider's API)."""
+    from multitool.local.google_server import FakeGoogle
+    from multitool.local.graph_server import GraphStandIn
+
+    if isinstance(stand_in, GraphStandIn):
+        return _graph_outbox(stand_in)
+    if isinstance(stand_in, FakeGoogle):
+        return _google_outbox(stand_in)
+    raise TypeError(f"No outbox view of {type(stand_in).__name__}")
+
+
+def _instant(text: str, zone: str = "UTC") -> str:
+    """An event time as ISO 8601 with its offset, for the page to show in the user's own zone."""
+    moment = datetime.fromisoformat(text)
+    return (moment if moment.tzinfo else moment.replace(tzinfo=ZoneInfo(zone))).isoformat()
+
+
+def _graph_instant(value: Mapping[str, str]) -> str:
+    # The stand-in keeps every event time in UTC ({"dateTime", "timeZone": "UTC"}), as Graph answers
+    # without a Prefer: outlook.timezone header.
+    return _instant(value["dateTime"], value.get("timeZone", "UTC"))
+
+
+def _same(a: object, b: str) -> bool:
+    return isinstance(a, str) and a.casefold() == b.casefold()
+
+
+def _graph_outbox(graph: Any) -> ProviderOutbox:
+    def mail(address: str) -> list[dict[str, Any]]:
+        return [
+            {
+                "subject": m["Message"].get("subject", ""),
+                "to": [r["emailAddress"]["address"] for r in m["Message"].get("toRecipients", [])],
+                "body": m["Message"].get("body", {}).get("content", ""),
+            }
+            for m in reversed(list(graph.state.sent))
+            if _same(m.get("from"), address)
+        ]
+
+    def events(address: str) -> list[dict[str, Any]]:
+        # Events a confirm made carry the adapter's transactionId; the seeded week has none.
+        return [
+            {
+                "title": e.get("subject", ""),
+                "start": _graph_instant(e["start"]),
+                "end": _graph_instant(e["end"]),
+                "attendees": [a["emailAddress"]["address"] for a in e.get("attendees", [])],
+            }
+            for e in reversed(list(graph.state.events))
+            if e.get("transactionId") and _same(e["organizer"]["emailAddress"]["address"], address)
+        ]
+
+    return ProviderOutbox("Microsoft 365", mail, events)
+
+
+def _google_outbox(google: Any) -> ProviderOutbox:
+    def mail(address: str) -> list[dict[str, Any]]:
+        return [
+            {
+                "subject": m.get("subject", ""),
+                "to": _addresses([m.get("to", "")]),
+                "body": m.get("text", ""),
+            }
+            for m in reversed(google.local_view("sent") or [])
+            if _same(m.get("from"), address)
+        ]
+
+    def events(address: str) -> list[dict[str, Any]]:
+        return [
+            {
+                "title": e.get("summary", ""),
+                "start": _instant(e["start"]["dateTime"]),
+                "end": _instant(e["end"]["dateTime"]),
+                "attendees": [
+                    a["email"] for a in e.get("attendees", []) if not _same(a.get("email"), address)
+                ],
+            }
+            for e in reversed(google.booked())
+            if e.get("status") == "confirmed" and _same(e.get("organizer", {}).get("email"), address)
+        ]
+
+    return ProviderOutbox("Google Workspace", mail, events)

@@ -10,8 +10,10 @@ admin's directory sharing settings apply, as in Gmail's address completion) with
 Its ``query`` is a prefix match over many fields, so the answers are filtered to people who
 answer to the name exactly (full name, first or last name, address), as the built-in directory
 matches. Neither API searches several names in one request: one request per distinct name.
-The People API carries no time zone, so a person's is UTC here (the scheduler's zone is the
-organizer's, as said in the request).
+The People API carries no time zone, so a person's is not known here (``""``, never a made-up
+UTC): the scheduler does not hold them to working hours it cannot place, and the card shows no
+local time for them (the meeting's zone is the organizer's, as said in the request). Calendar's
+``settings.get timezone`` is the signed-in user's own only.
 
 **Busy: Calendar ``freebusy.query``**, every address in one logical read, chunked at 50
 calendars a request (``calendarExpansionMax``'s maximum in the discovery document) and, for a
@@ -140,7 +142,11 @@ def person_from(entry: Mapping[str, Any]) -> Person | None:
         return None
     others = tuple(str(e["value"]).strip() for e in emails if e is not email)
     return Person(
-        id=str(entry["resourceName"])[:128], display_name=display[:200], email=address, aliases=others
+        id=str(entry["resourceName"])[:128],
+        display_name=display[:200],
+        email=address,
+        timezone="",  # not known: see the module's note
+        aliases=others,
     )
 
 

@@ -40,10 +40,13 @@ user's own mailbox and stays in their Sent Items (https://learn.microsoft.com/gr
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
+from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -89,47 +92,33 @@ _TRANSACTION_NAMESPACE = uuid.UUID("0b6f6a61-90c4-4b53-9a57-2f6c0d9c1e11")
 _FRACTION = re.compile(r"(\.\d{6})\d+")
 _DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
-# Windows time zone names Exchange reports in workingHours, as IANA names (CLDR's windowsZones,
-# https://github.com/unicode-org/cldr/blob/main/common/supplemental/windowsZones.xml, territory
-# "001"). A name already IANA is used as it is; one neither knows leaves working hours unapplied.
-WINDOWS_ZONES = {
-    "UTC": "Etc/UTC",
-    "GMT Standard Time": "Europe/London",
-    "Greenwich Standard Time": "Atlantic/Reykjavik",
-    "W. Europe Standard Time": "Europe/Berlin",
-    "Romance Standard Time": "Europe/Paris",
-    "Central Europe Standard Time": "Europe/Budapest",
-    "Central European Standard Time": "Europe/Warsaw",
-    "E. Europe Standard Time": "Europe/Chisinau",
-    "FLE Standard Time": "Europe/Kiev",
-    "GTB Standard Time": "Europe/Bucharest",
-    "Russian Standard Time": "Europe/Moscow",
-    "Turkey Standard Time": "Europe/Istanbul",
-    "Israel Standard Time": "Asia/Jerusalem",
-    "South Africa Standard Time": "Africa/Johannesburg",
-    "Arabian Standard Time": "Asia/Dubai",
-    "India Standard Time": "Asia/Calcutta",
-    "Nepal Standard Time": "Asia/Katmandu",
-    "SE Asia Standard Time": "Asia/Bangkok",
-    "China Standard Time": "Asia/Shanghai",
-    "Singapore Standard Time": "Asia/Singapore",
-    "Tokyo Standard Time": "Asia/Tokyo",
-    "Korea Standard Time": "Asia/Seoul",
-    "AUS Eastern Standard Time": "Australia/Sydney",
-    "New Zealand Standard Time": "Pacific/Auckland",
-    "Eastern Standard Time": "America/New_York",
-    "Central Standard Time": "America/Chicago",
-    "Mountain Standard Time": "America/Denver",
-    "US Mountain Standard Time": "America/Phoenix",
-    "Pacific Standard Time": "America/Los_Angeles",
-    "Alaskan Standard Time": "America/Anchorage",
-    "Hawaiian Standard Time": "Pacific/Honolulu",
-    "Atlantic Standard Time": "America/Halifax",
-    "E. South America Standard Time": "America/Sao_Paulo",
-    "Argentina Standard Time": "America/Buenos_Aires",
-    "Mexico Standard Time": "America/Mexico_City",
-    "Central Standard Time (Mexico)": "America/Mexico_City",
-}
+# Windows time zone names Exchange reports (in workingHours, and as a mailbox's zone by default), as
+# IANA names: CLDR's windowsZones (territory "001") as icalendar ships it, generated from CLDR and
+# pinned with icalendar in the layer (icalendar/timezone/windows_to_olson.py; the data:
+# https://github.com/unicode-org/cldr/blob/main/common/supplemental/windowsZones.xml). That module
+# is data only; it is read on the first Windows name, without importing the icalendar package (a
+# tenth of a second a cold start that sends no invitation does not pay). A name already IANA is used
+# as it is; one neither knows leaves working hours unapplied.
+_WINDOWS_TABLE = ("icalendar", "timezone", "windows_to_olson.py")
+# Windows retired this name (Mexico City is "Central Standard Time (Mexico)"), and CLDR with it; a
+# mailbox set up before may still report it.
+_RETIRED_WINDOWS_ZONES = {"Mexico Standard Time": "America/Mexico_City"}
+
+
+@cache
+def windows_zones() -> Mapping[str, str]:
+    """CLDR's Windows zone name -> IANA name table ({} when icalendar is not installed)."""
+    found = importlib.util.find_spec(_WINDOWS_TABLE[0])
+    if found is None or not found.submodule_search_locations:
+        return {}
+    path = Path(next(iter(found.submodule_search_locations)), *_WINDOWS_TABLE[1:])
+    spec = importlib.util.spec_from_file_location("multitool_windows_zones", path)
+    if spec is None or spec.loader is None:
+        return {}
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    table: Mapping[str, str] = module.WINDOWS_TO_OLSON
+    return table
 
 
 def build_suite(
@@ -197,7 +186,12 @@ class GraphDirectory:
             mail, display = user.get("mail"), user.get("displayName")
             if not mail or not display or not user.get("id"):
                 continue  # no mailbox: nobody to invite or mail
-            people.append(Person(id=str(user["id"]), display_name=str(display), email=str(mail)))
+            # No zone: a person's own is their mailbox setting, and a user's delegated token reads
+            # only the user's own mailboxSettings (another's answers 403 ErrorAccessDenied:
+            # https://github.com/microsoftgraph/msgraph-sdk-powershell/issues/2966).
+            # Unknown ("") is not a made-up UTC: the scheduler then keeps to the working hours
+            # getSchedule reports in the person's own zone, and the card shows no local time.
+            people.append(Person(id=str(user["id"]), display_name=str(display), email=str(mail), timezone=""))
         return people
 
 
@@ -347,13 +341,15 @@ def zone_of(name: str) -> tzinfo | None:
     """A Graph or Exchange time zone name (IANA or Windows) as a zone; None when neither knows it."""
     if name in ("UTC", "tzone://Microsoft/Utc"):
         return UTC
-    for candidate in (name, WINDOWS_ZONES.get(name)):
-        if candidate:
-            try:
-                return ZoneInfo(candidate)
-            except (ZoneInfoNotFoundError, ValueError):
-                continue
-    return None
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        pass
+    iana = windows_zones().get(name) or _RETIRED_WINDOWS_ZONES.get(name)
+    try:
+        return ZoneInfo(iana) if iana else None
+    except (ZoneInfoNotFoundError, ValueError):
+        return None
 
 
 def _working_zone(value: Mapping[str, Any] | None) -> tzinfo | None:

@@ -14,8 +14,10 @@ in the directory keeps the same working hours in their own zone
   least time outside them (summed over those attendees), then the earliest.
   A note names who is outside their hours.
 
-Ambiguous and unknown names and bare addresses do not constrain the hours:
-their zone is not known. A time the user named ("tomorrow at 3pm") is the
+Ambiguous and unknown names, bare addresses and people whose directory knows
+no zone (Microsoft 365's and Google's; their calendar's busy times still count,
+and Microsoft 365's working hours in their own zone) do not constrain the
+hours: their zone is not known. A time the user named ("tomorrow at 3pm") is the
 first slot when it is free, even outside anyone's working hours, since the
 user asked for it; a note names whose hours it falls outside. A part of the
 day ("Friday morning") narrows every searched day to its hours
@@ -358,7 +360,8 @@ def slot_proposal(
 def hours_attendees(resolutions: Sequence[NameResolution]) -> tuple[list[Attendee], list[str]]:
     """The attendees whose working hours count (each person once), and notes on unusable zones.
 
-    Ambiguous and unknown names and bare addresses do not count: their zone is not known.
+    Ambiguous and unknown names, bare addresses and people with no zone do not count: their zone
+    is not known.
     """
     found: list[Attendee] = []
     notes: list[str] = []
@@ -368,6 +371,8 @@ def hours_attendees(resolutions: Sequence[NameResolution]) -> tuple[list[Attende
         if not resolution.settled or person is None or is_external(person) or person.id in seen:
             continue
         seen.add(person.id)
+        if not person.timezone:
+            continue  # a directory that knows no zone (Microsoft 365's, Google's): not a made-up one
         zone = iana_zone(person.timezone)
         if zone is None:
             notes.append(
