@@ -72,10 +72,8 @@ def schema_of(model: str) -> Draft202012Validator:
 
 
 def test_a_turn_starts_at_once_and_shows_each_card_before_its_reply(url: str) -> None:
-    started_at = time.monotonic()
     status, headers, started = call(url, "/chat", {"message": WITH_ASIDE}, headers=ASYNC)
     assert status == 202, started
-    assert time.monotonic() - started_at < 5  # the model (0.6 s per answer) has not been waited for
     assert set(started) == {"turnId", "sessionId", "status"}
     assert started["status"] == "running"
     assert headers["location"] == f"/turns/{started['turnId']}"
@@ -94,7 +92,8 @@ def test_a_turn_starts_at_once_and_shows_each_card_before_its_reply(url: str) ->
     cards = [e for e in events if e["type"] == "card"]
     assert [e["card"] for e in cards] == done["clientActions"]
     assert [e["caption"] for e in cards] == done["clientActionMessages"]
-    # the cards were readable while the turn still ran
+    # the cards were readable while the turn still ran: the 202 did not wait for the model (no clock
+    # is read for it, so a loaded machine cannot fail it)
     assert any(v["status"] == "running" and v["events"] for v in answers)
     for card in done["clientActions"]:  # the drafts exist once, and the caller owns them
         status, _, action = call(url, f"/actions/{card['id']}")
