@@ -28,7 +28,7 @@ class SettingsError(ServiceError, ValueError):
 
 
 class JiraProject(BaseModel):
-    model_config = ConfigDict(frozen=True, populate_by_name=True)
+    model_config = ConfigDict(frozen=True, populate_by_name=True, defer_build=True)
 
     name: str
     issue_types: tuple[str, ...] = Field(default=("Bug", "Task", "Story"), alias="issueTypes")
@@ -38,7 +38,10 @@ DEFAULT_JIRA_PROJECTS = '{"WEB": {"name": "Website"}, "OPS": {"name": "Operation
 
 
 class _EnvSettings(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    # Each function validates one of these classes (the review its own, the orchestrator the chat's,
+    # IdentitySettings only with consent on): deferred, a class none of its requests validates is
+    # never built, and the one it does is built on its first validation.
+    model_config = ConfigDict(frozen=True, extra="ignore", defer_build=True)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Self:

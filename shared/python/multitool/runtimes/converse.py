@@ -51,7 +51,7 @@ from multitool.runtimes.flow import Flow, ToolCall, ToolResult
 from multitool.runtimes.prompts import standing_system_prompt, time_context
 from multitool.runtimes.summary import with_words_beside
 from multitool.runtimes.traces import ToolResults, extract_tool_results
-from multitool.tools import REGISTRY
+from multitool.tools import REGISTRY, model_specs
 
 # Room for a full-length email body (MAX_BODY_CHARS, ~2,500 tokens) besides the turn's other calls;
 # a model that thinks by default gets more (multitool.models.default_max_tokens). MAX_OUTPUT_TOKENS
@@ -74,25 +74,6 @@ class ConverseClient(Protocol):
 # --------------------------------------------------------------------------- tools from OpenAPI
 
 
-def _inline_refs(schema: Any, components: Mapping[str, Any]) -> Any:
-    """The schema with ``#/components/schemas/X`` references replaced by their definitions."""
-
-    def walk(node: Any, trail: tuple[str, ...]) -> Any:
-        if isinstance(node, Mapping):
-            ref = node.get("$ref")
-            if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
-                name = ref.rsplit("/", 1)[1]
-                if name in trail:  # a recursive model: leave the loop open rather than expand forever
-                    return {"type": "object"}
-                return walk(components.get(name, {}), (*trail, name))
-            return {key: walk(value, trail) for key, value in node.items()}
-        if isinstance(node, list):
-            return [walk(item, trail) for item in node]
-        return node
-
-    return walk(schema, ())
-
-
 def tool_specs_from_openapi(documents: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Converse ``toolSpec`` entries for every operation of the given OpenAPI documents."""
     specs: list[dict[str, Any]] = []
@@ -103,7 +84,8 @@ def tool_specs_from_openapi(documents: Iterable[Mapping[str, Any]]) -> list[dict
                 if not isinstance(operation, Mapping) or "operationId" not in operation:
                     continue
                 body = operation.get("requestBody", {}).get("content", {}).get("application/json", {})
-                schema = _inline_refs(body.get("schema", {"type": "object", "properties": {}}), components)
+                requested = body.get("schema", {"type": "object", "properties": {}})
+                schema = model_specs.inline_refs(requested, components)
                 description = operation.get("description") or operation.get("summary") or f"{method} {path}"
                 specs.append(
                     {
@@ -118,23 +100,9 @@ def tool_specs_from_openapi(documents: Iterable[Mapping[str, Any]]) -> list[dict
 
 
 def tool_specs_from_registry() -> list[dict[str, Any]]:
-    """Converse ``toolSpec`` entries built from the tool models (what the OpenAPI documents hold)."""
-    return [
-        {
-            "toolSpec": {
-                "name": spec.name,
-                "description": spec.description,
-                "inputSchema": {"json": _inline_defs(spec.args_model.model_json_schema(by_alias=True))},
-            }
-        }
-        for spec in REGISTRY.values()
-    ]
-
-
-def _inline_defs(schema: dict[str, Any]) -> Any:
-    defs = schema.pop("$defs", {})
-    text = json.dumps(schema).replace("#/$defs/", "#/components/schemas/")
-    return _inline_refs(json.loads(text), defs)
+    """Converse ``toolSpec`` entries of the registry's tools from their models' JSON Schemas: committed
+    for the built-in tools (:mod:`multitool.tools.model_specs`), generated for any other."""
+    return model_specs.tool_specs(REGISTRY.values())
 
 
 def load_openapi_documents() -> list[dict[str, Any]]:

@@ -1,0 +1,96 @@
+"""The tools' input schemas as their pydantic models generate them, committed so a cold start reads them.
+
+The harness runtime describes every tool to the model by its argument model's JSON Schema
+(``model_json_schema(by_alias=True)``, its ``$defs`` inlined). Generating those schemas is
+pydantic's slowest first use: about 100 ms of CPU for the three built-in tools in a fresh
+Python 3.13 process, on the orchestrator's first request, every cold start. The schemas depend
+only on the code, so ``python -m multitool.schemas`` (``make schemas``) writes them to
+``multitool/schemas/harness/tool_specs.json``, a test fails when the file differs from what the
+models generate, and :func:`tool_specs` reads the file. A tool whose model the file does not
+name (one registered at run time, a test's toy tool) has its schema generated as before.
+
+This module sits with the tools and imports none of them: it reads the registry it is given.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from functools import cache
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from multitool.tools.spec import ToolSpec
+
+COMMITTED = ("schemas", "harness", "tool_specs.json")
+"""Where the committed specs live inside the ``multitool`` package."""
+
+
+def inline_refs(schema: Any, components: Mapping[str, Any]) -> Any:
+    """The schema with ``#/components/schemas/X`` references replaced by their definitions."""
+
+    def walk(node: Any, trail: tuple[str, ...]) -> Any:
+        if isinstance(node, Mapping):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+                name = ref.rsplit("/", 1)[1]
+                if name in trail:  # a recursive model: leave the loop open rather than expand forever
+                    return {"type": "object"}
+                return walk(components.get(name, {}), (*trail, name))
+            return {key: walk(value, trail) for key, value in node.items()}
+        if isinstance(node, list):
+            return [walk(item, trail) for item in node]
+        return node
+
+    return walk(schema, ())
+
+
+def _inline_defs(schema: dict[str, Any]) -> Any:
+    defs = schema.pop("$defs", {})
+    text = json.dumps(schema).replace("#/$defs/", "#/components/schemas/")
+    return inline_refs(json.loads(text), defs)
+
+
+def model_name(spec: ToolSpec) -> str:
+    """The argument model a committed spec was generated from, as ``module.QualName``."""
+    return f"{spec.args_model.__module__}.{spec.args_model.__qualname__}"
+
+
+def generated_tool_spec(spec: ToolSpec) -> dict[str, Any]:
+    """A Converse ``toolSpec`` entry generated from the tool's argument model."""
+    return {
+        "toolSpec": {
+            "name": spec.name,
+            "description": spec.description,
+            "inputSchema": {"json": _inline_defs(spec.args_model.model_json_schema(by_alias=True))},
+        }
+    }
+
+
+@cache
+def _committed_text() -> str | None:
+    entry = resources.files("multitool").joinpath(*COMMITTED)
+    return entry.read_text(encoding="utf-8") if entry.is_file() else None
+
+
+def _committed() -> dict[tuple[str, str], dict[str, Any]]:
+    """(tool name, model name) -> its committed spec, parsed afresh so callers may change what they get."""
+    text = _committed_text()
+    if text is None:
+        return {}
+    entries = json.loads(text)
+    return {(entry["toolSpec"]["name"], entry["model"]): {"toolSpec": entry["toolSpec"]} for entry in entries}
+
+
+def tool_specs(specs: Iterable[ToolSpec]) -> list[dict[str, Any]]:
+    """The Converse ``toolSpec`` entries of ``specs``, in their order: the committed one where the file
+    holds this tool's name generated from this very model, else generated now."""
+    committed = _committed()
+    return [committed.get((spec.name, model_name(spec))) or generated_tool_spec(spec) for spec in specs]
+
+
+def render(specs: Iterable[ToolSpec]) -> str:
+    """The committed file's text: each tool's generated spec and the model it came from."""
+    entries = [{"model": model_name(spec), **generated_tool_spec(spec)} for spec in specs]
+    return json.dumps(entries, indent=2, ensure_ascii=False) + "\n"
