@@ -154,6 +154,7 @@ def test_ask_consent_come_back_confirm_books_in_the_users_own_calendar(served: S
     # and the page, back with the session, finishes it signed in as Jordan
     status, done = jordan.call("POST", "/connections/complete", {"sessionUri": session})
     assert (status, done["status"]) == (200, "connected")
+    assert jordan.call("GET", "/connections")[1]["connections"][0]["status"] == "connected"
 
     # Then the message sent again makes both cards, from Jordan's own directory and free/busy
     status, again = jordan.call("POST", "/chat", {"message": ASKED, "sessionId": reply["sessionId"]})
