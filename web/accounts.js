@@ -1,15 +1,15 @@
 // Connected accounts: the signed-in user's own accounts (Microsoft 365, Google Workspace) as GET /connections
 // lists them, each with Disconnect once connected. Shown only where the deployment connects accounts
-// (anywhere else the route answers 404 and the panel stays hidden).
+// (config.json's ``connections``): anywhere else the page asks nothing.
 import { api, errorMessage } from "./api.js";
 import { $, h, showAlert } from "./dom.js";
-import { currentUser } from "./state.js";
+import { currentUser, state } from "./state.js";
 
 const STATUS_TEXT = { connected: "Connected", pending: "Waiting for your consent", disconnected: "Disconnected", not_connected: "Not connected" };
 
 export async function refreshAccounts() {
   const panel = $("accounts");
-  if (!currentUser() || (window.location.search || "").includes("session_id=")) {
+  if (!state.config.connections || !currentUser() || (window.location.search || "").includes("session_id=")) {
     panel.hidden = true;
     return;
   }

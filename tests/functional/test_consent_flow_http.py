@@ -287,3 +287,10 @@ def test_consent_options_that_cannot_work_are_refused_before_anything_starts(
     assert ran.returncode == 2
     assert says in ran.stderr
     assert "Open http" not in ran.stdout
+
+
+def test_the_page_is_told_the_accounts_connect(served: Served) -> None:
+    config = httpx.get(f"{served.page}config.json", timeout=10).json()
+
+    assert config["connections"] is True
+    assert config["auth"] == "oidc"
