@@ -487,6 +487,8 @@ class MultitoolStack(cdk.Stack):
                 "signInDomain": self.users.sign_in_origin,
                 "scope": "openid email profile",
             }
+        if self.identity is not None:
+            config["connections"] = True  # the page lists the user's own accounts (GET /connections)
         return config
 
     def _outputs(self) -> None:

@@ -6,6 +6,7 @@
 // signInDomain, clientId}: sign in through managed login (auth.js); auth "bearer" takes a pasted token.
 // The local server answers config.json with auth "local" (a seeded user) or "oidc" (its OIDC stand-in).
 import { newChat, openLinkedDraft, restoreConversation, resumeTurn, send } from "./conversation.js";
+import { refreshAccounts } from "./accounts.js";
 import { finishConsent } from "./cards/connect.js";
 import { $, showAlert } from "./dom.js";
 import { loadLimits } from "./limits.js";
@@ -46,13 +47,14 @@ async function main() {
   if (state.config.auth === "local") await setUpLocalSignIn();
   else if (state.config.auth === "oidc") await setUpOidcSignIn();
   else setUpTokenSignIn();
-  // Back from a consent at the provider: finish it for this user; the message that waited is offered again.
+  // Back from a consent at the provider: finish it for this user; the message that waited is sent again.
   const waiting = await finishConsent(showAlert);
-  if (waiting) input.value = waiting;
+  refreshAccounts();
   await restoreConversation();
   await openLinkedDraft();
   document.body.dataset.ready = "true";
-  resumeTurn();
+  if (waiting) send(waiting, { keepAlert: true });
+  else resumeTurn();
 }
 
 main();

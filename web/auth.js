@@ -79,7 +79,9 @@ export class OidcSignIn {
   // Returns true when signed in; false when the page should offer the sign-in button.
   async start() {
     const params = new URLSearchParams(window.location.search);
-    if (params.has("code") || params.has("error")) return this.finish(params);
+    // An error is this sign-in's only when a sign-in is in flight: back from a consent the user declined,
+    // the page carries the provider's error=access_denied, which the consent card's code reads.
+    if (params.has("code") || (params.has("error") && sessionStorage.getItem(FLOW_KEY))) return this.finish(params);
     if (sessionStorage.getItem(MARKER_KEY)) {
       await this.signIn(); // navigates away; the sign-in domain's session answers without a form
       return false;
@@ -90,7 +92,8 @@ export class OidcSignIn {
   async signIn() {
     const verifier = randomText(48);
     const state = randomText(16);
-    const returnTo = window.location.pathname + window.location.hash;
+    // The query comes back too: a consent's session_id (or its error) and a linked draft outlive the sign-in.
+    const returnTo = window.location.pathname + window.location.search + window.location.hash;
     sessionStorage.setItem(FLOW_KEY, JSON.stringify({ state, verifier, returnTo }));
     const query = new URLSearchParams({
       response_type: "code",

@@ -17,12 +17,17 @@ function actionsOf(data) {
   return data.clientAction ? [data.clientAction] : [];
 }
 
-function addAssistantTurn(data) {
+// ``text``: the message this turn answered. A turn that could only ask for consent (every card a consent
+// card) made nothing: its message waits for the consent and is sent again after it; a turn that made other
+// drafts keeps them, and sending it again would draft them twice.
+function addAssistantTurn(data, text = null) {
   const actions = actionsOf(data);
   const captions = Array.isArray(data.clientActionMessages) ? data.clientActionMessages : [];
+  const onlyConsent = actions.length > 0 && actions.every((action) => action && action.type === "show_connect_account");
+  const waiting = onlyConsent ? text : null;
   const turn = h("li", { class: "msg msg-assistant", "data-testid": "assistant-turn" },
     data.message ? h("p", { class: "bubble", text: data.message }) : null,
-    actions.length ? h("div", { class: "cards" }, actions.map((action, i) => renderCardOrNotice(action, captions[i]))) : null);
+    actions.length ? h("div", { class: "cards" }, actions.map((action, i) => renderCardOrNotice(action, captions[i], null, waiting))) : null);
   $("messages").append(turn);
   turn.scrollIntoView({ block: "start" });
 }
@@ -123,10 +128,11 @@ async function followTurn(turnId) {
   return view.item;
 }
 
-export async function send(text) {
+// ``keepAlert``: the page sends a message again by itself (after a consent): what it said stays shown.
+export async function send(text, { keepAlert = false } = {}) {
   if (state.busy || !text.trim()) return;
   setBusy(true);
-  showAlert("");
+  if (!keepAlert) showAlert("");
   const input = $("composer-input");
   addUserMessage(text);
   input.value = "";
@@ -148,7 +154,7 @@ export async function send(text) {
       await followTurn(result.data.turnId);
     } else if (result.ok && result.data) {
       if (result.data.sessionId) setSession(result.data.sessionId);
-      addAssistantTurn(result.data);
+      addAssistantTurn(result.data, text);
     } else if (result.data && result.data.error && result.data.error.code === "account_not_connected" && result.data.error.authorizationUrl) {
       // The turn needs the user's own account first: the consent card; the message comes back after it.
       $("messages").append(h("li", { class: "msg msg-assistant", "data-testid": "assistant-turn" }, h("div", { class: "cards" }, connectTurnCard(result.data.error, text))));

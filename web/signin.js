@@ -1,4 +1,5 @@
 // Signing in: a seeded local user, managed login (auth.js), or a pasted bearer token.
+import { refreshAccounts } from "./accounts.js";
 import { api, errorMessage } from "./api.js";
 import { OidcSignIn } from "./auth.js";
 import { newChat } from "./conversation.js";
@@ -55,6 +56,7 @@ export async function setUpOidcSignIn() {
     $("signed-in-as").hidden = !user;
     $("sign-out").hidden = !user;
     $("sign-in").hidden = Boolean(user);
+    refreshAccounts();
     // The local OIDC stand-in has a sandbox too: its outbox is the signed-in person's.
     if (state.config.sandbox) {
       $("mode-badge").hidden = false;

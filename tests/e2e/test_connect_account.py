@@ -1,95 +1,162 @@
-"""The page's side of the consent, in Chromium against ``multitool serve``: a turn that needs the user's own
-account shows the consent card, its link leaves for the provider, the page comes back with ``session_id``,
-posts it to ``POST /connections/complete`` signed in, cleans the address bar and offers the waiting message
-again. The local server has no identity stand-in wired in yet, so the three exchanges that would leave
-for a provider suite (the turn's 403, the provider's consent page, the callback's answer) are answered
-in the browser's network layer from the API's own shapes; the rest is the real page and server."""
+"""The consent flow end to end in Chromium against ``multitool serve --calendar microsoft365 --consent``,
+nothing stubbed: the page signs in at the local OIDC stand-in, the turn's tools ask the local AgentCore
+Identity stand-in for the user's token over the real ``bedrock-agentcore`` client, its consent page plays
+Microsoft's, the callback finishes it as the signed-in user, and the Graph stand-in books the event only
+with the token issued for that user. At a laptop's width and a phone's."""
 
 from __future__ import annotations
 
 import json
+import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, Route, expect
+from playwright.sync_api import Browser, Page, expect
 
+from tests.e2e.test_chat_page import ARTIFACTS, EMAIL_CARD, MEETING_CARD, settle_names
+from tests.e2e.test_sign_in import sign_in
 from tests.support.browser import ready_page
 from tests.support.local_server import local_server
 
 pytestmark = pytest.mark.e2e
 
-SESSION = "urn:ietf:params:oauth:request_uri:e2e-session"
-CONSENT = "https://login.example.com/consent?request_uri=e2e"
-ASKED = "Schedule a sync with Priya on Thursday"
+ASKED = "Email Priya about the doc and schedule a sync with Priya on Thursday"
+CONNECT_CARD = "article.card-show_connect_account"
+SIZES = {"laptop": {"width": 1360, "height": 1100}, "phone": {"width": 390, "height": 844, "mobile": True}}
+
+
+@dataclass(frozen=True)
+class Served:
+    page: str
+    graph: str
 
 
 @pytest.fixture(scope="module")
-def server_url() -> Iterator[str]:
-    with local_server() as url:
-        yield url
+def served() -> Iterator[Served]:
+    output: list[str] = []
+    with local_server(args=("--calendar", "microsoft365", "--consent"), output=output) as url:
+        [line] = [line for line in output if "Graph stand-in at " in line]
+        yield Served(url, line.split("Graph stand-in at ", 1)[1].split()[0])
 
 
-@pytest.fixture
-def page(browser: Browser, server_url: str) -> Iterator[Page]:
-    with ready_page(browser, server_url, height=1200) as opened:
-        yield opened
+def opened(browser: Browser, served: Served, size: str) -> Any:
+    return ready_page(browser, served.page, **SIZES[size])
 
 
-def test_consent_card_leaves_for_the_provider_and_the_page_finishes_it(page: Page, server_url: str) -> None:
-    completed: list[dict[str, Any]] = []
+def graph_events(served: Served) -> list[dict[str, Any]]:
+    with urllib.request.urlopen(f"{served.graph}/_local/events", timeout=10) as response:
+        value: list[dict[str, Any]] = json.load(response)["value"]
+        return value
 
-    def turn_needs_account(route: Route) -> None:
-        route.fulfill(
-            status=403,
-            content_type="application/json",
-            body=json.dumps(
-                {
-                    "error": {
-                        "code": "account_not_connected",
-                        "message": "Connect your Microsoft 365 account to go on; nothing was sent.",
-                        "provider": "microsoft365",
-                        "authorizationUrl": CONSENT,
-                    }
-                }
-            ),
-        )
 
-    def provider_consents(route: Route) -> None:
-        # The provider, then AgentCore, send the browser back to the return URL with the session.
-        route.fulfill(status=302, headers={"Location": f"{server_url}?session_id={SESSION}"})
-
-    def callback(route: Route) -> None:
-        completed.append(
-            {"body": json.loads(route.request.post_data or "{}"), "headers": route.request.headers}
-        )
-        route.fulfill(
-            status=200,
-            content_type="application/json",
-            body=json.dumps(
-                {"provider": "microsoft365", "providerName": "Microsoft 365", "status": "connected"}
-            ),
-        )
-
-    page.route("**/chat", turn_needs_account)
-    page.route("https://login.example.com/**", provider_consents)
-    page.route("**/connections/complete", callback)
-
-    # Ask: the turn needs the account, so the answer is the consent card, and the message waits.
+def ask(page: Page, text: str) -> None:
     box = page.get_by_role("textbox", name="Your message")
-    box.fill(ASKED)
+    box.fill(text)
     box.press("Enter")
-    card = page.locator("article.card-show_connect_account")
-    expect(card).to_be_visible()
-    expect(card.get_by_role("heading")).to_contain_text("Connect your")
-    expect(card).to_contain_text("nothing was sent")
 
-    # Consent: the link leaves for the provider and comes back to the page, which finishes it signed in.
-    card.get_by_role("link", name="Connect").click()
-    page.wait_for_url(lambda url: "session_id" not in url and url.startswith(server_url))
-    expect(page.locator("#alert")).to_contain_text("Microsoft 365 is connected")
-    assert len(completed) == 1
-    assert completed[0]["body"] == {"sessionUri": SESSION, "provider": "microsoft365"}
-    assert completed[0]["headers"].get("x-local-user")  # signed in: the local sign-in header
-    # The message that waited is offered again.
-    expect(box).to_have_value(ASKED)
+
+def accounts_row(page: Page) -> Any:
+    return page.get_by_test_id("connected-account").filter(has_text="Microsoft 365")
+
+
+@pytest.mark.parametrize("size", ["laptop", "phone"])
+def test_ask_consent_come_back_the_page_retries_and_the_meeting_is_booked_in_the_users_calendar(
+    browser: Browser, served: Served, size: str
+) -> None:
+    user = {"laptop": "jordan", "phone": "kinshuok"}[size]
+    address = {"jordan": "jordan.lee@example.com", "kinshuok": "kinshuok.sharma@example.com"}[user]
+    with opened(browser, served, size) as page:
+        sign_in(page, user)
+        expect(accounts_row(page)).to_have_attribute("data-status", "not_connected")
+
+        # When the user asks for a mail and a meeting: both need their own directory and calendar,
+        # so the turn answers the consent card and nothing else
+        ask(page, ASKED)
+        card = page.locator(CONNECT_CARD)
+        expect(card).to_be_visible(timeout=30_000)
+        expect(card.get_by_role("heading")).to_have_text("Connect your Microsoft 365 account")
+        expect(page.locator(EMAIL_CARD)).to_have_count(0)
+        page.screenshot(path=str(ARTIFACTS / f"consent-card-{size}.png"))
+
+        # and connects: the provider's consent page (the local stand-in) names them and what is asked
+        card.get_by_role("link", name="Connect Microsoft 365").click()
+        expect(page.get_by_role("heading")).to_contain_text("multitool asks for access")
+        expect(page.locator("body")).to_contain_text("Allow multitool to read your calendar and send mail as")
+        expect(page.locator("body")).to_contain_text(address)
+        page.screenshot(path=str(ARTIFACTS / f"consent-page-{size}.png"))
+        page.get_by_role("button", name="Allow").click()
+
+        # Then the page, back with the session, finishes the consent and sends the message again
+        page.wait_for_url(lambda url: url.startswith(served.page) and "session_id" not in url)
+        expect(page.locator("#alert")).to_contain_text("Microsoft 365 is connected")
+        email, meeting = page.locator(EMAIL_CARD), page.locator(MEETING_CARD)
+        expect(meeting).to_be_visible(timeout=30_000)
+        expect(email).to_be_visible()
+        expect(accounts_row(page)).to_have_attribute("data-status", "connected")
+        page.screenshot(path=str(ARTIFACTS / f"consent-connected-{size}.png"), full_page=True)
+
+        # and the meeting's confirm books the event in the signed-in user's own calendar
+        before = len(graph_events(served))
+        settle_names(meeting)
+        meeting.get_by_role("button", name="Confirm").click()
+        expect(meeting.locator(".card-status")).to_have_text("Invitation sent", timeout=30_000)
+        events = graph_events(served)
+        assert len(events) == before + 1
+        assert events[-1]["organizer"]["emailAddress"]["address"] == address
+        assert "priya.patel@example.com" in [a["emailAddress"]["address"] for a in events[-1]["attendees"]]
+
+        # When they disconnect from the accounts list, the next turn asks for the consent again
+        accounts_row(page).get_by_role("button", name="Disconnect Microsoft 365").click()
+        expect(page.locator("#alert")).to_contain_text("Microsoft 365 is disconnected")
+        expect(accounts_row(page)).to_have_attribute("data-status", "disconnected")
+        # (the consent card of the first turn was not kept: the conversation read back holds drafts only)
+        expect(page.locator(CONNECT_CARD)).to_have_count(0)
+        ask(page, "Schedule a sync with Priya on Friday")
+        expect(page.locator(CONNECT_CARD)).to_have_count(1, timeout=30_000)
+
+
+def test_a_consent_link_opened_by_another_signed_in_user_is_refused(browser: Browser, served: Served) -> None:
+    with opened(browser, served, "laptop") as priya:
+        sign_in(priya, "priya")
+        ask(priya, "Schedule a sync with Jordan on Thursday")
+        link = priya.locator(CONNECT_CARD).get_by_role("link", name="Connect Microsoft 365")
+        expect(link).to_be_visible(timeout=30_000)
+        consent_url = link.get_attribute("href")
+        assert consent_url
+
+        # When Alex, signed in on their own browser, opens Priya's link and allows it
+        with opened(browser, served, "laptop") as alex:
+            sign_in(alex, "alex-chen")
+            alex.goto(consent_url)
+            alex.get_by_role("button", name="Allow").click()
+
+            # Then Alex's page is refused the consent, and nothing is connected for Alex
+            alex.wait_for_url(lambda url: url.startswith(served.page) and "session_id" not in url)
+            expect(alex.locator("#alert")).to_contain_text("Your account was not connected")
+            expect(alex.locator("#alert")).to_contain_text("not started by you")
+            expect(accounts_row(alex)).to_have_attribute("data-status", "not_connected")
+            alex.screenshot(path=str(ARTIFACTS / "consent-not-yours.png"))
+
+        # nor for Priya, whose link it was
+        priya.reload()
+        expect(priya.locator("body")).to_have_attribute("data-ready", "true")
+        expect(accounts_row(priya)).to_have_attribute("data-status", "pending")
+
+
+def test_deny_comes_back_with_nothing_connected_and_the_page_says_so(
+    browser: Browser, served: Served
+) -> None:
+    with opened(browser, served, "phone") as page:
+        sign_in(page, "alex-muller")
+        ask(page, "Schedule a sync with Priya on Thursday")
+        page.locator(CONNECT_CARD).get_by_role("link", name="Connect Microsoft 365").click()
+
+        page.get_by_role("button", name="Deny").click()
+
+        page.wait_for_url(lambda url: url.startswith(served.page) and "error=" not in url)
+        expect(page.locator("#alert")).to_contain_text("the consent was declined")
+        expect(accounts_row(page)).to_have_attribute("data-status", "pending")
+        expect(page.locator(MEETING_CARD)).to_have_count(0)
+        page.screenshot(path=str(ARTIFACTS / "consent-denied-phone.png"))

@@ -171,6 +171,11 @@ def test_the_email_is_drafted_and_the_meeting_asks_to_connect_the_calendar(
         TableName=turn["tables"]["LIMITS_TABLE_NAME"], Key={"pk": {"S": "CONNECTION#user-1#microsoft365"}}
     )["Item"]
     assert (consent["status"]["S"], consent["sessionUri"]["S"]) == ("pending", SESSION)
+    # The conversation remembers the draft, not the consent card: no draft behind it to read back.
+    [session] = dynamodb.scan(TableName=turn["tables"]["SESSIONS_TABLE_NAME"])["Items"]
+    remembered = json.dumps(session["history"])
+    assert email["id"] in remembered
+    assert "connect-microsoft365" not in remembered
     # The JWT is in no draft, session, turn record or consent, no log line and no answer.
     for name in turn["tables"].values():
         items = dynamodb.scan(TableName=name)["Items"]

@@ -161,6 +161,21 @@ def test_agentcore_refusing_the_completion_is_answered_as_the_provider_error(api
     assert response["headers"]["Retry-After"] == "2"
 
 
+def test_a_finished_consent_is_listed_connected_before_its_token_is_used(api: Api) -> None:
+    api.connections.pending("ana", "microsoft365", SESSION)
+    listed = json_body(api.call("GET", "/connections", sub="ana", token=ANA_JWT))
+    assert listed["connections"][0]["status"] == "pending"
+    api.stubber.add_response(
+        "complete_resource_token_auth", {}, {"sessionUri": SESSION, "userIdentifier": {"userToken": ANA_JWT}}
+    )
+    body = {"sessionUri": SESSION, "provider": "microsoft365"}
+    assert api.call("POST", "/connections/complete", body, sub="ana", token=ANA_JWT)["statusCode"] == 200
+
+    listed = json_body(api.call("GET", "/connections", sub="ana", token=ANA_JWT))
+
+    assert listed["connections"][0]["status"] == "connected"
+
+
 def test_list_and_disconnect(api: Api) -> None:
     listed = api.call("GET", "/connections", sub="ana", token=ANA_JWT)
     assert json_body(listed) == {

@@ -118,6 +118,15 @@ def test_the_page_is_the_only_return_url(microsoft_stack: Synthesized) -> None:
         }
 
 
+def test_the_page_lists_the_users_accounts_only_where_the_stack_connects_them(
+    microsoft_stack: Synthesized, harness_stack: Synthesized
+) -> None:
+    from tests.infra.test_stack_web import _config_json
+
+    assert _config_json(microsoft_stack)["connections"] is True
+    assert "connections" not in _config_json(harness_stack)
+
+
 def test_the_callers_may_use_only_this_workload_and_this_provider(microsoft_stack: Synthesized) -> None:
     workload_id, _ = _only(microsoft_stack, "AWS::BedrockAgentCore::WorkloadIdentity")
     provider_id, _ = _only(microsoft_stack, "AWS::BedrockAgentCore::OAuth2CredentialProvider")

@@ -22,8 +22,9 @@ function resultView(kind, view) {
 }
 
 // ``known``: the action as GET /actions/{id} just answered (a conversation read back), else it is asked.
-function renderCard(card, caption, known = null) {
-  if (card.type === "show_connect_account") return renderConnectCard(card, caption); // no draft behind it
+// ``waiting``: for a consent card, the message to send again once the account is connected.
+function renderCard(card, caption, known = null, waiting = null) {
+  if (card.type === "show_connect_account") return renderConnectCard(card, caption, waiting); // no draft behind it
   const kind = cardKind(card.type);
   const titleId = nextId("card-title");
   const article = h("article", { class: `card card-${card.type}`, "data-card-type": card.type, "data-card-id": card.id, "aria-labelledby": titleId });
@@ -179,9 +180,9 @@ function showApiError(article, result, fail) {
 
 // A card whose data the page cannot draw (an unknown time zone, a malformed time) says so in its place,
 // so the other cards of the turn stay usable and the chat goes on.
-export function renderCardOrNotice(action, caption, view = null) {
+export function renderCardOrNotice(action, caption, view = null, waiting = null) {
   try {
-    return renderCard(action, caption, view);
+    return renderCard(action, caption, view, waiting);
   } catch (error) {
     const kind = CARD_TYPES[action && action.type];
     const titleId = nextId("card-title");

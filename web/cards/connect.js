@@ -4,6 +4,7 @@
 // checks the user finishing it is the user who asked (POST /connections/complete).
 import { api, errorMessage } from "../api.js";
 import { h, nextId, safeHref } from "../dom.js";
+import { currentUser } from "../state.js";
 
 const PENDING = "multitool.consent"; // which provider the consent in flight is for, kept across the redirect
 
@@ -45,26 +46,47 @@ export function connectTurnCard(error, waiting) {
   return renderConnectCard(card, error.message, waiting);
 }
 
+function takePending() {
+  try {
+    const pending = JSON.parse(sessionStorage.getItem(PENDING) || "{}") || {};
+    sessionStorage.removeItem(PENDING);
+    return pending;
+  } catch {
+    return {};
+  }
+}
+
+function cleanAddress(params, names) {
+  for (const name of names) params.delete(name);
+  const rest = params.toString();
+  window.history.replaceState(null, "", `${window.location.pathname}${rest ? `?${rest}` : ""}${window.location.hash}`);
+}
+
 // At start-up: back from a consent? Finish it for the signed-in user, then clean the address bar.
-// Answers the message that waited for the consent (for the composer), if any.
+// Answers the message that waited for the consent (the page sends it again), if any. Back with OAuth's
+// error instead (the user pressed Deny at the provider): nothing is connected, and the page says so.
 export async function finishConsent(notify) {
   const params = new URLSearchParams(window.location.search);
   const sessionUri = params.get("session_id");
-  if (!sessionUri) return null;
-  let pending = {};
-  try {
-    pending = JSON.parse(sessionStorage.getItem(PENDING) || "{}") || {};
-    sessionStorage.removeItem(PENDING);
-  } catch {
-    pending = {};
+  const refused = params.get("error");
+  // Signed out (a silent sign-in is on its way, and keeps the address): finish once signed in.
+  if ((sessionUri || refused) && !currentUser()) return null;
+  if (!sessionUri && refused) {
+    takePending();
+    cleanAddress(params, ["error", "error_description", "state"]);
+    notify(refused === "access_denied"
+      ? "Your account was not connected: the consent was declined. Nothing was sent; ask again when you want to connect it."
+      : `Your account was not connected (${refused}). Nothing was sent; ask again to get a new link.`);
+    return null;
   }
+  if (!sessionUri) return null;
+  const pending = takePending();
   const provider = typeof pending.provider === "string" ? pending.provider : null;
-  params.delete("session_id");
-  const rest = params.toString();
-  window.history.replaceState(null, "", `${window.location.pathname}${rest ? `?${rest}` : ""}${window.location.hash}`);
+  cleanAddress(params, ["session_id"]);
   const result = await api("/connections/complete", { method: "POST", body: { sessionUri, ...(provider ? { provider } : {}) } });
+  const waiting = result.ok && typeof pending.waiting === "string" ? pending.waiting : null;
   notify(result.ok
-    ? `${result.data.providerName} is connected. Confirm the card that waited, or send your message again.`
+    ? `${result.data.providerName} is connected. ${waiting ? "Your message is sent again." : "Confirm the card that waited, or send your message again."}`
     : `Your account was not connected: ${errorMessage(result)}`);
-  return result.ok && typeof pending.waiting === "string" ? pending.waiting : null;
+  return waiting;
 }

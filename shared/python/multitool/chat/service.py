@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ConfigDict, Field, SerializeAsAny
 
 from multitool.cards.base import Card
+from multitool.cards.connect import CONNECT_ACTION
 from multitool.chat.idempotency import (
     ChatIdempotency,
 )
@@ -365,9 +366,11 @@ class ChatService:
         self, session_id: str, user_id: str, history: History, message: str, response: ChatResponse
     ) -> None:
         """Append the turn to the session's conversation; a failed write costs memory, not the answer."""
+        # A consent card has no draft behind it to read back: the conversation keeps the drafts only.
         cards = [
             card_entry(card.id, card.type, line)
             for card, line in zip(response.client_actions, response.client_action_messages, strict=False)
+            if card.type != CONNECT_ACTION
         ]
         updated = bounded(
             (*history, *exchange(message, response.message, cards)), max_exchanges=self.history_exchanges

@@ -5,6 +5,7 @@
     multitool serve --runtime converse --model-id MODEL        # Converse with a real model
     multitool serve --harness-arn ARN                          # a real AgentCore harness
     multitool serve --calendar microsoft365|google             # a local Graph or Google stand-in
+    multitool serve --calendar microsoft365|google --consent   # ... each user connects their own account
     multitool chat "Email Kinshuok about the doc" [--user ID] [--session ID] [--url URL]
     multitool get ID | confirm ID [--edits JSON] | discard ID   [--user ID] [--url URL]
     multitool mcp [--user ID] [--sandbox MOTO_URL] [--http PORT]   # the tools as an MCP server
@@ -115,9 +116,17 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--sign-in",
         choices=("local", "oidc"),
-        default="local",
         help="the page's sign-in: local (pick a seeded user) or oidc (the code flow with PKCE against a "
-        "local OIDC stand-in, tokens checked as the JWT authorizer does); default: %(default)s",
+        "local OIDC stand-in, tokens checked as the JWT authorizer does); default: local, oidc with "
+        "--consent",
+    )
+    serve.add_argument(
+        "--consent",
+        action="store_true",
+        help="with --calendar microsoft365|google: each user connects their own account, as deployed with "
+        "AgentCore Identity: a local identity stand-in issues each user's token after they allow it on "
+        "a local consent page, and the provider stand-in acts only as the token's user (needs "
+        "--sign-in oidc, the default with it)",
     )
 
     chat = commands.add_parser(
@@ -369,7 +378,9 @@ def _local_api(args: argparse.Namespace) -> tuple[Embedded, LocalApi]:
     if calendar != "builtin":
         import os
 
-        stand_in, banner = _provider_stand_in(calendar, running.seed.people)
+        stand_in, banner = _provider_stand_in(
+            calendar, running.seed.people, delegated=getattr(args, "consent", False)
+        )
         provider = provider_outbox(stand_in)
         running.on_close(stand_in.stop)
         running.env.update(stand_in.env)
@@ -390,17 +401,21 @@ class _StandIn(Protocol):
     def stop(self) -> None: ...
 
 
-def _provider_stand_in(calendar: str, people: Sequence[Person]) -> tuple[_StandIn, str]:
-    """The local stand-in of ``calendar``'s provider, seeded with ``people``, and its banner line."""
+def _provider_stand_in(
+    calendar: str, people: Sequence[Person], *, delegated: bool = False
+) -> tuple[_StandIn, str]:
+    """The local stand-in of ``calendar``'s provider, seeded with ``people``, and its banner line.
+
+    ``delegated``: it takes only each person's own token from the identity stand-in (``--consent``)."""
     if calendar == "microsoft365":
         from multitool.local.graph_server import start_graph_stand_in
 
-        graph = start_graph_stand_in(people)
+        graph = start_graph_stand_in(people, delegated=delegated)
         events = f"{graph.url}/_local/events"
         return graph, f"Microsoft 365: a local Graph stand-in at {graph.url} (events: {events})."
     from multitool.local.google_server import start_fake_google
 
-    google = start_fake_google(people=people)
+    google = start_fake_google(people=people, delegated=delegated)
     checked = "" if google.discovery is not None else "; unchecked: google-api-python-client is not installed"
     return google, (
         f"Google Workspace: a local Google stand-in at {google.url} (what was booked and sent: "
@@ -436,10 +451,73 @@ def _data_banner(running: Embedded) -> str:
     return f"Data: kept in {where} across restarts (delete the folder to start empty)."
 
 
+LOCAL_WORKLOAD = "multitool-local"
+"""``multitool serve --consent``'s workload identity at the local identity stand-in."""
+
+
+def _check_consent_options(args: argparse.Namespace) -> None:
+    """``--consent`` goes with a provider calendar and the OIDC sign-in (a JWT to exchange); it sets the
+    sign-in when none was asked for."""
+    if not args.consent:
+        args.sign_in = args.sign_in or "local"
+        return
+    if args.calendar == "builtin":
+        raise CliError(
+            "--consent connects a provider account: add --calendar microsoft365|google.", EXIT_USAGE
+        )
+    if args.sign_in == "local":
+        raise CliError(
+            "--consent needs --sign-in oidc: AgentCore Identity exchanges the user's own token, which "
+            "the local sign-in does not make.",
+            EXIT_USAGE,
+        )
+    if args.harness_arn:
+        raise CliError(
+            "--consent serves AgentCore Identity at a local bedrock-agentcore endpoint, which a real "
+            "harness (--harness-arn) cannot share: run it with the offline model or Converse.",
+            EXIT_USAGE,
+        )
+    args.sign_in = "oidc"
+
+
+def _start_identity(running: Embedded, calendar: str, return_url: str) -> str:
+    """The local AgentCore Identity (``--consent``) for a page at ``return_url``: started, its settings
+    applied to the in-process functions as the stack sets them; answers its banner line."""
+    import os
+
+    from multitool.local.identity_endpoint import IdentityEndpoint
+    from multitool.ports.tokens import PROVIDER_NAMES
+
+    endpoint = IdentityEndpoint(
+        workloads={LOCAL_WORKLOAD: (return_url,)},
+        person=running.seed.person,
+        provider_name=PROVIDER_NAMES[calendar],
+    ).start()
+    running.on_close(endpoint.stop)
+    env = {
+        # Only the functions' bedrock-agentcore clients go there: the offline harness runs in process.
+        "AWS_ENDPOINT_URL_BEDROCK_AGENTCORE": endpoint.url,
+        "IDENTITY_WORKLOAD_NAME": LOCAL_WORKLOAD,
+        "IDENTITY_PROVIDER": calendar,
+        # Named as the provider, so the stand-in's token is ``local-<provider>-<sub>``: what the provider
+        # stand-in takes as that user's (LocalIdentity names its tokens after the credential provider).
+        "IDENTITY_CREDENTIAL_PROVIDER": calendar,
+        "IDENTITY_RETURN_URL": return_url,
+        "CONNECTIONS_TABLE_NAME": running.env["LIMITS_TABLE_NAME"],
+    }
+    running.env.update(env)
+    os.environ.update(env)  # read by the in-process handlers on first use, after this
+    return (
+        f"Consent: each user connects their own {PROVIDER_NAMES[calendar]} account at a local "
+        f"AgentCore Identity stand-in ({endpoint.url}, consent page {endpoint.url}/consent)."
+    )
+
+
 def serve(args: argparse.Namespace) -> int:
     from multitool.local.loopback import is_loopback
     from multitool.local.server import make_server
 
+    _check_consent_options(args)
     running, api = _local_api(args)
     try:
         try:
@@ -457,6 +535,8 @@ def serve(args: argparse.Namespace) -> int:
             from multitool.local.oidc import LocalOidc
 
             api.auth = LocalOidc(people=lambda: running.seed.people, issuer=server.url.rstrip("/"))
+        if args.consent:  # AgentCore returns to the page: its URL is known once the server is bound
+            print(f"  {_start_identity(running, args.calendar, server.url)}")
         model = _model_banner(running.runtime)
         print(f"multitool is running on {model} with sandboxed AWS (moto at {running.endpoint}).")
         print(f"  {_data_banner(running)}")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import re
 import sys
 import threading
@@ -354,6 +355,8 @@ class LocalApi:
         config: dict[str, Any] = {"apiBase": "", "auth": "local", "jiraProjects": projects}
         if self.outbox is not None:
             config["sandbox"] = True
+        if os.environ.get("IDENTITY_WORKLOAD_NAME"):  # multitool serve --consent: as the stack says it
+            config["connections"] = True
         return config | (self.auth.page_config() if self.auth is not None else {})
 
     def sandbox_outbox(self, headers: Mapping[str, str]) -> LocalResponse:

@@ -23,6 +23,9 @@ unchecked, so ``make demo`` starts with the runtime dependencies only.
 
 A bearer token names its user: :func:`sandbox_token` (``sandbox-google.<address>``) for each
 seeded address; :attr:`FakeGoogle.env` hands the functions one per address (``PROVIDER_TOKENS``).
+With ``delegated=True`` (``multitool serve --consent``) it takes instead only the tokens the local
+AgentCore Identity stand-in issues (``local-google-<id>``, :func:`delegated_token`) and the
+functions get none.
 Each person starts with a week of real-looking meetings in their own time zone (:func:`seeded_week`).
 Failures can be scripted for the next calls of a method:
 ``fake.fail_next("calendar.freebusy.query", 429, "rateLimitExceeded", retry_after=3)``.
@@ -79,6 +82,11 @@ _ROUTES: tuple[tuple[str, re.Pattern[str], str], ...] = (
 )
 
 
+def delegated_token(person: Person) -> str:
+    """The token the local identity stand-in hands out for ``person``'s Google account."""
+    return f"local-google-{person.id}"
+
+
 def sandbox_token(email: str) -> str:
     """The bearer token the stand-in takes as ``email``'s."""
     return TOKEN_PREFIX + email.casefold()
@@ -103,9 +111,21 @@ class FakeGoogle:
     """A running fake Google Workspace; see :func:`start_fake_google`."""
 
     def __init__(
-        self, host: str, port: int, *, people: Sequence[Person], week_of: date, validate: bool = True
+        self,
+        host: str,
+        port: int,
+        *,
+        people: Sequence[Person],
+        week_of: date,
+        validate: bool = True,
+        delegated: bool = False,
     ) -> None:
         self.people = tuple(people)
+        # token -> address: the sandbox tokens, or (delegated) the identity stand-in's per person
+        self._tokens = {
+            (delegated_token(p) if delegated else sandbox_token(p.email)): p.email.casefold() for p in people
+        }
+        self.delegated = delegated
         self.discovery: Discovery | None = load_discovery() if validate else None
         self.requests: list[tuple[str, str, int]] = []
         self.sent: list[dict[str, Any]] = []
@@ -129,8 +149,10 @@ class FakeGoogle:
     @property
     def env(self) -> dict[str, str]:
         """What the functions need to act in this Workspace: each seeded person's own token."""
-        tokens = {p.email: sandbox_token(p.email) for p in self.people}
-        return {"CALENDAR": "google", "PROVIDER_BASE_URL": self.url, "PROVIDER_TOKENS": json.dumps(tokens)}
+        env = {"CALENDAR": "google", "PROVIDER_BASE_URL": self.url}
+        if not self.delegated:
+            env["PROVIDER_TOKENS"] = json.dumps({p.email: sandbox_token(p.email) for p in self.people})
+        return env
 
     def booked(self) -> list[dict[str, Any]]:
         """The events booked here (every calendar's, the seeded week left out), oldest first."""
@@ -226,8 +248,7 @@ class FakeGoogle:
         return answer
 
     def _user(self, authorization: str | None) -> str | None:
-        token = (authorization or "").removeprefix("Bearer ")
-        email = token.removeprefix(TOKEN_PREFIX) if token.startswith(TOKEN_PREFIX) else None
+        email = self._tokens.get((authorization or "").removeprefix("Bearer "))
         return email if email in self._events else None
 
     def _answer(
@@ -540,6 +561,7 @@ def start_fake_google(
     people: Sequence[Person] | None = None,
     week_of: date | None = None,
     validate: bool = True,
+    delegated: bool = False,
 ) -> FakeGoogle:
     """Start a fake Google Workspace on ``host:port`` (port 0: any free port) in a daemon thread.
 
@@ -551,7 +573,12 @@ def start_fake_google(
 
         people = load_seed().people
     return FakeGoogle(
-        host, port, people=people, week_of=week_of or datetime.now(UTC).date(), validate=validate
+        host,
+        port,
+        people=people,
+        week_of=week_of or datetime.now(UTC).date(),
+        validate=validate,
+        delegated=delegated,
     )
 
 

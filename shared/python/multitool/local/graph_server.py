@@ -11,6 +11,10 @@ them; the page's confirms create events and send mail here, seen at ``GET /_loca
     graph = start_graph_stand_in(seed_people)
     graph.env  # CALENDAR, PROVIDER_BASE_URL, PROVIDER_TOKEN for the functions
     graph.stop()
+
+With ``delegated=True`` (``multitool serve --consent``) it takes only each person's own token as the
+local AgentCore Identity stand-in issues it (``local-microsoft365-<id>``, :func:`delegated_token`) and
+acts as that person only; the functions then get no ``PROVIDER_TOKEN``.
 """
 
 from __future__ import annotations
@@ -43,6 +47,11 @@ _WEEK = (
 )
 
 
+def delegated_token(person: Person) -> str:
+    """The token the local identity stand-in hands out for ``person``'s Microsoft 365 account."""
+    return f"local-microsoft365-{person.id}"
+
+
 @dataclass
 class GraphStandIn:
     url: str
@@ -52,11 +61,10 @@ class GraphStandIn:
 
     @property
     def env(self) -> dict[str, str]:
-        return {
-            "CALENDAR": "microsoft365",
-            "PROVIDER_BASE_URL": f"{self.url}/v1.0",
-            "PROVIDER_TOKEN": LOCAL_TOKEN,
-        }
+        env = {"CALENDAR": "microsoft365", "PROVIDER_BASE_URL": f"{self.url}/v1.0"}
+        if self.state.token_users is None:
+            env["PROVIDER_TOKEN"] = LOCAL_TOKEN
+        return env
 
     def stop(self) -> None:
         self._server.shutdown()
@@ -87,8 +95,13 @@ def seeded_state(people: Iterable[Person], today: date | None = None) -> GraphSt
     return state
 
 
-def start_graph_stand_in(people: Iterable[Person], *, host: str = "127.0.0.1", port: int = 0) -> GraphStandIn:
+def start_graph_stand_in(
+    people: Iterable[Person], *, host: str = "127.0.0.1", port: int = 0, delegated: bool = False
+) -> GraphStandIn:
+    people = list(people)
     state = seeded_state(people)
+    if delegated:
+        state.token_users = {delegated_token(p): p.email for p in people}
 
     class Handler(StandInHandler):  # quiet: the page's server logs the requests
         def do_GET(self) -> None:

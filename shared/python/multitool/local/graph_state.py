@@ -75,6 +75,10 @@ class GraphState:
         self.sent: list[dict[str, Any]] = []
         self.requests: list[tuple[str, str, dict[str, Any] | None]] = []
         self.violations: list[str] = []
+        self.token_users: dict[str, str] | None = None
+        """Delegated tokens (``multitool serve --consent``): each bearer token and the mailbox it signs
+        in; any other token is Graph's 401, another mailbox's calendar or mail Graph's 403. None: any
+        token acts in any mailbox (an organization-wide app credential)."""
         self._faults: dict[tuple[str, str], list[Fault]] = {}
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
@@ -130,6 +134,9 @@ class GraphState:
             except ContractViolation as violation:
                 self.violations.append(str(violation))
                 return self._error(Fault(400, "BadRequest", str(violation)))
+            refused = self._delegation_refused(op.template, op.path_params, headers)
+            if refused is not None:
+                return refused
             data = json.loads(body) if body else None
             self.requests.append((op.method, op.template, data))
             queued = self._faults.get((op.method, op.template))
@@ -142,6 +149,28 @@ class GraphState:
                 answer = self._answer(op.method, op.template, op.path_params, op.query, data, headers)
             self.contract.check_response(method, url, answer.status, answer.body)
             return answer
+
+    def _delegation_refused(
+        self, template: str, params: Mapping[str, str], headers: Mapping[str, str]
+    ) -> Answer | None:
+        """A delegated token acts as its user only (https://learn.microsoft.com/graph/errors: 401 for
+        a token not valid for the resource, 403 for access denied); None when the request may go on."""
+        if self.token_users is None:
+            return None
+        authorization = next((v for k, v in headers.items() if k.lower() == "authorization"), "")
+        mailbox = self.token_users.get(authorization.removeprefix("Bearer "))
+        if mailbox is None:
+            answer = self._error(
+                Fault(401, "InvalidAuthenticationToken", "Access token validation failure. Invalid audience.")
+            )
+            answer.headers["WWW-Authenticate"] = 'Bearer realm="", error="invalid_token"'
+            return answer
+        target = params.get("user-id")
+        if template != "/users" and target is not None and target.casefold() != mailbox.casefold():
+            return self._error(
+                Fault(403, "ErrorAccessDenied", "Access is denied. Check credentials and try again.")
+            )
+        return None
 
     def _answer(
         self,

@@ -10,6 +10,8 @@ is a ``ClientError`` in the service's error shape, and the consent runs the same
    stand-in's consent page, ``consent_base`` + ``?request_uri=<sessionUri>``) and the ``sessionUri``;
 2. :meth:`LocalIdentity.consent` plays the provider and AgentCore after the user agreed: the session
    is consented, and the browser goes on to the return URL with ``?session_id=<sessionUri>``;
+   :meth:`LocalIdentity.deny` after the user declined: the session failed (``sessionStatus=FAILED``
+   when it is sent again), and the browser goes back with OAuth's ``error=access_denied``;
 3. ``complete_resource_token_auth`` with the token of the user who started the session stores the
    provider token in the vault; with any other user's it is ``AccessDeniedException``.
 
@@ -56,6 +58,10 @@ def _sub(user_token: str) -> str | None:
     return sub if isinstance(sub, str) and sub else None
 
 
+def _with_query(url: str, params: dict[str, str]) -> str:
+    return f"{url}{'&' if '?' in url else '?'}{urlencode(params)}"
+
+
 @dataclass
 class _Session:
     workload: str
@@ -64,6 +70,7 @@ class _Session:
     return_url: str
     consented: bool = False
     completed: bool = False
+    failed: bool = False
 
 
 class LocalIdentity:
@@ -124,6 +131,8 @@ class LocalIdentity:
                     )
                 if session.completed:
                     return {"accessToken": self._vault[key]}
+                if session.failed:
+                    return {"sessionUri": uri, "sessionStatus": "FAILED"}
                 if not session.consented:
                     return {"sessionUri": uri, "sessionStatus": "IN_PROGRESS"}
             if key in self._vault and not params.get("forceAuthentication"):
@@ -136,6 +145,20 @@ class LocalIdentity:
             "sessionStatus": "IN_PROGRESS",
         }
 
+    def pending_consent(self, session_uri: str) -> tuple[str, str] | None:
+        """Who a consent link waiting for an answer was made for and the provider: ``(sub, provider)``,
+        or None for a link unknown, already answered or finished."""
+        with self._lock:
+            session = self._sessions.get(session_uri)
+            if session is None or session.consented or session.failed or session.completed:
+                return None
+            return session.user, session.provider
+
+    def return_url_of(self, session_uri: str) -> str:
+        """The return URL the consent of ``session_uri`` goes back to (``KeyError`` for no such session)."""
+        with self._lock:
+            return self._sessions[session_uri].return_url
+
     def consent(self, session_uri: str) -> str:
         """The user agreed at the provider: where the browser goes next (the return URL, with the session)."""
         with self._lock:
@@ -143,8 +166,20 @@ class LocalIdentity:
             if session is None:
                 raise KeyError(session_uri)
             session.consented = True
-            separator = "&" if "?" in session.return_url else "?"
-            return f"{session.return_url}{separator}{urlencode({'session_id': session_uri})}"
+            return _with_query(session.return_url, {"session_id": session_uri})
+
+    def deny(self, session_uri: str) -> str:
+        """The user declined at the provider: the session failed, and the browser goes back with
+        OAuth's error response (RFC 6749 section 4.1.2.1: ``error=access_denied``)."""
+        with self._lock:
+            session = self._sessions.get(session_uri)
+            if session is None:
+                raise KeyError(session_uri)
+            session.failed = True
+            return _with_query(
+                session.return_url,
+                {"error": "access_denied", "error_description": "The user declined the consent."},
+            )
 
     def complete_resource_token_auth(self, **params: Any) -> dict[str, Any]:
         operation = "CompleteResourceTokenAuth"

@@ -125,7 +125,8 @@ class Accounts:
             connection = found.get(provider)
             status: Any = "not_connected"
             if connection is not None:
-                status = "pending" if connection.status in ("pending", "completed") else connection.status
+                # A completed consent is the vault's token: connected, though no call has used it yet.
+                status = "connected" if connection.status == "completed" else connection.status
             views.append(
                 ConnectionView(provider=provider, provider_name=PROVIDER_NAMES[provider], status=status)
             )
