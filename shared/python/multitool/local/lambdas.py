@@ -88,12 +88,57 @@ class LambdaContext:
         return max(0, int((self._deadline - time.monotonic()) * 1000))
 
 
+class _PerThread:
+    """A Powertools router's class-wide request state, kept per thread.
+
+    Powertools' resolvers put the request being served on the ``BaseRouter`` class itself
+    (``BaseRouter.current_event = ...`` and ``BaseRouter.lambda_context = ...`` in ``resolve``), which
+    is sound in Lambda, where a process serves one request at a time. Here every function's instances
+    share one process and serve requests on concurrent threads, so one request could read another's
+    event (its claims and headers). The same descriptor answers on the class (through its metaclass)
+    and on every resolver and router instance, from the thread's own value.
+    """
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._local = threading.local()
+
+    def __get__(self, obj: object, owner: type | None = None) -> Any:
+        try:
+            return self._local.value
+        except AttributeError:
+            raise AttributeError(self._name) from None
+
+    def __set__(self, obj: object, value: Any) -> None:
+        self._local.value = value
+
+
+_PATCHING = threading.Lock()
+
+
+def _router_state_per_thread() -> None:
+    from aws_lambda_powertools.event_handler.api_gateway import BaseRouter
+
+    with _PATCHING:
+        meta = type(BaseRouter)
+        if getattr(meta, "_multitool_per_thread", False):
+            return
+        per_thread = {name: _PerThread(name) for name in ("current_event", "lambda_context")}
+        for name, descriptor in per_thread.items():
+            setattr(BaseRouter, name, descriptor)  # what an instance reads (a data descriptor)
+        # What the class itself reads and sets: only a metaclass's data descriptor sees ``Class.x = ...``.
+        BaseRouter.__class__ = type(  # type: ignore[method-assign]
+            "PerThreadRouterMeta", (meta,), {**per_thread, "_multitool_per_thread": True}
+        )
+
+
 def load_handler(functions_dir: Path, name: str, instance: int = 0) -> Handler:
     """``functions/<name>/handler.py``'s ``handler``, loaded by file path (never ``import functions``).
 
     Each ``instance`` is a separate module: its own module-level state (the resolver
     ``app``), as each Lambda execution environment has its own.
     """
+    _router_state_per_thread()
     path = functions_dir / name / "handler.py"
     if not path.is_file():
         raise FileNotFoundError(f"No handler for function {name!r} at {path}")
