@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ConfigDict, Field, SerializeAsAny
 
 from multitool.cards.base import Card
-from multitool.cards.connect import CONNECT_ACTION
+from multitool.cards.connect import CONNECT_ACTION, ConnectAccountCard
 from multitool.chat.idempotency import (
     ChatIdempotency,
 )
@@ -143,9 +143,17 @@ class ChatResponse(WireModel):
 
 
 def _fallback_message(results: ToolResults) -> str:
-    count = len(results.client_actions)
+    connect = [card for card in results.client_actions if isinstance(card, ConnectAccountCard)]
+    count = len(results.client_actions) - len(connect)
+    waiting = " ".join(
+        f"Connect your {name} account to go on: nothing was sent."
+        for name in dict.fromkeys(card.provider_name for card in connect)
+    )
     if count:
-        return f"I prepared {count} draft{'s' if count != 1 else ''} for you to review."
+        drafts = f"I prepared {count} draft{'s' if count != 1 else ''} for you to review."
+        return f"{drafts} {waiting}".strip()
+    if waiting:
+        return waiting
     if results.failures:
         return "I could not prepare that: " + "; ".join(dict.fromkeys(f.message for f in results.failures))
     return "I could not produce an answer. Please rephrase your request."

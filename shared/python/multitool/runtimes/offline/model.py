@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from multitool.cards.connect import CONNECT_ACTION
 from multitool.people import Resolution
 from multitool.runtimes.offline import conversation
 from multitool.runtimes.offline import grammar as g
@@ -67,6 +68,7 @@ def _summary(results: Sequence[Mapping[str, Any]]) -> str:
     made: dict[str, int] = {}
     revised = 0
     problems: list[str] = []
+    connect: list[str] = []
     for result in results:
         content = result.get("content") or [{}]
         body = content[0].get("json") if isinstance(content[0], Mapping) else None
@@ -79,6 +81,9 @@ def _summary(results: Sequence[Mapping[str, Any]]) -> str:
             if code in _USER_WORDS:  # an error written for the model, said for the user
                 message = _USER_WORDS[code]
             problems.append(message if isinstance(message, str) else "one request could not be prepared")
+        elif action == CONNECT_ACTION:  # not a draft: the call waits for the user's consent
+            name = body.get("providerName")
+            connect.append(name if isinstance(name, str) and name else "your")
         elif isinstance(action, str):
             made[action] = made.get(action, 0) + 1
             revised += 1 if body.get("revises") else 0
@@ -92,6 +97,8 @@ def _summary(results: Sequence[Mapping[str, Any]]) -> str:
         verb = "revised" if revised == sum(made.values()) else "prepared"
         replaced = " It replaces the earlier card." if revised else ""
         text = f"I {verb} {listed} for you to review.{replaced} Nothing is sent until you confirm."
+    for name in dict.fromkeys(connect):
+        text += (" " if text else "") + f"Connect your {name} account to go on: nothing was sent."
     if problems:
         # Calls refused for the same reason carry the same message: say each reason once.
         text += (
