@@ -26,7 +26,7 @@ export function renderConnectCard(card, caption, waiting = null) {
     : h("p", { class: "card-error", role: "alert", text: "The consent link could not be shown: ask again." });
   return h("article", { class: "card card-show_connect_account", "data-card-type": card.type, "data-card-id": card.id, "aria-labelledby": titleId },
     h("header", { class: "card-head" },
-      h("span", { class: "card-icon", "aria-hidden": "true", text: "🔗" }),
+      h("span", { class: "card-icon", "aria-hidden": "true", text: "⇄" }),
       h("h3", { id: titleId, class: "card-title", text: `Connect your ${name} account` })),
     caption ? h("p", { class: "caption", text: caption }) : null,
     h("p", { text: `Your meetings and mail go through your own ${name} account, with your consent. Nothing was sent.` }),
