@@ -16,7 +16,8 @@ from multitool.settings import ChatSettings
 from infra.components.web import WEB_DIR, page_with_connect_policy
 from infra.context import ContextError, DeployContext
 from tests.infra.iam_queries import dynamodb_actions_by_table, function_id, role_of_function
-from tests.infra.synth import Synthesized, synthesize
+from tests.infra.synth import Synthesized
+from tests.support.synths import StackSynths
 
 pytestmark = pytest.mark.infra
 
@@ -138,10 +139,10 @@ def test_a_page_without_one_charset_tag_is_refused() -> None:
         page_with_connect_policy("<html><head></head></html>", ["https://api.example.com"])
 
 
-@pytest.fixture(scope="module")
-def keyed_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
+@pytest.fixture
+def keyed_stack(synths: StackSynths) -> Synthesized:
     """The default deploy with customerManagedKey=true."""
-    return synthesize(tmp_path_factory.mktemp("keyed"), customerManagedKey="true")
+    return synths.get(customerManagedKey="true")
 
 
 def _statements(key: dict[str, Any]) -> dict[str, dict[str, Any]]:
