@@ -63,10 +63,10 @@ types-infra: $(STAMP)
 	$(BIN)/mypy --cache-dir .mypy_cache/infra infra benchmarks examples
 
 # The suites on every core (at most four) with pytest-xdist: whole test files go to whichever worker is free,
-# and the tests that share the session's synthesized stacks to one worker (tests/conftest.py). pytest's exit
-# status is make's: no test collected (5) fails as a failed test does.
+# so a module's servers and fixtures start once (pytest-xdist 3.8's loadgroup sent one group's tests to
+# both workers here). pytest's exit status is make's: no test collected (5) fails as a failed test does.
 PYTEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); echo $$(( n > 4 ? 4 : n )))
-PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadgroup
+PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile
 
 # The layer's locked wheels for Lambda's platform, fetched into build/layer-cache once (every synth copies
 # them): fetched beside the checks, not inside the first synth of the suites.

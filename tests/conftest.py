@@ -28,15 +28,6 @@ os.environ.pop("AWS_PROFILE", None)
 os.environ.pop("AWS_ENDPOINT_URL", None)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under pytest-xdist (``make test``, ``--dist loadgroup``) a file's tests run on one worker, so its
-    module's servers and fixtures start once; the tests that share the session's synthesized stacks run on
-    one worker too, so each distinct context is synthesized once, not once per worker."""
-    for item in items:
-        shared = "synths" in getattr(item, "fixturenames", ())
-        item.add_marker(pytest.mark.xdist_group("synths" if shared else item.nodeid.split("::", 1)[0]))
-
-
 def pytest_sessionfinish(session: pytest.Session) -> None:
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:  # a pytest-xdist worker: its count goes to the controller
