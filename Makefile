@@ -13,7 +13,7 @@ SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help install demo test lint types audit unit functional infra e2e eval bench schemas openapi fuzz synth lock lock-dev chromium clean
+.PHONY: help install demo test lint types types-layer types-infra audit layer-cache unit functional infra e2e eval bench schemas openapi fuzz synth lock lock-dev chromium clean
 
 help:
 	@echo "make demo     run multitool locally on embedded defaults (no AWS account)"
@@ -52,12 +52,32 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-types: $(STAMP)
-	$(BIN)/mypy shared/python/multitool functions
-	$(BIN)/mypy infra benchmarks examples
+# The layer and functions (strict), and infra, benchmarks and examples: one target each, so that make -j
+# runs them side by side on two cores; each keeps its own cache, so neither reads what the other writes.
+types: types-layer types-infra
 
-test: $(STAMP) $(NODE_STAMP) chromium lint types audit eval
-	$(BIN)/python -m pytest
+types-layer: $(STAMP)
+	$(BIN)/mypy --cache-dir .mypy_cache/layer shared/python/multitool functions
+
+types-infra: $(STAMP)
+	$(BIN)/mypy --cache-dir .mypy_cache/infra infra benchmarks examples
+
+# The suites on every core (at most four) with pytest-xdist: whole test files go to whichever worker is free,
+# so a module's servers and fixtures start once (pytest-xdist 3.8's loadgroup sent one group's tests to
+# both workers here). pytest's exit status is make's: no test collected (5) fails as a failed test does.
+PYTEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); echo $$(( n > 4 ? 4 : n )))
+PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile
+
+# The layer's locked wheels for Lambda's platform, fetched into build/layer-cache once (every synth copies
+# them): fetched beside the checks, not inside the first synth of the suites.
+layer-cache: $(STAMP)
+	$(BIN)/python -c "from infra.components.layer import cached_site_packages, locked_requirements; \
+		cached_site_packages(locked_requirements())"
+
+# `make -j3 test` (what CI runs) does the three installs at once, then lint, types, audit, eval and the
+# layer's wheels at once.
+test: $(STAMP) $(NODE_STAMP) chromium lint types audit eval layer-cache
+	$(BIN)/python -m pytest $(PYTEST_PARALLEL)
 
 # pip-audit on requirements/dev.lock and infra/layer.lock, npm audit on package-lock.json; an advisory fails
 # unless infra/audit-accepted.toml accepts it; AUDIT_STRICT=1 also fails when the database cannot be reached.

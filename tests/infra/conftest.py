@@ -1,11 +1,13 @@
-"""One synth per variant for the whole session: a synth takes seconds and half a gigabyte."""
+"""One synth per variant for the whole session (a synth takes seconds and half a gigabyte); each test gets
+its own copy of the template (tests.support.synths)."""
 
 from __future__ import annotations
 
 import pytest
 from multitool.models import DEFAULT_MODEL_ID
 
-from tests.infra.synth import Synthesized, synthesize
+from tests.infra.synth import Synthesized
+from tests.support.synths import StackSynths
 
 DEFAULT_MODEL = DEFAULT_MODEL_ID  # cdk.json's: a global profile
 PROFILE_MODEL = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"  # an older model a user may still pick
@@ -19,23 +21,28 @@ DOMAIN_PREFIX = "multitool-demo-team"
 
 
 @pytest.fixture(scope="session")
-def harness_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
+def synths(tmp_path_factory: pytest.TempPathFactory) -> StackSynths:
+    """The session's stacks by context: any module asking for a context synthesized before shares it."""
+    return StackSynths(tmp_path_factory.mktemp("synths"))
+
+
+@pytest.fixture
+def harness_stack(synths: StackSynths) -> Synthesized:
     """The default deploy, exactly cdk.json's context: the AgentCore harness on the `global.` profile."""
-    return synthesize(tmp_path_factory.mktemp("harness"))
+    return synths.get()
 
 
-@pytest.fixture(scope="session")
-def agent_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
+@pytest.fixture
+def agent_stack(synths: StackSynths) -> Synthesized:
     """Agents Classic (Lambda executors, a new user pool) on a plain foundation model id; the
     inference-profile form is the return-control variant's."""
-    return synthesize(tmp_path_factory.mktemp("agent"), runtime="agent", modelId=FOUNDATION_MODEL)
+    return synths.get(runtime="agent", modelId=FOUNDATION_MODEL)
 
 
-@pytest.fixture(scope="session")
-def return_control_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
+@pytest.fixture
+def return_control_stack(synths: StackSynths) -> Synthesized:
     """Agent with RETURN_CONTROL, an inference profile, a guardrail, an existing pool and sender."""
-    return synthesize(
-        tmp_path_factory.mktemp("return-control"),
+    return synths.get(
         runtime="agent",
         executor="return_control",
         modelId=PROFILE_MODEL,
@@ -49,11 +56,10 @@ def return_control_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesize
     )
 
 
-@pytest.fixture(scope="session")
-def converse_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
+@pytest.fixture
+def converse_stack(synths: StackSynths) -> Synthesized:
     """No Bedrock Agents: the orchestrator runs the Converse loop itself, with a guardrail."""
-    return synthesize(
-        tmp_path_factory.mktemp("converse"),
+    return synths.get(
         runtime="converse",
         modelId=FOUNDATION_MODEL,
         guardrailId=GUARDRAIL,
@@ -61,11 +67,10 @@ def converse_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
     )
 
 
-@pytest.fixture(scope="session")
-def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
+@pytest.fixture
+def web_stack(synths: StackSynths) -> Synthesized:
     """The page's sign-in switches: self sign-up on, a local page allowed, a named domain prefix."""
-    return synthesize(
-        tmp_path_factory.mktemp("web"),
+    return synths.get(
         runtime="converse",
         modelId=FOUNDATION_MODEL,
         selfSignUp="true",
@@ -75,7 +80,7 @@ def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
     )
 
 
-@pytest.fixture(scope="session")
-def gateway_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
+@pytest.fixture
+def gateway_stack(synths: StackSynths) -> Synthesized:
     """The harness calling the action-group Lambdas through an AgentCore Gateway."""
-    return synthesize(tmp_path_factory.mktemp("gateway"), executor="gateway")
+    return synths.get(executor="gateway")

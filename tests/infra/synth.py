@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,6 +19,7 @@ import aws_cdk as cdk
 from aws_cdk.assertions import Template
 
 from infra.app import build_app
+from infra.components import layer
 from infra.paths import ROOT
 from infra.stack import MultitoolStack
 
@@ -50,10 +56,60 @@ class Synthesized:
         return self.stack.get_logical_id(element)
 
 
+class LayerBundles:
+    """The layer's contents, built once per process and hard-linked into every later synth's bundle.
+
+    Every synth bundles the same layer (the same lock, the same ``multitool`` sources, whatever the
+    context): copying the cached wheels, compiling and writing the holiday table take most of a synth.
+    The first synth builds it the real way (``layer.build_layer_contents``); the others get its files.
+    """
+
+    def __init__(self) -> None:
+        self.built: Path | None = None
+        self.builds = 0
+
+    def bundle(self, output_dir: Path, requirements: list[str] | None = None) -> None:
+        if requirements is not None:  # not the synth's layer: build what was asked
+            build_layer_contents(output_dir, requirements)
+            return
+        if self.built is None:
+            build_layer_contents(output_dir)
+            self.builds += 1
+            kept = Path(tempfile.mkdtemp(prefix="multitool-layer-"))
+            atexit.register(shutil.rmtree, kept, ignore_errors=True)
+            shutil.copytree(output_dir, kept, copy_function=_link, dirs_exist_ok=True)
+            self.built = kept
+            return
+        shutil.copytree(self.built, output_dir, copy_function=_link, dirs_exist_ok=True)
+
+    @contextmanager
+    def reused(self) -> Iterator[None]:
+        """While a synth runs, the layer's bundling (a jsii callback into this process) reuses a build."""
+        original = layer.build_layer_contents
+        layer.build_layer_contents = self.bundle
+        try:
+            yield
+        finally:
+            layer.build_layer_contents = original
+
+
+def _link(source: str, target: str) -> None:
+    """A hard link where the file system allows one (bundles are read, never written); else a copy."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+build_layer_contents = layer.build_layer_contents
+LAYERS = LayerBundles()
+
+
 def synthesize(outdir: Path, **context: Any) -> Synthesized:
     """cdk.json's context, then the overrides (senderEmail defaults to a test address)."""
     app = cdk.App(context={**cdk_json_context(), "senderEmail": SENDER, **context}, outdir=str(outdir))
-    app, stack = build_app(app, ENV)
-    assembly = app.synth()  # raises on any unacknowledged cdk-nag finding
+    with LAYERS.reused():
+        app, stack = build_app(app, ENV)
+        assembly = app.synth()  # raises on any unacknowledged cdk-nag finding
     artifact = assembly.get_stack_artifact(stack.artifact_id)
     return Synthesized(stack, Template.from_stack(stack), artifact.template, Path(assembly.directory))

@@ -12,7 +12,8 @@ from multitool.models import MARKETPLACE_PRODUCT_IDS
 
 from infra.context import ContextError, DeployContext
 from tests.infra.iam_queries import as_list, function_id, role_of_function, statements_for_role
-from tests.infra.synth import Synthesized, synthesize
+from tests.infra.synth import Synthesized
+from tests.support.synths import StackSynths
 
 
 def synth_warnings(synthesized: Synthesized) -> list[str]:
@@ -55,15 +56,14 @@ def _assert_first_use_grant(statements: list[dict[str, Any]], product: str) -> N
     assert "Condition" not in by_action["aws-marketplace:ViewSubscriptions"]
 
 
-@pytest.fixture(scope="module")
-def opus_harness(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
-    return synthesize(tmp_path_factory.mktemp("opus-harness"), modelId=OPUS)
+@pytest.fixture
+def opus_harness(synths: StackSynths) -> Synthesized:
+    return synths.get(modelId=OPUS)
 
 
-@pytest.fixture(scope="module")
-def converse_with_product(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
-    return synthesize(
-        tmp_path_factory.mktemp("converse-product"),
+@pytest.fixture
+def converse_with_product(synths: StackSynths) -> Synthesized:
+    return synths.get(
         runtime="converse",
         modelId="us.anthropic.claude-sonnet-4-5-20250929-v1:0",
         marketplaceProductId=GIVEN_PRODUCT,

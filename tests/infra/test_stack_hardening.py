@@ -21,7 +21,8 @@ from tests.infra.iam_queries import (
     role_of_function,
     statements_for_role,
 )
-from tests.infra.synth import Synthesized, synthesize
+from tests.infra.synth import Synthesized
+from tests.support.synths import StackSynths
 
 pytestmark = pytest.mark.infra
 
@@ -143,16 +144,11 @@ def test_a_page_without_one_charset_tag_is_refused() -> None:
         page_with_connect_policy("<html><head></head></html>", ["https://api.example.com"])
 
 
-@pytest.fixture(scope="module")
-def keyed_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
+@pytest.fixture
+def keyed_stack(synths: StackSynths) -> Synthesized:
     """The default deploy with customerManagedKey=true, and the Entra app credential (so both of the
     stack's third-party credential secrets are there)."""
-    return synthesize(
-        tmp_path_factory.mktemp("keyed"),
-        customerManagedKey="true",
-        calendar="microsoft365",
-        microsoft365AppCredential="true",
-    )
+    return synths.get(customerManagedKey="true", calendar="microsoft365", microsoft365AppCredential="true")
 
 
 def _statements(key: dict[str, Any]) -> dict[str, dict[str, Any]]:

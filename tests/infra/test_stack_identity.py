@@ -19,7 +19,8 @@ from tests.infra.iam_queries import (
     role_of_function,
     statements_for_role,
 )
-from tests.infra.synth import SENDER, Synthesized, synthesize
+from tests.infra.synth import SENDER, Synthesized
+from tests.support.synths import StackSynths
 
 pytestmark = pytest.mark.infra
 
@@ -32,20 +33,18 @@ IDENTITY_ACTIONS = {
 }
 
 
-@pytest.fixture(scope="module")
-def microsoft_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
-    return synthesize(
-        tmp_path_factory.mktemp("identity-m365"),
+@pytest.fixture
+def microsoft_stack(synths: StackSynths) -> Synthesized:
+    return synths.get(
         calendar="microsoft365",  # with identityClientId: each user's own consent (identity implied)
         identityClientId=ENTRA_CLIENT,
         identityTenantId=ENTRA_TENANT,
     )
 
 
-@pytest.fixture(scope="module")
-def google_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
-    return synthesize(
-        tmp_path_factory.mktemp("identity-google"),
+@pytest.fixture
+def google_stack(synths: StackSynths) -> Synthesized:
+    return synths.get(
         calendar="google",
         identity="google",  # said explicitly, as before: it agrees with the calendar
         identityClientId=GOOGLE_CLIENT,

@@ -13,7 +13,8 @@ from cfnlint.api import lint
 
 from infra.context import ContextError, DeployContext
 from tests.infra.iam_queries import actions_for_role, function_id, resources_for_action, role_of_function
-from tests.infra.synth import Synthesized, synthesize
+from tests.infra.synth import Synthesized
+from tests.support.synths import StackSynths
 
 pytestmark = pytest.mark.infra
 
@@ -22,24 +23,21 @@ SERVICE_ACCOUNT = "multitool-delegation@example-project.iam.gserviceaccount.com"
 GOOGLE_KEY_ID = "0123456789abcdef0123456789abcdef01234567"
 
 
-@pytest.fixture(scope="module")
-def microsoft365_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
-    return synthesize(
-        tmp_path_factory.mktemp("m365"), calendar="microsoft365", microsoft365AppCredential="true"
-    )
+@pytest.fixture
+def microsoft365_stack(synths: StackSynths) -> Synthesized:
+    return synths.get(calendar="microsoft365", microsoft365AppCredential="true")
 
 
-@pytest.fixture(scope="module")
-def google_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
+@pytest.fixture
+def google_stack(synths: StackSynths) -> Synthesized:
     # Converse runs the tools in the orchestrator: its role and environment get the suite too.
-    return synthesize(tmp_path_factory.mktemp("google"), calendar="google", runtime="converse")
+    return synths.get(calendar="google", runtime="converse")
 
 
-@pytest.fixture(scope="module")
-def google_delegation_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
+@pytest.fixture
+def google_delegation_stack(synths: StackSynths) -> Synthesized:
     # The default runtime (the AgentCore harness, inline functions): the orchestrator runs the tools.
-    return synthesize(
-        tmp_path_factory.mktemp("google-dwd"),
+    return synths.get(
         calendar="google",
         googleDelegation=SERVICE_ACCOUNT,
         googleDelegationKeyId=GOOGLE_KEY_ID,

@@ -14,6 +14,7 @@ from infra.context import DEFAULT_MCP_CALLBACK_URLS
 from tests.infra.iam_queries import actions_for_role, function_id, resources_for_action, role_of_function
 from tests.infra.synth import Synthesized
 from tests.infra.test_stack_agent import ACTION_GROUP_CONSTRUCTS
+from tests.support.synths import StackSynths
 
 pytestmark = pytest.mark.infra
 
@@ -183,12 +184,8 @@ def test_the_user_gateways_properties_are_in_cfn_lints_schema_and_lint_clean(
     assert [f"{m.rule.id} {m.message}" for m in matches] == []
 
 
-def test_a_stack_on_an_existing_pool_has_no_user_gateway(tmp_path: Any) -> None:
-    from tests.infra.synth import synthesize
-
-    synth = synthesize(
-        tmp_path, executor="gateway", userPoolId="us-east-1_Abc123", userPoolClientId="client1"
-    )
+def test_a_stack_on_an_existing_pool_has_no_user_gateway(synths: StackSynths) -> None:
+    synth = synths.get(executor="gateway", userPoolId="us-east-1_Abc123", userPoolClientId="client1")
     assert [r["Properties"]["AuthorizerType"] for r in synth.of_type(GATEWAY).values()] == ["AWS_IAM"]
     assert "McpUrl" not in synth.data["Outputs"]
 

@@ -192,6 +192,7 @@ def test_the_review_confirms_it_with_the_edits(toy: ToolSpec) -> None:
 
 @pytest.fixture(scope="module")
 def agent_stack(toy: ToolSpec, tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
+    # Not the session's shared synths: this stack holds a tool only this module registers.
     return synthesize(Path(tmp_path_factory.mktemp("toy-agent")), runtime="agent", executor="return_control")
 
 
