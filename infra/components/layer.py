@@ -154,12 +154,25 @@ def _is_python(executable: str, version: str) -> bool:
     return result.returncode == 0 and result.stdout.strip() == version
 
 
-def compile_bytecode(root: Path, python: str | None) -> bool:
-    """Compile every module under ``root`` with ``python`` (unchecked-hash .pyc); False when there is none."""
+# Lambda extracts a layer under /opt, and a Python layer's top folder is python/, on sys.path:
+# https://docs.aws.amazon.com/lambda/latest/dg/packaging-layers.html ("Layer paths for each Lambda runtime").
+LAYER_PATH_IN_LAMBDA = "/opt/python"
+
+
+def compile_bytecode(root: Path, python: str | None, *, site: Path | None = None) -> bool:
+    """Compile every module under ``root`` with ``python`` (unchecked-hash .pyc); False when there is none.
+
+    ``site`` is the folder that becomes the layer's ``python/`` (``root`` itself by default). Each .pyc
+    names its source where Lambda puts it (``/opt/python/...``), not where it was built: tracebacks
+    point at real paths, and the same sources always compile to the same bytes, so the layer's asset
+    hash (taken from its output) changes only when its contents do and a deploy publishes no new
+    layer version for nothing.
+    """
     if python is None:
         return False
     command = [
-        python, "-m", "compileall", "-q", "-j", "0", "--invalidation-mode", "unchecked-hash", str(root),
+        python, "-m", "compileall", "-q", "-j", "0", "--invalidation-mode", "unchecked-hash",
+        "-s", str(site or root), "-p", LAYER_PATH_IN_LAMBDA, str(root),
     ]  # fmt: skip
     result = subprocess.run(command, capture_output=True, text=True, check=False)  # noqa: S603
     if result.returncode != 0:
@@ -238,7 +251,7 @@ def build_layer_contents(output_dir: Path, requirements: list[str] | None = None
     package = python / PACKAGE.name
     shutil.copytree(PACKAGE, package, ignore=shutil.ignore_patterns(*PACKAGE_EXCLUDES), dirs_exist_ok=True)
     write_holiday_table(python, layer_python())
-    if not compile_bytecode(package, layer_python()):
+    if not compile_bytecode(package, layer_python(), site=python):
         print(
             f"multitool layer: no Python {PYTHON_VERSION} interpreter here (set LAYER_PYTHON): the layer"
             " ships without bytecode and every cold start compiles what it imports.",
@@ -284,7 +297,8 @@ class SharedLayer(Construct):
                         " && rm -rf /asset-output/python/multitool/local"
                         " && PYTHONPATH=/asset-output/python python -m multitool.ports.holidays"
                         " /asset-output/python/multitool/public_holidays.txt"
-                        " && python -m compileall -q --invalidation-mode unchecked-hash /asset-output/python",
+                        " && python -m compileall -q --invalidation-mode unchecked-hash"
+                        f" -s /asset-output/python -p {LAYER_PATH_IN_LAMBDA} /asset-output/python",
                     ],
                 ),
             ),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import marshal
 import shutil
 import stat
 import sys
@@ -154,3 +155,29 @@ def test_the_layer_carries_its_holidays_packages_answers_as_a_table(
     table = read_table((tmp_path / "out" / "python" / "multitool" / TABLE).read_text(encoding="utf-8"))
     assert table.first == date.today().year
     assert table.holidays("GB", table.first)[date(table.first, 12, 25)] == "Christmas Day"
+
+
+def test_the_same_sources_compile_to_the_same_bytes_wherever_they_are_built(tmp_path: Path) -> None:
+    # Two builds of one tree in two folders (CDK bundles in a new temporary folder each synth): the
+    # .pyc files are byte for byte the same and name their sources where Lambda extracts the layer.
+    builds = []
+    for name in ("first", "second"):
+        site = tmp_path / name / "python"
+        package = site / "pkg"
+        package.mkdir(parents=True)
+        (package / "__init__.py").write_text("VALUE = 42\n")
+        (package / "mod.py").write_text("def answer():\n    raise ValueError('where')\n")
+        assert layer.compile_bytecode(package, sys.executable, site=site)
+        builds.append(site)
+
+    tag = sys.implementation.cache_tag
+    pycs = [sorted(p.relative_to(site) for p in site.rglob("*.pyc")) for site in builds]
+    assert (
+        pycs[0]
+        == pycs[1]
+        == [Path(f"pkg/__pycache__/__init__.{tag}.pyc"), Path(f"pkg/__pycache__/mod.{tag}.pyc")]
+    )
+    for relative in pycs[0]:
+        assert (builds[0] / relative).read_bytes() == (builds[1] / relative).read_bytes()
+    code = marshal.loads((builds[0] / f"pkg/__pycache__/mod.{tag}.pyc").read_bytes()[16:])
+    assert code.co_filename == "/opt/python/pkg/mod.py"
