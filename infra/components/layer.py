@@ -33,6 +33,7 @@ sources only and synth says so.
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import os
@@ -145,6 +146,17 @@ def layer_python(version: str = PYTHON_VERSION) -> str | None:
 
 
 def _is_python(executable: str, version: str) -> bool:
+    # Asked several times per synth (the wheel cache key, the holiday table, the bytecode): each answer
+    # is kept while the file stays the same one (path, inode, size, mtime), so a replaced one is asked again.
+    try:
+        found = os.stat(executable)
+    except OSError:
+        return False
+    return _answers_version(executable, version, (found.st_ino, found.st_size, found.st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=32)
+def _answers_version(executable: str, version: str, _file: tuple[int, int, int]) -> bool:
     # A pyenv shim is on PATH even when it cannot run that version: ask the interpreter itself.
     probe = [executable, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"]
     try:

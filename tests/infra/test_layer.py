@@ -181,3 +181,22 @@ def test_the_same_sources_compile_to_the_same_bytes_wherever_they_are_built(tmp_
         assert (builds[0] / relative).read_bytes() == (builds[1] / relative).read_bytes()
     code = marshal.loads((builds[0] / f"pkg/__pycache__/mod.{tag}.pyc").read_bytes()[16:])
     assert code.co_filename == "/opt/python/pkg/mod.py"
+
+
+def test_an_interpreter_is_asked_once_while_it_stays_the_same_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked = tmp_path / "asked"
+    python = tmp_path / "python3.13"
+    python.write_text(f"#!/bin/sh\necho x >> {asked}\necho 3.13\n")
+    python.chmod(python.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setenv("PYENV_ROOT", str(tmp_path / "no-pyenv"))
+    monkeypatch.delenv("LAYER_PYTHON", raising=False)
+
+    assert [layer.layer_python("3.13") for _ in range(3)] == [str(python)] * 3
+    assert asked.read_text().count("x") == 1  # one synth asks three times: one process started
+
+    python.write_text(f"#!/bin/sh\necho x >> {asked}\necho 3.12\n")  # another interpreter there now
+    assert layer.layer_python("3.13") is None
+    assert asked.read_text().count("x") == 2
