@@ -48,12 +48,13 @@ async function main() {
   else if (state.config.auth === "oidc") await setUpOidcSignIn();
   else setUpTokenSignIn();
   // Back from a consent at the provider: finish it for this user; the message that waited is sent again.
-  const waiting = await finishConsent(showAlert);
+  const { resend, restore } = await finishConsent(showAlert);
+  if (restore && !input.value) input.value = restore; // not connected: what the user typed is kept
   refreshAccounts();
   await restoreConversation();
   await openLinkedDraft();
   document.body.dataset.ready = "true";
-  if (waiting) send(waiting, { keepAlert: true });
+  if (resend) send(resend, { keepAlert: true });
   else resumeTurn();
 }
 

@@ -157,6 +157,10 @@ def test_deny_comes_back_with_nothing_connected_and_the_page_says_so(
 
         page.wait_for_url(lambda url: url.startswith(served.page) and "error=" not in url)
         expect(page.locator("#alert")).to_contain_text("the consent was declined")
+        # what the user asked is back in the composer, not sent and not lost
+        expect(page.get_by_role("textbox", name="Your message")).to_have_value(
+            "Schedule a sync with Priya on Thursday"
+        )
         expect(accounts_row(page)).to_have_attribute("data-status", "pending")
         expect(page.locator(MEETING_CARD)).to_have_count(0)
         page.screenshot(path=str(ARTIFACTS / "consent-denied-phone.png"))

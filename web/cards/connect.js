@@ -63,30 +63,33 @@ function cleanAddress(params, names) {
 }
 
 // At start-up: back from a consent? Finish it for the signed-in user, then clean the address bar.
-// Answers the message that waited for the consent (the page sends it again), if any. Back with OAuth's
-// error instead (the user pressed Deny at the provider): nothing is connected, and the page says so.
+// Answers ``{ resend, restore }``: the message that waited for the consent, to send again once the
+// account is connected (``resend``), or to put back in the composer when it was not (``restore``:
+// the user pressed Deny at the provider, which comes back with OAuth's error, or the completion was
+// refused), so nothing the user typed is lost.
 export async function finishConsent(notify) {
+  const none = { resend: null, restore: null };
   const params = new URLSearchParams(window.location.search);
   const sessionUri = params.get("session_id");
   const refused = params.get("error");
   // Signed out (a silent sign-in is on its way, and keeps the address): finish once signed in.
-  if ((sessionUri || refused) && !currentUser()) return null;
+  if ((sessionUri || refused) && !currentUser()) return none;
   if (!sessionUri && refused) {
-    takePending();
+    const pending = takePending();
     cleanAddress(params, ["error", "error_description", "state"]);
     notify(refused === "access_denied"
       ? "Your account was not connected: the consent was declined. Nothing was sent; ask again when you want to connect it."
       : `Your account was not connected (${refused}). Nothing was sent; ask again to get a new link.`);
-    return null;
+    return { resend: null, restore: typeof pending.waiting === "string" ? pending.waiting : null };
   }
-  if (!sessionUri) return null;
+  if (!sessionUri) return none;
   const pending = takePending();
   const provider = typeof pending.provider === "string" ? pending.provider : null;
   cleanAddress(params, ["session_id"]);
   const result = await api("/connections/complete", { method: "POST", body: { sessionUri, ...(provider ? { provider } : {}) } });
-  const waiting = result.ok && typeof pending.waiting === "string" ? pending.waiting : null;
+  const waiting = typeof pending.waiting === "string" ? pending.waiting : null;
   notify(result.ok
     ? `${result.data.providerName} is connected. ${waiting ? "Your message is sent again." : "Confirm the card that waited, or send your message again."}`
     : `Your account was not connected: ${errorMessage(result)}`);
-  return waiting;
+  return result.ok ? { resend: waiting, restore: null } : { resend: null, restore: waiting };
 }
