@@ -27,19 +27,19 @@ from multitool.review import ReviewConfig
 from multitool.review.reviewer import Reviewer
 from multitool.settings import ReviewSettings
 
+from tests.support.agentcore_identity import (
+    ALEX,
+    AUTH_URL,
+    JWT,
+    PROVIDER_NAME,
+    RETURN_URL,
+    SESSION,
+    WORKLOAD,
+    WORKLOAD_TOKEN,
+)
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
 from tests.support.review_support import KINSHUOK, NOW, OWNER, PRIYA, SENDER, SLOTS, meeting_draft, resolved
 
-JWT = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1c2VyLTEiLCJ0b2tlbl91c2UiOiJhY2Nlc3MifQ.c2lnbmVkLWJ5LWNvZ25pdG8"
-WORKLOAD = "multitool-identity-a1b2c3"
-PROVIDER_NAME = "multitool-microsoft365-a1b2c3-oauth"
-RETURN_URL = "https://chat.example.com/"
-WORKLOAD_TOKEN = "workload-access-token-for-user-1"
-SESSION = "urn:ietf:params:oauth:request_uri:a1b2c3d4-calendar-consent"
-AUTH_URL = (
-    "https://bedrock-agentcore.us-east-1.amazonaws.com/identities/oauth2/authorize?request_uri=a1b2c3d4"
-)
-ALEX = "alex.mueller@example.com"
 FIRST = {"start": SLOTS[0][0].isoformat(), "end": SLOTS[0][1].isoformat()}
 
 

@@ -25,13 +25,14 @@ import json
 import struct
 import threading
 from collections.abc import Iterable, Mapping
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from botocore.exceptions import ClientError, ParamValidationError
 
 from multitool.local.loopback import is_loopback
+from multitool.local.stand_in import StandInHandler
 from multitool.runtimes.offline_harness import OfflineHarness, invoke_harness_operation
 
 EVENT_STREAM = "application/vnd.amazon.eventstream"
@@ -94,7 +95,7 @@ def encode_stream(events: Iterable[Mapping[str, Any]]) -> bytes:
     return bytes(out)
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(StandInHandler):
     server: HarnessEndpoint
     protocol_version = "HTTP/1.1"
 
@@ -120,25 +121,10 @@ class _Handler(BaseHTTPRequestHandler):
             details = error.response["Error"]
             self._error(400, str(details.get("Code")), str(details.get("Message")))
             return
-        self._send(200, EVENT_STREAM, stream)
+        self.send_body(200, stream, EVENT_STREAM)
 
     def _error(self, status: int, code: str, message: str) -> None:
-        body = json.dumps({"message": message}).encode()
-        self._send(status, "application/json", body, {"x-amzn-ErrorType": code})
-
-    def _send(
-        self, status: int, content_type: str, body: bytes, extra: Mapping[str, str] | None = None
-    ) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        for name, value in (extra or {}).items():
-            self.send_header(name, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        return
+        self.send_json(status, {"message": message}, {"x-amzn-ErrorType": code})
 
 
 class HarnessEndpoint(ThreadingHTTPServer):

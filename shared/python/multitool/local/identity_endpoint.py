@@ -23,7 +23,7 @@ import html
 import json
 import threading
 from collections.abc import Callable, Mapping
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -32,6 +32,7 @@ from botocore.exceptions import ClientError, ParamValidationError
 
 from multitool.local.identity import LocalIdentity
 from multitool.local.loopback import is_loopback
+from multitool.local.stand_in import StandInHandler
 from multitool.people import Person
 
 CONSENT_PATH = "/consent"
@@ -95,7 +96,7 @@ class IdentityEndpoint(ThreadingHTTPServer):
             self._thread.join(timeout=5)
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(StandInHandler):
     server: IdentityEndpoint
     protocol_version = "HTTP/1.1"
 
@@ -161,7 +162,7 @@ class _Handler(BaseHTTPRequestHandler):
             code, message = str(details.pop("Code")), str(details.pop("Message"))
             self._error(status, code, message, details)
             return
-        self._send(200, "application/json", json.dumps(answer).encode())
+        self.send_json(200, answer)
 
     def _decide(self, body: bytes) -> None:
         form = parse_qs(body.decode("utf-8", "replace"))
@@ -176,7 +177,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         identity = self.server.identity
         target = identity.consent(uri) if decision == "allow" else identity.deny(uri)
-        self._send(303, "text/plain; charset=utf-8", b"", {"Location": target})
+        self.send_json(303, None, {"Location": target})
 
     def _return_origin(self, uri: str) -> str:
         """The origin the form's answer redirects to: a CSP ``form-action`` covers redirects too."""
@@ -203,22 +204,7 @@ class _Handler(BaseHTTPRequestHandler):
         )
         policy = f"default-src 'none'; frame-ancestors 'none'; form-action 'self' {form_action}".strip()
         headers = {"Content-Security-Policy": policy, "Cache-Control": "no-store"}
-        self._send(status, "text/html; charset=utf-8", page.encode(), headers)
+        self.send_body(status, page.encode(), "text/html; charset=utf-8", headers)
 
     def _error(self, status: int, code: str, message: str, extra: Mapping[str, Any] | None = None) -> None:
-        body = json.dumps({"message": message, **(extra or {})}).encode()
-        self._send(status, "application/json", body, {"x-amzn-ErrorType": code})
-
-    def _send(
-        self, status: int, content_type: str, body: bytes, extra: Mapping[str, str] | None = None
-    ) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        for name, value in (extra or {}).items():
-            self.send_header(name, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        return
+        self.send_json(status, {"message": message, **(extra or {})}, {"x-amzn-ErrorType": code})

@@ -1,4 +1,4 @@
-"""What the loopback stand-ins (Graph, Google, Jira) share: how an answer is written.
+"""What the loopback stand-ins (Graph, Google, Jira, the harness, identity) share: how an answer is written.
 
 Each stand-in's request handler derives from :class:`StandInHandler` and keeps only its routes;
 the status line, ``Content-Type``, ``Content-Length`` and extra headers are written here, once.
