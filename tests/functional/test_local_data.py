@@ -14,6 +14,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from multitool.local.data_dir import DataDir
+
 from tests.support.local_server import REPO, clean_env, local_server
 
 COMBINED = "Email Kinshuok about the doc and schedule a sync for Thursday"
@@ -77,7 +79,9 @@ def test_a_restart_keeps_drafts_sessions_sent_mail_issues_and_the_next_jira_key(
             == "WEB-2"
         )
 
-    # When the folder is deleted, Then the next run starts empty
+    # When the folder is deleted (once the last run has let go of it: its moto child, which holds the
+    # folder's lock, saves its state as it exits, after the server itself has), Then the next run starts empty
+    DataDir.open(data).release()
     for path in sorted(data.iterdir()):
         path.unlink()
     data.rmdir()

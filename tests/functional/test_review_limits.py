@@ -7,7 +7,6 @@ per user counted by one conditional write, approval before a self-registered use
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -19,6 +18,7 @@ from tests.support.http_events import FakeLambdaContext, http_api_event, json_bo
 from tests.support.moto_tables import Tables
 from tests.support.review_support import (
     KINSHUOK,
+    NOW,
     OWNER,
     PRIYA,
     SLOTS,
@@ -36,8 +36,9 @@ PHISHING = {
 
 
 def used_today(aws: Tables, user: str = OWNER) -> tuple[int, int]:
-    """The recipients ``user`` mailed today: all of them, and those outside the sender's domain."""
-    day = datetime.now(UTC).date().isoformat()
+    """The recipients ``user`` mailed on the reviewer's day (its clock reads the pinned ``NOW``): all
+    of them, and those outside the sender's domain."""
+    day = NOW.date().isoformat()
     item = aws.client.get_item(
         TableName=aws.names["LIMITS_TABLE_NAME"], Key={"pk": {"S": quota_key(user, day)}}
     ).get("Item", {})

@@ -6,6 +6,7 @@ sends with (SES v2, the sender verified) and builds its reviewer afresh.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -72,7 +73,16 @@ def moto_tables(monkeypatch: pytest.MonkeyPatch) -> Iterator[Tables]:
 @pytest.fixture
 def review_aws(moto_tables: Tables, monkeypatch: pytest.MonkeyPatch) -> Iterator[Tables]:
     """``moto_tables`` as the review Lambda meets them: SES v2 with ``SENDER`` verified, no Jira,
-    no sandbox, no recipient limits, and the reviewer made afresh (a cold start)."""
+    no sandbox, no recipient limits, and the reviewer made afresh (a cold start).
+
+    The reviewer's clock reads the fixtures' pinned ``NOW`` (``tests.support.review_support``), as
+    the provider review tests' does: their slots lie on fixed days, which the wall clock passes."""
+    from multitool.api import review_app
+    from multitool.review.reviewer import Reviewer
+
+    from tests.support.review_support import NOW
+
+    monkeypatch.setattr(review_app, "Reviewer", functools.partial(Reviewer, clock=lambda: NOW))
     boto3.client("sesv2", region_name=REGION).create_email_identity(EmailIdentity=SENDER)
     monkeypatch.setenv("SENDER_EMAIL", SENDER)
     for name in _REVIEW_SETTINGS:
