@@ -6,7 +6,6 @@ import io
 import json
 import logging
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -18,7 +17,7 @@ from multitool.tools.jira_draft import requester
 
 from tests.functional.test_review_limits import confirm
 from tests.support.moto_tables import Tables
-from tests.support.review_support import OWNER, email_draft
+from tests.support.review_support import NOW, OWNER, email_draft
 
 
 @pytest.fixture
@@ -61,7 +60,7 @@ def test_a_sent_mail_leaves_an_audit_record_and_a_log_line_by_sub(
         "2",
     )
     assert set(record["ids"]["M"]) == {"messageId"}
-    days_kept = (int(record["expiresAt"]["N"]) - datetime.now(UTC).timestamp()) / 86400
+    days_kept = (int(record["expiresAt"]["N"]) - NOW.timestamp()) / 86400  # the reviewer's clock reads NOW
     assert 399 < days_kept <= 400
     stored = json.dumps(record)
     assert "example.com" not in stored  # ids and counts only

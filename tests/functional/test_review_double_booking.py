@@ -25,7 +25,16 @@ from multitool.tools.common import external_person
 from functions.review.handler import handler
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
 from tests.support.moto_tables import Tables
-from tests.support.review_support import OWNER, PRIYA, SENDER, SLOTS, RecordingMailer, meeting_draft, resolved
+from tests.support.review_support import (
+    NOW,
+    OWNER,
+    PRIYA,
+    SENDER,
+    SLOTS,
+    RecordingMailer,
+    meeting_draft,
+    resolved,
+)
 
 ALEX = "alex.mueller@example.com"
 VERIFIED = {"email": ALEX, "email_verified": "true"}
@@ -146,6 +155,7 @@ def reviewer(review_aws: Tables, mailer: RecordingMailer) -> Reviewer:
         calendar=review_aws.calendar,
         jira=None,
         config=ReviewConfig(sender_email=SENDER),
+        clock=lambda: NOW,  # as review_aws's reviewer: the fixtures' slots lie on fixed days
     )
 
 
