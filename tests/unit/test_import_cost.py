@@ -136,10 +136,41 @@ def test_the_reviewer_builds_no_ses_client_and_no_mime_machinery_until_it_sends(
     assert loaded_by("review", ["multitool.ports.ses_mail", "email.headerregistry"], then) == []
 
 
-def test_the_review_function_loads_every_tool_while_it_initialises() -> None:
-    modules = [f"multitool.tools.{tool}" for tool in TOOLS]
+# GET /actions/{id} of a stored draft of ``tool``, through the review function's own app.
+READ_DRAFT = """
+from multitool.api.review_app import review_app
+from multitool.local.memory import MemoryCalendar, MemoryDraftStore
+from multitool.review import ReviewConfig
+from multitool.review.reviewer import Reviewer
+from tests.support import review_support
+from tests.support.http_events import FakeLambdaContext, http_api_event
 
-    assert loaded_by("review", modules) == modules
+drafts = MemoryDraftStore()
+draft = getattr(review_support, {tool!r})()
+drafts.create_many([draft])
+reviewer = Reviewer(drafts, mailer=None, calendar=MemoryCalendar(), jira=None,
+                    config=ReviewConfig(sender_email="assistant@example.com"))
+app = review_app(lambda: reviewer, lambda: None, lambda: None)
+answer = app.resolve(http_api_event("GET", "/actions/" + draft.id, sub=draft.owner), FakeLambdaContext())
+assert answer["statusCode"] == 200, answer
+"""
+
+
+def test_the_review_function_loads_no_tool_while_it_initialises() -> None:
+    # Each tool loads with the first draft of its own that a request reads.
+    assert loaded_by("review", [f"multitool.tools.{tool}" for tool in TOOLS]) == []
+
+
+@pytest.mark.parametrize(
+    ("draft", "tool"),
+    [("email_draft", "email_draft"), ("meeting_draft", "meeting_scheduler"), ("jira_draft", "jira_draft")],
+)
+def test_reading_a_draft_loads_the_tool_of_that_draft_and_no_other(draft: str, tool: str) -> None:
+    then = READ_DRAFT.format(tool=draft)
+
+    assert loaded_by("review", [f"multitool.tools.{name}" for name in TOOLS], then) == [
+        f"multitool.tools.{tool}"
+    ]
 
 
 OFFLINE_AND_AGENT = [
@@ -159,10 +190,9 @@ build_runtime(settings, AwsClients(), lambda *args: None)
 """
 
 
-def test_the_orchestrator_loads_every_tool_while_it_initialises() -> None:
-    modules = [f"multitool.tools.{tool}" for tool in TOOLS]
-
-    assert loaded_by("orchestrator", modules) == modules
+def test_the_orchestrator_loads_no_tool_while_it_initialises() -> None:
+    # The model is told of every tool from the committed specs; a tool loads when a turn calls it.
+    assert loaded_by("orchestrator", [f"multitool.tools.{tool}" for tool in TOOLS]) == []
 
 
 def test_the_deployed_orchestrator_never_loads_the_offline_model_nor_the_agent_runtime() -> None:

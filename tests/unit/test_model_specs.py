@@ -91,3 +91,20 @@ def test_a_fresh_orchestrator_describes_its_tools_without_pydantic_generating_a_
 
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split()[-1] == str(len(REGISTRY))
+
+
+def test_the_committed_index_names_each_built_in_tool_as_its_spec_does() -> None:
+    index = model_specs.committed_index()
+
+    assert [(entry.action_group, entry.name, entry.action) for entry in index.values()] == [
+        (spec.action_group, spec.name, spec.action) for spec in REGISTRY.values()
+    ]
+    assert all(entry.module == f"multitool.tools.{entry.action_group}" for entry in index.values())
+
+
+def test_a_tool_not_loaded_yet_is_described_by_its_committed_spec() -> None:
+    entry = model_specs.committed_index()["jira_draft"]
+
+    (spec,) = model_specs.tool_specs([entry])
+
+    assert spec == model_specs.generated_tool_spec(REGISTRY["create_jira_ticket_draft"])

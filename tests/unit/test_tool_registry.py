@@ -9,7 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from multitool.tools.registry import DuplicateTool, MisdeclaredTool, ToolRegistry
+from multitool.tools.model_specs import IndexEntry
+from multitool.tools.registry import DuplicateTool, Index, MisdeclaredTool, ToolRegistry
 
 # A toy tool module: the email tool's spec under another name, group, action and path.
 TOY = """\
@@ -159,3 +160,69 @@ def test_threads_that_load_at_once_load_each_tool_once(package: str, tmp_path: P
     # Then each tool is added once and no thread sees a clash with itself
     assert failures == []
     assert list(registry) == ["create_slow", "create_note"]
+
+
+def _index(package: str, *groups: str, name_of: dict[str, str] | None = None) -> Index:
+    """An index as ``make schemas`` writes it, for the toy modules of ``groups``."""
+    entries = {
+        group: IndexEntry(
+            (name_of or {}).get(group, f"create_{group}"), f"show_{group}", group, f"{package}.{group}"
+        )
+        for group in groups
+    }
+    return lambda: entries
+
+
+def test_a_lookup_by_name_or_action_loads_the_one_tool_the_index_names(package: str) -> None:
+    registry = ToolRegistry(_index(package, "note", "reminder"))
+    registry.declare(f"{package}.note")
+    registry.declare(f"{package}.reminder")
+
+    assert registry.names == ("create_note", "create_reminder")
+    assert "create_reminder" in registry
+    assert f"{package}.note" not in sys.modules
+    assert f"{package}.reminder" not in sys.modules
+
+    assert registry["create_reminder"].action_group == "reminder"
+    assert f"{package}.reminder" in sys.modules
+    assert f"{package}.note" not in sys.modules
+
+    spec = registry.by_action("show_note")
+    assert spec is not None
+    assert spec.name == "create_note"
+
+
+def test_described_tools_are_the_index_s_entries_until_they_load(package: str) -> None:
+    registry = ToolRegistry(_index(package, "note", "reminder"))
+    registry.declare(f"{package}.note")
+    registry.declare(f"{package}.reminder")
+    registry.by_group("reminder")
+
+    described = registry.described()
+
+    assert isinstance(described[0], IndexEntry)
+    assert described[0].name == "create_note"
+    assert described[1] is registry.by_group("reminder")
+    assert f"{package}.note" not in sys.modules
+
+
+def test_a_stale_index_costs_a_load_of_every_tool_never_a_wrong_answer(package: str) -> None:
+    # The index calls the note tool 'create_memo' (a rename after make schemas last ran).
+    registry = ToolRegistry(_index(package, "note", "reminder", name_of={"note": "create_memo"}))
+    registry.declare(f"{package}.note")
+    registry.declare(f"{package}.reminder")
+
+    assert registry.get("create_memo") is None
+    assert registry["create_note"].action_group == "note"
+    assert registry.names == ("create_note", "create_reminder")
+
+
+def test_an_index_entry_of_another_module_is_not_used(package: str) -> None:
+    entries = {"note": IndexEntry("create_note", "show_note", "note", "elsewhere.note")}
+    registry = ToolRegistry(lambda: entries)
+    registry.declare(f"{package}.note")
+    registry.declare(f"{package}.reminder")
+
+    assert registry.names == ("create_note", "create_reminder")  # read from the tools, both loaded
+    assert f"{package}.note" in sys.modules
+    assert f"{package}.reminder" in sys.modules

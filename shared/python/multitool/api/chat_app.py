@@ -39,7 +39,6 @@ from multitool.chat.sessions import SessionView
 from multitool.errors import ServiceError
 from multitool.observability import error_fields, logger
 from multitool.ports.rate import BucketLimits, RateLimiter, aws_token_bucket
-from multitool.tools.registry import REGISTRY
 from multitool.validation import first_field, problems
 
 ChatServiceProvider = Callable[[], ChatService]
@@ -173,7 +172,6 @@ def chat_app(
     turns: ChatTurnsProvider = aws_chat_turns,
     limiter: LimiterProvider = aws_chat_limiter,
 ) -> APIGatewayHttpResolver:
-    REGISTRY.load_all()  # a turn may run any tool: their models load at init, not per request
     app = APIGatewayHttpResolver()
 
     def caller() -> str:

@@ -40,7 +40,6 @@ from multitool.review.accounts import (
 )
 from multitool.review.limits import RecipientPolicy
 from multitool.review.reviewer import DraftView, Reviewer
-from multitool.tools.registry import REGISTRY
 
 if TYPE_CHECKING:
     import urllib3
@@ -242,7 +241,6 @@ def review_app(
     limiter: LimiterProvider = aws_confirm_limiter,
     accounts: AccountsProvider = aws_accounts,
 ) -> APIGatewayHttpResolver:
-    REGISTRY.load_all()  # any tool's draft can be reviewed: its models load at init, not per request
     app = APIGatewayHttpResolver()
 
     def caller() -> Caller:

@@ -102,7 +102,7 @@ def tool_specs_from_openapi(documents: Iterable[Mapping[str, Any]]) -> list[dict
 def tool_specs_from_registry() -> list[dict[str, Any]]:
     """Converse ``toolSpec`` entries of the registry's tools from their models' JSON Schemas: committed
     for the built-in tools (:mod:`multitool.tools.model_specs`), generated for any other."""
-    return model_specs.tool_specs(REGISTRY.values())
+    return model_specs.tool_specs(REGISTRY.described())
 
 
 def load_openapi_documents() -> list[dict[str, Any]]:

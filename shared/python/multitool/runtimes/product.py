@@ -27,7 +27,7 @@ from multitool.runtimes.flow import Flow, Route, Step, ToolCall, batch, direct, 
 from multitool.runtimes.summary import composed_message
 from multitool.tools import REGISTRY, ToolConfig, ToolContext, ToolPorts, run_calls
 
-TOOL_NAMES: tuple[str, ...] = tuple(sorted(REGISTRY))
+TOOL_NAMES: tuple[str, ...] = tuple(sorted(REGISTRY.names))
 
 
 class ProductStep(Step):

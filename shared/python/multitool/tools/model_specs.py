@@ -18,7 +18,8 @@ import json
 from collections.abc import Iterable, Mapping
 from functools import cache
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from multitool.tools.spec import ToolSpec
@@ -52,6 +53,16 @@ def _inline_defs(schema: dict[str, Any]) -> Any:
     return inline_refs(json.loads(text), defs)
 
 
+class IndexEntry(NamedTuple):
+    """What the committed file says of one tool, read without importing the tool's module: its name
+    (the model's tool name), its action string, its action group and the argument model's module."""
+
+    name: str
+    action: str
+    action_group: str
+    module: str
+
+
 def model_name(spec: ToolSpec) -> str:
     """The argument model a committed spec was generated from, as ``module.QualName``."""
     return f"{spec.args_model.__module__}.{spec.args_model.__qualname__}"
@@ -83,14 +94,46 @@ def _committed() -> dict[tuple[str, str], dict[str, Any]]:
     return {(entry["toolSpec"]["name"], entry["model"]): {"toolSpec": entry["toolSpec"]} for entry in entries}
 
 
-def tool_specs(specs: Iterable[ToolSpec]) -> list[dict[str, Any]]:
-    """The Converse ``toolSpec`` entries of ``specs``, in their order: the committed one where the file
-    holds this tool's name generated from this very model, else generated now."""
+@cache
+def committed_index() -> Mapping[str, IndexEntry]:
+    """Action group -> its tool as the committed file names it (empty without the file, or for an
+    older file without the action strings). The registry reads it to find a declared tool by its name
+    or action string without importing every tool; what it says is checked when the tool loads."""
+    text = _committed_text()
+    index: dict[str, IndexEntry] = {}
+    if text is None:
+        return MappingProxyType(index)
+    for entry in json.loads(text):
+        if "action" in entry and "actionGroup" in entry:
+            module = str(entry["model"]).rpartition(".")[0]
+            name = entry["toolSpec"]["name"]
+            index[entry["actionGroup"]] = IndexEntry(name, entry["action"], entry["actionGroup"], module)
+    return MappingProxyType(index)
+
+
+def tool_specs(tools: Iterable[ToolSpec | IndexEntry]) -> list[dict[str, Any]]:
+    """The Converse ``toolSpec`` entries of ``tools``, in their order: the committed one where the file
+    holds this tool's name generated from this very model (or, for a tool not loaded yet, from its
+    module: the index entry came from the same file), else generated now."""
     committed = _committed()
-    return [committed.get((spec.name, model_name(spec))) or generated_tool_spec(spec) for spec in specs]
+    by_module = {(name, model.rpartition(".")[0]): spec for (name, model), spec in committed.items()}
+    return [
+        by_module[(tool.name, tool.module)]
+        if isinstance(tool, IndexEntry)
+        else committed.get((tool.name, model_name(tool))) or generated_tool_spec(tool)
+        for tool in tools
+    ]
 
 
 def render(specs: Iterable[ToolSpec]) -> str:
     """The committed file's text: each tool's generated spec and the model it came from."""
-    entries = [{"model": model_name(spec), **generated_tool_spec(spec)} for spec in specs]
+    entries = [
+        {
+            "model": model_name(spec),
+            "action": spec.action,
+            "actionGroup": spec.action_group,
+            **generated_tool_spec(spec),
+        }
+        for spec in specs
+    ]
     return json.dumps(entries, indent=2, ensure_ascii=False) + "\n"

@@ -10,9 +10,14 @@ Nothing derived is frozen at import, so a tool registered later is found everywh
 
 A declared tool module is imported when a lookup first needs it, not when the registry is:
 an action-group function looks its one tool up by its action group (the module's name) and
-never loads the other tools' models, cards and confirms; a lookup the loaded tools cannot
-answer, and any walk over the registry, loads every declared tool first, so an answer never
-depends on what happened to be loaded.
+never loads the other tools' models, cards and confirms. A lookup by tool name or action
+string loads the one tool the committed index names for it (``make schemas`` writes each
+tool's name, action string and action group beside its harness tool spec,
+:func:`multitool.tools.model_specs.committed_index`), so the orchestrator loads the tools a
+turn calls and the review function the tool of the draft it reads. A lookup neither the loaded
+tools nor the index can answer, and any walk over the registry, loads every declared tool
+first, so an answer never depends on what happened to be loaded, and a stale index costs
+time, never a wrong answer.
 
 This module imports no tool module, so the layers a tool module imports (cards, review)
 can read the registry without an import cycle.
@@ -22,11 +27,20 @@ from __future__ import annotations
 
 import importlib
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING
+
+from multitool.tools.model_specs import IndexEntry, committed_index
 
 if TYPE_CHECKING:
     from multitool.tools.spec import ToolSpec
+
+Index = Callable[[], Mapping[str, IndexEntry]]
+"""Where a registry reads what the declared tools are called before it imports them."""
+
+
+def _no_index() -> Mapping[str, IndexEntry]:
+    return {}
 
 
 class DuplicateTool(ValueError):
@@ -40,7 +54,8 @@ class MisdeclaredTool(ValueError):
 class ToolRegistry(Mapping[str, "ToolSpec"]):
     """Tool name (the operationId and Converse tool name) -> its spec, in declaration order."""
 
-    def __init__(self) -> None:
+    def __init__(self, index: Index = _no_index) -> None:
+        self._index = index
         self._by_name: dict[str, ToolSpec] = {}
         self._by_action: dict[str, ToolSpec] = {}
         self._by_group: dict[str, ToolSpec] = {}
@@ -132,11 +147,56 @@ class ToolRegistry(Mapping[str, "ToolSpec"]):
             self._order.remove(spec.action_group)
             self._version += 1
 
+    def _indexed(self, group: str) -> IndexEntry | None:
+        """What the index says of a declared group's tool, if it speaks of that very module."""
+        entry = self._index().get(group)
+        return entry if entry is not None and entry.module == self._declared.get(group) else None
+
+    def _find(
+        self, found: dict[str, ToolSpec], value: str, of: Callable[[IndexEntry], str]
+    ) -> ToolSpec | None:
+        """``found[value]``, loading the declared tool the index names for it, else every tool."""
+        if value not in found:
+            with self._lock:
+                for group in list(self._declared):
+                    entry = self._indexed(group)
+                    if entry is not None and of(entry) == value:
+                        self._load_declared(group)
+                        break
+                if value not in found:
+                    self.load_all()
+        return found.get(value)
+
     def by_action(self, action: str) -> ToolSpec | None:
         """The tool whose payloads (and cards, and drafts) carry this action string."""
-        if action not in self._by_action:
-            self.load_all()
-        return self._by_action.get(action)
+        return self._find(self._by_action, action, lambda entry: entry.action)
+
+    def by_name(self, name: str) -> ToolSpec | None:
+        """The tool of this name (the operationId and the model's tool name)."""
+        return self._find(self._by_name, name, lambda entry: entry.name)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every tool's name in declaration and registration order, read from the index for a tool
+        not loaded yet."""
+        return tuple(tool.name for tool in self.described())
+
+    def described(self) -> list[ToolSpec | IndexEntry]:
+        """Each tool in order: its spec if loaded, else what the index says of it (every tool loads
+        first when the index lacks one). What describes the tools to a model reads this."""
+        with self._lock:
+            entries: dict[str, IndexEntry] = {}
+            for group in self._declared:
+                entry = self._indexed(group)
+                if entry is None:
+                    self.load_all()
+                    entries.clear()
+                    break
+                entries[group] = entry
+            return [self._by_group.get(group) or entries[group] for group in self._order]
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name in self.names
 
     def by_group(self, group: str) -> ToolSpec | None:
         """The tool an action group serves (one operation per group): loads that tool only."""
@@ -156,9 +216,10 @@ class ToolRegistry(Mapping[str, "ToolSpec"]):
         return {self._by_group[group].action: self._by_group[group] for group in self._order}
 
     def __getitem__(self, name: str) -> ToolSpec:
-        if name not in self._by_name:
-            self.load_all()
-        return self._by_name[name]
+        spec = self.by_name(name)
+        if spec is None:
+            raise KeyError(name)
+        return spec
 
     def __iter__(self) -> Iterator[str]:
         self.load_all()
@@ -169,5 +230,5 @@ class ToolRegistry(Mapping[str, "ToolSpec"]):
         return len(self._by_name)
 
 
-REGISTRY = ToolRegistry()
+REGISTRY = ToolRegistry(committed_index)
 """THE registry; :mod:`multitool.tools` declares the built-in tools on import."""
