@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, timedelta
 
 import pytest
 from multitool.tools.base import DateInPast, ToolContext, UnparseableDate
+from multitool.tools.meeting import when
 from multitool.tools.meeting.when import resolve_when
 
 # Tuesday 1 December 2026, 10:00 in Berlin (09:00 UTC).
@@ -237,3 +238,27 @@ def test_a_part_of_today_that_is_over_is_in_the_past() -> None:
     with pytest.raises(DateInPast) as raised:
         resolve_when("this morning", ctx(datetime(2026, 12, 1, 12, 30, tzinfo=UTC)))  # 13:30 Berlin
     assert raised.value.field == "when"
+
+
+_ONE_WORD_DAYS = [*when._PLAIN_DAYS, "Thursday", "FRIDAY", " Mon "]
+
+
+@pytest.mark.parametrize("offset", range(7))
+@pytest.mark.parametrize("word", _ONE_WORD_DAYS)
+def test_a_day_named_by_one_word_reads_as_parsedatetime_reads_it(word: str, offset: int) -> None:
+    # Given each weekday of a week as today, just after midnight in the user's zone (still the day
+    # before in UTC)
+    today = ctx(datetime(2026, 11, 29, 23, 30, tzinfo=UTC) + timedelta(days=offset))
+
+    # When the word is read without parsedatetime, and by parsedatetime itself
+    plain = when._plain_day(word, today)
+    parsed, status = when._calendar().parseDT(word, sourceTime=today.local_now.replace(tzinfo=None))
+
+    # Then both name the same day, with no time
+    assert status == 1
+    assert plain == when.RequestedTime(parsed.date())
+
+
+def test_a_phrase_of_more_than_one_day_word_is_left_to_parsedatetime() -> None:
+    assert when._plain_day("next Thursday", ctx()) is None
+    assert when._plain_day("Thursday 3pm", ctx()) is None

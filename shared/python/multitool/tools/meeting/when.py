@@ -263,8 +263,37 @@ _UNREAD_FILLER = frozenset(
 _WORD = _lazy(r"[^\W\d_][\w'\u2019-]*|\d+")
 
 
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_PLAIN_DAYS: dict[str, int | None] = {
+    **{name: index for index, name in enumerate(_WEEKDAYS)},
+    **{name[:3]: index for index, name in enumerate(_WEEKDAYS)},
+    "today": None,
+    "tomorrow": None,
+}
+"""The words that name a day by themselves, read here as parsedatetime reads them (weekday -> its index)."""
+
+
+def _plain_day(text: str, ctx: ToolContext) -> RequestedTime | None:
+    """A day named by one word ("Thursday", "thu", "today", "tomorrow"), read without parsedatetime,
+    by its conventions: a weekday is its next occurrence after today. Most meeting requests name a day
+    this way, and parsedatetime's import and first reading cost about 6 ms of a cold start;
+    ``tests/unit/test_tools_when.py`` holds every such word to parsedatetime's own reading, on every
+    weekday."""
+    word = text.strip().casefold()
+    if word not in _PLAIN_DAYS:
+        return None
+    today = ctx.local_now.date()
+    weekday = _PLAIN_DAYS[word]
+    if weekday is None:
+        return RequestedTime(today + timedelta(days=1 if word == "tomorrow" else 0))
+    return RequestedTime(today + timedelta(days=(weekday - today.weekday() - 1) % 7 + 1))
+
+
 def _natural(text: str, ctx: ToolContext) -> tuple[RequestedTime | None, list[str]]:
     """parsedatetime's reading of ``text`` and the words it did not use."""
+    plain = _plain_day(text, ctx)
+    if plain is not None:
+        return plain, []
     local_now = ctx.local_now.replace(tzinfo=None, microsecond=0)
     found = _calendar().nlp(text, sourceTime=local_now)
     if not found:
