@@ -81,7 +81,9 @@ ROOT = Path(__file__).resolve().parent.parent
 RUNS = int(os.environ.get("BENCH_COLD_RUNS", "11"))
 REVISION = os.environ.get("BENCH_COLD_REVISION")
 TARGET = 1.15
-"""A function's cold start over its floor's (``x stack``), in one run."""
+"""A function's cold start over its floor's in CPU time (``cpu x stack``), in one run: the child's own
+work. Its wall time also holds the time moto and the harness stand-in (beside it, on the same
+two cores) take to answer its calls, which grows with the number of calls, not with the function's code."""
 BUILD = ROOT / "build" / "bench-cold-start"
 HOST_PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_28_x86_64", "manylinux_2_34_x86_64")
 FUNCTIONS = ("email_draft", "meeting_scheduler", "jira_draft", "review", "orchestrator")
@@ -587,7 +589,11 @@ def run() -> None:
     setup, medians, statuses = measure()
     baseline = medians["baseline"]
     print(f"children: {setup.label}")
-    print(f"rounds: {RUNS}; target: handler <= {TARGET:.2f} x its floor (x stack; spawn to first response)")
+    print(
+        f"rounds: {RUNS}; target: handler <= {TARGET:.2f} x its floor in CPU time (cpu x stack; spawn to "
+        "first response): the function's own work, where wall time adds what moto and the harness "
+        "stand-in take to answer"
+    )
     print("ref rows: the stack without multitool (see the module docstring); not targets")
     print("local rows: what only a local run loads (the offline model); not targets")
     print(
@@ -603,13 +609,14 @@ def run() -> None:
         floor_label = FLOORS.get(label.split(" [", 1)[0])
         floor_ratio = figures["wall_ms"] / medians[floor_label]["wall_ms"] if floor_label else 0.0
         over_floor = f"{floor_ratio:.2f}" if floor_label else ""
-        cpu_floor = f"{figures['cpu_ms'] / medians[floor_label]['cpu_ms']:.2f}" if floor_label else ""
+        cpu_ratio = figures["cpu_ms"] / medians[floor_label]["cpu_ms"] if floor_label else 0.0
+        cpu_floor = f"{cpu_ratio:.2f}" if floor_label else ""
         if label in REFERENCES:
             shown, verdict = f"ref {label}", "ref"
         elif label.split(" [", 1)[0] in LOCAL:
             shown, verdict = label, "local"
         else:
-            shown, verdict = label, "" if label == "baseline" else ("ok" if floor_ratio <= TARGET else "OVER")
+            shown, verdict = label, "" if label == "baseline" else ("ok" if cpu_ratio <= TARGET else "OVER")
         print(
             f"{shown:<42}{statuses[label]:>7}{figures['wall_ms']:>9.0f}{ratio:>8.2f}{over_floor:>8}"
             f"{figures['cpu_ms']:>8.0f}{figures['cpu_ms'] / baseline['cpu_ms']:>8.2f}{cpu_floor:>8}"
