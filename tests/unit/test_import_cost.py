@@ -204,3 +204,29 @@ def test_the_offline_runtime_loads_the_offline_model_when_it_is_chosen() -> None
     then = BUILD_AGENTCORE.replace('"RUNTIME": "agentcore"', '"RUNTIME": "offline"')
 
     assert loaded_by("orchestrator", OFFLINE_AND_AGENT[:2], then=then) == OFFLINE_AND_AGENT[:2]
+
+
+# A turn's calls through the orchestrator's batch runner, on in-memory ports.
+TURN = """
+from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+from multitool.tools import ToolContext, ToolPorts, run_calls
+from tests.support.events import sample_people
+
+ports = ToolPorts(MemoryDirectory(sample_people()), MemoryCalendar(), MemoryDraftStore())
+calls = [("create_email_draft", {{"to": ["Kinshuok"], "subject": "The doc", "body": "Here it is."}})]
+if {meeting!r}:
+    calls.append(("propose_meeting", {{"attendees": ["Priya"], "title": "Sync", "when": "Thursday"}}))
+outcomes = run_calls(calls, ToolContext(owner="u", session_id="s", timezone="Europe/Berlin"), ports)
+assert [outcome.status for outcome in outcomes] == [200] * len(calls), outcomes
+"""
+
+
+@pytest.mark.parametrize("meeting", [False, True])
+def test_an_orchestrator_turn_loads_the_tools_it_calls_and_no_other(meeting: bool) -> None:
+    called = ["multitool.tools.email_draft", *(["multitool.tools.meeting_scheduler"] if meeting else [])]
+
+    loaded = loaded_by(
+        "orchestrator", [f"multitool.tools.{tool}" for tool in TOOLS], TURN.format(meeting=meeting)
+    )
+
+    assert loaded == called
