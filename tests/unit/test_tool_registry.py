@@ -166,7 +166,7 @@ def _index(package: str, *groups: str, name_of: dict[str, str] | None = None) ->
     """An index as ``make schemas`` writes it, for the toy modules of ``groups``."""
     entries = {
         group: IndexEntry(
-            (name_of or {}).get(group, f"create_{group}"), f"show_{group}", group, f"{package}.{group}"
+            (name_of or {}).get(group, f"create_{group}"), f"show_{group}", group, f"{package}.{group}.Args"
         )
         for group in groups
     }
@@ -218,7 +218,7 @@ def test_a_stale_index_costs_a_load_of_every_tool_never_a_wrong_answer(package: 
 
 
 def test_an_index_entry_of_another_module_is_not_used(package: str) -> None:
-    entries = {"note": IndexEntry("create_note", "show_note", "note", "elsewhere.note")}
+    entries = {"note": IndexEntry("create_note", "show_note", "note", "elsewhere.note.Args")}
     registry = ToolRegistry(lambda: entries)
     registry.declare(f"{package}.note")
     registry.declare(f"{package}.reminder")

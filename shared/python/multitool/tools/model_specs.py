@@ -55,12 +55,17 @@ def _inline_defs(schema: dict[str, Any]) -> Any:
 
 class IndexEntry(NamedTuple):
     """What the committed file says of one tool, read without importing the tool's module: its name
-    (the model's tool name), its action string, its action group and the argument model's module."""
+    (the model's tool name), its action string, its action group and its argument model."""
 
     name: str
     action: str
     action_group: str
-    module: str
+    model: str
+    """``module.QualName``, as :func:`model_name` writes it."""
+
+    @property
+    def module(self) -> str:
+        return self.model.rpartition(".")[0]
 
 
 def model_name(spec: ToolSpec) -> str:
@@ -105,20 +110,20 @@ def committed_index() -> Mapping[str, IndexEntry]:
         return MappingProxyType(index)
     for entry in json.loads(text):
         if "action" in entry and "actionGroup" in entry:
-            module = str(entry["model"]).rpartition(".")[0]
             name = entry["toolSpec"]["name"]
-            index[entry["actionGroup"]] = IndexEntry(name, entry["action"], entry["actionGroup"], module)
+            index[entry["actionGroup"]] = IndexEntry(
+                name, entry["action"], entry["actionGroup"], entry["model"]
+            )
     return MappingProxyType(index)
 
 
 def tool_specs(tools: Iterable[ToolSpec | IndexEntry]) -> list[dict[str, Any]]:
     """The Converse ``toolSpec`` entries of ``tools``, in their order: the committed one where the file
-    holds this tool's name generated from this very model (or, for a tool not loaded yet, from its
-    module: the index entry came from the same file), else generated now."""
+    holds this tool's name generated from this very model (always, for a tool not loaded yet: its
+    index entry came from the same file), else generated now."""
     committed = _committed()
-    by_module = {(name, model.rpartition(".")[0]): spec for (name, model), spec in committed.items()}
     return [
-        by_module[(tool.name, tool.module)]
+        committed[(tool.name, tool.model)]
         if isinstance(tool, IndexEntry)
         else committed.get((tool.name, model_name(tool))) or generated_tool_spec(tool)
         for tool in tools
