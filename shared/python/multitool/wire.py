@@ -24,6 +24,11 @@ VALUE_CONFIG = ConfigDict(
     populate_by_name=True,
     extra="forbid",
     str_strip_whitespace=True,
+    # A class's validator and serializer are built when it is first validated or dumped (pydantic's
+    # ``defer_build``), not when its module is imported: every function imports dozens of these
+    # classes and uses a few per request. A class built on the fly costs what it would have at import
+    # (about 0.4 ms on Python 3.13); one a function never uses costs nothing.
+    defer_build=True,
 )
 
 

@@ -36,7 +36,6 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import ValidationError
 
-from multitool.cards.connect import connect_payload
 from multitool.drafts import Draft, DraftStatus, draft_id, new_draft
 from multitool.observability import error_fields, logger
 from multitool.people import NameResolution
@@ -296,6 +295,9 @@ def _refuse(
     """The calls at ``indexes`` needed the read the caller's own suite refused: each answers the
     card that connects the account (no draft stands behind it) when the suite offered a link,
     else the suite's own words, code and status."""
+    # The consent card's module loads only when a suite refuses: most turns never need it.
+    from multitool.cards.connect import connect_payload
+
     logger.warning("The suite refused a read", extra={"code": failure.code, "provider": failure.provider})
     payload = connect_payload(failure) if isinstance(failure, AccountNotConnected) else None
     for index in indexes:
