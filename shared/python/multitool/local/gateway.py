@@ -25,11 +25,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
-from urllib.parse import parse_qsl, unquote, urlsplit
+from urllib.parse import parse_qsl, unquote
 
 from multitool.local.embedded import Embedded, Seed
 from multitool.local.lambdas import ACCOUNT, MAX_INSTANCES, Instances, LambdaContext, load_handler
 from multitool.local.loopback import is_loopback
+from multitool.local.request_target import origin_form
 
 if TYPE_CHECKING:  # the outbox (and icalendar) is imported when the sandbox reads it
     from multitool.local.outbox import ProviderOutbox
@@ -265,8 +266,7 @@ class LocalApi:
         source_ip: str = "127.0.0.1",
     ) -> LocalResponse:
         """Serve one API request as API Gateway with a JWT authorizer would."""
-        parts = urlsplit(target)
-        path = parts.path or "/"
+        path, query = origin_form(target)
         found = self.route_for(method.upper(), path)
         if found is None:
             return json_response(404, {"message": "Not Found"})
@@ -279,7 +279,7 @@ class LocalApi:
                 claims = self.auth.claims_for(headers)
             except PermissionError:
                 return json_response(401, {"message": "Unauthorized"})
-            return self._invoke_as(claims, route, params, method, path, parts.query, headers, body, source_ip)
+            return self._invoke_as(claims, route, params, method, path, query, headers, body, source_ip)
         # --- end of sign-in --------------------------------------------------------------------------
         if not is_loopback(source_ip):
             return json_response(
@@ -288,7 +288,7 @@ class LocalApi:
             )
         user = next((v for k, v in headers.items() if k.lower() == LOCAL_USER_HEADER), None)
         return self._invoke_as(
-            self.claims_for(user), route, params, method, path, parts.query, headers, body, source_ip
+            self.claims_for(user), route, params, method, path, query, headers, body, source_ip
         )
 
     def _invoke_as(

@@ -40,6 +40,7 @@ from joserfc import jwt
 from joserfc.jwk import KeySet, RSAKey
 
 from multitool.local.jwt_authorizer import ALGORITHM, JwtAuthorizer, TokenRejected, gateway_claims
+from multitool.local.request_target import origin_form
 from multitool.local.sign_in_page import FORM_HEADERS, Person, page, sign_in_form
 
 CLIENT_ID = "multitool-local-page"
@@ -218,8 +219,8 @@ class LocalOidc:
     def serve(
         self, method: str, target: str, *, headers: Mapping[str, str] | None = None, body: bytes = b""
     ) -> OidcResponse:
-        parts = urlsplit(target)
-        path, query = parts.path, dict(parse_qsl(parts.query, keep_blank_values=True))
+        path, raw_query = origin_form(target)
+        query = dict(parse_qsl(raw_query, keep_blank_values=True))
         headers = headers or {}
         form = dict(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True)) if body else {}
         routes: dict[tuple[str, str], Callable[[], OidcResponse]] = {

@@ -31,6 +31,7 @@ from multitool.local.gateway import (
     json_response,
 )
 from multitool.local.loopback import is_loopback
+from multitool.local.request_target import origin_form
 
 # API_ROUTES is re-exported: what this server serves, for callers that document or sweep it.
 __all__ = ["API_ROUTES", "LocalHttpServer", "make_server", "repo_root", "route_request", "static_file"]
@@ -92,7 +93,7 @@ def route_request(
     source_ip: str = "127.0.0.1",
 ) -> LocalResponse:
     """One request to the local server: local-only routes, then the API, then a file of ``web_dir``."""
-    path = urlsplit(target).path
+    path, _ = origin_form(target)
     if method == "GET" and path in LOCAL_ONLY_PATHS and not is_loopback(source_ip):
         return json_response(
             403, {"message": "Forbidden: this route answers requests from this machine only"}
