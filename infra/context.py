@@ -13,11 +13,11 @@ from enum import StrEnum
 from typing import Any, Literal, Self
 
 from multitool.models import DEFAULT_MODEL_ID, foundation_model_id, marketplace_product_id
-from multitool.settings import (
+from multitool.settings.chat import DEFAULT_RUNNING_TURNS_PER_USER
+from multitool.settings.review import (
     DEFAULT_AUDIT_RETENTION_DAYS,
     DEFAULT_OUTSIDE_RECIPIENTS_PER_DAY,
     DEFAULT_RECIPIENTS_PER_DAY,
-    DEFAULT_RUNNING_TURNS_PER_USER,
     OutsideRecipients,
 )
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator

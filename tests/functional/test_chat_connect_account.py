@@ -33,7 +33,7 @@ from multitool.ports.provider_suites import provider_suites
 from multitool.ports.tables import create_all
 from multitool.runtimes import AwsClients, build_runtime
 from multitool.runtimes.product import product_flows
-from multitool.settings import ChatSettings
+from multitool.settings.chat import ChatSettings
 from multitool.tools import ToolConfig, ToolPorts
 
 from tests.support.agentcore_identity import (

@@ -17,7 +17,8 @@ from multitool.local.embedded import (
     function_env,
     load_seed,
 )
-from multitool.settings import ChatSettings, ModelBackend
+from multitool.settings import ModelBackend
+from multitool.settings.chat import ChatSettings
 
 from tests.support.local_server import clean_env, local_server
 

@@ -25,7 +25,7 @@ from multitool.ports.microsoft365 import CALENDAR_SCOPES
 from multitool.ports.tables import create_all
 from multitool.review import ReviewConfig
 from multitool.review.reviewer import Reviewer
-from multitool.settings import ReviewSettings
+from multitool.settings.review import ReviewSettings
 
 from tests.support.agentcore_identity import (
     ALEX,

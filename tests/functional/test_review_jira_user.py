@@ -27,7 +27,7 @@ from multitool.ports.drafts import DynamoDraftStore
 from multitool.review import ReviewConfig
 from multitool.review.accounts import Accounts
 from multitool.review.reviewer import Reviewer
-from multitool.settings import ReviewSettings
+from multitool.settings.review import ReviewSettings
 
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
 from tests.support.moto_tables import Tables

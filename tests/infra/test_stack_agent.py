@@ -10,7 +10,9 @@ import pytest
 from aws_cdk.assertions import Match
 from multitool.ports.tables import ALL_TABLES
 from multitool.runtimes.prompts import AGENT_INSTRUCTION
-from multitool.settings import ChatSettings, ReviewSettings, ToolSettings
+from multitool.settings import ToolSettings
+from multitool.settings.chat import ChatSettings
+from multitool.settings.review import ReviewSettings
 
 from infra.components.agent import action_groups
 from infra.components.layer import RUNTIME

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from cfnlint.api import lint
 from multitool.ports.tables import ALL_TABLES, LIMITS
-from multitool.settings import ChatSettings
+from multitool.settings.chat import ChatSettings
 
 from infra.components.web import WEB_DIR, page_with_connect_policy
 from infra.context import ContextError, DeployContext

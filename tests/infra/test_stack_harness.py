@@ -12,7 +12,7 @@ from multitool.chat.service import API_SECONDS
 from multitool.models import default_max_tokens
 from multitool.runtimes.converse import default_tool_specs, tool_specs_from_registry
 from multitool.runtimes.prompts import AGENT_INSTRUCTION
-from multitool.settings import ChatSettings
+from multitool.settings.chat import ChatSettings
 
 from infra.components.harness import (
     BEARER_TOKEN,

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from multitool.ports.tables import AUDIT, LIMITS
-from multitool.settings import ReviewSettings
+from multitool.settings.review import ReviewSettings
 
 from infra.context import ContextError, DeployContext
 from tests.infra.conftest import CONFIGURATION_SET

@@ -99,6 +99,42 @@ def test_an_action_group_function_loads_no_confirm_machinery(function: str) -> N
     assert loaded_by(function, modules) == []
 
 
+CONFIRM_SIDE = [
+    "multitool.tools.email_confirm",
+    "multitool.tools.jira_confirm",
+    "multitool.tools.meeting.booking",
+    "multitool.tools.meeting.invitations",
+    "multitool.review.base",
+    "multitool.review.errors",
+    "multitool.ports.mail",
+]
+"""A tool's confirm (named by its spec, ``review="module:NAME"``) and what only a confirm uses."""
+
+
+@pytest.mark.parametrize("function", TOOLS)
+def test_an_action_group_request_loads_no_confirm_side(function: str) -> None:
+    path, properties = REQUESTS[function]
+    then = REQUEST.format(group=function, path=path, properties=properties)
+
+    assert loaded_by(function, CONFIRM_SIDE, then) == []
+
+
+SETTINGS = {"orchestrator": "multitool.settings.chat", "review": "multitool.settings.review"}
+"""The settings module of each function that has its own; the action groups read the tools' alone."""
+
+
+@pytest.mark.parametrize("function", TOOLS)
+def test_an_action_group_function_imports_no_other_functions_settings(function: str) -> None:
+    assert loaded_by(function, list(SETTINGS.values())) == []
+
+
+@pytest.mark.parametrize(("function", "other"), [("orchestrator", "review"), ("review", "orchestrator")])
+def test_the_orchestrator_and_the_review_import_their_own_settings_and_not_the_others(
+    function: str, other: str
+) -> None:
+    assert loaded_by(function, [SETTINGS[function], SETTINGS[other]]) == [SETTINGS[function]]
+
+
 @pytest.mark.parametrize("function", ["email_draft", "meeting_scheduler"])
 def test_only_the_jira_tool_loads_the_jira_port(function: str) -> None:
     assert loaded_by(function, ["multitool.ports.jira"]) == []
@@ -180,7 +216,7 @@ OFFLINE_AND_AGENT = [
 ]
 BUILD_AGENTCORE = """
 from multitool.runtimes import AwsClients, build_runtime
-from multitool.settings import ChatSettings
+from multitool.settings.chat import ChatSettings
 names = ("DRAFTS_TABLE_NAME", "DIRECTORY_TABLE_NAME", "BOOKINGS_TABLE_NAME", "SESSIONS_TABLE_NAME")
 settings = ChatSettings.from_env(
     {"RUNTIME": "agentcore", "HARNESS_ARN": "arn:aws:bedrock-agentcore:us-east-1:1:harness/h"}
@@ -230,3 +266,7 @@ def test_an_orchestrator_turn_loads_the_tools_it_calls_and_no_other(meeting: boo
     )
 
     assert loaded == called
+
+
+def test_an_orchestrator_turn_loads_no_confirm_side_of_the_tools_it_calls() -> None:
+    assert loaded_by("orchestrator", CONFIRM_SIDE, TURN.format(meeting=True)) == []

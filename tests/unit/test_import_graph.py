@@ -77,13 +77,11 @@ CONFIRM_ERRORS = (
 )
 UPWARD_ALLOWED: Mapping[tuple[str, str], str] = {
     ("multitool.tools.spec", "multitool.review.base"): CONFIRM_CONTRACT,
-    ("multitool.tools.email_draft", "multitool.review.base"): CONFIRM_CONTRACT,
-    ("multitool.tools.jira_draft", "multitool.review.base"): CONFIRM_CONTRACT,
+    ("multitool.tools.email_confirm", "multitool.review.base"): CONFIRM_CONTRACT,
+    ("multitool.tools.jira_confirm", "multitool.review.base"): CONFIRM_CONTRACT,
     ("multitool.tools.meeting.booking", "multitool.review.base"): CONFIRM_CONTRACT,
-    ("multitool.tools.meeting_scheduler", "multitool.review.base"): CONFIRM_CONTRACT,
-    ("multitool.tools.jira_draft", "multitool.review.errors"): CONFIRM_ERRORS,
+    ("multitool.tools.jira_confirm", "multitool.review.errors"): CONFIRM_ERRORS,
     ("multitool.tools.meeting.booking", "multitool.review.errors"): CONFIRM_ERRORS,
-    ("multitool.tools.meeting_scheduler", "multitool.review.errors"): CONFIRM_ERRORS,
 }
 
 

@@ -12,7 +12,8 @@ from multitool.ports.provider_suites import NoTokenSource, provider_suites, sett
 from multitool.ports.suites import SUITE_NAMES
 from multitool.ports.token_sources import FixedTokenSource
 from multitool.ports.tokens import Account, AccountNotConnected
-from multitool.settings import ReviewSettings, SettingsError, ToolSettings
+from multitool.settings import SettingsError, ToolSettings
+from multitool.settings.review import ReviewSettings
 
 TABLES = {"DRAFTS_TABLE_NAME": "d", "DIRECTORY_TABLE_NAME": "p", "BOOKINGS_TABLE_NAME": "b"}
 

@@ -38,7 +38,7 @@ from multitool.runtimes.offline_harness import (
 )
 from multitool.runtimes.product import product_flows
 from multitool.runtimes.prompts import EVERY_TOOL, NO_JSON, RAW_NAMES
-from multitool.settings import ChatSettings
+from multitool.settings.chat import ChatSettings
 from multitool.tools import REGISTRY, ToolPorts
 
 from tests.support import harness_streams as h

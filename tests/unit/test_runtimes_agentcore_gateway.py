@@ -18,7 +18,7 @@ from multitool.ports.drafts import DynamoDraftStore
 from multitool.runtimes import AgentCoreRuntime, AwsClients, TurnRequest, build_runtime
 from multitool.runtimes.harness_gateway import NOT_CLAIMED, allowed_tools, gateway_tools
 from multitool.runtimes.product import product_flows
-from multitool.settings import ChatSettings
+from multitool.settings.chat import ChatSettings
 from multitool.tools import ToolContext, ToolPorts, run_calls
 
 from tests.support import harness_streams as h

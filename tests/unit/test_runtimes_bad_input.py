@@ -13,7 +13,7 @@ from multitool.runtimes import AgentCoreRuntime, ConverseRuntime, ModelBusy, bui
 from multitool.runtimes.base import UNFINISHED
 from multitool.runtimes.converse import CUT_SHORT
 from multitool.runtimes.product import product_flows
-from multitool.settings import ChatSettings
+from multitool.settings.chat import ChatSettings
 from multitool.tools import ToolPorts
 from multitool.tools.base import MAX_BODY_CHARS
 

@@ -11,14 +11,15 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-CLASSES = (
-    "JiraProject",
-    "ToolSettings",
-    "IdentitySettings",
-    "InterceptorSettings",
-    "ChatSettings",
-    "ReviewSettings",
-)
+CLASSES = {
+    "JiraProject": "multitool.settings",
+    "ToolSettings": "multitool.settings",
+    "IdentitySettings": "multitool.settings",
+    "InterceptorSettings": "multitool.settings",
+    "ChatSettings": "multitool.settings.chat",
+    "ReviewSettings": "multitool.settings.review",
+}
+"""Each settings class and its module."""
 ENV = {
     "DRAFTS_TABLE_NAME": "drafts",
     "DIRECTORY_TABLE_NAME": "directory",
@@ -29,10 +30,12 @@ ENV = {
 
 
 def built_after(code: str) -> list[str]:
-    """The settings classes pydantic has built after ``code`` ran in a fresh interpreter."""
+    """The settings classes pydantic has built after ``code`` ran in a fresh interpreter (a class whose
+    module was never imported was never built)."""
     program = (
-        f"import json\n{code}\nimport multitool.settings as s\n"
-        f"print(json.dumps([n for n in {CLASSES!r} if getattr(s, n).__pydantic_complete__]))"
+        f"import json, sys\n{code}\n"
+        f"print(json.dumps([n for n, m in {CLASSES!r}.items() "
+        "if m in sys.modules and getattr(sys.modules[m], n).__pydantic_complete__]))"
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "shared" / "python"), str(ROOT)])}
     done = subprocess.run(
@@ -58,13 +61,14 @@ def test_importing_a_handler_builds_no_settings_class(function: str) -> None:
     ],
 )
 def test_validating_one_kind_of_settings_builds_that_class_only(settings: str, built: list[str]) -> None:
-    code = f"from multitool.settings import {settings}\n{settings}.from_env({ENV!r})"
+    code = f"from {CLASSES[settings]} import {settings}\n{settings}.from_env({ENV!r})"
 
     assert built_after(code) == built
 
 
 def test_deferred_settings_still_refuse_a_bad_environment() -> None:
-    from multitool.settings import ReviewSettings, SettingsError
+    from multitool.settings import SettingsError
+    from multitool.settings.review import ReviewSettings
 
     with pytest.raises(SettingsError, match="RECIPIENTS_PER_DAY"):
         ReviewSettings.from_env({**ENV, "RECIPIENTS_PER_DAY": "0"})

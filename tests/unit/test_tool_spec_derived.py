@@ -36,7 +36,14 @@ class NoteContent(WireModel):
     tags: tuple[str, ...] = ()
 
 
-def spec(payload_model: type[WireModel] = NotePayload, card: CardSpec[Any] | None = None) -> ToolSpec:
+NOTE_REVIEW = ActionReview.overlay(NoteEdits, NoteContent, lambda *_: {})
+
+
+def spec(
+    payload_model: type[WireModel] = NotePayload,
+    card: CardSpec[Any] | None = None,
+    review: ActionReview[Any, Any] | str = NOTE_REVIEW,
+) -> ToolSpec:
     return ToolSpec(
         name="create_note",
         action_group="note",
@@ -46,7 +53,7 @@ def spec(payload_model: type[WireModel] = NotePayload, card: CardSpec[Any] | Non
         description="Draft a note.",
         prepare=lambda args, ctx, config: Prepared(names=[], finish=lambda *_: {}),
         card=card or CardSpec.of_payload(NotePayload, caption=lambda card: card.title),
-        review=ActionReview.overlay(NoteEdits, NoteContent, lambda *_: {}),
+        review=review,
         group_description="Drafts notes.",
         nouns=("a note", "notes"),
     )
@@ -59,6 +66,38 @@ def test_the_action_is_read_from_the_payload_models_literal() -> None:
         "show_meeting_scheduler",
         "show_jira_ticket_draft",
     }
+
+
+def test_a_review_given_in_place_is_the_review() -> None:
+    assert spec().action_review() is NOTE_REVIEW
+
+
+def test_a_review_named_by_module_and_name_is_imported_when_first_asked_for() -> None:
+    named = spec(review=f"{__name__}:NOTE_REVIEW")
+
+    assert named.review == f"{__name__}:NOTE_REVIEW"
+    assert named.action_review() is NOTE_REVIEW
+
+
+@pytest.mark.parametrize(
+    "review", ["NOTE_REVIEW", "tests.unit:", ":NOTE_REVIEW", "a..b:NAME", "a.b:NOT-A-NAME"]
+)
+def test_a_review_that_names_no_module_and_name_is_refused(review: str) -> None:
+    with pytest.raises(TypeError, match=f"create_note: its review '{review}' is not 'package.module:NAME'"):
+        spec(review=review)
+
+
+def test_each_tool_names_its_confirm_in_a_module_of_its_own() -> None:
+    # The propose side (the action groups, the orchestrator) never imports a confirm.
+    reviews = {s.name: s.action_review() for s in REGISTRY.values()}
+
+    assert all(isinstance(s.review, str) for s in REGISTRY.values())
+    assert {name: review.edits_model.__name__ for name, review in reviews.items()} == {
+        "create_email_draft": "EmailEdits",
+        "propose_meeting": "MeetingEdits",
+        "create_jira_ticket_draft": "JiraEdits",
+    }
+    assert all(isinstance(review, ActionReview) for review in reviews.values())
 
 
 def test_a_payload_without_a_literal_action_is_refused_naming_the_field() -> None:

@@ -259,6 +259,26 @@ def test_a_day_named_by_one_word_reads_as_parsedatetime_reads_it(word: str, offs
     assert plain == when.RequestedTime(parsed.date())
 
 
+@pytest.mark.parametrize("offset", range(7))
+@pytest.mark.parametrize("word", _ONE_WORD_DAYS)
+def test_a_one_word_phrase_reads_as_the_whole_phrase_reading_reads_it(
+    word: str, offset: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given each weekday of a week as today
+    today = ctx(datetime(2026, 11, 29, 23, 30, tzinfo=UTC) + timedelta(days=offset))
+
+    # When the phrase is read with its one-word shortcut, and with no word known as a plain day (every
+    # pattern for zones, negations, alternatives and times run, then parsedatetime)
+    short = when.read_phrase(word, today)
+    monkeypatch.setattr(when, "_PLAIN_DAYS", {})
+    whole = when.read_phrase(word, today)
+
+    # Then both readings are the same, the note on which weekday was meant included
+    assert short == whole
+    assert short.request is not None
+    assert len(short.request.options) == 1
+
+
 def test_a_phrase_of_more_than_one_day_word_is_left_to_parsedatetime() -> None:
     assert when._plain_day("next Thursday", ctx()) is None
     assert when._plain_day("Thursday 3pm", ctx()) is None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from multitool.chat.service import ChatRequest
-from multitool.tools.meeting_scheduler import MeetingEdits
+from multitool.tools.meeting.booking import MeetingEdits
 from multitool.validation import first_field, problems
 from pydantic import ValidationError
 

@@ -69,7 +69,8 @@ def aws_chat_service() -> ChatService:
     from multitool.runtimes import AgentCoreRuntime, AwsClients, build_runtime
     from multitool.runtimes.carryover import DynamoCarryOver
     from multitool.runtimes.product import product_flows
-    from multitool.settings import ChatSettings, ModelBackend
+    from multitool.settings import ModelBackend
+    from multitool.settings.chat import ChatSettings
     from multitool.tools import ToolConfig, ToolPorts
 
     settings = ChatSettings.from_env()
@@ -115,7 +116,7 @@ def aws_chat_turns() -> ChatTurns | None:
 
     from multitool.chat.turn_store import DynamoTurnStore, TurnLauncher
     from multitool.ports.turn_slots import DynamoTurnSlots
-    from multitool.settings import ChatSettings
+    from multitool.settings.chat import ChatSettings
 
     settings = ChatSettings.from_env()
     if not settings.turns_table_name:
@@ -142,7 +143,7 @@ def aws_chat_turns() -> ChatTurns | None:
 @functools.cache
 def aws_chat_limiter() -> RateLimiter | None:
     """Each user's /chat token bucket on ``RATE_LIMITS_TABLE_NAME``; None without one (no per-user limit)."""
-    from multitool.settings import ChatSettings
+    from multitool.settings.chat import ChatSettings
 
     def limits() -> BucketLimits:
         settings = ChatSettings.from_env()

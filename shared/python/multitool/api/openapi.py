@@ -121,7 +121,7 @@ def _merge(target: dict[str, Any], more: dict[str, Any], what: str) -> None:
 def _models() -> tuple[dict[str, Any], dict[str, Any]]:
     """The components and refs of the request bodies and the cards (the same models the code uses)."""
     cards = [spec.card.model for spec in REGISTRY.values()]
-    edits = [spec.review.edits_model for spec in REGISTRY.values()]
+    edits = [spec.action_review().edits_model for spec in REGISTRY.values()]
     refs, schema = models_json_schema(
         [
             (ChatRequest, "validation"),

@@ -48,7 +48,8 @@ if TYPE_CHECKING:
     from multitool.ports.jira import JiraClient
     from multitool.ports.suites import Suite
     from multitool.ports.tokens import TokenSource
-    from multitool.settings import ReviewSettings, ToolSettings
+    from multitool.settings import ToolSettings
+    from multitool.settings.review import ReviewSettings
 
 ReviewerProvider = Callable[[], Reviewer]
 LimiterProvider = Callable[[], RateLimiter | None]
@@ -94,7 +95,7 @@ def aws_reviewer() -> Reviewer:
     from multitool.ports.jira_cloud import DeferredJiraClient, JiraCloudClient, SecretsJiraCredentials
     from multitool.ports.mail import DeferredMailer, Mailer
     from multitool.ports.quota import DynamoRecipientQuota
-    from multitool.settings import ReviewSettings
+    from multitool.settings.review import ReviewSettings
 
     settings = ReviewSettings.from_env()
     dynamodb = boto3.client("dynamodb")
@@ -227,7 +228,7 @@ def recipient_policy(settings: ReviewSettings) -> RecipientPolicy:
 @functools.cache
 def aws_confirm_limiter() -> RateLimiter | None:
     """Each user's confirm token bucket on ``RATE_LIMITS_TABLE_NAME``; None without one."""
-    from multitool.settings import ReviewSettings
+    from multitool.settings.review import ReviewSettings
 
     def limits() -> BucketLimits:
         s = ReviewSettings.from_env()

@@ -26,7 +26,7 @@ from typing import ClassVar
 
 from multitool.ports.quota import Spend
 from multitool.review.errors import InvalidEdits, ReviewError, retry_after_header
-from multitool.settings import (
+from multitool.settings.review import (
     DEFAULT_OUTSIDE_RECIPIENTS_PER_DAY,
     DEFAULT_RECIPIENTS_PER_DAY,
     OutsideRecipients,

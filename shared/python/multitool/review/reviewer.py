@@ -233,7 +233,7 @@ class Reviewer:
         for _ in range(_MAX_WRITE_ATTEMPTS):
             draft = self.get(caller, draft_id)
             tool = REGISTRY.by_action(draft.action)
-            review = tool.review if tool is not None else None
+            review = tool.action_review() if tool is not None else None
             if review is None:
                 raise InvalidEdits(f"Actions of type '{draft.action}' cannot be confirmed.", field="action")
             if draft.status is DraftStatus.DISCARDED:

@@ -30,7 +30,8 @@ from multitool.runtimes.base import (
 )
 from multitool.runtimes.carryover import DynamoCarryOver, MemoryCarryOver
 from multitool.runtimes.converse import ConverseRuntime
-from multitool.settings import ChatSettings, ModelBackend
+from multitool.settings import ModelBackend
+from multitool.settings.chat import ChatSettings
 
 if TYPE_CHECKING:
     from mypy_boto3_bedrock_agent_runtime import AgentsforBedrockRuntimeClient

@@ -1,31 +1,21 @@
 """email_draft: a new email for the user to review; its confirm sends it.
 
-Everything of this tool is here: what the model passes, the payload, the card (its
-fingerprint and caption), the confirm (the edits, the content sent, the send) and its
-action group; one line in :mod:`multitool.tools` declares this module.
+What the model passes, the payload, the card (its fingerprint and caption) and its
+action group are here; the confirm (the edits, the content sent, the send) is in
+:mod:`multitool.tools.email_confirm`, which only a confirm imports. One line in
+:mod:`multitool.tools` declares this module.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Literal
 
-from pydantic import Field, StringConstraints
+from pydantic import Field
 
 from multitool.cards.base import TYPE_ALIAS, Card, CardSpec, Fingerprint, names_of, people_key, quoted
 from multitool.cards.base import unresolved_notes as unresolved_words
 from multitool.people import NameResolution
-from multitool.ports.mail import Mail
-from multitool.review.base import (
-    ActionReview,
-    Address,
-    Backends,
-    Recipients,
-    ReviewContext,
-    addresses,
-    reply_to,
-    sender_name,
-)
-from multitool.text import CLEAN_MULTI_LINE, CLEAN_SINGLE_LINE, MultiLine, SingleLine
+from multitool.text import MultiLine, SingleLine
 from multitool.tools.base import MAX_BODY_CHARS, MAX_RECIPIENTS, MAX_SUBJECT_CHARS, ToolConfig, ToolContext
 from multitool.tools.common import (
     BusyTimes,
@@ -123,65 +113,6 @@ def email_said(card: EmailDraftCard) -> str:
     return f"drafted an email to {names_of(card.to)} {topic}"
 
 
-# -- the confirm: the fields as the user edited them, the mail sent ---------------
-
-# Edited text follows the same policy as the arguments (multitool.text): cleaned, then measured,
-# so a field that is empty once cleaned is the same error as an empty field.
-# (Constraints first: the cleaning placed after them runs before them.)
-Subject = Annotated[str, StringConstraints(min_length=1, max_length=MAX_SUBJECT_CHARS), CLEAN_SINGLE_LINE]
-Body = Annotated[str, StringConstraints(min_length=1, max_length=MAX_BODY_CHARS), CLEAN_MULTI_LINE]
-
-
-class EmailEdits(WireModel):
-    """Recipients are email addresses or ids of people offered on the card."""
-
-    to: Recipients | None = Field(default=None, min_length=1, max_length=MAX_RECIPIENTS)
-    cc: Recipients | None = Field(default=None, max_length=MAX_RECIPIENTS)
-    subject: Subject | None = None
-    body: Body | None = None
-
-
-class EmailContent(WireModel):
-    to: tuple[Address, ...]
-    cc: tuple[Address, ...] = ()
-    subject: Subject
-    body: Body
-
-
-def email_content(edits: EmailEdits, confirmed: EmailContent | None, ctx: ReviewContext) -> EmailContent:
-    payload = EmailDraftPayload.model_validate(ctx.draft.payload)
-    to = addresses(edits.to, confirmed.to if confirmed else None, payload.to, "to", ctx)
-    cc = addresses(edits.cc, confirmed.cc if confirmed else None, payload.cc, "cc", ctx)
-    to_emails = {a.email.casefold() for a in to}
-    return EmailContent(
-        to=to,
-        cc=tuple(a for a in cc if a.email.casefold() not in to_emails),
-        subject=edits.subject or (confirmed.subject if confirmed else payload.subject),
-        body=edits.body or (confirmed.body if confirmed else payload.body),
-    )
-
-
-def send_email(content: EmailContent, ctx: ReviewContext, backends: Backends) -> dict[str, Any]:
-    sent = backends.mailer.send(
-        Mail(
-            to=tuple(a.email for a in content.to),
-            cc=tuple(a.email for a in content.cc),
-            subject=content.subject,
-            text=content.body,
-            from_name=sender_name(ctx.caller),
-            reply_to=reply_to(ctx.caller),
-        )
-    )
-    return {"messageId": sent.message_id, "recipients": [a.email for a in (*content.to, *content.cc)]}
-
-
-def email_recipients(content: EmailContent, _ctx: ReviewContext) -> list[tuple[str, str]]:
-    return [
-        *((f"to[{i}]", a.email) for i, a in enumerate(content.to)),
-        *((f"cc[{i}]", a.email) for i, a in enumerate(content.cc)),
-    ]
-
-
 SPEC = ToolSpec(
     name="create_email_draft",
     action_group="email_draft",
@@ -190,7 +121,7 @@ SPEC = ToolSpec(
     payload_model=EmailDraftPayload,
     prepare=prepare,
     card=CardSpec(EmailDraftCard, email_fingerprint, email_caption, said=email_said, held="sent"),
-    review=ActionReview(EmailEdits, EmailContent, email_content, send_email, recipients=email_recipients),
+    review="multitool.tools.email_confirm:REVIEW",
     group_description="Drafts an email for the user to review; never sends.",
     nouns=("an email draft", "email drafts"),
     description=(

@@ -30,8 +30,6 @@ from multitool.cards.base import (
     when_words,
 )
 from multitool.people import NameResolution
-from multitool.review.base import ActionReview, ReviewContext, addresses
-from multitool.review.errors import InvalidEdits
 from multitool.text import SingleLine
 from multitool.tools.base import (
     MAX_ATTENDEES,
@@ -57,13 +55,6 @@ from multitool.tools.common import (
 )
 from multitool.tools.common import (
     unsettled_notes as unsettled_names,
-)
-from multitool.tools.meeting.booking import (
-    MeetingContent,
-    MeetingEdits,
-    book_and_invite,
-    meeting_not_started,
-    meeting_recipients,
 )
 from multitool.tools.meeting.scheduling import (
     WORKING_DAYS,
@@ -486,53 +477,6 @@ def meeting_said(card: MeetingSchedulerCard) -> str | None:
     return f"found {times} for {a_thing(card.title)} with {names_of(card.attendees)} {when}"
 
 
-# -- the confirm: the slot chosen, the booking, the invitation -------------------
-
-
-def meeting_content(
-    edits: MeetingEdits, confirmed: MeetingContent | None, ctx: ReviewContext
-) -> MeetingContent:
-    payload = MeetingPayload.model_validate(ctx.draft.payload)
-    attendees = addresses(
-        edits.attendees, confirmed.attendees if confirmed else None, payload.attendees, "attendees", ctx
-    )
-    if edits.slot is not None:
-        chosen = edits.slot
-        if chosen.start.utcoffset() is None or chosen.end.utcoffset() is None:
-            raise InvalidEdits(
-                "The slot's start and end must carry a UTC offset (e.g. 2026-12-03T09:00:00+01:00 or ...Z).",
-                field="slot",
-            )
-        # A slot is an instant: the same moment written in any offset is the same slot.
-        slot = next(
-            (
-                s
-                for s in payload.slots
-                if s.start.timestamp() == chosen.start.timestamp()
-                and s.end.timestamp() == chosen.end.timestamp()
-            ),
-            None,
-        )
-        if slot is None:
-            offered = ", ".join(f"{s.start.isoformat()}/{s.end.isoformat()}" for s in payload.slots) or "none"
-            raise InvalidEdits(f"Choose one of the proposed slots: {offered}.", field="slot")
-        start, end = slot.start, slot.end
-    elif confirmed is not None:
-        start, end = confirmed.start, confirmed.end
-    elif len(payload.slots) == 1:
-        start, end = payload.slots[0].start, payload.slots[0].end
-    else:
-        raise InvalidEdits("Choose one of the proposed slots.", field="slot")
-    zone = ZoneInfo(payload.timezone)
-    return MeetingContent(
-        title=edits.title or (confirmed.title if confirmed else payload.title),
-        attendees=attendees,
-        start=start.astimezone(zone),
-        end=end.astimezone(zone),
-        timezone=payload.timezone,
-    )
-
-
 SPEC = ToolSpec(
     name="propose_meeting",
     action_group="meeting_scheduler",
@@ -543,14 +487,7 @@ SPEC = ToolSpec(
     card=CardSpec(
         MeetingSchedulerCard, meeting_fingerprint, meeting_caption, said=meeting_said, held="booked"
     ),
-    review=ActionReview(
-        MeetingEdits,
-        MeetingContent,
-        meeting_content,
-        book_and_invite,
-        meeting_not_started,
-        recipients=meeting_recipients,
-    ),
+    review="multitool.tools.meeting.booking:REVIEW",
     group_description="Proposes meeting slots for the user to review; never books.",
     nouns=("a meeting proposal", "meeting proposals"),
     description=(

@@ -7,6 +7,7 @@ and the tools' shared types can import it without coming back here.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -39,7 +40,10 @@ class ToolSpec:
       ``CardSpec.of_payload`` derives all but the caption from the payload model).
     - ``review``: what a confirm does: edits model, content, side effect
       (:class:`multitool.review.base.ActionReview`; ``ActionReview.overlay`` when the content is
-      the payload's fields with the edits laid over them).
+      the payload's fields with the edits laid over them); or where it is, ``"module:NAME"``, for a
+      tool whose confirm has a module of its own: only a confirm needs it, so the action group and
+      the orchestrator, which only propose, never import it (its ports, the review's base). Read it
+      through :meth:`action_review`.
     - ``nouns``: ``("an email draft", "email drafts")``, for sentences about its drafts.
     """
 
@@ -51,7 +55,7 @@ class ToolSpec:
     description: str
     prepare: Callable[[Any, ToolContext, ToolConfig], Prepared]
     card: CardSpec[Any]
-    review: ActionReview[Any, Any]
+    review: ActionReview[Any, Any] | str
     group_description: str
     nouns: tuple[str, str]
     method: str = "POST"
@@ -63,8 +67,24 @@ class ToolSpec:
         if card_type != action:
             raise TypeError(f"{self.name}: its card's type is '{card_type}', its payload's '{action}'.")
         object.__setattr__(self, "action", action)
+        if isinstance(self.review, str) and not _is_reference(self.review):
+            raise TypeError(f"{self.name}: its review '{self.review}' is not 'package.module:NAME'.")
+
+    def action_review(self) -> ActionReview[Any, Any]:
+        """What a confirm of this tool does, its module imported the first time when ``review`` names it."""
+        if not isinstance(self.review, str):
+            return self.review
+        module, name = self.review.split(":")
+        review: ActionReview[Any, Any] = getattr(importlib.import_module(module), name)
+        return review
 
     @property
     def function_description(self) -> str:
         """The action-group Lambda's description."""
         return f"Bedrock action group: {self.nouns[1]} ({self.method} {self.api_path})"
+
+
+def _is_reference(text: str) -> bool:
+    """Whether ``text`` is ``package.module:NAME``, as a Python entry point names an object."""
+    module, colon, name = text.partition(":")
+    return bool(colon) and name.isidentifier() and all(part.isidentifier() for part in module.split("."))

@@ -1,8 +1,9 @@
 """What confirming a meeting proposal does: book the chosen slot, then send the invitation.
 
 The booking comes first and re-checks every tracked attendee's time (a slot taken since is a
-``409 slot_taken``, nothing sent); a failed invitation releases the time again. Part of the
-``meeting_scheduler`` tool (:mod:`multitool.tools.meeting_scheduler` holds its spec).
+``409 slot_taken``, nothing sent); a failed invitation releases the time again. The
+``meeting_scheduler`` tool's confirm (:mod:`multitool.tools.meeting_scheduler` holds its spec and names
+:data:`REVIEW`): only a confirm imports it, never the action group or the orchestrator, which only propose.
 """
 
 from __future__ import annotations
@@ -18,13 +19,23 @@ from multitool.observability import error_fields, logger
 from multitool.ports.calendar import Booking, Guest
 from multitool.ports.calendar import SlotTaken as SlotTakenInCalendar
 from multitool.ports.mail import Mail
-from multitool.review.base import Address, Backends, Recipients, ReviewContext, reply_to, sender_name
+from multitool.review.base import (
+    ActionReview,
+    Address,
+    Backends,
+    Recipients,
+    ReviewContext,
+    addresses,
+    reply_to,
+    sender_name,
+)
 from multitool.review.errors import InvalidEdits, SlotRefused
 from multitool.text import CLEAN_SINGLE_LINE
 from multitool.tools.base import MAX_ATTENDEES, MAX_TITLE_CHARS
 from multitool.tools.common import is_external
 from multitool.tools.meeting.invitations import Invitation, Participant, build_invitation
 from multitool.tools.meeting.slots import Slot
+from multitool.tools.meeting_scheduler import MeetingPayload
 from multitool.wire import WireModel
 
 _OFFERED = TypeAdapter(tuple[Slot, ...])
@@ -208,3 +219,57 @@ def _release_after_failed_send(booking_id: str, backends: Backends) -> None:
         logger.error(
             "Booking not released after a failed send", extra={"draft_id": booking_id, **error_fields(error)}
         )
+
+
+def meeting_content(
+    edits: MeetingEdits, confirmed: MeetingContent | None, ctx: ReviewContext
+) -> MeetingContent:
+    payload = MeetingPayload.model_validate(ctx.draft.payload)
+    attendees = addresses(
+        edits.attendees, confirmed.attendees if confirmed else None, payload.attendees, "attendees", ctx
+    )
+    if edits.slot is not None:
+        chosen = edits.slot
+        if chosen.start.utcoffset() is None or chosen.end.utcoffset() is None:
+            raise InvalidEdits(
+                "The slot's start and end must carry a UTC offset (e.g. 2026-12-03T09:00:00+01:00 or ...Z).",
+                field="slot",
+            )
+        # A slot is an instant: the same moment written in any offset is the same slot.
+        slot = next(
+            (
+                s
+                for s in payload.slots
+                if s.start.timestamp() == chosen.start.timestamp()
+                and s.end.timestamp() == chosen.end.timestamp()
+            ),
+            None,
+        )
+        if slot is None:
+            offered = ", ".join(f"{s.start.isoformat()}/{s.end.isoformat()}" for s in payload.slots) or "none"
+            raise InvalidEdits(f"Choose one of the proposed slots: {offered}.", field="slot")
+        start, end = slot.start, slot.end
+    elif confirmed is not None:
+        start, end = confirmed.start, confirmed.end
+    elif len(payload.slots) == 1:
+        start, end = payload.slots[0].start, payload.slots[0].end
+    else:
+        raise InvalidEdits("Choose one of the proposed slots.", field="slot")
+    zone = ZoneInfo(payload.timezone)
+    return MeetingContent(
+        title=edits.title or (confirmed.title if confirmed else payload.title),
+        attendees=attendees,
+        start=start.astimezone(zone),
+        end=end.astimezone(zone),
+        timezone=payload.timezone,
+    )
+
+
+REVIEW = ActionReview(
+    MeetingEdits,
+    MeetingContent,
+    meeting_content,
+    book_and_invite,
+    meeting_not_started,
+    recipients=meeting_recipients,
+)

@@ -413,22 +413,27 @@ def _label(day: date) -> str:
 
 def _natural_reading(cleaned: str, ctx: ToolContext) -> tuple[RequestedTime | None, list[str]]:
     """The reading of one alternative, and the words of it that were not read."""
-    span = _week_span(cleaned, ctx)
-    if span is not None:
-        return span, []
-    reading = _read_times(cleaned)
-    notes = list(reading.notes or [])
-    rest = _relative_days(reading.text, ctx)
-    if _FILLER.match(rest):  # only a part of the day ("this afternoon", "tonight"): today
-        rest = "today"
-    parsed, unread = _natural(rest, ctx)
-    if parsed is None:
-        return None, unread
-    said_time = bool(re.search(r"\d{2}:\d{2}", rest))
-    if said_time and parsed.time is None:
-        raise UnparseableDate(
-            f"Could not read the time in '{cleaned}'. Say e.g. '3pm' or '15:00'.", field=FIELD
-        )
+    unread: list[str] = []
+    parsed = _plain_day(cleaned, ctx)
+    if parsed is not None:  # one word names the day: no span, time, part of the day or relative day
+        reading, notes = _Reading(cleaned), []
+    else:
+        span = _week_span(cleaned, ctx)
+        if span is not None:
+            return span, []
+        reading = _read_times(cleaned)
+        notes = list(reading.notes or [])
+        rest = _relative_days(reading.text, ctx)
+        if _FILLER.match(rest):  # only a part of the day ("this afternoon", "tonight"): today
+            rest = "today"
+        parsed, unread = _natural(rest, ctx)
+        if parsed is None:
+            return None, unread
+        said_time = bool(re.search(r"\d{2}:\d{2}", rest))
+        if said_time and parsed.time is None:
+            raise UnparseableDate(
+                f"Could not read the time in '{cleaned}'. Say e.g. '3pm' or '15:00'.", field=FIELD
+            )
     for match in _WEEKDAY.finditer(cleaned):
         label = _label(parsed.day)
         today = ctx.local_now.date()
@@ -574,22 +579,25 @@ def read_phrase(text: str, ctx: ToolContext, zone: ZoneInfo | None = None) -> Ph
     import unicodedata
 
     cleaned = " ".join(unicodedata.normalize("NFC", text).split())
-    rest, named, zone_of, zone_words = _zone_named(cleaned)
+    # One word that names a day ("Thursday", "tomorrow", most requests) names no zone, rules out no
+    # day and offers no alternative: its reading skips the patterns that look for those.
+    plain = cleaned.casefold() in _PLAIN_DAYS
+    rest, named, zone_of, zone_words = (cleaned, None, None, None) if plain else _zone_named(cleaned)
     read_in = zone
     if read_in is None and named is not None:
         read_in = ZoneInfo(named)
     local = ctx if read_in is None else _in_zone(ctx, read_in.key)
     excluded: set[date] = set()
     unread: list[str] = []
-    for match in _NEGATED.finditer(rest):
-        day, _ = _natural(
-            match["day"].rstrip("s") if match["day"].casefold().endswith("days") else match["day"], local
-        )
-        if day is not None:
-            excluded.add(day.day)
-    rest = _NEGATED.sub(" ", rest)
+    if not plain:
+        for match in _NEGATED.finditer(rest):
+            said = match["day"]
+            day, _ = _natural(said.rstrip("s") if said.casefold().endswith("days") else said, local)
+            if day is not None:
+                excluded.add(day.day)
+        rest = _NEGATED.sub(" ", rest)
     options: list[RequestedTime] = []
-    parts = [p for p in _ALTERNATIVE.split(rest) if p.strip()] or [""]
+    parts = [rest] if plain else ([p for p in _ALTERNATIVE.split(rest) if p.strip()] or [""])
     for part in parts:
         iso = _iso(part.strip(), local)
         option: RequestedTime | None

@@ -3,6 +3,12 @@
 Handlers call ``XSettings.from_env()`` lazily (never at import time in domain
 code); the stack sets exactly these variables. Field names map to upper-case
 environment variables (``drafts_table_name`` <- ``DRAFTS_TABLE_NAME``).
+
+Here: what the tools need (:class:`ToolSettings`, the action groups'), and the
+identity and interceptor settings. The orchestrator's class is in
+:mod:`multitool.settings.chat`, the review function's in
+:mod:`multitool.settings.review`: a function imports its own and not the
+others' (each class costs about 1.2 ms of a cold start to define, Python 3.13).
 """
 
 from __future__ import annotations
@@ -250,129 +256,6 @@ class ModelBackend(StrEnum):
     """The offline model behind the offline harness, run by the AgentCore runtime (no AWS)."""
     OFFLINE_CONVERSE = "offline-converse"
     """The offline model run by the Converse loop (no AWS)."""
-
-
-# Per-user token buckets (multitool.ports.rate): requests at once, and refilled per minute.
-DEFAULT_CHAT_PER_MINUTE = 6
-DEFAULT_CHAT_BURST = 10
-DEFAULT_CONFIRMS_PER_MINUTE = 12
-DEFAULT_CONFIRMS_BURST = 20
-# Asynchronous turns one user may have running at once (multitool.ports.turn_slots).
-DEFAULT_RUNNING_TURNS_PER_USER = 3
-
-
-class ChatSettings(ToolSettings):
-    """The orchestrator (POST /chat)."""
-
-    runtime: ModelBackend = ModelBackend.OFFLINE
-    agent_id: str | None = None
-    agent_alias_id: str | None = None
-    harness_arn: str | None = None
-    gateway_arn: str | None = Field(
-        default=None, description="RUNTIME=agentcore: the harness calls the tools through this Gateway"
-    )
-    model_id: str | None = None
-    sessions_table_name: str
-    idempotency_table_name: str | None = None
-    idempotency_expiry_seconds: int = Field(default=3600, ge=60, le=7 * 24 * 3600)
-    offline_delay_seconds: float = Field(
-        default=0.0, ge=0, le=30, description="RUNTIME=offline: each model answer starts this much later"
-    )
-    turns_table_name: str | None = Field(
-        default=None, description="Turns run past the request (Prefer: respond-async); unset: answered inline"
-    )
-    history_exchanges: int = Field(default=10, ge=0, le=50)
-    max_tool_rounds: int = Field(default=5, ge=1, le=20)
-    max_output_tokens: int | None = Field(
-        default=None, ge=256, le=65536, description="maxTokens per model call; default: the model's"
-    )
-    max_message_chars: int = Field(default=4000, ge=1)
-    guardrail_id: str | None = Field(
-        default=None, description="RUNTIME=converse: a Bedrock guardrail applied to every Converse call"
-    )
-    guardrail_version: str = Field(default="DRAFT", pattern=r"^(DRAFT|[1-9][0-9]{0,7})$")
-    rate_limits_table_name: str | None = Field(
-        default=None, description="Per-user token buckets (the limits table); unset: no per-user rate"
-    )
-    chat_per_minute: float = Field(default=DEFAULT_CHAT_PER_MINUTE, gt=0, le=6000)
-    chat_burst: int = Field(default=DEFAULT_CHAT_BURST, ge=1, le=1000)
-    running_turns_per_user: int = Field(
-        default=DEFAULT_RUNNING_TURNS_PER_USER,
-        ge=1,
-        le=100,
-        description="Prefer: respond-async turns one user may have running at once (on the limits table)",
-    )
-
-
-class OutsideRecipients(StrEnum):
-    """What a confirm does with an address outside the deployment's domains (``OUTSIDE_RECIPIENTS``)."""
-
-    ALLOWED = "allowed"
-    CAPPED = "capped"
-    OFF = "off"
-
-
-DEFAULT_RECIPIENTS_PER_DAY = 100
-DEFAULT_OUTSIDE_RECIPIENTS_PER_DAY = 20
-DEFAULT_AUDIT_RETENTION_DAYS = 365
-
-
-class ReviewSettings(ToolSettings):
-    """The review function (GET/confirm/discard of /actions/{id}): the only one that sends or creates."""
-
-    sender_email: str = Field(min_length=3, description="Verified SES identity mail comes from")
-    jira_secret_arn: str | None = Field(
-        default=None, description='Secrets Manager secret {"baseUrl", "email", "apiToken"}; unset: no Jira'
-    )
-    jira_base_url: str | None = Field(default=None, description="Overrides the secret's baseUrl (sandbox)")
-    jira_auth: Literal["organization", "user"] = Field(
-        default="organization",
-        description="organization: issues are created with the secret's account; user: as the signed-in "
-        "user, with their consent (AgentCore Identity, IDENTITY_JIRA_CREDENTIAL_PROVIDER)",
-    )
-    jira_site_url: str | None = Field(
-        default=None, description="JIRA_AUTH=user: the Jira site, e.g. https://your-site.atlassian.net"
-    )
-    atlassian_api_url: str = Field(
-        default="https://api.atlassian.com", description="Atlassian's API gateway (a local stand-in in tests)"
-    )
-    ses_configuration_set: str | None = None
-    sandbox: bool = Field(default=False, description="Local sandbox: results are labelled as not real")
-    limits_table_name: str | None = Field(
-        default=None, description="The daily recipient counters; unset: the quota is not counted"
-    )
-    recipient_domains: tuple[str, ...] = Field(
-        default=(), description="Comma-separated inside domains; unset: the sender address's domain"
-    )
-    outside_recipients: OutsideRecipients = OutsideRecipients.CAPPED
-    recipients_per_day: int = Field(default=DEFAULT_RECIPIENTS_PER_DAY, ge=1, le=100_000)
-    outside_recipients_per_day: int = Field(default=DEFAULT_OUTSIDE_RECIPIENTS_PER_DAY, ge=0, le=100_000)
-    approved_group: str | None = Field(
-        default=None, description="Only members of this user pool group may confirm (self sign-up)"
-    )
-    rate_limits_table_name: str | None = Field(
-        default=None, description="Per-user token buckets (the limits table); unset: no per-user rate"
-    )
-    confirms_per_minute: float = Field(default=DEFAULT_CONFIRMS_PER_MINUTE, gt=0, le=6000)
-    confirms_burst: int = Field(default=DEFAULT_CONFIRMS_BURST, ge=1, le=1000)
-    audit_table_name: str | None = Field(default=None, description="Side-effect records; unset: not kept")
-    audit_retention_days: int = Field(default=DEFAULT_AUDIT_RETENTION_DAYS, ge=1, le=3653)
-
-    @field_validator("recipient_domains", mode="before")
-    @classmethod
-    def _domains(cls, value: Any) -> Any:
-        return tuple(d.strip() for d in value.split(",") if d.strip()) if isinstance(value, str) else value
-
-    @model_validator(mode="after")
-    def _jira_as_the_user(self) -> Self:
-        if self.jira_auth == "user" and (
-            self.jira_site_url is None or self.identity_jira_credential_provider is None
-        ):
-            raise ValueError(
-                "JIRA_AUTH=user needs JIRA_SITE_URL and the identity settings with "
-                "IDENTITY_JIRA_CREDENTIAL_PROVIDER (the stack's jiraAuth=user sets them)"
-            )
-        return self
 
 
 def page_projects(raw: str | None) -> dict[str, dict[str, Any]]:

@@ -1,0 +1,85 @@
+"""The review function's settings (``GET``, confirm and discard of ``/actions/{id}``): the tools' and the
+confirm's (mail, Jira, the recipient policy, rate limits, the audit)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Literal, Self
+
+from pydantic import Field, field_validator, model_validator
+
+from multitool.settings import ToolSettings
+
+
+class OutsideRecipients(StrEnum):
+    """What a confirm does with an address outside the deployment's domains (``OUTSIDE_RECIPIENTS``)."""
+
+    ALLOWED = "allowed"
+    CAPPED = "capped"
+    OFF = "off"
+
+
+DEFAULT_RECIPIENTS_PER_DAY = 100
+DEFAULT_OUTSIDE_RECIPIENTS_PER_DAY = 20
+DEFAULT_AUDIT_RETENTION_DAYS = 365
+# Each user's token bucket (multitool.ports.rate): confirms at once, and refilled per minute.
+DEFAULT_CONFIRMS_PER_MINUTE = 12
+DEFAULT_CONFIRMS_BURST = 20
+
+
+class ReviewSettings(ToolSettings):
+    """The review function (GET/confirm/discard of /actions/{id}): the only one that sends or creates."""
+
+    sender_email: str = Field(min_length=3, description="Verified SES identity mail comes from")
+    jira_secret_arn: str | None = Field(
+        default=None, description='Secrets Manager secret {"baseUrl", "email", "apiToken"}; unset: no Jira'
+    )
+    jira_base_url: str | None = Field(default=None, description="Overrides the secret's baseUrl (sandbox)")
+    jira_auth: Literal["organization", "user"] = Field(
+        default="organization",
+        description="organization: issues are created with the secret's account; user: as the signed-in "
+        "user, with their consent (AgentCore Identity, IDENTITY_JIRA_CREDENTIAL_PROVIDER)",
+    )
+    jira_site_url: str | None = Field(
+        default=None, description="JIRA_AUTH=user: the Jira site, e.g. https://your-site.atlassian.net"
+    )
+    atlassian_api_url: str = Field(
+        default="https://api.atlassian.com", description="Atlassian's API gateway (a local stand-in in tests)"
+    )
+    ses_configuration_set: str | None = None
+    sandbox: bool = Field(default=False, description="Local sandbox: results are labelled as not real")
+    limits_table_name: str | None = Field(
+        default=None, description="The daily recipient counters; unset: the quota is not counted"
+    )
+    recipient_domains: tuple[str, ...] = Field(
+        default=(), description="Comma-separated inside domains; unset: the sender address's domain"
+    )
+    outside_recipients: OutsideRecipients = OutsideRecipients.CAPPED
+    recipients_per_day: int = Field(default=DEFAULT_RECIPIENTS_PER_DAY, ge=1, le=100_000)
+    outside_recipients_per_day: int = Field(default=DEFAULT_OUTSIDE_RECIPIENTS_PER_DAY, ge=0, le=100_000)
+    approved_group: str | None = Field(
+        default=None, description="Only members of this user pool group may confirm (self sign-up)"
+    )
+    rate_limits_table_name: str | None = Field(
+        default=None, description="Per-user token buckets (the limits table); unset: no per-user rate"
+    )
+    confirms_per_minute: float = Field(default=DEFAULT_CONFIRMS_PER_MINUTE, gt=0, le=6000)
+    confirms_burst: int = Field(default=DEFAULT_CONFIRMS_BURST, ge=1, le=1000)
+    audit_table_name: str | None = Field(default=None, description="Side-effect records; unset: not kept")
+    audit_retention_days: int = Field(default=DEFAULT_AUDIT_RETENTION_DAYS, ge=1, le=3653)
+
+    @field_validator("recipient_domains", mode="before")
+    @classmethod
+    def _domains(cls, value: Any) -> Any:
+        return tuple(d.strip() for d in value.split(",") if d.strip()) if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _jira_as_the_user(self) -> Self:
+        if self.jira_auth == "user" and (
+            self.jira_site_url is None or self.identity_jira_credential_provider is None
+        ):
+            raise ValueError(
+                "JIRA_AUTH=user needs JIRA_SITE_URL and the identity settings with "
+                "IDENTITY_JIRA_CREDENTIAL_PROVIDER (the stack's jiraAuth=user sets them)"
+            )
+        return self

@@ -1,0 +1,128 @@
+"""jira_draft's confirm: the fields as the user edited them, the issue created.
+
+Only a confirm needs it, so it is apart from :mod:`multitool.tools.jira_draft` (whose spec names
+it): the action group and the orchestrator, which only propose, never import it or the Jira port.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import StringConstraints, field_validator
+
+from multitool.ports.jira import CreatedIssue, IssueRequest
+from multitool.review.base import (
+    SENT_VIA,
+    ActionReview,
+    Address,
+    Backends,
+    Caller,
+    ReviewContext,
+    address_of,
+    settled,
+)
+from multitool.review.errors import InvalidEdits, NotConfigured
+from multitool.text import CLEAN_MULTI_LINE, CLEAN_SINGLE_LINE
+from multitool.tools.base import MAX_DESCRIPTION_CHARS, MAX_SUMMARY_CHARS, ToolConfig, ToolError
+from multitool.tools.common import RawName
+from multitool.tools.jira_draft import JiraTicketPayload, Priority, validate_project
+from multitool.wire import WireModel
+
+# Edited text follows the policy of multitool.text (constraints first: the cleaning after them runs first).
+Summary = Annotated[str, StringConstraints(min_length=1, max_length=MAX_SUMMARY_CHARS), CLEAN_SINGLE_LINE]
+Description = Annotated[str, StringConstraints(max_length=MAX_DESCRIPTION_CHARS), CLEAN_MULTI_LINE]
+ProjectKey = Annotated[str, StringConstraints(min_length=1, max_length=32), CLEAN_SINGLE_LINE]
+IssueType = Annotated[str, StringConstraints(min_length=1, max_length=50), CLEAN_SINGLE_LINE]
+
+
+class JiraEdits(WireModel):
+    """``assignee``: an email address, the id of a person offered on the card, or null for none."""
+
+    project: ProjectKey | None = None
+    issue_type: IssueType | None = None
+    summary: Summary | None = None
+    description: Description | None = None
+    priority: Priority | None = None
+    assignee: RawName | None = None
+
+    @field_validator("priority", mode="before")
+    @classmethod
+    def _priority_any_case(cls, value: Any) -> Any:
+        return value.strip().capitalize() if isinstance(value, str) else value
+
+
+class JiraContent(WireModel):
+    project: str
+    issue_type: str
+    summary: Summary
+    description: Description = ""
+    priority: Priority
+    assignee: Address | None = None
+
+
+def jira_content(edits: JiraEdits, confirmed: JiraContent | None, ctx: ReviewContext) -> JiraContent:
+    payload = JiraTicketPayload.model_validate(ctx.draft.payload)
+    base = confirmed or JiraContent(
+        project=payload.project,
+        issue_type=payload.issue_type,
+        summary=payload.summary,
+        description=payload.description,
+        priority=payload.priority,
+    )
+    try:
+        project, issue_type = validate_project(
+            edits.project or base.project,
+            edits.issue_type or base.issue_type,
+            ToolConfig(jira_projects=ctx.config.jira_projects),
+        )
+    except ToolError as error:
+        raise InvalidEdits(error.message, field=error.field or "project") from error
+    assignee: Address | None
+    if "assignee" in edits.model_fields_set:
+        assignee = address_of(edits.assignee, "assignee", ctx) if edits.assignee else None
+    elif confirmed is not None:
+        assignee = confirmed.assignee
+    else:
+        assignee = settled(payload.assignee, "assignee") if payload.assignee else None
+    return JiraContent(
+        project=project,
+        issue_type=issue_type,
+        summary=edits.summary or base.summary,
+        description=base.description if edits.description is None else edits.description,
+        priority=edits.priority or base.priority,
+        assignee=assignee,
+    )
+
+
+def jira_configured(content: JiraContent, ctx: ReviewContext, backends: Backends) -> None:
+    if backends.jira is None:
+        raise NotConfigured("Jira is not configured in this deployment.")
+
+
+def requester(caller: Caller) -> str:
+    """'Jordan Lee <jordan@example.com> via multitool': the name and verified address when the token
+    carries them, else the user's id, so a reader of the issue knows whom to ask."""
+    if caller.name and caller.email:
+        return f"{caller.name} <{caller.email}> {SENT_VIA}"
+    if caller.name or caller.email:
+        return f"{caller.name or caller.email} {SENT_VIA}"
+    return f"the multitool user {caller.user_id}"
+
+
+def create_issue(content: JiraContent, ctx: ReviewContext, backends: Backends) -> dict[str, Any]:
+    assert backends.jira is not None  # checked before execution
+    created: CreatedIssue = backends.jira.create_issue(
+        IssueRequest(
+            project=content.project,
+            issue_type=content.issue_type,
+            summary=content.summary,
+            description=content.description,
+            priority=content.priority.value,
+            assignee_email=content.assignee.email if content.assignee else None,
+            requested_by=requester(ctx.caller),
+        )
+    )
+    return {"issueKey": created.key, "issueId": created.id, "issueUrl": created.url}
+
+
+REVIEW = ActionReview(JiraEdits, JiraContent, jira_content, create_issue, jira_configured)
