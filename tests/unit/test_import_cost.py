@@ -236,6 +236,15 @@ def test_the_deployed_orchestrator_never_loads_the_offline_model_nor_the_agent_r
     assert loaded_by("orchestrator", OFFLINE_AND_AGENT, then=BUILD_AGENTCORE) == []
 
 
+def test_the_orchestrator_loads_the_gateways_side_of_the_tools_only_when_the_harness_uses_it() -> None:
+    # With the default executor the harness hands the calls back: the Gateway's Lambda handling,
+    # caller signatures and draft claims are for executor=gateway alone.
+    modules = ["multitool.tools.gateway", "multitool.tools.environment", "multitool.runtimes.claims"]
+
+    assert loaded_by("orchestrator", modules) == []
+    assert loaded_by("orchestrator", modules, then=BUILD_AGENTCORE) == []
+
+
 def test_the_offline_runtime_loads_the_offline_model_when_it_is_chosen() -> None:
     then = BUILD_AGENTCORE.replace('"RUNTIME": "agentcore"', '"RUNTIME": "offline"')
 

@@ -36,7 +36,7 @@ import json
 import math
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from multitool.observability import logger
 from multitool.runtimes.base import (
@@ -55,7 +55,6 @@ from multitool.runtimes.base import (
     streamed_text,
 )
 from multitool.runtimes.carryover import CarryFailed, CarryOver
-from multitool.runtimes.claims import DraftClaims
 from multitool.runtimes.converse import CUT_SHORT, MAX_TOKENS, ROUNDS_EXHAUSTED, tool_specs_from_registry
 from multitool.runtimes.flow import Flow, ToolCall, ToolResult
 from multitool.runtimes.harness_gateway import allowed_tools, record_gateway_results
@@ -70,6 +69,9 @@ from multitool.runtimes.prompts import system_prompt
 from multitool.runtimes.summary import with_words_beside
 from multitool.runtimes.traces import ToolResults, extract_tool_results
 from multitool.tools import REGISTRY
+
+if TYPE_CHECKING:
+    from multitool.runtimes.claims import DraftClaims
 
 FILTERED = "I can't help with that request: the answer was blocked by a content filter."
 CONTEXT_TOO_LONG = (

@@ -14,13 +14,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from multitool.runtimes.base import TraceRecorder, result_text
-from multitool.runtimes.claims import DraftClaims
 from multitool.runtimes.flow import ToolResult
-from multitool.tools.gateway import tool_name_of
 from multitool.tools.registry import REGISTRY
+
+if TYPE_CHECKING:
+    from multitool.runtimes.claims import DraftClaims
 
 GATEWAY_TOOL = "agentcore_gateway"
 GATEWAY_TOOL_NAME = "multitool"
@@ -61,6 +62,10 @@ class GatewayResult:
     @property
     def tool(self) -> str:
         """The registry's name: the Gateway's ``<target>___<tool>`` without its target."""
+        # The Gateway's side of the tools (their Lambda handling, caller signatures): only a harness
+        # that runs its tools through the Gateway reads a result of it.
+        from multitool.tools.gateway import tool_name_of
+
         return tool_name_of(self.name)
 
     def body(self) -> Any:
