@@ -3,7 +3,8 @@
 Each figure is the median, over ``BENCH_COLD_RUNS`` rounds, of the wall time from
 spawning a fresh interpreter to reading the handler's first response (the
 interpreter's start is included, its exit is not). Within a round the programs
-run one after another, so machine noise hits all of them alike. Beside the wall
+run one after another, so machine noise hits all of them alike, each round in
+its own (seeded) order, so no program always follows the same one. Beside the wall
 time, ``cpu ms`` is the CPU time the child used up to its response (its
 interpreter's start included): a shared machine's load stretches wall time far
 more than CPU time, so it is the steadier figure to compare two runs by.
@@ -68,6 +69,7 @@ import contextlib
 import hashlib
 import json
 import os
+import random
 import shutil
 import socket
 import statistics
@@ -597,8 +599,10 @@ def measure(runs: int = RUNS) -> tuple[Setup, dict[str, dict[str, float]], dict[
         ]
         for name, _label, path in programs:  # one warm-up each: disk cache, moto's first calls
             _once(setup.python, path, tasks[name], events[name][1], events[name][0], envs[name])
-        for _ in range(runs):
-            for name, label, path in programs:
+        for round_number in range(runs):
+            # Each round in its own order (seeded: the same in every run): a program's place in the
+            # round, right after moto answered a heavier one or not, must not bias its figure.
+            for name, label, path in random.Random(round_number).sample(programs, len(programs)):
                 event, module = events[name]
                 outcome = _once(setup.python, path, tasks[name], module, event, envs[name])
                 statuses[label] = _status(outcome["response"])
