@@ -597,8 +597,9 @@ def measure(runs: int = RUNS) -> tuple[Setup, dict[str, dict[str, float]], dict[
             for variant, path in setup.layers.items()
             for name in (*FUNCTIONS, *(LOCAL if path is first_variant else ()))
         ]
-        for name, _label, path in programs:  # one warm-up each: disk cache, moto's first calls
+        for name, label, path in programs:  # one warm-up each: disk cache, moto's first calls
             _once(setup.python, path, tasks[name], events[name][1], events[name][0], envs[name])
+            samples[label] = {"wall_ms": [], "cpu_ms": [], "import_ms": [], "request_ms": []}  # table order
         for round_number in range(runs):
             # Each round in its own order (seeded: the same in every run): a program's place in the
             # round, right after moto answered a heavier one or not, must not bias its figure.
@@ -606,11 +607,8 @@ def measure(runs: int = RUNS) -> tuple[Setup, dict[str, dict[str, float]], dict[
                 event, module = events[name]
                 outcome = _once(setup.python, path, tasks[name], module, event, envs[name])
                 statuses[label] = _status(outcome["response"])
-                series = samples.setdefault(
-                    label, {"wall_ms": [], "cpu_ms": [], "import_ms": [], "request_ms": []}
-                )
-                for key in series:
-                    series[key].append(outcome[key])
+                for key, series in samples[label].items():
+                    series.append(outcome[key])
     medians = {
         label: {key: statistics.median(values) for key, values in series.items()}
         for label, series in samples.items()
