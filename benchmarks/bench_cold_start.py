@@ -86,10 +86,10 @@ ROOT = Path(__file__).resolve().parent.parent
 RUNS = int(os.environ.get("BENCH_COLD_RUNS", "11"))
 REVISION = os.environ.get("BENCH_COLD_REVISION")
 TARGET = 1.15
-"""A function's cold start over its floor's in CPU time (``cpu x stack``), in one run: the median, over the
-rounds, of its CPU time over its floor's in the same round. CPU time is the child's own work; its wall
-time also holds the time moto and the harness stand-in (beside it, on the same two cores) take to answer
-its calls, which grows with the number of calls, not with the function's code."""
+"""A function's cold start over its floor's in CPU time (``cpu x stack``), in one run: its median CPU time
+over its floor's. CPU time is the child's own work; its wall time also holds the time moto and the
+harness stand-in (beside it, on the same two cores) take to answer its calls, which grows with the
+number of calls, not with the function's code."""
 BUILD = ROOT / "build" / "bench-cold-start"
 HOST_PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_28_x86_64", "manylinux_2_34_x86_64")
 FUNCTIONS = ("email_draft", "meeting_scheduler", "jira_draft", "review", "orchestrator")
@@ -613,13 +613,6 @@ def measure(runs: int = RUNS) -> tuple[Setup, dict[str, dict[str, float]], dict[
         label: {key: statistics.median(values) for key, values in series.items()}
         for label, series in samples.items()
     }
-    for label, figures in medians.items():
-        floor = FLOORS.get(label.split(" [", 1)[0])
-        if floor is not None:
-            # Paired: each round's figure over its floor's in the same round, so a slow stretch of the
-            # machine, which stretches both, cancels out; the verdict is the median of those ratios.
-            pairs = zip(samples[label]["cpu_ms"], samples[floor]["cpu_ms"], strict=True)
-            figures["cpu_x_floor"] = statistics.median(cpu / floor_cpu for cpu, floor_cpu in pairs)
     label = setup.label if REVISION is None else f"{setup.label}; sources of {REVISION}"
     return Setup(label, setup.python, setup.layers), medians, statuses
 
@@ -648,7 +641,7 @@ def run() -> None:
         floor_label = FLOORS.get(label.split(" [", 1)[0])
         floor_ratio = figures["wall_ms"] / medians[floor_label]["wall_ms"] if floor_label else 0.0
         over_floor = f"{floor_ratio:.2f}" if floor_label else ""
-        cpu_ratio = figures["cpu_x_floor"] if floor_label else 0.0
+        cpu_ratio = figures["cpu_ms"] / medians[floor_label]["cpu_ms"] if floor_label else 0.0
         cpu_floor = f"{cpu_ratio:.2f}" if floor_label else ""
         if label in REFERENCES:
             shown, verdict = f"ref {label}", "ref"
