@@ -2,7 +2,8 @@
 
 The project must be one of the configured projects (``JIRA_PROJECTS``) and the
 issue type one of that project's types; both match case-insensitively and come
-back in their configured spelling.
+back in their configured spelling. The confirm (the edits, the issue created) is in
+:mod:`multitool.tools.jira_confirm`, which only a confirm imports.
 """
 
 from __future__ import annotations

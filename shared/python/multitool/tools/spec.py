@@ -1,4 +1,5 @@
-"""A tool's spec: everything specific to one tool, declared once in its own module.
+"""A tool's spec: everything specific to one tool, declared once in its own module (its confirm,
+when large, in a second module the spec names).
 
 It names the card contract (:mod:`multitool.cards.base`) and the confirm contract
 (:mod:`multitool.review.base`); :mod:`multitool.tools.base` stays below both, so the review's
