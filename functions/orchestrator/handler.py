@@ -11,7 +11,7 @@ from typing import Any
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from multitool.api.chat_app import chat_app, run_turn_event
-from multitool.chat.turn_store import turn_id_of
+from multitool.chat.turn_views import turn_id_of
 from multitool.observability import logger, metrics, tracer
 
 app = chat_app()

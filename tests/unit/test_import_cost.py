@@ -245,6 +245,14 @@ def test_the_orchestrator_loads_the_gateways_side_of_the_tools_only_when_the_har
     assert loaded_by("orchestrator", modules, then=BUILD_AGENTCORE) == []
 
 
+def test_a_plain_chat_turn_loads_no_machinery_of_turns_run_past_their_request() -> None:
+    # Only Prefer: respond-async, GET /turns/{id} and the turn's own invocation start, run or read one.
+    modules = ["multitool.chat.async_turns", "multitool.chat.turn_store", "multitool.ports.turn_slots"]
+
+    assert loaded_by("orchestrator", modules) == []
+    assert loaded_by("orchestrator", modules, then=TURN.format(meeting=True)) == []
+
+
 def test_the_offline_runtime_loads_the_offline_model_when_it_is_chosen() -> None:
     then = BUILD_AGENTCORE.replace('"RUNTIME": "agentcore"', '"RUNTIME": "offline"')
 

@@ -14,7 +14,7 @@ import functools
 import json
 from collections.abc import Callable
 from http import HTTPStatus
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
@@ -23,26 +23,22 @@ from pydantic import ValidationError
 from multitool.api import bearer_token, verified_email
 from multitool.api.bodies import body_text
 from multitool.api.errors import error_body, openapi_responses
-from multitool.chat.async_turns import (
-    ASYNC_MODE,
-    INTERNAL,
-    ChatTurns,
-    TurnNotFound,
-    TurnStarted,
-    TurnView,
-)
 from multitool.chat.idempotency import (
     ChatIdempotency,
 )
 from multitool.chat.service import ChatInputError, ChatRequest, ChatResponse, ChatService, idempotency_key
 from multitool.chat.sessions import SessionView
+from multitool.chat.turn_views import ASYNC_MODE, INTERNAL, TurnNotFound, TurnStarted, TurnView
 from multitool.errors import ServiceError
 from multitool.observability import error_fields, logger
 from multitool.ports.rate import BucketLimits, RateLimiter, aws_token_bucket
 from multitool.validation import first_field, problems
 
+if TYPE_CHECKING:
+    from multitool.chat.async_turns import ChatTurns
+
 ChatServiceProvider = Callable[[], ChatService]
-ChatTurnsProvider = Callable[[], ChatTurns | None]
+ChatTurnsProvider = Callable[[], "ChatTurns | None"]
 LimiterProvider = Callable[[], RateLimiter | None]
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 PREFER_HEADER = "Prefer"
@@ -114,6 +110,7 @@ def aws_chat_turns() -> ChatTurns | None:
     import boto3
     from botocore.config import Config
 
+    from multitool.chat.async_turns import ChatTurns
     from multitool.chat.turn_store import DynamoTurnStore, TurnLauncher
     from multitool.ports.turn_slots import DynamoTurnSlots
     from multitool.settings.chat import ChatSettings

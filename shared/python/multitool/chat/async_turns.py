@@ -22,11 +22,8 @@ from collections.abc import Callable
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import Field, SerializeAsAny
-from pydantic.json_schema import SkipJsonSchema
-
 from multitool.cards.base import Card
-from multitool.chat.service import ChatRequest, ChatResponse, ChatService, body_hash, turn_deadline, wire_text
+from multitool.chat.service import ChatRequest, ChatService, body_hash, turn_deadline, wire_text
 from multitool.chat.sessions import new_session_id
 from multitool.chat.turn_store import (
     LOST_AFTER_SECONDS,
@@ -37,29 +34,17 @@ from multitool.chat.turn_store import (
     card_event,
     done_event,
     failed_event,
-    new_turn_id,
     text_event,
 )
+from multitool.chat.turn_views import INTERNAL, TurnNotFound, TurnStarted, new_turn_id
 from multitool.errors import RETRY_AFTER, ServiceError
 from multitool.observability import error_fields, logger
 from multitool.ports.turn_slots import SlotsFull, SlotsUnavailable, TurnSlots
 from multitool.runtimes.base import ModelBusy, ModelFailed, TurnError
 from multitool.settings import SettingsError
-from multitool.wire import WireModel
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
-
-INTERNAL = "Something went wrong; try again."
-ASYNC_MODE = "respond-async"
-
-
-class TurnNotFound(ServiceError):
-    """No such turn for this caller: unknown, expired, or another user's (all answer 404)."""
-
-    code = "not_found"
-    status = HTTPStatus.NOT_FOUND
-    answer = "No such turn for this user."
 
 
 class TurnsUnavailable(ServiceError):
@@ -99,57 +84,6 @@ class TooManyTurns(ServiceError):
 
     def headers(self) -> dict[str, str]:
         return {RETRY_AFTER: str(self.retry_after)}
-
-
-class TurnStarted(WireModel):
-    """The body of ``POST /chat`` answered 202: the turn runs; follow it at ``GET /turns/{turnId}``."""
-
-    turn_id: str = Field(description="Follow the turn at GET /turns/{turnId}")
-    session_id: str
-    status: Literal["running"] = "running"
-
-
-class CardEvent(WireModel):
-    type: Literal["card"]
-    card: SerializeAsAny[Card] = Field(description="A draft now exists; the final answer carries it too")
-    caption: str
-
-
-class TextEvent(WireModel):
-    type: Literal["text"]
-    text: str = Field(description="More of the assistant's text, where the model streams it")
-
-
-class DoneEvent(WireModel):
-    type: Literal["done"]
-    response: ChatResponse = Field(description="What POST /chat answers when it waits for the turn")
-
-
-class FailureDetail(WireModel):
-    code: str
-    message: str
-
-
-class FailedEvent(WireModel):
-    type: Literal["failed"]
-    status: int = Field(description="The status POST /chat would have answered the failure with")
-    error: FailureDetail
-    retry_after: int | SkipJsonSchema[None] = Field(
-        default=None, description="Seconds to wait before asking again (model_busy)"
-    )
-
-
-TurnEvent = CardEvent | TextEvent | DoneEvent | FailedEvent
-
-
-class TurnView(WireModel):
-    """The body of ``GET /turns/{id}``: the turn's events from the cursor on."""
-
-    turn_id: str
-    session_id: str
-    status: Literal["running", "done", "failed"]
-    events: tuple[TurnEvent, ...] = Field(description="In order; done or failed is the last one")
-    next: int = Field(description="Ask again with after=next for the events after these")
 
 
 def failure_of(error: BaseException) -> dict[str, Any]:

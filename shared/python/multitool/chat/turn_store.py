@@ -19,7 +19,6 @@ a turn's few cards stay far below DynamoDB's 400 KB item limit.
 from __future__ import annotations
 
 import json
-import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from multitool.chat.turn_views import TURN_EVENT_KEY
 from multitool.observability import logger
 from multitool.ports.tables import TURNS
 
@@ -34,9 +34,6 @@ if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
     from mypy_boto3_lambda import LambdaClient
 
-TURN_EVENT_KEY = "multitoolTurn"
-"""The key of the asynchronous invocation's payload: ``{"multitoolTurn": {"turnId": ...}}``."""
-TURN_ID_PREFIX = "t-"
 TURN_TTL_SECONDS = 24 * 3600
 START_WITHIN_SECONDS = 90
 """A turn whose invocation has not started by then never will (the async event's maximum age is 60 s)."""
@@ -52,18 +49,6 @@ class TurnStoreFailed(Exception):
 
 class TurnLaunchFailed(Exception):
     """The invocation that runs the turn could not be started (the turn is marked failed)."""
-
-
-def new_turn_id() -> str:
-    return f"{TURN_ID_PREFIX}{secrets.token_urlsafe(18)}"
-
-
-def valid_turn_id(value: str) -> bool:
-    return (
-        value.startswith(TURN_ID_PREFIX)
-        and 8 <= len(value) <= 64
-        and all(c.isalnum() or c in "-_" for c in value)
-    )
 
 
 def card_event(card: Mapping[str, Any], caption: str) -> dict[str, Any]:
@@ -260,12 +245,3 @@ class TurnLauncher:
             raise TurnLaunchFailed("The turn could not be started.") from error
         if response.get("StatusCode") != 202:
             raise TurnLaunchFailed(f"The turn's invocation was refused ({response.get('StatusCode')}).")
-
-
-def turn_id_of(event: Any) -> str | None:
-    """The turn id of an asynchronous turn invocation's event, None for any other event."""
-    if not isinstance(event, Mapping):
-        return None
-    body = event.get(TURN_EVENT_KEY)
-    turn_id = body.get("turnId") if isinstance(body, Mapping) else None
-    return turn_id if isinstance(turn_id, str) and valid_turn_id(turn_id) else None
