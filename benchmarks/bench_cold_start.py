@@ -31,10 +31,12 @@ Every request goes to one moto server (``multitool serve``'s embedded backend:
 tables, seeded directory, SES identity, Jira sandbox) through
 ``AWS_ENDPOINT_URL``, so no child imports moto. The children run with the
 Lambda environment variables that change what loads (``LAMBDA_TASK_ROOT``, a
-sampled ``_X_AMZN_TRACE_ID``, an X-Ray daemon address): tracing and metrics are
-on, as deployed. The orchestrator runs as deployed, ``RUNTIME=agentcore`` with a
-``HARNESS_ARN`` and ``MODEL_ID``: its ``bedrock-agentcore`` client sends each
-``InvokeHarness`` over HTTP to :class:`multitool.local.harness_endpoint.HarnessEndpoint`
+sampled ``_X_AMZN_TRACE_ID``, an X-Ray daemon address, the runtime's
+``AWS_EXECUTION_ENV``): tracing and metrics are on, and the handlers load as in
+a Lambda runtime (:mod:`multitool.startup`), as deployed. The orchestrator runs
+as deployed, ``RUNTIME=agentcore`` with a ``HARNESS_ARN`` and ``MODEL_ID``: its
+``bedrock-agentcore`` client sends each ``InvokeHarness`` over HTTP to
+:class:`multitool.local.harness_endpoint.HarnessEndpoint`
 (``AWS_ENDPOINT_URL_BEDROCK_AGENTCORE``), the offline harness answering in the service's
 wire shapes (the request placed and validated by botocore's operation model, the answer a
 binary event stream), where a deployment waits for Bedrock. The row ``orchestrator
@@ -93,6 +95,8 @@ number of calls, not with the function's code."""
 BUILD = ROOT / "build" / "bench-cold-start"
 HOST_PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_28_x86_64", "manylinux_2_34_x86_64")
 FUNCTIONS = ("email_draft", "meeting_scheduler", "jira_draft", "review", "orchestrator")
+LAMBDA_EXECUTION_ENV = "AWS_Lambda_python3.13"
+"""What Lambda's managed runtime sets ``AWS_EXECUTION_ENV`` to (its runtime identifier)."""
 DEPLOYED_HARNESS_ARN = "arn:aws:bedrock-agentcore:us-east-1:123456789012:harness/multitool_chat-a1b2c3d4e5"
 LOCAL = {"orchestrator (offline, local)": ("orchestrator", {"RUNTIME": "offline"})}
 """Rows measured beside the targets, never against them: label -> (function, environment changes)."""
@@ -502,6 +506,7 @@ def _backend() -> Iterator[dict[str, str]]:
                     "AWS_XRAY_DAEMON_ADDRESS": f"127.0.0.1:{daemon.getsockname()[1]}",
                     "AWS_XRAY_CONTEXT_MISSING": "LOG_ERROR",
                     "_X_AMZN_TRACE_ID": TRACE_HEADER,
+                    "AWS_EXECUTION_ENV": LAMBDA_EXECUTION_ENV,
                     "RUNTIME": "agentcore",
                     "HARNESS_ARN": DEPLOYED_HARNESS_ARN,
                     "MODEL_ID": DEFAULT_MODEL_ID,

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools.utilities.typing import LambdaContext
-from multitool.observability import logger, metrics, tracer
-from multitool.tools.apps import action_group_app, handle
+from multitool.startup import init_phase
 
-app = action_group_app("email_draft")
+with init_phase():  # the collector skips what the init loads: it outlives every request (multitool.startup)
+    from aws_lambda_powertools.utilities.typing import LambdaContext
+    from multitool.observability import logger, metrics, tracer
+    from multitool.tools.apps import action_group_app, handle
+
+    app = action_group_app("email_draft")
 
 
 @logger.inject_lambda_context(correlation_id_path="sessionId")

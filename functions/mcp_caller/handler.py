@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools.utilities.typing import LambdaContext
-from multitool.observability import logger, metrics, tracer
-from multitool.ports.gateway_caller import aws_interceptor, intercept
+from multitool.startup import init_phase
+
+with init_phase():  # the collector skips what the init loads: it outlives every request (multitool.startup)
+    from aws_lambda_powertools.utilities.typing import LambdaContext
+    from multitool.observability import logger, metrics, tracer
+    from multitool.ports.gateway_caller import aws_interceptor, intercept
 
 
 @logger.inject_lambda_context(log_event=False)

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools.logging import correlation_paths
-from aws_lambda_powertools.utilities.typing import LambdaContext
-from multitool.api.chat_app import chat_app, run_turn_event
-from multitool.chat.turn_views import turn_id_of
-from multitool.observability import logger, metrics, tracer
+from multitool.startup import init_phase
 
-app = chat_app()
+with init_phase():  # the collector skips what the init loads: it outlives every request (multitool.startup)
+    from aws_lambda_powertools.logging import correlation_paths
+    from aws_lambda_powertools.utilities.typing import LambdaContext
+    from multitool.api.chat_app import chat_app, run_turn_event
+    from multitool.chat.turn_views import turn_id_of
+    from multitool.observability import logger, metrics, tracer
+
+    app = chat_app()
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools.logging import correlation_paths
-from aws_lambda_powertools.utilities.typing import LambdaContext
-from multitool.api.review_app import review_app
-from multitool.observability import logger, metrics, tracer
+from multitool.startup import init_phase
 
-app = review_app()
+with init_phase():  # the collector skips what the init loads: it outlives every request (multitool.startup)
+    from aws_lambda_powertools.logging import correlation_paths
+    from aws_lambda_powertools.utilities.typing import LambdaContext
+    from multitool.api.review_app import review_app
+    from multitool.observability import logger, metrics, tracer
+
+    app = review_app()
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
