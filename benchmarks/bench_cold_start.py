@@ -33,7 +33,7 @@ tables, seeded directory, SES identity, Jira sandbox) through
 Lambda environment variables that change what loads (``LAMBDA_TASK_ROOT``, a
 sampled ``_X_AMZN_TRACE_ID``, an X-Ray daemon address, the runtime's
 ``AWS_EXECUTION_ENV``): tracing and metrics are on, and the handlers load as in
-a Lambda runtime (:mod:`multitool.startup`), as deployed. The orchestrator runs
+a Lambda runtime (:mod:`multitool.api.startup`), as deployed. The orchestrator runs
 as deployed, ``RUNTIME=agentcore`` with a ``HARNESS_ARN`` and ``MODEL_ID``: its
 ``bedrock-agentcore`` client sends each ``InvokeHarness`` over HTTP to
 :class:`multitool.local.harness_endpoint.HarnessEndpoint`

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from multitool.startup import init_phase
+from multitool.api.startup import init_phase
 
-with init_phase():  # the collector skips what the init loads: it outlives every request (multitool.startup)
+with init_phase():  # the collector skips what the init loads: it lives as long as the environment
     from aws_lambda_powertools.utilities.typing import LambdaContext
     from multitool.observability import logger, metrics, tracer
     from multitool.ports.gateway_caller import aws_interceptor, intercept

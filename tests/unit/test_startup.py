@@ -1,4 +1,4 @@
-"""A function's init: the collector off while a handler loads, what it loaded frozen (multitool.startup)."""
+"""A function's init: the collector off while a handler loads, then what it loaded frozen."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from multitool.startup import in_lambda_runtime, init_phase
+from multitool.api.startup import in_lambda_runtime, init_phase
 
 ROOT = Path(__file__).resolve().parents[2]
 FUNCTIONS = sorted(path.parent.name for path in (ROOT / "functions").glob("*/handler.py"))
