@@ -23,6 +23,7 @@ from multitool.settings.review import (
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from infra.geography import GEOGRAPHIES, profile_region_problem
+from infra.memory import INTERACTIVE_MEMORY_MB, MAX_MEMORY_MB, MIN_MEMORY_MB
 
 # Geography prefixes of Bedrock's system-defined cross-region inference profiles.
 PROFILE_PREFIXES = tuple(GEOGRAPHIES)
@@ -158,6 +159,11 @@ ALLOWED: dict[str, str] = {
         "Prefer: respond-async turns one user may have running at once, a whole number from 1 to 100"
     ),
     "reviewConcurrency": "executions reserved for the review function, a whole number from 0 (none) to 1000",
+    "orchestratorMemory": (
+        "MB of memory for the orchestrator (Lambda gives CPU in proportion: 1769 is one vCPU), "
+        "a whole number from 128 to 10240"
+    ),
+    "reviewMemory": "MB of memory for the review function, a whole number from 128 to 10240",
     "dailyTokenAlarm": "model tokens (input + output) a day that raise the spend alarm, a whole number",
     "auditRetentionDays": "days each side effect's audit record is kept, a whole number from 1 to 3653",
     "recipientsPerDay": "addresses one user may mail per UTC day, a whole number from 1 to 100000",
@@ -316,6 +322,13 @@ class DeployContext(BaseModel):
     # in the account's shared pool (an account whose concurrency quota is 10 can reserve none).
     orchestrator_concurrency: int = Field(default=20, ge=0, le=1000, alias="orchestratorConcurrency")
     review_concurrency: int = Field(default=10, ge=0, le=1000, alias="reviewConcurrency")
+    # The functions a person waits on (see infra.memory).
+    orchestrator_memory: int = Field(
+        default=INTERACTIVE_MEMORY_MB, ge=MIN_MEMORY_MB, le=MAX_MEMORY_MB, alias="orchestratorMemory"
+    )
+    review_memory: int = Field(
+        default=INTERACTIVE_MEMORY_MB, ge=MIN_MEMORY_MB, le=MAX_MEMORY_MB, alias="reviewMemory"
+    )
     # Of the orchestrator's executions, what one user's turns past the request may hold at once.
     running_turns_per_user: int = Field(
         default=DEFAULT_RUNNING_TURNS_PER_USER, ge=1, le=100, alias="runningTurnsPerUser"

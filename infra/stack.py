@@ -209,6 +209,7 @@ class MultitoolStack(cdk.Stack):
                 timeout_seconds=TURN_TIMEOUT_SECONDS,
                 environment=chat_env,
                 reserved_concurrency=settings.orchestrator_concurrency or None,
+                memory_mb=settings.orchestrator_memory,
             ),
         )
         orchestrator_role = self.orchestrator.role
@@ -284,6 +285,7 @@ class MultitoolStack(cdk.Stack):
                     **self._recipient_limits(),
                 },
                 reserved_concurrency=settings.review_concurrency or None,
+                memory_mb=settings.review_memory,
             ),
         )
         review_role = self.review.role

@@ -17,6 +17,7 @@ from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from infra.components.layer import ARCHITECTURE, RUNTIME
+from infra.memory import DEFAULT_MEMORY_MB
 from infra.nag import acknowledge
 from infra.paths import FUNCTIONS
 
@@ -32,7 +33,7 @@ class FunctionSpec:
     folder: str
     description: str
     timeout_seconds: int = 30
-    memory_mb: int = 512
+    memory_mb: int = DEFAULT_MEMORY_MB
     environment: Mapping[str, str] = field(default_factory=dict)
     reserved_concurrency: int | None = None
     """Executions kept for this function alone (and its most at once); None: the account's shared pool."""

@@ -18,6 +18,7 @@ GUARDRAIL = "gr0abc123def"
 CONFIGURATION_SET = "multitool-mail"
 LOCAL_ORIGIN = "http://localhost:8000"
 DOMAIN_PREFIX = "multitool-demo-team"
+ONE_VCPU_MB = "1769"
 
 
 @pytest.fixture(scope="session")
@@ -58,12 +59,15 @@ def return_control_stack(synths: StackSynths) -> Synthesized:
 
 @pytest.fixture
 def converse_stack(synths: StackSynths) -> Synthesized:
-    """No Bedrock Agents: the orchestrator runs the Converse loop itself, with a guardrail."""
+    """No Bedrock Agents: the orchestrator runs the Converse loop itself, with a guardrail; the
+    orchestrator on one vCPU's memory, the review function on 512 MB."""
     return synths.get(
         runtime="converse",
         modelId=FOUNDATION_MODEL,
         guardrailId=GUARDRAIL,
         guardrailVersion="2",
+        orchestratorMemory=ONE_VCPU_MB,
+        reviewMemory="512",
     )
 
 

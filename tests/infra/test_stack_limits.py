@@ -146,6 +146,35 @@ def test_turns_and_confirms_have_per_user_buckets_reserved_concurrency_and_a_spe
     assert spend["Threshold"] == 5_000_000
 
 
+def _memory(synth: Synthesized, construct_id: str) -> int:
+    size: int = synth.props(function_id(synth, construct_id))["MemorySize"]
+    return size
+
+
+def test_the_functions_a_person_waits_on_get_twice_the_cpu_of_the_others(
+    harness_stack: Synthesized, gateway_stack: Synthesized
+) -> None:
+    # Lambda's CPU follows memory: a cold start (CPU work) takes about half as long at 1024 MB.
+    assert (_memory(harness_stack, "Orchestrator"), _memory(harness_stack, "Review")) == (1024, 1024)
+    for group in ("EmailDraft", "MeetingScheduler", "JiraDraft"):  # called by the Gateway, not a person
+        assert _memory(gateway_stack, group) == 512, group
+
+
+def test_a_deployment_chooses_the_memory_of_the_orchestrator_and_the_review(
+    converse_stack: Synthesized,
+) -> None:
+    assert (_memory(converse_stack, "Orchestrator"), _memory(converse_stack, "Review")) == (1769, 512)
+
+
+@pytest.mark.parametrize("value", ["100", "10241", "lots", "1.5"])
+@pytest.mark.parametrize("key", ["orchestratorMemory", "reviewMemory"])
+def test_a_memory_outside_what_lambda_allows_is_refused_at_synth(key: str, value: str) -> None:
+    with pytest.raises(ContextError) as caught:
+        DeployContext.from_context({**VALID, key: value})
+    assert str(caught.value).startswith(f"Invalid context '{key}'")
+    assert "128 to 10240" in str(caught.value)
+
+
 def test_a_guardrail_on_a_runtime_that_would_ignore_it_is_refused_at_synth() -> None:
     with pytest.raises(ContextError) as caught:
         DeployContext.from_context({**VALID, "runtime": "agentcore", "guardrailId": "gr0abc123def"})

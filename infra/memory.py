@@ -1,0 +1,26 @@
+"""How much memory each function gets, and so how much CPU.
+
+Lambda allocates CPU in proportion to the memory configured, from 128 MB to 10,240 MB in 1 MB steps;
+at 1,769 MB a function has the equivalent of one vCPU
+(https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html). A cold start here is CPU
+work (importing boto3, pydantic, Powertools and multitool, then the first request): 380-460 ms of
+CPU on the bench's host (`python -m benchmarks cold_start`), so about 1.3-1.6 s at 512 MB (0.29 of
+a vCPU) and 0.65-0.8 s at 1,024 MB. Work that needs CPU costs the same GB-seconds at either size
+below one vCPU (twice the memory, half the time); only waiting (the model, DynamoDB, SES) costs more
+with more memory, and duration is billed for init as for the handler (https://aws.amazon.com/lambda/pricing/).
+
+So the functions a person waits on, the orchestrator (every chat turn) and the review function
+(every confirm), get :data:`INTERACTIVE_MEMORY_MB`; the action groups, which only the Bedrock agent
+or the AgentCore Gateway call (``runtime=agent``, ``executor=gateway``), keep :data:`DEFAULT_MEMORY_MB`.
+``-c orchestratorMemory=…`` and ``-c reviewMemory=…`` choose others (docs/deploy.md).
+"""
+
+from __future__ import annotations
+
+MIN_MEMORY_MB = 128
+MAX_MEMORY_MB = 10_240
+"""Lambda's range for a function's memory."""
+DEFAULT_MEMORY_MB = 512
+"""A function no person waits on directly."""
+INTERACTIVE_MEMORY_MB = 1024
+"""The orchestrator and the review function: about 0.58 of a vCPU, twice the CPU of 512 MB."""
