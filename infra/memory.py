@@ -9,9 +9,10 @@ a vCPU) and 0.65-0.8 s at 1,024 MB. Work that needs CPU costs the same GB-second
 below one vCPU (twice the memory, half the time); only waiting (the model, DynamoDB, SES) costs more
 with more memory, and duration is billed for init as for the handler (https://aws.amazon.com/lambda/pricing/).
 
-So the functions a person waits on, the orchestrator (every chat turn) and the review function
-(every confirm), get :data:`INTERACTIVE_MEMORY_MB`; the action groups, which only the Bedrock agent
-or the AgentCore Gateway call (``runtime=agent``, ``executor=gateway``), keep :data:`DEFAULT_MEMORY_MB`.
+So the functions every deployment's users wait on, the orchestrator (every chat turn) and the
+review function (every confirm), get :data:`INTERACTIVE_MEMORY_MB`. The action groups keep
+:data:`DEFAULT_MEMORY_MB`: the default deploy has none (the harness runs the tools inside the
+orchestrator); only ``runtime=agent`` with Lambda executors and ``executor=gateway`` make them.
 ``-c orchestratorMemory=…`` and ``-c reviewMemory=…`` choose others (docs/deploy.md).
 """
 
