@@ -22,6 +22,6 @@ MIN_MEMORY_MB = 128
 MAX_MEMORY_MB = 10_240
 """Lambda's range for a function's memory."""
 DEFAULT_MEMORY_MB = 512
-"""A function no person waits on directly."""
+"""Every other function: the action groups, where a deploy has them."""
 INTERACTIVE_MEMORY_MB = 1024
 """The orchestrator and the review function: about 0.58 of a vCPU, twice the CPU of 512 MB."""
