@@ -95,8 +95,6 @@ number of calls, not with the function's code."""
 BUILD = ROOT / "build" / "bench-cold-start"
 HOST_PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_28_x86_64", "manylinux_2_34_x86_64")
 FUNCTIONS = ("email_draft", "meeting_scheduler", "jira_draft", "review", "orchestrator")
-LAMBDA_EXECUTION_ENV = "AWS_Lambda_python3.13"
-"""What Lambda's managed runtime sets ``AWS_EXECUTION_ENV`` to (its runtime identifier)."""
 DEPLOYED_HARNESS_ARN = "arn:aws:bedrock-agentcore:us-east-1:123456789012:harness/multitool_chat-a1b2c3d4e5"
 LOCAL = {"orchestrator (offline, local)": ("orchestrator", {"RUNTIME": "offline"})}
 """Rows measured beside the targets, never against them: label -> (function, environment changes)."""
@@ -472,12 +470,15 @@ def _events(draft_id: str | None) -> dict[str, tuple[dict[str, Any], str]]:
 def _backend() -> Iterator[dict[str, str]]:
     """The embedded moto backend, the harness stand-in and a UDP socket standing in for the X-Ray
     daemon; the child environment (the orchestrator's deployed runtime on the stand-in)."""
+    from multitool.api.startup import LAMBDA_RUNTIME_PREFIX
     from multitool.local.embedded import embedded
     from multitool.local.harness_endpoint import HarnessEndpoint
     from multitool.local.memory import MemoryDirectory
     from multitool.models import DEFAULT_MODEL_ID
     from multitool.runtimes.offline import OfflineModel
     from multitool.runtimes.offline_harness import OfflineHarness
+
+    from infra.components import layer
 
     daemon = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     daemon.bind(("127.0.0.1", 0))
@@ -506,7 +507,8 @@ def _backend() -> Iterator[dict[str, str]]:
                     "AWS_XRAY_DAEMON_ADDRESS": f"127.0.0.1:{daemon.getsockname()[1]}",
                     "AWS_XRAY_CONTEXT_MISSING": "LOG_ERROR",
                     "_X_AMZN_TRACE_ID": TRACE_HEADER,
-                    "AWS_EXECUTION_ENV": LAMBDA_EXECUTION_ENV,
+                    # The managed runtime's identifier, as Lambda sets it for the layer's Python.
+                    "AWS_EXECUTION_ENV": f"{LAMBDA_RUNTIME_PREFIX}python{layer.PYTHON_VERSION}",
                     "RUNTIME": "agentcore",
                     "HARNESS_ARN": DEPLOYED_HARNESS_ARN,
                     "MODEL_ID": DEFAULT_MODEL_ID,
