@@ -22,13 +22,18 @@ more than CPU time, so it is the steadier figure to compare two runs by.
   HTTP API + harness``: the floor of ``orchestrator``, whose every turn does that);
   and both with a ``BedrockAgentResolver(enable_validation=True)`` whose one route
   takes that model as its body and returns one, on an action-group event (``stack,
-  action group``: the floor of the three action-group functions);
+  action group``: the floor of the three action-group functions); and the stack as the user
+  Gateway's interceptor uses it: observability, its settings validated by a pydantic model, a
+  Secrets Manager ``GetSecretValue`` and a Cognito ``AdminGetUser`` through their own clients, the
+  caller signed into the ``tools/call`` it answers (``stack, interceptor``: the floor of ``mcp_caller``);
 - each function's ``handler.handler`` on a real-shaped event (Bedrock action-group
-  events, HTTP API payload 2.0 for /chat and /actions/{id}). ``x stack`` is its
+  events, HTTP API payload 2.0 for /chat and /actions/{id}, a Gateway REQUEST interceptor event,
+  input version 1.0, for ``mcp_caller``). ``x stack`` is its
   figure over its floor's: what ``multitool``'s own code costs on top of the stack.
 
 Every request goes to one moto server (``multitool serve``'s embedded backend:
-tables, seeded directory, SES identity, Jira sandbox) through
+tables, seeded directory, SES identity, Jira sandbox; and the user Gateway's caller-signing secret
+and a Cognito pool with one user, :func:`_user_gateway`) through
 ``AWS_ENDPOINT_URL``, so no child imports moto. The children run with the
 Lambda environment variables that change what loads (``LAMBDA_TASK_ROOT``, a
 sampled ``_X_AMZN_TRACE_ID``, an X-Ray daemon address, the runtime's
@@ -81,6 +86,7 @@ import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
@@ -94,7 +100,7 @@ harness stand-in (beside it, on the same two cores) take to answer its calls, wh
 number of calls, not with the function's code."""
 BUILD = ROOT / "build" / "bench-cold-start"
 HOST_PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_28_x86_64", "manylinux_2_34_x86_64")
-FUNCTIONS = ("email_draft", "meeting_scheduler", "jira_draft", "review", "orchestrator")
+FUNCTIONS = ("email_draft", "meeting_scheduler", "jira_draft", "review", "orchestrator", "mcp_caller")
 DEPLOYED_HARNESS_ARN = "arn:aws:bedrock-agentcore:us-east-1:123456789012:harness/multitool_chat-a1b2c3d4e5"
 LOCAL = {"orchestrator (offline, local)": ("orchestrator", {"RUNTIME": "offline"})}
 """Rows measured beside the targets, never against them: label -> (function, environment changes)."""
@@ -219,6 +225,49 @@ def ask(text: str) -> str:
     delta = (event.get("contentBlockDelta", {}).get("delta", {}) for event in response["stream"])
     return "".join(part.get("text", "") for part in delta)
 """
+_INTERCEPTOR = """\
+import base64
+import hashlib
+import hmac
+import json
+import os
+
+import boto3
+from pydantic import BaseModel, ConfigDict, Field
+
+secrets = boto3.client("secretsmanager")
+cognito = boto3.client("cognito-idp")
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    key_arn: str = Field(alias="CALLER_KEY_SECRET_ARN", min_length=20)
+    pool: str = Field(alias="USER_POOL_ID", pattern=r"^[a-z0-9-]+_[0-9a-zA-Z]+$")
+
+
+def named(event: dict) -> dict:
+    settings = Settings.model_validate(os.environ)
+    request = event["mcp"]["gatewayRequest"]
+    token = request["headers"]["Authorization"].split()[1].split(".")[1]
+    claims = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+    user = cognito.admin_get_user(UserPoolId=settings.pool, Username=claims["username"])
+    key = secrets.get_secret_value(SecretId=settings.key_arn)["SecretString"].encode()
+    caller = {"id": claims["sub"], **{a["Name"]: a.get("Value") for a in user["UserAttributes"]}}
+    signed = json.dumps(caller, sort_keys=True).encode()
+    caller["signature"] = hmac.new(key, signed, hashlib.sha256).hexdigest()
+    body = request["body"]
+    params = {**body["params"], "arguments": {**body["params"]["arguments"], "caller": caller}}
+    answer = {"body": {**body, "params": params}}
+    return {"interceptorOutputVersion": "1.0", "mcp": {"transformedGatewayRequest": answer}}
+"""
+_INTERCEPTOR_HANDLER = """\
+@logger.inject_lambda_context(log_event=False)
+@tracer.capture_lambda_handler(capture_response=False)
+@metrics.log_metrics
+def handler(event, context):
+    return named(event)
+"""
 _COUNT = 'metrics.add_metric(name="Reads", unit=MetricUnit.Count, value=1)'
 _VALIDATE = 'draft = Draft.model_validate({"to": ["Kinshuok"], "subject": "The doc", "draftId": item_id})'
 _READ = "return read(item_id)"
@@ -283,6 +332,7 @@ REFERENCES: dict[str, str] = {
         _http_route(_COUNT, _VALIDATE, _ASK_READ_AND_DUMP),
         _HTTP_DECORATED,
     ),
+    "stack, interceptor": _program(_INTERCEPTOR, _OBSERVABILITY, _INTERCEPTOR_HANDLER),
 }
 """The references, none of them importing multitool: label -> program."""
 FLOORS = {
@@ -291,6 +341,7 @@ FLOORS = {
     "jira_draft": "stack, action group",
     "review": "stack, HTTP API",
     "orchestrator": "stack, HTTP API + harness",
+    "mcp_caller": "stack, interceptor",
     "orchestrator (offline, local)": "stack, HTTP API",
 }
 """Each function's floor: the reference doing what it does with the same stack and no multitool code."""
@@ -416,9 +467,11 @@ def _venv_setup(tree: Tree, reason: str) -> Setup:
     )
 
 
-def _events(draft_id: str | None) -> dict[str, tuple[dict[str, Any], str]]:
-    """program -> (event, module); the review event reads a draft the email handler made."""
+def _events(draft_id: str | None, caller: Mapping[str, str]) -> dict[str, tuple[dict[str, Any], str]]:
+    """program -> (event, module); the review event reads a draft the email handler made, the
+    interceptor's is a ``tools/call`` with the access token of ``caller`` (``sub``, ``username``)."""
     from tests.support.events import bedrock_action_event
+    from tests.support.gateway_events import access_token, interceptor_event, tools_call
     from tests.support.http_events import http_api_event
 
     def action(group: str, path: str, properties: dict[str, Any]) -> dict[str, Any]:
@@ -427,10 +480,16 @@ def _events(draft_id: str | None) -> dict[str, tuple[dict[str, Any], str]]:
     chat = {"message": "Email Kinshuok about the doc and schedule a sync for Thursday", "sessionId": "bench"}
     item = http_api_event("GET", "/items/d-1", sub="jordan")
     note = action("email_draft", "/email-drafts", {"subject": "The doc", "body": "Here it is."})
+    call = tools_call(
+        "email-draft___create_email_draft", {"to": ["Kinshuok"], "subject": "The doc", "body": "Here it is."}
+    )
+    intercepted = interceptor_event(call, access_token(caller["sub"], caller["username"]))
     return {
         "baseline": (item, "handler"),
-        **{label: (item, "handler") for label in REFERENCES if label != "stack, action group"},
+        **dict.fromkeys(REFERENCES, (item, "handler")),
         "stack, action group": (note, "handler"),
+        "stack, interceptor": (intercepted, "handler"),
+        "mcp_caller": (intercepted, "handler"),
         "email_draft": (
             action(
                 "email_draft",
@@ -466,10 +525,48 @@ def _events(draft_id: str | None) -> dict[str, tuple[dict[str, Any], str]]:
     }
 
 
+def _user_gateway(endpoint: str, region: str) -> tuple[dict[str, str], dict[str, str]]:
+    """The user Gateway's pieces on moto, as the stack makes them: the caller-signing secret and a
+    pool with one user. (the interceptor's environment, the user's ``sub`` and ``username``)."""
+    import boto3
+    from multitool.local.embedded import FAKE_CREDENTIALS
+
+    where: dict[str, Any] = {
+        "endpoint_url": endpoint,
+        "region_name": region,
+        "aws_access_key_id": FAKE_CREDENTIALS["AWS_ACCESS_KEY_ID"],
+        "aws_secret_access_key": FAKE_CREDENTIALS["AWS_SECRET_ACCESS_KEY"],
+        "aws_session_token": FAKE_CREDENTIALS["AWS_SESSION_TOKEN"],
+    }
+    secret = boto3.client("secretsmanager", **where).create_secret(
+        Name="bench-caller-key", SecretString="k" * 64
+    )
+    cognito = boto3.client("cognito-idp", **where)
+    pool = cognito.create_user_pool(PoolName="bench-users")["UserPool"]["Id"]
+    user = cognito.admin_create_user(
+        UserPoolId=pool,
+        Username="jordan@example.com",
+        UserAttributes=[
+            {"Name": "email", "Value": "jordan@example.com"},
+            {"Name": "email_verified", "Value": "true"},
+            {"Name": "zoneinfo", "Value": "Europe/Berlin"},
+        ],
+    )["User"]
+    sub = next(a["Value"] for a in user["Attributes"] if a["Name"] == "sub")
+    env = {
+        "CALLER_KEY_SECRET_ARN": secret["ARN"],
+        "USER_POOL_ID": pool,
+        # boto3's endpoint variable for the service id "Cognito Identity Provider"
+        "AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER": endpoint,
+    }
+    return env, {"sub": sub, "username": user["Username"]}
+
+
 @contextlib.contextmanager
-def _backend() -> Iterator[dict[str, str]]:
+def _backend() -> Iterator[tuple[dict[str, str], dict[str, str]]]:
     """The embedded moto backend, the harness stand-in and a UDP socket standing in for the X-Ray
-    daemon; the child environment (the orchestrator's deployed runtime on the stand-in)."""
+    daemon: the child environment (the orchestrator's deployed runtime on the stand-in, the
+    interceptor's pool and secret) and the pool's user."""
     from multitool.api.startup import LAMBDA_RUNTIME_PREFIX
     from multitool.local.embedded import embedded
     from multitool.local.harness_endpoint import HarnessEndpoint
@@ -495,6 +592,10 @@ def _backend() -> Iterator[dict[str, str]]:
                 if not key.startswith(("AWS_", "POWERTOOLS_", "PYTHON", "LAMBDA_", "_X_AMZN"))
             }
             env.update(backend.env)
+            gateway_env, caller = _user_gateway(
+                backend.env["AWS_ENDPOINT_URL_DYNAMODB"], backend.env["AWS_REGION"]
+            )
+            env.update(gateway_env)
             for off in ("POWERTOOLS_TRACE_DISABLED", "POWERTOOLS_METRICS_DISABLED"):
                 env.pop(off, None)
             env.update(
@@ -515,7 +616,7 @@ def _backend() -> Iterator[dict[str, str]]:
                     "AWS_ENDPOINT_URL_BEDROCK_AGENTCORE": harness.url,
                 }
             )
-            yield env
+            yield env, caller
     finally:
         daemon.close()
 
@@ -550,6 +651,8 @@ def _once(
 def _status(response: Mapping[str, Any]) -> int:
     if "statusCode" in response:
         return int(response["statusCode"])
+    if "interceptorOutputVersion" in response:  # the Gateway's interceptor contract: no status of its own
+        return HTTPStatus.OK if "transformedGatewayRequest" in response.get("mcp", {}) else 0
     return int(response["response"]["httpStatusCode"])
 
 
@@ -562,7 +665,7 @@ def measure(runs: int = RUNS) -> tuple[Setup, dict[str, dict[str, float]], dict[
     """(setup, program -> {wall_ms, cpu_ms, import_ms, request_ms} medians, program -> its status)."""
     samples: dict[str, dict[str, list[float]]] = {}
     statuses: dict[str, int] = {}
-    with tempfile.TemporaryDirectory() as scratch, _backend() as env:
+    with tempfile.TemporaryDirectory() as scratch, _backend() as (env, caller):
         folder = Path(scratch)
         tree = _tree(folder / "tree")
         setup: Setup | None
@@ -584,7 +687,7 @@ def measure(runs: int = RUNS) -> tuple[Setup, dict[str, dict[str, float]], dict[
 
         def write_events(draft_id: str | None) -> dict[str, tuple[Path, str]]:
             written = {}
-            for name, (event, module) in _events(draft_id).items():
+            for name, (event, module) in _events(draft_id, caller).items():
                 path = folder / f"{name}.json"
                 path.write_text(json.dumps(event), encoding="utf-8")
                 written[name] = (path, module)

@@ -10,9 +10,11 @@ below one vCPU (twice the memory, half the time); only waiting (the model, Dynam
 with more memory, and duration is billed for init as for the handler (https://aws.amazon.com/lambda/pricing/).
 
 So the functions every deployment's users wait on, the orchestrator (every chat turn) and the
-review function (every confirm), get :data:`INTERACTIVE_MEMORY_MB`. The action groups keep
-:data:`DEFAULT_MEMORY_MB`: the default deploy has none (the harness runs the tools inside the
-orchestrator); only ``runtime=agent`` with Lambda executors and ``executor=gateway`` make them.
+review function (every confirm), get :data:`INTERACTIVE_MEMORY_MB`, and so does the user Gateway's
+interceptor (``executor=gateway``), which runs before every MCP client's ``tools/call``: its cold
+start is about 300 ms of CPU, over 2 s at 256 MB. The action groups keep :data:`DEFAULT_MEMORY_MB`:
+the default deploy has none (the harness runs the tools inside the orchestrator); only
+``runtime=agent`` with Lambda executors and ``executor=gateway`` make them.
 ``-c orchestratorMemory=…`` and ``-c reviewMemory=…`` choose others (docs/deploy.md).
 """
 
@@ -24,4 +26,5 @@ MAX_MEMORY_MB = 10_240
 DEFAULT_MEMORY_MB = 512
 """Every other function: the action groups, where a deploy has them."""
 INTERACTIVE_MEMORY_MB = 1024
-"""The orchestrator and the review function: about 0.58 of a vCPU, twice the CPU of 512 MB."""
+"""The orchestrator, the review function and the user Gateway's interceptor: about 0.58 of a vCPU,
+twice the CPU of 512 MB."""

@@ -41,6 +41,7 @@ from constructs import Construct
 from infra.components.api import UserDirectory
 from infra.components.functions import FunctionSpec, MultitoolFunction
 from infra.components.gateway import INSTRUCTIONS, SERVICE_PRINCIPAL, _cfn, target_name, tool_schema
+from infra.memory import INTERACTIVE_MEMORY_MB
 from infra.nag import acknowledge
 
 RESOURCE_SERVER = "multitool"
@@ -123,7 +124,7 @@ class UserToolGateway(Construct):
                 "mcp_caller",
                 "The user Gateway's request interceptor: names the signed-in user to the tools",
                 timeout_seconds=10,
-                memory_mb=256,
+                memory_mb=INTERACTIVE_MEMORY_MB,  # it runs before every tools/call: someone waits
                 environment={
                     "USER_POOL_ID": pool.user_pool_id,
                     "CALLER_KEY_SECRET_ARN": self.caller_key.secret_arn,

@@ -7,7 +7,6 @@ action-group handler as the Gateway invokes a target, and the real reviewer says
 
 from __future__ import annotations
 
-import base64
 import importlib
 import json
 from typing import Any
@@ -22,14 +21,19 @@ from multitool.review import Caller, DraftNotFound, ReviewConfig
 from multitool.review.reviewer import Reviewer
 from multitool.tools.environment import aws_environment
 
-from tests.support.gateway_events import gateway_custom, invoke_target
+from tests.support.gateway_events import (
+    access_token,
+    gateway_custom,
+    interceptor_event,
+    invoke_target,
+    tools_call,
+)
 from tests.support.moto_tables import Tables
 from tests.support.review_support import RecordingMailer
 
 EMAIL = "email-draft___create_email_draft"
 MEETING = "meeting-scheduler___propose_meeting"
 ARGS = {"to": ["Kinshuok"], "subject": "The doc", "body": "Here it is."}
-CLIENT_ID = "4mcpclient0example"
 
 
 @pytest.fixture
@@ -56,47 +60,6 @@ def user_gateway(moto_tables: Tables, monkeypatch: pytest.MonkeyPatch) -> dict[s
     aws_interceptor.cache_clear()
     yield {"sub": sub, "username": created["Username"], "pool": pool}
     aws_interceptor.cache_clear()
-
-
-def _access_token(sub: str, username: str) -> str:
-    """A Cognito access token's shape (the Gateway's JWT authorizer verified its signature already)."""
-
-    def part(value: dict[str, Any]) -> str:
-        return base64.urlsafe_b64encode(json.dumps(value).encode()).rstrip(b"=").decode()
-
-    claims = {
-        "sub": sub,
-        "iss": "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_Example",
-        "client_id": CLIENT_ID,
-        "token_use": "access",
-        "scope": "openid multitool/tools",
-        "username": username,
-        "exp": 1_900_000_000,
-    }
-    return f"{part({'alg': 'RS256', 'kid': 'k1'})}.{part(claims)}.c2lnbmF0dXJl"
-
-
-def _request(body: dict[str, Any], token: str | None) -> dict[str, Any]:
-    """The interceptor's input as the Gateway sends it, headers passed."""
-    headers = {"Accept": "application/json", "Mcp-Session-Id": "s-1", "User-Agent": "vscode"}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    return {
-        "interceptorInputVersion": "1.0",
-        "mcp": {
-            "rawGatewayRequest": {"body": json.dumps(body)},
-            "gatewayRequest": {"path": "/mcp", "httpMethod": "POST", "headers": headers, "body": body},
-        },
-    }
-
-
-def _call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "jsonrpc": "2.0",
-        "id": 7,
-        "method": "tools/call",
-        "params": {"name": name, "arguments": arguments},
-    }
 
 
 def _intercept(event: dict[str, Any]) -> dict[str, Any]:
@@ -127,7 +90,9 @@ def test_a_signed_in_users_call_makes_a_draft_only_they_can_confirm(
 ) -> None:
     # Given Alice's tools/call, in which her client also wrote a caller of its own
     forged = {"id": "someone-else", "signature": "00"}
-    event = _request(_call(EMAIL, {**ARGS, CALLER_ARGUMENT: forged}), _access_token(**_who(user_gateway)))
+    event = interceptor_event(
+        tools_call(EMAIL, {**ARGS, CALLER_ARGUMENT: forged}), access_token(**_who(user_gateway))
+    )
 
     # When the interceptor answers and the Gateway invokes the target with its arguments
     answer = _intercept(event)
@@ -176,7 +141,7 @@ def _who(user_gateway: dict[str, str]) -> dict[str, str]:
 def test_a_caller_argument_not_signed_for_this_call_makes_an_unclaimed_draft(
     moto_tables: Tables, user_gateway: dict[str, str], tamper: Any
 ) -> None:
-    answer = _intercept(_request(_call(EMAIL, ARGS), _access_token(**_who(user_gateway))))
+    answer = _intercept(interceptor_event(tools_call(EMAIL, ARGS), access_token(**_who(user_gateway))))
     arguments = answer["mcp"]["transformedGatewayRequest"]["body"]["params"]["arguments"]
     made = _target(EMAIL, {**arguments, CALLER_ARGUMENT: tamper(arguments[CALLER_ARGUMENT])})
     stored = moto_tables.drafts.get(made["draftId"])
@@ -185,7 +150,7 @@ def test_a_caller_argument_not_signed_for_this_call_makes_an_unclaimed_draft(
 
 
 def test_a_signed_caller_is_good_for_its_tool_and_a_few_minutes_only(user_gateway: dict[str, str]) -> None:
-    answer = _intercept(_request(_call(EMAIL, ARGS), _access_token(**_who(user_gateway))))
+    answer = _intercept(interceptor_event(tools_call(EMAIL, ARGS), access_token(**_who(user_gateway))))
     caller = answer["mcp"]["transformedGatewayRequest"]["body"]["params"]["arguments"][CALLER_ARGUMENT]
     key = aws_interceptor().key
     assert verified_caller(caller, EMAIL, key) is not None
@@ -196,7 +161,7 @@ def test_a_signed_caller_is_good_for_its_tool_and_a_few_minutes_only(user_gatewa
 
 def test_requests_other_than_a_tool_call_pass_unchanged(user_gateway: dict[str, str]) -> None:
     listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
-    answer = _intercept(_request(listing, _access_token(**_who(user_gateway))))
+    answer = _intercept(interceptor_event(listing, access_token(**_who(user_gateway))))
     assert answer == {
         "interceptorOutputVersion": "1.0",
         "mcp": {"transformedGatewayRequest": {"body": listing}},
@@ -207,7 +172,7 @@ def test_without_a_user_in_the_token_the_forged_caller_is_dropped_and_the_draft_
     moto_tables: Tables, user_gateway: dict[str, str]
 ) -> None:
     forged = {"id": user_gateway["sub"], "signature": "00"}
-    answer = _intercept(_request(_call(EMAIL, {**ARGS, CALLER_ARGUMENT: forged}), None))
+    answer = _intercept(interceptor_event(tools_call(EMAIL, {**ARGS, CALLER_ARGUMENT: forged}), None))
     arguments = answer["mcp"]["transformedGatewayRequest"]["body"]["params"]["arguments"]
     assert arguments == ARGS
     stored = moto_tables.drafts.get(_target(EMAIL, arguments)["draftId"])
@@ -226,11 +191,41 @@ def test_the_interceptor_loads_no_tool_at_cold_start() -> None:
 def test_a_user_the_pool_no_longer_has_still_gets_their_own_draft_in_the_default_zone(
     moto_tables: Tables, user_gateway: dict[str, str]
 ) -> None:
-    token = _access_token(sub="deleted-user-sub", username="gone@example.com")
-    answer = _intercept(_request(_call(EMAIL, ARGS), token))
+    token = access_token(sub="deleted-user-sub", username="gone@example.com")
+    answer = _intercept(interceptor_event(tools_call(EMAIL, ARGS), token))
     caller = answer["mcp"]["transformedGatewayRequest"]["body"]["params"]["arguments"][CALLER_ARGUMENT]
     assert (caller["id"], caller["email"], caller["timezone"]) == ("deleted-user-sub", None, None)
     made = _target(EMAIL, answer["mcp"]["transformedGatewayRequest"]["body"]["params"]["arguments"])
     stored = moto_tables.drafts.get(made["draftId"])
     assert stored is not None
     assert stored.owner == "deleted-user-sub"
+
+
+def test_the_benchs_interceptor_floor_reads_and_signs_what_the_interceptor_does(
+    user_gateway: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given the cold-start bench's floor for mcp_caller: the stack without multitool, same event
+    from benchmarks.bench_cold_start import REFERENCES
+
+    monkeypatch.setenv("POWERTOOLS_SERVICE_NAME", "bench")
+    event = interceptor_event(tools_call(EMAIL, ARGS), access_token(**_who(user_gateway)))
+    floor: dict[str, Any] = {"__name__": "bench_interceptor_floor"}
+    exec(compile(REFERENCES["stack, interceptor"], "floor", "exec"), floor)
+
+    # When both answer it
+    expected = _intercept(event)
+    answer = json.loads(json.dumps(floor["handler"](event, LambdaContext("bench-floor"))))
+
+    # Then the floor made the same reads (the pool's user, the secret) into the same answer's place
+    arguments = answer["mcp"]["transformedGatewayRequest"]["body"]["params"]["arguments"]
+    theirs = expected["mcp"]["transformedGatewayRequest"]["body"]["params"]["arguments"]
+    assert {k: v for k, v in arguments.items() if k != "caller"} == {
+        k: v for k, v in theirs.items() if k != CALLER_ARGUMENT
+    }
+    caller = arguments["caller"]
+    assert (caller["id"], caller["email"], caller["zoneinfo"]) == (
+        theirs[CALLER_ARGUMENT]["id"],
+        theirs[CALLER_ARGUMENT]["email"],
+        theirs[CALLER_ARGUMENT]["timezone"],
+    )
+    assert len(caller["signature"]) == len(theirs[CALLER_ARGUMENT]["signature"]) == 64

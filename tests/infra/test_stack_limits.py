@@ -156,7 +156,9 @@ def test_the_functions_a_person_waits_on_get_twice_the_cpu_of_the_others(
 ) -> None:
     # Lambda's CPU follows memory: a cold start (CPU work) takes about half as long at 1024 MB.
     assert (_memory(harness_stack, "Orchestrator"), _memory(harness_stack, "Review")) == (1024, 1024)
-    for group in ("EmailDraft", "MeetingScheduler", "JiraDraft"):  # called by the Gateway, not a person
+    # The user Gateway's interceptor runs before each MCP client's tools/call, while its user waits.
+    assert _memory(gateway_stack, "McpCaller") == 1024
+    for group in ("EmailDraft", "MeetingScheduler", "JiraDraft"):
         assert _memory(gateway_stack, group) == 512, group
 
 

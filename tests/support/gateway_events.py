@@ -8,11 +8,13 @@ the runtime's ``ClientContext`` object.
 
 from __future__ import annotations
 
+import base64
 import json
 import uuid
 from typing import Any
 
 import botocore.session
+from botocore.model import Shape
 from botocore.validate import validate_parameters
 from multitool.local.lambdas import ClientContext, LambdaContext, encode_client_context
 from multitool.tools.gateway import (
@@ -27,7 +29,14 @@ from multitool.tools.gateway import (
 GATEWAY_ID = "multitool-gw-abc123"
 TARGET_IDS = {"email_draft": "EMAILTGT01", "meeting_scheduler": "MEETTGT001", "jira_draft": "JIRATGT001"}
 
-_INVOKE = botocore.session.get_session().get_service_model("lambda").operation_model("Invoke").input_shape
+
+def _invoke_input() -> Shape:
+    shape = botocore.session.get_session().get_service_model("lambda").operation_model("Invoke").input_shape
+    assert shape is not None  # Invoke takes input
+    return shape
+
+
+_INVOKE = _invoke_input()
 
 
 def gateway_custom(qualified_tool: str, **extra: str) -> dict[str, str]:
@@ -118,3 +127,48 @@ class GatewayHarness:
             self.answers.append(answer)
             calls.append((f"tooluse_gw{number}", name, args, answer))
         return {"stream": iter(gateway_turn_stream(calls, "I drafted it for you to review."))}
+
+
+MCP_CLIENT_ID = "4mcpclient0example"
+
+
+def access_token(sub: str, username: str) -> str:
+    """A Cognito access token's shape (the Gateway's JWT authorizer verified its signature already)."""
+
+    def part(value: dict[str, Any]) -> str:
+        return base64.urlsafe_b64encode(json.dumps(value).encode()).rstrip(b"=").decode()
+
+    claims = {
+        "sub": sub,
+        "iss": "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_Example",
+        "client_id": MCP_CLIENT_ID,
+        "token_use": "access",
+        "scope": "openid multitool/tools",
+        "username": username,
+        "exp": 1_900_000_000,
+    }
+    return f"{part({'alg': 'RS256', 'kid': 'k1'})}.{part(claims)}.c2lnbmF0dXJl"
+
+
+def interceptor_event(body: dict[str, Any], token: str | None) -> dict[str, Any]:
+    """The REQUEST interceptor's input as the Gateway sends it (input version 1.0, headers passed)."""
+    headers = {"Accept": "application/json", "Mcp-Session-Id": "s-1", "User-Agent": "vscode"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    return {
+        "interceptorInputVersion": "1.0",
+        "mcp": {
+            "rawGatewayRequest": {"body": json.dumps(body)},
+            "gatewayRequest": {"path": "/mcp", "httpMethod": "POST", "headers": headers, "body": body},
+        },
+    }
+
+
+def tools_call(name: str, arguments: dict[str, Any], request_id: int = 7) -> dict[str, Any]:
+    """An MCP ``tools/call`` JSON-RPC request."""
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": arguments},
+    }
