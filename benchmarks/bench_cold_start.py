@@ -33,7 +33,8 @@ more than CPU time, so it is the steadier figure to compare two runs by.
 
 Every request goes to one moto server (``multitool serve``'s embedded backend:
 tables, seeded directory, SES identity, Jira sandbox; and the user Gateway's caller-signing secret
-and a Cognito pool with one user, :func:`_user_gateway`) through
+and a Cognito pool with one user, :func:`_user_gateway`, whose variables only the interceptor and
+its floor get) through
 ``AWS_ENDPOINT_URL``, so no child imports moto. The children run with the
 Lambda environment variables that change what loads (``LAMBDA_TASK_ROOT``, a
 sampled ``_X_AMZN_TRACE_ID``, an X-Ray daemon address, the runtime's
@@ -467,9 +468,9 @@ def _venv_setup(tree: Tree, reason: str) -> Setup:
     )
 
 
-def _events(draft_id: str | None, caller: Mapping[str, str]) -> dict[str, tuple[dict[str, Any], str]]:
+def _events(draft_id: str | None, gateway: UserGateway) -> dict[str, tuple[dict[str, Any], str]]:
     """program -> (event, module); the review event reads a draft the email handler made, the
-    interceptor's is a ``tools/call`` with the access token of ``caller`` (``sub``, ``username``)."""
+    interceptor's is a ``tools/call`` with the access token of the ``gateway``'s user."""
     from tests.support.events import bedrock_action_event
     from tests.support.gateway_events import access_token, interceptor_event, tools_call
     from tests.support.http_events import http_api_event
@@ -483,7 +484,7 @@ def _events(draft_id: str | None, caller: Mapping[str, str]) -> dict[str, tuple[
     call = tools_call(
         "email-draft___create_email_draft", {"to": ["Kinshuok"], "subject": "The doc", "body": "Here it is."}
     )
-    intercepted = interceptor_event(call, access_token(caller["sub"], caller["username"]))
+    intercepted = interceptor_event(call, access_token(gateway.sub, gateway.username))
     return {
         "baseline": (item, "handler"),
         **dict.fromkeys(REFERENCES, (item, "handler")),
@@ -525,9 +526,22 @@ def _events(draft_id: str | None, caller: Mapping[str, str]) -> dict[str, tuple[
     }
 
 
-def _user_gateway(endpoint: str, region: str) -> tuple[dict[str, str], dict[str, str]]:
-    """The user Gateway's pieces on moto, as the stack makes them: the caller-signing secret and a
-    pool with one user. (the interceptor's environment, the user's ``sub`` and ``username``)."""
+@dataclass(frozen=True)
+class UserGateway:
+    """The user Gateway's pieces on moto: what only the interceptor and its floor see."""
+
+    env: Mapping[str, str]  # the interceptor's own variables, and Cognito's endpoint
+    sub: str
+    username: str
+
+
+INTERCEPTORS = ("mcp_caller", "stack, interceptor")
+"""The programs that run with :attr:`UserGateway.env` (the action groups run as a Bedrock agent's:
+without the user Gateway's secret, so they read none)."""
+
+
+def _user_gateway(endpoint: str, region: str) -> UserGateway:
+    """The caller-signing secret and a pool with one user, as the stack makes them."""
     import boto3
     from multitool.local.embedded import FAKE_CREDENTIALS
 
@@ -559,14 +573,14 @@ def _user_gateway(endpoint: str, region: str) -> tuple[dict[str, str], dict[str,
         # boto3's endpoint variable for the service id "Cognito Identity Provider"
         "AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER": endpoint,
     }
-    return env, {"sub": sub, "username": user["Username"]}
+    return UserGateway(env, sub, user["Username"])
 
 
 @contextlib.contextmanager
-def _backend() -> Iterator[tuple[dict[str, str], dict[str, str]]]:
+def _backend() -> Iterator[tuple[dict[str, str], UserGateway]]:
     """The embedded moto backend, the harness stand-in and a UDP socket standing in for the X-Ray
-    daemon: the child environment (the orchestrator's deployed runtime on the stand-in, the
-    interceptor's pool and secret) and the pool's user."""
+    daemon: the children's environment (the orchestrator's deployed runtime on the stand-in), and
+    the user Gateway's pool and secret."""
     from multitool.api.startup import LAMBDA_RUNTIME_PREFIX
     from multitool.local.embedded import embedded
     from multitool.local.harness_endpoint import HarnessEndpoint
@@ -592,10 +606,6 @@ def _backend() -> Iterator[tuple[dict[str, str], dict[str, str]]]:
                 if not key.startswith(("AWS_", "POWERTOOLS_", "PYTHON", "LAMBDA_", "_X_AMZN"))
             }
             env.update(backend.env)
-            gateway_env, caller = _user_gateway(
-                backend.env["AWS_ENDPOINT_URL_DYNAMODB"], backend.env["AWS_REGION"]
-            )
-            env.update(gateway_env)
             for off in ("POWERTOOLS_TRACE_DISABLED", "POWERTOOLS_METRICS_DISABLED"):
                 env.pop(off, None)
             env.update(
@@ -616,7 +626,7 @@ def _backend() -> Iterator[tuple[dict[str, str], dict[str, str]]]:
                     "AWS_ENDPOINT_URL_BEDROCK_AGENTCORE": harness.url,
                 }
             )
-            yield env, caller
+            yield env, _user_gateway(backend.env["AWS_ENDPOINT_URL_DYNAMODB"], backend.env["AWS_REGION"])
     finally:
         daemon.close()
 
@@ -665,7 +675,7 @@ def measure(runs: int = RUNS) -> tuple[Setup, dict[str, dict[str, float]], dict[
     """(setup, program -> {wall_ms, cpu_ms, import_ms, request_ms} medians, program -> its status)."""
     samples: dict[str, dict[str, list[float]]] = {}
     statuses: dict[str, int] = {}
-    with tempfile.TemporaryDirectory() as scratch, _backend() as (env, caller):
+    with tempfile.TemporaryDirectory() as scratch, _backend() as (env, gateway):
         folder = Path(scratch)
         tree = _tree(folder / "tree")
         setup: Setup | None
@@ -687,7 +697,7 @@ def measure(runs: int = RUNS) -> tuple[Setup, dict[str, dict[str, float]], dict[
 
         def write_events(draft_id: str | None) -> dict[str, tuple[Path, str]]:
             written = {}
-            for name, (event, module) in _events(draft_id, caller).items():
+            for name, (event, module) in _events(draft_id, gateway).items():
                 path = folder / f"{name}.json"
                 path.write_text(json.dumps(event), encoding="utf-8")
                 written[name] = (path, module)
@@ -699,6 +709,8 @@ def measure(runs: int = RUNS) -> tuple[Setup, dict[str, dict[str, float]], dict[
         )
         events = write_events(_draft_id(made["response"]))
         envs = dict.fromkeys(tasks, env)
+        for name in INTERCEPTORS:
+            envs[name] = {**env, **gateway.env}
         for name, (function, changes) in LOCAL.items():
             tasks[name], envs[name] = tasks[function], {**env, **changes}
         programs = [(name, name, first_variant) for name in ("baseline", *REFERENCES)]
