@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
 from multitool.local.embedded import load_seed
 from multitool.local.memory import MemoryDirectory
 from multitool.people import Person
@@ -403,3 +404,63 @@ def test_every_call_the_table_makes_is_one_its_tool_accepts() -> None:
     for row in TABLE:
         for call in uses(answer(row)):
             REGISTRY[call["name"]].args_model.model_validate(call["input"])
+
+
+# Each of these must read exactly: lines and numbered lists, full names in lowercase, spelled and
+# hyphenated durations, a verbless "30 min with …", plural issue types, travel that is no meeting.
+EXACT: tuple[Row, ...] = (
+    Row(
+        "send an email to alex chen asking for the Q3 numbers",
+        (email(to=["alex chen"], subject="About the Q3 numbers"),),
+    ),
+    Row("find time with alex mueller on friday", (meeting(attendees=["alex mueller"], when="friday"),)),
+    Row(
+        "Email Priya the agenda\nBook an hour with Kinshuok on Wednesday",
+        (
+            email(to=["Priya"], subject="About the agenda"),
+            meeting(attendees=["Kinshuok"], when="Wednesday", durationMinutes=60),
+        ),
+    ),
+    Row(
+        "- email kinshuok the roadmap\n- 30 min with alex chen friday",
+        (
+            email(to=["kinshuok"], subject="About the roadmap"),
+            meeting(attendees=["alex chen"], when="friday", durationMinutes=30),
+        ),
+    ),
+    Row(
+        "1. email kinshuok the contract 2. file an OPS task to renew it",
+        (
+            email(to=["kinshuok"], subject="About the contract"),
+            ticket(project="OPS", issueType="Task", summary="Renew it"),
+        ),
+    ),
+    Row(
+        "set up a two-hour workshop with priya on friday",
+        (meeting(attendees=["priya"], title="Workshop", when="friday", durationMinutes=120),),
+    ),
+    Row("book forty five minutes with Mei on Monday", (meeting(attendees=["Mei"], durationMinutes=45),)),
+    Row(
+        "three quarters of an hour with mei on friday, please",
+        (meeting(attendees=["mei"], when="friday", durationMinutes=45),),
+    ),
+    Row("I need 20 minutes with Mei on Monday", (meeting(attendees=["Mei"], durationMinutes=20),)),
+    Row(
+        "grab an hour with alex chen friday at 10am",
+        (meeting(attendees=["alex chen"], when="friday at 10am", durationMinutes=60),),
+    ),
+    Row(
+        "file bugs in WEB for the broken login",
+        (ticket(project="WEB", issueType="Bug", summary="Broken login"),),
+    ),
+    Row("log two stories in WEB about dark mode", (ticket(project="WEB", issueType="Story"),)),
+    Row("book me a flight to Berlin on Friday", says="I did not understand 'book me a flight"),
+    Row("book a table for four on Friday with Priya", says="I did not understand"),
+    Row("meet at 4. Then email Priya about it", (email(to=["Priya"]),), says="tell me who to invite"),
+)
+
+
+@pytest.mark.parametrize("row", EXACT, ids=[row.message[:40] for row in EXACT])
+def test_lists_full_names_spelled_durations_and_plural_types_read_exactly(row: Row) -> None:
+    response = answer(row)
+    assert matches(row, response), ([(c["name"], c["input"]) for c in uses(response)], text_of(response))

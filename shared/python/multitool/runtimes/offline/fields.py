@@ -25,6 +25,10 @@ _CC = re.compile(
 _WITH_CUT = re.compile(r"\s+(?:with|for|between)\s+(?=\S)", re.I)
 _SENT_THING = re.compile(r"^\s*(?P<topic>(?:the|our|my|this|that|your)\s+[^\W\d_][\w' -]*?)\s*$", re.I)
 _GENERIC_MEETING = frozenset({"time", "slot", "appointment", "session", "invite", "invitation"})
+_LOWER_WORD = r"[a-zà-ÿ][a-zà-ÿ'-]+"
+# Two lowercase words in a row ("alex chen"): a full name when the directory knows it as one.
+_WORD_PAIR = re.compile(rf"(?=\b({_LOWER_WORD}\s+{_LOWER_WORD})\b)")
+_NEXT_WORD = re.compile(rf"\s+({_LOWER_WORD})\b")
 
 
 class Marks:
@@ -100,7 +104,9 @@ def _duration(text: str, marks: Marks) -> int | None:
     marks.take(match.start(), match.end())
     if match.group("hh"):
         return g._NAMED_DURATIONS.get(" ".join(match.group("hh").casefold().replace("-", " ").split()), 60)
-    amount = float(match.group("n"))
+    word = match.group("word")
+    spelled = "-".join(word.casefold().replace("-", " ").split()) if word else ""
+    amount = float(match.group("n")) if word is None else words.NUMBER_WORDS[spelled]
     minutes = amount * 60 if match.group("unit").casefold().startswith("h") else amount
     return int(minutes)
 
@@ -120,9 +126,12 @@ def people(
             found.append(previous.names[-1])
             marks.take(start + match.start(), start + match.end())
     zone = marks.free(start, end)
+    taken_to = 0
     for match in g._PERSON.finditer(zone):
+        if match.start() < taken_to:  # the second word of a full name already taken
+            continue
         token = re.sub(r"['\u2019]s$", "", match.group(0))
-        offset = start + match.start()
+        taken_to = match.end()
         if "@" in token:
             name = token
         elif token[:1].isupper():
@@ -130,11 +139,13 @@ def people(
             if not parts:
                 continue
             name = " ".join(parts)
+        elif (after := _NEXT_WORD.match(zone, match.end())) and f"{token} {after.group(1)}" in known:
+            name, taken_to = f"{token} {after.group(1)}", after.end()
         elif token in known:
             name = token
         else:
             continue
-        marks.take(offset, offset + len(match.group(0)))
+        marks.take(start + match.start(), start + taken_to)
         if name not in found:
             found.append(name)
     return found
@@ -367,12 +378,17 @@ READERS = {g.EMAIL_TOOL: email, g.MEETING_TOOL: meeting, g.JIRA_TOOL: ticket}
 
 
 def known_names(message: str, lookup: g.Lookup | None) -> Collection[str]:
-    """The lowercase words of a message the directory knows as people (one lookup per message)."""
+    """The lowercase words, and pairs of words, of a message the directory knows as people (one
+    lookup per message): "priya", and "alex chen" as one person where "alex" alone is two."""
     if lookup is None:
         return frozenset()
-    candidates = sorted(
-        {w for w in re.findall(r"\b[a-zà-ÿ][a-zà-ÿ'-]+\b", message) if w not in _NOT_PERSON and len(w) > 1}
-    )
+    single = {w for w in re.findall(rf"\b{_LOWER_WORD}\b", message) if w not in _NOT_PERSON and len(w) > 1}
+    pairs = {
+        " ".join(pair.split())
+        for pair in _WORD_PAIR.findall(message)
+        if not any(w in _NOT_PERSON for w in pair.split())
+    }
+    candidates = sorted(single | pairs)
     return frozenset(lookup(candidates)) if candidates else frozenset()
 
 

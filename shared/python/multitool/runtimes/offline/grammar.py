@@ -37,6 +37,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from multitool.runtimes.offline import lexicon as words
@@ -143,10 +144,12 @@ _WHEN = re.compile(
     rf"|\b(?:at|around|from)\s+{_CLOCK}|\b{_CLOCK}|\b(?:in\s+the\s+)?(?:{_PART})\b",
     _I,
 )
+_NUMBER_WORD = alternation(*words.NUMBER_WORDS).replace("-", r"[\s-]")  # "forty-five", "forty five"
 _DURATION = re.compile(
-    r"\b(?:for\s+)?(?:(?P<n>\d{1,3}(?:\.\d)?)[\s-]?(?P<unit>minutes?|mins?|m|hours?|hrs?|h)\b(?:\s+long)?"
+    r"\b(?:for\s+)?(?:(?:(?P<n>\d{1,3}(?:\.\d)?)[\s-]?|"
+    rf"(?P<word>{_NUMBER_WORD})[\s-])(?P<unit>minutes?|mins?|m|hours?|hrs?|h)\b(?:\s+long)?"
     r"|(?P<hh>an?\s+hour\s+and\s+a\s+half|half[\s-]an?[\s-]hour|an?\s+half[\s-]hour|an?\s+hour|"
-    r"a\s+quarter\s+of\s+an\s+hour|(?:one|two)\s+hours?))\b",
+    r"(?:a|one|three)\s+quarters?\s+of\s+an\s+hour))\b",
     _I,
 )
 _NAMED_DURATIONS = {
@@ -155,13 +158,11 @@ _NAMED_DURATIONS = {
     "half an hour": 30,
     "half a hour": 30,
     "a half hour": 30,
-    "a half-hour": 30,
-    "half-an-hour": 30,
     "a quarter of an hour": 15,
+    "one quarter of an hour": 15,
+    "three quarters of an hour": 45,
     "an hour": 60,
     "a hour": 60,
-    "one hour": 60,
-    "two hours": 120,
 }
 _ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _CAPITAL = r"[A-ZÀ-Þ][a-zà-ÿ'\u2019-]+"
@@ -224,6 +225,11 @@ _NOUNS = (
     (JIRA_TOOL, re.compile(rf"\b(?:{_TICKET_NOUN})\b", _I)),
     (EMAIL_TOOL, re.compile(rf"\b(?:{_EMAIL_NOUN})\b", _I)),
 )
+_NOT_MEETING = re.compile(
+    rf"^\s*(?:(?:me|us)\s+)?(?:{_ARTICLE})?(?:{alternation(*words.NOT_MEETINGS)})\b", _I
+)
+_WITH_SOMEONE = re.compile(r"\bwith\s+\S", _I)
+_NEED_FIRST = re.compile(rf"(?:{_NEED})\s+", _I)
 _DEFAULT_TOOL = {
     "book": MEETING_TOOL,
     "set up": MEETING_TOOL,
@@ -231,6 +237,7 @@ _DEFAULT_TOOL = {
     "organise": MEETING_TOOL,
     "organize": MEETING_TOOL,
     "plan": MEETING_TOOL,
+    "grab": MEETING_TOOL,
     "line up": MEETING_TOOL,
     "setting up": MEETING_TOOL,
     "booking": MEETING_TOOL,
@@ -272,6 +279,8 @@ def _verb_tool(verb: str, rest: str) -> tuple[str | None, bool]:
     named = noun_tool(rest)
     if named is not None:
         return named, False
+    if _DEFAULT_TOOL.get(key) == MEETING_TOOL and _NOT_MEETING.search(rest):
+        return None, False  # "book me a flight": nothing the tools do
     if key in _DEFAULT_TOOL:
         return _DEFAULT_TOOL[key], True
     if key == "schedule":
@@ -300,6 +309,10 @@ def trigger(clause: str) -> Trigger | None:
         verb_tool, by_default = _verb_tool(match.group("verb"), body[match.end() :])
         if verb_tool is not None:
             return Trigger(verb_tool, match.group("verb"), offset + match.end(), by_default=by_default)
+    need = _NEED_FIRST.match(body)
+    at = need.end() if need else 0
+    if _DURATION.match(body, at) and _WITH_SOMEONE.search(body):  # "(I need) 30 min with alex chen friday"
+        return Trigger(MEETING_TOOL, body[:at].strip(), offset + at, by_default=True)
     return None
 
 
@@ -310,9 +323,32 @@ class Piece:
     hard: bool
 
 
+_BULLET = re.compile(r"^\s*[-*\u2022]\s+")
+_NUMBER = re.compile(r"(?:^|(?<=\s))(?P<n>\d{1,2})[.)]\s+(?=[^\W\d_])")
+
+
+def _items(message: str) -> list[str]:
+    """A message's lines, less their list markers ("- ", "2) "), and the items of a numbered list
+    written on one line ("1. email kinshuok 2. file a task"): each starts a request of its own."""
+    items: list[str] = []
+    for line in message.splitlines():
+        line = _BULLET.sub("", line).strip()
+        numbers = list(_NUMBER.finditer(line))
+        # Only a run 1, 2, 3… is a list ("at 4. Then" is not); a line of its own may start with one.
+        if len(numbers) > 1 and [int(m.group("n")) for m in numbers] == list(range(1, len(numbers) + 1)):
+            cuts = [0, *(m.start() for m in numbers), len(line)]
+            items += [_NUMBER.sub("", line[a:b], count=1) for a, b in pairwise(cuts)]
+        elif numbers and numbers[0].start() == 0:
+            items.append(line[numbers[0].end() :])
+        else:
+            items.append(line)
+    return [" ".join(item.split()) for item in items if item.strip()]
+
+
 def pieces(message: str) -> list[Piece]:
-    """The clauses of a message, each with the boundary before it (hard: a new sentence or 'then')."""
-    text = re.sub(r"\bw/\s*", "with ", " ".join(message.split()), flags=_I)
+    """The clauses of a message, each with the boundary before it (hard: a new sentence or 'then',
+    a new line, a list's next item)."""
+    text = re.sub(r"\bw/\s*", "with ", ". ".join(_items(message)), flags=_I)
     result: list[Piece] = []
     chunks = _HARD.split(text)
     joiners = [m.group(0) for m in _HARD.finditer(text)]
@@ -330,7 +366,7 @@ def pieces(message: str) -> list[Piece]:
 
 def _concrete(text: str) -> bool:
     """Whether a clause says who, when or how long: a shared verb there starts a request."""
-    return bool(_WHEN.search(text) or _DURATION.search(text) or re.search(r"\bwith\s+\S", text, _I))
+    return bool(_WHEN.search(text) or _DURATION.search(text) or _WITH_SOMEONE.search(text))
 
 
 @dataclass(slots=True)

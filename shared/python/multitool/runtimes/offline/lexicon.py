@@ -63,7 +63,7 @@ EMAIL_IDIOMS = (
 MEETING_VERBS = phrases(
     """
     schedule, book, set up, arrange, organise, organize, plan, find time, find a time, find some
-    time, find a slot, get time, get some time, grab time, grab some time, block time, block out
+    time, find a slot, get time, get some time, grab time, grab some time, grab, block time, block out
     time, block an hour, block, set aside time, pencil in, line up, put together, meet, meet up,
     meet with, sync with, sync up with, catch up with, get together with, talk to, talk with,
     chat with, call, invite, hold, have, host, run, put time on the calendar, put something on
@@ -96,11 +96,11 @@ MEETING_NOUNS = phrases(
 )
 TICKET_NOUNS = phrases(
     """
-    jira, ticket, bug, task, story, issue, epic, incident, defect, bug report
+    jira, ticket, bug, task, story, issue, epic, incident, defect, bug report,
+    tickets, bugs, tasks, stories, issues, epics, incidents, defects, bug reports
     """
 )
-# The issue type a ticket noun names ("ticket" and "issue" name none).
-ISSUE_TYPES = {
+_SINGULAR_TYPES = {
     "bug": "Bug",
     "defect": "Bug",
     "bug report": "Bug",
@@ -108,6 +108,11 @@ ISSUE_TYPES = {
     "story": "Story",
     "epic": "Epic",
     "incident": "Incident",
+}
+# The issue type a ticket noun names, one or several ("ticket" and "issue" name none).
+ISSUE_TYPES = {
+    **_SINGULAR_TYPES,
+    **{("stories" if noun == "story" else f"{noun}s"): kind for noun, kind in _SINGULAR_TYPES.items()},
 }
 _PRIORITY_IS = r"(?:,\s*)?\bpriority\s*(?:[:=]\s*|is\s+|of\s+|should\s+be\s+)?"  # "..., priority low"
 PRIORITIES = (
@@ -164,10 +169,36 @@ MONTHS = phrases(
     december, jan, feb, mar, apr, jun, jul, aug, sep, sept, oct, nov, dec
     """
 )
+NUMBER_WORDS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "ten": 10,
+    "fifteen": 15,
+    "twenty": 20,
+    "twenty-five": 25,
+    "thirty": 30,
+    "forty": 40,
+    "forty-five": 45,
+    "fifty": 50,
+    "sixty": 60,
+    "ninety": 90,
+}
+"""Numbers a duration is spelled with ("a two-hour workshop", "twenty minutes")."""
 PARTS_OF_DAY = phrases(
     """
     morning, afternoon, evening, lunchtime, lunch, noon, midday, end of day, end of the day,
     eod, cob, close of business
+    """
+)
+
+# What "book" may name that is not a meeting: travel and tables are not on the calendar tool.
+NOT_MEETINGS = phrases(
+    """
+    flight, flights, plane, hotel, hotels, train, trains, taxi, cab, car, rental car, table,
+    restaurant, trip, room for the night, airbnb, ferry, bus
     """
 )
 
