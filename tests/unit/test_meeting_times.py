@@ -75,6 +75,8 @@ def test_day_after_tomorrow_at_2pm_keeps_the_day_and_the_time() -> None:
         {"when": "Thursday at 4pm London time"},
         {"when": "Thursday at 4pm GMT"},
         {"when": "Thursday 16:00 Europe/London"},
+        {"when": "Thursday 4pm London"},
+        {"when": "Thursday at 16:00 in London"},
         {"when": "Thursday at 4pm in Priya's time zone"},
         {"when": "Thursday at 4pm (her time)"},
         {"when": "Thursday at 4pm London time", "times": ["2026-12-03T16:00"], "timezone": "Europe/London"},
@@ -94,6 +96,22 @@ def test_a_zone_the_user_names_is_the_zone_the_time_is_in(arguments: dict[str, A
     # And the card names the zone the request was read in
     assert outcome.body["requestedTimezone"] in ("Europe/London", "UTC")
     assert any(n.startswith("Times read in") for n in notes(outcome)), notes(outcome)
+
+
+@pytest.mark.parametrize(
+    ("when", "zone"),
+    [("Thursday 11am Pacific", "America/Los_Angeles"), ("thursday 11am pacific", "America/Los_Angeles")],
+)
+def test_a_region_after_the_time_is_its_zone_and_a_name_after_it_is_not(when: str, zone: str) -> None:
+    outcome = call({"when": when})
+    assert first_start(outcome, ZoneInfo(zone)) == "Thu 11:00"
+    assert outcome.body["requestedTimezone"] == zone
+    assert any(n.startswith(f"Times read in {zone}") for n in notes(outcome)), notes(outcome)
+    # A person after the time is nobody's zone: the time is the organizer's own, the words unread
+    plain = call({"when": "Thursday 11am with Priya"})
+    assert first_start(plain, TOKYO) == "Thu 11:00"
+    assert plain.body["requestedTimezone"] == TOKYO.key
+    assert any("'with Priya'" in n and "not read" in n for n in notes(plain)), notes(plain)
 
 
 def test_alternatives_are_offered_in_the_order_said() -> None:

@@ -407,7 +407,8 @@ def test_every_call_the_table_makes_is_one_its_tool_accepts() -> None:
 
 
 # Each of these must read exactly: lines and numbered lists, full names in lowercase, spelled and
-# hyphenated durations, a verbless "30 min with …", plural issue types, travel that is no meeting.
+# hyphenated durations, a verbless "30 min with …", plural issue types, travel that is no meeting,
+# a zone after the time and a place after "the" that are no one.
 EXACT: tuple[Row, ...] = (
     Row(
         "send an email to alex chen asking for the Q3 numbers",
@@ -454,6 +455,12 @@ EXACT: tuple[Row, ...] = (
         (ticket(project="WEB", issueType="Bug", summary="Broken login"),),
     ),
     Row("log two stories in WEB about dark mode", (ticket(project="WEB", issueType="Story"),)),
+    Row(
+        "call with Alex Chen Friday 11am Pacific",
+        (meeting(attendees=["Alex Chen"], when="Friday 11am Pacific", timezone="America/Los_Angeles"),),
+    ),
+    Row("email Priya about the Tokyo offsite", (email(to=["Priya"], subject="About the Tokyo offsite"),)),
+    Row("email the Berlin team and Priya about it", (email(to=["Priya"]),), says="not understand 'Berlin'"),
     Row("book me a flight to Berlin on Friday", says="I did not understand 'book me a flight"),
     Row("book a table for four on Friday with Priya", says="I did not understand"),
     Row("meet at 4. Then email Priya about it", (email(to=["Priya"]),), says="tell me who to invite"),

@@ -14,6 +14,7 @@ from typing import Any
 from multitool.runtimes.offline import grammar as g
 from multitool.runtimes.offline import lexicon as words
 from multitool.runtimes.offline.grammar import Intent, Segment
+from multitool.tools.meeting.when import place_zone
 
 Span = tuple[int, int]
 _NOT_PERSON = frozenset(
@@ -62,6 +63,12 @@ _ZONE_AFTER = re.compile(
 )
 
 
+# A place after the time that names its zone ("11am Pacific"): the scheduler reads it (tools.meeting.when).
+_PLACE_AFTER = re.compile(r"\s+(?:in\s+)?(?P<place>[^\W\d_][\w'-]*(?:\s+[^\W\d_][\w'-]*){0,2})")
+# "the Tokyo offsite", "our Berlin office": a capitalised word after a determiner names no one.
+_DETERMINER_BEFORE = re.compile(r"\b(?:the|a|an|our|my|your|their|this|that|these|those)\s+$", re.I)
+
+
 def greeting_for(names: Collection[str]) -> str:
     """'Hi Priya and Mei,': every recipient's first name, capitalised; 'Hi,' for addresses only."""
     firsts = [n.split()[0] for n in names if n.strip() and "@" not in n]
@@ -90,6 +97,8 @@ def _when(text: str, marks: Marks, start: int = 0) -> str | None:
         zone = _ZONE_AFTER.match(text[end:])
         if zone is not None and zone.group(0).strip():
             pieces[index] = (begin, end + zone.end())
+        elif (place := _PLACE_AFTER.match(text, end)) and (named := place_zone(place["place"])):
+            pieces[index] = (begin, place.start("place") + place["place"].find(named[1]) + len(named[1]))
     for begin, end in pieces:
         marks.take(begin, end)
     parts = [" ".join(text[begin:end].split()) for begin, end in pieces]
@@ -136,7 +145,7 @@ def people(
             name = token
         elif token[:1].isupper():
             parts = [p for p in token.split() if p.casefold() not in _NOT_PERSON]
-            if not parts:
+            if not parts or _DETERMINER_BEFORE.search(zone, 0, match.start()):
                 continue
             name = " ".join(parts)
         elif (after := _NEXT_WORD.match(zone, match.end())) and f"{token} {after.group(1)}" in known:

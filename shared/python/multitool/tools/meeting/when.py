@@ -502,6 +502,12 @@ _PERSON_TIME = _lazy(
     r"\s+(?:local\s+)?time(?:\s*zone)?\b\)?",
     re.I,
 )
+# A place or region right after a clock time, without "time": "11am Pacific", "16:00 London".
+_PLACE_AFTER_CLOCK = _lazy(
+    r"\b(?:\d{1,2}(?::\d{2})?\s*[ap]\.?m\b\.?|\d{1,2}:\d{2})\s+(?:in\s+)?"
+    r"(?P<place>[A-Za-z][A-Za-z'-]*(?:\s+[A-Za-z][A-Za-z'-]*){0,2})",
+    re.I,
+)
 _NEGATED = _lazy(
     r"(?:,\s*)?\b(?:(?:but\s+)?not|except|excluding|other\s+than|apart\s+from|any\s*(?:day|time)\s+but)"
     r"\s+(?:on\s+)?"
@@ -522,12 +528,29 @@ def _cities() -> dict[str, str]:
         if "/" in key and not key.startswith(("Etc/", "SystemV/", "US/", "posix/", "right/")):
             cities.setdefault(key.rsplit("/", 1)[1].replace("_", " ").casefold(), key)
     cities.update({"uk": "Europe/London", "pacific": "America/Los_Angeles", "eastern": "America/New_York"})
+    cities.update({"central": "America/Chicago", "mountain": "America/Denver"})
     cities.update({"central european": "Europe/Paris", "india": "Asia/Kolkata", "japan": "Asia/Tokyo"})
     cities.update({"sf": "America/Los_Angeles", "san francisco": "America/Los_Angeles"})
     cities.update({"bangalore": "Asia/Kolkata", "mumbai": "Asia/Kolkata", "delhi": "Asia/Kolkata"})
     cities.update({"munich": "Europe/Berlin", "frankfurt": "Europe/Berlin", "boston": "America/New_York"})
     cities.update({"seattle": "America/Los_Angeles", "nyc": "America/New_York", "beijing": "Asia/Shanghai"})
     return cities
+
+
+_REGIONS = frozenset({"pacific", "eastern", "central", "mountain", "uk"})
+"""Region words read as a zone after a time in any case ("11am pacific"); a city must be capitalised."""
+
+
+def place_zone(words: str) -> tuple[str, str] | None:
+    """(IANA zone, the words that named it) for the place the first one to three ``words`` name
+    ("Pacific", "New York", "London on Friday" -> London); None when they name none."""
+    said = words.split()[:3]
+    for end in range(len(said), 0, -1):
+        place = " ".join(said[:end])
+        zone = _cities().get(place.casefold())
+        if zone is not None and (place[:1].isupper() or place.casefold() in _REGIONS):
+            return zone, place
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -568,6 +591,12 @@ def _zone_named(text: str) -> tuple[str, str | None, str | None, str | None]:
     if short is not None:
         zone = ZONE_ABBREVIATIONS[short["abbr"]]
         return text[: short.start()] + text[short.end() :], zone, None, short["abbr"]
+    for match in _PLACE_AFTER_CLOCK.finditer(text):
+        found = place_zone(match["place"])
+        if found is not None:
+            head = match.start("place")
+            tail = head + match["place"].find(found[1]) + len(found[1])
+            return text[:head] + text[tail:], found[0], None, found[1]
     return text, None, None, None
 
 
