@@ -461,6 +461,22 @@ EXACT: tuple[Row, ...] = (
     ),
     Row("email Priya about the Tokyo offsite", (email(to=["Priya"], subject="About the Tokyo offsite"),)),
     Row("email the Berlin team and Priya about it", (email(to=["Priya"]),), says="not understand 'Berlin'"),
+    Row(
+        "create a WEB task for Priya to refresh the pricing page",
+        (ticket(project="WEB", summary="Refresh the pricing page", assignee="Priya"),),
+    ),
+    Row(
+        "schedule a sync with Alex Chen monday, a sync with Mei tuesday, and email both of them the agenda",
+        (
+            meeting(attendees=["Alex Chen"], when="monday"),
+            meeting(attendees=["Mei"], when="tuesday"),
+            email(to=["Alex Chen", "Mei"], subject="About the agenda"),
+        ),
+    ),
+    Row(
+        "schedule a sync with Priya on friday and email them the agenda",
+        (meeting(attendees=["Priya"]), email(to=["Priya"], subject="About the agenda")),
+    ),
     Row("book me a flight to Berlin on Friday", says="I did not understand 'book me a flight"),
     Row("book a table for four on Friday with Priya", says="I did not understand"),
     Row("meet at 4. Then email Priya about it", (email(to=["Priya"]),), says="tell me who to invite"),

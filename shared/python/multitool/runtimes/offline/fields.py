@@ -29,6 +29,7 @@ _GENERIC_MEETING = frozenset({"time", "slot", "appointment", "session", "invite"
 _LOWER_WORD = r"[a-zà-ÿ][a-zà-ÿ'-]+"
 # Two lowercase words in a row ("alex chen"): a full name when the directory knows it as one.
 _WORD_PAIR = re.compile(rf"(?=\b({_LOWER_WORD}\s+{_LOWER_WORD})\b)")
+_COUNTED = re.compile(r"\b(?:both|two|all)\b", re.I)  # "both of them", "the two of them", "them all"
 _NEXT_WORD = re.compile(rf"\s+({_LOWER_WORD})\b")
 
 
@@ -128,7 +129,8 @@ def people(
     zone = marks.free(start, end)
     for match in g._PLURAL.finditer(zone):
         if previous is not None and previous.names:
-            found.extend(previous.names)
+            counted = _COUNTED.search(match.group(0)) and previous.together
+            found.extend(previous.together if counted else previous.names)
             marks.take(start + match.start(), start + match.end())
     for match in g._SINGULAR.finditer(zone):
         if previous is not None and previous.names:
@@ -408,5 +410,17 @@ def read(message: str, previous: Intent | None = None, lookup: g.Lookup | None =
     intents: list[Intent] = []
     for segment in found:
         reader = READERS[segment.trigger.tool]
+        if intents and len(intents[-1].names) < 2:
+            intents[-1].together = _named_so_far(intents)
         intents.append(reader(segment, intents[-1] if intents else previous, known, bool(intents)))
     return g.Reading(intents, unread)
+
+
+def _named_so_far(intents: list[Intent]) -> list[str]:
+    """The people of the last requests, earliest first, back to the first two named."""
+    names: list[str] = []
+    for intent in reversed(intents):
+        names = [*intent.names, *(n for n in names if n not in intent.names)]
+        if len(names) >= 2:
+            break
+    return names

@@ -67,6 +67,9 @@ class Intent:
     """Words of the request no rule read."""
     revises: str | None = None
     """The draft id of the card this request changes, for an edit."""
+    together: list[str] = field(default_factory=list)
+    """Who "both of them" after this request means when it names fewer than two: the people of
+    the requests before it too ("a sync with Alex monday, one with Mei tuesday, email both")."""
 
     @property
     def callable(self) -> bool:
@@ -184,9 +187,10 @@ _IN_PROJECT = re.compile(
     r"|\b(?:in|to|into|under|against)\s+(?:the\s+)?(?P<caps>[A-Z][A-Z0-9]{1,9})\b",
 )
 _ASSIGN = re.compile(
-    r"\b(?:and\s+)?(?:assign(?:ed)?\s+(?:it\s+|this\s+)?to|for\s+(?=\S+\s+to\s+(?:fix|look|handle|check)))\s+"
-    r"(?P<who>[\w.+@-]+(?:\s+[A-Z][\w'-]+)?)"
-    r"(?:\s+to\s+(?:fix|look\s+at|handle|check)(?:\s+it)?)?",
+    # "assign it to Priya", "for Priya to refresh the page" (the summary keeps "refresh the page")
+    r"\b(?:and\s+)?(?:assign(?:ed)?\s+(?:it\s+|this\s+)?to|for(?=\s+[\w.+@-]+(?:\s+(?-i:[A-Z])[\w'-]+)?\s+to\s+[a-z]))\s+"
+    r"(?P<who>[\w.+@-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)"
+    r"(?:\s+to\s+(?:fix|look\s+at|handle|check)\s+it\b)?",
     _I,
 )
 _BACK_REFERENCE = re.compile(rf"^(?:{alternation(*words.BACK_REFERENCES)})\b", _I)
