@@ -477,6 +477,17 @@ EXACT: tuple[Row, ...] = (
         "schedule a sync with Priya on friday and email them the agenda",
         (meeting(attendees=["Priya"]), email(to=["Priya"], subject="About the agenda")),
     ),
+    Row(
+        "schedule a sync with priya on wednesday and another one with kinshuok on thursday",
+        (
+            meeting(attendees=["priya"], title="Sync", when="wednesday"),
+            meeting(attendees=["kinshuok"], title="Sync", when="thursday"),
+        ),
+    ),
+    Row(
+        "email Mei the summary of the bug I'm filing in WEB",
+        (email(to=["Mei"], subject="About the summary of the bug I'm filing in WEB"),),
+    ),
     Row("book me a flight to Berlin on Friday", says="I did not understand 'book me a flight"),
     Row("book a table for four on Friday with Priya", says="I did not understand"),
     Row("meet at 4. Then email Priya about it", (email(to=["Priya"]),), says="tell me who to invite"),

@@ -304,6 +304,8 @@ def meeting(segment: Segment, previous: Intent | None, known: Collection[str], s
         title = noun
     elif shown_topic:
         title = shown_topic
+    elif previous is not None and previous.tool == g.MEETING_TOOL and g._ANOTHER.match(segment.trigger.verb):
+        title = str(previous.args.get("title") or "Meeting")  # "… and another one with Mei": a sync too
     else:
         title = "Meeting"
     intent.topic = own_topic or inherited_topic

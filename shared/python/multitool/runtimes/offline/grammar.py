@@ -233,6 +233,7 @@ _NOT_MEETING = re.compile(
     rf"^\s*(?:(?:me|us)\s+)?(?:{_ARTICLE})?(?:{alternation(*words.NOT_MEETINGS)})\b", _I
 )
 _WITH_SOMEONE = re.compile(r"\bwith\s+\S", _I)
+_ANOTHER = re.compile(r"^\s*(?:another|one\s+more|a\s+second)(?:\s+one)?\b", _I)
 _NEED_FIRST = re.compile(rf"(?:{_NEED})\s+", _I)
 _DEFAULT_TOOL = {
     "book": MEETING_TOOL,
@@ -387,6 +388,10 @@ def segments(message: str) -> tuple[list[Segment], list[str]]:
         start = trigger(piece.text)
         if start is not None and start.by_default and not piece.hard and found and not _concrete(piece.text):
             start = None  # "… about the budget and plan for Q3": a shared verb mid-sentence continues it
+        again = _ANOTHER.match(piece.text)
+        if start is None and again is not None and found and _concrete(piece.text):
+            # "a sync with priya on wednesday and another one with kinshuok on thursday": the same kind
+            start = Trigger(found[-1].trigger.tool, again.group(0).strip(), again.end())
         if start is not None:
             found.append(Segment(start, piece.text))
         elif found and not piece.hard:

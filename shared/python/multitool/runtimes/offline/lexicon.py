@@ -202,6 +202,12 @@ NOT_MEETINGS = phrases(
     """
 )
 
+_CONTRACTIONS = phrases(
+    """
+    i'm, i'll, i've, i'd, we're, we'll, we've, we'd, you're, you'll, it's, that's, there's, here's,
+    what's, let's, don't, can't, won't, isn't, didn't
+    """
+)
 # Words that are never a person, whatever their case ("Email", "Friday", "I").
 NOT_NAMES = frozenset(
     {
@@ -218,6 +224,8 @@ NOT_NAMES = frozenset(
         btw, noon, midday, morning, afternoon, evening, week, month, day
             """
         ),
+        *_CONTRACTIONS,
+        *(w.replace("'", "\u2019") for w in _CONTRACTIONS),
     }
 )
 
