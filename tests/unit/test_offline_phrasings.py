@@ -488,6 +488,17 @@ EXACT: tuple[Row, ...] = (
         "email Mei the summary of the bug I'm filing in WEB",
         (email(to=["Mei"], subject="About the summary of the bug I'm filing in WEB"),),
     ),
+    Row(
+        "Could you draft an email to Kinshuok Sharma thanking him for the review?",
+        (email(to=["Kinshuok Sharma"], subject="About the review"),),
+    ),
+    Row("draft a WEB bug about the login", (ticket(project="WEB", issueType="Bug", summary="Login"),)),
+    Row("pls email mei abt the visa", (email(to=["mei"], subject="About the visa"),)),
+    Row("meet mei in two days", (meeting(attendees=["mei"], when="in two days"),)),
+    Row(
+        "can we get a quick 15 min standup with Kinsh tomorrow morning",
+        (meeting(attendees=["Kinsh"], title="Standup", when="tomorrow morning", durationMinutes=15),),
+    ),
     Row("book me a flight to Berlin on Friday", says="I did not understand 'book me a flight"),
     Row("book a table for four on Friday with Priya", says="I did not understand"),
     Row("meet at 4. Then email Priya about it", (email(to=["Priya"]),), says="tell me who to invite"),

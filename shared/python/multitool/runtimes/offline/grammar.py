@@ -88,13 +88,16 @@ class Reading:
 _I = re.IGNORECASE
 _PREAMBLE = re.compile(rf"^(?:(?:{alternation(*words.PREAMBLES)})\b[,\s]*)+", _I)
 _NEED = alternation(*words.NEEDS)
-_ARTICLE = r"(?:an?|some|the|one|another|quick|short|new|brief|separate|\s)+"
+# What may stand before the noun of a request: "a quick 15 min standup", "a new bug".
+_SIZE = r"\d{1,3}[\s-]?(?:minutes?|mins?|hours?|hrs?|h|m)\b"
+_ARTICLE = rf"(?:an?|some|the|one|another|quick|short|new|brief|separate|{_SIZE}|\s)+"
 _EMAIL_NOUN = alternation(*words.EMAIL_NOUNS)
 _MEETING_NOUN = alternation(*words.MEETING_NOUNS, "invite", "invitation")
 _TICKET_NOUN = alternation(*words.TICKET_NOUNS)
 
+_VERBS = alternation(*words.EMAIL_VERBS, *words.MEETING_VERBS, *words.TICKET_VERBS, *words.DRAFT_VERBS)
 _VERB = re.compile(
-    rf"^(?P<verb>{alternation(*words.EMAIL_VERBS, *words.MEETING_VERBS, *words.TICKET_VERBS, 'send')})\b",
+    rf"^(?P<verb>{_VERBS})\b",
     _I,
 )
 _IDIOMS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -133,10 +136,11 @@ _SOFT = re.compile(r"(?:\s*,\s*(?:and\s+)?|\s+and\s+)", _I)
 _DAY = alternation(*words.DAYS)
 _MONTH = alternation(*words.MONTHS)
 _PART = alternation(*words.PARTS_OF_DAY)
+_NUMBER_WORD = alternation(*words.NUMBER_WORDS).replace("-", r"[\s-]")  # "forty-five", "forty five"
 _CLOCK = r"(?:\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d{2}|noon|midday)"
 _DATE = (
     rf"(?:(?:next|this|coming|last|past)\s+(?:week|month|{_DAY})|{_DAY}|tomorrow|tmrw|tmr|today|tonight|yesterday|"
-    rf"(?:the\s+)?day\s+after\s+tomorrow|the\s+day\s+before\s+yesterday|in\s+\d{{1,2}}\s+days|"
+    rf"(?:the\s+)?day\s+after\s+tomorrow|the\s+day\s+before\s+yesterday|in\s+(?:\d{{1,2}}|{_NUMBER_WORD})\s+days|"
     rf"(?:later\s+)?this\s+(?:morning|afternoon|evening)|later\s+today|end\s+of\s+(?:the\s+)?week|"
     rf"\d{{4}}-\d{{2}}-\d{{2}}(?:[T ]\d{{2}}:\d{{2}}(?::\d{{2}})?(?:Z|[+-]\d{{2}}:?\d{{2}})?)?|"
     rf"(?:{_MONTH})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH})|"
@@ -147,7 +151,6 @@ _WHEN = re.compile(
     rf"|\b(?:at|around|from)\s+{_CLOCK}|\b{_CLOCK}|\b(?:in\s+the\s+)?(?:{_PART})\b",
     _I,
 )
-_NUMBER_WORD = alternation(*words.NUMBER_WORDS).replace("-", r"[\s-]")  # "forty-five", "forty five"
 _DURATION = re.compile(
     r"\b(?:for\s+)?(?:(?:(?P<n>\d{1,3}(?:\.\d)?)[\s-]?|"
     rf"(?P<word>{_NUMBER_WORD})[\s-])(?P<unit>minutes?|mins?|m|hours?|hrs?|h)\b(?:\s+long)?"
@@ -175,6 +178,7 @@ _PERSON = re.compile(rf"{_ADDRESS.pattern}|\b{_CAPITAL}(?:\s+{_CAPITAL})?\b(?:'s
 _TOPIC = re.compile(
     r"\b(?:about|regarding|re:?|concerning|on\s+the\s+subject\s+of|to\s+discuss|to\s+talk\s+about|"
     r"to\s+go\s+over|to\s+review|discussing|covering|that|saying|to\s+say|asking\s+(?:about|for|if|whether)|"
+    r"(?:thanking|to\s+thank)\s+(?:(?:him|her|them)\s+)?for|abt|wrt|"
     r"with\s+the\s+(?:notes|update|summary|details|agenda|slides|numbers|report))\b:?|(?<!\d):(?!\d)\s*",
     _I,
 )
@@ -250,6 +254,9 @@ _DEFAULT_TOOL = {
     "organising": MEETING_TOOL,
     "organizing": MEETING_TOOL,
     "send": EMAIL_TOOL,
+    "draft": EMAIL_TOOL,
+    "compose": EMAIL_TOOL,
+    "prepare": EMAIL_TOOL,
     "write": EMAIL_TOOL,
     "update": EMAIL_TOOL,
 }

@@ -37,7 +37,8 @@ PREAMBLES = phrases(
 # A need names the thing itself: "I need a meeting with Priya", "can I get a ticket for …".
 NEEDS = phrases(
     """
-    i need, we need, i want, i'd like, i would like, we'd like, can i get, could i get, can i
+    i need, we need, i want, i'd like, i would like, we'd like, can i get, could i get, can we get,
+    could we get, get, can i
     have, could i have, get me, set me up with, i'm after, there should be, we could use, how
     about, what about, need
     """
@@ -60,6 +61,8 @@ EMAIL_IDIOMS = (
     r"give\s+(?P<p5>.+?)\s+a\s+heads[\s-]up",
     r"fire\s+off\s+an?\s+(?:email|e-mail|note|message)",
 )
+# Verbs whose noun says the tool ("draft a ticket"); alone, they draft an email ("draft one to Priya").
+DRAFT_VERBS = ("send", "draft", "compose", "prepare")
 MEETING_VERBS = phrases(
     """
     schedule, book, set up, arrange, organise, organize, plan, find time, find a time, find some
