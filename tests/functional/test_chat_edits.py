@@ -150,3 +150,41 @@ def test_a_request_missing_a_day_is_asked_about_not_guessed(env: dict[str, Any])
     (card,) = answer["clientActions"]
     assert [r["person"]["email"] for r in card["to"]] == ["zoe@example.com"]
     assert "For the meeting, tell me when to meet." in answer["message"]
+
+
+def test_an_email_readdressed_and_copied_and_a_ticket_moved_retyped_and_lowered_by_chat(
+    env: dict[str, Any],
+) -> None:
+    # Given an email card
+    first = chat("Email Priya about the launch")
+    session = first["sessionId"]
+    mail = only_card(first)
+
+    # When it is sent to someone else instead, then someone is copied in
+    readdressed = only_card(chat("actually send it to Zoe instead", session))
+    copied = only_card(chat("and cc Kinshuok on it", session))
+
+    # Then each card replaces the one before, with the recipients asked for
+    assert (readdressed["revises"], copied["revises"]) == (mail["id"], readdressed["id"])
+    assert [r["person"]["email"] for r in readdressed["to"]] == ["zoe@example.com"]
+    assert [r["person"]["email"] for r in copied["to"]] == ["zoe@example.com"]
+    assert [r["person"]["email"] for r in copied["cc"]] == ["kinshuok@example.com"]
+    assert copied["subject"] == mail["subject"] == "About the launch"
+
+    # Given a ticket card in the same conversation
+    ticket = only_card(chat("File a bug in WEB for the login crash", session))
+    assert (ticket["project"], ticket["issueType"], ticket["priority"]) == ("WEB", "Bug", "Medium")
+
+    # When its type, project and priority change by chat, one of them to a type Jira does not have
+    refused = chat("actually make it an epic", session)
+    moved = only_card(chat("put it in OPS instead", session))
+    story = only_card(chat("actually make it a story", session))
+    lowered = only_card(chat("lower the priority to low", session))
+
+    # Then the refusal is said and changes nothing; each card is the one before with one change
+    assert "clientActions" not in refused
+    assert "no issue type 'Epic'" in refused["message"]
+    assert (moved["revises"], moved["project"], moved["issueType"]) == (ticket["id"], "OPS", "Bug")
+    assert (story["revises"], story["issueType"], story["project"]) == (moved["id"], "Story", "OPS")
+    assert (lowered["revises"], lowered["priority"], lowered["issueType"]) == (story["id"], "Low", "Story")
+    assert lowered["summary"] == ticket["summary"] == "Login crash"

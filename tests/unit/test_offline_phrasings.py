@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from multitool.chat.sessions import cards_summary
 from multitool.local.embedded import load_seed
 from multitool.local.memory import MemoryDirectory
 from multitool.people import Person
@@ -348,12 +349,17 @@ def directory() -> MemoryDirectory:
 
 
 def answer(row: Row) -> dict[str, Any]:
+    """The model's answer to the row's message after its earlier turns, each answered by the model
+    and its cards named in the history as the chat names them (``[cards: d_0_0 create_email_draft: …]``)."""
     messages: list[dict[str, Any]] = []
     for number, earlier in enumerate(row.earlier):
-        messages += [
-            {"role": "user", "content": [{"text": earlier}]},
-            {"role": "assistant", "content": [{"text": f"I prepared it.\n[cards: d_{number} x: y]"}]},
-        ]
+        messages.append({"role": "user", "content": [{"text": earlier}]})
+        made = uses(
+            OfflineModel(directory()).converse(modelId="offline", messages=messages, toolConfig=TOOLS)
+        )
+        cards = [(f"d_{number}_{i}", f"{use['name']}: a card") for i, use in enumerate(made)]
+        text = f"I prepared it.\n{cards_summary(cards)}" if cards else "I could not."
+        messages.append({"role": "assistant", "content": [{"text": text}]})
     messages.append({"role": "user", "content": [{"text": row.message}]})
     return OfflineModel(directory()).converse(modelId="offline", messages=messages, toolConfig=TOOLS)
 
@@ -498,6 +504,50 @@ EXACT: tuple[Row, ...] = (
     Row(
         "can we get a quick 15 min standup with Kinsh tomorrow morning",
         (meeting(attendees=["Kinsh"], title="Standup", when="tomorrow morning", durationMinutes=15),),
+    ),
+    # -- edits by chat: the card of the earlier turn, changed (``revises`` its draft id)
+    Row(
+        "actually send it to Mei instead",
+        (email(to=["Mei"], subject="About the launch", revises="d_0_0"),),
+        earlier=("Email Priya about the launch",),
+    ),
+    Row(
+        "and cc kinshuok on it",
+        (email(to=["Priya"], cc=["kinshuok"], revises="d_0_0"),),
+        earlier=("Email Priya about the launch",),
+    ),
+    Row(
+        "I meant Alex Chen", (email(to=["Alex Chen"], revises="d_0_0"),), earlier=("Email alex about lunch",)
+    ),
+    Row(
+        "actually make it an incident",
+        (ticket(project="OPS", issueType="Incident", revises="d_0_0"),),
+        earlier=("Create a task in OPS to renew the certificates",),
+    ),
+    Row(
+        "put it in OPS instead",
+        (ticket(project="OPS", issueType="Bug", revises="d_0_0"),),
+        earlier=("file a bug in WEB for the flaky health check",),
+    ),
+    Row(
+        "move it to Friday",
+        (meeting(attendees=["Priya"], when="Friday", revises="d_0_0"),),
+        earlier=("Schedule a sync with Priya on Wednesday",),
+    ),
+    Row(
+        "lower the priority to low",
+        (ticket(project="OPS", priority="Low", revises="d_0_0"),),
+        earlier=("Create a high priority task in OPS to clean up the buckets",),
+    ),
+    Row(
+        "can we do Tuesday instead?",
+        (meeting(attendees=["Alex Chen"], when="Tuesday", durationMinutes=60, revises="d_0_0"),),
+        earlier=("Schedule an hour with Alex Chen on Monday",),
+    ),
+    Row(
+        "now email Alex Chen about the same thing",
+        (email(to=["Alex Chen"], subject="About the vendor contract"),),
+        earlier=("Email Priya about the vendor contract",),
     ),
     Row("book me a flight to Berlin on Friday", says="I did not understand 'book me a flight"),
     Row("book a table for four on Friday with Priya", says="I did not understand"),

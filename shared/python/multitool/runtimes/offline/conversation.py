@@ -83,6 +83,8 @@ def _record(memory: Memory, intents: Sequence[Intent], ids: Sequence[tuple[str, 
         if match is not None:
             waiting.remove(match)
         if intent.revises is not None:
+            if match is None:
+                continue  # the tool refused the change: the card it would have replaced still stands
             memory.cards = [c for c in memory.cards if c.id != intent.revises]
         args = {k: v for k, v in intent.args.items() if k != "revises"}
         memory.cards.append(

@@ -14,23 +14,27 @@ from typing import Any
 
 from multitool.runtimes.offline import fields
 from multitool.runtimes.offline import grammar as g
+from multitool.runtimes.offline import lexicon as words
 from multitool.runtimes.offline.grammar import Intent
 from multitool.runtimes.offline.lexicon import PRIORITIES
 
 _I = re.IGNORECASE
-_IT = r"(?:it|this|that|the\s+(?:meeting|call|sync|invite|email|mail|ticket|bug|card|one))"
+_IT = r"(?:(?:the|this|that)\s+(?:meeting|call|sync|invite|email|mail|ticket|bug|task|card|one)|it|this|that)"
 _DURATION_EDIT = re.compile(
     rf"^(?:(?:make|change|set|extend|shorten|cut|turn)\s+(?:{_IT}|the\s+(?:duration|length))\s+(?:to\s+|into\s+)?"
     r"|(?:actually\s+)?)(?P<d>.+?)(?:\s+(?:long|instead|rather))?$",
     _I,
 )
 _MOVE = re.compile(
-    rf"^(?:move|push|reschedule|shift|change|make|put|bump)\s+(?:{_IT}\s+)?(?:to|for|until|on|into)?\s*(?P<when>.+?)"
+    rf"^(?:move|push|reschedule|shift|change|make|put|bump|do|try)\s+(?:{_IT}\s+)?(?:to|for|until|on|into)?\s*(?P<when>.+?)"
     r"(?:\s+instead)?$",
     _I,
 )
+_CC_EDIT = re.compile(
+    rf"^(?:cc|copy(?:\s+in)?)\s+(?P<who>.+?)(?:\s+(?:too|as\s+well|also))?(?:\s+(?:on|in)\s+{_IT})?$", _I
+)
 _ADD = re.compile(
-    r"^(?:also\s+)?(?:add|invite|include|loop\s+in|bring\s+in|cc)\s+(?P<who>.+?)"
+    r"^(?:also\s+)?(?:add|invite|include|loop\s+in|bring\s+in)\s+(?P<who>.+?)"
     rf"(?:\s+(?:too|as\s+well|also))?(?:\s+(?:to|on|in)\s+{_IT})?(?:\s+(?:too|as\s+well))?$",
     _I,
 )
@@ -43,7 +47,29 @@ _RENAME = re.compile(
     rf"|^(?:rename|call|retitle)\s+{_IT}\s+(?:to\s+)?(?P<text2>.+)$",
     _I,
 )
-_PRIORITY = re.compile(rf"^(?:make|mark|set)\s+{_IT}\s+(?:as\s+)?(?P<p>.+)$", _I)
+_PRIORITY = re.compile(
+    rf"^(?:make|mark|set)\s+{_IT}\s+(?:as\s+)?(?P<p>.+)$"
+    r"|^(?:lower|raise|drop|bump|set|change|make)\s+(?:the\s+|its\s+)?priority\s+(?:to\s+)?(?P<p2>.+)$",
+    _I,
+)
+# "send it to Mei instead": the recipients replaced.
+_READDRESS = re.compile(
+    rf"^(?:send|address|make|write)\s+{_IT}\s+to\s+(?P<who>.+?)(?:\s+(?:instead|rather))?$", _I
+)
+# "I meant Alex Chen": the name a card could not settle, named in full.
+_MEANT = re.compile(r"^(?:i\s+)?meant\s+(?P<who>.+?)(?:,?\s+not\s+.+)?$", _I)
+_RETYPE = re.compile(
+    rf"^(?:make|change|turn|switch)\s+{_IT}\s+(?:into|to)?\s*(?:an?\s+)?(?P<kind>{g._TICKET_NOUN})"
+    r"(?:\s+(?:instead|rather))?$",
+    _I,
+)
+_REPROJECT = re.compile(
+    rf"^(?:put|move|file|change|switch)\s+{_IT}\s+(?:in|into|to|under)\s+(?:the\s+)?"
+    r"(?:(?-i:(?P<key>[A-Z][A-Z0-9]{1,9}))(?:\s+(?:project|board|queue))?|(?P<named>[A-Za-z][A-Za-z0-9]{1,9})\s+(?:project|board|queue))"
+    r"(?:\s+(?:instead|rather))?$",
+    _I,
+)
+_LEAD_JOINER = re.compile(r"^(?:(?:and|also|then|now|actually|oh|sorry|no|wait)\b[,\s]*)+", _I)
 _ASSIGN = re.compile(rf"^(?:assign|give)\s+{_IT}\s+to\s+(?P<who>.+)$", _I)
 _JOIN = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+(?:also\s+)?|;\s*)", _I)
 # All an edit may hold besides what it changes ("make it 45 minutes instead, please").
@@ -78,7 +104,28 @@ class Change:
 
 
 def _change(clause: str, known: Collection[str]) -> Change | None:
-    text = g.tidy(g._PREAMBLE.sub("", g.tidy(clause)))
+    text = g.tidy(_LEAD_JOINER.sub("", g.tidy(g._PREAMBLE.sub("", g.tidy(clause)))))
+    readdress = _READDRESS.match(text)
+    if readdress:
+        who = _names(readdress.group("who"), known)
+        if who:
+            return Change((g.EMAIL_TOOL,), "people", who, "set")
+    meant = _MEANT.match(text)
+    if meant:
+        who = _names(meant.group("who"), known)
+        if who:
+            return Change((g.EMAIL_TOOL, g.MEETING_TOOL), "people", who, "settle")
+    retype = _RETYPE.match(text)
+    if retype and retype.group("kind").casefold() in words.ISSUE_TYPES:
+        return Change((g.JIRA_TOOL,), "issueType", words.ISSUE_TYPES[retype.group("kind").casefold()])
+    reproject = _REPROJECT.match(text)
+    if reproject:
+        return Change((g.JIRA_TOOL,), "project", (reproject.group("key") or reproject.group("named")).upper())
+    cc = _CC_EDIT.match(text)
+    if cc:
+        who = _names(cc.group("who"), known)
+        if who:
+            return Change((g.EMAIL_TOOL,), "cc", who, "add")
     rename = _RENAME.match(text)
     if rename:
         value = g.tidy((rename.group("text") or rename.group("text2") or "").strip(_QUOTES))
@@ -94,8 +141,10 @@ def _change(clause: str, known: Collection[str]) -> Change | None:
                 return Change((g.MEETING_TOOL, g.EMAIL_TOOL), "people", who, mode)
     priority = _PRIORITY.match(text)
     if priority:
+        # "lower the priority to low": the level alone, read as the request's "priority low" would be
+        said = priority.group("p").strip() if priority.group("p") else f"priority {priority.group('p2')}"
         for pattern, level in PRIORITIES:
-            if pattern.fullmatch(priority.group("p").strip()) or pattern.search(priority.group("p")):
+            if pattern.fullmatch(said) or pattern.search(said):
                 return Change((g.JIRA_TOOL,), "priority", level)
     duration = _DURATION_EDIT.match(text)
     if duration:
@@ -136,16 +185,34 @@ def changes(message: str, lookup: g.Lookup | None) -> list[Change] | None:
 def _apply(card: Card, change: Change, args: dict[str, Any]) -> None:
     if change.field == "subject":
         args[_SUBJECT_FIELD[card.tool]] = change.value
-    elif change.field == "people":
-        key = _PEOPLE_FIELD[card.tool]
+    elif change.field in ("people", "cc"):
+        key = _PEOPLE_FIELD[card.tool] if change.field == "people" else "cc"
         current = list(args.get(key) or [])
         if change.mode == "add":
             current += [n for n in change.value if n.casefold() not in {c.casefold() for c in current}]
+        elif change.mode == "set":
+            current = list(change.value)
+        elif change.mode == "settle":
+            current = _settled(current, change.value)
         else:
             current = [c for c in current if c.casefold() not in {n.casefold() for n in change.value}]
         args[key] = current
     else:
         args[change.field] = change.value
+
+
+def _settled(current: list[str], meant: list[str]) -> list[str]:
+    """The names with each one ``meant`` names in full in place of the short one it settles
+    ('alex' -> 'Alex Chen'); a name that settles none is added."""
+    settled = list(current)
+    for name in meant:
+        first = name.split()[0].casefold()
+        at = next((i for i, c in enumerate(settled) if c.split()[0].casefold() == first), None)
+        if at is None:
+            settled.append(name)
+        else:
+            settled[at] = name
+    return settled
 
 
 def revise(message: str, cards: Sequence[Card], lookup: g.Lookup | None) -> tuple[Intent | None, str | None]:

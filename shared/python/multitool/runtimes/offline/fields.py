@@ -170,7 +170,9 @@ def _topic(text: str, marks: Marks, pattern: re.Pattern[str], start: int) -> tup
 
 
 def _back_reference(topic: str) -> bool:
-    return bool(g._BACK_REFERENCE.match(topic)) and len(topic.split()) <= 2
+    """'it', 'that one', 'the same thing': a topic that only points back ('it crashed' does not)."""
+    match = g._BACK_REFERENCE.match(topic)
+    return match is not None and (len(topic.split()) <= 2 or not topic[match.end() :].strip())
 
 
 # --------------------------------------------------------------------------- the three requests

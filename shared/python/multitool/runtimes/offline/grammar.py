@@ -237,6 +237,9 @@ _NOT_MEETING = re.compile(
     rf"^\s*(?:(?:me|us)\s+)?(?:{_ARTICLE})?(?:{alternation(*words.NOT_MEETINGS)})\b", _I
 )
 _WITH_SOMEONE = re.compile(r"\bwith\s+\S", _I)
+_ABOUT_IT = re.compile(
+    r"^\s*(?:it['\u2019]?s|it\s+is|this\s+is|that['\u2019]?s)\s+(?P<about>about|regarding)\b", _I
+)
 _ANOTHER = re.compile(r"^\s*(?:another|one\s+more|a\s+second)(?:\s+one)?\b", _I)
 _NEED_FIRST = re.compile(rf"(?:{_NEED})\s+", _I)
 _DEFAULT_TOOL = {
@@ -399,10 +402,13 @@ def segments(message: str) -> tuple[list[Segment], list[str]]:
         if start is None and again is not None and found and _concrete(piece.text):
             # "a sync with priya on wednesday and another one with kinshuok on thursday": the same kind
             start = Trigger(found[-1].trigger.tool, again.group(0).strip(), again.end())
+        about = _ABOUT_IT.match(piece.text)
         if start is not None:
             found.append(Segment(start, piece.text))
         elif found and not piece.hard:
             found[-1].text += piece.joiner + piece.text
+        elif found and about is not None:  # "Email Mei? It's about the visa letter": the topic, said after
+            found[-1].text += " " + piece.text[about.start("about") :]
         elif content_words(piece.text) and not is_small_talk(piece.text):
             unread.append(tidy(piece.text))
     return found, unread

@@ -31,7 +31,7 @@ PREAMBLES = phrases(
     want you to, i need to, i have to, i want to, i'd like to, i would like to, we need to, we
     should, we have to, i should, let's, lets, help me, go ahead and, remember to, don't forget
     to, dont forget to, do you mind, would you mind, is it possible to, any chance you could,
-    make sure to, i'd love to, time to
+    make sure to, i'd love to, time to, now, and now
     """
 )
 # A need names the thing itself: "I need a meeting with Priya", "can I get a ticket for …".
@@ -158,7 +158,17 @@ PLURAL_PRONOUNS = phrases(
 )
 SINGULAR_PRONOUNS = ("her", "him", "them")
 # Topic words that point back to the request before: "email Priya about it".
-BACK_REFERENCES = ("it", "that", "this", "the same", "the above", "this issue", "that issue", "the ticket")
+BACK_REFERENCES = (
+    "it",
+    "that",
+    "this",
+    "the same",
+    "the same thing",
+    "the above",
+    "this issue",
+    "that issue",
+    "the ticket",
+)
 
 DAYS = phrases(
     """
