@@ -549,6 +549,15 @@ EXACT: tuple[Row, ...] = (
         (email(to=["Alex Chen"], subject="About the vendor contract"),),
         earlier=("Email Priya about the vendor contract",),
     ),
+    Row("EMAIL PRIYA ABOUT THE BUDGET", (email(to=["priya"], subject="About the budget"),)),
+    Row(
+        "FILE A BUG IN WEB: LOGIN IS BROKEN",
+        (ticket(project="WEB", issueType="Bug", summary="Login is broken"),),
+    ),
+    Row(
+        "can you shoot priya a quick note saying the deploy went fine",
+        (email(to=["priya"], subject="About the deploy went fine"),),
+    ),
     Row("book me a flight to Berlin on Friday", says="I did not understand 'book me a flight"),
     Row("book a table for four on Friday with Priya", says="I did not understand"),
     Row("meet at 4. Then email Priya about it", (email(to=["Priya"]),), says="tell me who to invite"),

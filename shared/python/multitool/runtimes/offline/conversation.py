@@ -17,6 +17,7 @@ from typing import Any
 
 from multitool.runtimes.offline import edits, fields
 from multitool.runtimes.offline import grammar as g
+from multitool.runtimes.offline import lexicon as words
 from multitool.runtimes.offline.edits import Card
 from multitool.runtimes.offline.grammar import Intent
 from multitool.tools import REGISTRY
@@ -61,10 +62,33 @@ def card_ids(message: Any) -> list[tuple[str, str]]:
     return found
 
 
+_KEY_PLACE = re.compile(
+    rf"\b(?:in|into|under)\s+(?P<after>[a-z][a-z0-9]{{1,4}})\b|\b(?P<before>[a-z][a-z0-9]{{1,4}})\s+(?:{g._TICKET_NOUN})\b"
+)
+
+
+def calmed(text: str) -> str:
+    """A message written all in capitals, in lower case (names are then found as the directory
+    knows them), but for the words where a project key stands ("IN OPS", "AN OPS INCIDENT")."""
+    if not any(ch.isalpha() for ch in text) or any(ch.islower() for ch in text):
+        return text
+    lowered = "".join(ch.lower() if len(ch.lower()) == 1 else ch for ch in text)
+    for match in _KEY_PLACE.finditer(lowered):
+        group = "after" if match.group("after") else "before"
+        if match.group(group) not in words.NOT_NAMES:
+            lowered = (
+                lowered[: match.start(group)]
+                + text[match.start(group) : match.end(group)]
+                + lowered[match.end(group) :]
+            )
+    return lowered
+
+
 def interpret(
     text: str, memory: Memory, lookup: g.Lookup | None
 ) -> tuple[list[Intent], list[str], str | None]:
     """(requests, clauses not understood, why an edit could not be made) for one user message."""
+    text = calmed(text)
     revision, refusal = edits.revise(text, memory.cards, lookup)
     if revision is not None:
         return [revision], [], None

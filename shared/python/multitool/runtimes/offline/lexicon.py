@@ -54,9 +54,9 @@ EMAIL_VERBS = phrases(
     """
 )
 EMAIL_IDIOMS = (
-    r"drop\s+(?P<p1>.+?)\s+an?\s+(?:line|note|email|e-mail|message|mail)",
-    r"shoot\s+(?P<p2>.+?)\s+an?\s+(?:email|e-mail|note|message|mail)",
-    r"send\s+(?P<p3>.+?)\s+an?\s+(?:email|e-mail|note|message|mail|line|update)",
+    r"drop\s+(?P<p1>.+?)\s+an?\s+(?:quick\s+|short\s+|brief\s+)?(?:line|note|email|e-mail|message|mail)",
+    r"shoot\s+(?P<p2>.+?)\s+an?\s+(?:quick\s+|short\s+|brief\s+)?(?:email|e-mail|note|message|mail)",
+    r"send\s+(?P<p3>.+?)\s+an?\s+(?:quick\s+|short\s+|brief\s+)?(?:email|e-mail|note|message|mail|line|update)",
     r"let\s+(?P<p4>.+?)\s+know",
     r"give\s+(?P<p5>.+?)\s+a\s+heads[\s-]up",
     r"fire\s+off\s+an?\s+(?:email|e-mail|note|message)",
