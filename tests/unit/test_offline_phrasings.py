@@ -558,6 +558,11 @@ EXACT: tuple[Row, ...] = (
         "can you shoot priya a quick note saying the deploy went fine",
         (email(to=["priya"], subject="About the deploy went fine"),),
     ),
+    Row(
+        "file a lowest priority bug in web, typo on the about page",
+        (ticket(project="WEB", issueType="Bug", priority="Lowest", summary="Typo on the about page"),),
+    ),
+    Row("log a task in the backlog: fix docs", says="which Jira project"),
     Row("book me a flight to Berlin on Friday", says="I did not understand 'book me a flight"),
     Row("book a table for four on Friday with Priya", says="I did not understand"),
     Row("meet at 4. Then email Priya about it", (email(to=["Priya"]),), says="tell me who to invite"),

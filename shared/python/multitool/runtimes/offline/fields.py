@@ -331,10 +331,19 @@ def ticket(segment: Segment, previous: Intent | None, known: Collection[str], sa
     marks.take(0, start)
     intent = Intent(tool=g.JIRA_TOOL, segment=g.tidy(text))
     args: dict[str, Any] = {}
-    project_match = g._IN_PROJECT.search(text)
+    project_match = next(
+        (
+            m
+            for m in g._IN_PROJECT.finditer(text)
+            if (m.group("low") or m.group("key") or "").casefold() not in words.NOT_NAMES
+        ),
+        None,
+    )
     project: str | None = None
     if project_match:
-        project = (project_match.group("key") or project_match.group("caps")).upper()
+        project = (
+            project_match.group("key") or project_match.group("caps") or project_match.group("low")
+        ).upper()
         marks.take(project_match.start(), project_match.end())
     else:
         caps = [

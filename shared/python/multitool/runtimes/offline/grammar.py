@@ -188,7 +188,9 @@ _JIRA_TOPIC = re.compile(
 _PROJECT = re.compile(r"\b[A-Z][A-Z0-9]{1,9}\b")
 _IN_PROJECT = re.compile(
     r"\b(?:in|to|for|on|into|under|against)\s+(?:the\s+)?(?P<key>[A-Za-z][A-Za-z0-9]{1,9})\s+(?:project|board|queue|backlog)\b"
-    r"|\b(?:in|to|into|under|against)\s+(?:the\s+)?(?P<caps>[A-Z][A-Z0-9]{1,9})\b",
+    r"|\b(?:in|to|into|under|against)\s+(?:the\s+)?(?P<caps>[A-Z][A-Z0-9]{1,9})\b"
+    # "a bug in web, typo on the about page": a short word where the key stands, ended by a pause
+    r"|\b(?:in|into|under)\s+(?P<low>[a-z][a-z0-9]{1,5})(?=\s*(?:[,:;]|$)|\s+(?:for|about|re|that|where)\b)",
 )
 _ASSIGN = re.compile(
     # "assign it to Priya", "for Priya to refresh the page" (the summary keeps "refresh the page")

@@ -138,9 +138,10 @@ PRIORITIES = (
         ),
         "Medium",
     ),
+    (re.compile(rf"\b(?:lowest\s+priority|trivial|p4)\b|{_PRIORITY_IS}lowest\b", re.I), "Lowest"),
     (
         re.compile(
-            rf"\b(?:low\s+priority|low[\s-]pri|minor|p3|when\s+(?:you|someone)\s+can)\b|{_PRIORITY_IS}(?:low|lowest)\b",
+            rf"\b(?:low\s+priority|low[\s-]pri|minor|p3|when\s+(?:you|someone)\s+can)\b|{_PRIORITY_IS}low\b",
             re.I,
         ),
         "Low",
