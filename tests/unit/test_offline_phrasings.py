@@ -563,6 +563,17 @@ EXACT: tuple[Row, ...] = (
         (ticket(project="WEB", issueType="Bug", priority="Lowest", summary="Typo on the about page"),),
     ),
     Row("log a task in the backlog: fix docs", says="which Jira project"),
+    Row(
+        "schedule 1:1s with priya on monday and with kinshuok on wednesday",
+        (
+            meeting(attendees=["priya"], title="1:1", when="monday"),
+            meeting(attendees=["kinshuok"], title="1:1", when="wednesday"),
+        ),
+    ),
+    Row(
+        "schedule a meeting with priya and with kinshuok on wednesday",
+        (meeting(attendees=["priya", "kinshuok"], when="wednesday"),),
+    ),
     Row("book me a flight to Berlin on Friday", says="I did not understand 'book me a flight"),
     Row("book a table for four on Friday with Priya", says="I did not understand"),
     Row("meet at 4. Then email Priya about it", (email(to=["Priya"]),), says="tell me who to invite"),

@@ -293,8 +293,9 @@ def meeting(segment: Segment, previous: Intent | None, known: Collection[str], s
     noun = ""
     for noun_match in re.finditer(rf"\b(?:{g._MEETING_NOUN})\b", text, re.I):
         marks.take(noun_match.start(), noun_match.end())
-        if not noun and noun_match.group(0).casefold() not in _GENERIC_MEETING:
-            noun = noun_match.group(0)
+        one = words.MEETINGS_OF.get(noun_match.group(0).casefold(), noun_match.group(0))
+        if not noun and one.casefold() not in _GENERIC_MEETING:
+            noun = one
     back = bool(topic) and _back_reference(topic)
     own_topic = "" if back else topic
     refers = back or bool(g._PLURAL.search(text) or g._SINGULAR.search(text))

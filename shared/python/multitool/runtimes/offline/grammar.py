@@ -239,6 +239,7 @@ _NOT_MEETING = re.compile(
     rf"^\s*(?:(?:me|us)\s+)?(?:{_ARTICLE})?(?:{alternation(*words.NOT_MEETINGS)})\b", _I
 )
 _WITH_SOMEONE = re.compile(r"\bwith\s+\S", _I)
+_WITH_FIRST = re.compile(r"^\s*(?:also\s+)?with\s+\S", _I)
 _ABOUT_IT = re.compile(
     r"^\s*(?:it['\u2019]?s|it\s+is|this\s+is|that['\u2019]?s)\s+(?P<about>about|regarding)\b", _I
 )
@@ -381,6 +382,17 @@ def pieces(message: str) -> list[Piece]:
     return [p for p in result if p.text.strip()]
 
 
+def _separate_meeting(before: Segment, text: str) -> bool:
+    """Whether "with <someone> <when>" after a meeting that has its own day is a meeting of its own;
+    after one without a day ("a meeting with priya and with kinshuok on wednesday") it adds a guest."""
+    return (
+        before.trigger.tool == MEETING_TOOL
+        and _WITH_FIRST.match(text) is not None
+        and _WHEN.search(text) is not None
+        and _WHEN.search(before.text) is not None
+    )
+
+
 def _concrete(text: str) -> bool:
     """Whether a clause says who, when or how long: a shared verb there starts a request."""
     return bool(_WHEN.search(text) or _DURATION.search(text) or _WITH_SOMEONE.search(text))
@@ -404,6 +416,9 @@ def segments(message: str) -> tuple[list[Segment], list[str]]:
         if start is None and again is not None and found and _concrete(piece.text):
             # "a sync with priya on wednesday and another one with kinshuok on thursday": the same kind
             start = Trigger(found[-1].trigger.tool, again.group(0).strip(), again.end())
+        elif start is None and found and not piece.hard and _separate_meeting(found[-1], piece.text):
+            # "1:1s with priya on monday and with kinshuok on wednesday": a day each, a meeting each
+            start = Trigger(MEETING_TOOL, "another", 0)
         about = _ABOUT_IT.match(piece.text)
         if start is not None:
             found.append(Segment(start, piece.text))

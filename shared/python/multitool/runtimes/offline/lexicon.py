@@ -89,7 +89,7 @@ TICKET_IDIOMS = (
 # --------------------------------------------------------------------------- what names a thing
 
 EMAIL_NOUNS = ("email", "e-mail", "mail", "note", "message", "line", "heads-up", "heads up", "update")
-MEETING_NOUNS = phrases(
+_ONE_MEETING = phrases(
     """
     meeting, sync, sync-up, call, review, standup, stand-up, 1:1, one-on-one, 1-on-1, catch-up,
     catchup, chat, retro, retrospective, demo, workshop, kickoff, kick-off, huddle, session,
@@ -97,6 +97,13 @@ MEETING_NOUNS = phrases(
     appointment
     """
 )
+# Several of one kind ("1:1s with priya on monday and with kinshuok on wednesday") name it too.
+MEETINGS_OF = {
+    noun + ("es" if noun.endswith(("ch", "sh")) else "s"): noun
+    for noun in _ONE_MEETING
+    if not noun.endswith(("s", "time", "planning"))
+}
+MEETING_NOUNS = (*_ONE_MEETING, *MEETINGS_OF)
 TICKET_NOUNS = phrases(
     """
     jira, ticket, bug, task, story, issue, epic, incident, defect, bug report,
