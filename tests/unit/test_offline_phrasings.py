@@ -574,6 +574,21 @@ EXACT: tuple[Row, ...] = (
         "schedule a meeting with priya and with kinshuok on wednesday",
         (meeting(attendees=["priya", "kinshuok"], when="wednesday"),),
     ),
+    Row(
+        "file two bugs in WEB: the logo is blurry, and the cart total is wrong",
+        (
+            ticket(project="WEB", issueType="Bug", summary="Logo is blurry"),
+            ticket(project="WEB", issueType="Bug", summary="Cart total is wrong"),
+        ),
+    ),
+    Row(
+        "create three OPS tasks: patch the kernel, rotate keys, and clean up old snapshots",
+        (
+            ticket(project="OPS", issueType="Task", summary="Patch the kernel"),
+            ticket(project="OPS", issueType="Task", summary="Rotate keys"),
+            ticket(project="OPS", issueType="Task", summary="Clean up old snapshots"),
+        ),
+    ),
     Row("book me a flight to Berlin on Friday", says="I did not understand 'book me a flight"),
     Row("book a table for four on Friday with Priya", says="I did not understand"),
     Row("meet at 4. Then email Priya about it", (email(to=["Priya"]),), says="tell me who to invite"),

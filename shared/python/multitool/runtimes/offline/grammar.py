@@ -239,6 +239,8 @@ _NOT_MEETING = re.compile(
     rf"^\s*(?:(?:me|us)\s+)?(?:{_ARTICLE})?(?:{alternation(*words.NOT_MEETINGS)})\b", _I
 )
 _WITH_SOMEONE = re.compile(r"\bwith\s+\S", _I)
+_TICKETS = alternation(*words.ISSUE_TYPES, "tickets", "issues")
+_COUNTED_TICKETS = re.compile(rf"\b(?P<count>\d|{_NUMBER_WORD})\s+(?:\w+\s+)?(?:{_TICKETS})\b[^:]*?:\s*", _I)
 _WITH_FIRST = re.compile(r"^\s*(?:also\s+)?with\s+\S", _I)
 _ABOUT_IT = re.compile(
     r"^\s*(?:it['\u2019]?s|it\s+is|this\s+is|that['\u2019]?s)\s+(?P<about>about|regarding)\b", _I
@@ -428,7 +430,22 @@ def segments(message: str) -> tuple[list[Segment], list[str]]:
             found[-1].text += " " + piece.text[about.start("about") :]
         elif content_words(piece.text) and not is_small_talk(piece.text):
             unread.append(tidy(piece.text))
-    return found, unread
+    return [each for segment in found for each in _each_counted(segment)], unread
+
+
+def _each_counted(segment: Segment) -> list[Segment]:
+    """'file two bugs in WEB: the logo is blurry, and the cart total is wrong': a ticket per item
+    of the list after the colon, when it holds as many items as the count says; else the one."""
+    counted = _COUNTED_TICKETS.search(segment.text) if segment.trigger.tool == JIRA_TOOL else None
+    if counted is None:
+        return [segment]
+    said = counted.group("count").casefold()
+    count = int(said) if said.isdigit() else words.NUMBER_WORDS.get("-".join(said.split()), 0)
+    items = [item for item in _SOFT.split(segment.text[counted.end() :]) if item.strip()]
+    if count < 2 or len(items) != count:
+        return [segment]
+    head = segment.text[: counted.start("count")] + segment.text[counted.end("count") : counted.end()]
+    return [Segment(segment.trigger, head + item) for item in items]
 
 
 def split_intents(message: str) -> list[tuple[str, str]]:
