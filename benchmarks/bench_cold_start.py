@@ -89,7 +89,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from http import HTTPStatus
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tests.support.gateway_events import GatewayUser
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = int(os.environ.get("BENCH_COLD_RUNS", "11"))
@@ -484,7 +487,7 @@ def _events(draft_id: str | None, gateway: UserGateway) -> dict[str, tuple[dict[
     call = tools_call(
         "email-draft___create_email_draft", {"to": ["Kinshuok"], "subject": "The doc", "body": "Here it is."}
     )
-    intercepted = interceptor_event(call, access_token(gateway.sub, gateway.username))
+    intercepted = interceptor_event(call, access_token(gateway.user.sub, gateway.user.username))
     return {
         "baseline": (item, "handler"),
         **dict.fromkeys(REFERENCES, (item, "handler")),
@@ -531,8 +534,7 @@ class UserGateway:
     """The user Gateway's pieces on moto: what only the interceptor and its floor see."""
 
     env: Mapping[str, str]  # the interceptor's own variables, and Cognito's endpoint
-    sub: str
-    username: str
+    user: GatewayUser
 
 
 INTERCEPTORS = ("mcp_caller", "stack, interceptor")
@@ -545,6 +547,8 @@ def _user_gateway(endpoint: str, region: str) -> UserGateway:
     import boto3
     from multitool.local.embedded import FAKE_CREDENTIALS
 
+    from tests.support.gateway_events import seed_user_gateway
+
     where: dict[str, Any] = {
         "endpoint_url": endpoint,
         "region_name": region,
@@ -552,28 +556,17 @@ def _user_gateway(endpoint: str, region: str) -> UserGateway:
         "aws_secret_access_key": FAKE_CREDENTIALS["AWS_SECRET_ACCESS_KEY"],
         "aws_session_token": FAKE_CREDENTIALS["AWS_SESSION_TOKEN"],
     }
-    secret = boto3.client("secretsmanager", **where).create_secret(
-        Name="bench-caller-key", SecretString="k" * 64
+    seeded = seed_user_gateway(
+        boto3.client("secretsmanager", **where), boto3.client("cognito-idp", **where), "jordan@example.com"
     )
-    cognito = boto3.client("cognito-idp", **where)
-    pool = cognito.create_user_pool(PoolName="bench-users")["UserPool"]["Id"]
-    user = cognito.admin_create_user(
-        UserPoolId=pool,
-        Username="jordan@example.com",
-        UserAttributes=[
-            {"Name": "email", "Value": "jordan@example.com"},
-            {"Name": "email_verified", "Value": "true"},
-            {"Name": "zoneinfo", "Value": "Europe/Berlin"},
-        ],
-    )["User"]
-    sub = next(a["Value"] for a in user["Attributes"] if a["Name"] == "sub")
     env = {
-        "CALLER_KEY_SECRET_ARN": secret["ARN"],
-        "USER_POOL_ID": pool,
-        # boto3's endpoint variable for the service id "Cognito Identity Provider"
+        "CALLER_KEY_SECRET_ARN": seeded.secret_arn,
+        "USER_POOL_ID": seeded.pool_id,
+        # AWS_ENDPOINT_URL_<SERVICE>, the service id "Cognito Identity Provider" upper-cased, spaces to
+        # underscores ("Service-specific endpoints", https://docs.aws.amazon.com/sdkref/latest/guide/feature-ss-endpoints.html)
         "AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER": endpoint,
     }
-    return UserGateway(env, sub, user["Username"])
+    return UserGateway(env, seeded)
 
 
 @contextlib.contextmanager

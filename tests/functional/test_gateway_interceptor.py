@@ -26,6 +26,7 @@ from tests.support.gateway_events import (
     gateway_custom,
     interceptor_event,
     invoke_target,
+    seed_user_gateway,
     tools_call,
 )
 from tests.support.moto_tables import Tables
@@ -39,26 +40,16 @@ ARGS = {"to": ["Kinshuok"], "subject": "The doc", "body": "Here it is."}
 @pytest.fixture
 def user_gateway(moto_tables: Tables, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     """The stack's pieces: the caller-signing secret (targets and interceptor) and a pool with Alice."""
-    secret = boto3.client("secretsmanager", region_name="us-east-1").create_secret(
-        Name="caller-key", SecretString="k" * 64
+    alice = seed_user_gateway(
+        boto3.client("secretsmanager", region_name="us-east-1"),
+        boto3.client("cognito-idp", region_name="us-east-1"),
+        "alice@example.com",
     )
-    cognito = boto3.client("cognito-idp", region_name="us-east-1")
-    pool = cognito.create_user_pool(PoolName="users")["UserPool"]["Id"]
-    created = cognito.admin_create_user(
-        UserPoolId=pool,
-        Username="alice@example.com",
-        UserAttributes=[
-            {"Name": "email", "Value": "alice@example.com"},
-            {"Name": "email_verified", "Value": "true"},
-            {"Name": "zoneinfo", "Value": "Europe/Berlin"},
-        ],
-    )["User"]
-    sub = next(a["Value"] for a in created["Attributes"] if a["Name"] == "sub")
-    monkeypatch.setenv("CALLER_KEY_SECRET_ARN", secret["ARN"])
-    monkeypatch.setenv("USER_POOL_ID", pool)
+    monkeypatch.setenv("CALLER_KEY_SECRET_ARN", alice.secret_arn)
+    monkeypatch.setenv("USER_POOL_ID", alice.pool_id)
     aws_environment.cache_clear()
     aws_interceptor.cache_clear()
-    yield {"sub": sub, "username": created["Username"], "pool": pool}
+    yield {"sub": alice.sub, "username": alice.username, "pool": alice.pool_id}
     aws_interceptor.cache_clear()
 
 

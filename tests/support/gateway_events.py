@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import uuid
+from dataclasses import dataclass
 from typing import Any
 
 import botocore.session
@@ -172,3 +173,31 @@ def tools_call(name: str, arguments: dict[str, Any], request_id: int = 7) -> dic
         "method": "tools/call",
         "params": {"name": name, "arguments": arguments},
     }
+
+
+@dataclass(frozen=True)
+class GatewayUser:
+    """The user Gateway's pieces as the stack makes them, seeded: its caller-signing secret and a
+    Cognito pool with one user (verified email, a zone)."""
+
+    secret_arn: str
+    pool_id: str
+    sub: str
+    username: str
+
+
+def seed_user_gateway(secrets: Any, cognito: Any, email: str, secret_name: str = "caller-key") -> GatewayUser:
+    """Make the secret and the pool through the given Secrets Manager and Cognito clients."""
+    secret = secrets.create_secret(Name=secret_name, SecretString="k" * 64)
+    pool = cognito.create_user_pool(PoolName="users")["UserPool"]["Id"]
+    user = cognito.admin_create_user(
+        UserPoolId=pool,
+        Username=email,
+        UserAttributes=[
+            {"Name": "email", "Value": email},
+            {"Name": "email_verified", "Value": "true"},
+            {"Name": "zoneinfo", "Value": "Europe/Berlin"},
+        ],
+    )["User"]
+    sub = next(a["Value"] for a in user["Attributes"] if a["Name"] == "sub")
+    return GatewayUser(secret["ARN"], pool, sub, user["Username"])

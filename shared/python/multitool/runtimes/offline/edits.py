@@ -103,29 +103,29 @@ class Change:
     mode: str = "set"
 
 
+_PEOPLE_EDITS: tuple[tuple[re.Pattern[str], tuple[str, ...], str, str], ...] = (
+    # (pattern with a "who" group, the cards it applies to, the field, how the names change it)
+    (_READDRESS, (g.EMAIL_TOOL,), "people", "set"),
+    (_MEANT, (g.EMAIL_TOOL, g.MEETING_TOOL), "people", "settle"),
+    (_CC_EDIT, (g.EMAIL_TOOL,), "cc", "add"),
+    (_ADD, (g.MEETING_TOOL, g.EMAIL_TOOL), "people", "add"),
+    (_REMOVE, (g.MEETING_TOOL, g.EMAIL_TOOL), "people", "remove"),
+)
+
+
 def _change(clause: str, known: Collection[str]) -> Change | None:
     text = g.tidy(_LEAD_JOINER.sub("", g.tidy(g._PREAMBLE.sub("", g.tidy(clause)))))
-    readdress = _READDRESS.match(text)
-    if readdress:
-        who = _names(readdress.group("who"), known)
+    for pattern, tools, key, mode in _PEOPLE_EDITS:
+        match = pattern.match(text)
+        who = _names(match.group("who"), known) if match else []
         if who:
-            return Change((g.EMAIL_TOOL,), "people", who, "set")
-    meant = _MEANT.match(text)
-    if meant:
-        who = _names(meant.group("who"), known)
-        if who:
-            return Change((g.EMAIL_TOOL, g.MEETING_TOOL), "people", who, "settle")
+            return Change(tools, key, who, mode)
     retype = _RETYPE.match(text)
     if retype and retype.group("kind").casefold() in words.ISSUE_TYPES:
         return Change((g.JIRA_TOOL,), "issueType", words.ISSUE_TYPES[retype.group("kind").casefold()])
     reproject = _REPROJECT.match(text)
     if reproject:
         return Change((g.JIRA_TOOL,), "project", (reproject.group("key") or reproject.group("named")).upper())
-    cc = _CC_EDIT.match(text)
-    if cc:
-        who = _names(cc.group("who"), known)
-        if who:
-            return Change((g.EMAIL_TOOL,), "cc", who, "add")
     rename = _RENAME.match(text)
     if rename:
         value = g.tidy((rename.group("text") or rename.group("text2") or "").strip(_QUOTES))
@@ -133,12 +133,6 @@ def _change(clause: str, known: Collection[str]) -> Change | None:
     assign = _ASSIGN.match(text)
     if assign:
         return Change((g.JIRA_TOOL,), "assignee", g.tidy(assign.group("who")))
-    for pattern, mode in ((_ADD, "add"), (_REMOVE, "remove")):
-        match = pattern.match(text)
-        if match:
-            who = _names(match.group("who"), known)
-            if who:
-                return Change((g.MEETING_TOOL, g.EMAIL_TOOL), "people", who, mode)
     priority = _PRIORITY.match(text)
     if priority:
         # "lower the priority to low": the level alone, read as the request's "priority low" would be

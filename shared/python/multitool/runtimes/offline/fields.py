@@ -115,8 +115,7 @@ def _duration(text: str, marks: Marks) -> int | None:
     if match.group("hh"):
         return g._NAMED_DURATIONS.get(" ".join(match.group("hh").casefold().replace("-", " ").split()), 60)
     word = match.group("word")
-    spelled = "-".join(word.casefold().replace("-", " ").split()) if word else ""
-    amount = float(match.group("n")) if word is None else words.NUMBER_WORDS[spelled]
+    amount = float(match.group("n")) if word is None else words.spelled_number(word) or 0
     minutes = amount * 60 if match.group("unit").casefold().startswith("h") else amount
     return int(minutes)
 

@@ -439,8 +439,8 @@ def _each_counted(segment: Segment) -> list[Segment]:
     counted = _COUNTED_TICKETS.search(segment.text) if segment.trigger.tool == JIRA_TOOL else None
     if counted is None:
         return [segment]
-    said = counted.group("count").casefold()
-    count = int(said) if said.isdigit() else words.NUMBER_WORDS.get("-".join(said.split()), 0)
+    said = counted.group("count")
+    count = int(said) if said.isdigit() else words.spelled_number(said) or 0
     items = [item for item in _SOFT.split(segment.text[counted.end() :]) if item.strip()]
     if count < 2 or len(items) != count:
         return [segment]

@@ -207,7 +207,14 @@ NUMBER_WORDS = {
     "sixty": 60,
     "ninety": 90,
 }
-"""Numbers a duration is spelled with ("a two-hour workshop", "twenty minutes")."""
+"""Numbers a duration or a count is spelled with ("a two-hour workshop", "twenty minutes")."""
+
+
+def spelled_number(said: str) -> int | None:
+    """The number a word of :data:`NUMBER_WORDS` spells, however hyphenated ("forty five")."""
+    return NUMBER_WORDS.get("-".join(said.casefold().replace("-", " ").split()))
+
+
 PARTS_OF_DAY = phrases(
     """
     morning, afternoon, evening, lunchtime, lunch, noon, midday, end of day, end of the day,
