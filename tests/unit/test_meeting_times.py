@@ -114,6 +114,14 @@ def test_a_region_after_the_time_is_its_zone_and_a_name_after_it_is_not(when: st
     assert any("'with Priya'" in n and "not read" in n for n in notes(plain)), notes(plain)
 
 
+def test_a_place_that_is_part_of_a_longer_name_is_no_zone() -> None:
+    # "Central" names a zone, "Central Park" a park: the time stays the organizer's, the words are said
+    outcome = call({"when": "Thursday 11am Central Park"})
+    assert first_start(outcome, TOKYO) == "Thu 11:00"
+    assert outcome.body["requestedTimezone"] == TOKYO.key
+    assert any("Central Park" in n and "not read" in n for n in notes(outcome)), notes(outcome)
+
+
 def test_alternatives_are_offered_in_the_order_said() -> None:
     for arguments in (
         {"when": "Thursday at 4pm or Friday at 10am"},

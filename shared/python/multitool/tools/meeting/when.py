@@ -543,12 +543,14 @@ _REGIONS = frozenset({"pacific", "eastern", "central", "mountain", "uk"})
 
 def place_zone(words: str) -> tuple[str, str] | None:
     """(IANA zone, the words that named it) for the place the first one to three ``words`` name
-    ("Pacific", "New York", "London on Friday" -> London); None when they name none."""
-    said = words.split()[:3]
-    for end in range(len(said), 0, -1):
+    ("Pacific", "New York", "London on Friday" -> London); None when they name none, or when a
+    capitalised word follows, so that the place is part of a longer name ("Central Park")."""
+    said = words.split()
+    for end in range(min(len(said), 3), 0, -1):
         place = " ".join(said[:end])
         zone = _cities().get(place.casefold())
-        if zone is not None and (place[:1].isupper() or place.casefold() in _REGIONS):
+        longer = end < len(said) and said[end][:1].isupper()
+        if zone is not None and not longer and (place[:1].isupper() or place.casefold() in _REGIONS):
             return zone, place
     return None
 
