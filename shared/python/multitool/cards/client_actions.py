@@ -14,7 +14,6 @@ Schema (``web/client-actions.schema.json``, written by
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -158,6 +157,8 @@ def schema_text() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Write (or ``--check``) the client action JSON Schema for the web page."""
+    import argparse  # the command line's alone: every function that maps cards imports this module
+
     parser = argparse.ArgumentParser(
         prog="python -m multitool.cards.client_actions", description=main.__doc__
     )

@@ -266,12 +266,16 @@ class _Held:
 
 @dataclass(frozen=True, slots=True)
 class _Day:
+    """One attendee-day item as read: the intervals it holds, and the version a write must match."""
+
     version: int | None  # None: no item yet, or one written before items had versions
     intervals: tuple[_Held, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class _StoredBooking:
+    """A booking item as read, with the version its cancellation must match."""
+
     booking: Booking
     version: int | None
 

@@ -15,6 +15,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class TableSpec:
+    """One table's keys, time-to-live attribute and the environment variable naming it."""
+
     logical_name: str
     partition_key: str
     sort_key: str | None = None

@@ -42,6 +42,8 @@ _STREAM_EXCEPTIONS = frozenset(
 
 @dataclass(slots=True)
 class _Block:
+    """A content block being streamed: its deltas gathered until its stop event."""
+
     kind: str  # "text" | "reasoning" | "toolUse" | "toolResult"
     text: list[str] = field(default_factory=list)
     signature: list[str] = field(default_factory=list)
@@ -55,6 +57,8 @@ class _Block:
 
 @dataclass(slots=True)
 class _Message:
+    """A message being streamed: its blocks in order, and why it stopped."""
+
     role: str
     blocks: list[_Block] = field(default_factory=list)
     stop_reason: str | None = None

@@ -91,6 +91,8 @@ class ToolResults:
 
 @dataclass(frozen=True, slots=True)
 class _Invocation:
+    """Where a trace says a tool call went: its action group and API path, when it names them."""
+
     action_group: str | None
     api_path: str | None
 

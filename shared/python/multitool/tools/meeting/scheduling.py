@@ -210,6 +210,8 @@ class WorkingHours:
 
 @dataclass(frozen=True, slots=True)
 class _Candidate:
+    """A start time under consideration, with what it costs the attendees (lower ranks first)."""
+
     start: datetime  # UTC
     people_outside: int
     time_outside: timedelta

@@ -66,6 +66,8 @@ FIELD = "when"
 
 @dataclass(frozen=True, slots=True)
 class RequestedTime:
+    """When the user asked to meet, as read from their words: a day, perhaps a time or a part of it."""
+
     day: date
     time: time | None = None
     window: tuple[_Clock, _Clock] | None = None
