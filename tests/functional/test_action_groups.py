@@ -339,3 +339,22 @@ def test_a_request_settled_more_often_than_the_renewals_allow_is_refused_not_sho
     assert refused.status == 422
     assert refused.body["error"]["code"] == "asked_too_often"
     assert jira.status == 200
+
+
+def test_meeting_hours_said_as_a_span_with_a_shortened_weekday(backend: Backend) -> None:
+    payload = response_body(
+        invoke("meeting_scheduler", meeting_event(attendees=["Priya"], when="thurs 2-3pm"))
+    )
+    starts = [slot["start"] for slot in payload["slots"]]
+    assert starts[:2] == ["2026-12-03T14:00:00+01:00", "2026-12-03T14:30:00+01:00"]
+    assert all("T14:" in start for start in starts)  # every day searched, within the hours said
+    assert "'2-3pm' read as 14:00-15:00." in payload["notes"]
+    assert not any("not read" in note for note in payload["notes"])
+
+
+def test_meeting_on_a_weekday_of_next_week_at_a_dotted_time(backend: Backend) -> None:
+    payload = response_body(
+        invoke("meeting_scheduler", meeting_event(attendees=["Priya"], when="Friday next week at 10.30"))
+    )
+    assert payload["slots"][0] == {"start": "2026-12-11T10:30:00+01:00", "end": "2026-12-11T11:00:00+01:00"}
+    assert "'Friday' read as Fri 11 Dec (a week after the coming one)." in payload["notes"]

@@ -282,3 +282,101 @@ def test_a_one_word_phrase_reads_as_the_whole_phrase_reading_reads_it(
 def test_a_phrase_of_more_than_one_day_word_is_left_to_parsedatetime() -> None:
     assert when._plain_day("next Thursday", ctx()) is None
     assert when._plain_day("Thursday 3pm", ctx()) is None
+
+
+# Phrases people type that the reader once got wrong without a word, each with what it means now
+# (Tuesday 1 Dec 2026, 10:00 Berlin): the option as the contract writes it, and a note it must carry.
+@pytest.mark.parametrize(
+    ("text", "value", "note"),
+    [
+        ("Friday next week", "2026-12-11", "'Friday' read as Fri 11 Dec (a week after the coming one)."),
+        ("next week Friday at 3pm", "2026-12-11T15:00", "'Friday' read as Fri 11 Dec"),
+        ("Monday of next week", "2026-12-07", "'Monday' read as Mon 7 Dec"),
+        ("Thursday this week", "2026-12-03", "'Thursday' read as Thu 3 Dec"),
+        ("Wednesday 9.30", "2026-12-02T09:30", "'Wednesday' read as Wed 2 Dec"),
+        ("Wednesday 9.30am", "2026-12-02T09:30", "'Wednesday' read as Wed 2 Dec"),
+        ("Weds 930am", "2026-12-02T09:30", "'Wednesday' read as Wed 2 Dec"),
+        ("Friday 14.45", "2026-12-04T14:45", FRI),
+        ("thurs 2-3pm", "2026-12-03T14:00/15:00", "'2-3pm' read as 14:00-15:00."),
+        ("Thursday between 2 and 4", "2026-12-03T14:00/16:00", "'between 2 and 4' read as 14:00-16:00."),
+        ("Monday 11-1pm", "2026-12-07T11:00/13:00", "'11-1pm' read as 11:00-13:00."),
+        ("Friday from 9 to 11am", "2026-12-04T09:00/11:00", "'from 9 to 11am' read as 09:00-11:00."),
+        ("Friday 14:00-15:30", "2026-12-04T14:00/15:30", "'14:00-15:30' read as 14:00-15:30."),
+        ("before lunch on Friday", "2026-12-04T09:00/12:00", "'before lunch' read as 09:00-12:00."),
+        ("after lunch tomorrow", "2026-12-02T13:00/17:00", "'after lunch' read as 13:00-17:00."),
+        ("first thing Monday", "2026-12-07T09:00/10:00", "'first thing' read as 09:00-10:00."),
+        ("half past three tomorrow", "2026-12-02T15:30", "'half past three' read as 15:30"),
+        ("quarter to 10 on Friday", "2026-12-04T09:45", FRI),
+        ("a quarter past 11 tomorrow", "2026-12-02T11:15", ""),
+        ("the 10th", "2026-12-10", "'the 10th' read as Thu 10 Dec."),
+        ("on the 15th at 3", "2026-12-15T15:00", "'the 15th' read as Tue 15 Dec."),
+        (
+            "Monday the 15th",
+            "2026-12-15",
+            "'Monday' is not the weekday of Tue 15 Dec, the day read: check the day.",
+        ),
+        ("early next week", "2026-12-07/2026-12-08", "'early next week' read as Mon 7 Dec to Tue 8 Dec."),
+        ("end of the week", "2026-12-03/2026-12-04", "'end of the week' read as Thu 3 Dec to Fri 4 Dec."),
+        ("later this week", "2026-12-02/2026-12-04", "'later this week' read as Wed 2 Dec to Fri 4 Dec."),
+        ("the end of next week", "2026-12-10/2026-12-11", "read as Thu 10 Dec to Fri 11 Dec."),
+        ("10/12", "2027-10-12", "'10/12' read as month/day, Tue 12 Oct: write 2027-10-12 to be sure."),
+    ],
+)
+def test_what_people_type_is_read_as_they_mean_it(text: str, value: str, note: str) -> None:
+    reading = when.read_phrase(text, ctx())
+    assert reading.request is not None
+    (option,) = reading.request.options
+    assert option.value() == value
+    assert reading.unread == ()
+    assert not note or any(note in said for said in option.notes), option.notes
+
+
+@pytest.mark.parametrize(
+    ("text", "day", "excluded"),
+    [
+        ("any time except Thursday", date(2026, 12, 1), date(2026, 12, 3)),
+        ("whenever, but not Friday", date(2026, 12, 1), date(2026, 12, 4)),
+    ],
+)
+def test_any_time_but_a_day_is_every_day_from_today_but_that_one(
+    text: str, day: date, excluded: date
+) -> None:
+    reading = when.read_phrase(text, ctx())
+    assert reading.request is not None
+    assert [o.day for o in reading.request.options] == [day]
+    assert reading.request.excluded == {excluded}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("Thursday 4-2pm", "ends before it starts"),
+        ("Thursday 3-25", "not a time of day"),
+        ("Thursday 13-14pm", "not a time of day"),
+        ("the 32nd", "not a day of the month"),
+    ],
+)
+def test_a_span_or_day_that_cannot_be_is_refused_with_why(text: str, message: str) -> None:
+    with pytest.raises(UnparseableDate, match=message):
+        when.read_phrase(text, ctx())
+
+
+@pytest.mark.parametrize(
+    ("text", "unread"),
+    [("Monday at 2 and 4", ("4",)), ("in 2-3 days", ("days",))],
+)
+def test_and_between_two_hours_without_between_is_not_a_span(text: str, unread: tuple[str, ...]) -> None:
+    """'at 2 and 4' may be two times; a count of days is no span of hours: both stay unread (the card
+    says so)."""
+    reading = when.read_phrase(text, ctx())
+    assert reading.unread == unread
+    assert all(o.window is None for o in (reading.request.options if reading.request else ()))
+
+
+def test_a_day_of_the_month_already_past_is_next_months() -> None:
+    late_in_december = ctx(datetime(2026, 12, 20, 9, tzinfo=UTC))
+    assert when.read_phrase("the 5th", late_in_december).request.first.day == date(2027, 1, 5)  # type: ignore[union-attr]
+    assert when.read_phrase("the 20th", late_in_december).request.first.day == date(2026, 12, 20)  # type: ignore[union-attr]
+    # The 31st of a month without one is the next month that has it.
+    november = ctx(datetime(2026, 11, 2, 9, tzinfo=UTC))
+    assert when.read_phrase("the 31st", november).request.first.day == date(2026, 12, 31)  # type: ignore[union-attr]

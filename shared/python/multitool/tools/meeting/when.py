@@ -10,10 +10,16 @@ relative to ``ctx.now`` in the user's time zone. Conventions (parsedatetime's):
 - a day before today, or a time already past, is rejected, as is anything
   more than a year ahead or text that names no date;
 - a time that cannot exist ("25:00", "13pm", "9:75") is rejected, never dropped;
-- a part of the day narrows the search to hours (:data:`PARTS_OF_DAY`): morning
-  09:00-12:00, lunchtime 12:00-14:00, afternoon 13:00-17:00, end of day
-  16:00-18:00, evening and tonight 17:00-19:00; noon and midday are 12:00;
-- an hour without am/pm from 1 to 7 ("at 3", "2:30") is read as the afternoon.
+- a part of the day narrows the search to hours (:data:`PARTS_OF_DAY`): first
+  thing 09:00-10:00, morning and before lunch 09:00-12:00, lunchtime 12:00-14:00,
+  afternoon and after lunch 13:00-17:00, end of day 16:00-18:00, evening and
+  tonight 17:00-19:00; noon and midday are 12:00; a span of hours ("2-3pm",
+  "between 2 and 4") narrows it the same way;
+- an hour without am/pm from 1 to 7 ("at 3", "2:30") is read as the afternoon;
+- what parsedatetime misreads is rewritten first: shortened weekdays ("thurs"),
+  dotted times ("9.30"), a weekday of a week ("Friday next week"), a day of the
+  month ("the 15th"), the day after tomorrow; a weekday said that is not the
+  weekday of the day read is noted, never trusted.
 
 Every such reading is said in :attr:`RequestedTime.notes`, so the card shows it.
 """
@@ -129,8 +135,11 @@ def as_request(requested: RequestedTime | TimeRequest) -> TimeRequest:
 
 
 PARTS_OF_DAY: dict[str, tuple[time, time]] = {
+    "first thing": (time(9), time(10)),
     "morning": (time(9), time(12)),
+    "before lunch": (time(9), time(12)),
     "lunchtime": (time(12), time(14)),
+    "after lunch": (time(13), time(17)),
     "afternoon": (time(13), time(17)),
     "end of day": (time(16), time(18)),
     "evening": (time(17), time(19)),
@@ -144,6 +153,9 @@ _PARTS = [
         "end of day",
         _lazy(_LEAD + r"\b(?:end\s+of\s+(?:the\s+)?(?:day|business)|eod|cob|close\s+of\s+business)\b", re.I),
     ),
+    ("first thing", _lazy(r"\bfirst\s+thing(?:\s+in\s+the\s+morning)?\b", re.I)),
+    ("before lunch", _lazy(r"\bbefore\s+lunch(?:\s*time)?\b", re.I)),
+    ("after lunch", _lazy(r"\bafter\s+lunch(?:\s*time)?\b", re.I)),
     ("lunchtime", _lazy(_LEAD + r"\blunch(?:\s*time)?\b", re.I)),
     ("morning", _lazy(_LEAD + r"\bmorning\b", re.I)),
     ("afternoon", _lazy(_LEAD + r"\bafternoon\b", re.I)),
@@ -151,13 +163,49 @@ _PARTS = [
     ("tonight", _lazy(_LEAD + r"\btonight\b", re.I)),
 ]
 _NOON = _lazy(r"\b(?:noon|midday)\b", re.I)
-_MERIDIEM = _lazy(r"\b(\d{1,2})(?::(\d{1,2}))?\s*([ap])\.?\s?m\b\.?", re.I)
-_CLOCK = _lazy(r"\b(\d{1,2}):(\d{1,2})\b(?!\s*[ap]\.?\s?m\b)", re.I)
+# "4pm", "4:30 p.m.", "9.30am" and "930am"; "14:30" and "9.30" (not "30.11.2026" nor "2026.12.10").
+_MERIDIEM = _lazy(r"\b(\d{1,2})(?:[:.](\d{1,2})|(\d{2}))?\s*([ap])\.?\s?m\b\.?", re.I)
+_CLOCK = _lazy(r"(?<![\d.:/])\b(\d{1,2})[:.](\d{2})\b(?!\s*[ap]\.?\s?m\b)(?![.:/]\d)", re.I)
+_CLOCK_WORDS = _lazy(
+    r"\b(?P<how>half\s+past|(?:a\s+)?quarter\s+past|(?:a\s+)?quarter\s+to)\s+"
+    r"(?P<hour>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b",
+    re.I,
+)
+_HOUR_WORDS = {
+    word: number
+    for number, word in enumerate(
+        ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"), 1
+    )
+}
+# A span of hours: "2-3pm", "from 2 to 4", "between 14:00 and 15:30", "11am-1pm".
+_ENDPOINT = r"(?P<{0}_hour>\d{{1,2}})(?:[:.](?P<{0}_minute>\d{{2}}))?\s*(?P<{0}_half>[ap]\.?\s?m\b\.?)?"
+_RANGE = _lazy(
+    r"(?<![\d/.:-])\b(?P<lead>from\s+|between\s+)?"
+    + _ENDPOINT.format("first")
+    + r"\s*(?P<sep>-|\u2013|\u2014|\bto\b|\buntil\b|\btill\b|\band\b)\s*"
+    + _ENDPOINT.format("second")
+    + r"(?![\d/.:-])(?!\s*(?:days?|weeks?|months?|hours?|hrs?|h\b|mins?|minutes?|people|of\b))",
+    re.I,
+)
 _BARE_HOUR = _lazy(r"\bat\s+(\d{1,3})\b(?!\s*(?::|[ap]\.?\s?m\b|h\b|st\b|nd\b|rd\b|th\b))", re.I)
 _WEEKDAY = _lazy(
     r"\b(?:(next|this|coming)\s+)?(mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\b", re.I
 )
 _FILLER = _lazy(r"^(?:(?:in|at|by|around|during|before|on|for|this|the)\s*)*$", re.I)
+# What is left of "any time except Thursday" once the day ruled out is taken away.
+_ANY_DAY = _lazy(r"^(?:(?:at|on|for|the)\s+)*(?:any\s*(?:time|day)|whenever)(?:\s+works)?$", re.I)
+# Weekdays as people shorten them that parsedatetime does not know ("tues", "weds", "thurs").
+_SHORT_WEEKDAY = _lazy(r"\b(?:(?P<tue>tues)|(?P<wed>weds|wednes)|(?P<thu>thurs?))\b\.?", re.I)
+_SPELLED_WEEKDAY = {"tue": "Tuesday", "wed": "Wednesday", "thu": "Thursday"}
+
+
+def _spelled_weekdays(text: str) -> str:
+    """``text`` with each shortened weekday written out: "thurs 2pm" -> "Thursday 2pm"."""
+    return _SHORT_WEEKDAY.sub(
+        lambda m: _SPELLED_WEEKDAY[next(k for k, v in m.groupdict().items() if v)], text
+    )
+
+
 _AFTERNOON_HOURS = range(1, 8)  # "at 3" at work means 15:00, not 03:00
 
 
@@ -178,6 +226,49 @@ class _Reading:
     text: str
     part: str | None = None
     notes: list[str] | None = None
+    window: tuple[time, time] | None = None
+    """A span of hours said as one ("2-3pm", "between 2 and 4")."""
+
+
+def _span(match: re.Match[str], cleaned: str) -> tuple[time, time] | None:
+    """The hours a span names, its halves of the day shared ("2-3pm": both pm; "11-1pm": 11am to 1pm);
+    without am or pm, 1 to 7 is the afternoon, as for one hour. None when "and" is not a span."""
+    if match["sep"].casefold() == "and" and (match["lead"] or "").strip().casefold() != "between":
+        return None  # "at 2 and 4" is two times, not a span
+    ends: list[list[int]] = []
+    for side in ("first", "second"):
+        hour, minute = int(match[f"{side}_hour"]), int(match[f"{side}_minute"] or 0)
+        if hour > 23 or minute > 59:
+            raise _impossible(cleaned, match[0].strip())
+        ends.append([hour, minute])
+    halves = [(match[f"{side}_half"] or "")[:1].casefold() for side in ("first", "second")]
+    for (hour, _), half in zip(ends, halves, strict=True):
+        if half and not 1 <= hour <= 12:
+            raise _impossible(cleaned, match[0].strip())
+    second_half = halves[1] or halves[0]
+    first_half = halves[0] or second_half
+    if second_half:
+        ends[1][0] = ends[1][0] % 12 + (12 if second_half == "p" else 0)
+    if first_half:
+        ends[0][0] = ends[0][0] % 12 + (12 if first_half == "p" else 0)
+        if (
+            not halves[0]
+            and ends[0] >= ends[1]
+            and first_half == "p"
+            and ends[0][0] - 12 not in _AFTERNOON_HOURS
+        ):
+            ends[0][0] -= 12  # "11-1pm": 11 in the morning
+    else:  # no am/pm: the working day's reading of 1 to 7
+        for clock in ends:
+            if clock[0] in _AFTERNOON_HOURS:
+                clock[0] += 12
+    opens, closes = (time(hour, minute) for hour, minute in ends)
+    if closes <= opens:
+        raise UnparseableDate(
+            f"'{match[0].strip()}' in '{cleaned}' ends before it starts. Say e.g. '2-3pm' or '14:00-15:30'.",
+            field=FIELD,
+        )
+    return opens, closes
 
 
 def _read_times(cleaned: str) -> _Reading:
@@ -185,17 +276,44 @@ def _read_times(cleaned: str) -> _Reading:
     notes: list[str] = []
     text = cleaned
     part: str | None = None
+    window: tuple[time, time] | None = None
     for name, pattern in _PARTS:
         if pattern.search(text):
             part = part or name
             text = pattern.sub(" today " if name == "tonight" else " ", text)
     text = _NOON.sub(" 12:00 ", text)
 
+    def span(match: re.Match[str]) -> str:
+        nonlocal window
+        hours = _span(match, cleaned)
+        if hours is None or window is not None:
+            return match[0]
+        window = hours
+        notes.append(f"'{match[0].strip()}' read as {_hhmm(hours[0])}-{_hhmm(hours[1])}.")
+        return " "
+
+    def spoken(match: re.Match[str]) -> str:
+        said = match["hour"].casefold()
+        hour = _HOUR_WORDS.get(said) or int(said)
+        if not 1 <= hour <= 12:
+            raise _impossible(cleaned, match[0])
+        how = match["how"].casefold()
+        minute = 30 if how.startswith("half") else 15 if how.endswith("past") else 45
+        if how.endswith(" to"):
+            hour = hour - 1 or 12
+        if hour in _AFTERNOON_HOURS:
+            morning = f"{hour}:{minute:02d}am"
+            notes.append(
+                f"'{match[0]}' read as {hour + 12:02d}:{minute:02d} (say '{morning}' for the morning)."
+            )
+            hour += 12
+        return f" {hour:02d}:{minute:02d} "
+
     def meridiem(match: re.Match[str]) -> str:
-        hour, minute = int(match[1]), int(match[2] or 0)
+        hour, minute = int(match[1]), int(match[2] or match[3] or 0)
         if not 1 <= hour <= 12 or minute > 59:
             raise _impossible(cleaned, match[0].strip())
-        hour = hour % 12 + (12 if match[3].lower() == "p" else 0)
+        hour = hour % 12 + (12 if match[4].lower() == "p" else 0)
         return f" {hour:02d}:{minute:02d} "
 
     def clock(match: re.Match[str]) -> str:
@@ -218,10 +336,12 @@ def _read_times(cleaned: str) -> _Reading:
             hour += 12
         return f" at {hour:02d}:00 "
 
+    text = _RANGE.sub(span, text)
+    text = _CLOCK_WORDS.sub(spoken, text)
     text = _MERIDIEM.sub(meridiem, text)
     text = _CLOCK.sub(clock, text)
     text = _BARE_HOUR.sub(bare, text)
-    return _Reading(" ".join(text.split()), part, notes)
+    return _Reading(" ".join(text.split()), part, notes, window)
 
 
 @functools.cache
@@ -318,21 +438,80 @@ _IN_DAYS = _lazy(
     r"\b(?:in\s+)?(?P<n>\d{1,2}|two|three|four|five|six)\s+days?\s+(?:from\s+(?:now|today)|time)\b", re.I
 )
 _SMALL_NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+
+
+def _days(said: str) -> int:
+    return _SMALL_NUMBERS.get(said.casefold()) or int(said)
+
+
 _WEEK_SPAN = _lazy(
-    r"^(?:(?:in|during|for|sometime|some\s+time|any\s*time)\s+)*(?P<which>next|this)\s+week$", re.I
+    r"^(?:(?:in|during|for|sometime|some\s+time|any\s*time|by|at|on)\s+)*(?:the\s+)?"
+    r"(?:(?P<part>early|late|later|(?:the\s+)?end\s+of|(?:the\s+)?start\s+of|(?:the\s+)?beginning\s+of)\s+)?"
+    r"(?:the\s+)?(?:(?P<which>next|this|the)\s+)?week$",
+    re.I,
+)
+_DAY_NAMES = {name: index for index, name in enumerate(_WEEKDAYS)} | {
+    name[:3]: index for index, name in enumerate(_WEEKDAYS)
+}
+_WEEKDAY_OF_WEEK = _lazy(
+    r"\b(?:on\s+)?(?:(?P<day>(?:mon|tue|wed|thu|fri|sat|sun)(?:day|sday|nesday|rsday|urday)?)\s+(?:of\s+)?"
+    r"(?P<which>next|this)\s+week|(?P<which2>next|this)\s+week(?:'s)?\s+(?:on\s+)?"
+    r"(?P<day2>(?:mon|tue|wed|thu|fri|sat|sun)(?:day|sday|nesday|rsday|urday)?))\b",
+    re.I,
+)
+_NUMERIC_DATE = _lazy(r"(?<![\d/])\b(?P<first>\d{1,2})/(?P<second>\d{1,2})(?:/\d{2,4})?\b(?!/)")
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_ORDINAL_DAY = _lazy(
+    r"(?P<before>\b(?!the\b)[A-Za-z]+\s+)?\b(?P<the>the\s+)?(?P<day>\d{1,2})(?:st|nd|rd|th)\b"
+    r"(?!\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))",
+    re.I,
 )
 
 
-def _relative_days(text: str, ctx: ToolContext) -> str:
-    """Relative days parsedatetime misreads, written as dates it reads ("the day after tomorrow")."""
+def _relative_days(text: str, ctx: ToolContext) -> tuple[str, list[str]]:
+    """Days parsedatetime misreads, written as dates it reads ("the day after tomorrow", "Friday next
+    week", "the 15th"), and a note for each that is a guess."""
     today = ctx.local_now.date()
+    notes: list[str] = []
 
-    def date_words(days: int) -> str:
-        day = today + timedelta(days=days)
+    def date_words(day: date) -> str:
         return f" {day.month:02d}/{day.day:02d}/{day.year} "
 
-    text = _DAY_AFTER_TOMORROW.sub(lambda _: date_words(2), text)
-    return _IN_DAYS.sub(lambda m: date_words(_SMALL_NUMBERS.get(m["n"].casefold()) or int(m["n"])), text)
+    def of_week(match: re.Match[str]) -> str:
+        said = (match["day"] or match["day2"]).casefold()
+        weekday = _DAY_NAMES.get(said, _DAY_NAMES.get(said[:3], 0))
+        monday = today - timedelta(days=today.weekday())
+        if (match["which"] or match["which2"]).casefold() == "next":
+            monday += timedelta(days=7)
+        return date_words(monday + timedelta(days=weekday))
+
+    def ordinal(match: re.Match[str]) -> str:
+        before = (match["before"] or "").strip().casefold()
+        if before[:3] in _MONTHS:  # "December 15th": parsedatetime reads a month and its day
+            return match[0]
+        number = int(match["day"])
+        if not 1 <= number <= 31:
+            raise UnparseableDate(f"'{match[0].strip()}' is not a day of the month.", field=FIELD)
+        year, month = today.year, today.month
+        if number < today.day:
+            year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+        for _ in range(3):  # the 31st of a month of 30 days is the next month that has one
+            try:
+                day = date(year, month, number)
+                break
+            except ValueError:
+                year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+        notes.append(f"'{match[0][len(match['before'] or '') :].strip()}' read as {_label(day)}.")
+        return (match["before"] or "") + date_words(day)
+
+    text = _DAY_AFTER_TOMORROW.sub(lambda _: date_words(today + timedelta(days=2)), text)
+    text = _WEEKDAY_OF_WEEK.sub(of_week, text)
+    text = _ORDINAL_DAY.sub(ordinal, text)
+    text = _IN_DAYS.sub(
+        lambda m: date_words(today + timedelta(days=_SMALL_NUMBERS.get(m["n"].casefold()) or int(m["n"]))),
+        text,
+    )
+    return text, notes
 
 
 def check_option(option: RequestedTime, ctx: ToolContext, said: str, field: str = FIELD) -> RequestedTime:
@@ -381,7 +560,7 @@ def check_option(option: RequestedTime, ctx: ToolContext, said: str, field: str 
 
 def resolve_when(text: str, ctx: ToolContext) -> RequestedTime:
     """The day (and time, if one was said) ``text`` means for this user, now; guesses in ``notes``."""
-    cleaned = " ".join(text.split())
+    cleaned = _spelled_weekdays(" ".join(text.split()))
     requested = _iso(cleaned, ctx)
     if requested is None:
         requested, _ = _natural_reading(cleaned, ctx)
@@ -395,18 +574,32 @@ def resolve_when(text: str, ctx: ToolContext) -> RequestedTime:
 
 
 def _week_span(text: str, ctx: ToolContext) -> RequestedTime | None:
-    """'next week' or 'this week' alone: its working days, Monday (or today) to Friday."""
+    """A week said alone, as its working days: 'next week' Monday to Friday, 'this week' today to
+    Friday; 'early next week' its Monday and Tuesday, 'the end of the week' Thursday and Friday,
+    'later this week' tomorrow to Friday."""
     match = _WEEK_SPAN.match(text.strip())
-    if match is None:
+    if match is None or (match["which"] is None and match["part"] is None):
         return None
     today = ctx.local_now.date()
     monday = today - timedelta(days=today.weekday())
-    first = monday + timedelta(days=7) if match["which"].casefold() == "next" else today
-    friday = (monday + timedelta(days=7 if match["which"].casefold() == "next" else 0)) + timedelta(days=4)
-    if friday < first:  # "this week" said at the weekend: nothing of it is left
+    if (match["which"] or "").casefold() == "next":
+        monday += timedelta(days=7)
+    first, last = max(monday, today), monday + timedelta(days=4)
+    part = " ".join((match["part"] or "").casefold().split()).removeprefix("the ")
+    if part in ("early", "start of", "beginning of"):
+        last = monday + timedelta(days=1)
+    elif part == "end of":
+        first = max(monday + timedelta(days=3), today)
+    elif part in ("late", "later"):
+        first = (
+            max(monday + timedelta(days=3), today + timedelta(days=1))
+            if part == "late"
+            else max(monday, today + timedelta(days=1))
+        )
+    if last < first:  # "this week" said at the weekend, or "early this week" on a Thursday
         return None
-    note = f"'{match[0]}' read as {_label(first)} to {_label(friday)}."
-    return RequestedTime(first, notes=(note,), last_day=friday)
+    note = f"'{match[0]}' read as {_label(first)} to {_label(last)}."
+    return RequestedTime(first, notes=(note,), last_day=last)
 
 
 def _label(day: date) -> str:
@@ -425,7 +618,8 @@ def _natural_reading(cleaned: str, ctx: ToolContext) -> tuple[RequestedTime | No
             return span, []
         reading = _read_times(cleaned)
         notes = list(reading.notes or [])
-        rest = _relative_days(reading.text, ctx)
+        rest, guessed = _relative_days(reading.text, ctx)
+        notes += guessed
         if _FILLER.match(rest):  # only a part of the day ("this afternoon", "tonight"): today
             rest = "today"
         parsed, unread = _natural(rest, ctx)
@@ -438,6 +632,9 @@ def _natural_reading(cleaned: str, ctx: ToolContext) -> tuple[RequestedTime | No
             )
     for match in _WEEKDAY.finditer(cleaned):
         label = _label(parsed.day)
+        if parsed.day.weekday() != _DAY_NAMES[match[2][:3].casefold()] and parsed.last_day is None:
+            notes.insert(0, f"'{match[0]}' is not the weekday of {label}, the day read: check the day.")
+            break
         today = ctx.local_now.date()
         coming = (parsed.day.weekday() - today.weekday() - 1) % 7 + 1  # days to the next such weekday
         ahead = (parsed.day - today).days
@@ -451,10 +648,18 @@ def _natural_reading(cleaned: str, ctx: ToolContext) -> tuple[RequestedTime | No
             which = f"{ahead} days ahead"
         notes.insert(0, f"'{match[0]}' read as {label} ({which}).")
         break
-    window = PARTS_OF_DAY.get(reading.part) if reading.part else None
-    if window is not None and reading.part is not None:
+    for match in _NUMERIC_DATE.finditer(cleaned):
+        first, second = int(match["first"]), int(match["second"])
+        if first != second and first <= 12 and second <= 12:  # "10/12": October 12th, or 10 December?
+            notes.append(
+                f"'{match[0]}' read as month/day, {_label(parsed.day)}: write {parsed.day} to be sure."
+            )
+            break
+    window = reading.window or (PARTS_OF_DAY.get(reading.part) if reading.part else None)
+    if reading.window is None and window is not None and reading.part is not None:
         notes.append(f"'{reading.part}' read as {_hhmm(window[0])}-{_hhmm(window[1])}.")
-    return RequestedTime(parsed.day, parsed.time, window, reading.part, tuple(notes)), unread
+    part = reading.part if reading.window is None else None
+    return RequestedTime(parsed.day, parsed.time, window, part, tuple(notes)), unread
 
 
 # -- the phrase as a whole: a zone named, days not wanted, alternatives ------------------------
@@ -611,7 +816,7 @@ def read_phrase(text: str, ctx: ToolContext, zone: ZoneInfo | None = None) -> Ph
     """
     import unicodedata
 
-    cleaned = " ".join(unicodedata.normalize("NFC", text).split())
+    cleaned = _spelled_weekdays(" ".join(unicodedata.normalize("NFC", text).split()))
     # One word that names a day ("Thursday", "tomorrow", most requests) names no zone, rules out no
     # day and offers no alternative: its reading skips the patterns that look for those.
     plain = cleaned.casefold() in _PLAIN_DAYS
@@ -637,7 +842,7 @@ def read_phrase(text: str, ctx: ToolContext, zone: ZoneInfo | None = None) -> Ph
         left: list[str]
         if iso is not None:
             option, left = iso, []
-        elif _FILLER.match(part.strip()) and excluded:
+        elif (_FILLER.match(part.strip()) or _ANY_DAY.match(part.strip())) and excluded:
             option, left = RequestedTime(local.local_now.date()), []  # "not on Thursday": from today on
         else:
             option, left = _natural_reading(" ".join(part.split()), local)
