@@ -319,6 +319,13 @@ def test_a_phrase_of_more_than_one_day_word_is_left_to_parsedatetime() -> None:
         ("end of the week", "2026-12-03/2026-12-04", "'end of the week' read as Thu 3 Dec to Fri 4 Dec."),
         ("later this week", "2026-12-02/2026-12-04", "'later this week' read as Wed 2 Dec to Fri 4 Dec."),
         ("the end of next week", "2026-12-10/2026-12-11", "read as Thu 10 Dec to Fri 11 Dec."),
+        (
+            "tomorrow from 10 until noon",
+            "2026-12-02T10:00/12:00",
+            "'from 10 until noon' read as 10:00-12:00.",
+        ),
+        ("the 3rd of January", "2027-01-03", ""),
+        ("Thursday at 3 may work", "2026-12-03T15:00", "'Thursday' read as Thu 3 Dec"),
         ("10/12", "2027-10-12", "'10/12' read as month/day, Tue 12 Oct: write 2027-10-12 to be sure."),
     ],
 )

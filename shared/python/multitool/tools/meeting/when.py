@@ -178,7 +178,10 @@ _HOUR_WORDS = {
     )
 }
 # A span of hours: "2-3pm", "from 2 to 4", "between 14:00 and 15:30", "11am-1pm".
-_ENDPOINT = r"(?P<{0}_hour>\d{{1,2}})(?:[:.](?P<{0}_minute>\d{{2}}))?\s*(?P<{0}_half>[ap]\.?\s?m\b\.?)?"
+_ENDPOINT = (
+    r"(?:(?P<{0}_noon>noon|midday)|(?P<{0}_hour>\d{{1,2}})(?:[:.](?P<{0}_minute>\d{{2}}))?"
+    r"\s*(?P<{0}_half>[ap]\.?\s?m\b\.?)?)"
+)
 _RANGE = _lazy(
     r"(?<![\d/.:-])\b(?P<lead>from\s+|between\s+)?"
     + _ENDPOINT.format("first")
@@ -237,11 +240,17 @@ def _span(match: re.Match[str], cleaned: str) -> tuple[time, time] | None:
         return None  # "at 2 and 4" is two times, not a span
     ends: list[list[int]] = []
     for side in ("first", "second"):
+        if match[f"{side}_noon"]:
+            ends.append([12, 0])
+            continue
         hour, minute = int(match[f"{side}_hour"]), int(match[f"{side}_minute"] or 0)
         if hour > 23 or minute > 59:
             raise _impossible(cleaned, match[0].strip())
         ends.append([hour, minute])
-    halves = [(match[f"{side}_half"] or "")[:1].casefold() for side in ("first", "second")]
+    halves = [
+        "p" if match[f"{side}_noon"] else (match[f"{side}_half"] or "")[:1].casefold()
+        for side in ("first", "second")
+    ]
     for (hour, _), half in zip(ends, halves, strict=True):
         if half and not 1 <= hour <= 12:
             raise _impossible(cleaned, match[0].strip())
@@ -281,7 +290,6 @@ def _read_times(cleaned: str) -> _Reading:
         if pattern.search(text):
             part = part or name
             text = pattern.sub(" today " if name == "tonight" else " ", text)
-    text = _NOON.sub(" 12:00 ", text)
 
     def span(match: re.Match[str]) -> str:
         nonlocal window
@@ -337,6 +345,7 @@ def _read_times(cleaned: str) -> _Reading:
         return f" at {hour:02d}:00 "
 
     text = _RANGE.sub(span, text)
+    text = _NOON.sub(" 12:00 ", text)
     text = _CLOCK_WORDS.sub(spoken, text)
     text = _MERIDIEM.sub(meridiem, text)
     text = _CLOCK.sub(clock, text)
@@ -437,6 +446,8 @@ _DAY_AFTER_TOMORROW = _lazy(r"\b(?:the\s+)?day\s+after\s+tomorrow\b", re.I)
 _IN_DAYS = _lazy(
     r"\b(?:in\s+)?(?P<n>\d{1,2}|two|three|four|five|six)\s+days?\s+(?:from\s+(?:now|today)|time)\b", re.I
 )
+# "may" as a verb, not the month: "Thursday at 3 may work".
+_MAY_AS_VERB = _lazy(r"\b(?:may|might|could|would|should)\s+(?:work|suit|be\s+\w+|do|fit)\b", re.I)
 _SMALL_NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 
 
@@ -460,6 +471,11 @@ _WEEKDAY_OF_WEEK = _lazy(
     re.I,
 )
 _NUMERIC_DATE = _lazy(r"(?<![\d/])\b(?P<first>\d{1,2})/(?P<second>\d{1,2})(?:/\d{2,4})?\b(?!/)")
+_ORDINAL_OF_MONTH = _lazy(
+    r"\b(?:the\s+)?(?P<day>\d{1,2})(?:st|nd|rd|th)\s+(?:of\s+)?"
+    r"(?P<month>(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?)(?=\W|$)",
+    re.I,
+)
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _ORDINAL_DAY = _lazy(
     r"(?P<before>\b(?!the\b)[A-Za-z]+\s+)?\b(?P<the>the\s+)?(?P<day>\d{1,2})(?:st|nd|rd|th)\b"
@@ -504,8 +520,10 @@ def _relative_days(text: str, ctx: ToolContext) -> tuple[str, list[str]]:
         notes.append(f"'{match[0][len(match['before'] or '') :].strip()}' read as {_label(day)}.")
         return (match["before"] or "") + date_words(day)
 
+    text = _MAY_AS_VERB.sub(" ", text)
     text = _DAY_AFTER_TOMORROW.sub(lambda _: date_words(today + timedelta(days=2)), text)
     text = _WEEKDAY_OF_WEEK.sub(of_week, text)
+    text = _ORDINAL_OF_MONTH.sub(lambda m: f" {m['month'].rstrip('.')} {int(m['day'])} ", text)
     text = _ORDINAL_DAY.sub(ordinal, text)
     text = _IN_DAYS.sub(
         lambda m: date_words(today + timedelta(days=_SMALL_NUMBERS.get(m["n"].casefold()) or int(m["n"]))),
