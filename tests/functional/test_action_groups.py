@@ -358,3 +358,15 @@ def test_meeting_on_a_weekday_of_next_week_at_a_dotted_time(backend: Backend) ->
     )
     assert payload["slots"][0] == {"start": "2026-12-11T10:30:00+01:00", "end": "2026-12-11T11:00:00+01:00"}
     assert "'Friday' read as Fri 11 Dec (a week after the coming one)." in payload["notes"]
+
+
+def test_meeting_longer_than_the_hours_asked_for_is_refused_saying_so(backend: Backend) -> None:
+    response = invoke(
+        "meeting_scheduler", meeting_event(attendees=["Priya"], when="thurs 2-3pm", durationMinutes=90)
+    )
+    inner = response["response"]
+    assert inner["httpStatusCode"] == 422
+    error = response_body(response)["error"]
+    assert error["code"] == "no_free_slot"
+    assert error["field"] == "when"
+    assert "60 minutes (14:00-15:00), shorter than a 90-minute meeting" in error["message"]

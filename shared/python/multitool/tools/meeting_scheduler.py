@@ -255,6 +255,11 @@ def _zone_person(args: MeetingArgs, reading: PhraseReading | None) -> str | None
     return None
 
 
+def _minutes(window: tuple[dt_time, dt_time]) -> int:
+    """How long a window of local hours is, in minutes."""
+    return (window[1].hour - window[0].hour) * 60 + window[1].minute - window[0].minute
+
+
 def _padded(window: tuple[datetime, datetime]) -> tuple[datetime, datetime]:
     # A zone not known yet (an attendee's) moves each day by at most 14 hours either way.
     return window[0] - timedelta(days=1), window[1] + timedelta(days=1)
@@ -308,6 +313,21 @@ def prepare(args: MeetingArgs, ctx: ToolContext, config: ToolConfig) -> Prepared
         constraining, zone_notes = hours_attendees(attendees)
         proposal = slot_proposal(request, duration, intervals, ctx, config, constraining)
         if not proposal.slots:
+            too_short = [
+                o.window
+                for o in request.options
+                if o.window is not None and _minutes(o.window) < args.duration_minutes
+            ]
+            if len(too_short) == len(request.options):
+                hours = ", ".join(
+                    f"{_minutes(window)} minutes ({window[0]:%H:%M}-{window[1]:%H:%M})"
+                    for window in too_short
+                )
+                raise NoFreeSlot(
+                    f"The hours asked for in '{args.when}' are {hours}, shorter than a "
+                    f"{args.duration_minutes}-minute meeting. Ask for longer hours or a shorter meeting.",
+                    field="when",
+                )
             raise NoFreeSlot(
                 f"No {args.duration_minutes}-minute time when every attendee is free from '{args.when}' "
                 f"over the next {config.search_working_days} working days. "
