@@ -592,6 +592,33 @@ EXACT: tuple[Row, ...] = (
     Row("book me a flight to Berlin on Friday", says="I did not understand 'book me a flight"),
     Row("book a table for four on Friday with Priya", says="I did not understand"),
     Row("meet at 4. Then email Priya about it", (email(to=["Priya"]),), says="tell me who to invite"),
+    # chat shorthand, and a ticket named with its project and no verb
+    Row(
+        "sched mtg w/ priya thurs 30m",
+        (meeting(attendees=["priya"], title="Meeting", when="thurs", durationMinutes=30),),
+    ),
+    Row("sync w alex chen fri 1h", (meeting(attendees=["alex chen"], when="fri", durationMinutes=60),)),
+    Row(
+        "bug WEB login broken high pri",
+        (ticket(project="WEB", issueType="Bug", summary="Login broken", priority="High"),),
+    ),
+    Row(
+        "bug in WEB, medium priority: search results are paginated wrong",
+        (
+            ticket(
+                project="WEB",
+                issueType="Bug",
+                summary="Search results are paginated wrong",
+                priority="Medium",
+            ),
+        ),
+    ),
+    Row(
+        "OPS ticket please, the VPN drops every hour",
+        (ticket(project="OPS", summary="VPN drops every hour"),),
+    ),
+    Row("email priya re: the launch", (email(to=["priya"], subject="About the launch"),)),
+    Row("w-2 form question for priya", says="I did not understand"),
 )
 
 

@@ -325,6 +325,7 @@ def test_a_phrase_of_more_than_one_day_word_is_left_to_parsedatetime() -> None:
             "'from 10 until noon' read as 10:00-12:00.",
         ),
         ("the 3rd of January", "2027-01-03", ""),
+        ("tmrw 10am", "2026-12-02T10:00", ""),
         ("Thursday at 3 may work", "2026-12-03T15:00", "'Thursday' read as Thu 3 Dec"),
         ("10/12", "2027-10-12", "'10/12' read as month/day, Tue 12 Oct: write 2027-10-12 to be sure."),
     ],

@@ -86,6 +86,13 @@ class Reading:
 # --------------------------------------------------------------------------- patterns
 
 _I = re.IGNORECASE
+# A shorthand word, then the space after it ("w/ priya", "sync w alex"; never the "w" of "w-2").
+_SHORTHAND = re.compile(
+    r"(?<![\w/-])(?P<word>re:|w/|(?:"
+    + "|".join(sorted((w for w in words.SHORTHAND if w[-1].isalpha()), key=len, reverse=True))
+    + r")\b(?![/'-]))\s*",
+    _I,
+)
 _PREAMBLE = re.compile(rf"^(?:(?:{alternation(*words.PREAMBLES)})\b[,\s]*)+", _I)
 _NEED = alternation(*words.NEEDS)
 # What may stand before the noun of a request: "a quick 15 min standup", "a new bug".
@@ -113,6 +120,15 @@ _NOUN_LED = re.compile(
 _NEED_LED = re.compile(
     rf"^(?:{_NEED})\s+(?:{_ARTICLE})?(?P<noun>{_MEETING_NOUN}|{_TICKET_NOUN}|{_EMAIL_NOUN})\b", _I
 )
+
+# A ticket said with its project and no verb: "OPS ticket please, …", "bug in WEB: …", "bug WEB login broken".
+_TICKET_WORDS = rf"(?i:{_TICKET_NOUN})"
+_KEY_FIRST_TICKET = re.compile(rf"^(?P<key>[A-Z][A-Z0-9]{{1,9}})\s+(?P<noun>{_TICKET_WORDS})\b")
+_TICKET_THEN_KEY = re.compile(
+    rf"^(?P<noun>{_TICKET_WORDS})\b(?=\s+(?:(?i:in|for|on|under|into)\s+)?[A-Z][A-Z0-9]{{1,9}}\b)"
+)
+
+_NOT_KEYS = frozenset({"I", "A", "AN", "THE", "MY", "OUR", "NEW", "ONE", "URGENT", "P1", "P2"})
 
 _EMAIL_ONLY = re.compile(
     rf"^(?:{alternation(*(v for v in words.EMAIL_VERBS if v not in ('write', 'update')))})$", _I
@@ -201,7 +217,7 @@ _ASSIGN = re.compile(
 )
 _BACK_REFERENCE = re.compile(rf"^(?:{alternation(*words.BACK_REFERENCES)})\b", _I)
 _TRAILING = re.compile(r"[\s,;.!?:]+$")
-_LEADING = re.compile(r"^[\s,;.!?:-]+")
+_LEADING = re.compile(r"^(?:[\s,;.!?:-]|\bplease\b)+", re.I)
 _LEADING_ARTICLE = re.compile(r"^(?:the|a|an|our|my)\s+", _I)
 _WORD = re.compile(r"[\w'@.+:-]+")
 _SMALL_TALK = re.compile(
@@ -324,6 +340,9 @@ def trigger(clause: str) -> Trigger | None:
     named = noun_tool(match.group("noun")) if match else None
     if match and named is not None:
         return Trigger(named, match.group(0), offset + match.end())
+    match = _KEY_FIRST_TICKET.match(body) or _TICKET_THEN_KEY.match(body)
+    if match and match.groupdict().get("key", "") not in _NOT_KEYS:
+        return Trigger(JIRA_TOOL, match.group(0), offset + match.end())
     match = _VERB.match(body)
     if match:
         verb_tool, by_default = _verb_tool(match.group("verb"), body[match.end() :])
@@ -368,7 +387,7 @@ def _items(message: str) -> list[str]:
 def pieces(message: str) -> list[Piece]:
     """The clauses of a message, each with the boundary before it (hard: a new sentence or 'then',
     a new line, a list's next item)."""
-    text = re.sub(r"\bw/\s*", "with ", ". ".join(_items(message)), flags=_I)
+    text = _SHORTHAND.sub(lambda m: words.SHORTHAND[m["word"].casefold()] + " ", ". ".join(_items(message)))
     result: list[Piece] = []
     chunks = _HARD.split(text)
     joiners = [m.group(0) for m in _HARD.finditer(text)]

@@ -190,6 +190,21 @@ MONTHS = phrases(
     december, jan, feb, mar, apr, jun, jul, aug, sep, sept, oct, nov, dec
     """
 )
+SHORTHAND = {
+    "sched": "schedule",
+    "schd": "schedule",
+    "mtg": "meeting",
+    "mtgs": "meetings",
+    "w": "with",
+    "w/": "with",
+    "pls": "please",
+    "plz": "please",
+    "pri": "priority",
+    "prio": "priority",
+    "re:": "about",
+    "abt": "about",
+}
+"""Chat shorthand, written out before a message is read ("sched mtg w/ priya thurs 30m")."""
 NUMBER_WORDS = {
     "one": 1,
     "two": 2,

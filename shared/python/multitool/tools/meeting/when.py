@@ -197,13 +197,16 @@ _WEEKDAY = _lazy(
 _FILLER = _lazy(r"^(?:(?:in|at|by|around|during|before|on|for|this|the)\s*)*$", re.I)
 # What is left of "any time except Thursday" once the day ruled out is taken away.
 _ANY_DAY = _lazy(r"^(?:(?:at|on|for|the)\s+)*(?:any\s*(?:time|day)|whenever)(?:\s+works)?$", re.I)
-# Weekdays as people shorten them that parsedatetime does not know ("tues", "weds", "thurs").
-_SHORT_WEEKDAY = _lazy(r"\b(?:(?P<tue>tues)|(?P<wed>weds|wednes)|(?P<thu>thurs?))\b\.?", re.I)
-_SPELLED_WEEKDAY = {"tue": "Tuesday", "wed": "Wednesday", "thu": "Thursday"}
+# Days as people shorten them that parsedatetime does not know ("tues", "weds", "thurs", "tmrw").
+_SHORT_WEEKDAY = _lazy(
+    r"\b(?:(?P<tue>tues)|(?P<wed>weds|wednes)|(?P<thu>thurs?)|(?P<tomorrow>tmrw|tmrow|tmr|tomoz|2moro|2morrow))\b\.?",
+    re.I,
+)
+_SPELLED_WEEKDAY = {"tue": "Tuesday", "wed": "Wednesday", "thu": "Thursday", "tomorrow": "tomorrow"}
 
 
 def _spelled_weekdays(text: str) -> str:
-    """``text`` with each shortened weekday written out: "thurs 2pm" -> "Thursday 2pm"."""
+    """``text`` with each shortened day written out: "thurs 2pm" -> "Thursday 2pm", "tmrw" -> "tomorrow"."""
     return _SHORT_WEEKDAY.sub(
         lambda m: _SPELLED_WEEKDAY[next(k for k, v in m.groupdict().items() if v)], text
     )
