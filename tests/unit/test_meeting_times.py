@@ -154,6 +154,43 @@ def test_values_that_disagree_with_the_phrase_are_searched_and_the_card_says_so(
     )
 
 
+@pytest.mark.parametrize(
+    ("when", "times"),
+    [
+        ("Friday after 3pm", ["2026-12-04T15:00/17:00"]),
+        ("Friday at 3pm", ["2026-12-04T15:00"]),
+        ("Thursday afternoon", ["2026-12-03T14:00"]),
+        ("Thursday afternoon", ["2026-12-03T14:00/16:00"]),
+        ("thurs 2-3pm", ["2026-12-03T14:00/15:00"]),
+        ("Friday next week", ["2026-12-11"]),
+        ("next week", ["2026-12-07/2026-12-11"]),
+    ],
+)
+def test_times_passed_within_what_the_phrase_says_need_no_check(when: str, times: list[str]) -> None:
+    outcome = call({"when": when, "times": times})
+    assert outcome.ok, outcome.body
+    assert not any("check them" in note for note in notes(outcome)), notes(outcome)
+
+
+@pytest.mark.parametrize(
+    ("when", "times"),
+    [
+        ("Thursday afternoon", ["2026-12-03T10:00"]),  # a morning time for an afternoon
+        ("Thursday", ["2026-12-03T10:00"]),  # a time the user never said
+        ("Friday at 3pm", ["2026-12-04T16:00"]),
+        ("thurs 2-3pm", ["2026-12-03T13:00/15:00"]),  # hours beyond those said
+        ("Thursday or Friday", ["2026-12-03"]),  # an alternative dropped
+    ],
+)
+def test_times_passed_beyond_what_the_phrase_says_are_checked_on_the_card(
+    when: str, times: list[str]
+) -> None:
+    outcome = call({"when": when, "times": times})
+    assert any(f"'{when}' reads as" in note and "check them" in note for note in notes(outcome)), notes(
+        outcome
+    )
+
+
 def test_words_of_the_phrase_nothing_read_are_named_on_the_card() -> None:
     outcome = call({"when": "Thursday after the offsite", "times": ["2026-12-03"]})
     assert any("'offsite' in 'Thursday after the offsite' was not read" in n for n in notes(outcome)), notes(

@@ -221,9 +221,8 @@ def cross_check(args: MeetingArgs, request: TimeRequest, reading: PhraseReading 
             notes.append(f"'{args.when}' could not be read to check the times; check them on the card.")
         return notes
     if args.times is not None:
-        said = [o.value() for o in reading.request.options]
-        given = [o.value() for o in request.options]
-        if said != given:
+        said, given = reading.request.options, request.options
+        if len(said) != len(given) or not all(s.admits(g) for s, g in zip(said, given, strict=True)):
             read = ", ".join(describe(o) for o in reading.request.options)
             used = ", ".join(describe(o) for o in request.options)
             notes.append(f"'{args.when}' reads as {read}, but the times passed are {used}: check them.")

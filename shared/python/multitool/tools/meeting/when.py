@@ -102,6 +102,21 @@ class RequestedTime:
         last = self.last_day or self.day
         return [self.day + timedelta(days=n) for n in range((last - self.day).days + 1)]
 
+    def admits(self, given: RequestedTime) -> bool:
+        """Whether an option passed for this one, as read from the phrase, says the same: the same day
+        or days, and the time said (or a window from it: "after 3pm", 15:00-17:00) or a time or hours
+        within the hours said ("Thursday afternoon", 14:00). A day said alone admits no time."""
+        if (given.day, given.last_day or given.day) != (self.day, self.last_day or self.day):
+            return False
+        if self.time is not None:
+            return given.time == self.time or (given.window is not None and given.window[0] == self.time)
+        if self.window is not None:
+            opens, closes = self.window
+            if given.time is not None:
+                return opens <= given.time < closes
+            return given.window is not None and opens <= given.window[0] < given.window[1] <= closes
+        return given.time is None and given.window is None
+
     def value(self) -> str:
         """The option as the contract writes it: '2026-12-03', '2026-12-03T16:00',
         '2026-12-03T09:00/12:00' or '2026-12-03/2026-12-07'."""
