@@ -388,3 +388,28 @@ def test_a_day_of_the_month_already_past_is_next_months() -> None:
     # The 31st of a month without one is the next month that has it.
     november = ctx(datetime(2026, 11, 2, 9, tzinfo=UTC))
     assert when.read_phrase("the 31st", november).request.first.day == date(2026, 12, 31)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        (
+            "between 2 and 4 on Thursday or Friday",
+            ["2026-12-03T14:00/16:00", "2026-12-04T14:00/16:00"],
+        ),
+        ("afternoon on Thursday or Friday", ["2026-12-03T13:00/17:00", "2026-12-04T13:00/17:00"]),
+        # hours said after the first day are that day's only
+        ("Thursday afternoon or Friday", ["2026-12-03T13:00/17:00", "2026-12-04"]),
+        ("Monday, Tuesday or Wednesday", ["2026-12-07", "2026-12-08", "2026-12-02"]),
+        (
+            "2-3pm Monday, Tuesday or Wednesday",
+            ["2026-12-07T14:00/15:00", "2026-12-08T14:00/15:00", "2026-12-02T14:00/15:00"],
+        ),
+        ("Thursday, 4pm", ["2026-12-03T16:00"]),
+    ],
+)
+def test_alternatives_keep_every_day_and_the_hours_said_before_them(text: str, values: list[str]) -> None:
+    reading = when.read_phrase(text, ctx())
+    assert reading.request is not None
+    assert [option.value() for option in reading.request.options] == values
+    assert reading.unread == ()

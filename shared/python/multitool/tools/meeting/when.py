@@ -488,6 +488,13 @@ _WEEKDAY_OF_WEEK = _lazy(
     r"(?P<day2>(?:mon|tue|wed|thu|fri|sat|sun)(?:day|sday|nesday|rsday|urday)?))\b",
     re.I,
 )
+# Hours said before the day they are for: "between 2 and 4 on Thursday", "afternoon on Friday".
+_LEADING_HOURS = _lazy(
+    r"^\s*(?:(?:in|at|on|from|between|during|any\s*time)\s+)?(?:the\s+)?"
+    r"(?:\d|noon|midday|morning|afternoon|evening|lunch|first\s+thing|before\s+lunch|after\s+lunch|"
+    r"end\s+of\s+(?:the\s+)?(?:day|business)|eod|cob)",
+    re.I,
+)
 _NUMERIC_DATE = _lazy(r"(?<![\d/])\b(?P<first>\d{1,2})/(?P<second>\d{1,2})(?:/\d{2,4})?\b(?!/)")
 _ORDINAL_OF_MONTH = _lazy(
     r"\b(?:the\s+)?(?P<day>\d{1,2})(?:st|nd|rd|th)\s+(?:of\s+)?"
@@ -757,7 +764,12 @@ _NEGATED = _lazy(
     r"(?P<day>today|tomorrow|(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?)\b",
     re.I,
 )
-_ALTERNATIVE = _lazy(r"\s*,?\s+\bor\b\s+|\s*/\s*(?=[A-Za-z])", re.I)
+_ALTERNATIVE = _lazy(
+    r"\s*,?\s+\bor\b\s+|\s*/\s*(?=[A-Za-z])"
+    # a list of days: "Monday, Tuesday or Wednesday"
+    r"|\s*,\s*(?=(?:on\s+)?(?:(?:next|this)\s+)?(?:mon|tue|wed|thu|fri|sat|sun|today|tomorrow)[a-z]*\b)",
+    re.I,
+)
 _PRONOUNS = frozenset({"her", "his", "their"})
 
 
@@ -871,6 +883,7 @@ def read_phrase(text: str, ctx: ToolContext, zone: ZoneInfo | None = None) -> Ph
                 excluded.add(day.day)
         rest = _NEGATED.sub(" ", rest)
     options: list[RequestedTime] = []
+    leading: RequestedTime | None = None
     parts = [rest] if plain else ([p for p in _ALTERNATIVE.split(rest) if p.strip()] or [""])
     for part in parts:
         iso = _iso(part.strip(), local)
@@ -888,6 +901,18 @@ def read_phrase(text: str, ctx: ToolContext, zone: ZoneInfo | None = None) -> Ph
         if options and option.time is not None and not _names_a_day(part, option, local):
             # "Thursday at 4pm or 5pm": a time alone keeps the day before it.
             option = RequestedTime(options[-1].day, option.time, notes=option.notes)
+        elif not options and option.window is not None and _LEADING_HOURS.match(part):
+            leading = option  # "between 2 and 4 on Thursday or Friday": the hours come first
+        elif (
+            leading is not None
+            and leading.window is not None
+            and option.time is None
+            and option.window is None
+            and option.last_day is None
+        ):  # ... and hold for each day after them
+            hours = f"{_hhmm(leading.window[0])}-{_hhmm(leading.window[1])}"
+            notes = (*option.notes, f"'{part.strip()}' read with the hours said first, {hours}.")
+            option = RequestedTime(option.day, None, leading.window, leading.part, notes)
         if read_in is not None:
             option = RequestedTime(
                 option.day, option.time, option.window, option.part, option.notes, option.last_day, read_in
