@@ -205,6 +205,13 @@ _RANGE = _lazy(
     + r"(?![\d/.:-])(?!\s*(?:days?|weeks?|months?|hours?|hrs?|h\b|mins?|minutes?|people|of\b))",
     re.I,
 )
+# A latest end: "before 11", "by 3pm", "no later than noon" (the day's first hours up to it).
+_BEFORE = _lazy(
+    r"\b(?:before|by|no\s+later\s+than)\s+(?:(?P<noon>noon|midday)|(?P<hour>\d{1,2})(?:[:.](?P<minute>\d{2}))?"
+    r"\s*(?P<half>[ap]\.?\s?m\b\.?)?)(?![\d:./-])",
+    re.I,
+)
+_DAY_STARTS = time(9)
 _BARE_HOUR = _lazy(r"\bat\s+(\d{1,3})\b(?!\s*(?::|[ap]\.?\s?m\b|h\b|st\b|nd\b|rd\b|th\b))", re.I)
 _WEEKDAY = _lazy(
     r"\b(?:(next|this|coming)\s+)?(mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\b", re.I
@@ -362,7 +369,31 @@ def _read_times(cleaned: str) -> _Reading:
             hour += 12
         return f" at {hour:02d}:00 "
 
+    def before(match: re.Match[str]) -> str:
+        nonlocal window
+        if window is not None:
+            return match[0]
+        if match["noon"]:
+            hour, minute = 12, 0
+        else:
+            hour, minute = int(match["hour"]), int(match["minute"] or 0)
+            if hour > 23 or minute > 59 or (match["half"] and not 1 <= hour <= 12):
+                raise _impossible(cleaned, match[0].strip())
+            if match["half"]:
+                hour = hour % 12 + (12 if match["half"][:1].casefold() == "p" else 0)
+            elif hour in _AFTERNOON_HOURS:
+                hour += 12
+        ends = time(hour, minute)
+        if ends == time(0):
+            raise _impossible(cleaned, match[0].strip())
+        # "before 9am", before the working day: the hour before it, outside working hours (a note says so)
+        starts = _DAY_STARTS if ends > _DAY_STARTS else time(max(hour - 1, 0), minute if hour else 0)
+        window = (starts, ends)
+        notes.append(f"'{match[0].strip()}' read as {_hhmm(window[0])}-{_hhmm(window[1])}.")
+        return " "
+
     text = _RANGE.sub(span, text)
+    text = _BEFORE.sub(before, text)
     text = _NOON.sub(" 12:00 ", text)
     text = _CLOCK_WORDS.sub(spoken, text)
     text = _MERIDIEM.sub(meridiem, text)
