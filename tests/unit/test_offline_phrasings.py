@@ -619,6 +619,25 @@ EXACT: tuple[Row, ...] = (
     ),
     Row("email priya re: the launch", (email(to=["priya"], subject="About the launch"),)),
     Row("w-2 form question for priya", says="I did not understand"),
+    Row(
+        "please email kinshuok about the cron job and also file an ops bug: the cron emails are duplicated",
+        (
+            email(to=["kinshuok"], subject="About the cron job"),
+            ticket(project="OPS", issueType="Bug", summary="Cron emails are duplicated"),
+        ),
+    ),
+    Row("file a new bug for the login crash", says="which Jira project"),
+    Row(
+        "write an email to kinshuok, priya and mei with the launch checklist",
+        (email(to=["kinshuok", "priya", "mei"], subject="About the launch checklist"),),
+    ),
+    Row(
+        "open an incident in OPS for the outage and email Kinshuok and Priya a summary",
+        (
+            ticket(project="OPS", issueType="Incident", summary="Outage"),
+            email(to=["Kinshuok", "Priya"], subject="Outage"),
+        ),
+    ),
 )
 
 

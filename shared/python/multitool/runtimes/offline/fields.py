@@ -24,7 +24,17 @@ _CC = re.compile(
     r"\b(?:and\s+)?(?:cc|cc'?ing|copy(?:ing)?|copy\s+in)\s+(?P<who>.+?)(?=\s+(?:about|on|re)\b|$)", re.I
 )
 _WITH_CUT = re.compile(r"\s+(?:with|for|between)\s+(?=\S)", re.I)
-_SENT_THING = re.compile(r"^\s*(?P<topic>(?:the|our|my|this|that|your)\s+[^\W\d_][\w' -]*?)\s*$", re.I)
+_SENT_THING = re.compile(
+    r"^(?:\s|,|\band\b)*(?P<topic>(?:the|our|my|this|that|your|an?)\s+[^\W\d_][\w' -]*?)\s*$", re.I
+)
+# What is sent about the request before it: "file an incident … and email Priya a summary".
+_REPORT = re.compile(
+    r"^(?:an?|the)\s+(?:summary|update|recap|heads[\s-]?up|write-?up|status\s+update)$", re.I
+)
+# Words that stand between an article and a ticket without being a project ("a new bug", "a big task").
+_NOT_KEYS = frozenset(
+    {"new", "big", "old", "odd", "bad", "real", "huge", "tiny", "nasty", "weird", "ui", "ux", "p1", "p2"}
+)
 _GENERIC_MEETING = frozenset({"time", "slot", "appointment", "session", "invite", "invitation"})
 _LOWER_WORD = r"[a-zà-ÿ][a-zà-ÿ'-]+"
 # Two lowercase words in a row ("alex chen"): a full name when the directory knows it as one.
@@ -216,7 +226,7 @@ def email(segment: Segment, previous: Intent | None, known: Collection[str], sam
             marks.take(start + sent.start("topic"), start + sent.end("topic"))
             topic = g.tidy(sent["topic"])
     intent.names = zone_people or ([] if previous is None else _inherited(text, previous))
-    back = not topic or _back_reference(topic)
+    back = not topic or _back_reference(topic) or _REPORT.match(topic) is not None
     if back and previous is not None and previous.topic and (topic or intent.names == previous.names):
         topic_text = previous.topic
     else:
@@ -230,7 +240,9 @@ def email(segment: Segment, previous: Intent | None, known: Collection[str], sam
     if previous is not None and previous.tool == g.JIRA_TOOL and topic_text == previous.topic:
         ticket = previous.args
         subject = str(ticket.get("summary", topic_text))
-        line = f"I filed a {ticket.get('issueType', 'ticket')} in {ticket.get('project', 'Jira')}: {subject}."
+        kind = str(ticket.get("issueType", "ticket"))
+        article = "an" if kind[:1].casefold() in "aeiou" else "a"
+        line = f"I filed {article} {kind} in {ticket.get('project', 'Jira')}: {subject}."
     else:
         subject = f"About {topic_text}"
         line = f"I wanted to reach out about {topic_text}."
@@ -335,14 +347,18 @@ def ticket(segment: Segment, previous: Intent | None, known: Collection[str], sa
         (
             m
             for m in g._IN_PROJECT.finditer(text)
-            if (m.group("low") or m.group("key") or "").casefold() not in words.NOT_NAMES
+            if (m.group("low") or m.group("key") or m.group("lowkey") or "").casefold()
+            not in words.NOT_NAMES | _NOT_KEYS
         ),
         None,
     )
     project: str | None = None
     if project_match:
         project = (
-            project_match.group("key") or project_match.group("caps") or project_match.group("low")
+            project_match.group("key")
+            or project_match.group("caps")
+            or project_match.group("low")
+            or project_match.group("lowkey")
         ).upper()
         marks.take(project_match.start(), project_match.end())
     else:

@@ -146,7 +146,9 @@ _NEEDS_NOUN = re.compile(
     _I,
 )
 
-_HARD = re.compile(r"(?:[;.!?]+\s+|\s*(?:,\s*)?\b(?:and\s+then|then|after\s+that|also|plus)\s+)", _I)
+_HARD = re.compile(
+    r"(?:[;.!?]+\s+|\s*(?:,\s*)?\b(?:and\s+then|then|after\s+that|(?:and\s+)?also|(?:and\s+)?plus)\s+)", _I
+)
 _SOFT = re.compile(r"(?:\s*,\s*(?:and\s+)?|\s+and\s+)", _I)
 
 _DAY = alternation(*words.DAYS)
@@ -195,7 +197,11 @@ _TOPIC = re.compile(
     r"\b(?:about|regarding|re:?|concerning|on\s+the\s+subject\s+of|to\s+discuss|to\s+talk\s+about|"
     r"to\s+go\s+over|to\s+review|discussing|covering|that|saying|to\s+say|asking\s+(?:about|for|if|whether)|"
     r"(?:thanking|to\s+thank)\s+(?:(?:him|her|them)\s+)?for|abt|wrt|"
-    r"with\s+the\s+(?:notes|update|summary|details|agenda|slides|numbers|report))\b:?|(?<!\d):(?!\d)\s*",
+    r"with\s+the\s+(?:notes|update|summary|details|agenda|slides|numbers|report))\b:?"
+    # "with the launch checklist": the thing sent, kept whole
+    r"|\bwith(?=\s+the\s+\w+\s+(?:notes|update|summary|details|agenda|slides|numbers|report|checklist|plan|deck|"
+    r"doc|draft|figures|recording|minutes)\b)"
+    r"|(?<!\d):(?!\d)\s*",
     _I,
 )
 _JIRA_TOPIC = re.compile(
@@ -206,7 +212,9 @@ _IN_PROJECT = re.compile(
     r"\b(?:in|to|for|on|into|under|against)\s+(?:the\s+)?(?P<key>[A-Za-z][A-Za-z0-9]{1,9})\s+(?:project|board|queue|backlog)\b"
     r"|\b(?:in|to|into|under|against)\s+(?:the\s+)?(?P<caps>[A-Z][A-Z0-9]{1,9})\b"
     # "a bug in web, typo on the about page": a short word where the key stands, ended by a pause
-    r"|\b(?:in|into|under)\s+(?P<low>[a-z][a-z0-9]{1,5})(?=\s*(?:[,:;]|$)|\s+(?:for|about|re|that|where)\b)",
+    r"|\b(?:in|into|under)\s+(?P<low>[a-z][a-z0-9]{1,5})(?=\s*(?:[,:;]|$)|\s+(?:for|about|re|that|where)\b)"
+    # "file an ops bug": a short word between the article and the ticket
+    rf"|\b(?:an?|one)\s+(?P<lowkey>[a-z]{{2,4}})\s+(?=(?:{_TICKET_NOUN})\b)",
 )
 _ASSIGN = re.compile(
     # "assign it to Priya", "for Priya to refresh the page" (the summary keeps "refresh the page")
