@@ -28,7 +28,7 @@ PICKED = (
     "edit-duration",
     "ask-weather",
     "pair-bug-then-email",
-    "jira-story-and-task",  # the offline model makes one ticket of "a WEB story … and a WEB task …"
+    "pair-dependent-checkout",  # the offline model asks which project "file a bug for …" goes in
 )
 
 
@@ -70,7 +70,7 @@ def test_over_http_against_multitool_serve_the_results_are_those_in_process(
     by_id = {c["id"]: c for c in here["cases"]}
     assert by_id["triple-issue-example"]["exact"] is True
     assert by_id["ask-weather"]["asked"] is True
-    missed = by_id["jira-story-and-task"]
+    missed = by_id["pair-dependent-checkout"]
     assert (missed["exact"], missed["silentlyWrong"]) == (False, False)
     assert [c["found"] for c in missed["cards"]] == [True, False]
     # Every card a case made (the edit's first card too) was discarded, on either path.

@@ -632,6 +632,31 @@ EXACT: tuple[Row, ...] = (
         (email(to=["kinshuok", "priya", "mei"], subject="About the launch checklist"),),
     ),
     Row(
+        "Three things: send Alex Chen the budget, and set a 30 min triage with kinshuok tomorrow",
+        (
+            email(to=["Alex Chen"], subject="About the budget"),
+            meeting(attendees=["kinshuok"], title="Triage", when="tomorrow", durationMinutes=30),
+        ),
+    ),
+    Row(
+        "create a task in OPS to upgrade postgres and put a 30 minute review with kinshuok on wednesday",
+        (
+            ticket(project="OPS", issueType="Task", summary="Upgrade postgres"),
+            meeting(attendees=["kinshuok"], title="Review", when="wednesday", durationMinutes=30),
+        ),
+    ),
+    Row(
+        "put a half hour chat with Alex Müller on the calendar for Thursday",
+        (meeting(attendees=["Alex Müller"], title="Chat", when="Thursday", durationMinutes=30),),
+    ),
+    Row(
+        "log a WEB story for the onboarding flow and a WEB task to write its copy",
+        (
+            ticket(project="WEB", issueType="Story", summary="Onboarding flow"),
+            ticket(project="WEB", issueType="Task", summary="Write its copy"),
+        ),
+    ),
+    Row(
         "open an incident in OPS for the outage and email Kinshuok and Priya a summary",
         (
             ticket(project="OPS", issueType="Incident", summary="Outage"),

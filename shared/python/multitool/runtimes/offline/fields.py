@@ -27,6 +27,8 @@ _WITH_CUT = re.compile(r"\s+(?:with|for|between)\s+(?=\S)", re.I)
 _SENT_THING = re.compile(
     r"^(?:\s|,|\band\b)*(?P<topic>(?:the|our|my|this|that|your|an?)\s+[^\W\d_][\w' -]*?)\s*$", re.I
 )
+_NAMED_BY_LENGTH = re.compile(r"^\s*(?:an?\s+|another\s+)?(?P<word>[^\W\d_][\w-]{2,})\s+(?=with\b)", re.I)
+_ON_CALENDAR = re.compile(r"\b(?:on|in|onto|into)\s+(?:the|my|our|your|his|her|their)\s+calendars?\b", re.I)
 # What is sent about the request before it: "file an incident … and email Priya a summary".
 _REPORT = re.compile(
     r"^(?:an?|the)\s+(?:summary|update|recap|heads[\s-]?up|write-?up|status\s+update)$", re.I
@@ -307,6 +309,14 @@ def meeting(segment: Segment, previous: Intent | None, known: Collection[str], s
         one = words.MEETINGS_OF.get(noun_match.group(0).casefold(), noun_match.group(0))
         if not noun and one.casefold() not in _GENERIC_MEETING:
             noun = one
+    if not noun:  # "set a 30 min triage with him": the word after the length names the meeting
+        named = _NAMED_BY_LENGTH.search(marks.free(start))
+        if named is not None and named["word"].casefold() not in words.FILLER:
+            noun = named["word"]
+            word_at = start + named.start("word")
+            marks.take(word_at, word_at + len(noun))
+    for filler in _ON_CALENDAR.finditer(text):
+        marks.take(filler.start(), filler.end())
     back = bool(topic) and _back_reference(topic)
     own_topic = "" if back else topic
     refers = back or bool(g._PLURAL.search(text) or g._SINGULAR.search(text))

@@ -93,7 +93,7 @@ _SHORTHAND = re.compile(
     + r")\b(?![/'-]))\s*",
     _I,
 )
-_PREAMBLE = re.compile(rf"^(?:(?:{alternation(*words.PREAMBLES)})\b[,\s]*)+", _I)
+_PREAMBLE = re.compile(rf"^(?:(?:{words.COUNTED_PREAMBLE}|(?:{alternation(*words.PREAMBLES)})\b)[,\s]*)+", _I)
 _NEED = alternation(*words.NEEDS)
 # What may stand before the noun of a request: "a quick 15 min standup", "a new bug".
 _SIZE = r"\d{1,3}[\s-]?(?:minutes?|mins?|hours?|hrs?|h|m)\b"
@@ -102,7 +102,9 @@ _EMAIL_NOUN = alternation(*words.EMAIL_NOUNS)
 _MEETING_NOUN = alternation(*words.MEETING_NOUNS, "invite", "invitation")
 _TICKET_NOUN = alternation(*words.TICKET_NOUNS)
 
-_VERBS = alternation(*words.EMAIL_VERBS, *words.MEETING_VERBS, *words.TICKET_VERBS, *words.DRAFT_VERBS)
+_VERBS = alternation(
+    *words.EMAIL_VERBS, *words.MEETING_VERBS, *words.TICKET_VERBS, *words.DRAFT_VERBS, *words.TIMED_VERBS
+)
 _VERB = re.compile(
     rf"^(?P<verb>{_VERBS})\b",
     _I,
@@ -123,11 +125,17 @@ _NEED_LED = re.compile(
 
 # A ticket said with its project and no verb: "OPS ticket please, …", "bug in WEB: …", "bug WEB login broken".
 _TICKET_WORDS = rf"(?i:{_TICKET_NOUN})"
-_KEY_FIRST_TICKET = re.compile(rf"^(?P<key>[A-Z][A-Z0-9]{{1,9}})\s+(?P<noun>{_TICKET_WORDS})\b")
+_KEY_FIRST_TICKET = re.compile(
+    rf"^(?:(?i:an?)\s+)?(?P<key>[A-Z][A-Z0-9]{{1,9}})\s+(?P<noun>{_TICKET_WORDS})\b"
+)
 _TICKET_THEN_KEY = re.compile(
     rf"^(?P<noun>{_TICKET_WORDS})\b(?=\s+(?:(?i:in|for|on|under|into)\s+)?[A-Z][A-Z0-9]{{1,9}}\b)"
 )
 
+# What follows "put"/"set" when they ask for a meeting: a length, after an article or not.
+_TIMED = re.compile(
+    rf"^\s*(?:(?:an?|another|one)\s+)?(?:{_SIZE}|half[\s-]an?[\s-]hour|an?\s+hour|half[\s-]hour)", _I
+)
 _NOT_KEYS = frozenset({"I", "A", "AN", "THE", "MY", "OUR", "NEW", "ONE", "URGENT", "P1", "P2"})
 
 _EMAIL_ONLY = re.compile(
@@ -320,6 +328,9 @@ def _verb_tool(verb: str, rest: str) -> tuple[str | None, bool]:
         return EMAIL_TOOL, False
     if _MEETING_ONLY.match(key):
         return MEETING_TOOL, False
+    if key in words.TIMED_VERBS:
+        timed = _TIMED.match(rest) or noun_tool(rest) == MEETING_TOOL
+        return (MEETING_TOOL, False) if timed else (None, False)
     named = noun_tool(rest)
     if named is not None:
         return named, False

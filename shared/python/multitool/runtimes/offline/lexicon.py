@@ -23,6 +23,11 @@ def alternation(*phrases: str) -> str:
 # --------------------------------------------------------------------------- what starts a request
 
 # What may come before a request without changing it: politeness, questions, needs.
+# A count of what follows: "Three things: …", "a couple of things -".
+COUNTED_PREAMBLE = (
+    r"(?:here\s+are\s+)?(?:two|three|four|five|a\s+few|a\s+couple\s+(?:of\s+)?|some|couple\s+(?:of\s+)?)"
+    r"\s+things?(?:\s+(?:to\s+do|for\s+you))?\s*[:,-]"
+)
 PREAMBLES = phrases(
     """
     please, pls, kindly, hey, hi, hello, ok, okay, so, also, quickly, could you, can you, would
@@ -74,6 +79,9 @@ MEETING_VERBS = phrases(
     setting up, scheduling, booking, arranging, organising, organizing
     """
 )
+# Verbs that ask for a meeting only when a length or a meeting follows: "put 30 mins on Thursday with
+# her", "set a 30 min triage with him" ("set the priority" and "put it in OPS" are edits).
+TIMED_VERBS = ("put", "set")
 TICKET_VERBS = phrases(
     """
     file, create, open, log, raise, report, track, submit, write up, add, make, put in, enter,
