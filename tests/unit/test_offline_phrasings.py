@@ -650,6 +650,15 @@ EXACT: tuple[Row, ...] = (
         (meeting(attendees=["Alex Müller"], title="Chat", when="Thursday", durationMinutes=30),),
     ),
     Row(
+        "Thursday at 4pm Berlin time with Alex Müller, please set that up",
+        (meeting(attendees=["Alex Müller"], when="Thursday at 4pm Berlin time", timezone="Europe/Berlin"),),
+    ),
+    Row(
+        "lunch with kinshuok and mei on thursday, an hour",
+        (meeting(attendees=["kinshuok", "mei"], title="Lunch", durationMinutes=60),),
+    ),
+    Row("Thursday email priya with the notes", says="I did not understand"),
+    Row(
         "log a WEB story for the onboarding flow and a WEB task to write its copy",
         (
             ticket(project="WEB", issueType="Story", summary="Onboarding flow"),

@@ -27,6 +27,12 @@ _WITH_CUT = re.compile(r"\s+(?:with|for|between)\s+(?=\S)", re.I)
 _SENT_THING = re.compile(
     r"^(?:\s|,|\band\b)*(?P<topic>(?:the|our|my|this|that|your|an?)\s+[^\W\d_][\w' -]*?)\s*$", re.I
 )
+# "…, please set that up": the request said again, nothing more.
+_SET_IT_UP = re.compile(
+    r"(?:,\s*)?\b(?:(?:please|pls|can\s+you|could\s+you)\s+)?(?:set|book|schedule|arrange|organi[sz]e)\s+"
+    r"(?:that|it|this|one)(?:\s+up)?(?:\s+(?:please|for\s+me))?\s*[.!]?\s*$",
+    re.I,
+)
 _NAMED_BY_LENGTH = re.compile(r"^\s*(?:an?\s+|another\s+)?(?P<word>[^\W\d_][\w-]{2,})\s+(?=with\b)", re.I)
 _ON_CALENDAR = re.compile(r"\b(?:on|in|onto|into)\s+(?:the|my|our|your|his|her|their)\s+calendars?\b", re.I)
 # What is sent about the request before it: "file an incident … and email Priya a summary".
@@ -267,9 +273,12 @@ def _inherited(text: str, previous: Intent) -> list[str]:
 
 def meeting(segment: Segment, previous: Intent | None, known: Collection[str], same: bool = False) -> Intent:
     text, start = segment.text, segment.trigger.end
+    courtesy = _SET_IT_UP.search(text, start)
+    if courtesy is not None:  # blanked, not cut: the positions of the rest stay as they were
+        text = text[: courtesy.start()] + " " * (len(text) - courtesy.start())
     marks = Marks(text)
     marks.take(0, start)
-    intent = Intent(tool=g.MEETING_TOOL, segment=g.tidy(text))
+    intent = Intent(tool=g.MEETING_TOOL, segment=g.tidy(segment.text))
     duration = _duration(text, marks)
     when_marks = Marks(text)
     topic = ""

@@ -271,6 +271,8 @@ _NOT_MEETING = re.compile(
     rf"^\s*(?:(?:me|us)\s+)?(?:{_ARTICLE})?(?:{alternation(*words.NOT_MEETINGS)})\b", _I
 )
 _WITH_SOMEONE = re.compile(r"\bwith\s+\S", _I)
+_VERB_WORD = re.compile(rf"\b(?:{_VERBS})\b", _I)
+_BARE_MEETING = re.compile(rf"(?P<noun>{_MEETING_NOUN})\s+(?=with\s+\S)", _I)
 _TICKETS = alternation(*words.ISSUE_TYPES, "tickets", "issues")
 _COUNTED_TICKETS = re.compile(rf"\b(?P<count>\d|{_NUMBER_WORD})\s+(?:\w+\s+)?(?:{_TICKETS})\b[^:]*?:\s*", _I)
 _WITH_FIRST = re.compile(r"^\s*(?:also\s+)?with\s+\S", _I)
@@ -371,6 +373,14 @@ def trigger(clause: str) -> Trigger | None:
     at = need.end() if need else 0
     if _DURATION.match(body, at) and _WITH_SOMEONE.search(body):  # "(I need) 30 min with alex chen friday"
         return Trigger(MEETING_TOOL, body[:at].strip(), offset + at, by_default=True)
+    when = _WHEN.match(body, at)
+    who = _WITH_SOMEONE.search(body, when.end()) if when else None
+    if when and who and not _VERB_WORD.search(body, when.end(), who.start()):
+        # "Thursday at 4pm Berlin time with Alex Müller": a day, then who, and no other request between
+        return Trigger(MEETING_TOOL, body[:at].strip(), offset + at, by_default=True)
+    bare = _BARE_MEETING.match(body, at)
+    if bare:  # "lunch with kinshuok and mei on thursday"
+        return Trigger(MEETING_TOOL, bare.group("noun"), offset + bare.end("noun"))
     return None
 
 
