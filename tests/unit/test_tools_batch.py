@@ -137,6 +137,30 @@ def test_unknown_jira_project_lists_the_known_ones(backends: Backends) -> None:
     assert "WEB (Website)" in outcome.body["error"]["message"]
 
 
+@pytest.mark.parametrize("named", ["Website", "website", "the Website project", "web"])
+def test_a_project_named_rather_than_keyed_is_its_key_and_the_card_says_so(
+    backends: Backends, named: str
+) -> None:
+    call = ("create_jira_ticket_draft", {**JIRA[1], "project": named})
+    (outcome,) = run_calls([call], ctx(), backends.ports)
+    assert outcome.ok, outcome.body
+    assert outcome.body["project"] == "WEB"
+    said = [note for note in outcome.body["notes"] if note.startswith("Project ")]
+    assert said == ([] if named == "web" else [f"Project '{named}' read as WEB (Website)."])
+
+
+def test_a_name_two_projects_share_is_no_project(backends: Backends) -> None:
+    config = ToolConfig(
+        jira_projects={
+            "WEB": JiraProject(name="Website", issue_types=("Bug",)),
+            "SITE": JiraProject(name="Website", issue_types=("Bug",)),
+        }
+    )
+    call = ("create_jira_ticket_draft", {**JIRA[1], "project": "Website"})
+    (outcome,) = run_calls([call], ctx(), backends.ports, config)
+    assert outcome.body["error"]["code"] == "unknown_project"
+
+
 def test_issue_type_must_belong_to_the_project(backends: Backends) -> None:
     config = ToolConfig(
         jira_projects={"OPS": JiraProject(name="Operations", issue_types=("Incident", "Task"))}

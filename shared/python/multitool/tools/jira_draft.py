@@ -81,9 +81,20 @@ class JiraTicketPayload(WireModel):
     revises: str | None = replaced_field()
 
 
+def project_key(project: str, config: ToolConfig) -> str:
+    """The key ``project`` stands for: itself in any case ("web"), or the key of the one project so
+    named ("Website", "the website project"); as given, upper-cased, when neither."""
+    key = project.strip().upper()
+    if key in config.jira_projects:
+        return key
+    name = " ".join(project.casefold().split()).removeprefix("the ").removesuffix(" project").strip()
+    named = [k for k, p in config.jira_projects.items() if " ".join(p.name.casefold().split()) == name]
+    return named[0] if len(named) == 1 else key
+
+
 def validate_project(project: str, issue_type: str, config: ToolConfig) -> tuple[str, str]:
     """(project key, issue type) in their configured spelling, or a clear error."""
-    key = project.strip().upper()
+    key = project_key(project, config)
     known = config.jira_projects.get(key)
     if known is None:
         options = ", ".join(f"{k} ({p.name})" for k, p in sorted(config.jira_projects.items())) or "none"
@@ -107,6 +118,11 @@ def prepare(args: JiraTicketArgs, ctx: ToolContext, config: ToolConfig) -> Prepa
             assignee = people.get(args.assignee) or NameResolution(
                 query=args.assignee, status=Resolution.UNKNOWN
             )
+        notes = unsettled_notes([assignee] if assignee else [], "assignee")
+        if args.project.strip().upper() != project:  # named, not keyed: say which key it is
+            notes.insert(
+                0, f"Project '{args.project}' read as {project} ({config.jira_projects[project].name})."
+            )
         return {
             "project": project,
             "issueType": issue_type,
@@ -114,7 +130,7 @@ def prepare(args: JiraTicketArgs, ctx: ToolContext, config: ToolConfig) -> Prepa
             "description": args.description,
             "priority": args.priority.value,
             "assignee": assignee.to_wire() if assignee else None,
-            "notes": unsettled_notes([assignee] if assignee else [], "assignee"),
+            "notes": notes,
         }
 
     return Prepared(names=[args.assignee] if args.assignee else [], finish=finish)
