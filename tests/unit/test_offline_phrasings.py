@@ -659,6 +659,22 @@ EXACT: tuple[Row, ...] = (
     ),
     Row("Thursday email priya with the notes", says="I did not understand"),
     Row(
+        "send Mei the contract, send Alex Müller the invoice",
+        (
+            email(to=["Mei"], subject="About the contract"),
+            email(to=["Alex Müller"], subject="About the invoice"),
+        ),
+    ),
+    Row(
+        "email ana@fabrikam.com the invoice, cc priya",
+        (email(to=["ana@fabrikam.com"], subject="About the invoice", cc=["priya"]),),
+    ),
+    Row(
+        "find 30 minutes with mei on wednesday",
+        (meeting(attendees=["mei"], when="wednesday", durationMinutes=30),),
+    ),
+    Row("find the doc and email it to priya", says="I did not understand 'find the doc'"),
+    Row(
         "log a WEB story for the onboarding flow and a WEB task to write its copy",
         (
             ticket(project="WEB", issueType="Story", summary="Onboarding flow"),

@@ -25,7 +25,8 @@ _CC = re.compile(
 )
 _WITH_CUT = re.compile(r"\s+(?:with|for|between)\s+(?=\S)", re.I)
 _SENT_THING = re.compile(
-    r"^(?:\s|,|\band\b)*(?P<topic>(?:the|our|my|this|that|your|an?)\s+[^\W\d_][\w' -]*?)\s*$", re.I
+    r"^(?:\s|,|\band\b)*(?P<topic>(?:the|our|my|this|that|your|an?)\s+[^\W\d_][\w' -]*?)[\s,]*(?:\band\s*)?$",
+    re.I,
 )
 # "…, please set that up": the request said again, nothing more.
 _SET_IT_UP = re.compile(
@@ -226,9 +227,9 @@ def email(segment: Segment, previous: Intent | None, known: Collection[str], sam
     if topic_match:
         marks.take(*topic_match[1])
         topic = g.tidy(re.split(r"\s+\b(?:and\s+)?(?:cc|copy)\b", topic_match[0], maxsplit=1, flags=re.I)[0])
-    elif not cc_match:
+    else:
         # "email Kinshuok the agenda": what is sent, right after whom, is what it is about.
-        rest = marks.free(start)
+        rest = marks.free(start, cc_match.start()) if cc_match else marks.free(start)
         sent = _SENT_THING.match(rest)
         if sent is not None:
             marks.take(start + sent.start("topic"), start + sent.end("topic"))

@@ -328,11 +328,11 @@ def _verb_tool(verb: str, rest: str) -> tuple[str | None, bool]:
         return JIRA_TOOL, False
     if _EMAIL_ONLY.match(key):
         return EMAIL_TOOL, False
-    if _MEETING_ONLY.match(key):
-        return MEETING_TOOL, False
     if key in words.TIMED_VERBS:
         timed = _TIMED.match(rest) or noun_tool(rest) == MEETING_TOOL
         return (MEETING_TOOL, False) if timed else (None, False)
+    if _MEETING_ONLY.match(key):
+        return MEETING_TOOL, False
     named = noun_tool(rest)
     if named is not None:
         return named, False
@@ -460,7 +460,14 @@ def segments(message: str) -> tuple[list[Segment], list[str]]:
     unread: list[str] = []
     for piece in pieces(message):
         start = trigger(piece.text)
-        if start is not None and start.by_default and not piece.hard and found and not _concrete(piece.text):
+        if (
+            start is not None
+            and start.by_default
+            and not piece.hard
+            and found
+            and not _concrete(piece.text)
+            and start.verb.casefold() != found[-1].trigger.verb.casefold()  # "send Mei …, send Alex …": two
+        ):
             start = None  # "… about the budget and plan for Q3": a shared verb mid-sentence continues it
         again = _ANOTHER.match(piece.text)
         if start is None and again is not None and found and _concrete(piece.text):

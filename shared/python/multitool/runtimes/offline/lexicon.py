@@ -80,8 +80,9 @@ MEETING_VERBS = phrases(
     """
 )
 # Verbs that ask for a meeting only when a length or a meeting follows: "put 30 mins on Thursday with
-# her", "set a 30 min triage with him" ("set the priority" and "put it in OPS" are edits).
-TIMED_VERBS = ("put", "set")
+# her", "set a 30 min triage with him", "find 30 minutes with jo" ("set the priority" and "put it in
+# OPS" are edits; "find the doc" is nothing the tools do).
+TIMED_VERBS = ("put", "set", "find")
 TICKET_VERBS = phrases(
     """
     file, create, open, log, raise, report, track, submit, write up, add, make, put in, enter,
