@@ -229,6 +229,9 @@ _SPELLED_WEEKDAY = {"tue": "Tuesday", "wed": "Wednesday", "thu": "Thursday", "to
 
 def _spelled_weekdays(text: str) -> str:
     """``text`` with each shortened day written out: "thurs 2pm" -> "Thursday 2pm", "tmrw" -> "tomorrow"."""
+    folded = text.casefold()
+    if not any(stem in folded for stem in ("tues", "weds", "wednes", "thur", "tm", "tomoz", "2mo")):
+        return text  # most phrases: no pattern compiled on a cold start
     return _SHORT_WEEKDAY.sub(
         lambda m: _SPELLED_WEEKDAY[next(k for k, v in m.groupdict().items() if v)], text
     )
