@@ -421,3 +421,11 @@ def test_alternatives_keep_every_day_and_the_hours_said_before_them(text: str, v
     assert reading.request is not None
     assert [option.value() for option in reading.request.options] == values
     assert reading.unread == ()
+
+
+def test_this_weekday_is_the_coming_one_even_at_the_weekend() -> None:
+    sunday = ctx(datetime(2026, 12, 6, 10, tzinfo=UTC))
+    assert when.read_phrase("this Friday", sunday).request.first.day == date(2026, 12, 11)  # type: ignore[union-attr]
+    assert when.read_phrase("this Sunday", sunday).request.first.day == date(2026, 12, 6)  # type: ignore[union-attr]
+    friday = ctx(datetime(2026, 12, 4, 9, tzinfo=UTC))
+    assert when.read_phrase("this Friday at 3pm", friday).request.first.value() == "2026-12-04T15:00"  # type: ignore[union-attr]

@@ -535,6 +535,11 @@ _ORDINAL_OF_MONTH = _lazy(
     r"(?P<month>(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?)(?=\W|$)",
     re.I,
 )
+# "this Friday": the coming Friday, or today on a Friday (parsedatetime reads it as this week's, past
+# by the weekend).
+_THIS_WEEKDAY = _lazy(
+    r"\bthis\s+(?P<day>(?:mon|tue|wed|thu|fri|sat|sun)(?:day|sday|nesday|rsday|urday)?)\b(?!\s+week)", re.I
+)
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _ORDINAL_DAY = _lazy(
     r"(?P<before>\b(?!the\b)[A-Za-z]+\s+)?\b(?P<the>the\s+)?(?P<day>\d{1,2})(?:st|nd|rd|th)\b"
@@ -579,7 +584,12 @@ def _relative_days(text: str, ctx: ToolContext) -> tuple[str, list[str]]:
         notes.append(f"'{match[0][len(match['before'] or '') :].strip()}' read as {_label(day)}.")
         return (match["before"] or "") + date_words(day)
 
+    def this_weekday(match: re.Match[str]) -> str:
+        weekday = _DAY_NAMES.get(match["day"].casefold(), _DAY_NAMES.get(match["day"][:3].casefold(), 0))
+        return date_words(today + timedelta(days=(weekday - today.weekday()) % 7))
+
     text = _MAY_AS_VERB.sub(" ", text)
+    text = _THIS_WEEKDAY.sub(this_weekday, text)
     text = _DAY_AFTER_TOMORROW.sub(lambda _: date_words(today + timedelta(days=2)), text)
     text = _WEEKDAY_OF_WEEK.sub(of_week, text)
     text = _ORDINAL_OF_MONTH.sub(lambda m: f" {m['month'].rstrip('.')} {int(m['day'])} ", text)
