@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from collections import Counter
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from types import ModuleType
 from typing import Any
 
@@ -370,3 +370,14 @@ def test_meeting_longer_than_the_hours_asked_for_is_refused_saying_so(backend: B
     assert error["code"] == "no_free_slot"
     assert error["field"] == "when"
     assert "60 minutes (14:00-15:00), shorter than a 90-minute meeting" in error["message"]
+
+
+def test_meeting_in_the_afternoons_of_next_week(backend: Backend) -> None:
+    payload = response_body(
+        invoke("meeting_scheduler", meeting_event(attendees=["Priya"], when="next week in the afternoon"))
+    )
+    starts = [datetime.fromisoformat(slot["start"]) for slot in payload["slots"]]
+    assert starts, payload
+    assert all(date(2026, 12, 7) <= s.date() <= date(2026, 12, 11) and 13 <= s.hour < 17 for s in starts)
+    assert payload["times"][0] == "2026-12-07T13:00/17:00"
+    assert len(payload["times"]) == 5

@@ -429,3 +429,27 @@ def test_this_weekday_is_the_coming_one_even_at_the_weekend() -> None:
     assert when.read_phrase("this Sunday", sunday).request.first.day == date(2026, 12, 6)  # type: ignore[union-attr]
     friday = ctx(datetime(2026, 12, 4, 9, tzinfo=UTC))
     assert when.read_phrase("this Friday at 3pm", friday).request.first.value() == "2026-12-04T15:00"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("text", "first", "days", "window"),
+    [
+        ("next week in the afternoon", "2026-12-07", 5, "13:00/17:00"),
+        ("any afternoon next week", "2026-12-07", 5, "13:00/17:00"),
+        ("mornings next week", "2026-12-07", 5, "09:00/12:00"),
+        ("next week 2-3pm", "2026-12-07", 5, "14:00/15:00"),
+        ("early next week in the morning", "2026-12-07", 2, "09:00/12:00"),
+        ("this week after lunch", "2026-12-01", 4, "13:00/17:00"),
+    ],
+)
+def test_hours_on_a_week_are_those_hours_on_each_of_its_days(
+    text: str, first: str, days: int, window: str
+) -> None:
+    """As the contract writes them (a window a day), so the model's times agree with the phrase."""
+    reading = when.read_phrase(text, ctx())
+    assert reading.request is not None
+    values = [option.value() for option in reading.request.options]
+    start = date.fromisoformat(first)
+    assert values == [f"{start + timedelta(days=n)}T{window}" for n in range(days)]
+    assert reading.unread == ()
+    assert "each day" in reading.request.options[0].notes[0]

@@ -172,9 +172,9 @@ _PARTS = [
     ("before lunch", _lazy(r"\bbefore\s+lunch(?:\s*time)?\b", re.I)),
     ("after lunch", _lazy(r"\bafter\s+lunch(?:\s*time)?\b", re.I)),
     ("lunchtime", _lazy(_LEAD + r"\blunch(?:\s*time)?\b", re.I)),
-    ("morning", _lazy(_LEAD + r"\bmorning\b", re.I)),
-    ("afternoon", _lazy(_LEAD + r"\bafternoon\b", re.I)),
-    ("evening", _lazy(_LEAD + r"\bevening\b", re.I)),
+    ("morning", _lazy(_LEAD + r"\bmornings?\b", re.I)),
+    ("afternoon", _lazy(_LEAD + r"\bafternoons?\b", re.I)),
+    ("evening", _lazy(_LEAD + r"\bevenings?\b", re.I)),
     ("tonight", _lazy(_LEAD + r"\btonight\b", re.I)),
 ]
 _NOON = _lazy(r"\b(?:noon|midday)\b", re.I)
@@ -508,7 +508,7 @@ def _days(said: str) -> int:
 
 
 _WEEK_SPAN = _lazy(
-    r"^(?:(?:in|during|for|sometime|some\s+time|any\s*time|by|at|on)\s+)*(?:the\s+)?"
+    r"^(?:(?:in|during|for|sometime|some\s+time|any\s*time|any|by|at|on)\s+)*(?:the\s+)?"
     r"(?:(?P<part>early|late|later|(?:the\s+)?end\s+of|(?:the\s+)?start\s+of|(?:the\s+)?beginning\s+of)\s+)?"
     r"(?:the\s+)?(?:(?P<which>next|this|the)\s+)?week$",
     re.I,
@@ -705,6 +705,14 @@ def _natural_reading(cleaned: str, ctx: ToolContext) -> tuple[RequestedTime | No
             return span, []
         reading = _read_times(cleaned)
         notes = list(reading.notes or [])
+        hours = reading.window or (PARTS_OF_DAY.get(reading.part) if reading.part else None)
+        week = _week_span(reading.text, ctx) if hours is not None else None
+        if week is not None and hours is not None and week.last_day is not None:
+            # "next week in the afternoon": those hours, each day of the span
+            days = f"{_label(week.day)} to {_label(week.last_day)}"
+            each = f"'{cleaned}' read as {_hhmm(hours[0])}-{_hhmm(hours[1])} each day, {days}."
+            part = reading.part if reading.window is None else None
+            return RequestedTime(week.day, None, hours, part, (each,), week.last_day), []
         rest, guessed = _relative_days(reading.text, ctx)
         notes += guessed
         if _FILLER.match(rest):  # only a part of the day ("this afternoon", "tonight"): today
@@ -961,6 +969,15 @@ def read_phrase(text: str, ctx: ToolContext, zone: ZoneInfo | None = None) -> Ph
             option = RequestedTime(
                 option.day, option.time, option.window, option.part, option.notes, option.last_day, read_in
             )
+        if option.window is not None and option.last_day is not None:
+            # Hours on a span of days, as the contract writes them: a window each day, in order.
+            notes = option.notes
+            for each_day in option.days:
+                options.append(
+                    RequestedTime(each_day, None, option.window, option.part, notes, zone=option.zone)
+                )
+                notes = ()
+            continue
         options.append(option)
     while options and options[0].day in excluded and options[0].last_day is None and options[0].time is None:
         options[0] = RequestedTime(options[0].day + timedelta(days=1), zone=options[0].zone)
