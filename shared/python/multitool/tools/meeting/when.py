@@ -504,6 +504,7 @@ _SMALL_NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 
 
 def _days(said: str) -> int:
+    """How many days "in three days" or "in 3 days" says."""
     return _SMALL_NUMBERS.get(said.casefold()) or int(said)
 
 
@@ -594,10 +595,7 @@ def _relative_days(text: str, ctx: ToolContext) -> tuple[str, list[str]]:
     text = _WEEKDAY_OF_WEEK.sub(of_week, text)
     text = _ORDINAL_OF_MONTH.sub(lambda m: f" {m['month'].rstrip('.')} {int(m['day'])} ", text)
     text = _ORDINAL_DAY.sub(ordinal, text)
-    text = _IN_DAYS.sub(
-        lambda m: date_words(today + timedelta(days=_SMALL_NUMBERS.get(m["n"].casefold()) or int(m["n"]))),
-        text,
-    )
+    text = _IN_DAYS.sub(lambda m: date_words(today + timedelta(days=_days(m["n"]))), text)
     return text, notes
 
 
