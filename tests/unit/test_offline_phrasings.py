@@ -675,6 +675,19 @@ EXACT: tuple[Row, ...] = (
     ),
     Row("find the doc and email it to priya", says="I did not understand 'find the doc'"),
     Row(
+        "can we do thursday with alex chen? 45 minutes",
+        (meeting(attendees=["alex chen"], when="thursday", durationMinutes=45),),
+    ),
+    Row(
+        "book a sync with priya on friday. an hour please",
+        (meeting(attendees=["priya"], durationMinutes=60),),
+    ),
+    Row(
+        "email priya about the doc. 45 minutes",
+        (email(to=["priya"], subject="About the doc"),),
+        says="I did not understand '45 minutes'",
+    ),
+    Row(
         "log a WEB story for the onboarding flow and a WEB task to write its copy",
         (
             ticket(project="WEB", issueType="Story", summary="Onboarding flow"),

@@ -271,6 +271,11 @@ _NOT_MEETING = re.compile(
     rf"^\s*(?:(?:me|us)\s+)?(?:{_ARTICLE})?(?:{alternation(*words.NOT_MEETINGS)})\b", _I
 )
 _WITH_SOMEONE = re.compile(r"\bwith\s+\S", _I)
+_DO = re.compile(r"do\s+", _I)
+# A clause that only says how long: "45 minutes", "an hour please".
+_LENGTH_ALONE = re.compile(
+    rf"^\s*(?:(?:for|make\s+it)\s+)?(?:{_SIZE}|an?\s+hour|half\s+an\s+hour)(?:\s+please)?[\s.!]*$", _I
+)
 _VERB_WORD = re.compile(rf"\b(?:{_VERBS})\b", _I)
 _BARE_MEETING = re.compile(rf"(?P<noun>{_MEETING_NOUN})\s+(?=with\s+\S)", _I)
 _TICKETS = alternation(*words.ISSUE_TYPES, "tickets", "issues")
@@ -373,6 +378,8 @@ def trigger(clause: str) -> Trigger | None:
     at = need.end() if need else 0
     if _DURATION.match(body, at) and _WITH_SOMEONE.search(body):  # "(I need) 30 min with alex chen friday"
         return Trigger(MEETING_TOOL, body[:at].strip(), offset + at, by_default=True)
+    doing = _DO.match(body, at)  # "(can we) do thursday with alex chen"
+    at = doing.end() if doing else at
     when = _WHEN.match(body, at)
     who = _WITH_SOMEONE.search(body, when.end()) if when else None
     if when and who and not _VERB_WORD.search(body, when.end(), who.start()):
@@ -477,6 +484,10 @@ def segments(message: str) -> tuple[list[Segment], list[str]]:
             # "1:1s with priya on monday and with kinshuok on wednesday": a day each, a meeting each
             start = Trigger(MEETING_TOOL, "another", 0)
         about = _ABOUT_IT.match(piece.text)
+        length = _LENGTH_ALONE.match(piece.text)
+        if start is None and length is not None and found and found[-1].trigger.tool == MEETING_TOOL:
+            found[-1].text += ", " + piece.text  # "can we do thursday with alex chen? 45 minutes"
+            continue
         if start is not None:
             found.append(Segment(start, piece.text))
         elif found and not piece.hard:
