@@ -61,13 +61,16 @@ def test_a_booking_in_any_zone_is_found_again_and_guards_its_time(
     google: FakeGoogle, suite: Suite, start: datetime, minutes: int, zone: str
 ) -> None:
     attendee = SEED.people[1].email
+    begins = start.replace(second=0, microsecond=0)
     booking = Booking(
         id=f"tz-{next(_ids)}",
         title="Across zones",
         organizer=ORGANIZER.email,
         attendees=(ORGANIZER.email, attendee),
-        start=start.replace(second=0, microsecond=0),
-        end=start.replace(second=0, microsecond=0) + timedelta(minutes=minutes),
+        start=begins,
+        # Minutes that pass, not minutes on the wall clock: "01:45, the second time" + 10 minutes is
+        # not "01:55", which came first.
+        end=(begins.astimezone(UTC) + timedelta(minutes=minutes)).astimezone(begins.tzinfo),
         timezone=zone,
     )
     suite.calendar.book(booking)
@@ -96,3 +99,22 @@ def test_a_booking_in_any_zone_is_found_again_and_guards_its_time(
     finally:
         suite.calendar.release(booking.id)
     assert suite.calendar.busy([attendee], booking.start, booking.end)[attendee] == []
+
+
+def test_free_busy_over_the_repeated_hour_compares_instants_not_wall_clocks(
+    google: FakeGoogle, suite: Suite
+) -> None:
+    """Lord Howe goes back 30 minutes at 02:00 on 4 Apr 2027: 01:45 the second time is after 01:55
+    the first time, though its wall clock reads earlier."""
+    zone = ZoneInfo("Australia/Lord_Howe")
+    first_0155 = datetime(2027, 4, 4, 1, 55, tzinfo=zone)
+    second_0145 = datetime(2027, 4, 4, 1, 45, fold=1, tzinfo=zone)
+    assert second_0145.astimezone(UTC) > first_0155.astimezone(UTC)
+    attendee = SEED.people[1].email
+    sent = len(google.requests)
+    # Over [01:45 the second time, 01:55 the first time): no time at all, so nothing is asked.
+    assert suite.calendar.busy([attendee], second_0145, first_0155) == {attendee: []}
+    assert len(google.requests) == sent
+    # Over [01:55 the first time, 01:45 the second time): 20 minutes, asked for in UTC.
+    assert suite.calendar.busy([attendee], first_0155, second_0145) == {attendee: []}
+    assert len(google.requests) == sent + 1

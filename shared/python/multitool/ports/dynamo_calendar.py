@@ -55,6 +55,7 @@ class DynamoCalendar:
         self._client = client
 
     def busy(self, emails: Sequence[str], start: datetime, end: datetime) -> Mapping[str, Sequence[Interval]]:
+        start, end = start.astimezone(UTC), end.astimezone(UTC)  # instants: see GoogleCalendar.busy
         addresses = sorted({e.casefold() for e in emails if e})
         result: dict[str, list[Interval]] = {e: [] for e in emails}
         if not addresses or end <= start:

@@ -159,6 +159,9 @@ class GoogleCalendar:
         self._api = api
 
     def busy(self, emails: Sequence[str], start: datetime, end: datetime) -> Mapping[str, Sequence[Interval]]:
+        # In UTC: two times of one zone compare by their wall clocks, which the hour repeated when
+        # clocks go back puts out of order ("01:45, the second time" is after "01:55, the first").
+        start, end = start.astimezone(UTC), end.astimezone(UTC)
         result: dict[str, list[Interval]] = {e: [] for e in emails}
         addresses = sorted({e.casefold() for e in emails if e})
         if not addresses or end <= start:

@@ -276,6 +276,7 @@ class GraphCalendar:
 
     def _schedule(self, emails: Sequence[str], start: datetime, end: datetime) -> dict[str, list[Interval]]:
         """Busy intervals per casefolded address (unmerged), from getSchedule in chunks."""
+        start, end = start.astimezone(UTC), end.astimezone(UTC)  # instants: see GoogleCalendar.busy
         addresses = list(dict.fromkeys(e.casefold() for e in emails if e))
         result: dict[str, list[Interval]] = {a: [] for a in addresses}
         if not addresses or end <= start:
