@@ -110,7 +110,9 @@ def test_an_event_carries_the_booking_instant_in_utc_and_the_organizers_zone(
         organizer="alex@example.com",
         attendees=("alex@example.com",),
         start=start,
-        end=start + timedelta(minutes=minutes),
+        end=(start.astimezone(UTC) + timedelta(minutes=minutes)).astimezone(
+            start.tzinfo
+        ),  # minutes that pass
         timezone=zone,
     )
     google = ScriptedGoogle()

@@ -92,7 +92,8 @@ def test_a_meeting_straddling_days_is_one_busy_block_in_utc(
     # Given a meeting made in the attendee's own zone (its wall time there, a DST change maybe inside)
     zone = ZoneInfo(zone_name)
     local_start = start.astimezone(zone)
-    meeting = Interval(start=local_start, end=local_start + timedelta(minutes=minutes))
+    # Minutes that pass, not minutes on the wall clock (the repeated hour would end it before it began).
+    meeting = Interval(start=local_start, end=(start + timedelta(minutes=minutes)).astimezone(zone))
     graph = GraphState()
     graph.add_user("Organizer", ORGANIZER, working=ALWAYS)
     graph.add_user("Attendee", "attendee@example.com", working=ALWAYS)
