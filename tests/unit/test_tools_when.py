@@ -453,3 +453,30 @@ def test_hours_on_a_week_are_those_hours_on_each_of_its_days(
     assert values == [f"{start + timedelta(days=n)}T{window}" for n in range(days)]
     assert reading.unread == ()
     assert "each day" in reading.request.options[0].notes[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "note"),
+    [
+        (
+            "this week",
+            "2026-12-07/2026-12-11",
+            "'this week' read as Mon 7 Dec to Fri 11 Dec, the week about to start.",
+        ),
+        ("end of the week", "2026-12-10/2026-12-11", "the week about to start"),
+        ("next week", "2026-12-07/2026-12-11", "'next week' read as Mon 7 Dec to Fri 11 Dec."),
+    ],
+)
+def test_this_week_said_at_the_weekend_is_the_week_about_to_start(text: str, value: str, note: str) -> None:
+    sunday = ctx(datetime(2026, 12, 6, 10, tzinfo=UTC))
+    reading = when.read_phrase(text, sunday)
+    assert reading.request is not None
+    (option,) = reading.request.options
+    assert option.value() == value
+    assert any(note in said for said in option.notes), option.notes
+
+
+def test_what_is_left_of_this_week_on_a_friday_is_that_friday() -> None:
+    friday = ctx(datetime(2026, 12, 4, 9, tzinfo=UTC))
+    (option,) = when.read_phrase("this week", friday).request.options  # type: ignore[union-attr]
+    assert (option.value(), option.notes) == ("2026-12-04", ("'this week' read as Fri 4 Dec.",))

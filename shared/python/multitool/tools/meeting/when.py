@@ -667,8 +667,9 @@ def _week_span(text: str, ctx: ToolContext) -> RequestedTime | None:
         return None
     today = ctx.local_now.date()
     monday = today - timedelta(days=today.weekday())
-    if (match["which"] or "").casefold() == "next":
-        monday += timedelta(days=7)
+    weekend = today.weekday() >= 5 and (match["which"] or "this").casefold() != "next"
+    if (match["which"] or "").casefold() == "next" or weekend:
+        monday += timedelta(days=7)  # at the weekend, "this week" is the one about to start
     first, last = max(monday, today), monday + timedelta(days=4)
     part = " ".join((match["part"] or "").casefold().split()).removeprefix("the ")
     if part in ("early", "start of", "beginning of"):
@@ -681,9 +682,10 @@ def _week_span(text: str, ctx: ToolContext) -> RequestedTime | None:
             if part == "late"
             else max(monday, today + timedelta(days=1))
         )
-    if last < first:  # "this week" said at the weekend, or "early this week" on a Thursday
+    if last < first:  # "early this week" on a Thursday
         return None
-    note = f"'{match[0]}' read as {_label(first)} to {_label(last)}."
+    days = _label(first) if first == last else f"{_label(first)} to {_label(last)}"
+    note = f"'{match[0]}' read as {days}{', the week about to start' if weekend else ''}."
     return RequestedTime(first, notes=(note,), last_day=last)
 
 
@@ -709,6 +711,8 @@ def _natural_reading(cleaned: str, ctx: ToolContext) -> tuple[RequestedTime | No
             # "next week in the afternoon": those hours, each day of the span
             days = f"{_label(week.day)} to {_label(week.last_day)}"
             each = f"'{cleaned}' read as {_hhmm(hours[0])}-{_hhmm(hours[1])} each day, {days}."
+            if week.day == week.last_day:
+                each = f"'{cleaned}' read as {_hhmm(hours[0])}-{_hhmm(hours[1])} on {_label(week.day)}."
             part = reading.part if reading.window is None else None
             return RequestedTime(week.day, None, hours, part, (each,), week.last_day), []
         rest, guessed = _relative_days(reading.text, ctx)
