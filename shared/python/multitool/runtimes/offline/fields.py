@@ -41,7 +41,7 @@ _REPORT = re.compile(
     r"^(?:an?|the)\s+(?:summary|update|recap|heads[\s-]?up|write-?up|status\s+update)$", re.I
 )
 # Words that stand between an article and a ticket without being a project ("a new bug", "a big task").
-_NOT_KEYS = frozenset(
+_ADJECTIVES_NOT_KEYS = frozenset(
     {"new", "big", "old", "odd", "bad", "real", "huge", "tiny", "nasty", "weird", "ui", "ux", "p1", "p2"}
 )
 _GENERIC_MEETING = frozenset({"time", "slot", "appointment", "session", "invite", "invitation"})
@@ -368,7 +368,7 @@ def ticket(segment: Segment, previous: Intent | None, known: Collection[str], sa
             m
             for m in g._IN_PROJECT.finditer(text)
             if (m.group("low") or m.group("key") or m.group("lowkey") or "").casefold()
-            not in words.NOT_NAMES | _NOT_KEYS
+            not in words.NOT_NAMES | _ADJECTIVES_NOT_KEYS
         ),
         None,
     )

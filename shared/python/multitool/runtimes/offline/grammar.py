@@ -132,11 +132,8 @@ _TICKET_THEN_KEY = re.compile(
     rf"^(?P<noun>{_TICKET_WORDS})\b(?=\s+(?:(?i:in|for|on|under|into)\s+)?[A-Z][A-Z0-9]{{1,9}}\b)"
 )
 
-# What follows "put"/"set" when they ask for a meeting: a length, after an article or not.
-_TIMED = re.compile(
-    rf"^\s*(?:(?:an?|another|one)\s+)?(?:{_SIZE}|half[\s-]an?[\s-]hour|an?\s+hour|half[\s-]hour)", _I
-)
-_NOT_KEYS = frozenset({"I", "A", "AN", "THE", "MY", "OUR", "NEW", "ONE", "URGENT", "P1", "P2"})
+# Words in capitals that stand where a key would and are none ("A BUG …", "URGENT ticket").
+_CAPITALS_NOT_KEYS = frozenset({"I", "A", "AN", "THE", "MY", "OUR", "NEW", "ONE", "URGENT", "P1", "P2"})
 
 _EMAIL_ONLY = re.compile(
     rf"^(?:{alternation(*(v for v in words.EMAIL_VERBS if v not in ('write', 'update')))})$", _I
@@ -184,6 +181,10 @@ _DURATION = re.compile(
     r"(?:a|one|three)\s+quarters?\s+of\s+an\s+hour))\b",
     _I,
 )
+# What follows "put"/"set"/"find" when they ask for a meeting: a length, after an article or not.
+_TIMED = re.compile(rf"^\s*(?:(?:an?|another|one)\s+)?(?:{_DURATION.pattern})", _I)
+# A clause that only says how long: "45 minutes", "an hour please".
+_LENGTH_ALONE = re.compile(rf"^\s*(?:make\s+it\s+)?(?:{_DURATION.pattern})(?:\s+please)?[\s.!]*$", _I)
 _NAMED_DURATIONS = {
     "an hour and a half": 90,
     "a hour and a half": 90,
@@ -272,10 +273,6 @@ _NOT_MEETING = re.compile(
 )
 _WITH_SOMEONE = re.compile(r"\bwith\s+\S", _I)
 _DO = re.compile(r"do\s+", _I)
-# A clause that only says how long: "45 minutes", "an hour please".
-_LENGTH_ALONE = re.compile(
-    rf"^\s*(?:(?:for|make\s+it)\s+)?(?:{_SIZE}|an?\s+hour|half\s+an\s+hour)(?:\s+please)?[\s.!]*$", _I
-)
 _VERB_WORD = re.compile(rf"\b(?:{_VERBS})\b", _I)
 _BARE_MEETING = re.compile(rf"(?P<noun>{_MEETING_NOUN})\s+(?=with\s+\S)", _I)
 _TICKETS = alternation(*words.ISSUE_TYPES, "tickets", "issues")
@@ -367,7 +364,7 @@ def trigger(clause: str) -> Trigger | None:
     if match and named is not None:
         return Trigger(named, match.group(0), offset + match.end())
     match = _KEY_FIRST_TICKET.match(body) or _TICKET_THEN_KEY.match(body)
-    if match and match.groupdict().get("key", "") not in _NOT_KEYS:
+    if match and match.groupdict().get("key", "") not in _CAPITALS_NOT_KEYS:
         return Trigger(JIRA_TOOL, match.group(0), offset + match.end())
     match = _VERB.match(body)
     if match:

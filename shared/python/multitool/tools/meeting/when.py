@@ -447,12 +447,11 @@ _WORD = _lazy(r"[^\W\d_][\w'\u2019-]*|\d+")
 
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_PLAIN_DAYS: dict[str, int | None] = {
-    **{name: index for index, name in enumerate(_WEEKDAYS)},
-    **{name[:3]: index for index, name in enumerate(_WEEKDAYS)},
-    "today": None,
-    "tomorrow": None,
+_DAY_NAMES = {name: index for index, name in enumerate(_WEEKDAYS)} | {
+    name[:3]: index for index, name in enumerate(_WEEKDAYS)
 }
+"""A weekday's name and its first three letters -> its index (Monday 0)."""
+_PLAIN_DAYS: dict[str, int | None] = {**_DAY_NAMES, "today": None, "tomorrow": None}
 """The words that name a day by themselves, read here as parsedatetime reads them (weekday -> its index)."""
 
 
@@ -514,13 +513,11 @@ _WEEK_SPAN = _lazy(
     r"(?:the\s+)?(?:(?P<which>next|this|the)\s+)?week$",
     re.I,
 )
-_DAY_NAMES = {name: index for index, name in enumerate(_WEEKDAYS)} | {
-    name[:3]: index for index, name in enumerate(_WEEKDAYS)
-}
+# A weekday as written out or shortened to three letters ("Friday", "fri"; "thurs" is spelled out first).
+_WEEKDAY_WORD = r"(?:mon|tue|wed|thu|fri|sat|sun)(?:day|sday|nesday|rsday|urday)?"
 _WEEKDAY_OF_WEEK = _lazy(
-    r"\b(?:on\s+)?(?:(?P<day>(?:mon|tue|wed|thu|fri|sat|sun)(?:day|sday|nesday|rsday|urday)?)\s+(?:of\s+)?"
-    r"(?P<which>next|this)\s+week|(?P<which2>next|this)\s+week(?:'s)?\s+(?:on\s+)?"
-    r"(?P<day2>(?:mon|tue|wed|thu|fri|sat|sun)(?:day|sday|nesday|rsday|urday)?))\b",
+    rf"\b(?:on\s+)?(?:(?P<day>{_WEEKDAY_WORD})\s+(?:of\s+)?(?P<which>next|this)\s+week"
+    rf"|(?P<which2>next|this)\s+week(?:'s)?\s+(?:on\s+)?(?P<day2>{_WEEKDAY_WORD}))\b",
     re.I,
 )
 # Hours said before the day they are for: "between 2 and 4 on Thursday", "afternoon on Friday".
@@ -531,20 +528,19 @@ _LEADING_HOURS = _lazy(
     re.I,
 )
 _NUMERIC_DATE = _lazy(r"(?<![\d/])\b(?P<first>\d{1,2})/(?P<second>\d{1,2})(?:/\d{2,4})?\b(?!/)")
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTH_WORD = rf"(?:{'|'.join(_MONTHS)})"
 _ORDINAL_OF_MONTH = _lazy(
     r"\b(?:the\s+)?(?P<day>\d{1,2})(?:st|nd|rd|th)\s+(?:of\s+)?"
-    r"(?P<month>(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?)(?=\W|$)",
+    rf"(?P<month>{_MONTH_WORD}[a-z]*\.?)(?=\W|$)",
     re.I,
 )
 # "this Friday": the coming Friday, or today on a Friday (parsedatetime reads it as this week's, past
 # by the weekend).
-_THIS_WEEKDAY = _lazy(
-    r"\bthis\s+(?P<day>(?:mon|tue|wed|thu|fri|sat|sun)(?:day|sday|nesday|rsday|urday)?)\b(?!\s+week)", re.I
-)
-_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_THIS_WEEKDAY = _lazy(rf"\bthis\s+(?P<day>{_WEEKDAY_WORD})\b(?!\s+week)", re.I)
 _ORDINAL_DAY = _lazy(
     r"(?P<before>\b(?!the\b)[A-Za-z]+\s+)?\b(?P<the>the\s+)?(?P<day>\d{1,2})(?:st|nd|rd|th)\b"
-    r"(?!\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))",
+    rf"(?!\s+(?:of\s+)?{_MONTH_WORD})",
     re.I,
 )
 
@@ -559,8 +555,7 @@ def _relative_days(text: str, ctx: ToolContext) -> tuple[str, list[str]]:
         return f" {day.month:02d}/{day.day:02d}/{day.year} "
 
     def of_week(match: re.Match[str]) -> str:
-        said = (match["day"] or match["day2"]).casefold()
-        weekday = _DAY_NAMES.get(said, _DAY_NAMES.get(said[:3], 0))
+        weekday = _DAY_NAMES[(match["day"] or match["day2"])[:3].casefold()]
         monday = today - timedelta(days=today.weekday())
         if (match["which"] or match["which2"]).casefold() == "next":
             monday += timedelta(days=7)
@@ -586,7 +581,7 @@ def _relative_days(text: str, ctx: ToolContext) -> tuple[str, list[str]]:
         return (match["before"] or "") + date_words(day)
 
     def this_weekday(match: re.Match[str]) -> str:
-        weekday = _DAY_NAMES.get(match["day"].casefold(), _DAY_NAMES.get(match["day"][:3].casefold(), 0))
+        weekday = _DAY_NAMES[match["day"][:3].casefold()]
         return date_words(today + timedelta(days=(weekday - today.weekday()) % 7))
 
     text = _MAY_AS_VERB.sub(" ", text)
