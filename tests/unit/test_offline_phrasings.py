@@ -675,6 +675,10 @@ EXACT: tuple[Row, ...] = (
     ),
     Row("find the doc and email it to priya", says="I did not understand 'find the doc'"),
     Row(
+        "sched mtg w/ priya thurs 2-3pm",
+        (meeting(attendees=["priya"], when="thurs 2-3pm"),),
+    ),
+    Row(
         "can we do thursday with alex chen? 45 minutes",
         (meeting(attendees=["alex chen"], when="thursday", durationMinutes=45),),
     ),

@@ -160,7 +160,9 @@ _DAY = alternation(*words.DAYS)
 _MONTH = alternation(*words.MONTHS)
 _PART = alternation(*words.PARTS_OF_DAY)
 _NUMBER_WORD = alternation(*words.NUMBER_WORDS).replace("-", r"[\s-]")  # "forty-five", "forty five"
-_CLOCK = r"(?:\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d{2}|noon|midday)"
+_ONE_CLOCK = r"(?:\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d{2}|noon|midday)"
+# A time, or a span of hours ending in one ("2-3pm", "10:00-11:30"), which the scheduler reads as a window.
+_CLOCK = rf"(?:(?:\d{{1,2}}(?::\d{{2}})?\s*(?:am|pm)?\s*(?:-|\u2013)\s*)?{_ONE_CLOCK})"
 _DATE = (
     rf"(?:(?:next|this|coming|last|past)\s+(?:week|month|{_DAY})|{_DAY}|tomorrow|tmrw|tmr|today|tonight|yesterday|"
     rf"(?:the\s+)?day\s+after\s+tomorrow|the\s+day\s+before\s+yesterday|in\s+(?:\d{{1,2}}|{_NUMBER_WORD})\s+days|"
