@@ -158,6 +158,8 @@ def test_values_that_disagree_with_the_phrase_are_searched_and_the_card_says_so(
     ("when", "times"),
     [
         ("Friday after 3pm", ["2026-12-04T15:00/17:00"]),
+        ("Friday after 3pm", ["2026-12-04T16:30"]),
+        ("Friday by midnight", ["2026-12-04T09:00/17:00"]),
         ("Friday at 3pm", ["2026-12-04T15:00"]),
         ("Thursday afternoon", ["2026-12-03T14:00"]),
         ("Thursday afternoon", ["2026-12-03T14:00/16:00"]),
@@ -178,6 +180,7 @@ def test_times_passed_within_what_the_phrase_says_need_no_check(when: str, times
         ("Thursday afternoon", ["2026-12-03T10:00"]),  # a morning time for an afternoon
         ("Thursday", ["2026-12-03T10:00"]),  # a time the user never said
         ("Friday at 3pm", ["2026-12-04T16:00"]),
+        ("Friday after 3pm", ["2026-12-04T14:00"]),  # before the earliest start said
         ("thurs 2-3pm", ["2026-12-03T13:00/15:00"]),  # hours beyond those said
         ("Thursday or Friday", ["2026-12-03"]),  # an alternative dropped
     ],

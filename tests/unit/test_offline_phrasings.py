@@ -705,6 +705,33 @@ EXACT: tuple[Row, ...] = (
             email(to=["Kinshuok", "Priya"], subject="Outage"),
         ),
     ),
+    # Times as people type them: the whole phrase reaches the scheduler, which reads it.
+    *(
+        Row(
+            f"schedule a sync with Priya {said}",
+            (meeting(attendees=["Priya"], title="Sync", when=said.removeprefix("on ")),),
+        )
+        for said in (
+            "thursday at 3",
+            "on Thursday after 3pm",
+            "tomorrow from 3pm onwards",
+            "friday by 3pm",
+            "thursday after 2 but before 4",
+            "tomorrow by midnight",
+            "around 3 tomorrow",
+            "10ish tomorrow",
+            "monday week",
+            "mid next week",
+            "early next week",
+            "on 15/12 at 3pm",
+            "the day after tomorrow at 9",
+            "tomorrow between 2 and 4",
+        )
+    ),
+    Row(
+        "book 30 min with Mei late afternoon on Friday",
+        (meeting(attendees=["Mei"], when="late afternoon Friday", durationMinutes=30),),
+    ),
 )
 
 

@@ -336,6 +336,37 @@ def test_a_phrase_of_more_than_one_day_word_is_left_to_parsedatetime() -> None:
         ("before 9am on Friday", "2026-12-04T08:00/09:00", "'before 9am' read as 08:00-09:00."),
         ("Thursday at 3 may work", "2026-12-03T15:00", "'Thursday' read as Thu 3 Dec"),
         ("10/12", "2027-10-12", "'10/12' read as month/day, Tue 12 Oct: write 2027-10-12 to be sure."),
+        # An earliest start: its hours to the end of the day (18:00), or the hour after it in the evening.
+        ("Thursday after 3pm", "2026-12-03T15:00/18:00", "'after 3pm' read as 15:00-18:00."),
+        ("any time after 2 tomorrow", "2026-12-02T14:00/18:00", "'any time after 2' read as 14:00-18:00."),
+        ("tomorrow from 3pm onwards", "2026-12-02T15:00/18:00", "'from 3pm onwards' read as 15:00-18:00."),
+        ("Friday 4pm onward", "2026-12-04T16:00/18:00", "'4pm onward' read as 16:00-18:00."),
+        ("not before 10 on Monday", "2026-12-07T10:00/18:00", "'not before 10' read as 10:00-18:00."),
+        ("after 7pm tomorrow", "2026-12-02T19:00/20:00", "'after 7pm' read as 19:00-20:00."),
+        (
+            "Thursday after 2 but before 4",
+            "2026-12-03T14:00/16:00",
+            "'before 4' read as ending the hours at 16:00.",
+        ),
+        ("tomorrow by midnight", "2026-12-02T09:00/23:59", "'by midnight' read as 09:00-23:59."),
+        ("until 5 tomorrow", "2026-12-02T09:00/17:00", "'until 5' read as 09:00-17:00."),
+        # "from" with no end is the start (parsedatetime read "tomorrow from 15:00" as 09:00).
+        ("tomorrow from 3pm", "2026-12-02T15:00", ""),
+        ("Thursday from 2", "2026-12-03T14:00", "'from 2' read as 14:00 (say '2am' for the morning)."),
+        ("late afternoon on Thursday", "2026-12-03T15:00/17:00", "'late afternoon' read as 15:00-17:00."),
+        ("mid-morning Friday", "2026-12-04T10:00/11:30", "'mid morning' read as 10:00-11:30."),
+        ("early evening tomorrow", "2026-12-02T17:00/18:00", "'early evening' read as 17:00-18:00."),
+        ("around 3 tomorrow", "2026-12-02T15:00", "'around 3' read as 15:00 (say '3am' for the morning)."),
+        ("10ish on Friday", "2026-12-04T10:00", ""),
+        ("Thursday 3pm-ish", "2026-12-03T15:00", ""),
+        ("about 11 tomorrow", "2026-12-02T11:00", ""),
+        ("later today", "2026-12-01", ""),
+        ("Monday week", "2026-12-14", "'Monday' read as Mon 14 Dec (a week after the coming one)."),
+        ("a week on Friday", "2026-12-11", "'Friday' read as Fri 11 Dec (a week after the coming one)."),
+        ("mid next week", "2026-12-08/2026-12-10", "'mid next week' read as Tue 8 Dec to Thu 10 Dec."),
+        ("midweek", "2026-12-01/2026-12-03", "'midweek' read as Tue 1 Dec to Thu 3 Dec."),
+        ("15/12 at 3pm", "2026-12-15T15:00", "'15/12' read as day/month, Tue 15 Dec."),
+        ("25/11/2027", "2027-11-25", "'25/11/2027' read as day/month, Thu 25 Nov."),
     ],
 )
 def test_what_people_type_is_read_as_they_mean_it(text: str, value: str, note: str) -> None:
@@ -370,6 +401,10 @@ def test_any_time_but_a_day_is_every_day_from_today_but_that_one(
         ("Thursday 3-25", "not a time of day"),
         ("Thursday 13-14pm", "not a time of day"),
         ("the 32nd", "not a day of the month"),
+        ("31/11", "not a day of the calendar"),
+        ("13/13", "is not a date"),
+        ("Thursday after 4 but before 2", "ends before 16:00, the start said"),
+        ("after 13pm tomorrow", "not a time of day"),
     ],
 )
 def test_a_span_or_day_that_cannot_be_is_refused_with_why(text: str, message: str) -> None:

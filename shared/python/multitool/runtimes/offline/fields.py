@@ -73,8 +73,9 @@ class Marks:
         return [" ".join(left)] if left else []
 
 
-# Between two times of one phrase: an alternative or a day ruled out ("Thursday at 4pm or Friday").
-_JOINER = re.compile(r"^\s*(?:,\s*)?(?:or|(?:and|but)\s+not|not|except|/)\s*(?:on\s+)?$", re.I)
+# Between two times of one phrase: an alternative, a day ruled out ("Thursday at 4pm or Friday"), or
+# a latest end after an earliest start ("after 2 but before 4").
+_JOINER = re.compile(r"^\s*(?:,\s*)?(?:or|(?:and|but)\s+not|not|except|but|/)\s*(?:on\s+)?$", re.I)
 _NEGATION_BEFORE = re.compile(r"\b(?:(?:but\s+)?not|except|any\s*(?:day|time)\s+but)\s+(?:on\s+)?$", re.I)
 # After the last time: the zone it is in ("London time", "PST", "Europe/London", "in Priya's time zone").
 _ZONE_AFTER = re.compile(

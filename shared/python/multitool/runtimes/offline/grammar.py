@@ -160,20 +160,38 @@ _DAY = alternation(*words.DAYS)
 _MONTH = alternation(*words.MONTHS)
 _PART = alternation(*words.PARTS_OF_DAY)
 _NUMBER_WORD = alternation(*words.NUMBER_WORDS).replace("-", r"[\s-]")  # "forty-five", "forty five"
-_ONE_CLOCK = r"(?:\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d{2}|noon|midday)"
+_ONE_CLOCK = r"(?:\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}[:.]\d{2}|noon|midday)"
 # A time, or a span of hours ending in one ("2-3pm", "10:00-11:30"), which the scheduler reads as a window.
-_CLOCK = rf"(?:(?:\d{{1,2}}(?::\d{{2}})?\s*(?:am|pm)?\s*(?:-|\u2013)\s*)?{_ONE_CLOCK})"
+_CLOCK = rf"(?:(?:\d{{1,2}}(?::\d{{2}})?\s*(?:am|pm)?\s*(?:-|\u2013)\s*)?{_ONE_CLOCK}(?:\s*-?\s*ish\b)?)"
+# An hour after a word that makes it one ("at 3", "after 2", "by midnight"), not a count ("by 3 people").
+_HOUR = (
+    rf"(?:{_CLOCK}|midnight|\d{{1,2}}(?:\s*-?\s*ish\b)?"
+    r"(?!\s*(?:days?|weeks?|months?|years?|hours?|hrs?|h\b|mins?|minutes?|m\b|people|of\b|/|\d|st\b|nd\b|rd\b|th\b)))"
+)
+_BEFORE_HOUR = (
+    r"(?:at|around|about|roughly|from|after|before|by|until|till|up\s+to|no\s+(?:earlier|later)\s+than|"
+    r"not\s+before|any\s*time\s+after)"
+)
+_WEEKDAY_WEEK = rf"(?:(?:{_DAY})\s+week\b|a\s+week\s+(?:on|from|after)\s+(?:{_DAY}))"
+_SHADE = r"(?:(?:early|mid|late)[\s-]*)"
 _DATE = (
-    rf"(?:(?:next|this|coming|last|past)\s+(?:week|month|{_DAY})|{_DAY}|tomorrow|tmrw|tmr|today|tonight|yesterday|"
+    rf"(?:{_WEEKDAY_WEEK}|(?:(?:early|late|later|mid|(?:the\s+)?(?:middle|end|start|beginning)\s+of)[\s-]*)?"
+    rf"(?:next|this|coming|last|past|the)\s+week\b|mid-?week\b|"
+    rf"(?:next|this|coming|last|past)\s+(?:month|{_DAY})|{_DAY}|tomorrow|tmrw|tmr|today|tonight|yesterday|"
     rf"(?:the\s+)?day\s+after\s+tomorrow|the\s+day\s+before\s+yesterday|in\s+(?:\d{{1,2}}|{_NUMBER_WORD})\s+days|"
-    rf"(?:later\s+)?this\s+(?:morning|afternoon|evening)|later\s+today|end\s+of\s+(?:the\s+)?week|"
+    rf"(?:later\s+)?this\s+{_SHADE}?(?:morning|afternoon|evening)|later\s+today|end\s+of\s+(?:the\s+)?week|"
     rf"\d{{4}}-\d{{2}}-\d{{2}}(?:[T ]\d{{2}}:\d{{2}}(?::\d{{2}})?(?:Z|[+-]\d{{2}}:?\d{{2}})?)?|"
     rf"(?:{_MONTH})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH})|"
-    rf"the\s+\d{{1,2}}(?:st|nd|rd|th))"
+    rf"the\s+\d{{1,2}}(?:st|nd|rd|th)|\d{{1,2}}/\d{{1,2}}(?:/\d{{2,4}})?\b)"
 )
 _WHEN = re.compile(
-    rf"\b(?:{_DATE})(?:\s+(?:in\s+the\s+)?(?:{_PART})\b)?(?:\s*,?\s*(?:at\s+|around\s+|from\s+)?{_CLOCK})?"
-    rf"|\b(?:at|around|from)\s+{_CLOCK}|\b{_CLOCK}|\b(?:in\s+the\s+)?(?:{_PART})\b",
+    rf"\b(?:{_DATE})(?:\s+(?:in\s+the\s+)?{_SHADE}?(?:{_PART})\b)?"
+    rf"(?:\s*,?\s*(?:{_BEFORE_HOUR}\s+)?{_CLOCK}(?:\s+(?:onwards?|or\s+later)\b)?)?"
+    rf"|\b(?:from\s+|between\s+)?\d{{1,2}}(?::\d{{2}})?\s*(?:am|pm)?\s*(?:-|\u2013|\bto\b|\buntil\b|\band\b)\s*"
+    rf"(?:{_ONE_CLOCK}|\d{{1,2}}\b(?!\s*(?:days?|weeks?|hours?|mins?|minutes?|people|/)))"
+    rf"|\b{_BEFORE_HOUR}\s+{_HOUR}(?:\s+(?:onwards?|or\s+later)\b)?"
+    rf"|\b{_CLOCK}(?:\s+(?:onwards?|or\s+later)\b)?|\b\d{{1,2}}\s*-?\s*ish\b"
+    rf"|\b(?:in\s+the\s+)?{_SHADE}?(?:{_PART})\b",
     _I,
 )
 _DURATION = re.compile(

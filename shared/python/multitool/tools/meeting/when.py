@@ -13,13 +13,18 @@ relative to ``ctx.now`` in the user's time zone. Conventions (parsedatetime's):
 - a part of the day narrows the search to hours (:data:`PARTS_OF_DAY`): first
   thing 09:00-10:00, morning and before lunch 09:00-12:00, lunchtime 12:00-14:00,
   afternoon and after lunch 13:00-17:00, end of day 16:00-18:00, evening and
-  tonight 17:00-19:00; noon and midday are 12:00; a span of hours ("2-3pm",
-  "between 2 and 4") narrows it the same way;
-- an hour without am/pm from 1 to 7 ("at 3", "2:30") is read as the afternoon;
+  tonight 17:00-19:00, each early, mid or late in it its first, middle or last
+  hours ("late afternoon" 15:00-17:00); noon and midday are 12:00; a span of hours
+  ("2-3pm", "between 2 and 4"), a latest end ("by 3pm", "before noon", "by
+  midnight": from 09:00) and an earliest start ("after 3pm", "4pm onwards": to
+  18:00, or the hour after it in the evening) narrow it the same way;
+- an hour without am/pm from 1 to 7 ("at 3", "2:30", "around 3", "3ish") is read
+  as the afternoon;
 - what parsedatetime misreads is rewritten first: shortened weekdays ("thurs"),
-  dotted times ("9.30"), a weekday of a week ("Friday next week"), a day of the
-  month ("the 15th"), the day after tomorrow; a weekday said that is not the
-  weekday of the day read is noted, never trusted.
+  dotted times ("9.30"), a weekday of a week ("Friday next week", "Monday week":
+  a week after the coming Monday), a day of the month ("the 15th"), a numeric
+  date that can only be day/month ("15/12"), the day after tomorrow; a weekday
+  said that is not the weekday of the day read is noted, never trusted.
 
 Every such reading is said in :attr:`RequestedTime.notes`, so the card shows it.
 """
@@ -104,8 +109,9 @@ class RequestedTime:
 
     def admits(self, given: RequestedTime) -> bool:
         """Whether an option passed for this one, as read from the phrase, says the same: the same day
-        or days, and the time said (or a window from it: "after 3pm", 15:00-17:00) or a time or hours
-        within the hours said ("Thursday afternoon", 14:00). A day said alone admits no time."""
+        or days, and the time said (or a window from it: "at 3pm", 15:00-16:00) or a time or hours
+        within the hours said ("Thursday afternoon", 14:00; "after 3pm", 15:00-17:00). A day said alone
+        admits no time."""
         if (given.day, given.last_day or given.day) != (self.day, self.last_day or self.day):
             return False
         if self.time is not None:
@@ -159,6 +165,15 @@ PARTS_OF_DAY: dict[str, tuple[time, time]] = {
     "end of day": (time(16), time(18)),
     "evening": (time(17), time(19)),
     "tonight": (time(17), time(19)),
+    "early morning": (time(9), time(10, 30)),
+    "mid morning": (time(10), time(11, 30)),
+    "late morning": (time(10, 30), time(12)),
+    "early afternoon": (time(13), time(15)),
+    "mid afternoon": (time(14), time(16)),
+    "late afternoon": (time(15), time(17)),
+    "early evening": (time(17), time(18)),
+    "mid evening": (time(17, 30), time(18, 30)),
+    "late evening": (time(18), time(19)),
 }
 """Part of the day -> local [start, end) hours the slots must lie in."""
 
@@ -177,6 +192,10 @@ _PARTS = [
     ("evening", _lazy(_LEAD + r"\bevenings?\b", re.I)),
     ("tonight", _lazy(_LEAD + r"\btonight\b", re.I)),
 ]
+# "late afternoon", "mid-morning", "early evening": the part's first, middle or last hours.
+_SHADED_PART = _lazy(
+    _LEAD + r"\b(?P<shade>early|mid|late)[\s-]*(?P<part>morning|afternoon|evening)s?\b", re.I
+)
 _NOON = _lazy(r"\b(?:noon|midday)\b", re.I)
 # "4pm", "4:30 p.m.", "9.30am" and "930am"; "14:30" and "9.30" (not "30.11.2026" nor "2026.12.10").
 _MERIDIEM = _lazy(r"\b(\d{1,2})(?:[:.](\d{1,2})|(\d{2}))?\s*([ap])\.?\s?m\b\.?", re.I)
@@ -205,14 +224,43 @@ _RANGE = _lazy(
     + r"(?![\d/.:-])(?!\s*(?:days?|weeks?|months?|hours?|hrs?|h\b|mins?|minutes?|people|of\b))",
     re.I,
 )
-# A latest end: "before 11", "by 3pm", "no later than noon" (the day's first hours up to it).
+# What may follow a number that makes it no hour: "after 2 weeks", "around 3 days", "by the 15th".
+_NOT_AN_HOUR = (
+    r"(?!\s*(?:days?|weeks?|months?|years?|hours?|hrs?|h\b|mins?|minutes?|people|st\b|nd\b|rd\b|th\b))"
+)
+# A latest end: "before 11", "by 3pm", "until 5", "no later than noon", "by midnight" (the day's first
+# hours up to it).
 _BEFORE = _lazy(
-    r"\b(?:before|by|no\s+later\s+than)\s+(?:(?P<noon>noon|midday)|(?P<hour>\d{1,2})(?:[:.](?P<minute>\d{2}))?"
-    r"\s*(?P<half>[ap]\.?\s?m\b\.?)?)(?![\d:./-])",
+    r"\b(?:before|by|until|till|up\s+to|no\s+later\s+than)\s+(?:(?P<midnight>midnight)|"
+    + _ENDPOINT.format("by")
+    + r")(?![\d:./-])"
+    + _NOT_AN_HOUR,
+    re.I,
+)
+# An earliest start: "after 3pm", "any time after 2", "no earlier than 10", "4pm onwards", "from 3 on".
+_AFTER = _lazy(
+    r"\b(?:(?:(?:any\s*time|anytime|some\s*time|sometime)\s+)?(?:after|no\s+earlier\s+than|not\s+before)\s+"
+    + _ENDPOINT.format("after")
+    + r"(?:\s+onwards?\b)?|(?:from\s+)?"
+    + _ENDPOINT.format("from")
+    + r"\s*(?:onwards?|on(?=\s*$)|or\s+later|and\s+later)\b)(?![\d:./-])"
+    + _NOT_AN_HOUR,
     re.I,
 )
 _DAY_STARTS = time(9)
-_BARE_HOUR = _lazy(r"\bat\s+(\d{1,3})\b(?!\s*(?::|[ap]\.?\s?m\b|h\b|st\b|nd\b|rd\b|th\b))", re.I)
+_DAY_ENDS = time(18)
+"""Where an earliest start's hours end ("after 3pm": 15:00-18:00), as the end of day does."""
+_LAST_MINUTE = time(23, 59)
+# "from 3pm" with no end or "onwards", once written 15:00: the time it starts (parsedatetime reads
+# "tomorrow from 15:00" as 09:00).
+_FROM_CLOCK = _lazy(r"\bfrom\s+(?=\d{2}:\d{2}\b)", re.I)
+# "around 3", "about 10", "3ish", "2:30-ish": the hour said, read as "at" reads it.
+_ISH = _lazy(r"\b(\d{1,2}(?:[:.]\d{2})?(?:\s*[ap]\.?\s?m\b\.?)?)\s*-?\s*ish\b", re.I)
+_BARE_HOUR = _lazy(
+    r"\b(?:at|from|around|about|roughly|approximately|approx\.?)\s+(\d{1,3})\b"
+    r"(?!\s*(?::|[ap]\.?\s?m\b|h\b|st\b|nd\b|rd\b|th\b))" + _NOT_AN_HOUR,
+    re.I,
+)
 _WEEKDAY = _lazy(
     r"\b(?:(next|this|coming)\s+)?(mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\b", re.I
 )
@@ -308,12 +356,36 @@ def _span(match: re.Match[str], cleaned: str) -> tuple[time, time] | None:
     return opens, closes
 
 
+def _one_clock(match: re.Match[str], side: str, cleaned: str) -> time:
+    """The time one end of a match names (groups ``{side}_noon``, ``_hour``, ``_minute``, ``_half``);
+    without am or pm, 1 to 7 is the afternoon."""
+    if match[f"{side}_noon"]:
+        return time(12)
+    hour, minute, half = int(match[f"{side}_hour"]), int(match[f"{side}_minute"] or 0), match[f"{side}_half"]
+    if hour > 23 or minute > 59 or (half and not 1 <= hour <= 12):
+        raise _impossible(cleaned, match[0].strip())
+    if half:
+        hour = hour % 12 + (12 if half[:1].casefold() == "p" else 0)
+    elif hour in _AFTERNOON_HOURS:
+        hour += 12
+    return time(hour, minute)
+
+
+def _hour_after(moment: time) -> time:
+    return _LAST_MINUTE if moment.hour == 23 else time(moment.hour + 1, moment.minute)
+
+
 def _read_times(cleaned: str) -> _Reading:
     """Parts of the day out, clock times checked and written as HH:MM for parsedatetime."""
     notes: list[str] = []
     text = cleaned
     part: str | None = None
     window: tuple[time, time] | None = None
+    opened = False  # the window is an earliest start's ("after 3pm"): a latest end said too closes it
+    shaded = _SHADED_PART.search(text) if "early" in text or "mid" in text or "late" in text else None
+    if shaded is not None:
+        part = f"{shaded['shade']} {shaded['part']}".casefold()
+        text = f"{text[: shaded.start()]} {text[shaded.end() :]}"
     for name, pattern in _PARTS:
         if pattern.search(text):
             part = part or name
@@ -372,36 +444,53 @@ def _read_times(cleaned: str) -> _Reading:
             hour += 12
         return f" at {hour:02d}:00 "
 
-    def before(match: re.Match[str]) -> str:
-        nonlocal window
+    def after(match: re.Match[str]) -> str:
+        nonlocal window, opened
         if window is not None:
             return match[0]
-        if match["noon"]:
-            hour, minute = 12, 0
-        else:
-            hour, minute = int(match["hour"]), int(match["minute"] or 0)
-            if hour > 23 or minute > 59 or (match["half"] and not 1 <= hour <= 12):
-                raise _impossible(cleaned, match[0].strip())
-            if match["half"]:
-                hour = hour % 12 + (12 if match["half"][:1].casefold() == "p" else 0)
-            elif hour in _AFTERNOON_HOURS:
-                hour += 12
-        ends = time(hour, minute)
+        starts = _one_clock(match, "after" if match["after_hour"] or match["after_noon"] else "from", cleaned)
+        # In the evening, past the end of day: the hour after it (a note says so).
+        window, opened = (starts, _DAY_ENDS if starts < _DAY_ENDS else _hour_after(starts)), True
+        notes.append(f"'{match[0].strip()}' read as {_hhmm(window[0])}-{_hhmm(window[1])}.")
+        return " "
+
+    def before(match: re.Match[str]) -> str:
+        nonlocal window
+        if window is not None and not opened:
+            return match[0]
+        ends = _LAST_MINUTE if match["midnight"] else _one_clock(match, "by", cleaned)
         if ends == time(0):
             raise _impossible(cleaned, match[0].strip())
+        if window is not None:  # "after 2 but before 4": from the one to the other
+            if ends <= window[0]:
+                raise UnparseableDate(
+                    f"'{match[0].strip()}' in '{cleaned}' ends before {_hhmm(window[0])}, the start said. "
+                    "Say e.g. 'after 2pm and before 4pm'.",
+                    field=FIELD,
+                )
+            window = (window[0], ends)
+            notes.append(f"'{match[0].strip()}' read as ending the hours at {_hhmm(ends)}.")
+            return " "
         # "before 9am", before the working day: the hour before it, outside working hours (a note says so)
-        starts = _DAY_STARTS if ends > _DAY_STARTS else time(max(hour - 1, 0), minute if hour else 0)
+        starts = (
+            _DAY_STARTS
+            if ends > _DAY_STARTS
+            else time(max(ends.hour - 1, 0), ends.minute if ends.hour else 0)
+        )
         window = (starts, ends)
         notes.append(f"'{match[0].strip()}' read as {_hhmm(window[0])}-{_hhmm(window[1])}.")
         return " "
 
+    text = _ISH.sub(lambda m: f" around {m[1]} ", text) if "ish" in text.casefold() else text
     text = _RANGE.sub(span, text)
+    text = _AFTER.sub(after, text)
     text = _BEFORE.sub(before, text)
     text = _NOON.sub(" 12:00 ", text)
     text = _CLOCK_WORDS.sub(spoken, text)
     text = _MERIDIEM.sub(meridiem, text)
     text = _CLOCK.sub(clock, text)
     text = _BARE_HOUR.sub(bare, text)
+    text = _FROM_CLOCK.sub(" ", text) if "from" in text.casefold() else text
     return _Reading(" ".join(text.split()), part, notes, window)
 
 
@@ -441,6 +530,7 @@ _UNREAD_FILLER = frozenset(
         *("on", "at", "in", "by", "around", "during", "before", "for", "this", "the", "a", "an", "of"),
         *("from", "some", "sometime", "time", "any", "day", "please", "maybe", "ish", "or", "and"),
         *("between", "works", "suits", "suit", "would", "be", "good", "okay", "ok", "if", "possible"),
+        *("later", "about", "roughly", "approximately", "but"),
     )
 )
 _WORD = _lazy(r"[^\W\d_][\w'\u2019-]*|\d+")
@@ -509,7 +599,8 @@ def _days(said: str) -> int:
 
 _WEEK_SPAN = _lazy(
     r"^(?:(?:in|during|for|sometime|some\s+time|any\s*time|any|by|at|on)\s+)*(?:the\s+)?"
-    r"(?:(?P<part>early|late|later|(?:the\s+)?end\s+of|(?:the\s+)?start\s+of|(?:the\s+)?beginning\s+of)\s+)?"
+    r"(?:(?P<part>early|late|later|mid|(?:the\s+)?middle\s+of|(?:the\s+)?end\s+of|(?:the\s+)?start\s+of"
+    r"|(?:the\s+)?beginning\s+of)[\s-]*)?"
     r"(?:the\s+)?(?:(?P<which>next|this|the)\s+)?week$",
     re.I,
 )
@@ -523,11 +614,12 @@ _WEEKDAY_OF_WEEK = _lazy(
 # Hours said before the day they are for: "between 2 and 4 on Thursday", "afternoon on Friday".
 _LEADING_HOURS = _lazy(
     r"^\s*(?:(?:in|at|on|from|between|during|any\s*time)\s+)?(?:the\s+)?"
-    r"(?:\d|noon|midday|morning|afternoon|evening|lunch|first\s+thing|before\s+lunch|after\s+lunch|"
+    r"(?:\d|noon|midday|(?:(?:early|mid|late)[\s-]*)?(?:morning|afternoon|evening)|lunch|first\s+thing"
+    r"|before\s+lunch|after\s+lunch|after\s+\d|"
     r"end\s+of\s+(?:the\s+)?(?:day|business)|eod|cob)",
     re.I,
 )
-_NUMERIC_DATE = _lazy(r"(?<![\d/])\b(?P<first>\d{1,2})/(?P<second>\d{1,2})(?:/\d{2,4})?\b(?!/)")
+_NUMERIC_DATE = _lazy(r"(?<![\d/])\b(?P<first>\d{1,2})/(?P<second>\d{1,2})(?:/(?P<year>\d{2}|\d{4}))?\b(?!/)")
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _MONTH_WORD = rf"(?:{'|'.join(_MONTHS)})"
 _ORDINAL_OF_MONTH = _lazy(
@@ -538,6 +630,11 @@ _ORDINAL_OF_MONTH = _lazy(
 # "this Friday": the coming Friday, or today on a Friday (parsedatetime reads it as this week's, past
 # by the weekend).
 _THIS_WEEKDAY = _lazy(rf"\bthis\s+(?P<day>{_WEEKDAY_WORD})\b(?!\s+week)", re.I)
+# "Monday week", "a week on Friday", "a week from Tuesday": a week after the coming one.
+_WEEKDAY_WEEK = _lazy(
+    rf"\b(?:a\s+week\s+(?:on|from|after)\s+(?P<day>{_WEEKDAY_WORD})|(?P<day2>{_WEEKDAY_WORD})\s+week)\b(?!')",
+    re.I,
+)
 _ORDINAL_DAY = _lazy(
     r"(?P<before>\b(?!the\b)[A-Za-z]+\s+)?\b(?P<the>the\s+)?(?P<day>\d{1,2})(?:st|nd|rd|th)\b"
     rf"(?!\s+(?:of\s+)?{_MONTH_WORD})",
@@ -584,8 +681,33 @@ def _relative_days(text: str, ctx: ToolContext) -> tuple[str, list[str]]:
         weekday = _DAY_NAMES[match["day"][:3].casefold()]
         return date_words(today + timedelta(days=(weekday - today.weekday()) % 7))
 
+    def week_after(match: re.Match[str]) -> str:
+        weekday = _DAY_NAMES[(match["day"] or match["day2"])[:3].casefold()]
+        return date_words(today + timedelta(days=(weekday - today.weekday() - 1) % 7 + 8))
+
+    def day_first(match: re.Match[str]) -> str:
+        """A numeric date that can only be day/month ("15/12"): parsedatetime reads it as another day."""
+        first, second = int(match["first"]), int(match["second"])
+        if first <= 12:
+            return match[0]  # month/day, as parsedatetime reads it (a note says so when both could be)
+        said = match[0]
+        if second > 12:
+            raise UnparseableDate(f"'{said}' is not a date. Write e.g. 2026-12-15.", field=FIELD)
+        year = int(match["year"]) if match["year"] else today.year
+        year += 2000 if match["year"] and len(match["year"]) == 2 else 0
+        try:
+            day = date(year, second, first)
+            if day < today and not match["year"]:
+                day = date(year + 1, second, first)
+        except ValueError:
+            raise UnparseableDate(f"'{said}' is not a day of the calendar.", field=FIELD) from None
+        notes.append(f"'{said}' read as day/month, {_label(day)}.")
+        return date_words(day)
+
     text = _MAY_AS_VERB.sub(" ", text)
+    text = _NUMERIC_DATE.sub(day_first, text) if "/" in text else text
     text = _THIS_WEEKDAY.sub(this_weekday, text)
+    text = _WEEKDAY_WEEK.sub(week_after, text) if "week" in text.casefold() else text
     text = _DAY_AFTER_TOMORROW.sub(lambda _: date_words(today + timedelta(days=2)), text)
     text = _WEEKDAY_OF_WEEK.sub(of_week, text)
     text = _ORDINAL_OF_MONTH.sub(lambda m: f" {m['month'].rstrip('.')} {int(m['day'])} ", text)
@@ -655,8 +777,8 @@ def resolve_when(text: str, ctx: ToolContext) -> RequestedTime:
 
 def _week_span(text: str, ctx: ToolContext) -> RequestedTime | None:
     """A week said alone, as its working days: 'next week' Monday to Friday, 'this week' today to
-    Friday; 'early next week' its Monday and Tuesday, 'the end of the week' Thursday and Friday,
-    'later this week' tomorrow to Friday."""
+    Friday; 'early next week' its Monday and Tuesday, 'midweek' and 'the middle of next week' Tuesday to
+    Thursday, 'the end of the week' Thursday and Friday, 'later this week' tomorrow to Friday."""
     match = _WEEK_SPAN.match(text.strip())
     if match is None or (match["which"] is None and match["part"] is None):
         return None
@@ -669,6 +791,8 @@ def _week_span(text: str, ctx: ToolContext) -> RequestedTime | None:
     part = " ".join((match["part"] or "").casefold().split()).removeprefix("the ")
     if part in ("early", "start of", "beginning of"):
         last = monday + timedelta(days=1)
+    elif part in ("mid", "middle of"):
+        first, last = max(monday + timedelta(days=1), today), monday + timedelta(days=3)
     elif part == "end of":
         first = max(monday + timedelta(days=3), today)
     elif part in ("late", "later"):
