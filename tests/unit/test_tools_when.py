@@ -367,6 +367,28 @@ def test_a_phrase_of_more_than_one_day_word_is_left_to_parsedatetime() -> None:
         ("midweek", "2026-12-01/2026-12-03", "'midweek' read as Tue 1 Dec to Thu 3 Dec."),
         ("15/12 at 3pm", "2026-12-15T15:00", "'15/12' read as day/month, Tue 15 Dec."),
         ("25/11/2027", "2027-11-25", "'25/11/2027' read as day/month, Thu 25 Nov."),
+        # Hours written as much of Europe writes them, o'clock, and spelled out.
+        ("Friday at 17h", "2026-12-04T17:00", ""),
+        ("Friday 9h30", "2026-12-04T09:30", ""),
+        ("Thursday 5 o'clock", "2026-12-03T17:00", "read as 17:00 (say '5am' for the morning)."),
+        ("at four tomorrow", "2026-12-02T16:00", "read as 16:00 (say '4am' for the morning)."),
+        ("between two and four on Friday", "2026-12-04T14:00/16:00", "read as 14:00-16:00."),
+        # A length is not a time (parsedatetime read "Thursday for an hour" as an hour from now).
+        ("Thursday for an hour", "2026-12-03", ""),
+        ("Thursday for 2 hours", "2026-12-03", ""),
+        ("tomorrow 45 minutes", "2026-12-02", ""),
+        ("Thursday at 3 for 90 minutes", "2026-12-03T15:00", ""),
+        ("in 3 hours", "2026-12-01T13:00", ""),
+        ("the Monday after next", "2026-12-14", "'Monday' read as Mon 14 Dec (a week after the coming one)."),
+        ("in a fortnight", "2026-12-15", ""),
+        ("this coming Monday", "2026-12-07", "read as Mon 7 Dec (the coming one)."),
+        (
+            "the week after next",
+            "2026-12-14/2026-12-18",
+            "'the week after next' read as Mon 14 Dec to Fri 18 Dec.",
+        ),
+        ("the last week of December", "2026-12-28/2026-12-31", "read as Mon 28 Dec to Thu 31 Dec."),
+        ("first week of January", "2027-01-04/2027-01-08", "read as Mon 4 Jan to Fri 8 Jan."),
     ],
 )
 def test_what_people_type_is_read_as_they_mean_it(text: str, value: str, note: str) -> None:
@@ -515,3 +537,35 @@ def test_what_is_left_of_this_week_on_a_friday_is_that_friday() -> None:
     friday = ctx(datetime(2026, 12, 4, 9, tzinfo=UTC))
     (option,) = when.read_phrase("this week", friday).request.options  # type: ignore[union-attr]
     assert (option.value(), option.notes) == ("2026-12-04", ("'this week' read as Fri 4 Dec.",))
+
+
+@pytest.mark.parametrize(
+    ("text", "values", "note"),
+    [
+        (
+            "next week at 3pm",
+            [
+                "2026-12-07T15:00",
+                "2026-12-08T15:00",
+                "2026-12-09T15:00",
+                "2026-12-10T15:00",
+                "2026-12-11T15:00",
+            ],
+            "'next week at 3pm' read as 15:00 each day, Mon 7 Dec to Fri 11 Dec.",
+        ),
+        (
+            "the last week of December at 3pm",
+            ["2026-12-28T15:00", "2026-12-29T15:00", "2026-12-30T15:00", "2026-12-31T15:00"],
+            "read as 15:00 each day, Mon 28 Dec to Thu 31 Dec.",
+        ),
+        ("early next week at 10am", ["2026-12-07T10:00", "2026-12-08T10:00"], "Mon 7 Dec to Tue 8 Dec."),
+    ],
+)
+def test_a_time_on_a_span_of_days_is_that_time_each_day(text: str, values: list[str], note: str) -> None:
+    """parsedatetime read "next week at 3pm" as a week from today at 15:00, and "the last week of
+    December at 3pm" as 1 December."""
+    reading = when.read_phrase(text, ctx())
+    assert reading.request is not None
+    assert [o.value() for o in reading.request.options] == values
+    assert reading.unread == ()
+    assert any(note in said for said in reading.request.options[0].notes), reading.request.options[0].notes

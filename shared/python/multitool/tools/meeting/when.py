@@ -31,6 +31,7 @@ Every such reading is said in :attr:`RequestedTime.notes`, so the card shows it.
 
 from __future__ import annotations
 
+import calendar
 import functools
 import re
 from dataclasses import dataclass
@@ -254,6 +255,30 @@ _LAST_MINUTE = time(23, 59)
 # "from 3pm" with no end or "onwards", once written 15:00: the time it starts (parsedatetime reads
 # "tomorrow from 15:00" as 09:00).
 _FROM_CLOCK = _lazy(r"\bfrom\s+(?=\d{2}:\d{2}\b)", re.I)
+# "17h", "9h30": the 24-hour clock as much of Europe writes it ("2h" alone is a length, not a time).
+_H_CLOCK = _lazy(
+    r"\b(?:(?P<lead>at|from|by|before|after|until|till|around)\s+)?(?P<hour>\d{1,2})h(?P<minute>\d{2})?\b",
+    re.I,
+)
+# "5 o'clock", "four o'clock": that hour, read as "at" reads it.
+_OCLOCK = _lazy(r"(?:\bat\s+)?\b(?P<hour>\d{1,2}|[a-z]+)\s*o['\u2019]?\s*clock\b", re.I)
+# An hour spelled out after a word that makes it one: "at four", "between two and four".
+_SPELLED_HOUR = _lazy(
+    r"(?P<lead>\b(?:at|from|around|about|by|before|after|until|till|between)\s+"
+    r"|(?:(?<=\d)|(?<=[ap]m))\s*(?:to|and|until|till|-)\s*)"
+    r"(?P<hour>one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b"
+    r"(?!\s*(?:days?|weeks?|months?|hours?|hrs?|mins?|minutes?|people|of|others|more|times)\b)",
+    re.I,
+)
+# How long, not when ("for 2 hours", "30 min", "an hour"): the meeting's length is a field of its own,
+# and parsedatetime reads a length as that long from now ("Thursday for an hour": Thursday 17:00 at 16:00).
+# "in 3 hours" is a time.
+_LENGTH = _lazy(
+    r"(?<!\bin\s)(?<!\bwithin\s)\b(?:for\s+)?(?:(?:about|around|roughly)\s+)?"
+    r"(?:\d{1,3}(?:\.\d+)?\s*(?:minutes?|mins?|hours?|hrs?|h)\b|(?:an?|one)\s+hour(?:\s+and\s+a\s+half)?\b"
+    r"|half\s+an?\s+hour\b|an?\s+half[\s-]hour\b|(?:a|one|three)\s+quarters?\s+of\s+an\s+hour\b)(?:\s+long\b)?",
+    re.I,
+)
 # "around 3", "about 10", "3ish", "2:30-ish": the hour said, read as "at" reads it.
 _ISH = _lazy(r"\b(\d{1,2}(?:[:.]\d{2})?(?:\s*[ap]\.?\s?m\b\.?)?)\s*-?\s*ish\b", re.I)
 _BARE_HOUR = _lazy(
@@ -371,6 +396,34 @@ def _one_clock(match: re.Match[str], side: str, cleaned: str) -> time:
     return time(hour, minute)
 
 
+def _hours_in_digits(text: str) -> str:
+    """Hours written other ways, in digits: "17h30" -> "17:30", "5 o'clock" -> "at 5", "at four" -> "at 4"."""
+    folded = text.casefold()
+    if "h" in folded and any(c.isdigit() for c in folded):
+
+        def h_clock(match: re.Match[str]) -> str:
+            hour, minute = int(match["hour"]), int(match["minute"] or 0)
+            if match["lead"] is None and match["minute"] is None and hour < 10:
+                return match[0]  # "2h": a length
+            if hour > 23 or minute > 59:
+                raise _impossible(text, match[0])
+            return f" {match['lead'] or ''} {hour:02d}:{minute:02d} "
+
+        text = _H_CLOCK.sub(h_clock, text)
+    if "clock" in folded:
+
+        def oclock(match: re.Match[str]) -> str:
+            said = match["hour"].casefold()
+            hour = _HOUR_WORDS.get(said) or (int(said) if said.isdigit() else 0)
+            return f" at {hour} " if 1 <= hour <= 12 else match[0]
+
+        text = _OCLOCK.sub(oclock, text)
+    if any(word in folded for word in _HOUR_WORDS):
+        for _ in range(2):  # again for the end of a span: "between two and four" -> "between 2 and 4"
+            text = _SPELLED_HOUR.sub(lambda m: f"{m['lead']}{_HOUR_WORDS[m['hour'].casefold()]}", text)
+    return text
+
+
 def _hour_after(moment: time) -> time:
     return _LAST_MINUTE if moment.hour == 23 else time(moment.hour + 1, moment.minute)
 
@@ -481,6 +534,9 @@ def _read_times(cleaned: str) -> _Reading:
         notes.append(f"'{match[0].strip()}' read as {_hhmm(window[0])}-{_hhmm(window[1])}.")
         return " "
 
+    text = _hours_in_digits(text)
+    if "h" in text.casefold() or "min" in text.casefold():
+        text = _LENGTH.sub(" ", text)
     text = _ISH.sub(lambda m: f" around {m[1]} ", text) if "ish" in text.casefold() else text
     text = _RANGE.sub(span, text)
     text = _AFTER.sub(after, text)
@@ -530,7 +586,7 @@ _UNREAD_FILLER = frozenset(
         *("on", "at", "in", "by", "around", "during", "before", "for", "this", "the", "a", "an", "of"),
         *("from", "some", "sometime", "time", "any", "day", "please", "maybe", "ish", "or", "and"),
         *("between", "works", "suits", "suit", "would", "be", "good", "okay", "ok", "if", "possible"),
-        *("later", "about", "roughly", "approximately", "but"),
+        *("later", "about", "roughly", "approximately", "but", "coming"),
     )
 )
 _WORD = _lazy(r"[^\W\d_][\w'\u2019-]*|\d+")
@@ -584,6 +640,8 @@ def _natural(text: str, ctx: ToolContext) -> tuple[RequestedTime | None, list[st
 
 
 _DAY_AFTER_TOMORROW = _lazy(r"\b(?:the\s+)?day\s+after\s+tomorrow\b", re.I)
+# "in a fortnight", "a fortnight from today", "fortnight today": two weeks from today.
+_FORTNIGHT = _lazy(r"\b(?:in\s+)?(?:a\s+)?fortnight(?:\s+(?:from\s+)?(?:today|now))?\b", re.I)
 _IN_DAYS = _lazy(
     r"\b(?:in\s+)?(?P<n>\d{1,2}|two|three|four|five|six)\s+days?\s+(?:from\s+(?:now|today)|time)\b", re.I
 )
@@ -601,7 +659,7 @@ _WEEK_SPAN = _lazy(
     r"^(?:(?:in|during|for|sometime|some\s+time|any\s*time|any|by|at|on)\s+)*(?:the\s+)?"
     r"(?:(?P<part>early|late|later|mid|(?:the\s+)?middle\s+of|(?:the\s+)?end\s+of|(?:the\s+)?start\s+of"
     r"|(?:the\s+)?beginning\s+of)[\s-]*)?"
-    r"(?:the\s+)?(?:(?P<which>next|this|the)\s+)?week$",
+    r"(?:the\s+)?(?:(?P<which>next|this|the)\s+)?week(?P<after_next>\s+after\s+next)?$",
     re.I,
 )
 # A weekday as written out or shortened to three letters ("Friday", "fri"; "thurs" is spelled out first).
@@ -630,9 +688,11 @@ _ORDINAL_OF_MONTH = _lazy(
 # "this Friday": the coming Friday, or today on a Friday (parsedatetime reads it as this week's, past
 # by the weekend).
 _THIS_WEEKDAY = _lazy(rf"\bthis\s+(?P<day>{_WEEKDAY_WORD})\b(?!\s+week)", re.I)
-# "Monday week", "a week on Friday", "a week from Tuesday": a week after the coming one.
+# "Monday week", "a week on Friday", "a week from Tuesday", "the Monday after next": a week after the
+# coming one.
 _WEEKDAY_WEEK = _lazy(
-    rf"\b(?:a\s+week\s+(?:on|from|after)\s+(?P<day>{_WEEKDAY_WORD})|(?P<day2>{_WEEKDAY_WORD})\s+week)\b(?!')",
+    rf"\b(?:a\s+week\s+(?:on|from|after)\s+(?P<day>{_WEEKDAY_WORD})|(?P<day2>{_WEEKDAY_WORD})\s+week\b(?!')"
+    rf"|(?:the\s+)?(?P<day3>{_WEEKDAY_WORD})\s+after\s+next)\b",
     re.I,
 )
 _ORDINAL_DAY = _lazy(
@@ -682,7 +742,7 @@ def _relative_days(text: str, ctx: ToolContext) -> tuple[str, list[str]]:
         return date_words(today + timedelta(days=(weekday - today.weekday()) % 7))
 
     def week_after(match: re.Match[str]) -> str:
-        weekday = _DAY_NAMES[(match["day"] or match["day2"])[:3].casefold()]
+        weekday = _DAY_NAMES[(match["day"] or match["day2"] or match["day3"])[:3].casefold()]
         return date_words(today + timedelta(days=(weekday - today.weekday() - 1) % 7 + 8))
 
     def day_first(match: re.Match[str]) -> str:
@@ -707,12 +767,15 @@ def _relative_days(text: str, ctx: ToolContext) -> tuple[str, list[str]]:
     text = _MAY_AS_VERB.sub(" ", text)
     text = _NUMERIC_DATE.sub(day_first, text) if "/" in text else text
     text = _THIS_WEEKDAY.sub(this_weekday, text)
-    text = _WEEKDAY_WEEK.sub(week_after, text) if "week" in text.casefold() else text
+    folded = text.casefold()
+    text = _WEEKDAY_WEEK.sub(week_after, text) if "week" in folded or "after next" in folded else text
     text = _DAY_AFTER_TOMORROW.sub(lambda _: date_words(today + timedelta(days=2)), text)
     text = _WEEKDAY_OF_WEEK.sub(of_week, text)
     text = _ORDINAL_OF_MONTH.sub(lambda m: f" {m['month'].rstrip('.')} {int(m['day'])} ", text)
     text = _ORDINAL_DAY.sub(ordinal, text)
     text = _IN_DAYS.sub(lambda m: date_words(today + timedelta(days=_days(m["n"]))), text)
+    if "fortnight" in text.casefold():
+        text = _FORTNIGHT.sub(lambda _: date_words(today + timedelta(days=14)), text)
     return text, notes
 
 
@@ -775,17 +838,59 @@ def resolve_when(text: str, ctx: ToolContext) -> RequestedTime:
     return check_option(requested, ctx, cleaned)
 
 
+_AT_CLOCK = _lazy(r"(?:\bat\s+)?\b(?P<clock>\d{2}:\d{2})\b")
+_WEEK_OF_MONTH = _lazy(
+    r"^(?:(?:in|during|for|sometime|some\s+time|any\s*time|on)\s+)*(?:the\s+)?"
+    rf"(?P<nth>first|1st|second|2nd|third|3rd|fourth|4th|last)\s+week\s+(?:of|in)\s+(?P<month>{_MONTH_WORD})[a-z]*\.?$",
+    re.I,
+)
+_NTH = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3, "last": -1}
+
+
+def _week_of_month(text: str, ctx: ToolContext) -> RequestedTime | None:
+    """'the last week of December', 'the first week of January': the working days of that week (the
+    month's weeks are the Monday-to-Friday weeks whose Thursday is in it), within the month; this
+    year's, or next year's once it has passed."""
+    match = _WEEK_OF_MONTH.match(text.strip())
+    if match is None:
+        return None
+    today = ctx.local_now.date()
+    month = _MONTHS.index(match["month"][:3].casefold()) + 1
+    for year in (today.year, today.year + 1):
+        first_of_month = date(year, month, 1)
+        first_thursday = first_of_month + timedelta(days=(3 - first_of_month.weekday()) % 7)
+        thursdays = [first_thursday + timedelta(weeks=n) for n in range(5)]
+        thursdays = [t for t in thursdays if t.month == month]
+        thursday = (
+            thursdays[_NTH[match["nth"].casefold()]]
+            if _NTH[match["nth"].casefold()] < len(thursdays)
+            else None
+        )
+        if thursday is None:
+            return None
+        first = max(thursday - timedelta(days=3), first_of_month, today)
+        last = min(thursday + timedelta(days=1), date(year, month, calendar.monthrange(year, month)[1]))
+        if first <= last:
+            note = f"'{match[0].strip()}' read as {_label(first)} to {_label(last)}."
+            return RequestedTime(first, notes=(note,), last_day=last)
+    return None
+
+
 def _week_span(text: str, ctx: ToolContext) -> RequestedTime | None:
     """A week said alone, as its working days: 'next week' Monday to Friday, 'this week' today to
     Friday; 'early next week' its Monday and Tuesday, 'midweek' and 'the middle of next week' Tuesday to
     Thursday, 'the end of the week' Thursday and Friday, 'later this week' tomorrow to Friday."""
     match = _WEEK_SPAN.match(text.strip())
-    if match is None or (match["which"] is None and match["part"] is None):
+    if match is None and "week" in text.casefold():
+        return _week_of_month(text, ctx)
+    if match is None or (match["which"] is None and match["part"] is None and match["after_next"] is None):
         return None
     today = ctx.local_now.date()
     monday = today - timedelta(days=today.weekday())
     weekend = today.weekday() >= 5 and (match["which"] or "this").casefold() != "next"
-    if (match["which"] or "").casefold() == "next" or weekend:
+    if match["after_next"]:  # "the week after next"
+        monday += timedelta(days=14)
+    elif (match["which"] or "").casefold() == "next" or weekend:
         monday += timedelta(days=7)  # at the weekend, "this week" is the one about to start
     first, last = max(monday, today), monday + timedelta(days=4)
     part = " ".join((match["part"] or "").casefold().split()).removeprefix("the ")
@@ -825,6 +930,15 @@ def _natural_reading(cleaned: str, ctx: ToolContext) -> tuple[RequestedTime | No
         reading = _read_times(cleaned)
         notes = list(reading.notes or [])
         hours = reading.window or (PARTS_OF_DAY.get(reading.part) if reading.part else None)
+        clock = _AT_CLOCK.search(reading.text) if hours is None else None
+        if clock is not None:  # "next week at 3pm": that time, each day of the span
+            week = _week_span(f"{reading.text[: clock.start()]} {reading.text[clock.end() :]}", ctx)
+            if week is not None and week.last_day is not None:
+                at = time.fromisoformat(clock["clock"])
+                days = f"each day, {_label(week.day)} to {_label(week.last_day)}"
+                days = f"on {_label(week.day)}" if week.day == week.last_day else days
+                each = f"'{cleaned}' read as {_hhmm(at)} {days}."
+                return RequestedTime(week.day, at, notes=(*notes, each), last_day=week.last_day), []
         week = _week_span(reading.text, ctx) if hours is not None else None
         if week is not None and hours is not None and week.last_day is not None:
             # "next week in the afternoon": those hours, each day of the span
@@ -1090,12 +1204,12 @@ def read_phrase(text: str, ctx: ToolContext, zone: ZoneInfo | None = None) -> Ph
             option = RequestedTime(
                 option.day, option.time, option.window, option.part, option.notes, option.last_day, read_in
             )
-        if option.window is not None and option.last_day is not None:
-            # Hours on a span of days, as the contract writes them: a window each day, in order.
+        if (option.window is not None or option.time is not None) and option.last_day is not None:
+            # Hours or a time on a span of days, as the contract writes them: one option a day, in order.
             notes = option.notes
             for each_day in option.days:
                 options.append(
-                    RequestedTime(each_day, None, option.window, option.part, notes, zone=option.zone)
+                    RequestedTime(each_day, option.time, option.window, option.part, notes, zone=option.zone)
                 )
                 notes = ()
             continue
