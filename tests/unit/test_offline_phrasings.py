@@ -726,6 +726,14 @@ EXACT: tuple[Row, ...] = (
             "on 15/12 at 3pm",
             "the day after tomorrow at 9",
             "tomorrow between 2 and 4",
+            "the monday after next",
+            "in a fortnight",
+            "friday at 17h",
+            "tomorrow at four",
+            "the last week of december",
+            "the week after next",
+            "thursday 5 o'clock",
+            "next week at 3pm",
         )
     ),
     Row(

@@ -160,19 +160,27 @@ _DAY = alternation(*words.DAYS)
 _MONTH = alternation(*words.MONTHS)
 _PART = alternation(*words.PARTS_OF_DAY)
 _NUMBER_WORD = alternation(*words.NUMBER_WORDS).replace("-", r"[\s-]")  # "forty-five", "forty five"
-_ONE_CLOCK = r"(?:\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}[:.]\d{2}|noon|midday)"
+_ONE_CLOCK = (
+    r"(?:\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}[:.h]\d{2}|\d{1,2}\s*o['\u2019]?\s*clock\b"
+    r"|noon|midday)"
+)
 # A time, or a span of hours ending in one ("2-3pm", "10:00-11:30"), which the scheduler reads as a window.
 _CLOCK = rf"(?:(?:\d{{1,2}}(?::\d{{2}})?\s*(?:am|pm)?\s*(?:-|\u2013)\s*)?{_ONE_CLOCK}(?:\s*-?\s*ish\b)?)"
 # An hour after a word that makes it one ("at 3", "after 2", "by midnight"), not a count ("by 3 people").
 _HOUR = (
-    rf"(?:{_CLOCK}|midnight|\d{{1,2}}(?:\s*-?\s*ish\b)?"
+    rf"(?:{_CLOCK}|midnight|\d{{1,2}}h\b|(?:{_NUMBER_WORD})\b(?!\s*(?:days?|weeks?|hours?|mins?|minutes?|people|of))"
+    rf"|\d{{1,2}}(?:\s*-?\s*ish\b)?"
     r"(?!\s*(?:days?|weeks?|months?|years?|hours?|hrs?|h\b|mins?|minutes?|m\b|people|of\b|/|\d|st\b|nd\b|rd\b|th\b)))"
 )
 _BEFORE_HOUR = (
     r"(?:at|around|about|roughly|from|after|before|by|until|till|up\s+to|no\s+(?:earlier|later)\s+than|"
     r"not\s+before|any\s*time\s+after)"
 )
-_WEEKDAY_WEEK = rf"(?:(?:{_DAY})\s+week\b|a\s+week\s+(?:on|from|after)\s+(?:{_DAY}))"
+_WEEKDAY_WEEK = (
+    rf"(?:(?:{_DAY})\s+week\b|a\s+week\s+(?:on|from|after)\s+(?:{_DAY})|(?:the\s+)?(?:{_DAY})\s+after\s+next"
+    rf"|(?:the\s+)?week\s+after\s+next|(?:in\s+)?a\s+fortnight(?:\s+(?:from\s+)?(?:today|now))?"
+    rf"|(?:the\s+)?(?:first|second|third|fourth|last|1st|2nd|3rd|4th)\s+week\s+(?:of|in)\s+(?:{_MONTH}))"
+)
 _SHADE = r"(?:(?:early|mid|late)[\s-]*)"
 _DATE = (
     rf"(?:{_WEEKDAY_WEEK}|(?:(?:early|late|later|mid|(?:the\s+)?(?:middle|end|start|beginning)\s+of)[\s-]*)?"
@@ -195,7 +203,8 @@ _WHEN = re.compile(
     _I,
 )
 _DURATION = re.compile(
-    r"\b(?:for\s+)?(?:(?:(?P<n>\d{1,3}(?:\.\d)?)[\s-]?|"
+    # "at 17h" is a time (the 24-hour clock as much of Europe writes it), not seventeen hours.
+    r"(?<!\bat\s)(?<!\bby\s)(?<!\bfrom\s)\b(?:for\s+)?(?:(?:(?P<n>\d{1,3}(?:\.\d)?)[\s-]?|"
     rf"(?P<word>{_NUMBER_WORD})[\s-])(?P<unit>minutes?|mins?|m|hours?|hrs?|h)\b(?:\s+long)?"
     r"|(?P<hh>an?\s+hour\s+and\s+a\s+half|half[\s-]an?[\s-]hour|an?\s+half[\s-]hour|an?\s+hour|"
     r"(?:a|one|three)\s+quarters?\s+of\s+an\s+hour))\b",
