@@ -734,6 +734,12 @@ EXACT: tuple[Row, ...] = (
             "the week after next",
             "thursday 5 o'clock",
             "next week at 3pm",
+            "thursday 10am and friday 2pm",
+            "thursday and friday",
+            "mon-wed",
+            "monday to wednesday",
+            "between monday and wednesday",
+            "at half 2 tomorrow",
         )
     ),
     Row(

@@ -389,6 +389,11 @@ def test_a_phrase_of_more_than_one_day_word_is_left_to_parsedatetime() -> None:
         ),
         ("the last week of December", "2026-12-28/2026-12-31", "read as Mon 28 Dec to Thu 31 Dec."),
         ("first week of January", "2027-01-04/2027-01-08", "read as Mon 4 Jan to Fri 8 Jan."),
+        ("mon-wed", "2026-12-07/2026-12-09", "'mon-wed' read as Mon 7 Dec to Wed 9 Dec."),
+        ("Monday through Wednesday", "2026-12-07/2026-12-09", "read as Mon 7 Dec to Wed 9 Dec."),
+        ("between Monday and Wednesday", "2026-12-07/2026-12-09", "read as Mon 7 Dec to Wed 9 Dec."),
+        ("at half 2 tomorrow", "2026-12-02T14:30", "'half 2' read as 14:30 (say '2:30am' for the morning)."),
+        ("half three on Friday", "2026-12-04T15:30", "'half three' read as 15:30"),
     ],
 )
 def test_what_people_type_is_read_as_they_mean_it(text: str, value: str, note: str) -> None:
@@ -569,3 +574,34 @@ def test_a_time_on_a_span_of_days_is_that_time_each_day(text: str, values: list[
     assert [o.value() for o in reading.request.options] == values
     assert reading.unread == ()
     assert any(note in said for said in reading.request.options[0].notes), reading.request.options[0].notes
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        # Read as one option, Thursday at 14:00, before "and" between two days split them.
+        ("Thursday 10am and Friday 2pm", ["2026-12-03T10:00", "2026-12-04T14:00"]),
+        ("Thursday and Friday", ["2026-12-03", "2026-12-04"]),
+        # The hours said first hold for each day; "and" between two hours is no split.
+        ("between 2 and 4 on Thursday or Friday", ["2026-12-03T14:00/16:00", "2026-12-04T14:00/16:00"]),
+        (
+            "between Monday and Wednesday in the afternoon",
+            ["2026-12-07T13:00/17:00", "2026-12-08T13:00/17:00", "2026-12-09T13:00/17:00"],
+        ),
+    ],
+)
+def test_days_joined_by_and_are_alternatives_and_between_two_days_is_a_span(
+    text: str, values: list[str]
+) -> None:
+    reading = when.read_phrase(text, ctx())
+    assert reading.request is not None
+    assert [o.value() for o in reading.request.options] == values
+    assert reading.unread == ()
+
+
+def test_any_day_of_a_week_but_one_is_that_week_without_it() -> None:
+    """parsedatetime read "any day next week" as a week from today."""
+    reading = when.read_phrase("any day next week except Wednesday", ctx())
+    assert reading.request is not None
+    assert [o.value() for o in reading.request.options] == ["2026-12-07/2026-12-11"]
+    assert reading.request.excluded == {date(2026, 12, 9)}

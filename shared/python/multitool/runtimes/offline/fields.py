@@ -73,9 +73,15 @@ class Marks:
         return [" ".join(left)] if left else []
 
 
-# Between two times of one phrase: an alternative, a day ruled out ("Thursday at 4pm or Friday"), or
-# a latest end after an earliest start ("after 2 but before 4").
-_JOINER = re.compile(r"^\s*(?:,\s*)?(?:or|(?:and|but)\s+not|not|except|but|/)\s*(?:on\s+)?$", re.I)
+# Between two times of one phrase: an alternative ("Thursday at 4pm or Friday", "Thursday 10am and
+# Friday 2pm"), a day ruled out, a latest end after an earliest start ("after 2 but before 4"), or the
+# end of a span of days ("Monday to Wednesday", "mon-wed").
+_JOINER = re.compile(
+    r"^\s*(?:,\s*)?(?:or|(?:and|but)\s+not|not|except|but|and|to|through|thru|until|till|-|\u2013|/)\s*(?:on\s+)?$",
+    re.I,
+)
+# Before the first time: what makes it a span ("between Monday and Wednesday"), kept with it.
+_SPAN_BEFORE = re.compile(r"\bbetween\s+$", re.I)
 _NEGATION_BEFORE = re.compile(r"\b(?:(?:but\s+)?not|except|any\s*(?:day|time)\s+but)\s+(?:on\s+)?$", re.I)
 # After the last time: the zone it is in ("London time", "PST", "Europe/London", "in Priya's time zone").
 _ZONE_AFTER = re.compile(
@@ -112,7 +118,7 @@ def _when(text: str, marks: Marks, start: int = 0) -> str | None:
             pieces[-1] = (pieces[-1][0], match.end())
         else:
             begin = match.start()
-            before = _NEGATION_BEFORE.search(text[start:begin])
+            before = _NEGATION_BEFORE.search(text[start:begin]) or _SPAN_BEFORE.search(text[start:begin])
             pieces.append((start + before.start() if before else begin, match.end()))
     for index, (begin, end) in enumerate(pieces):
         zone = _ZONE_AFTER.match(text[end:])

@@ -202,7 +202,7 @@ _NOON = _lazy(r"\b(?:noon|midday)\b", re.I)
 _MERIDIEM = _lazy(r"\b(\d{1,2})(?:[:.](\d{1,2})|(\d{2}))?\s*([ap])\.?\s?m\b\.?", re.I)
 _CLOCK = _lazy(r"(?<![\d.:/])\b(\d{1,2})[:.](\d{2})\b(?!\s*[ap]\.?\s?m\b)(?![.:/]\d)", re.I)
 _CLOCK_WORDS = _lazy(
-    r"\b(?P<how>half\s+past|(?:a\s+)?quarter\s+past|(?:a\s+)?quarter\s+to)\s+"
+    r"\b(?P<how>half(?:\s+past)?|(?:a\s+)?quarter\s+past|(?:a\s+)?quarter\s+to)\s+"
     r"(?P<hour>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b",
     re.I,
 )
@@ -656,7 +656,7 @@ def _days(said: str) -> int:
 
 
 _WEEK_SPAN = _lazy(
-    r"^(?:(?:in|during|for|sometime|some\s+time|any\s*time|any|by|at|on)\s+)*(?:the\s+)?"
+    r"^(?:(?:in|during|for|sometime|some\s+time|any\s*time|any\s*day|any|by|at|on)\s+)*(?:the\s+)?"
     r"(?:(?P<part>early|late|later|mid|(?:the\s+)?middle\s+of|(?:the\s+)?end\s+of|(?:the\s+)?start\s+of"
     r"|(?:the\s+)?beginning\s+of)[\s-]*)?"
     r"(?:the\s+)?(?:(?P<which>next|this|the)\s+)?week(?P<after_next>\s+after\s+next)?$",
@@ -876,6 +876,27 @@ def _week_of_month(text: str, ctx: ToolContext) -> RequestedTime | None:
     return None
 
 
+_WEEKDAYS_SPAN = _lazy(
+    rf"^(?:(?:on|from|any\s*time|any\s*day)\s+)*(?P<first>{_WEEKDAY_WORD})\s*"
+    rf"(?:-|\u2013|\bto\b|\bthrough\b|\bthru\b|\buntil\b|\btill\b)\s*(?P<last>{_WEEKDAY_WORD})$",
+    re.I,
+)
+
+
+def _weekdays(text: str, ctx: ToolContext) -> RequestedTime | None:
+    """'Monday to Wednesday', 'mon-wed', 'between Monday and Wednesday': the coming first day (as the
+    day alone reads) to the next last day after it."""
+    match = _WEEKDAYS_SPAN.match(text.strip()) if any(c in text for c in "-\u2013ot") else None
+    if match is None:
+        return None
+    today = ctx.local_now.date()
+    weekday, last_weekday = (_DAY_NAMES[match[name][:3].casefold()] for name in ("first", "last"))
+    first = today + timedelta(days=(weekday - today.weekday() - 1) % 7 + 1)
+    last = first + timedelta(days=(last_weekday - weekday) % 7)
+    note = f"'{match[0].strip()}' read as {_label(first)} to {_label(last)}."
+    return RequestedTime(first, notes=(note,), last_day=last)
+
+
 def _week_span(text: str, ctx: ToolContext) -> RequestedTime | None:
     """A week said alone, as its working days: 'next week' Monday to Friday, 'this week' today to
     Friday; 'early next week' its Monday and Tuesday, 'midweek' and 'the middle of next week' Tuesday to
@@ -883,6 +904,8 @@ def _week_span(text: str, ctx: ToolContext) -> RequestedTime | None:
     match = _WEEK_SPAN.match(text.strip())
     if match is None and "week" in text.casefold():
         return _week_of_month(text, ctx)
+    if match is None:
+        return _weekdays(text, ctx)
     if match is None or (match["which"] is None and match["part"] is None and match["after_next"] is None):
         return None
     today = ctx.local_now.date()
@@ -1053,10 +1076,12 @@ _NEGATED = _lazy(
 )
 _ALTERNATIVE = _lazy(
     r"\s*,?\s+\bor\b\s+|\s*/\s*(?=[A-Za-z])"
-    # a list of days: "Monday, Tuesday or Wednesday"
-    r"|\s*,\s*(?=(?:on\s+)?(?:(?:next|this)\s+)?(?:mon|tue|wed|thu|fri|sat|sun|today|tomorrow)[a-z]*\b)",
+    # a list of days: "Monday, Tuesday or Wednesday", "Thursday 10am and Friday 2pm"
+    r"|(?:\s*,|\s*,?\s+and\b)\s*(?=(?:on\s+)?(?:(?:next|this)\s+)?(?:mon|tue|wed|thu|fri|sat|sun|today|tomorrow)[a-z]*\b)",
     re.I,
 )
+# "between Monday and Wednesday": a span of days, not two alternatives.
+_BETWEEN_DAYS = _lazy(rf"\bbetween\s+(?P<first>{_WEEKDAY_WORD})\s+and\s+(?=(?:{_WEEKDAY_WORD})\b)", re.I)
 _PRONOUNS = frozenset({"her", "his", "their"})
 
 
@@ -1161,6 +1186,9 @@ def read_phrase(text: str, ctx: ToolContext, zone: ZoneInfo | None = None) -> Ph
         read_in = ZoneInfo(named)
     local = ctx if read_in is None else _in_zone(ctx, read_in.key)
     excluded: set[date] = set()
+    ruled_out: dict[
+        date, int
+    ] = {}  # a weekday said -> its weekday: "next week except Wednesday" is that week's
     unread: list[str] = []
     if not plain:
         for match in _NEGATED.finditer(rest):
@@ -1168,9 +1196,13 @@ def read_phrase(text: str, ctx: ToolContext, zone: ZoneInfo | None = None) -> Ph
             day, _ = _natural(said.rstrip("s") if said.casefold().endswith("days") else said, local)
             if day is not None:
                 excluded.add(day.day)
+                if said[:3].casefold() in _DAY_NAMES:
+                    ruled_out[day.day] = day.day.weekday()
         rest = _NEGATED.sub(" ", rest)
     options: list[RequestedTime] = []
     leading: RequestedTime | None = None
+    if not plain and "between" in rest.casefold():
+        rest = _BETWEEN_DAYS.sub(lambda m: f"{m['first']} to ", rest)
     parts = [rest] if plain else ([p for p in _ALTERNATIVE.split(rest) if p.strip()] or [""])
     for part in parts:
         iso = _iso(part.strip(), local)
@@ -1214,6 +1246,12 @@ def read_phrase(text: str, ctx: ToolContext, zone: ZoneInfo | None = None) -> Ph
                 notes = ()
             continue
         options.append(option)
+    asked = {day for option in options for day in option.days}
+    for coming, weekday in ruled_out.items():
+        within = {day for day in asked if day.weekday() == weekday}
+        if within and coming not in asked:
+            excluded.discard(coming)
+        excluded |= within
     while options and options[0].day in excluded and options[0].last_day is None and options[0].time is None:
         options[0] = RequestedTime(options[0].day + timedelta(days=1), zone=options[0].zone)
     request = TimeRequest(tuple(options), frozenset(excluded)) if options else None
