@@ -740,6 +740,12 @@ EXACT: tuple[Row, ...] = (
             "monday to wednesday",
             "between monday and wednesday",
             "at half 2 tomorrow",
+            "jan 5-7",
+            "14-16 december",
+            "by friday",
+            "before thursday",
+            "in the next couple of days",
+            "the first monday of january",
         )
     ),
     Row(

@@ -394,6 +394,17 @@ def test_a_phrase_of_more_than_one_day_word_is_left_to_parsedatetime() -> None:
         ("between Monday and Wednesday", "2026-12-07/2026-12-09", "read as Mon 7 Dec to Wed 9 Dec."),
         ("at half 2 tomorrow", "2026-12-02T14:30", "'half 2' read as 14:30 (say '2:30am' for the morning)."),
         ("half three on Friday", "2026-12-04T15:30", "'half three' read as 15:30"),
+        # Days of a month (read as hours, "Jan 5-7" as 1 January 17:00-19:00), and days up to or after one.
+        ("Jan 5-7", "2027-01-05/2027-01-07", "'Jan 5-7' read as Tue 5 Jan to Thu 7 Jan."),
+        ("dec 14 to 16", "2026-12-14/2026-12-16", "read as Mon 14 Dec to Wed 16 Dec."),
+        ("14-16 December", "2026-12-14/2026-12-16", "read as Mon 14 Dec to Wed 16 Dec."),
+        ("December 14th-16th", "2026-12-14/2026-12-16", "read as Mon 14 Dec to Wed 16 Dec."),
+        ("by Friday", "2026-12-01/2026-12-04", "'by Friday' read as Tue 1 Dec to Fri 4 Dec."),
+        ("before Thursday", "2026-12-01/2026-12-02", "'before Thursday' read as Tue 1 Dec to Wed 2 Dec."),
+        ("after Wednesday", "2026-12-03/2026-12-09", "'after Wednesday' read as Thu 3 Dec to Wed 9 Dec."),
+        ("in the next couple of days", "2026-12-01/2026-12-03", "read as Tue 1 Dec to Thu 3 Dec."),
+        ("the first Monday of January", "2027-01-04", "read as Mon 4 Jan"),
+        ("the last Friday in February at 3pm", "2027-02-26T15:00", "read as Fri 26 Feb"),
     ],
 )
 def test_what_people_type_is_read_as_they_mean_it(text: str, value: str, note: str) -> None:
@@ -432,6 +443,8 @@ def test_any_time_but_a_day_is_every_day_from_today_but_that_one(
         ("13/13", "is not a date"),
         ("Thursday after 4 but before 2", "ends before 16:00, the start said"),
         ("after 13pm tomorrow", "not a time of day"),
+        ("dec 16-14", "ends before it starts"),
+        ("feb 28-30", "not a span of days of the calendar"),
     ],
 )
 def test_a_span_or_day_that_cannot_be_is_refused_with_why(text: str, message: str) -> None:
@@ -564,6 +577,11 @@ def test_what_is_left_of_this_week_on_a_friday_is_that_friday() -> None:
             "read as 15:00 each day, Mon 28 Dec to Thu 31 Dec.",
         ),
         ("early next week at 10am", ["2026-12-07T10:00", "2026-12-08T10:00"], "Mon 7 Dec to Tue 8 Dec."),
+        (
+            "Jan 5-7 in the afternoon",
+            ["2027-01-05T13:00/17:00", "2027-01-06T13:00/17:00", "2027-01-07T13:00/17:00"],
+            "read as 13:00-17:00 each day, Tue 5 Jan to Thu 7 Jan.",
+        ),
     ],
 )
 def test_a_time_on_a_span_of_days_is_that_time_each_day(text: str, values: list[str], note: str) -> None:

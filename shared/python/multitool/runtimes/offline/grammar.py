@@ -182,9 +182,20 @@ _WEEKDAY_WEEK = (
     rf"|(?:the\s+)?week\s+after\s+next|(?:in\s+)?a\s+fortnight(?:\s+(?:from\s+)?(?:today|now))?"
     rf"|(?:the\s+)?(?:first|second|third|fourth|last|1st|2nd|3rd|4th)\s+week\s+(?:of|in)\s+(?:{_MONTH}))"
 )
+# Days said as a span or counted from another: "Jan 5-7", "14-16 December", "by Friday", "before the
+# 10th", "in the next couple of days", "the first Monday of January" (the scheduler reads each).
+_ORDINAL = r"\d{1,2}(?:st|nd|rd|th)?"
+_DAY_SPANS = (
+    rf"(?:(?:{_MONTH})\.?\s+{_ORDINAL}\s*(?:-|\u2013|to|through)\s*{_ORDINAL}\b"
+    rf"|(?:the\s+)?{_ORDINAL}\s*(?:-|\u2013|to|through)\s*(?:the\s+)?{_ORDINAL}\s+(?:of\s+)?(?:{_MONTH})"
+    rf"|(?:before|by|until|till|no\s+later\s+than|after)\s+(?:(?:next|this|coming)\s+)?(?:{_DAY}|tomorrow|the\s+{_ORDINAL})\b"
+    r"|(?:(?:with)?in\s+)?(?:the\s+)?next\s+(?:\d{1,2}|two|three|four|five|six|couple(?:\s+of)?|few)\s+"
+    r"(?:working\s+|business\s+)?days"
+    rf"|(?:the\s+)?(?:first|second|third|fourth|last|1st|2nd|3rd|4th)\s+(?:{_DAY})\s+(?:of|in)\s+(?:{_MONTH}))"
+)
 _SHADE = r"(?:(?:early|mid|late)[\s-]*)"
 _DATE = (
-    rf"(?:{_WEEKDAY_WEEK}|(?:(?:early|late|later|mid|(?:the\s+)?(?:middle|end|start|beginning)\s+of)[\s-]*)?"
+    rf"(?:{_DAY_SPANS}|{_WEEKDAY_WEEK}|(?:(?:early|late|later|mid|(?:the\s+)?(?:middle|end|start|beginning)\s+of)[\s-]*)?"
     rf"(?:next|this|coming|last|past|the)\s+week\b|mid-?week\b|"
     rf"(?:next|this|coming|last|past)\s+(?:month|{_DAY})|{_DAY}|tomorrow|tmrw|tmr|today|tonight|yesterday|"
     rf"(?:the\s+)?day\s+after\s+tomorrow|the\s+day\s+before\s+yesterday|in\s+(?:\d{{1,2}}|{_NUMBER_WORD})\s+days|"

@@ -446,6 +446,10 @@ def _read_times(cleaned: str) -> _Reading:
 
     def span(match: re.Match[str]) -> str:
         nonlocal window
+        if _MONTH_BEFORE.search(match.string, 0, match.start()) or _MONTH_AFTER.match(
+            match.string, match.end()
+        ):
+            return match[0]  # "Jan 5-7", "14-16 Dec": days of a month, not hours
         hours = _span(match, cleaned)
         if hours is None or window is not None:
             return match[0]
@@ -695,6 +699,12 @@ _WEEKDAY_WEEK = _lazy(
     rf"|(?:the\s+)?(?P<day3>{_WEEKDAY_WORD})\s+after\s+next)\b",
     re.I,
 )
+# "the first Monday of January", "the last Friday in February".
+_NTH_WEEKDAY = _lazy(
+    rf"\b(?:the\s+)?(?P<nth>first|1st|second|2nd|third|3rd|fourth|4th|last)\s+(?P<day>{_WEEKDAY_WORD})\s+"
+    rf"(?:of|in)\s+(?P<month>{_MONTH_WORD})[a-z]*\.?(?=\W|$)",
+    re.I,
+)
 _ORDINAL_DAY = _lazy(
     r"(?P<before>\b(?!the\b)[A-Za-z]+\s+)?\b(?P<the>the\s+)?(?P<day>\d{1,2})(?:st|nd|rd|th)\b"
     rf"(?!\s+(?:of\s+)?{_MONTH_WORD})",
@@ -764,7 +774,21 @@ def _relative_days(text: str, ctx: ToolContext) -> tuple[str, list[str]]:
         notes.append(f"'{said}' read as day/month, {_label(day)}.")
         return date_words(day)
 
+    def nth_weekday(match: re.Match[str]) -> str:
+        weekday = _DAY_NAMES[match["day"][:3].casefold()]
+        month = _MONTHS.index(match["month"][:3].casefold()) + 1
+        nth = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2}.get(match["nth"].casefold())
+        nth = {"fourth": 3, "4th": 3, "last": -1}.get(match["nth"].casefold(), nth)
+        for year in (today.year, today.year + 1):
+            first = date(year, month, 1)
+            days = [first + timedelta(days=(weekday - first.weekday()) % 7 + 7 * n) for n in range(5)]
+            day = [d for d in days if d.month == month][nth if nth is not None else 0]
+            if day >= today:
+                return date_words(day)
+        return match[0]
+
     text = _MAY_AS_VERB.sub(" ", text)
+    text = _NTH_WEEKDAY.sub(nth_weekday, text) if " of " in text or " in " in text else text
     text = _NUMERIC_DATE.sub(day_first, text) if "/" in text else text
     text = _THIS_WEEKDAY.sub(this_weekday, text)
     folded = text.casefold()
@@ -883,6 +907,88 @@ _WEEKDAYS_SPAN = _lazy(
 )
 
 
+_RANGE_WORD = r"\s*(?:-|\u2013|\bto\b|\bthrough\b|\bthru\b|\buntil\b|\btill\b|\band\b)\s*"
+_DAY_OF_MONTH = r"(?:the\s+)?(?P<{0}>\d{{1,2}})(?:st|nd|rd|th)?"
+_DAYS_OF_MONTH = _lazy(
+    r"^(?:(?:on|from|between|any\s*time|sometime|some\s+time)\s+)*(?:"
+    rf"(?P<month>{_MONTH_WORD})[a-z]*\.?\s+{_DAY_OF_MONTH.format('first')}{_RANGE_WORD}{_DAY_OF_MONTH.format('last')}"
+    rf"|{_DAY_OF_MONTH.format('first2')}{_RANGE_WORD}{_DAY_OF_MONTH.format('last2')}\s+(?:of\s+)?"
+    rf"(?P<month2>{_MONTH_WORD})[a-z]*\.?)$",
+    re.I,
+)
+_MONTH_BEFORE = _lazy(rf"\b{_MONTH_WORD}[a-z]*\.?\s+(?:the\s+)?$", re.I)
+_MONTH_AFTER = _lazy(rf"(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_WORD}", re.I)
+# "by Friday", "before Thursday", "no later than the 10th", "after Wednesday": the days up to it (or
+# after it).
+_DEADLINE_DAY = _lazy(
+    r"^(?:(?:any\s*time|anytime|sometime|some\s+time)\s+)?(?P<how>before|by|until|till|no\s+later\s+than|after)\s+"
+    rf"(?P<day>(?:(?:next|this|coming)\s+)?{_WEEKDAY_WORD}|tomorrow|(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th))$",
+    re.I,
+)
+# "in the next 3 days", "within the next couple of days": today to that many days ahead.
+_NEXT_DAYS = _lazy(
+    r"^(?:(?:with)?in\s+|over\s+)?(?:the\s+)?next\s+(?P<n>\d{1,2}|two|three|four|five|six|couple(?:\s+of)?|few)"
+    r"\s+(?:working\s+|business\s+)?days$",
+    re.I,
+)
+
+
+def _days_of_month(text: str, ctx: ToolContext) -> RequestedTime | None:
+    """'Jan 5-7', '14-16 December', 'December 14th to 16th': those days, this year's or next."""
+    match = _DAYS_OF_MONTH.match(text.strip())
+    if match is None:
+        return None
+    said = match[0].strip()
+    month = _MONTHS.index((match["month"] or match["month2"])[:3].casefold()) + 1
+    first_day, last_day = int(match["first"] or match["first2"]), int(match["last"] or match["last2"])
+    today = ctx.local_now.date()
+    for year in (today.year, today.year + 1):
+        try:
+            first, last = date(year, month, first_day), date(year, month, last_day)
+        except ValueError:
+            raise UnparseableDate(f"'{said}' is not a span of days of the calendar.", field=FIELD) from None
+        if last < first:
+            raise UnparseableDate(f"'{said}' ends before it starts. Say e.g. 'Jan 5-7'.", field=FIELD)
+        if last >= today:
+            return RequestedTime(
+                first, notes=(f"'{said}' read as {_label(first)} to {_label(last)}.",), last_day=last
+            )
+    return None
+
+
+def _deadline(text: str, ctx: ToolContext) -> RequestedTime | None:
+    """'by Friday': today to that Friday; 'before Thursday': to the day before; 'after Wednesday': the
+    week after it."""
+    match = _DEADLINE_DAY.match(text.strip())
+    if match is None:
+        return None
+    said_day, _ = _natural_reading(match["day"], ctx)
+    if said_day is None:
+        return None
+    today = ctx.local_now.date()
+    how = " ".join(match["how"].casefold().split())
+    if how == "after":
+        first = said_day.day + timedelta(days=1)
+        last = first + timedelta(days=6)
+    else:
+        first, last = today, said_day.day - timedelta(days=1) if how == "before" else said_day.day
+    if last < first:
+        return None
+    note = f"'{match[0].strip()}' read as {_label(first)} to {_label(last)}."
+    return RequestedTime(first, notes=(note,), last_day=last)
+
+
+def _next_days(text: str, ctx: ToolContext) -> RequestedTime | None:
+    match = _NEXT_DAYS.match(text.strip())
+    if match is None:
+        return None
+    said = match["n"].casefold()
+    days = 2 if said.startswith("couple") else 3 if said == "few" else _days(said)
+    today = ctx.local_now.date()
+    note = f"'{match[0].strip()}' read as {_label(today)} to {_label(today + timedelta(days=days))}."
+    return RequestedTime(today, notes=(note,), last_day=today + timedelta(days=days))
+
+
 def _weekdays(text: str, ctx: ToolContext) -> RequestedTime | None:
     """'Monday to Wednesday', 'mon-wed', 'between Monday and Wednesday': the coming first day (as the
     day alone reads) to the next last day after it."""
@@ -905,7 +1011,9 @@ def _week_span(text: str, ctx: ToolContext) -> RequestedTime | None:
     if match is None and "week" in text.casefold():
         return _week_of_month(text, ctx)
     if match is None:
-        return _weekdays(text, ctx)
+        return (
+            _weekdays(text, ctx) or _days_of_month(text, ctx) or _deadline(text, ctx) or _next_days(text, ctx)
+        )
     if match is None or (match["which"] is None and match["part"] is None and match["after_next"] is None):
         return None
     today = ctx.local_now.date()
