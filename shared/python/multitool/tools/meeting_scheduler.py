@@ -111,8 +111,9 @@ class MeetingArgs(WireModel):
             "The times the user meant, resolved by you from the current time and the user's time zone "
             "(both are in your instructions): the alternatives in the order said ('Thursday at 4pm or "
             f"Friday at 10am' is two), {TIMES_FORMAT}. A part of the day is a window (morning "
-            "09:00/12:00, afternoon 13:00/17:00); 'next week' is its Monday to Friday; hours on "
-            "several days are a window on each ('next week in the afternoon': five)"
+            "09:00/12:00, afternoon 13:00/17:00; 'after 3pm' 15:00/18:00); 'next week' is its Monday to "
+            "Friday, 'by Friday' today to Friday; hours on several days are a window on each ('next week "
+            "in the afternoon': five)"
         ),
     )
     timezone: SingleLine | None = Field(
