@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from datetime import UTC, date, datetime, time, timedelta
 
 import pytest
@@ -623,3 +624,54 @@ def test_any_day_of_a_week_but_one_is_that_week_without_it() -> None:
     assert reading.request is not None
     assert [o.value() for o in reading.request.options] == ["2026-12-07/2026-12-11"]
     assert reading.request.excluded == {date(2026, 12, 9)}
+
+
+_TOKEN_TEXT = (
+    "by before no later than midnight 9am Thursday thurs weds tues Fri next this week the 15th 31st 3rd of "
+    "January may 2-3pm 9.30 930am 11-1pm between and to until noon midday half past quarter three 10 at "
+    "on or not except any time whenever after lunch first thing early end later London time PST 4pm "
+    "16:00 14.45 "
+    "12/10 10/12 15/12 2026-12-10 tomorrow today day in 3 days morning afternoon evening , / - 25:00 0 "
+    "12am 13pm onwards ish 3ish around about mid late midweek a from 7pm or later no earlier than 17h 9h30 "
+    "2h o'clock four two fortnight last first for an hour 2 hours 45 minutes jan 5-7 dec 14 16 within couple "
+    "monday friday through mon-wed Priya's her"
+)
+_TOKENS = _TOKEN_TEXT.split(" ")
+
+
+def _readings(phrases: list[str]) -> list[object]:
+    out: list[object] = []
+    for phrase in phrases:
+        try:
+            reading = when.read_phrase(phrase, ctx())
+        except (UnparseableDate, DateInPast) as error:
+            out.append(("refused", str(error)))
+            continue
+        request = reading.request
+        options = [] if request is None else [(o.value(), o.notes, o.zone) for o in request.options]
+        excluded = None if request is None else sorted(request.excluded)
+        out.append((options, excluded, reading.unread, reading.zone))
+    return out
+
+
+def test_the_words_a_pattern_needs_only_skip_patterns_that_could_not_match(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each pattern names text every match of it holds, and is skipped (not compiled) for a phrase
+    without it: every phrase reads the same as with every pattern run."""
+    rng = random.Random(11)
+    phrases = [" ".join(rng.choice(_TOKENS) for _ in range(rng.randint(1, 7))) for _ in range(3000)]
+    phrases += [
+        "Thursday at 3pm",
+        "tomorrow from 3pm onwards",
+        "Jan 5-7 in the afternoon",
+        "next week at 3pm London time",
+        "between Monday and Wednesday",
+        "any day next week except Wednesday",
+        "Thursday 10am and Friday 2pm New York time",
+        "the last Friday in February at 3pm",
+        "in Priya's time zone on Friday at 4",
+    ]
+    with_needles = _readings(phrases)
+    monkeypatch.setattr(when._LazyPattern, "absent", lambda self, text: False)
+    assert _readings(phrases) == with_needles

@@ -42,20 +42,51 @@ from zoneinfo import ZoneInfo
 from multitool.tools.base import DateInPast, ToolContext, UnparseableDate
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     import parsedatetime
 
 
 class _LazyPattern:
     """A regular expression compiled on its first use. Every function that serves the meeting tool
     imports this module, the review function too, which never reads a phrase: compiling this module's
-    patterns at import cost it 5-12 ms of CPU (Python 3.13) on every cold start."""
+    patterns at import cost it 5-12 ms of CPU (Python 3.13) on every cold start.
 
-    def __init__(self, pattern: str, flags: int) -> None:
+    ``needles``: text one of which every match holds (casefolded). A phrase without any cannot match,
+    so the pattern is neither compiled nor run for it: the first phrase a container reads compiles only
+    the patterns it could use ("Thursday at 3pm" compiles none of those for spans of days, lengths or
+    earliest starts). ``tests/unit/test_tools_when.py`` reads every phrase of its tables and a random
+    corpus with and without the needles, and holds the readings equal."""
+
+    def __init__(self, pattern: str, flags: int, needles: tuple[str, ...]) -> None:
         self.source = (pattern, flags)
+        self.needles = needles
 
     @functools.cached_property
     def compiled(self) -> re.Pattern[str]:
         return re.compile(*self.source)
+
+    def absent(self, text: str) -> bool:
+        """Whether ``text`` holds none of the needles: the pattern cannot match it."""
+        if not self.needles:
+            return False
+        folded = text.casefold()
+        return not any(needle in folded for needle in self.needles)
+
+    def sub(self, repl: Any, string: str, count: int = 0) -> str:
+        return string if self.absent(string) else self.compiled.sub(repl, string, count)
+
+    def search(self, string: str, *span: int) -> re.Match[str] | None:
+        return None if self.absent(string) else self.compiled.search(string, *span)
+
+    def match(self, string: str, *span: int) -> re.Match[str] | None:
+        return None if self.absent(string) else self.compiled.match(string, *span)
+
+    def finditer(self, string: str) -> Iterator[re.Match[str]]:
+        return iter(()) if self.absent(string) else self.compiled.finditer(string)
+
+    def split(self, string: str) -> list[str]:
+        return [string] if self.absent(string) else self.compiled.split(string)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.compiled, name)
@@ -65,10 +96,15 @@ LAZY_PATTERNS: list[_LazyPattern] = []
 """This module's patterns, each compiled when first used."""
 
 
-def _lazy(pattern: str, flags: int = 0) -> re.Pattern[str]:
-    lazy = _LazyPattern(pattern, flags)
+def _lazy(pattern: str, flags: int = 0, needles: tuple[str, ...] = ()) -> re.Pattern[str]:
+    lazy = _LazyPattern(pattern, flags, needles)
     LAZY_PATTERNS.append(lazy)
     return cast("re.Pattern[str]", lazy)
+
+
+_DIGITS = tuple("0123456789")
+_WEEKDAY_STEMS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+_MONTH_STEMS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 
 
 MAX_DAYS_AHEAD = 366
@@ -182,29 +218,38 @@ _LEAD = r"(?:\b(?:in|at|by|around|during|before|on|for|this)\s+)?(?:\bthe\s+)?"
 _PARTS = [
     (
         "end of day",
-        _lazy(_LEAD + r"\b(?:end\s+of\s+(?:the\s+)?(?:day|business)|eod|cob|close\s+of\s+business)\b", re.I),
+        _lazy(
+            _LEAD + r"\b(?:end\s+of\s+(?:the\s+)?(?:day|business)|eod|cob|close\s+of\s+business)\b",
+            re.I,
+            ("end", "eod", "cob", "close"),
+        ),
     ),
-    ("first thing", _lazy(r"\bfirst\s+thing(?:\s+in\s+the\s+morning)?\b", re.I)),
-    ("before lunch", _lazy(r"\bbefore\s+lunch(?:\s*time)?\b", re.I)),
-    ("after lunch", _lazy(r"\bafter\s+lunch(?:\s*time)?\b", re.I)),
-    ("lunchtime", _lazy(_LEAD + r"\blunch(?:\s*time)?\b", re.I)),
-    ("morning", _lazy(_LEAD + r"\bmornings?\b", re.I)),
-    ("afternoon", _lazy(_LEAD + r"\bafternoons?\b", re.I)),
-    ("evening", _lazy(_LEAD + r"\bevenings?\b", re.I)),
-    ("tonight", _lazy(_LEAD + r"\btonight\b", re.I)),
+    ("first thing", _lazy(r"\bfirst\s+thing(?:\s+in\s+the\s+morning)?\b", re.I, ("first",))),
+    ("before lunch", _lazy(r"\bbefore\s+lunch(?:\s*time)?\b", re.I, ("lunch",))),
+    ("after lunch", _lazy(r"\bafter\s+lunch(?:\s*time)?\b", re.I, ("lunch",))),
+    ("lunchtime", _lazy(_LEAD + r"\blunch(?:\s*time)?\b", re.I, ("lunch",))),
+    ("morning", _lazy(_LEAD + r"\bmornings?\b", re.I, ("morning",))),
+    ("afternoon", _lazy(_LEAD + r"\bafternoons?\b", re.I, ("afternoon",))),
+    ("evening", _lazy(_LEAD + r"\bevenings?\b", re.I, ("evening",))),
+    ("tonight", _lazy(_LEAD + r"\btonight\b", re.I, ("tonight",))),
 ]
 # "late afternoon", "mid-morning", "early evening": the part's first, middle or last hours.
 _SHADED_PART = _lazy(
-    _LEAD + r"\b(?P<shade>early|mid|late)[\s-]*(?P<part>morning|afternoon|evening)s?\b", re.I
+    _LEAD + r"\b(?P<shade>early|mid|late)[\s-]*(?P<part>morning|afternoon|evening)s?\b",
+    re.I,
+    needles=("morning", "afternoon", "evening"),
 )
-_NOON = _lazy(r"\b(?:noon|midday)\b", re.I)
+_NOON = _lazy(r"\b(?:noon|midday)\b", re.I, needles=("noon", "midday"))
 # "4pm", "4:30 p.m.", "9.30am" and "930am"; "14:30" and "9.30" (not "30.11.2026" nor "2026.12.10").
-_MERIDIEM = _lazy(r"\b(\d{1,2})(?:[:.](\d{1,2})|(\d{2}))?\s*([ap])\.?\s?m\b\.?", re.I)
-_CLOCK = _lazy(r"(?<![\d.:/])\b(\d{1,2})[:.](\d{2})\b(?!\s*[ap]\.?\s?m\b)(?![.:/]\d)", re.I)
+_MERIDIEM = _lazy(r"\b(\d{1,2})(?:[:.](\d{1,2})|(\d{2}))?\s*([ap])\.?\s?m\b\.?", re.I, needles=_DIGITS)
+_CLOCK = _lazy(
+    r"(?<![\d.:/])\b(\d{1,2})[:.](\d{2})\b(?!\s*[ap]\.?\s?m\b)(?![.:/]\d)", re.I, needles=(":", ".")
+)
 _CLOCK_WORDS = _lazy(
     r"\b(?P<how>half(?:\s+past)?|(?:a\s+)?quarter\s+past|(?:a\s+)?quarter\s+to)\s+"
     r"(?P<hour>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b",
     re.I,
+    needles=("half", "quarter"),
 )
 _HOUR_WORDS = {
     word: number
@@ -224,6 +269,7 @@ _RANGE = _lazy(
     + _ENDPOINT.format("second")
     + r"(?![\d/.:-])(?!\s*(?:days?|weeks?|months?|hours?|hrs?|h\b|mins?|minutes?|people|of\b))",
     re.I,
+    needles=("-", "\u2013", "\u2014", "to", "until", "till", "and"),
 )
 # What may follow a number that makes it no hour: "after 2 weeks", "around 3 days", "by the 15th".
 _NOT_AN_HOUR = (
@@ -237,6 +283,7 @@ _BEFORE = _lazy(
     + r")(?![\d:./-])"
     + _NOT_AN_HOUR,
     re.I,
+    needles=("before", "by", "until", "till", "up", "later"),
 )
 # An earliest start: "after 3pm", "any time after 2", "no earlier than 10", "4pm onwards", "from 3 on".
 _AFTER = _lazy(
@@ -247,6 +294,7 @@ _AFTER = _lazy(
     + r"\s*(?:onwards?|on(?=\s*$)|or\s+later|and\s+later)\b)(?![\d:./-])"
     + _NOT_AN_HOUR,
     re.I,
+    needles=("after", "earlier", "before", "on", "later"),
 )
 _DAY_STARTS = time(9)
 _DAY_ENDS = time(18)
@@ -254,14 +302,15 @@ _DAY_ENDS = time(18)
 _LAST_MINUTE = time(23, 59)
 # "from 3pm" with no end or "onwards", once written 15:00: the time it starts (parsedatetime reads
 # "tomorrow from 15:00" as 09:00).
-_FROM_CLOCK = _lazy(r"\bfrom\s+(?=\d{2}:\d{2}\b)", re.I)
+_FROM_CLOCK = _lazy(r"\bfrom\s+(?=\d{2}:\d{2}\b)", re.I, needles=("from",))
 # "17h", "9h30": the 24-hour clock as much of Europe writes it ("2h" alone is a length, not a time).
 _H_CLOCK = _lazy(
     r"\b(?:(?P<lead>at|from|by|before|after|until|till|around)\s+)?(?P<hour>\d{1,2})h(?P<minute>\d{2})?\b",
     re.I,
+    needles=tuple(f"{digit}h" for digit in _DIGITS),
 )
 # "5 o'clock", "four o'clock": that hour, read as "at" reads it.
-_OCLOCK = _lazy(r"(?:\bat\s+)?\b(?P<hour>\d{1,2}|[a-z]+)\s*o['\u2019]?\s*clock\b", re.I)
+_OCLOCK = _lazy(r"(?:\bat\s+)?\b(?P<hour>\d{1,2}|[a-z]+)\s*o['\u2019]?\s*clock\b", re.I, needles=("clock",))
 # An hour spelled out after a word that makes it one: "at four", "between two and four".
 _SPELLED_HOUR = _lazy(
     r"(?P<lead>\b(?:at|from|around|about|by|before|after|until|till|between)\s+"
@@ -269,6 +318,20 @@ _SPELLED_HOUR = _lazy(
     r"(?P<hour>one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b"
     r"(?!\s*(?:days?|weeks?|months?|hours?|hrs?|mins?|minutes?|people|of|others|more|times)\b)",
     re.I,
+    needles=(
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+    ),
 )
 # How long, not when ("for 2 hours", "30 min", "an hour"): the meeting's length is a field of its own,
 # and parsedatetime reads a length as that long from now ("Thursday for an hour": Thursday 17:00 at 16:00).
@@ -278,24 +341,33 @@ _LENGTH = _lazy(
     r"(?:\d{1,3}(?:\.\d+)?\s*(?:minutes?|mins?|hours?|hrs?|h)\b|(?:an?|one)\s+hour(?:\s+and\s+a\s+half)?\b"
     r"|half\s+an?\s+hour\b|an?\s+half[\s-]hour\b|(?:a|one|three)\s+quarters?\s+of\s+an\s+hour\b)(?:\s+long\b)?",
     re.I,
+    needles=("hour", "min", "hr", *(f"{digit}{gap}h" for digit in _DIGITS for gap in ("", " "))),
 )
 # "around 3", "about 10", "3ish", "2:30-ish": the hour said, read as "at" reads it.
-_ISH = _lazy(r"\b(\d{1,2}(?:[:.]\d{2})?(?:\s*[ap]\.?\s?m\b\.?)?)\s*-?\s*ish\b", re.I)
+_ISH = _lazy(r"\b(\d{1,2}(?:[:.]\d{2})?(?:\s*[ap]\.?\s?m\b\.?)?)\s*-?\s*ish\b", re.I, needles=("ish",))
 _BARE_HOUR = _lazy(
     r"\b(?:at|from|around|about|roughly|approximately|approx\.?)\s+(\d{1,3})\b"
     r"(?!\s*(?::|[ap]\.?\s?m\b|h\b|st\b|nd\b|rd\b|th\b))" + _NOT_AN_HOUR,
     re.I,
+    needles=("at", "from", "around", "about", "roughly", "approx"),
 )
 _WEEKDAY = _lazy(
-    r"\b(?:(next|this|coming)\s+)?(mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\b", re.I
+    r"\b(?:(next|this|coming)\s+)?(mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\b",
+    re.I,
+    needles=_WEEKDAY_STEMS,
 )
 _FILLER = _lazy(r"^(?:(?:in|at|by|around|during|before|on|for|this|the)\s*)*$", re.I)
 # What is left of "any time except Thursday" once the day ruled out is taken away.
-_ANY_DAY = _lazy(r"^(?:(?:at|on|for|the)\s+)*(?:any\s*(?:time|day)|whenever)(?:\s+works)?$", re.I)
+_ANY_DAY = _lazy(
+    r"^(?:(?:at|on|for|the)\s+)*(?:any\s*(?:time|day)|whenever)(?:\s+works)?$",
+    re.I,
+    needles=("any", "whenever"),
+)
 # Days as people shorten them that parsedatetime does not know ("tues", "weds", "thurs", "tmrw").
 _SHORT_WEEKDAY = _lazy(
     r"\b(?:(?P<tue>tues)|(?P<wed>weds|wednes)|(?P<thu>thurs?)|(?P<tomorrow>tmrw|tmrow|tmr|tomoz|2moro|2morrow))\b\.?",
     re.I,
+    needles=("tues", "weds", "wednes", "thur", "tm", "tomoz", "2mo"),
 )
 _SPELLED_WEEKDAY = {"tue": "Tuesday", "wed": "Wednesday", "thu": "Thursday", "tomorrow": "tomorrow"}
 
@@ -643,14 +715,22 @@ def _natural(text: str, ctx: ToolContext) -> tuple[RequestedTime | None, list[st
     return RequestedTime(parsed.date(), at), unread
 
 
-_DAY_AFTER_TOMORROW = _lazy(r"\b(?:the\s+)?day\s+after\s+tomorrow\b", re.I)
+_DAY_AFTER_TOMORROW = _lazy(r"\b(?:the\s+)?day\s+after\s+tomorrow\b", re.I, needles=("tomorrow",))
 # "in a fortnight", "a fortnight from today", "fortnight today": two weeks from today.
-_FORTNIGHT = _lazy(r"\b(?:in\s+)?(?:a\s+)?fortnight(?:\s+(?:from\s+)?(?:today|now))?\b", re.I)
+_FORTNIGHT = _lazy(
+    r"\b(?:in\s+)?(?:a\s+)?fortnight(?:\s+(?:from\s+)?(?:today|now))?\b", re.I, needles=("fortnight",)
+)
 _IN_DAYS = _lazy(
-    r"\b(?:in\s+)?(?P<n>\d{1,2}|two|three|four|five|six)\s+days?\s+(?:from\s+(?:now|today)|time)\b", re.I
+    r"\b(?:in\s+)?(?P<n>\d{1,2}|two|three|four|five|six)\s+days?\s+(?:from\s+(?:now|today)|time)\b",
+    re.I,
+    needles=("day",),
 )
 # "may" as a verb, not the month: "Thursday at 3 may work".
-_MAY_AS_VERB = _lazy(r"\b(?:may|might|could|would|should)\s+(?:work|suit|be\s+\w+|do|fit)\b", re.I)
+_MAY_AS_VERB = _lazy(
+    r"\b(?:may|might|could|would|should)\s+(?:work|suit|be\s+\w+|do|fit)\b",
+    re.I,
+    needles=("may", "might", "could", "would", "should"),
+)
 _SMALL_NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 
 
@@ -665,6 +745,7 @@ _WEEK_SPAN = _lazy(
     r"|(?:the\s+)?beginning\s+of)[\s-]*)?"
     r"(?:the\s+)?(?:(?P<which>next|this|the)\s+)?week(?P<after_next>\s+after\s+next)?$",
     re.I,
+    needles=("week",),
 )
 # A weekday as written out or shortened to three letters ("Friday", "fri"; "thurs" is spelled out first).
 _WEEKDAY_WORD = r"(?:mon|tue|wed|thu|fri|sat|sun)(?:day|sday|nesday|rsday|urday)?"
@@ -672,6 +753,7 @@ _WEEKDAY_OF_WEEK = _lazy(
     rf"\b(?:on\s+)?(?:(?P<day>{_WEEKDAY_WORD})\s+(?:of\s+)?(?P<which>next|this)\s+week"
     rf"|(?P<which2>next|this)\s+week(?:'s)?\s+(?:on\s+)?(?P<day2>{_WEEKDAY_WORD}))\b",
     re.I,
+    needles=("week",),
 )
 # Hours said before the day they are for: "between 2 and 4 on Thursday", "afternoon on Friday".
 _LEADING_HOURS = _lazy(
@@ -681,34 +763,40 @@ _LEADING_HOURS = _lazy(
     r"end\s+of\s+(?:the\s+)?(?:day|business)|eod|cob)",
     re.I,
 )
-_NUMERIC_DATE = _lazy(r"(?<![\d/])\b(?P<first>\d{1,2})/(?P<second>\d{1,2})(?:/(?P<year>\d{2}|\d{4}))?\b(?!/)")
+_NUMERIC_DATE = _lazy(
+    r"(?<![\d/])\b(?P<first>\d{1,2})/(?P<second>\d{1,2})(?:/(?P<year>\d{2}|\d{4}))?\b(?!/)", needles=("/",)
+)
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _MONTH_WORD = rf"(?:{'|'.join(_MONTHS)})"
 _ORDINAL_OF_MONTH = _lazy(
     r"\b(?:the\s+)?(?P<day>\d{1,2})(?:st|nd|rd|th)\s+(?:of\s+)?"
     rf"(?P<month>{_MONTH_WORD}[a-z]*\.?)(?=\W|$)",
     re.I,
+    needles=_MONTH_STEMS,
 )
 # "this Friday": the coming Friday, or today on a Friday (parsedatetime reads it as this week's, past
 # by the weekend).
-_THIS_WEEKDAY = _lazy(rf"\bthis\s+(?P<day>{_WEEKDAY_WORD})\b(?!\s+week)", re.I)
+_THIS_WEEKDAY = _lazy(rf"\bthis\s+(?P<day>{_WEEKDAY_WORD})\b(?!\s+week)", re.I, needles=("this",))
 # "Monday week", "a week on Friday", "a week from Tuesday", "the Monday after next": a week after the
 # coming one.
 _WEEKDAY_WEEK = _lazy(
     rf"\b(?:a\s+week\s+(?:on|from|after)\s+(?P<day>{_WEEKDAY_WORD})|(?P<day2>{_WEEKDAY_WORD})\s+week\b(?!')"
     rf"|(?:the\s+)?(?P<day3>{_WEEKDAY_WORD})\s+after\s+next)\b",
     re.I,
+    needles=("week", "after next"),
 )
 # "the first Monday of January", "the last Friday in February".
 _NTH_WEEKDAY = _lazy(
     rf"\b(?:the\s+)?(?P<nth>first|1st|second|2nd|third|3rd|fourth|4th|last)\s+(?P<day>{_WEEKDAY_WORD})\s+"
     rf"(?:of|in)\s+(?P<month>{_MONTH_WORD})[a-z]*\.?(?=\W|$)",
     re.I,
+    needles=("first", "1st", "second", "2nd", "third", "3rd", "fourth", "4th", "last"),
 )
 _ORDINAL_DAY = _lazy(
     r"(?P<before>\b(?!the\b)[A-Za-z]+\s+)?\b(?P<the>the\s+)?(?P<day>\d{1,2})(?:st|nd|rd|th)\b"
     rf"(?!\s+(?:of\s+)?{_MONTH_WORD})",
     re.I,
+    needles=tuple(f"{digit}{suffix}" for digit in _DIGITS for suffix in ("st", "nd", "rd", "th")),
 )
 
 
@@ -862,11 +950,12 @@ def resolve_when(text: str, ctx: ToolContext) -> RequestedTime:
     return check_option(requested, ctx, cleaned)
 
 
-_AT_CLOCK = _lazy(r"(?:\bat\s+)?\b(?P<clock>\d{2}:\d{2})\b")
+_AT_CLOCK = _lazy(r"(?:\bat\s+)?\b(?P<clock>\d{2}:\d{2})\b", needles=(":",))
 _WEEK_OF_MONTH = _lazy(
     r"^(?:(?:in|during|for|sometime|some\s+time|any\s*time|on)\s+)*(?:the\s+)?"
     rf"(?P<nth>first|1st|second|2nd|third|3rd|fourth|4th|last)\s+week\s+(?:of|in)\s+(?P<month>{_MONTH_WORD})[a-z]*\.?$",
     re.I,
+    needles=("week",),
 )
 _NTH = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3, "last": -1}
 
@@ -904,6 +993,7 @@ _WEEKDAYS_SPAN = _lazy(
     rf"^(?:(?:on|from|any\s*time|any\s*day)\s+)*(?P<first>{_WEEKDAY_WORD})\s*"
     rf"(?:-|\u2013|\bto\b|\bthrough\b|\bthru\b|\buntil\b|\btill\b)\s*(?P<last>{_WEEKDAY_WORD})$",
     re.I,
+    needles=("-", "\u2013", "to", "through", "thru", "until", "till"),
 )
 
 
@@ -915,21 +1005,24 @@ _DAYS_OF_MONTH = _lazy(
     rf"|{_DAY_OF_MONTH.format('first2')}{_RANGE_WORD}{_DAY_OF_MONTH.format('last2')}\s+(?:of\s+)?"
     rf"(?P<month2>{_MONTH_WORD})[a-z]*\.?)$",
     re.I,
+    needles=_MONTH_STEMS,
 )
-_MONTH_BEFORE = _lazy(rf"\b{_MONTH_WORD}[a-z]*\.?\s+(?:the\s+)?$", re.I)
-_MONTH_AFTER = _lazy(rf"(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_WORD}", re.I)
+_MONTH_BEFORE = _lazy(rf"\b{_MONTH_WORD}[a-z]*\.?\s+(?:the\s+)?$", re.I, needles=_MONTH_STEMS)
+_MONTH_AFTER = _lazy(rf"(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_WORD}", re.I, needles=_MONTH_STEMS)
 # "by Friday", "before Thursday", "no later than the 10th", "after Wednesday": the days up to it (or
 # after it).
 _DEADLINE_DAY = _lazy(
     r"^(?:(?:any\s*time|anytime|sometime|some\s+time)\s+)?(?P<how>before|by|until|till|no\s+later\s+than|after)\s+"
     rf"(?P<day>(?:(?:next|this|coming)\s+)?{_WEEKDAY_WORD}|tomorrow|(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th))$",
     re.I,
+    needles=("before", "by", "until", "till", "later", "after"),
 )
 # "in the next 3 days", "within the next couple of days": today to that many days ahead.
 _NEXT_DAYS = _lazy(
     r"^(?:(?:with)?in\s+|over\s+)?(?:the\s+)?next\s+(?P<n>\d{1,2}|two|three|four|five|six|couple(?:\s+of)?|few)"
     r"\s+(?:working\s+|business\s+)?days$",
     re.I,
+    needles=("next",),
 )
 
 
@@ -1159,37 +1252,48 @@ ZONE_ABBREVIATIONS: dict[str, str] = {
 _ABBREVIATION = _lazy(
     r"(?:\s*\(\s*|\s+)(?:in\s+)?(?P<abbr>"
     + "|".join(sorted(ZONE_ABBREVIATIONS, key=len, reverse=True))
-    + r")\b\)?"
+    + r")\b\)?",
+    needles=tuple(abbreviation.casefold() for abbreviation in ZONE_ABBREVIATIONS),
 )
-_IANA_NAME = _lazy(r"\s*\(?\s*\b(?:in\s+)?(?P<zone>[A-Z][A-Za-z_]+(?:/[A-Za-z_+\-0-9]+){1,2})\b\)?")
+_IANA_NAME = _lazy(
+    r"\s*\(?\s*\b(?:in\s+)?(?P<zone>[A-Z][A-Za-z_]+(?:/[A-Za-z_+\-0-9]+){1,2})\b\)?", needles=("/",)
+)
 _CITY_TIME = _lazy(
-    r"\s*\(?\b(?:in\s+)?(?P<city>[A-Za-z][A-Za-z .'-]{1,30}?)\s+(?:local\s+)?time\b(?:\s+zone)?\)?", re.I
+    r"\s*\(?\b(?:in\s+)?(?P<city>[A-Za-z][A-Za-z .'-]{1,30}?)\s+(?:local\s+)?time\b(?:\s+zone)?\)?",
+    re.I,
+    needles=("time",),
 )
 _PERSON_TIME = _lazy(
     r"\s*\(?\b(?:in\s+|on\s+)?(?P<who>her|his|their|[^\W\d_][\w.'-]*(?:\s+[^\W\d_][\w.'-]*)?(?:'s|\u2019s))"
     r"\s+(?:local\s+)?time(?:\s*zone)?\b\)?",
     re.I,
+    needles=("time",),
 )
 # A place or region right after a clock time, without "time": "11am Pacific", "16:00 London".
 _PLACE_AFTER_CLOCK = _lazy(
     r"\b(?:\d{1,2}(?::\d{2})?\s*[ap]\.?m\b\.?|\d{1,2}:\d{2})\s+(?:in\s+)?"
     r"(?P<place>[A-Za-z][A-Za-z'-]*(?:\s+[A-Za-z][A-Za-z'-]*){0,2})",
     re.I,
+    needles=_DIGITS,
 )
 _NEGATED = _lazy(
     r"(?:,\s*)?\b(?:(?:but\s+)?not|except|excluding|other\s+than|apart\s+from|any\s*(?:day|time)\s+but)"
     r"\s+(?:on\s+)?"
     r"(?P<day>today|tomorrow|(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?)\b",
     re.I,
+    needles=("not", "except", "excluding", "other than", "apart from", "but"),
 )
 _ALTERNATIVE = _lazy(
     r"\s*,?\s+\bor\b\s+|\s*/\s*(?=[A-Za-z])"
     # a list of days: "Monday, Tuesday or Wednesday", "Thursday 10am and Friday 2pm"
     r"|(?:\s*,|\s*,?\s+and\b)\s*(?=(?:on\s+)?(?:(?:next|this)\s+)?(?:mon|tue|wed|thu|fri|sat|sun|today|tomorrow)[a-z]*\b)",
     re.I,
+    needles=("or", "/", ",", "and"),
 )
 # "between Monday and Wednesday": a span of days, not two alternatives.
-_BETWEEN_DAYS = _lazy(rf"\bbetween\s+(?P<first>{_WEEKDAY_WORD})\s+and\s+(?=(?:{_WEEKDAY_WORD})\b)", re.I)
+_BETWEEN_DAYS = _lazy(
+    rf"\bbetween\s+(?P<first>{_WEEKDAY_WORD})\s+and\s+(?=(?:{_WEEKDAY_WORD})\b)", re.I, needles=("between",)
+)
 _PRONOUNS = frozenset({"her", "his", "their"})
 
 
