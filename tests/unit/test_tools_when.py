@@ -406,6 +406,10 @@ def test_a_phrase_of_more_than_one_day_word_is_left_to_parsedatetime() -> None:
         ("in the next couple of days", "2026-12-01/2026-12-03", "read as Tue 1 Dec to Thu 3 Dec."),
         ("the first Monday of January", "2027-01-04", "read as Mon 4 Jan"),
         ("the last Friday in February at 3pm", "2027-02-26T15:00", "read as Fri 26 Feb"),
+        ("two weeks from now", "2026-12-15", ""),  # a day: parsedatetime gave it the time of now
+        ("end of the month", "2026-12-31", ""),
+        ("by the end of the month", "2026-12-01/2026-12-31", "read as Tue 1 Dec to Thu 31 Dec."),
+        ("this weekend", "2026-12-05/2026-12-06", "'this weekend' read as Sat 5 Dec to Sun 6 Dec."),
     ],
 )
 def test_what_people_type_is_read_as_they_mean_it(text: str, value: str, note: str) -> None:
@@ -634,7 +638,7 @@ _TOKEN_TEXT = (
     "12/10 10/12 15/12 2026-12-10 tomorrow today day in 3 days morning afternoon evening , / - 25:00 0 "
     "12am 13pm onwards ish 3ish around about mid late midweek a from 7pm or later no earlier than 17h 9h30 "
     "2h o'clock four two fortnight last first for an hour 2 hours 45 minutes jan 5-7 dec 14 16 within couple "
-    "monday friday through mon-wed Priya's her"
+    "monday friday through mon-wed Priya's her weekend month weeks now"
 )
 _TOKENS = _TOKEN_TEXT.split(" ")
 

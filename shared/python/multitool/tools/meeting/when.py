@@ -720,11 +720,13 @@ _DAY_AFTER_TOMORROW = _lazy(r"\b(?:the\s+)?day\s+after\s+tomorrow\b", re.I, need
 _FORTNIGHT = _lazy(
     r"\b(?:in\s+)?(?:a\s+)?fortnight(?:\s+(?:from\s+)?(?:today|now))?\b", re.I, needles=("fortnight",)
 )
+# "in 3 days' time", "two weeks from now": that day (parsedatetime gives "from now" the time of now).
 _IN_DAYS = _lazy(
-    r"\b(?:in\s+)?(?P<n>\d{1,2}|two|three|four|five|six)\s+days?\s+(?:from\s+(?:now|today)|time)\b",
+    r"\b(?:in\s+)?(?P<n>\d{1,2}|two|three|four|five|six)\s+(?P<unit>days?|weeks?)\s+(?:from\s+(?:now|today)|time)\b",
     re.I,
-    needles=("day",),
+    needles=("day", "week"),
 )
+_END_OF_MONTH = _lazy(r"\b(?:the\s+)?end\s+of\s+(?:the\s+)?month\b", re.I, needles=("month",))
 # "may" as a verb, not the month: "Thursday at 3 may work".
 _MAY_AS_VERB = _lazy(
     r"\b(?:may|might|could|would|should)\s+(?:work|suit|be\s+\w+|do|fit)\b",
@@ -885,7 +887,12 @@ def _relative_days(text: str, ctx: ToolContext) -> tuple[str, list[str]]:
     text = _WEEKDAY_OF_WEEK.sub(of_week, text)
     text = _ORDINAL_OF_MONTH.sub(lambda m: f" {m['month'].rstrip('.')} {int(m['day'])} ", text)
     text = _ORDINAL_DAY.sub(ordinal, text)
-    text = _IN_DAYS.sub(lambda m: date_words(today + timedelta(days=_days(m["n"]))), text)
+    text = _IN_DAYS.sub(
+        lambda m: date_words(today + timedelta(days=_days(m["n"]) * (7 if m["unit"][0] in "wW" else 1))), text
+    )
+    text = _END_OF_MONTH.sub(
+        lambda _: date_words(today.replace(day=calendar.monthrange(today.year, today.month)[1])), text
+    )
     if "fortnight" in text.casefold():
         text = _FORTNIGHT.sub(lambda _: date_words(today + timedelta(days=14)), text)
     return text, notes
@@ -1013,7 +1020,8 @@ _MONTH_AFTER = _lazy(rf"(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_WORD}", re.I, needl
 # after it).
 _DEADLINE_DAY = _lazy(
     r"^(?:(?:any\s*time|anytime|sometime|some\s+time)\s+)?(?P<how>before|by|until|till|no\s+later\s+than|after)\s+"
-    rf"(?P<day>(?:(?:next|this|coming)\s+)?{_WEEKDAY_WORD}|tomorrow|(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th))$",
+    rf"(?P<day>(?:(?:next|this|coming)\s+)?{_WEEKDAY_WORD}|tomorrow|(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)"
+    r"|(?:the\s+)?end\s+of\s+(?:the\s+)?(?:week|month))$",
     re.I,
     needles=("before", "by", "until", "till", "later", "after"),
 )
@@ -1061,10 +1069,13 @@ def _deadline(text: str, ctx: ToolContext) -> RequestedTime | None:
     today = ctx.local_now.date()
     how = " ".join(match["how"].casefold().split())
     if how == "after":
-        first = said_day.day + timedelta(days=1)
+        first = (said_day.last_day or said_day.day) + timedelta(days=1)
         last = first + timedelta(days=6)
     else:
-        first, last = today, said_day.day - timedelta(days=1) if how == "before" else said_day.day
+        first, last = (
+            today,
+            said_day.day - timedelta(days=1) if how == "before" else said_day.last_day or said_day.day,
+        )
     if last < first:
         return None
     note = f"'{match[0].strip()}' read as {_label(first)} to {_label(last)}."
@@ -1080,6 +1091,31 @@ def _next_days(text: str, ctx: ToolContext) -> RequestedTime | None:
     today = ctx.local_now.date()
     note = f"'{match[0].strip()}' read as {_label(today)} to {_label(today + timedelta(days=days))}."
     return RequestedTime(today, notes=(note,), last_day=today + timedelta(days=days))
+
+
+_WEEKEND = _lazy(
+    r"^(?:(?:on|at|over|during|for)\s+)?(?:(?P<which>the|this|next|coming)\s+)?weekend$",
+    re.I,
+    needles=("weekend",),
+)
+
+
+def _weekend(text: str, ctx: ToolContext) -> RequestedTime | None:
+    """'this weekend', 'the weekend': the coming Saturday and Sunday (today on a weekend day);
+    'next weekend' the one after this week's."""
+    match = _WEEKEND.match(text.strip())
+    if match is None:
+        return None
+    today = ctx.local_now.date()
+    saturday = today + timedelta(days=(5 - today.weekday()) % 7)
+    if today.weekday() == 6:  # on a Sunday, this weekend is today
+        saturday = today - timedelta(days=1)
+    if (match["which"] or "").casefold() == "next":
+        saturday += timedelta(days=7)
+    first = max(saturday, today)
+    last = saturday + timedelta(days=1)
+    days = _label(first) if first == last else f"{_label(first)} to {_label(last)}"
+    return RequestedTime(first, notes=(f"'{match[0].strip()}' read as {days}.",), last_day=last)
 
 
 def _weekdays(text: str, ctx: ToolContext) -> RequestedTime | None:
@@ -1101,11 +1137,14 @@ def _week_span(text: str, ctx: ToolContext) -> RequestedTime | None:
     Friday; 'early next week' its Monday and Tuesday, 'midweek' and 'the middle of next week' Tuesday to
     Thursday, 'the end of the week' Thursday and Friday, 'later this week' tomorrow to Friday."""
     match = _WEEK_SPAN.match(text.strip())
-    if match is None and "week" in text.casefold():
-        return _week_of_month(text, ctx)
     if match is None:
         return (
-            _weekdays(text, ctx) or _days_of_month(text, ctx) or _deadline(text, ctx) or _next_days(text, ctx)
+            _week_of_month(text, ctx)
+            or _weekdays(text, ctx)
+            or _days_of_month(text, ctx)
+            or _deadline(text, ctx)
+            or _next_days(text, ctx)
+            or _weekend(text, ctx)
         )
     if match is None or (match["which"] is None and match["part"] is None and match["after_next"] is None):
         return None
