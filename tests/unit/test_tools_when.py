@@ -605,6 +605,12 @@ def test_a_time_on_a_span_of_days_is_that_time_each_day(text: str, values: list[
         # Read as one option, Thursday at 14:00, before "and" between two days split them.
         ("Thursday 10am and Friday 2pm", ["2026-12-03T10:00", "2026-12-04T14:00"]),
         ("Thursday and Friday", ["2026-12-03", "2026-12-04"]),
+        # Times said before the day hold for it (the first was today's, refused as past); days of the
+        # month in a list are each an alternative (the 9th was lost, and "11th at 2" was the 10th).
+        ("3pm or 4pm on Thursday", ["2026-12-03T15:00", "2026-12-03T16:00"]),
+        ("10th or 11th at 2", ["2026-12-10", "2026-12-11T14:00"]),
+        ("the 9th, 10th or 11th", ["2026-12-09", "2026-12-10", "2026-12-11"]),
+        ("Thursday at 4pm or 5pm", ["2026-12-03T16:00", "2026-12-03T17:00"]),
         # The hours said first hold for each day; "and" between two hours is no split.
         ("between 2 and 4 on Thursday or Friday", ["2026-12-03T14:00/16:00", "2026-12-04T14:00/16:00"]),
         (

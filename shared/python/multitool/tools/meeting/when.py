@@ -1325,7 +1325,9 @@ _NEGATED = _lazy(
 _ALTERNATIVE = _lazy(
     r"\s*,?\s+\bor\b\s+|\s*/\s*(?=[A-Za-z])"
     # a list of days: "Monday, Tuesday or Wednesday", "Thursday 10am and Friday 2pm"
-    r"|(?:\s*,|\s*,?\s+and\b)\s*(?=(?:on\s+)?(?:(?:next|this)\s+)?(?:mon|tue|wed|thu|fri|sat|sun|today|tomorrow)[a-z]*\b)",
+    r"|(?:\s*,|\s*,?\s+and\b)\s*(?=(?:on\s+)?(?:(?:next|this)\s+)?(?:mon|tue|wed|thu|fri|sat|sun|today|tomorrow)[a-z]*\b)"
+    # ... and of days of the month: "the 9th, 10th or 11th"
+    r"|\s*,\s*(?=(?:on\s+)?(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\b)",
     re.I,
     needles=("or", "/", ",", "and"),
 )
@@ -1451,6 +1453,7 @@ def read_phrase(text: str, ctx: ToolContext, zone: ZoneInfo | None = None) -> Ph
                     ruled_out[day.day] = day.day.weekday()
         rest = _NEGATED.sub(" ", rest)
     options: list[RequestedTime] = []
+    undated: list[int] = []  # the first options, times said before any day
     leading: RequestedTime | None = None
     if not plain and "between" in rest.casefold():
         rest = _BETWEEN_DAYS.sub(lambda m: f"{m['first']} to ", rest)
@@ -1468,9 +1471,14 @@ def read_phrase(text: str, ctx: ToolContext, zone: ZoneInfo | None = None) -> Ph
         unread += left
         if option is None:
             continue
-        if options and option.time is not None and not _names_a_day(part, option, local):
+        dated = option.time is None or option.last_day is not None or _names_a_day(part, option, local)
+        if options and not dated:
             # "Thursday at 4pm or 5pm": a time alone keeps the day before it.
             option = RequestedTime(options[-1].day, option.time, notes=option.notes)
+            if len(undated) == len(options):
+                undated.append(len(options))
+        elif not options and not dated:
+            undated.append(0)  # "3pm or 4pm on Thursday": the day said after them holds for them
         elif not options and option.window is not None and _LEADING_HOURS.match(part):
             leading = option  # "between 2 and 4 on Thursday or Friday": the hours come first
         elif (
@@ -1496,6 +1504,13 @@ def read_phrase(text: str, ctx: ToolContext, zone: ZoneInfo | None = None) -> Ph
                 )
                 notes = ()
             continue
+        if dated and undated:
+            for index in undated:
+                earlier = options[index]
+                options[index] = RequestedTime(
+                    option.day, earlier.time, notes=earlier.notes, zone=option.zone
+                )
+            undated.clear()
         options.append(option)
     asked = {day for option in options for day in option.days}
     for coming, weekday in ruled_out.items():
@@ -1513,7 +1528,10 @@ def _names_a_day(part: str, option: RequestedTime, ctx: ToolContext) -> bool:
     """Whether the alternative says a day of its own, not only a time."""
     reading = _read_times(" ".join(part.split()))
     rest = re.sub(r"\b\d{2}:\d{2}\b", " ", reading.text)
-    return bool(_WORD.findall(rest.replace("at", " ")) and _natural(rest, ctx)[0] is not None)
+    if not _WORD.findall(rest.replace("at", " ")):
+        return False
+    days, _ = _relative_days(rest, ctx)  # "11th at 2": the 11th, which parsedatetime alone does not read
+    return _natural(days, ctx)[0] is not None
 
 
 def _in_zone(ctx: ToolContext, timezone: str) -> ToolContext:
