@@ -746,6 +746,8 @@ EXACT: tuple[Row, ...] = (
             "before thursday",
             "in the next couple of days",
             "the first monday of january",
+            "asap",
+            "tmrw pm",
         )
     ),
     Row(

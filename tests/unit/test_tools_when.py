@@ -410,6 +410,12 @@ def test_a_phrase_of_more_than_one_day_word_is_left_to_parsedatetime() -> None:
         ("end of the month", "2026-12-31", ""),
         ("by the end of the month", "2026-12-01/2026-12-31", "read as Tue 1 Dec to Thu 31 Dec."),
         ("this weekend", "2026-12-05/2026-12-06", "'this weekend' read as Sat 5 Dec to Sun 6 Dec."),
+        ("asap", "2026-12-01", "'asap' read as the earliest free times from now."),
+        ("as soon as possible", "2026-12-01", "read as the earliest free times from now."),
+        ("tmrw pm", "2026-12-02T13:00/17:00", "'pm' read as 13:00-17:00."),
+        ("Fri am", "2026-12-04T09:00/12:00", "'am' read as 09:00-12:00."),
+        ("tomorrow 10 am", "2026-12-02T10:00", ""),
+        ("tomorrow, ideally morning", "2026-12-02T09:00/12:00", "'morning' read as 09:00-12:00."),
     ],
 )
 def test_what_people_type_is_read_as_they_mean_it(text: str, value: str, note: str) -> None:
@@ -644,7 +650,7 @@ _TOKEN_TEXT = (
     "12/10 10/12 15/12 2026-12-10 tomorrow today day in 3 days morning afternoon evening , / - 25:00 0 "
     "12am 13pm onwards ish 3ish around about mid late midweek a from 7pm or later no earlier than 17h 9h30 "
     "2h o'clock four two fortnight last first for an hour 2 hours 45 minutes jan 5-7 dec 14 16 within couple "
-    "monday friday through mon-wed Priya's her weekend month weeks now"
+    "monday friday through mon-wed Priya's her weekend month weeks now asap am pm p.m. ideally"
 )
 _TOKENS = _TOKEN_TEXT.split(" ")
 

@@ -191,7 +191,8 @@ _DAY_SPANS = (
     rf"|(?:before|by|until|till|no\s+later\s+than|after)\s+(?:(?:next|this|coming)\s+)?(?:{_DAY}|tomorrow|the\s+{_ORDINAL})\b"
     r"|(?:(?:with)?in\s+)?(?:the\s+)?next\s+(?:\d{1,2}|two|three|four|five|six|couple(?:\s+of)?|few)\s+"
     r"(?:working\s+|business\s+)?days"
-    rf"|(?:the\s+)?(?:first|second|third|fourth|last|1st|2nd|3rd|4th)\s+(?:{_DAY})\s+(?:of|in)\s+(?:{_MONTH}))"
+    rf"|(?:the\s+)?(?:first|second|third|fourth|last|1st|2nd|3rd|4th)\s+(?:{_DAY})\s+(?:of|in)\s+(?:{_MONTH})"
+    r"|asap\b|a\.s\.a\.p\.?|as\s+soon\s+as\s+possible|first\s+available)"
 )
 _SHADE = r"(?:(?:early|mid|late)[\s-]*)"
 _DATE = (
@@ -205,7 +206,7 @@ _DATE = (
     rf"the\s+\d{{1,2}}(?:st|nd|rd|th)|\d{{1,2}}/\d{{1,2}}(?:/\d{{2,4}})?\b)"
 )
 _WHEN = re.compile(
-    rf"\b(?:{_DATE})(?:\s+(?:in\s+the\s+)?{_SHADE}?(?:{_PART})\b)?"
+    rf"\b(?:{_DATE})(?:\s+(?:in\s+the\s+)?{_SHADE}?(?:{_PART})\b|\s+(?:am|pm)\b)?"
     rf"(?:\s*,?\s*(?:{_BEFORE_HOUR}\s+)?{_CLOCK}(?:\s+(?:onwards?|or\s+later)\b)?)?"
     rf"|\b(?:from\s+|between\s+)?\d{{1,2}}(?::\d{{2}})?\s*(?:am|pm)?\s*(?:-|\u2013|\bto\b|\buntil\b|\band\b)\s*"
     rf"(?:{_ONE_CLOCK}|\d{{1,2}}\b(?!\s*(?:days?|weeks?|hours?|mins?|minutes?|people|/)))"

@@ -202,6 +202,8 @@ PARTS_OF_DAY: dict[str, tuple[time, time]] = {
     "end of day": (time(16), time(18)),
     "evening": (time(17), time(19)),
     "tonight": (time(17), time(19)),
+    "am": (time(9), time(12)),
+    "pm": (time(13), time(17)),
     "early morning": (time(9), time(10, 30)),
     "mid morning": (time(10), time(11, 30)),
     "late morning": (time(10, 30), time(12)),
@@ -232,6 +234,9 @@ _PARTS = [
     ("afternoon", _lazy(_LEAD + r"\bafternoons?\b", re.I, ("afternoon",))),
     ("evening", _lazy(_LEAD + r"\bevenings?\b", re.I, ("evening",))),
     ("tonight", _lazy(_LEAD + r"\btonight\b", re.I, ("tonight",))),
+    # "tmrw am", "fri pm": am or pm with no hour before it
+    ("am", _lazy(r"(?<![\d:.])(?<![\d:.]\s)\b(?:a\.m\.|am)(?![\w.])", re.I, ("am", "a.m."))),
+    ("pm", _lazy(r"(?<![\d:.])(?<![\d:.]\s)\b(?:p\.m\.|pm)(?![\w.])", re.I, ("pm", "p.m."))),
 ]
 # "late afternoon", "mid-morning", "early evening": the part's first, middle or last hours.
 _SHADED_PART = _lazy(
@@ -662,7 +667,7 @@ _UNREAD_FILLER = frozenset(
         *("on", "at", "in", "by", "around", "during", "before", "for", "this", "the", "a", "an", "of"),
         *("from", "some", "sometime", "time", "any", "day", "please", "maybe", "ish", "or", "and"),
         *("between", "works", "suits", "suit", "would", "be", "good", "okay", "ok", "if", "possible"),
-        *("later", "about", "roughly", "approximately", "but", "coming"),
+        *("later", "about", "roughly", "approximately", "but", "coming", "ideally", "preferably", "anytime"),
     )
 )
 _WORD = _lazy(r"[^\W\d_][\w'\u2019-]*|\d+")
@@ -1100,6 +1105,24 @@ _WEEKEND = _lazy(
 )
 
 
+_SOON = _lazy(
+    r"^(?:(?:as\s+)?soon\s+as\s+(?:possible|we\s+can|you\s+can)|asap|a\.s\.a\.p\.?|soonest|(?:right\s+)?now"
+    r"|right\s+away|immediately|(?:at\s+the\s+)?earliest(?:\s+possible)?|first\s+available)$",
+    re.I,
+    needles=("soon", "asap", "a.s.a.p", "now", "right", "immediately", "earliest", "first"),
+)
+
+
+def _soon(text: str, ctx: ToolContext) -> RequestedTime | None:
+    """'asap', 'as soon as possible', 'first available': today, from now on (the search goes on to the
+    next working days)."""
+    match = _SOON.match(text.strip())
+    if match is None:
+        return None
+    note = f"'{match[0].strip()}' read as the earliest free times from now."
+    return RequestedTime(ctx.local_now.date(), notes=(note,))
+
+
 def _weekend(text: str, ctx: ToolContext) -> RequestedTime | None:
     """'this weekend', 'the weekend': the coming Saturday and Sunday (today on a weekend day);
     'next weekend' the one after this week's."""
@@ -1145,6 +1168,7 @@ def _week_span(text: str, ctx: ToolContext) -> RequestedTime | None:
             or _deadline(text, ctx)
             or _next_days(text, ctx)
             or _weekend(text, ctx)
+            or _soon(text, ctx)
         )
     if match is None or (match["which"] is None and match["part"] is None and match["after_next"] is None):
         return None
