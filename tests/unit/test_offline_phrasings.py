@@ -748,6 +748,8 @@ EXACT: tuple[Row, ...] = (
             "the first monday of january",
             "asap",
             "tmrw pm",
+            "thursday 3 or 4pm",
+            "december 9 or 10",
         )
     ),
     Row(

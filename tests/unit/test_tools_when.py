@@ -617,6 +617,12 @@ def test_a_time_on_a_span_of_days_is_that_time_each_day(text: str, values: list[
         ("10th or 11th at 2", ["2026-12-10", "2026-12-11T14:00"]),
         ("the 9th, 10th or 11th", ["2026-12-09", "2026-12-10", "2026-12-11"]),
         ("Thursday at 4pm or 5pm", ["2026-12-03T16:00", "2026-12-03T17:00"]),
+        # What two alternatives share is said once (the first was not read).
+        ("Thursday 3 or 4pm", ["2026-12-03T15:00", "2026-12-03T16:00"]),
+        ("at 10 or 11 on Friday", ["2026-12-04T10:00", "2026-12-04T11:00"]),
+        ("Thursday at noon or 1", ["2026-12-03T12:00", "2026-12-03T13:00"]),
+        ("December 9 or 10", ["2026-12-09", "2026-12-10"]),
+        ("9 or 10 December", ["2026-12-09", "2026-12-10"]),
         # The hours said first hold for each day; "and" between two hours is no split.
         ("between 2 and 4 on Thursday or Friday", ["2026-12-03T14:00/16:00", "2026-12-04T14:00/16:00"]),
         (

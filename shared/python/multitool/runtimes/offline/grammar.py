@@ -211,6 +211,8 @@ _WHEN = re.compile(
     rf"|\b(?:from\s+|between\s+)?\d{{1,2}}(?::\d{{2}})?\s*(?:am|pm)?\s*(?:-|\u2013|\bto\b|\buntil\b|\band\b)\s*"
     rf"(?:{_ONE_CLOCK}|\d{{1,2}}\b(?!\s*(?:days?|weeks?|hours?|mins?|minutes?|people|/)))"
     rf"|\b{_BEFORE_HOUR}\s+{_HOUR}(?:\s+(?:onwards?|or\s+later)\b)?"
+    # alternatives sharing what is said once: "3 or 4pm", "at 10 or 11", "December 9 or 10"
+    rf"|\b\d{{1,2}}(?::\d{{2}})?(?=\s+or\s+\d)|\bor\s+{_HOUR}"
     rf"|\b{_CLOCK}(?:\s+(?:onwards?|or\s+later)\b)?|\b\d{{1,2}}\s*-?\s*ish\b"
     rf"|\b(?:in\s+the\s+)?{_SHADE}?(?:{_PART})\b",
     _I,

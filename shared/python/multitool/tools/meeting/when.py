@@ -1355,6 +1355,42 @@ _ALTERNATIVE = _lazy(
     re.I,
     needles=("or", "/", ",", "and"),
 )
+# What two alternatives share, said once: "3 or 4pm" (the half of the day), "at 10 or 11" (an hour),
+# "December 9 or 10" / "9 or 10 December" (the month).
+_OR_HALF = _lazy(
+    r"\b(?P<first>\d{1,2}(?:[:.]\d{2})?)\s+or\s+(?P<second>\d{1,2}(?:[:.]\d{2})?)\s*(?P<half>[ap]\.?\s?m\b\.?)",
+    re.I,
+    needles=(" or ",),
+)
+_OR_HOUR = _lazy(
+    r"\b(?P<lead>at|around|from)\s+(?P<first>\d{1,2}(?:[:.]\d{2})?|noon|midday)\s+or\s+(?P<second>\d{1,2})\b"
+    r"(?!\s*(?:[:./]\d|[ap]\.?\s?m\b|st\b|nd\b|rd\b|th\b|days?\b|weeks?\b|months?\b|hours?\b|mins?\b|minutes?\b))",
+    re.I,
+    needles=(" or ",),
+)
+_OR_MONTH = _lazy(
+    rf"\b(?P<month>{_MONTH_WORD}[a-z]*\.?)\s+(?P<first>\d{{1,2}}(?:st|nd|rd|th)?)\s+or\s+(?P<second>\d{{1,2}}(?:st|nd|rd|th)?)\b"
+    rf"|\b(?P<first2>\d{{1,2}}(?:st|nd|rd|th)?)\s+or\s+(?P<second2>\d{{1,2}}(?:st|nd|rd|th)?)\s+(?P<of>of\s+)?"
+    rf"(?P<month2>{_MONTH_WORD}[a-z]*\.?)(?=\W|$)",
+    re.I,
+    needles=(" or ",),
+)
+
+
+def _shared_by_alternatives(text: str) -> str:
+    """Each alternative with what the two share written out: "3 or 4pm" -> "3pm or 4pm"."""
+    text = _OR_HALF.sub(lambda m: f"{m['first']}{m['half']} or {m['second']}{m['half']}", text)
+    text = _OR_HOUR.sub(lambda m: f"{m['lead']} {m['first']} or {m['lead']} {m['second']}", text)
+
+    def month(match: re.Match[str]) -> str:
+        if match["month"]:
+            return f"{match['month']} {match['first']} or {match['month']} {match['second']}"
+        of = match["of"] or ""
+        return f"{match['first2']} {of}{match['month2']} or {match['second2']} {of}{match['month2']}"
+
+    return _OR_MONTH.sub(month, text)
+
+
 # "between Monday and Wednesday": a span of days, not two alternatives.
 _BETWEEN_DAYS = _lazy(
     rf"\bbetween\s+(?P<first>{_WEEKDAY_WORD})\s+and\s+(?=(?:{_WEEKDAY_WORD})\b)", re.I, needles=("between",)
@@ -1481,6 +1517,8 @@ def read_phrase(text: str, ctx: ToolContext, zone: ZoneInfo | None = None) -> Ph
     leading: RequestedTime | None = None
     if not plain and "between" in rest.casefold():
         rest = _BETWEEN_DAYS.sub(lambda m: f"{m['first']} to ", rest)
+    if not plain and " or " in rest.casefold():
+        rest = _shared_by_alternatives(rest)
     parts = [rest] if plain else ([p for p in _ALTERNATIVE.split(rest) if p.strip()] or [""])
     for part in parts:
         iso = _iso(part.strip(), local)
