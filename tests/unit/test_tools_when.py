@@ -697,3 +697,21 @@ def test_the_words_a_pattern_needs_only_skip_patterns_that_could_not_match(
     with_needles = _readings(phrases)
     monkeypatch.setattr(when._LazyPattern, "absent", lambda self, text: False)
     assert _readings(phrases) == with_needles
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("Tuesday or Wednesday next week", ["2026-12-08", "2026-12-09"]),
+        ("tue/wed next week", ["2026-12-08", "2026-12-09"]),
+        ("Tuesday, Wednesday or Thursday of next week", ["2026-12-08", "2026-12-09", "2026-12-10"]),
+        ("Thursday or Friday this week", ["2026-12-03", "2026-12-04"]),
+    ],
+)
+def test_a_week_said_after_several_days_is_each_days_week(text: str, values: list[str]) -> None:
+    """Said on a Monday, "Tuesday or Wednesday next week" read Tuesday as tomorrow."""
+    monday = ctx(datetime(2026, 11, 30, 9, tzinfo=UTC))
+    reading = when.read_phrase(text, monday)
+    assert reading.request is not None
+    assert [o.value() for o in reading.request.options] == values
+    assert reading.unread == ()

@@ -1377,8 +1377,19 @@ _OR_MONTH = _lazy(
 )
 
 
+# "Tuesday or Wednesday next week": the week said once, for each day.
+_DAYS_OF_A_WEEK = _lazy(
+    rf"\b(?P<days>{_WEEKDAY_WORD}(?:\s*(?:,|\bor\b|\band\b|/)\s*{_WEEKDAY_WORD})+)\s+"
+    r"(?P<week>(?:of\s+)?(?:next|this)\s+week)\b",
+    re.I,
+    needles=("week",),
+)
+_A_WEEKDAY = _lazy(_WEEKDAY_WORD, re.I)
+
+
 def _shared_by_alternatives(text: str) -> str:
     """Each alternative with what the two share written out: "3 or 4pm" -> "3pm or 4pm"."""
+    text = _DAYS_OF_A_WEEK.sub(lambda m: _A_WEEKDAY.sub(lambda day: f"{day[0]} {m['week']}", m["days"]), text)
     text = _OR_HALF.sub(lambda m: f"{m['first']}{m['half']} or {m['second']}{m['half']}", text)
     text = _OR_HOUR.sub(lambda m: f"{m['lead']} {m['first']} or {m['lead']} {m['second']}", text)
 
@@ -1517,8 +1528,8 @@ def read_phrase(text: str, ctx: ToolContext, zone: ZoneInfo | None = None) -> Ph
     leading: RequestedTime | None = None
     if not plain and "between" in rest.casefold():
         rest = _BETWEEN_DAYS.sub(lambda m: f"{m['first']} to ", rest)
-    if not plain and " or " in rest.casefold():
-        rest = _shared_by_alternatives(rest)
+    if not plain:
+        rest = _shared_by_alternatives(rest)  # each of its patterns skips a phrase without its words
     parts = [rest] if plain else ([p for p in _ALTERNATIVE.split(rest) if p.strip()] or [""])
     for part in parts:
         iso = _iso(part.strip(), local)
