@@ -568,6 +568,14 @@ def test_what_is_left_of_this_week_on_a_friday_is_that_friday() -> None:
     assert (option.value(), option.notes) == ("2026-12-04", ("'this week' read as Fri 4 Dec.",))
 
 
+def read_fully(text: str, now: ToolContext | None = None) -> tuple[when.RequestedTime, ...]:
+    """The options ``text`` reads as, every word of it read."""
+    reading = when.read_phrase(text, now or ctx())
+    assert reading.request is not None
+    assert reading.unread == ()
+    return reading.request.options
+
+
 @pytest.mark.parametrize(
     ("text", "values", "note"),
     [
@@ -598,11 +606,9 @@ def test_what_is_left_of_this_week_on_a_friday_is_that_friday() -> None:
 def test_a_time_on_a_span_of_days_is_that_time_each_day(text: str, values: list[str], note: str) -> None:
     """parsedatetime read "next week at 3pm" as a week from today at 15:00, and "the last week of
     December at 3pm" as 1 December."""
-    reading = when.read_phrase(text, ctx())
-    assert reading.request is not None
-    assert [o.value() for o in reading.request.options] == values
-    assert reading.unread == ()
-    assert any(note in said for said in reading.request.options[0].notes), reading.request.options[0].notes
+    options = read_fully(text)
+    assert [o.value() for o in options] == values
+    assert any(note in said for said in options[0].notes), options[0].notes
 
 
 @pytest.mark.parametrize(
@@ -634,10 +640,7 @@ def test_a_time_on_a_span_of_days_is_that_time_each_day(text: str, values: list[
 def test_days_joined_by_and_are_alternatives_and_between_two_days_is_a_span(
     text: str, values: list[str]
 ) -> None:
-    reading = when.read_phrase(text, ctx())
-    assert reading.request is not None
-    assert [o.value() for o in reading.request.options] == values
-    assert reading.unread == ()
+    assert [o.value() for o in read_fully(text)] == values
 
 
 def test_any_day_of_a_week_but_one_is_that_week_without_it() -> None:
@@ -711,7 +714,4 @@ def test_the_words_a_pattern_needs_only_skip_patterns_that_could_not_match(
 def test_a_week_said_after_several_days_is_each_days_week(text: str, values: list[str]) -> None:
     """Said on a Monday, "Tuesday or Wednesday next week" read Tuesday as tomorrow."""
     monday = ctx(datetime(2026, 11, 30, 9, tzinfo=UTC))
-    reading = when.read_phrase(text, monday)
-    assert reading.request is not None
-    assert [o.value() for o in reading.request.options] == values
-    assert reading.unread == ()
+    assert [o.value() for o in read_fully(text, monday)] == values

@@ -250,18 +250,20 @@ _MERIDIEM = _lazy(r"\b(\d{1,2})(?:[:.](\d{1,2})|(\d{2}))?\s*([ap])\.?\s?m\b\.?",
 _CLOCK = _lazy(
     r"(?<![\d.:/])\b(\d{1,2})[:.](\d{2})\b(?!\s*[ap]\.?\s?m\b)(?![.:/]\d)", re.I, needles=(":", ".")
 )
-_CLOCK_WORDS = _lazy(
-    r"\b(?P<how>half(?:\s+past)?|(?:a\s+)?quarter\s+past|(?:a\s+)?quarter\s+to)\s+"
-    r"(?P<hour>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b",
-    re.I,
-    needles=("half", "quarter"),
-)
 _HOUR_WORDS = {
     word: number
     for number, word in enumerate(
         ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"), 1
     )
 }
+_SPELLED = "|".join(_HOUR_WORDS)
+"""The hours spelled out, as one alternation."""
+_CLOCK_WORDS = _lazy(
+    r"\b(?P<how>half(?:\s+past)?|(?:a\s+)?quarter\s+past|(?:a\s+)?quarter\s+to)\s+"
+    rf"(?P<hour>\d{{1,2}}|{_SPELLED})\b",
+    re.I,
+    needles=("half", "quarter"),
+)
 # A span of hours: "2-3pm", "from 2 to 4", "between 14:00 and 15:30", "11am-1pm".
 _ENDPOINT = (
     r"(?:(?P<{0}_noon>noon|midday)|(?P<{0}_hour>\d{{1,2}})(?:[:.](?P<{0}_minute>\d{{2}}))?"
@@ -320,23 +322,10 @@ _OCLOCK = _lazy(r"(?:\bat\s+)?\b(?P<hour>\d{1,2}|[a-z]+)\s*o['\u2019]?\s*clock\b
 _SPELLED_HOUR = _lazy(
     r"(?P<lead>\b(?:at|from|around|about|by|before|after|until|till|between)\s+"
     r"|(?:(?<=\d)|(?<=[ap]m))\s*(?:to|and|until|till|-)\s*)"
-    r"(?P<hour>one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b"
+    rf"(?P<hour>{_SPELLED})\b"
     r"(?!\s*(?:days?|weeks?|months?|hours?|hrs?|mins?|minutes?|people|of|others|more|times)\b)",
     re.I,
-    needles=(
-        "one",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "eleven",
-        "twelve",
-    ),
+    needles=tuple(_HOUR_WORDS),
 )
 # How long, not when ("for 2 hours", "30 min", "an hour"): the meeting's length is a field of its own,
 # and parsedatetime reads a length as that long from now ("Thursday for an hour": Thursday 17:00 at 16:00).
@@ -379,10 +368,7 @@ _SPELLED_WEEKDAY = {"tue": "Tuesday", "wed": "Wednesday", "thu": "Thursday", "to
 
 def _spelled_weekdays(text: str) -> str:
     """``text`` with each shortened day written out: "thurs 2pm" -> "Thursday 2pm", "tmrw" -> "tomorrow"."""
-    folded = text.casefold()
-    if not any(stem in folded for stem in ("tues", "weds", "wednes", "thur", "tm", "tomoz", "2mo")):
-        return text  # most phrases: no pattern compiled on a cold start
-    return _SHORT_WEEKDAY.sub(
+    return _SHORT_WEEKDAY.sub(  # most phrases hold none of its needles: nothing compiled on a cold start
         lambda m: _SPELLED_WEEKDAY[next(k for k, v in m.groupdict().items() if v)], text
     )
 
@@ -475,29 +461,23 @@ def _one_clock(match: re.Match[str], side: str, cleaned: str) -> time:
 
 def _hours_in_digits(text: str) -> str:
     """Hours written other ways, in digits: "17h30" -> "17:30", "5 o'clock" -> "at 5", "at four" -> "at 4"."""
-    folded = text.casefold()
-    if "h" in folded and any(c.isdigit() for c in folded):
 
-        def h_clock(match: re.Match[str]) -> str:
-            hour, minute = int(match["hour"]), int(match["minute"] or 0)
-            if match["lead"] is None and match["minute"] is None and hour < 10:
-                return match[0]  # "2h": a length
-            if hour > 23 or minute > 59:
-                raise _impossible(text, match[0])
-            return f" {match['lead'] or ''} {hour:02d}:{minute:02d} "
+    def h_clock(match: re.Match[str]) -> str:
+        hour, minute = int(match["hour"]), int(match["minute"] or 0)
+        if match["lead"] is None and match["minute"] is None and hour < 10:
+            return match[0]  # "2h": a length
+        if hour > 23 or minute > 59:
+            raise _impossible(text, match[0])
+        return f" {match['lead'] or ''} {hour:02d}:{minute:02d} "
 
-        text = _H_CLOCK.sub(h_clock, text)
-    if "clock" in folded:
+    def oclock(match: re.Match[str]) -> str:
+        said = match["hour"].casefold()
+        hour = _HOUR_WORDS.get(said) or (int(said) if said.isdigit() else 0)
+        return f" at {hour} " if 1 <= hour <= 12 else match[0]
 
-        def oclock(match: re.Match[str]) -> str:
-            said = match["hour"].casefold()
-            hour = _HOUR_WORDS.get(said) or (int(said) if said.isdigit() else 0)
-            return f" at {hour} " if 1 <= hour <= 12 else match[0]
-
-        text = _OCLOCK.sub(oclock, text)
-    if any(word in folded for word in _HOUR_WORDS):
-        for _ in range(2):  # again for the end of a span: "between two and four" -> "between 2 and 4"
-            text = _SPELLED_HOUR.sub(lambda m: f"{m['lead']}{_HOUR_WORDS[m['hour'].casefold()]}", text)
+    text = _OCLOCK.sub(oclock, _H_CLOCK.sub(h_clock, text))
+    for _ in range(2):  # again for the end of a span: "between two and four" -> "between 2 and 4"
+        text = _SPELLED_HOUR.sub(lambda m: f"{m['lead']}{_HOUR_WORDS[m['hour'].casefold()]}", text)
     return text
 
 
@@ -616,9 +596,8 @@ def _read_times(cleaned: str) -> _Reading:
         return " "
 
     text = _hours_in_digits(text)
-    if "h" in text.casefold() or "min" in text.casefold():
-        text = _LENGTH.sub(" ", text)
-    text = _ISH.sub(lambda m: f" around {m[1]} ", text) if "ish" in text.casefold() else text
+    text = _LENGTH.sub(" ", text)
+    text = _ISH.sub(lambda m: f" around {m[1]} ", text)
     text = _RANGE.sub(span, text)
     text = _AFTER.sub(after, text)
     text = _BEFORE.sub(before, text)
@@ -627,7 +606,7 @@ def _read_times(cleaned: str) -> _Reading:
     text = _MERIDIEM.sub(meridiem, text)
     text = _CLOCK.sub(clock, text)
     text = _BARE_HOUR.sub(bare, text)
-    text = _FROM_CLOCK.sub(" ", text) if "from" in text.casefold() else text
+    text = _FROM_CLOCK.sub(" ", text)
     return _Reading(" ".join(text.split()), part, notes, window)
 
 
@@ -872,22 +851,20 @@ def _relative_days(text: str, ctx: ToolContext) -> tuple[str, list[str]]:
     def nth_weekday(match: re.Match[str]) -> str:
         weekday = _DAY_NAMES[match["day"][:3].casefold()]
         month = _MONTHS.index(match["month"][:3].casefold()) + 1
-        nth = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2}.get(match["nth"].casefold())
-        nth = {"fourth": 3, "4th": 3, "last": -1}.get(match["nth"].casefold(), nth)
+        nth = _NTH[match["nth"].casefold()]
         for year in (today.year, today.year + 1):
             first = date(year, month, 1)
             days = [first + timedelta(days=(weekday - first.weekday()) % 7 + 7 * n) for n in range(5)]
-            day = [d for d in days if d.month == month][nth if nth is not None else 0]
+            day = [d for d in days if d.month == month][nth]
             if day >= today:
                 return date_words(day)
         return match[0]
 
     text = _MAY_AS_VERB.sub(" ", text)
-    text = _NTH_WEEKDAY.sub(nth_weekday, text) if " of " in text or " in " in text else text
-    text = _NUMERIC_DATE.sub(day_first, text) if "/" in text else text
+    text = _NTH_WEEKDAY.sub(nth_weekday, text)
+    text = _NUMERIC_DATE.sub(day_first, text)
     text = _THIS_WEEKDAY.sub(this_weekday, text)
-    folded = text.casefold()
-    text = _WEEKDAY_WEEK.sub(week_after, text) if "week" in folded or "after next" in folded else text
+    text = _WEEKDAY_WEEK.sub(week_after, text)
     text = _DAY_AFTER_TOMORROW.sub(lambda _: date_words(today + timedelta(days=2)), text)
     text = _WEEKDAY_OF_WEEK.sub(of_week, text)
     text = _ORDINAL_OF_MONTH.sub(lambda m: f" {m['month'].rstrip('.')} {int(m['day'])} ", text)
@@ -898,8 +875,7 @@ def _relative_days(text: str, ctx: ToolContext) -> tuple[str, list[str]]:
     text = _END_OF_MONTH.sub(
         lambda _: date_words(today.replace(day=calendar.monthrange(today.year, today.month)[1])), text
     )
-    if "fortnight" in text.casefold():
-        text = _FORTNIGHT.sub(lambda _: date_words(today + timedelta(days=14)), text)
+    text = _FORTNIGHT.sub(lambda _: date_words(today + timedelta(days=14)), text)
     return text, notes
 
 
@@ -996,8 +972,7 @@ def _week_of_month(text: str, ctx: ToolContext) -> RequestedTime | None:
         first = max(thursday - timedelta(days=3), first_of_month, today)
         last = min(thursday + timedelta(days=1), date(year, month, calendar.monthrange(year, month)[1]))
         if first <= last:
-            note = f"'{match[0].strip()}' read as {_label(first)} to {_label(last)}."
-            return RequestedTime(first, notes=(note,), last_day=last)
+            return _span_of_days(match[0], first, last)
     return None
 
 
@@ -1056,9 +1031,7 @@ def _days_of_month(text: str, ctx: ToolContext) -> RequestedTime | None:
         if last < first:
             raise UnparseableDate(f"'{said}' ends before it starts. Say e.g. 'Jan 5-7'.", field=FIELD)
         if last >= today:
-            return RequestedTime(
-                first, notes=(f"'{said}' read as {_label(first)} to {_label(last)}.",), last_day=last
-            )
+            return _span_of_days(said, first, last)
     return None
 
 
@@ -1083,8 +1056,7 @@ def _deadline(text: str, ctx: ToolContext) -> RequestedTime | None:
         )
     if last < first:
         return None
-    note = f"'{match[0].strip()}' read as {_label(first)} to {_label(last)}."
-    return RequestedTime(first, notes=(note,), last_day=last)
+    return _span_of_days(match[0], first, last)
 
 
 def _next_days(text: str, ctx: ToolContext) -> RequestedTime | None:
@@ -1094,8 +1066,7 @@ def _next_days(text: str, ctx: ToolContext) -> RequestedTime | None:
     said = match["n"].casefold()
     days = 2 if said.startswith("couple") else 3 if said == "few" else _days(said)
     today = ctx.local_now.date()
-    note = f"'{match[0].strip()}' read as {_label(today)} to {_label(today + timedelta(days=days))}."
-    return RequestedTime(today, notes=(note,), last_day=today + timedelta(days=days))
+    return _span_of_days(match[0], today, today + timedelta(days=days))
 
 
 _WEEKEND = _lazy(
@@ -1137,22 +1108,20 @@ def _weekend(text: str, ctx: ToolContext) -> RequestedTime | None:
         saturday += timedelta(days=7)
     first = max(saturday, today)
     last = saturday + timedelta(days=1)
-    days = _label(first) if first == last else f"{_label(first)} to {_label(last)}"
-    return RequestedTime(first, notes=(f"'{match[0].strip()}' read as {days}.",), last_day=last)
+    return _span_of_days(match[0], first, last)
 
 
 def _weekdays(text: str, ctx: ToolContext) -> RequestedTime | None:
     """'Monday to Wednesday', 'mon-wed', 'between Monday and Wednesday': the coming first day (as the
     day alone reads) to the next last day after it."""
-    match = _WEEKDAYS_SPAN.match(text.strip()) if any(c in text for c in "-\u2013ot") else None
+    match = _WEEKDAYS_SPAN.match(text.strip())
     if match is None:
         return None
     today = ctx.local_now.date()
     weekday, last_weekday = (_DAY_NAMES[match[name][:3].casefold()] for name in ("first", "last"))
     first = today + timedelta(days=(weekday - today.weekday() - 1) % 7 + 1)
     last = first + timedelta(days=(last_weekday - weekday) % 7)
-    note = f"'{match[0].strip()}' read as {_label(first)} to {_label(last)}."
-    return RequestedTime(first, notes=(note,), last_day=last)
+    return _span_of_days(match[0], first, last)
 
 
 def _week_span(text: str, ctx: ToolContext) -> RequestedTime | None:
@@ -1195,9 +1164,14 @@ def _week_span(text: str, ctx: ToolContext) -> RequestedTime | None:
         )
     if last < first:  # "early this week" on a Thursday
         return None
+    return _span_of_days(match[0], first, last, ", the week about to start" if weekend else "")
+
+
+def _span_of_days(said: str, first: date, last: date, why: str = "") -> RequestedTime:
+    """The span of days ``said`` was read as, and a note saying so ("'mon-wed' read as Mon 7 Dec to
+    Wed 9 Dec.")."""
     days = _label(first) if first == last else f"{_label(first)} to {_label(last)}"
-    note = f"'{match[0]}' read as {days}{', the week about to start' if weekend else ''}."
-    return RequestedTime(first, notes=(note,), last_day=last)
+    return RequestedTime(first, notes=(f"'{said.strip()}' read as {days}{why}.",), last_day=last)
 
 
 def _label(day: date) -> str:
@@ -1526,7 +1500,7 @@ def read_phrase(text: str, ctx: ToolContext, zone: ZoneInfo | None = None) -> Ph
     options: list[RequestedTime] = []
     undated: list[int] = []  # the first options, times said before any day
     leading: RequestedTime | None = None
-    if not plain and "between" in rest.casefold():
+    if not plain:
         rest = _BETWEEN_DAYS.sub(lambda m: f"{m['first']} to ", rest)
     if not plain:
         rest = _shared_by_alternatives(rest)  # each of its patterns skips a phrase without its words
