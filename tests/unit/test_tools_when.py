@@ -356,6 +356,7 @@ def test_a_phrase_of_more_than_one_day_word_is_left_to_parsedatetime() -> None:
         ("Thursday from 2", "2026-12-03T14:00", "'from 2' read as 14:00 (say '2am' for the morning)."),
         ("late afternoon on Thursday", "2026-12-03T15:00/17:00", "'late afternoon' read as 15:00-17:00."),
         ("mid-morning Friday", "2026-12-04T10:00/11:30", "'mid morning' read as 10:00-11:30."),
+        ("Late afternoon on Thursday", "2026-12-03T15:00/17:00", "'late afternoon' read as 15:00-17:00."),
         ("early evening tomorrow", "2026-12-02T17:00/18:00", "'early evening' read as 17:00-18:00."),
         ("around 3 tomorrow", "2026-12-02T15:00", "'around 3' read as 15:00 (say '3am' for the morning)."),
         ("10ish on Friday", "2026-12-04T10:00", ""),

@@ -492,7 +492,8 @@ def _read_times(cleaned: str) -> _Reading:
     part: str | None = None
     window: tuple[time, time] | None = None
     opened = False  # the window is an earliest start's ("after 3pm"): a latest end said too closes it
-    shaded = _SHADED_PART.search(text) if "early" in text or "mid" in text or "late" in text else None
+    folded = text.casefold()
+    shaded = _SHADED_PART.search(text) if any(shade in folded for shade in ("early", "mid", "late")) else None
     if shaded is not None:
         part = f"{shaded['shade']} {shaded['part']}".casefold()
         text = f"{text[: shaded.start()]} {text[shaded.end() :]}"
