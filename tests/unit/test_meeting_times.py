@@ -114,6 +114,34 @@ def test_a_region_after_the_time_is_its_zone_and_a_name_after_it_is_not(when: st
     assert any("'with Priya'" in n and "not read" in n for n in notes(plain)), notes(plain)
 
 
+@pytest.mark.parametrize(
+    ("when", "zone", "start"),
+    [
+        ("Thursday at 11 Eastern", NEW_YORK, "Thu 11:00"),
+        ("Thursday at 4 London", LONDON, "Thu 16:00"),
+        ("Thursday at 4pm my time", TOKYO, "Thu 16:00"),
+        ("Thursday 4pm in my time zone", TOKYO, "Thu 16:00"),
+        ("Thursday 4pm (our local time)", TOKYO, "Thu 16:00"),
+    ],
+)
+def test_a_zone_after_a_bare_hour_or_the_users_own_is_read(when: str, zone: ZoneInfo, start: str) -> None:
+    """'at 11 Eastern' left 'Eastern' unread; 'my time' left 'my' unread (the zone was the user's anyway)."""
+    outcome = call({"when": when})
+    assert first_start(outcome, zone) == start
+    assert outcome.body["requestedTimezone"] == zone.key
+    assert not any("not read" in n for n in notes(outcome)), notes(outcome)
+    # The card says the zone when it is not the organizer's own
+    said = any(n.startswith("Times read in") for n in notes(outcome))
+    assert said is (zone != TOKYO), notes(outcome)
+
+
+def test_your_time_is_nobodys_zone_and_is_said_unread() -> None:
+    # "your time" to the assistant names no one's zone: the time stays the organizer's, the word is said
+    outcome = call({"when": "Thursday at 4pm your time"})
+    assert first_start(outcome, TOKYO) == "Thu 16:00"
+    assert any("'your'" in n and "not read" in n for n in notes(outcome)), notes(outcome)
+
+
 def test_a_place_that_is_part_of_a_longer_name_is_no_zone() -> None:
     # "Central" names a zone, "Central Park" a park: the time stays the organizer's, the words are said
     outcome = call({"when": "Thursday 11am Central Park"})

@@ -108,6 +108,16 @@ def test_one_meeting_with_two_attendees_duration_and_relative_day() -> None:
             {"times": ["2026-12-03T16:00"], "timezoneOf": "Priya"},
         ),
         (
+            "Schedule a sync with Priya on Thursday at 4pm in my time zone",
+            "Thursday at 4pm in my time zone",
+            {"times": ["2026-12-03T16:00"], "timezone": "Europe/Berlin"},
+        ),
+        (
+            "Schedule a sync with Priya on Thursday at 11 Eastern",
+            "Thursday at 11 Eastern",
+            {"times": ["2026-12-03T11:00"], "timezone": "America/New_York"},
+        ),
+        (
             "Schedule a sync with Priya Thursday at 4pm or Friday at 10am",
             "Thursday at 4pm or Friday at 10am",
             {"times": ["2026-12-03T16:00", "2026-12-04T10:00"]},

@@ -85,7 +85,7 @@ _SPAN_BEFORE = re.compile(r"\bbetween\s+$", re.I)
 _NEGATION_BEFORE = re.compile(r"\b(?:(?:but\s+)?not|except|any\s*(?:day|time)\s+but)\s+(?:on\s+)?$", re.I)
 # After the last time: the zone it is in ("London time", "PST", "Europe/London", "in Priya's time zone").
 _ZONE_AFTER = re.compile(
-    r"^\s*(?:\(\s*)?(?:(?:in\s+|on\s+)?(?:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?|her|his|their|[^\W\d_][\w.-]*['\u2019]s)"
+    r"^\s*(?:\(\s*)?(?:(?:in\s+|on\s+)?(?:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?|her|his|their|my|our|[^\W\d_][\w.-]*['\u2019]s)"
     r"\s+(?:local\s+)?time(?:\s*zone)?|(?:in\s+)?[A-Z]{2,4}\b|(?:in\s+)?[A-Z][A-Za-z_]+/[A-Za-z_]+)\)?"
 )
 

@@ -1302,14 +1302,15 @@ _CITY_TIME = _lazy(
     needles=("time",),
 )
 _PERSON_TIME = _lazy(
-    r"\s*\(?\b(?:in\s+|on\s+)?(?P<who>her|his|their|[^\W\d_][\w.'-]*(?:\s+[^\W\d_][\w.'-]*)?(?:'s|\u2019s))"
+    r"\s*\(?\b(?:in\s+|on\s+)?(?P<who>her|his|their|my|our|[^\W\d_][\w.'-]*(?:\s+[^\W\d_][\w.'-]*)?(?:'s|\u2019s))"
     r"\s+(?:local\s+)?time(?:\s*zone)?\b\)?",
     re.I,
     needles=("time",),
 )
-# A place or region right after a clock time, without "time": "11am Pacific", "16:00 London".
+# A place or region right after a clock time, without "time": "11am Pacific", "16:00 London",
+# "at 3 Eastern" (a bare hour after "at", as "at 3" alone is read).
 _PLACE_AFTER_CLOCK = _lazy(
-    r"\b(?:\d{1,2}(?::\d{2})?\s*[ap]\.?m\b\.?|\d{1,2}:\d{2})\s+(?:in\s+)?"
+    r"\b(?:\d{1,2}(?::\d{2})?\s*[ap]\.?m\b\.?|\d{1,2}:\d{2}|(?<=\bat\s)\d{1,2}(?![\d:.]))\s+(?:in\s+)?"
     r"(?P<place>[A-Za-z][A-Za-z'-]*(?:\s+[A-Za-z][A-Za-z'-]*){0,2})",
     re.I,
     needles=_DIGITS,
@@ -1382,6 +1383,8 @@ _BETWEEN_DAYS = _lazy(
     rf"\bbetween\s+(?P<first>{_WEEKDAY_WORD})\s+and\s+(?=(?:{_WEEKDAY_WORD})\b)", re.I, needles=("between",)
 )
 _PRONOUNS = frozenset({"her", "his", "their"})
+_OWN = frozenset({"my", "our"})
+"""'my time', 'in our time zone': the user's own zone, said outright."""
 
 
 @functools.cache
@@ -1445,7 +1448,7 @@ def _zone_named(text: str) -> tuple[str, str | None, str | None, str | None]:
     person = _PERSON_TIME.search(text)
     if person is not None:
         who = re.sub(r"['\u2019]s$", "", person["who"])
-        who = who.casefold() if who.casefold() in _PRONOUNS else who
+        who = who.casefold() if who.casefold() in _PRONOUNS | _OWN else who
         return text[: person.start()] + text[person.end() :], None, who, person[0].strip(" ()")
     for match in _CITY_TIME.finditer(text):
         words = match["city"].split()
@@ -1480,6 +1483,8 @@ def read_phrase(text: str, ctx: ToolContext, zone: ZoneInfo | None = None) -> Ph
     # day and offers no alternative: its reading skips the patterns that look for those.
     plain = cleaned.casefold() in _PLAIN_DAYS
     rest, named, zone_of, zone_words = (cleaned, None, None, None) if plain else _zone_named(cleaned)
+    if zone_of in _OWN:
+        named, zone_of = ctx.timezone, None
     read_in = zone
     if read_in is None and named is not None:
         read_in = ZoneInfo(named)
