@@ -321,3 +321,15 @@ def test_a_country_is_derived_from_the_time_zone() -> None:
     assert country_of("UTC") is None
     assert holiday(date(2026, 12, 25), "Asia/Tokyo") is None  # not a holiday in Japan
     assert holiday(date(2026, 7, 3), "America/New_York") == ("US", "Independence Day (observed)")
+
+
+def test_a_repeating_meeting_proposes_its_first_and_the_card_says_so() -> None:
+    # Given "every Thursday at 10am", said on Tuesday evening in Tokyo
+    outcome = call({"when": "every Thursday at 10am", "times": ["2026-12-03T10:00"]})
+    # Then the card proposes that Thursday, and says only the first meeting is proposed
+    assert outcome.body["times"] == ["2026-12-03T10:00"]
+    assert any(
+        n.startswith("'every Thursday' asks for a repeating meeting: this proposes the first, Thu 3 Dec")
+        for n in notes(outcome)
+    ), notes(outcome)
+    assert not any("not read" in n or "reads as" in n for n in notes(outcome)), notes(outcome)

@@ -117,6 +117,19 @@ def test_one_meeting_with_two_attendees_duration_and_relative_day() -> None:
             "Thursday at 11 Eastern",
             {"times": ["2026-12-03T11:00"], "timezone": "America/New_York"},
         ),
+        # A repeating meeting: its words go with the phrase, so the scheduler says it proposes the first
+        (
+            "Schedule a sync with Priya every Thursday at 10am",
+            "every Thursday at 10am",
+            {"times": ["2026-12-03T10:00"]},
+        ),
+        ("Schedule a weekly sync with Priya on Fridays", "weekly Fridays", {"times": ["2026-12-04"]}),
+        ("Schedule a daily sync with Priya at 9:30", "daily at 9:30", {"times": ["2026-12-02T09:30"]}),
+        (
+            "Schedule a sync with Priya on the first Monday of next month",
+            "the first Monday of next month",
+            {"times": ["2027-01-04"]},
+        ),
         (
             "Schedule a sync with Priya Thursday at 4pm or Friday at 10am",
             "Thursday at 4pm or Friday at 10am",

@@ -660,7 +660,8 @@ _TOKEN_TEXT = (
     "12/10 10/12 15/12 2026-12-10 tomorrow today day in 3 days morning afternoon evening , / - 25:00 0 "
     "12am 13pm onwards ish 3ish around about mid late midweek a from 7pm or later no earlier than 17h 9h30 "
     "2h o'clock four two fortnight last first for an hour 2 hours 45 minutes jan 5-7 dec 14 16 within couple "
-    "monday friday through mon-wed Priya's her weekend month weeks now asap am pm p.m. ideally"
+    "monday friday through mon-wed Priya's her weekend month weeks now asap am pm p.m. ideally "
+    "every each other weekly biweekly daily Mondays fridays my"
 )
 _TOKENS = _TOKEN_TEXT.split(" ")
 
@@ -697,6 +698,9 @@ def test_the_words_a_pattern_needs_only_skip_patterns_that_could_not_match(
         "Thursday 10am and Friday 2pm New York time",
         "the last Friday in February at 3pm",
         "in Priya's time zone on Friday at 4",
+        "every 2 weeks on Friday at 3pm",
+        "the first Monday of every month",
+        "daily at 9:30 except Wednesdays",
     ]
     with_needles = _readings(phrases)
     monkeypatch.setattr(when._LazyPattern, "absent", lambda self, text: False)
@@ -716,3 +720,63 @@ def test_a_week_said_after_several_days_is_each_days_week(text: str, values: lis
     """Said on a Monday, "Tuesday or Wednesday next week" read Tuesday as tomorrow."""
     monday = ctx(datetime(2026, 11, 30, 9, tzinfo=UTC))
     assert [o.value() for o in read_fully(text, monday)] == values
+
+
+@pytest.mark.parametrize(
+    ("text", "values", "said"),
+    [
+        # Said Tuesday 1 December, 10:00 Berlin: the first meeting of the series, and a note saying so.
+        ("every Tuesday at 10", ["2026-12-08T10:00"], "every Tuesday"),
+        ("weekly on Mondays", ["2026-12-07"], "weekly on Mondays"),
+        ("Mondays at 10am", ["2026-12-07T10:00"], "Mondays"),
+        ("each Thursday afternoon", ["2026-12-03T13:00/17:00"], "each Thursday"),
+        ("every other Friday", ["2026-12-04"], "every other Friday"),
+        ("every 2 weeks on Friday", ["2026-12-04"], "every 2 weeks on Friday"),
+        ("biweekly on Thursday at 2pm", ["2026-12-03T14:00"], "biweekly on Thursday"),
+        ("every month on the 15th", ["2026-12-15"], "every month on the 15th"),
+        ("the first Monday of every month", ["2026-12-07"], "every month"),
+        # A daily one: the first working day whose hours have not passed
+        ("daily at 9:30", ["2026-12-02T09:30"], "daily"),
+        ("every weekday at 11", ["2026-12-01T11:00"], "every weekday"),
+        ("every morning", ["2026-12-01T09:00/12:00"], "every morning"),
+    ],
+)
+def test_a_repeating_meeting_is_read_as_its_first_and_the_card_says_so(
+    text: str, values: list[str], said: str
+) -> None:
+    """'every Tuesday at 10' left 'every' unread; 'Mondays at 10am' read as today at 10:00; 'every 2 weeks
+    on Friday' as the Friday two weeks on."""
+    options = read_fully(text)
+    assert [o.value() for o in options] == values
+    first = date.fromisoformat(values[0][:10])
+    assert (
+        f"'{said}' asks for a repeating meeting: this proposes the first, {first:%a} {first.day} {first:%b}; "
+        "make it repeat in the calendar once it is booked."
+    ) in options[0].notes
+
+
+def test_a_daily_meeting_said_on_a_friday_evening_starts_on_monday() -> None:
+    friday_evening = ctx(datetime(2026, 12, 4, 17, 0, tzinfo=UTC))
+    assert [o.value() for o in read_fully("daily at 9:30", friday_evening)] == ["2026-12-07T09:30"]
+
+
+@pytest.mark.parametrize(
+    ("text", "values", "now"),
+    [
+        ("the first Monday of the month", ["2026-12-07"], TUESDAY_10_BERLIN),
+        ("the first Tuesday of the month", ["2026-12-01"], TUESDAY_10_BERLIN),
+        ("the first Monday of next month", ["2027-01-04"], TUESDAY_10_BERLIN),
+        ("the second Wednesday of next month at 3pm", ["2027-01-13T15:00"], TUESDAY_10_BERLIN),
+        ("the last Friday of the month", ["2026-12-25"], TUESDAY_10_BERLIN),
+        # said after this month's has passed: next month's, and the card says why
+        ("the first Monday of the month", ["2027-01-04"], datetime(2026, 12, 10, 9, tzinfo=UTC)),
+    ],
+)
+def test_the_nth_weekday_of_the_month_is_that_day(text: str, values: list[str], now: datetime) -> None:
+    """'the first Monday of next month' read as 1 January with 'first' unread."""
+    assert [o.value() for o in read_fully(text, ctx(now))] == values
+
+
+def test_the_nth_weekday_of_this_month_once_passed_is_refused_not_moved() -> None:
+    with pytest.raises(DateInPast):
+        resolve_when("the first Monday of this month", ctx(datetime(2026, 12, 10, 9, tzinfo=UTC)))

@@ -100,7 +100,8 @@ class MeetingArgs(WireModel):
         max_length=MAX_WHEN_CHARS,
         description=(
             "The day or time exactly as the user said it ('the day after tomorrow at 2pm', "
-            "'Thursday 4pm London time'); the card shows it and the backend checks times against it"
+            "'Thursday 4pm London time', 'every Tuesday at 10': a repeating meeting is proposed as its "
+            "first); the card shows it and the backend checks times against it"
         ),
     )
     times: list[TimeValue] | None = Field(
@@ -223,6 +224,8 @@ def cross_check(args: MeetingArgs, request: TimeRequest, reading: PhraseReading 
             notes.append(f"'{args.when}' could not be read to check the times; check them on the card.")
         return notes
     if args.times is not None:
+        if reading.repeats is not None:  # the phrase's own notes are not the card's when times are passed
+            notes.append(reading.repeats)
         said, given = reading.request.options, request.options
         if len(said) != len(given) or not all(s.admits(g) for s, g in zip(said, given, strict=True)):
             read = ", ".join(describe(o) for o in reading.request.options)

@@ -82,7 +82,21 @@ _JOINER = re.compile(
 )
 # Before the first time: what makes it a span ("between Monday and Wednesday"), kept with it.
 _SPAN_BEFORE = re.compile(r"\bbetween\s+$", re.I)
+# "Mondays": a weekday said in the plural, read by the scheduler as a repeating meeting.
+_PLURAL_DAY = re.compile(r"(?:.*\s)?(?:mon|tues|wednes|thurs|fri|satur|sun)days\b", re.I | re.S)
 _NEGATION_BEFORE = re.compile(r"\b(?:(?:but\s+)?not|except|any\s*(?:day|time)\s+but)\s+(?:on\s+)?$", re.I)
+# A meeting that repeats: its words before the time ("every other Friday", "weekly on Mondays"), or
+# anywhere in the request ("a daily standup at 9:30"); the scheduler proposes the first and says so.
+_REPEAT_BEFORE = re.compile(
+    r"\b(?:(?:every|each)\s+(?:(?:other|second|\d{1,2}|two|three|four)\s+)?(?:(?:weeks?|fortnight|months?)\s+on\s+)?"
+    r"|(?:(?:bi-?)?weekly|fortnightly|daily|monthly)\s+(?:on\s+)?)$",
+    re.I,
+)
+_REPEAT_WORD = re.compile(
+    r"\b(?:(?:bi-?)?weekly|fortnightly|daily|monthly"
+    r"|every\s+(?:(?:other|second|\d{1,2}|two|three|four)\s+)?(?:day|weekday|working\s+day|morning|week|weeks|month))\b",
+    re.I,
+)
 # After the last time: the zone it is in ("London time", "PST", "Europe/London", "in Priya's time zone").
 _ZONE_AFTER = re.compile(
     r"^\s*(?:\(\s*)?(?:(?:in\s+|on\s+)?(?:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?|her|his|their|my|our|[^\W\d_][\w.-]*['\u2019]s)"
@@ -118,8 +132,13 @@ def _when(text: str, marks: Marks, start: int = 0) -> str | None:
             pieces[-1] = (pieces[-1][0], match.end())
         else:
             begin = match.start()
-            before = _NEGATION_BEFORE.search(text[start:begin]) or _SPAN_BEFORE.search(text[start:begin])
-            pieces.append((start + before.start() if before else begin, match.end()))
+            before = (
+                _NEGATION_BEFORE.search(text[start:begin])
+                or _SPAN_BEFORE.search(text[start:begin])
+                or _REPEAT_BEFORE.search(text[start:begin])
+            )
+            end = match.end() + (1 if _PLURAL_DAY.match(text, match.start(), match.end() + 1) else 0)
+            pieces.append((start + before.start() if before else begin, end))
     for index, (begin, end) in enumerate(pieces):
         zone = _ZONE_AFTER.match(text[end:])
         if zone is not None and zone.group(0).strip():
@@ -130,7 +149,12 @@ def _when(text: str, marks: Marks, start: int = 0) -> str | None:
         marks.take(begin, end)
     parts = [" ".join(text[begin:end].split()) for begin, end in pieces]
     parts = [re.sub(r"^(?:in\s+the\s+)(?=\w)", "", p, flags=re.I) if len(pieces) > 1 else p for p in parts]
-    return " ".join(dict.fromkeys(parts)) or None
+    said = " ".join(dict.fromkeys(parts))
+    repeat = _REPEAT_WORD.search(marks.free(), start)
+    if repeat is not None and said:
+        marks.take(repeat.start(), repeat.end())
+        said = f"{' '.join(repeat[0].split())} {said}"
+    return said or None
 
 
 def _duration(text: str, marks: Marks) -> int | None:

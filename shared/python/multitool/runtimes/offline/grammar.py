@@ -195,8 +195,12 @@ _DAY_SPANS = (
     r"|asap\b|a\.s\.a\.p\.?|as\s+soon\s+as\s+possible|first\s+available)"
 )
 _SHADE = r"(?:(?:early|mid|late)[\s-]*)"
+_NTH_WEEKDAY_OF = (  # "the first Monday of next month", "the last Friday in January"
+    rf"(?:the\s+)?(?:first|1st|second|2nd|third|3rd|fourth|4th|last)\s+(?:{_DAY})\s+(?:of|in)\s+"
+    rf"(?:(?:the|this|next|every)\s+month|(?:{_MONTH}))\b"
+)
 _DATE = (
-    rf"(?:{_DAY_SPANS}|{_WEEKDAY_WEEK}|(?:(?:early|late|later|mid|(?:the\s+)?(?:middle|end|start|beginning)\s+of)[\s-]*)?"
+    rf"(?:{_NTH_WEEKDAY_OF}|{_DAY_SPANS}|{_WEEKDAY_WEEK}|(?:(?:early|late|later|mid|(?:the\s+)?(?:middle|end|start|beginning)\s+of)[\s-]*)?"
     rf"(?:next|this|coming|last|past|the)\s+week\b|mid-?week\b|"
     rf"(?:next|this|coming|last|past)\s+(?:month|{_DAY})|{_DAY}|tomorrow|tmrw|tmr|today|tonight|yesterday|"
     rf"(?:the\s+)?day\s+after\s+tomorrow|the\s+day\s+before\s+yesterday|in\s+(?:\d{{1,2}}|{_NUMBER_WORD})\s+days|"

@@ -775,7 +775,7 @@ _WEEKDAY_WEEK = _lazy(
 # "the first Monday of January", "the last Friday in February".
 _NTH_WEEKDAY = _lazy(
     rf"\b(?:the\s+)?(?P<nth>first|1st|second|2nd|third|3rd|fourth|4th|last)\s+(?P<day>{_WEEKDAY_WORD})\s+"
-    rf"(?:of|in)\s+(?P<month>{_MONTH_WORD})[a-z]*\.?(?=\W|$)",
+    rf"(?:of|in)\s+(?:(?P<month>{_MONTH_WORD})[a-z]*\.?|(?P<which>the|this|next)\s+month)(?=\W|$)",
     re.I,
     needles=("first", "1st", "second", "2nd", "third", "3rd", "fourth", "4th", "last"),
 )
@@ -851,12 +851,30 @@ def _relative_days(text: str, ctx: ToolContext) -> tuple[str, list[str]]:
 
     def nth_weekday(match: re.Match[str]) -> str:
         weekday = _DAY_NAMES[match["day"][:3].casefold()]
-        month = _MONTHS.index(match["month"][:3].casefold()) + 1
         nth = _NTH[match["nth"].casefold()]
-        for year in (today.year, today.year + 1):
+
+        def in_month(year: int, month: int) -> date:
             first = date(year, month, 1)
             days = [first + timedelta(days=(weekday - first.weekday()) % 7 + 7 * n) for n in range(5)]
-            day = [d for d in days if d.month == month][nth]
+            return [d for d in days if d.month == month][nth]
+
+        def month_after(year: int, month: int) -> tuple[int, int]:
+            return (year + 1, 1) if month == 12 else (year, month + 1)
+
+        which = (match["which"] or "").casefold()
+        if which == "this":  # this month's, even when it has passed (then refused as past, not moved)
+            return date_words(in_month(today.year, today.month))
+        if which == "next":
+            return date_words(in_month(*month_after(today.year, today.month)))
+        if which == "the":  # "the first Monday of the month": this month's, or next month's once passed
+            day = in_month(today.year, today.month)
+            if day < today:
+                day = in_month(*month_after(today.year, today.month))
+                notes.append(f"'{match[0].strip()}' read as {_label(day)} (this month's has passed).")
+            return date_words(day)
+        month = _MONTHS.index(match["month"][:3].casefold()) + 1
+        for year in (today.year, today.year + 1):
+            day = in_month(year, month)
             if day >= today:
                 return date_words(day)
         return match[0]
@@ -1382,6 +1400,48 @@ def _shared_by_alternatives(text: str) -> str:
 _BETWEEN_DAYS = _lazy(
     rf"\bbetween\s+(?P<first>{_WEEKDAY_WORD})\s+and\s+(?=(?:{_WEEKDAY_WORD})\b)", re.I, needles=("between",)
 )
+# A meeting that repeats ("every Tuesday at 10", "weekly on Mondays", "daily at 9:30"): the reading is
+# its first occurrence, and the note says that only that one is proposed.
+_REPEATING = _lazy(
+    r"\b(?:(?<=\bof\s)every\s+(?P<month>month)\b"
+    r"|(?:every|each)\s+(?:(?:other|second|\d{1,2}|two|three|four|six)\s+)?"
+    r"(?:(?P<each>(?:working\s+|week)?day|morning|afternoon|evening)\b|(?:weeks?|months?|fortnight)\b(?:\s+on\b)?"
+    r"|(?=(?P<what>\w+)))"
+    r"|(?:(?:bi-?)?weekly|fortnightly|daily|monthly|weekdays)\b(?:\s+on\b)?"
+    r"|(?P<plural>mon|tues|wednes|thurs|fri|satur|sun)days\b)",
+    re.I,
+    needles=("every", "each", "weekly", "fortnightly", "daily", "monthly", "days"),
+)
+_PART_WORDS = frozenset({"morning", "afternoon", "evening"})
+_NEXT_WORD = re.compile(r"\s*(?:the\s+)?\w+")
+
+
+def _repeat_said(text: str) -> tuple[str, str | None, bool]:
+    """(the text with the words that make a meeting repeat out, those words as said, whether it repeats
+    every working day): "every Tuesday at 10" -> ("Tuesday at 10", "every Tuesday", False)."""
+    said: list[tuple[int, int]] = []
+    daily = False
+
+    def drop(match: re.Match[str]) -> str:
+        nonlocal daily
+        # the day it repeats on is quoted with it: "every Tuesday", "weekly on Mondays"
+        follows = _NEXT_WORD.match(text, match.end()) if match["what"] or match[0].endswith("on") else None
+        said.append((match.start(), follows.end() if follows else match.end()))
+        if match["month"]:
+            return "the month"  # "the first Monday of every month": the first one
+        if match["plural"]:
+            return f"{match['plural']}day"
+        each = " ".join((match["each"] or "").casefold().split())
+        word = match[0].split()[0].casefold()
+        daily = daily or bool(each) or word in ("daily", "weekdays")
+        return f" {each} " if each in _PART_WORDS else " "
+
+    rest = _REPEATING.sub(drop, text)
+    if not said:
+        return text, None, False
+    return rest, " ".join(text[said[0][0] : said[-1][1]].split()), daily
+
+
 _PRONOUNS = frozenset({"her", "his", "their"})
 _OWN = frozenset({"my", "our"})
 """'my time', 'in our time zone': the user's own zone, said outright."""
@@ -1436,6 +1496,9 @@ class PhraseReading:
     """Someone whose zone the phrase names ('in Priya's time zone'); 'her'/'his'/'their' as said."""
     zone_words: str | None = None
     unread: tuple[str, ...] = ()
+    repeats: str | None = None
+    """For a meeting that repeats ("every Tuesday"): the note that only the first is proposed (it is also
+    the first option's)."""
 
 
 def _zone_named(text: str) -> tuple[str, str | None, str | None, str | None]:
@@ -1503,6 +1566,9 @@ def read_phrase(text: str, ctx: ToolContext, zone: ZoneInfo | None = None) -> Ph
                 if said[:3].casefold() in _DAY_NAMES:
                     ruled_out[day.day] = day.day.weekday()
         rest = _NEGATED.sub(" ", rest)
+    repeat, daily = None, False
+    if not plain:
+        rest, repeat, daily = _repeat_said(rest)
     options: list[RequestedTime] = []
     undated: list[int] = []  # the first options, times said before any day
     leading: RequestedTime | None = None
@@ -1573,8 +1639,35 @@ def read_phrase(text: str, ctx: ToolContext, zone: ZoneInfo | None = None) -> Ph
         excluded |= within
     while options and options[0].day in excluded and options[0].last_day is None and options[0].time is None:
         options[0] = RequestedTime(options[0].day + timedelta(days=1), zone=options[0].zone)
+    repeats = None
+    if repeat is not None:
+        options[:1] = [_first_occurrence(options[0] if options else None, repeat, daily, local, read_in)]
+        repeats = options[0].notes[-1]
     request = TimeRequest(tuple(options), frozenset(excluded)) if options else None
-    return PhraseReading(request, named, zone_of, zone_words, tuple(dict.fromkeys(unread)))
+    return PhraseReading(request, named, zone_of, zone_words, tuple(dict.fromkeys(unread)), repeats)
+
+
+def _first_occurrence(
+    option: RequestedTime | None, repeat: str, daily: bool, ctx: ToolContext, zone: ZoneInfo | None
+) -> RequestedTime:
+    """The first meeting of a repeating one, with a note saying only it is proposed: a daily one
+    ("daily at 9:30", "every morning") is on the first working day whose hours have not passed."""
+    import dataclasses
+
+    today = ctx.local_now.date()
+    first = option or RequestedTime(today, zone=zone)
+    if daily and first.last_day is None and first.day == today:
+        ends = first.time or (first.window[1] if first.window is not None else None)
+        passed = ends is not None and datetime.combine(today, ends, tzinfo=ctx.zone) <= ctx.local_now
+        day = today + timedelta(days=1) if passed else today
+        while day.weekday() >= 5:
+            day += timedelta(days=1)
+        first = dataclasses.replace(first, day=day)
+    note = (
+        f"'{repeat}' asks for a repeating meeting: this proposes the first, {_label(first.day)}; "
+        "make it repeat in the calendar once it is booked."
+    )
+    return dataclasses.replace(first, notes=(*first.notes, note))
 
 
 def _names_a_day(part: str, option: RequestedTime, ctx: ToolContext) -> bool:
