@@ -130,6 +130,32 @@ def test_one_meeting_with_two_attendees_duration_and_relative_day() -> None:
             "the first Monday of next month",
             {"times": ["2027-01-04"]},
         ),
+        # Parts of a month, the week of a day, days people name, the time it is now
+        (
+            "Schedule a sync with Priya in early January",
+            "early January",
+            {"times": ["2027-01-01/2027-01-10"]},
+        ),
+        (
+            "Schedule a sync with Priya the week of the 14th",
+            "the week of the 14th",
+            {"times": ["2026-12-14/2026-12-18"]},
+        ),
+        (
+            "Schedule a sync with Priya before Christmas",
+            "before Christmas",
+            {"times": ["2026-12-01/2026-12-24"]},
+        ),
+        (
+            "Schedule a sync with Priya on Christmas Eve at 10am",
+            "on Christmas Eve at 10am",
+            {"times": ["2026-12-24T10:00"]},
+        ),
+        (
+            "Schedule a sync with Priya this time tomorrow",
+            "this time tomorrow",
+            {"times": ["2026-12-02T10:00"]},
+        ),
         (
             "Schedule a sync with Priya Thursday at 4pm or Friday at 10am",
             "Thursday at 4pm or Friday at 10am",

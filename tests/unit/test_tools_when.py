@@ -661,7 +661,7 @@ _TOKEN_TEXT = (
     "12am 13pm onwards ish 3ish around about mid late midweek a from 7pm or later no earlier than 17h 9h30 "
     "2h o'clock four two fortnight last first for an hour 2 hours 45 minutes jan 5-7 dec 14 16 within couple "
     "monday friday through mon-wed Priya's her weekend month weeks now asap am pm p.m. ideally "
-    "every each other weekly biweekly daily Mondays fridays my"
+    "every each other weekly biweekly daily Mondays fridays my Christmas eve new year's same january half"
 )
 _TOKENS = _TOKEN_TEXT.split(" ")
 
@@ -701,6 +701,10 @@ def test_the_words_a_pattern_needs_only_skip_patterns_that_could_not_match(
         "every 2 weeks on Friday at 3pm",
         "the first Monday of every month",
         "daily at 9:30 except Wednesdays",
+        "the week of the 14th at 3pm",
+        "before Christmas in the afternoon",
+        "same time next week",
+        "late January or early February",
     ]
     with_needles = _readings(phrases)
     monkeypatch.setattr(when._LazyPattern, "absent", lambda self, text: False)
@@ -780,3 +784,66 @@ def test_the_nth_weekday_of_the_month_is_that_day(text: str, values: list[str], 
 def test_the_nth_weekday_of_this_month_once_passed_is_refused_not_moved() -> None:
     with pytest.raises(DateInPast):
         resolve_when("the first Monday of this month", ctx(datetime(2026, 12, 10, 9, tzinfo=UTC)))
+
+
+@pytest.mark.parametrize(
+    ("text", "values", "note"),
+    [
+        # Said Tuesday 1 December 2026, 10:00 Berlin.
+        ("early January", ["2027-01-01/2027-01-10"], "'early January' read as Fri 1 Jan to Sun 10 Jan."),
+        ("mid-January", ["2027-01-11/2027-01-20"], "'mid-January' read as Mon 11 Jan to Wed 20 Jan."),
+        ("late January", ["2027-01-21/2027-01-31"], "'late January' read as Thu 21 Jan to Sun 31 Jan."),
+        (
+            "the end of January",
+            ["2027-01-25/2027-01-31"],
+            "'the end of January' read as Mon 25 Jan to Sun 31 Jan.",
+        ),
+        (
+            "the beginning of next month",
+            ["2027-01-01/2027-01-07"],
+            "'the beginning of next month' read as Fri 1 Jan to Thu 7 Jan.",
+        ),
+        ("early December", ["2026-12-01/2026-12-10"], "'early December' read as Tue 1 Dec to Thu 10 Dec."),
+        (
+            "the week of the 14th",
+            ["2026-12-14/2026-12-18"],
+            "'the week of the 14th' read as Mon 14 Dec to Fri 18 Dec.",
+        ),
+        (
+            "the week of December 16",
+            ["2026-12-14/2026-12-18"],
+            "'the week of December 16' read as Mon 14 Dec to Fri 18 Dec.",
+        ),
+        (
+            "before Christmas",
+            ["2026-12-01/2026-12-24"],
+            "'before Christmas' read as Tue 1 Dec to Thu 24 Dec.",
+        ),
+        ("by December 18", ["2026-12-01/2026-12-18"], "'by December 18' read as Tue 1 Dec to Fri 18 Dec."),
+        (
+            "before the 10th of December",
+            ["2026-12-01/2026-12-09"],
+            "'before the 10th of December' read as Tue 1 Dec to Wed 9 Dec.",
+        ),
+        ("Christmas Eve", ["2026-12-24"], "'Christmas Eve' read as Thu 24 Dec."),
+        ("new year's eve at 10", ["2026-12-31T10:00"], "'new year's eve' read as Thu 31 Dec."),
+        ("this time tomorrow", ["2026-12-02T10:00"], "'this time' read as 10:00, the time now."),
+        ("same time next week", ["2026-12-08T10:00"], "'same time next week' read as 10:00, the time now."),
+        ("tomorrow same time", ["2026-12-02T10:00"], "'same time' read as 10:00, the time now."),
+        ("later this afternoon", ["2026-12-01T13:00/17:00"], "'afternoon' read as 13:00-17:00."),
+    ],
+)
+def test_months_weeks_and_named_days_are_read_as_meant(text: str, values: list[str], note: str) -> None:
+    """'end of January' read as 1 January without a word; 'before December 25' as 25 December 2025;
+    'this time tomorrow' lost the time; 'the week of the 14th', 'early January', 'Christmas Eve' and
+    'later this afternoon' were not read."""
+    options = read_fully(text)
+    assert [o.value() for o in options] == values
+    assert note in options[0].notes, options[0].notes
+
+
+def test_a_part_of_a_month_already_past_is_next_years() -> None:
+    late_december = ctx(datetime(2026, 12, 20, 9, tzinfo=UTC))
+    assert [o.value() for o in read_fully("early December", late_december)] == ["2027-12-01/2027-12-10"]
+    # ... and one under way starts today
+    assert [o.value() for o in read_fully("late December", late_december)] == ["2026-12-21/2026-12-31"]

@@ -185,13 +185,26 @@ _WEEKDAY_WEEK = (
 # Days said as a span or counted from another: "Jan 5-7", "14-16 December", "by Friday", "before the
 # 10th", "in the next couple of days", "the first Monday of January" (the scheduler reads each).
 _ORDINAL = r"\d{1,2}(?:st|nd|rd|th)?"
+# Days people name rather than date (after "on", "before", ...: "a Christmas party" names no day), and
+# the time it is now on another day (the scheduler reads them).
+_NAMED_DAY = (
+    r"(?:the\s+)?(?:christmas(?:\s+(?:eve|day))?|boxing\s+day|new\s+year(?:['\u2019]?s)?(?:\s+(?:eve|day))?)"
+)
+_SAME_TIME = (
+    r"(?:this|the\s+same|same)\s+time\s+(?:tomorrow|next\s+week)"
+    r"|(?:tomorrow|next\s+week)\s+(?:at\s+)?(?:this|the\s+same|same)\s+time"
+)
 _DAY_SPANS = (
     rf"(?:(?:{_MONTH})\.?\s+{_ORDINAL}\s*(?:-|\u2013|to|through)\s*{_ORDINAL}\b"
     rf"|(?:the\s+)?{_ORDINAL}\s*(?:-|\u2013|to|through)\s*(?:the\s+)?{_ORDINAL}\s+(?:of\s+)?(?:{_MONTH})"
-    rf"|(?:before|by|until|till|no\s+later\s+than|after)\s+(?:(?:next|this|coming)\s+)?(?:{_DAY}|tomorrow|the\s+{_ORDINAL})\b"
+    rf"|(?:before|by|until|till|no\s+later\s+than|after)\s+(?:(?:next|this|coming)\s+)?(?:{_DAY}|tomorrow|the\s+{_ORDINAL}"
+    rf"|(?:{_MONTH})\.?\s+{_ORDINAL}|(?:the\s+)?{_ORDINAL}\s+(?:of\s+)?(?:{_MONTH})|{_NAMED_DAY})\b"
+    # "early January", "the end of next month"; "the week of the 14th"
+    rf"|(?:the\s+)?(?:early|mid|late|(?:end|beginning|start|middle|first\s+half|second\s+half)\s+of)[\s-]*"
+    rf"(?:the\s+)?(?:(?:{_MONTH})\.?|(?:this|next)\s+month)\b"
+    rf"|(?:the\s+)?week\s+of\s+(?:the\s+{_ORDINAL}|(?:{_MONTH})\.?\s+{_ORDINAL}|{_ORDINAL}\s+(?:of\s+)?(?:{_MONTH}))\b"
     r"|(?:(?:with)?in\s+)?(?:the\s+)?next\s+(?:\d{1,2}|two|three|four|five|six|couple(?:\s+of)?|few)\s+"
     r"(?:working\s+|business\s+)?days"
-    rf"|(?:the\s+)?(?:first|second|third|fourth|last|1st|2nd|3rd|4th)\s+(?:{_DAY})\s+(?:of|in)\s+(?:{_MONTH})"
     r"|asap\b|a\.s\.a\.p\.?|as\s+soon\s+as\s+possible|first\s+available)"
 )
 _SHADE = r"(?:(?:early|mid|late)[\s-]*)"
@@ -200,7 +213,7 @@ _NTH_WEEKDAY_OF = (  # "the first Monday of next month", "the last Friday in Jan
     rf"(?:(?:the|this|next|every)\s+month|(?:{_MONTH}))\b"
 )
 _DATE = (
-    rf"(?:{_NTH_WEEKDAY_OF}|{_DAY_SPANS}|{_WEEKDAY_WEEK}|(?:(?:early|late|later|mid|(?:the\s+)?(?:middle|end|start|beginning)\s+of)[\s-]*)?"
+    rf"(?:{_NTH_WEEKDAY_OF}|{_DAY_SPANS}|{_SAME_TIME}|(?:on|over|around|at)\s+{_NAMED_DAY}\b|{_WEEKDAY_WEEK}|(?:(?:early|late|later|mid|(?:the\s+)?(?:middle|end|start|beginning)\s+of)[\s-]*)?"
     rf"(?:next|this|coming|last|past|the)\s+week\b|mid-?week\b|"
     rf"(?:next|this|coming|last|past)\s+(?:month|{_DAY})|{_DAY}|tomorrow|tmrw|tmr|today|tonight|yesterday|"
     rf"(?:the\s+)?day\s+after\s+tomorrow|the\s+day\s+before\s+yesterday|in\s+(?:\d{{1,2}}|{_NUMBER_WORD})\s+days|"

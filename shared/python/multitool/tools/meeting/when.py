@@ -350,7 +350,7 @@ _WEEKDAY = _lazy(
     re.I,
     needles=_WEEKDAY_STEMS,
 )
-_FILLER = _lazy(r"^(?:(?:in|at|by|around|during|before|on|for|this|the)\s*)*$", re.I)
+_FILLER = _lazy(r"^(?:(?:in|at|by|around|during|before|on|for|this|the|later)\s*)*$", re.I)
 # What is left of "any time except Thursday" once the day ruled out is taken away.
 _ANY_DAY = _lazy(
     r"^(?:(?:at|on|for|the)\s+)*(?:any\s*(?:time|day)|whenever)(?:\s+works)?$",
@@ -712,6 +712,27 @@ _IN_DAYS = _lazy(
     needles=("day", "week"),
 )
 _END_OF_MONTH = _lazy(r"\b(?:the\s+)?end\s+of\s+(?:the\s+)?month\b", re.I, needles=("month",))
+# Days people name rather than date: this year's, or next year's once it has passed.
+_NAMED_DAYS = {
+    "christmas eve": (12, 24),
+    "christmas day": (12, 25),
+    "christmas": (12, 25),
+    "boxing day": (12, 26),
+    "new year's eve": (12, 31),
+    "new years eve": (12, 31),
+    "new year's day": (1, 1),
+    "new years day": (1, 1),
+    "new year's": (1, 1),
+    "new year": (1, 1),
+}
+_NAMED_DAY_WORD = (
+    r"(?:christmas(?:\s+(?:eve|day))?|boxing\s+day|new\s+year(?:['\u2019]?s)?(?:\s+(?:eve|day))?)"
+)
+_NAMED_DAY = _lazy(rf"\b(?:the\s+)?{_NAMED_DAY_WORD}\b", re.I, needles=("christmas", "boxing", "new year"))
+# "this time tomorrow", "same time next week": the time it is now (to five minutes), that day.
+_SAME_TIME = _lazy(
+    r"\b(?:at\s+)?(?:this|the\s+same|same)\s+time(?P<week>\s+next\s+week)?\b", re.I, needles=("time",)
+)
 # "may" as a verb, not the month: "Thursday at 3 may work".
 _MAY_AS_VERB = _lazy(
     r"\b(?:may|might|could|would|should)\s+(?:work|suit|be\s+\w+|do|fit)\b",
@@ -879,7 +900,18 @@ def _relative_days(text: str, ctx: ToolContext) -> tuple[str, list[str]]:
                 return date_words(day)
         return match[0]
 
+    def named_day(match: re.Match[str]) -> str:
+        said = " ".join(match[0].casefold().replace("\u2019", "'").split())
+        said = said.removeprefix("the ")
+        month, number = _NAMED_DAYS[said]
+        day = date(today.year, month, number)
+        if day < today:
+            day = date(today.year + 1, month, number)
+        notes.append(f"'{match[0].strip()}' read as {_label(day)}.")
+        return date_words(day)
+
     text = _MAY_AS_VERB.sub(" ", text)
+    text = _NAMED_DAY.sub(named_day, text)
     text = _NTH_WEEKDAY.sub(nth_weekday, text)
     text = _NUMERIC_DATE.sub(day_first, text)
     text = _THIS_WEEKDAY.sub(this_weekday, text)
@@ -1020,7 +1052,8 @@ _MONTH_AFTER = _lazy(rf"(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_WORD}", re.I, needl
 _DEADLINE_DAY = _lazy(
     r"^(?:(?:any\s*time|anytime|sometime|some\s+time)\s+)?(?P<how>before|by|until|till|no\s+later\s+than|after)\s+"
     rf"(?P<day>(?:(?:next|this|coming)\s+)?{_WEEKDAY_WORD}|tomorrow|(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)"
-    r"|(?:the\s+)?end\s+of\s+(?:the\s+)?(?:week|month))$",
+    rf"|{_MONTH_WORD}[a-z]*\.?\s+\d{{1,2}}(?:st|nd|rd|th)?|(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_WORD}[a-z]*"
+    rf"|(?:the\s+)?{_NAMED_DAY_WORD}|(?:the\s+)?end\s+of\s+(?:the\s+)?(?:week|month))$",
     re.I,
     needles=("before", "by", "until", "till", "later", "after"),
 )
@@ -1076,6 +1109,70 @@ def _deadline(text: str, ctx: ToolContext) -> RequestedTime | None:
     if last < first:
         return None
     return _span_of_days(match[0], first, last)
+
+
+# "early January", "mid-February", "the end of March", "late next month": a part of a month, as days.
+_MONTH_PART = _lazy(
+    r"^(?:(?:in|during|by|around|for)\s+)?(?:the\s+)?"
+    r"(?P<part>early|mid|late|end\s+of|beginning\s+of|start\s+of|middle\s+of|first\s+half\s+of|second\s+half\s+of)"
+    rf"[\s-]*(?:(?P<month>{_MONTH_WORD})[a-z]*\.?|(?P<which>this|next)\s+month)$",
+    re.I,
+    needles=("early", "mid", "late", "end", "beginning", "start", "half"),
+)
+_MONTH_PARTS = {  # the part's first and last day of the month (a negative day counts from its end)
+    "early": (1, 10),
+    "beginning of": (1, 7),
+    "start of": (1, 7),
+    "first half of": (1, 15),
+    "mid": (11, 20),
+    "middle of": (11, 20),
+    "second half of": (16, -1),
+    "late": (21, -1),
+    "end of": (-7, -1),
+}
+
+
+def _month_part(text: str, ctx: ToolContext) -> RequestedTime | None:
+    """'early January' the 1st to the 10th, 'mid' the 11th to the 20th, 'late' the 21st to its end, 'the
+    end of' its last seven days, 'the beginning of' its first seven: this year's, or next year's once
+    the part has passed, from today on."""
+    match = _MONTH_PART.match(text.strip())
+    if match is None:
+        return None
+    today = ctx.local_now.date()
+    if match["month"]:
+        month, year = _MONTHS.index(match["month"][:3].casefold()) + 1, today.year
+    else:
+        month, year = today.month, today.year
+        if match["which"].casefold() == "next":
+            year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    part = " ".join(match["part"].casefold().split())
+
+    def days(year: int) -> tuple[date, date]:
+        length = calendar.monthrange(year, month)[1]
+        first, last = (n if n > 0 else length + 1 + n for n in _MONTH_PARTS[part])
+        return date(year, month, first), date(year, month, last)
+
+    first, last = days(year)
+    if last < today and match["month"]:
+        first, last = days(year + 1)
+    return _span_of_days(match[0], max(first, today), last) if last >= today else None
+
+
+# "the week of the 14th", "the week of December 14": that day's week, Monday to Friday.
+_WEEK_OF = _lazy(r"^(?:(?:in|during)\s+)?(?:the\s+)?week\s+of\s+(?P<day>.+)$", re.I, needles=("week of",))
+
+
+def _week_of(text: str, ctx: ToolContext) -> RequestedTime | None:
+    match = _WEEK_OF.match(text.strip())
+    if match is None:
+        return None
+    said, left = _natural_reading(match["day"], ctx)
+    if said is None or left or said.last_day is not None:
+        return None
+    monday = said.day - timedelta(days=said.day.weekday())
+    first, last = max(monday, ctx.local_now.date()), monday + timedelta(days=4)
+    return _span_of_days(match[0], first, last) if first <= last else None
 
 
 def _next_days(text: str, ctx: ToolContext) -> RequestedTime | None:
@@ -1154,6 +1251,8 @@ def _week_span(text: str, ctx: ToolContext) -> RequestedTime | None:
             or _weekdays(text, ctx)
             or _days_of_month(text, ctx)
             or _deadline(text, ctx)
+            or _month_part(text, ctx)
+            or _week_of(text, ctx)
             or _next_days(text, ctx)
             or _weekend(text, ctx)
             or _soon(text, ctx)
@@ -1199,6 +1298,25 @@ def _label(day: date) -> str:
 
 def _natural_reading(cleaned: str, ctx: ToolContext) -> tuple[RequestedTime | None, list[str]]:
     """The reading of one alternative, and the words of it that were not read."""
+    same = _SAME_TIME.search(cleaned)
+    if same is None:
+        return _reading_of(cleaned, ctx)
+    # "this time tomorrow", "same time next week": the time it is now (to five minutes)
+    local_now = ctx.local_now
+    at = time(local_now.hour, local_now.minute - local_now.minute % 5)
+    week = f" {(local_now.date() + timedelta(days=7)).isoformat()} " if same["week"] else " "
+    option, unread = _reading_of(
+        " ".join(f"{cleaned[: same.start()]} at {_hhmm(at)}{week}{cleaned[same.end() :]}".split()), ctx
+    )
+    if option is None:
+        return None, unread
+    note = f"'{same[0].strip()}' read as {_hhmm(at)}, the time now."
+    return RequestedTime(
+        option.day, option.time, option.window, option.part, (note, *option.notes), option.last_day
+    ), unread
+
+
+def _reading_of(cleaned: str, ctx: ToolContext) -> tuple[RequestedTime | None, list[str]]:
     unread: list[str] = []
     parsed = _plain_day(cleaned, ctx)
     if parsed is not None:  # one word names the day: no span, time, part of the day or relative day
