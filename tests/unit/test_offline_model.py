@@ -130,6 +130,12 @@ def test_one_meeting_with_two_attendees_duration_and_relative_day() -> None:
             "the first Monday of next month",
             {"times": ["2027-01-04"]},
         ),
+        (
+            "Schedule a sync with Priya tomorrow at ten past nine",
+            "tomorrow at ten past nine",
+            {"times": ["2026-12-02T09:10"]},
+        ),
+        ("Schedule a sync with Priya Thursday arvo", "Thursday arvo", {"times": ["2026-12-03T13:00/17:00"]}),
         # Parts of a month, the week of a day, days people name, the time it is now
         (
             "Schedule a sync with Priya in early January",

@@ -847,3 +847,54 @@ def test_a_part_of_a_month_already_past_is_next_years() -> None:
     assert [o.value() for o in read_fully("early December", late_december)] == ["2027-12-01/2027-12-10"]
     # ... and one under way starts today
     assert [o.value() for o in read_fully("late December", late_december)] == ["2026-12-21/2026-12-31"]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # Said Tuesday 1 December, 10:00 Berlin: minutes past and to the hour, "noonish", "arvo"
+        ("ten past nine tomorrow", "2026-12-02T09:10"),
+        ("twenty to 4 on Thursday", "2026-12-03T15:40"),
+        ("twenty-five past 2 tomorrow", "2026-12-02T14:25"),
+        ("5 past 11 tomorrow", "2026-12-02T11:05"),
+        ("20 after 3 on Friday", "2026-12-04T15:20"),
+        ("ten minutes to twelve tomorrow", "2026-12-02T11:50"),
+        ("five to one tomorrow", "2026-12-02T12:55"),
+        ("noonish on Friday", "2026-12-04T12:00"),
+        ("Thurs arvo", "2026-12-03T13:00/17:00"),
+        ("Thursday aft", "2026-12-03T13:00/17:00"),
+    ],
+)
+def test_minutes_past_or_to_the_hour_are_that_time(text: str, value: str) -> None:
+    """'ten past nine' and 'twenty past 3' were not read (the day alone was); 'noonish', 'arvo' neither."""
+    (option,) = read_fully(text)
+    assert option.value() == value
+
+
+def test_digits_to_digits_stay_a_span_of_hours() -> None:
+    # "10 to 11" in digits is 10:00-11:00, as before; "ten to eleven" is 10:50
+    (span,) = read_fully("10 to 11 tomorrow")
+    assert span.value() == "2026-12-02T10:00/11:00"
+    (clock,) = read_fully("ten to eleven tomorrow")
+    assert clock.value() == "2026-12-02T10:50"
+
+
+def test_sixty_minutes_past_the_hour_is_refused() -> None:
+    with pytest.raises(UnparseableDate):
+        when.read_phrase("75 past 3 tomorrow", ctx())
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # A time in words is read before the hours around it: the words were left unread, or worse
+        ("half 2 to 4 tomorrow", "2026-12-02T14:30/16:00"),  # was 14:00-16:00, 'half' unread
+        ("quarter past 2 to 3 tomorrow", "2026-12-02T14:15/15:00"),
+        ("Thursday 2 to half 3", "2026-12-03T14:00/15:30"),  # was 15:30, '2 to' unread
+        ("after half past 3 tomorrow", "2026-12-02T15:30/18:00"),  # was 15:30 on each of seven days
+        ("before quarter to 5 tomorrow", "2026-12-02T09:00/16:45"),  # was today at 16:45
+    ],
+)
+def test_a_time_in_words_is_read_before_the_hours_around_it(text: str, value: str) -> None:
+    (option,) = read_fully(text)
+    assert option.value() == value

@@ -231,7 +231,7 @@ _PARTS = [
     ("after lunch", _lazy(r"\bafter\s+lunch(?:\s*time)?\b", re.I, ("lunch",))),
     ("lunchtime", _lazy(_LEAD + r"\blunch(?:\s*time)?\b", re.I, ("lunch",))),
     ("morning", _lazy(_LEAD + r"\bmornings?\b", re.I, ("morning",))),
-    ("afternoon", _lazy(_LEAD + r"\bafternoons?\b", re.I, ("afternoon",))),
+    ("afternoon", _lazy(_LEAD + r"\b(?:afternoons?|aft|arvo)\b", re.I, ("afternoon", "aft", "arvo"))),
     ("evening", _lazy(_LEAD + r"\bevenings?\b", re.I, ("evening",))),
     ("tonight", _lazy(_LEAD + r"\btonight\b", re.I, ("tonight",))),
     # "tmrw am", "fri pm": am or pm with no hour before it
@@ -244,7 +244,7 @@ _SHADED_PART = _lazy(
     re.I,
     needles=("morning", "afternoon", "evening"),
 )
-_NOON = _lazy(r"\b(?:noon|midday)\b", re.I, needles=("noon", "midday"))
+_NOON = _lazy(r"\b(?:noon|midday)(?:\s*-?\s*ish)?\b", re.I, needles=("noon", "midday"))
 # "4pm", "4:30 p.m.", "9.30am" and "930am"; "14:30" and "9.30" (not "30.11.2026" nor "2026.12.10").
 _MERIDIEM = _lazy(r"\b(\d{1,2})(?:[:.](\d{1,2})|(\d{2}))?\s*([ap])\.?\s?m\b\.?", re.I, needles=_DIGITS)
 _CLOCK = _lazy(
@@ -259,11 +259,15 @@ _HOUR_WORDS = {
 _SPELLED = "|".join(_HOUR_WORDS)
 """The hours spelled out, as one alternation."""
 _CLOCK_WORDS = _lazy(
-    r"\b(?P<how>half(?:\s+past)?|(?:a\s+)?quarter\s+past|(?:a\s+)?quarter\s+to)\s+"
+    r"\b(?P<how>half(?:\s+past)?|(?:a\s+)?quarter\s+past|(?:a\s+)?quarter\s+to"
+    # "ten past nine", "twenty to 4", "5 past 3", "20 after 2" ("10 to 11" in digits is a span of hours)
+    r"|(?P<minutes>five|ten|twenty(?:[\s-]five)?|\d{1,2}(?=\s+(?:minutes?\s+(?:past|to|after)|past|after)\b))"
+    r"\s+(?:minutes?\s+)?(?P<way>past|to|after))\s+"
     rf"(?P<hour>\d{{1,2}}|{_SPELLED})\b",
     re.I,
-    needles=("half", "quarter"),
+    needles=("half", "quarter", "past", " to ", "after"),
 )
+_MINUTE_WORDS = {"five": 5, "ten": 10, "twenty": 20, "twenty five": 25}
 # A span of hours: "2-3pm", "from 2 to 4", "between 14:00 and 15:30", "11am-1pm".
 _ENDPOINT = (
     r"(?:(?P<{0}_noon>noon|midday)|(?P<{0}_hour>\d{{1,2}})(?:[:.](?P<{0}_minute>\d{{2}}))?"
@@ -521,8 +525,17 @@ def _read_times(cleaned: str) -> _Reading:
         if not 1 <= hour <= 12:
             raise _impossible(cleaned, match[0])
         how = match["how"].casefold()
-        minute = 30 if how.startswith("half") else 15 if how.endswith("past") else 45
-        if how.endswith(" to"):
+        if match["minutes"]:
+            said_minutes = " ".join(match["minutes"].casefold().replace("-", " ").split())
+            minutes = _MINUTE_WORDS.get(said_minutes) or int(said_minutes)
+            if not 1 <= minutes <= 59:
+                raise _impossible(cleaned, match[0])
+            before = match["way"].casefold() == "to"
+            minute = 60 - minutes if before else minutes
+        else:
+            minute = 30 if how.startswith("half") else 15 if how.endswith("past") else 45
+            before = how.endswith(" to")
+        if before:
             hour = hour - 1 or 12
         if hour in _AFTERNOON_HOURS:
             morning = f"{hour}:{minute:02d}am"
@@ -599,11 +612,11 @@ def _read_times(cleaned: str) -> _Reading:
     text = _hours_in_digits(text)
     text = _LENGTH.sub(" ", text)
     text = _ISH.sub(lambda m: f" around {m[1]} ", text)
+    text = _CLOCK_WORDS.sub(spoken, text)  # first: "20 after 3" is 15:20, not an earliest start
     text = _RANGE.sub(span, text)
     text = _AFTER.sub(after, text)
     text = _BEFORE.sub(before, text)
     text = _NOON.sub(" 12:00 ", text)
-    text = _CLOCK_WORDS.sub(spoken, text)
     text = _MERIDIEM.sub(meridiem, text)
     text = _CLOCK.sub(clock, text)
     text = _BARE_HOUR.sub(bare, text)
