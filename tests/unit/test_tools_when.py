@@ -898,3 +898,28 @@ def test_sixty_minutes_past_the_hour_is_refused() -> None:
 def test_a_time_in_words_is_read_before_the_hours_around_it(text: str, value: str) -> None:
     (option,) = read_fully(text)
     assert option.value() == value
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "note"),
+    [
+        ("Thursday 1500hrs", "2026-12-03T15:00", None),
+        ("Thursday 15:00h", "2026-12-03T15:00", None),
+        ("Thursday 0930 hrs", "2026-12-03T09:30", None),
+        ("Thursday over lunch", "2026-12-03T12:00/14:00", "'lunchtime' read as 12:00-14:00."),
+        ("over breakfast on Friday", "2026-12-04T08:00/10:00", "'breakfast' read as 08:00-10:00."),
+        ("after work Thursday", "2026-12-03T17:00/19:00", "'after work' read as 17:00-19:00."),
+        ("Thursday dinner", "2026-12-03T18:00/20:00", "'dinner' read as 18:00-20:00."),
+    ],
+)
+def test_the_clock_with_its_suffix_and_meals_are_read(text: str, value: str, note: str | None) -> None:
+    """'1500hrs' and '15:00h' were not read; 'breakfast' was 08:00 without a word; 'after work' and
+    'over' were not read."""
+    (option,) = read_fully(text)
+    assert option.value() == value
+    assert note is None or note in option.notes, option.notes
+
+
+def test_hours_said_first_hold_for_each_day_after_them() -> None:
+    options = read_fully("after work on Thursday or Friday")
+    assert [o.value() for o in options] == ["2026-12-03T17:00/19:00", "2026-12-04T17:00/19:00"]

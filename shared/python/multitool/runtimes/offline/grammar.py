@@ -161,7 +161,7 @@ _MONTH = alternation(*words.MONTHS)
 _PART = alternation(*words.PARTS_OF_DAY)
 _NUMBER_WORD = alternation(*words.NUMBER_WORDS).replace("-", r"[\s-]")  # "forty-five", "forty five"
 _ONE_CLOCK = (
-    r"(?:\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}[:.h]\d{2}|\d{1,2}\s*o['\u2019]?\s*clock\b"
+    r"(?:\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:?\d{2}\s*(?:hrs?|h)\b|\d{1,2}[:.h]\d{2}|\d{1,2}\s*o['\u2019]?\s*clock\b"
     r"|(?:half(?:\s+past)?|(?:a\s+)?quarter\s+(?:past|to)"
     r"|(?:five|ten|twenty(?:[\s-]five)?|\d{1,2})\s+(?:minutes?\s+)?(?:past|after)|(?:five|ten|twenty(?:[\s-]five)?)\s+to)\s+"
     r"(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b|noon|midday)"

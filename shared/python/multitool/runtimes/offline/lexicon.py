@@ -242,7 +242,7 @@ def spelled_number(said: str) -> int | None:
 PARTS_OF_DAY = phrases(
     """
     morning, afternoon, evening, lunchtime, lunch, noon, midday, end of day, end of the day,
-    eod, cob, close of business, arvo, aft
+    eod, cob, close of business, arvo, aft, after work
     """
 )
 

@@ -213,10 +213,13 @@ PARTS_OF_DAY: dict[str, tuple[time, time]] = {
     "early evening": (time(17), time(18)),
     "mid evening": (time(17, 30), time(18, 30)),
     "late evening": (time(18), time(19)),
+    "breakfast": (time(8), time(10)),
+    "after work": (time(17), time(19)),
+    "dinner": (time(18), time(20)),
 }
 """Part of the day -> local [start, end) hours the slots must lie in."""
 
-_LEAD = r"(?:\b(?:in|at|by|around|during|before|on|for|this)\s+)?(?:\bthe\s+)?"
+_LEAD = r"(?:\b(?:in|at|by|around|during|before|on|for|this|over)\s+)?(?:\bthe\s+)?"
 _PARTS = [
     (
         "end of day",
@@ -227,6 +230,9 @@ _PARTS = [
         ),
     ),
     ("first thing", _lazy(r"\bfirst\s+thing(?:\s+in\s+the\s+morning)?\b", re.I, ("first",))),
+    ("after work", _lazy(r"\bafter\s+work\b", re.I, ("work",))),
+    ("breakfast", _lazy(_LEAD + r"\bbreakfast(?:\s*time)?\b", re.I, ("breakfast",))),
+    ("dinner", _lazy(_LEAD + r"\bdinner(?:\s*time)?\b", re.I, ("dinner",))),
     ("before lunch", _lazy(r"\bbefore\s+lunch(?:\s*time)?\b", re.I, ("lunch",))),
     ("after lunch", _lazy(r"\bafter\s+lunch(?:\s*time)?\b", re.I, ("lunch",))),
     ("lunchtime", _lazy(_LEAD + r"\blunch(?:\s*time)?\b", re.I, ("lunch",))),
@@ -319,6 +325,12 @@ _H_CLOCK = _lazy(
     r"\b(?:(?P<lead>at|from|by|before|after|until|till|around)\s+)?(?P<hour>\d{1,2})h(?P<minute>\d{2})?\b",
     re.I,
     needles=tuple(f"{digit}h" for digit in _DIGITS),
+)
+# "1500hrs", "15:00h", "0930 hrs": the 24-hour clock with its suffix ("2 hours" is a length, not this).
+_HRS_CLOCK = _lazy(
+    r"\b(?P<hour>\d{1,2}):?(?P<minute>\d{2})\s*(?:hrs?|h)\b",
+    re.I,
+    needles=tuple(f"{digit}h" for digit in _DIGITS) + tuple(f"{digit} h" for digit in _DIGITS),
 )
 # "5 o'clock", "four o'clock": that hour, read as "at" reads it.
 _OCLOCK = _lazy(r"(?:\bat\s+)?\b(?P<hour>\d{1,2}|[a-z]+)\s*o['\u2019]?\s*clock\b", re.I, needles=("clock",))
@@ -474,12 +486,18 @@ def _hours_in_digits(text: str) -> str:
             raise _impossible(text, match[0])
         return f" {match['lead'] or ''} {hour:02d}:{minute:02d} "
 
+    def hrs_clock(match: re.Match[str]) -> str:
+        hour, minute = int(match["hour"]), int(match["minute"])
+        if hour > 23 or minute > 59:
+            raise _impossible(text, match[0])
+        return f"{hour:02d}:{minute:02d}"  # the match lies between word boundaries
+
     def oclock(match: re.Match[str]) -> str:
         said = match["hour"].casefold()
         hour = _HOUR_WORDS.get(said) or (int(said) if said.isdigit() else 0)
         return f" at {hour} " if 1 <= hour <= 12 else match[0]
 
-    text = _OCLOCK.sub(oclock, _H_CLOCK.sub(h_clock, text))
+    text = _OCLOCK.sub(oclock, _H_CLOCK.sub(h_clock, _HRS_CLOCK.sub(hrs_clock, text)))
     for _ in range(2):  # again for the end of a span: "between two and four" -> "between 2 and 4"
         text = _SPELLED_HOUR.sub(lambda m: f"{m['lead']}{_HOUR_WORDS[m['hour'].casefold()]}", text)
     return text
@@ -778,9 +796,9 @@ _WEEKDAY_OF_WEEK = _lazy(
 )
 # Hours said before the day they are for: "between 2 and 4 on Thursday", "afternoon on Friday".
 _LEADING_HOURS = _lazy(
-    r"^\s*(?:(?:in|at|on|from|between|during|any\s*time)\s+)?(?:the\s+)?"
-    r"(?:\d|noon|midday|(?:(?:early|mid|late)[\s-]*)?(?:morning|afternoon|evening)|lunch|first\s+thing"
-    r"|before\s+lunch|after\s+lunch|after\s+\d|"
+    r"^\s*(?:(?:in|at|on|from|between|during|any\s*time|over)\s+)?(?:the\s+)?"
+    r"(?:\d|noon|midday|(?:(?:early|mid|late)[\s-]*)?(?:morning|afternoon|evening|arvo)|lunch|first\s+thing"
+    r"|before\s+lunch|after\s+lunch|after\s+\d|after\s+work|breakfast|dinner|"
     r"end\s+of\s+(?:the\s+)?(?:day|business)|eod|cob)",
     re.I,
 )
