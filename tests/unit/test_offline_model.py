@@ -123,7 +123,7 @@ def test_one_meeting_with_two_attendees_duration_and_relative_day() -> None:
             "every Thursday at 10am",
             {"times": ["2026-12-03T10:00"]},
         ),
-        ("Schedule a weekly sync with Priya on Fridays", "weekly Fridays", {"times": ["2026-12-04"]}),
+        ("Schedule a weekly sync with Priya on Fridays", "weekly on Fridays", {"times": ["2026-12-04"]}),
         ("Schedule a daily sync with Priya at 9:30", "daily at 9:30", {"times": ["2026-12-02T09:30"]}),
         (
             "Schedule a sync with Priya on the first Monday of next month",

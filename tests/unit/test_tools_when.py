@@ -661,7 +661,8 @@ _TOKEN_TEXT = (
     "12am 13pm onwards ish 3ish around about mid late midweek a from 7pm or later no earlier than 17h 9h30 "
     "2h o'clock four two fortnight last first for an hour 2 hours 45 minutes jan 5-7 dec 14 16 within couple "
     "monday friday through mon-wed Priya's her weekend month weeks now asap am pm p.m. ideally "
-    "every each other weekly biweekly daily Mondays fridays my Christmas eve new year's same january half"
+    "every each other weekly biweekly daily Mondays fridays my Christmas eve new year's same january half "
+    "past ten twenty after 1500hrs 15:00h breakfast dinner work over arvo noonish"
 )
 _TOKENS = _TOKEN_TEXT.split(" ")
 

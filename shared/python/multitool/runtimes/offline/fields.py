@@ -153,7 +153,8 @@ def _when(text: str, marks: Marks, start: int = 0) -> str | None:
     repeat = _REPEAT_WORD.search(marks.free(), start)
     if repeat is not None and said:
         marks.take(repeat.start(), repeat.end())
-        said = f"{' '.join(repeat[0].split())} {said}"
+        on = " on" if re.match(rf"(?:{g._DAY})", said, re.I) else ""  # "weekly on Thursdays at 3pm"
+        said = f"{' '.join(repeat[0].split())}{on} {said}"
     return said or None
 
 
