@@ -136,6 +136,22 @@ def test_one_meeting_with_two_attendees_duration_and_relative_day() -> None:
             {"times": ["2026-12-02T09:10"]},
         ),
         ("Schedule a sync with Priya Thursday arvo", "Thursday arvo", {"times": ["2026-12-03T13:00/17:00"]}),
+        # A day ruled out, and a fallback
+        (
+            "Schedule a sync with Priya next week, avoid Friday",
+            "next week avoid Friday",
+            {"times": ["2026-12-07/2026-12-11"], "notOn": ["2026-12-11"]},
+        ),
+        (
+            "Schedule a sync with Priya on Thursday (or Friday)",
+            "Thursday (or Friday)",
+            {"times": ["2026-12-03", "2026-12-04"]},
+        ),
+        (
+            "Schedule a sync with Priya on Thursday, failing that Friday",
+            "Thursday, failing that Friday",
+            {"times": ["2026-12-03", "2026-12-04"]},
+        ),
         # Parts of a month, the week of a day, days people name, the time it is now
         (
             "Schedule a sync with Priya in early January",

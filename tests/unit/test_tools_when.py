@@ -924,3 +924,28 @@ def test_the_clock_with_its_suffix_and_meals_are_read(text: str, value: str, not
 def test_hours_said_first_hold_for_each_day_after_them() -> None:
     options = read_fully("after work on Thursday or Friday")
     assert [o.value() for o in options] == ["2026-12-03T17:00/19:00", "2026-12-04T17:00/19:00"]
+
+
+@pytest.mark.parametrize(
+    ("text", "values", "excluded"),
+    [
+        # Said Tuesday 1 December: a day ruled out is not proposed ("no Mondays" proposed Monday)
+        ("no Mondays", ["2026-12-01"], ["2026-12-07"]),
+        ("next week, avoid Friday", ["2026-12-07/2026-12-11"], ["2026-12-11"]),
+        ("never on Wednesday", ["2026-12-01"], ["2026-12-02"]),
+        # A fallback is an alternative (the second day was dropped, or 'if not' ruled it out)
+        ("Thursday (or Friday)", ["2026-12-03", "2026-12-04"], []),
+        ("Thursday if possible, else Friday", ["2026-12-03", "2026-12-04"], []),
+        ("Thursday, failing that Friday", ["2026-12-03", "2026-12-04"], []),
+        ("Thursday, otherwise Friday", ["2026-12-03", "2026-12-04"], []),
+        ("Thursday if not Friday", ["2026-12-03", "2026-12-04"], []),
+        ("Thursday, if not then Friday", ["2026-12-03", "2026-12-04"], []),
+        ("Thursday but not Friday", ["2026-12-03"], ["2026-12-04"]),
+    ],
+)
+def test_days_ruled_out_and_fallbacks_are_read(text: str, values: list[str], excluded: list[str]) -> None:
+    reading = when.read_phrase(text, ctx())
+    assert reading.unread == ()
+    assert reading.request is not None
+    assert [o.value() for o in reading.request.options] == values
+    assert sorted(d.isoformat() for d in reading.request.excluded) == excluded

@@ -77,14 +77,17 @@ class Marks:
 # Friday 2pm"), a day ruled out, a latest end after an earliest start ("after 2 but before 4"), or the
 # end of a span of days ("Monday to Wednesday", "mon-wed").
 _JOINER = re.compile(
-    r"^\s*(?:,\s*)?(?:or|(?:and|but)\s+not|not|except|but|and|to|through|thru|until|till|-|\u2013|/)\s*(?:on\s+)?$",
+    r"^\s*(?:,\s*)?\(?\s*(?:or(?:\s+(?:else|otherwise))?|else|otherwise|failing\s+that|if\s+not|(?:and|but)\s+(?:not|no)"
+    r"|not|except|but|and|to|through|thru|until|till|-|\u2013|/)\s*,?\s*(?:on\s+)?$",
     re.I,
 )
 # Before the first time: what makes it a span ("between Monday and Wednesday"), kept with it.
 _SPAN_BEFORE = re.compile(r"\bbetween\s+$", re.I)
 # "Mondays": a weekday said in the plural, read by the scheduler as a repeating meeting.
 _PLURAL_DAY = re.compile(r"(?:.*\s)?(?:mon|tues|wednes|thurs|fri|satur|sun)days\b", re.I | re.S)
-_NEGATION_BEFORE = re.compile(r"\b(?:(?:but\s+)?not|except|any\s*(?:day|time)\s+but)\s+(?:on\s+)?$", re.I)
+_NEGATION_BEFORE = re.compile(
+    r"\b(?:(?:but\s+)?not|no|never|avoid(?:ing)?|except|any\s*(?:day|time)\s+but)\s+(?:on\s+)?$", re.I
+)
 # A meeting that repeats: its words before the time ("every other Friday", "weekly on Mondays"), or
 # anywhere in the request ("a daily standup at 9:30"); the scheduler proposes the first and says so.
 _REPEAT_BEFORE = re.compile(
@@ -145,6 +148,11 @@ def _when(text: str, marks: Marks, start: int = 0) -> str | None:
             pieces[index] = (begin, end + zone.end())
         elif (place := _PLACE_AFTER.match(text, end)) and (named := place_zone(place["place"])):
             pieces[index] = (begin, place.start("place") + place["place"].find(named[1]) + len(named[1]))
+    # "Thursday (or Friday)": the closing parenthesis goes with the phrase that opened one
+    pieces = [
+        (begin, end + 1) if text[end : end + 1] == ")" and "(" in text[begin:end] else (begin, end)
+        for begin, end in pieces
+    ]
     for begin, end in pieces:
         marks.take(begin, end)
     parts = [" ".join(text[begin:end].split()) for begin, end in pieces]

@@ -1483,20 +1483,24 @@ _PLACE_AFTER_CLOCK = _lazy(
     needles=_DIGITS,
 )
 _NEGATED = _lazy(
-    r"(?:,\s*)?\b(?:(?:but\s+)?not|except|excluding|other\s+than|apart\s+from|any\s*(?:day|time)\s+but)"
+    # ("Tuesday, if not Wednesday" is a fallback, not a day ruled out)
+    r"(?:,\s*)?\b(?:(?:but\s+)?(?<!\bif\s)not|no|never|avoid(?:ing)?|except|excluding|other\s+than|apart\s+from"
+    r"|any\s*(?:day|time)\s+but)"
     r"\s+(?:on\s+)?"
     r"(?P<day>today|tomorrow|(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?)\b",
     re.I,
-    needles=("not", "except", "excluding", "other than", "apart from", "but"),
+    needles=("not", "no", "never", "avoid", "except", "excluding", "other than", "apart from", "but"),
 )
 _ALTERNATIVE = _lazy(
-    r"\s*,?\s+\bor\b\s+|\s*/\s*(?=[A-Za-z])"
+    # "or", and a fallback: "Tuesday, or else Wednesday", "Tuesday, failing that Wednesday"
+    r"\s*,?\s+\b(?:or(?:\s+(?:else|otherwise))?|else|otherwise|failing\s+that|if\s+not)\b(?:\s*,?\s*then\b)?\s*,?\s+"
+    r"|\s*/\s*(?=[A-Za-z])"
     # a list of days: "Monday, Tuesday or Wednesday", "Thursday 10am and Friday 2pm"
     r"|(?:\s*,|\s*,?\s+and\b)\s*(?=(?:on\s+)?(?:(?:next|this)\s+)?(?:mon|tue|wed|thu|fri|sat|sun|today|tomorrow)[a-z]*\b)"
     # ... and of days of the month: "the 9th, 10th or 11th"
     r"|\s*,\s*(?=(?:on\s+)?(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\b)",
     re.I,
-    needles=("or", "/", ",", "and"),
+    needles=("or", "/", ",", "and", "else", "otherwise", "failing", "if not"),
 )
 # What two alternatives share, said once: "3 or 4pm" (the half of the day), "at 10 or 11" (an hour),
 # "December 9 or 10" / "9 or 10 December" (the month).
@@ -1695,6 +1699,7 @@ def read_phrase(text: str, ctx: ToolContext, zone: ZoneInfo | None = None) -> Ph
     # day and offers no alternative: its reading skips the patterns that look for those.
     plain = cleaned.casefold() in _PLAIN_DAYS
     rest, named, zone_of, zone_words = (cleaned, None, None, None) if plain else _zone_named(cleaned)
+    rest = rest.replace("(", " ").replace(")", " ")  # "Thursday (or Friday)": the zone's own are read
     if zone_of in _OWN:
         named, zone_of = ctx.timezone, None
     read_in = zone
