@@ -136,6 +136,11 @@ def test_one_meeting_with_two_attendees_duration_and_relative_day() -> None:
             {"times": ["2026-12-02T09:10"]},
         ),
         ("Schedule a sync with Priya Thursday arvo", "Thursday arvo", {"times": ["2026-12-03T13:00/17:00"]}),
+        (
+            "Schedule a sync with Priya starting Monday",
+            "starting Monday",
+            {"times": ["2026-12-07/2026-12-13"]},
+        ),
         # A day ruled out, and a fallback
         (
             "Schedule a sync with Priya next week, avoid Friday",

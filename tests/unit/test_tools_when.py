@@ -949,3 +949,29 @@ def test_days_ruled_out_and_fallbacks_are_read(text: str, values: list[str], exc
     assert reading.request is not None
     assert [o.value() for o in reading.request.options] == values
     assert sorted(d.isoformat() for d in reading.request.excluded) == excluded
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        # Said Tuesday 1 December: an earliest day is that day and the six after it (was a day past,
+        # "from Thursday on" said on a Friday; or the words unread)
+        ("from Thursday on", ["2026-12-03/2026-12-09"]),
+        ("any time from Wednesday", ["2026-12-02/2026-12-08"]),
+        ("Thursday onwards", ["2026-12-03/2026-12-09"]),
+        ("starting Monday", ["2026-12-07/2026-12-13"]),
+        ("no earlier than Thursday", ["2026-12-03/2026-12-09"]),
+        ("not until the 10th", ["2026-12-10/2026-12-16"]),
+        ("Thursday at the earliest", ["2026-12-03/2026-12-09"]),
+        ("from next Tuesday", ["2026-12-08/2026-12-14"]),
+    ],
+)
+def test_an_earliest_day_is_a_week_from_it(text: str, values: list[str]) -> None:
+    options = read_fully(text)
+    assert [o.value() for o in options] == values
+    assert f"'{text}' read as" in options[0].notes[0]
+
+
+def test_an_earliest_day_said_on_that_weekday_is_the_coming_one_not_a_day_past() -> None:
+    friday = ctx(datetime(2026, 12, 4, 15, tzinfo=UTC))
+    assert [o.value() for o in read_fully("from Thursday on", friday)] == ["2026-12-10/2026-12-16"]

@@ -1020,7 +1020,7 @@ def resolve_when(text: str, ctx: ToolContext) -> RequestedTime:
     return check_option(requested, ctx, cleaned)
 
 
-_AT_CLOCK = _lazy(r"(?:\bat\s+)?\b(?P<clock>\d{2}:\d{2})\b", needles=(":",))
+_AT_CLOCK = _lazy(r"(?:\b(?:from|around)\s+)?(?:\bat\s+)?\b(?P<clock>\d{2}:\d{2})\b", needles=(":",))
 _WEEK_OF_MONTH = _lazy(
     r"^(?:(?:in|during|for|sometime|some\s+time|any\s*time|on)\s+)*(?:the\s+)?"
     rf"(?P<nth>first|1st|second|2nd|third|3rd|fourth|4th|last)\s+week\s+(?:of|in)\s+(?P<month>{_MONTH_WORD})[a-z]*\.?$",
@@ -1080,13 +1080,38 @@ _MONTH_BEFORE = _lazy(rf"\b{_MONTH_WORD}[a-z]*\.?\s+(?:the\s+)?$", re.I, needles
 _MONTH_AFTER = _lazy(rf"(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_WORD}", re.I, needles=_MONTH_STEMS)
 # "by Friday", "before Thursday", "no later than the 10th", "after Wednesday": the days up to it (or
 # after it).
+_A_DAY = (  # a day a deadline or an earliest day names
+    rf"(?:(?:next|this|coming)\s+)?{_WEEKDAY_WORD}|tomorrow|(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)"
+    rf"|{_MONTH_WORD}[a-z]*\.?\s+\d{{1,2}}(?:st|nd|rd|th)?|(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_WORD}[a-z]*"
+    rf"|(?:the\s+)?{_NAMED_DAY_WORD}"
+)
 _DEADLINE_DAY = _lazy(
     r"^(?:(?:any\s*time|anytime|sometime|some\s+time)\s+)?(?P<how>before|by|until|till|no\s+later\s+than|after)\s+"
-    rf"(?P<day>(?:(?:next|this|coming)\s+)?{_WEEKDAY_WORD}|tomorrow|(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)"
-    rf"|{_MONTH_WORD}[a-z]*\.?\s+\d{{1,2}}(?:st|nd|rd|th)?|(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_WORD}[a-z]*"
-    rf"|(?:the\s+)?{_NAMED_DAY_WORD}|(?:the\s+)?end\s+of\s+(?:the\s+)?(?:week|month))$",
+    rf"(?P<day>{_A_DAY}|(?:the\s+)?end\s+of\s+(?:the\s+)?(?:week|month))$",
     re.I,
     needles=("before", "by", "until", "till", "later", "after"),
+)
+# "from Thursday on", "starting Monday", "not until the 10th", "Thursday at the earliest": that day
+# and the six after it (the search starts there).
+_FROM_DAY = _lazy(
+    r"^(?:(?:any\s*time|anytime|sometime|some\s+time)\s+)?"
+    r"(?:(?:from|starting(?:\s+(?:from|on))?|beginning|no\s+earlier\s+than|not\s+(?:until|till|before))\s+"
+    rf"(?P<day>{_A_DAY})(?:\s+(?:on(?:wards?)?|or\s+later|and\s+later|at\s+the\s+earliest))?"
+    rf"|(?P<day2>{_A_DAY})\s+(?:on(?:wards?)?|or\s+later|and\s+later|at\s+the\s+earliest))$",
+    re.I,
+    needles=(
+        "from",
+        "starting",
+        "beginning",
+        "earlier",
+        "until",
+        "till",
+        "before",
+        "onward",
+        "later",
+        "earliest",
+        " on",
+    ),
 )
 # "in the next 3 days", "within the next couple of days": today to that many days ahead.
 _NEXT_DAYS = _lazy(
@@ -1206,6 +1231,16 @@ def _week_of(text: str, ctx: ToolContext) -> RequestedTime | None:
     return _span_of_days(match[0], first, last) if first <= last else None
 
 
+def _from_day(text: str, ctx: ToolContext) -> RequestedTime | None:
+    match = _FROM_DAY.match(text.strip())
+    if match is None:
+        return None
+    said_day, left = _natural_reading(match["day"] or match["day2"], ctx)
+    if said_day is None or left:
+        return None
+    return _span_of_days(match[0], said_day.day, (said_day.last_day or said_day.day) + timedelta(days=6))
+
+
 def _next_days(text: str, ctx: ToolContext) -> RequestedTime | None:
     match = _NEXT_DAYS.match(text.strip())
     if match is None:
@@ -1282,6 +1317,7 @@ def _week_span(text: str, ctx: ToolContext) -> RequestedTime | None:
             or _weekdays(text, ctx)
             or _days_of_month(text, ctx)
             or _deadline(text, ctx)
+            or _from_day(text, ctx)
             or _month_part(text, ctx)
             or _week_of(text, ctx)
             or _next_days(text, ctx)
