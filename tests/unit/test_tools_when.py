@@ -894,6 +894,8 @@ def test_sixty_minutes_past_the_hour_is_refused() -> None:
         ("Thursday 2 to half 3", "2026-12-03T14:00/15:30"),  # was 15:30, '2 to' unread
         ("after half past 3 tomorrow", "2026-12-02T15:30/18:00"),  # was 15:30 on each of seven days
         ("before quarter to 5 tomorrow", "2026-12-02T09:00/16:45"),  # was today at 16:45
+        ("between half past two and four tomorrow", "2026-12-02T14:30/16:00"),  # 'four' was unread
+        ("half past two to four tomorrow", "2026-12-02T14:30/16:00"),
     ],
 )
 def test_a_time_in_words_is_read_before_the_hours_around_it(text: str, value: str) -> None:

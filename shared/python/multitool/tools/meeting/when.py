@@ -627,10 +627,12 @@ def _read_times(cleaned: str) -> _Reading:
         notes.append(f"'{match[0].strip()}' read as {_hhmm(window[0])}-{_hhmm(window[1])}.")
         return " "
 
+    # A time in words first: "20 after 3" is 15:20, not an earliest start; "between half past two and
+    # four" leaves "14:30 and four", whose hour is then in digits.
+    text = _CLOCK_WORDS.sub(spoken, text)
     text = _hours_in_digits(text)
     text = _LENGTH.sub(" ", text)
     text = _ISH.sub(lambda m: f" around {m[1]} ", text)
-    text = _CLOCK_WORDS.sub(spoken, text)  # first: "20 after 3" is 15:20, not an earliest start
     text = _RANGE.sub(span, text)
     text = _AFTER.sub(after, text)
     text = _BEFORE.sub(before, text)
