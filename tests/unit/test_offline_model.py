@@ -141,6 +141,8 @@ def test_one_meeting_with_two_attendees_duration_and_relative_day() -> None:
             "starting Monday",
             {"times": ["2026-12-07/2026-12-13"]},
         ),
+        # More alternatives than the contract's five: the tool reads the phrase
+        ("Schedule a sync with Priya next month at 3pm", "next month at 3pm", {}),
         # A day ruled out, and a fallback
         (
             "Schedule a sync with Priya next week, avoid Friday",

@@ -977,3 +977,32 @@ def test_an_earliest_day_is_a_week_from_it(text: str, values: list[str]) -> None
 def test_an_earliest_day_said_on_that_weekday_is_the_coming_one_not_a_day_past() -> None:
     friday = ctx(datetime(2026, 12, 4, 15, tzinfo=UTC))
     assert [o.value() for o in read_fully("from Thursday on", friday)] == ["2026-12-10/2026-12-16"]
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        # Said Tuesday 1 December 2026
+        ("next month", ["2027-01-01/2027-01-31"]),  # was 1 January alone, without a word
+        ("sometime this month", ["2026-12-01/2026-12-31"]),
+        ("the month after next", ["2027-02-01/2027-02-28"]),
+        ("tomorrow week", ["2026-12-09"]),  # 'week' was unread: tomorrow
+        ("any weekday next week", ["2026-12-07/2026-12-11"]),  # was Friday only, 'weekday' unread
+        (
+            "weekday mornings next week",  # was Friday's morning only
+            [f"2026-12-{day:02d}T09:00/12:00" for day in range(7, 12)],
+        ),
+        ("the week of the 14th at 3pm", [f"2026-12-{day}T15:00" for day in range(14, 19)]),  # 3pm was lost
+        ("this weekend at 3pm", ["2026-12-05T15:00", "2026-12-06T15:00"]),
+    ],
+)
+def test_months_and_weeks_said_whole_are_their_days(text: str, values: list[str]) -> None:
+    assert [o.value() for o in read_fully(text)] == values
+
+
+def test_a_time_on_more_than_a_week_of_days_holds_for_each_working_day() -> None:
+    options = read_fully("next month at 3pm")
+    days = [date.fromisoformat(o.value()[:10]) for o in options]
+    assert len(days) == 21
+    assert all(day.weekday() < 5 for day in days)
+    assert "'next month at 3pm' read as 15:00 each working day, Fri 1 Jan to Sun 31 Jan." in options[0].notes

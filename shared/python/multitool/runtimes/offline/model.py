@@ -25,6 +25,7 @@ from multitool.runtimes.offline.grammar import Intent
 from multitool.tools import REGISTRY
 from multitool.tools.base import ToolContext, ToolError
 from multitool.tools.meeting.when import read_phrase
+from multitool.tools.meeting_scheduler import MAX_TIME_OPTIONS
 from multitool.zones import iana_zone
 
 if TYPE_CHECKING:
@@ -164,6 +165,8 @@ def resolved_times(args: Mapping[str, Any], now: datetime, timezone: str) -> dic
     except ToolError:
         return out
     if reading.request is None or reading.unread:
+        return out
+    if len(reading.request.options) > MAX_TIME_OPTIONS:  # "next month at 3pm": the tool reads the phrase
         return out
     out["times"] = [option.value() for option in reading.request.options]
     if reading.request.excluded:

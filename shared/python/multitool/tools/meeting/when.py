@@ -369,7 +369,7 @@ _WEEKDAY = _lazy(
 _FILLER = _lazy(r"^(?:(?:in|at|by|around|during|before|on|for|this|the|later)\s*)*$", re.I)
 # What is left of "any time except Thursday" once the day ruled out is taken away.
 _ANY_DAY = _lazy(
-    r"^(?:(?:at|on|for|the)\s+)*(?:any\s*(?:time|day)|whenever)(?:\s+works)?$",
+    r"^(?:(?:at|on|for|the)\s+)*(?:any\s*(?:time|day|week\s*day)|whenever)(?:\s+works)?$",
     re.I,
     needles=("any", "whenever"),
 )
@@ -744,6 +744,8 @@ _IN_DAYS = _lazy(
     re.I,
     needles=("day", "week"),
 )
+# "tomorrow week" (as "Monday week"): a week after tomorrow.
+_TOMORROW_WEEK = _lazy(r"\b(?:tomorrow|tmrw)\s+week\b", re.I, needles=("week",))
 _END_OF_MONTH = _lazy(r"\b(?:the\s+)?end\s+of\s+(?:the\s+)?month\b", re.I, needles=("month",))
 # Days people name rather than date: this year's, or next year's once it has passed.
 _NAMED_DAYS = {
@@ -781,7 +783,8 @@ def _days(said: str) -> int:
 
 
 _WEEK_SPAN = _lazy(
-    r"^(?:(?:in|during|for|sometime|some\s+time|any\s*time|any\s*day|any|by|at|on)\s+)*(?:the\s+)?"
+    r"^(?:(?:in|during|for|sometime|some\s+time|any\s*time|any\s*day|any\s*week\s*day|a\s+week\s*day|week\s*day"
+    r"|any|by|at|on)\s+)*(?:the\s+)?"
     r"(?:(?P<part>early|late|later|mid|(?:the\s+)?middle\s+of|(?:the\s+)?end\s+of|(?:the\s+)?start\s+of"
     r"|(?:the\s+)?beginning\s+of)[\s-]*)?"
     r"(?:the\s+)?(?:(?P<which>next|this|the)\s+)?week(?P<after_next>\s+after\s+next)?$",
@@ -943,6 +946,11 @@ def _relative_days(text: str, ctx: ToolContext) -> tuple[str, list[str]]:
         notes.append(f"'{match[0].strip()}' read as {_label(day)}.")
         return date_words(day)
 
+    def tomorrow_week(match: re.Match[str]) -> str:
+        day = today + timedelta(days=8)
+        notes.append(f"'{match[0]}' read as {_label(day)}, a week after tomorrow.")
+        return date_words(day)
+
     text = _MAY_AS_VERB.sub(" ", text)
     text = _NAMED_DAY.sub(named_day, text)
     text = _NTH_WEEKDAY.sub(nth_weekday, text)
@@ -950,6 +958,7 @@ def _relative_days(text: str, ctx: ToolContext) -> tuple[str, list[str]]:
     text = _THIS_WEEKDAY.sub(this_weekday, text)
     text = _WEEKDAY_WEEK.sub(week_after, text)
     text = _DAY_AFTER_TOMORROW.sub(lambda _: date_words(today + timedelta(days=2)), text)
+    text = _TOMORROW_WEEK.sub(tomorrow_week, text)
     text = _WEEKDAY_OF_WEEK.sub(of_week, text)
     text = _ORDINAL_OF_MONTH.sub(lambda m: f" {m['month'].rstrip('.')} {int(m['day'])} ", text)
     text = _ORDINAL_DAY.sub(ordinal, text)
@@ -1217,6 +1226,28 @@ def _month_part(text: str, ctx: ToolContext) -> RequestedTime | None:
     return _span_of_days(match[0], max(first, today), last) if last >= today else None
 
 
+# "next month", "sometime this month": its days (this month's from today on).
+_WHOLE_MONTH = _lazy(
+    r"^(?:(?:in|during|for|sometime|some\s+time|any\s*time|any\s*day)\s+)*(?:the\s+)?"
+    r"(?:(?P<which>this|next|coming)\s+month|month\s+after\s+next)$",
+    re.I,
+    needles=("month",),
+)
+
+
+def _whole_month(text: str, ctx: ToolContext) -> RequestedTime | None:
+    match = _WHOLE_MONTH.match(text.strip())
+    if match is None:
+        return None
+    today = ctx.local_now.date()
+    year, month = today.year, today.month
+    ahead = 2 if match["which"] is None else 0 if match["which"].casefold() == "this" else 1
+    for _ in range(ahead):
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    first = max(date(year, month, 1), today)
+    return _span_of_days(match[0], first, date(year, month, calendar.monthrange(year, month)[1]))
+
+
 # "the week of the 14th", "the week of December 14": that day's week, Monday to Friday.
 _WEEK_OF = _lazy(r"^(?:(?:in|during)\s+)?(?:the\s+)?week\s+of\s+(?P<day>.+)$", re.I, needles=("week of",))
 
@@ -1226,8 +1257,8 @@ def _week_of(text: str, ctx: ToolContext) -> RequestedTime | None:
     if match is None:
         return None
     said, left = _natural_reading(match["day"], ctx)
-    if said is None or left or said.last_day is not None:
-        return None
+    if said is None or left or said.last_day is not None or said.time is not None or said.window is not None:
+        return None  # a time said with the day is read with the week ("the week of the 14th at 3pm")
     monday = said.day - timedelta(days=said.day.weekday())
     first, last = max(monday, ctx.local_now.date()), monday + timedelta(days=4)
     return _span_of_days(match[0], first, last) if first <= last else None
@@ -1321,6 +1352,7 @@ def _week_span(text: str, ctx: ToolContext) -> RequestedTime | None:
             or _deadline(text, ctx)
             or _from_day(text, ctx)
             or _month_part(text, ctx)
+            or _whole_month(text, ctx)
             or _week_of(text, ctx)
             or _next_days(text, ctx)
             or _weekend(text, ctx)
@@ -1365,6 +1397,17 @@ def _label(day: date) -> str:
     return f"{day.strftime('%a')} {day.day} {day.strftime('%b')}"
 
 
+def _days_of(span: RequestedTime) -> list[date]:
+    """The days a time or hours said on a span of days hold for: each day of a week or less ("this
+    weekend at 3pm" too), each working day of a longer one ("next month at 3pm")."""
+    days = span.days
+    return days if len(days) <= 7 else [day for day in days if day.weekday() < 5]
+
+
+def _each_day(span: RequestedTime) -> str:
+    return "each day" if len(span.days) <= 7 else "each working day"
+
+
 def _natural_reading(cleaned: str, ctx: ToolContext) -> tuple[RequestedTime | None, list[str]]:
     """The reading of one alternative, and the words of it that were not read."""
     same = _SAME_TIME.search(cleaned)
@@ -1402,7 +1445,7 @@ def _reading_of(cleaned: str, ctx: ToolContext) -> tuple[RequestedTime | None, l
             week = _week_span(f"{reading.text[: clock.start()]} {reading.text[clock.end() :]}", ctx)
             if week is not None and week.last_day is not None:
                 at = time.fromisoformat(clock["clock"])
-                days = f"each day, {_label(week.day)} to {_label(week.last_day)}"
+                days = f"{_each_day(week)}, {_label(week.day)} to {_label(week.last_day)}"
                 days = f"on {_label(week.day)}" if week.day == week.last_day else days
                 each = f"'{cleaned}' read as {_hhmm(at)} {days}."
                 return RequestedTime(week.day, at, notes=(*notes, each), last_day=week.last_day), []
@@ -1410,7 +1453,7 @@ def _reading_of(cleaned: str, ctx: ToolContext) -> tuple[RequestedTime | None, l
         if week is not None and hours is not None and week.last_day is not None:
             # "next week in the afternoon": those hours, each day of the span
             days = f"{_label(week.day)} to {_label(week.last_day)}"
-            each = f"'{cleaned}' read as {_hhmm(hours[0])}-{_hhmm(hours[1])} each day, {days}."
+            each = f"'{cleaned}' read as {_hhmm(hours[0])}-{_hhmm(hours[1])} {_each_day(week)}, {days}."
             if week.day == week.last_day:
                 each = f"'{cleaned}' read as {_hhmm(hours[0])}-{_hhmm(hours[1])} on {_label(week.day)}."
             part = reading.part if reading.window is None else None
@@ -1809,7 +1852,7 @@ def read_phrase(text: str, ctx: ToolContext, zone: ZoneInfo | None = None) -> Ph
         if (option.window is not None or option.time is not None) and option.last_day is not None:
             # Hours or a time on a span of days, as the contract writes them: one option a day, in order.
             notes = option.notes
-            for each_day in option.days:
+            for each_day in _days_of(option):
                 options.append(
                     RequestedTime(each_day, option.time, option.window, option.part, notes, zone=option.zone)
                 )
