@@ -869,13 +869,13 @@ def _relative_days(text: str, ctx: ToolContext) -> tuple[str, list[str]]:
             raise UnparseableDate(f"'{match[0].strip()}' is not a day of the month.", field=FIELD)
         year, month = today.year, today.month
         if number < today.day:
-            year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+            year, month = _month_after(year, month)
         for _ in range(3):  # the 31st of a month of 30 days is the next month that has one
             try:
                 day = date(year, month, number)
                 break
             except ValueError:
-                year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+                year, month = _month_after(year, month)
         notes.append(f"'{match[0][len(match['before'] or '') :].strip()}' read as {_label(day)}.")
         return (match["before"] or "") + date_words(day)
 
@@ -915,18 +915,15 @@ def _relative_days(text: str, ctx: ToolContext) -> tuple[str, list[str]]:
             days = [first + timedelta(days=(weekday - first.weekday()) % 7 + 7 * n) for n in range(5)]
             return [d for d in days if d.month == month][nth]
 
-        def month_after(year: int, month: int) -> tuple[int, int]:
-            return (year + 1, 1) if month == 12 else (year, month + 1)
-
         which = (match["which"] or "").casefold()
         if which == "this":  # this month's, even when it has passed (then refused as past, not moved)
             return date_words(in_month(today.year, today.month))
         if which == "next":
-            return date_words(in_month(*month_after(today.year, today.month)))
+            return date_words(in_month(*_month_after(today.year, today.month)))
         if which == "the":  # "the first Monday of the month": this month's, or next month's once passed
             day = in_month(today.year, today.month)
             if day < today:
-                day = in_month(*month_after(today.year, today.month))
+                day = in_month(*_month_after(today.year, today.month))
                 notes.append(f"'{match[0].strip()}' read as {_label(day)} (this month's has passed).")
             return date_words(day)
         month = _MONTHS.index(match["month"][:3].casefold()) + 1
@@ -1212,7 +1209,7 @@ def _month_part(text: str, ctx: ToolContext) -> RequestedTime | None:
     else:
         month, year = today.month, today.year
         if match["which"].casefold() == "next":
-            year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+            year, month = _month_after(year, month)
     part = " ".join(match["part"].casefold().split())
 
     def days(year: int) -> tuple[date, date]:
@@ -1243,7 +1240,7 @@ def _whole_month(text: str, ctx: ToolContext) -> RequestedTime | None:
     year, month = today.year, today.month
     ahead = 2 if match["which"] is None else 0 if match["which"].casefold() == "this" else 1
     for _ in range(ahead):
-        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+        year, month = _month_after(year, month)
     first = max(date(year, month, 1), today)
     return _span_of_days(match[0], first, date(year, month, calendar.monthrange(year, month)[1]))
 
@@ -1391,6 +1388,11 @@ def _span_of_days(said: str, first: date, last: date, why: str = "") -> Requeste
     Wed 9 Dec.")."""
     days = _label(first) if first == last else f"{_label(first)} to {_label(last)}"
     return RequestedTime(first, notes=(f"'{said.strip()}' read as {days}{why}.",), last_day=last)
+
+
+def _month_after(year: int, month: int) -> tuple[int, int]:
+    """(year, month) of the month after ``month`` of ``year``."""
+    return (year + 1, 1) if month == 12 else (year, month + 1)
 
 
 def _label(day: date) -> str:
