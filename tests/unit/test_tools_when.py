@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 from datetime import UTC, date, datetime, time, timedelta
 
 import pytest
@@ -1006,3 +1008,48 @@ def test_a_time_on_more_than_a_week_of_days_holds_for_each_working_day() -> None
     assert len(days) == 21
     assert all(day.weekday() < 5 for day in days)
     assert "'next month at 3pm' read as 15:00 each working day, Fri 1 Jan to Sun 31 Jan." in options[0].notes
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "note"),
+    [
+        # Said Tuesday 1 December, 10:00 Berlin: "Wednsday at 3" was today at 15:00, 'Wednsday' unread
+        ("Wednsday at 3", "2026-12-02T15:00", "'Wednsday' read as 'Wednesday'."),
+        ("Thrusday", "2026-12-03", "'Thrusday' read as 'Thursday'."),
+        ("tommorow at 11", "2026-12-02T11:00", "'tommorow' read as 'tomorrow'."),
+        ("Firday afternoon", "2026-12-04T13:00/17:00", "'Firday' read as 'Friday'."),
+        ("Decmber 15", "2026-12-15", "'Decmber' read as 'December'."),
+        ("tomorrow mornng", "2026-12-02T09:00/12:00", "'mornng' read as 'morning'."),
+    ],
+)
+def test_a_misspelt_day_month_or_part_of_the_day_is_read_as_meant(text: str, value: str, note: str) -> None:
+    (option,) = read_fully(text)
+    assert option.value() == value
+    assert option.notes[0] == note
+
+
+@pytest.mark.parametrize(
+    "text", ["Thursday at 3 in Sydney", "Fridays at 10", "Monday mornings", "Thursday with Mona"]
+)
+def test_words_spelt_right_or_not_close_are_not_respelt(text: str) -> None:
+    reading = when.read_phrase(text, ctx())
+    assert reading.request is not None
+    assert not any("read as '" in note for o in reading.request.options for note in o.notes)
+
+
+def test_a_phrase_read_whole_never_loads_difflib() -> None:
+    # difflib costs about 6 ms to import on Python 3.13: only a phrase with a word left unread loads it
+    probe = (
+        "import sys\n"
+        "from datetime import datetime, UTC\n"
+        "from multitool.tools.base import ToolContext\n"
+        "from multitool.tools.meeting.when import read_phrase\n"
+        "now = datetime(2026, 12, 1, 9, tzinfo=UTC)\n"
+        "ctx = ToolContext(owner='u', session_id='s', now=now, timezone='UTC')\n"
+        "read_phrase('Thursday at 3pm', ctx)\n"
+        "print('difflib' in sys.modules)\n"
+        "read_phrase('Wednsday at 3pm', ctx)\n"
+        "print('difflib' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "True"]

@@ -1770,11 +1770,77 @@ def _zone_named(text: str) -> tuple[str, str | None, str | None, str | None]:
     return text, None, None, None
 
 
+# Words a misspelling of which is read as the word ("Wednsday", "tommorow", "Firday"), with a note.
+_SPELLED_RIGHT = (
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "tomorrow",
+    "january",
+    "february",
+    "march",
+    "april",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "morning",
+    "afternoon",
+    "evening",
+)
+
+
 def read_phrase(text: str, ctx: ToolContext, zone: ZoneInfo | None = None) -> PhraseReading:
     """Everything ``text`` says about when, read in ``zone`` (else the zone it names, else the user's).
 
+    A word left unread that is a misspelling of a day, a month or a part of the day ("Wednsday at 3"
+    read today at 15:00) is read as that word, and the first option's notes say so.
+
     Raises :class:`UnparseableDate` for a time that cannot exist ("25:00"), as :func:`resolve_when`.
     """
+    reading = _read_phrase(text, ctx, zone)
+    if not reading.unread:
+        return reading
+    fixed, fixes = _misspellings_fixed(text, reading.unread)
+    if not fixes:
+        return reading
+    again = _read_phrase(fixed, ctx, zone)
+    if again.request is None or len(again.unread) >= len(reading.unread):
+        return reading
+    first, *others = again.request.options
+    first = RequestedTime(
+        first.day, first.time, first.window, first.part, (*fixes, *first.notes), first.last_day, first.zone
+    )
+    request = TimeRequest((first, *others), again.request.excluded, again.request.notes)
+    return PhraseReading(request, again.zone, again.zone_of, again.zone_words, again.unread, again.repeats)
+
+
+def _misspellings_fixed(text: str, unread: tuple[str, ...]) -> tuple[str, list[str]]:
+    """``text`` with each unread word that is a misspelling of one of ``_SPELLED_RIGHT`` (difflib's
+    closeness of 0.8 or more, the same first letter) written right, and a note for each."""
+    import difflib  # only for a phrase with words left unread: most phrases never load it
+
+    fixes: dict[str, str] = {}
+    for word in unread:
+        folded = word.casefold()
+        if len(folded) < 5 or not folded.isalpha():
+            continue
+        close = difflib.get_close_matches(folded, _SPELLED_RIGHT, n=1, cutoff=0.8)
+        if close and close[0][0] == folded[0] and folded.rstrip("s") != close[0]:
+            fixes[word] = close[0].capitalize() if word[:1].isupper() else close[0]
+    if not fixes:
+        return text, []
+    pattern = re.compile(r"\b(?:" + "|".join(re.escape(word) for word in fixes) + r")\b")
+    fixed = pattern.sub(lambda match: fixes[match[0]], text)
+    return fixed, [f"'{word}' read as '{right}'." for word, right in fixes.items()]
+
+
+def _read_phrase(text: str, ctx: ToolContext, zone: ZoneInfo | None) -> PhraseReading:
     import unicodedata
 
     cleaned = _spelled_weekdays(" ".join(unicodedata.normalize("NFC", text).split()))
