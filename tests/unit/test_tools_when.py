@@ -1053,3 +1053,26 @@ def test_a_phrase_read_whole_never_loads_difflib() -> None:
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "True"]
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "note"),
+    [
+        # Said on Friday 4 December: this week's part has passed, so it is next week's, and the card says
+        # so ('midweek' was unread)
+        ("midweek", "2026-12-08/2026-12-10", "'midweek' read as Tue 8 Dec to Thu 10 Dec, next week's"),
+        ("the middle of the week", "2026-12-08/2026-12-10", "read as Tue 8 Dec to Thu 10 Dec, next week's"),
+        ("early in the week", "2026-12-07/2026-12-08", "'early in the week' read as Mon 7 Dec to Tue 8 Dec"),
+    ],
+)
+def test_a_part_of_the_week_already_past_is_next_weeks(text: str, value: str, note: str) -> None:
+    friday = ctx(datetime(2026, 12, 4, 15, tzinfo=UTC))
+    (option,) = read_fully(text, friday)
+    assert option.value() == value
+    assert note in option.notes[0]
+
+
+def test_a_part_of_this_week_already_past_is_not_moved() -> None:
+    # "early this week" said on a Friday: the week said is this one; the word is reported unread
+    reading = when.read_phrase("early this week", ctx(datetime(2026, 12, 4, 15, tzinfo=UTC)))
+    assert "early" in reading.unread

@@ -786,7 +786,7 @@ _WEEK_SPAN = _lazy(
     r"^(?:(?:in|during|for|sometime|some\s+time|any\s*time|any\s*day|any\s*week\s*day|a\s+week\s*day|week\s*day"
     r"|any|by|at|on)\s+)*(?:the\s+)?"
     r"(?:(?P<part>early|late|later|mid|(?:the\s+)?middle\s+of|(?:the\s+)?end\s+of|(?:the\s+)?start\s+of"
-    r"|(?:the\s+)?beginning\s+of)[\s-]*)?"
+    r"|(?:the\s+)?beginning\s+of)[\s-]*(?:in\s+)?)?"
     r"(?:the\s+)?(?:(?P<which>next|this|the)\s+)?week(?P<after_next>\s+after\s+next)?$",
     re.I,
     needles=("week",),
@@ -1364,23 +1364,32 @@ def _week_span(text: str, ctx: ToolContext) -> RequestedTime | None:
         monday += timedelta(days=14)
     elif (match["which"] or "").casefold() == "next" or weekend:
         monday += timedelta(days=7)  # at the weekend, "this week" is the one about to start
-    first, last = max(monday, today), monday + timedelta(days=4)
     part = " ".join((match["part"] or "").casefold().split()).removeprefix("the ")
-    if part in ("early", "start of", "beginning of"):
-        last = monday + timedelta(days=1)
-    elif part in ("mid", "middle of"):
-        first, last = max(monday + timedelta(days=1), today), monday + timedelta(days=3)
-    elif part == "end of":
-        first = max(monday + timedelta(days=3), today)
-    elif part in ("late", "later"):
-        first = (
-            max(monday + timedelta(days=3), today + timedelta(days=1))
-            if part == "late"
-            else max(monday, today + timedelta(days=1))
-        )
+
+    def days_of(monday: date) -> tuple[date, date]:
+        first, last = max(monday, today), monday + timedelta(days=4)
+        if part in ("early", "start of", "beginning of"):
+            last = monday + timedelta(days=1)
+        elif part in ("mid", "middle of"):
+            first, last = max(monday + timedelta(days=1), today), monday + timedelta(days=3)
+        elif part == "end of":
+            first = max(monday + timedelta(days=3), today)
+        elif part in ("late", "later"):
+            first = (
+                max(monday + timedelta(days=3), today + timedelta(days=1))
+                if part == "late"
+                else max(monday, today + timedelta(days=1))
+            )
+        return first, last
+
+    first, last = days_of(monday)
+    why = ", the week about to start" if weekend else ""
+    if last < first and (match["which"] or "the").casefold() == "the" and not match["after_next"]:
+        first, last = days_of(monday + timedelta(days=7))  # "midweek" on a Friday: next week's
+        why = ", next week's (this week's has passed)"
     if last < first:  # "early this week" on a Thursday
         return None
-    return _span_of_days(match[0], first, last, ", the week about to start" if weekend else "")
+    return _span_of_days(match[0], first, last, why)
 
 
 def _span_of_days(said: str, first: date, last: date, why: str = "") -> RequestedTime:
