@@ -34,7 +34,7 @@ from __future__ import annotations
 import calendar
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING, Any, cast
 from zoneinfo import ZoneInfo
@@ -248,7 +248,7 @@ _PARTS = [
 _SHADED_PART = _lazy(
     _LEAD + r"\b(?P<shade>early|mid|late)[\s-]*(?P<part>morning|afternoon|evening)s?\b",
     re.I,
-    needles=("morning", "afternoon", "evening"),
+    needles=("early", "mid", "late"),
 )
 _NOON = _lazy(r"\b(?:noon|midday)(?:\s*-?\s*ish)?\b", re.I, needles=("noon", "midday"))
 # "4pm", "4:30 p.m.", "9.30am" and "930am"; "14:30" and "9.30" (not "30.11.2026" nor "2026.12.10").
@@ -514,8 +514,7 @@ def _read_times(cleaned: str) -> _Reading:
     part: str | None = None
     window: tuple[time, time] | None = None
     opened = False  # the window is an earliest start's ("after 3pm"): a latest end said too closes it
-    folded = text.casefold()
-    shaded = _SHADED_PART.search(text) if any(shade in folded for shade in ("early", "mid", "late")) else None
+    shaded = _SHADED_PART.search(text)
     if shaded is not None:
         part = f"{shaded['shade']} {shaded['part']}".casefold()
         text = f"{text[: shaded.start()]} {text[shaded.end() :]}"
@@ -1434,9 +1433,7 @@ def _natural_reading(cleaned: str, ctx: ToolContext) -> tuple[RequestedTime | No
     if option is None:
         return None, unread
     note = f"'{same[0].strip()}' read as {_hhmm(at)}, the time now."
-    return RequestedTime(
-        option.day, option.time, option.window, option.part, (note, *option.notes), option.last_day
-    ), unread
+    return replace(option, notes=(note, *option.notes)), unread
 
 
 def _reading_of(cleaned: str, ctx: ToolContext) -> tuple[RequestedTime | None, list[str]]:
@@ -1822,11 +1819,8 @@ def read_phrase(text: str, ctx: ToolContext, zone: ZoneInfo | None = None) -> Ph
     if again.request is None or len(again.unread) >= len(reading.unread):
         return reading
     first, *others = again.request.options
-    first = RequestedTime(
-        first.day, first.time, first.window, first.part, (*fixes, *first.notes), first.last_day, first.zone
-    )
-    request = TimeRequest((first, *others), again.request.excluded, again.request.notes)
-    return PhraseReading(request, again.zone, again.zone_of, again.zone_words, again.unread, again.repeats)
+    first = replace(first, notes=(*fixes, *first.notes))
+    return replace(again, request=replace(again.request, options=(first, *others)))
 
 
 def _misspellings_fixed(text: str, unread: tuple[str, ...]) -> tuple[str, list[str]]:
@@ -1964,8 +1958,6 @@ def _first_occurrence(
 ) -> RequestedTime:
     """The first meeting of a repeating one, with a note saying only it is proposed: a daily one
     ("daily at 9:30", "every morning") is on the first working day whose hours have not passed."""
-    import dataclasses
-
     today = ctx.local_now.date()
     first = option or RequestedTime(today, zone=zone)
     if daily and first.last_day is None and first.day == today:
@@ -1974,12 +1966,12 @@ def _first_occurrence(
         day = today + timedelta(days=1) if passed else today
         while day.weekday() >= 5:
             day += timedelta(days=1)
-        first = dataclasses.replace(first, day=day)
+        first = replace(first, day=day)
     note = (
         f"'{repeat}' asks for a repeating meeting: this proposes the first, {_label(first.day)}; "
         "make it repeat in the calendar once it is booked."
     )
-    return dataclasses.replace(first, notes=(*first.notes, note))
+    return replace(first, notes=(*first.notes, note))
 
 
 def _names_a_day(part: str, option: RequestedTime, ctx: ToolContext) -> bool:
