@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
+import time as time_module
 from datetime import UTC, date, datetime, time, timedelta
 
 import pytest
@@ -1076,3 +1077,21 @@ def test_a_part_of_this_week_already_past_is_not_moved() -> None:
     # "early this week" said on a Friday: the week said is this one; the word is reported unread
     reading = when.read_phrase("early this week", ctx(datetime(2026, 12, 4, 15, tzinfo=UTC)))
     assert "early" in reading.unread
+
+
+def test_a_reading_depends_on_the_requests_time_alone_not_the_machines_clock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """parsedatetime falls back to the process's clock in places ("from midnight" was the machine's
+    tomorrow, "14 january next" the machine's today): the same phrases at the same request time read
+    the same whatever the machine's clock says."""
+    rng = random.Random(11)
+    phrases = [" ".join(rng.choice(_TOKENS) for _ in range(rng.randint(1, 7))) for _ in range(1500)]
+    phrases += ["from midnight", "14 january next"]
+    real = time_module.localtime
+
+    def read_at(clock: float) -> list[object]:
+        monkeypatch.setattr(time_module, "localtime", lambda secs=None: real(clock if secs is None else secs))
+        return _readings(phrases)
+
+    assert read_at(1_577_836_830.0) == read_at(1_907_502_479.0)  # 2020-01-01, 2030-06-12

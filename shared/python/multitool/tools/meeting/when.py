@@ -32,8 +32,10 @@ Every such reading is said in :attr:`RequestedTime.notes`, so the card shows it.
 from __future__ import annotations
 
 import calendar
+import contextvars
 import functools
 import re
+import time as _clock
 from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING, Any, cast
@@ -643,11 +645,33 @@ def _read_times(cleaned: str) -> _Reading:
     return _Reading(" ".join(text.split()), part, notes, window)
 
 
+_PHRASE_NOW: contextvars.ContextVar[_clock.struct_time | None] = contextvars.ContextVar(
+    "phrase_now", default=None
+)
+"""The now of the phrase parsedatetime is reading (local wall clock), while it reads it."""
+
+
+class _PhraseClock:
+    """The ``time`` module as parsedatetime sees it. parsedatetime 2.6 falls back to ``time.localtime()``,
+    the process's clock in the process's zone (UTC in Lambda), in several places even when it is given
+    ``sourceTime`` (its ``__init__``: a date it finds invalid, a modifier with no base: "from midnight",
+    "14 january next"). While a phrase is read, that fallback is the phrase's own now in the user's
+    zone, so a reading depends on the request's time alone."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(_clock, name)
+
+    def localtime(self, secs: float | None = None) -> _clock.struct_time:
+        pinned = _PHRASE_NOW.get()
+        return pinned if secs is None and pinned is not None else _clock.localtime(secs)
+
+
 @functools.cache
 def _calendar() -> parsedatetime.Calendar:
     # Imported on first use: keeps handler cold starts lean for the tools that never parse dates.
     import parsedatetime
 
+    parsedatetime.time = _PhraseClock()
     return parsedatetime.Calendar(parsedatetime.Constants(usePyICU=False))
 
 
@@ -716,6 +740,14 @@ def _natural(text: str, ctx: ToolContext) -> tuple[RequestedTime | None, list[st
     if plain is not None:
         return plain, []
     local_now = ctx.local_now.replace(tzinfo=None, microsecond=0)
+    pinned = _PHRASE_NOW.set(local_now.timetuple())
+    try:
+        return _parsed(text, local_now)
+    finally:
+        _PHRASE_NOW.reset(pinned)
+
+
+def _parsed(text: str, local_now: datetime) -> tuple[RequestedTime | None, list[str]]:
     found = _calendar().nlp(text, sourceTime=local_now)
     if not found:
         return None, [w for w in _WORD.findall(text) if w.casefold() not in _UNREAD_FILLER]
