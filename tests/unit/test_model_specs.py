@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import msgspec
 import multitool
 import pytest
 from multitool.runtimes.agentcore import harness_tools
@@ -62,8 +62,8 @@ class _NoteArgs(BaseModel):
 
 def test_a_tool_the_file_does_not_name_has_its_schema_generated() -> None:
     # Given the email tool's name with another model, and a tool of a name the file does not hold
-    renamed_model = dataclasses.replace(EMAIL, args_model=_NoteArgs)
-    new_name = dataclasses.replace(EMAIL, name="create_note")
+    renamed_model = msgspec.structs.replace(EMAIL, args_model=_NoteArgs)
+    new_name = msgspec.structs.replace(EMAIL, name="create_note")
 
     specs = model_specs.tool_specs([renamed_model, new_name])
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
 from botocore.exceptions import ClientError, EventStreamError
+from msgspec.structs import replace
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.people import Person
 from multitool.ports.calendar import Booking

@@ -6,7 +6,6 @@ import json
 import logging
 import re
 import time
-from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -14,6 +13,7 @@ import boto3
 import pytest
 from botocore.awsrequest import AWSResponse
 from botocore.exceptions import ClientError, ParamValidationError, ReadTimeoutError
+from msgspec.structs import replace
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.people import Person
 from multitool.runtimes import (

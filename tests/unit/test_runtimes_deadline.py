@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 
+from msgspec.structs import replace
 from multitool.chat.service import RESPONSE_RESERVE_SECONDS, turn_deadline
 from multitool.runtimes.base import MODEL_CALL_RESERVE_SECONDS, OUT_OF_TIME
 

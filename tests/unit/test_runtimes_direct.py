@@ -6,13 +6,13 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 import botocore.session
 import pytest
 from botocore.exceptions import ClientError
 from botocore.validate import validate_parameters
+from msgspec.structs import replace
 from multitool.chat.service import ChatRequest, ChatService
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore, MemorySessionStore
 from multitool.people import Person

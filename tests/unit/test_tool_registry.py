@@ -14,7 +14,7 @@ from multitool.tools.registry import DuplicateTool, Index, MisdeclaredTool, Tool
 
 # A toy tool module: the email tool's spec under another name, group, action and path.
 TOY = """\
-import dataclasses
+import msgspec
 from typing import Literal
 from multitool.cards.base import CardSpec
 from multitool.tools import email_draft
@@ -26,7 +26,7 @@ class Payload(WireModel):
     draft_id: str
 
 
-SPEC = dataclasses.replace(
+SPEC = msgspec.structs.replace(
     email_draft.SPEC,
     name="create_{group}",
     action_group="{served}",

@@ -45,8 +45,9 @@ What AWS documents, and where:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 DEFAULT_MODEL_ID = "global.anthropic.claude-sonnet-5-5"
 
@@ -55,8 +56,7 @@ DEFAULT_MODEL_ID = "global.anthropic.claude-sonnet-5-5"
 PROFILE_PREFIXES = ("us", "us-gov", "eu", "apac", "jp", "au", "ca", "global")
 
 
-@dataclass(frozen=True, slots=True)
-class ModelFamily:
+class ModelFamily(msgspec.Struct, frozen=True):
     """What a request to the family's models may carry."""
 
     name: str
@@ -83,8 +83,7 @@ THINKING_ON_REQUEST = ModelFamily(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class PromptCache:
+class PromptCache(msgspec.Struct, frozen=True):
     """Where a family's Converse requests may place ``cachePoint`` blocks (the prompt-caching page)."""
 
     name: str

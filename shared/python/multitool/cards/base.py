@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final, Generic, Literal, TypeVar, get_args, get_origin
 
+import msgspec
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, create_model
 
 from multitool.people import NameResolution, Resolution
@@ -53,8 +53,7 @@ C = TypeVar("C", bound=Card)
 Fingerprint = tuple[Hashable, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class CardSpec(Generic[C]):
+class CardSpec(msgspec.Struct, Generic[C], frozen=True):
     """A tool's card: its model, and how to recognise, caption and speak of one.
 
     ``said``: what the assistant did, as a clause after "I" ("drafted an email to

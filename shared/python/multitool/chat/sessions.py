@@ -19,11 +19,11 @@ from __future__ import annotations
 import re
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+import msgspec
 from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import Field, TypeAdapter, ValidationError
 
@@ -246,8 +246,7 @@ def valid_session_id(value: str) -> bool:
     return bool(SESSION_ID_PATTERN.match(value))
 
 
-@dataclass(frozen=True, slots=True)
-class ClaimedTurn:
+class ClaimedTurn(msgspec.Struct, frozen=True):
     """What claiming a session for a turn read: the conversation, and the harness step carried
     into this turn (:mod:`multitool.runtimes.carryover`), now removed from the store."""
 

@@ -21,9 +21,9 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+import msgspec
 from botocore.exceptions import BotoCoreError, ClientError
 
 from multitool.chat.turn_views import TURN_EVENT_KEY
@@ -77,8 +77,7 @@ LOST = failed_event(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class StoredTurn:
+class StoredTurn(msgspec.Struct, frozen=True):
     """A turn as the table holds it."""
 
     turn_id: str
@@ -120,13 +119,12 @@ def _number(item: Mapping[str, Any], name: str) -> float | None:
     return float(value) if value is not None else None
 
 
-@dataclass
-class DynamoTurnStore:
+class DynamoTurnStore(msgspec.Struct):
     """Turns in the turns table: one item per turn, its events a list appended to in place."""
 
     table_name: str
     client: DynamoDBClient
-    clock: Callable[[], float] = field(default=time.time)
+    clock: Callable[[], float] = time.time
 
     def create(self, turn_id: str, owner: str, session_id: str, request: Mapping[str, Any]) -> None:
         now = self.clock()

@@ -12,9 +12,10 @@ Item layout (``multitool.ports.tables.AUDIT``, key ``pk``/``sk``, TTL ``expiresA
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
+
+import msgspec
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -23,15 +24,14 @@ RESULT_IDS = ("messageId", "issueKey", "issueId", "bookingId")
 """The result fields an audit record keeps: ids, never content."""
 
 
-@dataclass(frozen=True, slots=True)
-class AuditEntry:
+class AuditEntry(msgspec.Struct, frozen=True):
     user_id: str
     draft_id: str
     action: str
     outcome: str
     at: datetime
     recipients: int = 0
-    ids: Mapping[str, str] = field(default_factory=dict)
+    ids: Mapping[str, str] = msgspec.field(default_factory=dict)
 
     @classmethod
     def of_result(cls, result: Mapping[str, object] | None, **fields: object) -> AuditEntry:

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+import msgspec
 from botocore.exceptions import ClientError
 
 from multitool.ports.tokens import Provider
@@ -33,8 +33,7 @@ PENDING_SECONDS = 15 * 60
 KEEP_SECONDS = 400 * 24 * 3600
 
 
-@dataclass(frozen=True, slots=True)
-class Connection:
+class Connection(msgspec.Struct, frozen=True):
     owner: str
     provider: Provider
     status: Status

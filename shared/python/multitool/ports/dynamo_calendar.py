@@ -24,10 +24,10 @@ nothing extra to read and keeps one item per attendee and day.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any, ClassVar
 
+import msgspec
 from botocore.exceptions import ClientError
 
 from multitool.ports.calendar import Booking, BookingContention, Interval, SlotTaken, overlaps, utc_days
@@ -247,8 +247,7 @@ class DynamoCalendar:
         return True
 
 
-@dataclass(frozen=True, slots=True)
-class _Held:
+class _Held(msgspec.Struct, frozen=True):
     """One interval of an attendee-day item: which booking holds [start, end)."""
 
     booking_id: str
@@ -265,16 +264,14 @@ class _Held:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class _Day:
+class _Day(msgspec.Struct, frozen=True):
     """One attendee-day item as read: the intervals it holds, and the version a write must match."""
 
     version: int | None  # None: no item yet, or one written before items had versions
     intervals: tuple[_Held, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class _StoredBooking:
+class _StoredBooking(msgspec.Struct, frozen=True):
     """A booking item as read, with the version its cancellation must match."""
 
     booking: Booking

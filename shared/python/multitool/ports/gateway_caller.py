@@ -29,8 +29,9 @@ import hmac
 import json
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 CALLER_ARGUMENT = "multitoolCaller"
 """The ``tools/call`` argument the interceptor adds (and removes from what a client sends)."""
@@ -44,8 +45,7 @@ CALLER_FIELDS = (CALLER_ID, CALLER_EMAIL, CALLER_TIMEZONE)
 """Who the caller is, in the signed argument (beside ``tool``, ``expires`` and ``signature``)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Profile:
+class Profile(msgspec.Struct, frozen=True):
     """What the directory (the Cognito pool) says of the token's user."""
 
     email: str | None
@@ -171,8 +171,7 @@ def secret_key(client: Any, secret_arn: str) -> bytes:
     return str(client.get_secret_value(SecretId=secret_arn)["SecretString"]).encode()
 
 
-@dataclass(frozen=True, slots=True)
-class Interceptor:
+class Interceptor(msgspec.Struct, frozen=True):
     key: bytes
     profile: ProfileLookup
 

@@ -26,10 +26,10 @@ import json
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlencode
 
+import msgspec
 import urllib3
 
 from multitool.ports.tokens import (
@@ -60,8 +60,7 @@ _MARGIN = 0.5  # seconds kept for answering after the last wait
 _NO_DEADLINE = 60.0
 
 
-@dataclass(frozen=True, slots=True)
-class Answer:
+class Answer(msgspec.Struct, frozen=True):
     status: int
     body: Any
     headers: Mapping[str, str]

@@ -20,9 +20,10 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import quote, urlencode
+
+import msgspec
 
 from multitool.ports.tokens import (
     Account,
@@ -51,8 +52,7 @@ _NOT_FOUND_WORDS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class GraphAnswer:
+class GraphAnswer(msgspec.Struct, frozen=True):
     status: int
     body: Any
     headers: Mapping[str, str]

@@ -22,10 +22,10 @@ import functools
 import json
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from datetime import date
 from importlib import resources
 from pathlib import Path
+from typing import NamedTuple
 
 TABLE = "public_holidays.txt"
 """The table's file name, beside this module in the layer."""
@@ -52,9 +52,11 @@ def country_of(zone: str) -> str | None:
     return _zone_countries().get(zone)
 
 
-@dataclass(frozen=True)
-class HolidayTable:
-    """The public holidays of each country for the years ``first``..``last``, as the table file has them."""
+class HolidayTable(NamedTuple):
+    """The public holidays of each country for the years ``first``..``last``, as the table file has them.
+
+    A tuple, not a Struct (:mod:`multitool.records`): the layer build runs this module with the
+    layer's own wheels, built for Lambda's platform, so it imports nothing compiled."""
 
     first: int
     last: int

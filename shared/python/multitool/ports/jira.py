@@ -7,19 +7,23 @@ function loads it (with its HTTP client).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import urlsplit
+
+import msgspec
+
+from multitool.records import Redacted
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 _LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
-@dataclass(frozen=True, slots=True)
-class JiraCredentials:
+class JiraCredentials(Redacted, msgspec.Struct, frozen=True):
+    redacted = frozenset({"api_token"})
+
     base_url: str
     email: str
-    api_token: str = field(repr=False)
+    api_token: str
 
     def __post_init__(self) -> None:
         require_https(self.base_url, "The Jira base URL")
@@ -45,8 +49,7 @@ SANDBOX_CREDENTIALS_TOKEN = "sandbox-token"  # noqa: S105 - a fixed sandbox valu
 PLACEHOLDER_CREDENTIALS = {"baseUrl": "https://your-site.atlassian.net", "email": "jira-bot@example.com"}
 
 
-@dataclass(frozen=True, slots=True)
-class IssueRequest:
+class IssueRequest(msgspec.Struct, frozen=True):
     """The fields of one issue, as the user confirmed them."""
 
     project: str
@@ -59,8 +62,7 @@ class IssueRequest:
     """Who asked for the issue, in words (the bot creates every issue): its description ends with it."""
 
 
-@dataclass(frozen=True, slots=True)
-class CreatedIssue:
+class CreatedIssue(msgspec.Struct, frozen=True):
     id: str
     key: str
     url: str

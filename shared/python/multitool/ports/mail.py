@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Protocol
+
+import msgspec
 
 from multitool.text import single_line
 
 
-@dataclass(frozen=True, slots=True)
-class Mail:
+class Mail(msgspec.Struct, frozen=True):
     """One outgoing message. ``invitation`` is an iCalendar REQUEST body, if any."""
 
     to: tuple[str, ...]
@@ -32,14 +32,13 @@ class Mail:
         if not self.to:
             raise ValueError("A mail needs at least one recipient in 'to'")
         if self.from_name is not None:
-            object.__setattr__(self, "from_name", single_line(self.from_name) or None)
+            msgspec.structs.force_setattr(self, "from_name", single_line(self.from_name) or None)
         # A subject is one header line (the text policy, multitool.text): line breaks fold and
         # controls go, so it is never a crash in MIME (ValueError) nor an injected header.
-        object.__setattr__(self, "subject", single_line(self.subject))
+        msgspec.structs.force_setattr(self, "subject", single_line(self.subject))
 
 
-@dataclass(frozen=True, slots=True)
-class SentMail:
+class SentMail(msgspec.Struct, frozen=True):
     message_id: str
 
 

@@ -8,10 +8,10 @@ racing for the last places cannot both get them. The item expires a day after it
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
+import msgspec
 from botocore.exceptions import ClientError
 
 if TYPE_CHECKING:
@@ -20,8 +20,7 @@ if TYPE_CHECKING:
 _KEEP = timedelta(days=2)
 
 
-@dataclass(frozen=True, slots=True)
-class Spend:
+class Spend(msgspec.Struct, frozen=True):
     """How many recipients one side effect mails: all of them, and those outside the domains."""
 
     total: int

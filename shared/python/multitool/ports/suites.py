@@ -6,8 +6,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
+
+import msgspec
 
 if TYPE_CHECKING:
     from multitool.ports.calendar import Calendar
@@ -18,8 +19,7 @@ SuiteName = Literal["builtin", "microsoft365", "google"]
 SUITE_NAMES: tuple[SuiteName, ...] = ("builtin", "microsoft365", "google")
 
 
-@dataclass(frozen=True, slots=True)
-class Suite:
+class Suite(msgspec.Struct, frozen=True):
     directory: Directory
     calendar: Calendar
     mailer: Mailer

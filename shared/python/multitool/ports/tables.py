@@ -6,15 +6,15 @@ these definitions, so a key name can only be changed here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
 
 
-@dataclass(frozen=True, slots=True)
-class TableSpec:
+class TableSpec(msgspec.Struct, frozen=True):
     """One table's keys, time-to-live attribute and the environment variable naming it."""
 
     logical_name: str

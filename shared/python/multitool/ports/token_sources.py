@@ -15,9 +15,10 @@ import json
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
+
+import msgspec
 
 from multitool.ports.tokens import Account, AccountNotConnected, Provider, ProviderUnavailable
 
@@ -30,8 +31,7 @@ GRAPH_DEFAULT_SCOPE = "https://graph.microsoft.com/.default"
 _EARLY_SECONDS = 300  # renew this long before the token expires
 
 
-@dataclass(frozen=True, slots=True)
-class FixedTokenSource:
+class FixedTokenSource(msgspec.Struct, frozen=True):
     """One token for every user and scope: the local stand-ins accept any bearer token."""
 
     token: str
@@ -43,8 +43,7 @@ class FixedTokenSource:
         return self.token
 
 
-@dataclass(frozen=True, slots=True)
-class ClientCredentials:
+class ClientCredentials(msgspec.Struct, frozen=True):
     tenant_id: str
     client_id: str
     client_secret: str

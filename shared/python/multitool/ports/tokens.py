@@ -12,11 +12,13 @@ has expired or was revoked.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any, ClassVar, Literal, Protocol
 
+import msgspec
+
 from multitool.errors import RETRY_AFTER, ServiceError
+from multitool.records import Redacted
 
 Provider = Literal["microsoft365", "google", "atlassian"]
 PROVIDER_NAMES: dict[str, str] = {
@@ -26,15 +28,16 @@ PROVIDER_NAMES: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Account:
+class Account(Redacted, msgspec.Struct, frozen=True):
     """Whose suite an adapter acts in: the signed-in user's ``sub`` and verified address, and the
     user's own token as the API received it (what a token vault exchanges for the user's
     provider token; None where the caller reached the function some other way)."""
 
+    redacted = frozenset({"user_token"})
+
     user_id: str
     email: str | None = None
-    user_token: str | None = field(default=None, repr=False)
+    user_token: str | None = None
 
 
 class TokenSource(Protocol):

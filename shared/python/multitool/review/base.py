@@ -9,14 +9,15 @@ confirmed content is made from the edits and the draft, the side effect through 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
+import msgspec
 from pydantic import BaseModel, ValidationError
 
 from multitool.drafts import Draft
 from multitool.people import NameResolution, Person, Resolution
+from multitool.records import Redacted
 from multitool.review.errors import InvalidEdits
 from multitool.text import SingleLine, single_line
 from multitool.tools.base import ToolConfig, is_address
@@ -46,18 +47,19 @@ Recipients = list[RawName]
 # -- the caller and the deployment ---------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Caller:
+class Caller(Redacted, msgspec.Struct, frozen=True):
     """The authenticated user: the JWT ``sub``; ``email`` only when the token says it is verified;
     ``name`` (display only: the user's profile name, e.g. the ``name`` claim) when it carries one;
     ``groups``: the user pool groups the token names (``cognito:groups``); ``user_token``: the
     JWT itself, for the user's own suite (AgentCore Identity), never stored or logged."""
 
+    redacted = frozenset({"user_token"})
+
     user_id: str
     email: str | None = None
     name: str | None = None
     groups: frozenset[str] = frozenset()
-    user_token: str | None = field(default=None, repr=False, compare=False)
+    user_token: str | None = None
 
 
 SENT_VIA = "via multitool"
@@ -84,10 +86,11 @@ def reply_to(caller: Caller) -> tuple[str, ...]:
     return (caller.email,) if caller.email else ()
 
 
-@dataclass(frozen=True, slots=True)
-class ReviewConfig:
+class ReviewConfig(msgspec.Struct, frozen=True):
     sender_email: str
-    jira_projects: Mapping[str, JiraProject] = field(default_factory=lambda: ToolConfig().jira_projects)
+    jira_projects: Mapping[str, JiraProject] = msgspec.field(
+        default_factory=lambda: ToolConfig().jira_projects
+    )
     sandbox: bool = False
     recipients: RecipientPolicy | None = None
     """Whom a confirm may mail, and how many a day (:mod:`multitool.review.limits`); None: unbounded."""
@@ -116,18 +119,16 @@ E = TypeVar("E", bound=BaseModel)
 C = TypeVar("C", bound=WireModel)
 
 
-@dataclass(frozen=True, slots=True)
-class ReviewContext:
+class ReviewContext(msgspec.Struct, frozen=True):
     draft: Draft
     caller: Caller
     config: ReviewConfig
     people: Mapping[str, Person]
-    addresses: Mapping[str, Person] = field(default_factory=dict)
+    addresses: Mapping[str, Person] = msgspec.field(default_factory=dict)
     """Directory people by an address of theirs the edits typed (case-folded): that person."""
 
 
-@dataclass(frozen=True, slots=True)
-class ActionReview(Generic[E, C]):
+class ActionReview(msgspec.Struct, Generic[E, C], frozen=True):
     edits_model: type[E]
     content_model: type[C]
     content: Callable[[E, C | None, ReviewContext], C]

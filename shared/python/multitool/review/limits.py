@@ -19,10 +19,11 @@ of the invitation, does not. A side effect that fails gives its count back.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from http import HTTPStatus
 from typing import ClassVar
+
+import msgspec
 
 from multitool.ports.quota import Spend
 from multitool.review.errors import InvalidEdits, ReviewError, retry_after_header
@@ -33,8 +34,7 @@ from multitool.settings.review import (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class RecipientPolicy:
+class RecipientPolicy(msgspec.Struct, frozen=True):
     inside_domains: frozenset[str]
     outside: OutsideRecipients = OutsideRecipients.CAPPED
     per_day: int = DEFAULT_RECIPIENTS_PER_DAY

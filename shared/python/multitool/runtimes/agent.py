@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any, Protocol
+
+import msgspec
 
 from multitool.observability import logger
 from multitool.runtimes.base import (
@@ -54,8 +55,7 @@ class AgentClient(Protocol):
     def invoke_agent(self, **kwargs: Any) -> Mapping[str, Any]: ...
 
 
-@dataclass(frozen=True, slots=True)
-class _Input:
+class _Input(msgspec.Struct, frozen=True):
     """One returnControl invocation input, and the call it became (or why it could not)."""
 
     call_id: str

@@ -5,16 +5,17 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
 from http import HTTPStatus
 from typing import Any, Protocol
 
+import msgspec
 from botocore.exceptions import BotoCoreError, ClientError, ConnectTimeoutError, ReadTimeoutError
 
 from multitool.cards.base import Card
 from multitool.errors import RETRY_AFTER, ServiceError
 from multitool.observability import logger
+from multitool.records import Redacted
 from multitool.runtimes.flow import Flow, ToolResult
 from multitool.runtimes.traces import ToolResults, extract_tool_results
 
@@ -59,14 +60,15 @@ class TurnProgress(Protocol):
         """More of the assistant's text, as the runtime streams it."""
 
 
-@dataclass(frozen=True, slots=True)
-class TurnRequest:
+class TurnRequest(Redacted, msgspec.Struct, frozen=True):
     """One user message to run: who sent it, in which session, in which time zone, at what time.
 
     ``history`` is the conversation so far as text-only Converse messages
     (user, assistant, user, …; see :mod:`multitool.chat.sessions`), for runtimes
     that do not keep it themselves; the Bedrock agent keeps its own by ``sessionId``.
     """
+
+    redacted = frozenset({"user_token"})
 
     user_id: str
     session_id: str
@@ -83,7 +85,7 @@ class TurnRequest:
     carried: tuple[Mapping[str, Any], ...] | None = None
     """The harness step carried into this turn, when the session claim already took it from the
     store (one write for both); None: the runtime takes it from its own carry store."""
-    user_token: str | None = field(default=None, repr=False, compare=False)
+    user_token: str | None = None
     """The sender's own JWT, for the tool calls this function runs (the user's own suite); never
     stored, logged, traced or sent to a model or a harness."""
 
@@ -248,12 +250,11 @@ def result_text(result: ToolResult) -> str:
     return json.dumps(result_json(result), ensure_ascii=False, default=str)
 
 
-@dataclass(slots=True)
-class TraceRecorder:
+class TraceRecorder(msgspec.Struct):
     """Records a runtime's own tool calls as InvokeAgent-shaped trace events for the extractor."""
 
     session_id: str
-    events: list[dict[str, Any]] = field(default_factory=list)
+    events: list[dict[str, Any]] = msgspec.field(default_factory=list)
 
     def _trace(self, inner: dict[str, Any]) -> None:
         self.events.append({"trace": {"sessionId": self.session_id, "trace": {"orchestrationTrace": inner}}})

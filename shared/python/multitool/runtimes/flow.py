@@ -29,12 +29,12 @@ after a turn and :meth:`Flow.restore` it for the next one.
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, ClassVar, TypeVar, overload
+
+import msgspec
 
 from multitool.observability import error_fields, logger
 
@@ -95,8 +95,7 @@ class StateError(FlowError, TypeError):
 # --------------------------------------------------------------------------- calls and results
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCall:
+class ToolCall(msgspec.Struct, frozen=True):
     """One tool call of a model response, as the model sent it."""
 
     id: str
@@ -153,8 +152,7 @@ def _parameters_to_args(parameters: object, call_id: object) -> dict[str, Any]:
     return args
 
 
-@dataclass(frozen=True, slots=True)
-class ToolResult:
+class ToolResult(msgspec.Struct, frozen=True):
     """The answer to one tool call; every call of a response gets exactly one."""
 
     call_id: str
@@ -165,8 +163,7 @@ class ToolResult:
 # --------------------------------------------------------------------------- routes
 
 
-@dataclass(frozen=True, slots=True)
-class Route:
+class Route(msgspec.Struct, frozen=True):
     """Where the conversation goes after a handler, and what travels with it.
 
     ``step`` is the target step id or Step class; ``None`` means the step that
@@ -178,11 +175,11 @@ class Route:
     step: str | type[Step] | None = None
     feedback: str | None = None
     direct: str | None = None
-    state: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    state: Mapping[str, Any] = msgspec.field(default_factory=lambda: _EMPTY)
     prompt: str | None = None
     content_type: str | None = None
     message: str | None = None
-    results: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    results: Mapping[str, Any] = msgspec.field(default_factory=lambda: _EMPTY)
 
     def __post_init__(self) -> None:
         if self.step is not None and _target_id(self.step) is None:
@@ -196,13 +193,15 @@ class Route:
         if self.direct is not None and not self.direct.strip():
             raise RoutingError("direct() needs non-empty text for the user.")
         if self.state is not _EMPTY:
-            object.__setattr__(self, "state", MappingProxyType(_json_object(self.state, "route state")))
+            msgspec.structs.force_setattr(
+                self, "state", MappingProxyType(_json_object(self.state, "route state"))
+            )
         if self.results is not _EMPTY:
             if not isinstance(self.results, Mapping) or not all(
                 isinstance(key, str) and key for key in self.results
             ):
                 raise RoutingError("A route's results must map non-empty call ids to contents.")
-            object.__setattr__(self, "results", MappingProxyType(dict(self.results)))
+            msgspec.structs.force_setattr(self, "results", MappingProxyType(dict(self.results)))
 
     @property
     def kind(self) -> str:
@@ -213,23 +212,23 @@ class Route:
 
     def with_state(self, state: Mapping[str, Any]) -> Route:
         """Also write ``state`` (JSON values) to the flow's state when applied."""
-        return dataclasses.replace(self, state={**self.state, **state})
+        return msgspec.structs.replace(self, state={**self.state, **state})
 
     def with_prompt(self, prompt: str) -> Route:
         """Replace the prompt for the next model call."""
-        return dataclasses.replace(self, prompt=prompt)
+        return msgspec.structs.replace(self, prompt=prompt)
 
     def with_content_type(self, content_type: str) -> Route:
         """Set the content type of the answer (e.g. ``"application/json"``)."""
-        return dataclasses.replace(self, content_type=content_type)
+        return msgspec.structs.replace(self, content_type=content_type)
 
     def with_message(self, message: str) -> Route:
         """Attach a message for the user; also the calls' result content when there is no feedback."""
-        return dataclasses.replace(self, message=message)
+        return msgspec.structs.replace(self, message=message)
 
     def with_results(self, results: Mapping[str, Any]) -> Route:
         """Per-call result contents by call id (e.g. each call's draft payload)."""
-        return dataclasses.replace(self, results={**self.results, **results})
+        return msgspec.structs.replace(self, results={**self.results, **results})
 
 
 def go(target: str | type[Step], *, feedback: str | None = None) -> Route:
@@ -329,15 +328,14 @@ def batch(names: Iterable[str]) -> Callable[[_F], _F]:
     return mark
 
 
-@dataclass(frozen=True, slots=True)
-class _StepSpec:
+class _StepSpec(msgspec.Struct, frozen=True):
     """A Step class's dispatch table, computed once when the class is defined."""
 
     tools: Mapping[str, Handler]
     groups: Mapping[tuple[str, ...], Handler]
     exposed: tuple[str, ...]
-    batches: Mapping[tuple[str, ...], Handler] = field(default_factory=dict)
-    batch_of: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    batches: Mapping[tuple[str, ...], Handler] = msgspec.field(default_factory=dict)
+    batch_of: Mapping[str, tuple[str, ...]] = msgspec.field(default_factory=dict)
 
 
 _Mark = tuple[str, str | None, tuple[str, ...] | None, tuple[str, ...] | None]
@@ -484,8 +482,7 @@ class Step:
 # --------------------------------------------------------------------------- the flow
 
 
-@dataclass(frozen=True, slots=True)
-class Turn:
+class Turn(msgspec.Struct, frozen=True):
     """What one dispatch did.
 
     ``results`` holds exactly one result per original call id, in call order.
@@ -818,8 +815,7 @@ class Flow:
         return route
 
 
-@dataclass(frozen=True, slots=True)
-class _Failed:
+class _Failed(msgspec.Struct, frozen=True):
     """A group or batch handler raised: every one of its calls gets this error content."""
 
     content: str

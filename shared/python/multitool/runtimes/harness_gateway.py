@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from multitool.runtimes.base import TraceRecorder, result_text
 from multitool.runtimes.flow import ToolResult
@@ -50,8 +51,7 @@ def allowed_tools(tools: Sequence[Mapping[str, Any]]) -> list[str]:
     return [f"@{tool['name']}" if tool.get("type") == GATEWAY_TOOL else str(tool["name"]) for tool in tools]
 
 
-@dataclass(frozen=True, slots=True)
-class GatewayResult:
+class GatewayResult(msgspec.Struct, frozen=True):
     """A call the harness ran through the Gateway, and the result it streamed (its content blocks)."""
 
     tool_use_id: str

@@ -12,9 +12,9 @@ the resume to send back with the calls they preceded.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 from botocore.exceptions import ClientError
 
 from multitool.observability import logger
@@ -40,32 +40,29 @@ _STREAM_EXCEPTIONS = frozenset(
 )
 
 
-@dataclass(slots=True)
-class _Block:
+class _Block(msgspec.Struct):
     """A content block being streamed: its deltas gathered until its stop event."""
 
     kind: str  # "text" | "reasoning" | "toolUse" | "toolResult"
-    text: list[str] = field(default_factory=list)
-    signature: list[str] = field(default_factory=list)
+    text: list[str] = msgspec.field(default_factory=list)
+    signature: list[str] = msgspec.field(default_factory=list)
     redacted: bytes = b""
     tool_use_id: str = ""
     name: str = ""
     tool_type: str | None = None
     status: str | None = None
-    content: list[Any] = field(default_factory=list)
+    content: list[Any] = msgspec.field(default_factory=list)
 
 
-@dataclass(slots=True)
-class _Message:
+class _Message(msgspec.Struct):
     """A message being streamed: its blocks in order, and why it stopped."""
 
     role: str
-    blocks: list[_Block] = field(default_factory=list)
+    blocks: list[_Block] = msgspec.field(default_factory=list)
     stop_reason: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class HarnessUse:
+class HarnessUse(msgspec.Struct, frozen=True):
     """One inline tool call of the response: its id, name and input as streamed (a JSON string)."""
 
     tool_use_id: str
@@ -73,8 +70,7 @@ class HarnessUse:
     input_json: str
 
 
-@dataclass(frozen=True, slots=True)
-class HarnessReply:
+class HarnessReply(msgspec.Struct, frozen=True):
     """What one ``invoke_harness`` stream said: the final assistant message's text, its inline
     calls still waiting for a result, and why the harness stopped."""
 

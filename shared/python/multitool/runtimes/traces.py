@@ -23,9 +23,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 from pydantic import ValidationError
 
 from multitool.cards.base import Card, Fingerprint
@@ -64,8 +64,7 @@ _DECODER = json.JSONDecoder()
 _ACTION_HEAD = re.compile(r'\s*\{\s*"action"\s*:\s*"([A-Za-z0-9_]{1,64})"')
 
 
-@dataclass(frozen=True, slots=True)
-class ToolFailure:
+class ToolFailure(msgspec.Struct, frozen=True):
     """A tool that answered with an error body instead of a payload."""
 
     code: str
@@ -74,13 +73,12 @@ class ToolFailure:
     api_path: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ToolResults:
+class ToolResults(msgspec.Struct, frozen=True):
     """What a turn produced: the reply text and one card per action, in order."""
 
     message: str
     client_actions: tuple[Card, ...] = ()
-    messages: tuple[str, ...] = field(default=(), metadata={"doc": "one caption per card"})
+    messages: tuple[str, ...] = ()  # one caption per card
     failures: tuple[ToolFailure, ...] = ()
 
     @property
@@ -89,8 +87,7 @@ class ToolResults:
         return self.client_actions[-1] if self.client_actions else None
 
 
-@dataclass(frozen=True, slots=True)
-class _Invocation:
+class _Invocation(msgspec.Struct, frozen=True):
     """Where a trace says a tool call went: its action group and API path, when it names them."""
 
     action_group: str | None

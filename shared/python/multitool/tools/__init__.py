@@ -29,10 +29,10 @@ error outcome and never loses the others. A call that revises a card (``revises`
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+import msgspec
 from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import ValidationError
 
@@ -89,8 +89,7 @@ class TooManyCalls(ToolError):
         )
 
 
-@dataclass(frozen=True, slots=True)
-class CallOutcome:
+class CallOutcome(msgspec.Struct, frozen=True):
     """What one call produced: a payload (with ``draftId``) or a :class:`ToolError`."""
 
     name: str

@@ -11,13 +11,15 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 from zoneinfo import ZoneInfo
 
+import msgspec
+
 from multitool.drafts import DEFAULT_TTL_SECONDS
 from multitool.errors import ServiceError
+from multitool.records import Redacted
 from multitool.settings import DEFAULT_JIRA_PROJECTS, JiraProject, _projects
 from multitool.zones import iana_zone
 
@@ -178,8 +180,7 @@ def is_address(text: str) -> bool:
     return _ascii_domain(domain) is not None
 
 
-@dataclass(frozen=True, slots=True)
-class ToolContext:
+class ToolContext(Redacted, msgspec.Struct, frozen=True):
     """Who is asking, in which session, at what moment, in which time zone.
 
     ``requester_email``: the asking user's verified address, when the caller knows it; the
@@ -188,12 +189,14 @@ class ToolContext:
     (the user's own suite exchanges it at AgentCore Identity); never stored, logged or traced.
     """
 
+    redacted = frozenset({"user_token"})
+
     owner: str
     session_id: str
-    now: datetime = field(default_factory=lambda: datetime.now(UTC))
+    now: datetime = msgspec.field(default_factory=lambda: datetime.now(UTC))
     timezone: str = "UTC"
     requester_email: str | None = None
-    user_token: str | None = field(default=None, repr=False, compare=False)
+    user_token: str | None = None
 
     def __post_init__(self) -> None:
         if not self.owner:
@@ -265,11 +268,12 @@ def zone_of(name: str) -> ZoneInfo:
     return zone
 
 
-@dataclass(frozen=True, slots=True)
-class ToolConfig:
+class ToolConfig(msgspec.Struct, frozen=True):
     """Deployment choices the tools honour (from :class:`multitool.settings.ToolSettings`)."""
 
-    jira_projects: Mapping[str, JiraProject] = field(default_factory=lambda: _projects(DEFAULT_JIRA_PROJECTS))
+    jira_projects: Mapping[str, JiraProject] = msgspec.field(
+        default_factory=lambda: _projects(DEFAULT_JIRA_PROJECTS)
+    )
     working_hours_start: int = 9
     working_hours_end: int = 17
     draft_ttl_seconds: int = DEFAULT_TTL_SECONDS
@@ -287,8 +291,7 @@ class ToolConfig:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class ToolPorts:
+class ToolPorts(msgspec.Struct, frozen=True):
     """The backends a tool may read or write (drafts only: never send, book or create)."""
 
     directory: Directory

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Annotated, Any
 
+import msgspec
 from pydantic import Field, StringConstraints, ValidationError
 
 from multitool.drafts import MAX_DRAFT_ID_CHARS
@@ -48,8 +48,7 @@ People = Mapping[str, NameResolution]
 BusyTimes = Mapping[str, Sequence[Interval]]
 
 
-@dataclass(frozen=True, slots=True)
-class Prepared:
+class Prepared(msgspec.Struct, frozen=True):
     """A validated call, ready for the batch's one directory read (and one busy read).
 
     ``finish`` builds the payload (without ``draftId``) from what those reads found. Busy
@@ -60,8 +59,8 @@ class Prepared:
     names: Sequence[str]
     finish: Callable[[People, BusyTimes], dict[str, Any]]
     busy_window: tuple[datetime, datetime] | None = None
-    busy_names: Sequence[str] = field(default=())
-    busy_emails: Sequence[str] = field(default=())
+    busy_names: Sequence[str] = ()
+    busy_emails: Sequence[str] = ()
 
 
 EXTERNAL_ID_PREFIX = "external:"

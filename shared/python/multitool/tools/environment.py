@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from multitool.tools.base import ToolConfig, ToolPorts
 
 
-@dataclass(frozen=True, slots=True)
-class ToolEnvironment:
+class ToolEnvironment(msgspec.Struct, frozen=True):
     ports: ToolPorts
     config: ToolConfig
     default_timezone: str = "UTC"
@@ -44,13 +44,11 @@ def dynamo_ports(client: Any, *, drafts_table: str, directory_table: str, bookin
 
 def with_caller_suites(ports: ToolPorts, settings: Any) -> ToolPorts:
     """``ports`` whose directory and calendar are each caller's own suite (``CALENDAR`` a provider)."""
-    import dataclasses
-
     import urllib3
 
     from multitool.ports.provider_suites import suites_from_settings
 
-    return dataclasses.replace(ports, suites=suites_from_settings(settings, urllib3.PoolManager()))
+    return msgspec.structs.replace(ports, suites=suites_from_settings(settings, urllib3.PoolManager()))
 
 
 @functools.cache

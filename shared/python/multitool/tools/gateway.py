@@ -31,11 +31,12 @@ import hmac
 import json
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
+import msgspec
 from aws_lambda_powertools.metrics import MetricUnit
+from msgspec.structs import replace
 
 from multitool.drafts import UNCLAIMED_OWNER
 from multitool.observability import error_fields, logger, metrics
@@ -114,8 +115,7 @@ def tool_name_of(qualified: str) -> str:
     return qualified.rpartition(TARGET_SEPARATOR)[2].strip()
 
 
-@dataclass(frozen=True, slots=True)
-class GatewayCall:
+class GatewayCall(msgspec.Struct, frozen=True):
     """What the context says about one Gateway tool call."""
 
     qualified_name: str

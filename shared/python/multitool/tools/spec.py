@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 from pydantic import BaseModel
 
 from multitool.cards.base import literal_action
@@ -24,8 +24,7 @@ if TYPE_CHECKING:
     from multitool.tools.common import Prepared
 
 
-@dataclass(frozen=True, slots=True)
-class ToolSpec:
+class ToolSpec(msgspec.Struct, frozen=True):
     """Everything specific to one tool, in its own module; one registry line adds it.
 
     - ``name``: the operationId, also the Converse and harness tool name.
@@ -60,14 +59,12 @@ class ToolSpec:
     group_description: str
     nouns: tuple[str, str]
     method: str = "POST"
-    action: str = field(init=False)
 
     def __post_init__(self) -> None:
-        action = literal_action(self.payload_model, "action")
+        action = self.action
         card_type = literal_action(self.card.model, "type")
         if card_type != action:
             raise TypeError(f"{self.name}: its card's type is '{card_type}', its payload's '{action}'.")
-        object.__setattr__(self, "action", action)
         if isinstance(self.review, str) and not _is_reference(self.review):
             raise TypeError(f"{self.name}: its review '{self.review}' is not 'package.module:NAME'.")
 
@@ -78,6 +75,11 @@ class ToolSpec:
         module, name = self.review.split(":")
         review: ActionReview[Any, Any] = getattr(importlib.import_module(module), name)
         return review
+
+    @property
+    def action(self) -> str:
+        """The payload's ``action`` (its card's ``type``): what a draft, a card and a confirm name it by."""
+        return literal_action(self.payload_model, "action")
 
     @property
     def function_description(self) -> str:

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from multitool.runtimes.offline import edits, fields
 from multitool.runtimes.offline import grammar as g
@@ -25,9 +26,8 @@ from multitool.tools import REGISTRY
 _CARD = re.compile(r"(?:\[cards:\s*|;\s*)(?P<id>[\w-]+)\s+(?P<tool>[a-z_]+):")
 
 
-@dataclass(slots=True)
-class Memory:
-    cards: list[Card] = field(default_factory=list)
+class Memory(msgspec.Struct):
+    cards: list[Card] = msgspec.field(default_factory=list)
     last: Intent | None = None
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from multitool.runtimes.offline import fields
 from multitool.runtimes.offline import grammar as g
@@ -82,19 +83,17 @@ _SUBJECT_FIELD = {g.EMAIL_TOOL: "subject", g.MEETING_TOOL: "title", g.JIRA_TOOL:
 _PEOPLE_FIELD = {g.EMAIL_TOOL: "to", g.MEETING_TOOL: "attendees"}
 
 
-@dataclass(slots=True)
-class Card:
+class Card(msgspec.Struct):
     """A card of the conversation: its draft id (once known), tool and arguments."""
 
     tool: str
     args: dict[str, Any]
     id: str | None = None
-    names: list[str] = field(default_factory=list)
+    names: list[str] = msgspec.field(default_factory=list)
     topic: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Change:
+class Change(msgspec.Struct, frozen=True):
     """One edit: which cards it can apply to and how it changes their arguments."""
 
     tools: tuple[str, ...]

@@ -36,9 +36,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
+
+import msgspec
 
 from multitool.runtimes.offline import lexicon as words
 from multitool.runtimes.offline.lexicon import alternation
@@ -52,22 +53,21 @@ Lookup = Callable[[Sequence[str]], Collection[str]]
 """Which of some lowercase words the directory knows as people (the words as given)."""
 
 
-@dataclass(slots=True)
-class Intent:
+class Intent(msgspec.Struct):
     """One request: the tool, its arguments as a model would pass them, and what it lacks."""
 
     tool: str
     segment: str
-    args: dict[str, Any] = field(default_factory=dict)
-    names: list[str] = field(default_factory=list)
+    args: dict[str, Any] = msgspec.field(default_factory=dict)
+    names: list[str] = msgspec.field(default_factory=list)
     topic: str | None = None
-    missing: list[str] = field(default_factory=list)
+    missing: list[str] = msgspec.field(default_factory=list)
     """What the tool needs that the message did not say, as a question's object ('who to invite')."""
-    unread: list[str] = field(default_factory=list)
+    unread: list[str] = msgspec.field(default_factory=list)
     """Words of the request no rule read."""
     revises: str | None = None
     """The draft id of the card this request changes, for an edit."""
-    together: list[str] = field(default_factory=list)
+    together: list[str] = msgspec.field(default_factory=list)
     """Who "both of them" after this request means when it names fewer than two: the people of
     the requests before it too ("a sync with Alex monday, one with Mei tuesday, email both")."""
 
@@ -76,8 +76,7 @@ class Intent:
         return not self.missing
 
 
-@dataclass(slots=True)
-class Reading:
+class Reading(msgspec.Struct):
     intents: list[Intent]
     unread: list[str]
     """Clauses of the message that started no request and continued none."""
@@ -372,8 +371,7 @@ _DEFAULT_TOOL = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Trigger:
+class Trigger(msgspec.Struct, frozen=True):
     """Where a request starts: its tool, the verb or idiom, where the rest begins, an idiom's people."""
 
     tool: str
@@ -454,8 +452,7 @@ def trigger(clause: str) -> Trigger | None:
     return None
 
 
-@dataclass(slots=True)
-class Piece:
+class Piece(msgspec.Struct):
     text: str
     joiner: str
     hard: bool
@@ -518,8 +515,7 @@ def _concrete(text: str) -> bool:
     return bool(_WHEN.search(text) or _DURATION.search(text) or _WITH_SOMEONE.search(text))
 
 
-@dataclass(slots=True)
-class Segment:
+class Segment(msgspec.Struct):
     trigger: Trigger
     text: str
 

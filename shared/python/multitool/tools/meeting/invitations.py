@@ -9,21 +9,20 @@ instead of adding a second one. Start and end carry the meeting's time zone
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from zoneinfo import ZoneInfo
+
+import msgspec
 
 PRODID = "-//multitool//meeting invitation//EN"
 
 
-@dataclass(frozen=True, slots=True)
-class Participant:
+class Participant(msgspec.Struct, frozen=True):
     email: str
     name: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Invitation:
+class Invitation(msgspec.Struct, frozen=True):
     """What an invitation says; :func:`build_invitation` renders it."""
 
     uid: str

@@ -30,10 +30,11 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from itertools import chain
 from zoneinfo import ZoneInfo
+
+import msgspec
 
 from multitool.people import NameResolution
 from multitool.ports.calendar import Interval, overlaps
@@ -57,8 +58,7 @@ def search_days(first: date, config: ToolConfig) -> list[date]:
     return days
 
 
-@dataclass(frozen=True, slots=True)
-class Frame:
+class Frame(msgspec.Struct, frozen=True):
     """One searched day: its local hours (working hours, or the window asked for) in one zone."""
 
     day: date
@@ -140,16 +140,14 @@ def _round_up(moment: datetime, step: timedelta) -> datetime:
     return moment if not offset else moment + (step - offset)
 
 
-@dataclass(frozen=True, slots=True)
-class Attendee:
+class Attendee(msgspec.Struct, frozen=True):
     """A resolved attendee whose working hours count, in their own zone."""
 
     name: str
     zone: ZoneInfo
 
 
-@dataclass(frozen=True, slots=True)
-class SlotProposal:
+class SlotProposal(msgspec.Struct, frozen=True):
     """The proposed slots, best first, and whose working hours each one falls outside."""
 
     slots: tuple[Slot, ...]
@@ -208,8 +206,7 @@ class WorkingHours:
         return min(nearest, default=_ZERO)
 
 
-@dataclass(frozen=True, slots=True)
-class _Candidate:
+class _Candidate(msgspec.Struct, frozen=True):
     """A start time under consideration, with what it costs the attendees (lower ranks first)."""
 
     start: datetime  # UTC

@@ -36,10 +36,12 @@ import contextvars
 import functools
 import re
 import time as _clock
-from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING, Any, cast
 from zoneinfo import ZoneInfo
+
+import msgspec
+from msgspec.structs import replace
 
 from multitool.tools.base import DateInPast, ToolContext, UnparseableDate
 
@@ -114,8 +116,7 @@ _Clock = time  # ``RequestedTime.time`` shadows the type inside the class body
 FIELD = "when"
 
 
-@dataclass(frozen=True, slots=True)
-class RequestedTime:
+class RequestedTime(msgspec.Struct, frozen=True):
     """When the user asked to meet, as read from their words: a day, perhaps a time or a part of it."""
 
     day: date
@@ -175,8 +176,7 @@ class RequestedTime:
         return text
 
 
-@dataclass(frozen=True, slots=True)
-class TimeRequest:
+class TimeRequest(msgspec.Struct, frozen=True):
     """What a meeting call asks for: alternatives in order, days not to offer, notes on the reading."""
 
     options: tuple[RequestedTime, ...]
@@ -404,8 +404,7 @@ def _impossible(cleaned: str, said: str) -> UnparseableDate:
     )
 
 
-@dataclass(slots=True)
-class _Reading:
+class _Reading(msgspec.Struct):
     """What the pre-reading found: the text left for parsedatetime, a part of the day, notes."""
 
     text: str
@@ -1758,8 +1757,7 @@ def place_zone(words: str) -> tuple[str, str] | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class PhraseReading:
+class PhraseReading(msgspec.Struct, frozen=True):
     """What a phrase says: its alternatives, the zone it names, days it rules out, what went unread."""
 
     request: TimeRequest | None
