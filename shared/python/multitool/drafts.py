@@ -11,8 +11,6 @@ conditional write. A superseded draft names its successor (``supersededBy``) and
 is never confirmable again.
 """
 
-from __future__ import annotations
-
 import hashlib
 import json
 from datetime import UTC, datetime

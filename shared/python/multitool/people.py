@@ -5,8 +5,6 @@ Names reach the backend raw ("Kinshuok"); the directory port turns each into a
 the user to settle: the system never guesses silently.
 """
 
-from __future__ import annotations
-
 from enum import StrEnum
 from typing import Annotated
 

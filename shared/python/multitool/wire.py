@@ -11,8 +11,6 @@ same validation, aliases and JSON Schema, at about two thirds of a model's
 validation cost and with faster attribute reads.
 """
 
-from __future__ import annotations
-
 from typing import Any, ClassVar, Self
 
 from pydantic import BaseModel, ConfigDict

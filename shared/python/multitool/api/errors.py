@@ -8,8 +8,6 @@ API Gateway's own refusals (no route, the JWT authorizer refused the token, a
 body over its limit) are :class:`GatewayMessage`.
 """
 
-from __future__ import annotations
-
 from typing import Any
 
 from pydantic import Field

@@ -6,8 +6,6 @@ claim; typed errors become HTTP responses in one place, :func:`_map_errors`.
 The deployed handler, the local server and the tests serve this same app.
 """
 
-from __future__ import annotations
-
 import functools
 import json
 from collections.abc import Callable
@@ -123,7 +121,7 @@ def aws_reviewer() -> Reviewer:
     elif settings.jira_secret_arn:
         secret_arn = settings.jira_secret_arn
 
-        def from_secret() -> JiraClient:
+        def from_secret() -> "JiraClient":
             credentials = SecretsJiraCredentials(boto3.client("secretsmanager"), secret_arn).get()
             return JiraCloudClient(
                 settings.jira_base_url or credentials.base_url,
@@ -171,8 +169,8 @@ def aws_reviewer() -> Reviewer:
 
 
 def caller_suites(
-    settings: ToolSettings, http: urllib3.PoolManager, tokens: TokenSource | None = None
-) -> Callable[[Caller], Suite]:
+    settings: "ToolSettings", http: "urllib3.PoolManager", tokens: "TokenSource | None" = None
+) -> "Callable[[Caller], Suite]":
     """Each caller's own suite at the ``CALENDAR`` provider, over the function's one ``PoolManager``,
     with the caller's own JWT for the token source (``tokens``; default: the one the settings name)."""
     from multitool.ports.provider_suites import provider_suites, settings_tokens
@@ -185,13 +183,13 @@ def caller_suites(
         base_url=settings.provider_base_url,
     )
 
-    def for_caller(caller: Caller) -> Suite:
+    def for_caller(caller: Caller) -> "Suite":
         return for_account(Account(user_id=caller.user_id, email=caller.email, user_token=caller.user_token))
 
     return for_caller
 
 
-def _calendar_by_consent(settings: ToolSettings) -> bool:
+def _calendar_by_consent(settings: "ToolSettings") -> bool:
     """The calendar's tokens are each user's consent (not a fixed token of the local stand-ins)."""
     identity = settings.identity()
     fixed = settings.provider_token or settings.provider_tokens
@@ -199,8 +197,8 @@ def _calendar_by_consent(settings: ToolSettings) -> bool:
 
 
 def caller_jira(
-    tokens: TokenSource, site_url: str, http: urllib3.PoolManager, api_base: str
-) -> Callable[[Caller], JiraClient]:
+    tokens: "TokenSource", site_url: str, http: "urllib3.PoolManager", api_base: str
+) -> "Callable[[Caller], JiraClient]":
     """Each caller's own Jira on the site at ``site_url``, with the caller's own JWT for the token
     source (Jira as the user: Atlassian's OAuth through AgentCore Identity)."""
     from multitool.ports.jira_atlassian import caller_jira as account_jira
@@ -208,13 +206,13 @@ def caller_jira(
 
     for_account = account_jira(tokens, site_url=site_url, http=http, api_base=api_base)
 
-    def for_caller(caller: Caller) -> JiraClient:
+    def for_caller(caller: Caller) -> "JiraClient":
         return for_account(Account(user_id=caller.user_id, email=caller.email, user_token=caller.user_token))
 
     return for_caller
 
 
-def recipient_policy(settings: ReviewSettings) -> RecipientPolicy:
+def recipient_policy(settings: "ReviewSettings") -> RecipientPolicy:
     """The deployment's recipient limits; the inside domains default to the sender's own domain."""
     domains = settings.recipient_domains or (settings.sender_email.rpartition("@")[2],)
     return RecipientPolicy.of(
@@ -408,7 +406,7 @@ def _answers(ok: str, errors: dict[int, str] | None = None) -> dict[int, Any]:
     )
 
 
-def _response(error: ServiceError, draft: Draft | None) -> Response[Any]:
+def _response(error: ServiceError, draft: "Draft | None") -> Response[Any]:
     """``{"error": {"code", "message", ...detail}}``, with the action's current state when there is one."""
     body = ReviewApiError(
         error=ErrorDetail(code=error.code, message=error.public_message(), **error.detail()),

@@ -9,8 +9,6 @@ payload model instead (:meth:`CardSpec.of_payload`), with a fingerprint of those
 knows no tool.
 """
 
-from __future__ import annotations
-
 import json
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from datetime import datetime
@@ -77,7 +75,7 @@ class CardSpec(msgspec.Struct, Generic[C], frozen=True):
         fingerprint: Callable[[Any], Fingerprint] | None = None,
         said: Callable[[Any], str | None] | None = None,
         held: str = "sent",
-    ) -> CardSpec[Card]:
+    ) -> "CardSpec[Card]":
         """The card of a tool whose card shows its payload's fields: :func:`payload_card`, told
         apart by all of those fields (:func:`fields_fingerprint`) unless ``fingerprint`` says otherwise."""
         return CardSpec(payload_card(payload_model), fingerprint or fields_fingerprint, caption, said, held)

@@ -6,8 +6,6 @@
 behind it, so it has nothing to confirm or discard.
 """
 
-from __future__ import annotations
-
 from typing import Literal
 
 from pydantic import Field

@@ -11,8 +11,6 @@ idempotency on DynamoDB) and replayed for a retry of the same body, so a
 retried request never runs the model twice nor makes a second set of drafts.
 """
 
-from __future__ import annotations
-
 import hashlib
 import json
 import re
@@ -96,7 +94,7 @@ def idempotency_key(header: str | None) -> str | None:
     return value
 
 
-def body_hash(request: ChatRequest) -> str:
+def body_hash(request: "ChatRequest") -> str:
     """A digest of the request body as validated (so whitespace and key order do not matter)."""
     return hashlib.sha256(request.model_dump_json().encode()).hexdigest()
 
@@ -170,7 +168,7 @@ def response_from(results: ToolResults, session_id: str) -> ChatResponse:
     )
 
 
-def turn_deadline(context: LambdaContext | None, *, limit: float | None = None) -> float | None:
+def turn_deadline(context: "LambdaContext | None", *, limit: float | None = None) -> float | None:
     """When the turn must have answered: the invocation's end (or ``limit`` seconds from now, if sooner)
     less a second to write the response."""
     remaining: float | None = limit
@@ -224,7 +222,7 @@ class ChatService:
         timezone_hint: str | None = None,
         user_email: str | None = None,
         idempotency_key: str | None = None,
-        lambda_context: LambdaContext | None = None,
+        lambda_context: "LambdaContext | None" = None,
         user_token: str | None = None,
     ) -> str:
         """The response body (JSON text) for one turn; with an ``idempotency_key``, the stored one on a retry.

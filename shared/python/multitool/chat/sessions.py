@@ -14,8 +14,6 @@ model can revise a card by its id). No ``toolUse``/``toolResult`` blocks are kep
 bounded in exchanges and bytes, far below DynamoDB's 400 KB item limit.
 """
 
-from __future__ import annotations
-
 import re
 import secrets
 from collections.abc import Sequence
@@ -84,7 +82,7 @@ class HistoryMessage(WireModel):
     content: tuple[TextBlock, ...] = Field(min_length=1)
 
     @classmethod
-    def of(cls, role: Literal["user", "assistant"], text: str) -> HistoryMessage:
+    def of(cls, role: Literal["user", "assistant"], text: str) -> "HistoryMessage":
         return cls(role=role, content=(TextBlock(text=_clip(text)),))
 
     @property
@@ -279,7 +277,7 @@ class DynamoSessionStore:
     """Sessions in the DynamoDB sessions table (``sessionId`` key, ``expiresAt`` TTL)."""
 
     def __init__(
-        self, table_name: str, client: DynamoDBClient, ttl_seconds: int = SESSION_TTL_SECONDS
+        self, table_name: str, client: "DynamoDBClient", ttl_seconds: int = SESSION_TTL_SECONDS
     ) -> None:
         self.table_name = table_name
         self.client = client

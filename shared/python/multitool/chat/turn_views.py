@@ -6,8 +6,6 @@ reads a turn (:mod:`multitool.chat.async_turns`, the turns table, the running-tu
 when a request asks for a turn of its own, never on a plain ``POST /chat``.
 """
 
-from __future__ import annotations
-
 import secrets
 from collections.abc import Mapping
 from http import HTTPStatus

@@ -10,8 +10,6 @@ addresses (their calendars are not ours to know), so nothing stops a double
 booking of someone outside the directory.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import ClassVar, Protocol

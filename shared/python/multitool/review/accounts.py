@@ -13,8 +13,6 @@ JWT>})``, so AgentCore checks the same binding again on its side. A callback com
 signed-in user is refused (403 ``consent_not_yours``), and the user who asked can still finish it.
 """
 
-from __future__ import annotations
-
 import functools
 import re
 from collections.abc import Mapping, Sequence
@@ -78,7 +76,7 @@ class ConnectionsView(WireModel):
 
 class Accounts:
     def __init__(
-        self, client: BedrockAgentCoreClient, connections: Connections, providers: Sequence[Provider]
+        self, client: "BedrockAgentCoreClient", connections: Connections, providers: Sequence[Provider]
     ) -> None:
         self._client = client
         self._connections = connections

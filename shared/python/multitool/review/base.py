@@ -6,8 +6,6 @@ confirmed content is made from the edits and the draft, the side effect through 
 :mod:`multitool.review.errors`.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
@@ -88,11 +86,11 @@ def reply_to(caller: Caller) -> tuple[str, ...]:
 
 class ReviewConfig(msgspec.Struct, frozen=True):
     sender_email: str
-    jira_projects: Mapping[str, JiraProject] = msgspec.field(
+    jira_projects: "Mapping[str, JiraProject]" = msgspec.field(
         default_factory=lambda: ToolConfig().jira_projects
     )
     sandbox: bool = False
-    recipients: RecipientPolicy | None = None
+    recipients: "RecipientPolicy | None" = None
     """Whom a confirm may mail, and how many a day (:mod:`multitool.review.limits`); None: unbounded."""
     approved_group: str | None = None
     """Only members of this user pool group may confirm (self sign-up: an administrator approves)."""
@@ -102,13 +100,13 @@ class Backends(Protocol):
     """The ports a confirm's side effect may use (the reviewer holds them)."""
 
     @property
-    def mailer(self) -> Mailer: ...
+    def mailer(self) -> "Mailer": ...
 
     @property
-    def calendar(self) -> Calendar: ...
+    def calendar(self) -> "Calendar": ...
 
     @property
-    def jira(self) -> JiraClient | None: ...
+    def jira(self) -> "JiraClient | None": ...
 
     def clock(self) -> datetime: ...
 
@@ -146,7 +144,7 @@ class ActionReview(msgspec.Struct, Generic[E, C], frozen=True):
         *,
         check: Callable[[C, ReviewContext, Backends], None] = lambda *_: None,
         recipients: Callable[[C, ReviewContext], Sequence[tuple[str, str]]] = lambda *_: (),
-    ) -> ActionReview[E, C]:
+    ) -> "ActionReview[E, C]":
         """A confirm whose content needs nothing but :func:`overlaid`: the edits laid over the content
         confirmed before, or over the payload's fields (by name) on the first confirm."""
 

@@ -43,8 +43,6 @@ resolve must be settled by them first (``InvalidEdits`` naming the field, e.g.
 the draft's.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -126,7 +124,7 @@ class DraftView(WireModel):
     updated_at: datetime
 
     @classmethod
-    def of(cls, draft: Draft) -> DraftView:
+    def of(cls, draft: Draft) -> "DraftView":
         try:
             card: dict[str, Any] | None = client_actions.card_from_payload(draft.payload).to_wire()
         except ValueError:

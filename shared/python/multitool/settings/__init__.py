@@ -11,8 +11,6 @@ identity and interceptor settings. The orchestrator's class is in
 others' (each class costs about 1.2 ms of a cold start to define, Python 3.13).
 """
 
-from __future__ import annotations
-
 import json
 import os
 from collections.abc import Mapping
@@ -199,7 +197,7 @@ class ToolSettings(_EnvSettings):
             )
         return self
 
-    def identity(self) -> IdentitySettings | None:
+    def identity(self) -> "IdentitySettings | None":
         """The AgentCore Identity settings, or None when this function connects no user's account."""
         if self.identity_workload_name is None:
             return None

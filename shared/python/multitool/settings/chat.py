@@ -1,7 +1,5 @@
 """The orchestrator's settings (``POST /chat``): the tools' and the turn's."""
 
-from __future__ import annotations
-
 from pydantic import Field
 
 from multitool.settings import ModelBackend, ToolSettings

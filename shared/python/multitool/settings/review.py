@@ -1,8 +1,6 @@
 """The review function's settings (``GET``, confirm and discard of ``/actions/{id}``): the tools' and the
 confirm's (mail, Jira, the recipient policy, rate limits, the audit)."""
 
-from __future__ import annotations
-
 from enum import StrEnum
 from typing import Any, Literal, Self
 

@@ -4,8 +4,6 @@ Only a confirm needs it, so it is apart from :mod:`multitool.tools.email_draft` 
 it): the action group and the orchestrator, which only propose, never import it or the mail port.
 """
 
-from __future__ import annotations
-
 from typing import Annotated, Any
 
 from pydantic import Field, StringConstraints

@@ -6,8 +6,6 @@ action group are here; the confirm (the edits, the content sent, the send) is in
 :mod:`multitool.tools` declares this module.
 """
 
-from __future__ import annotations
-
 from typing import Literal
 
 from pydantic import Field

@@ -6,8 +6,6 @@ back in their configured spelling. The confirm (the edits, the issue created) is
 :mod:`multitool.tools.jira_confirm`, which only a confirm imports.
 """
 
-from __future__ import annotations
-
 from enum import StrEnum
 from typing import Any, Literal
 

@@ -6,8 +6,6 @@ books the chosen slot first, re-checking every tracked attendee's time, then sen
 invitation (:mod:`multitool.tools.meeting.booking`).
 """
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 from datetime import time as dt_time

@@ -6,8 +6,6 @@ The booking comes first and re-checks every tracked attendee's time (a slot take
 :data:`REVIEW`): only a confirm imports it, never the action group or the orchestrator, which only propose.
 """
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Annotated, Any

@@ -1,7 +1,5 @@
 """A meeting time: what the scheduler proposes, the card shows and the user confirms."""
 
-from __future__ import annotations
-
 from datetime import datetime
 
 from pydantic.dataclasses import dataclass
