@@ -287,3 +287,19 @@ def test_an_orchestrator_turn_loads_the_tools_it_calls_and_no_other(meeting: boo
 
 def test_an_orchestrator_turn_loads_no_confirm_side_of_the_tools_it_calls() -> None:
     assert loaded_by("orchestrator", CONFIRM_SIDE, TURN.format(meeting=True)) == []
+
+
+POWERTOOLS_IDEMPOTENCY = "aws_lambda_powertools.utilities.idempotency"
+IDEMPOTENCY = """
+from multitool.chat.idempotency import ChatIdempotency
+store = ChatIdempotency("idempotency", client=None)
+reply = store.wrap(lambda *args, request_key: "{}")
+"""
+
+
+def test_the_orchestrator_imports_powertools_idempotency_only_for_a_request_with_a_key() -> None:
+    # A request without an Idempotency-Key never needs it; the first one with a key loads it.
+    assert loaded_by("orchestrator", [POWERTOOLS_IDEMPOTENCY]) == []
+    assert loaded_by("orchestrator", [POWERTOOLS_IDEMPOTENCY], IDEMPOTENCY) == []
+    then = IDEMPOTENCY + "\nassert store.config.payload_validation_jmespath == 'bodyHash'"
+    assert loaded_by("orchestrator", [POWERTOOLS_IDEMPOTENCY], then) == [POWERTOOLS_IDEMPOTENCY]

@@ -19,6 +19,7 @@ from multitool.chat.sessions import (
     valid_session_id,
 )
 from multitool.local.memory import MemorySessionStore
+from pydantic import TypeAdapter
 
 
 def test_new_session_ids_are_valid_and_unique() -> None:
@@ -119,9 +120,23 @@ def test_stored_history_round_trips_and_damage_is_dropped_not_raised() -> None:
     assert parse_history(None) == ()
     assert parse_history("not json") == ()
     assert parse_history(json.dumps([{"role": "system", "content": [{"text": "x"}]}])) == ()
+    assert parse_history(json.dumps({"role": "user", "content": [{"text": "x"}]})) == ()
+    assert parse_history("[1, 2]") == ()
+    assert parse_history("[]") == ()
     # A message out of turn is dropped with its partner; whole exchanges survive.
     lone_user = json.loads(history_json(turn(0)[:1]))
     assert parse_history(json.dumps(lone_user + json.loads(history_json(history)))) == history
+
+
+def test_history_is_stored_as_pydantic_writes_the_whole_tuple() -> None:
+    # Written a message at a time, the stored text is what a TypeAdapter of the tuple writes, so a
+    # session stored before reads the same and its size (what `bounded` counts) is unchanged.
+    history = turn(1) + exchange('Ünïcode ✓ "quoted"\nnew line', "\u2028 and \x00")
+    whole = TypeAdapter(tuple[HistoryMessage, ...]).dump_json(history, by_alias=True).decode()
+
+    assert history_json(history) == whole
+    assert history_json(()) == "[]"
+    assert parse_history(whole) == history
 
 
 def test_the_memory_store_returns_the_owners_history_and_refuses_others() -> None:

@@ -1,27 +1,22 @@
-"""Powertools idempotency for the chat API: a retry answers the first response, never a second turn."""
+"""Powertools idempotency for the chat API: a retry answers the first response, never a second turn.
+
+Powertools' idempotency utility (its persistence layer, config and exceptions: about 3 ms of a cold
+start on Python 3.13) is imported by the first request that carries an ``Idempotency-Key``; a
+request without one never needs it.
+"""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
-
-from aws_lambda_powertools.utilities.idempotency import (
-    DynamoDBPersistenceLayer,
-    IdempotencyConfig,
-    idempotent_function,
-)
-from aws_lambda_powertools.utilities.idempotency.exceptions import (
-    IdempotencyAlreadyInProgressError,
-    IdempotencyInconsistentStateError,
-    IdempotencyPersistenceLayerError,
-    IdempotencyValidationError,
-)
 
 from multitool.errors import RETRY_AFTER, ServiceError
 from multitool.observability import logger, metrics
 
 if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer, IdempotencyConfig
     from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import DataRecord
     from aws_lambda_powertools.utilities.typing import LambdaContext
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -86,31 +81,63 @@ class ChatIdempotency:
         *,
         expires_after_seconds: int = DEFAULT_IDEMPOTENCY_SECONDS,
     ) -> None:
-        self.persistence = DynamoDBPersistenceLayer(table_name=table_name, boto3_client=client)
-        self.config = IdempotencyConfig(
+        self.table_name = table_name
+        self.client = client
+        self.expires_after_seconds = expires_after_seconds
+
+    @functools.cached_property
+    def persistence(self) -> DynamoDBPersistenceLayer:
+        from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
+
+        return DynamoDBPersistenceLayer(table_name=self.table_name, boto3_client=self.client)
+
+    @functools.cached_property
+    def config(self) -> IdempotencyConfig:
+        from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig
+
+        return IdempotencyConfig(
             event_key_jmespath="[userId, idempotencyKey]",
             payload_validation_jmespath="bodyHash",
             raise_on_no_idempotency_key=True,
-            expires_after_seconds=expires_after_seconds,
+            expires_after_seconds=self.expires_after_seconds,
             hash_function="sha256",
             response_hook=_replayed,
         )
 
     def wrap(self, function: Callable[..., str]) -> Callable[..., str]:
-        """``function`` made idempotent on its ``request_key`` keyword argument; its text result is stored."""
-        wrapped: Callable[..., str] = idempotent_function(
-            function,
-            data_keyword_argument="request_key",
-            persistence_store=self.persistence,
-            config=self.config,
-        )
-        return wrapped
+        """``function`` made idempotent on its ``request_key`` keyword argument; its text result is
+        stored. Powertools wraps it at its first call (see the module)."""
+
+        @functools.cache
+        def idempotent() -> Callable[..., str]:
+            from aws_lambda_powertools.utilities.idempotency import idempotent_function
+
+            wrapped: Callable[..., str] = idempotent_function(
+                function,
+                data_keyword_argument="request_key",
+                persistence_store=self.persistence,
+                config=self.config,
+            )
+            return wrapped
+
+        @functools.wraps(function)
+        def once(*args: Any, **kwargs: Any) -> str:
+            return idempotent()(*args, **kwargs)
+
+        return once
 
     def call(self, wrapped: Callable[..., str], *args: Any, request_key: dict[str, str]) -> str:
         """``wrapped(*args, request_key=...)`` (made by :meth:`wrap`), the store's refusals as typed errors.
 
         Raises :class:`IdempotencyKeyReused`, :class:`RequestInProgress` and :class:`IdempotencyUnavailable`.
         """
+        from aws_lambda_powertools.utilities.idempotency.exceptions import (
+            IdempotencyAlreadyInProgressError,
+            IdempotencyInconsistentStateError,
+            IdempotencyPersistenceLayerError,
+            IdempotencyValidationError,
+        )
+
         try:
             return wrapped(*args, request_key=request_key)
         except IdempotencyValidationError:
