@@ -230,13 +230,9 @@ def parse_history(raw: str | None) -> History:
         if not isinstance(stored, list):
             raise TypeError(f"a JSON {type(stored).__name__}, not an array")
         history = tuple(HistoryMessage.model_validate(message) for message in stored)
-    except ValidationError as error:
-        logger.warning("Stored conversation dropped: invalid", extra={"problems": error.error_count()})
-        return ()
-    except (ValueError, TypeError) as error:  # not JSON, or not an array of messages
-        logger.warning(
-            "Stored conversation dropped: invalid", extra={"problems": 1, "error": str(error)[:80]}
-        )
+    except (ValueError, TypeError) as error:  # not JSON, not an array, or a message pydantic refuses
+        problems = error.error_count() if isinstance(error, ValidationError) else 1
+        logger.warning("Stored conversation dropped: invalid", extra={"problems": problems})
         return ()
     return tuple(message for pair in _exchanges(history) for message in pair)
 
