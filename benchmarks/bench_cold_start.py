@@ -39,7 +39,10 @@ its floor get) through
 Lambda environment variables that change what loads (``LAMBDA_TASK_ROOT``, a
 sampled ``_X_AMZN_TRACE_ID``, an X-Ray daemon address, the runtime's
 ``AWS_EXECUTION_ENV``): tracing and metrics are on, and the handlers load as in
-a Lambda runtime (:mod:`multitool.api.startup`), as deployed. The orchestrator runs
+a Lambda runtime (:mod:`multitool.api.startup`), as deployed. The functions also get
+what the stack sets on every function for its libraries
+(``infra.components.functions.RUNTIME_ENVIRONMENT``: pydantic's plugin search off); the
+references run those libraries on their defaults. The orchestrator runs
 as deployed, ``RUNTIME=agentcore`` with a ``HARNESS_ARN`` and ``MODEL_ID``: its
 ``bedrock-agentcore`` client sends each ``InvokeHarness`` over HTTP to
 :class:`multitool.local.harness_endpoint.HarnessEndpoint`
@@ -701,11 +704,16 @@ def measure(runs: int = RUNS) -> tuple[Setup, dict[str, dict[str, float]], dict[
             setup.python, first_variant, tasks["email_draft"], "handler", events["email_draft"][0], env
         )
         events = write_events(_draft_id(made["response"]))
-        envs = dict.fromkeys(tasks, env)
+        # The functions get what the stack sets on each of them (infra.components.functions); the
+        # references run the stack's libraries on their defaults.
+        from infra.components.functions import RUNTIME_ENVIRONMENT
+
+        deployed = {**env, **RUNTIME_ENVIRONMENT}
+        envs = {name: deployed if name in FUNCTIONS else env for name in tasks}
         for name in INTERCEPTORS:
-            envs[name] = {**env, **gateway.env}
+            envs[name] = {**envs[name], **gateway.env}
         for name, (function, changes) in LOCAL.items():
-            tasks[name], envs[name] = tasks[function], {**env, **changes}
+            tasks[name], envs[name] = tasks[function], {**deployed, **changes}
         programs = [(name, name, first_variant) for name in ("baseline", *REFERENCES)]
         programs += [
             (name, f"{name} [{variant}]", path)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from multitool.api.startup import init_phase
+from multitool.api.startup import first_invocation, init_phase
 
-with init_phase():  # the collector skips what the init loads: it lives as long as the environment
+with init_phase():  # the collector is off for the cold start: what loads here lives as long as we do
     from aws_lambda_powertools.utilities.typing import LambdaContext
     from multitool.observability import logger, metrics, tracer
     from multitool.tools.apps import action_group_app, handle
@@ -18,6 +18,7 @@ with init_phase():  # the collector skips what the init loads: it lives as long 
     app = action_group_app("email_draft")
 
 
+@first_invocation  # then what the init and the first invocation made is frozen
 @logger.inject_lambda_context(correlation_id_path="sessionId")
 @tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from multitool.api.startup import init_phase
+from multitool.api.startup import first_invocation, init_phase
 
-with init_phase():  # the collector skips what the init loads: it lives as long as the environment
+with init_phase():  # the collector is off for the cold start: what loads here lives as long as we do
     from aws_lambda_powertools.utilities.typing import LambdaContext
     from multitool.observability import logger, metrics, tracer
     from multitool.ports.gateway_caller import aws_interceptor, intercept
 
 
+@first_invocation  # then what the init and the first invocation made is frozen
 @logger.inject_lambda_context(log_event=False)
 @tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from multitool.api.startup import init_phase
+from multitool.api.startup import first_invocation, init_phase
 
-with init_phase():  # the collector skips what the init loads: it lives as long as the environment
+with init_phase():  # the collector is off for the cold start: what loads here lives as long as we do
     from aws_lambda_powertools.logging import correlation_paths
     from aws_lambda_powertools.utilities.typing import LambdaContext
     from multitool.api.review_app import review_app
@@ -19,6 +19,7 @@ with init_phase():  # the collector skips what the init loads: it lives as long 
     app = review_app()
 
 
+@first_invocation  # then what the init and the first invocation made is frozen
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
 @tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
 import marshal
 import shutil
@@ -15,6 +16,7 @@ import pytest
 from packaging.requirements import Requirement
 
 from infra.components import layer
+from infra.components.functions import RUNTIME_ENVIRONMENT
 from infra.paths import LAYER_LOCK, PYPROJECT
 
 UNCHECKED_HASH = 0b01  # PEP 552 flags: hash-based, source not checked
@@ -58,6 +60,22 @@ def test_the_lock_pins_every_runtime_dependency_within_its_range_the_sdk_include
             f"{name}=={pinned[name]} is outside {dependency.specifier}: run `make lock`"
         )
     assert set(layer.SDK) <= set(pinned), "the layer ships its own SDK, pinned like the rest"
+
+
+def test_no_distribution_the_layer_installs_is_a_pydantic_plugin() -> None:
+    # The functions run with pydantic's plugin search off (infra.components.functions.RUNTIME_ENVIRONMENT):
+    # a locked distribution with a "pydantic" entry point would be silently left out. The dev venv holds
+    # every locked distribution (requirements/dev.lock pins the same versions).
+    plugins = {
+        name: [
+            entry.name
+            for entry in importlib.metadata.distribution(name).entry_points
+            if entry.group == "pydantic"
+        ]
+        for name in pins()
+    }
+    assert {name: found for name, found in plugins.items() if found} == {}
+    assert RUNTIME_ENVIRONMENT["PYDANTIC_DISABLE_PLUGINS"] == "__all__"
 
 
 def test_the_layer_cache_is_keyed_by_the_locked_wheels() -> None:

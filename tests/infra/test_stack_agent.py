@@ -97,6 +97,7 @@ def test_every_function_is_arm64_current_python_json_logs_active_tracing(agent_s
         assert env["POWERTOOLS_SERVICE_NAME"] == "multitool"
         assert env["POWERTOOLS_METRICS_NAMESPACE"] == "Multitool"
         assert env["POWERTOOLS_LOG_LEVEL"] == "INFO"
+        assert env["PYDANTIC_DISABLE_PLUGINS"] == "__all__"
 
 
 def test_each_function_has_its_own_role_writing_only_its_own_log_group(agent_stack: Synthesized) -> None:

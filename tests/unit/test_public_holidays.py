@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from datetime import date
@@ -11,6 +12,8 @@ from pathlib import Path
 import pytest
 from multitool.ports import holidays as public_holidays
 from multitool.ports.holidays import _package_holidays, read_table, table_text
+
+from infra.paths import PACKAGE
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -36,25 +39,28 @@ def test_the_table_holds_every_zone_countrys_holidays_as_the_package_answers(tab
     assert table.holidays("GB", 2030) is None  # past the table: the caller asks the package
 
 
-def test_a_lookup_on_the_table_never_imports_the_holidays_package(table_file: Path) -> None:
-    # In a fresh interpreter, with the table where the layer puts it (read through the module's hook).
-    probe = f"""
+def test_a_lookup_on_the_table_never_imports_the_holidays_package(table_file: Path, tmp_path: Path) -> None:
+    # In a fresh interpreter, on a copy of the package with the table where the layer's build writes it
+    # (infra.components.layer.write_holiday_table: python/multitool/public_holidays.txt).
+    python = tmp_path / "python"
+    shutil.copytree(PACKAGE, python / PACKAGE.name, ignore=shutil.ignore_patterns("__pycache__", "local"))
+    shutil.copyfile(table_file, python / PACKAGE.name / public_holidays.TABLE)
+    probe = """
 import sys
 from datetime import date
 from multitool.ports import holidays as p
-p._installed_table = lambda: p.read_table(open({str(table_file)!r}, encoding="utf-8").read())
 print(p.holiday(date(2026, 12, 25), "Europe/London"), p.holiday(date(2027, 7, 5), "America/New_York"),
-      p.holiday(date(2026, 12, 24), "Asia/Tokyo"), "holidays" in sys.modules)
+      p.holiday(date(2026, 12, 24), "Asia/Tokyo"), "holidays" in sys.modules, p._installed_table().first)
 """
     answer = subprocess.run(
         [sys.executable, "-c", probe],
         check=True,
         capture_output=True,
         text=True,
-        env={"PYTHONPATH": str(ROOT / "shared" / "python")},
+        env={"PYTHONPATH": str(python)},
     ).stdout.split("\n")[0]
 
-    assert answer == "('GB', 'Christmas Day') ('US', 'Independence Day (observed)') None False"
+    assert answer == "('GB', 'Christmas Day') ('US', 'Independence Day (observed)') None False 2026"
 
 
 def test_the_names_are_english_as_in_lambdas_locale_whatever_the_machines(table_file: Path) -> None:

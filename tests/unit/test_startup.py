@@ -1,4 +1,5 @@
-"""A function's init: the collector off while a handler loads, then what it loaded frozen."""
+"""A function's cold start: the collector off while a handler loads and its first invocation runs, then
+what they made frozen."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from multitool.api.startup import in_lambda_runtime, init_phase
+from multitool.api import startup
+from multitool.api.startup import end_cold_start, first_invocation, in_lambda_runtime, init_phase
 
 ROOT = Path(__file__).resolve().parents[2]
 FUNCTIONS = sorted(path.parent.name for path in (ROOT / "functions").glob("*/handler.py"))
@@ -23,35 +25,74 @@ def collector() -> Iterator[None]:
     """Leave this process's collector as it was: on, nothing frozen by the test."""
     was_frozen = gc.get_freeze_count()
     yield
+    startup._cold = False
     gc.enable()
     if gc.get_freeze_count() != was_frozen:
         gc.unfreeze()
 
 
-def test_in_a_lambda_runtime_the_collector_is_off_in_the_block_and_its_objects_frozen_after(
+def test_in_a_lambda_runtime_the_collector_is_off_from_the_block_to_the_first_invocations_end(
     monkeypatch: pytest.MonkeyPatch, collector: None
 ) -> None:
     monkeypatch.setenv("AWS_EXECUTION_ENV", LAMBDA_ENV)
     before = gc.get_freeze_count()
+    seen: list[bool] = []
+
+    @first_invocation
+    def handler(event: dict[str, int], context: object) -> int:
+        seen.append(gc.isenabled())
+        return event["n"] * 2
 
     with init_phase():
         inside = gc.isenabled()
         made = [[index] for index in range(1000)]  # tracked containers, as a module's objects are
 
     assert inside is False
+    assert gc.isenabled() is False  # still the cold start
+    assert gc.get_freeze_count() == before
+
+    assert handler({"n": 21}, None) == 42
+
+    assert seen == [False]
     assert gc.isenabled()
     assert gc.get_freeze_count() >= before + len(made)
+    frozen = gc.get_freeze_count()
+    assert handler({"n": 1}, None) == 2  # later invocations: the collector on, nothing frozen again
+    assert seen == [False, True]
+    assert gc.get_freeze_count() <= frozen
+
+
+def test_a_first_invocation_that_raises_still_ends_the_cold_start(
+    monkeypatch: pytest.MonkeyPatch, collector: None
+) -> None:
+    monkeypatch.setenv("AWS_EXECUTION_ENV", LAMBDA_ENV)
+
+    @first_invocation
+    def handler(event: dict[str, int], context: object) -> int:
+        raise KeyError("missing")
+
+    with init_phase():
+        pass
+
+    with pytest.raises(KeyError, match="missing"):
+        handler({}, None)
+
+    assert gc.isenabled()
+    assert startup._cold is False
 
 
 def test_an_error_while_loading_still_turns_the_collector_back_on(
     monkeypatch: pytest.MonkeyPatch, collector: None
 ) -> None:
     monkeypatch.setenv("AWS_EXECUTION_ENV", LAMBDA_ENV)
+    before = gc.get_freeze_count()
 
     with pytest.raises(ImportError, match="no such module"), init_phase():
         raise ImportError("no such module")
 
     assert gc.isenabled()
+    end_cold_start()  # nothing to end: the init failed
+    assert gc.get_freeze_count() == before
 
 
 @pytest.mark.parametrize("value", [None, "", "AWS_ECS_FARGATE", "python3.13"])
@@ -66,9 +107,11 @@ def test_outside_a_lambda_runtime_the_collector_is_left_alone(
 
     with init_phase():
         inside = gc.isenabled()
+    first_invocation(lambda event, context: None)({}, None)
 
     assert not in_lambda_runtime()
     assert inside is True
+    assert gc.isenabled()
     assert gc.get_freeze_count() == before
 
 
@@ -81,18 +124,42 @@ def test_a_collector_the_process_turned_off_stays_off_and_nothing_is_frozen(
 
     with init_phase():
         pass
+    end_cold_start()
 
     assert not gc.isenabled()
     assert gc.get_freeze_count() == before
 
 
-def _load(function: str, execution_env: str | None) -> dict[str, int | bool]:
-    """Import a function's handler in a fresh interpreter: its collector and frozen objects after."""
-    code = (
-        f"import gc, json, functions.{function}.handler\n"
-        "print(json.dumps({'enabled': gc.isenabled(), 'frozen': gc.get_freeze_count(), "
-        "'collections': sum(s['collections'] for s in gc.get_stats())}))"
-    )
+CONTEXT = """
+class Context:
+    function_name = "test"
+    function_version = "$LATEST"
+    memory_limit_in_mb = 512
+    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:test"
+    aws_request_id = "00000000-0000-4000-8000-000000000001"
+    def get_remaining_time_in_millis(self):
+        return 30000
+"""
+
+
+def _load(function: str, execution_env: str | None) -> dict[str, dict[str, int | bool]]:
+    """Import a function's handler in a fresh interpreter and invoke it twice (an event it refuses):
+    its collector and frozen objects after the import and after each invocation."""
+    code = f"""import gc, json
+def state():
+    return {{"enabled": gc.isenabled(), "frozen": gc.get_freeze_count(),
+            "collections": sum(s["collections"] for s in gc.get_stats())}}
+import functions.{function}.handler as module
+states = {{"loaded": state()}}
+{CONTEXT}
+for step in ("first", "second"):
+    try:
+        module.handler({{}}, Context())
+    except Exception:
+        pass
+    states[step] = state()
+print(json.dumps(states))
+"""
     env = {
         key: value
         for key, value in os.environ.items()
@@ -109,20 +176,22 @@ def _load(function: str, execution_env: str | None) -> dict[str, int | bool]:
     output = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env, cwd=ROOT
     ).stdout
-    loaded: dict[str, int | bool] = json.loads(output.splitlines()[-1])
+    loaded: dict[str, dict[str, int | bool]] = json.loads(output.splitlines()[-1])
     return loaded
 
 
 @pytest.mark.parametrize("function", FUNCTIONS)
-def test_every_handler_loads_inside_the_init_phase(function: str) -> None:
+def test_every_handler_loads_and_first_runs_inside_the_cold_start(function: str) -> None:
     in_lambda = _load(function, LAMBDA_ENV)
     elsewhere = _load(function, None)
 
-    # In Lambda: no collection while the handler loaded, and what it loaded frozen (tens of thousands
-    # of objects: Powertools' and multitool's, boto3's and pydantic's where the handler uses them);
-    # elsewhere, neither.
-    assert in_lambda["enabled"] is True
-    assert int(in_lambda["frozen"]) > 10_000
-    assert int(in_lambda["collections"]) < int(elsewhere["collections"])
-    assert elsewhere["enabled"] is True
-    assert elsewhere["frozen"] == 0
+    # In Lambda: no collection while the handler loaded nor in its first invocation, and what they
+    # made frozen at its end (tens of thousands of objects: Powertools' and multitool's, boto3's and
+    # pydantic's where the handler uses them); the collector on for the second. Elsewhere, neither.
+    loaded, first, second = in_lambda["loaded"], in_lambda["first"], in_lambda["second"]
+    assert (loaded["enabled"], loaded["frozen"]) == (False, 0)
+    assert first["enabled"] is True
+    assert int(first["frozen"]) > 10_000
+    assert first["collections"] == loaded["collections"] < elsewhere["loaded"]["collections"]
+    assert second["frozen"] <= first["frozen"]  # nothing frozen again (a frozen object may be freed)
+    assert all(state["enabled"] is True and state["frozen"] == 0 for state in elsewhere.values())

@@ -1,19 +1,23 @@
-"""A function's init: its modules load with the cyclic garbage collector off, and their objects are frozen.
+"""A function's cold start: its modules load, and its first invocation runs, with the cyclic
+garbage collector off; then everything they made is frozen.
 
 Everything a handler module creates while it loads (boto3's, pydantic's and Powertools' modules,
-multitool's models and tool registry) lives as long as the execution environment. The collector's
-passes over those objects while they load find almost nothing to free (about 500 objects, 160 KB, at
-this stack's init), yet cost a cold start about 18 ms of CPU before the first request, and more in it:
-the passes of the first request walk them again (13 ms of the orchestrator's first turn, 4 ms once
-they are frozen). So a handler loads inside :func:`init_phase`:
+multitool's models and tool registry) lives as long as the execution environment, and so does most of
+what its first invocation adds: the SDK clients, the validators pydantic builds on first use, the tool
+modules a turn imports, the compiled patterns. The collector's passes over those objects find almost
+nothing to free (about 500 objects, 160 KB, at this stack's init; about 1,500 in the orchestrator's
+first turn), yet cost a cold start about 18 ms of CPU before the first request, and 4-7 ms in it (the
+orchestrator's first turn, ten passes through its clients' service models). So:
 
-- the collector is off while the block runs (reference counting still frees everything else);
-- at its end, :func:`gc.freeze` moves every tracked object into the permanent generation, which later
-  collections skip, and the collector is on again for the requests.
+- a handler loads inside :func:`init_phase`: the collector is off while the block runs (reference
+  counting still frees everything else), and stays off;
+- the handler is decorated with :func:`first_invocation`: when its first invocation returns (or
+  raises), :func:`gc.freeze` moves every tracked object into the permanent generation, which later
+  collections skip, and the collector is on again for the requests that follow.
 
 This is the use the ``gc.freeze`` documentation gives ("to speed up collection",
 https://docs.python.org/3/library/gc.html#gc.freeze). The cyclic garbage frozen with the rest stays
-until the environment ends, once per environment.
+until the environment ends, once per environment: one init's and one request's.
 
 It applies only in a Lambda runtime, told by ``AWS_EXECUTION_ENV`` (the runtime identifier,
 ``AWS_Lambda_python3.13``:
@@ -24,9 +28,14 @@ a test run, the local server or a notebook importing a handler keeps its collect
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import ParamSpec, TypeVar
+
+Params = ParamSpec("Params")
+Result = TypeVar("Result")
 
 LAMBDA_RUNTIME_PREFIX = "AWS_Lambda_"
 """How ``AWS_EXECUTION_ENV`` starts in a Lambda managed runtime."""
@@ -37,15 +46,44 @@ def in_lambda_runtime() -> bool:
     return os.environ.get("AWS_EXECUTION_ENV", "").startswith(LAMBDA_RUNTIME_PREFIX)
 
 
+_cold = False
+"""Whether the collector is off for a cold start that its first invocation has yet to end."""
+
+
 @contextlib.contextmanager
 def init_phase() -> Iterator[None]:
-    """Load a handler's modules with the collector off, then freeze what they made (see the module)."""
-    if not in_lambda_runtime() or not gc.isenabled():
+    """Load a handler's modules with the collector off, and leave it off for the first invocation
+    (:func:`first_invocation` ends the cold start; see the module)."""
+    global _cold
+    if _cold or not in_lambda_runtime() or not gc.isenabled():
         yield
         return
     gc.disable()
     try:
         yield
-    finally:
+    except BaseException:
+        gc.enable()  # an init that fails leaves nothing to freeze
+        raise
+    _cold = True
+
+
+def end_cold_start() -> None:
+    """Freeze what the init and the first invocation made, and turn the collector on; then a no-op."""
+    global _cold
+    if _cold:
+        _cold = False
         gc.freeze()
         gc.enable()
+
+
+def first_invocation(handler: Callable[Params, Result]) -> Callable[Params, Result]:
+    """Decorate a handler (outermost): the cold start ends when its first invocation returns or raises."""
+
+    @functools.wraps(handler)
+    def invoke(*args: Params.args, **kwargs: Params.kwargs) -> Result:
+        try:
+            return handler(*args, **kwargs)
+        finally:
+            end_cold_start()
+
+    return invoke

@@ -23,12 +23,11 @@ import json
 import sys
 from collections.abc import Iterable, Mapping
 from datetime import date
-from importlib import resources
 from pathlib import Path
 from typing import NamedTuple
 
 TABLE = "public_holidays.txt"
-"""The table's file name, beside this module in the layer."""
+"""The table's file name, in the ``multitool`` package's folder in the layer."""
 TABLE_YEARS = 4
 """How many years the table holds, from the year it is written."""
 
@@ -36,7 +35,9 @@ TABLE_YEARS = 4
 @functools.cache
 def _zone_countries() -> Mapping[str, str]:
     """IANA zone -> ISO 3166 country code, from tzdata's ``zone.tab``."""
-    text = resources.files("tzdata").joinpath("zoneinfo", "zone.tab").read_text(encoding="utf-8")
+    import tzdata  # type: ignore[import-untyped]  # only its folder: no stubs needed
+
+    text = (Path(tzdata.__file__).parent / "zoneinfo" / "zone.tab").read_text(encoding="utf-8")
     countries: dict[str, str] = {}
     for line in text.splitlines():
         if line.startswith("#") or not line.strip():
@@ -88,7 +89,7 @@ def read_table(text: str) -> HolidayTable:
 def _installed_table() -> HolidayTable | None:
     """The layer's table; None where there is none (the sources)."""
     try:
-        text = resources.files("multitool").joinpath(TABLE).read_text(encoding="utf-8")
+        text = (Path(__file__).parents[1] / TABLE).read_text(encoding="utf-8")
     except FileNotFoundError:
         return None
     return read_table(text)
