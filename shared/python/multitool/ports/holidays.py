@@ -26,6 +26,8 @@ from datetime import date
 from pathlib import Path
 from typing import NamedTuple
 
+from multitool import FOLDER
+
 TABLE = "public_holidays.txt"
 """The table's file name, in the ``multitool`` package's folder in the layer."""
 TABLE_YEARS = 4
@@ -89,7 +91,7 @@ def read_table(text: str) -> HolidayTable:
 def _installed_table() -> HolidayTable | None:
     """The layer's table; None where there is none (the sources)."""
     try:
-        text = (Path(__file__).parents[1] / TABLE).read_text(encoding="utf-8")
+        text = (FOLDER / TABLE).read_text(encoding="utf-8")
     except FileNotFoundError:
         return None
     return read_table(text)

@@ -28,9 +28,9 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from functools import cache
-from importlib import resources
 from typing import Any, Protocol
 
+from multitool import FOLDER
 from multitool.models import ANSWER_TOKENS, CACHE_POINT, TOOL_CHOICE, converse_inference_config, prompt_cache
 from multitool.observability import logger
 from multitool.runtimes.base import (
@@ -107,7 +107,7 @@ def tool_specs_from_registry() -> list[dict[str, Any]]:
 
 def load_openapi_documents() -> list[dict[str, Any]]:
     """The committed action-group OpenAPI documents (``multitool/schemas/*.json``)."""
-    folder = resources.files("multitool") / "schemas"
+    folder = FOLDER / "schemas"
     documents: list[dict[str, Any]] = []
     if folder.is_dir():
         for entry in sorted(folder.iterdir(), key=lambda e: e.name):

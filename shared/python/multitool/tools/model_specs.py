@@ -17,9 +17,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from functools import cache
-from importlib import resources
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
+
+from multitool import FOLDER
 
 if TYPE_CHECKING:
     from multitool.tools.spec import ToolSpec
@@ -86,7 +87,7 @@ def generated_tool_spec(spec: ToolSpec) -> dict[str, Any]:
 
 @cache
 def _committed_text() -> str | None:
-    entry = resources.files("multitool").joinpath(*COMMITTED)
+    entry = FOLDER.joinpath(*COMMITTED)
     return entry.read_text(encoding="utf-8") if entry.is_file() else None
 
 
