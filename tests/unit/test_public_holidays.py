@@ -28,7 +28,7 @@ def table_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_table_holds_every_zone_countrys_holidays_as_the_package_answers(table_file: Path) -> None:
-    table = read_table(table_file.read_text(encoding="utf-8"))
+    table = read_table(table_file.read_bytes())
 
     assert (table.first, table.last) == (2026, 2026 + public_holidays.TABLE_YEARS - 1)
     countries = sorted(set(public_holidays._zone_countries().values()))
@@ -65,7 +65,7 @@ print(p.holiday(date(2026, 12, 25), "Europe/London"), p.holiday(date(2027, 7, 5)
 
 def test_the_names_are_english_as_in_lambdas_locale_whatever_the_machines(table_file: Path) -> None:
     # The table was written with no locale at all in its environment (the fixture's env).
-    table = read_table(table_file.read_text(encoding="utf-8"))
+    table = read_table(table_file.read_bytes())
 
     assert table.holidays("AD", 2026)[date(2026, 5, 1)] == "Labor Day"
     assert table.holidays("FR", 2026)[date(2026, 7, 14)] == "National Day"
@@ -74,7 +74,7 @@ def test_the_names_are_english_as_in_lambdas_locale_whatever_the_machines(table_
 def test_a_year_past_the_table_and_no_table_at_all_are_answered_by_the_package(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    one_year = read_table(table_text(2026, years=1))
+    one_year = read_table(table_text(2026, years=1).encode())
     monkeypatch.setattr(public_holidays, "_installed_table", lambda: one_year)
     public_holidays._holidays.cache_clear()
     try:
@@ -88,11 +88,32 @@ def test_a_year_past_the_table_and_no_table_at_all_are_answered_by_the_package(
 
 @pytest.mark.parametrize(
     ("text", "says"),
-    [("countries 2026 2029\nDE {}\n", "not a public holiday table"), ("years 2026\n", "not enough values")],
+    [
+        (b"countries 2026 2029\nDE {}\n", "not a public holiday table: 'countries 2026 2029'"),
+        (b"years 2026\n", "not a public holiday table: 'years 2026'"),
+        (b"years 2026 next\nDE {}\n", "invalid literal"),
+    ],
 )
-def test_a_file_that_is_not_a_table_is_refused(text: str, says: str) -> None:
+def test_a_file_that_is_not_a_table_is_refused(text: bytes, says: str) -> None:
     with pytest.raises(ValueError, match=says):
         read_table(text)
+
+
+def test_a_lookup_finds_its_countrys_line_alone_the_first_the_last_and_none() -> None:
+    # Lines as the writer orders them (by country); the last one without its newline, as a file cut
+    # short would end; a code that is a prefix of no line, and one inside another line's JSON.
+    table = read_table(
+        b'years 2026 2026\nAD {"2026-01-01":"New Year\'s Day"}\n'
+        b'DE {"2026-10-03":"German Unity Day","AD":"x"}\n'
+        b'ZW {"2026-04-18":"Independence Day"}'
+    )
+
+    assert table.holidays("AD", 2026) == {date(2026, 1, 1): "New Year's Day"}
+    assert table.holidays("DE", 2026) == {date(2026, 10, 3): "German Unity Day"}
+    assert table.holidays("ZW", 2026) == {date(2026, 4, 18): "Independence Day"}
+    assert table.holidays("D", 2026) == table.holidays("XK", 2026) == {}
+    assert table.holidays("DE", 2027) is None
+    assert read_table(b"years 2026 2029").holidays("DE", 2026) == {}  # no line at all
 
 
 def test_the_table_line_of_a_country_is_compact_json_of_its_days(table_file: Path) -> None:
