@@ -10,7 +10,8 @@ from typing import Any
 
 from multitool.api.startup import first_invocation, init_phase
 
-with init_phase():  # the collector is off for the cold start: what loads here lives as long as we do
+# Loaded on a stack of their own, the collector off until the first invocation ends (startup).
+with init_phase("multitool.ports.gateway_caller", "multitool.observability"):
     from aws_lambda_powertools.utilities.typing import LambdaContext
     from multitool.observability import logger, metrics, tracer
     from multitool.ports.gateway_caller import aws_interceptor, intercept

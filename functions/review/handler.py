@@ -10,7 +10,8 @@ from typing import Any
 
 from multitool.api.startup import first_invocation, init_phase
 
-with init_phase():  # the collector is off for the cold start: what loads here lives as long as we do
+# Loaded on a stack of their own, the collector off until the first invocation ends (startup).
+with init_phase("multitool.api.review_app"):
     from aws_lambda_powertools.logging import correlation_paths
     from aws_lambda_powertools.utilities.typing import LambdaContext
     from multitool.api.review_app import review_app

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -93,6 +94,69 @@ def test_an_error_while_loading_still_turns_the_collector_back_on(
     assert gc.isenabled()
     end_cold_start()  # nothing to end: the init failed
     assert gc.get_freeze_count() == before
+
+
+@pytest.fixture
+def probe_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A module that records, when it is imported, the thread that imports it and how deep its
+    stack was (``probe_thread``, ``probe_depth``)."""
+    name = f"probe_{os.getpid()}_{id(tmp_path)}"
+    (tmp_path / f"{name}.py").write_text(
+        "import sys, threading\n"
+        "probe_thread = threading.current_thread().name\n"
+        "frame, probe_depth = sys._getframe(), 0\n"
+        "while frame is not None:\n"
+        "    frame, probe_depth = frame.f_back, probe_depth + 1\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield name
+    sys.modules.pop(name, None)
+
+
+def test_in_a_lambda_runtime_the_named_modules_load_first_on_a_thread_of_their_own(
+    monkeypatch: pytest.MonkeyPatch, collector: None, probe_module: str
+) -> None:
+    monkeypatch.setenv("AWS_EXECUTION_ENV", LAMBDA_ENV)
+
+    def deep(levels: int) -> dict[str, object]:
+        if levels:
+            return deep(levels - 1)
+        with init_phase(probe_module):
+            loaded = dict(vars(sys.modules[probe_module]))  # before the block imports anything
+        startup.end_cold_start()
+        sys.modules.pop(probe_module)
+        return loaded
+
+    shallow, deeper = deep(0), deep(40)
+
+    # Not this thread, and at the same depth however deep the caller was: the bottom of a new stack.
+    assert shallow["probe_thread"] == deeper["probe_thread"] == "init"
+    assert shallow["probe_depth"] == deeper["probe_depth"]
+    assert "boto3" in sys.modules  # the deepest tree first (startup.FIRST)
+
+
+def test_a_module_that_fails_to_load_on_its_thread_fails_the_init(
+    monkeypatch: pytest.MonkeyPatch, collector: None
+) -> None:
+    monkeypatch.setenv("AWS_EXECUTION_ENV", LAMBDA_ENV)
+
+    with pytest.raises(ModuleNotFoundError, match="no_such_module_here"), init_phase("no_such_module_here"):
+        pytest.fail("the block must not run")
+
+    assert gc.isenabled()
+    assert startup._cold is False
+
+
+def test_outside_a_lambda_runtime_the_block_loads_its_modules_itself(
+    monkeypatch: pytest.MonkeyPatch, collector: None, probe_module: str
+) -> None:
+    monkeypatch.delenv("AWS_EXECUTION_ENV", raising=False)
+
+    with init_phase(probe_module):
+        assert probe_module not in sys.modules
+        probe = __import__(probe_module)
+
+    assert probe.probe_thread == threading.current_thread().name
 
 
 @pytest.mark.parametrize("value", [None, "", "AWS_ECS_FARGATE", "python3.13"])
@@ -195,3 +259,40 @@ def test_every_handler_loads_and_first_runs_inside_the_cold_start(function: str)
     assert first["collections"] == loaded["collections"] < elsewhere["loaded"]["collections"]
     assert second["frozen"] <= first["frozen"]  # nothing frozen again (a frozen object may be freed)
     assert all(state["enabled"] is True and state["frozen"] == 0 for state in elsewhere.values())
+
+
+DEEP_TREES = ("boto3", "botocore", "pydantic", "pydantic_core", "aws_xray_sdk", "urllib3", "multitool")
+"""Packages whose import trees are deep: a handler's init loads them on the fresh stack, not after it."""
+
+
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_every_handler_names_the_modules_that_load_its_deep_import_trees(function: str) -> None:
+    # The modules its block loads after the fresh stack's thread returned: the block's own small ones
+    # (a type, the correlation paths, Powertools' validation that an action group's app adds), none of
+    # the deep trees.
+    code = f"""import json, sys
+from multitool.api import startup
+seen = {{}}
+load = startup._load_on_fresh_stack
+def recording(modules):
+    load(modules)
+    seen["after"] = set(sys.modules)
+startup._load_on_fresh_stack = recording
+import functions.{function}.handler as module
+print(json.dumps(sorted(set(sys.modules) - seen["after"] - {{module.__name__}})))
+"""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PYTEST")}
+    env.update(
+        {
+            "PYTHONPATH": os.pathsep.join([str(ROOT / "shared" / "python"), str(ROOT)]),
+            "AWS_DEFAULT_REGION": "us-east-1",
+            "AWS_EXECUTION_ENV": LAMBDA_ENV,
+        }
+    )
+    output = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env, cwd=ROOT
+    ).stdout
+    after: list[str] = json.loads(output.splitlines()[-1])
+
+    assert [name for name in after if name.split(".")[0] in DEEP_TREES] == []
+    assert len(after) < 20, after
