@@ -23,8 +23,9 @@ at a chunk's edge maps and unmaps it each time (about 7 us a call, measured). Wh
 in an import tree depends on how deep the importer already is: the orchestrator's init did it
 530-1,720 times under the bench's importer and 16-3,600 times under 0-30 more frames of it, which the
 Lambda runtime's own importer has some of. A new thread starts its stack at the bottom of its first
-chunk: the same init did it once, at every depth, and took 10-15 ms less CPU (median of 25 fresh
-processes each). The thread is joined before the block runs; an error it meets is raised here.
+chunk: the same init did it once, at every depth, and took about 9 ms less CPU (384 -> 375 ms, the
+medians of 30 alternating fresh processes each). The thread is joined before the block runs; an
+error it meets is raised here.
 
 This is the use the ``gc.freeze`` documentation gives ("to speed up collection",
 https://docs.python.org/3/library/gc.html#gc.freeze). The cyclic garbage frozen with the rest stays
