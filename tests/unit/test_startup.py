@@ -11,6 +11,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from multitool.api import startup
@@ -206,6 +207,28 @@ class Context:
 """
 
 
+def _run_fresh(code: str, execution_env: str | None) -> Any:
+    """Run ``code`` in a fresh interpreter on the sources (``AWS_EXECUTION_ENV`` as given): the JSON of
+    the last line it prints."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key != "AWS_EXECUTION_ENV" and not key.startswith("PYTEST")
+    }
+    env.update(
+        {
+            "PYTHONPATH": os.pathsep.join([str(ROOT / "shared" / "python"), str(ROOT)]),
+            "AWS_DEFAULT_REGION": "us-east-1",
+        }
+    )
+    if execution_env is not None:
+        env["AWS_EXECUTION_ENV"] = execution_env
+    output = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env, cwd=ROOT
+    ).stdout
+    return json.loads(output.splitlines()[-1])
+
+
 def _load(function: str, execution_env: str | None) -> dict[str, dict[str, int | bool]]:
     """Import a function's handler in a fresh interpreter and invoke it twice (an event it refuses):
     its collector and frozen objects after the import and after each invocation."""
@@ -224,23 +247,7 @@ for step in ("first", "second"):
     states[step] = state()
 print(json.dumps(states))
 """
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if key != "AWS_EXECUTION_ENV" and not key.startswith("PYTEST")
-    }
-    env.update(
-        {
-            "PYTHONPATH": os.pathsep.join([str(ROOT / "shared" / "python"), str(ROOT)]),
-            "AWS_DEFAULT_REGION": "us-east-1",
-        }
-    )
-    if execution_env is not None:
-        env["AWS_EXECUTION_ENV"] = execution_env
-    output = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env, cwd=ROOT
-    ).stdout
-    loaded: dict[str, dict[str, int | bool]] = json.loads(output.splitlines()[-1])
+    loaded: dict[str, dict[str, int | bool]] = _run_fresh(code, execution_env)
     return loaded
 
 
@@ -281,18 +288,7 @@ startup._load_on_fresh_stack = recording
 import functions.{function}.handler as module
 print(json.dumps(sorted(set(sys.modules) - seen["after"] - {{module.__name__}})))
 """
-    env = {key: value for key, value in os.environ.items() if not key.startswith("PYTEST")}
-    env.update(
-        {
-            "PYTHONPATH": os.pathsep.join([str(ROOT / "shared" / "python"), str(ROOT)]),
-            "AWS_DEFAULT_REGION": "us-east-1",
-            "AWS_EXECUTION_ENV": LAMBDA_ENV,
-        }
-    )
-    output = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env, cwd=ROOT
-    ).stdout
-    after: list[str] = json.loads(output.splitlines()[-1])
+    after: list[str] = _run_fresh(code, LAMBDA_ENV)
 
     assert [name for name in after if name.split(".")[0] in DEEP_TREES] == []
     assert len(after) < 20, after
