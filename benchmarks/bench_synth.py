@@ -36,7 +36,6 @@ def _synth(outdir: Path, overrides: dict[str, str]) -> float:
         **os.environ,
         "CDK_CONTEXT_JSON": json.dumps(context),
         "CDK_OUTDIR": str(outdir),
-        "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20",
     }
     started = time.perf_counter()
     subprocess.run([sys.executable, str(ROOT / "infra" / "app.py")], env=env, check=True, capture_output=True)

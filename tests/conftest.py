@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from infra.paths import use_supported_node
 from tests.support.synths import COUNT as SYNTHS
 
 # Fake credentials and a region before anything imports boto3 clients.
@@ -26,6 +27,7 @@ os.environ.update(
 )
 os.environ.pop("AWS_PROFILE", None)
 os.environ.pop("AWS_ENDPOINT_URL", None)
+use_supported_node()
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -197,7 +197,6 @@ def test_app_exits_with_the_one_line_instead_of_a_traceback() -> None:
         **os.environ,
         "CDK_CONTEXT_JSON": json.dumps({**VALID, "runtime": "foo"}),
         "CDK_OUTDIR": str(ROOT / "build" / "bad-context.out"),
-        "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20",
     }
     result = subprocess.run(
         [sys.executable, str(ROOT / "infra" / "app.py")], env=env, capture_output=True, text=True, check=False

@@ -206,7 +206,6 @@ def test_cdk_synth_exits_with_the_one_line_for_the_gateway_and_each_users_calend
         **os.environ,
         "CDK_CONTEXT_JSON": json.dumps(context),
         "CDK_OUTDIR": str(tmp_path / "gateway-consent.out"),
-        "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20",
     }
     result = subprocess.run(
         [sys.executable, str(ROOT / "infra" / "app.py")], env=env, capture_output=True, text=True, check=False
