@@ -3,12 +3,58 @@ import { h, nextId } from "./dom.js";
 
 export const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+// Letters of other scripts drawn like Latin ones (a subset of Unicode's confusables, UTS #39): the
+// backend's list (multitool.tools.common.LATIN_LOOKALIKES), so the page marks what the card's notes say.
+const LOOKALIKES = new Set([..."\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7\u03b1\u03b9\u03ba\u03bd\u03bf\u03c1\u03c4\u03c5\u03c7\u0405\u0406\u0408\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0455\u0456\u0458\u04bb\u04cf\u0501\u051a\u051b\u051c\u051d"]);
+const SCRIPTS = ["Latin", "Cyrillic", "Greek", "Armenian", "Georgian", "Cherokee", "Hebrew", "Arabic", "Devanagari", "Thai", "Han", "Hiragana", "Katakana", "Hangul", "Bopomofo"]
+  .map((name) => [name, new RegExp(`\\p{Script=${name}}`, "u")]);
+// East Asian writing mixes scripts as a rule, and with Latin (UTS #39 "Highly Restrictive"): one script here.
+const EAST_ASIAN = new Set(["Han", "Hiragana", "Katakana", "Hangul", "Bopomofo"]);
+const LETTER = /\p{L}/u;
+
+function scriptOf(char) {
+  const found = SCRIPTS.find(([, pattern]) => pattern.test(char));
+  const script = found ? found[0] : "Other";
+  return EAST_ASIAN.has(script) ? "CJK" : script;
+}
+
+// Why an address may imitate another (a part mixing scripts, or written wholly in letters that look
+// Latin), or null: UTS #39's mixed-script check per part, as the backend's lookalike_words.
+export function lookalike(address) {
+  const at = String(address).lastIndexOf("@");
+  const parts = [[address.slice(0, at), "before the @"], ...address.slice(at + 1).split(".").map((label) => [label, "in its domain"])];
+  for (const [part, where] of parts) {
+    const letters = [...part].filter((c) => LETTER.test(c));
+    const scripts = [...new Set(letters.map(scriptOf))].sort();
+    if (scripts.length > 1 && scripts.join() !== "CJK,Latin") return `${address} mixes ${scripts.join(" and ")} letters ${where}: it may imitate another address.`;
+    if (scripts.length === 1 && scripts[0] !== "Latin" && letters.every((c) => LOOKALIKES.has(c))) {
+      return `${address} is written in ${scripts[0]} letters that look Latin ${where}: it may imitate another address.`;
+    }
+  }
+  return null;
+}
+
 export function personLabel(person) {
   return `${person.displayName} <${person.email}>`;
 }
 
 export function firstWord(text) {
   return String(text || "").trim().split(/\s+/)[0] || text;
+}
+
+// The people an action was done with (its confirmed ``{email, name}`` addresses), as resolved rows:
+// the directory's person when the card offered them (with their zone), else the address as sent.
+export function sentPeople(addresses, offered) {
+  const known = new Map();
+  for (const r of offered || []) {
+    for (const p of [r && r.person, ...((r && r.candidates) || [])]) if (p && p.email) known.set(p.email.toLowerCase(), p);
+  }
+  return (addresses || []).map((a) => ({
+    query: a.email,
+    status: "resolved",
+    person: known.get(a.email.toLowerCase()) || { displayName: a.name || a.email, email: a.email, timezone: "" },
+    candidates: [],
+  }));
 }
 
 // One row per name: a chip when resolved, a "Which Alex?" select when ambiguous,
@@ -22,20 +68,28 @@ function personRow(resolution, { onRemove, onChange, role }) {
   const removeSlot = () => removeButton;
   if (resolution.status === "resolved" && resolution.person) {
     const person = resolution.person;
-    row.append(
+    const warning = lookalike(person.email);
+    if (warning) row.classList.add("is-lookalike");
+    row.append(...[
       h("span", { class: "chip", title: person.timezone ? `Local time zone: ${person.timezone}` : "" },
+        warning ? h("span", { class: "chip-warning", "aria-hidden": "true", text: "⚠" }) : null,
         h("span", { class: "chip-name", text: person.displayName }),
         h("span", { class: "chip-email", text: person.email }),
         removeSlot()),
-    );
+      warning ? h("p", { class: "person-warning", role: "note", text: warning }) : null,
+    ].filter(Boolean));
     read = () => ({ email: person.email, name: person.displayName });
   } else if (resolution.status === "ambiguous" && resolution.candidates && resolution.candidates.length) {
     const select = h("select", { id: nextId("who"), "data-query": resolution.query },
       h("option", { value: "", text: "Choose…" }),
       resolution.candidates.map((c) => h("option", { value: c.email, text: personLabel(c) })));
-    if (onChange) select.addEventListener("change", onChange);
     const label = `Which ${firstWord(resolution.query)}?`;
     const error = h("p", { class: "field-error", id: `${select.id}-error`, hidden: true });
+    // A choice settles the question: its "Choose which ..." error goes, and the card re-checks the slots.
+    select.addEventListener("change", () => {
+      if (select.value) error.hidden = true;
+      if (onChange) onChange();
+    });
     select.setAttribute("aria-describedby", error.id);
     row.append(...[h("label", { for: select.id, class: "person-question", text: label }), select, removeSlot(), error].filter(Boolean));
     read = () => {
