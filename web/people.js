@@ -1,38 +1,8 @@
 // People on a card: one row per name (resolved, ambiguous, unknown) and a list that can be edited.
 import { h, nextId } from "./dom.js";
+import { lookalike } from "./lookalike.js";
 
 export const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-// Letters of other scripts drawn like Latin ones (a subset of Unicode's confusables, UTS #39): the
-// backend's list (multitool.tools.common.LATIN_LOOKALIKES), so the page marks what the card's notes say.
-const LOOKALIKES = new Set([..."\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7\u03b1\u03b9\u03ba\u03bd\u03bf\u03c1\u03c4\u03c5\u03c7\u0405\u0406\u0408\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0455\u0456\u0458\u04bb\u04cf\u0501\u051a\u051b\u051c\u051d"]);
-const SCRIPTS = ["Latin", "Cyrillic", "Greek", "Armenian", "Georgian", "Cherokee", "Hebrew", "Arabic", "Devanagari", "Thai", "Han", "Hiragana", "Katakana", "Hangul", "Bopomofo"]
-  .map((name) => [name, new RegExp(`\\p{Script=${name}}`, "u")]);
-// East Asian writing mixes scripts as a rule, and with Latin (UTS #39 "Highly Restrictive"): one script here.
-const EAST_ASIAN = new Set(["Han", "Hiragana", "Katakana", "Hangul", "Bopomofo"]);
-const LETTER = /\p{L}/u;
-
-function scriptOf(char) {
-  const found = SCRIPTS.find(([, pattern]) => pattern.test(char));
-  const script = found ? found[0] : "Other";
-  return EAST_ASIAN.has(script) ? "CJK" : script;
-}
-
-// Why an address may imitate another (a part mixing scripts, or written wholly in letters that look
-// Latin), or null: UTS #39's mixed-script check per part, as the backend's lookalike_words.
-export function lookalike(address) {
-  const at = String(address).lastIndexOf("@");
-  const parts = [[address.slice(0, at), "before the @"], ...address.slice(at + 1).split(".").map((label) => [label, "in its domain"])];
-  for (const [part, where] of parts) {
-    const letters = [...part].filter((c) => LETTER.test(c));
-    const scripts = [...new Set(letters.map(scriptOf))].sort();
-    if (scripts.length > 1 && scripts.join() !== "CJK,Latin") return `${address} mixes ${scripts.join(" and ")} letters ${where}: it may imitate another address.`;
-    if (scripts.length === 1 && scripts[0] !== "Latin" && letters.every((c) => LOOKALIKES.has(c))) {
-      return `${address} is written in ${scripts[0]} letters that look Latin ${where}: it may imitate another address.`;
-    }
-  }
-  return null;
-}
 
 export function personLabel(person) {
   return `${person.displayName} <${person.email}>`;

@@ -71,6 +71,11 @@ def test_a_lookalike_address_is_marked_on_the_card() -> None:
             "is written in Cyrillic letters that look Latin in its domain",
         ),
         ("\u03bf\u03ba@example.com", "is written in Greek letters that look Latin before the @"),
+        ("a@xn--mnchen-3ya.de", None),  # münchen
+        (
+            "priya@xn--exmple-4nf.com",
+            "priya@xn--exmple-4nf.com (priya@ex\u0430mple.com) mixes Cyrillic and Latin",
+        ),
     ],
 )
 def test_mixed_script_and_confusable_addresses(address: str, words: str | None) -> None:

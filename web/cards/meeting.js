@@ -25,13 +25,13 @@ function slotWarnings(checks, emails) {
   const words = [];
   for (const check of checks || []) {
     if (check.email === null || check.email === undefined) {
-      if (check.outsideHours) words.push(`Outside your working hours (${check.local}).`);
+      if (check.outsideHours) words.push("Outside your working hours.");
       continue;
     }
     if (!on.has(check.email.toLowerCase())) continue;
     const name = firstWord(check.name);
     if (check.busy) words.push(`${name} is busy then.`);
-    if (check.outsideHours) words.push(`Outside ${name}'s working hours (${check.local} ${check.timezone}).`);
+    if (check.outsideHours) words.push(`Outside ${name}'s working hours.`); // their local time is beside it
   }
   return words;
 }

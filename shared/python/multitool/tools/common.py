@@ -184,23 +184,36 @@ def _script(char: str) -> str | None:
     return "CJK" if first in _EAST_ASIAN else first
 
 
+def _unicode_label(label: str) -> str:
+    """A domain label as its letters: ``xn--exmple-4nf`` is ``ex\u0430mple`` (RFC 3492's Punycode)."""
+    if label[:4].lower() != "xn--":
+        return label
+    try:
+        return label[4:].encode("ascii").decode("punycode")
+    except (UnicodeError, ValueError):
+        return label
+
+
 def lookalike_words(address: str) -> str | None:
     """Why an address may imitate another, in words, or None.
 
     A part of it (the local part, or one label of the domain) that mixes letters of several
     scripts (``ex\u0430mple`` with a Cyrillic a), or is written wholly in letters drawn like Latin
     ones, shows like an address it is not: the mixed-script check of UTS #39 section 5.1,
-    applied per label.
+    applied per label. A label written as Punycode (``xn--...``) is read as its letters.
     """
-    local, _, domain = address.rpartition("@")
-    for part, where in ((local, "before the @"), *((label, "in its domain") for label in domain.split("."))):
+    local, at, domain = address.rpartition("@")
+    labels = [_unicode_label(label) for label in domain.split(".")]
+    shown = f"{local}{at}{'.'.join(labels)}"
+    named = address if shown == address else f"{address} ({shown})"
+    for part, where in ((local, "before the @"), *((label, "in its domain") for label in labels)):
         scripts = sorted({s for s in map(_script, part) if s is not None})
         if len(scripts) > 1 and set(scripts) != {"CJK", "LATIN"}:
-            named = " and ".join(s.title() for s in scripts)
-            return f"{address} mixes {named} letters {where}: it may imitate another address."
+            mixed = " and ".join(s.title() for s in scripts)
+            return f"{named} mixes {mixed} letters {where}: it may imitate another address."
         if scripts and scripts != ["LATIN"] and all(c in LATIN_LOOKALIKES for c in part if c.isalpha()):
             return (
-                f"{address} is written in {scripts[0].title()} letters that look Latin {where}: "
+                f"{named} is written in {scripts[0].title()} letters that look Latin {where}: "
                 "it may imitate another address."
             )
     return None
