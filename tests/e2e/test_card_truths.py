@@ -82,9 +82,7 @@ def test_an_attendees_local_time_names_their_day_and_each_slot_its_hours(
         first = meeting.locator(".slot").first
         expect(first.locator(".slot-time")).to_contain_text("04:00")
         expect(first.locator(".slot-local")).to_have_text("Mei Fri 06:00 AM")
-        expect(first.locator(".slot-warning")).to_have_text(
-            "Outside Mei's working hours."
-        )
+        expect(first.locator(".slot-warning")).to_have_text("Outside Mei's working hours.")
         meeting.scroll_into_view_if_needed()
         shot(page, "local-day", size)
 
@@ -121,9 +119,7 @@ def test_choosing_who_a_name_means_rechecks_the_slots_and_clears_the_question(
         expect(question.locator(".field-error")).to_be_hidden()
         first = meeting.locator(".slot").first
         expect(first.locator(".slot-local")).to_have_text("Alex 09:00 PM")
-        expect(first.locator(".slot-warning")).to_have_text(
-            "Outside Alex's working hours."
-        )
+        expect(first.locator(".slot-warning")).to_have_text("Outside Alex's working hours.")
         meeting.scroll_into_view_if_needed()
         shot(page, "chosen-alex", size)
         # and picking Alex Chen instead (noon in Los Angeles) leaves nothing to warn of
