@@ -156,6 +156,9 @@ def test_a_card_confirmed_elsewhere_with_edits_shows_what_was_sent(
         open_drawer(page)
         email = page.locator(f"article.card[data-card-id='{draft_id}']")
         expect(email.locator(".card-status")).to_have_text("Sent")
+        expect(email.locator(".card-sent-as")).to_have_text(
+            "Confirmed with changes: this is what was done, not the draft above."
+        )
         expect(email.locator("input[name=subject]")).to_have_value(f"Sent from the CLI {size}")
         expect(email.locator("[data-field=to] .chip-email")).to_have_text(["mei.tanaka@example.com"])
         email.scroll_into_view_if_needed()

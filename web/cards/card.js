@@ -68,8 +68,12 @@ function renderCard(card, caption, known = null, waiting = null) {
   // another client may have edited, not the draft /chat proposed.
   const showSent = (view) => {
     if (!view.edits || !kind.sent) return;
+    const drafted = JSON.stringify(built.read().fields);
     built = kind.build(kind.sent(card, view.edits));
     form.replaceChildren(...built.fields, cardError, actions);
+    if (JSON.stringify(built.read().fields) !== drafted) {
+      form.before(h("p", { class: "card-revision card-sent-as", text: "Confirmed with changes: this is what was done, not the draft above." }));
+    }
   };
 
   form.addEventListener("submit", async (event) => {
