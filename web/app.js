@@ -13,6 +13,7 @@ import { loadLimits } from "./limits.js";
 import { refreshOutbox } from "./outbox.js";
 import { setUpLocalSignIn, setUpOidcSignIn, setUpTokenSignIn } from "./signin.js";
 import { loadConfig, state } from "./state.js";
+import { keepTodayShown } from "./today.js";
 
 async function main() {
   // The lists and limits the cards offer are the backend's: config.json and the card schema.
@@ -47,6 +48,7 @@ async function main() {
   if (state.config.auth === "local") await setUpLocalSignIn();
   else if (state.config.auth === "oidc") await setUpOidcSignIn();
   else setUpTokenSignIn();
+  keepTodayShown();
   // Back from a consent at the provider: finish it for this user; the message that waited is sent again.
   const { resend, restore } = await finishConsent(showAlert);
   if (restore && !input.value) input.value = restore; // not connected: what the user typed is kept

@@ -1,5 +1,6 @@
 // People on a card: one row per name (resolved, ambiguous, unknown) and a list that can be edited.
 import { h, nextId } from "./dom.js";
+import { lookalike } from "./lookalike.js";
 
 export const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -9,6 +10,21 @@ export function personLabel(person) {
 
 export function firstWord(text) {
   return String(text || "").trim().split(/\s+/)[0] || text;
+}
+
+// The people an action was done with (its confirmed ``{email, name}`` addresses), as resolved rows:
+// the directory's person when the card offered them (with their zone), else the address as sent.
+export function sentPeople(addresses, offered) {
+  const known = new Map();
+  for (const r of offered || []) {
+    for (const p of [r && r.person, ...((r && r.candidates) || [])]) if (p && p.email) known.set(p.email.toLowerCase(), p);
+  }
+  return (addresses || []).map((a) => ({
+    query: a.email,
+    status: "resolved",
+    person: known.get(a.email.toLowerCase()) || { displayName: a.name || a.email, email: a.email, timezone: "" },
+    candidates: [],
+  }));
 }
 
 // One row per name: a chip when resolved, a "Which Alex?" select when ambiguous,
@@ -22,20 +38,28 @@ function personRow(resolution, { onRemove, onChange, role }) {
   const removeSlot = () => removeButton;
   if (resolution.status === "resolved" && resolution.person) {
     const person = resolution.person;
-    row.append(
+    const warning = lookalike(person.email);
+    if (warning) row.classList.add("is-lookalike");
+    row.append(...[
       h("span", { class: "chip", title: person.timezone ? `Local time zone: ${person.timezone}` : "" },
+        warning ? h("span", { class: "chip-warning", "aria-hidden": "true", text: "⚠" }) : null,
         h("span", { class: "chip-name", text: person.displayName }),
         h("span", { class: "chip-email", text: person.email }),
         removeSlot()),
-    );
+      warning ? h("p", { class: "person-warning", role: "note", text: warning }) : null,
+    ].filter(Boolean));
     read = () => ({ email: person.email, name: person.displayName });
   } else if (resolution.status === "ambiguous" && resolution.candidates && resolution.candidates.length) {
     const select = h("select", { id: nextId("who"), "data-query": resolution.query },
       h("option", { value: "", text: "Choose…" }),
       resolution.candidates.map((c) => h("option", { value: c.email, text: personLabel(c) })));
-    if (onChange) select.addEventListener("change", onChange);
     const label = `Which ${firstWord(resolution.query)}?`;
     const error = h("p", { class: "field-error", id: `${select.id}-error`, hidden: true });
+    // A choice settles the question: its "Choose which ..." error goes, and the card re-checks the slots.
+    select.addEventListener("change", () => {
+      if (select.value) error.hidden = true;
+      if (onChange) onChange();
+    });
     select.setAttribute("aria-describedby", error.id);
     row.append(...[h("label", { for: select.id, class: "person-question", text: label }), select, removeSlot(), error].filter(Boolean));
     read = () => {

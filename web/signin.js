@@ -7,6 +7,7 @@ import { $, h, showAlert } from "./dom.js";
 import { refreshOutbox } from "./outbox.js";
 import { rememberTurn, setSession } from "./session.js";
 import { state } from "./state.js";
+import { showToday } from "./today.js";
 
 const USER_KEY = "multitool.localUser";
 const TOKEN_KEY = "multitool.token";
@@ -25,6 +26,7 @@ export async function setUpLocalSignIn() {
   picker.addEventListener("change", () => {
     state.user = picker.value;
     localStorage.setItem(USER_KEY, state.user);
+    showToday(); // another user, maybe another zone: maybe another day
     newChat();
     refreshOutbox(); // the outbox is per user: show the new user's mail and issues
   });

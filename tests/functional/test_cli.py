@@ -24,6 +24,12 @@ from tests.support.local_server import clean_env, local_server
 
 REPO = Path(__file__).resolve().parents[2]
 COMBINED = "Email Kinshuok about the doc and schedule a sync for Thursday"
+NO_SERVER = "http://127.0.0.1:9"
+"""Where no server answers: a chat without --url runs in-process, whatever runs on this machine's :8000."""
+
+
+def cli_env() -> dict[str, str]:
+    return {**clean_env(), "MULTITOOL_URL": NO_SERVER}
 
 
 def run_cli(
@@ -32,7 +38,7 @@ def run_cli(
     return subprocess.run(
         [sys.executable, "-m", "multitool.local.cli", *args],
         cwd=REPO,
-        env=env or clean_env(),
+        env=env or cli_env(),
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -217,6 +223,14 @@ def test_chat_prints_the_chat_response_json_in_process() -> None:
     assert "{" not in response["message"]
 
 
+def test_chat_without_a_server_says_its_drafts_end_with_it() -> None:
+    result = run_cli("chat", "Email Priya about the launch")
+
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["clientActions"]
+    assert f"multitool: no server at {NO_SERVER}: this chat ran in-process" in result.stderr
+
+
 def test_chat_with_an_unknown_user_lists_the_valid_ids() -> None:
     result = run_cli("chat", "hello", "--user", "mallory")
 
@@ -239,6 +253,19 @@ def test_chat_against_a_running_server(running_server: str) -> None:
     assert result.returncode == 0, result.stderr
     response = json.loads(result.stdout)
     assert len(response["clientActions"]) == 2
+
+
+def test_chat_then_get_as_the_readme_shows(running_server: str) -> None:
+    # Given a running server (make demo), found where the commands look for it, no --url anywhere
+    env = {**clean_env(), "MULTITOOL_URL": running_server}
+    chat = run_cli("chat", "Email Priya about the launch", env=env)
+    assert chat.returncode == 0, chat.stderr
+    (card,) = json.loads(chat.stdout)["clientActions"]
+
+    # When the script reads the card the chat made, Then the server has it
+    got = run_cli("get", card["id"], env=env)
+    assert got.returncode == 0, got.stderr
+    assert json.loads(got.stdout)["status"] == "proposed"
 
 
 @pytest.mark.parametrize(

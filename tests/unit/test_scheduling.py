@@ -57,10 +57,11 @@ LONG_DAYS = ToolConfig(working_hours_start=8, working_hours_end=20)
 KENJI = Person(id="p-ken", display_name="Kenji Sato", email="kenji@example.com", timezone="Asia/Tokyo")
 ANNA = Person(id="p-ann", display_name="Anna Berg", email="anna@example.com", timezone="Europe/Berlin")
 MARS = Person(id="p-mars", display_name="Mark Ares", email="mark@example.com", timezone="Mars/Olympus")
-KOLKATA_NOTE = (
-    "No free time between Thu 3 Dec and Wed 9 Dec is within everyone's working hours; "
-    "these slots are outside working hours for Kinshuok Dutta (Asia/Kolkata)."
+COMPROMISE_NOTE = (
+    "No free time between Thu 3 Dec and Wed 9 Dec is within everyone's working hours: "
+    "each slot says whose hours it is outside."
 )
+KOLKATA_NOTE = COMPROMISE_NOTE
 
 
 def ctx(zone: ZoneInfo = NEW_YORK, now: datetime = NOW) -> ToolContext:
@@ -123,9 +124,11 @@ def test_new_york_and_tokyo_never_overlap_so_the_least_bad_times_come_with_a_not
     # Then the slots are the end of the New York day, nearest to Kenji's Friday morning, best first
     assert local_starts_of(payload, NEW_YORK) == ["2026-12-03 16:30", "2026-12-03 16:00", "2026-12-03 15:30"]
     assert local_starts_of(payload, TOKYO) == ["2026-12-04 06:30", "2026-12-04 06:00", "2026-12-04 05:30"]
-    assert hours_notes(payload) == [
-        "No free time between Thu 3 Dec and Wed 9 Dec is within everyone's working hours; "
-        "these slots are outside working hours for Kenji Sato (Asia/Tokyo)."
+    assert hours_notes(payload) == [COMPROMISE_NOTE]
+    # and each slot says it, with Kenji's own day (Friday in Tokyo)
+    assert payload["slotNotes"] == [
+        [f"Kenji Sato: Fri {hour} (Asia/Tokyo), outside their working hours."]
+        for hour in ("06:30", "06:00", "05:30")
     ]
 
 
@@ -142,10 +145,7 @@ def test_a_compromise_keeps_as_many_attendees_as_possible_within_their_hours() -
     payload = propose(ports([*sample_people(), KENJI]), ["Priya", "Kenji"], ctx=ctx(BERLIN)).body
     # Then the slots keep Priya within her hours (one person outside beats two), earliest first
     assert local_starts_of(payload, BERLIN) == ["2026-12-03 10:00", "2026-12-03 10:30", "2026-12-03 11:00"]
-    assert hours_notes(payload) == [
-        "No free time between Thu 3 Dec and Wed 9 Dec is within everyone's working hours; "
-        "these slots are outside working hours for Kenji Sato (Asia/Tokyo)."
-    ]
+    assert hours_notes(payload) == [COMPROMISE_NOTE]
 
 
 def test_new_york_and_kolkata_in_standard_hours_get_the_new_york_morning_and_a_note() -> None:
@@ -246,10 +246,9 @@ def test_a_named_time_stays_first_even_outside_an_attendees_hours() -> None:
     payload = propose(ports(sample_people()), ["Kinshuok"], when="2026-12-03T15:00", ctx=ctx(NEW_YORK)).body
     # Then 15:00 is the first slot, as before, and a note says whose hours it is outside
     assert payload["slots"][0] == {"start": "2026-12-03T15:00:00-05:00", "end": "2026-12-03T15:30:00-05:00"}
-    assert (
-        hours_notes(payload)[0]
-        == "The time asked for is outside working hours for Kinshuok Dutta (Asia/Kolkata)."
-    )
+    assert payload["slotNotes"][0] == [
+        "Kinshuok Dutta: Fri 01:30 (Asia/Kolkata), outside their working hours."
+    ]
     assert len(payload["slots"]) == 3
 
 

@@ -28,12 +28,13 @@ function renderCard(card, caption, known = null, waiting = null) {
   const kind = cardKind(card.type);
   const titleId = nextId("card-title");
   const article = h("article", { class: `card card-${card.type}`, "data-card-type": card.type, "data-card-id": card.id, "aria-labelledby": titleId });
-  const built = kind.build(card);
+  let built = kind.build(card);
   const status = h("p", { class: "card-status", "aria-live": "polite" });
   const cardError = h("p", { class: "card-error", role: "alert", hidden: true });
   const confirm = h("button", { type: "submit", class: "btn btn-primary", text: kind.confirmLabel || "Confirm" });
   const discard = h("button", { type: "button", class: "btn btn-secondary", text: "Discard" });
-  const form = h("form", { class: "card-form", novalidate: true }, built.fields, cardError, h("div", { class: "card-actions" }, confirm, discard));
+  const actions = h("div", { class: "card-actions" }, confirm, discard);
+  const form = h("form", { class: "card-form", novalidate: true }, built.fields, cardError, actions);
   article.append(...[
     h("header", { class: "card-head" },
       h("span", { class: "card-icon", "aria-hidden": "true", text: kind.icon }),
@@ -53,9 +54,26 @@ function renderCard(card, caption, known = null, waiting = null) {
     for (const control of form.querySelectorAll("input, select, textarea, button")) control.disabled = true;
     status.replaceChildren(label);
   };
-  const fail = (message) => {
+  const fail = (message, fromFields = false) => {
     cardError.textContent = message;
     cardError.hidden = false;
+    cardError.dataset.fromFields = String(fromFields);
+  };
+  // What the fields said was missing ("Choose which Alex you mean.") goes once a field changes: the
+  // next confirm reads them again.
+  form.addEventListener("change", () => {
+    if (cardError.dataset.fromFields === "true") cardError.hidden = true;
+  });
+  // A done action shows what was done: the confirmed content (GET /actions/{id}'s ``edits``), which
+  // another client may have edited, not the draft /chat proposed.
+  const showSent = (view) => {
+    if (!view.edits || !kind.sent) return;
+    const drafted = JSON.stringify(built.read().fields);
+    built = kind.build(kind.sent(card, view.edits));
+    form.replaceChildren(...built.fields, cardError, actions);
+    if (JSON.stringify(built.read().fields) !== drafted) {
+      form.before(h("p", { class: "card-revision card-sent-as", text: "Confirmed with changes: this is what was done, not the draft above." }));
+    }
   };
 
   form.addEventListener("submit", async (event) => {
@@ -63,7 +81,7 @@ function renderCard(card, caption, known = null, waiting = null) {
     clearErrors(article);
     const { problems, fields } = built.read();
     if (problems.length) {
-      fail(problems.join(" "));
+      fail(problems.join(" "), true);
       return;
     }
     confirm.disabled = discard.disabled = true;
@@ -117,7 +135,10 @@ function renderCard(card, caption, known = null, waiting = null) {
   article.addEventListener("card:replaced", (event) => showReplaced(event.detail && event.detail.by));
   // A settled action is drawn in its state (with its result), never as a form to confirm again.
   function showSettled(view) {
-    if (view.status === "done") lock(resultView(kind, view), "is-done");
+    if (view.status === "done") {
+      showSent(view);
+      lock(resultView(kind, view), "is-done");
+    }
     else if (view.status === "discarded") lock("Discarded", "is-discarded");
     else if (view.status === "superseded") showReplaced(view.supersededBy);
     else return false;

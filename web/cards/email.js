@@ -1,7 +1,7 @@
 // The email card: recipients, subject and message.
 import { field, h } from "../dom.js";
 import { maxLength } from "../limits.js";
-import { peopleField } from "../people.js";
+import { peopleField, sentPeople } from "../people.js";
 
 const TYPE = "show_new_email_draft";
 
@@ -30,4 +30,10 @@ function emailCard(card) {
   return { fields, read };
 }
 
-export const email = { type: TYPE, title: "Email", icon: "✉", build: emailCard, done: "Sent", confirmLabel: "Confirm and send" };
+// The card as sent (the confirmed content, which another client may have edited).
+function emailSent(card, edits) {
+  const offered = [...(card.to || []), ...(card.cc || [])];
+  return { ...card, to: sentPeople(edits.to, offered), cc: sentPeople(edits.cc, offered), subject: edits.subject, body: edits.body };
+}
+
+export const email = { type: TYPE, title: "Email", icon: "✉", build: emailCard, sent: emailSent, done: "Sent", confirmLabel: "Confirm and send" };

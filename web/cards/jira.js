@@ -2,7 +2,7 @@
 // project's issue types, the priorities and the limits are the backend's (limits.js).
 import { field, h, linkOrText, safeHref } from "../dom.js";
 import { choices, issueTypes, jiraProjects, maxLength } from "../limits.js";
-import { peopleField } from "../people.js";
+import { peopleField, sentPeople } from "../people.js";
 
 const TYPE = "show_jira_ticket_draft";
 
@@ -58,4 +58,11 @@ function jiraResult(view) {
   return h("span", { text: `Created ${key}` });
 }
 
-export const jira = { type: TYPE, title: "Jira ticket", icon: "▣", build: jiraCard, done: "Created", result: jiraResult };
+// The card as created (the confirmed fields, which another client may have edited).
+function jiraSent(card, edits) {
+  const assignee = edits.assignee ? sentPeople([edits.assignee], card.assignee ? [card.assignee] : [])[0] : null;
+  const { project, issueType, summary, description, priority } = edits;
+  return { ...card, project, issueType, summary, description, priority, assignee };
+}
+
+export const jira = { type: TYPE, title: "Jira ticket", icon: "▣", build: jiraCard, sent: jiraSent, done: "Created", result: jiraResult };

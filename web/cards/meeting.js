@@ -1,14 +1,39 @@
 // The meeting card: title, attendees and a choice of free times, each shown in the attendees' own zones too.
 import { field, h, nextId } from "../dom.js";
 import { maxLength } from "../limits.js";
-import { firstWord, peopleField } from "../people.js";
-import { state } from "../state.js";
+import { firstWord, peopleField, sentPeople } from "../people.js";
+import { dayIn, userZone } from "../today.js";
 
 const TYPE = "show_meeting_scheduler";
 
 function zoneOf(card) {
-  const user = state.users.find((u) => u.id === state.user);
-  return card.timezone || (user && user.timezone) || Intl.DateTimeFormat().resolvedOptions().timeZone;
+  return card.timezone || userZone();
+}
+
+// "06:00", or "Wed 06:00" when it is another day there than in the organizer's zone.
+function localStart(slot, zone, home) {
+  const start = new Date(slot.start);
+  const time = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", timeZone: zone }).format(start);
+  if (dayIn(start, zone) === dayIn(start, home)) return time;
+  return `${new Intl.DateTimeFormat(undefined, { weekday: "short", timeZone: zone }).format(start)} ${time}`;
+}
+
+// What a slot means for the organizer and the people on the card now (a chosen candidate
+// included): the backend's checks of their working hours and calendars.
+function slotWarnings(checks, emails) {
+  const on = new Set(emails.map((e) => e.toLowerCase()));
+  const words = [];
+  for (const check of checks || []) {
+    if (check.email === null || check.email === undefined) {
+      if (check.outsideHours) words.push("Outside your working hours.");
+      continue;
+    }
+    if (!on.has(check.email.toLowerCase())) continue;
+    const name = firstWord(check.name);
+    if (check.busy) words.push(`${name} is busy then.`);
+    if (check.outsideHours) words.push(`Outside ${name}'s working hours.`); // their local time is beside it
+  }
+  return words;
 }
 
 function formatSlot(slot, zone) {
@@ -34,23 +59,30 @@ function meetingCard(card) {
       .map((email) => known.get(email.toLowerCase()))
       .filter((p, i, all) => p && p.timezone && p.timezone !== zone && all.indexOf(p) === i);
   const localTimes = (slot, people) =>
-    people.map((p) => `${firstWord(p.displayName)} ${new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", timeZone: p.timezone }).format(new Date(slot.start))}`).join(" · ");
+    people.map((p) => `${firstWord(p.displayName)} ${localStart(slot, p.timezone, zone)}`).join(" · ");
   const locals = [];
+  const warnings = [];
   const showLocalTimes = () => {
     const people = elsewhere();
+    const emails = attendees.emails();
     (card.slots || []).forEach((slot, index) => {
       locals[index].textContent = localTimes(slot, people);
       locals[index].hidden = !people.length;
+      const words = slotWarnings((card.slotChecks || [])[index], emails);
+      warnings[index].replaceChildren(...words.map((w) => h("span", { text: w })));
+      warnings[index].hidden = !words.length;
     });
   };
   const attendees = peopleField("Attendees", card.attendees, { name: "attendees", onChange: showLocalTimes });
   const group = nextId("slots");
   const slots = (card.slots || []).map((slot, index) => {
     locals[index] = h("span", { class: "slot-local muted" });
+    warnings[index] = h("span", { class: "slot-warning", hidden: true });
     return h("label", { class: "slot" },
       h("input", { type: "radio", name: group, value: String(index), checked: index === 0 }),
       h("span", { class: "slot-time", text: formatSlot(slot, zone) }),
-      locals[index]);
+      locals[index],
+      warnings[index]);
   });
   showLocalTimes();
   const slotError = h("p", { class: "field-error", hidden: true });
@@ -84,4 +116,16 @@ function meetingCard(card) {
   return { fields, read };
 }
 
-export const meeting = { type: TYPE, title: "Meeting", icon: "◷", build: meetingCard, done: "Invitation sent" };
+// The card as booked: the confirmed title, attendees and the one slot (another client may have edited them).
+function meetingSent(card, edits) {
+  const index = (card.slots || []).findIndex((s) => Date.parse(s.start) === Date.parse(edits.start) && Date.parse(s.end) === Date.parse(edits.end));
+  return {
+    ...card,
+    title: edits.title,
+    attendees: sentPeople(edits.attendees, card.attendees),
+    slots: [{ start: edits.start, end: edits.end }],
+    slotChecks: index >= 0 ? [(card.slotChecks || [])[index]] : [],
+  };
+}
+
+export const meeting = { type: TYPE, title: "Meeting", icon: "◷", build: meetingCard, sent: meetingSent, done: "Invitation sent" };

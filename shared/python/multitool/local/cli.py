@@ -46,6 +46,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import sys
 import uuid
 import webbrowser
@@ -64,6 +65,8 @@ EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 DEFAULT_URL = "http://127.0.0.1:8000"
+URL_VARIABLE = "MULTITOOL_URL"
+"""Where the running ``multitool serve`` is, when not at :data:`DEFAULT_URL` (``--url`` wins)."""
 DEFAULT_DATA_DIR = ".local-data"
 """``multitool serve``'s data folder, under the checkout (git-ignored)."""
 
@@ -138,7 +141,9 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--user", help="local user id to sign in as (default: the seed's default user)")
     chat.add_argument("--session", help="session id, to continue a conversation (default: a new one)")
     chat.add_argument(
-        "--url", help="a running `multitool serve`, e.g. http://127.0.0.1:8000 (default: in-process)"
+        "--url",
+        help="a running `multitool serve` (default: $MULTITOOL_URL or http://127.0.0.1:8000 when a server "
+        "answers there, so `multitool get` finds the drafts; else in-process on throwaway data)",
     )
     _add_backend_options(chat)
 
@@ -255,7 +260,9 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument(
             "--user", help="local user id to sign in as (default: the server's default user)"
         )
-        command.add_argument("--url", default=DEFAULT_URL, help="the running server (default: %(default)s)")
+        command.add_argument(
+            "--url", default=server_url(), help="the running server (default: $MULTITOOL_URL or %(default)s)"
+        )
     return parser
 
 
@@ -376,8 +383,6 @@ def _local_api(args: argparse.Namespace) -> tuple[Embedded, LocalApi]:
     calendar = getattr(args, "calendar", "builtin")
     provider = None
     if calendar != "builtin":
-        import os
-
         stand_in, banner = _provider_stand_in(
             calendar, running.seed.people, delegated=getattr(args, "consent", False)
         )
@@ -483,7 +488,6 @@ def _check_consent_options(args: argparse.Namespace) -> None:
 def _start_identity(running: Embedded, calendar: str, return_url: str) -> str:
     """The local AgentCore Identity (``--consent``) for a page at ``return_url``: started, its settings
     applied to the in-process functions as the stack sets them; answers its banner line."""
-    import os
 
     from multitool.local.identity_endpoint import IdentityEndpoint
     from multitool.ports.tokens import PROVIDER_NAMES
@@ -560,7 +564,6 @@ def serve(args: argparse.Namespace) -> int:
 
 def mcp(args: argparse.Namespace) -> int:
     """``multitool mcp``: the MCP server on the local sandbox (its own, or a running server's)."""
-    import os
     import secrets
 
     from multitool.local.embedded import load_seed, sandbox_env, start_embedded
@@ -704,7 +707,6 @@ def doctor(args: argparse.Namespace) -> int:
 
 def evaluate(args: argparse.Namespace) -> int:
     """``multitool eval``: the table on stdout, the report in ``--json``, exit 1 under ``--min-exact``."""
-    import os
 
     from multitool.local.evaluation import (
         DatasetError,
@@ -792,11 +794,41 @@ def _check_users(cases: Sequence[Any], known: Sequence[str]) -> None:
         )
 
 
+def server_url() -> str:
+    """The running server the commands talk to: ``$MULTITOOL_URL``, else :data:`DEFAULT_URL`."""
+    return os.environ.get(URL_VARIABLE) or DEFAULT_URL
+
+
+_BACKEND_OPTIONS = ("runtime", "harness_arn", "agent_id", "alias_id", "model_id", "region", "functions_dir")
+
+
+def _chat_url(args: argparse.Namespace) -> str | None:
+    """Where ``chat`` posts: ``--url``; else the running server, when one answers and no model option
+    asks for an in-process turn, so that ``multitool get`` (which talks to that server) finds the
+    drafts the chat made; else None (in-process, on data that ends with the command)."""
+    if args.url:
+        return str(args.url)
+    if any(getattr(args, name, None) for name in _BACKEND_OPTIONS):
+        return None
+    url = server_url()
+    try:
+        Remote(url, timeout=2).users()
+    except CliError:
+        print(
+            f"multitool: no server at {url}: this chat ran in-process on data that ends with it, so "
+            "`multitool get` will not find its drafts; start `make demo` (or `multitool serve`) first.",
+            file=sys.stderr,
+        )
+        return None
+    return url
+
+
 def chat(args: argparse.Namespace) -> int:
     session = args.session or f"cli-{uuid.uuid4()}"
     body = json.dumps({"message": args.message, "sessionId": session}).encode()
-    if args.url:
-        remote = Remote(args.url)
+    url = _chat_url(args)
+    if url is not None:
+        remote = Remote(url)
         status, payload = remote.call("POST", "/chat", body, remote.user(args.user))
     else:
         status, payload = _post_in_process(args, body)
@@ -866,11 +898,12 @@ def _post_in_process(args: argparse.Namespace, body: bytes) -> tuple[int, Any]:
 class Remote:
     """A running ``multitool serve``: requests signed in as a local user, refusals in one line."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, timeout: float = 120) -> None:
         base = url.rstrip("/")
         if not base.startswith(("http://", "https://")):
             raise CliError(f"--url must start with http:// or https://, got {url!r}", EXIT_USAGE)
         self.base = base
+        self.timeout = timeout
 
     def user(self, wanted: str | None) -> str:
         """``wanted`` if the server knows it (else the valid ids), or the server's default user."""
@@ -903,7 +936,7 @@ class Remote:
             f"{self.base}{path}", data=body, method=method, headers=headers
         )
         try:
-            with urllib.request.urlopen(request, timeout=120) as answer:  # noqa: S310
+            with urllib.request.urlopen(request, timeout=self.timeout) as answer:  # noqa: S310
                 return answer.status, _decode(answer.read())
         except urllib.error.HTTPError as error:
             return error.code, _decode(error.read())
@@ -938,7 +971,6 @@ def login(args: argparse.Namespace) -> int:
 
 def erase(args: argparse.Namespace) -> int:
     """``multitool erase --user SUB``: one user's items deleted from the deployment's tables."""
-    import os
 
     import boto3
 

@@ -38,7 +38,7 @@ from pydantic import ValidationError
 
 from multitool.drafts import Draft, DraftStatus, draft_id, new_draft
 from multitool.observability import error_fields, logger
-from multitool.people import NameResolution
+from multitool.people import NameResolution, Resolution
 from multitool.ports.calendar import Interval
 from multitool.ports.tokens import AccountNotConnected, ProviderError
 from multitool.tools.base import (
@@ -165,7 +165,7 @@ def run_calls(
         # The caller's own suite may refuse one read and not the other (the calendar's consent not
         # given yet): only the calls that need the refused read answer it; the others go on.
         try:
-            people = _resolve_names(prepared.values(), ports)
+            people = _resolve_names(prepared.values(), ports, ctx.requester_email)
         except ProviderError as failure:
             _refuse(failure, [i for i, (_, _, ready) in prepared.items() if ready.names], errors, connect)
             people = {}
@@ -311,9 +311,27 @@ def _failed(name: str, error: Exception) -> ToolFailed:
     return ToolFailed()
 
 
-def _resolve_names(calls: Any, ports: ToolPorts) -> Mapping[str, NameResolution]:
+def _resolve_names(calls: Any, ports: ToolPorts, requester: str | None) -> Mapping[str, NameResolution]:
     names = sorted({name for _, _, ready in calls for name in ready.names})
-    return ports.directory.resolve(names) if names else {}
+    found = ports.directory.resolve(names) if names else {}
+    return {name: not_the_requester(resolution, requester) for name, resolution in found.items()}
+
+
+def not_the_requester(resolution: NameResolution, requester: str | None) -> NameResolution:
+    """An ambiguous name without the signed-in user among its candidates.
+
+    Alex Chen asking to "email Alex" means another Alex: the user is never a candidate for a
+    name they use for someone else; one candidate left is who the name means.
+    """
+    if requester is None or resolution.status is not Resolution.AMBIGUOUS:
+        return resolution
+    own = requester.casefold()
+    others = tuple(p for p in resolution.candidates if p.email.casefold() != own)
+    if len(others) == len(resolution.candidates) or not others:
+        return resolution
+    if len(others) == 1:
+        return NameResolution(query=resolution.query, status=Resolution.RESOLVED, person=others[0])
+    return NameResolution(query=resolution.query, status=Resolution.AMBIGUOUS, candidates=others)
 
 
 def _busy_times(
@@ -326,9 +344,9 @@ def _busy_times(
             continue
         windows.append(ready.busy_window)
         for name in ready.busy_names:
-            person = resolve_recipient(name, people).person
-            if person is not None:
-                emails.add(person.email)
+            found = resolve_recipient(name, people)
+            # Every candidate of an ambiguous name too: the card re-checks the slots for the one chosen.
+            emails.update(p.email for p in (found.person, *found.candidates) if p is not None)
         emails.update(ready.busy_emails)
     if not windows or not emails:
         return {}

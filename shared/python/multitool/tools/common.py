@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Annotated, Any
@@ -98,6 +99,134 @@ def unsettled_notes(resolutions: Sequence[NameResolution], role: str) -> list[st
         elif r.status is Resolution.AMBIGUOUS:
             options = ", ".join(p.display_name for p in r.candidates)
             notes.append(f"'{r.query}' matches several people ({options}); the user picks one on the card.")
+    return notes
+
+
+# Letters of other scripts drawn like Latin ones (a subset of Unicode's confusables.txt, UTS #39
+# section 4, https://www.unicode.org/reports/tr39/#Confusable_Detection): a label made of them alone
+# ("paypal" spelled in Cyrillic letters) reads as a Latin word without mixing scripts.
+_CYRILLIC = (
+    "SMALL LETTER A",
+    "SMALL LETTER IE",
+    "SMALL LETTER SHHA",
+    "SMALL LETTER BYELORUSSIAN-UKRAINIAN I",
+    "SMALL LETTER JE",
+    "SMALL LETTER PALOCHKA",
+    "SMALL LETTER O",
+    "SMALL LETTER ER",
+    "SMALL LETTER QA",
+    "SMALL LETTER DZE",
+    "SMALL LETTER WE",
+    "SMALL LETTER HA",
+    "SMALL LETTER U",
+    "SMALL LETTER KOMI DE",
+    "SMALL LETTER ES",
+    "CAPITAL LETTER A",
+    "CAPITAL LETTER VE",
+    "CAPITAL LETTER IE",
+    "CAPITAL LETTER EN",
+    "CAPITAL LETTER BYELORUSSIAN-UKRAINIAN I",
+    "CAPITAL LETTER JE",
+    "CAPITAL LETTER KA",
+    "CAPITAL LETTER EM",
+    "CAPITAL LETTER O",
+    "CAPITAL LETTER ER",
+    "CAPITAL LETTER DZE",
+    "CAPITAL LETTER TE",
+    "CAPITAL LETTER HA",
+    "CAPITAL LETTER ES",
+    "CAPITAL LETTER QA",
+    "CAPITAL LETTER WE",
+)
+_GREEK = (
+    "SMALL LETTER ALPHA",
+    "SMALL LETTER IOTA",
+    "SMALL LETTER KAPPA",
+    "SMALL LETTER NU",
+    "SMALL LETTER OMICRON",
+    "SMALL LETTER RHO",
+    "SMALL LETTER TAU",
+    "SMALL LETTER UPSILON",
+    "SMALL LETTER CHI",
+    "CAPITAL LETTER ALPHA",
+    "CAPITAL LETTER BETA",
+    "CAPITAL LETTER EPSILON",
+    "CAPITAL LETTER ZETA",
+    "CAPITAL LETTER ETA",
+    "CAPITAL LETTER IOTA",
+    "CAPITAL LETTER KAPPA",
+    "CAPITAL LETTER MU",
+    "CAPITAL LETTER NU",
+    "CAPITAL LETTER OMICRON",
+    "CAPITAL LETTER RHO",
+    "CAPITAL LETTER TAU",
+    "CAPITAL LETTER UPSILON",
+    "CAPITAL LETTER CHI",
+)
+LATIN_LOOKALIKES = frozenset(
+    [unicodedata.lookup(f"CYRILLIC {name}") for name in _CYRILLIC]
+    + [unicodedata.lookup(f"GREEK {name}") for name in _GREEK]
+)
+
+
+# East Asian writing mixes scripts as a rule: UTS #39 counts Han with Bopomofo, with Hiragana and
+# Katakana, and with Hangul as one "augmented script set" each, and its Highly Restrictive level allows
+# them with Latin (https://www.unicode.org/reports/tr39/#Mixed_Script_Detection): one script here.
+_EAST_ASIAN = frozenset({"CJK", "HIRAGANA", "KATAKANA", "KATAKANA-HIRAGANA", "HANGUL", "BOPOMOFO"})
+
+
+def _script(char: str) -> str | None:
+    """A letter's script as the first word of its Unicode name (LATIN, CYRILLIC, GREEK, ...)."""
+    if not char.isalpha():
+        return None
+    name = unicodedata.name(char, "")
+    first = name.split(" ", 1)[0] if name else None
+    return "CJK" if first in _EAST_ASIAN else first
+
+
+def _unicode_label(label: str) -> str:
+    """A domain label as its letters: ``xn--exmple-4nf`` is ``ex\u0430mple`` (RFC 3492's Punycode)."""
+    if label[:4].lower() != "xn--":
+        return label
+    try:
+        return label[4:].encode("ascii").decode("punycode")
+    except (UnicodeError, ValueError):
+        return label
+
+
+def lookalike_words(address: str) -> str | None:
+    """Why an address may imitate another, in words, or None.
+
+    A part of it (the local part, or one label of the domain) that mixes letters of several
+    scripts (``ex\u0430mple`` with a Cyrillic a), or is written wholly in letters drawn like Latin
+    ones, shows like an address it is not: the mixed-script check of UTS #39 section 5.1,
+    applied per label. A label written as Punycode (``xn--...``) is read as its letters.
+    """
+    local, at, domain = address.rpartition("@")
+    labels = [_unicode_label(label) for label in domain.split(".")]
+    shown = f"{local}{at}{'.'.join(labels)}"
+    named = address if shown == address else f"{address} ({shown})"
+    for part, where in ((local, "before the @"), *((label, "in its domain") for label in labels)):
+        scripts = sorted({s for s in map(_script, part) if s is not None})
+        if len(scripts) > 1 and set(scripts) != {"CJK", "LATIN"}:
+            mixed = " and ".join(s.title() for s in scripts)
+            return f"{named} mixes {mixed} letters {where}: it may imitate another address."
+        if scripts and scripts != ["LATIN"] and all(c in LATIN_LOOKALIKES for c in part if c.isalpha()):
+            return (
+                f"{named} is written in {scripts[0].title()} letters that look Latin {where}: "
+                "it may imitate another address."
+            )
+    return None
+
+
+def lookalike_notes(resolutions: Sequence[NameResolution]) -> list[str]:
+    """A note for each address on the card that may imitate another (:func:`lookalike_words`)."""
+    notes: list[str] = []
+    for resolution in resolutions:
+        if resolution.person is not None:
+            words = lookalike_words(resolution.person.email)
+            if words is not None and words not in notes:
+                notes.append(words)
     return notes
 
 

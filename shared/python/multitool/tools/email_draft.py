@@ -21,6 +21,7 @@ from multitool.tools.common import (
     People,
     Prepared,
     RawName,
+    lookalike_notes,
     replaced_field,
     resolve_recipient,
     revises_field,
@@ -66,7 +67,7 @@ def prepare(args: EmailDraftArgs, ctx: ToolContext, config: ToolConfig) -> Prepa
             "cc": [r.to_wire() for r in cc],
             "subject": args.subject,
             "body": args.body,
-            "notes": unsettled_notes([*to, *cc], "recipient"),
+            "notes": unsettled_notes([*to, *cc], "recipient") + lookalike_notes([*to, *cc]),
         }
 
     return Prepared(names=[*args.to, *args.cc], finish=finish)

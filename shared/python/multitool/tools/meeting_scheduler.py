@@ -47,6 +47,7 @@ from multitool.tools.common import (
     People,
     Prepared,
     RawName,
+    lookalike_notes,
     replaced_field,
     resolve_recipient,
     revises_field,
@@ -57,12 +58,15 @@ from multitool.tools.common import (
 from multitool.tools.meeting.scheduling import (
     WORKING_DAYS,
     Attendee,
+    SlotCheck,
     SlotProposal,
     day_label,
     hours_attendees,
     hours_notes,
     search_window,
+    slot_checks,
     slot_proposal,
+    slot_words,
 )
 from multitool.tools.meeting.slots import Slot
 from multitool.tools.meeting.when import (
@@ -156,6 +160,13 @@ class MeetingPayload(WireModel):
     duration_minutes: int
     timezone: str
     slots: tuple[Slot, ...]
+    slot_notes: tuple[tuple[str, ...], ...] = Field(
+        default=(), description="Per slot: what it means for you and each attendee (local day, hours)"
+    )
+    slot_checks: tuple[tuple[SlotCheck, ...], ...] = Field(
+        default=(),
+        description="Per slot: each person's local time, hours and bookings, candidates of a name included",
+    )
     notes: tuple[str, ...] = ()
     revises: str | None = replaced_field()
 
@@ -282,8 +293,10 @@ def prepare(args: MeetingArgs, ctx: ToolContext, config: ToolConfig) -> Prepared
         return _request_from_phrase(args, reading, ctx), reading
 
     def finish(people: People, busy: BusyTimes) -> dict[str, Any]:
-        attendees = [resolve_recipient(name, people) for name in args.attendees]
-        zone_notes_first: list[str] = []
+        attendees, own_notes = without_organizer(
+            [resolve_recipient(name, people) for name in args.attendees], ctx.requester_email
+        )
+        zone_notes_first: list[str] = list(own_notes)
         zone = _zone_arg(args)
         if zone_person is not None:
             found = resolve_recipient(zone_person, people)
@@ -336,7 +349,12 @@ def prepare(args: MeetingArgs, ctx: ToolContext, config: ToolConfig) -> Prepared
                 "Ask for a later day or a shorter meeting.",
                 field="when",
             )
-        notes = unsettled_names(attendees, "attendee") + zone_notes + zone_notes_first
+        notes = (
+            unsettled_names(attendees, "attendee")
+            + lookalike_notes(attendees)
+            + zone_notes
+            + zone_notes_first
+        )
         for asked in proposal.taken:
             notes.append(f"{asked.isoformat(timespec='minutes')} is taken; these are the next free times.")
         notes.extend(moved_notes(request, proposal, ctx, config))
@@ -345,6 +363,7 @@ def prepare(args: MeetingArgs, ctx: ToolContext, config: ToolConfig) -> Prepared
         notes.extend(reading_notes(args, request, config))
         notes.extend(cross_check(args, request, reading))
         request_zone = request.first.zone_of(ctx).key
+        checks = slot_checks(proposal.slots, attendees, busy, ctx, config)
         return {
             "title": args.title,
             "attendees": [r.to_wire() for r in attendees],
@@ -354,6 +373,8 @@ def prepare(args: MeetingArgs, ctx: ToolContext, config: ToolConfig) -> Prepared
             "durationMinutes": args.duration_minutes,
             "timezone": ctx.timezone,
             "slots": [s.to_wire() for s in proposal.slots],
+            "slotNotes": [slot_words(each, ctx, attendees) for each in checks],
+            "slotChecks": [[c.to_wire() for c in each] for each in checks],
             "notes": list(dict.fromkeys(notes)),
         }
 
@@ -370,6 +391,20 @@ def prepare(args: MeetingArgs, ctx: ToolContext, config: ToolConfig) -> Prepared
         busy_names=list(args.attendees),
         busy_emails=[ctx.requester_email] if ctx.requester_email is not None else [],
     )
+
+
+def without_organizer(
+    attendees: list[NameResolution], requester: str | None
+) -> tuple[list[NameResolution], list[str]]:
+    """The attendees without the signed-in user: they organize the meeting (it reaches their calendar
+    as the organizer's), so they are not invited to it as well. Alone on the card, they stay."""
+    if requester is None:
+        return attendees, []
+    own = requester.casefold()
+    others = [r for r in attendees if not (r.settled and r.person and r.person.email.casefold() == own)]
+    if len(others) == len(attendees) or not others:
+        return attendees, []
+    return others, ["You organize this meeting, so you are not also on its attendee list."]
 
 
 def holiday_notes(proposal: SlotProposal, attendees: Sequence[Attendee], ctx: ToolContext) -> list[str]:
@@ -443,6 +478,13 @@ class MeetingSchedulerCard(Card):
     duration_minutes: int = 30
     timezone: str = Field(default="UTC", description="The organizer's time zone: the slots are shown in it")
     slots: tuple[Slot, ...] = ()
+    slot_notes: tuple[tuple[str, ...], ...] = Field(
+        default=(), description="Per slot: what it means for you and each attendee (local day, hours)"
+    )
+    slot_checks: tuple[tuple[SlotCheck, ...], ...] = Field(
+        default=(),
+        description="Per slot: each person's local time, hours and bookings, candidates of a name included",
+    )
 
 
 def meeting_fingerprint(card: MeetingSchedulerCard) -> Fingerprint:

@@ -35,6 +35,7 @@ from multitool.tools.meeting.invitations import Invitation, Participant, build_i
 from multitool.tools.meeting.slots import Slot
 from multitool.tools.meeting_scheduler import MeetingPayload
 from multitool.wire import WireModel
+from multitool.zones import iana_zone
 
 _OFFERED = TypeAdapter(tuple[Slot, ...])
 """The slots the card offered (its payload's ``slots``)."""
@@ -85,6 +86,28 @@ def _tracked_attendees(content: MeetingContent, ctx: ReviewContext) -> tuple[str
     return tuple(tracked)
 
 
+def _local_times(content: MeetingContent, ctx: ReviewContext) -> str:
+    """Each invitee's own local time, one line each, for everyone the directory places in another zone.
+
+    The invitation's text is one copy for all: Priya in London reads her own time in it, not only
+    the organizer's New York one (an address outside the directory has no zone to say).
+    """
+    known = {
+        p.email.casefold(): p for p in (*ctx.people.values(), *ctx.addresses.values()) if not is_external(p)
+    }
+    lines: list[str] = []
+    for attendee in content.attendees:
+        person = known.get(attendee.email.casefold())
+        zone = iana_zone(person.timezone) if person is not None and person.timezone else None
+        if zone is None or zone.key == content.timezone:
+            continue
+        start, end = content.start.astimezone(zone), content.end.astimezone(zone)
+        lines.append(
+            f"For {attendee.name or attendee.email}: {start:%A %d %B %Y, %H:%M}-{end:%H:%M} ({zone.key})\n"
+        )
+    return "".join(lines)
+
+
 def _slot_words(start: datetime, end: datetime, zone: ZoneInfo) -> str:
     return f"{start.astimezone(zone):%a %d %b %H:%M}-{end.astimezone(zone):%H:%M}"
 
@@ -128,7 +151,10 @@ def book_and_invite(content: MeetingContent, ctx: ReviewContext, backends: Backe
     """
     organizer = _organizer(ctx)
     tracked = _tracked_attendees(content, ctx)
-    when = f"{content.start:%A %d %B %Y, %H:%M}-{content.end:%H:%M} ({content.timezone})"
+    when = f"{content.start:%A %d %B %Y, %H:%M}-{content.end:%H:%M} ({content.timezone})\n"
+    when += _local_times(content, ctx)
+    # The organizer is the invitation's ORGANIZER, never also one of its attendees.
+    invited = [a for a in content.attendees if a.email.casefold() != organizer.email.casefold()]
     # A calendar that sends its own invitations (Microsoft 365, Google Workspace) gets everyone
     # invited, named, on the event: its provider mails them, and nothing is mailed from here.
     provider_invites = backends.calendar.sends_invitations
@@ -142,8 +168,8 @@ def book_and_invite(content: MeetingContent, ctx: ReviewContext, backends: Backe
                 start=content.start,
                 end=content.end,
                 timezone=content.timezone,
-                guests=tuple(Guest(email=a.email, name=a.name) for a in content.attendees),
-                description=f"{content.title}\nWhen: {when}\n" if provider_invites else "",
+                guests=tuple(Guest(email=a.email, name=a.name) for a in invited),
+                description=f"{content.title}\nWhen: {when}" if provider_invites else "",
             )
         )
     except SlotTakenInCalendar as taken:
@@ -162,7 +188,7 @@ def book_and_invite(content: MeetingContent, ctx: ReviewContext, backends: Backe
             uid=ctx.draft.id,
             title=content.title,
             organizer=organizer,
-            attendees=[Participant(a.email, a.name) for a in content.attendees],
+            attendees=[Participant(a.email, a.name) for a in invited],
             start=content.start,
             end=content.end,
             timezone=content.timezone,
@@ -179,7 +205,7 @@ def book_and_invite(content: MeetingContent, ctx: ReviewContext, backends: Backe
             Mail(
                 to=tuple(recipients),
                 subject=f"Invitation: {content.title}",
-                text=f"You are invited to {content.title}.\nWhen: {when}\n",
+                text=f"You are invited to {content.title}.\nWhen: {when}",
                 invitation=invitation,
                 from_name=sender_name(ctx.caller),
                 reply_to=reply_to(ctx.caller),

@@ -29,19 +29,21 @@ assumed) is said in ``notes``.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, date, datetime, time, timedelta
 from itertools import chain
 from zoneinfo import ZoneInfo
 
 import msgspec
+from pydantic.dataclasses import dataclass
 
-from multitool.people import NameResolution
+from multitool.people import NameResolution, Person
 from multitool.ports.calendar import Interval, overlaps
 from multitool.tools.base import ToolConfig, ToolContext
 from multitool.tools.common import is_external
 from multitool.tools.meeting.slots import Slot
 from multitool.tools.meeting.when import RequestedTime, TimeRequest, as_request
+from multitool.wire import VALUE_CONFIG, WireValue
 from multitool.zones import iana_zone
 
 WORKING_DAYS = frozenset(range(5))  # Monday..Friday
@@ -392,21 +394,18 @@ def day_label(day: date) -> str:
     return f"{_DAY_NAMES[day.weekday()]} {day.day} {_MONTH_NAMES[day.month - 1]}"
 
 
-def _people(attendees: Sequence[Attendee]) -> str:
-    named = [f"{a.name} ({a.zone.key})" for a in attendees]
-    return named[0] if len(named) == 1 else f"{', '.join(named[:-1])} and {named[-1]}"
-
-
 def hours_notes(
     proposal: SlotProposal, requested: RequestedTime | TimeRequest, config: ToolConfig
 ) -> list[str]:
-    """Words for the model and the card about slots outside someone's working hours."""
-    notes: list[str] = []
-    if proposal.asked_first and proposal.outside_hours[0]:
-        notes.append(f"The time asked for is outside working hours for {_people(proposal.outside_hours[0])}.")
+    """The card's word on a compromise: no free time suits everyone's hours.
+
+    Whose hours each slot is outside is said per slot (:func:`slot_checks`): a note for the whole
+    card named people for slots that suit them, and a time the user named inside everyone's hours
+    was counted among "these slots".
+    """
     rest = proposal.outside_hours[proposal.asked :]
     if not proposal.compromise or not rest:
-        return notes
+        return []
     days = [f.day for f in proposal.frames] or search_days(as_request(requested).first.day, config)
     window = next((f.window for f in proposal.frames if f.window is not None), None)
     within = f" from {window[0]:%H:%M} to {window[1]:%H:%M}" if window is not None else ""
@@ -415,11 +414,91 @@ def hours_notes(
         if len(days) == 1
         else f"between {day_label(days[0])} and {day_label(days[-1])}"
     )
-    order = {a: i for i, a in enumerate(dict.fromkeys(a for outside in rest for a in outside))}
-    union = sorted(order, key=order.__getitem__)
-    if all(set(outside) == set(union) for outside in rest):
-        which = f"{'this slot is' if len(rest) == 1 else 'these slots are'} outside working hours for"
-    else:
-        which = "each of these slots is outside working hours for some of"
-    notes.append(f"No free time{within} {span} is within everyone's working hours; {which} {_people(union)}.")
-    return notes
+    return [
+        f"No free time{within} {span} is within everyone's working hours: "
+        "each slot says whose hours it is outside."
+    ]
+
+
+@dataclass(frozen=True, slots=True, config=VALUE_CONFIG)
+class SlotCheck(WireValue):
+    """One person's side of one slot: their local time, their working hours, their calendar."""
+
+    email: str | None
+    """None for the organizer (the signed-in user)."""
+    name: str
+    timezone: str
+    local: str
+    """The start in their zone ('06:00'), with the weekday ('Wed 06:00') when not the organizer's day."""
+    outside_hours: bool
+    busy: bool
+
+
+def _checked_people(resolutions: Sequence[NameResolution]) -> list[Person]:
+    """Everyone a slot is checked for: settled attendees and every candidate of an ambiguous name
+    (the page shows the checks of the one chosen), each once, with a zone the directory knows."""
+    found: dict[str, Person] = {}
+    for resolution in resolutions:
+        people = (resolution.person,) if resolution.settled else resolution.candidates
+        for person in people:
+            if person is None or is_external(person) or iana_zone(person.timezone or "") is None:
+                continue
+            found.setdefault(person.email.casefold(), person)
+    return list(found.values())
+
+
+def slot_checks(
+    slots: Sequence[Slot],
+    resolutions: Sequence[NameResolution],
+    busy: Mapping[str, Sequence[Interval]],
+    ctx: ToolContext,
+    config: ToolConfig,
+) -> list[list[SlotCheck]]:
+    """Per slot, the organizer's side, then each checked person's (:func:`_checked_people`)."""
+    if not slots:
+        return []
+    window = (min(s.start for s in slots), max(s.end for s in slots))
+    people = _checked_people(resolutions)
+    zones = {ctx.zone.key: ctx.zone, **{p.timezone: ZoneInfo(p.timezone) for p in people}}
+    hours = {key: WorkingHours(zone, *window, config) for key, zone in zones.items()}
+    held = {p.email.casefold(): _BusyTimes(busy.get(p.email, ())) for p in people}
+    checks: list[list[SlotCheck]] = []
+    for slot in slots:
+        home = slot.start.astimezone(ctx.zone).date()
+
+        def side(
+            email: str | None, name: str, zone: ZoneInfo, slot: Slot = slot, home: date = home
+        ) -> SlotCheck:
+            local = slot.start.astimezone(zone)
+            day = f"{_DAY_NAMES[local.weekday()]} " if local.date() != home else ""
+            free = email is None or held[email.casefold()].free(slot.start, slot.end)
+            outside = bool(hours[zone.key].time_outside(slot.start, slot.end))
+            return SlotCheck(email, name, zone.key, f"{day}{local:%H:%M}", outside, not free)
+
+        checks.append(
+            [side(None, "you", ctx.zone), *(side(p.email, p.display_name, zones[p.timezone]) for p in people)]
+        )
+    return checks
+
+
+def slot_words(checks: Sequence[SlotCheck], ctx: ToolContext, on_card: Sequence[NameResolution]) -> list[str]:
+    """What one slot means for the organizer and the people settled on the card, in words:
+    another zone's local time (with its day when it is another day), hours, bookings."""
+    settled = {r.person.email.casefold() for r in on_card if r.settled and r.person is not None}
+    words: list[str] = []
+    for check in checks:
+        if check.email is None:
+            if check.outside_hours:
+                words.append(f"Outside your working hours ({check.local}).")
+            continue
+        if check.email.casefold() not in settled:
+            continue
+        if check.timezone == ctx.timezone and not (check.outside_hours or check.busy):
+            continue
+        said = [f"{check.name}: {check.local} ({check.timezone})"]
+        if check.outside_hours:
+            said.append("outside their working hours")
+        if check.busy:
+            said.append("busy")
+        words.append(", ".join(said) + ".")
+    return words
