@@ -232,11 +232,25 @@ class GraphCalendar:
         event = _event_body(booking, guests)
         path = f"{user_path(organizer)}/events"
         if stored is None:
-            self._graph.send("POST", path, scopes=CALENDAR_SCOPES, body=event, what="booking the meeting")
+            # Not retried after a send without an answer (outcome unknown): a confirm again finds
+            # the event by its booking id (``_find``) before creating one.
+            self._graph.send(
+                "POST",
+                path,
+                scopes=CALENDAR_SCOPES,
+                body=event,
+                what="booking the meeting",
+                check="your Outlook calendar",
+            )
             return
         moved = {k: event[k] for k in ("subject", "start", "end", "attendees")}
         self._graph.send(
-            "PATCH", f"{path}/{stored['id']}", scopes=CALENDAR_SCOPES, body=moved, what="moving the meeting"
+            "PATCH",
+            f"{path}/{stored['id']}",
+            scopes=CALENDAR_SCOPES,
+            body=moved,
+            what="moving the meeting",
+            check="your Outlook calendar",
         )
 
     def release(self, booking_id: str) -> None:
@@ -297,6 +311,7 @@ class GraphCalendar:
                     },
                     headers=UTC_PREFERENCE,
                     what="reading free/busy",
+                    idempotent=True,  # a read, though a POST
                 )
                 for info in _values(answer):
                     address = str(info.get("scheduleId", "")).casefold()
@@ -501,13 +516,16 @@ class GraphMailer:
                 scopes=MAIL_SCOPES,
                 body={"Message": message, "SaveToSentItems": True},
                 what="sending the mail",
+                check="your Sent Items",
             )
         except (ProviderThrottled, ProviderUnavailable) as error:
             raise MailUnavailable(str(error), code="mail_unavailable") from error
         except ProviderRefused as error:
             raise MailRejected(str(error), code="mail_rejected") from error
         except ProviderError:
-            raise  # not connected: the user reconnects, the draft stays confirmable
+            # Not connected: the user reconnects, the draft stays confirmable. Outcome unknown: the
+            # mail may have gone out; the card says so (provider_outcome_unknown).
+            raise
         # sendMail answers 202 with no body; Graph's request id is what traces the message.
         headers = {k.lower(): v for k, v in answer.headers.items()}
         return SentMail(
