@@ -7,9 +7,10 @@ The Microsoft 365 adapters (:mod:`multitool.ports.microsoft365`) send every requ
 - retries as every provider client does (:mod:`multitool.ports.retry`): a 429 after its
   ``Retry-After``, else with exponential backoff and jitter, as Graph's throttling guidance asks
   (https://learn.microsoft.com/graph/throttling), never past the function's ``deadline``; a
-  read, or a 503/504 (which Graph answers under load too), is tried again only for a request
-  that is idempotent: ``sendMail`` and an event's creation, sent without an answer, are
-  :class:`ProviderOutcomeUnknown` (it may have gone out), never sent twice;
+  request left unanswered (a read timeout, a dropped connection) or answered 503/504 (which Graph
+  answers under load too) is tried again only when it is idempotent: ``sendMail`` and an
+  event's creation are :class:`ProviderOutcomeUnknown` then (it may have gone out), never sent
+  twice;
 - maps what Graph answers (https://learn.microsoft.com/graph/errors) to the provider errors of
   :mod:`multitool.ports.tokens`: 401 ``InvalidAuthenticationToken`` is
   :class:`AccountNotConnected` (the token expired or was revoked: reconnect), a 404

@@ -25,8 +25,10 @@ the attendee's ``workingHours`` (in the attendee's own zone, DST included). The 
 more people is several requests, one logical read.
 
 **Booking: ``POST /users/{organizer}/events`` with the attendees,** so Exchange sends the
-invitations; ``transactionId`` (a UUID derived from the booking id) makes Graph answer a retried
-POST with the event it already made (https://learn.microsoft.com/graph/api/user-post-events).
+invitations; ``transactionId`` (a UUID derived from the booking id) makes Graph answer a POST
+sent twice with the event it already made (https://learn.microsoft.com/graph/api/user-post-events).
+The client itself never sends it twice: a POST left without an answer is outcome unknown
+(:mod:`multitool.ports.retry`), and a confirm again finds the event by its booking id first.
 To find the booking again (no-op, move, release) the event carries a single-value extended
 property holding the booking id: Graph documents ``$filter`` on extended properties
 (``singleValueExtendedProperties/Any(ep: ep/id eq ... and ep/value eq ...)``,
