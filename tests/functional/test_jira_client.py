@@ -105,14 +105,27 @@ def test_401_is_unauthorized_and_the_token_is_not_in_the_reason(
     assert "wrong-token" not in caught.value.reason
 
 
-def test_429_keeps_retry_after(jira: FakeJira, client: JiraCloudClient) -> None:
+def test_429_keeps_retry_after(jira: FakeJira, http: urllib3.PoolManager) -> None:
     jira.fail_next(429, retry_after=17)
+    client = JiraCloudClient(jira.url, EMAIL, TOKEN, http, deadline=lambda: 15.0)
 
-    with pytest.raises(JiraRateLimited) as caught:
+    with pytest.raises(JiraRateLimited) as caught:  # no time to wait 17 s for another try
         client.create_issue(ISSUE)
 
     assert caught.value.retry_after == 17
     assert "17" in caught.value.reason
+
+
+def test_a_short_retry_after_is_waited_and_the_create_tried_again(
+    jira: FakeJira, client: JiraCloudClient
+) -> None:
+    before = len(jira.requests)
+    jira.fail_next(429, retry_after=1)
+
+    created = client.create_issue(ISSUE)
+
+    assert jira.issue(created.key) is not None
+    assert len(jira.requests) == before + 2  # a throttled create was not made: asked again once
 
 
 @pytest.mark.parametrize("status", [500, 502, 503])

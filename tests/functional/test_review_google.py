@@ -127,7 +127,8 @@ def test_a_confirm_whose_insert_answer_was_lost_is_retried_onto_the_same_event(
     review, _ = reviewer(drafts, google, http=lossy)  # type: ignore[arg-type]
     with pytest.raises(SideEffectFailed) as failed:
         review.confirm(CALLER, draft.id, {"slot": FIRST})
-    assert failed.value.code == "provider_unavailable"
+    assert failed.value.code == "provider_outcome_unknown"  # the insert is not sent again blindly
+    assert "Check your Google Calendar" in failed.value.message
     assert failed.value.draft.status is DraftStatus.FAILED
     assert lossy.lost == 1
     assert len(booked(google)) == 1

@@ -100,7 +100,8 @@ def test_confirm_creates_the_issue_and_stores_key_and_url(setup: Setup) -> None:
     ("status", "options", "http_status", "code", "reason"),
     [
         (500, {}, 503, "jira_unavailable", "HTTP 500"),
-        (503, {}, 503, "jira_unavailable", "HTTP 503"),
+        # A gateway's 503 to a create: Jira may have made the issue (never sent twice, the user checks).
+        (503, {}, 502, "jira_outcome_unknown", "HTTP 503"),
         (429, {"retry_after": 42}, 503, "jira_rate_limited", "retry after 42 s"),
         (400, {"errors": {"components": "Component is required."}}, 502, "jira_rejected", "components"),
         (401, {}, 502, "jira_unauthorized", "HTTP 401"),

@@ -177,3 +177,42 @@ def test_a_confirmed_email_leaves_from_the_users_own_mailbox(
     assert mail["SaveToSentItems"] is True
     assert mail["Message"]["toRecipients"] == [{"emailAddress": {"address": KINSHUOK.email}}]
     assert graph.violations == []
+
+
+class EndingInvocation(FakeLambdaContext):
+    """An invocation with 3 s left: a throttled request's 5 s wait does not fit."""
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 3_000
+
+
+def test_the_review_api_waits_for_graph_only_within_the_invocations_remaining_time(
+    drafts: DynamoDraftStore, graph: GraphState
+) -> None:
+    # Given Graph throttles the mail with Retry-After: 5, and the suite's own deadline would allow it
+    [draft] = drafts.create_many([email_draft(to=[resolved("Priya", PRIYA)])])
+    graph.fail_next(
+        "POST", "/users/{user-id}/sendMail", Fault(429, "TooManyRequests", "Slow", {"Retry-After": "5"})
+    )
+    review, _ = reviewer(drafts, graph)
+    event = http_api_event(
+        "POST",
+        f"/actions/{draft.id}/confirm",
+        {},
+        sub=OWNER,
+        path_parameters={"id": draft.id},
+        route_key="POST /actions/{id}/confirm",
+        claims={"email": ALEX, "email_verified": "true"},
+    )
+
+    # When the confirm runs in an invocation with 3 s left
+    response = review_app(lambda: review, lambda: None).resolve(event, EndingInvocation())
+
+    # Then it does not wait past the invocation (with its own 25 s it would have, and sent): the
+    # draft fails as throttled, nothing sent, confirmable again
+    assert response["statusCode"] == 503
+    body = json_body(response)
+    assert body["error"]["code"] == "mail_unavailable"
+    assert "throttling" in body["error"]["message"]
+    assert graph.sent == []
+    assert drafts.get(draft.id).status is DraftStatus.FAILED  # type: ignore[union-attr]

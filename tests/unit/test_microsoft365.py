@@ -28,6 +28,7 @@ from multitool.ports.token_sources import FixedTokenSource
 from multitool.ports.tokens import (
     Account,
     AccountNotConnected,
+    ProviderOutcomeUnknown,
     ProviderRefused,
     ProviderThrottled,
     ProviderUnavailable,
@@ -66,6 +67,7 @@ def graph_http(state: GraphState, *, deadline: float = 60.0, sleeps: Sleeps | No
         base_url="http://graph.local/v1.0",
         deadline=lambda: deadline,
         sleep=sleeps if sleeps is not None else Sleeps(),
+        jitter=lambda: 0.0,
     )
 
 
@@ -242,19 +244,24 @@ def test_booking_creates_one_event_with_the_guests_and_a_retry_creates_no_second
     assert state.violations == []
 
 
-def test_a_retried_post_with_the_same_transaction_id_is_the_same_event(state: GraphState) -> None:
-    # The first POST makes the event but its answer is lost (a gateway timeout): the client's
-    # retry sends the same transactionId, and Graph answers the event it made.
+def test_a_lost_answer_to_the_event_post_is_outcome_unknown_and_a_confirm_again_finds_the_event(
+    state: GraphState,
+) -> None:
+    # The first POST makes the event (and Exchange sends the invitations) but its answer is lost
+    # (a gateway timeout): it is not sent again, whatever its transactionId, and the user is told.
     state.fail_next("POST", "/users/{user-id}/events", Fault(504, "GatewayTimeout", "Lost", after=True))
 
-    GraphCalendar(graph_http(state)).book(booking())
+    with pytest.raises(ProviderOutcomeUnknown, match="Check your Outlook calendar"):
+        GraphCalendar(graph_http(state)).book(booking())
 
-    assert len(state.events) == 1
     posts = [body for m, t, body in state.requests if (m, t) == ("POST", "/users/{user-id}/events")]
-    assert len(posts) == 2
-    assert posts[0] is not None
-    assert posts[1] is not None
-    assert posts[0]["transactionId"] == posts[1]["transactionId"]
+    assert len(posts) == 1
+    assert len(state.events) == 1
+    # A confirm again finds the event by its booking id: nothing more is created.
+    GraphCalendar(graph_http(state)).book(booking())
+    posts = [body for m, t, body in state.requests if (m, t) == ("POST", "/users/{user-id}/events")]
+    assert len(posts) == 1
+    assert len(state.events) == 1
 
 
 def test_booking_over_a_meeting_is_slot_taken_and_writes_nothing(state: GraphState) -> None:
@@ -380,7 +387,8 @@ def test_graphs_errors_become_the_provider_errors(
 @pytest.mark.parametrize(
     ("fault", "error"),
     [
-        (Fault(503, "serviceNotAvailable", "Busy"), MailUnavailable),
+        (Fault(500, "generalException", "Boom"), MailUnavailable),
+        (Fault(503, "serviceNotAvailable", "Busy"), ProviderOutcomeUnknown),
         (Fault(400, "ErrorInvalidRecipients", "Invalid recipient"), MailRejected),
         (Fault(401, "InvalidAuthenticationToken", "Expired"), AccountNotConnected),
     ],

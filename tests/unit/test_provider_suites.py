@@ -68,7 +68,7 @@ def test_without_a_deadline_a_suite_stops_retrying_within_the_request_budget() -
         FixedTokenSource("t"),
         http=GraphPool(graph),  # type: ignore[arg-type]
         base_url="http://graph.local/v1.0",
-        budget_seconds=5.5,  # one request's worth: no time to wait and ask again
+        budget_seconds=2.5,  # one request's worth: no time to wait a second and ask again
     )
 
     with pytest.raises(ProviderThrottled):

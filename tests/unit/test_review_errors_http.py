@@ -16,6 +16,7 @@ from multitool.errors import ServiceError
 from multitool.ports.rate import RateLimited
 from multitool.ports.tokens import (
     AccountNotConnected,
+    ProviderOutcomeUnknown,
     ProviderRefused,
     ProviderThrottled,
     ProviderUnavailable,
@@ -184,6 +185,16 @@ CASES: list[tuple[Exception, int, dict[str, Any], dict[str, str]]] = [
         ProviderUnavailable("google", "Google did not answer."),
         503,
         err("provider_unavailable", "Google did not answer.", provider="google"),
+        {},
+    ),
+    (
+        ProviderOutcomeUnknown("google", "Gmail did not answer after the request was sent; check Sent."),
+        502,
+        err(
+            "provider_outcome_unknown",
+            "Gmail did not answer after the request was sent; check Sent.",
+            provider="google",
+        ),
         {},
     ),
     (

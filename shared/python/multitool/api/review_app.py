@@ -23,6 +23,7 @@ from multitool.api.errors import ApiError, ErrorDetail, openapi_responses
 from multitool.errors import ServiceError
 from multitool.observability import error_fields, logger
 from multitool.ports.rate import BucketLimits, RateLimiter, aws_token_bucket
+from multitool.ports.retry import invocation_deadline
 from multitool.review import (
     Caller,
     ReviewConfig,
@@ -241,6 +242,15 @@ def review_app(
     accounts: AccountsProvider = aws_accounts,
 ) -> APIGatewayHttpResolver:
     app = APIGatewayHttpResolver()
+
+    def within_the_invocation(
+        resolver: APIGatewayHttpResolver, next_middleware: Callable[..., Response[Any]]
+    ) -> Response[Any]:
+        """A provider request's retries end before the Lambda invocation does."""
+        with invocation_deadline(resolver.lambda_context):
+            return next_middleware(resolver)
+
+    app.use(middlewares=[within_the_invocation])
 
     def caller() -> Caller:
         claims = app.current_event.request_context.authorizer.jwt_claim

@@ -8,12 +8,15 @@ request without one never needs it.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
 
 from multitool.errors import RETRY_AFTER, ServiceError
 from multitool.observability import logger, metrics
+from multitool.ports.tables import OWNER_ATTRIBUTE
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer, IdempotencyConfig
@@ -23,6 +26,7 @@ if TYPE_CHECKING:
 
 DEFAULT_IDEMPOTENCY_SECONDS = 3600
 IN_PROGRESS_RETRY_AFTER_SECONDS = 2
+_OWNER: ContextVar[str | None] = ContextVar("multitool_idempotency_owner", default=None)
 
 
 class IdempotencyKeyReused(ServiceError):
@@ -66,6 +70,50 @@ def _replayed(response: Any, idempotent_data: DataRecord) -> Any:
     return response
 
 
+class OwnedRecords:
+    """The DynamoDB client Powertools writes its records through, adding the requester's ``sub`` as
+    ``owner`` to each record it puts or updates: a record holds the reply a retry replays, and the
+    owner index (:data:`multitool.ports.tables.OWNER_INDEX`) is how ``multitool erase`` finds a
+    user's records (their key is a hash of the user id and the Idempotency-Key, which the erase
+    cannot know). Powertools' update is one ``SET`` list (``persistence/dynamodb.py``), so the
+    owner is one more assignment in the same write; every other call goes to the client as is."""
+
+    def __init__(self, client: DynamoDBClient) -> None:
+        self._client = client
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    def put_item(self, **request: Any) -> Any:
+        owner = _OWNER.get()
+        if owner is not None:
+            request["Item"] = {**request["Item"], OWNER_ATTRIBUTE: {"S": owner}}
+        return self._client.put_item(**request)
+
+    def update_item(self, **request: Any) -> Any:
+        owner = _OWNER.get()
+        if owner is not None:
+            request["UpdateExpression"] = f"{request['UpdateExpression']}, #mtOwner = :mtOwner"
+            request["ExpressionAttributeNames"] = {
+                **request.get("ExpressionAttributeNames", {}),
+                "#mtOwner": OWNER_ATTRIBUTE,
+            }
+            request["ExpressionAttributeValues"] = {
+                **request.get("ExpressionAttributeValues", {}),
+                ":mtOwner": {"S": owner},
+            }
+        return self._client.update_item(**request)
+
+
+@contextmanager
+def _owned_by(user_id: str | None) -> Iterator[None]:
+    token = _OWNER.set(user_id)
+    try:
+        yield
+    finally:
+        _OWNER.reset(token)
+
+
 class ChatIdempotency:
     """Powertools idempotency over the idempotency table (Powertools' default attribute names).
 
@@ -89,7 +137,9 @@ class ChatIdempotency:
     def persistence(self) -> DynamoDBPersistenceLayer:
         from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
 
-        return DynamoDBPersistenceLayer(table_name=self.table_name, boto3_client=self.client)
+        layer = DynamoDBPersistenceLayer(table_name=self.table_name, boto3_client=self.client)
+        layer.client = OwnedRecords(self.client)  # type: ignore[assignment]
+        return layer
 
     @functools.cached_property
     def config(self) -> IdempotencyConfig:
@@ -139,7 +189,8 @@ class ChatIdempotency:
         )
 
         try:
-            return wrapped(*args, request_key=request_key)
+            with _owned_by(request_key.get("userId")):
+                return wrapped(*args, request_key=request_key)
         except IdempotencyValidationError:
             raise IdempotencyKeyReused(
                 "This Idempotency-Key was already used with a different request body. "

@@ -233,8 +233,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     erase = commands.add_parser(
         "erase",
-        help="delete one user's drafts, sessions, turns, audit records and limits from a deployment",
-        description="Delete one user's data from the deployed tables (by the owner index: no scan). "
+        help="delete one user's drafts, sessions, turns, replies kept for retries, bookings and limits; "
+        "keep their audit records without ids",
+        description="Delete one user's data from the deployed tables (by the owner index: no scan), "
+        "and say what is kept and why. "
         "Table names come from the *_TABLE_NAME environment variables, else the stack's outputs.",
     )
     erase.add_argument("--user", required=True, metavar="SUB", help="the user's sub (the JWT subject)")
@@ -974,7 +976,7 @@ def erase(args: argparse.Namespace) -> int:
 
     import boto3
 
-    from multitool.local.erase import erase_user
+    from multitool.local.erase import KEPT, STAYS, erase_user
     from multitool.ports.tables import ALL_TABLES
 
     session = boto3.session.Session(region_name=args.region)
@@ -994,6 +996,9 @@ def erase(args: argparse.Namespace) -> int:
     verb = "would delete" if args.dry_run else "deleted"
     for table, count in erased.counts.items():
         print(f"{table}: {verb} {count}")
+    for table, count in erased.kept.items():
+        print(f"{table}: {'would keep' if args.dry_run else 'kept'} {count}, {KEPT[table]}")
+    print(STAYS)
     return EXIT_OK
 
 

@@ -43,6 +43,10 @@ class Booking(WireModel):
         "sends its own invitations puts on the event",
     )
     description: str = ""
+    owner: str | None = Field(
+        default=None,
+        description="The sub of the user who booked it: how an erasure finds the user's bookings",
+    )
 
 
 class Calendar(Protocol):

@@ -31,6 +31,7 @@ import msgspec
 from botocore.exceptions import ClientError
 
 from multitool.ports.calendar import Booking, BookingContention, Interval, SlotTaken, overlaps, utc_days
+from multitool.ports.tables import OWNER_ATTRIBUTE
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -211,6 +212,7 @@ class DynamoCalendar:
                     "timezone": {"S": wire["timezone"]},
                     "version": {"N": str(version)},
                     "expiresAt": {"N": str(_expires(booking.end))},
+                    **({OWNER_ATTRIBUTE: {"S": booking.owner}} if booking.owner else {}),
                 },
                 **condition,
             }

@@ -7,14 +7,16 @@ place (:func:`error_for`):
 - 429, and the rate-limit 403s (``rateLimitExceeded``, ``userRateLimitExceeded``): retried with
   exponential backoff and jitter, as Google asks
   (https://developers.google.com/workspace/calendar/api/guides/errors#exponential_backoff),
-  honouring ``Retry-After`` when Google sends one, never past the function's ``deadline``;
-  then :class:`ProviderThrottled`.
+  honouring ``Retry-After`` when Google sends one, never past the function's ``deadline``
+  (the one policy of :mod:`multitool.ports.retry`); then :class:`ProviderThrottled`.
 - 401 (``authError``: the token expired or was revoked), and 403 ``insufficientPermissions``
   (the token lacks a scope the user never granted): :class:`AccountNotConnected`.
 - 404 (no such calendar, event or user): :class:`ProviderRefused`; other 4xx too, with Google's
   message.
-- 5xx, a timeout, or no answer: :class:`ProviderUnavailable`. A 5xx is retried only for a call
-  that cannot do a thing twice (a read, or a write the adapter made idempotent by its own id).
+- 5xx, a timeout, or no answer: :class:`ProviderUnavailable`, retried first for a call that
+  cannot do a thing twice (a read, a delete). A call that can (a Gmail send, an event insert
+  that mails the invitations) is never made twice: sent without an answer (a timeout, a dropped
+  connection, a 502/503/504) it is :class:`ProviderOutcomeUnknown`.
 
 urllib3 is the client (already in the layer as botocore's dependency): one ``PoolManager`` per
 function, handed in by the caller and reused across invocations.
@@ -32,10 +34,12 @@ from urllib.parse import quote, urlencode
 import msgspec
 import urllib3
 
+from multitool.ports import retry
 from multitool.ports.tokens import (
     Account,
     AccountNotConnected,
     ProviderError,
+    ProviderOutcomeUnknown,
     ProviderRefused,
     ProviderThrottled,
     ProviderUnavailable,
@@ -51,13 +55,7 @@ ROOTS: dict[str, str] = {
 SERVICE_NAMES = {"calendar": "Google Calendar", "gmail": "Gmail", "people": "the Google Workspace directory"}
 RATE_LIMIT_REASONS = frozenset({"rateLimitExceeded", "userRateLimitExceeded"})
 RECONNECT_REASONS = frozenset({"insufficientPermissions", "ACCESS_TOKEN_SCOPE_INSUFFICIENT"})
-MAX_ATTEMPTS = 5
-BASE_DELAY = 0.5  # seconds before the first retry; doubled each time
-MAX_DELAY = 8.0
-CONNECT_TIMEOUT = 3.0
 READ_TIMEOUT = 10.0
-_MARGIN = 0.5  # seconds kept for answering after the last wait
-_NO_DEADLINE = 60.0
 
 
 class Answer(msgspec.Struct, frozen=True):
@@ -109,61 +107,56 @@ class GoogleApi:
         query: Sequence[tuple[str, str]] = (),
         body: Any = None,
         idempotent: bool = True,
+        check: str | None = None,
         accept: Sequence[int] = (200,),
     ) -> Answer:
-        """The answer to one call: a status in ``accept``, or the mapped error raised."""
+        """The answer to one call: a status in ``accept``, or the mapped error raised.
+
+        ``idempotent``: whether making the call twice does what making it once does; one that is
+        not (a send, an insert), sent without an answer, is :class:`ProviderOutcomeUnknown`,
+        telling the user to look in ``check`` before confirming again."""
         url = self.url(service, relative, query)
         payload = None if body is None else json.dumps(body).encode()
-        for attempt in range(MAX_ATTEMPTS):
-            token = self._tokens.access_token("google", self.account, scopes)
-            headers = {"Authorization": f"Bearer {token}", "Accept": "application/json"}
-            if payload is not None:
-                headers["Content-Type"] = "application/json"
-            answer = self._send(method, url, payload, headers, service)
-            if answer.status in accept:
-                return answer
-            error = error_for(service, answer)
-            retryable = isinstance(error, ProviderThrottled) or (
-                isinstance(error, ProviderUnavailable) and idempotent
-            )
-            if not retryable or attempt == MAX_ATTEMPTS - 1:
-                raise error
-            wait = error.retry_after if error.retry_after is not None else self._backoff(attempt)
-            if wait + READ_TIMEOUT / 2 > self._seconds_left() - _MARGIN:
-                raise error  # no time left in the function for another try
-            self._sleep(wait)
-        raise AssertionError("unreachable")  # pragma: no cover
-
-    def _backoff(self, attempt: int) -> float:
-        return min(MAX_DELAY, BASE_DELAY * 2.0**attempt) + self._jitter() * BASE_DELAY
-
-    def _seconds_left(self) -> float:
-        return self._deadline() if self._deadline is not None else _NO_DEADLINE
-
-    def _send(
-        self, method: str, url: str, payload: bytes | None, headers: dict[str, str], service: str
-    ) -> Answer:
-        read = max(0.5, min(READ_TIMEOUT, self._seconds_left() - _MARGIN))
+        token = self._tokens.access_token("google", self.account, scopes)
+        headers = {"Authorization": f"Bearer {token}", "Accept": "application/json"}
+        if payload is not None:
+            headers["Content-Type"] = "application/json"
+        name = SERVICE_NAMES[service]
         try:
-            response = self._http.request(
+            raw = retry.send(
+                self._http,
                 method,
                 url,
                 body=payload,
                 headers=headers,
-                timeout=urllib3.Timeout(connect=CONNECT_TIMEOUT, read=read),
-                # A refused connection reached nothing: safe to try again; a sent request is ours to retry.
-                retries=urllib3.Retry(total=1, connect=1, read=0, status=0, other=0, redirect=0),
+                idempotent=idempotent,
+                deadline=self._deadline,
+                throttled=_throttled,
+                read_timeout=READ_TIMEOUT,
+                sleep=self._sleep,
+                jitter=self._jitter,
             )
-        except urllib3.exceptions.HTTPError as error:
-            raise ProviderUnavailable(
+        except retry.OutcomeUnknown as unknown:
+            raise ProviderOutcomeUnknown(
                 "google",
-                f"{SERVICE_NAMES[service]} could not be reached ({type(error).__name__}); try again.",
-            ) from error
-        try:
-            body = json.loads(response.data) if response.data else None
-        except (ValueError, UnicodeDecodeError):
-            body = None
-        return Answer(status=response.status, body=body, headers=dict(response.headers))
+                f"{name} did not answer after the request was sent ({unknown.cause}); it may have gone "
+                f"through. Check {check or name} before confirming again.",
+            ) from unknown
+        except retry.Unreachable as unreachable:
+            raise ProviderUnavailable(
+                "google", f"{name} could not be reached ({unreachable.cause}); try again."
+            ) from unreachable
+        answer = Answer(status=raw.status, body=retry.body_json(raw.data), headers=raw.headers)
+        if answer.status in accept:
+            return answer
+        raise error_for(service, answer)
+
+
+def _throttled(status: int, data: bytes) -> bool:
+    """Google's throttling: a 429, or a 403 whose reason is a rate limit."""
+    if status == 429:
+        return True
+    return status == 403 and bool(error_reasons(retry.body_json(data))[0] & RATE_LIMIT_REASONS)
 
 
 def error_reasons(body: Any) -> tuple[set[str], str]:
@@ -180,14 +173,6 @@ def error_reasons(body: Any) -> tuple[set[str], str]:
     return reasons, str(error.get("message") or "").strip()
 
 
-def _retry_after(headers: Mapping[str, str]) -> float | None:
-    value = next((v for k, v in headers.items() if k.lower() == "retry-after"), None)
-    try:
-        return max(0.0, float(value)) if value is not None else None
-    except ValueError:
-        return None  # an HTTP date: back off on our own schedule instead
-
-
 def error_for(service: str, answer: Answer) -> ProviderError:
     """The provider error for a Google answer that is not a success."""
     name = SERVICE_NAMES[service]
@@ -198,7 +183,7 @@ def error_for(service: str, answer: Answer) -> ProviderError:
         return ProviderThrottled(
             "google",
             f"{name} is limiting requests right now; try again shortly.",
-            retry_after=_retry_after(answer.headers),
+            retry_after=retry.retry_after(answer.headers),
         )
     if status == 401:
         return AccountNotConnected(
@@ -216,6 +201,8 @@ def error_for(service: str, answer: Answer) -> ProviderError:
         return ProviderRefused("google", f"{name} has no such calendar, event or user (HTTP {status}){said}")
     if status >= 500:
         return ProviderUnavailable(
-            "google", f"{name} failed (HTTP {status}); try again.", retry_after=_retry_after(answer.headers)
+            "google",
+            f"{name} failed (HTTP {status}); try again.",
+            retry_after=retry.retry_after(answer.headers),
         )
     return ProviderRefused("google", f"{name} refused the request (HTTP {status}){said}")

@@ -237,6 +237,10 @@ class GoogleCalendar:
                 scopes=EVENT_SCOPES,
                 query=[("sendUpdates", "all")],
                 body=self._event(booking, eid),
+                # Google mails the invitations: sent without an answer, it is not inserted again
+                # here (outcome unknown); a confirm again reads the event by its id first.
+                idempotent=False,
+                check="your Google Calendar",
                 accept=(200, 409),
             )
             if answer.status == 200:
@@ -257,6 +261,8 @@ class GoogleCalendar:
             scopes=EVENT_SCOPES,
             query=[("sendUpdates", "all")],
             body={k: v for k, v in self._event(booking, eid).items() if k != "id"} | {"status": "confirmed"},
+            idempotent=False,  # mails the updates
+            check="your Google Calendar",
         )
 
     def release(self, booking_id: str) -> None:
@@ -416,6 +422,7 @@ class GmailMailer:
             scopes=MAIL_SCOPES,
             body={"raw": raw},
             idempotent=False,  # a send Gmail failed on may still have gone out: never sent twice
+            check="your Gmail Sent folder",
             accept=(200, 400),
         )
         if answer.status == 400:

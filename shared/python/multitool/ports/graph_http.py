@@ -4,9 +4,13 @@ The Microsoft 365 adapters (:mod:`multitool.ports.microsoft365`) send every requ
 :meth:`GraphHttp.send`, which
 
 - asks the token source for the user's token for the scopes the call needs;
-- retries a 429 (and a 503/504, which Graph answers under load too) after its ``Retry-After``,
-  else with exponential backoff, as Graph's throttling guidance asks
-  (https://learn.microsoft.com/graph/throttling), never past the function's ``deadline``;
+- retries as every provider client does (:mod:`multitool.ports.retry`): a 429 after its
+  ``Retry-After``, else with exponential backoff and jitter, as Graph's throttling guidance asks
+  (https://learn.microsoft.com/graph/throttling), never past the function's ``deadline``; a
+  request left unanswered (a read timeout, a dropped connection) or answered 503/504 (which Graph
+  answers under load too) is tried again only when it is idempotent: ``sendMail`` and an
+  event's creation are :class:`ProviderOutcomeUnknown` then (it may have gone out), never sent
+  twice;
 - maps what Graph answers (https://learn.microsoft.com/graph/errors) to the provider errors of
   :mod:`multitool.ports.tokens`: 401 ``InvalidAuthenticationToken`` is
   :class:`AccountNotConnected` (the token expired or was revoked: reconnect), a 404
@@ -18,6 +22,7 @@ The Microsoft 365 adapters (:mod:`multitool.ports.microsoft365`) send every requ
 from __future__ import annotations
 
 import json
+import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
@@ -25,9 +30,11 @@ from urllib.parse import quote, urlencode
 
 import msgspec
 
+from multitool.ports import retry
 from multitool.ports.tokens import (
     Account,
     AccountNotConnected,
+    ProviderOutcomeUnknown,
     ProviderRefused,
     ProviderThrottled,
     ProviderUnavailable,
@@ -39,12 +46,8 @@ if TYPE_CHECKING:
 
 GRAPH_URL = "https://graph.microsoft.com/v1.0"
 PROVIDER: Final = "microsoft365"
-MAX_ATTEMPTS = 4
-FIRST_BACKOFF_SECONDS = 0.5
-MAX_WAIT_SECONDS = 30.0
-# A request is not started with less than this left: its own answer needs the time.
-REQUEST_SECONDS = 5.0
-_RETRIED = frozenset({429, 503, 504})
+READ_TIMEOUT_SECONDS = 20.0  # sendMail and an event's creation can take a while to answer
+IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "PUT", "DELETE"})
 _NOT_FOUND_WORDS = {
     "ErrorItemNotFound": "the calendar item no longer exists",
     "MailboxNotEnabledForRESTAPI": "the account has no Exchange Online mailbox (or it is on premises)",
@@ -75,6 +78,7 @@ class GraphHttp:
         base_url: str | None = None,
         deadline: Callable[[], float] | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        jitter: Callable[[], float] = random.random,
     ) -> None:
         self.account = account
         self._tokens = tokens
@@ -82,6 +86,7 @@ class GraphHttp:
         self._base = (base_url or GRAPH_URL).rstrip("/")
         self._deadline = deadline
         self._sleep = sleep
+        self._jitter = jitter
 
     def send(
         self,
@@ -93,10 +98,15 @@ class GraphHttp:
         body: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
         what: str,
+        idempotent: bool | None = None,
+        check: str = "Microsoft 365",
     ) -> GraphAnswer:
-        """One Graph call; ``what`` names it in errors ("reading free/busy")."""
-        import urllib3
+        """One Graph call; ``what`` names it in errors ("reading free/busy").
 
+        ``idempotent``: whether sending it twice does what sending it once does (default: by the
+        method; a POST that only reads, such as getSchedule, says so). One that is not, sent
+        without an answer, is :class:`ProviderOutcomeUnknown`, telling the user to look in
+        ``check`` before confirming again."""
         url = self._base + path + (f"?{urlencode(query, quote_via=quote, safe='$,()')}" if query else "")
         token = self._tokens.access_token(PROVIDER, self.account, scopes)
         sent = {"Authorization": f"Bearer {token}", "Accept": "application/json", **(headers or {})}
@@ -104,57 +114,42 @@ class GraphHttp:
         if body is not None:
             payload = json.dumps(body, ensure_ascii=False).encode()
             sent["Content-Type"] = "application/json"
-        wait = FIRST_BACKOFF_SECONDS
-        for attempt in range(1, MAX_ATTEMPTS + 1):
-            if self._left() < REQUEST_SECONDS:
-                raise ProviderUnavailable(
-                    PROVIDER, f"Microsoft 365 did not answer in time while {what}; try again."
-                )
-            try:
-                response = self._http.request(
-                    method,
-                    url,
-                    body=payload,
-                    headers=sent,
-                    timeout=urllib3.Timeout(connect=3.0, read=max(1.0, min(20.0, self._left() - 1.0))),
-                    retries=False,
-                    redirect=False,
-                )
-            except urllib3.exceptions.HTTPError as error:
-                if attempt == MAX_ATTEMPTS:
-                    raise ProviderUnavailable(
-                        PROVIDER,
-                        f"Microsoft 365 could not be reached while {what} "
-                        f"({type(error).__name__}); try again.",
-                    ) from error
-                self._pause(wait)
-                wait *= 2
-                continue
-            answer = GraphAnswer(response.status, _json(response.data), dict(response.headers))
-            if answer.status < 400:
-                return answer
-            if answer.status in _RETRIED:
-                retry_after = _retry_after(answer.headers)
-                pause = retry_after if retry_after is not None else wait
-                if attempt < MAX_ATTEMPTS and pause <= min(MAX_WAIT_SECONDS, self._left() - REQUEST_SECONDS):
-                    self._pause(pause)
-                    wait *= 2
-                    continue
-                if answer.status == 429:
-                    raise ProviderThrottled(
-                        PROVIDER,
-                        f"Microsoft 365 is throttling requests while {what}; nothing was changed. Try again"
-                        + (f" in {round(retry_after)} s." if retry_after else " shortly."),
-                        retry_after=retry_after,
-                    )
-            raise graph_error(answer, what)
-        raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
-
-    def _left(self) -> float:
-        return self._deadline() if self._deadline is not None else float("inf")
-
-    def _pause(self, seconds: float) -> None:
-        self._sleep(max(0.0, seconds))
+        try:
+            raw = retry.send(
+                self._http,
+                method,
+                url,
+                body=payload,
+                headers=sent,
+                idempotent=method in IDEMPOTENT_METHODS if idempotent is None else idempotent,
+                deadline=self._deadline,
+                read_timeout=READ_TIMEOUT_SECONDS,
+                sleep=self._sleep,
+                jitter=self._jitter,
+            )
+        except retry.OutcomeUnknown as unknown:
+            raise ProviderOutcomeUnknown(
+                PROVIDER,
+                f"Microsoft 365 did not answer after the request was sent while {what} ({unknown.cause}); "
+                f"it may have gone through. Check {check} before confirming again.",
+            ) from unknown
+        except retry.Unreachable as unreachable:
+            raise ProviderUnavailable(
+                PROVIDER,
+                f"Microsoft 365 could not be reached while {what} ({unreachable.cause}); try again.",
+            ) from unreachable
+        answer = GraphAnswer(raw.status, retry.body_json(raw.data), raw.headers)
+        if answer.status < 400:
+            return answer
+        if answer.status == 429:
+            retry_after = retry.retry_after(answer.headers)
+            raise ProviderThrottled(
+                PROVIDER,
+                f"Microsoft 365 is throttling requests while {what}; nothing was changed. Try again"
+                + (f" in {round(retry_after)} s." if retry_after else " shortly."),
+                retry_after=retry_after,
+            )
+        raise graph_error(answer, what)
 
 
 def graph_error(answer: GraphAnswer, what: str) -> Exception:
@@ -178,29 +173,10 @@ def graph_error(answer: GraphAnswer, what: str) -> Exception:
             f"Microsoft 365 denied access while {what}: the app lacks the permission, or the "
             f"organization's application access policy does not cover this mailbox{said}.",
         )
-    if answer.status >= 500 or answer.status in _RETRIED:
+    if answer.status >= 500:
         return ProviderUnavailable(
             PROVIDER,
             f"Microsoft 365 failed while {what} ({answer.status}); try again.",
-            retry_after=_retry_after(answer.headers),
+            retry_after=retry.retry_after(answer.headers),
         )
     return ProviderRefused(PROVIDER, f"Microsoft 365 refused {what}{said}.")
-
-
-def _json(data: bytes) -> Any:
-    if not data:
-        return None
-    try:
-        return json.loads(data)
-    except ValueError:
-        return None
-
-
-def _retry_after(headers: Mapping[str, str]) -> float | None:
-    for name, value in headers.items():
-        if name.lower() == "retry-after":
-            try:
-                return max(0.0, float(value))
-            except ValueError:
-                return None  # an HTTP date: Graph sends seconds; back off as without one
-    return None

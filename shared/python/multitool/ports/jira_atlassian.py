@@ -26,6 +26,7 @@ from urllib.parse import quote, urlsplit
 
 import urllib3
 
+from multitool.ports import retry
 from multitool.ports.jira import (
     CreatedIssue,
     IssueRequest,
@@ -101,7 +102,7 @@ class AtlassianJiraClient:
         http: urllib3.PoolManager,
         cloud_ids: CloudIds,
         api_base: str = ATLASSIAN_API,
-        timeout: urllib3.Timeout | None = None,
+        deadline: Callable[[], float] | None = None,
     ) -> None:
         require_https(site_url, "The Jira site URL")
         require_https(api_base, "Atlassian's API URL")
@@ -111,21 +112,22 @@ class AtlassianJiraClient:
         self._http = http
         self._cloud_ids = cloud_ids
         self._api_base = api_base.rstrip("/")
-        self._timeout = timeout or urllib3.Timeout(connect=3.0, read=10.0)
+        self._deadline = deadline  # None: each create's own budget (multitool.ports.retry.budget)
 
     def create_issue(self, issue: IssueRequest) -> CreatedIssue:
+        deadline = self._deadline or retry.budget()
         headers = self._headers(self._tokens.access_token("atlassian", self._account, JIRA_SCOPES))
-        site = f"{self._api_base}/ex/jira/{quote(self._cloud_id(headers), safe='')}"
+        site = f"{self._api_base}/ex/jira/{quote(self._cloud_id(headers, deadline), safe='')}"
         account_id = None
         if issue.assignee_email:
             url = f"{site}{USER_SEARCH_PATH}?query={quote(issue.assignee_email)}"
-            status, answered, body = send(self._http, "GET", url, None, headers, self._timeout)
+            status, answered, body = send(self._http, "GET", url, None, headers, deadline)
             if status != 200:
                 raise self._error(status, answered, body)
             account_id = matching_account_id(body, issue.assignee_email)
         fields = {"fields": issue_fields(issue, account_id)}
         url = f"{site}{ISSUE_PATH}"
-        status, answered, body = send(self._http, "POST", url, fields, headers, self._timeout)
+        status, answered, body = send(self._http, "POST", url, fields, headers, deadline)
         if status not in (200, 201):
             raise self._error(status, answered, body)
         if not isinstance(body, dict) or not body.get("key"):
@@ -133,13 +135,13 @@ class AtlassianJiraClient:
         key = str(body["key"])
         return CreatedIssue(id=str(body.get("id", "")), key=key, url=f"{self._site_url}/browse/{key}")
 
-    def _cloud_id(self, headers: dict[str, str]) -> str:
+    def _cloud_id(self, headers: dict[str, str], deadline: Callable[[], float]) -> str:
         user = self._account.user_id
         known = self._cloud_ids.get(user)
         if known is not None:
             return known
         url = f"{self._api_base}{RESOURCES_PATH}"
-        status, answered, body = send(self._http, "GET", url, None, headers, self._timeout)
+        status, answered, body = send(self._http, "GET", url, None, headers, deadline)
         if status != 200:
             raise self._error(status, answered, body)
         wanted = site_key(self._site_url)

@@ -5,10 +5,12 @@ email + API token) and the description in Atlassian Document Format, and maps
 Jira's answers to typed errors: 400 -> :class:`JiraRejected` (with Jira's
 per-field errors), 401/403 -> :class:`JiraUnauthorized`, 429 ->
 :class:`JiraRateLimited` (with ``Retry-After``), 5xx or no answer ->
-:class:`JiraUnavailable`. A create is not idempotent in Jira, so the client
-never retries a request that may have reached it, and a create sent without
-an answer (read timeout, dropped connection) is :class:`JiraOutcomeUnknown`:
-the issue may exist, and the user is told to check before confirming again.
+:class:`JiraUnavailable`. Retries are the one policy of every provider client
+(:mod:`multitool.ports.retry`): a 429 is tried again after its ``Retry-After``
+within the function's time; a create is not idempotent in Jira, so a create
+sent without an answer (read timeout, dropped connection, a 502/503/504) is
+never sent again: it is :class:`JiraOutcomeUnknown`, the issue may exist, and
+the user is told to check before confirming again.
 
 The site URL, email and token live in one Secrets Manager secret
 (``{"baseUrl", "email", "apiToken"}``), read on first use by
@@ -27,6 +29,7 @@ from urllib.parse import quote
 import urllib3
 from botocore.exceptions import BotoCoreError, ClientError
 
+from multitool.ports import retry
 from multitool.ports.jira import (
     CreatedIssue,
     IssueRequest,
@@ -46,6 +49,7 @@ if TYPE_CHECKING:
     from mypy_boto3_secretsmanager import SecretsManagerClient
 
 ISSUE_PATH = "/rest/api/3/issue"
+READ_TIMEOUT_SECONDS = 10.0
 USER_SEARCH_PATH = "/rest/api/3/user/search"
 
 
@@ -59,11 +63,13 @@ class JiraCloudClient:
         api_token: str,
         http: urllib3.PoolManager,
         *,
-        timeout: urllib3.Timeout | None = None,
+        deadline: Callable[[], float] | None = None,
     ) -> None:
+        """``deadline``: the seconds the function has left (default: each create's own budget,
+        :func:`multitool.ports.retry.budget`)."""
         self._credentials = JiraCredentials(base_url=base_url.rstrip("/"), email=email, api_token=api_token)
         self._http = http
-        self._timeout = timeout or urllib3.Timeout(connect=3.0, read=10.0)
+        self._deadline = deadline
         token = base64.b64encode(f"{email}:{api_token}".encode()).decode("ascii")
         self._headers = {
             "Authorization": f"Basic {token}",
@@ -76,8 +82,11 @@ class JiraCloudClient:
         return self._credentials.base_url
 
     def create_issue(self, issue: IssueRequest) -> CreatedIssue:
-        account_id = self.find_account_id(issue.assignee_email) if issue.assignee_email else None
-        status, headers, body = self._request("POST", ISSUE_PATH, {"fields": issue_fields(issue, account_id)})
+        deadline = self._deadline or retry.budget()
+        account_id = self.find_account_id(issue.assignee_email, deadline) if issue.assignee_email else None
+        status, headers, body = self._request(
+            "POST", ISSUE_PATH, {"fields": issue_fields(issue, account_id)}, deadline
+        )
         if status not in (200, 201):
             raise error_for(status, headers, body)
         if not isinstance(body, dict) or not body.get("key"):
@@ -85,15 +94,19 @@ class JiraCloudClient:
         key = str(body["key"])
         return CreatedIssue(id=str(body.get("id", "")), key=key, url=f"{self.base_url}/browse/{key}")
 
-    def find_account_id(self, email: str) -> str:
+    def find_account_id(self, email: str, deadline: Callable[[], float] | None = None) -> str:
         """The Jira account id of the user with ``email``; :class:`JiraRejected` if there is none."""
-        status, headers, body = self._request("GET", f"{USER_SEARCH_PATH}?query={quote(email)}", None)
+        status, headers, body = self._request(
+            "GET", f"{USER_SEARCH_PATH}?query={quote(email)}", None, deadline or retry.budget()
+        )
         if status != 200:
             raise error_for(status, headers, body)
         return matching_account_id(body, email)
 
-    def _request(self, method: str, path: str, payload: dict[str, Any] | None) -> tuple[int, Any, Any]:
-        return send(self._http, method, f"{self.base_url}{path}", payload, self._headers, self._timeout)
+    def _request(
+        self, method: str, path: str, payload: dict[str, Any] | None, deadline: Callable[[], float]
+    ) -> tuple[int, Any, Any]:
+        return send(self._http, method, f"{self.base_url}{path}", payload, self._headers, deadline)
 
 
 def matching_account_id(body: Any, email: str) -> str:
@@ -119,36 +132,34 @@ def send(
     url: str,
     payload: dict[str, Any] | None,
     headers: dict[str, str],
-    timeout: urllib3.Timeout,
+    deadline: Callable[[], float],
+    *,
+    read_timeout: float = READ_TIMEOUT_SECONDS,
 ) -> tuple[int, Any, Any]:
     """One request to Jira: its status, headers and JSON body (None when it has none).
 
-    Connection failures are retried (nothing reached Jira); a sent request never is, and a create
-    sent without an answer is :class:`JiraOutcomeUnknown`."""
+    Retried as every provider request is (:mod:`multitool.ports.retry`): a create is not
+    idempotent in Jira (no idempotency key), so one sent without an answer (a read timeout, a
+    dropped connection, a 502/503/504) is never sent again: :class:`JiraOutcomeUnknown`."""
     try:
-        response = http.request(
+        answer = retry.send(
+            http,
             method,
             url,
             body=None if payload is None else json.dumps(payload).encode(),
             headers=headers,
-            timeout=timeout,
-            retries=urllib3.Retry(total=2, connect=2, read=0, status=0, other=0, redirect=0),
+            idempotent=method in ("GET", "HEAD"),
+            deadline=deadline,
+            read_timeout=read_timeout,
         )
-    except (urllib3.exceptions.ReadTimeoutError, urllib3.exceptions.ProtocolError) as error:
-        # Sent, then no answer: for a create, Jira may have made the issue.
-        if method == "POST":
-            raise JiraOutcomeUnknown(
-                f"Jira did not answer after the issue was sent ({type(error).__name__}); it may have "
-                "been created. Check Jira before confirming again."
-            ) from error
-        raise JiraUnavailable(f"Jira could not be reached ({type(error).__name__})") from error
-    except urllib3.exceptions.HTTPError as error:
-        raise JiraUnavailable(f"Jira could not be reached ({type(error).__name__})") from error
-    try:
-        body = json.loads(response.data) if response.data else None
-    except (ValueError, UnicodeDecodeError):
-        body = None
-    return response.status, response.headers, body
+    except retry.OutcomeUnknown as unknown:
+        raise JiraOutcomeUnknown(
+            f"Jira did not answer after the issue was sent ({unknown.cause}); it may have "
+            "been created. Check Jira before confirming again."
+        ) from unknown
+    except retry.Unreachable as unreachable:
+        raise JiraUnavailable(f"Jira could not be reached ({unreachable.cause})") from unreachable
+    return answer.status, answer.headers, retry.body_json(answer.data)
 
 
 def error_for(status: int, headers: Any, body: Any) -> JiraError:
@@ -164,22 +175,12 @@ def error_for(status: int, headers: Any, body: Any) -> JiraError:
     if status in (401, 403):
         return JiraUnauthorized(f"Jira refused the credentials (HTTP {status})")
     if status == 429:
-        retry_after = _retry_after(headers.get("Retry-After") if headers is not None else None)
+        retry_after = retry.retry_after(headers) if headers is not None else None
         wait = f"; retry after {retry_after:g} s" if retry_after is not None else ""
         return JiraRateLimited(f"Jira rate limit reached{wait}", retry_after=retry_after)
     if status == 404:
         return JiraNotConfigured("Jira answered 404: check the site URL")
     return JiraUnavailable(f"Jira is unavailable (HTTP {status})")
-
-
-def _retry_after(value: str | None) -> float | None:
-    if value is None:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        return None
-    return max(seconds, 0.0)
 
 
 class SecretsJiraCredentials:

@@ -25,8 +25,10 @@ the attendee's ``workingHours`` (in the attendee's own zone, DST included). The 
 more people is several requests, one logical read.
 
 **Booking: ``POST /users/{organizer}/events`` with the attendees,** so Exchange sends the
-invitations; ``transactionId`` (a UUID derived from the booking id) makes Graph answer a retried
-POST with the event it already made (https://learn.microsoft.com/graph/api/user-post-events).
+invitations; ``transactionId`` (a UUID derived from the booking id) makes Graph answer a POST
+sent twice with the event it already made (https://learn.microsoft.com/graph/api/user-post-events).
+The client itself never sends it twice: a POST left without an answer is outcome unknown
+(:mod:`multitool.ports.retry`), and a confirm again finds the event by its booking id first.
 To find the booking again (no-op, move, release) the event carries a single-value extended
 property holding the booking id: Graph documents ``$filter`` on extended properties
 (``singleValueExtendedProperties/Any(ep: ep/id eq ... and ep/value eq ...)``,
@@ -232,11 +234,25 @@ class GraphCalendar:
         event = _event_body(booking, guests)
         path = f"{user_path(organizer)}/events"
         if stored is None:
-            self._graph.send("POST", path, scopes=CALENDAR_SCOPES, body=event, what="booking the meeting")
+            # Not retried after a send without an answer (outcome unknown): a confirm again finds
+            # the event by its booking id (``_find``) before creating one.
+            self._graph.send(
+                "POST",
+                path,
+                scopes=CALENDAR_SCOPES,
+                body=event,
+                what="booking the meeting",
+                check="your Outlook calendar",
+            )
             return
         moved = {k: event[k] for k in ("subject", "start", "end", "attendees")}
         self._graph.send(
-            "PATCH", f"{path}/{stored['id']}", scopes=CALENDAR_SCOPES, body=moved, what="moving the meeting"
+            "PATCH",
+            f"{path}/{stored['id']}",
+            scopes=CALENDAR_SCOPES,
+            body=moved,
+            what="moving the meeting",
+            check="your Outlook calendar",
         )
 
     def release(self, booking_id: str) -> None:
@@ -297,6 +313,7 @@ class GraphCalendar:
                     },
                     headers=UTC_PREFERENCE,
                     what="reading free/busy",
+                    idempotent=True,  # a read, though a POST
                 )
                 for info in _values(answer):
                     address = str(info.get("scheduleId", "")).casefold()
@@ -501,13 +518,16 @@ class GraphMailer:
                 scopes=MAIL_SCOPES,
                 body={"Message": message, "SaveToSentItems": True},
                 what="sending the mail",
+                check="your Sent Items",
             )
         except (ProviderThrottled, ProviderUnavailable) as error:
             raise MailUnavailable(str(error), code="mail_unavailable") from error
         except ProviderRefused as error:
             raise MailRejected(str(error), code="mail_rejected") from error
         except ProviderError:
-            raise  # not connected: the user reconnects, the draft stays confirmable
+            # Not connected: the user reconnects, the draft stays confirmable. Outcome unknown: the
+            # mail may have gone out; the card says so (provider_outcome_unknown).
+            raise
         # sendMail answers 202 with no body; Graph's request id is what traces the message.
         headers = {k.lower(): v for k, v in answer.headers.items()}
         return SentMail(

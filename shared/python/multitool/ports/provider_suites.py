@@ -9,10 +9,10 @@ imported by name on first use, so a function of a builtin deployment never impor
 from __future__ import annotations
 
 import importlib
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
+from multitool.ports import retry
 from multitool.ports.suites import Suite, SuiteName
 from multitool.ports.tokens import Account, AccountNotConnected, Provider, TokenSource
 
@@ -23,9 +23,10 @@ if TYPE_CHECKING:
 
     from multitool.settings import IdentitySettings, ToolSettings
 
-REQUEST_BUDGET_SECONDS = 25.0
+REQUEST_BUDGET_SECONDS = retry.REQUEST_BUDGET_SECONDS
 """What one caller's suite may spend on a request, retries included: the HTTP API cuts every
-request at 30 s (``multitool.chat.service.API_SECONDS``), and the answer needs the rest."""
+request at 30 s (``multitool.chat.service.API_SECONDS``), and the answer needs the rest. The
+Lambda invocation's own end bounds it too (:func:`multitool.ports.retry.invocation_deadline`)."""
 
 PROVIDER_MODULES: dict[str, str] = {
     "microsoft365": "multitool.ports.microsoft365",
@@ -79,8 +80,7 @@ def provider_suites(
     def for_account(account: Account) -> Suite:
         if deadline is not None:
             return build(account, tokens, http=http, base_url=base_url, deadline=deadline)
-        ends = time.monotonic() + budget_seconds
-        return build(account, tokens, http=http, base_url=base_url, deadline=lambda: ends - time.monotonic())
+        return build(account, tokens, http=http, base_url=base_url, deadline=retry.budget(budget_seconds))
 
     return for_account
 

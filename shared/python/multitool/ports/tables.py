@@ -33,12 +33,19 @@ OWNER_ATTRIBUTE = "owner"
 
 DRAFTS = TableSpec("Drafts", "id", ttl_attribute="expiresAt", env_var="DRAFTS_TABLE_NAME", owner_index=True)
 DIRECTORY = TableSpec("Directory", "pk", "sk", env_var="DIRECTORY_TABLE_NAME")
-BOOKINGS = TableSpec("Bookings", "pk", "sk", ttl_attribute="expiresAt", env_var="BOOKINGS_TABLE_NAME")
+# A booking item carries its booker's ``sub`` in ``owner`` (the attendee-day items do not: they are
+# everyone's busy time, and the booking's release clears its share of them).
+BOOKINGS = TableSpec(
+    "Bookings", "pk", "sk", ttl_attribute="expiresAt", env_var="BOOKINGS_TABLE_NAME", owner_index=True
+)
 SESSIONS = TableSpec(
     "Sessions", "sessionId", ttl_attribute="expiresAt", env_var="SESSIONS_TABLE_NAME", owner_index=True
 )
-# Powertools idempotency's default attribute names.
-IDEMPOTENCY = TableSpec("Idempotency", "id", ttl_attribute="expiration", env_var="IDEMPOTENCY_TABLE_NAME")
+# Powertools idempotency's default attribute names; each record also carries the requester's ``sub``
+# in ``owner`` (multitool.chat.idempotency), as it holds the reply a retry replays.
+IDEMPOTENCY = TableSpec(
+    "Idempotency", "id", ttl_attribute="expiration", env_var="IDEMPOTENCY_TABLE_NAME", owner_index=True
+)
 
 # A turn that runs past the request: its owner, its request and the events it appends (cards, the reply).
 TURNS = TableSpec("Turns", "turnId", ttl_attribute="expiresAt", env_var="TURNS_TABLE_NAME", owner_index=True)

@@ -104,6 +104,16 @@ class ProviderUnavailable(ProviderError):
     status = HTTPStatus.SERVICE_UNAVAILABLE
 
 
+class ProviderOutcomeUnknown(ProviderError):
+    """A send (a mail, an event and its invitations) reached the provider and no answer came back:
+    it may have gone out. It is never sent again blindly (the provider takes no idempotency key for
+    it): the user checks, as for Jira's ``jira_outcome_unknown``
+    (:class:`multitool.ports.jira.JiraOutcomeUnknown`), before confirming again."""
+
+    code = "provider_outcome_unknown"
+    status = HTTPStatus.BAD_GATEWAY
+
+
 class ProviderRefused(ProviderError):
     """The provider refused the request as it is (no such mailbox or calendar, a limit, a policy)."""
 

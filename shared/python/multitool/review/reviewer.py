@@ -31,9 +31,12 @@ so a function that dies between the backend accepting the action and the
 ``done`` write leaves the draft ``executing``, and a confirm after
 :data:`EXECUTION_LEASE` acts again (a second mail or issue; an invitation keeps
 the draft id as its UID, and the booking, whose id is the draft id, is booked
-again as a no-op, or moved if another slot is chosen). A Jira create sent
-without an answer is ``jira_outcome_unknown``: the user checks Jira before
-retrying.
+again as a no-op, or moved if another slot is chosen). A send that reached
+the backend without an answer (a Jira create, a mail or an event in the
+user's own suite) is never sent again blindly: it is ``jira_outcome_unknown``
+or ``provider_outcome_unknown``, the draft ``failed`` with words saying where
+to check before confirming again, the recipients kept in the day's quota, and
+the audit entry ``unknown`` (:mod:`multitool.ports.retry`).
 
 The edits a confirm carries are validated by the tool's edits model (its
 :class:`multitool.review.base.ActionReview`, in the tool's module) (text fields by
@@ -66,11 +69,11 @@ from multitool.ports.audit import AuditEntry, AuditLog
 from multitool.ports.calendar import Calendar
 from multitool.ports.directory import Directory
 from multitool.ports.drafts import DraftStore, DraftWriteConflict
-from multitool.ports.jira import JiraClient, JiraError
+from multitool.ports.jira import JiraClient, JiraError, JiraOutcomeUnknown
 from multitool.ports.mail import Mailer, MailError
 from multitool.ports.quota import QuotaRefused, RecipientQuota, Spend
 from multitool.ports.suites import Suite
-from multitool.ports.tokens import AccountNotConnected, ProviderError
+from multitool.ports.tokens import AccountNotConnected, ProviderError, ProviderOutcomeUnknown
 from multitool.review.base import (
     ActionReview,
     Backends,
@@ -387,19 +390,19 @@ class Reviewer:
                 authorization_url=missing.authorization_url,
             ) from None
         except ProviderError as error:
-            self._refund(ctx.caller, spent)
+            outcome = self._failed(ctx, spent, error)
             failed = self._finish(executing, error=str(error))
             logger.warning("Action failed", extra={**log, "failure": error.code, "provider": error.provider})
-            self._record(ctx, "failed", recipients, None)
+            self._record(ctx, outcome, recipients, None)
             metrics.add_metric(name="ActionsFailed", unit=MetricUnit.Count, value=1)
             raise SideEffectFailed(
                 str(error), code=error.code, draft=failed, retry_after=error.retry_after
             ) from error
         except (MailError, JiraError) as error:
-            self._refund(ctx.caller, spent)  # the backend did not take it: nobody was mailed
+            outcome = self._failed(ctx, spent, error)
             failed = self._finish(executing, error=error.reason)
             logger.warning("Action failed", extra={**log, "failure": error.code})
-            self._record(ctx, "failed", recipients, None)
+            self._record(ctx, outcome, recipients, None)
             metrics.add_metric(name="ActionsFailed", unit=MetricUnit.Count, value=1)
             retry_after = error.retry_after if isinstance(error, JiraError) else None
             raise SideEffectFailed(
@@ -419,6 +422,15 @@ class Reviewer:
         metrics.add_metric(name="ActionsDone", unit=MetricUnit.Count, value=1)
         self._record(ctx, "done", recipients, result)
         return done
+
+    def _failed(self, ctx: ReviewContext, spent: tuple[str, Spend] | None, error: Exception) -> str:
+        """The audit's outcome of a failed side effect. A refusal or a failure before sending
+        took nothing: the recipients are given back to the quota. A send without an answer
+        (outcome unknown) may have gone out: they stay counted, and the audit says unknown."""
+        if isinstance(error, ProviderOutcomeUnknown | JiraOutcomeUnknown):
+            return "unknown"
+        self._refund(ctx.caller, spent)
+        return "failed"
 
     def _backends(self, caller: Caller) -> Backends:
         """The ports a confirm uses: the caller's own where the deployment acts as each user."""

@@ -170,6 +170,7 @@ def book_and_invite(content: MeetingContent, ctx: ReviewContext, backends: Backe
                 timezone=content.timezone,
                 guests=tuple(Guest(email=a.email, name=a.name) for a in invited),
                 description=f"{content.title}\nWhen: {when}" if provider_invites else "",
+                owner=ctx.caller.user_id,
             )
         )
     except SlotTakenInCalendar as taken:

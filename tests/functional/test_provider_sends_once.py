@@ -1,0 +1,318 @@
+"""Every provider's sending call, its answer lost after the request went out: sent once, outcome unknown.
+
+The fault is injected below the real client code, in urllib3 itself: a connection that sends the
+request to the stand-in (which acts on it: the mail is sent, the event made, the issue created),
+reads the answer, then fails as a read timeout would (a ``TimeoutError`` out of ``getresponse``,
+which urllib3 turns into ``ReadTimeoutError``). The confirm goes through the reviewer as the
+review API's does; the card shows ``provider_outcome_unknown`` / ``jira_outcome_unknown``, the
+draft is ``failed`` with where to check, the audit says ``unknown``, and exactly one request of
+the sending kind left the function.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any, ClassVar
+
+import pytest
+import urllib3
+from multitool.drafts import Draft, DraftStatus
+from multitool.local.google_server import sandbox_token, start_fake_google
+from multitool.local.graph_server import LOCAL_TOKEN, start_graph_stand_in
+from multitool.local.jira_server import CLOUD_ID, start_fake_jira
+from multitool.people import Person
+from multitool.ports import google_workspace, microsoft365
+from multitool.ports.audit import AuditEntry
+from multitool.ports.drafts import DynamoDraftStore
+from multitool.ports.google_tokens import FixedTokenSource as GoogleTokens
+from multitool.ports.jira import (
+    SANDBOX_CREDENTIALS_EMAIL,
+    SANDBOX_CREDENTIALS_TOKEN,
+    IssueRequest,
+    JiraOutcomeUnknown,
+)
+from multitool.ports.jira_atlassian import AtlassianJiraClient, CloudIds
+from multitool.ports.jira_cloud import JiraCloudClient
+from multitool.ports.token_sources import FixedTokenSource as GraphTokens
+from multitool.ports.tokens import Account, Provider
+from multitool.review import Caller, ReviewConfig, SideEffectFailed
+from multitool.review.reviewer import Reviewer
+
+from tests.support.provider_review import NoBuiltinCalendar, provider_reviewer
+from tests.support.review_support import (
+    NOW,
+    OWNER,
+    PRIYA,
+    SENDER,
+    SLOTS,
+    RecordingMailer,
+    email_draft,
+    jira_draft,
+    meeting_draft,
+    resolved,
+)
+
+ALEX = Person(
+    id="p-alex", display_name="Alex Müller", email="alex.mueller@example.com", timezone="Europe/Berlin"
+)
+CALLER = Caller(user_id=OWNER, email=ALEX.email, name=ALEX.display_name)
+FIRST = {"start": SLOTS[0][0].isoformat(), "end": SLOTS[0][1].isoformat()}
+PEOPLE = (ALEX, PRIYA)
+QUIET_WEEK = date(2026, 11, 16)  # the Google stand-in's seeded meetings: before the card's slots
+
+
+@dataclass
+class LostAnswers:
+    """Which requests lose their answer (``lose(method, path)``), and every request that went out."""
+
+    lose: Callable[[str, str], bool]
+    sent: list[tuple[str, str]] = field(default_factory=list)
+    lost: list[tuple[str, str]] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def pool(self) -> urllib3.PoolManager:
+        """A real ``PoolManager`` whose connections are :meth:`connection`'s."""
+        connection = self.connection()
+
+        class LosingPool(urllib3.HTTPConnectionPool):
+            ConnectionCls = connection
+
+        http = urllib3.PoolManager()
+        http.pool_classes_by_scheme = {"http": LosingPool}  # type: ignore[assignment]
+        return http
+
+    def connection(self) -> type[urllib3.connection.HTTPConnection]:
+        faults = self
+
+        class AnswerLost(urllib3.connection.HTTPConnection):
+            sending: ClassVar[tuple[str, str] | None] = None
+
+            def request(self, method: str, url: str, *args: Any, **kwargs: Any) -> None:
+                self._sending = (method, url.split("?")[0])
+                with faults.lock:
+                    faults.sent.append(self._sending)
+                super().request(method, url, *args, **kwargs)
+
+            def getresponse(self) -> urllib3.response.HTTPResponse:
+                response = super().getresponse()
+                if faults.lose(*self._sending):
+                    response.read()  # the provider acted and answered; the answer never arrives
+                    with faults.lock:
+                        faults.lost.append(self._sending)
+                    raise TimeoutError("timed out")
+                return response
+
+        return AnswerLost
+
+    def count(self, method: str, path_end: str) -> int:
+        return sum(1 for m, p in self.sent if m == method and p.endswith(path_end))
+
+
+class RecordingAudit:
+    def __init__(self) -> None:
+        self.entries: list[AuditEntry] = []
+
+    def record(self, entry: AuditEntry) -> None:
+        self.entries.append(entry)
+
+
+def with_audit(review: Reviewer) -> RecordingAudit:
+    audit = RecordingAudit()
+    review.audit = audit
+    return audit
+
+
+def assert_outcome_unknown(
+    failed: SideEffectFailed, code: str, check: str, drafts: DynamoDraftStore
+) -> Draft:
+    assert failed.code == code
+    assert failed.status == 502  # a refusal to retry as it is: the user checks first
+    assert check in failed.message
+    stored = drafts.get(failed.draft.id)
+    assert stored is not None
+    assert stored.status is DraftStatus.FAILED
+    assert stored.error is not None
+    assert check in stored.error
+    return stored
+
+
+# -- Microsoft 365 ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def graph() -> Iterator[Any]:
+    server = start_graph_stand_in(PEOPLE)
+    yield server
+    server.stop()
+
+
+def graph_reviewer(drafts: DynamoDraftStore, graph: Any, faults: LostAnswers) -> Reviewer:
+    review, _ = provider_reviewer(
+        drafts,
+        microsoft365.build_suite,
+        GraphTokens(LOCAL_TOKEN),
+        http=faults.pool(),
+        base_url=f"{graph.url}/v1.0",
+        deadline=lambda: 20.0,
+    )
+    return review
+
+
+def test_graph_send_mail_whose_answer_is_lost_is_sent_once_and_outcome_unknown(
+    drafts: DynamoDraftStore, graph: Any
+) -> None:
+    faults = LostAnswers(lambda method, path: method == "POST" and path.endswith("/sendMail"))
+    review = graph_reviewer(drafts, graph, faults)
+    audit = with_audit(review)
+    [draft] = drafts.create_many([email_draft(to=[resolved("Priya", PRIYA)])])
+
+    with pytest.raises(SideEffectFailed) as failed:
+        review.confirm(CALLER, draft.id, {})
+
+    assert faults.count("POST", "/sendMail") == 1
+    assert_outcome_unknown(failed.value, "provider_outcome_unknown", "your Sent Items", drafts)
+    assert len(graph.state.sent) == 1  # Graph sent it once: it is not sent again
+    assert [e.outcome for e in audit.entries] == ["unknown"]
+
+
+def test_graph_event_create_whose_answer_is_lost_is_sent_once_and_outcome_unknown(
+    drafts: DynamoDraftStore, graph: Any
+) -> None:
+    faults = LostAnswers(lambda method, path: method == "POST" and path.endswith("/events"))
+    review = graph_reviewer(drafts, graph, faults)
+    [draft] = drafts.create_many([meeting_draft(attendees=[resolved("Priya", PRIYA)])])
+    before = len(graph.state.events)
+
+    with pytest.raises(SideEffectFailed) as failed:
+        review.confirm(CALLER, draft.id, {"slot": FIRST})
+
+    assert faults.count("POST", "/events") == 1
+    assert_outcome_unknown(failed.value, "provider_outcome_unknown", "your Outlook calendar", drafts)
+    assert len(graph.state.events) == before + 1
+    # Confirming again finds the event by its booking id: still one, nothing more is sent.
+    faults.lose = lambda method, path: False
+    assert review.confirm(CALLER, draft.id, {"slot": FIRST}).status is DraftStatus.DONE
+    assert faults.count("POST", "/events") == 1
+    assert len(graph.state.events) == before + 1
+
+
+# -- Google Workspace ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def google() -> Iterator[Any]:
+    with start_fake_google(people=PEOPLE, week_of=QUIET_WEEK) as server:
+        yield server
+
+
+def google_reviewer(drafts: DynamoDraftStore, google: Any, faults: LostAnswers) -> Reviewer:
+    review, _ = provider_reviewer(
+        drafts,
+        google_workspace.build_suite,
+        GoogleTokens({p.email: sandbox_token(p.email) for p in PEOPLE}),
+        http=faults.pool(),
+        base_url=google.url,
+        deadline=lambda: 20.0,
+    )
+    return review
+
+
+def test_gmail_send_whose_answer_is_lost_is_sent_once_and_outcome_unknown(
+    drafts: DynamoDraftStore, google: Any
+) -> None:
+    faults = LostAnswers(lambda method, path: method == "POST" and path.endswith("/messages/send"))
+    review = google_reviewer(drafts, google, faults)
+    audit = with_audit(review)
+    [draft] = drafts.create_many([email_draft(to=[resolved("Priya", PRIYA)])])
+
+    with pytest.raises(SideEffectFailed) as failed:
+        review.confirm(CALLER, draft.id, {})
+
+    assert faults.count("POST", "/messages/send") == 1
+    assert_outcome_unknown(failed.value, "provider_outcome_unknown", "your Gmail Sent folder", drafts)
+    assert len(google.sent) == 1
+    assert [e.outcome for e in audit.entries] == ["unknown"]
+
+
+def test_calendar_insert_whose_answer_is_lost_is_sent_once_and_outcome_unknown(
+    drafts: DynamoDraftStore, google: Any
+) -> None:
+    faults = LostAnswers(lambda method, path: method == "POST" and path.endswith("/calendars/primary/events"))
+    review = google_reviewer(drafts, google, faults)
+    [draft] = drafts.create_many([meeting_draft(attendees=[resolved("Priya", PRIYA)])])
+
+    with pytest.raises(SideEffectFailed) as failed:
+        review.confirm(CALLER, draft.id, {"slot": FIRST})
+
+    assert faults.count("POST", "/calendars/primary/events") == 1
+    assert_outcome_unknown(failed.value, "provider_outcome_unknown", "your Google Calendar", drafts)
+    assert len(google.invitations) == 1  # Google invited Priya once
+
+
+# -- Jira --------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def jira() -> Iterator[Any]:
+    server = start_fake_jira()
+    yield server
+    server.stop()
+
+
+def test_jira_create_whose_answer_is_lost_is_sent_once_and_outcome_unknown(
+    drafts: DynamoDraftStore, jira: Any
+) -> None:
+    faults = LostAnswers(lambda method, path: method == "POST" and path.endswith("/rest/api/3/issue"))
+    client = JiraCloudClient(
+        jira.url, SANDBOX_CREDENTIALS_EMAIL, SANDBOX_CREDENTIALS_TOKEN, faults.pool(), deadline=lambda: 20.0
+    )
+    audit = RecordingAudit()
+    review = Reviewer(
+        drafts,
+        mailer=RecordingMailer(),
+        calendar=NoBuiltinCalendar(),
+        jira=client,
+        config=ReviewConfig(sender_email=SENDER),
+        clock=lambda: NOW,
+        audit=audit,
+    )
+    [draft] = drafts.create_many([jira_draft()])
+    before = len(jira.issues)
+
+    with pytest.raises(SideEffectFailed) as failed:
+        review.confirm(CALLER, draft.id, {})
+
+    assert faults.count("POST", "/rest/api/3/issue") == 1
+    assert_outcome_unknown(failed.value, "jira_outcome_unknown", "Check Jira before confirming again", drafts)
+    assert len(jira.issues) == before + 1
+    assert [e.outcome for e in audit.entries] == ["unknown"]
+
+
+class UserTokens:
+    def access_token(self, provider: Provider, account: Account, scopes: Any) -> str:
+        return f"local-{provider}-{account.user_id}"
+
+
+def test_jira_create_as_the_user_whose_answer_is_lost_is_sent_once_and_outcome_unknown(jira: Any) -> None:
+    faults = LostAnswers(lambda method, path: method == "POST" and path.endswith("/rest/api/3/issue"))
+    cloud_ids = CloudIds()
+    cloud_ids.put("user-1", CLOUD_ID)
+    client = AtlassianJiraClient(
+        Account(user_id="user-1", email=ALEX.email),
+        UserTokens(),
+        site_url=jira.url,
+        http=faults.pool(),
+        cloud_ids=cloud_ids,
+        api_base=jira.url,
+        deadline=lambda: 20.0,
+    )
+    before = len(jira.issues)
+
+    with pytest.raises(JiraOutcomeUnknown, match="Check Jira before confirming again"):
+        client.create_issue(IssueRequest(project="WEB", issue_type="Bug", summary="Checkout does nothing"))
+
+    assert faults.count("POST", "/rest/api/3/issue") == 1
+    assert len(jira.issues) == before + 1
