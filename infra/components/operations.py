@@ -132,6 +132,8 @@ class Operations(Construct):
         super().__init__(scope, construct_id)
         self.stack = cdk.Stack.of(self)
         self.model_id = model_id
+        # The deployment's own key (customerManagedKey), else one for the topic alone ($1 a month): the
+        # AWS-managed SNS key's policy cannot admit CloudWatch (CLOUDWATCH_KEY_ACTIONS).
         self.key = encryption_key or kms.Key(
             self,
             "Key",
@@ -148,6 +150,12 @@ class Operations(Construct):
         self.functions = [c for c in self.stack.node.find_all() if isinstance(c, MultitoolFunction)]
         for fn in self.functions:
             self._function_alarms(fn)
+        self._table_alarms(tables)
+        self._turn_alarms(api, orchestrator, turn_failures)
+        self.notify_all()
+        self.dashboard = self._dashboard(api, tables, orchestrator, review, turn_failures)
+
+    def _table_alarms(self, tables: Mapping[str, dynamodb.Table]) -> None:
         for name, table in tables.items():
             self._alarm(
                 f"{name}Throttles",
@@ -156,6 +164,11 @@ class Operations(Construct):
                 f"DynamoDB throttled requests to the {name} table: requests were refused. On-demand tables "
                 "throttle past their partition's or the account's throughput; see the table's metrics.",
             )
+
+    def _turn_alarms(
+        self, api: apigwv2.HttpApi, orchestrator: MultitoolFunction, turn_failures: TurnFailures
+    ) -> None:
+        """What a user meets as an error: 5xx answers, turns the model failed or refused, failed turns."""
         self._alarm(
             "Api5xx",
             api.metric_server_error(period=PERIOD, statistic="Sum"),
@@ -203,8 +216,6 @@ class Operations(Construct):
             "failed-turns queue (the stack output FailedTurnsQueueUrl). Read it, then delete it or replay "
             "it (docs/deploy.md, Operate).",
         )
-        self.notify_all()
-        self.dashboard = self._dashboard(api, tables, orchestrator, review, turn_failures)
 
     def _let_cloudwatch_use(self, key: kms.Key) -> None:
         stack = self.stack
