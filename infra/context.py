@@ -165,6 +165,10 @@ ALLOWED: dict[str, str] = {
     ),
     "reviewMemory": "MB of memory for the review function, a whole number from 128 to 10240",
     "dailyTokenAlarm": "model tokens (input + output) a day that raise the spend alarm, a whole number",
+    "alarmEmail": (
+        "an email address the alarm topic mails every alarm to (SNS mails it a confirmation link first); "
+        "unset: the topic has no subscriber"
+    ),
     "auditRetentionDays": "days each side effect's audit record is kept, a whole number from 1 to 3653",
     "recipientsPerDay": "addresses one user may mail per UTC day, a whole number from 1 to 100000",
     "outsideRecipientsPerDay": (
@@ -334,6 +338,8 @@ class DeployContext(BaseModel):
         default=DEFAULT_RUNNING_TURNS_PER_USER, ge=1, le=100, alias="runningTurnsPerUser"
     )
     daily_token_alarm: int = Field(default=5_000_000, ge=1000, alias="dailyTokenAlarm")
+    # Who the alarm topic mails (infra.components.operations); the topic exists either way.
+    alarm_email: str | None = Field(default=None, alias="alarmEmail")
     audit_retention_days: int = Field(
         default=DEFAULT_AUDIT_RETENTION_DAYS, ge=1, le=3653, alias="auditRetentionDays"
     )
@@ -466,6 +472,11 @@ class DeployContext(BaseModel):
     @classmethod
     def _sender(cls, value: str) -> str:
         return _matching(_EMAIL, value)
+
+    @field_validator("alarm_email")
+    @classmethod
+    def _alarm_email(cls, value: str | None) -> str | None:
+        return None if value is None else _matching(_EMAIL, value)
 
     @field_validator("ses_configuration_set")
     @classmethod

@@ -34,6 +34,7 @@ from infra.components.keys import DataKey
 from infra.components.layer import SharedLayer
 from infra.components.mail import SenderIdentity
 from infra.components.model import ModelAccess, grant_guardrail
+from infra.components.operations import Operations, TurnFailures
 from infra.components.suite import SuiteAccess
 from infra.components.tables import Tables
 from infra.components.user_gateway import SCOPE as MCP_SCOPE
@@ -345,6 +346,19 @@ class MultitoolStack(cdk.Stack):
             ],
         )
         self._spend_alarm()
+        # Last: its alarms cover every function made above, and every alarm notifies its topic.
+        self.operations = Operations(
+            self,
+            "Operations",
+            api=self.api.http_api,
+            tables={spec.logical_name: table for spec, table in self.tables.by_spec.items()},
+            orchestrator=self.orchestrator,
+            review=self.review,
+            turn_failures=self.turn_failures,
+            model_id=settings.model_id,
+            alarm_email=settings.alarm_email,
+            encryption_key=self.data_key.key if self.data_key is not None else None,
+        )
         self._outputs()
 
     def _connect_accounts(self, local_sign_in: list[str]) -> UserIdentity:
@@ -449,9 +463,13 @@ class MultitoolStack(cdk.Stack):
                 iam.PolicyStatement(actions=["lambda:InvokeFunction"], resources=[function.function_arn])
             ],
         )
-        # A retried turn would run the model (and draft) again: a failed one is answered as failed.
+        # A retried turn would run the model (and draft) again: a failed one is answered as failed, and
+        # its invocation's record kept for an operator to read (infra.components.operations).
+        self.turn_failures = TurnFailures(self, "FailedTurns")
         function.configure_async_invoke(
-            retry_attempts=0, max_event_age=cdk.Duration.seconds(TURN_EVENT_MAX_AGE_SECONDS)
+            retry_attempts=0,
+            max_event_age=cdk.Duration.seconds(TURN_EVENT_MAX_AGE_SECONDS),
+            on_failure=self.turn_failures.destination,
         )
 
     def _table(self, spec: TableSpec) -> dynamodb.Table:
@@ -497,6 +515,24 @@ class MultitoolStack(cdk.Stack):
         """Outputs sit at stack level so their logical ids are exactly these names."""
         cdk.CfnOutput(self, "WebUrl", value=self.web.url, description="The chat page: open it and sign in")
         cdk.CfnOutput(self, "ApiUrl", value=self.api.url, description="HTTP API base URL")
+        cdk.CfnOutput(
+            self,
+            "AlarmTopicArn",
+            value=self.operations.topic.topic_arn,
+            description="Every alarm notifies it",
+        )
+        cdk.CfnOutput(
+            self,
+            "DashboardName",
+            value=self.operations.dashboard.dashboard_name,
+            description="The CloudWatch dashboard",
+        )
+        cdk.CfnOutput(
+            self,
+            "FailedTurnsQueueUrl",
+            value=self.turn_failures.queue.queue_url,
+            description="Records of failed turn invocations (docs/deploy.md, Operate)",
+        )
         cdk.CfnOutput(self, "UserPoolId", value=self.users.user_pool.user_pool_id)
         cdk.CfnOutput(self, "UserPoolClientId", value=self.users.client.user_pool_client_id)
         if self.users.sign_in_origin:

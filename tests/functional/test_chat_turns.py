@@ -198,3 +198,63 @@ def test_a_turn_whose_invocation_never_came_or_ended_early_reads_as_lost(env: di
     cut = StoredTurn("t-x", "user-1", "s-1", "running", {}, 1_000.0, (), deadline=1_100.0)
     assert cut.settled(now=1_110.0).status == "running"
     assert cut.settled(now=1_120.0).status == "failed"
+
+
+def _emf(printed: str) -> list[dict[str, Any]]:
+    """The CloudWatch embedded-metric documents among what the handler printed."""
+    documents = [json.loads(line) for line in printed.splitlines() if line.startswith("{")]
+    return [d for d in documents if "CloudWatchMetrics" in d.get("_aws", {})]
+
+
+@pytest.mark.parametrize(
+    ("code", "counted"), [("ThrottlingException", "ModelBusy"), ("ValidationException", "ModelFailed")]
+)
+def test_a_turn_the_model_failed_is_counted_for_the_stacks_alarms(
+    env: dict[str, Any],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    code: str,
+    counted: str,
+) -> None:
+    def failing(self: OfflineHarness, **kwargs: Any) -> Any:
+        raise ClientError({"Error": {"Code": code, "Message": "no"}}, "InvokeHarness")
+
+    monkeypatch.setattr(OfflineHarness, "invoke_harness", failing)
+    launches: Launches = env["launches"]
+    launches.expect()
+    start({"message": COMBINED})
+    capsys.readouterr()
+
+    assert handle(launches.payload()) == {"status": "failed"}
+    (document,) = _emf(capsys.readouterr().out)
+    # one figure for the model runtime's failure, one for the async turn answered as failed
+    assert (document[counted], document["TurnsFailed"]) == ([1.0], [1.0])
+    (directive,) = document["_aws"]["CloudWatchMetrics"]
+    assert directive["Dimensions"] == [
+        ["service"]
+    ]  # what the stack's alarms name (infra.components.operations)
+    assert document["service"] == "multitool"
+
+    # the same failure answered inline counts the model's failure, and no async turn
+    waited = handle(http_api_event("POST", "/chat", {"message": COMBINED}))
+    assert waited["statusCode"] in (502, 503)
+    (document,) = _emf(capsys.readouterr().out)
+    assert document[counted] == [1.0]
+    assert "TurnsFailed" not in document
+
+
+def test_an_answered_turn_counts_no_failure(env: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    launches: Launches = env["launches"]
+    launches.expect()
+    start({"message": COMBINED})
+    capsys.readouterr()
+    assert handle(launches.payload()) == {"status": "done"}
+    documents = _emf(capsys.readouterr().out)
+    counted = {
+        name
+        for d in documents
+        for m in d["_aws"]["CloudWatchMetrics"]
+        for name in (x["Name"] for x in m["Metrics"])
+    }
+    assert "ClientActions" in counted
+    assert not counted & {"ModelBusy", "ModelFailed", "TurnsFailed"}

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from infra.context import ALLOWED
 from infra.paths import ROOT
 
 pytestmark = pytest.mark.infra
@@ -67,6 +68,29 @@ def test_pinned_cli_reports_bad_context_in_one_line(cdk_synth: Synth) -> None:
     assert result.returncode != 0
     assert (
         "Invalid context 'runtime': 'foo'. Allowed: agentcore, agent, converse." in result.stderr.splitlines()
+    )
+
+
+def test_pinned_cli_subscribes_the_alarm_email_to_the_alarm_topic(cdk_synth: Synth, tmp_path: Path) -> None:
+    result = cdk_synth("alarmEmail=oncall@example.com")
+
+    assert result.returncode == 0, result.stderr[-3000:]
+    template = json.loads((tmp_path / "Multitool.template.json").read_text())
+    resources = template["Resources"]
+    (topic,) = [k for k, r in resources.items() if r["Type"] == "AWS::SNS::Topic"]
+    subscriptions = [r["Properties"] for r in resources.values() if r["Type"] == "AWS::SNS::Subscription"]
+    assert [(s["Protocol"], s["Endpoint"], s["TopicArn"]) for s in subscriptions] == [
+        ("email", "oncall@example.com", {"Ref": topic})
+    ]
+
+
+def test_pinned_cli_reports_an_alarm_email_that_is_no_address_in_one_line(cdk_synth: Synth) -> None:
+    result = cdk_synth("alarmEmail=oncall")
+
+    assert result.returncode != 0
+    assert (
+        f"Invalid context 'alarmEmail': 'oncall'. Allowed: {ALLOWED['alarmEmail']}."
+        in result.stderr.splitlines()
     )
 
 

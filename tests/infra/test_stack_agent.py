@@ -493,6 +493,7 @@ def test_outputs_have_stable_logical_ids(agent_stack: Synthesized) -> None:
     outputs = agent_stack.data["Outputs"]
     expected = {"ApiUrl", "AgentId", "AgentAliasId", "UserPoolId", "UserPoolClientId", "JiraSecretArn"}
     expected |= {"WebUrl", "SignInDomain", "CliClientId"}
+    expected |= {"AlarmTopicArn", "DashboardName", "FailedTurnsQueueUrl"}  # operating the stack
     expected |= {f"{spec.logical_name}TableName" for spec in ALL_TABLES}
     assert set(outputs) == expected
     agent = agent_stack.stack.agent

@@ -38,7 +38,7 @@ from multitool.chat.turn_store import (
 )
 from multitool.chat.turn_views import INTERNAL, TurnNotFound, TurnStarted, new_turn_id
 from multitool.errors import RETRY_AFTER, ServiceError
-from multitool.observability import error_fields, logger
+from multitool.observability import error_fields, logger, metrics
 from multitool.ports.turn_slots import SlotsFull, SlotsUnavailable, TurnSlots
 from multitool.runtimes.base import ModelBusy, ModelFailed, TurnError
 from multitool.settings import SettingsError
@@ -254,6 +254,7 @@ class ChatTurns:
         except Exception as error:
             if not isinstance(error, ModelBusy | ModelFailed):
                 logger.error("Chat turn failed", extra=error_fields(error))
+            metrics.add_metric(name="TurnsFailed", unit="Count", value=1)  # the stack alarms on it
             return self._end(turn_id, turn.owner, failure_of(error))
         return self._end(turn_id, turn.owner, done_event(response.to_wire()))
 

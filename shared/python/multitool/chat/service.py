@@ -43,7 +43,7 @@ from multitool.chat.sessions import (
 )
 from multitool.errors import ServiceError
 from multitool.observability import logger, metrics
-from multitool.runtimes.base import Runtime, TurnProgress, TurnRequest
+from multitool.runtimes.base import ModelBusy, Runtime, TurnError, TurnProgress, TurnRequest
 from multitool.runtimes.traces import ToolResults
 from multitool.text import MultiLine
 from multitool.wire import WireModel
@@ -353,7 +353,15 @@ class ChatService:
             carried=carried,
             user_token=user_token,
         )
-        results = self.runtime.run_turn(turn)
+        try:
+            results = self.runtime.run_turn(turn)
+        except TurnError as error:
+            # Counted for the stack's alarms (infra.components.operations): a busy model is a quota, a
+            # failed one (the harness, agent or Converse call) a fault.
+            metrics.add_metric(
+                name="ModelBusy" if isinstance(error, ModelBusy) else "ModelFailed", unit="Count", value=1
+            )
+            raise
         metrics.add_metric(name="ClientActions", unit="Count", value=len(results.client_actions))
         logger.info(
             "Chat turn done",
