@@ -11,6 +11,7 @@ the sending kind left the function.
 
 from __future__ import annotations
 
+import socketserver
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ from multitool.ports.jira import (
 )
 from multitool.ports.jira_atlassian import AtlassianJiraClient, CloudIds
 from multitool.ports.jira_cloud import JiraCloudClient
+from multitool.ports.ses_mail import SesMailer, ses_client
 from multitool.ports.token_sources import FixedTokenSource as GraphTokens
 from multitool.ports.tokens import Account, Provider
 from multitool.review import Caller, ReviewConfig, SideEffectFailed
@@ -316,3 +318,60 @@ def test_jira_create_as_the_user_whose_answer_is_lost_is_sent_once_and_outcome_u
 
     assert faults.count("POST", "/rest/api/3/issue") == 1
     assert len(jira.issues) == before + 1
+
+
+# -- Amazon SES (the builtin mailer) ---------------------------------------------------------------
+
+
+class _DropsTheAnswer(socketserver.StreamRequestHandler):
+    """Reads one SES ``SendEmail`` whole (SES would have accepted it), then closes without an answer."""
+
+    def handle(self) -> None:
+        length = 0
+        while (line := self.rfile.readline()) not in (b"\r\n", b"\n", b""):
+            name, _, value = line.decode("latin-1").partition(":")
+            if name.strip().lower() == "content-length":
+                length = int(value)
+            elif not self.server.requests or line.startswith(b"POST"):  # type: ignore[attr-defined]
+                self.server.requests.append(line.decode("latin-1").strip())  # type: ignore[attr-defined]
+        self.rfile.read(length)
+
+
+@pytest.fixture
+def silent_ses(monkeypatch: pytest.MonkeyPatch) -> Iterator[socketserver.ThreadingTCPServer]:
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _DropsTheAnswer)
+    server.requests = []  # type: ignore[attr-defined]
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("AWS_ENDPOINT_URL_SESV2", f"http://127.0.0.1:{server.server_address[1]}")
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+def test_ses_send_whose_answer_is_lost_is_sent_once_and_outcome_unknown(
+    drafts: DynamoDraftStore, silent_ses: Any
+) -> None:
+    # The review API's own SES client (botocore alone would send it up to five times)
+    review = Reviewer(
+        drafts,
+        mailer=SesMailer(ses_client(), SENDER),
+        calendar=NoBuiltinCalendar(),
+        jira=None,
+        config=ReviewConfig(sender_email=SENDER),
+        clock=lambda: NOW,
+    )
+    audit = with_audit(review)
+    [draft] = drafts.create_many([email_draft(to=[resolved("Priya", PRIYA)])])
+
+    with pytest.raises(SideEffectFailed) as failed:
+        review.confirm(CALLER, draft.id, {})
+
+    assert silent_ses.requests == ["POST /v2/email/outbound-emails HTTP/1.1"]
+    assert failed.value.code == "mail_outcome_unknown"
+    assert failed.value.status == 502
+    stored = drafts.get(draft.id)
+    assert stored is not None
+    assert stored.status is DraftStatus.FAILED
+    assert "may have gone out" in (stored.error or "")
+    assert [e.outcome for e in audit.entries] == ["unknown"]

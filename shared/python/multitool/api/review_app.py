@@ -100,9 +100,9 @@ def aws_reviewer() -> Reviewer:
     dynamodb = boto3.client("dynamodb")
 
     def ses_mailer() -> Mailer:
-        from multitool.ports.ses_mail import SesMailer
+        from multitool.ports.ses_mail import SesMailer, ses_client
 
-        return SesMailer(boto3.client("sesv2"), settings.sender_email, settings.ses_configuration_set)
+        return SesMailer(ses_client(), settings.sender_email, settings.ses_configuration_set)
 
     http = urllib3.PoolManager()
     jira: JiraClient | None = None

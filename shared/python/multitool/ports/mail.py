@@ -59,6 +59,12 @@ class MailUnavailable(MailError):
     """SES could not be reached or throttled the call; the same message can be sent later."""
 
 
+class MailOutcomeUnknown(MailError):
+    """SES was sent the message and gave no answer (a read timeout, a dropped connection, a 5xx): it may
+    have gone out. ``SendEmail`` takes no idempotency key, so it is never sent again blindly; the user
+    checks before confirming again, as for the suites' ``provider_outcome_unknown``."""
+
+
 class Mailer(Protocol):
     def send(self, mail: Mail) -> SentMail:
         """Send ``mail``; raise :class:`MailError` when it was not accepted."""

@@ -22,9 +22,10 @@ from email.policy import SMTP
 from email.utils import formataddr, formatdate
 from typing import TYPE_CHECKING, Any
 
-from botocore.exceptions import BotoCoreError, ClientError
+from botocore.config import Config
+from botocore.exceptions import BotoCoreError, ClientError, ConnectionClosedError, ReadTimeoutError
 
-from multitool.ports.mail import Mail, MailRejected, MailUnavailable, SentMail
+from multitool.ports.mail import Mail, MailOutcomeUnknown, MailRejected, MailUnavailable, SentMail
 
 if TYPE_CHECKING:
     from mypy_boto3_sesv2 import SESV2Client
@@ -32,6 +33,24 @@ if TYPE_CHECKING:
 
 # SES treats these as "try again later"; everything else is a rejection of the message.
 _THROTTLING_CODES = frozenset({"TooManyRequestsException", "LimitExceededException", "Throttling"})
+
+SEND_CONFIG = Config(retries={"total_max_attempts": 1}, connect_timeout=3, read_timeout=10)
+"""The sending client tries once. botocore retries a read timeout, a dropped connection and a 5xx
+(its "general connection errors" and transient statuses, in every retry mode:
+https://docs.aws.amazon.com/sdkref/latest/guide/feature-retry-behavior.html), and SES's ``SendEmail``
+takes no idempotency key, so a retried send after a lost answer can deliver the mail twice. A
+throttled send is ``mail_throttled`` and the user confirms again; a send with no answer is
+:class:`MailOutcomeUnknown`."""
+
+# Sent, and no answer: the request left; SES may have accepted it.
+_NO_ANSWER = (ReadTimeoutError, ConnectionClosedError)
+
+
+def ses_client() -> SESV2Client:
+    """The SES v2 client a confirm sends with (:data:`SEND_CONFIG`)."""
+    import boto3
+
+    return boto3.client("sesv2", config=SEND_CONFIG)
 
 
 class SesMailer:
@@ -73,12 +92,24 @@ class SesMailer:
             reason = f"SES {code}: {text}" if text else f"SES {code}"
             if code in _THROTTLING_CODES:
                 raise MailUnavailable(reason, code="mail_throttled") from error
+            if int(error.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 400)) >= 500:
+                raise _unknown(f"{reason} (a server error after the message was sent)") from error
             raise MailRejected(reason, code="mail_rejected") from error
+        except _NO_ANSWER as error:
+            raise _unknown(f"SES gave no answer ({type(error).__name__})") from error
         except BotoCoreError as error:
             raise MailUnavailable(
                 f"SES could not be reached ({type(error).__name__})", code="mail_unavailable"
             ) from error
         return SentMail(message_id=response["MessageId"])
+
+
+def _unknown(reason: str) -> MailOutcomeUnknown:
+    return MailOutcomeUnknown(
+        f"{reason}: the mail may have gone out. Ask a recipient, or look in SES's sending "
+        "statistics, before confirming again.",
+        code="mail_outcome_unknown",
+    )
 
 
 def from_address(sender: str, display_name: str | None) -> str:

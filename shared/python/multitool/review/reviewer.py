@@ -70,7 +70,7 @@ from multitool.ports.calendar import Calendar
 from multitool.ports.directory import Directory
 from multitool.ports.drafts import DraftStore, DraftWriteConflict
 from multitool.ports.jira import JiraClient, JiraError, JiraOutcomeUnknown
-from multitool.ports.mail import Mailer, MailError
+from multitool.ports.mail import Mailer, MailError, MailOutcomeUnknown
 from multitool.ports.quota import QuotaRefused, RecipientQuota, Spend
 from multitool.ports.suites import Suite
 from multitool.ports.tokens import AccountNotConnected, ProviderError, ProviderOutcomeUnknown
@@ -427,7 +427,7 @@ class Reviewer:
         """The audit's outcome of a failed side effect. A refusal or a failure before sending
         took nothing: the recipients are given back to the quota. A send without an answer
         (outcome unknown) may have gone out: they stay counted, and the audit says unknown."""
-        if isinstance(error, ProviderOutcomeUnknown | JiraOutcomeUnknown):
+        if isinstance(error, ProviderOutcomeUnknown | JiraOutcomeUnknown | MailOutcomeUnknown):
             return "unknown"
         self._refund(ctx.caller, spent)
         return "failed"
