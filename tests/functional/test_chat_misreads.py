@@ -1,0 +1,84 @@
+"""Messages the offline model and the tools once read wrong without a word, through POST /chat.
+
+The real orchestrator runs on moto with the offline model (behind the harness and under the
+Converse loop), its clock pinned: each case is the card (or the answer) the user sees.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
+
+import pytest
+from multitool.api.chat_app import aws_chat_service
+from multitool.people import Person
+
+from tests.support.chat_env import offline_chat_env
+from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
+
+NOW = datetime.fromisoformat("2026-12-07T15:00:00+00:00")
+"""A Monday: 10:00 in New York, 15:00 in London."""
+PEOPLE = [
+    Person(id="mei", display_name="Mei Tanaka", email="mei@example.com", timezone="America/New_York"),
+    Person(id="priya", display_name="Priya Natarajan", email="priya@example.com", timezone="Europe/London"),
+    Person(id="jordan", display_name="Jordan Lee", email="jordan@example.com", timezone="America/New_York"),
+]
+
+
+@pytest.fixture(params=["offline", "offline-converse"])
+def env(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
+    with offline_chat_env(monkeypatch, PEOPLE, runtime=request.param) as environment:
+        aws_chat_service().clock = lambda: NOW
+        yield environment
+
+
+def chat(message: str, timezone: str, session: str | None = None) -> dict[str, Any]:
+    from functions.orchestrator.handler import handler
+
+    body: dict[str, Any] = {
+        "message": message,
+        "timezone": timezone,
+        **({"sessionId": session} if session else {}),
+    }
+    response = handler(http_api_event("POST", "/chat", body, sub="user-1"), FakeLambdaContext())
+    assert response["statusCode"] == 200, response["body"]
+    answer: dict[str, Any] = json_body(response)
+    return answer
+
+
+def only_card(answer: dict[str, Any]) -> dict[str, Any]:
+    (card,) = answer["clientActions"]
+    return card
+
+
+def test_tonight_at_8_is_proposed_at_20_00(env: dict[str, Any]) -> None:
+    card = only_card(chat("sync with Mei tonight at 8", "America/New_York"))
+    assert card["slots"][0]["start"] == "2026-12-07T20:00:00-05:00"
+
+
+def test_tonight_at_9_at_3pm_in_london_is_not_refused_as_past(env: dict[str, Any]) -> None:
+    answer = chat("meet jordan tonight at 9", "Europe/London")
+    assert "passed" not in answer["message"]
+    assert only_card(answer)["slots"][0]["start"] == "2026-12-07T21:00:00Z"
+
+
+@pytest.mark.parametrize(
+    ("message", "said"),
+    [
+        (
+            "schedule a sync with Priya Thursday at 25:00",
+            "'25:00' in 'Thursday at 25:00' is not a time of day",
+        ),
+        ("meet Priya on Feb 30", "'Feb 30' is not a day of the calendar: February 2027 has 28 days"),
+        ("meet Priya on Feb 30 at 3pm", "'Feb 30' is not a day of the calendar: February 2027 has 28 days"),
+    ],
+)
+def test_an_impossible_time_is_answered_naming_what_is_impossible(
+    env: dict[str, Any], message: str, said: str
+) -> None:
+    answer = chat(message, "America/New_York")
+    assert not answer.get("clientActions")
+    assert said in answer["message"]
+    assert "2026-12-03" not in answer["message"]
+    assert "Pass times" not in answer["message"]
