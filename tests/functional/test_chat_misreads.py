@@ -82,3 +82,20 @@ def test_an_impossible_time_is_answered_naming_what_is_impossible(
     assert said in answer["message"]
     assert "2026-12-03" not in answer["message"]
     assert "Pass times" not in answer["message"]
+
+
+def test_an_address_given_for_a_named_person_is_the_one_recipient(env: dict[str, Any]) -> None:
+    card = only_card(chat("Send an email to Priya at priya@gmail.com about the trip", "Europe/London"))
+    assert [r["person"]["email"] for r in card["to"]] == ["priya@gmail.com"]
+    assert card["body"].startswith("Hi Priya,")
+
+
+def test_a_ticket_summary_holds_no_sign_off_and_is_not_cut_mid_phrase(env: dict[str, Any]) -> None:
+    slow = only_card(chat("make a jira in OPS for the vpn being slow thanks", "Europe/London"))
+    signup = chat(
+        "file a bug in OPS: the signup form rejects emails with a plus sign, high priority", "Europe/London"
+    )
+    assert slow["summary"] == "Vpn being slow"
+    assert only_card(signup)["summary"] == "Signup form rejects emails with a plus sign"
+    assert only_card(signup)["priority"] == "High"
+    assert "did not understand" not in signup["message"]
