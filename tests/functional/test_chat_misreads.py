@@ -99,3 +99,19 @@ def test_a_ticket_summary_holds_no_sign_off_and_is_not_cut_mid_phrase(env: dict[
     assert only_card(signup)["summary"] == "Signup form rejects emails with a plus sign"
     assert only_card(signup)["priority"] == "High"
     assert "did not understand" not in signup["message"]
+
+
+def test_moving_a_meeting_to_another_day_keeps_the_hours_asked_for(env: dict[str, Any]) -> None:
+    first = chat("schedule a sync with Priya tomorrow afternoon", "Europe/London")
+    moved = only_card(chat("move it to Wednesday", "Europe/London", first["sessionId"]))
+    assert moved["revises"] == only_card(first)["id"]
+    assert moved["requested"] == "Wednesday afternoon"
+    assert {slot["start"][:10] for slot in moved["slots"]} == {"2026-12-09"}
+    assert all("13:00" <= slot["start"][11:16] < "17:00" for slot in moved["slots"])
+    assert not any(note.startswith("No time was asked for") for note in moved["notes"])
+
+
+def test_moving_a_meeting_to_another_day_and_time_takes_the_new_time(env: dict[str, Any]) -> None:
+    first = chat("schedule a sync with Priya tomorrow afternoon", "Europe/London")
+    moved = only_card(chat("move it to Wednesday at 10am", "Europe/London", first["sessionId"]))
+    assert moved["slots"][0]["start"] == "2026-12-09T10:00:00Z"

@@ -4,7 +4,8 @@ a ticket's summary cut at a word that is also a boundary."""
 from __future__ import annotations
 
 import pytest
-from multitool.runtimes.offline import JIRA_TOOL, read
+from multitool.runtimes.offline import JIRA_TOOL, MEETING_TOOL, read
+from multitool.runtimes.offline.edits import Card, revise
 
 
 def only(message: str) -> dict[str, object]:
@@ -77,3 +78,24 @@ def test_a_request_after_a_word_boundary_is_still_a_request_of_its_own() -> None
     reading = read("email Mei about the plan then file a bug in WEB: the logo is blurry thanks")
     assert [i.tool for i in reading.intents] == ["create_email_draft", JIRA_TOOL]
     assert reading.intents[1].args["summary"] == "Logo is blurry"
+
+
+@pytest.mark.parametrize(
+    ("asked", "edit", "moved"),
+    [
+        ("tomorrow afternoon", "move it to Wednesday", "Wednesday afternoon"),
+        ("tomorrow at 3pm", "push it to Friday", "Friday at 3pm"),
+        ("tonight at 8", "move it to Friday", "Friday evening at 8"),
+        ("Thursday between 2 and 4", "move it to Friday", "Friday between 2 and 4"),
+        ("tomorrow afternoon", "move it to Wednesday morning", "Wednesday morning"),
+        ("Thursday", "move it to Friday", "Friday"),
+    ],
+)
+def test_a_meeting_moved_to_another_day_keeps_the_hours_it_asked_for(
+    asked: str, edit: str, moved: str
+) -> None:
+    card = Card(MEETING_TOOL, {"attendees": ["Priya"], "title": "Sync", "when": asked}, id="d-1")
+    revision, refusal = revise(edit, [card], None)
+    assert refusal is None
+    assert revision is not None
+    assert revision.args["when"] == moved
