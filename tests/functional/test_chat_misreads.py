@@ -33,7 +33,9 @@ def env(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iter
         yield environment
 
 
-def chat(message: str, timezone: str, session: str | None = None) -> dict[str, Any]:
+def chat(
+    message: str, timezone: str, session: str | None = None, claims: dict[str, Any] | None = None
+) -> dict[str, Any]:
     from functions.orchestrator.handler import handler
 
     body: dict[str, Any] = {
@@ -41,7 +43,8 @@ def chat(message: str, timezone: str, session: str | None = None) -> dict[str, A
         "timezone": timezone,
         **({"sessionId": session} if session else {}),
     }
-    response = handler(http_api_event("POST", "/chat", body, sub="user-1"), FakeLambdaContext())
+    event = http_api_event("POST", "/chat", body, sub="user-1", claims=claims)
+    response = handler(event, FakeLambdaContext())
     assert response["statusCode"] == 200, response["body"]
     answer: dict[str, Any] = json_body(response)
     return answer
@@ -115,3 +118,39 @@ def test_moving_a_meeting_to_another_day_and_time_takes_the_new_time(env: dict[s
     first = chat("schedule a sync with Priya tomorrow afternoon", "Europe/London")
     moved = only_card(chat("move it to Wednesday at 10am", "Europe/London", first["sessionId"]))
     assert moved["slots"][0]["start"] == "2026-12-09T10:00:00Z"
+
+
+@pytest.mark.parametrize(
+    ("timezone", "claims", "start", "note"),
+    [
+        # Priya in London, no locale said: day/month, as her zone's country writes dates
+        (
+            "Europe/London",
+            None,
+            "2027-10-12T10:00:00+01:00",
+            "as dates are written in GB, the country of your",
+        ),
+        # Jordan in New York: month/day
+        (
+            "America/New_York",
+            None,
+            "2026-12-10T10:00:00-05:00",
+            "as dates are written in US, the country of your",
+        ),
+        # the sign-in's locale over the zone's country
+        (
+            "America/New_York",
+            {"locale": "en-GB"},
+            "2027-10-12T10:00:00-04:00",
+            "as dates are written in en-GB",
+        ),
+        # neither says: month/day, and the card says the order is not known
+        ("UTC", None, "2026-12-10T10:00:00Z", "which comes first in your dates is not known"),
+    ],
+)
+def test_a_numeric_date_is_read_in_the_users_order_and_the_card_says_how(
+    env: dict[str, Any], timezone: str, claims: dict[str, Any] | None, start: str, note: str
+) -> None:
+    card = only_card(chat("meeting with Mei on 12/10 at 10am", timezone, claims=claims))
+    assert card["slots"][0]["start"] == start
+    assert any(note in each and "'12/10' read as" in each for each in card["notes"]), card["notes"]

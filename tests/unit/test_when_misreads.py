@@ -74,3 +74,77 @@ def test_an_unreadable_phrase_gives_an_example_that_is_not_past() -> None:
     with pytest.raises(UnparseableDate) as refused:
         resolve_when("blorp", ctx())
     assert "2026-12-08T15:00" in refused.value.message  # tomorrow, for this user
+
+
+def in_locale(timezone: str, locale: str | None) -> ToolContext:
+    return ToolContext(owner="user-1", session_id="s-1", now=MONDAY, timezone=timezone, locale=locale)
+
+
+@pytest.mark.parametrize(
+    ("timezone", "locale", "value", "why"),
+    [
+        (
+            "Europe/London",
+            None,
+            "2027-01-03T14:00",
+            "day/month, Sun 3 Jan, as dates are written in GB, the country",
+        ),
+        (
+            "America/New_York",
+            None,
+            "2027-03-01T14:00",
+            "month/day, Mon 1 Mar, as dates are written in US, the country",
+        ),
+        (
+            "America/New_York",
+            "en-GB",
+            "2027-01-03T14:00",
+            "day/month, Sun 3 Jan, as dates are written in en-GB",
+        ),
+        ("Europe/London", "en_US", "2027-03-01T14:00", "month/day, Mon 1 Mar, as dates are written in en_US"),
+        ("Asia/Tokyo", None, "2027-03-01T14:00", "month/day, Mon 1 Mar, as dates are written in JP"),
+        ("UTC", None, "2027-03-01T14:00", "which comes first in your dates is not known"),
+        ("America/Toronto", None, "2027-03-01T14:00", "which comes first in your dates is not known (CA"),
+        ("Europe/Berlin", "de", "2027-01-03T14:00", "as dates are written in DE"),  # no region: the zone's
+    ],
+)
+def test_a_date_whose_day_and_month_could_be_swapped_is_read_in_the_users_order_and_said(
+    timezone: str, locale: str | None, value: str, why: str
+) -> None:
+    reading = when.read_phrase("3/1 at 2pm", in_locale(timezone, locale))
+    assert reading.request is not None
+    (option,) = reading.request.options
+    assert option.value() == value
+    assert any(why in note for note in option.notes), option.notes
+    assert reading.date_notes == tuple(n for n in option.notes if "'3/1' read as" in n)
+
+
+def test_the_order_is_the_users_even_when_the_phrase_names_another_zone() -> None:
+    reading = when.read_phrase("12/10 at 10am New York time", in_locale("Europe/London", None))
+    assert reading.request is not None
+    assert [o.value() for o in reading.request.options] == ["2027-10-12T10:00"]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("15/12", "2026-12-15"), ("12/15", "2026-12-15"), ("3/3", "2027-03-03"), ("12/10/2027", "2027-10-12")],
+)
+def test_a_date_only_one_order_can_read_is_read_so_whatever_the_locale(text: str, value: str) -> None:
+    reading = when.read_phrase(text, in_locale("Europe/London", None))
+    assert reading.request is not None
+    assert [o.value() for o in reading.request.options] == [value]
+
+
+def test_a_numeric_date_the_calendar_does_not_have_is_refused_naming_it() -> None:
+    with pytest.raises(
+        UnparseableDate, match="'2/30' is not a day of the calendar: February 2027 has 28 days"
+    ):
+        when.read_phrase("2/30", in_locale("America/New_York", None))
+    with pytest.raises(UnparseableDate, match="'30/2' is not a day of the calendar"):
+        when.read_phrase("30/2", in_locale("Europe/London", None))
+
+
+def test_a_locale_that_is_no_language_tag_is_refused_by_the_context() -> None:
+    with pytest.raises(Exception, match="BCP 47"):
+        in_locale("UTC", "not a locale!")
+    assert ToolContext.from_session("s", {"userId": "u", "locale": "en-GB"}).locale == "en-GB"

@@ -229,6 +229,7 @@ def cross_check(args: MeetingArgs, request: TimeRequest, reading: PhraseReading 
     if args.times is not None:
         if reading.repeats is not None:  # the phrase's own notes are not the card's when times are passed
             notes.append(reading.repeats)
+        notes.extend(reading.date_notes)  # ... but how "3/1" was read is ("day/month, as en-GB writes it")
         said, given = reading.request.options, request.options
         if len(said) != len(given) or not all(s.admits(g) for s, g in zip(said, given, strict=True)):
             read = ", ".join(describe(o) for o in reading.request.options)

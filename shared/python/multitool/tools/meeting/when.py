@@ -44,6 +44,7 @@ import msgspec
 from msgspec.structs import replace
 
 from multitool.tools.base import DateInPast, ToolContext, UnparseableDate
+from multitool.zones import DateOrder, date_order
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -661,6 +662,12 @@ def _read_times(cleaned: str) -> _Reading:
     return _Reading(" ".join(text.split()), part, notes, window)
 
 
+_DATE_ORDER: contextvars.ContextVar[DateOrder | None] = contextvars.ContextVar("date_order", default=None)
+"""The order of day and month in the user's numeric dates, while one of their phrases is read (the
+phrase may be read in another zone, "3/1 at 2pm London time": the order stays the user's)."""
+_DATE_NOTES: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("date_notes", default=None)
+"""The notes on how numeric dates were read, while a phrase is read (:attr:`PhraseReading.date_notes`)."""
+
 _PHRASE_NOW: contextvars.ContextVar[_clock.struct_time | None] = contextvars.ContextVar(
     "phrase_now", default=None
 )
@@ -977,23 +984,43 @@ def _relative_days(text: str, ctx: ToolContext) -> tuple[str, list[str]]:
         weekday = _DAY_NAMES[(match["day"] or match["day2"] or match["day3"])[:3].casefold()]
         return date_words(today + timedelta(days=(weekday - today.weekday() - 1) % 7 + 8))
 
-    def day_first(match: re.Match[str]) -> str:
-        """A numeric date that can only be day/month ("15/12"): parsedatetime reads it as another day."""
+    def numeric(match: re.Match[str]) -> str:
+        """A numeric date ("3/1", "15/12", "12/10/2027"), day and month in the user's order where both
+        could be either (:func:`multitool.zones.date_order`: their locale's, else their zone's country's;
+        month/day, with a note saying the order is not known, where neither says)."""
         first, second = int(match["first"]), int(match["second"])
-        if first <= 12:
-            return match[0]  # month/day, as parsedatetime reads it (a note says so when both could be)
         said = match[0]
-        if second > 12:
-            raise UnparseableDate(f"'{said}' is not a date. Write e.g. 2026-12-15.", field=FIELD)
-        year = int(match["year"]) if match["year"] else today.year
-        year += 2000 if match["year"] and len(match["year"]) == 2 else 0
+        if first > 12 and second > 12:
+            raise UnparseableDate(
+                f"'{said}' is not a date: neither number is a month. Write e.g. {today + timedelta(days=1)}.",
+                field=FIELD,
+            )
+        order = _DATE_ORDER.get() or date_order(ctx.locale, ctx.timezone)
+        swappable = first <= 12 and second <= 12 and first != second
+        day_first = first > 12 or (second <= 12 and order.day_first is True)
+        number, month = (first, second) if day_first else (second, first)
+        if match["year"]:
+            year = int(match["year"]) + (2000 if len(match["year"]) == 2 else 0)
+        else:
+            year = today.year if (month, min(number, 28)) >= (today.month, today.day) else today.year + 1
         try:
-            day = date(year, second, first)
-            if day < today and not match["year"]:
-                day = date(year + 1, second, first)
+            day = date(year, month, number)
         except ValueError:
-            raise UnparseableDate(f"'{said}' is not a day of the calendar.", field=FIELD) from None
-        notes.append(f"'{said}' read as day/month, {_label(day)}.")
+            raise _no_such_day(said, month, year, calendar.monthrange(year, month)[1]) from None
+        read = "day/month" if day_first else "month/day"
+        if not swappable:
+            if first > 12:
+                notes.append(f"'{said}' read as day/month, {_label(day)}.")
+        elif order.day_first is None:
+            notes.append(
+                f"'{said}' read as month/day, {_label(day)}: which comes first in your dates is not known "
+                f"({order.why}). Write {day.isoformat()} to be sure."
+            )
+        else:
+            notes.append(f"'{said}' read as {read}, {_label(day)}, as dates are written in {order.why}.")
+        said_notes = _DATE_NOTES.get()
+        if said_notes is not None and swappable:
+            said_notes.append(notes[-1])
         return date_words(day)
 
     def nth_weekday(match: re.Match[str]) -> str:
@@ -1040,9 +1067,11 @@ def _relative_days(text: str, ctx: ToolContext) -> tuple[str, list[str]]:
 
     text = _MAY_AS_VERB.sub(" ", text)
     _day_of_month_checked(text, today)
+    # The user's numeric dates first: each rewriting below writes its day as month/day/year, which is
+    # parsedatetime's order, not necessarily the user's.
+    text = _NUMERIC_DATE.sub(numeric, text)
     text = _NAMED_DAY.sub(named_day, text)
     text = _NTH_WEEKDAY.sub(nth_weekday, text)
-    text = _NUMERIC_DATE.sub(day_first, text)
     text = _THIS_WEEKDAY.sub(this_weekday, text)
     text = _WEEKDAY_WEEK.sub(week_after, text)
     text = _DAY_AFTER_TOMORROW.sub(lambda _: date_words(today + timedelta(days=2)), text)
@@ -1109,7 +1138,11 @@ def resolve_when(text: str, ctx: ToolContext) -> RequestedTime:
     cleaned = _spelled_weekdays(" ".join(text.split()))
     requested = _iso(cleaned, ctx)
     if requested is None:
-        requested, _ = _natural_reading(cleaned, ctx)
+        order = _DATE_ORDER.set(_DATE_ORDER.get() or date_order(ctx.locale, ctx.timezone))
+        try:
+            requested, _ = _natural_reading(cleaned, ctx)
+        finally:
+            _DATE_ORDER.reset(order)
     if requested is None:
         raise UnparseableDate(
             f"Could not tell which day '{cleaned}' means. Say e.g. 'Thursday', 'tomorrow at 3pm', "
@@ -1588,13 +1621,6 @@ def _reading_of(cleaned: str, ctx: ToolContext) -> tuple[RequestedTime | None, l
             which = f"{ahead} days ahead"
         notes.insert(0, f"'{match[0]}' read as {label} ({which}).")
         break
-    for match in _NUMERIC_DATE.finditer(cleaned):
-        first, second = int(match["first"]), int(match["second"])
-        if first != second and first <= 12 and second <= 12:  # "10/12": October 12th, or 10 December?
-            notes.append(
-                f"'{match[0]}' read as month/day, {_label(parsed.day)}: write {parsed.day} to be sure."
-            )
-            break
     window = reading.window or (PARTS_OF_DAY.get(reading.part) if reading.part else None)
     if reading.window is None and window is not None and reading.part is not None:
         notes.append(f"'{reading.part}' read as {_hhmm(window[0])}-{_hhmm(window[1])}.")
@@ -1832,6 +1858,9 @@ class PhraseReading(msgspec.Struct, frozen=True):
     repeats: str | None = None
     """For a meeting that repeats ("every Tuesday"): the note that only the first is proposed (it is also
     the first option's)."""
+    date_notes: tuple[str, ...] = ()
+    """How each numeric date whose day and month could be swapped was read ("3/1"): the card says it
+    even when a model passed the times (they are also the options' notes)."""
 
 
 def _zone_named(text: str) -> tuple[str, str | None, str | None, str | None]:
@@ -1900,6 +1929,19 @@ def read_phrase(text: str, ctx: ToolContext, zone: ZoneInfo | None = None) -> Ph
 
     Raises :class:`UnparseableDate` for a time that cannot exist ("25:00"), as :func:`resolve_when`.
     """
+    order = _DATE_ORDER.set(_DATE_ORDER.get() or date_order(ctx.locale, ctx.timezone))
+    said = _DATE_NOTES.set([])
+    try:
+        reading = _read_phrase_fixed(text, ctx, zone)
+        date_notes = tuple(dict.fromkeys(_DATE_NOTES.get() or ()))
+        return replace(reading, date_notes=date_notes) if date_notes else reading
+    finally:
+        _DATE_NOTES.reset(said)
+        _DATE_ORDER.reset(order)
+
+
+def _read_phrase_fixed(text: str, ctx: ToolContext, zone: ZoneInfo | None) -> PhraseReading:
+    """The phrase as read, read again with its misspellings fixed when that reads more of it."""
     reading = _read_phrase(text, ctx, zone)
     if not reading.unread:
         return reading
@@ -2076,7 +2118,9 @@ def _names_a_day(part: str, option: RequestedTime, ctx: ToolContext) -> bool:
 
 
 def _in_zone(ctx: ToolContext, timezone: str) -> ToolContext:
-    return ToolContext(owner=ctx.owner, session_id=ctx.session_id, now=ctx.now, timezone=timezone)
+    return ToolContext(
+        owner=ctx.owner, session_id=ctx.session_id, now=ctx.now, timezone=timezone, locale=ctx.locale
+    )
 
 
 # -- the structured values a model passes ----------------------------------------------------
