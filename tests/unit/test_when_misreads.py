@@ -5,9 +5,13 @@ from __future__ import annotations
 from datetime import UTC, datetime, time
 
 import pytest
+from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+from multitool.tools import ToolPorts, run_calls
 from multitool.tools.base import ToolContext, UnparseableDate
 from multitool.tools.meeting import when
 from multitool.tools.meeting.when import resolve_when
+
+from tests.support.events import sample_people
 
 # Monday 7 December 2026, 10:00 in New York, 15:00 in London.
 MONDAY = datetime(2026, 12, 7, 15, 0, tzinfo=UTC)
@@ -148,3 +152,25 @@ def test_a_locale_that_is_no_language_tag_is_refused_by_the_context() -> None:
     with pytest.raises(Exception, match="BCP 47"):
         in_locale("UTC", "not a locale!")
     assert ToolContext.from_session("s", {"userId": "u", "locale": "en-GB"}).locale == "en-GB"
+
+
+@pytest.mark.parametrize(
+    ("when_said", "said"),
+    [
+        ("Thursday at 25:00", "'25:00' in 'Thursday at 25:00' is not a time of day"),
+        ("Feb 30", "'Feb 30' is not a day of the calendar: February 2027 has 28 days"),
+        ("on the blue moon", "Could not tell which day 'on the blue moon' means"),
+    ],
+)
+def test_the_meeting_tool_answers_what_it_could_not_read_and_no_past_example(
+    when_said: str, said: str
+) -> None:
+    ports = ToolPorts(MemoryDirectory(sample_people()), MemoryCalendar([]), MemoryDraftStore())
+    (outcome,) = run_calls(
+        [("propose_meeting", {"attendees": ["Priya"], "title": "Sync", "when": when_said})], ctx(), ports
+    )
+    message = outcome.body["error"]["message"]
+    assert (outcome.status, outcome.body["error"]["code"]) == (422, "unparseable_date")
+    assert said in message
+    assert "2026-12-03" not in message
+    assert "pass times" not in message.casefold()

@@ -211,7 +211,7 @@ def _request_from_phrase(
     if reading is None or reading.request is None:
         raise UnparseableDate(
             f"Could not tell which day '{args.when}' means. Say e.g. 'Thursday', 'tomorrow at 3pm', "
-            f"'Friday morning' or 'next Tuesday' (or pass times, e.g. ['{example_time(ctx)}']).",
+            f"'Friday morning', 'next Tuesday' or a date like {example_time(ctx)}.",
             field="when",
         )
     request = reading.request
