@@ -99,3 +99,10 @@ def test_a_meeting_moved_to_another_day_keeps_the_hours_it_asked_for(
     assert refusal is None
     assert revision is not None
     assert revision.args["when"] == moved
+
+
+def test_a_request_it_cannot_do_after_a_word_boundary_is_still_said_as_not_understood() -> None:
+    reading = read("email Priya about the launch then book me a flight")
+    (mail,) = reading.intents
+    assert mail.args["subject"] == "About the launch"
+    assert reading.unread == ["book me a flight"]

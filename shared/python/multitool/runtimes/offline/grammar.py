@@ -512,6 +512,16 @@ def pieces(message: str) -> list[Piece]:
     return [p for p in result if p.text.strip()]
 
 
+def _continues(piece: Piece) -> bool:
+    """Whether a clause after a boundary said in words goes on with the one before: it starts no
+    request and asks for nothing ("plus sign", "then crashes"; not "then book me a flight", which is
+    said as not understood)."""
+    if not _WORD_JOINER.search(piece.joiner):
+        return False
+    preamble = _PREAMBLE.match(piece.text)
+    return _VERB.match(piece.text[preamble.end() if preamble else 0 :].lstrip()) is None
+
+
 def _separate_meeting(before: Segment, text: str) -> bool:
     """Whether "with <someone> <when>" after a meeting that has its own day is a meeting of its own;
     after one without a day ("a meeting with priya and with kinshuok on wednesday") it adds a guest."""
@@ -562,7 +572,7 @@ def segments(message: str) -> tuple[list[Segment], list[str]]:
             continue
         if start is not None:
             found.append(Segment(start, piece.text))
-        elif found and (not piece.hard or _WORD_JOINER.search(piece.joiner)):
+        elif found and (not piece.hard or _continues(piece)):
             found[-1].text += piece.joiner + piece.text
         elif found and about is not None:  # "Email Mei? It's about the visa letter": the topic, said after
             found[-1].text += " " + piece.text[about.start("about") :]
