@@ -97,7 +97,9 @@ def test_claude_requests_cache_the_tools_and_the_standing_prompt_and_fit_convers
     assert "2026-12-01" not in standing["text"]
     assert (
         time["text"]
-        == "The user's time zone is Europe/Berlin.\nThe current time is 2026-12-01T08:00:00+00:00."
+        == "The user's time zone is Europe/Berlin.\nThe current time is 2026-12-01T08:00:00+00:00.\n"
+        "The user's numeric dates are day/month (3/1 is 3 January), as dates are written in DE, the "
+        "country of the user's time zone Europe/Berlin."
     )
     # What the model reads is the prompt it read before, word for word.
     assert f"{standing['text']}\n{time['text']}" == system_prompt(timezone=BERLIN.timezone, now=BERLIN.now)

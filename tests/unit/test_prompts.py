@@ -47,7 +47,13 @@ def test_every_prompt_states_every_rule(prompt: str) -> None:
 def test_time_context_travels_with_the_runtime_prompts() -> None:
     attributes = prompt_session_attributes(timezone="Asia/Kolkata", now=NOW)
 
-    assert attributes == {"rules": contract_text(), "timezone": "Asia/Kolkata", "now": NOW.isoformat()}
+    assert attributes == {
+        "rules": contract_text(),
+        "timezone": "Asia/Kolkata",
+        "now": NOW.isoformat(),
+        "dates": "The user's numeric dates are day/month (3/1 is 3 January), as dates are written in IN, "
+        "the country of the user's time zone Asia/Kolkata.",
+    }
     assert all(isinstance(value, str) for value in attributes.values())
     assert "Asia/Kolkata" in system_prompt(timezone="Asia/Kolkata")
     assert NOW.isoformat() in system_prompt(timezone="UTC", now=NOW)

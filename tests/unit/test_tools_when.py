@@ -339,7 +339,12 @@ def test_a_phrase_of_more_than_one_day_word_is_left_to_parsedatetime() -> None:
         ),
         ("before 9am on Friday", "2026-12-04T08:00/09:00", "'before 9am' read as 08:00-09:00."),
         ("Thursday at 3 may work", "2026-12-03T15:00", "'Thursday' read as Thu 3 Dec"),
-        ("10/12", "2027-10-12", "'10/12' read as month/day, Tue 12 Oct: write 2027-10-12 to be sure."),
+        (  # in Berlin: day first, as Germany writes dates (tests/unit/test_when_misreads.py: by locale)
+            "10/12",
+            "2026-12-10",
+            "'10/12' read as day/month, Thu 10 Dec, as dates are written in DE, the country of your time "
+            "zone Europe/Berlin.",
+        ),
         # An earliest start: its hours to the end of the day (18:00), or the hour after it in the evening.
         ("Thursday after 3pm", "2026-12-03T15:00/18:00", "'after 3pm' read as 15:00-18:00."),
         ("any time after 2 tomorrow", "2026-12-02T14:00/18:00", "'any time after 2' read as 14:00-18:00."),

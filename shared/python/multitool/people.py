@@ -23,6 +23,14 @@ class Person(WireValue):
     email: Annotated[str, Field(min_length=3, max_length=320)]
     timezone: Annotated[str, Field(max_length=64, description="IANA time zone name")] = "UTC"
     aliases: tuple[str, ...] = ()
+    locale: Annotated[
+        str | None,
+        Field(
+            max_length=35,
+            description="BCP 47 language tag (en-GB): how the person writes dates; "
+            "none: from the country of their time zone",
+        ),
+    ] = None
 
 
 class Resolution(StrEnum):

@@ -220,6 +220,7 @@ def chat_app(
         request = ChatRequest.model_validate_json(body_text(app.current_event))
         claims = app.current_event.request_context.authorizer.jwt_claim or {}
         zone = claims.get("zoneinfo")
+        locale = claims.get("locale")  # OpenID Connect's standard claim: a BCP 47 tag, "en-GB"
         chat_turns = turns() if prefers_async(app.current_event.headers.get(PREFER_HEADER)) else None
         if chat_turns is not None:
             started = chat_turns.start_body(
@@ -230,6 +231,7 @@ def chat_app(
                 user_email=verified_email(claims),
                 idempotency_key=key,
                 lambda_context=app.lambda_context,
+                locale_hint=locale if isinstance(locale, str) else None,
             )
             turn_id = json.loads(started)["turnId"]
             return Response(
@@ -246,6 +248,7 @@ def chat_app(
             idempotency_key=key,
             lambda_context=app.lambda_context,
             user_token=bearer_token(app.current_event.headers.get("authorization")),
+            locale_hint=locale if isinstance(locale, str) else None,
         )
         # The text as stored: a replay answers the very same bytes.
         return Response(status_code=HTTPStatus.OK, content_type=content_types.APPLICATION_JSON, body=body)

@@ -169,6 +169,7 @@ class ChatTurns:
         user_email: str | None = None,
         idempotency_key: str | None = None,
         lambda_context: LambdaContext | None = None,
+        locale_hint: str | None = None,
     ) -> str:
         """The 202 body (JSON text) of a started turn; with an ``idempotency_key``, the first one on a retry.
 
@@ -177,7 +178,7 @@ class ChatTurns:
         self.service.validate(request, timezone_hint)
         idempotency = self.service.idempotency
         if idempotency_key is None or idempotency is None or self._start_once is None:
-            return self._start_body(user_id, request, timezone_hint, user_email, function_name)
+            return self._start_body(user_id, request, timezone_hint, user_email, function_name, locale_hint)
         idempotency.register_lambda_context(lambda_context)
         request_key = {
             "userId": user_id,
@@ -191,6 +192,7 @@ class ChatTurns:
             timezone_hint,
             user_email,
             function_name,
+            locale_hint,
             request_key=request_key,
         )
 
@@ -201,6 +203,7 @@ class ChatTurns:
         timezone_hint: str | None,
         user_email: str | None,
         function_name: str,
+        locale_hint: str | None = None,
         *,
         request_key: dict[str, str] | None = None,
     ) -> str:
@@ -214,6 +217,7 @@ class ChatTurns:
             "request": request.model_copy(update={"session_id": session_id}).to_wire(),
             "timezoneHint": timezone_hint,
             "userEmail": user_email,
+            **({"localeHint": locale_hint} if locale_hint else {}),
         }
         try:
             self.store.create(turn_id, user_id, session_id, stored)
@@ -248,6 +252,7 @@ class ChatTurns:
                 request,
                 timezone_hint=fields.get("timezoneHint"),
                 user_email=fields.get("userEmail"),
+                locale_hint=fields.get("localeHint"),
                 deadline=deadline,
                 progress=_Progress(self.store, turn_id),
             )

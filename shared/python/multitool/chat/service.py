@@ -47,7 +47,7 @@ from multitool.runtimes.base import ModelBusy, Runtime, TurnError, TurnProgress,
 from multitool.runtimes.traces import ToolResults
 from multitool.text import MultiLine
 from multitool.wire import WireModel
-from multitool.zones import iana_zone
+from multitool.zones import iana_zone, valid_locale
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
@@ -224,6 +224,7 @@ class ChatService:
         idempotency_key: str | None = None,
         lambda_context: "LambdaContext | None" = None,
         user_token: str | None = None,
+        locale_hint: str | None = None,
     ) -> str:
         """The response body (JSON text) for one turn; with an ``idempotency_key``, the stored one on a retry.
 
@@ -245,6 +246,7 @@ class ChatService:
                     user_email=user_email,
                     deadline=turn_deadline(lambda_context, limit=API_SECONDS),
                     user_token=user_token,
+                    locale_hint=locale_hint,
                 ).to_wire()
             )
         self.idempotency.register_lambda_context(lambda_context)
@@ -257,6 +259,7 @@ class ChatService:
             user_email,
             turn_deadline(lambda_context, limit=API_SECONDS),
             user_token,
+            locale_hint,
             request_key=request_key,
         )
 
@@ -268,6 +271,7 @@ class ChatService:
         user_email: str | None,
         deadline: float | None,
         user_token: str | None,
+        locale_hint: str | None = None,
         *,
         request_key: dict[str, str],
     ) -> str:
@@ -281,6 +285,7 @@ class ChatService:
                 user_email=user_email,
                 deadline=deadline,
                 user_token=user_token,
+                locale_hint=locale_hint,
             ).to_wire()
         )
 
@@ -323,9 +328,11 @@ class ChatService:
         deadline: float | None = None,
         progress: TurnProgress | None = None,
         user_token: str | None = None,
+        locale_hint: str | None = None,
     ) -> ChatResponse:
         """Run one turn for ``user_id`` (``progress`` is told of each card as it is made; ``user_token``,
-        the sender's JWT, reaches the tool calls run here, for the user's own suite).
+        the sender's JWT, reaches the tool calls run here, for the user's own suite; ``locale_hint``,
+        the token's ``locale``, says how the user writes dates, and is ignored unless a BCP 47 tag).
 
         Raises :class:`ChatInputError`, ``SessionNotOwned`` or a runtime's ``TurnError``.
         """
@@ -352,6 +359,7 @@ class ChatService:
             progress=progress,
             carried=carried,
             user_token=user_token,
+            locale=valid_locale(locale_hint),
         )
         try:
             results = self.runtime.run_turn(turn)

@@ -508,7 +508,7 @@ class InProcessTarget:
             body=json.dumps(body).encode(),
             route=route,
             path_parameters=params,
-            claims=jwt_claims(person.id, person.email, person.timezone, person.display_name),
+            claims=jwt_claims(person.id, person.email, person.timezone, person.display_name, person.locale),
             source_ip="127.0.0.1",
         )
         answer = proxy_response(self._app(route.function).resolve(event, LambdaContext(route.function)))

@@ -110,8 +110,11 @@ class LocalResponse:
         return json.loads(self.body) if self.body else None
 
 
-def jwt_claims(user_id: str, email: str, zoneinfo: str, name: str | None = None) -> dict[str, Any]:
-    """Claims shaped like a Cognito token's, for the signed-in local user (``zoneinfo``: OIDC standard)."""
+def jwt_claims(
+    user_id: str, email: str, zoneinfo: str, name: str | None = None, locale: str | None = None
+) -> dict[str, Any]:
+    """Claims shaped like a Cognito token's, for the signed-in local user (``zoneinfo`` and ``locale``:
+    OIDC standard claims)."""
     now = int(time.time())
     return {
         "sub": user_id,
@@ -121,6 +124,7 @@ def jwt_claims(user_id: str, email: str, zoneinfo: str, name: str | None = None)
         # Seeded users' addresses are theirs: as in a Cognito token for a verified address.
         "email_verified": "true",
         "zoneinfo": zoneinfo,
+        **({"locale": locale} if locale else {}),
         "iss": LOCAL_ISSUER,
         "client_id": "local",
         "token_use": "access",
@@ -254,7 +258,9 @@ class LocalApi:
         if not user_id:
             return None
         person = self.seed.person(user_id)
-        return jwt_claims(person.id, person.email, person.timezone, person.display_name) if person else None
+        if person is None:
+            return None
+        return jwt_claims(person.id, person.email, person.timezone, person.display_name, person.locale)
 
     def invoke(
         self,

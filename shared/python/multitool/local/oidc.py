@@ -476,6 +476,9 @@ class LocalOidc:
             "email_verified": True,
             "name": person.display_name,
             "zoneinfo": person.timezone,
+            # OpenID Connect Core 1.0, 5.1 Standard Claims: locale, a BCP 47 language tag ("en-US"); the
+            # directory's Person has one where it is known
+            **({"locale": locale} if (locale := getattr(person, "locale", None)) else {}),
         }
 
     def _tokens(self, user_id: str, scope: str, client_id: str, resource: str = "") -> dict[str, Any]:

@@ -90,6 +90,7 @@ def _person_to_attr(person: Person) -> dict[str, Any]:
             "email": {"S": wire["email"]},
             "timezone": {"S": wire["timezone"]},
             "aliases": {"L": [{"S": a} for a in wire["aliases"]]},
+            **({"locale": {"S": person.locale}} if person.locale else {}),
         }
     }
 
@@ -102,6 +103,7 @@ def _person_from_attr(value: Mapping[str, Any]) -> Person:
         email=data["email"]["S"],
         timezone=data.get("timezone", {}).get("S", "UTC"),
         aliases=tuple(a["S"] for a in data.get("aliases", {}).get("L", [])),
+        locale=data.get("locale", {}).get("S") or None,
     )
 
 

@@ -27,32 +27,13 @@ from pathlib import Path
 from typing import NamedTuple
 
 from multitool import FOLDER
+from multitool.zones import country_of
+from multitool.zones import zone_countries as _zone_countries
 
 TABLE = "public_holidays.txt"
 """The table's file name, in the ``multitool`` package's folder in the layer."""
 TABLE_YEARS = 4
 """How many years the table holds, from the year it is written."""
-
-
-@functools.cache
-def _zone_countries() -> Mapping[str, str]:
-    """IANA zone -> ISO 3166 country code, from tzdata's ``zone.tab``."""
-    import tzdata  # type: ignore[import-untyped]  # only its folder: no stubs needed
-
-    text = (Path(tzdata.__file__).parent / "zoneinfo" / "zone.tab").read_text(encoding="utf-8")
-    countries: dict[str, str] = {}
-    for line in text.splitlines():
-        if line.startswith("#") or not line.strip():
-            continue
-        fields = line.split("\t")
-        if len(fields) >= 3:
-            countries[fields[2]] = fields[0]
-    return countries
-
-
-def country_of(zone: str) -> str | None:
-    """The country a time zone belongs to ('Europe/London' -> 'GB'); None for UTC and the like."""
-    return _zone_countries().get(zone)
 
 
 class HolidayTable(NamedTuple):

@@ -144,7 +144,9 @@ class AgentRuntime:
         recorder = TraceRecorder(request.session_id)
         base_state: dict[str, Any] = {
             "sessionAttributes": request.session_attributes(),
-            "promptSessionAttributes": prompt_session_attributes(timezone=request.timezone, now=request.now),
+            "promptSessionAttributes": prompt_session_attributes(
+                timezone=request.timezone, now=request.now, locale=request.locale
+            ),
         }
         session_state = dict(base_state)
         input_text = request.message

@@ -269,7 +269,9 @@ class AgentCoreRuntime:
             "runtimeSessionId": runtime_session_id(request.user_id, request.session_id),
             "runtimeUserId": request.user_id,
             "actorId": request.user_id,
-            "systemPrompt": [{"text": system_prompt(timezone=request.timezone, now=request.now)}],
+            "systemPrompt": [
+                {"text": system_prompt(timezone=request.timezone, now=request.now, locale=request.locale)}
+            ],
             "tools": self.tools,
             "allowedTools": allowed_tools(self.tools),
             "maxIterations": self.max_rounds,

@@ -88,6 +88,8 @@ class TurnRequest(Redacted, msgspec.Struct, frozen=True):
     user_token: str | None = None
     """The sender's own JWT, for the tool calls this function runs (the user's own suite); never
     stored, logged, traced or sent to a model or a harness."""
+    locale: str | None = None
+    """The sender's BCP 47 locale ("en-GB"), from the token's ``locale`` claim: how they write dates."""
 
     def has_time_for_model_call(self) -> bool:
         """Whether another model call can still finish before the deadline."""
@@ -95,12 +97,14 @@ class TurnRequest(Redacted, msgspec.Struct, frozen=True):
 
     def session_attributes(self) -> dict[str, str]:
         """What action groups read from ``sessionAttributes`` (``userId``, ``timezone``, ``now``,
-        ``userEmail``)."""
+        ``userEmail``, ``locale``)."""
         attributes = {"userId": self.user_id, "timezone": self.timezone}
         if self.now is not None:
             attributes["now"] = self.now.isoformat()
         if self.user_email is not None:
             attributes["userEmail"] = self.user_email
+        if self.locale is not None:
+            attributes["locale"] = self.locale
         return attributes
 
 

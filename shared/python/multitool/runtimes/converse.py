@@ -137,12 +137,14 @@ def _default_tool_specs(_version: int) -> tuple[dict[str, Any], ...]:
 # --------------------------------------------------------------------------- the cacheable prefix
 
 
-def system_blocks(model_id: str, *, timezone: str, now: datetime | None) -> list[dict[str, Any]]:
+def system_blocks(
+    model_id: str, *, timezone: str, now: datetime | None, locale: str | None = None
+) -> list[dict[str, Any]]:
     """Converse ``system``: the standing prompt, a cache point where the model caches, then the time."""
     blocks: list[dict[str, Any]] = [{"text": standing_system_prompt()}]
     if prompt_cache(model_id) is not None:
         blocks.append(copy.deepcopy(CACHE_POINT))
-    blocks.append({"text": time_context(timezone=timezone, now=now)})
+    blocks.append({"text": time_context(timezone=timezone, now=now, locale=locale)})
     return blocks
 
 
@@ -211,7 +213,9 @@ class ConverseRuntime:
     def run_turn(self, request: TurnRequest) -> ToolResults:
         flow = self.flows(request)
         recorder = TraceRecorder(request.session_id)
-        system = system_blocks(self.model_id, timezone=request.timezone, now=request.now)
+        system = system_blocks(
+            self.model_id, timezone=request.timezone, now=request.now, locale=request.locale
+        )
         messages: list[dict[str, Any]] = [
             *(_text_message(message) for message in request.history),
             {"role": "user", "content": [{"text": request.message}]},

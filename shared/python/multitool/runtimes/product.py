@@ -118,6 +118,7 @@ def product_flows(
             timezone=request.timezone,
             requester_email=request.user_email,
             user_token=request.user_token,
+            locale=request.locale,
         )
         return product_flow(ctx, ports, config, request.progress, direct_answers=direct_answers)
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from multitool.zones import date_order
+
 EVERY_TOOL = (
     "When a message asks for several things, invoke every applicable tool in the same turn, "
     "one call per action, all in one response: never do one and ask about the rest."
@@ -64,9 +66,9 @@ def contract_text() -> str:
     return "\n".join(f"{number}. {rule}" for number, rule in enumerate(CONTRACT, start=1))
 
 
-def system_prompt(*, timezone: str, now: datetime | None = None) -> str:
+def system_prompt(*, timezone: str, now: datetime | None = None, locale: str | None = None) -> str:
     """The Converse system prompt: the contract plus the user's time context."""
-    return "\n".join((standing_system_prompt(), time_context(timezone=timezone, now=now)))
+    return "\n".join((standing_system_prompt(), time_context(timezone=timezone, now=now, locale=locale)))
 
 
 def standing_system_prompt() -> str:
@@ -80,17 +82,37 @@ def standing_system_prompt() -> str:
     return "\n".join(lines)
 
 
-def time_context(*, timezone: str, now: datetime | None = None) -> str:
-    """The per-request end of the system prompt: the user's zone and the current time."""
+def time_context(*, timezone: str, now: datetime | None = None, locale: str | None = None) -> str:
+    """The per-request end of the system prompt: the user's zone, the current time, their locale
+    when known, and how their numeric dates ("3/1") are read."""
     lines = [f"The user's time zone is {timezone}."]
     if now is not None:
         lines.append(f"The current time is {now.isoformat()}.")
+    if locale is not None:
+        lines.append(f"The user's locale is {locale}.")
+    lines.append(dates_rule(timezone=timezone, locale=locale))
     return "\n".join(lines)
 
 
-def prompt_session_attributes(*, timezone: str, now: datetime | None = None) -> dict[str, str]:
+def dates_rule(*, timezone: str, locale: str | None = None) -> str:
+    """How the user's numeric dates are read, as the meeting tool reads them (``multitool.zones``)."""
+    order = date_order(locale, timezone)
+    if order.day_first is None:
+        return (
+            "Which comes first in the user's numeric dates (3/1) is not known: read them as month/day "
+            "and say so, or ask."
+        )
+    first = "day/month (3/1 is 3 January)" if order.day_first else "month/day (3/1 is 1 March)"
+    why = order.why.replace("your time zone", "the user's time zone")  # the note's words, for the model
+    return f"The user's numeric dates are {first}, as dates are written in {why}."
+
+
+def prompt_session_attributes(
+    *, timezone: str, now: datetime | None = None, locale: str | None = None
+) -> dict[str, str]:
     """The runtime prompt for InvokeAgent: ``sessionState.promptSessionAttributes`` (string values)."""
     attributes = {"rules": contract_text(), "timezone": timezone}
     if now is not None:
         attributes["now"] = now.isoformat()
+    attributes["dates"] = dates_rule(timezone=timezone, locale=locale)
     return attributes

@@ -21,7 +21,7 @@ from multitool.drafts import DEFAULT_TTL_SECONDS
 from multitool.errors import ServiceError
 from multitool.records import Redacted
 from multitool.settings import DEFAULT_JIRA_PROJECTS, JiraProject, _projects
-from multitool.zones import iana_zone
+from multitool.zones import iana_zone, valid_locale
 
 if TYPE_CHECKING:
     from multitool.ports.calendar import Calendar
@@ -197,6 +197,9 @@ class ToolContext(Redacted, msgspec.Struct, frozen=True):
     timezone: str = "UTC"
     requester_email: str | None = None
     user_token: str | None = None
+    locale: str | None = None
+    """The user's BCP 47 locale ("en-GB"), when the sign-in or the directory says it: how their
+    numeric dates are read (:func:`multitool.zones.date_order`; else from their zone's country)."""
 
     def __post_init__(self) -> None:
         if not self.owner:
@@ -206,6 +209,11 @@ class ToolContext(Redacted, msgspec.Struct, frozen=True):
         if self.now.tzinfo is None:
             raise InvalidInput("'now' must carry a UTC offset.", field="sessionAttributes.now")
         zone_of(self.timezone)
+        if self.locale is not None and valid_locale(self.locale) is None:
+            raise InvalidInput(
+                "sessionAttributes.locale must be a BCP 47 language tag such as en-GB.",
+                field="sessionAttributes.locale",
+            )
         email = self.requester_email
         if email is not None and not (len(email) <= MAX_EMAIL_CHARS and is_address(email)):
             raise InvalidInput(
@@ -224,8 +232,8 @@ class ToolContext(Redacted, msgspec.Struct, frozen=True):
     def from_session(
         cls, session_id: str, attributes: Mapping[str, Any] | None, *, default_timezone: str = "UTC"
     ) -> ToolContext:
-        """Build from Bedrock ``sessionAttributes`` (``userId``, ``timezone``, optional ``now``
-        and ``userEmail``)."""
+        """Build from Bedrock ``sessionAttributes`` (``userId``, ``timezone``, optional ``now``,
+        ``userEmail`` and ``locale``)."""
         attributes = attributes or {}
         owner = attributes.get("userId")
         if not isinstance(owner, str) or not owner.strip():
@@ -251,8 +259,14 @@ class ToolContext(Redacted, msgspec.Struct, frozen=True):
             raise InvalidInput(
                 "sessionAttributes.userEmail must be a string.", field="sessionAttributes.userEmail"
             )
+        locale = attributes.get("locale") or None
         return cls(
-            owner=owner.strip(), session_id=session_id, now=now, timezone=timezone, requester_email=email
+            owner=owner.strip(),
+            session_id=session_id,
+            now=now,
+            timezone=timezone,
+            requester_email=email,
+            locale=locale if isinstance(locale, str) else None,
         )
 
 

@@ -75,6 +75,7 @@ from multitool.tools.meeting.when import (
     TimeRequest,
     check_option,
     describe,
+    example_time,
     read_phrase,
     structured_request,
 )
@@ -213,11 +214,15 @@ def _phrase(args: MeetingArgs, ctx: ToolContext, zone: ZoneInfo | None) -> Phras
         return None
 
 
-def _request_from_phrase(args: MeetingArgs, reading: PhraseReading | None, ctx: ToolContext) -> TimeRequest:
+def _request_from_phrase(
+    args: MeetingArgs, reading: PhraseReading | None, ctx: ToolContext, zone: ZoneInfo | None
+) -> TimeRequest:
+    if reading is None:
+        read_phrase(args.when, ctx, zone)  # raises what made it unreadable ("25:00", "Feb 30"), as said
     if reading is None or reading.request is None:
         raise UnparseableDate(
-            f"Could not tell which day '{args.when}' means. Pass times (e.g. ['2026-12-03T15:00']) or say "
-            "e.g. 'Thursday', 'tomorrow at 3pm', 'Friday morning', 'next Tuesday'.",
+            f"Could not tell which day '{args.when}' means. Say e.g. 'Thursday', 'tomorrow at 3pm', "
+            f"'Friday morning', 'next Tuesday' or a date like {example_time(ctx)}.",
             field="when",
         )
     request = reading.request
@@ -235,6 +240,7 @@ def cross_check(args: MeetingArgs, request: TimeRequest, reading: PhraseReading 
     if args.times is not None:
         if reading.repeats is not None:  # the phrase's own notes are not the card's when times are passed
             notes.append(reading.repeats)
+        notes.extend(reading.date_notes)  # ... but how "3/1" was read is ("day/month, as en-GB writes it")
         said, given = reading.request.options, request.options
         if len(said) != len(given) or not all(s.admits(g) for s, g in zip(said, given, strict=True)):
             read = ", ".join(describe(o) for o in reading.request.options)
@@ -254,7 +260,7 @@ def _provisional(args: MeetingArgs, ctx: ToolContext) -> TimeRequest:
     zone = _zone_arg(args)
     if args.times is not None:
         return structured_request(list(args.times), list(args.not_on or ()), zone, ctx, args.when)
-    return _request_from_phrase(args, _phrase(args, ctx, zone), ctx)
+    return _request_from_phrase(args, _phrase(args, ctx, zone), ctx, zone)
 
 
 def _zone_person(args: MeetingArgs, reading: PhraseReading | None) -> str | None:
@@ -290,7 +296,7 @@ def prepare(args: MeetingArgs, ctx: ToolContext, config: ToolConfig) -> Prepared
             return structured_request(
                 list(args.times), list(args.not_on or ()), zone, ctx, args.when
             ), reading
-        return _request_from_phrase(args, reading, ctx), reading
+        return _request_from_phrase(args, reading, ctx, zone), reading
 
     def finish(people: People, busy: BusyTimes) -> dict[str, Any]:
         attendees, own_notes = without_organizer(

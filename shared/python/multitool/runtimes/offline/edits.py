@@ -190,8 +190,30 @@ def _apply(card: Card, change: Change, args: dict[str, Any]) -> None:
         else:
             current = [c for c in current if c.casefold() not in {n.casefold() for n in change.value}]
         args[key] = current
+    elif change.field == "when":
+        args["when"] = _keeping_hours(str(args.get("when") or ""), change.value)
     else:
         args[change.field] = change.value
+
+
+# The hours of a phrase, apart from its day: "afternoon", "early morning", "at 3pm", "after 2", "2-3pm".
+_HOURS_SAID = re.compile(
+    rf"\b(?:in\s+the\s+)?{g._SHADE}?(?:{g._PART})\b|\btonight\b"
+    r"|\bbetween\s+\d{1,2}(?::\d{2})?\s*(?:am|pm)?\s+and\s+\d{1,2}(?::\d{2})?\s*(?:am|pm)?\b"
+    rf"|\b(?:{g._BEFORE_HOUR}\s+)?{g._CLOCK}|\b{g._BEFORE_HOUR}\s+{g._HOUR}",
+    _I,
+)
+
+
+def _keeping_hours(before: str, moved_to: str) -> str:
+    """The phrase a card moves to, with the hours the card asked for when only a day is said:
+    "tomorrow afternoon" moved to "Wednesday" is "Wednesday afternoon", "tonight at 8" moved to
+    "Friday" is "Friday evening at 8"."""
+    if _HOURS_SAID.search(moved_to):
+        return moved_to
+    hours = [" ".join(m[0].split()) for m in _HOURS_SAID.finditer(before)]
+    hours = ["evening" if h.casefold() == "tonight" else h for h in hours]
+    return " ".join([moved_to, *hours])
 
 
 def _settled(current: list[str], meant: list[str]) -> list[str]:

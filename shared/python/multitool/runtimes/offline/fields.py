@@ -50,6 +50,11 @@ _LOWER_WORD = r"[a-zà-ÿ][a-zà-ÿ'-]+"
 _WORD_PAIR = re.compile(rf"(?=\b({_LOWER_WORD}\s+{_LOWER_WORD})\b)")
 _COUNTED = re.compile(r"\b(?:both|two|all)\b", re.I)  # "both of them", "the two of them", "them all"
 _NEXT_WORD = re.compile(rf"\s+({_LOWER_WORD})\b")
+# An address given for the person just named: "Priya at priya@gmail.com", "Priya (priya@gmail.com)",
+# "Priya <priya@gmail.com>": that person's address for this request, one recipient.
+_THEIR_ADDRESS = re.compile(
+    rf"\s+(?:at|on|via)\s+(?P<at>{g._ADDRESS.pattern})|\s*[(<]\s*(?P<in>{g._ADDRESS.pattern})\s*[)>]", re.I
+)
 
 
 class Marks:
@@ -113,8 +118,10 @@ _PLACE_AFTER = re.compile(r"\s+(?:in\s+)?(?P<place>[^\W\d_][\w'-]*(?:\s+[^\W\d_]
 _DETERMINER_BEFORE = re.compile(r"\b(?:the|a|an|our|my|your|their|this|that|these|those)\s+$", re.I)
 
 
-def greeting_for(names: Collection[str]) -> str:
-    """'Hi Priya and Mei,': every recipient's first name, capitalised; 'Hi,' for addresses only."""
+def greeting_for(names: Collection[str], said: dict[str, str] | None = None) -> str:
+    """'Hi Priya and Mei,': every recipient's first name, capitalised; 'Hi,' for addresses only (an
+    address given for a name, in ``said``, greets the name)."""
+    names = [(said or {}).get(n, n) for n in names]
     firsts = [n.split()[0] for n in names if n.strip() and "@" not in n]
     firsts = [f[:1].upper() + f[1:] if f.islower() else f for f in dict.fromkeys(firsts)]
     if not firsts:
@@ -214,10 +221,23 @@ def people(
             name = token
         else:
             continue
+        given = _THEIR_ADDRESS.match(zone, taken_to) if "@" not in name else None
+        if given is not None:  # the address said for them is whom to write to
+            name, taken_to = given["at"] or given["in"], given.end()
         marks.take(start + match.start(), start + taken_to)
         if name not in found:
             found.append(name)
     return found
+
+
+def named_addresses(text: str) -> dict[str, str]:
+    """Each address given for a named person in ``text`` -> the name said ("Priya at p@x.com")."""
+    named: dict[str, str] = {}
+    for match in g._PERSON.finditer(text):
+        given = _THEIR_ADDRESS.match(text, match.end())
+        if given is not None and "@" not in match.group(0):
+            named.setdefault(given["at"] or given["in"], re.sub(r"['\u2019]s$", "", match.group(0)))
+    return named
 
 
 def _topic(text: str, marks: Marks, pattern: re.Pattern[str], start: int) -> tuple[str, Span] | None:
@@ -285,7 +305,7 @@ def email(segment: Segment, previous: Intent | None, known: Collection[str], sam
         intent.missing.append("who to write to")
     if not topic_text:
         intent.missing.append("what the email is about")
-    greeting = greeting_for(intent.names)
+    greeting = greeting_for(intent.names, named_addresses(text))
     if previous is not None and previous.tool == g.JIRA_TOOL and topic_text == previous.topic:
         ticket = previous.args
         subject = str(ticket.get("summary", topic_text))

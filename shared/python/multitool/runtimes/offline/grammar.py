@@ -154,6 +154,17 @@ _HARD = re.compile(
     r"(?:[;.!?]+\s+|\s*(?:,\s*)?\b(?:and\s+then|then|after\s+that|(?:and\s+)?also|(?:and\s+)?plus)\s+)", _I
 )
 _SOFT = re.compile(r"(?:\s*,\s*(?:and\s+)?|\s+and\s+)", _I)
+# A boundary said in words ("then", "also", "plus"), not punctuation: what follows it and starts no
+# request goes on with the clause before ("emails with a plus sign", "it freezes then crashes").
+_WORD_JOINER = re.compile(r"[^\W\d_]")
+# A sign-off at the end of a clause: courtesy, never what a request is about ("... the vpn is slow
+# thanks", "... asap pls", "cheers!").
+_SIGN_OFF = re.compile(
+    r"(?:\s*[,;.!-]*\s*\b(?:thanks?(?:\s+(?:you|a\s+lot|so\s+much|again|in\s+advance|heaps|loads))*|thank\s+you"
+    r"(?:\s+(?:so\s+much|very\s+much|in\s+advance))?|thx|thnx|thanx|ty|tia|tyvm|pls|plz|please|cheers|ta"
+    r"|much\s+appreciated|appreciate\s+it|many\s+thanks|(?:kind|best)\s+regards)\b)+[\s.!:)]*$",
+    _I,
+)
 
 _DAY = alternation(*words.DAYS)
 _MONTH = alternation(*words.MONTHS)
@@ -496,7 +507,19 @@ def pieces(message: str) -> list[Piece]:
                 result.append(Piece(part, joiner, hard=True))
             else:
                 result.append(Piece(part, soft_joiners[position - 1], hard=False))
+    for piece in result:
+        piece.text = _SIGN_OFF.sub("", piece.text)
     return [p for p in result if p.text.strip()]
+
+
+def _continues(piece: Piece) -> bool:
+    """Whether a clause after a boundary said in words goes on with the one before: it starts no
+    request and asks for nothing ("plus sign", "then crashes"; not "then book me a flight", which is
+    said as not understood)."""
+    if not _WORD_JOINER.search(piece.joiner):
+        return False
+    preamble = _PREAMBLE.match(piece.text)
+    return _VERB.match(piece.text[preamble.end() if preamble else 0 :].lstrip()) is None
 
 
 def _separate_meeting(before: Segment, text: str) -> bool:
@@ -549,7 +572,7 @@ def segments(message: str) -> tuple[list[Segment], list[str]]:
             continue
         if start is not None:
             found.append(Segment(start, piece.text))
-        elif found and not piece.hard:
+        elif found and (not piece.hard or _continues(piece)):
             found[-1].text += piece.joiner + piece.text
         elif found and about is not None:  # "Email Mei? It's about the visa letter": the topic, said after
             found[-1].text += " " + piece.text[about.start("about") :]

@@ -26,7 +26,7 @@ from multitool.tools import REGISTRY
 from multitool.tools.base import ToolContext, ToolError
 from multitool.tools.meeting.when import read_phrase
 from multitool.tools.meeting_scheduler import MAX_TIME_OPTIONS
-from multitool.zones import iana_zone
+from multitool.zones import iana_zone, valid_locale
 
 if TYPE_CHECKING:
     from multitool.ports.directory import Directory
@@ -135,22 +135,31 @@ def _response(content: list[dict[str, Any]], stop_reason: str, words: int) -> di
 
 _NOW_LINE = re.compile(r"^The current time is (?P<now>\S+)\.$", re.M)
 _ZONE_LINE = re.compile(r"^The user's time zone is (?P<zone>\S+)\.$", re.M)
+_LOCALE_LINE = re.compile(r"^The user's locale is (?P<locale>\S+)\.$", re.M)
 
 
-def _time_context(kwargs: Mapping[str, Any]) -> tuple[datetime, str]:
-    """``now`` and the user's zone, as the system prompt states them (a real model reads the same)."""
-    system = " ".join(b["text"] for b in kwargs.get("system") or [] if isinstance(b, Mapping) and "text" in b)
+def _time_context(kwargs: Mapping[str, Any]) -> tuple[datetime, str, str | None]:
+    """``now``, the user's zone and locale, as the system prompt states them (a real model reads the
+    same)."""
+    # One block a line: the time context is a block of its own after the standing prompt (Converse).
+    system = "\n".join(
+        b["text"] for b in kwargs.get("system") or [] if isinstance(b, Mapping) and "text" in b
+    )
     system = "\n".join(line.strip() for line in system.splitlines())
     found_now, found_zone = _NOW_LINE.search(system), _ZONE_LINE.search(system)
+    found_locale = _LOCALE_LINE.search(system)
     now = datetime.now(UTC)
     if found_now is not None:
         with contextlib.suppress(ValueError):
             now = datetime.fromisoformat(found_now["now"])
     zone = found_zone["zone"] if found_zone is not None else "UTC"
-    return (now if now.tzinfo else now.replace(tzinfo=UTC)), (zone if iana_zone(zone) else "UTC")
+    locale = valid_locale(found_locale["locale"]) if found_locale is not None else None
+    return (now if now.tzinfo else now.replace(tzinfo=UTC)), (zone if iana_zone(zone) else "UTC"), locale
 
 
-def resolved_times(args: Mapping[str, Any], now: datetime, timezone: str) -> dict[str, Any]:
+def resolved_times(
+    args: Mapping[str, Any], now: datetime, timezone: str, locale: str | None = None
+) -> dict[str, Any]:
     """The meeting call with the structured times the contract asks for, read from its phrase.
 
     What the phrase does not say plainly is left out (no ``times``): the tool then asks.
@@ -159,7 +168,7 @@ def resolved_times(args: Mapping[str, Any], now: datetime, timezone: str) -> dic
     when = args.get("when")
     if not isinstance(when, str):
         return out
-    ctx = ToolContext(owner="offline", session_id="offline", now=now, timezone=timezone)
+    ctx = ToolContext(owner="offline", session_id="offline", now=now, timezone=timezone, locale=locale)
     try:
         reading = read_phrase(when, ctx)
     except ToolError:
@@ -239,13 +248,13 @@ class OfflineModel:
             return _response([{"text": answer}], "end_turn", len(text.split()))
         # Beside the calls, only what the user must read (the prompt contract's rule): the cards say the rest.
         content: list[dict[str, Any]] = [{"text": asks}] if asks else []
-        now, timezone = _time_context(kwargs)
+        now, timezone, locale = _time_context(kwargs)
         content += [
             {
                 "toolUse": {
                     "toolUseId": _tool_use_id(text, index),
                     "name": intent.tool,
-                    "input": resolved_times(intent.args, now, timezone)
+                    "input": resolved_times(intent.args, now, timezone, locale)
                     if intent.tool == g.MEETING_TOOL
                     else intent.args,
                 }

@@ -44,6 +44,7 @@ import msgspec
 from msgspec.structs import replace
 
 from multitool.tools.base import DateInPast, ToolContext, UnparseableDate
+from multitool.zones import DateOrder, date_order
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -392,6 +393,11 @@ def _spelled_weekdays(text: str) -> str:
 
 
 _AFTERNOON_HOURS = range(1, 8)  # "at 3" at work means 15:00, not 03:00
+_EVENING_HOURS = range(1, 12)  # "tonight at 8" means 20:00, not 08:00
+_EVENING_PARTS = frozenset(
+    {"tonight", "evening", "early evening", "mid evening", "late evening", "dinner", "after work"}
+)
+"""Parts of the day in which an hour without am/pm from 1 to 11 is in the evening."""
 
 
 def _hhmm(moment: time) -> str:
@@ -399,9 +405,17 @@ def _hhmm(moment: time) -> str:
 
 
 def _impossible(cleaned: str, said: str) -> UnparseableDate:
+    """A time that cannot exist, named, with why (the user reads it: the scheduler shows it as said)."""
     return UnparseableDate(
-        f"'{said}' in '{cleaned}' is not a time of day. Say e.g. '3pm', '15:00' or 'morning'.", field=FIELD
+        f"'{said}' in '{cleaned}' is not a time of day: hours run from 00:00 to 23:59, or 1 to 12 "
+        "with am or pm. Say e.g. '3pm', '15:00' or 'morning'.",
+        field=FIELD,
     )
+
+
+def example_time(ctx: ToolContext) -> str:
+    """A time to show as an example in a message: tomorrow at 15:00 for this user, never a past one."""
+    return f"{(ctx.local_now.date() + timedelta(days=1)).isoformat()}T15:00"
 
 
 class _Reading(msgspec.Struct):
@@ -414,9 +428,10 @@ class _Reading(msgspec.Struct):
     """A span of hours said as one ("2-3pm", "between 2 and 4")."""
 
 
-def _span(match: re.Match[str], cleaned: str) -> tuple[time, time] | None:
+def _span(match: re.Match[str], cleaned: str, pm_hours: range = _AFTERNOON_HOURS) -> tuple[time, time] | None:
     """The hours a span names, its halves of the day shared ("2-3pm": both pm; "11-1pm": 11am to 1pm);
-    without am or pm, 1 to 7 is the afternoon, as for one hour. None when "and" is not a span."""
+    without am or pm, 1 to 7 is the afternoon (1 to 11 in the evening: "tonight 8-9"), as for one hour.
+    None when "and" is not a span."""
     if match["sep"].casefold() == "and" and (match["lead"] or "").strip().casefold() != "between":
         return None  # "at 2 and 4" is two times, not a span
     ends: list[list[int]] = []
@@ -448,9 +463,9 @@ def _span(match: re.Match[str], cleaned: str) -> tuple[time, time] | None:
             and ends[0][0] - 12 not in _AFTERNOON_HOURS
         ):
             ends[0][0] -= 12  # "11-1pm": 11 in the morning
-    else:  # no am/pm: the working day's reading of 1 to 7
+    else:  # no am/pm: the working day's reading of 1 to 7 (of 1 to 11 in the evening)
         for clock in ends:
-            if clock[0] in _AFTERNOON_HOURS:
+            if clock[0] in pm_hours:
                 clock[0] += 12
     opens, closes = (time(hour, minute) for hour, minute in ends)
     if closes <= opens:
@@ -461,9 +476,9 @@ def _span(match: re.Match[str], cleaned: str) -> tuple[time, time] | None:
     return opens, closes
 
 
-def _one_clock(match: re.Match[str], side: str, cleaned: str) -> time:
+def _one_clock(match: re.Match[str], side: str, cleaned: str, pm_hours: range = _AFTERNOON_HOURS) -> time:
     """The time one end of a match names (groups ``{side}_noon``, ``_hour``, ``_minute``, ``_half``);
-    without am or pm, 1 to 7 is the afternoon."""
+    without am or pm, 1 to 7 is the afternoon (1 to 11 in the evening)."""
     if match[f"{side}_noon"]:
         return time(12)
     hour, minute, half = int(match[f"{side}_hour"]), int(match[f"{side}_minute"] or 0), match[f"{side}_half"]
@@ -471,7 +486,7 @@ def _one_clock(match: re.Match[str], side: str, cleaned: str) -> time:
         raise _impossible(cleaned, match[0].strip())
     if half:
         hour = hour % 12 + (12 if half[:1].casefold() == "p" else 0)
-    elif hour in _AFTERNOON_HOURS:
+    elif hour in pm_hours:
         hour += 12
     return time(hour, minute)
 
@@ -523,6 +538,8 @@ def _read_times(cleaned: str) -> _Reading:
         if pattern.search(text):
             part = part or name
             text = pattern.sub(" today " if name == "tonight" else " ", text)
+    # "tonight at 8", "this evening at 9:30": an hour of the evening, not of the morning
+    pm_hours = _EVENING_HOURS if part in _EVENING_PARTS else _AFTERNOON_HOURS
 
     def span(match: re.Match[str]) -> str:
         nonlocal window
@@ -530,7 +547,7 @@ def _read_times(cleaned: str) -> _Reading:
             match.string, match.end()
         ):
             return match[0]  # "Jan 5-7", "14-16 Dec": days of a month, not hours
-        hours = _span(match, cleaned)
+        hours = _span(match, cleaned, pm_hours)
         if hours is None or window is not None:
             return match[0]
         window = hours
@@ -555,7 +572,7 @@ def _read_times(cleaned: str) -> _Reading:
             before = how.endswith(" to")
         if before:
             hour = hour - 1 or 12
-        if hour in _AFTERNOON_HOURS:
+        if hour in pm_hours:
             morning = f"{hour}:{minute:02d}am"
             notes.append(
                 f"'{match[0]}' read as {hour + 12:02d}:{minute:02d} (say '{morning}' for the morning)."
@@ -574,7 +591,7 @@ def _read_times(cleaned: str) -> _Reading:
         hour, minute = int(match[1]), int(match[2])
         if hour > 23 or minute > 59:
             raise _impossible(cleaned, match[0])
-        if hour in _AFTERNOON_HOURS and not match[1].startswith("0"):
+        if hour in pm_hours and not match[1].startswith("0"):
             notes.append(
                 f"'{match[0]}' read as {hour + 12:02d}:{minute:02d} (say '{match[0]}am' for the morning)."
             )
@@ -585,7 +602,7 @@ def _read_times(cleaned: str) -> _Reading:
         hour = int(match[1])
         if hour > 23:
             raise _impossible(cleaned, match[0])
-        if hour in _AFTERNOON_HOURS:
+        if hour in pm_hours:
             notes.append(f"'{match[0]}' read as {hour + 12:02d}:00 (say '{match[1]}am' for the morning).")
             hour += 12
         return f" at {hour:02d}:00 "
@@ -594,7 +611,8 @@ def _read_times(cleaned: str) -> _Reading:
         nonlocal window, opened
         if window is not None:
             return match[0]
-        starts = _one_clock(match, "after" if match["after_hour"] or match["after_noon"] else "from", cleaned)
+        side = "after" if match["after_hour"] or match["after_noon"] else "from"
+        starts = _one_clock(match, side, cleaned, pm_hours)
         # In the evening, past the end of day: the hour after it (a note says so).
         window, opened = (starts, _DAY_ENDS if starts < _DAY_ENDS else _hour_after(starts)), True
         notes.append(f"'{match[0].strip()}' read as {_hhmm(window[0])}-{_hhmm(window[1])}.")
@@ -604,7 +622,7 @@ def _read_times(cleaned: str) -> _Reading:
         nonlocal window
         if window is not None and not opened:
             return match[0]
-        ends = _LAST_MINUTE if match["midnight"] else _one_clock(match, "by", cleaned)
+        ends = _LAST_MINUTE if match["midnight"] else _one_clock(match, "by", cleaned, pm_hours)
         if ends == time(0):
             raise _impossible(cleaned, match[0].strip())
         if window is not None:  # "after 2 but before 4": from the one to the other
@@ -643,6 +661,12 @@ def _read_times(cleaned: str) -> _Reading:
     text = _FROM_CLOCK.sub(" ", text)
     return _Reading(" ".join(text.split()), part, notes, window)
 
+
+_DATE_ORDER: contextvars.ContextVar[DateOrder | None] = contextvars.ContextVar("date_order", default=None)
+"""The order of day and month in the user's numeric dates, while one of their phrases is read (the
+phrase may be read in another zone, "3/1 at 2pm London time": the order stays the user's)."""
+_DATE_NOTES: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("date_notes", default=None)
+"""The notes on how numeric dates were read, while a phrase is read (:attr:`PhraseReading.date_notes`)."""
 
 _PHRASE_NOW: contextvars.ContextVar[_clock.struct_time | None] = contextvars.ContextVar(
     "phrase_now", default=None
@@ -848,6 +872,49 @@ _ORDINAL_OF_MONTH = _lazy(
     re.I,
     needles=_MONTH_STEMS,
 )
+# A month named with a day of it: "Feb 30", "February 30th", "30 Feb", "the 31st of April" (checked
+# for a day the month has: parsedatetime reads an impossible one as no day, or as today).
+_MONTH_DAY = _lazy(
+    rf"\b(?P<month>{_MONTH_WORD}[a-z]*)\.?\s+(?:the\s+)?(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\b"
+    r"(?!\s*(?:[ap]\.?\s?m\b|[:.]\d|h\b|hrs?\b|-|\u2013))"
+    rf"|(?<![\d:./])\b(?P<day2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month2>{_MONTH_WORD}[a-z]*)\b",
+    re.I,
+    needles=_MONTH_STEMS,
+)
+_MONTH_NAMES = {
+    name: number
+    for number, full in enumerate(calendar.month_name)
+    if number
+    for name in (full.casefold(), full[:3].casefold(), *(("sept",) if number == 9 else ()))
+}
+"""A month's name and its usual shortenings -> its number ("jan" 1, "sept" 9)."""
+
+
+def _day_of_month_checked(text: str, today: date) -> None:
+    """:class:`UnparseableDate` naming the first day ``text`` gives a month that the month does not
+    have ("Feb 30", "31 April", "Feb 29" when the coming February has 28 days)."""
+    for match in _MONTH_DAY.finditer(text):
+        said_month = (match["month"] or match["month2"]).casefold()
+        month = _MONTH_NAMES.get(said_month)
+        if month is None:
+            continue  # "marketing 30": no month
+        number = int(match["day"] or match["day2"])
+        year = today.year if (month, min(number, 28)) >= (today.month, today.day) else today.year + 1
+        length = calendar.monthrange(year, month)[1]
+        if not 1 <= number <= length:
+            raise _no_such_day(match[0].strip(), month, year, length)
+
+
+def _no_such_day(said: str, month: int, year: int, length: int) -> UnparseableDate:
+    name = calendar.month_name[month]
+    following = calendar.month_name[month % 12 + 1]
+    return UnparseableDate(
+        f"'{said}' is not a day of the calendar: {name} {year} has {length} days. "
+        f"Say another day, e.g. '{name} {length}' or '{following} 1'.",
+        field=FIELD,
+    )
+
+
 # "this Friday": the coming Friday, or today on a Friday (parsedatetime reads it as this week's, past
 # by the weekend).
 _THIS_WEEKDAY = _lazy(rf"\bthis\s+(?P<day>{_WEEKDAY_WORD})\b(?!\s+week)", re.I, needles=("this",))
@@ -917,23 +984,43 @@ def _relative_days(text: str, ctx: ToolContext) -> tuple[str, list[str]]:
         weekday = _DAY_NAMES[(match["day"] or match["day2"] or match["day3"])[:3].casefold()]
         return date_words(today + timedelta(days=(weekday - today.weekday() - 1) % 7 + 8))
 
-    def day_first(match: re.Match[str]) -> str:
-        """A numeric date that can only be day/month ("15/12"): parsedatetime reads it as another day."""
+    def numeric(match: re.Match[str]) -> str:
+        """A numeric date ("3/1", "15/12", "12/10/2027"), day and month in the user's order where both
+        could be either (:func:`multitool.zones.date_order`: their locale's, else their zone's country's;
+        month/day, with a note saying the order is not known, where neither says)."""
         first, second = int(match["first"]), int(match["second"])
-        if first <= 12:
-            return match[0]  # month/day, as parsedatetime reads it (a note says so when both could be)
         said = match[0]
-        if second > 12:
-            raise UnparseableDate(f"'{said}' is not a date. Write e.g. 2026-12-15.", field=FIELD)
-        year = int(match["year"]) if match["year"] else today.year
-        year += 2000 if match["year"] and len(match["year"]) == 2 else 0
+        if first > 12 and second > 12:
+            raise UnparseableDate(
+                f"'{said}' is not a date: neither number is a month. Write e.g. {today + timedelta(days=1)}.",
+                field=FIELD,
+            )
+        order = _DATE_ORDER.get() or date_order(ctx.locale, ctx.timezone)
+        swappable = first <= 12 and second <= 12 and first != second
+        day_first = first > 12 or (second <= 12 and order.day_first is True)
+        number, month = (first, second) if day_first else (second, first)
+        if match["year"]:
+            year = int(match["year"]) + (2000 if len(match["year"]) == 2 else 0)
+        else:
+            year = today.year if (month, min(number, 28)) >= (today.month, today.day) else today.year + 1
         try:
-            day = date(year, second, first)
-            if day < today and not match["year"]:
-                day = date(year + 1, second, first)
+            day = date(year, month, number)
         except ValueError:
-            raise UnparseableDate(f"'{said}' is not a day of the calendar.", field=FIELD) from None
-        notes.append(f"'{said}' read as day/month, {_label(day)}.")
+            raise _no_such_day(said, month, year, calendar.monthrange(year, month)[1]) from None
+        read = "day/month" if day_first else "month/day"
+        if not swappable:
+            if first > 12:
+                notes.append(f"'{said}' read as day/month, {_label(day)}.")
+        elif order.day_first is None:
+            notes.append(
+                f"'{said}' read as month/day, {_label(day)}: which comes first in your dates is not known "
+                f"({order.why}). Write {day.isoformat()} to be sure."
+            )
+        else:
+            notes.append(f"'{said}' read as {read}, {_label(day)}, as dates are written in {order.why}.")
+        said_notes = _DATE_NOTES.get()
+        if said_notes is not None and swappable:
+            said_notes.append(notes[-1])
         return date_words(day)
 
     def nth_weekday(match: re.Match[str]) -> str:
@@ -979,9 +1066,12 @@ def _relative_days(text: str, ctx: ToolContext) -> tuple[str, list[str]]:
         return date_words(day)
 
     text = _MAY_AS_VERB.sub(" ", text)
+    _day_of_month_checked(text, today)
+    # The user's numeric dates first: each rewriting below writes its day as month/day/year, which is
+    # parsedatetime's order, not necessarily the user's.
+    text = _NUMERIC_DATE.sub(numeric, text)
     text = _NAMED_DAY.sub(named_day, text)
     text = _NTH_WEEKDAY.sub(nth_weekday, text)
-    text = _NUMERIC_DATE.sub(day_first, text)
     text = _THIS_WEEKDAY.sub(this_weekday, text)
     text = _WEEKDAY_WEEK.sub(week_after, text)
     text = _DAY_AFTER_TOMORROW.sub(lambda _: date_words(today + timedelta(days=2)), text)
@@ -1048,11 +1138,15 @@ def resolve_when(text: str, ctx: ToolContext) -> RequestedTime:
     cleaned = _spelled_weekdays(" ".join(text.split()))
     requested = _iso(cleaned, ctx)
     if requested is None:
-        requested, _ = _natural_reading(cleaned, ctx)
+        order = _DATE_ORDER.set(_DATE_ORDER.get() or date_order(ctx.locale, ctx.timezone))
+        try:
+            requested, _ = _natural_reading(cleaned, ctx)
+        finally:
+            _DATE_ORDER.reset(order)
     if requested is None:
         raise UnparseableDate(
             f"Could not tell which day '{cleaned}' means. Say e.g. 'Thursday', 'tomorrow at 3pm', "
-            "'Friday morning', 'next Tuesday' or an ISO 8601 date like 2026-12-03T15:00.",
+            f"'Friday morning', 'next Tuesday' or an ISO 8601 date like {example_time(ctx)}.",
             field=FIELD,
         )
     return check_option(requested, ctx, cleaned)
@@ -1527,13 +1621,6 @@ def _reading_of(cleaned: str, ctx: ToolContext) -> tuple[RequestedTime | None, l
             which = f"{ahead} days ahead"
         notes.insert(0, f"'{match[0]}' read as {label} ({which}).")
         break
-    for match in _NUMERIC_DATE.finditer(cleaned):
-        first, second = int(match["first"]), int(match["second"])
-        if first != second and first <= 12 and second <= 12:  # "10/12": October 12th, or 10 December?
-            notes.append(
-                f"'{match[0]}' read as month/day, {_label(parsed.day)}: write {parsed.day} to be sure."
-            )
-            break
     window = reading.window or (PARTS_OF_DAY.get(reading.part) if reading.part else None)
     if reading.window is None and window is not None and reading.part is not None:
         notes.append(f"'{reading.part}' read as {_hhmm(window[0])}-{_hhmm(window[1])}.")
@@ -1771,6 +1858,9 @@ class PhraseReading(msgspec.Struct, frozen=True):
     repeats: str | None = None
     """For a meeting that repeats ("every Tuesday"): the note that only the first is proposed (it is also
     the first option's)."""
+    date_notes: tuple[str, ...] = ()
+    """How each numeric date whose day and month could be swapped was read ("3/1"): the card says it
+    even when a model passed the times (they are also the options' notes)."""
 
 
 def _zone_named(text: str) -> tuple[str, str | None, str | None, str | None]:
@@ -1839,6 +1929,19 @@ def read_phrase(text: str, ctx: ToolContext, zone: ZoneInfo | None = None) -> Ph
 
     Raises :class:`UnparseableDate` for a time that cannot exist ("25:00"), as :func:`resolve_when`.
     """
+    order = _DATE_ORDER.set(_DATE_ORDER.get() or date_order(ctx.locale, ctx.timezone))
+    said = _DATE_NOTES.set([])
+    try:
+        reading = _read_phrase_fixed(text, ctx, zone)
+        date_notes = tuple(dict.fromkeys(_DATE_NOTES.get() or ()))
+        return replace(reading, date_notes=date_notes) if date_notes else reading
+    finally:
+        _DATE_NOTES.reset(said)
+        _DATE_ORDER.reset(order)
+
+
+def _read_phrase_fixed(text: str, ctx: ToolContext, zone: ZoneInfo | None) -> PhraseReading:
+    """The phrase as read, read again with its misspellings fixed when that reads more of it."""
     reading = _read_phrase(text, ctx, zone)
     if not reading.unread:
         return reading
@@ -2015,7 +2118,9 @@ def _names_a_day(part: str, option: RequestedTime, ctx: ToolContext) -> bool:
 
 
 def _in_zone(ctx: ToolContext, timezone: str) -> ToolContext:
-    return ToolContext(owner=ctx.owner, session_id=ctx.session_id, now=ctx.now, timezone=timezone)
+    return ToolContext(
+        owner=ctx.owner, session_id=ctx.session_id, now=ctx.now, timezone=timezone, locale=ctx.locale
+    )
 
 
 # -- the structured values a model passes ----------------------------------------------------
