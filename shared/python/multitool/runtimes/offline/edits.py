@@ -34,6 +34,12 @@ _MOVE = re.compile(
 _CC_EDIT = re.compile(
     rf"^(?:cc|copy(?:\s+in)?)\s+(?P<who>.+?)(?:\s+(?:too|as\s+well|also))?(?:\s+(?:on|in)\s+{_IT})?$", _I
 )
+# "add mei on cc", "put Priya in copy", "add kinshuok as a cc too"
+_CC_ADD = re.compile(
+    r"^(?:add|put|include)\s+(?P<who>.+?)\s+(?:on|in|as|to|into)\s+(?:the\s+|an?\s+)?(?:cc|copy)"
+    r"(?:\s+(?:too|as\s+well|also))?$",
+    _I,
+)
 _ADD = re.compile(
     r"^(?:also\s+)?(?:add|invite|include|loop\s+in|bring\s+in)\s+(?P<who>.+?)"
     rf"(?:\s+(?:too|as\s+well|also))?(?:\s+(?:to|on|in)\s+{_IT})?(?:\s+(?:too|as\s+well))?$",
@@ -107,6 +113,7 @@ _PEOPLE_EDITS: tuple[tuple[re.Pattern[str], tuple[str, ...], str, str], ...] = (
     (_READDRESS, (g.EMAIL_TOOL,), "people", "set"),
     (_MEANT, (g.EMAIL_TOOL, g.MEETING_TOOL), "people", "settle"),
     (_CC_EDIT, (g.EMAIL_TOOL,), "cc", "add"),
+    (_CC_ADD, (g.EMAIL_TOOL,), "cc", "add"),
     (_ADD, (g.MEETING_TOOL, g.EMAIL_TOOL), "people", "add"),
     (_REMOVE, (g.MEETING_TOOL, g.EMAIL_TOOL), "people", "remove"),
 )
@@ -167,7 +174,8 @@ def _names(text: str, known: Collection[str]) -> list[str]:
 
 def changes(message: str, lookup: g.Lookup | None) -> list[Change] | None:
     """The edits a message asks for, when it is nothing but edits; else None."""
-    clauses = [c for c in _JOIN.split(g.tidy(message)) if c.strip()]
+    # "oh and add mei on cc": what leads into the edit is not a clause of its own
+    clauses = [c for c in _JOIN.split(g.tidy(_LEAD_JOINER.sub("", g.tidy(message)))) if c.strip()]
     if not clauses:
         return None
     known = fields.known_names(message, lookup)

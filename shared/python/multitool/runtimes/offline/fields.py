@@ -434,7 +434,7 @@ def ticket(segment: Segment, previous: Intent | None, known: Collection[str], sa
         (
             m
             for m in g._IN_PROJECT.finditer(text)
-            if (m.group("low") or m.group("key") or m.group("lowkey") or "").casefold()
+            if (m.group("low") or m.group("key") or m.group("lowkey") or m.group("forkey") or "").casefold()
             not in words.NOT_NAMES | _ADJECTIVES_NOT_KEYS
         ),
         None,
@@ -446,6 +446,7 @@ def ticket(segment: Segment, previous: Intent | None, known: Collection[str], sa
             or project_match.group("caps")
             or project_match.group("low")
             or project_match.group("lowkey")
+            or project_match.group("forkey")
         ).upper()
         marks.take(project_match.start(), project_match.end())
     else:

@@ -34,6 +34,7 @@ The phrasings it is measured on are the table in ``tests/unit/test_offline_phras
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable, Collection, Sequence
 from itertools import pairwise
@@ -306,8 +307,10 @@ _IN_PROJECT = re.compile(
     r"\b(?:in|to|for|on|into|under|against)\s+(?:the\s+)?(?P<key>[A-Za-z][A-Za-z0-9]{1,9})\s+(?:project|board|queue|backlog)\b"
     r"|\b(?:in|to|into|under|against)\s+(?:the\s+)?(?P<caps>[A-Z][A-Z0-9]{1,9})\b"
     # "a bug in web, typo on the about page": a short word where the key stands, ended by a pause
-    r"|\b(?:in|into|under|for)\s+(?P<low>[a-z][a-z0-9]{1,5})"
+    r"|\b(?:in|into|under)\s+(?P<low>[a-z][a-z0-9]{1,5})"
     r"(?=\s*(?:[,:;]|\s[-\u2013\u2014]\s|$)|\s+(?:for|about|re|that|where|to)\b)"
+    # "a task for web - update the footer": after "for", a pause must follow ("for alex to fix" is someone)
+    r"|\bfor\s+(?P<forkey>[a-z][a-z0-9]{1,5})(?=\s*(?:[,:;]|\s[-\u2013\u2014]\s))"
     # "file an ops bug": a short word between the article and the ticket
     rf"|\b(?:an?|one)\s+(?P<lowkey>[a-z]{{2,4}})\s+(?=(?:{_TICKET_NOUN})\b)",
 )
@@ -481,6 +484,33 @@ def trigger(clause: str) -> Trigger | None:
     return None
 
 
+# The verbs a mistyped first word is compared with ("emial priya", "shedule a call"): one word each.
+_SPELLED_VERBS = sorted(
+    {
+        verb
+        for verb in (*words.EMAIL_VERBS, *words.MEETING_VERBS, *words.TICKET_VERBS, *words.DRAFT_VERBS)
+        if " " not in verb and "-" not in verb and len(verb) >= 4
+    }
+)
+_FIRST_WORD = re.compile(r"[^\W\d_]{4,}\b")
+
+
+def respelled(clause: str) -> str | None:
+    """The clause with its first word (after a preamble) spelled as the verb it is a typo of, when
+    that starts a request ("emial priya about …"); None when no verb is that close (difflib's ratio
+    of at least 0.8: one letter swapped, dropped or doubled in a word of four or more)."""
+    preamble = _PREAMBLE.match(clause)
+    word = _FIRST_WORD.match(clause, preamble.end() if preamble else 0)
+    said = word.group(0).casefold() if word else ""
+    if word is None or said in words.FILLER or said in _SPELLED_VERBS:
+        return None
+    close = difflib.get_close_matches(said, _SPELLED_VERBS, n=1, cutoff=0.8)
+    if not close:
+        return None
+    fixed = clause[: word.start()] + close[0] + clause[word.end() :]
+    return fixed if trigger(fixed) is not None else None
+
+
 class Piece(msgspec.Struct):
     text: str
     joiner: str
@@ -555,6 +585,8 @@ def segments(message: str) -> tuple[list[Segment], list[str]]:
     unread: list[str] = []
     for piece in pieces(message):
         start = trigger(piece.text)
+        if start is None and (fixed := respelled(piece.text)) is not None:
+            piece.text, start = fixed, trigger(fixed)
         if (
             start is not None
             and start.by_default
