@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 from collections.abc import Callable, Collection, Sequence
 from itertools import pairwise
 from typing import Any
@@ -300,7 +301,8 @@ _TOPIC = re.compile(
     _I,
 )
 _JIRA_TOPIC = re.compile(
-    r"\b(?:for|about|regarding|that|to|re:?|because|where|on)\b\s*|(?<!\d):(?!\d)\s*|\s[-\u2013\u2014]+\s+", _I
+    r"\b(?:for|about|regarding|that|to|re:?|because|where|on)\b\s*|(?<!\d):(?!\d)\s*|\s[-\u2013\u2014]+\s+",
+    _I,
 )
 _PROJECT = re.compile(r"\b[A-Z][A-Z0-9]{1,9}\b")
 _IN_PROJECT = re.compile(
@@ -331,6 +333,29 @@ _SMALL_TALK = re.compile(
     r"help|what\s+can\s+you\s+do|who\s+are\s+you|how\s+does\s+this\s+work)\b",
     _I,
 )
+
+
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def foreign(text: str) -> bool:
+    """Whether a message is written in another language than English: most of its letters are of
+    another script than Latin (unicodedata names them), or two or more of its words are
+    :data:`~.lexicon.FOREIGN_WORDS`, a fifth of its words or more."""
+    letters = [ch for ch in text if ch.isalpha()]
+    if not letters:
+        return False
+    latin = sum(1 for ch in letters if unicodedata.name(ch, "").startswith("LATIN"))
+    if latin < len(letters) / 2:
+        return True
+    said = [w.casefold() for w in _LETTERS.findall(text)]
+    hits = {w for w in said if w in words.FOREIGN_WORDS}
+    return len(hits) >= 2 and sum(w in words.FOREIGN_WORDS for w in said) * 5 >= len(said)
+
+
+def quoted(clause: str) -> str:
+    """What to quote of a clause not understood: without its politeness ("hey, can you …")."""
+    return tidy(_PREAMBLE.sub("", tidy(clause))) or tidy(clause)
 
 
 def tidy(text: str) -> str:

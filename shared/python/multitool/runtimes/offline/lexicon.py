@@ -73,7 +73,8 @@ EMAIL_IDIOMS = (
 DRAFT_VERBS = ("send", "draft", "compose", "prepare")
 MEETING_VERBS = phrases(
     """
-    schedule, book, set up, setup, set-up, arrange, organise, organize, plan, find time, find a time, find some
+    schedule, book, set up, setup, set-up, arrange, organise, organize, plan, find time, find a time,
+    find some
     time, find a slot, get time, get some time, grab time, grab some time, grab, block time, block out
     time, block an hour, block, set aside time, pencil in, line up, put together, meet, meet up,
     meet with, sync with, sync up with, catch up with, get together with, talk to, talk with,
@@ -299,4 +300,23 @@ FILLER = frozenset(
             """
         ),
     }
+)
+
+# Words common in other languages' requests and not English ones: a message with several of them
+# and no request read is answered "English only" (other scripts are told by their letters).
+FOREIGN_WORDS = frozenset(
+    phrases(
+        """
+        bitte, eine, einen, einem, einer, mit, und, der, das, ich, kannst, können, könntest, wir,
+        nicht, für, mir, uns, ist, wegen, zum, zur, morgen, termin, schreiben, schicke, erstelle,
+        danke, donnerstag, montag, dienstag, mittwoch, freitag, besprechung, einrichten, mail an,
+        una, con, los, las, por, para, reunión, correo, mañana, jueves, lunes, martes, miércoles,
+        viernes, favor, gracias, programa, enviar, envía, crea, del, que, hola,
+        une, avec, les, des, pour, réunion, demain, merci, vous, nous, envoie, crée, plaît, jeudi,
+        lundi, mardi, mercredi, vendredi, bonjour,
+        uma, com, reunião, amanhã, obrigado, obrigada, você, quinta, sexta,
+        riunione, domani, grazie, della, giovedì, venerdì, ciao,
+        een, met, het, voor, vergadering, alsjeblieft, bedankt, donderdag, vrijdag
+        """
+    )
 )
