@@ -329,7 +329,7 @@ _LEADING = re.compile(r"^(?:[\s,;.!?:-]|\bplease\b)+", re.I)
 _LEADING_ARTICLE = re.compile(r"^(?:the|a|an|our|my)\s+", _I)
 _WORD = re.compile(r"[\w'@.+:-]+")
 _SMALL_TALK = re.compile(
-    r"^(?:hi|hello|hey|thanks?(?:\s+you)?|thx|cheers|ok(?:ay)?|great|cool|bye|good\s+(?:morning|night)|"
+    r"^(?:hi|hello|hey|thanks?(?:\s+you)?|thx|ty|tia|cheers|ok(?:ay)?|great|cool|bye|good\s+(?:morning|night)|"
     r"help|what\s+can\s+you\s+do|who\s+are\s+you|how\s+does\s+this\s+work)\b",
     _I,
 )
@@ -564,10 +564,20 @@ def _items(message: str) -> list[str]:
     return [" ".join(item.split()) for item in items if item.strip()]
 
 
+# A sign-off ending a message after a sentence: "… Best, Jordan", "Cheers", "Kind regards, Priya".
+_SIGN_OFF = re.compile(
+    r"(?:(?<=[.!?])|^)\s*(?:(?:all\s+the\s+)?best(?:\s+wishes)?|(?:kind|warm|best)?\s*regards|cheers|"
+    r"thanks(?:\s+(?:so\s+much|a\s+lot|in\s+advance))?|thank\s+you|many\s+thanks|ty|tia|thx)"
+    r"(?:\s*[,-]?\s*(?-i:[A-Z])[\w'-]*)?[\s.!]*$",
+    _I,
+)
+
+
 def pieces(message: str) -> list[Piece]:
     """The clauses of a message, each with the boundary before it (hard: a new sentence or 'then',
-    a new line, a list's next item)."""
+    a new line, a list's next item), less a sign-off at its end (no request's words)."""
     text = _SHORTHAND.sub(lambda m: words.SHORTHAND[m["word"].casefold()] + " ", ". ".join(_items(message)))
+    text = _SIGN_OFF.sub("", text)
     result: list[Piece] = []
     chunks = _HARD.split(text)
     joiners = [m.group(0) for m in _HARD.finditer(text)]

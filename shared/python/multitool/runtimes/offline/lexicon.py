@@ -296,7 +296,7 @@ FILLER = frozenset(
             """
         to, for, with, on, in, at, by, of, about, from, is, are, be, some, quick, short,
         new, too, as, well, so, just, now, soon, them, up, out, time, there, one, get, can,
-        could, would, will, do, know, let, via, over, around, any, free, available
+        could, would, will, do, know, let, via, over, around, any, free, available, fine, works, +, &
             """
         ),
     }
