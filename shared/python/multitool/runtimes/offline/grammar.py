@@ -566,7 +566,7 @@ def _items(message: str) -> list[str]:
 
 # A sign-off ending a message after a sentence: "… Best, Jordan", "Cheers", "Kind regards, Priya".
 _SIGN_OFF = re.compile(
-    r"(?:(?<=[.!?])|^)\s*(?:(?:all\s+the\s+)?best(?:\s+wishes)?|(?:kind|warm|best)?\s*regards|cheers|"
+    r"(?:[.!?]+\s*|^\s*)(?:(?:all\s+the\s+)?best(?:\s+wishes)?|(?:kind|warm|best)?\s*regards|cheers|"
     r"thanks(?:\s+(?:so\s+much|a\s+lot|in\s+advance))?|thank\s+you|many\s+thanks|ty|tia|thx)"
     r"(?:\s*[,-]?\s*(?-i:[A-Z])[\w'-]*)?[\s.!]*$",
     _I,
