@@ -7,6 +7,7 @@ joined by "and" change one card once. A message that is not wholly edits is read
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Collection, Sequence
 from typing import Any
@@ -204,11 +205,15 @@ def _apply(card: Card, change: Change, args: dict[str, Any]) -> None:
 
 def _settled(current: list[str], meant: list[str]) -> list[str]:
     """The names with each one ``meant`` names in full in place of the short one it settles
-    ('alex' -> 'Alex Chen'); a name that settles none is added."""
+    ('alex' -> 'Alex Chen') or the mistyped one it corrects ('kinshuk' -> 'Kinshuok', difflib's
+    ratio of 0.8 or more); a name that settles none is added."""
     settled = list(current)
     for name in meant:
         first = name.split()[0].casefold()
-        at = next((i for i, c in enumerate(settled) if c.split()[0].casefold() == first), None)
+        firsts = [c.split()[0].casefold() if c.split() else "" for c in settled]
+        at = next((i for i, said in enumerate(firsts) if said == first), None)
+        if at is None and (close := difflib.get_close_matches(first, firsts, n=1, cutoff=0.8)):
+            at = firsts.index(close[0])
         if at is None:
             settled.append(name)
         else:
