@@ -537,7 +537,14 @@ def _named_so_far(intents: list[Intent]) -> list[str]:
     """The people of the last requests, earliest first, back to the first two named."""
     names: list[str] = []
     for intent in reversed(intents):
-        names = [*intent.names, *(n for n in names if n not in intent.names)]
+        # an email's copies are among its people: "email Kinshuok, cc Priya, and meet both of them"
+        copied = (
+            [c for c in intent.args.get("cc", []) if isinstance(c, str)]
+            if intent.tool == g.EMAIL_TOOL
+            else []
+        )
+        own = [*intent.names, *(c for c in copied if c not in intent.names)]
+        names = [*own, *(n for n in names if n not in own)]
         if len(names) >= 2:
             break
     return names
