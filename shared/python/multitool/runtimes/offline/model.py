@@ -249,8 +249,8 @@ class OfflineModel:
                     resolution = found.get(word)
                     self._known[word] = resolution is not None and resolution.status is not Resolution.UNKNOWN
         with self._lock:
-            found = {w for w in candidates if self._known.get(w)}
-        return found | self._mistyped([w for w in candidates if w not in found])
+            named = {w for w in candidates if self._known.get(w)}
+        return named | self._mistyped([w for w in candidates if w not in named])
 
     def _mistyped(self, words: Sequence[str]) -> set[str]:
         """The words that are a typo of a name the directory answers to ("kinshuk"): read as
