@@ -172,6 +172,16 @@ def test_the_committed_dataset_has_at_least_150_cases_of_every_kind() -> None:
     assert any(wants_a_choice(c) for c in cases)
 
 
+def test_the_held_out_datasets_are_sixty_messages_or_more_of_every_kind() -> None:
+    cases = load_cases([REPO / "evals" / "unseen.jsonl", REPO / "evals" / "unseen-after.jsonl"])
+
+    assert len(cases) >= 100
+    assert {1, 2, 3} <= {len(c.expect.cards) for c in cases}
+    assert sum(c.expect.asks for c in cases) >= 10
+    assert any(not c.message.isascii() and c.expect.asks for c in cases)  # another language: no card
+    assert {c.user for c in cases} > {"jordan"}
+
+
 def wants_a_choice(case: Case) -> bool:
     return any("?" in json.dumps(card.fields) for card in case.expect.cards)
 
