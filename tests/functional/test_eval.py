@@ -108,6 +108,32 @@ def test_the_floor_fails_the_run_and_says_by_how_much(picked: Path, capsys) -> N
     assert "under the floor of 99.0%" in capsys.readouterr().err
 
 
+def test_the_silently_wrong_ceiling_fails_the_run_but_a_card_that_asks_does_not(
+    tmp_path: Path, capsys
+) -> None:
+    cases = [
+        # the offline model drafts to Priya, the case wants Mei: a card a user could send unaware
+        {"id": "wrong", "user": "jordan", "message": "Email Priya about the launch",
+         "expect": {"cards": [{"type": "show_new_email_draft", "to": ["mei"]}]}},
+        # two Alexes: the card asks which, so it is wrong (not Alex Chen) but not silently
+        {"id": "flagged", "user": "jordan", "message": "Email alex about the launch",
+         "expect": {"cards": [{"type": "show_new_email_draft", "to": ["alex-chen"]}]}},
+    ]  # fmt: skip
+    dataset, out = tmp_path / "cases.jsonl", tmp_path / "report.json"
+    dataset.write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
+
+    status = main(["eval", str(dataset), "--now", "tuesday", "--max-silently-wrong", "0", "--json", str(out)])
+
+    assert status == 1
+    assert "silently wrong on 1 of 2 cases (50.0%), over the ceiling of 0.0%" in capsys.readouterr().err
+    document = json.loads(out.read_text(encoding="utf-8"))
+    assert [(c["id"], c["exact"], c["silentlyWrong"]) for c in document["cases"]] == [
+        ("wrong", False, True),
+        ("flagged", False, False),
+    ]
+    assert (document["summary"][0]["silentlyWrong"], document["summary"][0]["flagged"]) == (1, 1)
+
+
 def test_now_pins_the_days_the_model_the_tools_and_the_scoring_read(tmp_path: Path) -> None:
     from datetime import UTC, datetime, timedelta
 

@@ -10,12 +10,13 @@ from zoneinfo import ZoneInfo
 
 import boto3
 import pytest
+from botocore.exceptions import ClientError
 from moto import mock_aws
 from multitool.drafts import DraftStatus, new_draft
 from multitool.people import Resolution
 from multitool.ports import tables
 from multitool.ports.calendar import Booking, Interval, SlotTaken
-from multitool.ports.directory import DynamoDirectory, seed_people
+from multitool.ports.directory import DynamoDirectory, name_index, seed_people
 from multitool.ports.drafts import DynamoDraftStore, _from_item, _to_item
 from multitool.ports.dynamo_calendar import DynamoCalendar
 
@@ -68,6 +69,32 @@ def test_directory_resolves_every_name_in_one_batch_get(dynamo: Counted) -> None
     assert found["pri"].person is not None
     assert found["pri"].person.aliases == ("PR", "Pri")
     assert found["Nobody"].status is Resolution.UNKNOWN
+
+
+def test_directory_names_are_every_name_people_answer_to_and_no_profile(dynamo: Counted) -> None:
+    table = dynamo.names["DIRECTORY_TABLE_NAME"]
+    people = sample_people()
+    seed_people(dynamo.client, table, people)
+    directory = DynamoDirectory(table, dynamo.client)
+
+    names = directory.names()
+
+    assert set(names) == set(name_index(people))
+    assert "kinshuok" in names
+    assert not any(n.startswith(("NAME#", "PERSON#")) for n in names)
+    assert directory.names(limit=2) == tuple(sorted(names)[:2])
+
+
+def test_directory_names_are_none_where_the_role_may_not_scan(dynamo: Counted) -> None:
+    table = dynamo.names["DIRECTORY_TABLE_NAME"]
+    seed_people(dynamo.client, table, sample_people())
+
+    def refuse(**_: Any) -> None:
+        raise ClientError({"Error": {"Code": "AccessDeniedException", "Message": "no"}}, "Scan")
+
+    dynamo.client.meta.events.register("before-call.dynamodb.Scan", refuse)
+
+    assert DynamoDirectory(table, dynamo.client).names() == ()
 
 
 def test_directory_with_no_names_reads_nothing(dynamo: Counted) -> None:

@@ -172,6 +172,16 @@ def test_the_committed_dataset_has_at_least_150_cases_of_every_kind() -> None:
     assert any(wants_a_choice(c) for c in cases)
 
 
+def test_the_held_out_datasets_are_sixty_messages_or_more_of_every_kind() -> None:
+    cases = load_cases([REPO / "evals" / "unseen.jsonl", REPO / "evals" / "unseen-after.jsonl"])
+
+    assert len(cases) >= 100
+    assert {1, 2, 3} <= {len(c.expect.cards) for c in cases}
+    assert sum(c.expect.asks for c in cases) >= 10
+    assert any(not c.message.isascii() and c.expect.asks for c in cases)  # another language: no card
+    assert {c.user for c in cases} > {"jordan"}
+
+
 def wants_a_choice(case: Case) -> bool:
     return any("?" in json.dumps(card.fields) for card in case.expect.cards)
 
@@ -217,6 +227,36 @@ def test_a_wrong_listed_field_is_silently_wrong_and_names_what_the_card_held(tmp
     assert wrong["show_meeting_scheduler"] == (("day",), {"day": "2026-12-04"})
     assert wrong["show_jira_ticket_draft"] == (("priority",), {"priority": "Medium"})
     assert wrong["show_new_email_draft"] == ((), {})
+
+
+@pytest.mark.parametrize("unsettled", [ALEX, OUTSIDE], ids=["a choice to make", "not in the directory"])
+def test_a_wrong_person_the_card_leaves_unsettled_is_flagged_not_silently_wrong(
+    unsettled: dict, tmp_path: Path
+) -> None:
+    case = case_of(MINIMUM, tmp_path)
+
+    score = score_cards(case.expect, [email(unsettled), meeting(PRIYA), ticket()], zone=ZONE, today=TUESDAY)
+
+    assert (score.exact, score.silently_wrong, score.found) == (False, False, 3)
+    check = next(c for c in score.checks if c.type == "show_new_email_draft")
+    assert (check.wrong, check.flagged, check.silent) == (("to",), ("to",), ())
+
+
+def test_a_settled_wrong_person_beside_an_unsettled_one_is_still_flagged_but_a_wrong_day_is_not(
+    tmp_path: Path,
+) -> None:
+    case = case_of(MINIMUM, tmp_path)
+
+    score = score_cards(
+        case.expect,
+        [email(KINSHUOK), meeting(ALEX, start="2026-12-04T10:00:00+00:00"), ticket()],
+        zone=ZONE,
+        today=TUESDAY,
+    )
+
+    check = next(c for c in score.checks if c.type == "show_meeting_scheduler")
+    assert (set(check.wrong), check.flagged, check.silent) == ({"attendees", "day"}, ("attendees",), ("day",))
+    assert score.silently_wrong
 
 
 def test_a_missing_card_lowers_recall_without_being_silently_wrong(tmp_path: Path) -> None:
@@ -310,7 +350,7 @@ def two_runs(tmp_path: Path) -> dict:
         result(ask, "model-a", [], 0.1, Usage(1, 400, 20, 0)),
     ]
     model_b = [
-        result(case, "model-b", [email(ALEX), meeting(PRIYA)], 0.9, Usage(3, 1500, 300, 0)),
+        result(case, "model-b", [email(PRIYA), meeting(PRIYA)], 0.9, Usage(3, 1500, 300, 0)),
         result(ask, "model-b", [], 0.3, Usage(1, 500, 30, 0)),
     ]
     return report([model_a, model_b], runtime="converse", datasets=[Path("evals/requests.jsonl")])
@@ -334,7 +374,7 @@ def test_the_json_report_has_a_summary_per_model_and_an_entry_per_case_and_model
         False,
         True,
     )
-    assert [c["got"] for c in first["cards"] if c["wrong"]] == [{"to": ["?"]}]
+    assert [c["got"] for c in first["cards"] if c["wrong"]] == [{"to": ["priya"]}]
     assert json.loads(json.dumps(document)) == document
 
 
@@ -346,7 +386,9 @@ def test_the_table_puts_models_side_by_side_and_lists_what_was_not_exact(tmp_pat
     assert set(rule) <= {"-", " "}
     assert re.split(r"\s{2,}", rows[1].strip()) == ["exact", "100.0%", "50.0%"]
     assert "model-b: 1 not exact" in table
-    assert '...: show_new_email_draft got to ["?"]; missing show_jira_ticket_draft SILENTLY WRONG' in table
+    assert (
+        '...: show_new_email_draft got to ["priya"]; missing show_jira_ticket_draft SILENTLY WRONG' in table
+    )
     assert "model-a:" not in table
 
 
@@ -355,6 +397,19 @@ def test_the_floor_names_each_model_under_it(tmp_path: Path) -> None:
 
     assert floor_failure(document, 0.5) is None
     assert floor_failure(document, 0.75) == "model-b scored 50.0% exact, under the floor of 75.0%"
+
+
+def test_the_silently_wrong_ceiling_names_each_model_over_it(tmp_path: Path) -> None:
+    document = two_runs(tmp_path)
+
+    assert floor_failure(document, None, 0.5) is None
+    assert floor_failure(document, None, 0) == (
+        "model-b was silently wrong on 1 of 2 cases (50.0%), over the ceiling of 0.0%"
+    )
+    assert floor_failure(document, 0.75, 0) == (
+        "model-b scored 50.0% exact, under the floor of 75.0%; "
+        "model-b was silently wrong on 1 of 2 cases (50.0%), over the ceiling of 0.0%"
+    )
 
 
 # --------------------------------------------------------------------------- metering the model

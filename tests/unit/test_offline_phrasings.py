@@ -763,3 +763,76 @@ EXACT: tuple[Row, ...] = (
 def test_lists_full_names_spelled_durations_and_plural_types_read_exactly(row: Row) -> None:
     response = answer(row)
     assert matches(row, response), ([(c["name"], c["input"]) for c in uses(response)], text_of(response))
+
+
+# How people write when no one shows them an example: a compound or mistyped verb, "let's do a …",
+# days counted ahead, a ticket led by its urgency, a lowercase key, a copy asked for last, names in
+# capitals, a sign-off; and what it cannot read, said with what it can do, or that it reads English
+# only, or the directory's name a mistyped one is close to.
+AS_PEOPLE_WRITE: tuple[Row, ...] = (
+    Row("Setup a call with Mei on Friday", (meeting(attendees=["Mei"], when="Friday"),)),
+    Row("set-up a sync w/ priya thursday", (meeting(attendees=["priya"], when="thursday"),)),
+    Row("let's do a quick call with Kinshuok tomorrow", (meeting(attendees=["Kinshuok"], when="tomorrow"),)),
+    Row("we should do a catch up with zoe on monday", (meeting(attendees=["zoe"], when="monday"),)),
+    Row("meet priya in 3 weeks", (meeting(attendees=["priya"], when="in 3 weeks"),)),
+    Row("a sync with Mei a week from today", (meeting(attendees=["Mei"], when="a week from today"),)),
+    Row("shedule a call with Priya on Friday", (meeting(attendees=["Priya"], when="Friday"),)),
+    Row(
+        "urgent bug in WEB - checkout button is grey",
+        (ticket(project="WEB", issueType="Bug", priority="High", summary="Checkout button is grey"),),
+    ),
+    Row(
+        "task in ops: rotate the keys", (ticket(project="OPS", issueType="Task", summary="Rotate the keys"),)
+    ),
+    Row("story for web - dark mode", (ticket(project="WEB", issueType="Story", summary="Dark mode"),)),
+    Row(
+        "File a bug in WEB for the broken logo. Cheers, Jordan",
+        (ticket(project="WEB", issueType="Bug", summary="Broken logo"),),
+    ),
+    Row(
+        "email Priya about the launch, cc Mei",
+        (email(to=["Priya"], cc=["Mei"], subject="About the launch"),),
+    ),
+    Row(
+        "email zoe about the offsite and cc kinshuok",
+        (email(to=["zoe"], cc=["kinshuok"], subject="About the offsite"),),
+    ),
+    Row("Email MEI about the VISA letter", (email(to=["Mei"], subject="About the VISA letter"),)),
+    Row("emial Kinshuok about the doc", (email(to=["Kinshuok"], subject="About the doc"),)),
+    Row(
+        "oh and add Mei on cc", (email(to=["Priya"], cc=["Mei"]),), earlier=("Email Priya about the launch",)
+    ),
+    Row(
+        "email kinshuk about the doc",
+        (email(to=["kinshuk"], subject="About the doc"),),
+        says="'kinshuk' is not in the directory: did you mean Kinshuok?",
+    ),
+    Row("I meant Kinshuok", (email(to=["Kinshuok"]),), earlier=("email kinshuk about the doc",)),
+    Row(
+        "Email Priya about the budget, then translate it to French",
+        (email(to=["Priya"], subject="About the budget"),),
+        says="I did not understand 'translate it to French': I can draft emails",
+    ),
+    Row("remind me to water the plants", says="I did not understand 'remind me to water the plants'. I can"),
+    Row(
+        "hey, can you order lunch for the team? thanks",
+        says="I did not understand 'order lunch for the team'. I can draft emails",
+    ),
+    Row("Schreib bitte eine Mail an Priya wegen des Budgets", says="I read requests in English only"),
+    Row("Пожалуйста, напиши Прие про бюджет", says="I read requests in English only"),
+    Row("Programa una reunión con Mei el jueves", says="I read requests in English only"),
+)
+
+
+@pytest.mark.parametrize("row", AS_PEOPLE_WRITE, ids=[row.message[:40] for row in AS_PEOPLE_WRITE])
+def test_phrasings_as_people_write_them_read_exactly_or_say_what_it_can_do(row: Row) -> None:
+    response = answer(row)
+    assert matches(row, response), ([(c["name"], c["input"]) for c in uses(response)], text_of(response))
+
+
+def test_a_message_it_cannot_read_is_never_quoted_whole_with_its_greeting() -> None:
+    said = text_of(answer(Row("hi there, could you please order pizza for the team? thanks so much")))
+
+    assert "'order pizza for the team'" in said
+    assert "hi there" not in said
+    assert "thanks so much" not in said

@@ -13,6 +13,7 @@
     multitool doctor [--region R] [--model-id M] [--stack S] [--sender-email E]   # AWS preflight
     multitool eval DATASET... [--runtime offline|converse|agentcore] [--model-id ID ...]
                    [--url URL [--token TOKEN]] [--json OUT] [--min-exact RATE]   # score combined requests
+                   [--max-silently-wrong RATE]
     TOKEN=$(multitool login [--stack Multitool] [--token id|access] [--save FILE])  # a deployed stack
 
 ``chat`` prints the /chat response JSON; ``get``, ``confirm`` and ``discard`` print
@@ -333,6 +334,13 @@ def _add_eval_parser(commands: Any) -> None:
         type=float,
         metavar="RATE",
         help="exit 1 when a model's share of exact cases (0..1) is under RATE (make eval's floor)",
+    )
+    evaluate.add_argument(
+        "--max-silently-wrong",
+        type=float,
+        metavar="RATE",
+        help="exit 1 when a model's share of silently wrong cases (0..1: a card made with a wrong "
+        "field it does not flag, or a card not asked for) is over RATE (0: never)",
     )
     evaluate.add_argument(
         "--log-level", default="ERROR", help="the handlers' POWERTOOLS_LOG_LEVEL (default: %(default)s)"
@@ -708,7 +716,8 @@ def doctor(args: argparse.Namespace) -> int:
 
 
 def evaluate(args: argparse.Namespace) -> int:
-    """``multitool eval``: the table on stdout, the report in ``--json``, exit 1 under ``--min-exact``."""
+    """``multitool eval``: the table on stdout, the report in ``--json``, exit 1 under ``--min-exact``
+    or over ``--max-silently-wrong``."""
 
     from multitool.local.evaluation import (
         DatasetError,
@@ -722,8 +731,9 @@ def evaluate(args: argparse.Namespace) -> int:
         run_clock,
     )
 
-    if args.min_exact is not None and not 0.0 <= args.min_exact <= 1.0:
-        raise CliError(f"--min-exact is a share from 0 to 1, got {args.min_exact}", EXIT_USAGE)
+    for flag, rate in (("--min-exact", args.min_exact), ("--max-silently-wrong", args.max_silently_wrong)):
+        if rate is not None and not 0.0 <= rate <= 1.0:
+            raise CliError(f"{flag} is a share from 0 to 1, got {rate}", EXIT_USAGE)
     if args.token and not args.url:
         raise CliError("--token goes with --url (a deployed API).", EXIT_USAGE)
     if args.url and args.now:
@@ -778,8 +788,8 @@ def evaluate(args: argparse.Namespace) -> int:
     print(render_table(document))
     if args.json:
         args.json.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    if args.min_exact is not None:
-        failure = floor_failure(document, args.min_exact)
+    if args.min_exact is not None or args.max_silently_wrong is not None:
+        failure = floor_failure(document, args.min_exact, args.max_silently_wrong)
         if failure:
             print(f"multitool eval: {failure}", file=sys.stderr)
             return EXIT_ERROR

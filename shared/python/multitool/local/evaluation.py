@@ -13,6 +13,12 @@ choice (the name is ambiguous); ``day`` is a weekday (the next one after today i
 ``today``, ``+N`` days or an ISO date. ``asks: true``: no card is right, the reply must ask or
 decline. Only the listed fields are compared, and the set of cards must match exactly.
 
+A case is *silently wrong* when a card was made with a wrong field the card does not flag, or a
+card was made that no expected card accounts for: the user could confirm it without a word that
+it is not what they asked. A wrong person the card leaves unsettled (a name to choose between,
+or one not in the directory) is flagged: the card cannot be confirmed until the user settles it.
+Asking, or saying what it cannot do, is never silently wrong.
+
 Every case runs as a new session of its user: the history's messages are sent first, as earlier
 turns, then the message; only the last turn is scored and measured. A turn runs in this process
 (:class:`InProcessTarget`: the chat service the orchestrator builds, on embedded AWS) or over HTTP
@@ -261,6 +267,13 @@ class CardCheck:
     wrong: tuple[str, ...]
     seen: Mapping[str, Any] = field(default_factory=dict)
     """What the card holds in each wrong field."""
+    flagged: tuple[str, ...] = ()
+    """The wrong fields the card itself flags: people it leaves unsettled for the user."""
+
+    @property
+    def silent(self) -> tuple[str, ...]:
+        """The wrong fields the card does not flag: a user could confirm them unaware."""
+        return tuple(name for name in self.wrong if name not in self.flagged)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -268,6 +281,7 @@ class CardCheck:
             "cardId": self.card_id,
             "found": self.card_id is not None,
             "wrong": list(self.wrong),
+            "flagged": list(self.flagged),
             "got": dict(self.seen),
         }
 
@@ -284,12 +298,23 @@ class Score:
     """The types of cards made that no expected card accounts for."""
 
 
+def unsettled(name: str, card: Mapping[str, Any]) -> bool:
+    """Whether a people field of a card holds someone it has not settled (ambiguous or not found):
+    the card shows it as a question, and cannot be confirmed until the user answers it."""
+    if name not in PEOPLE_FIELDS:
+        return False
+    value = card.get(name)
+    resolutions = [value] if isinstance(value, Mapping) else list(value or [])
+    return any(isinstance(r, Mapping) and r.get("status") != "resolved" for r in resolutions)
+
+
 def _check(expected: ExpectedCard, card: Mapping[str, Any] | None, *, zone: str, today: date) -> CardCheck:
     if card is None:
         return CardCheck(expected.type, None, ())
     wrong = wrong_fields(expected, card, zone=zone, today=today)
     seen = {name: field_seen(name, card, zone=zone) for name in wrong}
-    return CardCheck(expected.type, str(card.get("id")), tuple(wrong), seen)
+    flagged = tuple(name for name in wrong if unsettled(name, card))
+    return CardCheck(expected.type, str(card.get("id")), tuple(wrong), seen, flagged)
 
 
 def score_cards(expect: Expectation, cards: Sequence[Mapping[str, Any]], *, zone: str, today: date) -> Score:
@@ -317,7 +342,7 @@ def score_cards(expect: Expectation, cards: Sequence[Mapping[str, Any]], *, zone
         exact=found == len(expect.cards) and not any_wrong and not unexpected,
         expected=len(expect.cards),
         found=found,
-        silently_wrong=any_wrong or bool(unexpected),
+        silently_wrong=any(c.silent for c in checks) or bool(unexpected),
         asked=not cards,
         checks=tuple(checks),
         unexpected=tuple(unexpected),
@@ -698,6 +723,9 @@ def summary(results: Sequence[CaseResult]) -> dict[str, Any]:
         "exactRate": _ratio(sum(r.score.exact for r in results), cases),
         "intentRecall": _ratio(sum(r.score.found for r in results), expected),
         "silentlyWrong": sum(r.score.silently_wrong for r in results),
+        "flagged": sum(
+            1 for r in results if not r.score.silently_wrong and any(c.flagged for c in r.score.checks)
+        ),
         "silentlyWrongRate": _ratio(sum(r.score.silently_wrong for r in results), cases),
         "asked": sum(r.score.asked for r in results),
         "askedWhenRight": _ratio(sum(r.score.asked for r in asks), len(asks)),
@@ -753,6 +781,7 @@ _ROWS: tuple[tuple[str, str], ...] = (
     ("exactRate", "exact"),
     ("intentRecall", "intent recall"),
     ("silentlyWrongRate", "silently wrong"),
+    ("flagged", "wrong, flagged on the card"),
     ("asked", "asked (no card)"),
     ("askedWhenRight", "asked when it should"),
     ("errors", "errors"),
@@ -815,19 +844,29 @@ def _miss(case: Mapping[str, Any]) -> str:
             got = ", ".join(f"{name} {json.dumps(check['got'].get(name))}" for name in check["wrong"])
             parts.append(f"{check['type']} got {got}")
     parts.extend(f"unexpected {kind}" for kind in case["unexpectedCards"])
-    flag = " SILENTLY WRONG" if case["silentlyWrong"] else ""
+    flagged = any(check.get("flagged") for check in case["cards"])
+    flag = " SILENTLY WRONG" if case["silentlyWrong"] else " (flagged on the card)" if flagged else ""
     return f"{case['id']}: {'; '.join(parts) or 'no card'}{flag}"
 
 
-def floor_failure(document: Mapping[str, Any], min_exact: float) -> str | None:
-    """Why the run is under the floor (the exact rate of any model below ``min_exact``), or None."""
-    low = [s for s in document["summary"] if (s["exactRate"] or 0.0) < min_exact]
-    if not low:
-        return None
-    return "; ".join(
-        f"{s['model']} scored {s['exactRate'] * 100:.1f}% exact, under the floor of {min_exact * 100:.1f}%"
-        for s in low
-    )
+def floor_failure(
+    document: Mapping[str, Any], min_exact: float | None, max_silently_wrong: float | None = None
+) -> str | None:
+    """Why the run fails its floors (a model's exact rate under ``min_exact``, or its silently
+    wrong rate over ``max_silently_wrong``), or None."""
+    reasons: list[str] = []
+    for s in document["summary"]:
+        if min_exact is not None and (s["exactRate"] or 0.0) < min_exact:
+            reasons.append(
+                f"{s['model']} scored {s['exactRate'] * 100:.1f}% exact, "
+                f"under the floor of {min_exact * 100:.1f}%"
+            )
+        if max_silently_wrong is not None and (s["silentlyWrongRate"] or 0.0) > max_silently_wrong:
+            reasons.append(
+                f"{s['model']} was silently wrong on {s['silentlyWrong']} of {s['cases']} cases "
+                f"({s['silentlyWrongRate'] * 100:.1f}%), over the ceiling of {max_silently_wrong * 100:.1f}%"
+            )
+    return "; ".join(reasons) or None
 
 
 # -- the run ---------------------------------------------------------------------------------------

@@ -33,6 +33,10 @@ class MemoryDirectory:
         self.reads += 1
         return {name: resolution_for(name, self._index.get(normalize_name(name), ())) for name in names}
 
+    def names(self) -> tuple[str, ...]:
+        """Every name the directory answers to, normalized (as DynamoDirectory.names)."""
+        return tuple(sorted(self._index))
+
 
 class MemoryCalendar:
     sends_invitations: ClassVar[bool] = False

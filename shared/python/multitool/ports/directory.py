@@ -32,6 +32,8 @@ BATCH_GET_LIMIT = 100
 MAX_KEY_BYTES = 2048  # DynamoDB's limit on a partition key value
 _MAX_UNPROCESSED_RETRIES = 5
 _SPACES = re.compile(r"\s+")
+NAMES_LIMIT = 5000
+"""The most names :meth:`DynamoDirectory.names` reads (a suggestion list, not a listing)."""
 
 
 class Directory(Protocol):
@@ -124,6 +126,33 @@ class DynamoDirectory:
         for start in range(0, len(wanted), BATCH_GET_LIMIT):
             found.update(self._batch_get(wanted[start : start + BATCH_GET_LIMIT]))
         return {name: resolution_for(name, found.get(key, ())) for name, key in keys.items()}
+
+    def names(self, limit: int = NAMES_LIMIT) -> tuple[str, ...]:
+        """Every name the directory answers to, normalized, up to ``limit`` (a Scan of the name
+        items, for the offline model's "did you mean" on a mistyped name: a development aid).
+
+        A role without ``dynamodb:Scan`` on the table (the deployed functions only read items by
+        key) gets no names, and the offline model then suggests none; nothing else depends on it.
+        """
+        from botocore.exceptions import ClientError
+
+        found: list[str] = []
+        params: dict[str, Any] = {
+            "TableName": self._table,
+            "ProjectionExpression": "pk",
+            "FilterExpression": "begins_with(pk, :prefix)",
+            "ExpressionAttributeValues": {":prefix": {"S": NAME_PREFIX}},
+        }
+        try:
+            while len(found) < limit:
+                page = self._client.scan(**params)
+                found += [item["pk"]["S"].removeprefix(NAME_PREFIX) for item in page.get("Items", [])]
+                if not page.get("LastEvaluatedKey"):
+                    break
+                params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        except ClientError:
+            return ()
+        return tuple(sorted(found)[:limit])
 
     def _batch_get(self, normalized: Sequence[str]) -> dict[str, list[Person]]:
         request: dict[str, Any] = {

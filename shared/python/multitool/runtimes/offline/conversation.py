@@ -84,11 +84,29 @@ def calmed(text: str) -> str:
     return lowered
 
 
+_SHOUTED = re.compile(r"\b[^\W\d_a-zà-ÿ]{2,}(?:['\u2019-][^\W\d_a-zà-ÿ]+)*\b")
+
+
+def recased(text: str, lookup: g.Lookup | None) -> str:
+    """A message's words in capitals that the directory knows as people, written as names
+    ("email MEI and KINSHUOK" -> "email Mei and Kinshuok"); a project key ("OPS") is no one and
+    stays as it is. One lookup for all of them."""
+    shouted = [m for m in _SHOUTED.finditer(text) if not m.group(0).isascii() or m.group(0).isalpha()]
+    if lookup is None or not shouted or not any(ch.islower() for ch in text):
+        return text
+    known = set(lookup(sorted({m.group(0).casefold() for m in shouted})))
+    if not known:
+        return text
+    return _SHOUTED.sub(
+        lambda m: m.group(0).capitalize() if m.group(0).casefold() in known else m.group(0), text
+    )
+
+
 def interpret(
     text: str, memory: Memory, lookup: g.Lookup | None
 ) -> tuple[list[Intent], list[str], str | None]:
     """(requests, clauses not understood, why an edit could not be made) for one user message."""
-    text = calmed(text)
+    text = recased(calmed(text), lookup)
     revision, refusal = edits.revise(text, memory.cards, lookup)
     if revision is not None:
         return [revision], [], None

@@ -7,6 +7,7 @@ joined by "and" change one card once. A message that is not wholly edits is read
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Collection, Sequence
 from typing import Any
@@ -33,6 +34,12 @@ _MOVE = re.compile(
 )
 _CC_EDIT = re.compile(
     rf"^(?:cc|copy(?:\s+in)?)\s+(?P<who>.+?)(?:\s+(?:too|as\s+well|also))?(?:\s+(?:on|in)\s+{_IT})?$", _I
+)
+# "add mei on cc", "put Priya in copy", "add kinshuok as a cc too"
+_CC_ADD = re.compile(
+    r"^(?:add|put|include)\s+(?P<who>.+?)\s+(?:on|in|as|to|into)\s+(?:the\s+|an?\s+)?(?:cc|copy)"
+    r"(?:\s+(?:too|as\s+well|also))?$",
+    _I,
 )
 _ADD = re.compile(
     r"^(?:also\s+)?(?:add|invite|include|loop\s+in|bring\s+in)\s+(?P<who>.+?)"
@@ -107,6 +114,7 @@ _PEOPLE_EDITS: tuple[tuple[re.Pattern[str], tuple[str, ...], str, str], ...] = (
     (_READDRESS, (g.EMAIL_TOOL,), "people", "set"),
     (_MEANT, (g.EMAIL_TOOL, g.MEETING_TOOL), "people", "settle"),
     (_CC_EDIT, (g.EMAIL_TOOL,), "cc", "add"),
+    (_CC_ADD, (g.EMAIL_TOOL,), "cc", "add"),
     (_ADD, (g.MEETING_TOOL, g.EMAIL_TOOL), "people", "add"),
     (_REMOVE, (g.MEETING_TOOL, g.EMAIL_TOOL), "people", "remove"),
 )
@@ -167,7 +175,8 @@ def _names(text: str, known: Collection[str]) -> list[str]:
 
 def changes(message: str, lookup: g.Lookup | None) -> list[Change] | None:
     """The edits a message asks for, when it is nothing but edits; else None."""
-    clauses = [c for c in _JOIN.split(g.tidy(message)) if c.strip()]
+    # "oh and add mei on cc": what leads into the edit is not a clause of its own
+    clauses = [c for c in _JOIN.split(g.tidy(_LEAD_JOINER.sub("", g.tidy(message)))) if c.strip()]
     if not clauses:
         return None
     known = fields.known_names(message, lookup)
@@ -218,11 +227,15 @@ def _keeping_hours(before: str, moved_to: str) -> str:
 
 def _settled(current: list[str], meant: list[str]) -> list[str]:
     """The names with each one ``meant`` names in full in place of the short one it settles
-    ('alex' -> 'Alex Chen'); a name that settles none is added."""
+    ('alex' -> 'Alex Chen') or the mistyped one it corrects ('kinshuk' -> 'Kinshuok', difflib's
+    ratio of 0.8 or more); a name that settles none is added."""
     settled = list(current)
     for name in meant:
         first = name.split()[0].casefold()
-        at = next((i for i, c in enumerate(settled) if c.split()[0].casefold() == first), None)
+        firsts = [c.split()[0].casefold() if c.split() else "" for c in settled]
+        at = next((i for i, said in enumerate(firsts) if said == first), None)
+        if at is None and (close := difflib.get_close_matches(first, firsts, n=1, cutoff=0.8)):
+            at = firsts.index(close[0])
         if at is None:
             settled.append(name)
         else:

@@ -23,6 +23,18 @@ _NOT_PERSON = frozenset(
 _CC = re.compile(
     r"\b(?:and\s+)?(?:cc|cc'?ing|copy(?:ing)?|copy\s+in)\s+(?P<who>.+?)(?=\s+(?:about|on|re)\b|$)", re.I
 )
+# A copy asked for after the topic ("… about friday's outage, cc mei"): a pause or "and" before it.
+_LATE_CC = re.compile(
+    r"(?:\s*[,;(]\s*(?:and\s+)?|\s+and\s+|\s+)(?:cc|cc['\u2019]?ing|copy\s+in|copying(?:\s+in)?)\s*:?\s+"
+    r"(?P<who>[^,;.()!?]+?)(?:\s+(?:too|as\s+well|on\s+it))?\s*\)?\s*[.!]?\s*$",
+    re.I,
+)
+# "… so he knows", "to keep her in the loop": the email is about the request before it.
+_SO_THEY_KNOW = re.compile(
+    r"\b(?:so\s+(?:that\s+)?(?:he|she|they)\s+(?:knows?|is\s+aware|are\s+aware)"
+    r"|to\s+(?:let\s+(?:him|her|them)\s+know|keep\s+(?:him|her|them)\s+(?:in\s+the\s+loop|posted)))\b",
+    re.I,
+)
 _WITH_CUT = re.compile(r"\s+(?:with|for|between)\s+(?=\S)", re.I)
 _SENT_THING = re.compile(
     r"^(?:\s|,|\band\b)*(?P<topic>(?:the|our|my|this|that|your|an?)\s+[^\W\d_][\w' -]*?)[\s,]*(?:\band\s*)?$",
@@ -268,6 +280,13 @@ def email(segment: Segment, previous: Intent | None, known: Collection[str], sam
     if cc_match and cc_match.start() < topic_start:
         marks.take(cc_match.start(), cc_match.start("who"))
         cc = people(text, marks, known, previous, cc_match.start("who"), cc_match.end("who"))
+    elif (late := _LATE_CC.search(text, topic_start)) is not None:
+        # After the topic: the copy is read and the topic ends before it (never dropped unsaid).
+        cc = people(text, marks, known, previous, late.start("who"), late.end("who"))
+        marks.take(late.start(), late.end())
+        if topic_match is not None:
+            said_from = len(text) - len(topic_match[0])
+            topic_match = (text[said_from : late.start()], (topic_start, late.start()))
     zone_people: list[str] = []
     if segment.trigger.people:
         zone_people = people(
@@ -284,9 +303,12 @@ def email(segment: Segment, previous: Intent | None, known: Collection[str], sam
     for match in re.finditer(r"\b(?:an?\s+)?(?:e-?mail|mail|note|message|line)\b", text[:topic_start], re.I):
         marks.take(match.start(), match.end())
     topic = ""
+    knows = _SO_THEY_KNOW.search(text, start)
+    if knows is not None and topic_match is None:
+        marks.take(knows.start(), knows.end())
     if topic_match:
         marks.take(*topic_match[1])
-        topic = g.tidy(re.split(r"\s+\b(?:and\s+)?(?:cc|copy)\b", topic_match[0], maxsplit=1, flags=re.I)[0])
+        topic = g.tidy(topic_match[0])
     else:
         # "email Kinshuok the agenda": what is sent, right after whom, is what it is about.
         rest = marks.free(start, cc_match.start()) if cc_match else marks.free(start)
@@ -295,8 +317,13 @@ def email(segment: Segment, previous: Intent | None, known: Collection[str], sam
             marks.take(start + sent.start("topic"), start + sent.end("topic"))
             topic = g.tidy(sent["topic"])
     intent.names = zone_people or ([] if previous is None else _inherited(text, previous))
-    back = not topic or _back_reference(topic) or _REPORT.match(topic) is not None
-    if back and previous is not None and previous.topic and (topic or intent.names == previous.names):
+    back = not topic or _back_reference(topic) or _REPORT.match(topic) is not None or knows is not None
+    if (
+        back
+        and previous is not None
+        and previous.topic
+        and (topic or knows is not None or intent.names == previous.names)
+    ):
         topic_text = previous.topic
     else:
         topic_text = topic
@@ -427,7 +454,7 @@ def ticket(segment: Segment, previous: Intent | None, known: Collection[str], sa
         (
             m
             for m in g._IN_PROJECT.finditer(text)
-            if (m.group("low") or m.group("key") or m.group("lowkey") or "").casefold()
+            if (m.group("low") or m.group("key") or m.group("lowkey") or m.group("forkey") or "").casefold()
             not in words.NOT_NAMES | _ADJECTIVES_NOT_KEYS
         ),
         None,
@@ -439,6 +466,7 @@ def ticket(segment: Segment, previous: Intent | None, known: Collection[str], sa
             or project_match.group("caps")
             or project_match.group("low")
             or project_match.group("lowkey")
+            or project_match.group("forkey")
         ).upper()
         marks.take(project_match.start(), project_match.end())
     else:
@@ -529,7 +557,14 @@ def _named_so_far(intents: list[Intent]) -> list[str]:
     """The people of the last requests, earliest first, back to the first two named."""
     names: list[str] = []
     for intent in reversed(intents):
-        names = [*intent.names, *(n for n in names if n not in intent.names)]
+        # an email's copies are among its people: "email Kinshuok, cc Priya, and meet both of them"
+        copied = (
+            [c for c in intent.args.get("cc", []) if isinstance(c, str)]
+            if intent.tool == g.EMAIL_TOOL
+            else []
+        )
+        own = [*intent.names, *(c for c in copied if c not in intent.names)]
+        names = [*own, *(n for n in names if n not in own)]
         if len(names) >= 2:
             break
     return names

@@ -34,7 +34,9 @@ The phrasings it is measured on are the table in ``tests/unit/test_offline_phras
 
 from __future__ import annotations
 
+import difflib
 import re
+import unicodedata
 from collections.abc import Callable, Collection, Sequence
 from itertools import pairwise
 from typing import Any
@@ -124,11 +126,20 @@ _NEED_LED = re.compile(
 
 # A ticket said with its project and no verb: "OPS ticket please, …", "bug in WEB: …", "bug WEB login broken".
 _TICKET_WORDS = rf"(?i:{_TICKET_NOUN})"
-_KEY_FIRST_TICKET = re.compile(
-    rf"^(?:(?i:an?)\s+)?(?P<key>[A-Z][A-Z0-9]{{1,9}})\s+(?P<noun>{_TICKET_WORDS})\b"
+# What a ticket said without a verb may start with: its urgency or size ("critical bug in OPS - …").
+_TICKET_ADJECTIVES = (
+    r"(?:(?i:critical|urgent|major|minor|small|quick|new|nasty|blocking|low|high|medium|p[0-4]|sev\s*[1-4])"
+    r"(?:[\s-]+(?i:priority|prio|pri))?\s+)*"
 )
+_KEY_FIRST_TICKET = re.compile(
+    rf"^(?:(?i:an?)\s+)?{_TICKET_ADJECTIVES}(?P<key>[A-Z][A-Z0-9]{{1,9}})\s+{_TICKET_ADJECTIVES}"
+    rf"(?P<noun>{_TICKET_WORDS})\b"
+)
+# "bug in WEB: …", "bug in web: …" (a short lowercase word where the key stands, then a pause).
 _TICKET_THEN_KEY = re.compile(
-    rf"^(?P<noun>{_TICKET_WORDS})\b(?=\s+(?:(?i:in|for|on|under|into)\s+)?[A-Z][A-Z0-9]{{1,9}}\b)"
+    rf"^(?:(?i:an?)\s+)?{_TICKET_ADJECTIVES}(?P<noun>{_TICKET_WORDS})\b"
+    r"(?=\s+(?:(?i:in|for|on|under|into)\s+)?[A-Z][A-Z0-9]{1,9}\b"
+    r"|\s+(?i:in|for|under|into)\s+[a-z][a-z0-9]{1,5}\s*(?:[:;,]|\s[-\u2013\u2014]\s|$))"
 )
 
 # Words in capitals that stand where a key would and are none ("A BUG …", "URGENT ticket").
@@ -223,6 +234,11 @@ _DAY_SPANS = (
     r"|asap\b|a\.s\.a\.p\.?|as\s+soon\s+as\s+possible|first\s+available)"
 )
 _SHADE = r"(?:(?:early|mid|late)[\s-]*)"
+# Days or weeks counted from today: "in 2 weeks", "in a week", "3 days from now" (the scheduler reads them).
+_COUNTED_AHEAD = (
+    rf"(?:in\s+(?:\d{{1,2}}|{_NUMBER_WORD}|an?|a\s+couple\s+(?:of\s+)?)\s+(?:days?|weeks?)\b"
+    rf"|(?:\d{{1,2}}|{_NUMBER_WORD}|an?)\s+(?:days?|weeks?)\s+from\s+(?:now|today|tomorrow)\b)"
+)
 _NTH_WEEKDAY_OF = (  # "the first Monday of next month", "the last Friday in January"
     rf"(?:the\s+)?(?:first|1st|second|2nd|third|3rd|fourth|4th|last)\s+(?:{_DAY})\s+(?:of|in)\s+"
     rf"(?:(?:the|this|next|every)\s+month|(?:{_MONTH}))\b"
@@ -231,7 +247,7 @@ _DATE = (
     rf"(?:{_NTH_WEEKDAY_OF}|{_DAY_SPANS}|{_SAME_TIME}|(?:on|over|around|at)\s+{_NAMED_DAY}\b|{_WEEKDAY_WEEK}|(?:(?:early|late|later|mid|(?:the\s+)?(?:middle|end|start|beginning)\s+of)[\s-]*)?"
     rf"(?:next|this|coming|last|past|the)\s+week\b|mid-?week\b|"
     rf"(?:next|this|coming|last|past)\s+(?:month|{_DAY})|{_DAY}|tomorrow|tmrw|tmr|today|tonight|yesterday|"
-    rf"(?:the\s+)?day\s+after\s+tomorrow|the\s+day\s+before\s+yesterday|in\s+(?:\d{{1,2}}|{_NUMBER_WORD})\s+days|"
+    rf"(?:the\s+)?day\s+after\s+tomorrow|the\s+day\s+before\s+yesterday|{_COUNTED_AHEAD}|"
     rf"(?:later\s+)?this\s+{_SHADE}?(?:morning|afternoon|evening)|later\s+today|end\s+of\s+(?:the\s+)?week|"
     rf"\d{{4}}-\d{{2}}-\d{{2}}(?:[T ]\d{{2}}:\d{{2}}(?::\d{{2}})?(?:Z|[+-]\d{{2}}:?\d{{2}})?)?|"
     rf"(?:{_MONTH})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH})|"
@@ -260,7 +276,11 @@ _DURATION = re.compile(
 # What follows "put"/"set"/"find" when they ask for a meeting: a length, after an article or not.
 _TIMED = re.compile(rf"^\s*(?:(?:an?|another|one)\s+)?(?:{_DURATION.pattern})", _I)
 # A clause that only says how long: "45 minutes", "an hour please".
-_LENGTH_ALONE = re.compile(rf"^\s*(?:make\s+it\s+)?(?:{_DURATION.pattern})(?:\s+please)?[\s.!]*$", _I)
+_LENGTH_ALONE = re.compile(
+    rf"^\s*(?:make\s+it\s+)?(?:{_DURATION.pattern})"
+    r"(?:\s+(?:is|would\s+be|should\s+be|'?s)\s+(?:fine|ok|okay|enough|plenty|good|great))?(?:\s+please)?[\s.!]*$",
+    _I,
+)
 _NAMED_DURATIONS = {
     "an hour and a half": 90,
     "a hour and a half": 90,
@@ -280,24 +300,30 @@ _SINGULAR = re.compile(r"\b(?:her|him)\b", _I)
 _PERSON = re.compile(rf"{_ADDRESS.pattern}|\b{_CAPITAL}(?:\s+{_CAPITAL})?\b(?:'s)?|\b[a-zà-ÿ][a-zà-ÿ'-]+\b")
 _TOPIC = re.compile(
     r"\b(?:about|regarding|re:?|concerning|on\s+the\s+subject\s+of|to\s+discuss|to\s+talk\s+about|"
-    r"to\s+go\s+over|to\s+review|discussing|covering|that|saying|to\s+say|asking\s+(?:about|for|if|whether)|"
+    r"to\s+go\s+over|to\s+review|discussing|covering|that|saying|to\s+say|"
+    r"(?:(?:and\s+)?ask|asking)\s+(?:(?:him|her|them)\s+)?(?:about|for|if|whether)|"
+    r"(?:and\s+)?tell(?:ing)?\s+(?:him|her|them)\s+(?:that|about)|"
     r"(?:thanking|to\s+thank)\s+(?:(?:him|her|them)\s+)?for|abt|wrt|"
-    r"with\s+the\s+(?:notes|update|summary|details|agenda|slides|numbers|report))\b:?"
-    # "with the launch checklist": the thing sent, kept whole
-    r"|\bwith(?=\s+the\s+\w+\s+(?:notes|update|summary|details|agenda|slides|numbers|report|checklist|plan|deck|"
+    r"with\s+the\s+(?:notes|update|summary|details|agenda|slides|numbers|report)(?=\s+\w))\b:?"
+    # "with the launch checklist", "with the agenda": the thing sent, kept whole
+    r"|\bwith(?=\s+the\s+(?:\w+\s+)?(?:notes|update|summary|details|agenda|slides|numbers|report|checklist|plan|deck|"
     r"doc|draft|figures|recording|minutes)\b)"
     r"|(?<!\d):(?!\d)\s*",
     _I,
 )
 _JIRA_TOPIC = re.compile(
-    r"\b(?:for|about|regarding|that|to|re:?|because|where|on)\b\s*|(?<!\d):(?!\d)\s*", _I
+    r"\b(?:for|about|regarding|that|to|re:?|because|where|on)\b\s*|(?<!\d):(?!\d)\s*|\s[-\u2013\u2014]+\s+",
+    _I,
 )
 _PROJECT = re.compile(r"\b[A-Z][A-Z0-9]{1,9}\b")
 _IN_PROJECT = re.compile(
     r"\b(?:in|to|for|on|into|under|against)\s+(?:the\s+)?(?P<key>[A-Za-z][A-Za-z0-9]{1,9})\s+(?:project|board|queue|backlog)\b"
     r"|\b(?:in|to|into|under|against)\s+(?:the\s+)?(?P<caps>[A-Z][A-Z0-9]{1,9})\b"
     # "a bug in web, typo on the about page": a short word where the key stands, ended by a pause
-    r"|\b(?:in|into|under)\s+(?P<low>[a-z][a-z0-9]{1,5})(?=\s*(?:[,:;]|$)|\s+(?:for|about|re|that|where)\b)"
+    r"|\b(?:in|into|under)\s+(?P<low>[a-z][a-z0-9]{1,5})"
+    r"(?=\s*(?:[,:;]|\s[-\u2013\u2014]\s|$)|\s+(?:for|about|re|that|where|to)\b)"
+    # "a task for web - update the footer": after "for", a pause must follow ("for alex to fix" is someone)
+    r"|\bfor\s+(?P<forkey>[a-z][a-z0-9]{1,5})(?=\s*(?:[,:;]|\s[-\u2013\u2014]\s))"
     # "file an ops bug": a short word between the article and the ticket
     rf"|\b(?:an?|one)\s+(?P<lowkey>[a-z]{{2,4}})\s+(?=(?:{_TICKET_NOUN})\b)",
 )
@@ -314,10 +340,33 @@ _LEADING = re.compile(r"^(?:[\s,;.!?:-]|\bplease\b)+", re.I)
 _LEADING_ARTICLE = re.compile(r"^(?:the|a|an|our|my)\s+", _I)
 _WORD = re.compile(r"[\w'@.+:-]+")
 _SMALL_TALK = re.compile(
-    r"^(?:hi|hello|hey|thanks?(?:\s+you)?|thx|cheers|ok(?:ay)?|great|cool|bye|good\s+(?:morning|night)|"
+    r"^(?:hi|hello|hey|thanks?(?:\s+you)?|thx|ty|tia|cheers|ok(?:ay)?|great|cool|bye|good\s+(?:morning|night)|"
     r"help|what\s+can\s+you\s+do|who\s+are\s+you|how\s+does\s+this\s+work)\b",
     _I,
 )
+
+
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def foreign(text: str) -> bool:
+    """Whether a message is written in another language than English: most of its letters are of
+    another script than Latin (unicodedata names them), or two or more of its words are
+    :data:`~.lexicon.FOREIGN_WORDS`, a fifth of its words or more."""
+    letters = [ch for ch in text if ch.isalpha()]
+    if not letters:
+        return False
+    latin = sum(1 for ch in letters if unicodedata.name(ch, "").startswith("LATIN"))
+    if latin < len(letters) / 2:
+        return True
+    said = [w.casefold() for w in _LETTERS.findall(text)]
+    hits = {w for w in said if w in words.FOREIGN_WORDS}
+    return len(hits) >= 2 and sum(w in words.FOREIGN_WORDS for w in said) * 5 >= len(said)
+
+
+def quoted(clause: str) -> str:
+    """What to quote of a clause not understood: without its politeness ("hey, can you …")."""
+    return tidy(_PREAMBLE.sub("", tidy(clause))) or tidy(clause)
 
 
 def tidy(text: str) -> str:
@@ -369,6 +418,8 @@ _DEFAULT_TOOL = {
     "grab": MEETING_TOOL,
     "line up": MEETING_TOOL,
     "setting up": MEETING_TOOL,
+    "setup": MEETING_TOOL,
+    "set-up": MEETING_TOOL,
     "booking": MEETING_TOOL,
     "arranging": MEETING_TOOL,
     "organising": MEETING_TOOL,
@@ -398,12 +449,18 @@ def noun_tool(text: str) -> str | None:
     return min(found)[1] if found else None
 
 
+_TO_ONESELF = frozenset({"remind", "tell", "update", "notify", "inform", "nudge"})
+_ME = re.compile(r"^\s+(?:me|us)\b", _I)
+
+
 def _verb_tool(verb: str, rest: str) -> tuple[str | None, bool]:
     """(tool, by default) for a verb: its own, or the one its noun names, or a shared verb's usual one."""
     key = " ".join(verb.casefold().split())
     if key == "jira":
         return JIRA_TOOL, False
     if _EMAIL_ONLY.match(key):
+        if key in _TO_ONESELF and _ME.match(rest):
+            return None, False  # "remind me to call mum", "tell me a joke": nothing the tools do
         return EMAIL_TOOL, False
     if key in words.TIMED_VERBS:
         timed = _TIMED.match(rest) or noun_tool(rest) == MEETING_TOOL
@@ -463,6 +520,33 @@ def trigger(clause: str) -> Trigger | None:
     return None
 
 
+# The verbs a mistyped first word is compared with ("emial priya", "shedule a call"): one word each.
+_SPELLED_VERBS = sorted(
+    {
+        verb
+        for verb in (*words.EMAIL_VERBS, *words.MEETING_VERBS, *words.TICKET_VERBS, *words.DRAFT_VERBS)
+        if " " not in verb and "-" not in verb and len(verb) >= 4
+    }
+)
+_FIRST_WORD = re.compile(r"[^\W\d_]{4,}\b")
+
+
+def respelled(clause: str) -> str | None:
+    """The clause with its first word (after a preamble) spelled as the verb it is a typo of, when
+    that starts a request ("emial priya about …"); None when no verb is that close (difflib's ratio
+    of at least 0.8: one letter swapped, dropped or doubled in a word of four or more)."""
+    preamble = _PREAMBLE.match(clause)
+    word = _FIRST_WORD.match(clause, preamble.end() if preamble else 0)
+    said = word.group(0).casefold() if word else ""
+    if word is None or said in words.FILLER or said in _SPELLED_VERBS:
+        return None
+    close = difflib.get_close_matches(said, _SPELLED_VERBS, n=1, cutoff=0.8)
+    if not close:
+        return None
+    fixed = clause[: word.start()] + close[0] + clause[word.end() :]
+    return fixed if trigger(fixed) is not None else None
+
+
 class Piece(msgspec.Struct):
     text: str
     joiner: str
@@ -491,10 +575,20 @@ def _items(message: str) -> list[str]:
     return [" ".join(item.split()) for item in items if item.strip()]
 
 
+# A sign-off ending a message after a sentence: "… Best, Jordan", "Cheers", "Kind regards, Priya".
+_SIGN_OFF = re.compile(
+    r"(?:[.!?]+\s*|^\s*)(?:(?:all\s+the\s+)?best(?:\s+wishes)?|(?:kind|warm|best)?\s*regards|cheers|"
+    r"thanks(?:\s+(?:so\s+much|a\s+lot|in\s+advance))?|thank\s+you|many\s+thanks|ty|tia|thx)"
+    r"(?:\s*[,-]?\s*(?-i:[A-Z])[\w'-]*)?[\s.!]*$",
+    _I,
+)
+
+
 def pieces(message: str) -> list[Piece]:
     """The clauses of a message, each with the boundary before it (hard: a new sentence or 'then',
-    a new line, a list's next item)."""
+    a new line, a list's next item), less a sign-off at its end (no request's words)."""
     text = _SHORTHAND.sub(lambda m: words.SHORTHAND[m["word"].casefold()] + " ", ". ".join(_items(message)))
+    text = _SIGN_OFF.sub("", text)
     result: list[Piece] = []
     chunks = _HARD.split(text)
     joiners = [m.group(0) for m in _HARD.finditer(text)]
@@ -549,6 +643,8 @@ def segments(message: str) -> tuple[list[Segment], list[str]]:
     unread: list[str] = []
     for piece in pieces(message):
         start = trigger(piece.text)
+        if start is None and (fixed := respelled(piece.text)) is not None:
+            piece.text, start = fixed, trigger(fixed)
         if (
             start is not None
             and start.by_default

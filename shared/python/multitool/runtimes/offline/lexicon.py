@@ -36,7 +36,8 @@ PREAMBLES = phrases(
     want you to, i need to, i have to, i want to, i'd like to, i would like to, we need to, we
     should, we have to, i should, let's, lets, help me, go ahead and, remember to, don't forget
     to, dont forget to, do you mind, would you mind, is it possible to, any chance you could,
-    make sure to, i'd love to, time to, now, and now
+    make sure to, i'd love to, time to, now, and now, oh, oh and, ah, and, um, hmm, btw, by the way,
+    quick one, quick q, real quick
     """
 )
 # A need names the thing itself: "I need a meeting with Priya", "can I get a ticket for …".
@@ -45,14 +46,16 @@ NEEDS = phrases(
     i need, we need, i want, i'd like, i would like, we'd like, can i get, could i get, can we get,
     could we get, get, can i
     have, could i have, get me, set me up with, i'm after, there should be, we could use, how
-    about, what about, need
+    about, what about, need, do, have, get me on, put me on, add me to, throw in, pop in
     """
 )
 
 # Verbs (and idioms) that ask for an email; a person may stand inside an idiom ("drop Priya a line").
 EMAIL_VERBS = phrases(
     """
-    email, e-mail, mail, write to, write, message, ping, reach out to, get in touch with,
+    email, e-mail, mail, write to, write, message, ping, send an email over to, send a note over to,
+    shoot an email to, shoot a note to, shoot a message to, shoot an email over to, drop an email to,
+    drop a note to, drop a line to, reach out to, get in touch with,
     contact, notify, tell, inform, reply to, follow up with, nudge, remind, update, loop in,
     send a note to, send an email to, send a message to, send a mail to, send an e-mail to, send
     a line to, emailing, messaging, writing to
@@ -70,7 +73,8 @@ EMAIL_IDIOMS = (
 DRAFT_VERBS = ("send", "draft", "compose", "prepare")
 MEETING_VERBS = phrases(
     """
-    schedule, book, set up, arrange, organise, organize, plan, find time, find a time, find some
+    schedule, book, set up, setup, set-up, arrange, organise, organize, plan, find time, find a time,
+    find some
     time, find a slot, get time, get some time, grab time, grab some time, grab, block time, block out
     time, block an hour, block, set aside time, pencil in, line up, put together, meet, meet up,
     meet with, sync with, sync up with, catch up with, get together with, talk to, talk with,
@@ -101,7 +105,7 @@ EMAIL_NOUNS = ("email", "e-mail", "mail", "note", "message", "line", "heads-up",
 _ONE_MEETING = phrases(
     """
     meeting, sync, sync-up, call, review, standup, stand-up, 1:1, one-on-one, 1-on-1, catch-up,
-    catchup, chat, retro, retrospective, demo, workshop, kickoff, kick-off, huddle, session,
+    catchup, catch up, chat, retro, retrospective, demo, workshop, kickoff, kick-off, huddle, session,
     interview, lunch, coffee, postmortem, post-mortem, planning, brainstorm, time, slot,
     appointment
     """
@@ -212,6 +216,9 @@ SHORTHAND = {
     "prio": "priority",
     "re:": "about",
     "abt": "about",
+    "u": "you",
+    "ur": "your",
+    "thx": "thanks",
 }
 """Chat shorthand, written out before a message is read ("sched mtg w/ priya thurs 30m")."""
 NUMBER_WORDS = {
@@ -289,8 +296,27 @@ FILLER = frozenset(
             """
         to, for, with, on, in, at, by, of, about, from, is, are, be, some, quick, short,
         new, too, as, well, so, just, now, soon, them, up, out, time, there, one, get, can,
-        could, would, will, do, know, let, via, over, around, any, free, available
+        could, would, will, do, know, let, via, over, around, any, free, available, fine, works, +, &
             """
         ),
     }
+)
+
+# Words common in other languages' requests and not English ones: a message with several of them
+# and no request read is answered "English only" (other scripts are told by their letters).
+FOREIGN_WORDS = frozenset(
+    phrases(
+        """
+        bitte, eine, einen, einem, einer, mit, und, der, das, ich, kannst, können, könntest, wir,
+        nicht, für, mir, uns, ist, wegen, zum, zur, morgen, termin, schreiben, schicke, erstelle,
+        danke, donnerstag, montag, dienstag, mittwoch, freitag, besprechung, einrichten, mail an,
+        una, con, los, las, por, para, reunión, correo, mañana, jueves, lunes, martes, miércoles,
+        viernes, favor, gracias, programa, enviar, envía, crea, del, que, hola,
+        une, avec, les, des, pour, réunion, demain, merci, vous, nous, envoie, crée, plaît, jeudi,
+        lundi, mardi, mercredi, vendredi, bonjour,
+        uma, com, reunião, amanhã, obrigado, obrigada, você, quinta, sexta,
+        riunione, domani, grazie, della, giovedì, venerdì, ciao,
+        een, met, het, voor, vergadering, alsjeblieft, bedankt, donderdag, vrijdag
+        """
+    )
 )

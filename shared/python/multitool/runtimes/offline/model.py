@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import difflib
 import hashlib
 import re
 import threading
@@ -31,11 +32,13 @@ from multitool.zones import iana_zone, valid_locale
 if TYPE_CHECKING:
     from multitool.ports.directory import Directory
 
+CAN_DO = "I can draft emails, propose meeting times and draft Jira tickets"
 HELP_TEXT = (
-    "I can draft emails, propose meeting times and draft Jira tickets, several at once. "
+    f"{CAN_DO}, several at once. "
     "For example: 'Email Kinshuok about the doc and schedule a sync for Thursday'. "
     "To change a card, say so: 'make it 45 minutes', 'add Priya', 'move it to Friday'."
 )
+ENGLISH_ONLY = "I read requests in English only: please write it in English."
 _NOUN = {g.EMAIL_TOOL: "the email", g.MEETING_TOOL: "the meeting", g.JIRA_TOOL: "the ticket"}
 
 
@@ -108,18 +111,50 @@ def _summary(results: Sequence[Mapping[str, Any]]) -> str:
     return text or "Done."
 
 
-def _asks(intents: Sequence[Intent], unread: Sequence[str], refusal: str | None) -> str:
-    """What the user has to say again: missing fields, words not understood, an edit refused."""
+def _asks(
+    intents: Sequence[Intent],
+    unread: Sequence[str],
+    refusal: str | None,
+    suggestions: Mapping[str, str] | None = None,
+) -> str:
+    """What the user has to say again: missing fields, words not understood, an edit refused, and
+    for a name the directory does not know but is one letter or so from one, that name."""
     lines: list[str] = []
     if refusal:
         lines.append(refusal)
+    for name in dict.fromkeys(n for intent in intents for n in intent.names):
+        meant = (suggestions or {}).get(name.casefold())
+        if meant is not None:
+            lines.append(f"'{name}' is not in the directory: did you mean {meant}? Say 'I meant {meant}'.")
     for intent in intents:
         if intent.missing:
             lines.append(f"For {_NOUN[intent.tool]}, tell me {' and '.join(intent.missing)}.")
-    quoted = [*unread, *(part for intent in intents for part in intent.unread)]
-    if quoted:
-        lines.append("I did not understand " + ", ".join(f"'{q}'" for q in dict.fromkeys(quoted)) + ".")
+    clauses = [g.quoted(clause) for clause in unread]
+    residue = [part for intent in intents for part in intent.unread if part not in clauses]
+    if clauses:
+        # A whole clause no rule read: what it could not read, and what it can do instead.
+        listed = ", ".join(f"'{q}'" for q in dict.fromkeys(clauses))
+        english = " (I read English only)" if any(g.foreign(clause) for clause in unread) else ""
+        lines.append(f"I did not understand {listed}{english}: {CAN_DO}.")
+    if residue:
+        lines.append("I did not understand " + ", ".join(f"'{q}'" for q in dict.fromkeys(residue)) + ".")
     return " ".join(lines)
+
+
+def _answer(text: str, intents: Sequence[Intent], unread: Sequence[str], asks: str) -> str:
+    """The reply to a message that makes no call: what it asks, or that it reads English only, or
+    what it can do, with the part it could not read quoted (never the whole message with its
+    greetings and thanks)."""
+    if not intents and g.foreign(text):
+        return f"{ENGLISH_ONLY} {HELP_TEXT}"
+    if not intents and unread:
+        listed = ", ".join(f"'{g.quoted(clause)}'" for clause in dict.fromkeys(unread))
+        return f"I did not understand {listed}. {HELP_TEXT}"
+    if asks:
+        return asks
+    if not g.is_small_talk(text) and g.content_words(text):
+        return f"I did not understand '{g.quoted(text)}'. {HELP_TEXT}"
+    return HELP_TEXT
 
 
 def _response(content: list[dict[str, Any]], stop_reason: str, words: int) -> dict[str, Any]:
@@ -206,6 +241,8 @@ class OfflineModel:
         self.requests: list[dict[str, Any]] = []
         self._directory = directory
         self._known: dict[str, bool] = {}
+        self._names: tuple[str, ...] | None = None
+        self._suggestions: dict[str, str] = {}
         self._lock = threading.Lock()
 
     def known(self, candidates: Sequence[str]) -> set[str]:
@@ -221,7 +258,33 @@ class OfflineModel:
                     resolution = found.get(word)
                     self._known[word] = resolution is not None and resolution.status is not Resolution.UNKNOWN
         with self._lock:
-            return {w for w in candidates if self._known.get(w)}
+            named = {w for w in candidates if self._known.get(w)}
+        return named | self._mistyped([w for w in candidates if w not in named])
+
+    def _mistyped(self, words: Sequence[str]) -> set[str]:
+        """The words that are a typo of a name the directory answers to ("kinshuk"): read as
+        names, so the card carries them unsettled, with the name they are close to suggested.
+        Close is difflib's ratio of at least 0.8, for words of four letters or more."""
+        words = [w for w in words if len(w) >= 4 and " " not in w]
+        if not words:
+            return set()
+        if self._names is None:
+            listed = getattr(self._directory, "names", None)
+            names = listed() if callable(listed) else ()
+            self._names = tuple(n for n in names if "@" not in n)
+        found: set[str] = set()
+        for word in words:
+            close = difflib.get_close_matches(word, self._names, n=1, cutoff=0.8)
+            if close:
+                with self._lock:
+                    self._suggestions[word] = close[0].title()
+                found.add(word)
+        return found
+
+    def suggestions(self) -> dict[str, str]:
+        """The mistyped names read so far, each with the directory's name it is close to."""
+        with self._lock:
+            return dict(self._suggestions)
 
     def _lookup(self) -> g.Lookup | None:
         return self.known if self._directory is not None else None
@@ -238,14 +301,9 @@ class OfflineModel:
         offered = _offered_tools(kwargs)
         intents, unread, refusal = self._read(messages[:-1], text)
         calls = [i for i in intents if i.tool in offered and i.callable]
-        asks = _asks(intents, unread, refusal)
+        asks = _asks(intents, unread, refusal, self.suggestions())
         if not calls:
-            answer = asks if asks else HELP_TEXT
-            if not asks and not g.is_small_talk(text) and g.content_words(text):
-                answer = (
-                    f"I did not understand '{g.tidy(text)}' as an email, a meeting or a ticket. {HELP_TEXT}"
-                )
-            return _response([{"text": answer}], "end_turn", len(text.split()))
+            return _response([{"text": _answer(text, intents, unread, asks)}], "end_turn", len(text.split()))
         # Beside the calls, only what the user must read (the prompt contract's rule): the cards say the rest.
         content: list[dict[str, Any]] = [{"text": asks}] if asks else []
         now, timezone, locale = _time_context(kwargs)
@@ -278,5 +336,5 @@ class OfflineModel:
             return summary
         text = conversation.user_text(messages[index]) or ""
         intents, unread, refusal = self._read(messages[:index], text)
-        asks = _asks(intents, unread, refusal)
+        asks = _asks(intents, unread, refusal, self.suggestions())
         return f"{summary} {asks}".strip()
