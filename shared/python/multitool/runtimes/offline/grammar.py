@@ -168,6 +168,12 @@ _SOFT = re.compile(r"(?:\s*,\s*(?:and\s+)?|\s+and\s+)", _I)
 # A boundary said in words ("then", "also", "plus"), not punctuation: what follows it and starts no
 # request goes on with the clause before ("emails with a plus sign", "it freezes then crashes").
 _WORD_JOINER = re.compile(r"[^\W\d_]")
+# A clause that tells someone to do something to a thing ("translate it", "book me", "ping the team"):
+# a verb in its plain form (not "crashes", "hangs"), then its object. It asks for something, known or not.
+_ASKS = re.compile(
+    r"^[^\W\d_]+(?<![sS])\s+(?:me|it|them|her|him|us|this|that|these|those|the|a|an|my|our|your|his|their)\b",
+    _I,
+)
 # A sign-off at the end of a clause: courtesy, never what a request is about ("... the vpn is slow
 # thanks", "... asap pls", "cheers!").
 _SIGN_OFF = re.compile(
@@ -575,8 +581,8 @@ def _items(message: str) -> list[str]:
     return [" ".join(item.split()) for item in items if item.strip()]
 
 
-# A sign-off ending a message after a sentence: "… Best, Jordan", "Cheers", "Kind regards, Priya".
-_SIGN_OFF = re.compile(
+# A closing ending a message after a sentence: "… Best, Jordan", "Cheers", "Kind regards, Priya".
+_CLOSING = re.compile(
     r"(?:[.!?]+\s*|^\s*)(?:(?:all\s+the\s+)?best(?:\s+wishes)?|(?:kind|warm|best)?\s*regards|cheers|"
     r"thanks(?:\s+(?:so\s+much|a\s+lot|in\s+advance))?|thank\s+you|many\s+thanks|ty|tia|thx)"
     r"(?:\s*[,-]?\s*(?-i:[A-Z])[\w'-]*)?[\s.!]*$",
@@ -586,9 +592,10 @@ _SIGN_OFF = re.compile(
 
 def pieces(message: str) -> list[Piece]:
     """The clauses of a message, each with the boundary before it (hard: a new sentence or 'then',
-    a new line, a list's next item), less a sign-off at its end (no request's words)."""
+    a new line, a list's next item), less a closing at the message's end and a sign-off at each
+    clause's end (no request's words)."""
     text = _SHORTHAND.sub(lambda m: words.SHORTHAND[m["word"].casefold()] + " ", ". ".join(_items(message)))
-    text = _SIGN_OFF.sub("", text)
+    text = _CLOSING.sub("", text)
     result: list[Piece] = []
     chunks = _HARD.split(text)
     joiners = [m.group(0) for m in _HARD.finditer(text)]
@@ -608,12 +615,13 @@ def pieces(message: str) -> list[Piece]:
 
 def _continues(piece: Piece) -> bool:
     """Whether a clause after a boundary said in words goes on with the one before: it starts no
-    request and asks for nothing ("plus sign", "then crashes"; not "then book me a flight", which is
-    said as not understood)."""
+    request and asks for nothing ("plus sign", "then crashes"; not "then book me a flight" nor "then
+    translate it to French", which are said as not understood)."""
     if not _WORD_JOINER.search(piece.joiner):
         return False
     preamble = _PREAMBLE.match(piece.text)
-    return _VERB.match(piece.text[preamble.end() if preamble else 0 :].lstrip()) is None
+    text = piece.text[preamble.end() if preamble else 0 :].lstrip()
+    return _VERB.match(text) is None and _ASKS.match(text) is None
 
 
 def _separate_meeting(before: Segment, text: str) -> bool:
