@@ -390,7 +390,7 @@ def _local_api(args: argparse.Namespace) -> tuple[Embedded, LocalApi]:
     functions_dir = args.functions_dir or repo_root() / "functions"
     api = LocalApi(functions_dir, running.seed, outbox=sandbox_outbox_reader(running, provider))
     if running.invocations is not None:  # a function's asynchronous invocations run on these handlers
-        running.invocations.bind(api.invoke_event)
+        running.invocations.bind(api.invoke_event, api.functions)
     return running, api
 
 

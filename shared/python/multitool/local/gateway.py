@@ -237,6 +237,11 @@ class LocalApi:
                 return route, params
         return None
 
+    @property
+    def functions(self) -> frozenset[str]:
+        """The functions this API serves (the stack's), the only ones an asynchronous Invoke may run."""
+        return frozenset(route.function for route in self.routes)
+
     def handles(self, path: str) -> bool:
         """Whether ``path`` belongs to the API (any method), rather than to the page."""
         return any(route.match(route.method, path) is not None for route in self.routes)

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 from multitool.local.gateway import (
     API_ROUTES,
@@ -30,7 +30,7 @@ from multitool.local.gateway import (
     LocalResponse,
     json_response,
 )
-from multitool.local.loopback import is_loopback
+from multitool.local.loopback import host_name, is_loopback, names_loopback
 from multitool.local.request_target import origin_form
 
 # API_ROUTES is re-exported: what this server serves, for callers that document or sweep it.
@@ -119,18 +119,8 @@ def host_allowed(host_header: str | None, bound_host: str) -> bool:
     was bound to. A page on another site whose name is made to resolve to 127.0.0.1 (DNS rebinding)
     sends its own name, so the server refuses it rather than let that page drive the API (and, with
     a real model, spend the developer's Bedrock)."""
-    if not host_header:
-        return False
-    try:
-        host = urlsplit(f"//{host_header.strip()}").hostname
-    except ValueError:  # a port that is not a number, an unclosed IPv6 bracket
-        return False
-    if not host:
-        return False
-    host = host.rstrip(".").lower()
-    if host == "localhost" or host.endswith(".localhost") or host == bound_host.lower():
-        return True
-    return is_loopback(host)
+    host = host_name(host_header)
+    return host is not None and (host == bound_host.lower() or names_loopback(host_header))
 
 
 class _RequestHandler(BaseHTTPRequestHandler):
