@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 import boto3
 import pytest
 from multitool.local.embedded import load_seed
-from multitool.local.gateway import LocalApi
+from multitool.local.gateway import ASYNC_INVOKED, LocalApi
 from multitool.local.invocations import LocalInvocations
 from multitool.local.moto_process import MotoProcess, start_moto_process
 
@@ -65,7 +65,7 @@ def invocations(tmp_path: Path) -> Iterator[tuple[LocalInvocations, Path]]:
     )
     api = LocalApi(functions, load_seed())
     endpoint = LocalInvocations().start()
-    endpoint.bind(api.invoke_event, api.functions)
+    endpoint.bind(api.invoke_event, ASYNC_INVOKED)
     try:
         yield endpoint, tmp_path
     finally:
@@ -109,16 +109,19 @@ def test_a_function_name_that_is_a_path_runs_nothing(
     assert not (root / "escaped").exists()
 
 
-def test_a_function_on_disk_the_api_does_not_serve_is_not_invocable(
-    invocations: tuple[LocalInvocations, Path],
+@pytest.mark.parametrize("name", ["review", "mcp_caller"])
+def test_only_the_function_the_stack_lets_invoke_itself_is_invocable(
+    invocations: tuple[LocalInvocations, Path], name: str
 ) -> None:
+    # review is deployed but never invoked asynchronously (only the orchestrator may invoke, itself);
+    # mcp_caller's handler is on disk
     endpoint, root = invocations
 
-    status, _ = _post(endpoint.url, _invoke_path(endpoint.url, "mcp_caller"), headers=EVENT)
+    status, _ = _post(endpoint.url, _invoke_path(endpoint.url, name), headers=EVENT)
 
     assert status == 404
     time.sleep(0.3)
-    assert not (root / "mcp_caller").exists()
+    assert not (root / name).exists()
 
 
 @pytest.mark.parametrize(
@@ -145,7 +148,7 @@ def test_a_request_from_a_web_page_is_refused(
 
 
 @pytest.mark.parametrize("prefix", ["", "/not-the-secret"])
-def test_a_request_without_the_processes_secret_is_refused(
+def test_a_request_without_the_process_secret_is_refused(
     invocations: tuple[LocalInvocations, Path], prefix: str
 ) -> None:
     endpoint, root = invocations

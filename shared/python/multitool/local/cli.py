@@ -361,7 +361,7 @@ def _local_api(args: argparse.Namespace) -> tuple[Embedded, LocalApi]:
     moto = LaunchedMoto(state=data.aws_state, hold=data.lock_fd) if data else LaunchedMoto()
     try:
         from multitool.local.embedded import start_embedded
-        from multitool.local.gateway import LocalApi, sandbox_outbox_reader
+        from multitool.local.gateway import ASYNC_INVOKED, LocalApi, sandbox_outbox_reader
         from multitool.local.outbox import provider_outbox
         from multitool.local.server import repo_root
         from multitool.observability import use_console_logs
@@ -390,7 +390,7 @@ def _local_api(args: argparse.Namespace) -> tuple[Embedded, LocalApi]:
     functions_dir = args.functions_dir or repo_root() / "functions"
     api = LocalApi(functions_dir, running.seed, outbox=sandbox_outbox_reader(running, provider))
     if running.invocations is not None:  # a function's asynchronous invocations run on these handlers
-        running.invocations.bind(api.invoke_event, api.functions)
+        running.invocations.bind(api.invoke_event, ASYNC_INVOKED)
     return running, api
 
 
