@@ -19,8 +19,9 @@ document, which must name that same ``client_id`` and lists its redirect URIs
 An application that is not multitool's own (a registered client, a client ID metadata document, the
 pre-registered MCP client) gets a code only once the user allowed it: the sign-in form names it and
 where its answer goes ("Sign in and allow"), and a user already signed in sees a consent screen for
-it, once per client (RFC 6749 10.2 and the MCP security best practices' "confused deputy": a
-dynamically registered client must not get a code on an earlier sign-in's cookie alone). Each form
+it, once per client. RFC 6749 10.2: a public client cannot be authenticated, so a repeated
+authorization request is not answered without the user's active interaction; the MCP security best
+practices' "confused deputy" is that attack, a dynamically registered client and a consent cookie. Each form
 carries a one-time ``consent`` token, so only the form this provider showed can allow. Registration
 takes an ``application/json`` body only (RFC 7591 3.1), so a web page cannot register a client with
 a form or a ``text/plain`` fetch (neither needs a CORS preflight). A client ID metadata document is
