@@ -1,8 +1,19 @@
 """Whether a peer, or the name a request was sent to, is this machine: the local servers answer some
 requests only to it.
 
-Its own module, below every server that asks (the gateway, the invocations endpoint, the moto child, the
-CLI's callback), so none of them imports another for it.
+Its own module, below every server that asks (the local server, the stand-ins, the invocations endpoint,
+the moto child, the CLI's callback), so none of them imports another for it.
+
+Every local server runs one check on every request, :func:`refusal`: a web page the developer visits
+must not drive them. A page on another site reaches them in two ways. DNS rebinding: the page's own
+name is made to resolve to 127.0.0.1, so its requests are same-origin to it (any header, any answer
+read) but carry its own name in ``Host``; hence the ``Host`` must name this machine. A cross-origin
+request (a form, a ``fetch`` or an image to ``http://127.0.0.1:<port>``): its answer cannot be read
+without CORS, which no local server grants, but a "simple" request (a form POST, a ``text/plain``
+fetch) is sent without a preflight and acts; a browser puts an ``Origin`` on every such request (the
+Fetch standard, "append a request `Origin` header": every request whose method is neither GET nor HEAD,
+and every CORS-mode one), hence an ``Origin`` must be the server's own. A top-level navigation
+(opening a link, a redirect) sends no ``Origin`` on GET, so the pages people open still open.
 """
 
 from __future__ import annotations
@@ -63,3 +74,45 @@ def under_secret(path: str, secret: str) -> str | None:
     if not path.startswith("/") or not hmac.compare_digest(given, secret.encode()):
         return None
     return slash + rest if slash else "/"
+
+
+FOREIGN_HOST = 421
+"""Misdirected Request (RFC 9110 15.5.20): the ``Host`` names another server (DNS rebinding)."""
+FOREIGN_ORIGIN = 403
+"""Forbidden: the request comes from a page of another origin."""
+
+
+def same_origin(origin: str, host_header: str | None) -> bool:
+    """Whether an ``Origin`` is the origin of the server the request was sent to: ``http://`` and the
+    request's own ``Host`` (a page this server served, posting back to it)."""
+    return bool(host_header) and origin.strip().lower() == f"http://{(host_header or '').strip().lower()}"
+
+
+def refusal(
+    host_header: str | None,
+    origin: str | None,
+    *,
+    pages: bool,
+    bound_host: str = "",
+) -> tuple[int, str] | None:
+    """Why a local server refuses a request, as ``(status, message)``; None when it answers it.
+
+    The ``Host`` must name this machine (:func:`names_loopback`) or ``bound_host``, the address the
+    server listens on when that is not loopback (``multitool serve --host``). With ``pages`` (the
+    server serves pages a person opens and posts from: the chat page, a sign-in or consent form) an
+    ``Origin`` must be the server's own; without (a server for programs: boto3, the provider clients,
+    which send none) any ``Origin`` is refused. ``Origin: null`` (an opaque origin: a sandboxed frame,
+    a ``data:`` page, or a form posted under ``Referrer-Policy: no-referrer``) is never this server's.
+    """
+    host = host_name(host_header)
+    if host is None or not (names_loopback(host_header) or (bound_host and host == bound_host.lower())):
+        return FOREIGN_HOST, (
+            "Misdirected Request: this server answers only localhost, a loopback address or the address "
+            "it was started on (the Host header)"
+        )
+    if origin is not None and not (pages and same_origin(origin, host_header)):
+        return (
+            FOREIGN_ORIGIN,
+            "Forbidden: this server answers its own pages and programs only (the Origin header)",
+        )
+    return None

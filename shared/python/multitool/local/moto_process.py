@@ -33,6 +33,7 @@ child in its environment (:data:`SECRET_VARIABLE`), which other users cannot rea
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import pickle
@@ -45,10 +46,11 @@ import tempfile
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from http import HTTPStatus
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from multitool.local.loopback import names_loopback, new_secret, under_secret
+from multitool.local.loopback import new_secret, refusal, under_secret
 
 LOOPBACK = "127.0.0.1"
 READY = "moto ready "
@@ -243,16 +245,21 @@ Wsgi = Any
 
 
 def guard(app: Wsgi, secret: str) -> Wsgi:
-    """``app`` for the local server's own clients only (see the module's notes): 403 for a request
-    that names another host, carries an ``Origin`` or lacks the secret; the secret is taken off the
-    path before moto reads it."""
+    """``app`` for the local server's own clients only (see the module's notes): the check every local
+    server makes (:func:`multitool.local.loopback.refusal`: 421 for a request that names another host,
+    403 for one that carries an ``Origin``), then 403 for one that lacks the secret; the secret is taken
+    off the path before moto reads it."""
 
     def guarded(environ: dict[str, Any], start_response: Any) -> Any:
         path = under_secret(environ.get("PATH_INFO", ""), secret)
-        if path is None or "HTTP_ORIGIN" in environ or not names_loopback(environ.get("HTTP_HOST")):
-            body = b'{"message": "Forbidden: this sandbox answers the local server only"}'
+        refused = refusal(environ.get("HTTP_HOST"), environ.get("HTTP_ORIGIN"), pages=False)
+        if refused is None and path is None:
+            refused = 403, "Forbidden: this sandbox answers the local server only"
+        if refused is not None:
+            status, message = refused
+            body = json.dumps({"message": message}).encode()
             start_response(
-                "403 Forbidden",
+                f"{status} {HTTPStatus(status).phrase}",
                 [("Content-Type", "application/json"), ("Content-Length", str(len(body)))],
             )
             return [body]

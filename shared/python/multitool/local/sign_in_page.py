@@ -12,6 +12,10 @@ from urllib.parse import urlsplit
 FORM_HEADERS = {
     "content-type": "text/html; charset=utf-8",
     "cache-control": "no-store",
+    # The form posts back with its own Origin, which the local servers require (loopback.refusal):
+    # under "no-referrer" a browser sends "Origin: null" with a form's POST (the Fetch standard, "append
+    # a request `Origin` header"); "same-origin" still gives other sites no referrer.
+    "referrer-policy": "same-origin",
     "content-security-policy": (
         "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; "
         "base-uri 'none'"
