@@ -163,6 +163,33 @@ def test_a_callback_with_another_state_redeems_nothing(provider: Provider) -> No
     assert provider.tokens_asked == []
 
 
+def test_a_dns_rebinding_page_cannot_answer_the_callback_first(provider: Provider) -> None:
+    # A page whose name resolves to 127.0.0.1 sends its own answer before the browser comes back: it is
+    # refused (421) and the sign-in the person made completes.
+    forged = urlencode({"code": "forged", "state": "forged"})
+    answers: list[int] = []
+
+    def race_then_sign_in(url: str) -> None:
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{provider.port}/callback?{forged}",
+            headers={"Host": f"attacker.example:{provider.port}"},
+        )
+        try:
+            urllib.request.urlopen(request, timeout=10)
+        except urllib.error.HTTPError as refused:
+            answers.append(refused.code)
+        signs_in_as("priya")(url)
+
+    tokens = sign_in.login(
+        provider.target, open_browser=race_then_sign_in, port=provider.port, wait_seconds=20
+    )
+
+    assert answers == [421]
+    claims = provider.oidc.claims_for({"authorization": f"Bearer {tokens['access_token']}"})
+    assert claims is not None
+    assert claims["sub"] == "priya"
+
+
 def test_a_refused_sign_in_says_why(provider: Provider) -> None:
     def refuse(url: str) -> None:
         state = dict(parse_qsl(urlsplit(url).query))["state"]

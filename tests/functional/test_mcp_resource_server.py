@@ -7,7 +7,9 @@ in the test's hands so a token can expire. Tokens come from the provider's own c
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import secrets
 from collections.abc import Iterator
 from pathlib import Path
@@ -75,8 +77,13 @@ def _tokens(oidc: LocalOidc, *, client_id: str, redirect: str, scope: str, **ext
         "code_challenge_method": "S256",
         **extra,
     }
+    # The person at the browser: the sign-in form (for an MCP client, also its consent screen), answered
+    form = oidc.serve("GET", f"/oauth2/authorize?{urlencode(params)}")
+    assert form.status == 200, form.body
     signed_in = oidc.serve(
-        "POST", "/oauth2/authorize", body=urlencode({**params, "username": "priya"}).encode()
+        "POST",
+        "/oauth2/authorize",
+        body=urlencode({**_hidden(form.body.decode()), "username": "priya"}).encode(),
     )
     assert signed_in.status == 302, signed_in.body
     code = dict(parse_qsl(urlsplit(signed_in.headers["location"]).query))["code"]
@@ -92,6 +99,14 @@ def _tokens(oidc: LocalOidc, *, client_id: str, redirect: str, scope: str, **ext
     assert answer.status == 200, answer.body
     tokens: dict[str, Any] = json.loads(answer.body)
     return tokens
+
+
+def _hidden(form: str) -> dict[str, str]:
+    """The hidden fields of a form the provider showed (the request, and its one-time consent token)."""
+    return {
+        name: html.unescape(value)
+        for name, value in re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', form)
+    }
 
 
 def _mcp_token(oidc: LocalOidc, *, scope: str = MCP_SCOPE, resource: str = RESOURCE) -> str:
@@ -197,7 +212,12 @@ def test_registration_takes_public_loopback_or_https_clients_only(client: TestCl
         refused = client.post("/oauth2/register", json=body)
         assert refused.status_code == 400
         assert words in refused.json()["error_description"]
-    assert client.post("/oauth2/register", content=b"[").status_code == 400
+    assert (
+        client.post(
+            "/oauth2/register", content=b"[", headers={"content-type": "application/json"}
+        ).status_code
+        == 400
+    )
 
 
 def test_only_native_clients_get_a_loopback_callback_on_any_port(oidc: LocalOidc) -> None:
@@ -272,9 +292,8 @@ def test_the_sdk_client_signs_in_with_a_client_id_metadata_document(clock: Clock
             async with httpx.AsyncClient(transport=transport) as browser:
                 form = await browser.get(url)
                 assert form.status_code == 200, form.text
-                params = dict(parse_qsl(urlsplit(url).query))
                 signed_in = await browser.post(
-                    f"{ISSUER}/oauth2/authorize", data={**params, "username": "priya"}
+                    f"{ISSUER}/oauth2/authorize", data={**_hidden(form.text), "username": "priya"}
                 )
             answers.append(dict(parse_qsl(urlsplit(signed_in.headers["location"]).query)))
 
@@ -336,6 +355,13 @@ def test_a_client_document_that_does_not_describe_a_public_client_at_that_url_is
         "code_challenge": s256("v" * 43),
         "code_challenge_method": "S256",
     }
-    answer = oidc.serve("GET", f"/oauth2/authorize?{urlencode(params)}")
+    # The document is read when the user answers the form (nobody's request fetches it), and refused then
+    form = oidc.serve("GET", f"/oauth2/authorize?{urlencode(params)}")
+    answer = oidc.serve(
+        "POST",
+        "/oauth2/authorize",
+        body=urlencode({**_hidden(form.body.decode()), "username": "priya"}).encode(),
+    )
     assert answer.status == 400
     assert b"unknown client_id" in answer.body
+    assert "location" not in answer.headers

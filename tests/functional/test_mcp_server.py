@@ -203,6 +203,8 @@ def test_the_sdk_client_calls_a_tool_over_streamable_http(sandbox: Sandbox) -> N
         (["--sign-in", "oidc"], "--sign-in oidc needs --http PORT"),
         (["--sign-in", "oidc", "--http", "8765", "--user", "priya"], "--user and --sign-in oidc do not go"),
         (["--sign-in", "oidc", "--http", "8765", "--host", "0.0.0.0"], "serves this machine only"),
+        (["--http", "8765", "--host", "0.0.0.0"], "serves this machine only"),
+        (["--http", "8765", "--host", "192.168.1.20"], "every caller would act as the --user"),
     ],
 )
 def test_a_bad_option_is_refused_in_one_line(arguments: list[str], words: str) -> None:

@@ -238,7 +238,9 @@ def deployed_requests(monkeypatch: Any) -> list[SentRequest]:
                     monkeypatch.setenv(key, value)
             aws_chat_service.cache_clear()
             assert backend.invocations is not None
-            backend.invocations.bind(lambda _name, event: chat_handler(event, FakeLambdaContext()))
+            backend.invocations.bind(
+                lambda _name, event: chat_handler(event, FakeLambdaContext()), ("orchestrator",)
+            )
             later = http_api_event(
                 "POST", "/chat", {"message": COMBINED, "sessionId": "floor-async"}, sub=user,
                 headers={"prefer": "respond-async"},

@@ -378,7 +378,7 @@ def _local_api(args: argparse.Namespace) -> tuple[Embedded, LocalApi]:
     moto = LaunchedMoto(state=data.aws_state, hold=data.lock_fd) if data else LaunchedMoto()
     try:
         from multitool.local.embedded import start_embedded
-        from multitool.local.gateway import LocalApi, sandbox_outbox_reader
+        from multitool.local.gateway import ASYNC_INVOKED, LocalApi, sandbox_outbox_reader
         from multitool.local.outbox import provider_outbox
         from multitool.local.server import repo_root
         from multitool.observability import use_console_logs
@@ -405,7 +405,7 @@ def _local_api(args: argparse.Namespace) -> tuple[Embedded, LocalApi]:
     functions_dir = args.functions_dir or repo_root() / "functions"
     api = LocalApi(functions_dir, running.seed, outbox=sandbox_outbox_reader(running, provider))
     if running.invocations is not None:  # a function's asynchronous invocations run on these handlers
-        running.invocations.bind(api.invoke_event)
+        running.invocations.bind(api.invoke_event, ASYNC_INVOKED)
     return running, api
 
 
@@ -577,11 +577,24 @@ def mcp(args: argparse.Namespace) -> int:
     import secrets
 
     from multitool.local.embedded import load_seed, sandbox_env, start_embedded
+    from multitool.local.loopback import is_loopback
     from multitool.local.mcp import LocalGateway, build_server, serve_http, serve_stdio
     from multitool.local.server import repo_root
     from multitool.observability import use_console_logs
 
     seed = load_seed()
+    if args.http is not None and args.host != "localhost" and not is_loopback(args.host):
+        # Without sign-in every caller acts as --user; the sign-in stand-in asks no password: either
+        # way whoever reaches the server acts as someone. It serves this machine only.
+        raise CliError(
+            f"multitool mcp --http serves this machine only (--host 127.0.0.1), not {args.host}: "
+            + (
+                "its sign-in asks no password."
+                if args.sign_in == "oidc"
+                else "without sign-in every caller would act as the --user."
+            ),
+            EXIT_USAGE,
+        )
     if args.sign_in == "oidc":
         if args.http is None or args.http == 0:
             raise CliError(
@@ -590,15 +603,6 @@ def mcp(args: argparse.Namespace) -> int:
         if args.user:
             raise CliError(
                 "--user and --sign-in oidc do not go together: the token says who calls.", EXIT_USAGE
-            )
-        from multitool.local.loopback import is_loopback
-
-        if args.host != "localhost" and not is_loopback(args.host):
-            # The stand-in's sign-in form asks no password: whoever reaches it can sign in as anyone.
-            raise CliError(
-                f"--sign-in oidc serves this machine only (--host 127.0.0.1), not {args.host}: "
-                "its sign-in asks no password.",
-                EXIT_USAGE,
             )
     user = _check_user(args.user or seed.default_user, [p.id for p in seed.people])
     person = seed.person(user)

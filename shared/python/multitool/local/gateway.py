@@ -85,6 +85,10 @@ class Route:
         return {name: unquote(value) for name, value in found.groupdict().items()}
 
 
+ASYNC_INVOKED = frozenset({"orchestrator"})
+"""The functions an asynchronous ``Invoke`` may run, as the stack grants it (``infra/stack.py``,
+``_run_turns_past_the_request``: the orchestrator may invoke itself, and nothing else)."""
+
 # The stack's HTTP API routes (infra), in the same shape.
 API_ROUTES: tuple[Route, ...] = (
     Route("POST", "/chat", "orchestrator"),

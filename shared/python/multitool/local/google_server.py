@@ -47,13 +47,12 @@ from datetime import UTC, date, datetime, time, timedelta
 from email import message_from_bytes
 from email.policy import default as default_policy
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 from urllib.parse import parse_qsl, unquote, urlsplit
 from zoneinfo import ZoneInfo
 
 from multitool.local.google_discovery import Discovery, DiscoveryMismatch, error_body, load_discovery
-from multitool.local.stand_in import StandInHandler
+from multitool.local.stand_in import StandInHandler, StandInServer
 from multitool.people import Person
 from multitool.ports.directory import normalize_name
 
@@ -136,15 +135,11 @@ class FakeGoogle:
         self._ids = 0
         for owner, event in seeded_week(self.people, week_of):
             self._events[owner][event["id"]] = event
-        self._server = ThreadingHTTPServer((host, port), _handler_for(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-google", daemon=True)
-        self._thread.start()
+        self._server = StandInServer(_handler_for(self), host, port, name="google").start()
 
     @property
     def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return self._server.url
 
     @property
     def env(self) -> dict[str, str]:
@@ -176,9 +171,7 @@ class FakeGoogle:
         return None
 
     def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
+        self._server.stop()
 
     def __enter__(self) -> Self:
         return self
@@ -582,9 +575,10 @@ def start_fake_google(
     )
 
 
-def _handler_for(google: FakeGoogle) -> type[BaseHTTPRequestHandler]:
+def _handler_for(google: FakeGoogle) -> type[StandInHandler]:
     class Handler(StandInHandler):  # the tests and the demo read ``google.requests``
         server_version = "FakeGoogle/1.0"
+        serves_pages = True  # GET /: what was booked and sent, for a person to open
 
         def _serve(self) -> None:
             where = urlsplit(self.path).path

@@ -19,15 +19,13 @@ acts as that person only; the functions then get no ``PROVIDER_TOKEN``.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from http.server import ThreadingHTTPServer
 from zoneinfo import ZoneInfo
 
 from multitool.local.graph_state import GraphState, WorkingHours
-from multitool.local.stand_in import StandInHandler
+from multitool.local.stand_in import StandInHandler, StandInServer
 from multitool.people import Person
 
 # The stand-in accepts any bearer token; the functions send this one (not a secret).
@@ -56,8 +54,7 @@ def delegated_token(person: Person) -> str:
 class GraphStandIn:
     url: str
     state: GraphState
-    _server: ThreadingHTTPServer
-    _thread: threading.Thread
+    _server: StandInServer
 
     @property
     def env(self) -> dict[str, str]:
@@ -67,9 +64,7 @@ class GraphStandIn:
         return env
 
     def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
+        self._server.stop()
 
 
 def seeded_state(people: Iterable[Person], today: date | None = None) -> GraphState:
@@ -129,7 +124,5 @@ def start_graph_stand_in(
 
         _json = StandInHandler.send_json
 
-    server = ThreadingHTTPServer((host, port), Handler)
-    thread = threading.Thread(target=server.serve_forever, name="graph-stand-in", daemon=True)
-    thread.start()
-    return GraphStandIn(f"http://{host}:{server.server_address[1]}", state, server, thread)
+    server = StandInServer(Handler, host, port, name="graph").start()
+    return GraphStandIn(f"http://{host}:{server.server_address[1]}", state, server)

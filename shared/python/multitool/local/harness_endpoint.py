@@ -15,7 +15,8 @@ harness refuses, is a rest-json error (``x-amzn-ErrorType``, ``{"message"}``).
 
 Used where a child process must meet the harness over HTTP (``python -m benchmarks
 cold_start``); in process the runtime takes an :class:`OfflineHarness` directly. It is a
-development stand-in: it checks no signature and answers this machine only.
+development stand-in: it checks no signature and answers this machine's programs only
+(:class:`multitool.local.stand_in.StandInServer`: a ``Host`` naming this machine, no ``Origin``).
 """
 
 from __future__ import annotations
@@ -23,16 +24,13 @@ from __future__ import annotations
 import binascii
 import json
 import struct
-import threading
 from collections.abc import Iterable, Mapping
-from http.server import ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from botocore.exceptions import ClientError, ParamValidationError
 
-from multitool.local.loopback import is_loopback
-from multitool.local.stand_in import StandInHandler
+from multitool.local.stand_in import StandInHandler, StandInServer
 from multitool.runtimes.offline_harness import OfflineHarness, invoke_harness_operation
 
 EVENT_STREAM = "application/vnd.amazon.eventstream"
@@ -100,9 +98,6 @@ class _Handler(StandInHandler):
     protocol_version = "HTTP/1.1"
 
     def do_POST(self) -> None:
-        if not is_loopback(self.client_address[0]):
-            self._error(403, "AccessDeniedException", "The harness stand-in answers this machine only.")
-            return
         if urlsplit(self.path).path != invoke_harness_operation().http["requestUri"]:
             self._error(404, "UnknownOperationException", "Only InvokeHarness is served here.")
             return
@@ -127,25 +122,12 @@ class _Handler(StandInHandler):
         self.send_json(status, {"message": message}, {"x-amzn-ErrorType": code})
 
 
-class HarnessEndpoint(ThreadingHTTPServer):
+class HarnessEndpoint(StandInServer):
     """The loopback endpoint serving ``harness`` (an :class:`OfflineHarness`); ``url`` is its address."""
 
-    daemon_threads = True
-
     def __init__(self, harness: OfflineHarness, host: str = "127.0.0.1", port: int = 0) -> None:
-        super().__init__((host, port), _Handler)
+        super().__init__(_Handler, host, port, name="harness")
         self.harness = harness
-        self._thread = threading.Thread(target=self.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self.server_address[:2]
-        return f"http://{host!s}:{port}"
-
-    def start(self) -> HarnessEndpoint:
-        self._thread.start()
-        return self
 
     def close(self) -> None:
-        self.shutdown()
-        self.server_close()
+        self.stop()

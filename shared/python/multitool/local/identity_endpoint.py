@@ -14,16 +14,16 @@ or the query), its output as JSON; a refusal is a rest-json error (``x-amzn-Erro
 link was made for and what multitool may do, with Allow and Deny. Allow (``POST /consent``) goes on,
 as AgentCore does after the provider, to the return URL with ``?session_id=``; Deny goes back with
 OAuth's ``error=access_denied``. It is a development stand-in: it checks no signature and answers
-this machine only.
+this machine only, through :class:`multitool.local.stand_in.StandInServer`: a ``Host`` naming this
+machine, and no ``Origin`` but its own (the consent form posts from its own page; the functions'
+boto3 clients send none), so a web page can neither answer a consent nor ask for a user's token.
 """
 
 from __future__ import annotations
 
 import html
 import json
-import threading
 from collections.abc import Callable, Mapping
-from http.server import ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -31,8 +31,7 @@ import botocore.session
 from botocore.exceptions import ClientError, ParamValidationError
 
 from multitool.local.identity import LocalIdentity
-from multitool.local.loopback import is_loopback
-from multitool.local.stand_in import StandInHandler
+from multitool.local.stand_in import StandInHandler, StandInServer
 from multitool.people import Person
 
 CONSENT_PATH = "/consent"
@@ -58,10 +57,8 @@ def _method_name(operation: str) -> str:
     return str(xform_name(operation))
 
 
-class IdentityEndpoint(ThreadingHTTPServer):
+class IdentityEndpoint(StandInServer):
     """The stand-in on ``host:port`` (0: any free port); ``url`` is its address, ``identity`` the state."""
-
-    daemon_threads = True
 
     def __init__(
         self,
@@ -72,37 +69,19 @@ class IdentityEndpoint(ThreadingHTTPServer):
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
-        super().__init__((host, port), _Handler)
+        super().__init__(_Handler, host, port, name="identity")
         self.identity = LocalIdentity(workloads=workloads, consent_base=f"{self.url}{CONSENT_PATH}")
         self.person = person
         self.provider_name = provider_name
         self.paths = operation_paths()
-        self._thread: threading.Thread | None = None
-
-    @property
-    def url(self) -> str:
-        host, port = self.server_address[:2]
-        return f"http://{host!s}:{port}"
-
-    def start(self) -> IdentityEndpoint:
-        self._thread = threading.Thread(target=self.serve_forever, name="identity-stand-in", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self.shutdown()
-        self.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
 
 
 class _Handler(StandInHandler):
     server: IdentityEndpoint
     protocol_version = "HTTP/1.1"
+    serves_pages = True  # the consent page, and the form it posts
 
     def do_GET(self) -> None:
-        if not self._local():
-            return
         parts = urlsplit(self.path)
         if parts.path != CONSENT_PATH:
             self._page(404, "Not found", "<p>No such page.</p>")
@@ -134,8 +113,6 @@ class _Handler(StandInHandler):
         )
 
     def do_POST(self) -> None:
-        if not self._local():
-            return
         path = urlsplit(self.path).path
         length = int(self.headers.get("Content-Length") or 0)
         if path == CONSENT_PATH:
@@ -187,12 +164,6 @@ class _Handler(StandInHandler):
             return ""
         return f"{after.scheme}://{after.netloc}"
 
-    def _local(self) -> bool:
-        if is_loopback(self.client_address[0]):
-            return True
-        self._error(403, "AccessDeniedException", "The identity stand-in answers this machine only.")
-        return False
-
     def _page(self, status: int, title: str, content: str, *, form_action: str = "") -> None:
         page = (
             '<!doctype html><html lang="en"><head><meta charset="utf-8">'
@@ -203,7 +174,13 @@ class _Handler(StandInHandler):
             "</main></body></html>"
         )
         policy = f"default-src 'none'; frame-ancestors 'none'; form-action 'self' {form_action}".strip()
-        headers = {"Content-Security-Policy": policy, "Cache-Control": "no-store"}
+        # Its form posts with the page's own Origin, which the stand-in requires (not "null", as under
+        # "no-referrer"); other sites get no referrer.
+        headers = {
+            "Content-Security-Policy": policy,
+            "Cache-Control": "no-store",
+            "Referrer-Policy": "same-origin",
+        }
         self.send_body(status, page.encode(), "text/html; charset=utf-8", headers)
 
     def _error(self, status: int, code: str, message: str, extra: Mapping[str, Any] | None = None) -> None:

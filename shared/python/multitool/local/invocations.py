@@ -8,6 +8,15 @@ Event``), is answered 202 at once, as Lambda queues it, and the event runs in a
 background thread on the function's handler (the target bound by the API Gateway
 stand-in, :meth:`multitool.local.gateway.LocalApi.invoke_event`). Only the event
 invocation type is served: nothing in the system waits on another function.
+
+Only the server's own clients reach it. It is a :class:`multitool.local.stand_in.StandInServer`: it
+listens on loopback and answers a request whose ``Host`` names this machine (a DNS-rebinding page sends
+its own name) and that carries no ``Origin`` (boto3 sends none; a browser sends one with every POST a
+page makes, per the Fetch standard); its URL holds a
+per-process secret (``http://127.0.0.1:<port>/<secret>``, what ``AWS_ENDPOINT_URL_LAMBDA`` is set to,
+see :func:`multitool.local.loopback.under_secret`), so a page that cannot read the server's
+environment cannot forge an event. And only the functions it was bound to are invoked, by exact
+name: the function name is never a path.
 """
 
 from __future__ import annotations
@@ -16,12 +25,12 @@ import json
 import re
 import sys
 import threading
-from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable, Collection
 from typing import Any
 from urllib.parse import unquote
 
-from multitool.local.loopback import is_loopback
+from multitool.local.loopback import new_secret, under_secret
+from multitool.local.stand_in import StandInHandler, StandInServer
 
 Target = Callable[[str, Any], None]
 """Runs one event on function ``name``: ``target(name, event)``."""
@@ -30,15 +39,16 @@ _PATH = re.compile(r"^/2015-03-31/functions/(?P<name>[^/]+)/invocations$")
 MAX_PAYLOAD_BYTES = 256 * 1024  # Lambda's limit for an asynchronous invocation's payload
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(StandInHandler):
     server: LocalInvocations
     protocol_version = "HTTP/1.1"
 
     def do_POST(self) -> None:
-        found = _PATH.match(self.path.split("?", 1)[0])
-        if not is_loopback(self.client_address[0]):
-            self._answer(403, "AccessDeniedException", "Invocations are accepted from this machine only.")
+        path = under_secret(self.path.split("?", 1)[0], self.server.secret)
+        if path is None:  # the peer, Host and Origin were checked before (StandInHandler)
+            self._refuse("Invocations are accepted from this server's own clients only.")
             return
+        found = _PATH.match(path)
         if found is None:
             self._answer(404, "UnknownOperationException", "Only Invoke is served here.")
             return
@@ -52,19 +62,24 @@ class _Handler(BaseHTTPRequestHandler):
             self._answer(400, "InvalidParameterValueException", "Only InvocationType=Event is served.")
             return
         target = self.server.target
-        if target is None:
-            self._answer(404, "ResourceNotFoundException", "No function is served yet.")
+        # FunctionName is a name, a partial ARN or an ARN: the name is its last part.
+        name = unquote(found["name"]).rsplit(":", 1)[-1]
+        if target is None or name not in self.server.functions:
+            self._answer(404, "ResourceNotFoundException", "Function not found.")
             return
         try:
             event = json.loads(payload or b"{}")
         except ValueError:
             self._answer(400, "InvalidRequestContentException", "The payload is not JSON.")
             return
-        name = unquote(found["name"]).rsplit(":", 1)[-1]
         thread = threading.Thread(target=self.server.run, args=(target, name, event), daemon=True)
         thread.start()
         self.server.started.append(thread)
         self._send(202, b"")
+
+    def _refuse(self, message: str) -> None:
+        self.close_connection = True  # the body is left unread
+        self._answer(403, "AccessDeniedException", message)
 
     def _answer(self, status: int, code: str, message: str) -> None:
         self._send(status, json.dumps({"Type": "User", "message": message}).encode(), code)
@@ -78,36 +93,29 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def log_message(self, format: str, *args: Any) -> None:
-        return
 
-
-class LocalInvocations(ThreadingHTTPServer):
-    """The loopback endpoint; :meth:`bind` names who runs the events (until then, 404)."""
-
-    daemon_threads = True
+class LocalInvocations(StandInServer):
+    """The loopback endpoint; :meth:`bind` names who runs the events, and for which functions (until
+    then, 404). :attr:`url` holds its secret: it is the endpoint the server's own clients use."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
-        super().__init__((host, port), _Handler)
+        super().__init__(_Handler, host, port, name="lambda-invoke")
         self.target: Target | None = None
+        self.functions: frozenset[str] = frozenset()
+        self.secret = new_secret()
         self.started: list[threading.Thread] = []
-        self._thread = threading.Thread(target=self.serve_forever, daemon=True)
 
     @property
     def url(self) -> str:
-        host, port = self.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return f"{super().url}/{self.secret}"
 
-    def bind(self, target: Target) -> None:
+    def bind(self, target: Target, functions: Collection[str]) -> None:
+        """Run the events of ``functions`` (the deployed functions' names) with ``target``."""
+        self.functions = frozenset(functions)
         self.target = target
 
-    def start(self) -> LocalInvocations:
-        self._thread.start()
-        return self
-
     def close(self) -> None:
-        self.shutdown()
-        self.server_close()
+        self.stop()
 
     @staticmethod
     def run(target: Target, name: str, event: Any) -> None:

@@ -27,12 +27,11 @@ import threading
 from collections import deque
 from dataclasses import dataclass, field
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
-from multitool.local.stand_in import StandInHandler
+from multitool.local.stand_in import StandInHandler, StandInServer
 from multitool.ports.jira import SANDBOX_CREDENTIALS_EMAIL, SANDBOX_CREDENTIALS_TOKEN
 
 CLOUD_ID = "5a1d7c3e-0b9f-4e2a-8c61-sandbox00001"
@@ -80,15 +79,11 @@ class FakeJira:
         saved = _saved(state)
         self.issues = list(saved.get("issues", []))
         self._counters = {str(k): int(v) for k, v in saved.get("counters", {}).items()}
-        self._server = ThreadingHTTPServer((host, port), _handler_for(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-jira", daemon=True)
-        self._thread.start()
+        self._server = StandInServer(_handler_for(self), host, port, name="jira").start()
 
     @property
     def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return self._server.url
 
     def fail_next(
         self,
@@ -111,9 +106,7 @@ class FakeJira:
             return next((i for i in self.issues if i["key"] == key), None)
 
     def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
+        self._server.stop()
 
     def __enter__(self) -> Self:
         return self
@@ -266,9 +259,10 @@ def _is_adf_doc(value: Any) -> bool:
     )
 
 
-def _handler_for(jira: FakeJira) -> type[BaseHTTPRequestHandler]:
+def _handler_for(jira: FakeJira) -> type[StandInHandler]:
     class Handler(StandInHandler):  # the tests and the demo read ``jira.requests``
         server_version = "FakeJira/1.0"
+        serves_pages = True  # /browse/<key>, the link a card shows
 
         def do_GET(self) -> None:
             url = urlsplit(self.path)

@@ -11,6 +11,7 @@ import base64
 import binascii
 import importlib.util
 import json
+import re
 import sys
 import threading
 import time
@@ -28,6 +29,9 @@ FUNCTION_TIMEOUT_SECONDS = 30
 MAX_INSTANCES = 8
 REGION = "us-east-1"
 ACCOUNT = "000000000000"
+
+_FUNCTION_NAME = re.compile(r"[A-Za-z0-9_-]+")
+"""A function's folder name under ``functions/``."""
 
 Handler = Callable[[dict[str, Any], Any], Any]
 MAX_CLIENT_CONTEXT_BYTES = 3583
@@ -138,6 +142,8 @@ def load_handler(functions_dir: Path, name: str, instance: int = 0) -> Handler:
     Each ``instance`` is a separate module: its own module-level state (the resolver
     ``app``), as each Lambda execution environment has its own.
     """
+    if not _FUNCTION_NAME.fullmatch(name):  # a name, never a path (``..``, ``/``)
+        raise FileNotFoundError(f"No function named {name!r}")
     _router_state_per_thread()
     path = functions_dir / name / "handler.py"
     if not path.is_file():

@@ -35,6 +35,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
+from multitool.local.loopback import refusal
+
 LOGIN_PORT = 53682
 CALLBACK_PATH = "/callback"
 CALLBACK_URL = f"http://localhost:{LOGIN_PORT}{CALLBACK_PATH}"
@@ -84,6 +86,12 @@ class _Callback(BaseHTTPRequestHandler):
     server: _CallbackServer
 
     def do_GET(self) -> None:
+        # The browser comes back here by a redirect (a navigation: no Origin, this machine's name). A
+        # DNS-rebinding page's request names its own host; it must not end the wait with its own answer.
+        refused = refusal(self.headers.get("Host"), self.headers.get("Origin"), pages=True)
+        if refused is not None:
+            self._answer(*refused)
+            return
         parts = urlsplit(self.path)
         if parts.path != CALLBACK_PATH:
             self._answer(404, "Not the sign-in callback.")

@@ -18,6 +18,14 @@ token's user, so an outside client's drafts are that user's.
 
 Transports: stdio (the default; what desktop MCP clients start) and streamable HTTP (``--http``).
 Every log line goes to stderr: on stdio, stdout carries the protocol only.
+
+Over HTTP it serves this machine only: it listens on loopback, and every request (``/mcp`` and the
+sign-in routes beside it) must name a loopback host and, when it has an ``Origin``, come from a page on
+this machine. The MCP specification (2025-06-18, Transports, Streamable HTTP, Security Warning):
+servers "MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks"
+(403 for an invalid one) and "SHOULD bind only to localhost". The check is the SDK's own
+(``mcp.server.transport_security``: ``TransportSecuritySettings``, with the loopback hosts and origins
+its FastMCP uses for a loopback server): 421 for another ``Host``, 403 for another ``Origin``.
 """
 
 from __future__ import annotations
@@ -239,8 +247,44 @@ class _Asgi:
         await self._manager.handle_request(scope, receive, send)
 
 
+LOOPBACK_HOSTS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
+LOOPBACK_ORIGINS = ("http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*")
+
+
+def loopback_only() -> Any:
+    """The SDK's DNS-rebinding protection for a server on this machine: loopback hosts and origins."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=list(LOOPBACK_HOSTS),
+        allowed_origins=list(LOOPBACK_ORIGINS),
+    )
+
+
+class _LoopbackOnly:
+    """Every route (the sign-in ones too, which the SDK's transport does not guard) checked as the
+    SDK checks ``/mcp``: its Host and Origin validation, before the app sees the request."""
+
+    def __init__(self, app: Any) -> None:
+        from mcp.server.transport_security import TransportSecurityMiddleware
+
+        self._app = app
+        self._check = TransportSecurityMiddleware(loopback_only())
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            from starlette.requests import HTTPConnection
+
+            refused = await self._check.validate_request(HTTPConnection(scope), is_post=False)
+            if refused is not None:
+                await refused(scope, receive, send)
+                return
+        await self._app(scope, receive, send)
+
+
 def http_app(server: Server, sign_in: tuple[LocalOidc, str] | None = None) -> Any:
-    """Streamable HTTP at ``/mcp`` (stateless, JSON answers), as a Starlette app.
+    """Streamable HTTP at ``/mcp`` (stateless, JSON answers), as a Starlette app, for loopback only.
 
     ``sign_in`` (the authorization server and this server's resource URL) puts ``/mcp`` behind the
     bearer check and serves the metadata and the authorization server beside it.
@@ -249,21 +293,26 @@ def http_app(server: Server, sign_in: tuple[LocalOidc, str] | None = None) -> An
 
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from starlette.applications import Starlette
+    from starlette.middleware import Middleware
     from starlette.routing import Route
 
-    manager = StreamableHTTPSessionManager(app=server, stateless=True, json_response=True)
+    manager = StreamableHTTPSessionManager(
+        app=server, stateless=True, json_response=True, security_settings=loopback_only()
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> Any:
         async with manager.run():
             yield
 
+    guard = [Middleware(_LoopbackOnly)]
     if sign_in is None:
-        return Starlette(routes=[Route("/mcp", endpoint=_Asgi(manager))], lifespan=lifespan)
+        return Starlette(routes=[Route("/mcp", endpoint=_Asgi(manager))], middleware=guard, lifespan=lifespan)
     from multitool.local.mcp_auth import protected_routes
 
     oidc, resource = sign_in
-    return Starlette(routes=protected_routes(_Asgi(manager), oidc, resource), lifespan=lifespan)
+    routes = protected_routes(_Asgi(manager), oidc, resource)
+    return Starlette(routes=routes, middleware=guard, lifespan=lifespan)
 
 
 def serve_http(server: Server, host: str, port: int, sign_in: tuple[LocalOidc, str] | None = None) -> None:

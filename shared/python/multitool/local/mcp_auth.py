@@ -93,6 +93,9 @@ def token_user(people: Callable[[str], Person | None]) -> Callable[[], Person | 
 
 def protected_routes(mcp_app: Any, oidc: LocalOidc, resource: str) -> list[Any]:
     """Starlette routes: ``/mcp`` behind the bearer check, its RFC 9728 metadata, the OIDC stand-in."""
+    import functools
+
+    import anyio
     from mcp.server.auth.middleware.auth_context import AuthContextMiddleware
     from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend, RequireAuthMiddleware
     from mcp.server.auth.routes import build_resource_metadata_url, create_protected_resource_routes
@@ -114,7 +117,10 @@ def protected_routes(mcp_app: Any, oidc: LocalOidc, resource: str) -> list[Any]:
     async def provider(request: Request) -> Response:
         body = await request.body()
         target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
-        answer = oidc.serve(request.method, target, headers=dict(request.headers), body=body)
+        # Off the event loop: a sign-in may fetch a client ID metadata document (up to its time bound).
+        answer = await anyio.to_thread.run_sync(
+            functools.partial(oidc.serve, request.method, target, headers=dict(request.headers), body=body)
+        )
         response = Response(answer.body, status_code=answer.status, headers=answer.headers)
         for cookie in answer.cookies:
             response.headers.append("set-cookie", cookie)

@@ -19,10 +19,21 @@ Ctrl+C, which reaches the whole process group: it stops when the parent closes i
 so the state is written once, after the last request. The file is a pickle of moto's own
 objects, written and read by this machine's user only; a file moto can no longer read (a
 moto upgrade, a damaged file) is renamed ``*.unreadable`` and the child starts empty.
+
+Only the local server's own clients reach it. moto answers any ``Host`` and, through its CORS
+support, any ``Origin``, so a web page the developer visits could read every table (drafts, sessions,
+the audit), the Jira secret, or ``POST /moto-api/reset`` (a simple request, no preflight) and wipe
+everything. The child therefore serves moto behind :func:`guard`: a request must name this machine in
+its ``Host`` (a DNS-rebinding page sends its own name), carry no ``Origin`` (boto3 sends none; a
+browser sends one with every POST a page makes, per the Fetch standard), and start its path with the
+per-process secret the parent made (:attr:`LaunchedMoto.endpoint` is ``http://127.0.0.1:<port>/<secret>``:
+the clients' endpoint URL, see :func:`multitool.local.loopback.under_secret`). The secret reaches the
+child in its environment (:data:`SECRET_VARIABLE`), which other users cannot read, unlike its arguments.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import pickle
@@ -35,13 +46,17 @@ import tempfile
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from http import HTTPStatus
 from pathlib import Path
-from typing import IO, Literal
+from typing import IO, Any, Literal
+
+from multitool.local.loopback import new_secret, refusal, under_secret
 
 LOOPBACK = "127.0.0.1"
 READY = "moto ready "
 START_SECONDS = 60.0
 STOP_SECONDS = 10.0
+SECRET_VARIABLE = "MULTITOOL_MOTO_SECRET"  # noqa: S105 - the variable's name
 KEPT_SERVICES = ("dynamodb", "ses", "sesv2", "secretsmanager")
 """The services whose data outlives a restart: the tables, the mail SES accepted, the identities, secrets."""
 StateOutcome = Literal["none", "empty", "restored", "unreadable"]
@@ -109,7 +124,8 @@ class LaunchedMoto:
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listening:
             listening.bind((LOOPBACK, 0))
             listening.listen(128)
-            self.endpoint = f"http://{LOOPBACK}:{listening.getsockname()[1]}"
+            secret = new_secret()
+            self.endpoint = f"http://{LOOPBACK}:{listening.getsockname()[1]}/{secret}"
             fd = listening.fileno()
             self.process = subprocess.Popen(  # noqa: S603 - this interpreter, or a test's own command
                 list(command)
@@ -120,6 +136,7 @@ class LaunchedMoto:
                 stderr=self._errors,
                 text=True,
                 pass_fds=(fd,) if hold is None else (fd, hold),
+                env={**os.environ, SECRET_VARIABLE: secret},
             )
         self._lines: queue.Queue[str] = queue.Queue()
         threading.Thread(target=self._first_line, daemon=True).start()
@@ -207,12 +224,13 @@ def serve(
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # stop when the parent says so, after its last request
         outcome = restore_state(state)
     # What ThreadedMotoServer builds, on the socket the parent bound (werkzeug takes it by fd).
-    app = DomainDispatcherApplication(create_backend_app)
+    secret = os.environ.pop(SECRET_VARIABLE, "") or new_secret()
+    app = guard(DomainDispatcherApplication(create_backend_app), secret)
     server = make_server(LOOPBACK, 0, app, threaded=True, request_handler=MotoRequestHandler, fd=fd)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     host, port = server.server_address[:2]
-    print(f"{READY}http://{host!s}:{port} {outcome}", file=stdout, flush=True)
+    print(f"{READY}http://{host!s}:{port}/{secret} {outcome}", file=stdout, flush=True)
     try:
         stdin.read()  # returns at EOF: the parent closed the pipe, or died
     finally:
@@ -220,6 +238,38 @@ def serve(
         thread.join()
         if state is not None:
             save_state(state)
+
+
+Wsgi = Any
+"""A WSGI application (PEP 3333)."""
+
+
+def guard(app: Wsgi, secret: str) -> Wsgi:
+    """``app`` for the local server's own clients only (see the module's notes): the check every local
+    server makes (:func:`multitool.local.loopback.refusal`: 421 for a request that names another host,
+    403 for one that carries an ``Origin``), then 403 for one that lacks the secret; the secret is taken
+    off the path before moto reads it."""
+
+    def guarded(environ: dict[str, Any], start_response: Any) -> Any:
+        path = under_secret(environ.get("PATH_INFO", ""), secret)
+        refused = refusal(environ.get("HTTP_HOST"), environ.get("HTTP_ORIGIN"), pages=False)
+        if refused is None and path is None:
+            refused = 403, "Forbidden: this sandbox answers the local server only"
+        if refused is not None:
+            status, message = refused
+            body = json.dumps({"message": message}).encode()
+            start_response(
+                f"{status} {HTTPStatus(status).phrase}",
+                [("Content-Type", "application/json"), ("Content-Length", str(len(body)))],
+            )
+            return [body]
+        environ["PATH_INFO"] = path
+        for raw in ("RAW_URI", "REQUEST_URI"):  # the request line's target, which moto also reads
+            if raw in environ:
+                environ[raw] = environ[raw].replace(f"/{secret}", "", 1)
+        return app(environ, start_response)
+
+    return guarded
 
 
 if __name__ == "__main__":

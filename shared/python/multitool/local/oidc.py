@@ -13,8 +13,22 @@ client (:data:`MCP_CLIENT_ID`), loopback redirect URIs on any port (RFC 8252 7.3
 indicators (RFC 8707: an access token asked for a resource has that resource as its ``aud``, so it
 is good there and nowhere else), the ``iss`` of every authorization response (RFC 9207), and client
 ID metadata documents: a ``client_id`` that is an ``https://`` URL names the client's own JSON
-document, fetched once, which must name that same ``client_id`` and lists its redirect URIs
+document, which must name that same ``client_id`` and lists its redirect URIs
 (https://modelcontextprotocol.io/specification/draft/basic/authorization/client-registration).
+
+An application that is not multitool's own (a registered client, a client ID metadata document, the
+pre-registered MCP client) gets a code only once the user allowed it: the sign-in form names it and
+where its answer goes ("Sign in and allow"), and a user already signed in sees a consent screen for
+it, once per client. RFC 6749 10.2: a public client cannot be authenticated, so a repeated
+authorization request is not answered without the user's active interaction; the MCP security best
+practices' "confused deputy" is that attack, a dynamically registered client and a consent cookie. Each form
+carries a one-time ``consent`` token, so only the form this provider showed can allow. Registration
+takes an ``application/json`` body only (RFC 7591 3.1), so a web page cannot register a client with
+a form or a ``text/plain`` fetch (neither needs a CORS preflight). A client ID metadata document is
+fetched only when a user signs in or allows it (never for a request nobody has answered, never by the
+token or revocation endpoints), over https without redirects, within
+:data:`MAX_CLIENT_DOCUMENT_BYTES` and :data:`DOCUMENT_FETCH_SECONDS`; a document found good is kept
+for the process's life, one found bad is not fetched again for :data:`DOCUMENT_RETRY_SECONDS`.
 
 The tokens are checked as the HTTP API checks them by :mod:`multitool.local.jwt_authorizer`.
 
@@ -41,7 +55,14 @@ from joserfc.jwk import KeySet, RSAKey
 
 from multitool.local.jwt_authorizer import ALGORITHM, JwtAuthorizer, TokenRejected, gateway_claims
 from multitool.local.request_target import origin_form
-from multitool.local.sign_in_page import FORM_HEADERS, Person, page, sign_in_form
+from multitool.local.sign_in_page import (
+    FORM_HEADERS,
+    ClientAsking,
+    Person,
+    consent_form,
+    page,
+    sign_in_form,
+)
 
 CLIENT_ID = "multitool-local-page"
 SCOPES = ("openid", "email", "profile")
@@ -53,6 +74,14 @@ MCP_REDIRECT_URIS = ("http://127.0.0.1/callback", "http://localhost/callback")
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 MAX_CLIENT_DOCUMENT_BYTES = 5 * 1024
 """A client ID metadata document larger than this is refused (it is a few fields)."""
+DOCUMENT_FETCH_SECONDS = 5.0
+"""How long fetching a client ID metadata document may take, in all."""
+DOCUMENT_RETRY_SECONDS = 60.0
+"""How long a document that could not be read or was refused stays refused without a new fetch."""
+MAX_REFUSED_DOCUMENTS = 256
+"""Refused documents remembered at most (the oldest is forgotten first)."""
+CONSENT_SECONDS = 600
+"""How long a sign-in or consent form may be answered."""
 TOKEN_SECONDS = 3600
 REFRESH_SECONDS = 12 * 3600
 CODE_SECONDS = 300
@@ -109,6 +138,17 @@ class _Grant:
     """The RFC 8707 resource the access token is for (its ``aud``); empty: the client's own token."""
 
 
+@dataclass(frozen=True, slots=True)
+class _Consent:
+    """What a one-time consent token shown on a form allows: one client, to one redirect URI, for the
+    user signed in when it was shown (empty: whoever signs in with the form)."""
+
+    client_id: str
+    redirect_uri: str
+    user_id: str
+    expires: float
+
+
 @dataclass
 class LocalOidc:
     """The provider: sign-in form, codes, tokens, refresh, revocation and sign-out, all in memory."""
@@ -129,6 +169,10 @@ class LocalOidc:
     fetch_document: Callable[[str], bytes] | None = None
     """How a client ID metadata document is fetched (``https://`` only); None: over the network."""
     _registered: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
+    _names: dict[str, str] = field(default_factory=dict, repr=False)
+    _refused_documents: dict[str, float] = field(default_factory=dict, repr=False)
+    _approved: set[tuple[str, str]] = field(default_factory=set, repr=False)
+    _consents: dict[str, _Consent] = field(default_factory=dict, repr=False)
     _codes: dict[str, _Grant] = field(default_factory=dict, repr=False)
     _refresh: dict[str, _Grant] = field(default_factory=dict, repr=False)
     _sessions: dict[str, str] = field(default_factory=dict, repr=False)
@@ -146,21 +190,53 @@ class LocalOidc:
     def public_keys(self) -> dict[str, Any]:
         return dict(KeySet([self.key]).as_dict(private=False))
 
-    def callbacks(self, client_id: str | None) -> tuple[str, ...] | None:
-        """The callback URLs of a client this provider knows; None for any other."""
+    def callbacks(self, client_id: str | None, *, fetch: bool = False) -> tuple[str, ...] | None:
+        """The callback URLs of a client this provider knows; None for any other.
+
+        ``fetch``: a client ID metadata document not known yet may be fetched (only when a user signs
+        in or allows the client: see the module's notes).
+        """
         if client_id == self.client_id:
             return self.redirect_uris
         if client_id == MCP_CLIENT_ID and self.resources:
             return MCP_REDIRECT_URIS
         with self._lock:
             registered = self._registered.get(client_id or "")
-        if registered is None and self.resources and _is_document_url(client_id or ""):
+        if registered is None and fetch and self._document_pending(client_id or ""):
             registered = self._document_callbacks(client_id or "")
         return registered if registered is not None else self.other_clients.get(client_id or "")
 
+    def _first_party(self, client_id: str) -> bool:
+        """multitool's own clients (the page, the command line's sign-in): no consent to ask."""
+        return client_id == self.client_id or client_id in self.other_clients
+
+    def _document_pending(self, client_id: str) -> bool:
+        """Whether ``client_id`` names a client ID metadata document not fetched yet (nor refused lately)."""
+        if not self.resources or not _is_document_url(client_id):
+            return False
+        with self._lock:
+            if client_id in self._registered:
+                return False
+            refused = self._refused_documents.get(client_id)
+            return refused is None or refused + DOCUMENT_RETRY_SECONDS < self.clock()
+
     def _document_callbacks(self, client_id: str) -> tuple[str, ...] | None:
         """The redirect URIs a client ID metadata document lists; None for a document that does not
-        name ``client_id`` itself, or cannot be read."""
+        name ``client_id`` itself, or cannot be read (then remembered as refused for a while)."""
+        found = self._read_document(client_id)
+        with self._lock:
+            if found is None:
+                self._refused_documents[client_id] = self.clock()
+                while len(self._refused_documents) > MAX_REFUSED_DOCUMENTS:
+                    del self._refused_documents[next(iter(self._refused_documents))]
+                return None
+            uris, name = found
+            self._registered[client_id] = uris
+            self._names[client_id] = name
+            self._refused_documents.pop(client_id, None)
+        return uris
+
+    def _read_document(self, client_id: str) -> tuple[tuple[str, ...], str] | None:
         fetch = self.fetch_document or _fetch_https
         try:
             document = json.loads(fetch(client_id)[: MAX_CLIENT_DOCUMENT_BYTES + 1] or b"null")
@@ -177,9 +253,8 @@ class LocalOidc:
             or not all(isinstance(u, str) and _registrable(u) for u in uris)
         ):
             return None
-        with self._lock:
-            self._registered[client_id] = tuple(uris)
-        return tuple(uris)
+        name = document.get("client_name")
+        return tuple(uris), name if isinstance(name, str) and name.strip() else client_id
 
     def authorizer(self) -> JwtAuthorizer:
         return JwtAuthorizer(
@@ -229,14 +304,14 @@ class LocalOidc:
                 200, self.public_keys, {"content-type": "application/json"}
             ),
             ("GET", "/oauth2/authorize"): lambda: self._authorize(query, headers),
-            ("POST", "/oauth2/authorize"): lambda: self._sign_in(form),
+            ("POST", "/oauth2/authorize"): lambda: self._sign_in(form, headers),
             ("POST", "/oauth2/token"): lambda: self._token(form),
             ("POST", "/oauth2/revoke"): lambda: self._revoke(form),
             ("GET", "/oauth2/userInfo"): lambda: self._user_info(headers),
             ("GET", "/logout"): lambda: self._logout(query, headers),
         }
         routes[("GET", "/.well-known/oauth-authorization-server")] = self._discovery
-        routes[("POST", "/oauth2/register")] = lambda: self._register(body)
+        routes[("POST", "/oauth2/register")] = lambda: self._register(body, headers)
         handler = routes.get((method.upper(), path))
         if handler is None:
             return _json(405 if path in PATHS else 404, {"message": "Method Not Allowed"})
@@ -275,14 +350,22 @@ class LocalOidc:
             {"content-type": "application/json"},
         )
 
-    def _check_request(self, params: Mapping[str, str]) -> str | None:
-        """What is wrong with an authorize request, in words; None when it may proceed."""
-        callbacks = self.callbacks(params.get("client_id"))
-        if callbacks is None:
+    def _check_request(self, params: Mapping[str, str], *, fetch: bool = False) -> str | None:
+        """What is wrong with an authorize request, in words; None when it may proceed.
+
+        Without ``fetch``, a client ID metadata document not fetched yet is not read: its client and
+        redirect URI are checked when the user answers the form (``fetch``), before any code.
+        """
+        client_id = params.get("client_id", "")
+        callbacks = self.callbacks(client_id, fetch=fetch)
+        if callbacks is None and (fetch or not self._document_pending(client_id)):
             return "unknown client_id"
         # Only MCP clients (native apps, RFC 8252) get a loopback redirect on any port.
-        any_port = params.get("client_id") == MCP_CLIENT_ID or params.get("client_id", "") in self._registered
-        if not _redirect_allowed(params.get("redirect_uri", ""), callbacks, any_port=any_port):
+        with self._lock:
+            any_port = client_id == MCP_CLIENT_ID or client_id in self._registered
+        if callbacks is not None and not _redirect_allowed(
+            params.get("redirect_uri", ""), callbacks, any_port=any_port
+        ):
             return f"redirect_uri must be one of {', '.join(callbacks)}"
         if params.get("response_type") != "code":
             return "response_type must be code (the implicit flow is not offered)"
@@ -300,31 +383,92 @@ class LocalOidc:
         problem = self._check_request(params)
         if problem:
             # A bad client or redirect is never redirected to (RFC 6749 4.1.2.1): answered here.
-            return OidcResponse(
-                400, dict(FORM_HEADERS), page("Sign-in request refused", html.escape(problem))
-            )
+            return _refused(problem)
+        client_id = params["client_id"]
         user = self._session_user(headers)
         if user is not None:
-            return self._issue_code(user, params)
-        return OidcResponse(200, dict(FORM_HEADERS), sign_in_form(params, self.people()))
+            with self._lock:
+                allowed = self._first_party(client_id) or (user, client_id) in self._approved
+            if allowed:
+                return self._issue_code(user, params)
+            person = self._person(user)
+            assert person is not None  # a session's user is a known person
+            return OidcResponse(
+                200,
+                dict(FORM_HEADERS),
+                consent_form(self._with_consent(params, user), person, self._asking(params)),
+            )
+        return self._form(params)
 
-    def _sign_in(self, form: Mapping[str, str]) -> OidcResponse:
-        problem = self._check_request(form)
-        if problem:
-            return OidcResponse(
-                400, dict(FORM_HEADERS), page("Sign-in request refused", html.escape(problem))
-            )
-        user = form.get("username", "")
-        if user not in {p.id for p in self.people()}:
-            return OidcResponse(
-                200, dict(FORM_HEADERS), sign_in_form(form, self.people(), error="Choose who you are.")
-            )
-        session = secrets.token_urlsafe(24)
+    def _form(self, params: Mapping[str, str], error: str = "") -> OidcResponse:
+        """The sign-in form; for another application, also its consent screen, with a consent token."""
+        client_id = params.get("client_id", "")
+        if self._first_party(client_id):
+            return OidcResponse(200, dict(FORM_HEADERS), sign_in_form(params, self.people(), error))
+        form = sign_in_form(self._with_consent(params, ""), self.people(), error, self._asking(params))
+        return OidcResponse(200, dict(FORM_HEADERS), form)
+
+    def _asking(self, params: Mapping[str, str]) -> ClientAsking:
+        client_id = params.get("client_id", "")
         with self._lock:
-            self._sessions[session] = user
-        cookie = f"{SESSION_COOKIE}={session}; Path=/; HttpOnly; SameSite=Lax"
+            name = self._names.get(client_id)
+        if name is None:
+            name = "An MCP client" if client_id == MCP_CLIENT_ID else "An application"
+        return ClientAsking(client_id, name, params.get("redirect_uri", ""))
+
+    def _with_consent(self, params: Mapping[str, str], user: str) -> dict[str, str]:
+        """``params`` and a new one-time consent token for this client and redirect URI."""
+        token = secrets.token_urlsafe(24)
+        with self._lock:
+            now = self.clock()
+            for stale in [t for t, c in self._consents.items() if c.expires < now]:
+                del self._consents[stale]
+            self._consents[token] = _Consent(
+                params.get("client_id", ""), params.get("redirect_uri", ""), user, now + CONSENT_SECONDS
+            )
+        return {**params, "consent": token}
+
+    def _take_consent(self, form: Mapping[str, str], user: str | None) -> bool:
+        """Whether the form carries a consent token this provider showed for its client and redirect
+        URI (and, on a consent screen, to the user now signed in); the token is used up either way."""
+        with self._lock:
+            consent = self._consents.pop(form.get("consent", ""), None)
+        return (
+            consent is not None
+            and consent.expires >= self.clock()
+            and consent.client_id == form.get("client_id")
+            and consent.redirect_uri == form.get("redirect_uri")
+            and (consent.user_id == "" or consent.user_id == user)
+        )
+
+    def _sign_in(self, form: Mapping[str, str], headers: Mapping[str, str]) -> OidcResponse:
+        client_id = form.get("client_id", "")
+        first_party = self._first_party(client_id)
+        chosen = form.get("username")
+        user = chosen if chosen is not None else self._session_user(headers)
+        if not first_party and not self._take_consent(form, None if chosen is not None else user):
+            return _refused(
+                "this form was not shown by this sign-in, or has expired: start again from the application"
+            )
+        problem = self._check_request(form, fetch=True)
+        if problem:
+            return _refused(problem)
+        if user not in {p.id for p in self.people()}:
+            return self._form(form, error="Choose who you are.")
+        cookies: tuple[str, ...] = ()
+        if chosen is not None:
+            session = secrets.token_urlsafe(24)
+            with self._lock:
+                self._sessions[session] = user
+            cookies = (f"{SESSION_COOKIE}={session}; Path=/; HttpOnly; SameSite=Lax",)
+        if not first_party:
+            if form.get("decision") == "deny":  # RFC 6749 4.1.2.1: the redirect URI was checked above
+                denied = {"error": "access_denied", **_state(form), "iss": self.issuer}
+                return _redirect(f"{form['redirect_uri']}?{urlencode(denied)}", cookies)
+            with self._lock:
+                self._approved.add((user, client_id))
         response = self._issue_code(user, form)
-        return OidcResponse(response.status, response.headers, response.body, (cookie,))
+        return OidcResponse(response.status, response.headers, response.body, cookies)
 
     def _issue_code(self, user: str, params: Mapping[str, str]) -> OidcResponse:
         code = secrets.token_urlsafe(32)
@@ -339,11 +483,7 @@ class LocalOidc:
                 resource=params.get("resource", ""),
             )
         # RFC 9207: the answer names its issuer, so a client talking to two servers tells them apart.
-        answer = {
-            "code": code,
-            **({"state": params["state"]} if params.get("state") else {}),
-            "iss": self.issuer,
-        }
+        answer = {"code": code, **_state(params), "iss": self.issuer}
         return _redirect(f"{params['redirect_uri']}?{urlencode(answer)}")
 
     def _token(self, form: Mapping[str, str]) -> OidcResponse:
@@ -392,10 +532,15 @@ class LocalOidc:
                 del self._refresh[form["token"]]
         return OidcResponse(200, dict(NO_STORE), b"")  # RFC 7009: 200 whether or not it was known
 
-    def _register(self, body: bytes) -> OidcResponse:
-        """RFC 7591 dynamic registration, of public clients (PKCE, no secret) only."""
+    def _register(self, body: bytes, headers: Mapping[str, str]) -> OidcResponse:
+        """RFC 7591 dynamic registration, of public clients (PKCE, no secret) only, from a JSON body."""
         if not self.resources:
             return _json(404, {"message": "Not Found"})
+        content_type = next((v for k, v in headers.items() if k.lower() == "content-type"), "")
+        if content_type.partition(";")[0].strip().lower() != "application/json":
+            # RFC 7591 3.1: "a content type of application/json". A page's form or text/plain fetch
+            # reaches this without a CORS preflight; a JSON one does not.
+            return _oauth_error(400, "invalid_client_metadata", "the body must be application/json")
         try:
             metadata = json.loads(body or b"null")
         except ValueError:
@@ -416,8 +561,10 @@ class LocalOidc:
                 400, "invalid_client_metadata", "grant_types may be authorization_code and refresh_token only"
             )
         client_id = f"mcp-{secrets.token_urlsafe(12)}"
+        name = metadata.get("client_name")
         with self._lock:
             self._registered[client_id] = tuple(uris)
+            self._names[client_id] = name if isinstance(name, str) and name.strip() else client_id
         answer = {
             "client_id": client_id,
             "client_id_issued_at": int(self.clock()),
@@ -527,6 +674,14 @@ class LocalOidc:
         }
 
 
+def _refused(problem: str) -> OidcResponse:
+    return OidcResponse(400, dict(FORM_HEADERS), page("Sign-in request refused", html.escape(problem)))
+
+
+def _state(params: Mapping[str, str]) -> dict[str, str]:
+    return {"state": params["state"]} if params.get("state") else {}
+
+
 def _signing_key() -> RSAKey:
     """A new RS256 key for this run: tokens of an earlier run never verify."""
     return RSAKey.generate_key(2048, parameters={"kid": secrets.token_hex(8), "alg": ALGORITHM, "use": "sig"})
@@ -539,14 +694,26 @@ def _is_document_url(client_id: str) -> bool:
 
 
 def _fetch_https(url: str) -> bytes:
+    """The document at ``url`` (https, no redirects), within the size and time bounds; OSError if not."""
     import urllib.request
 
     if not _is_document_url(url):
         raise OSError("a client ID metadata document is fetched over https only")
-    with urllib.request.urlopen(url, timeout=5) as answer:  # noqa: S310 - https only, checked above
-        body: bytes = answer.read(MAX_CLIENT_DOCUMENT_BYTES + 1)
-    if len(body) > MAX_CLIENT_DOCUMENT_BYTES:
-        raise OSError("the client ID metadata document is too large")
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+            return None  # the 3xx is then an HTTPError: the document lives at its client_id URL
+
+    deadline = time.monotonic() + DOCUMENT_FETCH_SECONDS
+    opener = urllib.request.build_opener(NoRedirect)
+    with opener.open(url, timeout=DOCUMENT_FETCH_SECONDS) as answer:
+        body = b""
+        while chunk := answer.read(1024):
+            body += chunk
+            if len(body) > MAX_CLIENT_DOCUMENT_BYTES:
+                raise OSError("the client ID metadata document is too large")
+            if time.monotonic() > deadline:
+                raise OSError("the client ID metadata document took too long")
     return body
 
 

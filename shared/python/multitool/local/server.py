@@ -11,6 +11,12 @@ created). Everything else under ``GET`` (or ``HEAD``) is a file of ``web/``.
 
 The directory and the outbox answer requests from this machine (loopback) only,
 even when the server listens on another address: other machines get the page, and a 401.
+
+Every request first goes through the check every local server makes
+(:func:`multitool.local.loopback.refusal`): its ``Host`` names this machine or the address the server
+listens on (421 otherwise: DNS rebinding), and an ``Origin`` is the server's own (403 otherwise: the
+page it serves posts with its own origin; a page of another site, or an opaque ``null`` origin, never
+drives the API, the sign-in or sign-out). No answer carries CORS headers.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 from multitool.local.gateway import (
     API_ROUTES,
@@ -30,7 +36,7 @@ from multitool.local.gateway import (
     LocalResponse,
     json_response,
 )
-from multitool.local.loopback import is_loopback
+from multitool.local.loopback import is_loopback, refusal
 from multitool.local.request_target import origin_form
 
 # API_ROUTES is re-exported: what this server serves, for callers that document or sweep it.
@@ -114,25 +120,6 @@ def route_request(
     return json_response(404, {"message": "Not Found"})
 
 
-def host_allowed(host_header: str | None, bound_host: str) -> bool:
-    """Whether a request's ``Host`` names this server: a loopback name or address, or the address it
-    was bound to. A page on another site whose name is made to resolve to 127.0.0.1 (DNS rebinding)
-    sends its own name, so the server refuses it rather than let that page drive the API (and, with
-    a real model, spend the developer's Bedrock)."""
-    if not host_header:
-        return False
-    try:
-        host = urlsplit(f"//{host_header.strip()}").hostname
-    except ValueError:  # a port that is not a number, an unclosed IPv6 bracket
-        return False
-    if not host:
-        return False
-    host = host.rstrip(".").lower()
-    if host == "localhost" or host.endswith(".localhost") or host == bound_host.lower():
-        return True
-    return is_loopback(host)
-
-
 class _RequestHandler(BaseHTTPRequestHandler):
     server: LocalHttpServer
     protocol_version = "HTTP/1.1"
@@ -178,17 +165,16 @@ class _RequestHandler(BaseHTTPRequestHandler):
         self._serve("DELETE")
 
     def _serve(self, method: str) -> None:
-        if not host_allowed(self.headers.get("Host"), str(self.server.server_address[0])):
-            self.close_connection = True
-            self._send(
-                json_response(
-                    421,
-                    {
-                        "message": "Misdirected Request: this server answers only localhost, a loopback "
-                        "address or the address it was started on (the Host header)"
-                    },
-                )
-            )
+        refused = refusal(
+            self.headers.get("Host"),
+            self.headers.get("Origin"),
+            pages=True,
+            bound_host=str(self.server.server_address[0]),
+        )
+        if refused is not None:
+            self.close_connection = True  # the body is left unread
+            status, message = refused
+            self._send(json_response(status, {"message": message}))
             return
         if self.headers.get("Transfer-Encoding", "identity").strip().lower() != "identity":
             # The body's framing is unknown to this server: answer, then drop the connection so the
