@@ -53,7 +53,8 @@ def test_pinned_cli_synthesizes_the_stack(cdk_synth: Synth, tmp_path: Path) -> N
 
     assert result.returncode == 0, result.stderr[-3000:]
     # The CLI and jsii run on a supported Node: neither prints Node's end-of-life notice.
-    assert "end-of-life" not in result.stderr and "not supported" not in result.stderr, result.stderr[-2000:]
+    assert "end-of-life" not in result.stderr, result.stderr[-2000:]
+    assert "not supported" not in result.stderr, result.stderr[-2000:]
     template = json.loads((tmp_path / "Multitool.template.json").read_text())
     types = {r["Type"] for r in template["Resources"].values()}
     # The default deploy works for any account: the AgentCore harness, no Agents Classic resource.

@@ -34,7 +34,8 @@ def test_package_json_requires_a_supported_node() -> None:
 def test_the_brought_node_is_the_locked_one_where_there_is_one() -> None:
     lock = json.loads((ROOT / "infra" / "node" / "package-lock.json").read_text())["packages"]
     pinned = {entry["version"] for name, entry in lock.items() if name.startswith("node_modules/node-")}
-    assert len(pinned) == 1 and _major_of(next(iter(pinned))) in SUPPORTED
+    assert len(pinned) == 1
+    assert _major_of(next(iter(pinned))) in SUPPORTED
     if (NODE_BIN / "node").exists():
         assert f"{_major(str(NODE_BIN / 'node'))}" == next(iter(pinned)).split(".")[0]
 
