@@ -21,7 +21,9 @@ from typing import Any
 import aws_cdk as cdk
 from aws_cdk import aws_bedrockagentcore as agentcore
 from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
 from aws_cdk import aws_logs as logs
+from aws_cdk import custom_resources as cr
 from constructs import Construct
 
 from infra.components.gateway import ToolGateway
@@ -155,6 +157,7 @@ class ChatHarness(Construct):
         idle_session_seconds: int,
         log_retention: logs.RetentionDays,
         gateway: ToolGateway | None = None,
+        encryption_key: kms.IKey | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
         stack = cdk.Stack.of(self)
@@ -242,18 +245,30 @@ class ChatHarness(Construct):
             roles=[self.role],
             statements=[iam.PolicyStatement(actions=list(LOG_ACTIONS), resources=[runtime_groups])],
         )
-        # The runtime's log group, made here with the stack's retention (the service would make it
-        # with none: kept forever). Its name holds the runtime id, so it follows the harness; the
-        # role may write logs (or create a group) only once the policy above is attached, and that
-        # waits for this group: the runtime always finds it there.
-        self.log_group = logs.LogGroup(
+        # The runtime's log group gets the stack's retention (the service makes it with none: kept
+        # forever). Sources disagree on when the service makes it: aws-cdk-lib's
+        # aws-bedrock-agentcore-alpha README says on the runtime's first invocation,
+        # hashicorp/terraform-provider-aws#47629 reports it made with the runtime. This follows the
+        # second (the safe reading): a plain AWS::Logs::LogGroup would fail its create when the group is
+        # already there, so the retention is set by aws-cdk-lib's LogRetention custom resource, which
+        # creates the group if it is missing and otherwise only calls PutRetentionPolicy ("The log group
+        # is created if it doesn't already exist",
+        # https://docs.aws.amazon.com/cdk/api/v2/python/aws_cdk.aws_logs/LogRetention.html). Its name
+        # holds the runtime id, so it follows the harness; the role may write logs (or create a group)
+        # only once the policy above is attached, and that waits for the retention: the runtime finds
+        # the group there with its retention set.
+        self.log_group_name = f"{LOG_GROUP_PREFIX}{self.runtime_id}-{RUNTIME_ENDPOINT}"
+        self.log_retention = logs.LogRetention(
             self,
             "RuntimeLogs",
-            log_group_name=f"{LOG_GROUP_PREFIX}{self.runtime_id}-{RUNTIME_ENDPOINT}",
+            log_group_name=self.log_group_name,
             retention=log_retention,
             removal_policy=cdk.RemovalPolicy.DESTROY,
         )
-        self.log_policy.node.add_dependency(self.log_group)
+        self.log_policy.node.add_dependency(self.log_retention)
+        self._acknowledge_retention_provider(stack)
+        if encryption_key is not None:
+            self._encrypt_log_group(encryption_key)
         acknowledge(
             self.log_policy,
             "The harness's AgentCore Runtime names its log groups after the runtime id with a service-chosen "
@@ -262,6 +277,65 @@ class ChatHarness(Construct):
             f"{_nag(stack.account, 'AWS::AccountId')}:log-group:{LOG_GROUP_PREFIX}"
             f"<{stack.get_logical_id(self.harness)}.Environment.AgentCoreRuntimeEnvironment.AgentRuntimeId>*]",
         )
+
+    def _acknowledge_retention_provider(self, stack: cdk.Stack) -> None:
+        """LogRetention's provider is a stack-level singleton Lambda (aws-cdk-lib's code, run only while
+        deploying): its role and grants are aws-cdk-lib's, acknowledged there."""
+        for child in stack.node.children:
+            if not child.node.id.startswith("LogRetention"):
+                continue
+            role = child.node.try_find_child("ServiceRole")
+            if role is None:
+                continue
+            acknowledge(
+                role,
+                "aws-cdk-lib's LogRetention provider runs only during a deploy; its role is aws-cdk-lib's, "
+                "with AWS's basic execution policy for the provider's own logs.",
+                "AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/"
+                "AWSLambdaBasicExecutionRole]",
+            )
+            region, account = _nag(stack.region, "AWS::Region"), _nag(stack.account, "AWS::AccountId")
+            acknowledge(
+                role,
+                "aws-cdk-lib's LogRetention provider sets retention on whichever group a LogRetention names "
+                "(PutRetentionPolicy and DeleteRetentionPolicy on '*', as aws-cdk-lib grants them) and "
+                "deletes with the stack only the harness runtime's group.",
+                "AwsSolutions-IAM5[Resource::*]",
+                f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:{region}:{account}:log-group:"
+                f"{LOG_GROUP_PREFIX}<{stack.get_logical_id(self.harness)}.Environment."
+                f"AgentCoreRuntimeEnvironment.AgentRuntimeId>-{RUNTIME_ENDPOINT}:*]",
+            )
+
+    def _encrypt_log_group(self, key: kms.IKey) -> None:
+        """customerManagedKey: the runtime's group under the stack's key, as every other log group is.
+        The group is not this stack's resource (see above), so the key is associated with it by
+        CloudWatch Logs' AssociateKmsKey, once the group exists; the key policy lets CloudWatch Logs use
+        it for this account's groups (components.keys)."""
+        stack = cdk.Stack.of(self)
+        group_arn = stack.format_arn(
+            service="logs",
+            resource="log-group",
+            resource_name=self.log_group_name,
+            arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
+        )
+        associate = cr.AwsSdkCall(
+            service="CloudWatchLogs",
+            action="associateKmsKey",
+            parameters={"logGroupName": self.log_group_name, "kmsKeyId": key.key_arn},
+            physical_resource_id=cr.PhysicalResourceId.of(self.log_group_name),
+        )
+        self.log_key = cr.AwsCustomResource(
+            self,
+            "RuntimeLogsKey",
+            on_create=associate,
+            on_update=associate,
+            policy=cr.AwsCustomResourcePolicy.from_statements(
+                [iam.PolicyStatement(actions=["logs:AssociateKmsKey"], resources=[group_arn])]
+            ),
+            install_latest_aws_sdk=False,
+        )
+        self.log_key.node.add_dependency(self.log_retention)
+        self.log_policy.node.add_dependency(self.log_key)
 
     def _runtime_policy(self, stack: cdk.Stack, harness_name: str) -> iam.Policy:
         """The statements AWS's harness execution role policy lists for the runtime itself, each
