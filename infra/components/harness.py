@@ -28,6 +28,7 @@ from constructs import Construct
 
 from infra.components.gateway import ToolGateway
 from infra.components.model import ModelAccess
+from infra.components.roles import NarrowedRole
 from infra.nag import acknowledge
 
 SERVICE_PRINCIPAL = "bedrock-agentcore.amazonaws.com"
@@ -41,6 +42,8 @@ INVOKE_ACTIONS = (
     "bedrock-agentcore:InvokeAgentRuntimeForUser",
 )
 LOG_GROUP_PREFIX = "/aws/bedrock-agentcore/runtimes/"
+# What aws-cdk-lib's LogRetention grants its provider on '*' (aws-logs, log-retention.ts).
+RETENTION_ACTIONS = frozenset({"logs:PutRetentionPolicy", "logs:DeleteRetentionPolicy"})
 # An AgentCore Runtime writes its standard (stdout/stderr, `[runtime-logs] <UUID>` streams) and OTEL
 # structured logs to `/aws/bedrock-agentcore/runtimes/<agent_id>-<endpoint_name>` ("View observability
 # data", https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/observability-view.html); a
@@ -258,15 +261,34 @@ class ChatHarness(Construct):
         # only once the policy above is attached, and that waits for the retention: the runtime finds
         # the group there with its retention set.
         self.log_group_name = f"{LOG_GROUP_PREFIX}{self.runtime_id}-{RUNTIME_ENDPOINT}"
+        self.log_group_arn = stack.format_arn(
+            service="logs",
+            resource="log-group",
+            resource_name=self.log_group_name,
+            arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
+        )
+        # The provider's own role, no managed policy: create this one group, and set or remove its
+        # retention (aws-cdk-lib grants those two on '*'; here on this group only).
+        retention_role = NarrowedRole(
+            self,
+            "RuntimeLogsRetentionRole",
+            assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
+            description="Sets the retention of the harness runtime's log group, creating it if missing",
+            narrowed={RETENTION_ACTIONS: [self.log_group_arn]},
+        )
+        retention_role.add_to_principal_policy(
+            iam.PolicyStatement(actions=["logs:CreateLogGroup"], resources=[self.log_group_arn])
+        )
         self.log_retention = logs.LogRetention(
             self,
             "RuntimeLogs",
             log_group_name=self.log_group_name,
             retention=log_retention,
             removal_policy=cdk.RemovalPolicy.DESTROY,
+            role=retention_role,
         )
         self.log_policy.node.add_dependency(self.log_retention)
-        self._acknowledge_retention_provider(stack)
+        self._acknowledge_retention_provider(stack, retention_role)
         if encryption_key is not None:
             self._encrypt_log_group(encryption_key)
         acknowledge(
@@ -278,51 +300,36 @@ class ChatHarness(Construct):
             f"<{stack.get_logical_id(self.harness)}.Environment.AgentCoreRuntimeEnvironment.AgentRuntimeId>*]",
         )
 
-    def _acknowledge_retention_provider(self, stack: cdk.Stack) -> None:
+    def _acknowledge_retention_provider(self, stack: cdk.Stack, role: iam.Role) -> None:
         """LogRetention's provider is a stack-level singleton Lambda (aws-cdk-lib's code, run only while
-        deploying): its role and grants are aws-cdk-lib's, acknowledged there."""
-        for child in stack.node.children:
-            if not child.node.id.startswith("LogRetention"):
-                continue
-            role = child.node.try_find_child("ServiceRole")
-            if role is None:
-                continue
-            acknowledge(
-                role,
-                "aws-cdk-lib's LogRetention provider runs only during a deploy; its role is aws-cdk-lib's, "
-                "with AWS's basic execution policy for the provider's own logs.",
-                "AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/"
-                "AWSLambdaBasicExecutionRole]",
-            )
-            region, account = _nag(stack.region, "AWS::Region"), _nag(stack.account, "AWS::AccountId")
-            acknowledge(
-                role,
-                "aws-cdk-lib's LogRetention provider sets retention on whichever group a LogRetention names "
-                "(PutRetentionPolicy and DeleteRetentionPolicy on '*', as aws-cdk-lib grants them) and "
-                "deletes with the stack only the harness runtime's group.",
-                "AwsSolutions-IAM5[Resource::*]",
-                f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:{region}:{account}:log-group:"
-                f"{LOG_GROUP_PREFIX}<{stack.get_logical_id(self.harness)}.Environment."
-                f"AgentCoreRuntimeEnvironment.AgentRuntimeId>-{RUNTIME_ENDPOINT}:*]",
-            )
+        deploying); its role is the one made here, every grant of it on this one group."""
+        region, account = _nag(stack.region, "AWS::Region"), _nag(stack.account, "AWS::AccountId")
+        acknowledge(
+            role,
+            "The LogRetention provider creates, sets the retention of and (with the stack) deletes exactly "
+            "the harness runtime's log group; aws-cdk-lib names the group with ':*' for DeleteLogGroup.",
+            f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:{region}:{account}:log-group:"
+            f"{LOG_GROUP_PREFIX}<{stack.get_logical_id(self.harness)}.Environment."
+            f"AgentCoreRuntimeEnvironment.AgentRuntimeId>-{RUNTIME_ENDPOINT}:*]",
+        )
 
     def _encrypt_log_group(self, key: kms.IKey) -> None:
         """customerManagedKey: the runtime's group under the stack's key, as every other log group is.
         The group is not this stack's resource (see above), so the key is associated with it by
         CloudWatch Logs' AssociateKmsKey, once the group exists; the key policy lets CloudWatch Logs use
         it for this account's groups (components.keys)."""
-        stack = cdk.Stack.of(self)
-        group_arn = stack.format_arn(
-            service="logs",
-            resource="log-group",
-            resource_name=self.log_group_name,
-            arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
-        )
         associate = cr.AwsSdkCall(
             service="CloudWatchLogs",
             action="associateKmsKey",
             parameters={"logGroupName": self.log_group_name, "kmsKeyId": key.key_arn},
             physical_resource_id=cr.PhysicalResourceId.of(self.log_group_name),
+        )
+        # The provider's own role, no managed policy: AssociateKmsKey on this group only.
+        role = iam.Role(
+            self,
+            "RuntimeLogsKeyRole",
+            assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
+            description="Puts the harness runtime's log group under the stack's key",
         )
         self.log_key = cr.AwsCustomResource(
             self,
@@ -330,8 +337,9 @@ class ChatHarness(Construct):
             on_create=associate,
             on_update=associate,
             policy=cr.AwsCustomResourcePolicy.from_statements(
-                [iam.PolicyStatement(actions=["logs:AssociateKmsKey"], resources=[group_arn])]
+                [iam.PolicyStatement(actions=["logs:AssociateKmsKey"], resources=[self.log_group_arn])]
             ),
+            role=role,
             install_latest_aws_sdk=False,
         )
         self.log_key.node.add_dependency(self.log_retention)

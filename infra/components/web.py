@@ -24,6 +24,7 @@ from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_s3_deployment as s3deploy
 from constructs import Construct
 
+from infra.components.roles import NarrowedRole
 from infra.nag import acknowledge
 from infra.paths import ROOT
 
@@ -231,10 +232,10 @@ class ChatWebsite(Construct):
         )
         # Its own role, no managed policy: write its logs, and what BucketDeployment grants below (its
         # invalidation on this distribution only).
-        role = _DeploymentRole(
+        role = NarrowedRole(
             self,
             "DeploymentRole",
-            distribution_arn=self.distribution.distribution_arn,
+            narrowed={INVALIDATION_ACTIONS: [self.distribution.distribution_arn]},
             assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
             description="Uploads the page and config.json, invalidates the distribution",
         )
@@ -327,17 +328,3 @@ class ChatWebsite(Construct):
             f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-{account}-{region}/*]",
             f"AwsSolutions-IAM5[Resource::<{bucket_id}.Arn>/*]",
         )
-
-
-class _DeploymentRole(iam.Role):
-    """The page deployment's role: BucketDeployment's cache invalidation on '*' is granted on this
-    distribution instead (the handler only ever invalidates the distribution it is given)."""
-
-    def __init__(self, scope: Construct, construct_id: str, *, distribution_arn: str, **kwargs: Any) -> None:
-        super().__init__(scope, construct_id, **kwargs)
-        self._distribution_arn = distribution_arn
-
-    def add_to_principal_policy(self, statement: iam.PolicyStatement) -> iam.AddToPrincipalPolicyResult:
-        if set(statement.actions) == INVALIDATION_ACTIONS and statement.resources == ["*"]:
-            statement = iam.PolicyStatement(actions=statement.actions, resources=[self._distribution_arn])
-        return super().add_to_principal_policy(statement)
