@@ -456,3 +456,31 @@ def test_only_the_classic_agent_may_read_its_inference_profile(
     assert agent.stack.agent is not None
     agent_role = agent.logical_id(agent.stack.agent.role)
     assert "bedrock:GetInferenceProfile" in actions_for_role(agent, agent_role)
+
+
+# The module each infra dependency is imported as.
+INFRA_MODULES = {
+    "aws-cdk-lib": "aws_cdk",
+    "constructs": "constructs",
+    "cdk-nag": "cdk_nag",
+    "cfn-lint": "cfnlint",
+}
+
+
+def test_every_infra_dependency_is_imported_by_the_infra_or_its_tests() -> None:
+    import re
+    import tomllib
+
+    from infra.paths import ROOT
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["infra"]
+    names = [re.split(r"[<>=!~\[ ]", requirement, maxsplit=1)[0] for requirement in extras]
+    assert set(names) == set(INFRA_MODULES), names  # aws-cdk.aws-bedrock-alpha is gone: nothing imported it
+    sources = "\n".join(
+        path.read_text(encoding="utf-8")
+        for folder in ("infra", "tests")
+        for path in (ROOT / folder).rglob("*.py")
+    )
+    for name in names:
+        module = INFRA_MODULES[name]
+        assert re.search(rf"^\s*(from|import) {module}\b", sources, re.MULTILINE), name
