@@ -42,6 +42,8 @@ INVOKE_ACTIONS = (
     "bedrock-agentcore:InvokeAgentRuntimeForUser",
 )
 LOG_GROUP_PREFIX = "/aws/bedrock-agentcore/runtimes/"
+# The construct id of aws-cdk-lib's AwsCustomResource provider (custom-resources, aws-custom-resource.ts).
+AWS_CUSTOM_RESOURCE_PROVIDER = "AWS679f53fac002430cb0da5b7982bd2287"
 # What aws-cdk-lib's LogRetention grants its provider on '*' (aws-logs, log-retention.ts).
 RETENTION_ACTIONS = frozenset({"logs:PutRetentionPolicy", "logs:DeleteRetentionPolicy"})
 # An AgentCore Runtime writes its standard (stdout/stderr, `[runtime-logs] <UUID>` streams) and OTEL
@@ -289,6 +291,13 @@ class ChatHarness(Construct):
         )
         self.log_policy.node.add_dependency(self.log_retention)
         self._acknowledge_retention_provider(stack, retention_role)
+        # The provider function gets its role by GetAtt already (cfn-lint W3005); it needs the role's
+        # policy in place before it runs.
+        policy = retention_role.node.try_find_child("DefaultPolicy")
+        assert policy is not None
+        assert isinstance(policy.node.default_child, cdk.CfnResource)
+        for function in _providers(stack, "LogRetention"):
+            function.add_override("DependsOn", [stack.get_logical_id(policy.node.default_child)])
         if encryption_key is not None:
             self._encrypt_log_group(encryption_key)
         acknowledge(
@@ -318,6 +327,7 @@ class ChatHarness(Construct):
         The group is not this stack's resource (see above), so the key is associated with it by
         CloudWatch Logs' AssociateKmsKey, once the group exists; the key policy lets CloudWatch Logs use
         it for this account's groups (components.keys)."""
+        stack = cdk.Stack.of(self)
         associate = cr.AwsSdkCall(
             service="CloudWatchLogs",
             action="associateKmsKey",
@@ -344,6 +354,10 @@ class ChatHarness(Construct):
         )
         self.log_key.node.add_dependency(self.log_retention)
         self.log_policy.node.add_dependency(self.log_key)
+        # The provider function gets its role by GetAtt already (cfn-lint W3005); the custom resource
+        # itself waits for its policy.
+        for function in _providers(stack, AWS_CUSTOM_RESOURCE_PROVIDER):
+            function.add_deletion_override("DependsOn")
 
     def _runtime_policy(self, stack: cdk.Stack, harness_name: str) -> iam.Policy:
         """The statements AWS's harness execution role policy lists for the runtime itself, each
@@ -431,6 +445,15 @@ class ChatHarness(Construct):
         iam.Grant.add_to_principal(
             grantee=grantee, actions=list(INVOKE_ACTIONS), resource_arns=[self.harness_arn]
         )
+
+
+def _providers(stack: cdk.Stack, id_prefix: str) -> list[cdk.CfnResource]:
+    """aws-cdk-lib's stack-level singleton provider functions whose construct id starts so."""
+    return [
+        child.node.default_child
+        for child in stack.node.children
+        if child.node.id.startswith(id_prefix) and isinstance(child.node.default_child, cdk.CfnResource)
+    ]
 
 
 def _nag(value: str, pseudo: str) -> str:
