@@ -610,6 +610,19 @@ def test_a_reservation_the_account_can_hold_is_ok(account: Account) -> None:
     one(doctor(account, reserved_concurrency=30).check_concurrency(), Status.OK, "leaves 870 of 1000")
 
 
+def test_a_named_copy_not_yet_deployed_is_deployed_under_its_name(account: Account) -> None:
+    account.error(
+        "cloudformation",
+        "DescribeStacks",
+        {"StackName": "MultitoolDev"},
+        "ValidationError",
+        400,
+        "Stack with id MultitoolDev does not exist",
+    )
+    (finding,) = doctor(account, stack="MultitoolDev").check_stack().findings
+    one(finding, Status.WARN, "MultitoolDev is not deployed", "-c stackName=MultitoolDev")
+
+
 def test_the_reservation_is_the_deploys_two_context_values() -> None:
     assert reserved_concurrency({}) == 0
     assert reserved_concurrency({"orchestratorConcurrency": "20", "reviewConcurrency": "10"}) == 30

@@ -670,6 +670,8 @@ class Doctor:
     def check_stack(self) -> _Deployed:
         stack, region = self.target.stack, self.target.region
         deploy = "npx cdk deploy -c senderEmail=you@example.com"
+        if stack != DEFAULT_STACK:  # a named copy (stackName): the deploy must name it too
+            deploy += f" -c stackName={stack}"
         answer = self._ask(
             "stack",
             "cloudformation:DescribeStacks",
