@@ -270,7 +270,9 @@ class ChatHarness(Construct):
             arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
         )
         # The provider's own role, no managed policy: create this one group, and set or remove its
-        # retention (aws-cdk-lib grants those two on '*'; here on this group only).
+        # retention (aws-cdk-lib grants those two on '*'; here on this group only). The provider is a
+        # stack-wide singleton with this role: it is the stack's only LogRetention (every other log
+        # group is an AWS::Logs::LogGroup of its own).
         retention_role = NarrowedRole(
             self,
             "RuntimeLogsRetentionRole",
