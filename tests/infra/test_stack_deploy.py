@@ -484,3 +484,32 @@ def test_every_infra_dependency_is_imported_by_the_infra_or_its_tests() -> None:
     for name in names:
         module = INFRA_MODULES[name]
         assert re.search(rf"^\s*(from|import) {module}\b", sources, re.MULTILINE), name
+
+
+# The feature flags cdk.json set before the others: each of them shapes the deployed template.
+SHAPING_FLAGS = (
+    "@aws-cdk/aws-lambda:recognizeLayerVersion",
+    "@aws-cdk/core:checkSecretUsage",
+    "@aws-cdk/aws-iam:minimizePolicies",
+)
+
+
+def test_the_other_feature_flags_in_cdk_json_change_nothing_deployed(
+    synths: StackSynths, harness_stack: Synthesized
+) -> None:
+    from tests.infra.synth import cdk_json_context
+
+    # Given cdk.json's recommended flags (set with `cdk flags --safe`, less three that do change the
+    # template: enablePartitionLiterals, useCdkManagedLogGroup, annotationsInValidationReport)
+    flags = [key for key in cdk_json_context() if key.startswith("@") and key not in SHAPING_FLAGS]
+    assert len(flags) > 90
+    for changing in ("enablePartitionLiterals", "useCdkManagedLogGroup", "annotationsInValidationReport"):
+        assert not [flag for flag in flags if flag.endswith(f":{changing}")], changing
+    # When the default deploy is synthesized with each of them unset
+    unset = synths.get(**dict.fromkeys(flags))
+    # Then its template is the same
+    assert unset.data["Resources"].keys() == harness_stack.data["Resources"].keys()
+    for logical_id, resource in harness_stack.resources.items():
+        if resource["Type"] != "AWS::CDK::Metadata":
+            assert unset.resources[logical_id] == resource, logical_id
+    assert unset.data["Outputs"] == harness_stack.data["Outputs"]
