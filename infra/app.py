@@ -17,7 +17,7 @@ from cdk_nag import AwsSolutionsChecks  # noqa: E402
 
 from infra.context import CONTEXT_KEYS, ContextError, DeployContext  # noqa: E402
 from infra.regions import check_region_offers  # noqa: E402
-from infra.stack import STACK_NAME, MultitoolStack  # noqa: E402
+from infra.stack import MultitoolStack  # noqa: E402
 
 
 def build_app(
@@ -33,7 +33,8 @@ def build_app(
     region = (env.region if env is not None else None) or os.environ.get("CDK_DEFAULT_REGION") or None
     settings.check_model_region(region)
     check_region_offers(settings, region)
-    stack = MultitoolStack(app, STACK_NAME, settings=settings, env=env)
+    # The stack's name is its construct id: every physical name is generated from it (stackName).
+    stack = MultitoolStack(app, settings.stack_name, settings=settings, env=env)
     if region is None and settings.model.is_inference_profile:
         cdk.Annotations.of(stack).add_warning_v2(
             "multitool:profile-region-unchecked",

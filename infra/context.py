@@ -53,6 +53,8 @@ _GUARDRAIL_ID = re.compile(
 _GUARDRAIL_VERSION = re.compile(r"^(DRAFT|[1-9][0-9]{0,7})$")
 _CONFIGURATION_SET = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _PRODUCT_ID = re.compile(r"^prod-[a-z0-9]{1,64}$")
+# CloudFormation's stack-name rule (a letter, then letters, digits and hyphens; at most 128).
+_STACK_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9-]{0,127}$")
 # A provider's OAuth client id: Entra's is a GUID, Google's ends in .apps.googleusercontent.com.
 _CLIENT_ID = re.compile(r"^[A-Za-z0-9._-]{1,256}$")
 _TENANT = re.compile(r"^[A-Za-z0-9.-]{1,253}$")
@@ -83,8 +85,16 @@ RETENTION_DAYS = (
     3653,
 )
 
-# What each key accepts, in words: the second half of every error line.
+DEFAULT_STACK_NAME = "Multitool"
+"""The stack's name when the context names none (``multitool doctor`` checks this one by default)."""
+
+# What each key accepts, in words: the second half of every error line. Every field of DeployContext has
+# its line here (a test holds the two equal), and the app reads exactly these keys.
 ALLOWED: dict[str, str] = {
+    "stackName": (
+        "a CloudFormation stack name (a letter, then letters, digits and hyphens, at most 128), e.g. "
+        f"MultitoolDev: one copy of the stack per name in an account and region; default {DEFAULT_STACK_NAME}"
+    ),
     "runtime": "agentcore, agent, converse",
     "executor": (
         "return_control (the default) or gateway (runtime=agentcore), "
@@ -116,6 +126,14 @@ ALLOWED: dict[str, str] = {
     "authDomainPrefix": (
         "a Cognito domain prefix (lower-case letters, digits and hyphens, at most 63, "
         "without aws, amazon or cognito); default: multitool-<the stack's id>"
+    ),
+    "userPoolEmail": (
+        "cognito (the default: Cognito's own sender, capped at 50 emails a day per account) or ses (invites "
+        "and codes from senderEmail through SES, which must already be verified; a new pool only)"
+    ),
+    "mcpCallbackUrls": (
+        "comma-separated redirect URIs of the MCP clients (https://..., or http://localhost:PORT/...), "
+        "with executor=gateway; default http://localhost:8976/callback"
     ),
     "selfSignUp": (
         "true (anyone may create an account on the sign-in page), false (administrators create users)"
@@ -152,13 +170,15 @@ ALLOWED: dict[str, str] = {
         "off (only addresses in recipientDomains)"
     ),
     "orchestratorConcurrency": (
-        "executions reserved for the orchestrator (chat turns), a whole number from 0 (none: the account's "
-        "shared pool) to 1000"
+        "executions reserved for the orchestrator (chat turns), a whole number from 0 (the default: none, "
+        "the account's shared pool) to 1000; reserving needs the account's quota to keep 100 unreserved"
     ),
     "runningTurnsPerUser": (
         "Prefer: respond-async turns one user may have running at once, a whole number from 1 to 100"
     ),
-    "reviewConcurrency": "executions reserved for the review function, a whole number from 0 (none) to 1000",
+    "reviewConcurrency": (
+        "executions reserved for the review function, a whole number from 0 (the default: none) to 1000"
+    ),
     "orchestratorMemory": (
         "MB of memory for the orchestrator (Lambda gives CPU in proportion: 1769 is one vCPU), "
         "a whole number from 128 to 10240"
@@ -293,6 +313,7 @@ class DeployContext(BaseModel):
 
     model_config = ConfigDict(frozen=True, populate_by_name=True, extra="ignore")
 
+    stack_name: str = Field(default=DEFAULT_STACK_NAME, alias="stackName")
     runtime: Runtime = Runtime.AGENTCORE
     executor: Executor | None = None
     # The layer's default (multitool.models), which cdk.json names too.
@@ -310,6 +331,8 @@ class DeployContext(BaseModel):
     user_pool_client_id: str | None = Field(default=None, alias="userPoolClientId")
     user_pool_domain: str | None = Field(default=None, alias="userPoolDomain")
     auth_domain_prefix: str | None = Field(default=None, alias="authDomainPrefix")
+    # Who mails the pool's invitations and codes: Cognito's own sender (50 a day per account) or SES.
+    user_pool_email: Literal["cognito", "ses"] = Field(default="cognito", alias="userPoolEmail")
     self_sign_up: bool = Field(default=False, alias="selfSignUp")
     local_sign_in_origin: str | None = Field(default=None, alias="localSignInOrigin")
     idle_session_ttl_seconds: int = Field(default=600, ge=60, le=5400, alias="idleSessionTtlSeconds")
@@ -322,10 +345,13 @@ class DeployContext(BaseModel):
     customer_managed_key: bool = Field(default=False, alias="customerManagedKey")
     default_timezone: str = Field(default="UTC", alias="defaultTimezone")
     jira_projects: str | None = Field(default=None, alias="jiraProjects")
-    # Reserved so that a flood of turns cannot starve the confirms (and the reverse); 0 leaves the function
-    # in the account's shared pool (an account whose concurrency quota is 10 can reserve none).
-    orchestrator_concurrency: int = Field(default=20, ge=0, le=1000, alias="orchestratorConcurrency")
-    review_concurrency: int = Field(default=10, ge=0, le=1000, alias="reviewConcurrency")
+    # 0 (the default) leaves a function in the account's shared pool. Lambda keeps 100 executions of the
+    # account's quota unreserved ("You can reserve up to the Unreserved account concurrency value ...
+    # minus 100", https://docs.aws.amazon.com/lambda/latest/dg/configuration-concurrency.html), and a new
+    # account's quota may be 10: any reservation there fails the deploy. Reserving is the opt-in isolation
+    # (a flood of turns cannot starve the confirms, and the reverse): docs/deploy.md, Concurrency.
+    orchestrator_concurrency: int = Field(default=0, ge=0, le=1000, alias="orchestratorConcurrency")
+    review_concurrency: int = Field(default=0, ge=0, le=1000, alias="reviewConcurrency")
     # The functions a person waits on (see infra.memory).
     orchestrator_memory: int = Field(
         default=INTERACTIVE_MEMORY_MB, ge=MIN_MEMORY_MB, le=MAX_MEMORY_MB, alias="orchestratorMemory"
@@ -366,6 +392,20 @@ class DeployContext(BaseModel):
     jira_auth: JiraAuth = Field(default=JiraAuth.ORGANIZATION, alias="jiraAuth")
     jira_client_id: str | None = Field(default=None, alias="jiraClientId")
     jira_site_url: str | None = Field(default=None, alias="jiraSiteUrl")
+
+    @field_validator("stack_name")
+    @classmethod
+    def _stack_name(cls, value: str) -> str:
+        return _matching(_STACK_NAME, value)
+
+    @model_validator(mode="after")
+    def _pool_email_of_new_pool(self) -> Self:
+        if self.user_pool_email == "ses" and self.user_pool_id is not None:
+            raise ContextError(
+                "Invalid context 'userPoolEmail': an existing pool (userPoolId) keeps its own email "
+                "settings; set its sender in that pool, or leave userPoolEmail out."
+            )
+        return self
 
     @field_validator("jira_client_id")
     @classmethod
@@ -726,4 +766,8 @@ def _alias(name: str) -> str:
     return field.alias if field is not None and field.alias else name
 
 
-CONTEXT_KEYS: tuple[str, ...] = tuple(ALLOWED)
+CONTEXT_KEYS: tuple[str, ...] = tuple(
+    field.alias or name for name, field in DeployContext.model_fields.items()
+)
+"""Every key the app reads: the model's own fields, so a field is never left unread (a list kept by hand
+once missed mcpCallbackUrls, and `-c mcpCallbackUrls=...` was silently ignored)."""

@@ -40,9 +40,9 @@ from infra.components.tables import Tables
 from infra.components.user_gateway import SCOPE as MCP_SCOPE
 from infra.components.user_gateway import UserToolGateway
 from infra.components.web import ChatWebsite
-from infra.context import RETENTION_DAYS, DeployContext, Identity, JiraAuth, Runtime
+from infra.context import DEFAULT_STACK_NAME, RETENTION_DAYS, DeployContext, Identity, JiraAuth, Runtime
 
-STACK_NAME = "Multitool"
+STACK_NAME = DEFAULT_STACK_NAME
 # Exactly the calls each code path makes (TransactWriteItems is authorized per item: Put -> PutItem,
 # Update -> UpdateItem). Tools: people and busy times in BatchGetItem pages; a draft is a conditional
 # PutItem (several in one TransactWriteItems), read back with GetItem when it already exists.
@@ -180,6 +180,7 @@ class MultitoolStack(cdk.Stack):
                 idle_session_seconds=settings.idle_session_ttl_seconds,
                 log_retention=retention,
                 gateway=self.gateway,
+                encryption_key=own_key,
             )
 
         # The chat path: runs the model turn; never sends mail or reads the Jira secret.
@@ -259,6 +260,7 @@ class MultitoolStack(cdk.Stack):
             user_pool_domain=settings.user_pool_domain,
             domain_prefix=settings.auth_domain_prefix,
             self_sign_up=settings.self_sign_up,
+            ses_sender=self.sender if settings.user_pool_email == "ses" else None,
         )
         # executor=gateway: the same tools for people's own MCP clients, signed in to the pool.
         self.user_gateway: UserToolGateway | None = None

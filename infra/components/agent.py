@@ -95,7 +95,7 @@ class ChatAgent(Construct):
                 },
             ),
         )
-        model.grant_invoke(self.role)
+        model.grant_invoke(self.role, describe_profile=True)
         guardrail = None
         if guardrail_id:
             grant_guardrail(stack, self.role, guardrail_id)

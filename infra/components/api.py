@@ -15,6 +15,7 @@ from aws_cdk import aws_logs as logs
 from constructs import Construct
 from multitool.local.login import CALLBACK_URL
 
+from infra.components.mail import SenderIdentity
 from infra.nag import acknowledge
 
 # One line per request; ids and status only, never bodies or tokens. The one claim is the caller's
@@ -40,6 +41,21 @@ ACCESS_LOG_FORMAT = json.dumps(
 APPROVED_GROUP = "approved"
 
 
+def _pool_email(sender: SenderIdentity | None) -> cognito.UserPoolEmail | None:
+    """Who mails the pool's invitations and codes: Cognito's own sender (None), or SES from the
+    stack's sender address. Cognito's default sends at most 50 emails a day per account; through SES
+    the sender's own SES quota applies, and the address must be a verified SES identity when the pool
+    is created or updated ("Email settings for Amazon Cognito user pools",
+    https://docs.aws.amazon.com/cognito/latest/developerguide/user-pool-email.html)."""
+    if sender is None:
+        return None
+    return cognito.UserPoolEmail.with_ses(
+        from_email=sender.sender_email,
+        ses_region=cdk.Stack.of(sender).region,
+        configuration_set_name=sender.configuration_set,
+    )
+
+
 class UserDirectory(Construct):
     """The Cognito user pool, its managed sign-in domain and the page's app client: created, or existing.
 
@@ -58,6 +74,7 @@ class UserDirectory(Construct):
         user_pool_domain: str | None = None,
         domain_prefix: str | None = None,
         self_sign_up: bool = False,
+        ses_sender: SenderIdentity | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
         # A pool id starts with its region (eu-west-1_AbC123): tokens are issued there.
@@ -93,8 +110,13 @@ class UserDirectory(Construct):
             mfa_second_factor=cognito.MfaSecondFactor(otp=True, sms=False),
             account_recovery=cognito.AccountRecovery.EMAIL_ONLY,
             feature_plan=cognito.FeaturePlan.ESSENTIALS,
-            removal_policy=cdk.RemovalPolicy.RETAIN,
+            email=_pool_email(ses_sender),
+            # The users survive an update that replaces the pool and a stack deletion; a first create
+            # that rolls back deletes it (RetainExceptOnCreate), so a failed first deploy leaves no pool.
+            removal_policy=cdk.RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
         )
+        if ses_sender is not None and ses_sender.identity is not None:
+            pool.node.add_dependency(ses_sender.identity)  # Cognito checks the identity when it is set
         self.user_pool = pool
         if self_sign_up:
             group = cognito.CfnUserPoolGroup(

@@ -21,11 +21,14 @@ from typing import Any
 import aws_cdk as cdk
 from aws_cdk import aws_bedrockagentcore as agentcore
 from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
 from aws_cdk import aws_logs as logs
+from aws_cdk import custom_resources as cr
 from constructs import Construct
 
 from infra.components.gateway import ToolGateway
 from infra.components.model import ModelAccess
+from infra.components.roles import NarrowedRole
 from infra.nag import acknowledge
 
 SERVICE_PRINCIPAL = "bedrock-agentcore.amazonaws.com"
@@ -39,6 +42,10 @@ INVOKE_ACTIONS = (
     "bedrock-agentcore:InvokeAgentRuntimeForUser",
 )
 LOG_GROUP_PREFIX = "/aws/bedrock-agentcore/runtimes/"
+# The construct id of aws-cdk-lib's AwsCustomResource provider (custom-resources, aws-custom-resource.ts).
+AWS_CUSTOM_RESOURCE_PROVIDER = "AWS679f53fac002430cb0da5b7982bd2287"
+# What aws-cdk-lib's LogRetention grants its provider on '*' (aws-logs, log-retention.ts).
+RETENTION_ACTIONS = frozenset({"logs:PutRetentionPolicy", "logs:DeleteRetentionPolicy"})
 # An AgentCore Runtime writes its standard (stdout/stderr, `[runtime-logs] <UUID>` streams) and OTEL
 # structured logs to `/aws/bedrock-agentcore/runtimes/<agent_id>-<endpoint_name>` ("View observability
 # data", https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/observability-view.html); a
@@ -155,6 +162,7 @@ class ChatHarness(Construct):
         idle_session_seconds: int,
         log_retention: logs.RetentionDays,
         gateway: ToolGateway | None = None,
+        encryption_key: kms.IKey | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
         stack = cdk.Stack.of(self)
@@ -242,18 +250,58 @@ class ChatHarness(Construct):
             roles=[self.role],
             statements=[iam.PolicyStatement(actions=list(LOG_ACTIONS), resources=[runtime_groups])],
         )
-        # The runtime's log group, made here with the stack's retention (the service would make it
-        # with none: kept forever). Its name holds the runtime id, so it follows the harness; the
-        # role may write logs (or create a group) only once the policy above is attached, and that
-        # waits for this group: the runtime always finds it there.
-        self.log_group = logs.LogGroup(
+        # The runtime's log group gets the stack's retention (the service makes it with none: kept
+        # forever). Sources disagree on when the service makes it: aws-cdk-lib's
+        # aws-bedrock-agentcore-alpha README says on the runtime's first invocation,
+        # hashicorp/terraform-provider-aws#47629 reports it made with the runtime. This follows the
+        # second (the safe reading): a plain AWS::Logs::LogGroup would fail its create when the group is
+        # already there, so the retention is set by aws-cdk-lib's LogRetention custom resource, which
+        # creates the group if it is missing and otherwise only calls PutRetentionPolicy ("The log group
+        # is created if it doesn't already exist",
+        # https://docs.aws.amazon.com/cdk/api/v2/python/aws_cdk.aws_logs/LogRetention.html). Its name
+        # holds the runtime id, so it follows the harness; the role may write logs (or create a group)
+        # only once the policy above is attached, and that waits for the retention: the runtime finds
+        # the group there with its retention set.
+        self.log_group_name = f"{LOG_GROUP_PREFIX}{self.runtime_id}-{RUNTIME_ENDPOINT}"
+        self.log_group_arn = stack.format_arn(
+            service="logs",
+            resource="log-group",
+            resource_name=self.log_group_name,
+            arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
+        )
+        # The provider's own role, no managed policy: create this one group, and set or remove its
+        # retention (aws-cdk-lib grants those two on '*'; here on this group only). The provider is a
+        # stack-wide singleton with this role: it is the stack's only LogRetention (every other log
+        # group is an AWS::Logs::LogGroup of its own).
+        retention_role = NarrowedRole(
+            self,
+            "RuntimeLogsRetentionRole",
+            assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
+            description="Sets the retention of the harness runtime's log group, creating it if missing",
+            narrowed={RETENTION_ACTIONS: [self.log_group_arn]},
+        )
+        retention_role.add_to_principal_policy(
+            iam.PolicyStatement(actions=["logs:CreateLogGroup"], resources=[self.log_group_arn])
+        )
+        self.log_retention = logs.LogRetention(
             self,
             "RuntimeLogs",
-            log_group_name=f"{LOG_GROUP_PREFIX}{self.runtime_id}-{RUNTIME_ENDPOINT}",
+            log_group_name=self.log_group_name,
             retention=log_retention,
             removal_policy=cdk.RemovalPolicy.DESTROY,
+            role=retention_role,
         )
-        self.log_policy.node.add_dependency(self.log_group)
+        self.log_policy.node.add_dependency(self.log_retention)
+        self._acknowledge_retention_provider(stack, retention_role)
+        # The provider function gets its role by GetAtt already (cfn-lint W3005); it needs the role's
+        # policy in place before it runs.
+        policy = retention_role.node.try_find_child("DefaultPolicy")
+        assert policy is not None
+        assert isinstance(policy.node.default_child, cdk.CfnResource)
+        for function in _providers(stack, "LogRetention"):
+            function.add_override("DependsOn", [stack.get_logical_id(policy.node.default_child)])
+        if encryption_key is not None:
+            self._encrypt_log_group(encryption_key)
         acknowledge(
             self.log_policy,
             "The harness's AgentCore Runtime names its log groups after the runtime id with a service-chosen "
@@ -262,6 +310,56 @@ class ChatHarness(Construct):
             f"{_nag(stack.account, 'AWS::AccountId')}:log-group:{LOG_GROUP_PREFIX}"
             f"<{stack.get_logical_id(self.harness)}.Environment.AgentCoreRuntimeEnvironment.AgentRuntimeId>*]",
         )
+
+    def _acknowledge_retention_provider(self, stack: cdk.Stack, role: iam.Role) -> None:
+        """LogRetention's provider is a stack-level singleton Lambda (aws-cdk-lib's code, run only while
+        deploying); its role is the one made here, every grant of it on this one group."""
+        region, account = _nag(stack.region, "AWS::Region"), _nag(stack.account, "AWS::AccountId")
+        acknowledge(
+            role,
+            "The LogRetention provider creates, sets the retention of and (with the stack) deletes exactly "
+            "the harness runtime's log group; aws-cdk-lib names the group with ':*' for DeleteLogGroup.",
+            f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:{region}:{account}:log-group:"
+            f"{LOG_GROUP_PREFIX}<{stack.get_logical_id(self.harness)}.Environment."
+            f"AgentCoreRuntimeEnvironment.AgentRuntimeId>-{RUNTIME_ENDPOINT}:*]",
+        )
+
+    def _encrypt_log_group(self, key: kms.IKey) -> None:
+        """customerManagedKey: the runtime's group under the stack's key, as every other log group is.
+        The group is not this stack's resource (see above), so the key is associated with it by
+        CloudWatch Logs' AssociateKmsKey, once the group exists; the key policy lets CloudWatch Logs use
+        it for this account's groups (components.keys)."""
+        stack = cdk.Stack.of(self)
+        associate = cr.AwsSdkCall(
+            service="CloudWatchLogs",
+            action="associateKmsKey",
+            parameters={"logGroupName": self.log_group_name, "kmsKeyId": key.key_arn},
+            physical_resource_id=cr.PhysicalResourceId.of(self.log_group_name),
+        )
+        # The provider's own role, no managed policy: AssociateKmsKey on this group only.
+        role = iam.Role(
+            self,
+            "RuntimeLogsKeyRole",
+            assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
+            description="Puts the harness runtime's log group under the stack's key",
+        )
+        self.log_key = cr.AwsCustomResource(
+            self,
+            "RuntimeLogsKey",
+            on_create=associate,
+            on_update=associate,
+            policy=cr.AwsCustomResourcePolicy.from_statements(
+                [iam.PolicyStatement(actions=["logs:AssociateKmsKey"], resources=[self.log_group_arn])]
+            ),
+            role=role,
+            install_latest_aws_sdk=False,
+        )
+        self.log_key.node.add_dependency(self.log_retention)
+        self.log_policy.node.add_dependency(self.log_key)
+        # The provider function gets its role by GetAtt already (cfn-lint W3005); the custom resource
+        # itself waits for its policy.
+        for function in _providers(stack, AWS_CUSTOM_RESOURCE_PROVIDER):
+            function.add_deletion_override("DependsOn")
 
     def _runtime_policy(self, stack: cdk.Stack, harness_name: str) -> iam.Policy:
         """The statements AWS's harness execution role policy lists for the runtime itself, each
@@ -349,6 +447,15 @@ class ChatHarness(Construct):
         iam.Grant.add_to_principal(
             grantee=grantee, actions=list(INVOKE_ACTIONS), resource_arns=[self.harness_arn]
         )
+
+
+def _providers(stack: cdk.Stack, id_prefix: str) -> list[cdk.CfnResource]:
+    """aws-cdk-lib's stack-level singleton provider functions whose construct id starts so."""
+    return [
+        child.node.default_child
+        for child in stack.node.children
+        if child.node.id.startswith(id_prefix) and isinstance(child.node.default_child, cdk.CfnResource)
+    ]
 
 
 def _nag(value: str, pseudo: str) -> str:

@@ -70,7 +70,9 @@ class DataKey(Construct):
             "Key",
             description="multitool: the tables and log groups of this stack",
             enable_key_rotation=True,
-            removal_policy=cdk.RemovalPolicy.RETAIN,
+            # Kept when the stack is deleted or the resource replaced; deleted when a first create rolls
+            # back (CloudFormation's RetainExceptOnCreate), so a failed first deploy leaves no orphan.
+            removal_policy=cdk.RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
         )
         log_groups = stack.format_arn(
             service="logs",

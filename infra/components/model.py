@@ -72,9 +72,19 @@ class ModelAccess(Construct):
     def resource_arns(self) -> list[str]:
         return [arn for arn in (self.profile_arn, *self.foundation_model_arns) if arn]
 
-    def grant_invoke(self, grantee: iam.IGrantable, *, streaming: bool = True) -> None:
+    def grant_invoke(
+        self, grantee: iam.IGrantable, *, streaming: bool = True, describe_profile: bool = False
+    ) -> None:
         """Invoke this model (through its profile, if any) and nothing else; ``streaming`` adds the
-        streaming APIs, for a caller that uses them (a Bedrock agent may stream its model's answer)."""
+        streaming APIs, for a caller that uses them (a Bedrock agent may stream its model's answer).
+
+        ``describe_profile`` adds ``bedrock:GetInferenceProfile`` on the profile: kept for a Bedrock
+        agent's service role, where the service (not this code) resolves the profile ("Create a service
+        role for Amazon Bedrock Agents",
+        https://docs.aws.amazon.com/bedrock/latest/userguide/agents-permissions.html). The harness
+        only invokes its model (AgentCore's own inference policy,
+        AmazonBedrockAgentCoreMemoryBedrockModelInferenceExecutionRolePolicy, has the two invoke
+        actions alone), and the orchestrator's code never calls GetInferenceProfile."""
         actions = [INVOKE_ACTION, STREAM_ACTION] if streaming else [INVOKE_ACTION]
         if self.model.is_global_profile and self.profile_arn:
             grantee.grant_principal.add_to_principal_policy(
@@ -95,7 +105,7 @@ class ModelAccess(Construct):
                 )
         else:
             iam.Grant.add_to_principal(grantee=grantee, actions=actions, resource_arns=self.resource_arns)
-        if self.profile_arn:
+        if self.profile_arn and describe_profile:
             iam.Grant.add_to_principal(
                 grantee=grantee, actions=["bedrock:GetInferenceProfile"], resource_arns=[self.profile_arn]
             )

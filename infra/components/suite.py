@@ -13,6 +13,7 @@ with it; the administrator uploads its certificate to the service account (docs/
 
 from __future__ import annotations
 
+import aws_cdk as cdk
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_secretsmanager as secretsmanager
@@ -51,6 +52,9 @@ class SuiteAccess(Construct):
                 description=f"multitool: signs the domain-wide delegation JWTs of {google_delegation}",
                 key_spec=kms.KeySpec.RSA_2048,
                 key_usage=kms.KeyUsage.SIGN_VERIFY,
+                # The certificate uploaded to Google names this key: kept on delete and replacement,
+                # deleted only when a first create rolls back (RetainExceptOnCreate).
+                removal_policy=cdk.RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
             )
         if app_credential:
             # The generated clientSecret is a placeholder: no real value is ever in a template.

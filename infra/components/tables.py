@@ -41,7 +41,9 @@ class Tables(Construct):
                 point_in_time_recovery_enabled=True
             ),
             time_to_live_attribute=spec.ttl_attribute,
-            removal_policy=cdk.RemovalPolicy.RETAIN,
+            # Kept when the stack is deleted or the resource replaced; deleted when a first create rolls
+            # back (CloudFormation's RetainExceptOnCreate), so a failed first deploy leaves no orphan.
+            removal_policy=cdk.RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
         )
         if spec.owner_index:
             # Keys only: an erasure (multitool erase) finds one user's items and deletes them by key.

@@ -24,10 +24,15 @@ from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_s3_deployment as s3deploy
 from constructs import Construct
 
+from infra.components.roles import NarrowedRole
 from infra.nag import acknowledge
 from infra.paths import ROOT
 
 WEB_DIR = ROOT / "web"
+# What BucketDeployment grants its handler to invalidate the cache, on '*' (aws-cdk-lib's
+# aws-s3-deployment, bucket-deployment.ts); both actions take a distribution ARN
+# (https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazoncloudfront.html).
+INVALIDATION_ACTIONS = frozenset({"cloudfront:GetInvalidation", "cloudfront:CreateInvalidation"})
 JS_CONTENT_TYPE = "text/javascript; charset=utf-8"
 # Any path whose last segment has no dot is a page route: serve the app shell.
 SPA_ROUTING = """function handler(event) {
@@ -108,8 +113,9 @@ class ChatWebsite(Construct):
             enforce_ssl=True,
             object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
             versioned=False,
-            # The page's files are public anyway; `cdk destroy` leaves the bucket rather than failing on it.
-            removal_policy=cdk.RemovalPolicy.RETAIN,
+            # `cdk destroy` leaves the bucket rather than failing on its files; a first create that rolls
+            # back deletes it (RetainExceptOnCreate), so a failed first deploy leaves no bucket behind.
+            removal_policy=cdk.RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
         )
         headers = cloudfront.ResponseHeadersPolicy(
             self,
@@ -154,7 +160,9 @@ class ChatWebsite(Construct):
             default_root_object="index.html",
             http_version=cloudfront.HttpVersion.HTTP2_AND_3,
             price_class=cloudfront.PriceClass.PRICE_CLASS_100,
-            minimum_protocol_version=cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021,
+            # No minimumProtocolVersion: with the default *.cloudfront.net certificate CloudFront sets the
+            # security policy to TLSv1 whatever is asked (ViewerCertificate, MinimumProtocolVersion:
+            # https://docs.aws.amazon.com/cloudfront/latest/APIReference/API_ViewerCertificate.html).
             default_behavior=cloudfront.BehaviorOptions(
                 origin=origins.S3BucketOrigin.with_origin_access_control(
                     self.bucket, origin_access_control=access
@@ -222,10 +230,12 @@ class ChatWebsite(Construct):
         log_group = logs.LogGroup(
             self, "DeploymentLogs", retention=self._log_retention, removal_policy=cdk.RemovalPolicy.DESTROY
         )
-        # Its own role, no managed policy: write its logs, and what BucketDeployment grants below.
-        role = iam.Role(
+        # Its own role, no managed policy: write its logs, and what BucketDeployment grants below (its
+        # invalidation on this distribution only).
+        role = NarrowedRole(
             self,
             "DeploymentRole",
+            narrowed={INVALIDATION_ACTIONS: [self.distribution.distribution_arn]},
             assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
             description="Uploads the page and config.json, invalidates the distribution",
         )
@@ -309,8 +319,7 @@ class ChatWebsite(Construct):
         acknowledge(
             policy.node.default_child,
             "BucketDeployment's grants: object wildcards limited to the CDK assets bucket (it reads the "
-            "page's zip) and this page's bucket (it syncs and prunes every file), and "
-            "cloudfront:CreateInvalidation/GetInvalidation on '*' as aws-cdk-lib grants them.",
+            "page's zip) and this page's bucket (it syncs and prunes every file).",
             "AwsSolutions-IAM5[Action::s3:GetBucket*]",
             "AwsSolutions-IAM5[Action::s3:GetObject*]",
             "AwsSolutions-IAM5[Action::s3:List*]",
@@ -318,5 +327,4 @@ class ChatWebsite(Construct):
             "AwsSolutions-IAM5[Action::s3:Abort*]",
             f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-{account}-{region}/*]",
             f"AwsSolutions-IAM5[Resource::<{bucket_id}.Arn>/*]",
-            "AwsSolutions-IAM5[Resource::*]",
         )

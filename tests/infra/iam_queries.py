@@ -70,13 +70,18 @@ def dynamodb_actions_by_table(synth: Synthesized, role_id: str) -> dict[str, set
     return found
 
 
+# Construct ids of aws-cdk-lib's stack-level singleton providers: BucketDeployment's, LogRetention's and
+# AwsCustomResource's (infra.components.harness.AWS_CUSTOM_RESOURCE_PROVIDER).
+CDK_PROVIDERS = ("Custom::CDKBucketDeployment", "LogRetention", "AWS679f53fac002430cb0da5b7982bd2287")
+
+
 def project_functions(synth: Synthesized) -> dict[str, dict[str, Any]]:
-    """The stack's own Lambda functions: all but CDK's deploy-time handler that publishes the page."""
+    """The stack's own Lambda functions: all but aws-cdk-lib's deploy-time providers (the handler that
+    publishes the page, the harness log group's retention and, with customerManagedKey, its key)."""
     stack = synth.stack
     cdk_handlers = {
         stack.get_logical_id(child.node.default_child)
         for child in stack.node.children
-        if child.node.id.startswith("Custom::CDKBucketDeployment")
-        and isinstance(child.node.default_child, cdk.CfnElement)
+        if child.node.id.startswith(CDK_PROVIDERS) and isinstance(child.node.default_child, cdk.CfnElement)
     }
     return {k: v for k, v in synth.of_type("AWS::Lambda::Function").items() if k not in cdk_handlers}

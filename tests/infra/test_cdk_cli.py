@@ -125,3 +125,22 @@ def test_pinned_cli_refuses_the_default_runtime_in_a_region_without_the_harness(
     assert "us-east-1" in line
     assert "us-west-2" in line
     assert not (tmp_path / "Multitool.template.json").exists()
+
+
+def test_pinned_cli_passes_every_context_key_it_is_given_to_the_app(cdk_synth: Synth, tmp_path: Path) -> None:
+    # A team's second copy of the Gateway deploy, with its MCP client's own redirect URI
+    callback = "https://mcp.example.org/callback"
+
+    result = cdk_synth("stackName=MultitoolDev", "executor=gateway", f"mcpCallbackUrls={callback}")
+
+    assert result.returncode == 0, result.stderr[-3000:]
+    # the stack has the name given, and the MCP app client the callback given (not the loopback default)
+    assert not (tmp_path / "Multitool.template.json").exists()
+    template = json.loads((tmp_path / "MultitoolDev.template.json").read_text())
+    callbacks = [
+        r["Properties"].get("CallbackURLs")
+        for r in template["Resources"].values()
+        if r["Type"] == "AWS::Cognito::UserPoolClient"
+    ]
+    assert [callback] in callbacks
+    assert ["http://localhost:8976/callback"] not in callbacks

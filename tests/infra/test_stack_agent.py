@@ -66,7 +66,7 @@ def test_every_table_spec_is_an_on_demand_table_with_pitr_retained_and_generated
         assert props["BillingMode"] == "PAY_PER_REQUEST"
         assert props["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
         assert "TableName" not in props
-        assert table["DeletionPolicy"] == "Retain"
+        assert table["DeletionPolicy"] == "RetainExceptOnCreate"
         assert table["UpdateReplacePolicy"] == "Retain"
         if spec.ttl_attribute:
             assert props["TimeToLiveSpecification"] == {"AttributeName": spec.ttl_attribute, "Enabled": True}

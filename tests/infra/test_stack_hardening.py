@@ -57,17 +57,17 @@ def test_the_running_turn_cap_is_validated_with_one_line() -> None:
         assert str(caught.value).startswith("Invalid context 'runningTurnsPerUser'"), caught.value
 
 
-def test_the_harness_runtime_log_group_is_the_stacks_with_the_retention_and_exists_before_any_write(
+def test_the_harness_runtime_log_group_gets_the_stacks_retention_before_any_write(
     harness_stack: Synthesized,
 ) -> None:
     harness = harness_stack.stack.harness
     assert harness is not None
     harness_id = harness_stack.logical_id(harness.harness)
-    group_id = harness_stack.logical_id(harness.log_group)
-    group = harness_stack.props(group_id)
+    retention_id = harness_stack.logical_id(harness.log_retention.node.default_child)
+    retention = harness_stack.props(retention_id)
 
     # named as AgentCore names the runtime's group: the runtime id and its endpoint
-    assert group["LogGroupName"] == {
+    assert retention["LogGroupName"] == {
         "Fn::Join": [
             "",
             [
@@ -77,17 +77,17 @@ def test_the_harness_runtime_log_group_is_the_stacks_with_the_retention_and_exis
             ],
         ]
     }
-    # with the retention every other log group of the stack has
+    # with the retention every other log group of the stack has, deleted with the stack
     retentions = {
         props["Properties"].get("RetentionInDays")
         for props in harness_stack.of_type("AWS::Logs::LogGroup").values()
     }
-    assert retentions == {30}
-    assert harness_stack.resources[group_id]["DeletionPolicy"] == "Delete"
+    assert retentions == {retention["RetentionInDays"]} == {30}
+    assert retention["RemovalPolicy"] == "destroy"
     # the harness role can write or create a log group only once the policy granting it is attached,
-    # and that policy waits for the group
+    # and that policy waits for the retention
     log_policy = harness_stack.logical_id(harness.log_policy)
-    assert group_id in harness_stack.resources[log_policy]["DependsOn"]
+    assert retention_id in harness_stack.resources[log_policy]["DependsOn"]
     role = harness_stack.logical_id(harness.role)
     for logical_id, policy in harness_stack.of_type("AWS::IAM::Policy").items():
         if {"Ref": role} not in policy["Properties"].get("Roles", []):
@@ -161,7 +161,7 @@ def test_with_a_customer_managed_key_every_table_and_log_group_is_encrypted_with
     ((key_id, key),) = keyed_stack.of_type("AWS::KMS::Key").items()
     assert key["Properties"]["EnableKeyRotation"] is True
     # retained like the tables: a retained table under a deleted key could never be read again
-    assert (key["DeletionPolicy"], key["UpdateReplacePolicy"]) == ("Retain", "Retain")
+    assert (key["DeletionPolicy"], key["UpdateReplacePolicy"]) == ("RetainExceptOnCreate", "Retain")
     key_arn = {"Fn::GetAtt": [key_id, "Arn"]}
 
     tables = keyed_stack.of_type("AWS::DynamoDB::Table")
@@ -173,11 +173,9 @@ def test_with_a_customer_managed_key_every_table_and_log_group_is_encrypted_with
             "SSEType": "KMS",
         }, logical_id
     groups = keyed_stack.of_type("AWS::Logs::LogGroup")
-    harness = keyed_stack.stack.harness
-    assert harness is not None
-    # the functions', the access log, the page deployment's, and the harness runtime's
-    assert keyed_stack.logical_id(harness.log_group) in groups
-    assert len(groups) >= 5
+    # the functions', the access log and the page deployment's (the harness runtime's is put under the
+    # key once it exists: test_stack_deploy)
+    assert len(groups) >= 4
     for logical_id, group in groups.items():
         assert group["Properties"]["KmsKeyId"] == key_arn, logical_id
         # the key policy exists before a log group names the key

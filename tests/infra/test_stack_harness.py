@@ -211,7 +211,6 @@ def test_the_execution_role_may_invoke_the_global_profile_and_its_model_and_writ
     assert actions_for_role(synth, role) == {
         "bedrock:InvokeModel",
         "bedrock:InvokeModelWithResponseStream",
-        "bedrock:GetInferenceProfile",
         *LOG_ACTIONS,
         *RUNTIME_ACTIONS,
     }
@@ -236,7 +235,6 @@ def test_the_execution_role_may_invoke_the_global_profile_and_its_model_and_writ
         assert _joined(conditions["bedrock:InferenceProfileArn"]) == profile
     assert "aws:RequestedRegion" not in model_statements[models[0]]
     assert model_statements[models[1]]["aws:RequestedRegion"] == "unspecified"
-    assert [_joined(a) for a in resources_for_action(synth, role, "bedrock:GetInferenceProfile")] == [profile]
     runtime_logs = (
         "arn:<P>:logs:us-east-1:123456789012:log-group:/aws/bedrock-agentcore/runtimes/"
         f"<{harness_id}.Environment.AgentCoreRuntimeEnvironment.AgentRuntimeId>*"

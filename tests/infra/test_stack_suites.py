@@ -121,8 +121,10 @@ def test_google_delegation_is_one_rsa_signing_key_only_the_functions_calling_goo
         assert env["GOOGLE_DELEGATION_KEY_ARN"] == key_arn
         assert env["GOOGLE_DELEGATION_KEY_ID"] == GOOGLE_KEY_ID
     assert synth.data["Outputs"]["GoogleDelegationKeyArn"]["Value"] == key_arn
-    # kept when the stack is deleted: the certificate uploaded to Google names it
-    assert synth.data["Resources"][key_id]["DeletionPolicy"] == "Retain"
+    # kept when the stack is deleted: the certificate uploaded to Google names it (not after a failed first
+    # create, which no certificate can name yet)
+    assert synth.data["Resources"][key_id]["DeletionPolicy"] == "RetainExceptOnCreate"
+    assert synth.data["Resources"][key_id]["UpdateReplacePolicy"] == "Retain"
 
 
 def test_builtin_is_unchanged_no_calendar_and_ses_for_the_review(harness_stack: Synthesized) -> None:

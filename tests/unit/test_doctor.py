@@ -23,6 +23,7 @@ from botocore.exceptions import EndpointConnectionError
 from botocore.stub import Stubber
 from multitool.local import cli
 from multitool.local.doctor import (
+    CLOSING_NOTES,
     DEFAULT_STACK,
     PROFILE_PREFIXES,
     Doctor,
@@ -31,6 +32,7 @@ from multitool.local.doctor import (
     Target,
     deploy_defaults,
     exit_code,
+    reserved_concurrency,
 )
 from multitool.ports.jira import PLACEHOLDER_CREDENTIALS
 
@@ -50,6 +52,7 @@ NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 SERVICES = (
     "sts",
     "bedrock",
+    "lambda",
     "sesv2",
     "cloudformation",
     "bedrock-agentcore-control",
@@ -310,6 +313,20 @@ AGENT_ID, ALIAS_ID = "AGENT12345", "ALIAS12345"
 GET_ALIAS = {"agentId": AGENT_ID, "agentAliasId": ALIAS_ID}
 
 
+def account_settings(quota: int, unreserved: int | None = None) -> dict[str, Any]:
+    """GetAccountSettings' answer: the account's concurrency quota and what no function reserves."""
+    return {
+        "AccountLimit": {
+            "TotalCodeSize": 80530636800,
+            "CodeSizeUnzipped": 262144000,
+            "CodeSizeZipped": 52428800,
+            "ConcurrentExecutions": quota,
+            "UnreservedConcurrentExecutions": quota if unreserved is None else unreserved,
+        },
+        "AccountUsage": {"TotalCodeSize": 0, "FunctionCount": 0},
+    }
+
+
 # -- the caller ------------------------------------------------------------------------------------
 
 
@@ -556,6 +573,60 @@ def test_a_foundation_model_of_another_provider_asks_for_no_profile_and_no_form(
     account.answer("bedrock", "GetFoundationModelAvailability", {"modelId": other}, availability())
     found = doctor(account, model_id=other).check_model()
     assert [f.check for f in found] == ["model", "model access"]
+
+
+# -- mail -----------------------------------------------------------------------------------------------
+
+
+# -- Lambda's concurrency ------------------------------------------------------------------------------
+
+
+def test_a_deploy_that_reserves_nothing_fits_a_new_accounts_quota_of_10(account: Account) -> None:
+    account.answer("lambda", "GetAccountSettings", {}, account_settings(10))
+    one(doctor(account).check_concurrency(), Status.OK, "reserves none", "10 executions", "10 unreserved")
+
+
+def test_a_reservation_the_quota_cannot_hold_fails_with_both_ways_out(account: Account) -> None:
+    # the isolation of the old defaults (20 + 10) in a new account: Lambda keeps 100 unreserved
+    account.answer("lambda", "GetAccountSettings", {}, account_settings(10))
+    finding = doctor(account, reserved_concurrency=30).check_concurrency()
+    one(finding, Status.FAIL, "reserving 30", "at least 130", "is 10", "orchestratorConcurrency=0")
+    assert "request-service-quota-increase" in (finding.fix or "")
+
+
+def test_a_reservation_that_would_leave_under_100_unreserved_warns(account: Account) -> None:
+    # the quota holds it, but other functions already reserve most of it
+    account.answer("lambda", "GetAccountSettings", {}, account_settings(1000, unreserved=120))
+    one(
+        doctor(account, reserved_concurrency=30).check_concurrency(),
+        Status.WARN,
+        "leave 90 of 1000 unreserved",
+        "already holds",
+    )
+
+
+def test_a_reservation_the_account_can_hold_is_ok(account: Account) -> None:
+    account.answer("lambda", "GetAccountSettings", {}, account_settings(1000, unreserved=900))
+    one(doctor(account, reserved_concurrency=30).check_concurrency(), Status.OK, "leaves 870 of 1000")
+
+
+def test_a_named_copy_not_yet_deployed_is_deployed_under_its_name(account: Account) -> None:
+    account.error(
+        "cloudformation",
+        "DescribeStacks",
+        {"StackName": "MultitoolDev"},
+        "ValidationError",
+        400,
+        "Stack with id MultitoolDev does not exist",
+    )
+    (finding,) = doctor(account, stack="MultitoolDev").check_stack().findings
+    one(finding, Status.WARN, "MultitoolDev is not deployed", "-c stackName=MultitoolDev")
+
+
+def test_the_reservation_is_the_deploys_two_context_values() -> None:
+    assert reserved_concurrency({}) == 0
+    assert reserved_concurrency({"orchestratorConcurrency": "20", "reviewConcurrency": "10"}) == 30
+    assert reserved_concurrency({"reviewConcurrency": "ten"}) == 0  # the deploy refuses it itself
 
 
 # -- mail -----------------------------------------------------------------------------------------------
@@ -927,6 +998,7 @@ CALLS: list[tuple[str, str, dict[str, Any], Any]] = [
     ("bedrock", "GetFoundationModelAvailability", GET_AVAILABILITY, lambda d: d.check_availability()[0]),
     ("bedrock", "GetInferenceProfile", GET_PROFILE, lambda d: d.check_profile()),
     ("bedrock", "GetUseCaseForModelAccess", {}, lambda d: d.check_use_case()),
+    ("lambda", "GetAccountSettings", {}, lambda d: d.check_concurrency()),
     ("sesv2", "GetEmailIdentity", GET_SENDER, lambda d: d.check_sender()),
     ("sesv2", "GetAccount", {}, lambda d: d.check_ses_account()),
     ("cloudformation", "DescribeStacks", DESCRIBE, lambda d: d.check_stack().findings[0]),
@@ -986,6 +1058,7 @@ def stub_model(account: Account) -> None:
     account.answer("bedrock", "GetFoundationModelAvailability", GET_AVAILABILITY, availability())
     account.answer("bedrock", "GetInferenceProfile", GET_PROFILE, profile_answer())
     account.answer("bedrock", "GetUseCaseForModelAccess", {}, {"formData": b"0123456789"})
+    account.answer("lambda", "GetAccountSettings", {}, account_settings(10))
 
 
 def test_before_a_deploy_every_account_check_runs_and_nothing_blocks(account: Account) -> None:
@@ -1010,6 +1083,7 @@ def test_before_a_deploy_every_account_check_runs_and_nothing_blocks(account: Ac
         ("model access", Status.OK),
         ("inference profile", Status.OK),
         ("use-case form", Status.OK),
+        ("concurrency", Status.OK),
         ("sender", Status.WARN),
         ("ses account", Status.WARN),
         ("stack", Status.WARN),
@@ -1169,6 +1243,7 @@ def test_cli_prints_one_line_per_check_and_exits_1_on_a_blocking_one(
     account.answer("bedrock", "GetFoundationModelAvailability", GET_AVAILABILITY, availability())
     account.answer("bedrock", "GetInferenceProfile", GET_PROFILE, profile_answer())
     account.error("bedrock", "GetUseCaseForModelAccess", {}, "ResourceNotFoundException", 404)
+    account.answer("lambda", "GetAccountSettings", {}, account_settings(10))
     account.answer("sesv2", "GetEmailIdentity", GET_SENDER, identity(True, "SUCCESS"))
     account.answer("sesv2", "GetAccount", {}, ses_account())
     monkeypatch.setattr(boto3.Session, "client", lambda self, service, **_: account.client_for(service))
@@ -1184,8 +1259,53 @@ def test_cli_prints_one_line_per_check_and_exits_1_on_a_blocking_one(
         "fail",
         "ok",
         "ok",
+        "ok",
         "warn",
+        "note",
     ]
+    # the closing line: what no read-only call can see before a first deploy
+    assert lines[-1].startswith("note  cloudfront: a new AWS account can be refused CloudFront")
+    assert "must be verified" in lines[-1]
+    assert "AWS Support" in lines[-1]
+
+
+def test_cli_reads_aws_region_as_the_cdk_cli_does(
+    account: Account,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Given only AWS_REGION, as the README's deploy exports it (botocore reads AWS_DEFAULT_REGION only)
+    monkeypatch.setenv("AWS_REGION", "eu-west-1")
+    monkeypatch.delenv("AWS_DEFAULT_REGION")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    account.error("sts", "GetCallerIdentity", {}, "ExpiredToken", 403)
+    regions: list[str | None] = []
+
+    def client(session: boto3.Session, service: str, **_: Any) -> Any:
+        regions.append(session.region_name)
+        return account.client_for(service)
+
+    monkeypatch.setattr(boto3.Session, "client", client)
+    # When the doctor runs without --region
+    assert cli.main(["doctor", "--model-id", MODEL, "--sender-email", SENDER]) == 1
+    # Then it checks that region, with clients made for it
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == f"multitool doctor: stack Multitool, model {MODEL}, region eu-west-1"
+    assert "no AWS region" not in out
+    assert regions == ["eu-west-1"]
+
+
+def test_the_stack_and_reservation_default_to_cdk_json(tmp_path: Path) -> None:
+    cdk_json = tmp_path / "cdk.json"
+    cdk_json.write_text(
+        json.dumps(
+            {"context": {"modelId": MODEL, "stackName": "MultitoolDev", "orchestratorConcurrency": 20}}
+        )
+    )
+    context = deploy_defaults(cdk_json)
+    assert context["stackName"] == "MultitoolDev"
+    assert reserved_concurrency(context) == 20
 
 
 def test_cli_json_gives_scripts_every_finding(
@@ -1204,3 +1324,4 @@ def test_cli_json_gives_scripts_every_finding(
     assert finding["status"] == "fail"
     assert "ExpiredToken" in finding["message"]
     assert "aws sso login" in finding["fix"]
+    assert answer["notes"] == list(CLOSING_NOTES)

@@ -187,14 +187,22 @@ def build_parser() -> argparse.ArgumentParser:
         "doctor",
         help="check your AWS account and region before and after a deploy (read-only)",
         description="Check, read-only and with your own credentials, what a first chat turn needs: "
-        "the caller, the region's AgentCore, the model's lifecycle and access, the SES sender and "
-        "sandbox and, once deployed, the stack's outputs, the harness and the Jira secret. Exit 1 "
-        "when anything would stop a first turn.",
+        "the caller, the region's AgentCore, the model's lifecycle and access, the Lambda concurrency "
+        "the deploy reserves, the SES sender and sandbox and, once deployed, the stack's outputs, the "
+        "harness and the Jira secret. Exit 1 when anything would stop a first turn.",
     )
-    doctor.add_argument("--region", help="the deploy region (default: your profile's or AWS_REGION)")
+    doctor.add_argument(
+        "--region", help="the deploy region (default: AWS_REGION, else AWS_DEFAULT_REGION or your profile's)"
+    )
     doctor.add_argument("--profile", help="the AWS CLI profile to use (default: the standard chain)")
     doctor.add_argument("--model-id", help="the model or inference profile id (default: cdk.json's modelId)")
-    doctor.add_argument("--stack", help="the stack's name (default: Multitool)")
+    doctor.add_argument("--stack", help="the stack's name (default: cdk.json's stackName, else Multitool)")
+    doctor.add_argument(
+        "--reserved-concurrency",
+        type=int,
+        help="the executions the deploy reserves, orchestratorConcurrency + reviewConcurrency "
+        "(default: cdk.json's, else 0)",
+    )
     doctor.add_argument(
         "--sender-email",
         help="the deploy's senderEmail (default: cdk.json's, else the deployed stack's SES identity)",
@@ -663,16 +671,30 @@ def mcp(args: argparse.Namespace) -> int:
 
 def doctor(args: argparse.Namespace) -> int:
     """``multitool doctor``: one line per check on stdout; 1 when anything blocks a first turn."""
+    import os
+
     import boto3
     from botocore.config import Config
     from botocore.exceptions import BotoCoreError
     from pydantic import ValidationError
 
-    from multitool.local.doctor import DEFAULT_STACK, Doctor, DoctorError, Target, deploy_defaults, exit_code
+    from multitool.local.doctor import (
+        CLOSING_NOTES,
+        DEFAULT_STACK,
+        Doctor,
+        DoctorError,
+        Target,
+        deploy_defaults,
+        exit_code,
+        reserved_concurrency,
+    )
 
     try:
         context = {} if args.model_id and args.sender_email else deploy_defaults()
-        session = boto3.Session(profile_name=args.profile, region_name=args.region)
+        # The CDK CLI deploys to AWS_REGION first (the AWS SDK for JavaScript's order); botocore reads
+        # only AWS_DEFAULT_REGION and the profile, so AWS_REGION is read here, before them.
+        region_name = args.region or os.environ.get("AWS_REGION") or None
+        session = boto3.Session(profile_name=args.profile, region_name=region_name)
     except DoctorError as error:
         raise CliError(str(error), EXIT_USAGE) from None
     except BotoCoreError as error:  # e.g. ProfileNotFound
@@ -688,8 +710,13 @@ def doctor(args: argparse.Namespace) -> int:
         target = Target(
             region=region,
             model_id=args.model_id or context.get("modelId", ""),
-            stack=args.stack or DEFAULT_STACK,
+            stack=args.stack or context.get("stackName") or DEFAULT_STACK,
             sender_email=args.sender_email or context.get("senderEmail"),
+            reserved_concurrency=(
+                args.reserved_concurrency
+                if args.reserved_concurrency is not None
+                else reserved_concurrency(context)
+            ),
             runtime=args.runtime,
             context_runtime=context.get("runtime", "agentcore"),
             executor=args.executor or context.get("executor"),
@@ -707,6 +734,7 @@ def doctor(args: argparse.Namespace) -> int:
                 "modelId": target.model_id,
                 "region": region,
                 "findings": [finding.to_wire() for finding in findings],
+                "notes": list(CLOSING_NOTES),
             },
             sys.stdout,
             indent=2,
@@ -716,6 +744,8 @@ def doctor(args: argparse.Namespace) -> int:
     print(f"multitool doctor: stack {target.stack}, model {target.model_id}, region {region}", flush=True)
     for finding in findings:
         print(finding.line(), flush=True)
+    for note in CLOSING_NOTES:
+        print(f"note  {note}", flush=True)
     return exit_code(findings)
 
 

@@ -9,7 +9,7 @@ a model the account cannot call, a broken stack);
 ``warn`` for what stops one kind of action later (an unverified sender, the SES sandbox, the Jira
 placeholder) and for what the doctor itself could not see (access denied to its read, throttling).
 
-The calls and their shapes are botocore's service models (``sts``, ``bedrock``, ``sesv2``,
+The calls and their shapes are botocore's service models (``sts``, ``bedrock``, ``lambda``, ``sesv2``,
 ``cloudformation``, ``bedrock-agentcore-control``, ``bedrock-agent``, ``secretsmanager``); the
 clients are handed in, so tests run the same code on real clients under botocore's Stubber.
 Nothing here writes.
@@ -34,12 +34,24 @@ from botocore.exceptions import (
     NoCredentialsError,
     ReadTimeoutError,
 )
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from multitool.ports.jira import PLACEHOLDER_CREDENTIALS
 
-# The stack infra/ deploys (infra.stack.STACK_NAME; a test keeps the two equal).
+# The stack infra/ deploys when the context names none (infra.stack.STACK_NAME; a test keeps the two equal).
 DEFAULT_STACK = "Multitool"
+# Lambda keeps this many of the account's executions unreserved: a function may reserve only what leaves
+# them ("You can reserve up to the Unreserved account concurrency value ... minus 100 for functions that
+# don't have reserved concurrency", https://docs.aws.amazon.com/lambda/latest/dg/configuration-concurrency.html).
+MIN_UNRESERVED = 100
+# Service Quotas' code for Lambda's "Concurrent executions" quota.
+CONCURRENCY_QUOTA_CODE = "L-B99A9384"
+# Printed after the findings: what no read-only call can see before a deploy.
+CLOSING_NOTES = (
+    "cloudfront: a new AWS account can be refused CloudFront resources until AWS has verified it; the "
+    "deploy then stops at the page's distribution with \"Your account must be verified before you can add "
+    'new CloudFront resources". Open a case with AWS Support quoting that message, then deploy again.',
+)
 CDK_JSON = Path(__file__).resolve().parents[4] / "cdk.json"
 # Where AWS lists which AgentCore features (the harness, the Gateway) each region offers.
 AGENTCORE_REGIONS_URL = "https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/agentcore-regions.html"
@@ -117,6 +129,8 @@ class Target(BaseModel):
     runtime: Runtime | None = None
     context_runtime: Runtime = "agentcore"
     executor: Executor | None = None
+    # The executions the deploy reserves (orchestratorConcurrency + reviewConcurrency).
+    reserved_concurrency: int = Field(default=0, ge=0)
 
     @field_validator("region")
     @classmethod
@@ -170,8 +184,26 @@ def deploy_defaults(cdk_json: Path = CDK_JSON) -> dict[str, str]:
         raise DoctorError(
             f"cannot read the deploy context in {cdk_json} ({error}); pass --model-id"
         ) from None
-    keys = ("modelId", "senderEmail", "runtime", "executor")
+    keys = (
+        "modelId",
+        "senderEmail",
+        "runtime",
+        "executor",
+        "stackName",
+        "orchestratorConcurrency",
+        "reviewConcurrency",
+    )
     return {key: str(context[key]) for key in keys if isinstance(context, dict) and context.get(key)}
+
+
+def reserved_concurrency(context: Mapping[str, str]) -> int:
+    """What the deploy reserves: orchestratorConcurrency + reviewConcurrency (infra.context; 0 each by
+    default). A value that is not a whole number counts as 0 here: the deploy itself refuses it."""
+    total = 0
+    for key in ("orchestratorConcurrency", "reviewConcurrency"):
+        value = context.get(key, "0")
+        total += int(value) if value.isdigit() else 0
+    return total
 
 
 def exit_code(findings: list[Finding]) -> int:
@@ -208,7 +240,12 @@ class Doctor:
         deployed = self.check_stack()
         runtime = self._runtime(deployed.outputs)
         gateway = self.target.executor == "gateway" or bool((deployed.outputs or {}).get("GatewayArn"))
-        findings = [caller, *self.check_region(runtime, gateway=gateway), *self.check_model()]
+        findings = [
+            caller,
+            *self.check_region(runtime, gateway=gateway),
+            *self.check_model(),
+            self.check_concurrency(),
+        ]
         sender = self.target.sender_email
         if sender is None and deployed.outputs is not None:
             sender = self.deployed_sender()
@@ -479,6 +516,59 @@ class Doctor:
             return missing
         return Finding("use-case form", Status.OK, "Anthropic's use-case form is on file.")
 
+    # -- Lambda's concurrency -------------------------------------------------------------------
+
+    def check_concurrency(self) -> Finding:
+        """What the deploy's reservation needs of the account's Lambda concurrency quota."""
+        region, reserved = self.target.region, self.target.reserved_concurrency
+        answer = self._ask(
+            "concurrency",
+            "lambda:GetAccountSettings",
+            lambda: self._client("lambda").get_account_settings(),
+            {},
+        )
+        if isinstance(answer, Finding):
+            return answer
+        limit = answer.get("AccountLimit", {})
+        quota = limit.get("ConcurrentExecutions", 0)
+        unreserved = limit.get("UnreservedConcurrentExecutions", 0)
+        if reserved == 0:
+            return Finding(
+                "concurrency",
+                Status.OK,
+                f"the deploy reserves none; its functions share the account's {quota} executions "
+                f"({unreserved} unreserved) in {region}.",
+            )
+        needed = reserved + MIN_UNRESERVED
+        fix = (
+            "deploy with -c orchestratorConcurrency=0 -c reviewConcurrency=0 (the default), or ask for a "
+            "higher quota: `aws service-quotas request-service-quota-increase --service-code lambda "
+            f"--quota-code {CONCURRENCY_QUOTA_CODE} --desired-value {max(needed, 1000)} --region {region}`."
+        )
+        if quota < needed:
+            return Finding(
+                "concurrency",
+                Status.FAIL,
+                f"reserving {reserved} executions needs a quota of at least {needed} (Lambda keeps "
+                f"{MIN_UNRESERVED} unreserved); this account's is {quota} in {region}.",
+                fix,
+            )
+        if unreserved - reserved < MIN_UNRESERVED:
+            return Finding(
+                "concurrency",
+                Status.WARN,
+                f"reserving {reserved} executions would leave {unreserved - reserved} of {quota} unreserved, "
+                f"under the {MIN_UNRESERVED} Lambda keeps: the deploy fails unless this stack already "
+                "holds that reservation.",
+                fix,
+            )
+        return Finding(
+            "concurrency",
+            Status.OK,
+            f"reserving {reserved} executions leaves {unreserved - reserved} of {quota} unreserved "
+            f"in {region}.",
+        )
+
     # -- mail ------------------------------------------------------------------------------------
 
     def deployed_sender(self) -> str | None:
@@ -580,6 +670,8 @@ class Doctor:
     def check_stack(self) -> _Deployed:
         stack, region = self.target.stack, self.target.region
         deploy = "npx cdk deploy -c senderEmail=you@example.com"
+        if stack != DEFAULT_STACK:  # a named copy (stackName): the deploy must name it too
+            deploy += f" -c stackName={stack}"
         answer = self._ask(
             "stack",
             "cloudformation:DescribeStacks",
