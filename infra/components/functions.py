@@ -22,7 +22,15 @@ from infra.nag import acknowledge
 from infra.paths import FUNCTIONS
 
 SERVICE_NAME = "multitool"
-METRICS_NAMESPACE = "Multitool"
+
+
+def metrics_namespace(scope: Construct) -> str:
+    """The CloudWatch namespace of the functions' Powertools metrics: the stack's name (``Multitool`` by
+    default), so that two copies in one account (``-c stackName=MultitoolDev``) keep their figures,
+    alarms and dashboards apart."""
+    return cdk.Stack.of(scope).stack_name
+
+
 ASSET_EXCLUDES = ["__pycache__", "*.pyc", "*.pyo", "tests", ".pytest_cache"]
 RUNTIME_ENVIRONMENT: Mapping[str, str] = {
     # pydantic looks for plugins (the "pydantic" entry point group) among every installed distribution
@@ -99,7 +107,7 @@ class MultitoolFunction(Construct):
             system_log_level_v2=lambda_.SystemLogLevel.WARN,
             environment={
                 "POWERTOOLS_SERVICE_NAME": SERVICE_NAME,
-                "POWERTOOLS_METRICS_NAMESPACE": METRICS_NAMESPACE,
+                "POWERTOOLS_METRICS_NAMESPACE": metrics_namespace(self),
                 "POWERTOOLS_LOG_LEVEL": "INFO",
                 **RUNTIME_ENVIRONMENT,
                 **spec.environment,

@@ -38,7 +38,7 @@ from aws_cdk import aws_sns_subscriptions as subscriptions
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
-from infra.components.functions import METRICS_NAMESPACE, SERVICE_NAME, MultitoolFunction
+from infra.components.functions import SERVICE_NAME, MultitoolFunction, metrics_namespace
 from infra.nag import acknowledge
 
 PERIOD = cdk.Duration.minutes(5)
@@ -99,10 +99,12 @@ class TurnFailures(Construct):
         )
 
 
-def app_metric(name: str, statistic: str = "Sum", label: str | None = None) -> cloudwatch.Metric:
+def app_metric(
+    scope: Construct, name: str, statistic: str = "Sum", label: str | None = None
+) -> cloudwatch.Metric:
     """A figure the functions emit through Powertools (namespace and service: infra.components.functions)."""
     return cloudwatch.Metric(
-        namespace=METRICS_NAMESPACE,
+        namespace=metrics_namespace(scope),
         metric_name=name,
         dimensions_map={"service": SERVICE_NAME},
         statistic=statistic,
@@ -178,14 +180,14 @@ class Operations(Construct):
         )
         self._alarm(
             "ModelFailed",
-            app_metric("ModelFailed"),
+            app_metric(self, "ModelFailed"),
             MODEL_FAILED_ALARM,
             "Turns failed in the model runtime (the harness, agent or Converse call): see the orchestrator's "
             "'Model call failed' log lines (service and error code).",
         )
         self._alarm(
             "ModelBusy",
-            app_metric("ModelBusy"),
+            app_metric(self, "ModelBusy"),
             MODEL_BUSY_ALARM,
             "Turns were refused because the model was busy (throttled or not ready): users were asked to "
             "retry. Bedrock's InvocationThrottles on the dashboard says whether the model's quota is the "
@@ -193,7 +195,7 @@ class Operations(Construct):
         )
         self._alarm(
             "TurnsFailed",
-            app_metric("TurnsFailed"),
+            app_metric(self, "TurnsFailed"),
             TURNS_FAILED_ALARM,
             "Turns run past their request (Prefer: respond-async) were answered as failed: see 'Chat turn "
             "failed' and 'Model call failed' in the orchestrator's log.",
@@ -303,23 +305,23 @@ class Operations(Construct):
             graph(
                 "Turns",
                 [
-                    app_metric("ClientActions", "SampleCount", "Turns answered"),
-                    app_metric("TurnsFailed", label="Async turns failed"),
+                    app_metric(self, "ClientActions", "SampleCount", "Turns answered"),
+                    app_metric(self, "TurnsFailed", label="Async turns failed"),
                     turn_failures.metric_waiting(label="Failed invocations waiting"),
                 ],
             ),
             graph(
                 "Cards made and confirmed",
                 [
-                    app_metric("ClientActions", label="Cards made"),
-                    app_metric("ActionsDone", label="Confirmed"),
-                    app_metric("ActionsDiscarded", label="Discarded"),
+                    app_metric(self, "ClientActions", label="Cards made"),
+                    app_metric(self, "ActionsDone", label="Confirmed"),
+                    app_metric(self, "ActionsDiscarded", label="Discarded"),
                 ],
             ),
             graph(
                 "Confirm errors",
                 [
-                    app_metric("ActionsFailed", label="Confirms failed"),
+                    app_metric(self, "ActionsFailed", label="Confirms failed"),
                     review.function.metric_errors(period=PERIOD, statistic="Sum", label="Review errors"),
                     api.metric_server_error(period=PERIOD, statistic="Sum", label="API 5xx"),
                 ],
@@ -338,14 +340,14 @@ class Operations(Construct):
                 [
                     bedrock("InputTokenCount", "Sum", "Input"),
                     bedrock("OutputTokenCount", "Sum", "Output"),
-                    app_metric("ModelFailed", label="Turns the model failed"),
+                    app_metric(self, "ModelFailed", label="Turns the model failed"),
                 ],
             ),
             graph(
                 "Cold starts",
                 [
                     cloudwatch.Metric(
-                        namespace=METRICS_NAMESPACE,
+                        namespace=metrics_namespace(self),
                         metric_name="ColdStart",
                         dimensions_map={
                             "function_name": orchestrator.function.function_name,
@@ -367,7 +369,7 @@ class Operations(Construct):
                         for fn in self.functions
                     ),
                     bedrock("InvocationThrottles", "Sum", "Model"),
-                    app_metric("ModelBusy", label="Turns refused: model busy"),
+                    app_metric(self, "ModelBusy", label="Turns refused: model busy"),
                 ],
             ),
             graph("Table throttles", [_table_throttles(name, table) for name, table in tables.items()]),

@@ -513,3 +513,30 @@ def test_the_other_feature_flags_in_cdk_json_change_nothing_deployed(
         if resource["Type"] != "AWS::CDK::Metadata":
             assert unset.resources[logical_id] == resource, logical_id
     assert unset.data["Outputs"] == harness_stack.data["Outputs"]
+
+
+def test_each_copy_keeps_its_metrics_and_their_alarms_apart(
+    synths: StackSynths, harness_stack: Synthesized
+) -> None:
+    # Given the default stack and a second copy in the same account
+    dev = synths.get(stackName="MultitoolDev")
+
+    def namespaces(synth: Synthesized) -> tuple[set[str], set[str]]:
+        functions = synth.template.find_resources("AWS::Lambda::Function")
+        emitted = {
+            f["Properties"]["Environment"]["Variables"]["POWERTOOLS_METRICS_NAMESPACE"]
+            for f in functions.values()
+            if "POWERTOOLS_METRICS_NAMESPACE" in f["Properties"].get("Environment", {}).get("Variables", {})
+        }
+        alarms = synth.template.find_resources("AWS::CloudWatch::Alarm")
+        watched = {a["Properties"]["Namespace"] for a in alarms.values() if "Namespace" in a["Properties"]}
+        return emitted, watched
+
+    # Then each copy's functions emit under its own name, and its alarms watch that namespace, not the other's
+    ours, theirs = namespaces(harness_stack), namespaces(dev)
+    assert ours[0] == {"Multitool"}
+    assert theirs[0] == {"MultitoolDev"}
+    assert "Multitool" in ours[1]
+    assert "MultitoolDev" not in ours[1]
+    assert "MultitoolDev" in theirs[1]
+    assert "Multitool" not in theirs[1]

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from multitool.ports.tables import ALL_TABLES
 
-from infra.components.functions import METRICS_NAMESPACE, SERVICE_NAME
+from infra.components.functions import SERVICE_NAME
 from infra.components.operations import CLOUDWATCH_KEY_ACTIONS, FAILED_TURNS_RETENTION
 from infra.context import ContextError, DeployContext
 from tests.infra.iam_queries import function_id, project_functions, resources_for_action, role_of_function
@@ -162,7 +162,7 @@ def test_the_api_alarms_on_5xx_and_every_table_on_its_throttles(harness_stack: S
 def test_the_model_and_async_turn_failures_the_functions_count_raise_alarms(
     harness_stack: Synthesized, name: str
 ) -> None:
-    (alarm,) = _alarms_on(harness_stack, METRICS_NAMESPACE, name)
+    (alarm,) = _alarms_on(harness_stack, "Multitool", name)
     # Powertools adds the service dimension to every metric the functions emit
     assert alarm["Dimensions"] == APP_DIMENSIONS
     assert alarm["Statistic"] == "Sum"
@@ -235,7 +235,7 @@ def test_one_dashboard_shows_turns_cards_confirm_errors_model_latency_and_tokens
     def shown(title: str) -> set[tuple[str, str]]:
         return {(m[0], m[1]) for m in widgets[title]["metrics"] if len(m) > 1 and m[0] != "..."}
 
-    app = METRICS_NAMESPACE
+    app = "Multitool"  # the default stack's name
     assert {(app, "ClientActions"), (app, "TurnsFailed")} <= shown("Turns")
     assert {(app, "ClientActions"), (app, "ActionsDone"), (app, "ActionsDiscarded")} <= shown(
         "Cards made and confirmed"
