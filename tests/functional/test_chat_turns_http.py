@@ -18,8 +18,10 @@ from tests.support.local_server import local_server
 
 COMBINED = "Email Kinshuok about the doc and schedule a sync with Priya on Thursday"
 # What the model did not understand it says beside its calls (text streamed before the cards), and
-# "Alex" names two people, so the model is asked again after the cards: they show while it writes.
+# "Alex" names two people (neither of them the sender, Jordan), so the model is asked again after the
+# cards: they show while it writes.
 WITH_ASIDE = "Email Alex about the doc, schedule a sync with Priya on Thursday and water the plants"
+SENDER = "jordan"
 ASYNC = {"Prefer": "respond-async"}
 
 
@@ -72,14 +74,14 @@ def schema_of(model: str) -> Draft202012Validator:
 
 
 def test_a_turn_starts_at_once_and_shows_each_card_before_its_reply(url: str) -> None:
-    status, headers, started = call(url, "/chat", {"message": WITH_ASIDE}, headers=ASYNC)
+    status, headers, started = call(url, "/chat", {"message": WITH_ASIDE}, user=SENDER, headers=ASYNC)
     assert status == 202, started
     assert set(started) == {"turnId", "sessionId", "status"}
     assert started["status"] == "running"
     assert headers["location"] == f"/turns/{started['turnId']}"
     assert headers["preference-applied"] == "respond-async"
 
-    answers = follow(url, started["turnId"])
+    answers = follow(url, started["turnId"], user=SENDER)
     schema_of("TurnStarted").validate(started)  # the bodies are what the OpenAPI document says
     for view in answers:
         schema_of("TurnView").validate(view)
@@ -96,13 +98,13 @@ def test_a_turn_starts_at_once_and_shows_each_card_before_its_reply(url: str) ->
     # is read for it, so a loaded machine cannot fail it)
     assert any(v["status"] == "running" and v["events"] for v in answers)
     for card in done["clientActions"]:  # the drafts exist once, and the caller owns them
-        status, _, action = call(url, f"/actions/{card['id']}")
+        status, _, action = call(url, f"/actions/{card['id']}", user=SENDER)
         assert status == 200
         assert action["status"] == "proposed"
     # read again from the start, the turn is the same log
-    status, _, whole = call(url, f"/turns/{started['turnId']}")
+    status, _, whole = call(url, f"/turns/{started['turnId']}", user=SENDER)
     assert (status, whole["status"], whole["events"]) == (200, "done", events)
-    status, _, none_after = call(url, f"/turns/{started['turnId']}?after={whole['next']}")
+    status, _, none_after = call(url, f"/turns/{started['turnId']}?after={whole['next']}", user=SENDER)
     assert (none_after["events"], none_after["next"]) == ([], whole["next"])
 
 
