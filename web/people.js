@@ -2,19 +2,48 @@
 import { h, nextId } from "./dom.js";
 import { lookalike } from "./lookalike.js";
 
+/**
+ * A person of the directory, as a card carries them.
+ * @typedef {{displayName: string, email: string, timezone?: string}} Person
+ */
+/**
+ * One name on a card: ``resolved`` (``person``), ``ambiguous`` (``candidates``) or ``unknown`` (neither).
+ * @typedef {{query: string, status: string, person?: Person | null, candidates?: Person[]}} Resolution
+ */
+/** @typedef {{email: string, name: string | null}} Address an address as a confirm sends it */
+/**
+ * What a field of people reads: the addresses, and what keeps the card from being confirmed.
+ * @typedef {{people: Address[], problems: string[]}} PeopleReading
+ */
+
+/** A whole address, as the page asks for one (the confirm checks it again). */
 export const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+/**
+ * @param {Person} person
+ * @returns {string} "Name <address>"
+ */
 export function personLabel(person) {
   return `${person.displayName} <${person.email}>`;
 }
 
+/**
+ * @param {string | null | undefined} text
+ * @returns {string} its first word ("Alex" of "Alex Kim"), or the text itself when it has none
+ */
 export function firstWord(text) {
-  return String(text || "").trim().split(/\s+/)[0] || text;
+  return String(text || "").trim().split(/\s+/)[0] || String(text ?? "");
 }
 
-// The people an action was done with (its confirmed ``{email, name}`` addresses), as resolved rows:
-// the directory's person when the card offered them (with their zone), else the address as sent.
+/**
+ * The people an action was done with (its confirmed ``{email, name}`` addresses), as resolved rows:
+ * the directory's person when the card offered them (with their zone), else the address as sent.
+ * @param {{email: string, name?: string | null}[] | null | undefined} addresses
+ * @param {(Resolution | null)[] | null | undefined} offered the card's rows as drafted
+ * @returns {Resolution[]}
+ */
 export function sentPeople(addresses, offered) {
+  /** @type {Map<string, Person>} */
   const known = new Map();
   for (const r of offered || []) {
     for (const p of [r && r.person, ...((r && r.candidates) || [])]) if (p && p.email) known.set(p.email.toLowerCase(), p);
@@ -29,8 +58,14 @@ export function sentPeople(addresses, offered) {
 
 // One row per name: a chip when resolved, a "Which Alex?" select when ambiguous,
 // an email input flagged with an error when unknown. Returns the row and a reader.
+/**
+ * @param {Resolution} resolution
+ * @param {{onRemove: (row: HTMLLIElement) => void, onChange?: () => void, role: string}} options
+ * @returns {{row: HTMLLIElement, read: () => Address | {problem: string}}}
+ */
 function personRow(resolution, { onRemove, onChange, role }) {
   const row = h("li", { class: `person person-${resolution.status}`, "data-status": resolution.status, "data-query": resolution.query });
+  /** @type {() => Address | {problem: string}} */
   let read;
   const removeButton = onRemove
     ? h("button", { type: "button", class: "btn btn-icon", "aria-label": `Remove ${resolution.query} from ${role}`, onclick: () => onRemove(row), text: "×" })
@@ -47,7 +82,7 @@ function personRow(resolution, { onRemove, onChange, role }) {
         h("span", { class: "chip-email", text: person.email }),
         removeSlot()),
       warning ? h("p", { class: "person-warning", role: "note", text: warning }) : null,
-    ].filter(Boolean));
+    ].filter((node) => node !== null));
     read = () => ({ email: person.email, name: person.displayName });
   } else if (resolution.status === "ambiguous" && resolution.candidates && resolution.candidates.length) {
     const select = h("select", { id: nextId("who"), "data-query": resolution.query },
@@ -61,9 +96,9 @@ function personRow(resolution, { onRemove, onChange, role }) {
       if (onChange) onChange();
     });
     select.setAttribute("aria-describedby", error.id);
-    row.append(...[h("label", { for: select.id, class: "person-question", text: label }), select, removeSlot(), error].filter(Boolean));
+    row.append(...[h("label", { for: select.id, class: "person-question", text: label }), select, removeSlot(), error].filter((node) => node !== null));
     read = () => {
-      const chosen = resolution.candidates.find((c) => c.email === select.value);
+      const chosen = (resolution.candidates || []).find((c) => c.email === select.value);
       return chosen ? { email: chosen.email, name: chosen.displayName } : { problem: `Choose which ${firstWord(resolution.query)} you mean.` };
     };
   } else {
@@ -76,7 +111,7 @@ function personRow(resolution, { onRemove, onChange, role }) {
       input.setAttribute("aria-invalid", valid ? "false" : "true");
       error.hidden = valid;
     });
-    row.append(...[h("label", { for: input.id, class: "person-question", text: `Email for “${resolution.query}”` }), input, removeSlot(), error].filter(Boolean));
+    row.append(...[h("label", { for: input.id, class: "person-question", text: `Email for “${resolution.query}”` }), input, removeSlot(), error].filter((node) => node !== null));
     read = () => {
       const value = input.value.trim();
       return EMAIL.test(value) ? { email: value, name: null } : { problem: `Enter an email address for “${resolution.query}”, or remove them.` };
@@ -85,17 +120,26 @@ function personRow(resolution, { onRemove, onChange, role }) {
   return { row, read };
 }
 
-// A list of people with remove buttons and an "add" input; read() -> {people, problems}.
-// onChange, when given, is called after someone is added, removed or chosen (not for the first rows).
+/**
+ * A list of people with remove buttons and an "add" input; read() -> {people, problems}.
+ * onChange, when given, is called after someone is added, removed or chosen (not for the first rows).
+ * @param {string} labelText
+ * @param {Resolution[] | null | undefined} resolutions
+ * @param {{name?: string, allowEmpty?: boolean, onChange?: () => void}} [options]
+ * @returns {{element: HTMLFieldSetElement, read: () => PeopleReading, emails: () => string[]}}
+ */
 export function peopleField(labelText, resolutions, { name, allowEmpty = false, onChange } = {}) {
+  /** @type {Map<HTMLLIElement, () => Address | {problem: string}>} */
   const readers = new Map();
   const list = h("ul", { class: "people", "aria-label": labelText });
   const changed = () => onChange && onChange();
+  /** @param {HTMLLIElement} row */
   const remove = (row) => {
     readers.delete(row);
     row.remove();
     changed();
   };
+  /** @param {Resolution} resolution */
   const add = (resolution) => {
     const { row, read } = personRow(resolution, { onRemove: remove, onChange: changed, role: labelText.toLowerCase() });
     readers.set(row, read);
@@ -142,12 +186,14 @@ export function peopleField(labelText, resolutions, { name, allowEmpty = false, 
     addError,
     groupError);
   const read = () => {
+    /** @type {Address[]} */
     const people = [];
+    /** @type {string[]} */
     const problems = [];
     for (const [row, reader] of readers) {
       const value = reader();
-      const error = row.querySelector(".field-error");
-      if (value.problem) {
+      const error = /** @type {HTMLElement | null} */ (row.querySelector(".field-error"));
+      if ("problem" in value) {
         problems.push(value.problem);
         if (error) {
           error.textContent = value.problem;
@@ -164,6 +210,6 @@ export function peopleField(labelText, resolutions, { name, allowEmpty = false, 
     return { people, problems };
   };
   // The addresses on the field now, without flagging anything (read() shows the problems).
-  const emails = () => [...readers.values()].map((reader) => reader().email).filter(Boolean);
+  const emails = () => [...readers.values()].map((reader) => reader()).flatMap((value) => ("email" in value ? [value.email] : []));
   return { element: container, read, emails };
 }
