@@ -69,8 +69,10 @@ export function fieldErrors(data) {
   }
   if (Array.isArray(data.detail)) {
     for (const item of data.detail) {
-      const loc = Array.isArray(item.loc) ? item.loc.filter((p) => p !== "body") : [];
-      if (loc.length) out.push({ field: loc.join("."), message: item.msg });
+      const loc = Array.isArray(item.loc) ? item.loc.filter((/** @type {unknown} */ p) => p !== "body") : [];
+      // A list item as the API names it ("attendees[1]"): the card marks that row (cards/card.js).
+      const name = loc.map((/** @type {unknown} */ p, /** @type {number} */ i) => (typeof p === "number" ? `[${p}]` : `${i ? "." : ""}${p}`)).join("");
+      if (loc.length) out.push({ field: name, message: item.msg });
     }
   }
   return out;
