@@ -105,13 +105,13 @@ layer-cache: $(STAMP) $(NODE_RUNTIME)
 page-check: page-lint page-types page-test
 
 page-lint: $(NODE_STAMP)
-	node_modules/.bin/eslint --max-warnings 0
+	node_modules/.bin/eslint --max-warnings 0 web tests/page eslint.config.js
 
 page-types: $(NODE_STAMP)
 	node_modules/.bin/tsc -p jsconfig.json
 
 page-test: $(NODE_STAMP)
-	node --test "tests/page/*.test.js"
+	node --test --test-reporter=spec "tests/page/*.test.js"
 
 # `make -j3 test` (what CI runs) does the three installs at once, then lint, types, the page's checks,
 # audit, eval and the layer's wheels at once.
