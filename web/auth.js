@@ -43,10 +43,12 @@ export function claimsOf(jwt) {
   }
 }
 
+/** A sign-in that failed or was refused; its message is shown as it is. */
 export class SignInError extends Error {}
 
 /** @typedef {{idToken: string, accessToken: string, refreshToken: string | undefined, expiresAt: number}} Tokens */
 
+/** The signed-in person's tokens, kept in memory, refreshed before they end. */
 export class OidcSignIn {
   /**
    * @param {import("./state.js").Config} config
