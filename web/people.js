@@ -210,6 +210,6 @@ export function peopleField(labelText, resolutions, { name, allowEmpty = false, 
     return { people, problems };
   };
   // The addresses on the field now, without flagging anything (read() shows the problems).
-  const emails = () => [...readers.values()].map((reader) => reader()).flatMap((value) => ("email" in value ? [value.email] : []));
+  const emails = () => [...readers.values()].map((reader) => reader()).flatMap((value) => ("email" in value && value.email ? [value.email] : []));
   return { element: container, read, emails };
 }
