@@ -56,6 +56,48 @@ export function sentPeople(addresses, offered) {
   }));
 }
 
+/**
+ * An ambiguous name's row as read: the candidate chosen in its select, or what to do.
+ * @param {Resolution} resolution
+ * @param {string} chosen the select's value (a candidate's address, or "")
+ * @returns {Address | {problem: string}}
+ */
+export function chosenPerson(resolution, chosen) {
+  const person = (resolution.candidates || []).find((c) => c.email === chosen);
+  return person ? { email: person.email, name: person.displayName } : { problem: `Choose which ${firstWord(resolution.query)} you mean.` };
+}
+
+/**
+ * An unknown name's row as read: the address typed for it when it is a whole one, or what to do.
+ * @param {Resolution} resolution
+ * @param {string} typed the input's value
+ * @returns {Address | {problem: string}}
+ */
+export function typedAddress(resolution, typed) {
+  const value = typed.trim();
+  return EMAIL.test(value) ? { email: value, name: null } : { problem: `Enter an email address for “${resolution.query}”, or remove them.` };
+}
+
+/**
+ * A field of people as read from its rows: the addresses, each row's problem, and no one at all where the
+ * field needs someone.
+ * @param {(Address | {problem: string})[]} values the rows as read, in order
+ * @param {{labelText: string, allowEmpty?: boolean}} options
+ * @returns {PeopleReading}
+ */
+export function readPeople(values, { labelText, allowEmpty = false }) {
+  /** @type {Address[]} */
+  const people = [];
+  /** @type {string[]} */
+  const problems = [];
+  for (const value of values) {
+    if ("problem" in value) problems.push(value.problem);
+    else people.push(value);
+  }
+  if (!allowEmpty && !people.length && !problems.length) problems.push(`${labelText} needs at least one person.`);
+  return { people, problems };
+}
+
 // One row per name: a chip when resolved, a "Which Alex?" select when ambiguous,
 // an email input flagged with an error when unknown. Returns the row and a reader.
 /**
@@ -97,10 +139,7 @@ function personRow(resolution, { onRemove, onChange, role }) {
     });
     select.setAttribute("aria-describedby", error.id);
     row.append(...[h("label", { for: select.id, class: "person-question", text: label }), select, removeSlot(), error].filter((node) => node !== null));
-    read = () => {
-      const chosen = (resolution.candidates || []).find((c) => c.email === select.value);
-      return chosen ? { email: chosen.email, name: chosen.displayName } : { problem: `Choose which ${firstWord(resolution.query)} you mean.` };
-    };
+    read = () => chosenPerson(resolution, select.value);
   } else {
     const input = h("input", { id: nextId("who"), type: "email", placeholder: "name@example.com", "data-query": resolution.query, autocomplete: "off" });
     const error = h("p", { class: "field-error", id: `${input.id}-error`, text: `No one named “${resolution.query}” was found: enter an email address.` });
@@ -112,10 +151,7 @@ function personRow(resolution, { onRemove, onChange, role }) {
       error.hidden = valid;
     });
     row.append(...[h("label", { for: input.id, class: "person-question", text: `Email for “${resolution.query}”` }), input, removeSlot(), error].filter((node) => node !== null));
-    read = () => {
-      const value = input.value.trim();
-      return EMAIL.test(value) ? { email: value, name: null } : { problem: `Enter an email address for “${resolution.query}”, or remove them.` };
-    };
+    read = () => typedAddress(resolution, input.value);
   }
   return { row, read };
 }
@@ -186,25 +222,17 @@ export function peopleField(labelText, resolutions, { name, allowEmpty = false, 
     addError,
     groupError);
   const read = () => {
-    /** @type {Address[]} */
-    const people = [];
-    /** @type {string[]} */
-    const problems = [];
-    for (const [row, reader] of readers) {
+    // Each row's problem shows under it; a row that reads well again loses its error.
+    const values = [...readers].map(([row, reader]) => {
       const value = reader();
       const error = /** @type {HTMLElement | null} */ (row.querySelector(".field-error"));
-      if ("problem" in value) {
-        problems.push(value.problem);
-        if (error) {
-          error.textContent = value.problem;
-          error.hidden = false;
-        }
-      } else {
-        people.push(value);
-        if (error && row.dataset.status !== "unknown") error.hidden = true;
-      }
-    }
-    if (!allowEmpty && !people.length && !problems.length) problems.push(`${labelText} needs at least one person.`);
+      if (error && "problem" in value) {
+        error.textContent = value.problem;
+        error.hidden = false;
+      } else if (error && row.dataset.status !== "unknown") error.hidden = true;
+      return value;
+    });
+    const { people, problems } = readPeople(values, { labelText, allowEmpty });
     groupError.textContent = problems.length && !people.length && !readers.size ? problems[0] : "";
     groupError.hidden = !groupError.textContent;
     return { people, problems };

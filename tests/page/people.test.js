@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { EMAIL, firstWord, personLabel, sentPeople } from "../../web/people.js";
+import { EMAIL, chosenPerson, firstWord, personLabel, readPeople, sentPeople, typedAddress } from "../../web/people.js";
 
 const ALEX_KIM = { displayName: "Alex Kim", email: "alex.kim@example.com", timezone: "Asia/Tokyo" };
 const ALEX_LEE = { displayName: "Alex Lee", email: "alex.lee@example.com", timezone: "Europe/Berlin" };
@@ -44,4 +44,38 @@ test("an address the card did not offer is kept as sent, named by its name or el
 test("no addresses and no offered rows read as no people", () => {
   assert.deepEqual(sentPeople(null, null), []);
   assert.deepEqual(sentPeople([], [null]), []);
+});
+
+// A card's people field, as read when the card is confirmed: each row, then the field.
+const ALEX = { query: "Alex", status: "ambiguous", person: null, candidates: [ALEX_KIM, ALEX_LEE] };
+const NOBODY = { query: "Jordan", status: "unknown", person: null, candidates: [] };
+
+test("an ambiguous name reads as the candidate chosen, else asks which one", () => {
+  assert.deepEqual(chosenPerson(ALEX, "alex.lee@example.com"), { email: "alex.lee@example.com", name: "Alex Lee" });
+  assert.deepEqual(chosenPerson(ALEX, ""), { problem: "Choose which Alex you mean." });
+  // An address that is not one of the candidates (the select was tampered with) is no choice.
+  assert.deepEqual(chosenPerson(ALEX, "eve@example.com"), { problem: "Choose which Alex you mean." });
+});
+
+test("an unknown name reads as the whole address typed for it, else asks for one", () => {
+  assert.deepEqual(typedAddress(NOBODY, "  jordan@example.org "), { email: "jordan@example.org", name: null });
+  assert.deepEqual(typedAddress(NOBODY, "jordan@"), { problem: "Enter an email address for “Jordan”, or remove them." });
+  assert.deepEqual(typedAddress(NOBODY, ""), { problem: "Enter an email address for “Jordan”, or remove them." });
+});
+
+test("a field reads its rows' addresses in order, and every row's problem", () => {
+  const rows = [{ email: "alex.kim@example.com", name: "Alex Kim" }, { problem: "Choose which Sam you mean." }, { email: "pat@example.org", name: null }];
+  assert.deepEqual(readPeople(rows, { labelText: "To" }), {
+    people: [{ email: "alex.kim@example.com", name: "Alex Kim" }, { email: "pat@example.org", name: null }],
+    problems: ["Choose which Sam you mean."],
+  });
+});
+
+test("a field that needs someone and has no one says so; one that may be empty does not", () => {
+  assert.deepEqual(readPeople([], { labelText: "Attendees" }), { people: [], problems: ["Attendees needs at least one person."] });
+  assert.deepEqual(readPeople([], { labelText: "Cc", allowEmpty: true }), { people: [], problems: [] });
+  // A row's own problem is the field's: no second one about it being empty.
+  assert.deepEqual(readPeople([{ problem: "Enter an email address for “Jordan”, or remove them." }], { labelText: "To" }).problems, [
+    "Enter an email address for “Jordan”, or remove them.",
+  ]);
 });
