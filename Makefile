@@ -27,11 +27,12 @@ export PATH := $(NODE_BIN):$(PATH)
 endif
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help install node demo test lint types types-layer types-infra audit layer-cache unit functional infra e2e eval bench schemas openapi fuzz synth lock lock-dev chromium clean
+.PHONY: help install node demo test lint types types-layer types-infra page-check page-lint page-types page-test audit layer-cache unit functional infra e2e eval bench schemas openapi fuzz synth lock lock-dev chromium clean
 
 help:
 	@echo "make demo     run multitool locally on embedded defaults (no AWS account)"
 	@echo "make test     lint, types and every test suite (what CI runs)"
+	@echo "make page-check  the page's ESLint, tsc --checkJs and its unit tests (node --test)"
 	@echo "make eval     score the committed combined requests on the offline model; fails under EVAL_FLOOR"
 	@echo "              (and evals/unseen.jsonl under UNSEEN_FLOOR), or on any card silently wrong"
 	@echo "make bench    benchmarks (dispatch, cold import, trace extraction, synth)"
@@ -97,9 +98,24 @@ layer-cache: $(STAMP) $(NODE_RUNTIME)
 	$(BIN)/python -c "from infra.components.layer import cached_site_packages, locked_requirements; \
 		cached_site_packages(locked_requirements())"
 
-# `make -j3 test` (what CI runs) does the three installs at once, then lint, types, audit, eval and the
-# layer's wheels at once.
-test: $(STAMP) $(NODE_STAMP) chromium lint types audit eval layer-cache
+# The page (web/, ES modules served as they are) is checked like the Python: ESLint (eslint.config.js),
+# tsc --checkJs on its JSDoc types (jsconfig.json; nothing is emitted, the page ships as it is) and the
+# unit tests of its modules on Node's own test runner (tests/page/), on the Node 22 of NODE_RUNTIME where
+# the machine's is older. One target each, so that make -j runs them beside the other checks.
+page-check: page-lint page-types page-test
+
+page-lint: $(NODE_STAMP)
+	node_modules/.bin/eslint --max-warnings 0 web tests/page eslint.config.js
+
+page-types: $(NODE_STAMP)
+	node_modules/.bin/tsc -p jsconfig.json
+
+page-test: $(NODE_STAMP)
+	node --test --test-reporter=spec "tests/page/*.test.js"
+
+# `make -j3 test` (what CI runs) does the three installs at once, then lint, types, the page's checks,
+# audit, eval and the layer's wheels at once.
+test: $(STAMP) $(NODE_STAMP) chromium lint types page-check audit eval layer-cache
 	$(BIN)/python -m pytest $(PYTEST_PARALLEL)
 
 # pip-audit on requirements/dev.lock and infra/layer.lock, npm audit on package-lock.json; an advisory fails

@@ -7,6 +7,7 @@ import { currentUser, state } from "./state.js";
 
 const STATUS_TEXT = { connected: "Connected", pending: "Waiting for your consent", disconnected: "Disconnected", not_connected: "Not connected" };
 
+/** @returns {Promise<void>} */
 export async function refreshAccounts() {
   const panel = $("accounts");
   if (!state.config.connections || !currentUser() || (window.location.search || "").includes("session_id=")) {

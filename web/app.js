@@ -19,7 +19,7 @@ async function main() {
   // The lists and limits the cards offer are the backend's: config.json and the card schema.
   [state.config] = await Promise.all([loadConfig(), loadLimits()]);
   state.sessionId = null;
-  const input = $("composer-input");
+  const input = /** @type {HTMLTextAreaElement} */ ($("composer-input"));
   $("composer").addEventListener("submit", (event) => {
     event.preventDefault();
     send(input.value);

@@ -27,6 +27,10 @@ async function challengeOf(verifier) {
 }
 
 // The claims of a JWT, read (not verified: the API verifies) to show who is signed in and when it ends.
+/**
+ * @param {string} jwt
+ * @returns {Record<string, any>} its claims; none when it cannot be read
+ */
 export function claimsOf(jwt) {
   try {
     const part = jwt.split(".")[1].replace(/-/g, "+").replace(/_/g, "/");
@@ -39,17 +43,27 @@ export function claimsOf(jwt) {
   }
 }
 
+/** A sign-in that failed or was refused; its message is shown as it is. */
 export class SignInError extends Error {}
 
+/** @typedef {{idToken: string, accessToken: string, refreshToken: string | undefined, expiresAt: number}} Tokens */
+
+/** The signed-in person's tokens, kept in memory, refreshed before they end. */
 export class OidcSignIn {
+  /**
+   * @param {import("./state.js").Config} config
+   * @param {{onChange?: (signIn: OidcSignIn) => void}} [options] called when the sign-in starts or ends
+   */
   constructor(config, { onChange = () => {} } = {}) {
     this.domain = String(config.signInDomain || "").replace(/\/+$/, "");
-    this.clientId = config.clientId;
+    this.clientId = String(config.clientId || "");
     this.scope = config.scope || "openid email profile";
     this.redirectUri = `${window.location.origin}/`;
     this.onChange = onChange;
-    this.tokens = null; // {idToken, accessToken, refreshToken, expiresAt}
-    this.timer = null;
+    /** @type {Tokens | null} */
+    this.tokens = null;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    this.timer = undefined;
   }
 
   get signedIn() {

@@ -20,6 +20,10 @@ function actionsOf(data) {
 // ``text``: the message this turn answered. A turn that could only ask for consent (every card a consent
 // card) made nothing: its message waits for the consent and is sent again after it; a turn that made other
 // drafts keeps them, and sending it again would draft them twice.
+/**
+ * @param {any} data the answer of POST /chat
+ * @param {string | null} [text]
+ */
 function addAssistantTurn(data, text = null) {
   const actions = actionsOf(data);
   const captions = Array.isArray(data.clientActionMessages) ? data.clientActionMessages : [];
@@ -53,6 +57,7 @@ function turnView() {
   $("messages").append(item);
   item.scrollIntoView({ block: "end" });
   const shown = new Set();
+  /** @type {HTMLParagraphElement | null} */
   let streamed = null;
   const addCard = (card, caption) => {
     if (!card || (card.id && shown.has(card.id))) return;
@@ -71,8 +76,9 @@ function turnView() {
     apply(event) {
       if (event.type === "card") addCard(event.card, event.caption);
       else if (event.type === "text") {
-        streamed = streamed || item.insertBefore(h("p", { class: "bubble streamed" }), cards);
-        streamed.textContent += event.text;
+        const line = streamed || item.insertBefore(h("p", { class: "bubble streamed" }), cards);
+        line.textContent += event.text;
+        streamed = line;
       } else if (event.type === "done") {
         const data = event.response || {};
         const captions = Array.isArray(data.clientActionMessages) ? data.clientActionMessages : [];
@@ -129,15 +135,21 @@ async function followTurn(turnId) {
 }
 
 // ``keepAlert``: the page sends a message again by itself (after a consent): what it said stays shown.
+/**
+ * @param {string} text the message
+ * @param {{keepAlert?: boolean}} [options]
+ * @returns {Promise<void>}
+ */
 export async function send(text, { keepAlert = false } = {}) {
   if (state.busy || !text.trim()) return;
   setBusy(true);
   if (!keepAlert) showAlert("");
-  const input = $("composer-input");
+  const input = /** @type {HTMLTextAreaElement} */ ($("composer-input"));
   addUserMessage(text);
   input.value = "";
   const typing = h("li", { class: "msg msg-assistant typing", "aria-label": "Assistant is working" }, h("p", { class: "bubble", text: "…" }));
   $("messages").append(typing);
+  /** @type {{message: string, sessionId?: string, timezone?: string}} */
   const body = { message: text };
   if (state.sessionId) body.sessionId = state.sessionId;
   if (state.config.auth !== "local") body.timezone = Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -168,7 +180,7 @@ export async function send(text, { keepAlert = false } = {}) {
   } catch (error) {
     // Whatever went wrong is shown, and the composer stays usable.
     typing.remove();
-    const message = `The answer could not be shown (${error && error.message ? error.message : error}).`;
+    const message = `The answer could not be shown (${error instanceof Error ? error.message : error}).`;
     showAlert(message);
     addAssistantError(message);
     input.value = input.value || text;
@@ -199,6 +211,7 @@ async function addRestoredExchange(exchange) {
 // A draft made outside this page (an MCP client signed in as this person), opened by its link
 // `?draft=<id>`: its card in its current state, to confirm or discard here. Another person's draft is
 // not found for this one (404), as the API answers.
+/** @returns {Promise<void>} */
 export async function openLinkedDraft() {
   const id = new URLSearchParams(window.location.search).get("draft");
   if (!id || !currentUser()) return;
@@ -212,6 +225,7 @@ export async function openLinkedDraft() {
 }
 
 // After a reload (or a sign-in coming back): the conversation of this tab's session, for the same person.
+/** @returns {Promise<void>} */
 export async function restoreConversation() {
   const saved = rememberedSession();
   const who = currentUser();
@@ -244,6 +258,7 @@ export async function restoreConversation() {
 }
 
 // After a reload: the turn this tab started is followed again, from its first event.
+/** @returns {Promise<void>} */
 export async function resumeTurn() {
   const turn = rememberedTurn();
   if (!turn || state.busy) return;
@@ -264,6 +279,7 @@ export async function resumeTurn() {
 }
 
 // A new chat omits sessionId; the first answer carries the session's id.
+/** @returns {void} */
 export function newChat() {
   setSession(null);
   rememberTurn(null);

@@ -15,6 +15,7 @@ function when(event) {
   return `${day}, ${time.format(start)}–${time.format(new Date(event.end))}`;
 }
 
+/** @returns {Promise<void>} */
 export async function refreshOutbox() {
   const panel = $("outbox");
   if (panel.hidden || !currentUser()) return; // signed out: nobody's outbox to show

@@ -5,11 +5,18 @@ import { currentUser, state } from "./state.js";
 // instead of losing it.
 const TURN_KEY = "multitool.turn";
 
+/**
+ * A turn this tab follows: its id, its session, the message that started it and who sent it.
+ * @typedef {{turnId: string, sessionId: string | null, message: string, who: string | null}} RememberedTurn
+ */
+
+/** @param {RememberedTurn | null} turn the turn to follow after a reload; null forgets it */
 export function rememberTurn(turn) {
   if (turn) sessionStorage.setItem(TURN_KEY, JSON.stringify(turn));
   else sessionStorage.removeItem(TURN_KEY);
 }
 
+/** @returns {RememberedTurn | null} */
 export function rememberedTurn() {
   try {
     const turn = JSON.parse(sessionStorage.getItem(TURN_KEY) || "null");
@@ -23,12 +30,14 @@ export function rememberedTurn() {
 // reads its conversation back (GET /sessions/{id}) and draws every card again in its current state.
 const SESSION_KEY = "multitool.session";
 
+/** @param {string | null | undefined} sessionId the session this tab talks in; none starts a new one */
 export function setSession(sessionId) {
   state.sessionId = sessionId || null;
   if (state.sessionId) sessionStorage.setItem(SESSION_KEY, JSON.stringify({ sessionId: state.sessionId, who: currentUser() }));
   else sessionStorage.removeItem(SESSION_KEY);
 }
 
+/** @returns {{sessionId: string, who: string | null} | null} */
 export function rememberedSession() {
   try {
     const saved = JSON.parse(sessionStorage.getItem(SESSION_KEY) || "null");

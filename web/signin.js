@@ -12,6 +12,7 @@ import { showToday } from "./today.js";
 const USER_KEY = "multitool.localUser";
 const TOKEN_KEY = "multitool.token";
 
+/** @returns {Promise<void>} */
 export async function setUpLocalSignIn() {
   const result = await api("/local/users");
   if (!result.ok) {
@@ -21,11 +22,11 @@ export async function setUpLocalSignIn() {
   state.users = result.data.users || [];
   const saved = localStorage.getItem(USER_KEY);
   state.user = state.users.some((u) => u.id === saved) ? saved : result.data.defaultUser;
-  const picker = $("user-picker");
+  const picker = /** @type {HTMLSelectElement} */ ($("user-picker"));
   picker.replaceChildren(...state.users.map((u) => h("option", { value: u.id, text: `${u.displayName} (${u.timezone})`, selected: u.id === state.user })));
   picker.addEventListener("change", () => {
     state.user = picker.value;
-    localStorage.setItem(USER_KEY, state.user);
+    localStorage.setItem(USER_KEY, picker.value);
     showToday(); // another user, maybe another zone: maybe another day
     newChat();
     refreshOutbox(); // the outbox is per user: show the new user's mail and issues
@@ -36,21 +37,25 @@ export async function setUpLocalSignIn() {
   refreshOutbox();
 }
 
+/** @returns {void} */
 export function setUpTokenSignIn() {
   state.token = sessionStorage.getItem(TOKEN_KEY);
   const form = $("signin-token");
   form.hidden = false;
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    state.token = $("token-input").value.trim() || null;
+    const input = /** @type {HTMLInputElement} */ ($("token-input"));
+    state.token = input.value.trim() || null;
     if (state.token) sessionStorage.setItem(TOKEN_KEY, state.token);
     else sessionStorage.removeItem(TOKEN_KEY);
-    $("token-input").value = "";
+    input.value = "";
   });
 }
 
 // Managed sign-in (Cognito, or the local OIDC stand-in): the page shows who is signed in.
+/** @returns {Promise<void>} */
 export async function setUpOidcSignIn() {
+  /** @param {OidcSignIn} signIn */
   const showAccount = (signIn) => {
     const user = signIn.user;
     $("signed-in-name").textContent = user ? user.name : "";
@@ -66,19 +71,20 @@ export async function setUpOidcSignIn() {
       refreshOutbox();
     }
   };
-  state.signIn = new OidcSignIn(state.config, { onChange: showAccount });
+  const signIn = new OidcSignIn(state.config, { onChange: showAccount });
+  state.signIn = signIn;
   $("signin-oidc").hidden = false;
-  $("sign-in").addEventListener("click", () => state.signIn.signIn());
+  $("sign-in").addEventListener("click", () => signIn.signIn());
   $("sign-out").addEventListener("click", () => {
     rememberTurn(null);
     setSession(null);
-    state.signIn.signOut();
+    signIn.signOut();
   });
   try {
-    await state.signIn.start();
+    await signIn.start();
   } catch (error) {
-    showAlert(error.message);
+    showAlert(error instanceof Error ? error.message : String(error));
   }
-  showAccount(state.signIn);
+  showAccount(signIn);
 }
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -44,3 +45,41 @@ def test_every_module_is_reached_from_the_page() -> None:
         todo.extend((script.parent / t).resolve() for t in IMPORT.findall(script.read_text()))
     # Then no script is left over (a module nobody imports is dead code that still ships)
     assert {p.resolve() for p in _scripts()} == seen
+
+
+def test_every_export_of_the_page_carries_its_jsdoc() -> None:
+    # tsc --checkJs reads the types from JSDoc: an export without its comment is typed by inference only
+    bare = []
+    for script in _scripts():
+        lines = script.read_text().splitlines()
+        for number, line in enumerate(lines):
+            if line.startswith("export ") and not (number and lines[number - 1].rstrip().endswith("*/")):
+                bare.append(f"{script.relative_to(WEB)}:{number + 1}")
+    assert bare == []
+
+
+def test_the_gate_lints_type_checks_and_unit_tests_the_page() -> None:
+    root = WEB.parent
+    makefile = (root / "Makefile").read_text(encoding="utf-8")
+
+    def recipe(target: str) -> tuple[list[str], list[str]]:
+        found = re.search(rf"^{re.escape(target)}:(.*)\n((?:\t.*\n)*)", makefile, re.M)
+        assert found is not None, target
+        return found[1].split(), [line.strip() for line in found[2].splitlines()]
+
+    assert "page-check" in recipe("test")[0]
+    assert recipe("page-check") == (["page-lint", "page-types", "page-test"], [])
+    assert [
+        line.split()[:1] for target in ("page-lint", "page-types", "page-test") for line in recipe(target)[1]
+    ] == [
+        ["node_modules/.bin/eslint"],
+        ["node_modules/.bin/tsc"],
+        ["node"],
+    ]
+    assert "web" in recipe("page-lint")[1][0].split()
+    assert "--test" in recipe("page-test")[1][0].split()
+    assert list((root / "tests" / "page").glob("*.test.js"))
+    # the checkers are pinned exactly, so package-lock.json (and make audit) holds what runs
+    dev = json.loads((root / "package.json").read_text())["devDependencies"]
+    assert {"eslint", "@eslint/js", "globals", "typescript"} <= set(dev)
+    assert all(re.fullmatch(r"\d+\.\d+\.\d+", version) for version in dev.values())

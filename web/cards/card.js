@@ -9,9 +9,32 @@ import { genericCard, typeTitle } from "./generic.js";
 import { jira } from "./jira.js";
 import { meeting } from "./meeting.js";
 
+/**
+ * What a card type's fields read: what keeps it from being confirmed, and the confirm's body.
+ * @typedef {{problems: string[], fields: Record<string, unknown>}} CardReading
+ */
+/** @typedef {{fields: HTMLElement[], read: () => CardReading}} BuiltCard a card's fields and their reader */
+/**
+ * A card type's module: how its fields are drawn and read, and how a done action is drawn again.
+ * @typedef {object} CardKind
+ * @property {string} [type] the client action's type
+ * @property {string} title
+ * @property {string} icon
+ * @property {(card: any) => BuiltCard} build
+ * @property {(card: any, edits: any) => any} [sent] the card as done, from the confirmed edits
+ * @property {string} done what the card says once done
+ * @property {string} [confirmLabel]
+ * @property {(view: any) => HTMLElement | null} [result] what the confirm's answer names
+ */
+
 // One module per card type (that is UI); a type without one gets the generic card.
+/** @type {Record<string, CardKind>} */
 const CARD_TYPES = Object.fromEntries([email, meeting, jira].map((kind) => [kind.type, kind]));
 
+/**
+ * @param {string} type
+ * @returns {CardKind}
+ */
 function cardKind(type) {
   return CARD_TYPES[type] || { title: typeTitle(type), icon: "•", build: genericCard, done: "Done" };
 }
@@ -23,6 +46,13 @@ function resultView(kind, view) {
 
 // ``known``: the action as GET /actions/{id} just answered (a conversation read back), else it is asked.
 // ``waiting``: for a consent card, the message to send again once the account is connected.
+/**
+ * @param {any} card
+ * @param {string | null | undefined} caption
+ * @param {any} [known]
+ * @param {string | null} [waiting]
+ * @returns {HTMLElement}
+ */
 function renderCard(card, caption, known = null, waiting = null) {
   if (card.type === "show_connect_account") return renderConnectCard(card, caption, waiting); // no draft behind it
   const kind = cardKind(card.type);
@@ -46,12 +76,12 @@ function renderCard(card, caption, known = null, waiting = null) {
       ? h("ul", { class: "notes" }, card.notes.map((note) => h("li", { text: String(note) })))
       : null,
     form,
-  ].filter(Boolean));
+  ].filter((node) => node !== null));
 
   const lock = (label, cls) => {
     article.classList.add(cls);
     article.dataset.state = cls;
-    for (const control of form.querySelectorAll("input, select, textarea, button")) control.disabled = true;
+    for (const control of form.querySelectorAll("input, select, textarea, button")) /** @type {HTMLInputElement} */ (control).disabled = true;
     status.replaceChildren(label);
   };
   const fail = (message, fromFields = false) => {
@@ -132,7 +162,10 @@ function renderCard(card, caption, known = null, waiting = null) {
     });
     form.before(link);
   }
-  article.addEventListener("card:replaced", (event) => showReplaced(event.detail && event.detail.by));
+  article.addEventListener("card:replaced", (event) => {
+    const detail = /** @type {CustomEvent<{by?: string} | null>} */ (event).detail;
+    showReplaced(detail && detail.by);
+  });
   // A settled action is drawn in its state (with its result), never as a form to confirm again.
   function showSettled(view) {
     if (view.status === "done") {
@@ -201,6 +234,13 @@ function showApiError(article, result, fail) {
 
 // A card whose data the page cannot draw (an unknown time zone, a malformed time) says so in its place,
 // so the other cards of the turn stay usable and the chat goes on.
+/**
+ * @param {any} action the client action
+ * @param {string | null | undefined} caption
+ * @param {any} [view] the action as GET /actions/{id} answered, when known
+ * @param {string | null} [waiting] for a consent card, the message to send again
+ * @returns {HTMLElement}
+ */
 export function renderCardOrNotice(action, caption, view = null, waiting = null) {
   try {
     return renderCard(action, caption, view, waiting);
@@ -210,12 +250,17 @@ export function renderCardOrNotice(action, caption, view = null, waiting = null)
     return h("article", { class: "card card-broken", "data-card-type": action && action.type, "data-card-id": action && action.id, "aria-labelledby": titleId },
       h("h3", { id: titleId, class: "card-title", text: kind ? kind.title : "Action" }),
       caption ? h("p", { class: "caption", text: caption }) : null,
-      h("p", { class: "card-error", role: "alert", text: `This card could not be shown (${error && error.message ? error.message : error}). Nothing was sent: ask again to get a new one.` }));
+      h("p", { class: "card-error", role: "alert", text: `This card could not be shown (${error instanceof Error ? error.message : error}). Nothing was sent: ask again to get a new one.` }));
   }
 }
 
 // A card whose draft the API no longer has (expired, or a local server that started again without its
 // data): it says so, and offers nothing to confirm.
+/**
+ * @param {{id: string, caption?: string}} entry
+ * @param {import("../api.js").ApiResult} result
+ * @returns {HTMLElement}
+ */
 export function goneCard(entry, result) {
   const titleId = nextId("card-title");
   const why = result.status === 404

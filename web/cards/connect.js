@@ -9,6 +9,10 @@ import { currentUser } from "../state.js";
 const PENDING = "multitool.consent"; // which provider the consent in flight is for, kept across the redirect
 
 // ``waiting``: the message the consent interrupted, offered again in the composer once connected.
+/**
+ * @param {string} provider
+ * @param {string | null} [waiting]
+ */
 function startConsent(provider, waiting = null) {
   try {
     sessionStorage.setItem(PENDING, JSON.stringify({ provider, waiting }));
@@ -17,6 +21,12 @@ function startConsent(provider, waiting = null) {
   }
 }
 
+/**
+ * @param {any} card the show_connect_account client action
+ * @param {string | null | undefined} caption
+ * @param {string | null} [waiting] the message to send again once connected
+ * @returns {HTMLElement}
+ */
 export function renderConnectCard(card, caption, waiting = null) {
   const titleId = nextId("card-title");
   const href = safeHref(card.authorizationUrl);
@@ -34,6 +44,10 @@ export function renderConnectCard(card, caption, waiting = null) {
 }
 
 // A confirm answered account_not_connected with its link: the card's error offers it.
+/**
+ * @param {any} error the API's account_not_connected error
+ * @returns {HTMLAnchorElement | null}
+ */
 export function connectLink(error) {
   const href = error && safeHref(error.authorizationUrl);
   if (!href) return null;
@@ -41,6 +55,12 @@ export function connectLink(error) {
 }
 
 // /chat answered that the turn needs an account first: the card, with the message to send again after.
+/**
+ * The consent card of a turn the API answered account_not_connected.
+ * @param {any} error the API's error
+ * @param {string} waiting the message to send again once connected
+ * @returns {HTMLElement}
+ */
 export function connectTurnCard(error, waiting) {
   const card = { type: "show_connect_account", id: `connect-${error.provider}`, provider: error.provider, providerName: error.providerName, authorizationUrl: error.authorizationUrl };
   return renderConnectCard(card, error.message, waiting);
@@ -67,6 +87,10 @@ function cleanAddress(params, names) {
 // account is connected (``resend``), or to put back in the composer when it was not (``restore``:
 // the user pressed Deny at the provider, which comes back with OAuth's error, or the completion was
 // refused), so nothing the user typed is lost.
+/**
+ * @param {(message: string) => void} notify
+ * @returns {Promise<{resend: string | null, restore: string | null}>}
+ */
 export async function finishConsent(notify) {
   const none = { resend: null, restore: null };
   const params = new URLSearchParams(window.location.search);

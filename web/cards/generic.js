@@ -2,7 +2,11 @@
 import { h } from "../dom.js";
 import { personLabel } from "../people.js";
 
-// "show_reminder_draft" -> "Reminder draft".
+/**
+ * "show_reminder_draft" -> "Reminder draft".
+ * @param {string | null | undefined} type
+ * @returns {string}
+ */
 export function typeTitle(type) {
   const words = String(type || "action").replace(/^show_/, "").replace(/_/g, " ").trim() || "action";
   return words.charAt(0).toUpperCase() + words.slice(1);
@@ -26,7 +30,11 @@ function readableValue(value) {
   return String(value);
 }
 
-// Any card type this page has no renderer for: every field, read-only, confirmed as proposed.
+/**
+ * Any card type this page has no renderer for: every field, read-only, confirmed as proposed.
+ * @param {Record<string, unknown>} card
+ * @returns {import("./card.js").BuiltCard}
+ */
 export function genericCard(card) {
   const hidden = new Set(["type", "id", "notes"]);
   const rows = Object.entries(card)

@@ -100,7 +100,7 @@ function meetingCard(card) {
   const read = () => {
     const a = attendees.read();
     const problems = [...a.problems];
-    const picked = slotField.querySelector("input[type=radio]:checked");
+    const picked = /** @type {HTMLInputElement | null} */ (slotField.querySelector("input[type=radio]:checked"));
     const slot = picked ? card.slots[Number(picked.value)] : null;
     if (!slot) problems.push("Pick a time.");
     if (!title.value.trim()) problems.push("Add a title.");
@@ -128,4 +128,5 @@ function meetingSent(card, edits) {
   };
 }
 
+/** @type {import("./card.js").CardKind} */
 export const meeting = { type: TYPE, title: "Meeting", icon: "◷", build: meetingCard, sent: meetingSent, done: "Invitation sent" };

@@ -1,0 +1,62 @@
+// What a done action's card shows: the confirmed edits (GET /actions/{id}'s ``edits``, which another
+// client may have changed) read back into the card type's fields.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { email } from "../../web/cards/email.js";
+import { typeTitle } from "../../web/cards/generic.js";
+import { jira } from "../../web/cards/jira.js";
+import { meeting } from "../../web/cards/meeting.js";
+
+const ALEX = { displayName: "Alex Kim", email: "alex@example.com", timezone: "Asia/Tokyo" };
+const SAM = { displayName: "Sam Park", email: "sam@example.com", timezone: "Europe/Berlin" };
+const row = (person) => ({ query: person.displayName.split(" ")[0], status: "resolved", person, candidates: [] });
+
+test("an email sent as confirmed: its recipients resolved from the card, its subject and body as edited", () => {
+  const card = { type: "show_new_email_draft", id: "d1", to: [row(ALEX)], cc: [row(SAM)], subject: "Draft", body: "Hi", notes: ["n"] };
+  const edits = { to: [{ email: "sam@example.com", name: "Sam Park" }], cc: [], subject: "Budget", body: "Hello Sam" };
+  assert.deepEqual(email.sent(card, edits), {
+    ...card,
+    to: [{ query: "sam@example.com", status: "resolved", person: SAM, candidates: [] }],
+    cc: [],
+    subject: "Budget",
+    body: "Hello Sam",
+  });
+});
+
+test("a ticket created as confirmed: another assignee typed in is kept as an address", () => {
+  const card = { type: "show_jira_ticket_draft", id: "d2", project: "OPS", issueType: "Task", summary: "s", description: "", priority: "Medium", assignee: row(ALEX) };
+  const edits = { project: "APP", issueType: "Bug", summary: "Login fails", description: "Steps", priority: "High", assignee: { email: "pat@example.org", name: null } };
+  const sent = jira.sent(card, edits);
+  assert.deepEqual(
+    { project: sent.project, issueType: sent.issueType, summary: sent.summary, description: sent.description, priority: sent.priority },
+    { project: "APP", issueType: "Bug", summary: "Login fails", description: "Steps", priority: "High" },
+  );
+  assert.deepEqual(sent.assignee.person, { displayName: "pat@example.org", email: "pat@example.org", timezone: "" });
+  assert.equal(jira.sent(card, { ...edits, assignee: null }).assignee, null);
+  assert.deepEqual(jira.sent(card, { ...edits, assignee: { email: "ALEX@example.com", name: "Alex" } }).assignee.person, ALEX);
+});
+
+test("a meeting booked as confirmed: the one slot, with that slot's checks (matched as instants)", () => {
+  const slots = [
+    { start: "2026-12-08T01:00:00Z", end: "2026-12-08T01:30:00Z" },
+    { start: "2026-12-08T03:00:00Z", end: "2026-12-08T03:30:00Z" },
+  ];
+  const checks = [[{ email: "alex@example.com", name: "Alex Kim", busy: true }], [{ email: "alex@example.com", name: "Alex Kim", busy: false }]];
+  const card = { type: "show_meeting_scheduler", id: "d3", title: "Sync", attendees: [row(ALEX)], slots, slotChecks: checks };
+  // The confirm's edits may write the same instant in another offset.
+  const edits = { title: "Weekly sync", attendees: [{ email: "alex@example.com", name: "Alex Kim" }], start: "2026-12-08T12:00:00+09:00", end: "2026-12-08T12:30:00+09:00" };
+  const sent = meeting.sent(card, edits);
+  assert.equal(sent.title, "Weekly sync");
+  assert.deepEqual(sent.attendees.map((r) => r.person), [ALEX]);
+  assert.deepEqual(sent.slots, [{ start: edits.start, end: edits.end }]);
+  assert.deepEqual(sent.slotChecks, [checks[1]]);
+  // A time the card never offered (edited elsewhere) carries no checks.
+  assert.deepEqual(meeting.sent(card, { ...edits, start: "2026-12-09T01:00:00Z", end: "2026-12-09T01:30:00Z" }).slotChecks, []);
+});
+
+test("a card type without a module of its own is titled from its type", () => {
+  assert.equal(typeTitle("show_reminder_draft"), "Reminder draft");
+  assert.equal(typeTitle("show_"), "Action");
+  assert.equal(typeTitle(null), "Action");
+});
