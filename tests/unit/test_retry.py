@@ -130,3 +130,53 @@ def test_the_read_timeout_and_every_wait_end_before_the_invocation_does() -> Non
     over = type("Over", (), {"get_remaining_time_in_millis": lambda _: 0})()
     with pytest.raises(retry.Unreachable, match="no time left"), retry.invocation_deadline(over):
         send(Script(), idempotent=True)
+
+
+class Tokens:
+    def access_token(self, provider: str, account: Any, scopes: Any) -> str:
+        return f"{provider}-token"
+
+
+class Recorded:
+    """A PoolManager stand-in answering 200 ``{}`` to every request; it keeps every URL and header."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, dict[str, str]]] = []
+
+    def request(self, method: str, url: str, **kwargs: Any) -> Response:
+        self.sent.append((url, kwargs["headers"]))
+        return Response(200, data=b"{}")
+
+
+@pytest.mark.parametrize(
+    ("base_url", "graph_url", "google_url"),
+    [
+        (
+            None,
+            "https://graph.microsoft.com/v1.0/me",
+            "https://www.googleapis.com/calendar/v3/calendars/primary",
+        ),
+        ("http://127.0.0.1:9/", "http://127.0.0.1:9/me", "http://127.0.0.1:9/calendar/v3/calendars/primary"),
+    ],
+)
+def test_the_graph_and_google_clients_reach_the_provider_or_a_stand_in_with_the_users_token(
+    base_url: str | None, graph_url: str, google_url: str
+) -> None:
+    from multitool.ports.google_http import GoogleApi
+    from multitool.ports.graph_http import GraphHttp
+    from multitool.ports.tokens import Account
+
+    account = Account(user_id="sub-alex", email="alex@example.com")
+    http = Recorded()
+    clock = {"http": http, "base_url": base_url, "deadline": lambda: 20.0, "jitter": lambda: 0.0}
+    graph = GraphHttp(account, Tokens(), **clock)  # type: ignore[arg-type]
+    google = GoogleApi(account, Tokens(), **clock)  # type: ignore[arg-type]
+
+    assert graph.send("GET", "/me", scopes=("User.Read",), what="reading the profile").status == 200
+    assert google.call("GET", "calendar", "/calendars/primary", scopes=("calendar",)).status == 200
+    assert [url for url, _ in http.sent] == [graph_url, google_url]
+    assert [headers["Authorization"] for _, headers in http.sent] == [
+        "Bearer microsoft365-token",
+        "Bearer google-token",
+    ]
+    assert graph.account == google.account == account

@@ -25,25 +25,20 @@ function, handed in by the caller and reused across invocations.
 from __future__ import annotations
 
 import json
-import random
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import quote, urlencode
 
 import msgspec
-import urllib3
 
 from multitool.ports import retry
 from multitool.ports.tokens import (
-    Account,
     AccountNotConnected,
     ProviderError,
     ProviderOutcomeUnknown,
     ProviderRefused,
     ProviderThrottled,
     ProviderUnavailable,
-    TokenSource,
 )
 
 # Where each API lives (each discovery document's rootUrl + servicePath).
@@ -69,27 +64,8 @@ def path(*segments: str) -> str:
     return "/" + "/".join(quote(segment, safe="@:") for segment in segments)
 
 
-class GoogleApi:
+class GoogleApi(retry.AccountClient):
     """Calls of one user's Google Workspace APIs."""
-
-    def __init__(
-        self,
-        account: Account,
-        tokens: TokenSource,
-        *,
-        http: urllib3.PoolManager,
-        base_url: str | None = None,
-        deadline: Callable[[], float] | None = None,
-        sleep: Callable[[float], None] = time.sleep,
-        jitter: Callable[[], float] = random.random,
-    ) -> None:
-        self.account = account
-        self._tokens = tokens
-        self._http = http
-        self._base_url = base_url.rstrip("/") if base_url else None
-        self._deadline = deadline
-        self._sleep = sleep
-        self._jitter = jitter
 
     def url(self, service: str, relative: str, query: Sequence[tuple[str, str]] = ()) -> str:
         root = ROOTS[service]

@@ -22,27 +22,20 @@ The Microsoft 365 adapters (:mod:`multitool.ports.microsoft365`) send every requ
 from __future__ import annotations
 
 import json
-import random
-import time
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
 from urllib.parse import quote, urlencode
 
 import msgspec
 
 from multitool.ports import retry
 from multitool.ports.tokens import (
-    Account,
     AccountNotConnected,
     ProviderOutcomeUnknown,
     ProviderRefused,
     ProviderThrottled,
     ProviderUnavailable,
-    TokenSource,
 )
-
-if TYPE_CHECKING:
-    import urllib3
 
 GRAPH_URL = "https://graph.microsoft.com/v1.0"
 PROVIDER: Final = "microsoft365"
@@ -66,27 +59,8 @@ def user_path(address: str) -> str:
     return f"/users/{quote(address, safe='@')}"
 
 
-class GraphHttp:
+class GraphHttp(retry.AccountClient):
     """Requests to Graph for one account, over the function's one ``PoolManager``."""
-
-    def __init__(
-        self,
-        account: Account,
-        tokens: TokenSource,
-        *,
-        http: urllib3.PoolManager,
-        base_url: str | None = None,
-        deadline: Callable[[], float] | None = None,
-        sleep: Callable[[float], None] = time.sleep,
-        jitter: Callable[[], float] = random.random,
-    ) -> None:
-        self.account = account
-        self._tokens = tokens
-        self._http = http
-        self._base = (base_url or GRAPH_URL).rstrip("/")
-        self._deadline = deadline
-        self._sleep = sleep
-        self._jitter = jitter
 
     def send(
         self,
@@ -107,7 +81,11 @@ class GraphHttp:
         method; a POST that only reads, such as getSchedule, says so). One that is not, sent
         without an answer, is :class:`ProviderOutcomeUnknown`, telling the user to look in
         ``check`` before confirming again."""
-        url = self._base + path + (f"?{urlencode(query, quote_via=quote, safe='$,()')}" if query else "")
+        url = (
+            (self._base_url or GRAPH_URL)
+            + path
+            + (f"?{urlencode(query, quote_via=quote, safe='$,()')}" if query else "")
+        )
         token = self._tokens.access_token(PROVIDER, self.account, scopes)
         sent = {"Authorization": f"Bearer {token}", "Accept": "application/json", **(headers or {})}
         payload = None

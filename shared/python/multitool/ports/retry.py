@@ -44,6 +44,8 @@ import msgspec
 if TYPE_CHECKING:
     import urllib3
 
+    from multitool.ports.tokens import Account, TokenSource
+
 MAX_ATTEMPTS: Final = 4
 FIRST_BACKOFF_SECONDS: Final = 0.5
 MAX_BACKOFF_SECONDS: Final = 8.0
@@ -103,6 +105,34 @@ class Answer(msgspec.Struct, frozen=True):
     status: int
     data: bytes
     headers: Mapping[str, str]
+
+
+class AccountClient:
+    """What a client of one user's account at a provider (Graph, Google's APIs) keeps between calls.
+
+    The account and its token source, the function's one ``PoolManager``, a stand-in's origin
+    (``base_url``, None for the provider's own), the deadline its requests keep to, and the wait and
+    jitter :func:`send` uses (a test's clock): one constructor for every such client.
+    """
+
+    def __init__(
+        self,
+        account: Account,
+        tokens: TokenSource,
+        *,
+        http: urllib3.PoolManager,
+        base_url: str | None = None,
+        deadline: Callable[[], float] | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        jitter: Callable[[], float] = random.random,
+    ) -> None:
+        self.account = account
+        self._tokens = tokens
+        self._http = http
+        self._base_url = base_url.rstrip("/") if base_url else None
+        self._deadline = deadline
+        self._sleep = sleep
+        self._jitter = jitter
 
 
 class RequestFailed(Exception):

@@ -20,7 +20,7 @@ from multitool.runtimes.flow import (
     tools,
 )
 
-from tests.unit.test_flow import REQUIREMENT, RecordingLogger, calls_of, log  # noqa: F401  (fixture)
+from tests.support.flow_steps import REQUIREMENT, RecordingLogger, calls_of
 
 
 class DoneStep(Step):
@@ -223,7 +223,7 @@ def test_a_batch_returning_no_route_raises_and_applies_nothing() -> None:
 
 
 def test_a_failing_batch_is_an_error_result_for_each_of_its_calls_and_never_replayed(
-    log: RecordingLogger,  # noqa: F811
+    log: RecordingLogger,
 ) -> None:
     class Failing(OfficeStep):
         id = "failing"
