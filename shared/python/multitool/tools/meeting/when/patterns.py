@@ -13,14 +13,14 @@ if TYPE_CHECKING:
 
 class _LazyPattern:
     """A regular expression compiled on its first use. Every function that serves the meeting tool
-    imports this module, the review function too, which never reads a phrase: compiling this module's
-    patterns at import cost it 5-12 ms of CPU (Python 3.13) on every cold start.
+    imports this package, the review function too, which never reads a phrase: compiling its patterns
+    at import cost it 5-12 ms of CPU (Python 3.13) on every cold start.
 
     ``needles``: text one of which every match holds (casefolded). A phrase without any cannot match,
     so the pattern is neither compiled nor run for it: the first phrase a container reads compiles only
     the patterns it could use ("Thursday at 3pm" compiles none of those for spans of days, lengths or
-    earliest starts). ``tests/unit/test_tools_when.py`` reads every phrase of its tables and a random
-    corpus with and without the needles, and holds the readings equal."""
+    earliest starts). ``tests/unit/meeting_when/test_patterns.py`` reads a random corpus and phrases of
+    every stage with and without the needles, and holds the readings equal."""
 
     def __init__(self, pattern: str, flags: int, needles: tuple[str, ...]) -> None:
         self.source = (pattern, flags)
