@@ -83,7 +83,7 @@ READING = re.compile(
 
 
 def hours_notes(payload: dict[str, Any]) -> list[str]:
-    """The notes about names and working hours; how 'when' was read is tested in test_tools_when."""
+    """The notes about names and working hours; how 'when' was read is tested in meeting_when/."""
     return [note for note in payload["notes"] if not READING.match(note)]
 
 

@@ -1,16 +1,54 @@
-"""The phrase reader's patterns are compiled when a phrase is first read, not when the module loads."""
+"""The reader's patterns: compiled when a phrase first needs them, skipped for a phrase without their words
+(:mod:`multitool.tools.meeting.when.patterns`)."""
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from multitool.tools.meeting.when import patterns
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.unit.meeting_when.support import TOKENS, readings
+
+
+def test_the_words_a_pattern_needs_only_skip_patterns_that_could_not_match(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each pattern names text every match of it holds, and is skipped (not compiled) for a phrase
+    without it: every phrase reads the same as with every pattern run."""
+    rng = random.Random(11)
+    phrases = [" ".join(rng.choice(TOKENS) for _ in range(rng.randint(1, 7))) for _ in range(3000)]
+    phrases += [
+        "Thursday at 3pm",
+        "tomorrow from 3pm onwards",
+        "Jan 5-7 in the afternoon",
+        "next week at 3pm London time",
+        "between Monday and Wednesday",
+        "any day next week except Wednesday",
+        "Thursday 10am and Friday 2pm New York time",
+        "the last Friday in February at 3pm",
+        "in Priya's time zone on Friday at 4",
+        "every 2 weeks on Friday at 3pm",
+        "the first Monday of every month",
+        "daily at 9:30 except Wednesdays",
+        "the week of the 14th at 3pm",
+        "before Christmas in the afternoon",
+        "same time next week",
+        "late January or early February",
+    ]
+    with_needles = readings(phrases)
+    monkeypatch.setattr(patterns._LazyPattern, "absent", lambda self, text: False)
+    assert readings(phrases) == with_needles
+
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
 CTX = (
     "from datetime import UTC, datetime\n"
     "from multitool.tools.base import ToolContext\n"
