@@ -110,7 +110,7 @@ def mcp(args: argparse.Namespace) -> int:
     sign_in = None
     if args.sign_in == "oidc":
         from multitool.local.mcp_auth import resource_url, token_user
-        from multitool.local.oidc import LocalOidc
+        from multitool.local.standins.oidc import LocalOidc
 
         resource = resource_url(args.host, args.http)
         oidc = LocalOidc(

@@ -118,12 +118,12 @@ def provider_stand_in(
 
     ``delegated``: it takes only each person's own token from the identity stand-in (``--consent``)."""
     if calendar == "microsoft365":
-        from multitool.local.graph_server import start_graph_stand_in
+        from multitool.local.standins.graph_server import start_graph_stand_in
 
         graph = start_graph_stand_in(people, delegated=delegated)
         events = f"{graph.url}/_local/events"
         return graph, f"Microsoft 365: a local Graph stand-in at {graph.url} (events: {events})."
-    from multitool.local.google_server import start_fake_google
+    from multitool.local.standins.google_server import start_fake_google
 
     google = start_fake_google(people=people, delegated=delegated)
     checked = "" if google.discovery is not None else "; unchecked: google-api-python-client is not installed"

@@ -131,7 +131,7 @@ def start_identity(running: Embedded, calendar: str, return_url: str) -> str:
     """The local AgentCore Identity (``--consent``) for a page at ``return_url``: started, its settings
     applied to the in-process functions as the stack sets them; answers its banner line."""
 
-    from multitool.local.identity_endpoint import IdentityEndpoint
+    from multitool.local.standins.identity_endpoint import IdentityEndpoint
     from multitool.ports.tokens import PROVIDER_NAMES
 
     endpoint = IdentityEndpoint(
@@ -178,7 +178,7 @@ def serve(args: argparse.Namespace) -> int:
             )
             return EXIT_ERROR
         if args.sign_in == "oidc":  # the OIDC stand-in issues tokens for this server's own URL
-            from multitool.local.oidc import LocalOidc
+            from multitool.local.standins.oidc import LocalOidc
 
             api.auth = LocalOidc(people=lambda: running.seed.people, issuer=server.url.rstrip("/"))
         if args.consent:  # AgentCore returns to the page: its URL is known once the server is bound
