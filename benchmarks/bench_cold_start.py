@@ -45,7 +45,7 @@ what the stack sets on every function for its libraries
 references run those libraries on their defaults. The orchestrator runs
 as deployed, ``RUNTIME=agentcore`` with a ``HARNESS_ARN`` and ``MODEL_ID``: its
 ``bedrock-agentcore`` client sends each ``InvokeHarness`` over HTTP to
-:class:`multitool.local.harness_endpoint.HarnessEndpoint`
+:class:`multitool.local.standins.harness_endpoint.HarnessEndpoint`
 (``AWS_ENDPOINT_URL_BEDROCK_AGENTCORE``), the offline harness answering in the service's
 wire shapes (the request placed and validated by botocore's operation model, the answer a
 binary event stream), where a deployment waits for Bedrock. The row ``orchestrator
@@ -578,8 +578,8 @@ def _backend() -> Iterator[tuple[dict[str, str], UserGateway]]:
     the user Gateway's pool and secret."""
     from multitool.api.startup import LAMBDA_RUNTIME_PREFIX
     from multitool.local.embedded import embedded
-    from multitool.local.harness_endpoint import HarnessEndpoint
     from multitool.local.memory import MemoryDirectory
+    from multitool.local.standins.harness_endpoint import HarnessEndpoint
     from multitool.models import DEFAULT_MODEL_ID
     from multitool.runtimes.offline import OfflineModel
     from multitool.runtimes.offline_harness import OfflineHarness

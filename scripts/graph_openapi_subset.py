@@ -10,7 +10,7 @@ references as ``anyOf`` with a nullable object, ``value`` collections, the
 Reproduce (from a clone of msgraph-metadata)::
 
     python scripts/graph_openapi_subset.py /path/to/msgraph-metadata > \\
-        shared/python/multitool/local/graph_openapi.json
+        shared/python/multitool/local/standins/graph_openapi.json
 
 The output names the commit it came from; ``tests/unit/test_graph_contract.py`` checks that the
 committed file is what this script makes of that commit's CSDL when a clone is at hand.

@@ -47,7 +47,7 @@ from infra.nag import acknowledge
 RESOURCE_SERVER = "multitool"
 TOOLS_SCOPE = "tools"
 SCOPE = f"{RESOURCE_SERVER}/{TOOLS_SCOPE}"
-"""The scope an MCP client asks for (the local stand-in's :data:`multitool.local.oidc.MCP_SCOPE`)."""
+"""The scope an MCP client asks for (the local stand-in's :data:`multitool.local.standins.oidc.MCP_SCOPE`)."""
 
 
 class UserToolGateway(Construct):

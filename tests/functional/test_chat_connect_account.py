@@ -22,7 +22,7 @@ from moto import mock_aws
 from multitool.api.chat_app import aws_chat_turns, chat_app
 from multitool.chat.service import ChatService
 from multitool.chat.sessions import DynamoSessionStore
-from multitool.local.graph_state import GraphPool, GraphState, WorkingHours
+from multitool.local.standins.graph_state import GraphPool, GraphState, WorkingHours
 from multitool.ports.agentcore_tokens import AgentCoreTokens
 from multitool.ports.connections import DynamoConnections
 from multitool.ports.directory import DynamoDirectory

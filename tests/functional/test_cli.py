@@ -175,7 +175,7 @@ def test_serve_with_half_an_agent_is_a_usage_error() -> None:
 
 
 def test_every_runtime_is_a_backend_choice_and_the_banner_names_it() -> None:
-    from multitool.local.cli import _model_banner
+    from multitool.local.commands.serve import model_banner
     from multitool.local.embedded import BackendChoice
 
     result = run_cli("serve", "--help")
@@ -190,8 +190,8 @@ def test_every_runtime_is_a_backend_choice_and_the_banner_names_it() -> None:
         BackendChoice.from_options(model_id="m1"),
         BackendChoice.from_options(agent_id="A", agent_alias_id="B"),
     ):
-        assert _model_banner(choice)
-    assert arn in _model_banner(BackendChoice.from_options(harness_arn=arn))
+        assert model_banner(choice)
+    assert arn in model_banner(BackendChoice.from_options(harness_arn=arn))
 
 
 def test_a_real_harness_without_credentials_says_so(tmp_path: Path) -> None:

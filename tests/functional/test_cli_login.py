@@ -19,7 +19,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 import pytest
 from multitool.local import login as sign_in
 from multitool.local.cli import main
-from multitool.local.oidc import CLIENT_ID, LocalOidc, s256
+from multitool.local.standins.oidc import CLIENT_ID, LocalOidc, s256
 
 CLI_CLIENT = "multitool-local-cli"
 

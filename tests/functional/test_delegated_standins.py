@@ -10,10 +10,10 @@ from datetime import date
 
 import pytest
 import urllib3
-from multitool.local import google_server, graph_server
 from multitool.local.embedded import load_seed
-from multitool.local.google_server import FakeGoogle, sandbox_token, start_fake_google
-from multitool.local.graph_server import LOCAL_TOKEN, GraphStandIn, start_graph_stand_in
+from multitool.local.standins import google_server, graph_server
+from multitool.local.standins.google_server import FakeGoogle, sandbox_token, start_fake_google
+from multitool.local.standins.graph_server import LOCAL_TOKEN, GraphStandIn, start_graph_stand_in
 
 SEED = load_seed()
 JORDAN = next(p for p in SEED.people if p.id == "jordan")

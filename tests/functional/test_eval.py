@@ -14,7 +14,9 @@ import boto3
 import pytest
 from botocore.stub import ANY, Stubber
 from multitool.local.cli import main
-from multitool.local.evaluation import embedded_targets, load_cases, report, run_all
+from multitool.local.evaluation.cases import load_cases
+from multitool.local.evaluation.report import report
+from multitool.local.evaluation.runs import embedded_targets, run_all
 
 from tests.support.local_server import local_server
 

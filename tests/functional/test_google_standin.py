@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 import pytest
 import urllib3
 from multitool.local.embedded import load_seed
-from multitool.local.google_server import FakeGoogle, sandbox_token, start_fake_google
+from multitool.local.standins.google_server import FakeGoogle, sandbox_token, start_fake_google
 from multitool.people import Resolution
 from multitool.ports.calendar import Booking, Guest, SlotTaken
 from multitool.ports.google_tokens import FixedTokenSource
@@ -196,7 +196,7 @@ def test_the_stand_in_refuses_a_request_google_would_refuse(
 
 
 def test_the_stand_in_serves_without_the_discovery_documents(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("multitool.local.google_server.load_discovery", lambda: None)
+    monkeypatch.setattr("multitool.local.standins.google_server.load_discovery", lambda: None)
     with start_fake_google(people=SEED.people, week_of=WEEK) as bare:
         assert bare.discovery is None
         found = suite_for(bare, urllib3.PoolManager(), JORDAN.email).directory.resolve(["Priya"])

@@ -18,7 +18,7 @@ import urllib3
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from multitool.local.embedded import load_seed
-from multitool.local.google_server import FakeGoogle, sandbox_token, start_fake_google
+from multitool.local.standins.google_server import FakeGoogle, sandbox_token, start_fake_google
 from multitool.ports.calendar import Booking, Interval, SlotTaken
 from multitool.ports.google_tokens import FixedTokenSource
 from multitool.ports.google_workspace import build_suite

@@ -25,8 +25,8 @@ from multitool.api.chat_app import aws_chat_service
 from multitool.api.review_app import aws_reviewer
 from multitool.local.embedded import load_seed
 from multitool.local.gateway import LocalApi
-from multitool.local.jira_server import start_fake_jira
 from multitool.local.server import repo_root, route_request
+from multitool.local.standins.jira_server import start_fake_jira
 from multitool.ports.directory import seed_people
 from multitool.ports.drafts import DynamoDraftStore
 from multitool.ports.tables import create_all

@@ -16,7 +16,7 @@ import boto3
 import pytest
 import urllib3
 from botocore.stub import Stubber
-from multitool.local.jira_server import CLOUD_ID, FakeJira, start_fake_jira
+from multitool.local.standins.jira_server import CLOUD_ID, FakeJira, start_fake_jira
 from multitool.ports.agentcore_tokens import AgentCoreTokens
 from multitool.ports.connections import DynamoConnections
 from multitool.ports.jira import (

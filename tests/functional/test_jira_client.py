@@ -9,7 +9,7 @@ import boto3
 import pytest
 import urllib3
 from moto import mock_aws
-from multitool.local.jira_server import FakeJira, start_fake_jira
+from multitool.local.standins.jira_server import FakeJira, start_fake_jira
 from multitool.ports.jira import (
     IssueRequest,
     JiraNotConfigured,

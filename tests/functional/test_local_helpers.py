@@ -22,15 +22,15 @@ import boto3
 import pytest
 from multitool.local.embedded import load_seed
 from multitool.local.gateway import ASYNC_INVOKED, LocalApi
-from multitool.local.google_server import sandbox_token, start_fake_google
-from multitool.local.graph_server import start_graph_stand_in
-from multitool.local.harness_endpoint import HarnessEndpoint
-from multitool.local.identity_endpoint import IdentityEndpoint
 from multitool.local.invocations import LocalInvocations
-from multitool.local.jira_server import start_fake_jira
 from multitool.local.moto_process import MotoProcess, start_moto_process
-from multitool.local.oidc import CLIENT_ID, LocalOidc, s256
 from multitool.local.server import LocalHttpServer, make_server
+from multitool.local.standins.google_server import sandbox_token, start_fake_google
+from multitool.local.standins.graph_server import start_graph_stand_in
+from multitool.local.standins.harness_endpoint import HarnessEndpoint
+from multitool.local.standins.identity_endpoint import IdentityEndpoint
+from multitool.local.standins.jira_server import start_fake_jira
+from multitool.local.standins.oidc import CLIENT_ID, LocalOidc, s256
 from multitool.ports.jira import SANDBOX_CREDENTIALS_EMAIL, SANDBOX_CREDENTIALS_TOKEN
 from multitool.runtimes.offline_harness import OfflineHarness
 

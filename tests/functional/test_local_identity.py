@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from botocore.exceptions import ClientError, ParamValidationError
 from multitool.api.review_app import review_app
-from multitool.local.identity import LocalIdentity
+from multitool.local.standins.identity import LocalIdentity
 from multitool.ports.agentcore_tokens import AgentCoreTokens
 from multitool.ports.connections import DynamoConnections
 from multitool.ports.tokens import Account, AccountNotConnected

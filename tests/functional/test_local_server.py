@@ -695,7 +695,7 @@ WEB = repo_root() / "web"
 
 @pytest.fixture(scope="module")
 def oidc_api(functions_dir: Path) -> LocalApi:
-    from multitool.local.oidc import LocalOidc
+    from multitool.local.standins.oidc import LocalOidc
 
     seed = load_seed()
     api = LocalApi(functions_dir, seed, outbox=lambda user: {"emails": [], "issues": [], "for": user})
@@ -708,7 +708,7 @@ def oidc_tokens(api: LocalApi, user: str) -> dict[str, Any]:
     import secrets
     from urllib.parse import parse_qs, urlencode, urlsplit
 
-    from multitool.local.oidc import CLIENT_ID, s256
+    from multitool.local.standins.oidc import CLIENT_ID, s256
 
     assert api.auth is not None
     verifier = secrets.token_urlsafe(48)

@@ -24,7 +24,7 @@ import uvicorn
 from multitool.local.embedded import load_seed
 from multitool.local.mcp import LocalGateway, build_server, http_app
 from multitool.local.mcp_auth import resource_url, token_user
-from multitool.local.oidc import CLIENT_ID, MCP_SCOPE, LocalOidc, s256
+from multitool.local.standins.oidc import CLIENT_ID, MCP_SCOPE, LocalOidc, s256
 
 ROOT = Path(__file__).resolve().parents[2]
 LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}

@@ -20,7 +20,7 @@ import pytest
 from multitool.local.embedded import load_seed
 from multitool.local.mcp import LocalGateway, build_server, http_app
 from multitool.local.mcp_auth import AudienceTokenVerifier, resource_url, token_user
-from multitool.local.oidc import CLIENT_ID, MCP_CLIENT_ID, MCP_SCOPE, LocalOidc, s256
+from multitool.local.standins.oidc import CLIENT_ID, MCP_CLIENT_ID, MCP_SCOPE, LocalOidc, s256
 from starlette.testclient import TestClient
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -32,7 +32,7 @@ from mcp import ClientSession
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
-from multitool.local.oidc import CLIENT_ID, MCP_SCOPE
+from multitool.local.standins.oidc import CLIENT_ID, MCP_SCOPE
 
 from tests.support.local_server import REPO, clean_env, local_server
 

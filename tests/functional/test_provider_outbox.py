@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 import urllib3
 from multitool.local.embedded import load_seed
-from multitool.local.google_server import sandbox_token, start_fake_google
-from multitool.local.graph_server import LOCAL_TOKEN, start_graph_stand_in
 from multitool.local.outbox import ProviderOutbox, provider_outbox
+from multitool.local.standins.google_server import sandbox_token, start_fake_google
+from multitool.local.standins.graph_server import LOCAL_TOKEN, start_graph_stand_in
 from multitool.ports import google_tokens, google_workspace, microsoft365, token_sources
 from multitool.ports.calendar import Booking
 from multitool.ports.mail import Mail

@@ -21,9 +21,9 @@ from typing import Any, ClassVar
 import pytest
 import urllib3
 from multitool.drafts import Draft, DraftStatus
-from multitool.local.google_server import sandbox_token, start_fake_google
-from multitool.local.graph_server import LOCAL_TOKEN, start_graph_stand_in
-from multitool.local.jira_server import CLOUD_ID, start_fake_jira
+from multitool.local.standins.google_server import sandbox_token, start_fake_google
+from multitool.local.standins.graph_server import LOCAL_TOKEN, start_graph_stand_in
+from multitool.local.standins.jira_server import CLOUD_ID, start_fake_jira
 from multitool.people import Person
 from multitool.ports import google_workspace, microsoft365
 from multitool.ports.audit import AuditEntry

@@ -17,7 +17,7 @@ from botocore.stub import Stubber
 from moto import mock_aws
 from multitool.api.review_app import caller_suites, review_app
 from multitool.drafts import DraftStatus
-from multitool.local.graph_state import GraphPool, GraphState, WorkingHours
+from multitool.local.standins.graph_state import GraphPool, GraphState, WorkingHours
 from multitool.ports.agentcore_tokens import AgentCoreTokens
 from multitool.ports.connections import DynamoConnections
 from multitool.ports.drafts import DynamoDraftStore

@@ -12,7 +12,7 @@ import pytest
 import urllib3
 from multitool.api.review_app import review_app
 from multitool.drafts import DraftStatus
-from multitool.local.google_server import FakeGoogle, sandbox_token, start_fake_google
+from multitool.local.standins.google_server import FakeGoogle, sandbox_token, start_fake_google
 from multitool.people import Person
 from multitool.ports.calendar import Booking
 from multitool.ports.drafts import DynamoDraftStore

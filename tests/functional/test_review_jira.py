@@ -13,7 +13,7 @@ import boto3
 import pytest
 from multitool.api.review_app import aws_reviewer
 from multitool.drafts import DraftStatus
-from multitool.local.jira_server import FakeJira, start_fake_jira
+from multitool.local.standins.jira_server import FakeJira, start_fake_jira
 from multitool.observability import logger
 
 from functions.review.handler import handler

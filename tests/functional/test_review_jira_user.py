@@ -19,8 +19,8 @@ import pytest
 import urllib3
 from multitool.api.review_app import caller_jira, review_app
 from multitool.drafts import DraftStatus
-from multitool.local.identity import LocalIdentity
-from multitool.local.jira_server import FakeJira, start_fake_jira
+from multitool.local.standins.identity import LocalIdentity
+from multitool.local.standins.jira_server import FakeJira, start_fake_jira
 from multitool.ports.agentcore_tokens import AgentCoreTokens
 from multitool.ports.connections import DynamoConnections
 from multitool.ports.drafts import DynamoDraftStore

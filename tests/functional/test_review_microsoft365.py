@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from multitool.api.review_app import review_app
 from multitool.drafts import DraftStatus
-from multitool.local.graph_state import Fault, GraphPool, GraphState, WorkingHours
+from multitool.local.standins.graph_state import Fault, GraphPool, GraphState, WorkingHours
 from multitool.ports.drafts import DynamoDraftStore
 from multitool.ports.microsoft365 import build_suite
 from multitool.ports.provider_suites import NoTokenSource

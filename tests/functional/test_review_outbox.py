@@ -12,8 +12,8 @@ import pytest
 import urllib3
 from moto import mock_aws
 from moto.server import ThreadedMotoServer
-from multitool.local.jira_server import start_fake_jira
 from multitool.local.outbox import outbox, sent_mail, sent_mail_from_server
+from multitool.local.standins.jira_server import start_fake_jira
 from multitool.ports.jira import IssueRequest
 from multitool.ports.jira_cloud import JiraCloudClient
 from multitool.ports.mail import Mail

@@ -18,10 +18,10 @@ from urllib.parse import urlsplit
 
 import pytest
 from multitool.local.embedded import load_seed
-from multitool.local.google_server import start_fake_google
-from multitool.local.graph_server import start_graph_stand_in
-from multitool.local.jira_server import start_fake_jira
-from multitool.local.stand_in import StandInHandler
+from multitool.local.standins.google_server import start_fake_google
+from multitool.local.standins.graph_server import start_graph_stand_in
+from multitool.local.standins.jira_server import start_fake_jira
+from multitool.local.standins.stand_in import StandInHandler
 
 SEED = load_seed()
 

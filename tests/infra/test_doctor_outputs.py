@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from multitool.local.doctor import expected_outputs, runtime_of_outputs
+from multitool.local.doctor.findings import expected_outputs, runtime_of_outputs
 from multitool.ports.jira import PLACEHOLDER_CREDENTIALS
 
 from tests.infra.synth import Synthesized

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from cfnlint.api import lint
-from multitool.local.doctor import expected_outputs, runtime_of_outputs
+from multitool.local.doctor.findings import expected_outputs, runtime_of_outputs
 
 from infra.context import ContextError, DeployContext
 from infra.paths import ROOT

@@ -2,7 +2,7 @@
 
 :class:`ScriptedGoogle` takes the place of the ``urllib3.PoolManager`` the adapters are built
 with. Every request is checked against the discovery documents google-api-python-client ships
-(:mod:`multitool.local.google_discovery`): the method and path template, each parameter, the
+(:mod:`multitool.local.standins.google_discovery`): the method and path template, each parameter, the
 body by its schema. Each answer the test scripts names the method it answers and is checked
 against that method's response schema (or Google's error format) before the adapter sees it.
 """
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 import urllib3
-from multitool.local.google_discovery import CheckedRequest, Discovery, error_body, load_discovery
+from multitool.local.standins.google_discovery import CheckedRequest, Discovery, error_body, load_discovery
 from multitool.ports.tokens import Account, Provider
 
 _DISCOVERY = load_discovery()

@@ -22,11 +22,11 @@ from botocore.config import Config
 from botocore.exceptions import EndpointConnectionError
 from botocore.stub import Stubber
 from multitool.local import cli
-from multitool.local.doctor import (
+from multitool.local.doctor.checkup import Doctor
+from multitool.local.doctor.findings import (
     CLOSING_NOTES,
     DEFAULT_STACK,
     PROFILE_PREFIXES,
-    Doctor,
     Finding,
     Status,
     Target,
@@ -1177,7 +1177,7 @@ def test_the_model_defaults_to_the_repositorys_cdk_json() -> None:
 
 
 def test_an_unreadable_cdk_json_is_one_clear_error(tmp_path: Path) -> None:
-    from multitool.local.doctor import DoctorError
+    from multitool.local.doctor.findings import DoctorError
 
     (tmp_path / "cdk.json").write_text("{not json")
     with pytest.raises(DoctorError, match="pass --model-id"):

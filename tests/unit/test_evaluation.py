@@ -8,19 +8,10 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from multitool.local.evaluation import (
-    Case,
-    CaseResult,
-    DatasetError,
-    TurnAnswer,
-    Usage,
-    expected_day,
-    floor_failure,
-    load_cases,
-    render_table,
-    report,
-    score_cards,
-)
+from multitool.local.evaluation.cases import Case, DatasetError, load_cases
+from multitool.local.evaluation.report import floor_failure, render_table, report
+from multitool.local.evaluation.scoring import expected_day, score_cards
+from multitool.local.evaluation.targets import CaseResult, TurnAnswer, Usage
 
 REPO = Path(__file__).resolve().parents[2]
 # The minimum, exactly as it gives it.
@@ -434,7 +425,7 @@ class RecordingHarness:
 def test_a_metered_harness_names_the_model_and_counts_the_streams_usage() -> None:
     from botocore.session import get_session
     from botocore.validate import validate_parameters
-    from multitool.local.evaluation import MeteredClient
+    from multitool.local.evaluation.targets import MeteredClient
 
     harness = RecordingHarness()
     metered = MeteredClient(harness, harness_model_id="anthropic.example-model-v1:0")
@@ -491,7 +482,7 @@ def test_the_readme_states_the_floor_make_eval_applies() -> None:
 def test_a_run_is_pinned_to_a_weekday_or_an_instant(spec: str, expected: str) -> None:
     from datetime import UTC, datetime
 
-    from multitool.local.evaluation import run_clock
+    from multitool.local.evaluation.runs import run_clock
 
     assert run_clock(spec, today=datetime(2026, 12, 1, 20, 5, tzinfo=UTC)).isoformat() == expected
 
@@ -500,7 +491,7 @@ def test_a_run_is_pinned_to_a_weekday_or_an_instant(spec: str, expected: str) ->
     ("spec", "problem"), [("2026-12-03T09:30", "needs an offset"), ("soon", "weekday name")]
 )
 def test_a_clock_that_is_not_one_is_refused(spec: str, problem: str) -> None:
-    from multitool.local.evaluation import run_clock
+    from multitool.local.evaluation.runs import run_clock
 
     with pytest.raises(ValueError, match=problem):
         run_clock(spec)

@@ -15,7 +15,7 @@ GOOGLE = [
     "multitool.ports.google_workspace",
     "multitool.ports.google_http",
     "multitool.ports.google_tokens",
-    "multitool.local.google_discovery",
+    "multitool.local.standins.google_discovery",
 ]
 
 

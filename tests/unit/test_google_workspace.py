@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from multitool.local.google_discovery import DiscoveryMismatch
+from multitool.local.standins.google_discovery import DiscoveryMismatch
 from multitool.people import Resolution
 from multitool.ports.calendar import Booking, Guest, Interval, SlotTaken
 from multitool.ports.google_http import GoogleApi

@@ -11,8 +11,13 @@ import boto3
 import pytest
 from botocore.eventstream import EventStreamBuffer
 from botocore.exceptions import ClientError
-from multitool.local.harness_endpoint import EVENT_STREAM, HarnessEndpoint, encode_stream, request_params
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+from multitool.local.standins.harness_endpoint import (
+    EVENT_STREAM,
+    HarnessEndpoint,
+    encode_stream,
+    request_params,
+)
 from multitool.people import Person
 from multitool.runtimes import AgentCoreRuntime, OfflineHarness, TurnRequest
 from multitool.runtimes.agentcore import runtime_session_id

@@ -12,7 +12,14 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import pytest
 from joserfc import jwt
 from joserfc.jwk import RSAKey
-from multitool.local.oidc import CLIENT_ID, SESSION_COOKIE, LocalOidc, OidcResponse, TokenRejected, s256
+from multitool.local.standins.oidc import (
+    CLIENT_ID,
+    SESSION_COOKIE,
+    LocalOidc,
+    OidcResponse,
+    TokenRejected,
+    s256,
+)
 
 ISSUER = "http://127.0.0.1:8123"
 PAGE = f"{ISSUER}/"

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import boto3
 import pytest
 from moto import mock_aws
-from multitool.local.oidc import LocalOidc
+from multitool.local.standins.oidc import LocalOidc
 from multitool.people import Person
 from multitool.ports.directory import DynamoDirectory, seed_people
 from multitool.ports.tables import create_all

@@ -10,8 +10,8 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
-from multitool.local.graph_contract import ContractViolation, graph_contract
-from multitool.local.graph_state import Fault, GraphPool, GraphState, WorkingHours
+from multitool.local.standins.graph_contract import ContractViolation, graph_contract
+from multitool.local.standins.graph_state import Fault, GraphPool, GraphState, WorkingHours
 from multitool.people import Resolution
 from multitool.ports.calendar import Booking, Guest, Interval, SlotTaken
 from multitool.ports.graph_http import GraphHttp

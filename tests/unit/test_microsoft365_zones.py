@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from multitool.local.graph_state import GraphPool, GraphState, WorkingHours
+from multitool.local.standins.graph_state import GraphPool, GraphState, WorkingHours
 from multitool.ports.calendar import Interval
 from multitool.ports.graph_http import GraphHttp
 from multitool.ports.microsoft365 import GraphCalendar, _graph_time, _parse_time, off_hours

@@ -55,7 +55,7 @@ def test_the_review_function_of_a_builtin_deployment_never_imports_a_provider() 
 
 
 def test_without_a_deadline_a_suite_stops_retrying_within_the_request_budget() -> None:
-    from multitool.local.graph_state import Fault, GraphPool, GraphState
+    from multitool.local.standins.graph_state import Fault, GraphPool, GraphState
     from multitool.ports.tokens import ProviderThrottled
 
     graph = GraphState()

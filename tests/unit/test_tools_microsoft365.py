@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from multitool.local.graph_state import GraphPool, GraphState, WorkingHours
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+from multitool.local.standins.graph_state import GraphPool, GraphState, WorkingHours
 from multitool.ports.microsoft365 import build_suite
 from multitool.ports.provider_suites import NoTokenSource
 from multitool.ports.suites import Suite

@@ -36,8 +36,8 @@ from multitool.wire import WireModel
 if TYPE_CHECKING:
     from multitool.local.data_dir import DataDir
     from multitool.local.invocations import LocalInvocations
-    from multitool.local.jira_server import FakeJira
     from multitool.local.moto_process import LaunchedMoto
+    from multitool.local.standins.jira_server import FakeJira
 
 LOOPBACK = "127.0.0.1"
 DEFAULT_REGION = "us-east-1"
@@ -381,7 +381,7 @@ def seed_directory(dynamodb: Any, table_name: str, seed: Seed) -> int:
 
 def _start_jira(seed: Seed, state: Path | None = None) -> tuple[FakeJira, dict[str, str]]:
     """Start the fake Jira with the seeded projects (its issues kept in ``state``); it and its secret."""
-    from multitool.local.jira_server import start_fake_jira
+    from multitool.local.standins.jira_server import start_fake_jira
     from multitool.ports.jira import SANDBOX_CREDENTIALS_EMAIL, SANDBOX_CREDENTIALS_TOKEN
 
     jira = start_fake_jira(

@@ -6,7 +6,7 @@ code (:mod:`multitool.local.lambdas`). There is no second implementation of the
 API here: only the translation API Gateway does.
 
 Local sign-in trusts whoever sends ``X-Local-User``, so it is accepted from this
-machine (loopback) only. With the OIDC stand-in (:mod:`multitool.local.oidc`) only a
+machine (loopback) only. With the OIDC stand-in (:mod:`multitool.local.standins.oidc`) only a
 bearer token signs in, checked as the HTTP API's JWT authorizer would, on every API
 route and the sandbox outbox; ``X-Local-User`` is then ignored.
 """
@@ -44,7 +44,7 @@ EVENT_TIMEOUT_SECONDS = 300
 Outbox = Callable[[str], Mapping[str, Any]]  # a user id -> that user's sandbox outbox
 
 
-# --- sign-in through an OIDC provider (multitool.local.oidc), optional --------------------------------
+# --- sign-in through an OIDC provider (multitool.local.standins.oidc), optional -----------------------
 class SignIn(Protocol):
     """An OIDC provider served by this server, whose tokens the API checks as the JWT authorizer does.
 

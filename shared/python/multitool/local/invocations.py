@@ -9,7 +9,7 @@ background thread on the function's handler (the target bound by the API Gateway
 stand-in, :meth:`multitool.local.gateway.LocalApi.invoke_event`). Only the event
 invocation type is served: nothing in the system waits on another function.
 
-Only the server's own clients reach it. It is a :class:`multitool.local.stand_in.StandInServer`: it
+Only the server's own clients reach it. It is a :class:`multitool.local.standins.stand_in.StandInServer`: it
 listens on loopback and answers a request whose ``Host`` names this machine (a DNS-rebinding page sends
 its own name) and that carries no ``Origin`` (boto3 sends none; a browser sends one with every POST a
 page makes, per the Fetch standard); its URL holds a
@@ -30,7 +30,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from multitool.local.loopback import new_secret, under_secret
-from multitool.local.stand_in import StandInHandler, StandInServer
+from multitool.local.standins.stand_in import StandInHandler, StandInServer
 
 Target = Callable[[str, Any], None]
 """Runs one event on function ``name``: ``target(name, event)``."""

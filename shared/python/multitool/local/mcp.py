@@ -58,7 +58,7 @@ from multitool.tools.gateway import (
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
 
-    from multitool.local.oidc import LocalOidc
+    from multitool.local.standins.oidc import LocalOidc
     from multitool.people import Person
 
 SERVER_NAME = "multitool"

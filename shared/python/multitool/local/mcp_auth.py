@@ -6,13 +6,13 @@ What the MCP authorization spec asks of a remote server
 - ``/mcp`` answers a request without a valid bearer token with 401 and
   ``WWW-Authenticate: Bearer resource_metadata="<url>"`` naming its protected resource metadata
   (RFC 9728), served at ``/.well-known/oauth-protected-resource/mcp``; that document names the
-  authorization server and the scope the tools need (:data:`multitool.local.oidc.MCP_SCOPE`).
+  authorization server and the scope the tools need (:data:`multitool.local.standins.oidc.MCP_SCOPE`).
 - A token counts only if it was issued for this server: signed by the authorization server's key,
   its issuer, not expired, an access token, and its ``aud`` is this server's ``/mcp`` URL (the RFC 8707
   resource the client asked for). A token for the page (its ``aud``/``client_id`` is the page's
   client) is refused here, and this server's tokens are refused by the HTTP API: neither is ever
   passed through to anything else. A valid token without the scope is 403 ``insufficient_scope``.
-- The authorization server is the local OIDC stand-in (:class:`multitool.local.oidc.LocalOidc`),
+- The authorization server is the local OIDC stand-in (:class:`multitool.local.standins.oidc.LocalOidc`),
   served by this same process at the server's origin: metadata (RFC 8414 and OpenID), dynamic
   registration, the sign-in form, tokens.
 
@@ -27,7 +27,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from multitool.local.jwt_authorizer import JwtAuthorizer, TokenRejected
-from multitool.local.oidc import MCP_SCOPE, LocalOidc
+from multitool.local.standins.oidc import MCP_SCOPE, LocalOidc
 
 if TYPE_CHECKING:
     from mcp.server.auth.provider import AccessToken
@@ -105,7 +105,7 @@ def protected_routes(mcp_app: Any, oidc: LocalOidc, resource: str) -> list[Any]:
     from starlette.responses import Response
     from starlette.routing import Route
 
-    from multitool.local.oidc import PATHS
+    from multitool.local.standins.oidc import PATHS
 
     verifier = AudienceTokenVerifier(oidc.authorizer(), resource)
     metadata_url = build_resource_metadata_url(AnyHttpUrl(resource))

@@ -26,7 +26,7 @@ from zoneinfo import ZoneInfo
 import urllib3
 from icalendar import Calendar
 
-from multitool.local.jira_server import FakeJira
+from multitool.local.standins.jira_server import FakeJira
 
 MailReader = Callable[[], list[dict[str, Any]]]
 
@@ -204,8 +204,8 @@ class ProviderOutbox:
 
 def provider_outbox(stand_in: object) -> ProviderOutbox:
     """The outbox view of a Graph or Google stand-in (their own record, not the provider's API)."""
-    from multitool.local.google_server import FakeGoogle
-    from multitool.local.graph_server import GraphStandIn
+    from multitool.local.standins.google_server import FakeGoogle
+    from multitool.local.standins.graph_server import GraphStandIn
 
     if isinstance(stand_in, GraphStandIn):
         return _graph_outbox(stand_in)

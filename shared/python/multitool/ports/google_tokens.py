@@ -1,7 +1,7 @@
 """Token sources for Google Workspace: a fixed token per address, and domain-wide delegation.
 
 :class:`FixedTokenSource` hands out tokens given up front: the local stand-in's sandbox tokens
-(:func:`multitool.local.google_server.sandbox_token`), or a developer's own short-lived token.
+(:func:`multitool.local.standins.google_server.sandbox_token`), or a developer's own short-lived token.
 
 :class:`DomainWideDelegation` is the organization-wide credential Google documents for acting
 as a user of a Workspace domain: a service account that a super administrator has granted

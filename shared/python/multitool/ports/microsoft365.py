@@ -2,7 +2,7 @@
 
 :func:`build_suite` makes the three adapters for an :class:`Account` over one
 :class:`multitool.ports.graph_http.GraphHttp` (its token source, the function's ``PoolManager``,
-its deadline); every request is one of the paths of ``multitool/local/graph_openapi.json``.
+its deadline); every request is one of the paths of ``multitool/local/standins/graph_openapi.json``.
 
 **Directory: ``GET /users`` with ``$filter``, not ``/me/people``.** ``/me/people`` ranks the people
 the signed-in user communicates with (contacts and outside addresses too) by relevance, only for

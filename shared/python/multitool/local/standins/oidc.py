@@ -55,7 +55,7 @@ from joserfc.jwk import KeySet, RSAKey
 
 from multitool.local.jwt_authorizer import ALGORITHM, JwtAuthorizer, TokenRejected, gateway_claims
 from multitool.local.request_target import origin_form
-from multitool.local.sign_in_page import (
+from multitool.local.standins.sign_in_page import (
     FORM_HEADERS,
     ClientAsking,
     Person,

@@ -16,7 +16,7 @@ harness refuses, is a rest-json error (``x-amzn-ErrorType``, ``{"message"}``).
 Used where a child process must meet the harness over HTTP (``python -m benchmarks
 cold_start``); in process the runtime takes an :class:`OfflineHarness` directly. It is a
 development stand-in: it checks no signature and answers this machine's programs only
-(:class:`multitool.local.stand_in.StandInServer`: a ``Host`` naming this machine, no ``Origin``).
+(:class:`multitool.local.standins.stand_in.StandInServer`: a ``Host`` naming this machine, no ``Origin``).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from botocore.exceptions import ClientError, ParamValidationError
 
-from multitool.local.stand_in import StandInHandler, StandInServer
+from multitool.local.standins.stand_in import StandInHandler, StandInServer
 from multitool.runtimes.offline_harness import OfflineHarness, invoke_harness_operation
 
 EVENT_STREAM = "application/vnd.amazon.eventstream"

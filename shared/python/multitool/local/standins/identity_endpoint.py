@@ -1,4 +1,4 @@
-"""AgentCore Identity on loopback: :class:`~multitool.local.identity.LocalIdentity` behind the service's
+"""AgentCore Identity on loopback: :class:`~.identity.LocalIdentity` behind the service's
 own wire, and the provider's consent page in front of it: ``multitool serve --consent``.
 
 ``AWS_ENDPOINT_URL_BEDROCK_AGENTCORE`` points the functions' ``bedrock-agentcore`` clients here, so the
@@ -14,7 +14,7 @@ or the query), its output as JSON; a refusal is a rest-json error (``x-amzn-Erro
 link was made for and what multitool may do, with Allow and Deny. Allow (``POST /consent``) goes on,
 as AgentCore does after the provider, to the return URL with ``?session_id=``; Deny goes back with
 OAuth's ``error=access_denied``. It is a development stand-in: it checks no signature and answers
-this machine only, through :class:`multitool.local.stand_in.StandInServer`: a ``Host`` naming this
+this machine only, through :class:`multitool.local.standins.stand_in.StandInServer`: a ``Host`` naming this
 machine, and no ``Origin`` but its own (the consent form posts from its own page; the functions'
 boto3 clients send none), so a web page can neither answer a consent nor ask for a user's token.
 """
@@ -30,8 +30,8 @@ from urllib.parse import parse_qs, urlsplit
 import botocore.session
 from botocore.exceptions import ClientError, ParamValidationError
 
-from multitool.local.identity import LocalIdentity
-from multitool.local.stand_in import StandInHandler, StandInServer
+from multitool.local.standins.identity import LocalIdentity
+from multitool.local.standins.stand_in import StandInHandler, StandInServer
 from multitool.people import Person
 
 CONSENT_PATH = "/consent"

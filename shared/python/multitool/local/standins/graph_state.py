@@ -2,11 +2,11 @@
 
 :class:`GraphState` answers ``handle(method, url, headers, body)`` as Graph would for the
 organization it holds (users with working hours, events, sent mail), after checking the request
-with :mod:`multitool.local.graph_contract` (a request the description does not allow is a 400
+with :mod:`multitool.local.standins.graph_contract` (a request the description does not allow is a 400
 ``BadRequest`` naming the violation, and is recorded in :attr:`GraphState.violations`); every
 answer it makes is checked against the description too. The tests drive the adapters through
 :class:`GraphPool` (a ``urllib3.PoolManager`` stand-in over a state), and the local stand-in
-(:mod:`multitool.local.graph_server`) serves a state over HTTP.
+(:mod:`multitool.local.standins.graph_server`) serves a state over HTTP.
 
 :meth:`GraphState.fail_next` queues an error answer (429 with ``Retry-After``, 401, 404, 5xx)
 shaped as Graph's ``ODataError``, for the error paths.
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from multitool.local.graph_contract import ContractViolation, GraphContract, graph_contract
+from multitool.local.standins.graph_contract import ContractViolation, GraphContract, graph_contract
 from multitool.ports.microsoft365 import off_hours, zone_of
 
 _STARTSWITH = re.compile(r"startswith\((\w+),'((?:[^']|'')*)'\)")

@@ -1,7 +1,7 @@
 """A local Microsoft Graph on loopback: ``multitool serve --calendar microsoft365``'s Microsoft 365.
 
 It serves only the paths the Microsoft 365 adapter calls, under ``/v1.0``, from a
-:class:`multitool.local.graph_state.GraphState` that checks every request against Graph's own
+:class:`multitool.local.standins.graph_state.GraphState` that checks every request against Graph's own
 description (the committed subset): a request the description does not allow answers 400 with
 the violation. It holds the seed's people (their working hours 09:00-17:00 in their own zones)
 and a week of real-looking meetings from the Monday of the current week, so proposals avoid
@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from multitool.local.graph_state import GraphState, WorkingHours
-from multitool.local.stand_in import StandInHandler, StandInServer
+from multitool.local.standins.graph_state import GraphState, WorkingHours
+from multitool.local.standins.stand_in import StandInHandler, StandInServer
 from multitool.people import Person
 
 # The stand-in accepts any bearer token; the functions send this one (not a secret).

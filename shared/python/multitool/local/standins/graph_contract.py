@@ -3,7 +3,7 @@
 ``graph_openapi.json`` holds the paths and schemas of Graph v1.0 that the Microsoft 365 adapter
 uses, extracted from microsoftgraph/msgraph-metadata by ``scripts/graph_openapi_subset.py`` (the
 commit is in its ``info.x-source``). The tests and the local Graph stand-in
-(:mod:`multitool.local.graph_server`) check every request with :meth:`GraphContract.check_request`:
+(:mod:`multitool.local.standins.graph_server`) check every request with :meth:`GraphContract.check_request`:
 the path and method are described, every query option is one the operation takes (``$select``
 only of the type's properties), and the body matches the schema *strictly* (a property the
 schema does not name is an error, as a typo Graph would silently ignore should be); responses

@@ -16,7 +16,7 @@ on the paths Google's discovery documents give them, under one origin:
   (the stand-in's own view, not Google's): ``GET /_local/events`` (the events booked here, not
   the seeded ones), ``/_local/invitations`` (what Google would have sent) and ``/_local/sent``.
 
-Every request is checked against the discovery documents (:mod:`multitool.local.google_discovery`)
+Every request is checked against the discovery documents (:mod:`multitool.local.standins.google_discovery`)
 when google-api-python-client is installed (a development dependency), and every answer too; a
 request Google would refuse is a 400 in Google's error format. Without the documents it serves
 unchecked, so ``make demo`` starts with the runtime dependencies only.
@@ -51,8 +51,8 @@ from typing import Any, Self
 from urllib.parse import parse_qsl, unquote, urlsplit
 from zoneinfo import ZoneInfo
 
-from multitool.local.google_discovery import Discovery, DiscoveryMismatch, error_body, load_discovery
-from multitool.local.stand_in import StandInHandler, StandInServer
+from multitool.local.standins.google_discovery import Discovery, DiscoveryMismatch, error_body, load_discovery
+from multitool.local.standins.stand_in import StandInHandler, StandInServer
 from multitool.people import Person
 from multitool.ports.directory import normalize_name
 
@@ -607,7 +607,7 @@ def _handler_for(google: FakeGoogle) -> type[StandInHandler]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m multitool.local.google_server [--port N]``: serve until interrupted."""
+    """``python -m multitool.local.standins.google_server [--port N]``: serve until interrupted."""
     import argparse
 
     parser = argparse.ArgumentParser(description="A local Google Workspace stand-in on loopback.")

@@ -6,7 +6,7 @@ description), ``GET /rest/api/3/issue/<key>``, ``GET /rest/api/3/user/search``,
 and ``GET /browse/<key>`` (a page labelled as a sandbox). As Atlassian's API gateway it also
 takes the user's own OAuth token: ``GET /oauth/token/accessible-resources`` and the same calls
 under ``/ex/jira/<cloud id>``, with ``Authorization: Bearer local-atlassian-<sub>`` (the token the
-local AgentCore Identity stand-in, :mod:`multitool.local.identity`, issues), the issue's reporter
+local AgentCore Identity stand-in, :mod:`multitool.local.standins.identity`, issues), the issue's reporter
 being that user. Failures can be
 scripted for the next create: 400 with per-field errors, 401, 429 with
 ``Retry-After``, 5xx.
@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
-from multitool.local.stand_in import StandInHandler, StandInServer
+from multitool.local.standins.stand_in import StandInHandler, StandInServer
 from multitool.ports.jira import SANDBOX_CREDENTIALS_EMAIL, SANDBOX_CREDENTIALS_TOKEN
 
 CLOUD_ID = "5a1d7c3e-0b9f-4e2a-8c61-sandbox00001"

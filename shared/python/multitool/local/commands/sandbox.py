@@ -1,0 +1,133 @@
+"""The embedded sandbox a command runs the handlers on (``serve``, an in-process ``chat``): its model
+options, its data folder, the provider stand-in, and the API Gateway stand-in before the handlers."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from multitool.local.commands.common import EXIT_ERROR, CliError
+
+if TYPE_CHECKING:
+    from multitool.local.embedded import BackendChoice, Embedded
+    from multitool.local.gateway import LocalApi
+    from multitool.people import Person
+
+DEFAULT_DATA_DIR = ".local-data"
+"""``multitool serve``'s data folder, under the checkout (git-ignored)."""
+
+
+BACKEND_OPTIONS = ("runtime", "harness_arn", "agent_id", "alias_id", "model_id", "region", "functions_dir")
+
+
+def add_backend_options(parser: argparse.ArgumentParser) -> None:
+    from multitool.settings import ModelBackend
+
+    group = parser.add_argument_group("model runtime (default: the offline model behind an offline harness)")
+    group.add_argument(
+        "--runtime", choices=[runtime.value for runtime in ModelBackend], help="how a turn reaches a model"
+    )
+    group.add_argument("--harness-arn", help="AgentCore harness ARN: RUNTIME=agentcore")
+    group.add_argument("--agent-id", help="Bedrock agent id (with --alias-id): RUNTIME=agent")
+    group.add_argument("--alias-id", help="Bedrock agent alias id")
+    group.add_argument("--model-id", help="Bedrock model or inference profile id: RUNTIME=converse")
+    group.add_argument("--region", help="AWS region for Bedrock (default: your profile's, else us-east-1)")
+    group.add_argument(
+        "--functions-dir",
+        type=Path,
+        help="where functions/<name>/handler.py live (default: <repo>/functions)",
+    )
+    group.add_argument(
+        "--log-level", default="WARNING", help="the handlers' POWERTOOLS_LOG_LEVEL (default: %(default)s)"
+    )
+
+
+def backend_choice(args: argparse.Namespace) -> BackendChoice:
+    from multitool.local.embedded import BackendChoice
+
+    return BackendChoice.from_options(
+        runtime=args.runtime,
+        agent_id=args.agent_id,
+        agent_alias_id=args.alias_id,
+        model_id=args.model_id,
+        harness_arn=args.harness_arn,
+    )
+
+
+def local_api(args: argparse.Namespace) -> tuple[Embedded, LocalApi]:
+    """Start embedded AWS, apply its environment, and put the API Gateway stand-in before the handlers."""
+    from multitool.local.data_dir import DataDir, DataDirInUse
+    from multitool.local.moto_process import LaunchedMoto
+    from multitool.local.server import repo_root
+
+    data = None
+    if not getattr(args, "ephemeral", True):
+        try:
+            data = DataDir.open(args.data_dir or repo_root() / DEFAULT_DATA_DIR)
+        except DataDirInUse as error:
+            raise CliError(str(error), EXIT_ERROR) from None
+    # moto's child boots while this process imports the server
+    moto = LaunchedMoto(state=data.aws_state, hold=data.lock_fd) if data else LaunchedMoto()
+    try:
+        from multitool.local.embedded import start_embedded
+        from multitool.local.gateway import ASYNC_INVOKED, LocalApi, sandbox_outbox_reader
+        from multitool.local.outbox import provider_outbox
+        from multitool.local.server import repo_root
+        from multitool.observability import use_console_logs
+
+        choice = backend_choice(args)
+    except BaseException:  # start_embedded stops the child itself from here on
+        moto.abandon()
+        if data is not None:
+            data.release()
+        raise
+    running = start_embedded(choice, region=args.region, log_level=args.log_level, moto=moto, data=data)
+    calendar = getattr(args, "calendar", "builtin")
+    provider = None
+    if calendar != "builtin":
+        stand_in, banner = provider_stand_in(
+            calendar, running.seed.people, delegated=getattr(args, "consent", False)
+        )
+        provider = provider_outbox(stand_in)
+        running.on_close(stand_in.stop)
+        running.env.update(stand_in.env)
+        os.environ.update(stand_in.env)  # the in-process handlers read their settings on first use
+        print(f"  {banner}")
+    use_console_logs()  # a terminal, not CloudWatch: one readable line per record
+    functions_dir = args.functions_dir or repo_root() / "functions"
+    api = LocalApi(functions_dir, running.seed, outbox=sandbox_outbox_reader(running, provider))
+    if running.invocations is not None:  # a function's asynchronous invocations run on these handlers
+        running.invocations.bind(api.invoke_event, ASYNC_INVOKED)
+    return running, api
+
+
+class _StandIn(Protocol):
+    @property
+    def env(self) -> dict[str, str]: ...
+
+    def stop(self) -> None: ...
+
+
+def provider_stand_in(
+    calendar: str, people: Sequence[Person], *, delegated: bool = False
+) -> tuple[_StandIn, str]:
+    """The local stand-in of ``calendar``'s provider, seeded with ``people``, and its banner line.
+
+    ``delegated``: it takes only each person's own token from the identity stand-in (``--consent``)."""
+    if calendar == "microsoft365":
+        from multitool.local.standins.graph_server import start_graph_stand_in
+
+        graph = start_graph_stand_in(people, delegated=delegated)
+        events = f"{graph.url}/_local/events"
+        return graph, f"Microsoft 365: a local Graph stand-in at {graph.url} (events: {events})."
+    from multitool.local.standins.google_server import start_fake_google
+
+    google = start_fake_google(people=people, delegated=delegated)
+    checked = "" if google.discovery is not None else "; unchecked: google-api-python-client is not installed"
+    return google, (
+        f"Google Workspace: a local Google stand-in at {google.url} (what was booked and sent: "
+        f"{google.url}/{checked})."
+    )
