@@ -63,7 +63,7 @@ REQUESTS = {
 REQUEST = """
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.tools.apps import action_group_app, handle
-from multitool.tools.base import ToolConfig, ToolPorts
+from multitool.toolkit.context import ToolConfig, ToolPorts
 from multitool.tools.environment import ToolEnvironment
 from tests.support.events import LambdaContextStub, bedrock_action_event, sample_people
 
@@ -104,7 +104,7 @@ CONFIRM_SIDE = [
     "multitool.tools.jira_confirm",
     "multitool.tools.meeting.booking",
     "multitool.tools.meeting.invitations",
-    "multitool.review.base",
+    "multitool.toolkit.confirm",
     "multitool.review.errors",
     "multitool.ports.mail",
 ]

@@ -13,7 +13,8 @@ import multitool
 import pytest
 from multitool.runtimes.agentcore import harness_tools
 from multitool.runtimes.converse import tool_specs_from_registry
-from multitool.tools import REGISTRY, model_specs
+from multitool.toolkit import model_specs
+from multitool.tools import REGISTRY
 from multitool.tools.email_draft import SPEC as EMAIL
 from pydantic import BaseModel, Field
 

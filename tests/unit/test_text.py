@@ -258,6 +258,6 @@ def test_every_format_character_but_the_joiners_is_removed() -> None:
     ],
 )
 def test_addresses_are_ascii_or_idna(text: str, ok: bool) -> None:
-    from multitool.tools.base import is_address
+    from multitool.toolkit.context import is_address
 
     assert is_address(text) is ok

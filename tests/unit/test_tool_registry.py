@@ -9,14 +9,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from multitool.tools.model_specs import IndexEntry
-from multitool.tools.registry import DuplicateTool, Index, MisdeclaredTool, ToolRegistry
+from multitool.toolkit.model_specs import IndexEntry
+from multitool.toolkit.registry import DuplicateTool, Index, MisdeclaredTool, ToolRegistry
 
 # A toy tool module: the email tool's spec under another name, group, action and path.
 TOY = """\
 import msgspec
 from typing import Literal
-from multitool.cards.base import CardSpec
+from multitool.toolkit.cards import CardSpec
 from multitool.tools import email_draft
 from multitool.wire import WireModel
 

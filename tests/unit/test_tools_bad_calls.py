@@ -9,8 +9,9 @@ import pytest
 from multitool.drafts import DraftStatus
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.people import Person
+from multitool.toolkit.context import ToolContext
+from multitool.toolkit.errors import InvalidInput, UnparseableDate
 from multitool.tools import ToolPorts, run_calls
-from multitool.tools.base import InvalidInput, ToolContext, UnparseableDate
 from multitool.tools.meeting.when import resolve_when
 
 from tests.support.events import sample_people

@@ -1,7 +1,7 @@
 """The tools: the registry of every tool, and batch execution.
 
 Each tool is one module holding everything specific to it (see
-:class:`multitool.tools.spec.ToolSpec`); the lines under ``# The tools`` declare
+:class:`multitool.toolkit.spec.ToolSpec`); the lines under ``# The tools`` declare
 them, and the registry imports a tool's module when a lookup first needs it: an
 action-group function loads its own tool only. Everything else (apps, OpenAPI
 documents, Converse and harness tool specs, CDK action groups, cards, the review's
@@ -41,22 +41,19 @@ from multitool.observability import error_fields, logger
 from multitool.people import NameResolution, Resolution
 from multitool.ports.calendar import Interval
 from multitool.ports.tokens import AccountNotConnected, ProviderError
-from multitool.tools.base import (
-    MAX_CALLS_PER_BATCH,
+from multitool.toolkit.common import Prepared, invalid_input, resolve_recipient
+from multitool.toolkit.context import MAX_CALLS_PER_BATCH, ToolConfig, ToolContext, ToolPorts
+from multitool.toolkit.errors import (
     BackendUnavailable,
     InvalidInput,
     SuiteRefused,
-    ToolConfig,
-    ToolContext,
     ToolError,
     ToolFailed,
-    ToolPorts,
     UnknownTool,
 )
-from multitool.tools.common import Prepared, invalid_input, resolve_recipient
-from multitool.tools.registry import REGISTRY
+from multitool.toolkit.registry import REGISTRY
+from multitool.toolkit.spec import ToolSpec
 from multitool.tools.revisions import store_revision
-from multitool.tools.spec import ToolSpec
 
 # The tools: one line each, a module named after its action group that holds its SPEC.
 REGISTRY.declare("multitool.tools.email_draft")

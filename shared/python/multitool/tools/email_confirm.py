@@ -9,7 +9,8 @@ from typing import Annotated, Any
 from pydantic import Field, StringConstraints
 
 from multitool.ports.mail import Mail
-from multitool.review.base import (
+from multitool.text import CLEAN_MULTI_LINE, CLEAN_SINGLE_LINE
+from multitool.toolkit.confirm import (
     ActionReview,
     Address,
     Backends,
@@ -19,8 +20,7 @@ from multitool.review.base import (
     reply_to,
     sender_name,
 )
-from multitool.text import CLEAN_MULTI_LINE, CLEAN_SINGLE_LINE
-from multitool.tools.base import MAX_BODY_CHARS, MAX_RECIPIENTS, MAX_SUBJECT_CHARS
+from multitool.toolkit.context import MAX_BODY_CHARS, MAX_RECIPIENTS, MAX_SUBJECT_CHARS
 from multitool.tools.email_draft import EmailDraftPayload
 from multitool.wire import WireModel
 

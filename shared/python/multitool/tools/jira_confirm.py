@@ -9,7 +9,9 @@ from typing import Annotated, Any
 from pydantic import StringConstraints, field_validator
 
 from multitool.ports.jira import CreatedIssue, IssueRequest
-from multitool.review.base import (
+from multitool.text import CLEAN_MULTI_LINE, CLEAN_SINGLE_LINE
+from multitool.toolkit.common import RawName
+from multitool.toolkit.confirm import (
     SENT_VIA,
     ActionReview,
     Address,
@@ -19,10 +21,8 @@ from multitool.review.base import (
     address_of,
     settled,
 )
-from multitool.review.errors import InvalidEdits, NotConfigured
-from multitool.text import CLEAN_MULTI_LINE, CLEAN_SINGLE_LINE
-from multitool.tools.base import MAX_DESCRIPTION_CHARS, MAX_SUMMARY_CHARS, ToolConfig, ToolError
-from multitool.tools.common import RawName
+from multitool.toolkit.context import MAX_DESCRIPTION_CHARS, MAX_SUMMARY_CHARS, ToolConfig
+from multitool.toolkit.errors import InvalidEdits, NotConfigured, ToolError
 from multitool.tools.jira_draft import JiraTicketPayload, Priority, validate_project
 from multitool.wire import WireModel
 

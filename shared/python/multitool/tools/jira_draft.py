@@ -11,18 +11,18 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from multitool.cards.base import TYPE_ALIAS, Card, CardSpec, Fingerprint, names_of, quoted, unresolved_notes
 from multitool.people import NameResolution, Resolution
 from multitool.text import MultiLine, SingleLine
-from multitool.tools.base import (
-    MAX_DESCRIPTION_CHARS,
-    MAX_SUMMARY_CHARS,
-    ToolConfig,
-    ToolContext,
-    UnknownIssueType,
-    UnknownProject,
+from multitool.toolkit.cards import (
+    TYPE_ALIAS,
+    Card,
+    CardSpec,
+    Fingerprint,
+    names_of,
+    quoted,
+    unresolved_notes,
 )
-from multitool.tools.common import (
+from multitool.toolkit.common import (
     BusyTimes,
     DraftRef,
     People,
@@ -32,7 +32,9 @@ from multitool.tools.common import (
     revises_field,
     unsettled_notes,
 )
-from multitool.tools.spec import ToolSpec
+from multitool.toolkit.context import MAX_DESCRIPTION_CHARS, MAX_SUMMARY_CHARS, ToolConfig, ToolContext
+from multitool.toolkit.errors import UnknownIssueType, UnknownProject
+from multitool.toolkit.spec import ToolSpec
 from multitool.wire import WireModel
 
 

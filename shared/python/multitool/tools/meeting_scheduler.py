@@ -14,7 +14,9 @@ from zoneinfo import ZoneInfo
 
 from pydantic import Field, StringConstraints
 
-from multitool.cards.base import (
+from multitool.people import NameResolution
+from multitool.text import SingleLine
+from multitool.toolkit.cards import (
     TYPE_ALIAS,
     Card,
     CardSpec,
@@ -27,21 +29,7 @@ from multitool.cards.base import (
     unresolved_notes,
     when_words,
 )
-from multitool.people import NameResolution
-from multitool.text import SingleLine
-from multitool.tools.base import (
-    MAX_ATTENDEES,
-    MAX_DURATION_MINUTES,
-    MAX_TITLE_CHARS,
-    MAX_WHEN_CHARS,
-    MIN_DURATION_MINUTES,
-    NoFreeSlot,
-    ToolConfig,
-    ToolContext,
-    UnknownTimeZone,
-    UnparseableDate,
-)
-from multitool.tools.common import (
+from multitool.toolkit.common import (
     BusyTimes,
     DraftRef,
     People,
@@ -52,9 +40,18 @@ from multitool.tools.common import (
     resolve_recipient,
     revises_field,
 )
-from multitool.tools.common import (
-    unsettled_notes as unsettled_names,
+from multitool.toolkit.common import unsettled_notes as unsettled_names
+from multitool.toolkit.context import (
+    MAX_ATTENDEES,
+    MAX_DURATION_MINUTES,
+    MAX_TITLE_CHARS,
+    MAX_WHEN_CHARS,
+    MIN_DURATION_MINUTES,
+    ToolConfig,
+    ToolContext,
 )
+from multitool.toolkit.errors import NoFreeSlot, UnknownTimeZone, UnparseableDate
+from multitool.toolkit.spec import ToolSpec
 from multitool.tools.meeting.scheduling import (
     WORKING_DAYS,
     Attendee,
@@ -79,7 +76,6 @@ from multitool.tools.meeting.when import (
     read_phrase,
     structured_request,
 )
-from multitool.tools.spec import ToolSpec
 from multitool.wire import WireModel
 from multitool.zones import iana_zone
 

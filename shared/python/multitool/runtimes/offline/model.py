@@ -23,8 +23,9 @@ from multitool.people import Resolution
 from multitool.runtimes.offline import conversation
 from multitool.runtimes.offline import grammar as g
 from multitool.runtimes.offline.grammar import Intent
+from multitool.toolkit.context import ToolContext
+from multitool.toolkit.errors import ToolError
 from multitool.tools import REGISTRY
-from multitool.tools.base import ToolContext, ToolError
 from multitool.tools.meeting.when import read_phrase
 from multitool.tools.meeting_scheduler import MAX_TIME_OPTIONS
 from multitool.zones import iana_zone, valid_locale

@@ -17,7 +17,9 @@ from multitool.observability import error_fields, logger
 from multitool.ports.calendar import Booking, Guest
 from multitool.ports.calendar import SlotTaken as SlotTakenInCalendar
 from multitool.ports.mail import Mail
-from multitool.review.base import (
+from multitool.text import CLEAN_SINGLE_LINE
+from multitool.toolkit.common import is_external
+from multitool.toolkit.confirm import (
     ActionReview,
     Address,
     Backends,
@@ -27,10 +29,8 @@ from multitool.review.base import (
     reply_to,
     sender_name,
 )
-from multitool.review.errors import InvalidEdits, SlotRefused
-from multitool.text import CLEAN_SINGLE_LINE
-from multitool.tools.base import MAX_ATTENDEES, MAX_TITLE_CHARS
-from multitool.tools.common import is_external
+from multitool.toolkit.context import MAX_ATTENDEES, MAX_TITLE_CHARS
+from multitool.toolkit.errors import InvalidEdits, SlotRefused
 from multitool.tools.meeting.invitations import Invitation, Participant, build_invitation
 from multitool.tools.meeting.slots import Slot
 from multitool.tools.meeting_scheduler import MeetingPayload

@@ -39,8 +39,8 @@ from pydantic.dataclasses import dataclass
 
 from multitool.people import NameResolution, Person
 from multitool.ports.calendar import Interval, overlaps
-from multitool.tools.base import ToolConfig, ToolContext
-from multitool.tools.common import is_external
+from multitool.toolkit.common import is_external
+from multitool.toolkit.context import ToolConfig, ToolContext
 from multitool.tools.meeting.slots import Slot
 from multitool.tools.meeting.when import RequestedTime, TimeRequest, as_request
 from multitool.wire import VALUE_CONFIG, WireValue
