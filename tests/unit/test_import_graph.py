@@ -231,6 +231,29 @@ def test_no_arrow_runs_up_the_layers_unless_listed_with_its_reason() -> None:
     assert gone == [], f"no longer imported, drop from UPWARD_ALLOWED: {gone}"
 
 
+def reached_from(graph: Mapping[str, set[str]], start: str) -> set[str]:
+    """Every module ``start`` imports, directly or through others."""
+    seen: set[str] = set()
+    frontier = [start]
+    while frontier:
+        for target in graph[frontier.pop()] - seen:
+            seen.add(target)
+            frontier.append(target)
+    return seen
+
+
+PHRASE_READER = "multitool.tools.meeting.when"
+
+
+def test_a_meeting_confirm_does_not_import_the_phrase_reader() -> None:
+    # A confirm books the slot the payload holds: how the request was read is the proposal's business.
+    reached = reached_from(import_graph(), "multitool.tools.meeting.booking")
+
+    assert "multitool.tools.meeting.payload" in reached
+    assert sorted(m for m in reached if m == PHRASE_READER or m.startswith(f"{PHRASE_READER}.")) == []
+    assert "multitool.tools.meeting.scheduling" not in reached
+
+
 # -- the graph itself: what counts as an import --------------------------------
 
 

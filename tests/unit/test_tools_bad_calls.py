@@ -52,7 +52,7 @@ def test_a_meeting_at_the_edge_of_the_calendar_loses_no_other_intent(when: str) 
 
 def test_an_unexpected_failure_in_one_call_is_that_calls_error_only(monkeypatch: pytest.MonkeyPatch) -> None:
     # Given a tool whose domain code fails in a way nobody foresaw
-    from multitool.tools import jira_draft
+    from multitool.tools.jira import jira_draft
 
     def explode(*_args: Any) -> Any:
         raise KeyError("not a ToolError")
@@ -70,7 +70,7 @@ def test_an_unexpected_failure_in_one_call_is_that_calls_error_only(monkeypatch:
 def test_an_unexpected_failure_while_finishing_one_call_is_that_calls_error_only(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from multitool.tools import meeting_scheduler
+    from multitool.tools.meeting import meeting_scheduler
 
     def explode(*_args: Any, **_kwargs: Any) -> Any:
         raise ArithmeticError("slot search broke")

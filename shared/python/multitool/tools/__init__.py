@@ -55,10 +55,11 @@ from multitool.toolkit.registry import REGISTRY
 from multitool.toolkit.spec import ToolSpec
 from multitool.tools.revisions import store_revision
 
-# The tools: one line each, a module named after its action group that holds its SPEC.
-REGISTRY.declare("multitool.tools.email_draft")
-REGISTRY.declare("multitool.tools.meeting_scheduler")
-REGISTRY.declare("multitool.tools.jira_draft")
+# The tools: one line each. A tool is a package of its own (tools/<tool>/); the module named after
+# its action group holds its SPEC (its arguments, prepare and card), its confirm a module beside it.
+REGISTRY.declare("multitool.tools.email.email_draft")
+REGISTRY.declare("multitool.tools.meeting.meeting_scheduler")
+REGISTRY.declare("multitool.tools.jira.jira_draft")
 
 _PORT_FAILURES = (BotoCoreError, ClientError, RuntimeError)
 

@@ -26,8 +26,8 @@ from multitool.runtimes.offline.grammar import Intent
 from multitool.toolkit.context import ToolContext
 from multitool.toolkit.errors import ToolError
 from multitool.tools import REGISTRY
+from multitool.tools.meeting.meeting_scheduler import MAX_TIME_OPTIONS
 from multitool.tools.meeting.when import read_phrase
-from multitool.tools.meeting_scheduler import MAX_TIME_OPTIONS
 from multitool.zones import iana_zone, valid_locale
 
 if TYPE_CHECKING:

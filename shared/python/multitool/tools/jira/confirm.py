@@ -1,6 +1,6 @@
 """jira_draft's confirm: the fields as the user edited them, the issue created.
 
-Only a confirm needs it, so it is apart from :mod:`multitool.tools.jira_draft` (whose spec names
+Only a confirm needs it, so it is apart from :mod:`multitool.tools.jira.jira_draft` (whose spec names
 it): the action group and the orchestrator, which only propose, never import it or the Jira port.
 """
 
@@ -23,7 +23,7 @@ from multitool.toolkit.confirm import (
 )
 from multitool.toolkit.context import MAX_DESCRIPTION_CHARS, MAX_SUMMARY_CHARS, ToolConfig
 from multitool.toolkit.errors import InvalidEdits, NotConfigured, ToolError
-from multitool.tools.jira_draft import JiraTicketPayload, Priority, validate_project
+from multitool.tools.jira.jira_draft import JiraTicketPayload, Priority, validate_project
 from multitool.wire import WireModel
 
 # Edited text follows the policy of multitool.text (constraints first: the cleaning after them runs first).

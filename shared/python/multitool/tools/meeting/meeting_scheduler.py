@@ -36,7 +36,6 @@ from multitool.toolkit.common import (
     Prepared,
     RawName,
     lookalike_notes,
-    replaced_field,
     resolve_recipient,
     revises_field,
 )
@@ -52,10 +51,10 @@ from multitool.toolkit.context import (
 )
 from multitool.toolkit.errors import NoFreeSlot, UnknownTimeZone, UnparseableDate
 from multitool.toolkit.spec import ToolSpec
+from multitool.tools.meeting.payload import MeetingPayload
 from multitool.tools.meeting.scheduling import (
     WORKING_DAYS,
     Attendee,
-    SlotCheck,
     SlotProposal,
     day_label,
     hours_attendees,
@@ -65,7 +64,7 @@ from multitool.tools.meeting.scheduling import (
     slot_proposal,
     slot_words,
 )
-from multitool.tools.meeting.slots import Slot
+from multitool.tools.meeting.slots import Slot, SlotCheck
 from multitool.tools.meeting.when import (
     TIMES_FORMAT,
     PhraseReading,
@@ -140,32 +139,6 @@ class MeetingArgs(WireModel):
         default=30, ge=MIN_DURATION_MINUTES, le=MAX_DURATION_MINUTES, description="Length in minutes"
     )
     revises: DraftRef | None = revises_field()
-
-
-class MeetingPayload(WireModel):
-    action: Literal["show_meeting_scheduler"] = "show_meeting_scheduler"
-    draft_id: str
-    title: str
-    attendees: tuple[NameResolution, ...]
-    requested: str = Field(description="The day or time as asked")
-    times: tuple[str, ...] = Field(
-        default=(), description="The times searched, as the tool contract writes them"
-    )
-    requested_timezone: str | None = Field(
-        default=None, description="The IANA time zone the request was read in"
-    )
-    duration_minutes: int
-    timezone: str
-    slots: tuple[Slot, ...]
-    slot_notes: tuple[tuple[str, ...], ...] = Field(
-        default=(), description="Per slot: what it means for you and each attendee (local day, hours)"
-    )
-    slot_checks: tuple[tuple[SlotCheck, ...], ...] = Field(
-        default=(),
-        description="Per slot: each person's local time, hours and bookings, candidates of a name included",
-    )
-    notes: tuple[str, ...] = ()
-    revises: str | None = replaced_field()
 
 
 def reading_notes(args: MeetingArgs, request: TimeRequest, config: ToolConfig) -> list[str]:

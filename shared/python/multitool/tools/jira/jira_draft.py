@@ -3,7 +3,7 @@
 The project must be one of the configured projects (``JIRA_PROJECTS``) and the
 issue type one of that project's types; both match case-insensitively and come
 back in their configured spelling. The confirm (the edits, the issue created) is in
-:mod:`multitool.tools.jira_confirm`, which only a confirm imports.
+:mod:`multitool.tools.jira.confirm`, which only a confirm imports.
 """
 
 from enum import StrEnum
@@ -177,7 +177,7 @@ SPEC = ToolSpec(
     payload_model=JiraTicketPayload,
     prepare=prepare,
     card=CardSpec(JiraTicketDraftCard, jira_fingerprint, jira_caption, said=jira_said, held="created"),
-    review="multitool.tools.jira_confirm:REVIEW",
+    review="multitool.tools.jira.confirm:REVIEW",
     group_description="Drafts a Jira ticket for the user to review; never creates it.",
     nouns=("a Jira ticket draft", "Jira ticket drafts"),
     description=(

@@ -2,7 +2,7 @@
 
 What the model passes, the payload, the card (its fingerprint and caption) and its
 action group are here; the confirm (the edits, the content sent, the send) is in
-:mod:`multitool.tools.email_confirm`, which only a confirm imports. One line in
+:mod:`multitool.tools.email.confirm`, which only a confirm imports. One line in
 :mod:`multitool.tools` declares this module.
 """
 
@@ -126,7 +126,7 @@ SPEC = ToolSpec(
     payload_model=EmailDraftPayload,
     prepare=prepare,
     card=CardSpec(EmailDraftCard, email_fingerprint, email_caption, said=email_said, held="sent"),
-    review="multitool.tools.email_confirm:REVIEW",
+    review="multitool.tools.email.confirm:REVIEW",
     group_description="Drafts an email for the user to review; never sends.",
     nouns=("an email draft", "email drafts"),
     description=(
