@@ -41,18 +41,11 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     ("ports", ("multitool.ports",)),
     # The tool contract: the tool context and config, the one error model of a call and of a
-    # confirm, the card spec, the confirm contract, ToolSpec and the registry. Below every tool,
-    # the cards and the review, so each of them reads it and none of them is read by it.
+    # confirm, the card spec (and the consent card a call answers when the user's account is not
+    # connected yet), the confirm contract, ToolSpec and the registry. Below every tool, the cards
+    # and the review, so each of them reads it and none of them is read by it.
     ("tool contract", ("multitool.toolkit",)),
-    (
-        "tools",
-        (
-            "multitool.tools",
-            # The consent card a tool call answers when the user's account is not connected yet.
-            "multitool.cards.connect",
-            "multitool.schemas",
-        ),
-    ),
+    ("tools", ("multitool.tools", "multitool.schemas")),
     ("cards", ("multitool.cards",)),
     (
         "review and runtimes",

@@ -23,8 +23,8 @@ from typing import Annotated, Any, Generic, TypeVar, Union
 
 from pydantic import Discriminator, Tag, TypeAdapter, ValidationError
 
-from multitool.cards.connect import CONNECT_ACTION, CONNECT_CARD
 from multitool.toolkit.cards import Card, CardSpec, Fingerprint
+from multitool.toolkit.connect import CONNECT_ACTION, CONNECT_CARD
 from multitool.toolkit.registry import REGISTRY
 
 SCHEMA_PATH = Path("web/client-actions.schema.json")

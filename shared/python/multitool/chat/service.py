@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ConfigDict, Field, SerializeAsAny
 
-from multitool.cards.connect import CONNECT_ACTION, ConnectAccountCard
 from multitool.chat.idempotency import (
     ChatIdempotency,
 )
@@ -46,6 +45,7 @@ from multitool.runtimes.base import ModelBusy, Runtime, TurnError, TurnProgress,
 from multitool.runtimes.traces import ToolResults
 from multitool.text import MultiLine
 from multitool.toolkit.cards import Card
+from multitool.toolkit.connect import CONNECT_ACTION, ConnectAccountCard
 from multitool.wire import WireModel
 from multitool.zones import iana_zone, valid_locale
 

@@ -5,7 +5,8 @@
 - :mod:`multitool.toolkit.errors`: the one error model of a tool call and of a tool's confirm;
 - :mod:`multitool.toolkit.common`: what the tools' arguments and ``prepare`` share (name fields,
   ``Prepared``, recipients, look-alike addresses);
-- :mod:`multitool.toolkit.cards`: the card spec (a card model, its fingerprint and caption);
+- :mod:`multitool.toolkit.cards`: the card spec (a card model, its fingerprint and caption), and
+  :mod:`multitool.toolkit.connect`, the consent card a call answers when an account is not connected;
 - :mod:`multitool.toolkit.confirm`: the confirm contract (``ActionReview``, the caller, the
   confirm's context and config, edited addresses);
 - :mod:`multitool.toolkit.spec`: ``ToolSpec``, everything specific to one tool;

@@ -293,7 +293,7 @@ def _refuse(
     card that connects the account (no draft stands behind it) when the suite offered a link,
     else the suite's own words, code and status."""
     # The consent card's module loads only when a suite refuses: most turns never need it.
-    from multitool.cards.connect import connect_payload
+    from multitool.toolkit.connect import connect_payload
 
     logger.warning("The suite refused a read", extra={"code": failure.code, "provider": failure.provider})
     payload = connect_payload(failure) if isinstance(failure, AccountNotConnected) else None

@@ -18,11 +18,11 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from multitool.cards.connect import CONNECT_ACTION
 from multitool.people import Resolution
 from multitool.runtimes.offline import conversation
 from multitool.runtimes.offline import grammar as g
 from multitool.runtimes.offline.grammar import Intent
+from multitool.toolkit.connect import CONNECT_ACTION
 from multitool.toolkit.context import ToolContext
 from multitool.toolkit.errors import ToolError
 from multitool.tools import REGISTRY
