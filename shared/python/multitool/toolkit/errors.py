@@ -125,6 +125,9 @@ class BackendUnavailable(ToolError):
 
 
 class ReviewError(ServiceError):
+    """What a confirm, a discard or a read of a draft refuses; the review API answers every one of
+    them in one handler (:mod:`multitool.api.review_app`)."""
+
     code: ClassVar[str] = "review_error"
     status: ClassVar[int] = HTTPStatus.BAD_REQUEST
     draft: Draft | None = None
@@ -164,7 +167,8 @@ class NotConfigured(ReviewError):
 class SlotRefused(Exception):
     """Raised by a confirm's side effect when the calendar refused the slot: nothing happened.
 
-    The reviewer restores the draft and answers :class:`SlotTaken` with this message.
+    The reviewer restores the draft and answers :class:`multitool.review.errors.SlotTaken` with this
+    message.
     """
 
     def __init__(self, message: str) -> None:
