@@ -26,9 +26,9 @@ for extra in (ROOT, ROOT / "shared" / "python"):
 
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore  # noqa: E402
 from multitool.observability import logger, metrics  # noqa: E402
+from multitool.toolkit.context import ToolConfig, ToolContext  # noqa: E402
 from multitool.tools import ToolPorts, run_calls  # noqa: E402
 from multitool.tools.apps import action_group_app, handle  # noqa: E402
-from multitool.tools.base import ToolConfig, ToolContext  # noqa: E402
 from multitool.tools.environment import ToolEnvironment  # noqa: E402
 
 from tests.support.events import LambdaContextStub, bedrock_action_event, sample_people  # noqa: E402

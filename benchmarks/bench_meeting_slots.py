@@ -22,7 +22,7 @@ from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from multitool.ports.calendar import Interval
-from multitool.tools.base import ToolConfig, ToolContext
+from multitool.toolkit.context import ToolConfig, ToolContext
 from multitool.tools.meeting.scheduling import Attendee, SlotProposal, slot_proposal
 from multitool.tools.meeting.when import RequestedTime
 

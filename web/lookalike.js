@@ -2,7 +2,7 @@
 // wholly in letters that look Latin. The card's notes say it for the addresses the backend put on the
 // card; this marks every address on it, typed ones included.
 // Letters of other scripts drawn like Latin ones (a subset of Unicode's confusables, UTS #39): the
-// backend's list (multitool.tools.common.LATIN_LOOKALIKES), so the page marks what the card's notes say.
+// backend's list (multitool.toolkit.common.LATIN_LOOKALIKES), so the page marks what the card's notes say.
 const LOOKALIKES = new Set([..."\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7\u03b1\u03b9\u03ba\u03bd\u03bf\u03c1\u03c4\u03c5\u03c7\u0405\u0406\u0408\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0455\u0456\u0458\u04bb\u04cf\u0501\u051a\u051b\u051c\u051d"]);
 /** @type {[string, RegExp][]} */
 const SCRIPTS = ["Latin", "Cyrillic", "Greek", "Armenian", "Georgian", "Cherokee", "Hebrew", "Arabic", "Devanagari", "Thai", "Han", "Hiragana", "Katakana", "Hangul", "Bopomofo"]

@@ -11,7 +11,7 @@ from typing import Any
 from multitool.api.startup import first_invocation, init_phase
 
 # Loaded on a stack of their own, the collector off until the first invocation ends (startup).
-with init_phase("multitool.tools.apps", "multitool.tools.email_draft"):
+with init_phase("multitool.tools.apps", "multitool.tools.email.email_draft"):
     from aws_lambda_powertools.utilities.typing import LambdaContext
     from multitool.observability import logger, metrics, tracer
     from multitool.tools.apps import action_group_app, handle

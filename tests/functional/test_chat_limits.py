@@ -6,7 +6,7 @@ from datetime import datetime
 
 import pytest
 from multitool.people import Person
-from multitool.tools.base import MAX_CALLS_PER_BATCH
+from multitool.toolkit.context import MAX_CALLS_PER_BATCH
 
 from tests.support.chat_env import offline_chat_env
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body

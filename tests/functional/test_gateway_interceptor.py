@@ -175,7 +175,7 @@ def test_the_interceptor_loads_no_tool_at_cold_start() -> None:
     """It runs before every call of the user Gateway: the tools' models (~1 s to import) are not its."""
     from tests.unit.test_import_cost import loaded_by
 
-    modules = ["multitool.tools", "multitool.tools.base", "multitool.tools.registry", "boto3"]
+    modules = ["multitool.tools", "multitool.toolkit", "multitool.toolkit.registry", "boto3"]
     assert loaded_by("mcp_caller", modules) == []
 
 

@@ -13,7 +13,7 @@ from multitool.observability import logger
 from multitool.ports.audit import audit_key
 from multitool.ports.jira import IssueRequest, issue_fields
 from multitool.review import Caller
-from multitool.tools.jira_confirm import requester
+from multitool.tools.jira.confirm import requester
 
 from tests.functional.test_review_limits import confirm
 from tests.support.moto_tables import Tables

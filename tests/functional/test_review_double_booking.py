@@ -20,7 +20,7 @@ from multitool.drafts import Draft, DraftStatus
 from multitool.ports.mail import MailRejected
 from multitool.review import Caller, ReviewConfig, SideEffectFailed, SlotTaken
 from multitool.review.reviewer import Reviewer
-from multitool.tools.common import external_person
+from multitool.toolkit.common import external_person
 
 from functions.review.handler import handler
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body

@@ -20,8 +20,8 @@ from multitool.ports import tables
 from multitool.ports.drafts import DraftStore, DraftWriteConflict, DynamoDraftStore
 from multitool.review import Caller, ReviewConfig, Superseded
 from multitool.review.reviewer import Reviewer
+from multitool.toolkit.context import ToolContext
 from multitool.tools import ToolPorts, run_calls
-from multitool.tools.base import ToolContext
 
 from tests.support.events import sample_people
 from tests.support.review_support import RecordingMailer

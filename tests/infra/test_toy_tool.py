@@ -11,22 +11,22 @@ from pathlib import Path
 from typing import Any, Literal
 
 import pytest
-from multitool.cards.base import CardSpec
 from multitool.cards.client_actions import card_from_payload, client_action_schema
 from multitool.drafts import DraftStatus
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.review import Caller, ReviewConfig
-from multitool.review.base import ActionReview, Backends, ReviewContext
 from multitool.review.reviewer import Reviewer
 from multitool.runtimes.agentcore import harness_tools
 from multitool.runtimes.converse import default_tool_specs
 from multitool.runtimes.offline import _summary
 from multitool.runtimes.traces import extract_tool_results
 from multitool.schemas import generate
+from multitool.toolkit.cards import CardSpec
+from multitool.toolkit.common import Prepared
+from multitool.toolkit.confirm import ActionReview, Backends, ReviewContext
+from multitool.toolkit.spec import ToolSpec
 from multitool.tools import REGISTRY, ToolConfig, ToolContext, ToolPorts, run_calls
 from multitool.tools.apps import action_group_app, handle
-from multitool.tools.common import Prepared
-from multitool.tools.spec import ToolSpec
 from multitool.wire import WireModel
 from pydantic import Field
 

@@ -142,7 +142,7 @@ def test_each_chat_error_carries_the_code_and_status_it_answers(error: ServiceEr
 
 
 def test_the_reviews_errors_share_the_chat_paths_error_model() -> None:
-    from multitool.review.errors import InvalidEdits, ReviewError
+    from multitool.toolkit.errors import InvalidEdits, ReviewError
 
     error = InvalidEdits("to[0]: not an address.", field="to[0]")
 

@@ -22,9 +22,9 @@ from multitool.cards.client_actions import (
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.people import Person
 from multitool.tools import REGISTRY, ToolContext, ToolPorts, run_calls
-from multitool.tools.email_draft import EmailDraftCard
-from multitool.tools.jira_draft import JiraTicketDraftCard
-from multitool.tools.meeting_scheduler import MeetingSchedulerCard
+from multitool.tools.email.email_draft import EmailDraftCard
+from multitool.tools.jira.jira_draft import JiraTicketDraftCard
+from multitool.tools.meeting.meeting_scheduler import MeetingSchedulerCard
 
 from tests.support import bedrock_streams as b
 

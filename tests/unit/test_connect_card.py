@@ -15,8 +15,8 @@ from multitool.cards.client_actions import (
     client_action_adapter,
     schema_text,
 )
-from multitool.cards.connect import ConnectAccountCard, connect_card, connect_payload
 from multitool.ports.tokens import AccountNotConnected
+from multitool.toolkit.connect import ConnectAccountCard, connect_card, connect_payload
 
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from multitool.cards.connect import connect_card, connect_payload
 from multitool.chat.service import response_from
 from multitool.ports.tokens import AccountNotConnected
 from multitool.runtimes.offline import OfflineModel
 from multitool.runtimes.traces import ToolResults
+from multitool.toolkit.connect import connect_card, connect_payload
 
 LINK = "https://login.example.com/authorize?request_uri=urn:s-1"
 

@@ -12,6 +12,16 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOLS = ("email_draft", "meeting_scheduler", "jira_draft")
+PACKAGES = {"email_draft": "email", "meeting_scheduler": "meeting", "jira_draft": "jira"}
+"""Each tool's package (its module is named after its action group, as the registry wants)."""
+
+
+def tool_modules(group: str) -> list[str]:
+    """A tool's package and its module (named after its action group)."""
+    return [f"multitool.tools.{PACKAGES[group]}", f"multitool.tools.{PACKAGES[group]}.{group}"]
+
+
+EVERY_TOOL = [module for group in TOOLS for module in tool_modules(group)]
 
 
 def loaded_by(function: str, modules: list[str], then: str = "") -> list[str]:
@@ -46,9 +56,7 @@ def test_no_function_imports_the_holidays_package_at_cold_start(function: str) -
 
 @pytest.mark.parametrize("function", TOOLS)
 def test_an_action_group_function_loads_its_own_tool_and_no_other(function: str) -> None:
-    modules = [f"multitool.tools.{tool}" for tool in TOOLS]
-
-    assert loaded_by(function, modules) == [f"multitool.tools.{function}"]
+    assert loaded_by(function, EVERY_TOOL) == tool_modules(function)
 
 
 # One request of each action group, on in-memory ports (the function's own app, another environment).
@@ -63,7 +71,7 @@ REQUESTS = {
 REQUEST = """
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.tools.apps import action_group_app, handle
-from multitool.tools.base import ToolConfig, ToolPorts
+from multitool.toolkit.context import ToolConfig, ToolPorts
 from multitool.tools.environment import ToolEnvironment
 from tests.support.events import LambdaContextStub, bedrock_action_event, sample_people
 
@@ -80,9 +88,7 @@ def test_an_action_group_request_loads_no_other_tool_either(function: str) -> No
     path, properties = REQUESTS[function]
     then = REQUEST.format(group=function, path=path, properties=properties)
 
-    assert loaded_by(function, [f"multitool.tools.{tool}" for tool in TOOLS], then) == [
-        f"multitool.tools.{function}"
-    ]
+    assert loaded_by(function, EVERY_TOOL, then) == tool_modules(function)
 
 
 @pytest.mark.parametrize("function", TOOLS)
@@ -100,11 +106,11 @@ def test_an_action_group_function_loads_no_confirm_machinery(function: str) -> N
 
 
 CONFIRM_SIDE = [
-    "multitool.tools.email_confirm",
-    "multitool.tools.jira_confirm",
+    "multitool.tools.email.confirm",
+    "multitool.tools.jira.confirm",
     "multitool.tools.meeting.booking",
     "multitool.tools.meeting.invitations",
-    "multitool.review.base",
+    "multitool.toolkit.confirm",
     "multitool.review.errors",
     "multitool.ports.mail",
 ]
@@ -194,7 +200,7 @@ assert answer["statusCode"] == 200, answer
 
 def test_the_review_function_loads_no_tool_while_it_initialises() -> None:
     # Each tool loads with the first draft of its own that a request reads.
-    assert loaded_by("review", [f"multitool.tools.{tool}" for tool in TOOLS]) == []
+    assert loaded_by("review", EVERY_TOOL) == []
 
 
 @pytest.mark.parametrize(
@@ -204,9 +210,7 @@ def test_the_review_function_loads_no_tool_while_it_initialises() -> None:
 def test_reading_a_draft_loads_the_tool_of_that_draft_and_no_other(draft: str, tool: str) -> None:
     then = READ_DRAFT.format(tool=draft)
 
-    assert loaded_by("review", [f"multitool.tools.{name}" for name in TOOLS], then) == [
-        f"multitool.tools.{tool}"
-    ]
+    assert loaded_by("review", EVERY_TOOL, then) == tool_modules(tool)
 
 
 OFFLINE_AND_AGENT = [
@@ -228,7 +232,7 @@ build_runtime(settings, AwsClients(), lambda *args: None)
 
 def test_the_orchestrator_loads_no_tool_while_it_initialises() -> None:
     # The model is told of every tool from the committed specs; a tool loads when a turn calls it.
-    assert loaded_by("orchestrator", [f"multitool.tools.{tool}" for tool in TOOLS]) == []
+    assert loaded_by("orchestrator", EVERY_TOOL) == []
 
 
 def test_the_deployed_orchestrator_never_loads_the_offline_model_nor_the_agent_runtime() -> None:
@@ -276,11 +280,9 @@ assert [outcome.status for outcome in outcomes] == [200] * len(calls), outcomes
 
 @pytest.mark.parametrize("meeting", [False, True])
 def test_an_orchestrator_turn_loads_the_tools_it_calls_and_no_other(meeting: bool) -> None:
-    called = ["multitool.tools.email_draft", *(["multitool.tools.meeting_scheduler"] if meeting else [])]
+    called = [*tool_modules("email_draft"), *(tool_modules("meeting_scheduler") if meeting else [])]
 
-    loaded = loaded_by(
-        "orchestrator", [f"multitool.tools.{tool}" for tool in TOOLS], TURN.format(meeting=meeting)
-    )
+    loaded = loaded_by("orchestrator", EVERY_TOOL, TURN.format(meeting=meeting))
 
     assert loaded == called
 

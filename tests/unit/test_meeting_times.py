@@ -262,7 +262,7 @@ def test_bad_values_are_a_422_the_model_can_read(arguments: dict[str, Any], code
 
 def test_today_with_no_time_left_says_so_and_the_reply_does_not_say_today() -> None:
     from multitool.cards.client_actions import card_from_payload
-    from multitool.tools.meeting_scheduler import meeting_said
+    from multitool.tools.meeting.meeting_scheduler import meeting_said
 
     late = datetime(2026, 12, 1, 18, 31, tzinfo=UTC)  # 13:31 in New York; Priya's day in London is over
     outcome = call({"when": "today", "times": ["2026-12-01"]}, ctx(NEW_YORK, late))

@@ -399,7 +399,7 @@ def test_a_name_as_the_chat_api_cleans_it_is_one_name(message: str) -> None:
 
 
 def test_a_subject_keeps_no_direction_override() -> None:
-    from multitool.tools.email_draft import EmailDraftArgs
+    from multitool.tools.email.email_draft import EmailDraftArgs
 
     args = EmailDraftArgs.model_validate(
         {"to": ["Priya"], "subject": "Invoice \u202egpj.exe", "body": "See \u202eattached"}

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.people import Person
+from multitool.toolkit.common import lookalike_words
+from multitool.toolkit.context import ToolContext
 from multitool.tools import ToolPorts, run_calls
-from multitool.tools.base import ToolContext
-from multitool.tools.common import lookalike_words
 
 NOW = datetime(2026, 12, 1, 14, 0, tzinfo=UTC)
 ALEX_CHEN = Person(

@@ -14,7 +14,7 @@ from multitool.ports.jira import IssueRequest, JiraOutcomeUnknown, JiraUnavailab
 from multitool.ports.jira_cloud import JiraCloudClient
 from multitool.ports.mail import Mail
 from multitool.ports.ses_mail import SesMailer
-from multitool.tools.base import MAX_NAME_CHARS
+from multitool.toolkit.context import MAX_NAME_CHARS
 
 MAX_KEY_BYTES = 2048  # DynamoDB's limit on a partition key value
 

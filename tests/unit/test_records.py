@@ -15,9 +15,9 @@ import pytest
 from multitool.ports.jira import JiraCredentials
 from multitool.ports.tokens import Account
 from multitool.records import Redacted
-from multitool.review.base import Caller
 from multitool.runtimes.base import TurnRequest
-from multitool.tools.base import ToolContext
+from multitool.toolkit.confirm import Caller
+from multitool.toolkit.context import ToolContext
 from pydantic import BaseModel
 
 PACKAGE = Path(__file__).resolve().parents[2] / "shared" / "python" / "multitool"

@@ -29,18 +29,17 @@ from multitool.review.errors import (
     AlreadyDiscarded,
     AlreadyDone,
     DraftNotFound,
-    InvalidEdits,
-    NotConfigured,
     ProviderFailed,
     ReconnectAccount,
     ReviewConflict,
-    ReviewError,
     SideEffectFailed,
     SlotTaken,
     Superseded,
 )
 from multitool.review.limits import ApprovalRequired, QuotaExceeded, RecipientNotAllowed
 from multitool.review.reviewer import DraftView
+from multitool.toolkit import errors as toolkit_errors
+from multitool.toolkit.errors import InvalidEdits, NotConfigured, ReviewError
 
 from tests.support.error_sweeps import assert_answers, assert_carries_its_code_and_status, err
 from tests.support.http_events import FakeLambdaContext, http_api_event
@@ -216,7 +215,7 @@ def test_each_error_answers_its_status_body_and_headers(
 
 def review_error_classes() -> set[type[ReviewError]]:
     found: set[type[ReviewError]] = set()
-    for module in (review_errors, limits):
+    for module in (review_errors, toolkit_errors, limits):
         found |= {
             value
             for value in vars(module).values()

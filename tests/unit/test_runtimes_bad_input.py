@@ -14,8 +14,8 @@ from multitool.runtimes.base import UNFINISHED
 from multitool.runtimes.converse import CUT_SHORT
 from multitool.runtimes.product import product_flows
 from multitool.settings.chat import ChatSettings
+from multitool.toolkit.context import MAX_BODY_CHARS
 from multitool.tools import ToolPorts
-from multitool.tools.base import MAX_BODY_CHARS
 
 from tests.support import bedrock_streams as b
 from tests.support.harness_streams import HARNESS_ARN

@@ -26,8 +26,8 @@ from multitool.runtimes.carryover import (
     parse_carry,
 )
 from multitool.runtimes.product import product_flows
+from multitool.toolkit.context import MAX_BODY_CHARS
 from multitool.tools import ToolPorts
-from multitool.tools.base import MAX_BODY_CHARS
 
 from tests.support import bedrock_streams as b
 from tests.support import harness_streams as h

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.people import Person
 from multitool.ports.calendar import Booking, Interval
+from multitool.toolkit.context import ToolConfig, ToolContext
 from multitool.tools import CallOutcome, ToolPorts, run_calls
-from multitool.tools.base import ToolConfig, ToolContext
 from multitool.tools.meeting.scheduling import (
     Attendee,
     WorkingHours,

@@ -117,7 +117,7 @@ def test_allowed_values_are_in_the_descriptions() -> None:
 
 
 def test_the_lambda_still_refuses_values_outside_the_description() -> None:
-    from multitool.tools.jira_draft import JiraTicketArgs
+    from multitool.tools.jira.jira_draft import JiraTicketArgs
     from pydantic import ValidationError
 
     with pytest.raises(ValidationError):

@@ -9,8 +9,8 @@ from typing import Any
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.people import Person
 from multitool.ports.calendar import Booking
+from multitool.toolkit.context import ToolContext
 from multitool.tools import ToolPorts, run_calls
-from multitool.tools.base import ToolContext
 
 # Tuesday 1 December 2026, 14:00 UTC (09:00 in New York).
 NOW = datetime(2026, 12, 1, 14, 0, tzinfo=UTC)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from multitool.cards.base import a_thing, when_words
 from multitool.cards.client_actions import card_from_payload
 from multitool.runtimes.summary import composed_message, needs_clarification
+from multitool.toolkit.cards import a_thing, when_words
 
 from tests.support import bedrock_streams as b
 

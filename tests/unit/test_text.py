@@ -16,12 +16,12 @@ from multitool.text import (
     multi_line,
     single_line,
 )
-from multitool.tools.email_confirm import EmailEdits
-from multitool.tools.email_draft import EmailDraftArgs
-from multitool.tools.jira_confirm import JiraEdits
-from multitool.tools.jira_draft import JiraTicketArgs
+from multitool.tools.email.confirm import EmailEdits
+from multitool.tools.email.email_draft import EmailDraftArgs
+from multitool.tools.jira.confirm import JiraEdits
+from multitool.tools.jira.jira_draft import JiraTicketArgs
 from multitool.tools.meeting.booking import MeetingEdits
-from multitool.tools.meeting_scheduler import MeetingArgs
+from multitool.tools.meeting.meeting_scheduler import MeetingArgs
 from pydantic import BaseModel, Field, ValidationError
 
 # Any code point at all, weighted towards the ones the policy is about.
@@ -258,6 +258,6 @@ def test_every_format_character_but_the_joiners_is_removed() -> None:
     ],
 )
 def test_addresses_are_ascii_or_idna(text: str, ok: bool) -> None:
-    from multitool.tools.base import is_address
+    from multitool.toolkit.context import is_address
 
     assert is_address(text) is ok

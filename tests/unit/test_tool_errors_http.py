@@ -15,9 +15,7 @@ from typing import Any
 import multitool
 import pytest
 from multitool.errors import ServiceError
-from multitool.tools import AskedTooOften, TooManyCalls
-from multitool.tools.apps import action_group_app, handle
-from multitool.tools.base import (
+from multitool.toolkit.errors import (
     BackendUnavailable,
     DateInPast,
     InvalidInput,
@@ -31,6 +29,8 @@ from multitool.tools.base import (
     UnknownTool,
     UnparseableDate,
 )
+from multitool.tools import AskedTooOften, TooManyCalls
+from multitool.tools.apps import action_group_app, handle
 from multitool.tools.environment import ToolEnvironment
 from multitool.tools.revisions import CannotRevise
 

@@ -9,15 +9,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from multitool.tools.model_specs import IndexEntry
-from multitool.tools.registry import DuplicateTool, Index, MisdeclaredTool, ToolRegistry
+from multitool.toolkit.model_specs import IndexEntry
+from multitool.toolkit.registry import DuplicateTool, Index, MisdeclaredTool, ToolRegistry
 
 # A toy tool module: the email tool's spec under another name, group, action and path.
 TOY = """\
 import msgspec
 from typing import Literal
-from multitool.cards.base import CardSpec
-from multitool.tools import email_draft
+from multitool.toolkit.cards import CardSpec
+from multitool.tools.email import email_draft
 from multitool.wire import WireModel
 
 
@@ -226,3 +226,21 @@ def test_an_index_entry_of_another_module_is_not_used(package: str) -> None:
     assert registry.names == ("create_note", "create_reminder")  # read from the tools, both loaded
     assert f"{package}.note" in sys.modules
     assert f"{package}.reminder" in sys.modules
+
+
+def test_each_built_in_tool_is_a_package_of_its_own_holding_its_models_and_its_confirm() -> None:
+    from multitool.tools import REGISTRY
+
+    packages = set()
+    for spec in REGISTRY.values():
+        module = spec.args_model.__module__
+        package, _, name = module.rpartition(".")
+        assert name == spec.action_group, f"{module} is not named after its action group"
+        assert package.rpartition(".")[0] == "multitool.tools", f"{module} is not in a tool package"
+        assert spec.payload_model.__module__.startswith(f"{package}."), spec.payload_model
+        assert isinstance(spec.review, str)
+        assert spec.review.startswith(f"{package}."), f"{spec.name}'s confirm is outside {package}"
+        assert spec.action_review().content_model.__module__.startswith(f"{package}.")
+        packages.add(package)
+
+    assert len(packages) == len(REGISTRY)

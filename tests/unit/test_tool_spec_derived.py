@@ -8,12 +8,12 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 import pytest
-from multitool.cards.base import Card, CardSpec, fields_fingerprint, literal_action, payload_card
 from multitool.drafts import new_draft
-from multitool.review.base import ActionReview, Caller, ReviewConfig, ReviewContext, overlaid
+from multitool.toolkit.cards import Card, CardSpec, fields_fingerprint, literal_action, payload_card
+from multitool.toolkit.common import Prepared
+from multitool.toolkit.confirm import ActionReview, Caller, ReviewConfig, ReviewContext, overlaid
+from multitool.toolkit.spec import ToolSpec
 from multitool.tools import REGISTRY
-from multitool.tools.common import Prepared
-from multitool.tools.spec import ToolSpec
 from multitool.wire import WireModel
 from pydantic import Field, ValidationError
 

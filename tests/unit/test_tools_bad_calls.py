@@ -9,8 +9,9 @@ import pytest
 from multitool.drafts import DraftStatus
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.people import Person
+from multitool.toolkit.context import ToolContext
+from multitool.toolkit.errors import InvalidInput, UnparseableDate
 from multitool.tools import ToolPorts, run_calls
-from multitool.tools.base import InvalidInput, ToolContext, UnparseableDate
 from multitool.tools.meeting.when import resolve_when
 
 from tests.support.events import sample_people
@@ -51,7 +52,7 @@ def test_a_meeting_at_the_edge_of_the_calendar_loses_no_other_intent(when: str) 
 
 def test_an_unexpected_failure_in_one_call_is_that_calls_error_only(monkeypatch: pytest.MonkeyPatch) -> None:
     # Given a tool whose domain code fails in a way nobody foresaw
-    from multitool.tools import jira_draft
+    from multitool.tools.jira import jira_draft
 
     def explode(*_args: Any) -> Any:
         raise KeyError("not a ToolError")
@@ -69,7 +70,7 @@ def test_an_unexpected_failure_in_one_call_is_that_calls_error_only(monkeypatch:
 def test_an_unexpected_failure_while_finishing_one_call_is_that_calls_error_only(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from multitool.tools import meeting_scheduler
+    from multitool.tools.meeting import meeting_scheduler
 
     def explode(*_args: Any, **_kwargs: Any) -> Any:
         raise ArithmeticError("slot search broke")

@@ -9,8 +9,9 @@ import pytest
 from multitool.drafts import DraftStatus
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.settings import JiraProject
+from multitool.toolkit.context import MAX_CALLS_PER_BATCH, ToolConfig, ToolContext
+from multitool.toolkit.errors import UnknownTool
 from multitool.tools import REGISTRY, ToolPorts, run_calls, spec_for
-from multitool.tools.base import MAX_CALLS_PER_BATCH, ToolConfig, ToolContext, UnknownTool
 
 from tests.support.events import sample_people
 

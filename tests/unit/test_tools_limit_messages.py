@@ -5,8 +5,8 @@ from __future__ import annotations
 from multitool.chat.service import response_from
 from multitool.runtimes.offline import OfflineModel
 from multitool.runtimes.traces import ToolFailure, ToolResults
+from multitool.toolkit.context import MAX_CALLS_PER_BATCH
 from multitool.tools import TooManyCalls
-from multitool.tools.base import MAX_CALLS_PER_BATCH
 
 NAMES = ["create_email_draft"] * (MAX_CALLS_PER_BATCH + 2) + ["propose_meeting", "send_fax"]
 

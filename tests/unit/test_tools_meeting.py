@@ -7,8 +7,9 @@ from datetime import UTC, date, datetime, time, timedelta
 import pytest
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.ports.calendar import Booking, Interval
+from multitool.toolkit.context import ToolConfig, ToolContext
+from multitool.toolkit.errors import InvalidInput
 from multitool.tools import ToolPorts, run_calls
-from multitool.tools.base import InvalidInput, ToolConfig, ToolContext
 from multitool.tools.meeting.scheduling import search_days
 from multitool.tools.meeting.slots import Slot
 from multitool.tools.meeting.when import RequestedTime

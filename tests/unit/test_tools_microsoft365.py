@@ -12,8 +12,8 @@ from multitool.ports.provider_suites import NoTokenSource
 from multitool.ports.suites import Suite
 from multitool.ports.token_sources import FixedTokenSource
 from multitool.ports.tokens import Account, TokenSource
+from multitool.toolkit.context import ToolContext
 from multitool.tools import ToolPorts, run_calls
-from multitool.tools.base import ToolContext
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 ME = "jordan.lee@example.com"

@@ -6,7 +6,7 @@ import pytest
 from multitool.local.memory import MemoryDirectory
 from multitool.people import Resolution
 from multitool.ports.directory import directory_items, name_keys, normalize_name
-from multitool.tools.common import resolve_recipient
+from multitool.toolkit.common import resolve_recipient
 
 from tests.support.events import sample_people
 

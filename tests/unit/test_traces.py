@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from multitool.runtimes import traces
 from multitool.runtimes.traces import extract_tool_results, strip_tool_json
-from multitool.tools.email_draft import EmailDraftCard
-from multitool.tools.jira_draft import JiraTicketDraftCard
-from multitool.tools.meeting_scheduler import MeetingSchedulerCard
+from multitool.tools.email.email_draft import EmailDraftCard
+from multitool.tools.jira.jira_draft import JiraTicketDraftCard
+from multitool.tools.meeting.meeting_scheduler import MeetingSchedulerCard
 
 from tests.support import bedrock_streams as b
 

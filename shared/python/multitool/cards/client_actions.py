@@ -3,10 +3,10 @@
 A payload ``{"action": "show_new_email_draft", "draftId": "d_…", …}`` becomes
 the card ``{"type": "show_new_email_draft", "id": "d_…", …}``: the payload's
 fields in camelCase, discriminated by ``type``. Each card type is its tool's
-:class:`multitool.cards.base.CardSpec` (its card model, its fingerprint, how two
+:class:`multitool.toolkit.cards.CardSpec` (its card model, its fingerprint, how two
 payloads are recognised as the same action for trace dedupe, and its caption,
 the one-line ``clientActionMessages`` text), read from the tool registry
-(:data:`multitool.tools.registry.REGISTRY`) when it is needed: a newly
+(:data:`multitool.toolkit.registry.REGISTRY`) when it is needed: a newly
 registered tool's card is mapped, deduped, captioned and in the union's JSON
 Schema (``web/client-actions.schema.json``, written by
 ``python -m multitool.cards.client_actions``) with no change here.
@@ -23,9 +23,9 @@ from typing import Annotated, Any, Generic, TypeVar, Union
 
 from pydantic import Discriminator, Tag, TypeAdapter, ValidationError
 
-from multitool.cards.base import Card, CardSpec, Fingerprint
-from multitool.cards.connect import CONNECT_ACTION, CONNECT_CARD
-from multitool.tools.registry import REGISTRY
+from multitool.toolkit.cards import Card, CardSpec, Fingerprint
+from multitool.toolkit.connect import CONNECT_ACTION, CONNECT_CARD
+from multitool.toolkit.registry import REGISTRY
 
 SCHEMA_PATH = Path("web/client-actions.schema.json")
 

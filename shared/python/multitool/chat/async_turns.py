@@ -22,7 +22,6 @@ from collections.abc import Callable
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, Literal
 
-from multitool.cards.base import Card
 from multitool.chat.service import ChatRequest, ChatService, body_hash, turn_deadline, wire_text
 from multitool.chat.sessions import new_session_id
 from multitool.chat.turn_store import (
@@ -42,6 +41,7 @@ from multitool.observability import error_fields, logger, metrics
 from multitool.ports.turn_slots import SlotsFull, SlotsUnavailable, TurnSlots
 from multitool.runtimes.base import ModelBusy, ModelFailed, TurnError
 from multitool.settings import SettingsError
+from multitool.toolkit.cards import Card
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext

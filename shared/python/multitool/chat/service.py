@@ -22,8 +22,6 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ConfigDict, Field, SerializeAsAny
 
-from multitool.cards.base import Card
-from multitool.cards.connect import CONNECT_ACTION, ConnectAccountCard
 from multitool.chat.idempotency import (
     ChatIdempotency,
 )
@@ -46,6 +44,8 @@ from multitool.observability import logger, metrics
 from multitool.runtimes.base import ModelBusy, Runtime, TurnError, TurnProgress, TurnRequest
 from multitool.runtimes.traces import ToolResults
 from multitool.text import MultiLine
+from multitool.toolkit.cards import Card
+from multitool.toolkit.connect import CONNECT_ACTION, ConnectAccountCard
 from multitool.wire import WireModel
 from multitool.zones import iana_zone, valid_locale
 

@@ -14,9 +14,9 @@ from typing import Any, Literal
 from pydantic import Field, SerializeAsAny
 from pydantic.json_schema import SkipJsonSchema
 
-from multitool.cards.base import Card
 from multitool.chat.service import ChatResponse
 from multitool.errors import ServiceError
+from multitool.toolkit.cards import Card
 from multitool.wire import WireModel
 
 TURN_EVENT_KEY = "multitoolTurn"

@@ -1,5 +1,10 @@
 """The review's errors: what a confirm, a discard or a read can refuse, each with its code and status.
 
+The errors a tool's own confirm raises (:class:`~multitool.toolkit.errors.InvalidEdits`,
+:class:`~multitool.toolkit.errors.NotConfigured`, :class:`~multitool.toolkit.errors.SlotRefused`)
+and their base :class:`~multitool.toolkit.errors.ReviewError` are the tool contract's
+(:mod:`multitool.toolkit.errors`); these are the reviewer's own.
+
 Every error is a :class:`multitool.errors.ServiceError` and carries what its HTTP answer says:
 ``code`` and ``status``, the error detail's extra fields (:meth:`ReviewError.detail`), the
 headers (:meth:`ReviewError.headers`) and the draft to show as it is now (``draft``). The review
@@ -11,10 +16,11 @@ imports the rest of the review.
 from __future__ import annotations
 
 from http import HTTPStatus
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
-from multitool.errors import RETRY_AFTER, ServiceError
+from multitool.errors import RETRY_AFTER
 from multitool.ports.tokens import PROVIDER_NAMES, Provider
+from multitool.toolkit.errors import ReviewError
 
 if TYPE_CHECKING:
     from multitool.drafts import Draft
@@ -39,41 +45,11 @@ def retry_after_header(seconds: float) -> dict[str, str]:
     return {RETRY_AFTER: str(max(1, round(seconds)))}
 
 
-class ReviewError(ServiceError):
-    code: ClassVar[str] = "review_error"
-    status: ClassVar[int] = HTTPStatus.BAD_REQUEST
-    draft: Draft | None = None
-    """The draft as the failure left it, shown beside the error (a conflict, a failed side effect)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-    def detail(self) -> dict[str, Any]:
-        """The error detail's fields beside ``code`` and ``message`` (``field``, ``retryable``)."""
-        return {}
-
-    def headers(self) -> dict[str, str]:
-        return {}
-
-
 class DraftNotFound(ReviewError):
     """No such draft, or not the caller's: the two are indistinguishable on purpose."""
 
     code = "not_found"
     status = HTTPStatus.NOT_FOUND
-
-
-class InvalidEdits(ReviewError):
-    code = "invalid_edits"
-    status = HTTPStatus.UNPROCESSABLE_ENTITY
-
-    def __init__(self, message: str, *, field: str) -> None:
-        super().__init__(message)
-        self.field = field
-
-    def detail(self) -> dict[str, Any]:
-        return {"field": self.field}
 
 
 class ReviewConflict(ReviewError):
@@ -112,24 +88,6 @@ class SlotTaken(ReviewConflict):
     """
 
     code = "slot_taken"
-
-
-class SlotRefused(Exception):
-    """Raised by a confirm's side effect when the calendar refused the slot: nothing happened.
-
-    The reviewer restores the draft and answers :class:`SlotTaken` with this message.
-    """
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-
-class NotConfigured(ReviewError):
-    """The side effect has no backend in this deployment (e.g. no Jira secret)."""
-
-    code = "not_configured"
-    status = HTTPStatus.SERVICE_UNAVAILABLE
 
 
 class SideEffectFailed(ReviewError):

@@ -26,12 +26,13 @@ from typing import ClassVar
 import msgspec
 
 from multitool.ports.quota import Spend
-from multitool.review.errors import InvalidEdits, ReviewError, retry_after_header
+from multitool.review.errors import retry_after_header
 from multitool.settings.review import (
     DEFAULT_OUTSIDE_RECIPIENTS_PER_DAY,
     DEFAULT_RECIPIENTS_PER_DAY,
     OutsideRecipients,
 )
+from multitool.toolkit.errors import InvalidEdits, ReviewError
 
 
 class RecipientPolicy(msgspec.Struct, frozen=True):

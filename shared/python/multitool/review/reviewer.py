@@ -39,7 +39,7 @@ to check before confirming again, the recipients kept in the day's quota, and
 the audit entry ``unknown`` (:mod:`multitool.ports.retry`).
 
 The edits a confirm carries are validated by the tool's edits model (its
-:class:`multitool.review.base.ActionReview`, in the tool's module) (text fields by
+:class:`multitool.toolkit.confirm.ActionReview`, in the tool's module) (text fields by
 the policy of :mod:`multitool.text`), and every name the draft could not
 resolve must be settled by them first (``InvalidEdits`` naming the field, e.g.
 ``to[0]``). Fields a confirm leaves out keep their last confirmed value, else
@@ -74,7 +74,19 @@ from multitool.ports.mail import Mailer, MailError, MailOutcomeUnknown
 from multitool.ports.quota import QuotaRefused, RecipientQuota, Spend
 from multitool.ports.suites import Suite
 from multitool.ports.tokens import AccountNotConnected, ProviderError, ProviderOutcomeUnknown
-from multitool.review.base import (
+from multitool.review.errors import (
+    ActionInProgress,
+    AlreadyDiscarded,
+    AlreadyDone,
+    DraftNotFound,
+    ProviderFailed,
+    ReconnectAccount,
+    SideEffectFailed,
+    SlotTaken,
+    Superseded,
+)
+from multitool.review.limits import ApprovalRequired, QuotaExceeded, quota_day, until_next_day
+from multitool.toolkit.confirm import (
     ActionReview,
     Backends,
     Caller,
@@ -84,21 +96,8 @@ from multitool.review.base import (
     people_on,
     typed_addresses,
 )
-from multitool.review.errors import (
-    ActionInProgress,
-    AlreadyDiscarded,
-    AlreadyDone,
-    DraftNotFound,
-    InvalidEdits,
-    ProviderFailed,
-    ReconnectAccount,
-    SideEffectFailed,
-    SlotRefused,
-    SlotTaken,
-    Superseded,
-)
-from multitool.review.limits import ApprovalRequired, QuotaExceeded, quota_day, until_next_day
-from multitool.tools.registry import REGISTRY
+from multitool.toolkit.errors import InvalidEdits, SlotRefused
+from multitool.toolkit.registry import REGISTRY
 from multitool.wire import WireModel
 
 # Longer than the review function's timeout: an ``executing`` draft older than

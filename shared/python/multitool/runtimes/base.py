@@ -12,12 +12,12 @@ from typing import Any, Protocol
 import msgspec
 from botocore.exceptions import BotoCoreError, ClientError, ConnectTimeoutError, ReadTimeoutError
 
-from multitool.cards.base import Card
 from multitool.errors import RETRY_AFTER, ServiceError
 from multitool.observability import logger
 from multitool.records import Redacted
 from multitool.runtimes.flow import Flow, ToolResult
 from multitool.runtimes.traces import ToolResults, extract_tool_results
+from multitool.toolkit.cards import Card
 
 # Bedrock error codes that mean "busy, try again shortly" (503 + Retry-After); anything else is a 502.
 _RETRYABLE_CODES = frozenset(

@@ -51,7 +51,8 @@ from multitool.runtimes.flow import Flow, ToolCall, ToolResult
 from multitool.runtimes.prompts import standing_system_prompt, time_context
 from multitool.runtimes.summary import with_words_beside
 from multitool.runtimes.traces import ToolResults, extract_tool_results
-from multitool.tools import REGISTRY, model_specs
+from multitool.toolkit import model_specs
+from multitool.tools import REGISTRY
 
 # Room for a full-length email body (MAX_BODY_CHARS, ~2,500 tokens) besides the turn's other calls;
 # a model that thinks by default gets more (multitool.models.default_max_tokens). MAX_OUTPUT_TOKENS
@@ -101,7 +102,7 @@ def tool_specs_from_openapi(documents: Iterable[Mapping[str, Any]]) -> list[dict
 
 def tool_specs_from_registry() -> list[dict[str, Any]]:
     """Converse ``toolSpec`` entries of the registry's tools from their models' JSON Schemas: committed
-    for the built-in tools (:mod:`multitool.tools.model_specs`), generated for any other."""
+    for the built-in tools (:mod:`multitool.toolkit.model_specs`), generated for any other."""
     return model_specs.tool_specs(REGISTRY.described())
 
 

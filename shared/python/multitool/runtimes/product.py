@@ -19,12 +19,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from multitool.cards.base import Card
 from multitool.cards.client_actions import ClientActionError, caption, card_from_payload
 from multitool.observability import logger
 from multitool.runtimes.base import FlowFactory, TurnProgress, TurnRequest
 from multitool.runtimes.flow import Flow, Route, Step, ToolCall, batch, direct, stay
 from multitool.runtimes.summary import composed_message
+from multitool.toolkit.cards import Card
 from multitool.tools import REGISTRY, ToolConfig, ToolContext, ToolPorts, run_calls
 
 TOOL_NAMES: tuple[str, ...] = tuple(sorted(REGISTRY.names))

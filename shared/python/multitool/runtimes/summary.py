@@ -2,7 +2,7 @@
 
 When every call of a model response made a draft, a second model call would only write a
 sentence the cards already hold. :func:`composed_message` writes it instead, one clause per
-card from the tool's own words (its :class:`multitool.cards.base.CardSpec` ``said`` hook) and one
+card from the tool's own words (its :class:`multitool.toolkit.cards.CardSpec` ``said`` hook) and one
 closing sentence from what a confirm does (a revision also says it replaces the earlier card)::
 
     I drafted an email to Kinshuok Sharma about the doc and found 3 times for a sync with
@@ -21,9 +21,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from multitool.cards.base import Card
 from multitool.cards.client_actions import fingerprint
 from multitool.people import NameResolution
+from multitool.toolkit.cards import Card
 from multitool.tools import REGISTRY
 
 

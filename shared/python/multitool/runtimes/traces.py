@@ -28,7 +28,6 @@ from typing import Any
 import msgspec
 from pydantic import ValidationError
 
-from multitool.cards.base import Card, Fingerprint
 from multitool.cards.client_actions import (
     CAPTIONS,
     FINGERPRINTS,
@@ -37,6 +36,7 @@ from multitool.cards.client_actions import (
     card_from_payload,
 )
 from multitool.observability import logger
+from multitool.toolkit.cards import Card, Fingerprint
 
 __all__ = ["ToolFailure", "ToolResults", "extract_tool_results", "strip_tool_json"]
 

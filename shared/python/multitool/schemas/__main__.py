@@ -8,7 +8,8 @@ from pathlib import Path
 import multitool
 from multitool.schemas import write_all
 from multitool.schemas.tools import write_all_tools
-from multitool.tools import REGISTRY, model_specs
+from multitool.toolkit import model_specs
+from multitool.tools import REGISTRY
 
 
 def write_tool_specs() -> Path:

@@ -1,7 +1,7 @@
 """The tools: the registry of every tool, and batch execution.
 
 Each tool is one module holding everything specific to it (see
-:class:`multitool.tools.spec.ToolSpec`); the lines under ``# The tools`` declare
+:class:`multitool.toolkit.spec.ToolSpec`); the lines under ``# The tools`` declare
 them, and the registry imports a tool's module when a lookup first needs it: an
 action-group function loads its own tool only. Everything else (apps, OpenAPI
 documents, Converse and harness tool specs, CDK action groups, cards, the review's
@@ -41,27 +41,25 @@ from multitool.observability import error_fields, logger
 from multitool.people import NameResolution, Resolution
 from multitool.ports.calendar import Interval
 from multitool.ports.tokens import AccountNotConnected, ProviderError
-from multitool.tools.base import (
-    MAX_CALLS_PER_BATCH,
+from multitool.toolkit.common import Prepared, invalid_input, resolve_recipient
+from multitool.toolkit.context import MAX_CALLS_PER_BATCH, ToolConfig, ToolContext, ToolPorts
+from multitool.toolkit.errors import (
     BackendUnavailable,
     InvalidInput,
     SuiteRefused,
-    ToolConfig,
-    ToolContext,
     ToolError,
     ToolFailed,
-    ToolPorts,
     UnknownTool,
 )
-from multitool.tools.common import Prepared, invalid_input, resolve_recipient
-from multitool.tools.registry import REGISTRY
+from multitool.toolkit.registry import REGISTRY
+from multitool.toolkit.spec import ToolSpec
 from multitool.tools.revisions import store_revision
-from multitool.tools.spec import ToolSpec
 
-# The tools: one line each, a module named after its action group that holds its SPEC.
-REGISTRY.declare("multitool.tools.email_draft")
-REGISTRY.declare("multitool.tools.meeting_scheduler")
-REGISTRY.declare("multitool.tools.jira_draft")
+# The tools: one line each. A tool is a package of its own (tools/<tool>/); the module named after
+# its action group holds its SPEC (its arguments, prepare and card), its confirm a module beside it.
+REGISTRY.declare("multitool.tools.email.email_draft")
+REGISTRY.declare("multitool.tools.meeting.meeting_scheduler")
+REGISTRY.declare("multitool.tools.jira.jira_draft")
 
 _PORT_FAILURES = (BotoCoreError, ClientError, RuntimeError)
 
@@ -295,7 +293,7 @@ def _refuse(
     card that connects the account (no draft stands behind it) when the suite offered a link,
     else the suite's own words, code and status."""
     # The consent card's module loads only when a suite refuses: most turns never need it.
-    from multitool.cards.connect import connect_payload
+    from multitool.toolkit.connect import connect_payload
 
     logger.warning("The suite refused a read", extra={"code": failure.code, "provider": failure.provider})
     payload = connect_payload(failure) if isinstance(failure, AccountNotConnected) else None

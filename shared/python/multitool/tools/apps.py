@@ -18,12 +18,13 @@ from aws_lambda_powertools.event_handler.openapi.params import Body
 from aws_lambda_powertools.metrics import MetricUnit
 
 from multitool.observability import logger, metrics
+from multitool.toolkit.context import ToolContext
+from multitool.toolkit.errors import InvalidInput, ToolError, UnknownTool
+from multitool.toolkit.spec import ToolSpec
 from multitool.tools import REGISTRY, run_calls
-from multitool.tools.base import InvalidInput, ToolContext, ToolError, UnknownTool
 from multitool.tools.bedrock import resolve_action_event
 from multitool.tools.environment import EnvironmentProvider, aws_environment
 from multitool.tools.gateway import answer_gateway_call, is_gateway_call
-from multitool.tools.spec import ToolSpec
 from multitool.validation import first_field, problems
 from multitool.wire import WireModel
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from multitool.observability import error_fields, logger
-from multitool.tools.base import InvalidInput, ToolError, ToolFailed
+from multitool.toolkit.errors import InvalidInput, ToolError, ToolFailed
 
 MAX_EVENT_PROPERTIES = 50
 MAX_PROPERTY_CHARS = 40_000

@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from multitool.tools.base import ToolConfig, ToolPorts
+from multitool.toolkit.context import ToolConfig, ToolPorts
 
 
 class ToolEnvironment(msgspec.Struct, frozen=True):

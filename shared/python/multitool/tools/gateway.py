@@ -40,10 +40,11 @@ from msgspec.structs import replace
 
 from multitool.drafts import UNCLAIMED_OWNER
 from multitool.observability import error_fields, logger, metrics
+from multitool.toolkit.context import ToolContext
+from multitool.toolkit.errors import InvalidInput, ToolError, ToolFailed, UnknownTool
+from multitool.toolkit.spec import ToolSpec
 from multitool.tools import REGISTRY, run_calls
-from multitool.tools.base import InvalidInput, ToolContext, ToolError, ToolFailed, UnknownTool
 from multitool.tools.environment import EnvironmentProvider
-from multitool.tools.spec import ToolSpec
 
 GATEWAY_KEY_PREFIX = "bedrockAgentCore"
 TOOL_NAME_KEY = "bedrockAgentCoreToolName"

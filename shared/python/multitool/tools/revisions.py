@@ -16,8 +16,8 @@ from datetime import datetime
 
 from multitool.drafts import Draft, DraftStatus, is_expired
 from multitool.ports.drafts import DraftStore, DraftWriteConflict
-from multitool.tools.base import ToolError
-from multitool.tools.registry import REGISTRY
+from multitool.toolkit.errors import ToolError
+from multitool.toolkit.registry import REGISTRY
 
 _ATTEMPTS = 3
 

@@ -45,7 +45,9 @@ import msgspec
 
 from multitool.runtimes.offline import lexicon as words
 from multitool.runtimes.offline.lexicon import alternation
-from multitool.tools import email_draft, jira_draft, meeting_scheduler
+from multitool.tools.email import email_draft
+from multitool.tools.jira import jira_draft
+from multitool.tools.meeting import meeting_scheduler
 
 EMAIL_TOOL = email_draft.SPEC.name
 MEETING_TOOL = meeting_scheduler.SPEC.name

@@ -18,15 +18,16 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from multitool.cards.connect import CONNECT_ACTION
 from multitool.people import Resolution
 from multitool.runtimes.offline import conversation
 from multitool.runtimes.offline import grammar as g
 from multitool.runtimes.offline.grammar import Intent
+from multitool.toolkit.connect import CONNECT_ACTION
+from multitool.toolkit.context import ToolContext
+from multitool.toolkit.errors import ToolError
 from multitool.tools import REGISTRY
-from multitool.tools.base import ToolContext, ToolError
+from multitool.tools.meeting.meeting_scheduler import MAX_TIME_OPTIONS
 from multitool.tools.meeting.when import read_phrase
-from multitool.tools.meeting_scheduler import MAX_TIME_OPTIONS
 from multitool.zones import iana_zone, valid_locale
 
 if TYPE_CHECKING:

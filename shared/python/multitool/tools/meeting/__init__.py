@@ -1,8 +1,10 @@
-"""What the meeting tool needs beside its module: reading times people type (:mod:`.when`), the
+"""The meeting tool: its arguments, ``prepare``, card and spec (:mod:`.meeting_scheduler`, named after
+its action group), its payload (:mod:`.payload`), reading times people type (:mod:`.when`), the
 slots it proposes (:mod:`.slots`, :mod:`.scheduling`), and at confirm the booking and the iCalendar
-invitation (:mod:`.booking`, :mod:`.invitations`). Public holidays are :mod:`multitool.ports.holidays`:
-the layer build runs that module on its own, so the package it sits in imports nothing.
+invitation (:mod:`.booking`, :mod:`.invitations`; the confirm reads the payload, never :mod:`.when`).
+Public holidays are :mod:`multitool.ports.holidays`: the layer build runs that module on its own, so
+the package it sits in imports nothing.
 
-Imported by :mod:`multitool.tools.meeting_scheduler` only (and the review through it); may import
-the base types, ports and the tool contract.
+Loaded through the registry only (``REGISTRY.declare`` in :mod:`multitool.tools`); may import the
+base types, ports and the tool contract.
 """

@@ -2,8 +2,9 @@
 
 The booking comes first and re-checks every tracked attendee's time (a slot taken since is a
 ``409 slot_taken``, nothing sent); a failed invitation releases the time again. The
-``meeting_scheduler`` tool's confirm (:mod:`multitool.tools.meeting_scheduler` holds its spec and names
-:data:`REVIEW`): only a confirm imports it, never the action group or the orchestrator, which only propose.
+``meeting_scheduler`` tool's confirm (:mod:`.meeting_scheduler` holds its spec and names
+:data:`REVIEW`): only a confirm imports it, never the action group or the orchestrator, which only
+propose. It reads the proposal's payload (:mod:`.payload`), never the phrase reader that made it.
 """
 
 from collections.abc import Sequence
@@ -17,7 +18,9 @@ from multitool.observability import error_fields, logger
 from multitool.ports.calendar import Booking, Guest
 from multitool.ports.calendar import SlotTaken as SlotTakenInCalendar
 from multitool.ports.mail import Mail
-from multitool.review.base import (
+from multitool.text import CLEAN_SINGLE_LINE
+from multitool.toolkit.common import is_external
+from multitool.toolkit.confirm import (
     ActionReview,
     Address,
     Backends,
@@ -27,13 +30,11 @@ from multitool.review.base import (
     reply_to,
     sender_name,
 )
-from multitool.review.errors import InvalidEdits, SlotRefused
-from multitool.text import CLEAN_SINGLE_LINE
-from multitool.tools.base import MAX_ATTENDEES, MAX_TITLE_CHARS
-from multitool.tools.common import is_external
+from multitool.toolkit.context import MAX_ATTENDEES, MAX_TITLE_CHARS
+from multitool.toolkit.errors import InvalidEdits, SlotRefused
 from multitool.tools.meeting.invitations import Invitation, Participant, build_invitation
+from multitool.tools.meeting.payload import MeetingPayload
 from multitool.tools.meeting.slots import Slot
-from multitool.tools.meeting_scheduler import MeetingPayload
 from multitool.wire import WireModel
 from multitool.zones import iana_zone
 

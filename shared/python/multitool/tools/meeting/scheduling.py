@@ -35,15 +35,13 @@ from itertools import chain
 from zoneinfo import ZoneInfo
 
 import msgspec
-from pydantic.dataclasses import dataclass
 
 from multitool.people import NameResolution, Person
 from multitool.ports.calendar import Interval, overlaps
-from multitool.tools.base import ToolConfig, ToolContext
-from multitool.tools.common import is_external
-from multitool.tools.meeting.slots import Slot
+from multitool.toolkit.common import is_external
+from multitool.toolkit.context import ToolConfig, ToolContext
+from multitool.tools.meeting.slots import Slot, SlotCheck
 from multitool.tools.meeting.when import RequestedTime, TimeRequest, as_request
-from multitool.wire import VALUE_CONFIG, WireValue
 from multitool.zones import iana_zone
 
 WORKING_DAYS = frozenset(range(5))  # Monday..Friday
@@ -418,20 +416,6 @@ def hours_notes(
         f"No free time{within} {span} is within everyone's working hours: "
         "each slot says whose hours it is outside."
     ]
-
-
-@dataclass(frozen=True, slots=True, config=VALUE_CONFIG)
-class SlotCheck(WireValue):
-    """One person's side of one slot: their local time, their working hours, their calendar."""
-
-    email: str | None
-    """None for the organizer (the signed-in user)."""
-    name: str
-    timezone: str
-    local: str
-    """The start in their zone ('06:00'), with the weekday ('Wed 06:00') when not the organizer's day."""
-    outside_hours: bool
-    busy: bool
 
 
 def _checked_people(resolutions: Sequence[NameResolution]) -> list[Person]:

@@ -1,4 +1,5 @@
-"""A meeting time: what the scheduler proposes, the card shows and the user confirms."""
+"""A meeting time: what the scheduler proposes, the card shows and the user confirms, and each
+person's side of it (:class:`SlotCheck`)."""
 
 from datetime import datetime
 
@@ -11,3 +12,17 @@ from multitool.wire import VALUE_CONFIG, WireValue
 class Slot(WireValue):
     start: datetime
     end: datetime
+
+
+@dataclass(frozen=True, slots=True, config=VALUE_CONFIG)
+class SlotCheck(WireValue):
+    """One person's side of one slot: their local time, their working hours, their calendar."""
+
+    email: str | None
+    """None for the organizer (the signed-in user)."""
+    name: str
+    timezone: str
+    local: str
+    """The start in their zone ('06:00'), with the weekday ('Wed 06:00') when not the organizer's day."""
+    outside_hours: bool
+    busy: bool

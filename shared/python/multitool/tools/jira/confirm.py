@@ -1,6 +1,6 @@
 """jira_draft's confirm: the fields as the user edited them, the issue created.
 
-Only a confirm needs it, so it is apart from :mod:`multitool.tools.jira_draft` (whose spec names
+Only a confirm needs it, so it is apart from :mod:`multitool.tools.jira.jira_draft` (whose spec names
 it): the action group and the orchestrator, which only propose, never import it or the Jira port.
 """
 
@@ -9,7 +9,9 @@ from typing import Annotated, Any
 from pydantic import StringConstraints, field_validator
 
 from multitool.ports.jira import CreatedIssue, IssueRequest
-from multitool.review.base import (
+from multitool.text import CLEAN_MULTI_LINE, CLEAN_SINGLE_LINE
+from multitool.toolkit.common import RawName
+from multitool.toolkit.confirm import (
     SENT_VIA,
     ActionReview,
     Address,
@@ -19,11 +21,9 @@ from multitool.review.base import (
     address_of,
     settled,
 )
-from multitool.review.errors import InvalidEdits, NotConfigured
-from multitool.text import CLEAN_MULTI_LINE, CLEAN_SINGLE_LINE
-from multitool.tools.base import MAX_DESCRIPTION_CHARS, MAX_SUMMARY_CHARS, ToolConfig, ToolError
-from multitool.tools.common import RawName
-from multitool.tools.jira_draft import JiraTicketPayload, Priority, validate_project
+from multitool.toolkit.context import MAX_DESCRIPTION_CHARS, MAX_SUMMARY_CHARS, ToolConfig
+from multitool.toolkit.errors import InvalidEdits, NotConfigured, ToolError
+from multitool.tools.jira.jira_draft import JiraTicketPayload, Priority, validate_project
 from multitool.wire import WireModel
 
 # Edited text follows the policy of multitool.text (constraints first: the cleaning after them runs first).

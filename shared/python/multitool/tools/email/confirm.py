@@ -1,6 +1,6 @@
 """email_draft's confirm: the fields as the user edited them, the content sent, the send.
 
-Only a confirm needs it, so it is apart from :mod:`multitool.tools.email_draft` (whose spec names
+Only a confirm needs it, so it is apart from :mod:`multitool.tools.email.email_draft` (whose spec names
 it): the action group and the orchestrator, which only propose, never import it or the mail port.
 """
 
@@ -9,7 +9,8 @@ from typing import Annotated, Any
 from pydantic import Field, StringConstraints
 
 from multitool.ports.mail import Mail
-from multitool.review.base import (
+from multitool.text import CLEAN_MULTI_LINE, CLEAN_SINGLE_LINE
+from multitool.toolkit.confirm import (
     ActionReview,
     Address,
     Backends,
@@ -19,9 +20,8 @@ from multitool.review.base import (
     reply_to,
     sender_name,
 )
-from multitool.text import CLEAN_MULTI_LINE, CLEAN_SINGLE_LINE
-from multitool.tools.base import MAX_BODY_CHARS, MAX_RECIPIENTS, MAX_SUBJECT_CHARS
-from multitool.tools.email_draft import EmailDraftPayload
+from multitool.toolkit.context import MAX_BODY_CHARS, MAX_RECIPIENTS, MAX_SUBJECT_CHARS
+from multitool.tools.email.email_draft import EmailDraftPayload
 from multitool.wire import WireModel
 
 # Edited text follows the same policy as the arguments (multitool.text): cleaned, then measured,

@@ -1,9 +1,9 @@
 """A tool's spec: everything specific to one tool, declared once in its own module (its confirm,
 when large, in a second module the spec names).
 
-It names the card contract (:mod:`multitool.cards.base`) and the confirm contract
-(:mod:`multitool.review.base`); :mod:`multitool.tools.base` stays below both, so the review's
-and the tools' shared types can import it without coming back here.
+It names the card contract (:mod:`multitool.toolkit.cards`) and the confirm contract
+(:mod:`multitool.toolkit.confirm`), both beside it in the tool contract, below the tools, the
+cards and the review that read it.
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 from pydantic import BaseModel
 
-from multitool.cards.base import literal_action
-from multitool.tools.base import ToolConfig, ToolContext
+from multitool.toolkit.cards import literal_action
+from multitool.toolkit.context import ToolConfig, ToolContext
 
 if TYPE_CHECKING:
-    from multitool.cards.base import CardSpec
-    from multitool.review.base import ActionReview
-    from multitool.tools.common import Prepared
+    from multitool.toolkit.cards import CardSpec
+    from multitool.toolkit.common import Prepared
+    from multitool.toolkit.confirm import ActionReview
 
 
 class ToolSpec(msgspec.Struct, frozen=True):
@@ -36,10 +36,10 @@ class ToolSpec(msgspec.Struct, frozen=True):
       need not carry ``action`` (the batch adds it).
     - ``action`` (derived, not passed): the payload model's ``action`` Literal, also the card's
       ``type`` and the draft's action.
-    - ``card``: the card model, its fingerprint and caption (:class:`multitool.cards.base.CardSpec`;
+    - ``card``: the card model, its fingerprint and caption (:class:`multitool.toolkit.cards.CardSpec`;
       ``CardSpec.of_payload`` derives all but the caption from the payload model).
     - ``review``: what a confirm does: edits model, content, side effect
-      (:class:`multitool.review.base.ActionReview`; ``ActionReview.overlay`` when the content is
+      (:class:`multitool.toolkit.confirm.ActionReview`; ``ActionReview.overlay`` when the content is
       the payload's fields with the edits laid over them); or where it is, ``"module:NAME"``, for a
       tool whose confirm has a module of its own: only a confirm needs it, so the action group and
       the orchestrator, which only propose, never import it (its ports, the review's base). Read it

@@ -14,7 +14,8 @@ from multitool.drafts import MAX_DRAFT_ID_CHARS
 from multitool.people import NameResolution, Person, Resolution
 from multitool.ports.calendar import Interval
 from multitool.text import CLEAN_SINGLE_LINE
-from multitool.tools.base import MAX_NAME_CHARS, InvalidInput, is_address
+from multitool.toolkit.context import MAX_NAME_CHARS, is_address
+from multitool.toolkit.errors import InvalidInput
 from multitool.validation import first_field, problems
 
 # A name is one line of text (multitool.text): cleaned first, then trimmed and measured.

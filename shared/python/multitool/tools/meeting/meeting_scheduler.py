@@ -14,7 +14,9 @@ from zoneinfo import ZoneInfo
 
 from pydantic import Field, StringConstraints
 
-from multitool.cards.base import (
+from multitool.people import NameResolution
+from multitool.text import SingleLine
+from multitool.toolkit.cards import (
     TYPE_ALIAS,
     Card,
     CardSpec,
@@ -27,38 +29,32 @@ from multitool.cards.base import (
     unresolved_notes,
     when_words,
 )
-from multitool.people import NameResolution
-from multitool.text import SingleLine
-from multitool.tools.base import (
-    MAX_ATTENDEES,
-    MAX_DURATION_MINUTES,
-    MAX_TITLE_CHARS,
-    MAX_WHEN_CHARS,
-    MIN_DURATION_MINUTES,
-    NoFreeSlot,
-    ToolConfig,
-    ToolContext,
-    UnknownTimeZone,
-    UnparseableDate,
-)
-from multitool.tools.common import (
+from multitool.toolkit.common import (
     BusyTimes,
     DraftRef,
     People,
     Prepared,
     RawName,
     lookalike_notes,
-    replaced_field,
     resolve_recipient,
     revises_field,
 )
-from multitool.tools.common import (
-    unsettled_notes as unsettled_names,
+from multitool.toolkit.common import unsettled_notes as unsettled_names
+from multitool.toolkit.context import (
+    MAX_ATTENDEES,
+    MAX_DURATION_MINUTES,
+    MAX_TITLE_CHARS,
+    MAX_WHEN_CHARS,
+    MIN_DURATION_MINUTES,
+    ToolConfig,
+    ToolContext,
 )
+from multitool.toolkit.errors import NoFreeSlot, UnknownTimeZone, UnparseableDate
+from multitool.toolkit.spec import ToolSpec
+from multitool.tools.meeting.payload import MeetingPayload
 from multitool.tools.meeting.scheduling import (
     WORKING_DAYS,
     Attendee,
-    SlotCheck,
     SlotProposal,
     day_label,
     hours_attendees,
@@ -68,7 +64,7 @@ from multitool.tools.meeting.scheduling import (
     slot_proposal,
     slot_words,
 )
-from multitool.tools.meeting.slots import Slot
+from multitool.tools.meeting.slots import Slot, SlotCheck
 from multitool.tools.meeting.when import (
     TIMES_FORMAT,
     PhraseReading,
@@ -79,7 +75,6 @@ from multitool.tools.meeting.when import (
     read_phrase,
     structured_request,
 )
-from multitool.tools.spec import ToolSpec
 from multitool.wire import WireModel
 from multitool.zones import iana_zone
 
@@ -144,32 +139,6 @@ class MeetingArgs(WireModel):
         default=30, ge=MIN_DURATION_MINUTES, le=MAX_DURATION_MINUTES, description="Length in minutes"
     )
     revises: DraftRef | None = revises_field()
-
-
-class MeetingPayload(WireModel):
-    action: Literal["show_meeting_scheduler"] = "show_meeting_scheduler"
-    draft_id: str
-    title: str
-    attendees: tuple[NameResolution, ...]
-    requested: str = Field(description="The day or time as asked")
-    times: tuple[str, ...] = Field(
-        default=(), description="The times searched, as the tool contract writes them"
-    )
-    requested_timezone: str | None = Field(
-        default=None, description="The IANA time zone the request was read in"
-    )
-    duration_minutes: int
-    timezone: str
-    slots: tuple[Slot, ...]
-    slot_notes: tuple[tuple[str, ...], ...] = Field(
-        default=(), description="Per slot: what it means for you and each attendee (local day, hours)"
-    )
-    slot_checks: tuple[tuple[SlotCheck, ...], ...] = Field(
-        default=(),
-        description="Per slot: each person's local time, hours and bookings, candidates of a name included",
-    )
-    notes: tuple[str, ...] = ()
-    revises: str | None = replaced_field()
 
 
 def reading_notes(args: MeetingArgs, request: TimeRequest, config: ToolConfig) -> list[str]:

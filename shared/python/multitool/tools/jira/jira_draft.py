@@ -3,7 +3,7 @@
 The project must be one of the configured projects (``JIRA_PROJECTS``) and the
 issue type one of that project's types; both match case-insensitively and come
 back in their configured spelling. The confirm (the edits, the issue created) is in
-:mod:`multitool.tools.jira_confirm`, which only a confirm imports.
+:mod:`multitool.tools.jira.confirm`, which only a confirm imports.
 """
 
 from enum import StrEnum
@@ -11,18 +11,18 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from multitool.cards.base import TYPE_ALIAS, Card, CardSpec, Fingerprint, names_of, quoted, unresolved_notes
 from multitool.people import NameResolution, Resolution
 from multitool.text import MultiLine, SingleLine
-from multitool.tools.base import (
-    MAX_DESCRIPTION_CHARS,
-    MAX_SUMMARY_CHARS,
-    ToolConfig,
-    ToolContext,
-    UnknownIssueType,
-    UnknownProject,
+from multitool.toolkit.cards import (
+    TYPE_ALIAS,
+    Card,
+    CardSpec,
+    Fingerprint,
+    names_of,
+    quoted,
+    unresolved_notes,
 )
-from multitool.tools.common import (
+from multitool.toolkit.common import (
     BusyTimes,
     DraftRef,
     People,
@@ -32,7 +32,9 @@ from multitool.tools.common import (
     revises_field,
     unsettled_notes,
 )
-from multitool.tools.spec import ToolSpec
+from multitool.toolkit.context import MAX_DESCRIPTION_CHARS, MAX_SUMMARY_CHARS, ToolConfig, ToolContext
+from multitool.toolkit.errors import UnknownIssueType, UnknownProject
+from multitool.toolkit.spec import ToolSpec
 from multitool.wire import WireModel
 
 
@@ -175,7 +177,7 @@ SPEC = ToolSpec(
     payload_model=JiraTicketPayload,
     prepare=prepare,
     card=CardSpec(JiraTicketDraftCard, jira_fingerprint, jira_caption, said=jira_said, held="created"),
-    review="multitool.tools.jira_confirm:REVIEW",
+    review="multitool.tools.jira.confirm:REVIEW",
     group_description="Drafts a Jira ticket for the user to review; never creates it.",
     nouns=("a Jira ticket draft", "Jira ticket drafts"),
     description=(

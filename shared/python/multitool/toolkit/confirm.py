@@ -1,9 +1,10 @@
-"""What every tool's confirm is built from: the caller, addresses, the confirm context.
+"""The confirm contract: what every tool's confirm is built from (the caller, addresses, the confirm context).
 
-A tool module holds its own confirm (:class:`ActionReview`: the edits model, how the
-confirmed content is made from the edits and the draft, the side effect through a port);
-:class:`multitool.review.reviewer.Reviewer` runs it. Its errors are in
-:mod:`multitool.review.errors`.
+A tool holds its own confirm (:class:`ActionReview`: the edits model, how the confirmed
+content is made from the edits and the draft, the side effect through a port);
+:class:`multitool.review.reviewer.Reviewer` runs it. What a confirm raises is in
+:mod:`multitool.toolkit.errors`. Below the review: nothing here imports it (the recipient policy
+the review holds a confirm to is named by what the reviewer asks of it, :class:`RecipientLimits`).
 """
 
 from collections.abc import Callable, Mapping, Sequence
@@ -16,10 +17,10 @@ from pydantic import BaseModel, ValidationError
 from multitool.drafts import Draft
 from multitool.people import NameResolution, Person, Resolution
 from multitool.records import Redacted
-from multitool.review.errors import InvalidEdits
 from multitool.text import SingleLine, single_line
-from multitool.tools.base import ToolConfig, is_address
-from multitool.tools.common import EXTERNAL_ID_PREFIX, RawName
+from multitool.toolkit.common import EXTERNAL_ID_PREFIX, RawName
+from multitool.toolkit.context import ToolConfig, is_address
+from multitool.toolkit.errors import InvalidEdits
 from multitool.validation import first_field, problems
 from multitool.wire import WireModel
 
@@ -27,7 +28,7 @@ if TYPE_CHECKING:  # named in annotations only; the tools that call a port impor
     from multitool.ports.calendar import Calendar
     from multitool.ports.jira import JiraClient
     from multitool.ports.mail import Mailer
-    from multitool.review.limits import RecipientPolicy
+    from multitool.ports.quota import Spend
     from multitool.settings import JiraProject
 
 # -- confirmed content: an address as executed ---------------------------------
@@ -84,14 +85,29 @@ def reply_to(caller: Caller) -> tuple[str, ...]:
     return (caller.email,) if caller.email else ()
 
 
+class RecipientLimits(Protocol):
+    """What the reviewer asks of the deployment's recipient policy
+    (:class:`multitool.review.limits.RecipientPolicy`) before a confirm mails anyone."""
+
+    @property
+    def per_day(self) -> int: ...
+
+    def spend(self, recipients: Sequence[tuple[str, str]]) -> "Spend":
+        """The count of ``(field, address)`` pairs, or the refusal of an address not allowed."""
+        ...
+
+    def outside_limit(self) -> int | None: ...
+
+
 class ReviewConfig(msgspec.Struct, frozen=True):
     sender_email: str
     jira_projects: "Mapping[str, JiraProject]" = msgspec.field(
         default_factory=lambda: ToolConfig().jira_projects
     )
     sandbox: bool = False
-    recipients: "RecipientPolicy | None" = None
-    """Whom a confirm may mail, and how many a day (:mod:`multitool.review.limits`); None: unbounded."""
+    recipients: "RecipientLimits | None" = None
+    """Whom a confirm may mail, and how many a day (:class:`multitool.review.limits.RecipientPolicy`);
+    None: unbounded."""
     approved_group: str | None = None
     """Only members of this user pool group may confirm (self sign-up: an administrator approves)."""
 

@@ -2,7 +2,7 @@
 
 What the model passes, the payload, the card (its fingerprint and caption) and its
 action group are here; the confirm (the edits, the content sent, the send) is in
-:mod:`multitool.tools.email_confirm`, which only a confirm imports. One line in
+:mod:`multitool.tools.email.confirm`, which only a confirm imports. One line in
 :mod:`multitool.tools` declares this module.
 """
 
@@ -10,12 +10,11 @@ from typing import Literal
 
 from pydantic import Field
 
-from multitool.cards.base import TYPE_ALIAS, Card, CardSpec, Fingerprint, names_of, people_key, quoted
-from multitool.cards.base import unresolved_notes as unresolved_words
 from multitool.people import NameResolution
 from multitool.text import MultiLine, SingleLine
-from multitool.tools.base import MAX_BODY_CHARS, MAX_RECIPIENTS, MAX_SUBJECT_CHARS, ToolConfig, ToolContext
-from multitool.tools.common import (
+from multitool.toolkit.cards import TYPE_ALIAS, Card, CardSpec, Fingerprint, names_of, people_key, quoted
+from multitool.toolkit.cards import unresolved_notes as unresolved_words
+from multitool.toolkit.common import (
     BusyTimes,
     DraftRef,
     People,
@@ -27,7 +26,14 @@ from multitool.tools.common import (
     revises_field,
     unsettled_notes,
 )
-from multitool.tools.spec import ToolSpec
+from multitool.toolkit.context import (
+    MAX_BODY_CHARS,
+    MAX_RECIPIENTS,
+    MAX_SUBJECT_CHARS,
+    ToolConfig,
+    ToolContext,
+)
+from multitool.toolkit.spec import ToolSpec
 from multitool.wire import WireModel
 
 
@@ -120,7 +126,7 @@ SPEC = ToolSpec(
     payload_model=EmailDraftPayload,
     prepare=prepare,
     card=CardSpec(EmailDraftCard, email_fingerprint, email_caption, said=email_said, held="sent"),
-    review="multitool.tools.email_confirm:REVIEW",
+    review="multitool.tools.email.confirm:REVIEW",
     group_description="Drafts an email for the user to review; never sends.",
     nouns=("an email draft", "email drafts"),
     description=(

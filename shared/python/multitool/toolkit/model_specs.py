@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from multitool import FOLDER
 
 if TYPE_CHECKING:
-    from multitool.tools.spec import ToolSpec
+    from multitool.toolkit.spec import ToolSpec
 
 COMMITTED = ("schemas", "harness", "tool_specs.json")
 """Where the committed specs live inside the ``multitool`` package."""

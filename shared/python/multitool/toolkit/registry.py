@@ -1,6 +1,6 @@
 """The tool registry: every tool, by name, by action string and by action group.
 
-A tool is ONE :class:`multitool.tools.spec.ToolSpec` in its own module (its models, its
+A tool is ONE :class:`multitool.toolkit.spec.ToolSpec` in its own module (its models, its
 ``prepare``, its card and its confirm); one :meth:`ToolRegistry.declare` line adds it
 (:mod:`multitool.tools` declares the built-in tools), or :meth:`ToolRegistry.register` for
 a spec already made (a test's toy tool). Everything else is read from here when it is
@@ -13,14 +13,14 @@ an action-group function looks its one tool up by its action group (the module's
 never loads the other tools' models, cards and confirms. A lookup by tool name or action
 string loads the one tool the committed index names for it (``make schemas`` writes each
 tool's name, action string and action group beside its harness tool spec,
-:func:`multitool.tools.model_specs.committed_index`), so the orchestrator loads the tools a
+:func:`multitool.toolkit.model_specs.committed_index`), so the orchestrator loads the tools a
 turn calls and the review function the tool of the draft it reads. A lookup neither the loaded
 tools nor the index can answer, and any walk over the registry, loads every declared tool
 first, so an answer never depends on what happened to be loaded, and a stale index costs
 time, never a wrong answer.
 
-This module imports no tool module, so the layers a tool module imports (cards, review)
-can read the registry without an import cycle.
+This module imports no tool module: the tool contract (:mod:`multitool.toolkit`) sits below
+the tools, so the cards and the review read the registry without importing any tool.
 """
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
-from multitool.tools.model_specs import IndexEntry, committed_index
+from multitool.toolkit.model_specs import IndexEntry, committed_index
 
 if TYPE_CHECKING:
-    from multitool.tools.spec import ToolSpec
+    from multitool.toolkit.spec import ToolSpec
 
 Index = Callable[[], Mapping[str, IndexEntry]]
 """Where a registry reads what the declared tools are called before it imports them."""

@@ -10,8 +10,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from multitool.cards.base import TYPE_ALIAS, Card, CardSpec
 from multitool.ports.tokens import PROVIDER_NAMES, AccountNotConnected, Provider
+from multitool.toolkit.cards import TYPE_ALIAS, Card, CardSpec
 
 CONNECT_ACTION = "show_connect_account"
 
