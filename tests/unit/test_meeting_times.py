@@ -10,8 +10,8 @@ from zoneinfo import ZoneInfo
 import pytest
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.ports.calendar import Booking
+from multitool.toolkit.context import ToolConfig, ToolContext
 from multitool.tools import CallOutcome, ToolPorts, run_calls
-from multitool.tools.base import ToolConfig, ToolContext
 
 from tests.support.events import sample_people
 

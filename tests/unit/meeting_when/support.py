@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from multitool.tools.base import DateInPast, ToolContext, UnparseableDate
+from multitool.toolkit.context import ToolContext
+from multitool.toolkit.errors import DateInPast, UnparseableDate
 from multitool.tools.meeting.when import RequestedTime, read_phrase
 
 # Tuesday 1 December 2026, 10:00 in Berlin (09:00 UTC).

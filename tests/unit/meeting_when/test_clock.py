@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date, time
 
 import pytest
-from multitool.tools.base import UnparseableDate
+from multitool.toolkit.errors import UnparseableDate
 from multitool.tools.meeting.when import read_phrase, resolve_when
 
 from tests.unit.meeting_when.support import FRI, ctx, monday, read_fully

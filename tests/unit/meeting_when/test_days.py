@@ -6,7 +6,8 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 
 import pytest
-from multitool.tools.base import DateInPast, ToolContext, UnparseableDate
+from multitool.toolkit.context import ToolContext
+from multitool.toolkit.errors import DateInPast, UnparseableDate
 from multitool.tools.meeting.when import read_phrase, resolve_when
 
 from tests.unit.meeting_when.support import TUESDAY_10_BERLIN, ctx, in_locale, monday, read_fully

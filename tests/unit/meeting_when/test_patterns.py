@@ -51,7 +51,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 CTX = (
     "from datetime import UTC, datetime\n"
-    "from multitool.tools.base import ToolContext\n"
+    "from multitool.toolkit.context import ToolContext\n"
     "now = datetime(2026, 12, 1, 9, tzinfo=UTC)\n"
     "ctx = ToolContext(owner='u', session_id='s', now=now, timezone='Europe/Berlin')\n"
 )

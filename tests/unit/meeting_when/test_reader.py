@@ -8,8 +8,8 @@ import sys
 
 import pytest
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+from multitool.toolkit.errors import UnparseableDate
 from multitool.tools import ToolPorts, run_calls
-from multitool.tools.base import UnparseableDate
 from multitool.tools.meeting.when import read_phrase, resolve_when
 
 from tests.support.events import sample_people
@@ -223,7 +223,7 @@ def test_a_phrase_read_whole_never_loads_difflib() -> None:
     probe = (
         "import sys\n"
         "from datetime import datetime, UTC\n"
-        "from multitool.tools.base import ToolContext\n"
+        "from multitool.toolkit.context import ToolContext\n"
         "from multitool.tools.meeting.when import read_phrase\n"
         "now = datetime(2026, 12, 1, 9, tzinfo=UTC)\n"
         "ctx = ToolContext(owner='u', session_id='s', now=now, timezone='UTC')\n"

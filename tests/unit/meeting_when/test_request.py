@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from multitool.tools.base import DateInPast, UnparseableDate
+from multitool.toolkit.errors import DateInPast, UnparseableDate
 from multitool.tools.meeting.when import resolve_when
 
 from tests.unit.meeting_when.support import ctx

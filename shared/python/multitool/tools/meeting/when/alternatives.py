@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 from msgspec.structs import replace
 
-from multitool.tools.base import ToolContext
+from multitool.toolkit.context import ToolContext
 from multitool.tools.meeting.when.patterns import _MONTH_WORD, _WEEKDAY_WORD, _lazy
 from multitool.tools.meeting.when.request import RequestedTime, _label
 

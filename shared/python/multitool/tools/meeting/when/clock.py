@@ -9,7 +9,7 @@ from datetime import time
 
 import msgspec
 
-from multitool.tools.base import UnparseableDate
+from multitool.toolkit.errors import UnparseableDate
 from multitool.tools.meeting.when.patterns import _DIGITS, _MONTH_STEMS, _MONTH_WORD, _lazy
 from multitool.tools.meeting.when.request import FIELD, _hhmm
 

@@ -9,7 +9,8 @@ import contextvars
 import re
 from datetime import date, timedelta
 
-from multitool.tools.base import ToolContext, UnparseableDate
+from multitool.toolkit.context import ToolContext
+from multitool.toolkit.errors import UnparseableDate
 from multitool.tools.meeting.when.natural import _DAY_NAMES
 from multitool.tools.meeting.when.patterns import (
     _DIGITS,

@@ -9,7 +9,8 @@ import time as _clock
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from multitool.tools.base import ToolContext, UnparseableDate
+from multitool.toolkit.context import ToolContext
+from multitool.toolkit.errors import UnparseableDate
 from multitool.tools.meeting.when.patterns import _lazy
 from multitool.tools.meeting.when.request import FIELD, RequestedTime
 

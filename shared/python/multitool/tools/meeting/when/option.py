@@ -10,7 +10,8 @@ from datetime import date, time, timedelta
 
 from msgspec.structs import replace
 
-from multitool.tools.base import ToolContext, UnparseableDate
+from multitool.toolkit.context import ToolContext
+from multitool.toolkit.errors import UnparseableDate
 from multitool.tools.meeting.when.clock import PARTS_OF_DAY, _read_times, _Reading
 from multitool.tools.meeting.when.days import _NAMED_DAY_WORD, _relative_days
 from multitool.tools.meeting.when.natural import _DAY_NAMES, _natural, _plain_day

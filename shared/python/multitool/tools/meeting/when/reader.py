@@ -10,7 +10,8 @@ from zoneinfo import ZoneInfo
 import msgspec
 from msgspec.structs import replace
 
-from multitool.tools.base import ToolContext, UnparseableDate
+from multitool.toolkit.context import ToolContext
+from multitool.toolkit.errors import UnparseableDate
 from multitool.tools.meeting.when.alternatives import (
     _ALTERNATIVE,
     _ANY_DAY,

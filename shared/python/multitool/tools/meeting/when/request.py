@@ -8,7 +8,8 @@ from zoneinfo import ZoneInfo
 
 import msgspec
 
-from multitool.tools.base import DateInPast, ToolContext, UnparseableDate
+from multitool.toolkit.context import ToolContext
+from multitool.toolkit.errors import DateInPast, UnparseableDate
 
 MAX_DAYS_AHEAD = 366
 _Clock = time  # ``RequestedTime.time`` shadows the type inside the class body

@@ -8,7 +8,8 @@ import calendar
 import re
 from datetime import date, timedelta
 
-from multitool.tools.base import ToolContext, UnparseableDate
+from multitool.toolkit.context import ToolContext
+from multitool.toolkit.errors import UnparseableDate
 from multitool.tools.meeting.when.days import _NTH, _days, _month_after
 from multitool.tools.meeting.when.natural import _DAY_NAMES
 from multitool.tools.meeting.when.patterns import _MONTH_STEMS, _MONTH_WORD, _MONTHS, _WEEKDAY_WORD, _lazy

@@ -6,7 +6,8 @@ from __future__ import annotations
 from datetime import date, time, timedelta
 from zoneinfo import ZoneInfo
 
-from multitool.tools.base import ToolContext, UnparseableDate
+from multitool.toolkit.context import ToolContext
+from multitool.toolkit.errors import UnparseableDate
 from multitool.tools.meeting.when.patterns import _lazy
 from multitool.tools.meeting.when.request import RequestedTime, TimeRequest, check_option
 

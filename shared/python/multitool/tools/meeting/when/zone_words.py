@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import re
 
-from multitool.tools.base import ToolContext
+from multitool.toolkit.context import ToolContext
 from multitool.tools.meeting.when.patterns import _DIGITS, _lazy
 
 # Abbreviations people write after a time, and the zone each is read as (said in a note):
