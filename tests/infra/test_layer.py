@@ -145,7 +145,7 @@ def test_the_layer_ships_the_package_without_its_development_parts(
     layer.build_layer_contents(tmp_path / "out", requirements=[])
 
     shipped = tmp_path / "out" / "python" / "multitool"
-    assert (shipped / "tools" / "base.py").is_file()
+    assert (shipped / "toolkit" / "context.py").is_file()
     # The local server, the sandboxes and the CLI are the developer's: none of them ships.
     assert not (shipped / "local").exists()
     assert not (shipped / "cli.py").exists()

@@ -25,7 +25,7 @@ from pydantic import Discriminator, Tag, TypeAdapter, ValidationError
 
 from multitool.toolkit.cards import Card, CardSpec, Fingerprint
 from multitool.toolkit.connect import CONNECT_ACTION, CONNECT_CARD
-from multitool.toolkit.registry import REGISTRY
+from multitool.tools import REGISTRY
 
 SCHEMA_PATH = Path("web/client-actions.schema.json")
 

@@ -30,7 +30,7 @@ from multitool.errors import ServiceError
 from multitool.observability import logger
 from multitool.ports.tables import SESSIONS
 from multitool.runtimes.carryover import CARRY_ATTRIBUTE, Messages, parse_carry
-from multitool.toolkit.registry import REGISTRY
+from multitool.tools import REGISTRY
 from multitool.wire import WireModel
 
 if TYPE_CHECKING:

@@ -97,7 +97,7 @@ from multitool.toolkit.confirm import (
     typed_addresses,
 )
 from multitool.toolkit.errors import InvalidEdits, SlotRefused
-from multitool.toolkit.registry import REGISTRY
+from multitool.tools import REGISTRY
 from multitool.wire import WireModel
 
 # Longer than the review function's timeout: an ``executing`` draft older than

@@ -19,7 +19,7 @@ import msgspec
 
 from multitool.runtimes.base import TraceRecorder, result_text
 from multitool.runtimes.flow import ToolResult
-from multitool.toolkit.registry import REGISTRY
+from multitool.tools import REGISTRY
 
 if TYPE_CHECKING:
     from multitool.runtimes.claims import DraftClaims
