@@ -55,7 +55,7 @@ class ReminderPayload(WireModel):
 
 
 def prepare(args: ReminderArgs, ctx: ToolContext, config: ToolConfig) -> Prepared:
-    return Prepared(names=[], finish=lambda _people, _busy: {"text": args.text})
+    return Prepared(names=[], finish=lambda _people, _busy, _found: {"text": args.text})
 
 
 class ReminderEdits(WireModel):

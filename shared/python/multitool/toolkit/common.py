@@ -5,7 +5,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
 from pydantic import Field, StringConstraints, ValidationError
@@ -14,14 +14,14 @@ from multitool.drafts import MAX_DRAFT_ID_CHARS
 from multitool.people import NameResolution, Person, Resolution
 from multitool.ports.calendar import Interval
 from multitool.text import CLEAN_SINGLE_LINE
-from multitool.toolkit.context import MAX_NAME_CHARS, is_address
+from multitool.toolkit.context import RawName as RawName  # where the tools read it
+from multitool.toolkit.context import is_address
 from multitool.toolkit.errors import InvalidInput
 from multitool.validation import first_field, problems
 
-# A name is one line of text (multitool.text): cleaned first, then trimmed and measured.
-RawName = Annotated[
-    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_NAME_CHARS), CLEAN_SINGLE_LINE
-]
+if TYPE_CHECKING:
+    from multitool.toolkit.references import Found, Lookup
+
 
 DraftRef = Annotated[
     str,
@@ -53,16 +53,19 @@ BusyTimes = Mapping[str, Sequence[Interval]]
 class Prepared(msgspec.Struct, frozen=True):
     """A validated call, ready for the batch's one directory read (and one busy read).
 
-    ``finish`` builds the payload (without ``draftId``) from what those reads found. Busy
-    times are read over ``busy_window`` for the people ``busy_names`` resolve to and for the
-    addresses in ``busy_emails``.
+    ``finish`` builds the payload (without ``draftId``) from what those reads found: the
+    people, the busy times, and the items its ``lookups`` named (one resolution each, in
+    order: :mod:`multitool.toolkit.references`). Busy times are read over ``busy_window`` for
+    the people ``busy_names`` resolve to and for the addresses in ``busy_emails``; items are
+    found after the directory read and before the busy-time read.
     """
 
     names: Sequence[str]
-    finish: Callable[[People, BusyTimes], dict[str, Any]]
+    finish: Callable[[People, BusyTimes, Found], dict[str, Any]]
     busy_window: tuple[datetime, datetime] | None = None
     busy_names: Sequence[str] = ()
     busy_emails: Sequence[str] = ()
+    lookups: Sequence[Lookup] = ()
 
 
 EXTERNAL_ID_PREFIX = "external:"

@@ -12,14 +12,16 @@ import re
 import unicodedata
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 from zoneinfo import ZoneInfo
 
 import msgspec
+from pydantic import StringConstraints
 
 from multitool.drafts import DEFAULT_TTL_SECONDS
 from multitool.records import Redacted
 from multitool.settings import DEFAULT_JIRA_PROJECTS, JiraProject, _projects
+from multitool.text import CLEAN_SINGLE_LINE
 from multitool.toolkit.errors import InvalidInput
 from multitool.zones import iana_zone, valid_locale
 
@@ -36,6 +38,11 @@ if TYPE_CHECKING:
 MAX_RECIPIENTS = 20
 MAX_ATTENDEES = 20
 MAX_NAME_CHARS = 320
+
+# A name is one line of text (multitool.text): cleaned first, then trimmed and measured.
+RawName = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_NAME_CHARS), CLEAN_SINGLE_LINE
+]
 MAX_EMAIL_CHARS = 320
 MAX_SUBJECT_CHARS = 200
 MAX_BODY_CHARS = 10_000

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 from botocore.exceptions import BotoCoreError, ClientError
@@ -54,6 +54,9 @@ from multitool.toolkit.errors import (
 from multitool.toolkit.registry import REGISTRY
 from multitool.toolkit.spec import ToolSpec
 from multitool.tools.revisions import store_revision
+
+if TYPE_CHECKING:
+    from multitool.toolkit.references import ItemResolution
 
 # The tools: one line each. A tool is a package of its own (tools/<tool>/); the module named after
 # its action group holds its SPEC (its arguments, prepare and card), its confirm a module beside it.
@@ -169,6 +172,12 @@ def run_calls(
             people = {}
         prepared = {i: call for i, call in prepared.items() if i not in errors and i not in connect}
         try:
+            found = _find_items(prepared, people, ports, ctx)
+        except ProviderError as failure:
+            _refuse(failure, [i for i, (_, _, ready) in prepared.items() if ready.lookups], errors, connect)
+            found = {}
+        prepared = {i: call for i, call in prepared.items() if i not in errors and i not in connect}
+        try:
             busy = _busy_times(prepared.values(), people, ports)
         except ProviderError as failure:
             _refuse(
@@ -178,7 +187,7 @@ def run_calls(
         prepared = {i: call for i, call in prepared.items() if i not in errors and i not in connect}
         for index, (spec, args, ready) in prepared.items():
             try:
-                payload = {"action": spec.action, **ready.finish(people, busy)}
+                payload = {"action": spec.action, **ready.finish(people, busy, found.get(index, ()))}
                 if getattr(args, "revises", None):
                     payload["revises"] = args.revises
                 draft = new_draft(
@@ -310,7 +319,10 @@ def _failed(name: str, error: Exception) -> ToolFailed:
 
 
 def _resolve_names(calls: Any, ports: ToolPorts, requester: str | None) -> Mapping[str, NameResolution]:
-    names = sorted({name for _, _, ready in calls for name in ready.names})
+    names = sorted(
+        {name for _, _, ready in calls for name in ready.names}
+        | {name for _, _, ready in calls for lookup in ready.lookups for name in lookup.names}
+    )
     found = ports.directory.resolve(names) if names else {}
     return {name: not_the_requester(resolution, requester) for name, resolution in found.items()}
 
@@ -330,6 +342,22 @@ def not_the_requester(resolution: NameResolution, requester: str | None) -> Name
     if len(others) == 1:
         return NameResolution(query=resolution.query, status=Resolution.RESOLVED, person=others[0])
     return NameResolution(query=resolution.query, status=Resolution.AMBIGUOUS, candidates=others)
+
+
+def _find_items(
+    calls: Mapping[int, tuple[ToolSpec, Any, Prepared]],
+    people: Mapping[str, NameResolution],
+    ports: ToolPorts,
+    ctx: ToolContext,
+) -> Mapping[int, Sequence[ItemResolution]]:
+    """Every reference of the turn resolved among the caller's own items: each finder once."""
+    lookups = {index: ready.lookups for index, (_, _, ready) in calls.items() if ready.lookups}
+    if not lookups:
+        return {}
+    # The references' module loads only for a turn that names something that already exists.
+    from multitool.toolkit.references import FindContext, find_all
+
+    return find_all(lookups, FindContext(ctx=ctx, ports=ports, people=people))
 
 
 def _busy_times(

@@ -6,7 +6,7 @@ action group are here; the confirm (the edits, the content sent, the send) is in
 :mod:`multitool.tools` declares this module.
 """
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
 
@@ -35,6 +35,9 @@ from multitool.toolkit.context import (
 )
 from multitool.toolkit.spec import ToolSpec
 from multitool.wire import WireModel
+
+if TYPE_CHECKING:
+    from multitool.toolkit.references import Found
 
 
 class EmailDraftArgs(WireModel):
@@ -65,7 +68,7 @@ class EmailDraftPayload(WireModel):
 
 
 def prepare(args: EmailDraftArgs, ctx: ToolContext, config: ToolConfig) -> Prepared:
-    def finish(people: People, _busy: BusyTimes) -> dict[str, object]:
+    def finish(people: People, _busy: BusyTimes, _found: "Found") -> dict[str, object]:
         to = [resolve_recipient(name, people) for name in args.to]
         cc = [resolve_recipient(name, people) for name in args.cc]
         return {

@@ -7,7 +7,7 @@ back in their configured spelling. The confirm (the edits, the issue created) is
 """
 
 from enum import StrEnum
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, field_validator
 
@@ -36,6 +36,9 @@ from multitool.toolkit.context import MAX_DESCRIPTION_CHARS, MAX_SUMMARY_CHARS, 
 from multitool.toolkit.errors import UnknownIssueType, UnknownProject
 from multitool.toolkit.spec import ToolSpec
 from multitool.wire import WireModel
+
+if TYPE_CHECKING:
+    from multitool.toolkit.references import Found
 
 
 class Priority(StrEnum):
@@ -111,7 +114,7 @@ def validate_project(project: str, issue_type: str, config: ToolConfig) -> tuple
 def prepare(args: JiraTicketArgs, ctx: ToolContext, config: ToolConfig) -> Prepared:
     project, issue_type = validate_project(args.project, args.issue_type, config)
 
-    def finish(people: People, _busy: BusyTimes) -> dict[str, Any]:
+    def finish(people: People, _busy: BusyTimes, _found: "Found") -> dict[str, Any]:
         assignee = None
         if args.assignee is not None:
             # An address outside the directory is no Jira user: it stays unknown.

@@ -9,7 +9,7 @@ invitation (:mod:`multitool.tools.meeting.booking`).
 from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 from datetime import time as dt_time
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 from zoneinfo import ZoneInfo
 
 from pydantic import Field, StringConstraints
@@ -77,6 +77,9 @@ from multitool.tools.meeting.when import (
 )
 from multitool.wire import WireModel
 from multitool.zones import iana_zone
+
+if TYPE_CHECKING:
+    from multitool.toolkit.references import Found
 
 MAX_TIME_OPTIONS = 5
 TimeValue = Annotated[str, StringConstraints(strip_whitespace=True, max_length=40)]
@@ -267,7 +270,7 @@ def prepare(args: MeetingArgs, ctx: ToolContext, config: ToolConfig) -> Prepared
             ), reading
         return _request_from_phrase(args, reading, ctx, zone), reading
 
-    def finish(people: People, busy: BusyTimes) -> dict[str, Any]:
+    def finish(people: People, busy: BusyTimes, _found: "Found") -> dict[str, Any]:
         attendees, own_notes = without_organizer(
             [resolve_recipient(name, people) for name in args.attendees], ctx.requester_email
         )
