@@ -1,0 +1,259 @@
+"""The Slack function's handler on Slack-signed requests in Slack's wire shapes, on moto, with the Web
+API on loopback (tests.support.slack_wire): the signature, url_verification, a DM and a mention that
+run one turn each (started, run asynchronously, posted), retries, the bot's own posts, unknown events."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import pytest
+from botocore.stub import ANY, Stubber
+from multitool.people import Person
+from slack_sdk.models.blocks import Block
+
+from tests.support.chat_env import offline_chat_env
+from tests.support.http_events import FakeLambdaContext
+from tests.support.slack_wire import (
+    BOT_TOKEN,
+    BOT_USER,
+    SIGNING_SECRET,
+    dm,
+    envelope,
+    event_request,
+    mention,
+    signed_event,
+    slack_api,
+    slack_user,
+    url_verification,
+)
+
+ALEX = "U0ALEX001"
+STRANGER = "U0NOBODY1"
+COMBINED = "Email Kinshuok about the doc and schedule a sync with Priya on Thursday"
+PEOPLE = [
+    Person(id="p-alex", display_name="Alex Weber", email="alex@example.com", timezone="Europe/Berlin"),
+    Person(id="p1", display_name="Kinshuok Sharma", email="kinshuok@example.com", timezone="Asia/Kolkata"),
+    Person(id="p2", display_name="Priya Natarajan", email="priya@example.com", timezone="Europe/Berlin"),
+]
+
+
+class Launches:
+    """The function's Lambda client: real, stubbed; each asynchronous self-invoke kept as sent."""
+
+    def __init__(self) -> None:
+        self.client = boto3.client("lambda", region_name="us-east-1")
+        self.stubber = Stubber(self.client)
+        self.sent: list[dict[str, Any]] = []
+        self.client.meta.events.register(
+            "provide-client-params.lambda.Invoke", lambda params, **_: self.sent.append(dict(params))
+        )
+        self.stubber.activate()
+
+    def expect(self) -> None:
+        self.stubber.add_response(
+            "invoke",
+            {"StatusCode": 202},
+            {"FunctionName": "orchestrator", "InvocationType": "Event", "Payload": ANY},
+        )
+
+
+@pytest.fixture
+def slack(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
+    with offline_chat_env(monkeypatch, PEOPLE) as environment, slack_api() as api:
+        api.users[ALEX] = slack_user(ALEX, "alex@example.com")
+        api.users[STRANGER] = slack_user(STRANGER, "someone@elsewhere.example")
+        launches = Launches()
+        real_client = boto3.client
+
+        def client(service: str, *args: Any, **kwargs: Any) -> Any:
+            return launches.client if service == "lambda" else real_client(service, *args, **kwargs)
+
+        monkeypatch.setattr(boto3, "client", client)
+        monkeypatch.setenv("SLACK_SIGNING_SECRET", SIGNING_SECRET)
+        monkeypatch.setenv("SLACK_BOT_TOKEN", BOT_TOKEN)
+        monkeypatch.setenv("SLACK_API_URL", api.url)
+        monkeypatch.setenv("PAGE_URL", "https://chat.example.com/")
+        from multitool.api.chat_app import aws_chat_turns
+        from multitool.slack import aws_slack_app
+
+        aws_chat_turns.cache_clear()
+        aws_slack_app.cache_clear()
+        yield {**environment, "api": api, "launches": launches}
+        aws_chat_turns.cache_clear()
+        aws_slack_app.cache_clear()
+
+
+def handle(event: dict[str, Any]) -> dict[str, Any]:
+    from functions.slack.handler import handler
+
+    return handler(event, FakeLambdaContext())
+
+
+def run_launched(slack: dict[str, Any]) -> dict[str, Any]:
+    """The asynchronous invocation the start launched, run as Lambda would run it."""
+    payload = json.loads(slack["launches"].sent[-1]["Payload"])
+    return handle(payload)
+
+
+def assert_valid_blocks(blocks: list[dict[str, Any]]) -> None:
+    """Every block parses as Block Kit's model and dumps back as sent (the SDK checks its limits)."""
+    assert len(blocks) <= 50
+    for block in blocks:
+        parsed = Block.parse(block)
+        assert parsed is not None
+        assert parsed.to_dict() == block
+
+
+# -- the signature ---------------------------------------------------------------------
+
+
+def test_url_verification_answers_the_challenge(slack: dict[str, Any]) -> None:
+    response = handle(event_request(url_verification("3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P")))
+    assert response["statusCode"] == 200
+    assert json.loads(response["body"]) == {
+        "challenge": "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P"
+    }
+
+
+@pytest.mark.parametrize(
+    "request_of",
+    [
+        pytest.param(lambda body: event_request(body, secret="another-apps-secret"), id="wrong-secret"),
+        pytest.param(lambda body: event_request(body, timestamp=int(time.time()) - 6 * 60), id="stale"),
+        pytest.param(lambda body: event_request(body, sign=lambda _b, _t: ""), id="unsigned"),
+        pytest.param(
+            lambda body: {**event_request(body), "body": json.dumps({**body, "challenge": "swapped"})},
+            id="body-changed",
+        ),
+        pytest.param(
+            lambda body: {
+                **event_request(body),
+                "headers": {**event_request(body)["headers"], "x-slack-request-timestamp": "soon"},
+            },
+            id="timestamp-not-a-number",
+        ),
+    ],
+)
+def test_a_request_slack_did_not_sign_now_is_401_and_nothing_runs(
+    slack: dict[str, Any], request_of: Any
+) -> None:
+    response = handle(request_of(url_verification("c")))
+    assert response["statusCode"] == 401
+    assert "challenge" not in response["body"]
+    response = handle(request_of(envelope(dm(ALEX, COMBINED))))
+    assert response["statusCode"] == 401
+    assert slack["api"].calls == []
+    assert slack["launches"].sent == []
+
+
+def test_a_body_that_is_not_json_but_signed_is_answered_not_crashed(slack: dict[str, Any]) -> None:
+    response = handle(signed_event(b"{not json", "application/json"))
+    assert response["statusCode"] == 500
+    assert slack["launches"].sent == []
+
+
+# -- events -----------------------------------------------------------------------------
+
+
+def test_a_direct_message_starts_one_turn_and_its_run_posts_the_reply_and_one_message_per_card(
+    slack: dict[str, Any],
+) -> None:
+    slack["launches"].expect()
+    response = handle(event_request(envelope(dm(ALEX, COMBINED))))
+    assert response["statusCode"] == 200
+    assert len(slack["launches"].sent) == 1
+    [info] = slack["api"].of("users.info")
+    assert info.params == {"user": ALEX}
+    assert slack["api"].of("chat.postMessage") == []  # nothing posted before the turn runs
+
+    assert run_launched(slack) == {"status": "done"}
+    posts = slack["api"].of("chat.postMessage")
+    assert len(posts) == 3
+    assert all(post.params["channel"] == "D0DM00001" and "thread_ts" not in post.params for post in posts)
+    assert all(post["authorization"] == f"Bearer {BOT_TOKEN}" for post in posts)
+    reply, *cards = posts
+    assert "blocks" not in reply.params
+    assert reply.params["text"]
+    for card in cards:
+        assert_valid_blocks(card.params["blocks"])
+        buttons = card.params["blocks"][-1]
+        assert [e["action_id"] for e in buttons["elements"]] == ["mt:confirm", "mt:edit", "mt:discard"]
+    email, meeting = cards
+    assert "Kinshuok Sharma" in json.dumps(email.params["blocks"])
+    selects = [
+        e
+        for b in meeting.params["blocks"]
+        if b["type"] == "actions"
+        for e in b["elements"]
+        if e["type"] == "static_select"
+    ]
+    assert [s["action_id"] for s in selects] == ["mt:slot"]
+    assert 1 <= len(selects[0]["options"]) <= 100
+
+
+def test_a_mention_in_a_channel_is_answered_in_its_thread(slack: dict[str, Any]) -> None:
+    slack["launches"].expect()
+    handle(event_request(envelope(mention(ALEX, "Email Kinshuok about the doc"), event_id="Ev0MENTION1")))
+    run_launched(slack)
+    posts = slack["api"].of("chat.postMessage")
+    assert len(posts) == 2
+    assert {(p.params["channel"], p.params["thread_ts"]) for p in posts} == {
+        ("C0CHAN001", "1765000002.000300")
+    }
+
+
+def test_a_retry_of_an_event_never_runs_a_second_turn(slack: dict[str, Any]) -> None:
+    slack["launches"].expect()
+    first = envelope(dm(ALEX, COMBINED), event_id="Ev0RETRY01")
+    assert handle(event_request(first))["statusCode"] == 200
+    assert handle(event_request(first, retry=1))["statusCode"] == 200
+    assert handle(event_request(first, retry=2))["statusCode"] == 200
+    assert len(slack["launches"].sent) == 1
+    assert len(slack["api"].of("users.info")) == 1
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        pytest.param({**dm(BOT_USER, "I prepared 2 drafts"), "bot_id": "B0BOT0001"}, id="the-bots-own-post"),
+        pytest.param({**dm(ALEX, "edited"), "subtype": "message_changed"}, id="an-edit"),
+        pytest.param(
+            {**dm(ALEX, COMBINED), "channel_type": "channel"}, id="a-channel-message-without-mention"
+        ),
+        pytest.param(
+            {"type": "reaction_added", "user": ALEX, "reaction": "thumbsup", "event_ts": "1.2"},
+            id="unknown-type",
+        ),
+    ],
+)
+def test_events_that_ask_nothing_are_acknowledged_and_ignored(
+    slack: dict[str, Any], event: dict[str, Any]
+) -> None:
+    response = handle(event_request(envelope(event)))
+    assert response["statusCode"] == 200
+    assert slack["api"].calls == []
+    assert slack["launches"].sent == []
+
+
+def test_a_slack_user_outside_the_directory_is_told_how_to_get_access_and_nothing_is_drafted(
+    slack: dict[str, Any],
+) -> None:
+    response = handle(event_request(envelope(dm(STRANGER, COMBINED))))
+    assert response["statusCode"] == 200
+    assert slack["launches"].sent == []
+    [post] = slack["api"].of("chat.postMessage")
+    assert "directory" in post.params["text"]
+    assert "Nothing was drafted" in post.params["text"]
+    drafts = slack["client"].scan(TableName=slack["tables"]["DRAFTS_TABLE_NAME"])["Items"]
+    assert drafts == []
+
+
+def test_an_unconfirmed_slack_email_is_nobody(slack: dict[str, Any]) -> None:
+    slack["api"].users[ALEX] = slack_user(ALEX, "alex@example.com", confirmed=False)
+    handle(event_request(envelope(dm(ALEX, COMBINED))))
+    assert slack["launches"].sent == []
+    assert "Nothing was drafted" in slack["api"].of("chat.postMessage")[0].params["text"]
