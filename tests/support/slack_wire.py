@@ -107,6 +107,7 @@ class SlackApi:
                     )
                 )
                 status, answer, headers = api.answer(method, params)
+                api.calls[-1]["answer"] = answer
                 data = json.dumps(answer).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")

@@ -51,6 +51,7 @@ def aws_slack_app() -> SlackApp:
     from multitool.ports.directory import DynamoDirectory
     from multitool.slack.app import SlackApp
     from multitool.slack.events import EventHandler, EventLedger, Ledger, MemoryLedger
+    from multitool.slack.identity import SlackPerson, who_is
     from multitool.slack.interactions import InteractionHandler
     from multitool.slack.secrets import CachedSecret, FixedSecret
     from multitool.slack.web import DEFAULT_API_URL, SlackWeb, web_client
@@ -87,11 +88,14 @@ def aws_slack_app() -> SlackApp:
     def drafts():  # type: ignore[no-untyped-def]
         return aws_reviewer().drafts
 
+    def identify(team: str, user: str) -> SlackPerson | None:
+        return who_is(web(), directory(), team, user)
+
     page_url = env.get("PAGE_URL") or None
     return SlackApp(
         signing,
         EventHandler(web, directory, aws_chat_turns, ledger),
-        InteractionHandler(web, aws_reviewer, drafts, page_url=page_url),
+        InteractionHandler(web, aws_reviewer, drafts, identify, page_url=page_url),
         web,
         aws_chat_turns,
         page_url=page_url,

@@ -40,7 +40,7 @@ from multitool.slack.blocks import (
     card_message,
     outcome_words,
 )
-from multitool.slack.identity import owner_id, slack_user_of
+from multitool.slack.identity import NO_ACCESS, SlackPerson, owner_id, slack_user_of
 from multitool.slack.modal import edit_view, modal_edits, modal_errors
 from multitool.slack.web import SlackCallFailed, SlackWeb
 from multitool.toolkit.confirm import Caller
@@ -134,8 +134,11 @@ class InteractionHandler:
         web: Callable[[], SlackWeb],
         reviewer: Callable[[], Reviewer],
         drafts: Callable[[], DraftStore],
+        identify: Callable[[str, str], SlackPerson | None],
         page_url: str | None = None,
     ) -> None:
+        """``identify(team, user)``: the directory person the clicking Slack user is now."""
+        self.identify = identify
         self.web = web
         self.reviewer = reviewer
         self.drafts = drafts
@@ -172,6 +175,9 @@ class InteractionHandler:
 
     def _act(self, click: Click, draft: Draft, kind: str) -> None:
         caller = self._caller(click)
+        if caller is None:
+            self._ephemeral(click, NO_ACCESS)
+            return
         reviewer = self.reviewer()
         try:
             if kind == CONFIRM:
@@ -207,9 +213,12 @@ class InteractionHandler:
         draft = self.drafts().get(str(meta.get("draft") or ""))
         if draft is None or draft.owner != owner_id(click.team, click.user):
             return modal_errors(view, "This card is not yours.", None)
+        caller = self._caller(click)
+        if caller is None:
+            return modal_errors(view, NO_ACCESS, None)
         try:
             edits = modal_edits(draft, view.get("state") or {})
-            done = self.reviewer().confirm(self._caller(click), draft.id, edits)
+            done = self.reviewer().confirm(caller, draft.id, edits)
         except InvalidEdits as invalid:
             return modal_errors(view, invalid.public_message(), invalid.detail().get("field"))
         except ServiceError as refused:
@@ -219,10 +228,18 @@ class InteractionHandler:
 
     # -- both ---------------------------------------------------------------------------
 
-    def _caller(self, click: Click) -> Caller:
-        """The clicking user as the reviewer's caller: the owner id; the directory person's address
-        and name come from the draft's turn (the tools stored them), never from the payload."""
-        return Caller(user_id=owner_id(click.team, click.user))
+    def _caller(self, click: Click) -> Caller | None:
+        """The clicking user as the reviewer's caller: the owner id Slack signed, and the address and
+        name of the directory person their Slack email is now (the mail's sender name and reply-to,
+        the meeting's organizer); None when they are no longer anyone in the directory."""
+        try:
+            person = self.identify(click.team, click.user)
+        except SlackCallFailed as failed:
+            logger.warning("Slack user not read", extra={"slack_error": failed.error})
+            return None
+        if person is None:
+            return None
+        return Caller(user_id=person.owner, email=person.person.email, name=person.person.display_name)
 
     def _show_outcome(self, channel: str, ts: str, draft: Draft) -> None:
         if not channel or not ts:
