@@ -186,6 +186,30 @@ def action_of(block_id: str, element: dict[str, Any], value: str | None) -> dict
     return action
 
 
+STATEFUL = frozenset(
+    {"static_select", "radio_buttons", "datepicker", "timepicker", "checkboxes", "plain_text_input"}
+)
+"""Elements whose current value a member sets in the message, sent back in ``state.values``."""
+
+
+def message_state(message: Message, chosen: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """``state.values`` of a block_actions payload: every stateful element of the message with what the
+    member chose in it (``chosen``: action_id -> selected option), else its initial option or nothing.
+    Slack sends it with every click on a message that has such elements, so a button reads the
+    select beside it (https://docs.slack.dev/reference/interaction-payloads/block_actions-payload,
+    ``state``)."""
+    values: dict[str, Any] = {}
+    for block_id, element in elements(message.blocks):
+        kind, action_id = element.get("type"), element.get("action_id")
+        if kind not in STATEFUL or not block_id or not action_id:
+            continue
+        entry: dict[str, Any] = {"type": kind}
+        if kind in ("static_select", "radio_buttons"):
+            entry["selected_option"] = chosen.get(action_id, element.get("initial_option"))
+        values.setdefault(block_id, {})[action_id] = entry
+    return values
+
+
 def block_actions_payload(
     workspace: SlackWorkspace, member: Member, message: Message, action: dict[str, Any], response_url: str
 ) -> dict[str, Any]:
@@ -206,21 +230,28 @@ def block_actions_payload(
         "is_enterprise_install": False,
         "channel": {"id": message.channel, "name": workspace.channels[message.channel]},
         "message": message.wire(),
-        "state": {"values": {}},
+        "state": {"values": message_state(message, workspace.chosen(member.id, message))},
         "response_url": response_url,
         "actions": [action],
     }
 
 
 def state_values(view: dict[str, Any], values: dict[str, str]) -> dict[str, Any]:
-    """A view's ``state.values`` with ``values`` (``action_id`` -> the text typed or option chosen)
-    entered, every other input at its initial value."""
+    """A view's ``state.values`` with ``values`` entered (the text typed, the option chosen by its
+    value, the date), every other input at its initial value. An input is named by its ``block_id``
+    (unique in a view), or by its ``action_id`` where no other input shares it."""
+    inputs = [(b, e) for b, e in elements(view.get("blocks", [])) if b and e.get("action_id")]
+    shared = {
+        e["action_id"] for _, e in inputs if [x["action_id"] for _, x in inputs].count(e["action_id"]) > 1
+    }
     state: dict[str, Any] = {}
-    for block_id, element in elements(view.get("blocks", [])):
-        action_id, kind = element.get("action_id"), element.get("type")
-        if action_id is None or block_id is None:
-            continue
-        given = values.get(action_id)
+    used: set[str] = set()
+    for block_id, element in inputs:
+        action_id, kind = element["action_id"], element.get("type")
+        names = [block_id] + ([action_id] if action_id not in shared else [])
+        name = next((n for n in names if n in values), None)
+        given = values[name] if name is not None else None
+        used.update(n for n in names if n in values)
         entry: dict[str, Any] = {"type": kind}
         if kind == "plain_text_input":
             entry["value"] = given if given is not None else element.get("initial_value")
@@ -236,9 +267,9 @@ def state_values(view: dict[str, Any], values: dict[str, str]) -> dict[str, Any]
         else:
             continue
         state.setdefault(block_id, {})[action_id] = entry
-    unknown = set(values) - {a for fields in state.values() for a in fields}
+    unknown = set(values) - used
     if unknown:
-        raise KeyError(f"the view has no input {sorted(unknown)}")
+        raise KeyError(f"the view has no input {sorted(unknown)} (name each by its block_id)")
     return state
 
 
@@ -298,7 +329,8 @@ class SlackSender:
         except (TimeoutError, urllib.error.URLError):
             delivery = Delivery(kind, body, 0, b"", retry)
         self.deliveries.append(delivery)
-        if not 200 <= delivery.status < 300 and retry < self.retries:
+        # Slack retries events only: an interaction not answered in time is an error the member sees.
+        if not 200 <= delivery.status < 300 and retry < self.retries and content_type == "application/json":
             return self.send(
                 kind,
                 body,
@@ -337,6 +369,8 @@ class SlackSender:
         """``member`` clicks a button (or chooses option ``value`` of a select) of ``message``."""
         block_id, element = find_element(message.blocks, action_id)
         action = action_of(block_id, element, value)
+        if "selected_option" in action:  # the member's choice stays on their view of the message
+            self.workspace.choose(member.id, message, action_id, action["selected_option"])
         response_url = f"{self.workspace.response_base}/{message.channel}/{message.ts}/{member.id}"
         return self.interaction(block_actions_payload(self.workspace, member, message, action, response_url))
 

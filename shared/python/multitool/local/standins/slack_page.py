@@ -170,7 +170,7 @@ def _modal(view_id: str, view: dict[str, Any], member: Member, channel: str) -> 
             fields.append(_blocks([block], "", channel, None, member))
             continue
         element = block.get("element", {})
-        name = f"f:{html.escape(str(element.get('action_id', '')))}"
+        name = f"f:{html.escape(str(block.get('block_id', '')))}"
         label = _text(block.get("label"))
         kind = element.get("type")
         if kind == "plain_text_input":

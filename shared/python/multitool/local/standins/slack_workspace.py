@@ -172,6 +172,7 @@ class SlackWorkspace:
         self.calls: list[tuple[str, bool]] = []
         self._triggers: dict[str, tuple[str, float]] = {}
         self._failures: dict[str, list[tuple[str, int | None]]] = {}
+        self._chosen: dict[tuple[str, str, str], dict[str, dict[str, Any]]] = {}
         self._lock = threading.RLock()
         self._ts = itertools.count(1)
         self.response_base = ""
@@ -271,6 +272,15 @@ class SlackWorkspace:
                 kept = Refused("response_url", refusal.error, refusal.detail)
                 (self.violations if refusal.error in VIOLATIONS else self.errors).append(kept)
             return {"ok": False, "error": refusal.error}
+
+    def choose(self, user: str, message: Message, action_id: str, option: dict[str, Any]) -> None:
+        """``user`` chose ``option`` in a select of ``message`` (kept on their view of it, as Slack does)."""
+        with self._lock:
+            self._chosen.setdefault((user, message.channel, message.ts), {})[action_id] = option
+
+    def chosen(self, user: str, message: Message) -> dict[str, dict[str, Any]]:
+        with self._lock:
+            return dict(self._chosen.get((user, message.channel, message.ts), {}))
 
     def views_of(self, user: str) -> list[OpenView]:
         with self._lock:
