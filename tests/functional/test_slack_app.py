@@ -249,3 +249,17 @@ def test_the_signing_secret_is_read_from_secrets_manager_and_an_empty_one_refuse
     aws_slack_app.cache_clear()
     assert json.loads(handle(event_request(url_verification("c")))["body"]) == {"challenge": "c"}
     assert handle(event_request(url_verification("c"), secret="old"))["statusCode"] == 401
+
+
+def test_the_web_api_fake_holds_calls_to_slacks_published_description(slack: dict[str, Any]) -> None:
+    """The check every test ends with is live: a call the description does not allow is refused."""
+    from multitool.slack.web import SlackCallFailed, SlackWeb, web_client
+
+    web = SlackWeb(web_client(BOT_TOKEN, slack["api"].url))
+    with pytest.raises(SlackCallFailed) as refused:
+        web.call("chat.postMessage", channel="D0DM00001", text="hi", colour="red")
+    assert refused.value.error == "invalid_arg_name"
+    assert slack["api"].refused == [
+        "chat.postMessage: invalid_arg_name: chat.postMessage describes no argument 'colour'"
+    ]
+    slack["api"].refused.clear()
