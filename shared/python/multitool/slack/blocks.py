@@ -287,9 +287,10 @@ def outcome_words(held: str, status: str, result: Mapping[str, Any] | None, erro
         return f":warning: Not done: {escaped(error or 'the action failed')}. It can be confirmed again."
     if status != "done":
         return f":hourglass: {escaped(status)}"
+    found = result or {}
     links = [
-        f"<{value}|{escaped(str(result.get(key[:-3] + 'Key') or 'open'))}>"
-        for key, value in (result or {}).items()
+        f"<{value}|{escaped(str(found.get(key[:-3] + 'Key') or 'open'))}>"
+        for key, value in found.items()
         if key.endswith("Url") and isinstance(value, str) and value.startswith("https://")
     ]
     sandbox = " (sandbox: nothing real was sent)" if (result or {}).get("sandbox") else ""

@@ -276,7 +276,4 @@ def _event_type(envelope: Mapping[str, Any]) -> str:
 
 def final_event(events: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
     """A finished turn's last event: ``done`` (with the /chat answer) or ``failed``."""
-    for event in reversed(events):
-        if event.get("type") in ("done", "failed"):
-            return event
-    return None
+    return next((event for event in reversed(events) if event.get("type") in ("done", "failed")), None)
