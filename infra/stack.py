@@ -87,7 +87,8 @@ CONNECTION_ACTIONS = ("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateIt
 # conditional PutItem), held longer and given back with UpdateItem.
 TURN_SLOT_ACTIONS = ("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem")
 # Each Slack event id once (multitool.slack.events.EventLedger): a conditional PutItem, and a DeleteItem
-# that takes it back when the event's turn could not start.
+# that takes it back when the event's turn could not start. (Where each card was posted, for marking it
+# replaced, is a PutItem and a GetItem there too: the turn's grants on the table already hold both.)
 SLACK_EVENT_ACTIONS = ("dynamodb:PutItem", "dynamodb:DeleteItem")
 # Every side effect leaves one audit record (PutItem); nothing in the stack reads or changes one.
 AUDIT_ACTIONS = ("dynamodb:PutItem",)

@@ -36,6 +36,20 @@ def test_a_value_is_read_once_per_cache_period() -> None:
     stubber.assert_no_pending_responses()
 
 
+def test_a_failed_check_reads_the_secret_again_at_most_once_a_minute() -> None:
+    client, stubber = stubbed("old", "pasted")
+    now = [0.0]
+    secret = CachedSecret(lambda: client, ARN, name="signing secret", clock=lambda: now[0])
+    assert secret.get() == "old"
+    now[0] = 30
+    secret.forget()  # a forged request: too soon to ask Secrets Manager again
+    assert secret.get() == "old"
+    now[0] = 61
+    secret.forget()
+    assert secret.get() == "pasted"
+    stubber.assert_no_pending_responses()
+
+
 def test_an_empty_secret_is_not_configured_and_names_no_value() -> None:
     client, _ = stubbed(" ")
     with pytest.raises(SlackNotConfigured, match="bot token is empty"):

@@ -297,6 +297,13 @@ def outcome_words(held: str, status: str, result: Mapping[str, Any] | None, erro
     return f":white_check_mark: {held.capitalize()}" + (f" {' '.join(links)}" if links else "") + sandbox
 
 
+def replaced_message(caption: str) -> Message:
+    """A card a revision replaced: its caption struck through, and where the revision is."""
+    words = f"~{escaped(caption)}~\n:arrows_counterclockwise: Replaced by the revised card below."
+    block = SectionBlock(text=MarkdownTextObject(text=clipped(words, MAX_SECTION_CHARS)))
+    return Message(text=clipped(f"Replaced: {caption}", MAX_FALLBACK_CHARS), blocks=(block.to_dict(),))
+
+
 def text_message(text: str) -> Message:
     """Plain words as a message (the reply of a turn, a refusal), within a section's limit."""
     return Message(text=clipped(text, MAX_FALLBACK_CHARS), blocks=())
