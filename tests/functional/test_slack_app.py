@@ -183,3 +183,83 @@ def test_an_unconfirmed_slack_email_is_nobody(slack: dict[str, Any]) -> None:
     handle(event_request(envelope(dm(ALEX, COMBINED))))
     assert slack["launches"].sent == []
     assert "Nothing was drafted" in slack["api"].of("chat.postMessage")[0].params["text"]
+
+
+# -- Slack's refusals ------------------------------------------------------------------
+
+
+def test_a_rate_limited_post_is_sent_again_after_retry_after(slack: dict[str, Any]) -> None:
+    slack["launches"].expect()
+    handle(event_request(envelope(dm(ALEX, "Email Kinshuok about the doc"))))
+    slack["api"].refuse("chat.postMessage", "ratelimited", status=429, retry_after=1)
+    started = time.monotonic()
+    assert run_launched(slack) == {"status": "done"}
+    assert time.monotonic() - started >= 1  # waited as Slack asked
+    posts = slack["api"].of("chat.postMessage")
+    assert len(posts) == 3  # the limited reply, its retry, the card
+    assert posts[0].params == posts[1].params
+
+
+def test_a_conversation_the_bot_cannot_post_in_loses_no_draft(slack: dict[str, Any]) -> None:
+    slack["launches"].expect()
+    handle(event_request(envelope(dm(ALEX, COMBINED))))
+    for _ in range(4):
+        slack["api"].refuse("chat.postMessage", "channel_not_found")
+    assert run_launched(slack) == {"status": "done"}
+    drafts = slack["client"].scan(TableName=slack["tables"]["DRAFTS_TABLE_NAME"])["Items"]
+    assert len(drafts) == 2
+    assert {d["status"]["S"] for d in drafts} == {"proposed"}
+
+
+def test_a_card_slack_refuses_is_posted_as_words_pointing_to_the_page(slack: dict[str, Any]) -> None:
+    slack["launches"].expect()
+    handle(event_request(envelope(dm(ALEX, "Email Kinshuok about the doc"))))
+    run = slack["api"]
+    run.fail["chat.postMessage"] = []
+    original = run.answer
+
+    def refuse_blocks(method: str, params: dict[str, Any]) -> Any:
+        if method == "chat.postMessage" and "blocks" in params:
+            return 200, {"ok": False, "error": "invalid_blocks"}, {}
+        return original(method, params)
+
+    run.answer = refuse_blocks  # type: ignore[method-assign]
+    run_launched(slack)
+    _reply, refused, words = run.of("chat.postMessage")
+    assert "blocks" in refused.params
+    assert "blocks" not in words.params
+    assert "https://chat.example.com/" in words.params["text"]
+
+
+def test_the_signing_secret_is_read_from_secrets_manager_and_an_empty_one_refuses_everything(
+    slack: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import boto3
+    from multitool.slack import aws_slack_app
+
+    from tests.support.slack_wire import SIGNING_SECRET
+
+    secrets = boto3.client("secretsmanager")
+    arn = secrets.create_secret(Name="multitool/slack/signing-secret")["ARN"]
+    monkeypatch.delenv("SLACK_SIGNING_SECRET")
+    monkeypatch.setenv("SLACK_SIGNING_SECRET_ARN", arn)
+    aws_slack_app.cache_clear()
+    assert handle(event_request(url_verification("c")))["statusCode"] == 503  # created empty, not pasted yet
+    secrets.put_secret_value(SecretId=arn, SecretString=SIGNING_SECRET)
+    aws_slack_app.cache_clear()
+    assert json.loads(handle(event_request(url_verification("c")))["body"]) == {"challenge": "c"}
+    assert handle(event_request(url_verification("c"), secret="old"))["statusCode"] == 401
+
+
+def test_the_web_api_fake_holds_calls_to_slacks_published_description(slack: dict[str, Any]) -> None:
+    """The check every test ends with is live: a call the description does not allow is refused."""
+    from multitool.slack.web import SlackCallFailed, SlackWeb, web_client
+
+    web = SlackWeb(web_client(BOT_TOKEN, slack["api"].url))
+    with pytest.raises(SlackCallFailed) as refused:
+        web.call("chat.postMessage", channel="D0DM00001", text="hi", colour="red")
+    assert refused.value.error == "invalid_arg_name"
+    assert slack["api"].refused == [
+        "chat.postMessage: invalid_arg_name: chat.postMessage describes no argument 'colour'"
+    ]
+    slack["api"].refused.clear()

@@ -195,3 +195,19 @@ def test_edit_opens_a_modal_whose_submission_is_validated_as_the_review_api_vali
     assert mail.subject == "The doc, revised"
     [update] = slack["api"].of("chat.update")
     assert update.params["ts"] == email["ts"]
+
+
+def test_an_edit_by_chat_posts_the_revised_card_and_marks_the_one_it_replaced(slack: dict[str, Any]) -> None:
+    [sync] = cards_of(slack, "Schedule a sync with Priya on Thursday", event_id="Ev0SYNC001")
+    slack["launches"].expect()
+    handle(
+        event_request(envelope(dm(ALEX, "make it 45 minutes", ts="1765000009.000900"), event_id="Ev0SYNC002"))
+    )
+    run_launched(slack)
+    longer = slack["api"].of("chat.postMessage")[-1]
+    assert "45" in json.dumps(longer.params["blocks"])
+    [update] = slack["api"].of("chat.update")
+    assert (update.params["channel"], update.params["ts"]) == (CHANNEL, sync["ts"])
+    assert "Replaced by the revised card below" in json.dumps(update.params["blocks"])
+    assert_valid_blocks(update.params["blocks"])
+    assert draft(slack, button(sync, "confirm")["value"]).status == "superseded"

@@ -80,6 +80,8 @@ def slack(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
         yield {**environment, "api": api, "launches": launches}
         for cache in caches:
             cache.cache_clear()
+        # Every Web API call the app made is one Slack's published description accepts.
+        assert api.refused == []
 
 
 def handle(event: dict[str, Any]) -> dict[str, Any]:

@@ -5,7 +5,11 @@ API on loopback, recording every call as sent.
 ``base_url`` (``SLACK_API_URL``): the app's calls go through the SDK's own HTTP code, content types and
 retry handlers, and each is kept as Slack would receive it (method, content type, the decoded
 parameters). It answers as Slack documents (``{"ok": true, ...}``, ``{"ok": false, "error": ...}``,
-HTTP 429 with ``Retry-After`` for ``ratelimited``).
+HTTP 429 with ``Retry-After`` for ``ratelimited``). Every request is first read as Slack reads it
+and checked against Slack's published OpenAPI description (the committed subset the stand-in uses,
+:class:`multitool.local.standins.slack_contract.SlackContract`): an argument it does not describe, a
+wrong type, a missing required one or no token is refused with Slack's error code and kept in
+``refused``, which every test of the app expects to stay empty.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlencode
+
+from multitool.local.standins.slack_contract import SlackRefusal, slack_contract
 
 SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
 BOT_TOKEN = "xoxb-test-0000"
@@ -45,6 +51,8 @@ class SlackApi:
 
     def __init__(self) -> None:
         self.calls: list[Call] = []
+        self.refused: list[str] = []
+        """Each request the published description refuses: ``method: why``."""
         self.users: dict[str, dict[str, Any]] = {}
         self.fail: dict[str, list[tuple[int, dict[str, Any], dict[str, str]]]] = {}
         self._ts = 1_765_000_000
@@ -94,6 +102,12 @@ class SlackApi:
                 path, _, query = self.path.partition("?")
                 method = path.removeprefix("/api/")
                 content_type = self.headers.get("Content-Type", "")
+                try:
+                    slack_contract().read_request(method, dict(self.headers.items()), query, body)
+                except SlackRefusal as refusal:
+                    api.refused.append(f"{method}: {refusal}")
+                    self._answer(200, {"ok": False, "error": refusal.error}, {})
+                    return
                 if content_type.startswith("application/json"):
                     params = json.loads(body or b"{}")
                 else:
@@ -108,6 +122,9 @@ class SlackApi:
                 )
                 status, answer, headers = api.answer(method, params)
                 api.calls[-1]["answer"] = answer
+                self._answer(status, answer, headers)
+
+            def _answer(self, status: int, answer: dict[str, Any], headers: dict[str, str]) -> None:
                 data = json.dumps(answer).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")

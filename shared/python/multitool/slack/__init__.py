@@ -24,7 +24,8 @@ Environment (besides the orchestrator's, for the turn, and the review function's
 ``SLACK_API_URL``
     The Web API's base URL, default ``https://slack.com/api/`` (a local stand-in's otherwise).
 ``LIMITS_TABLE_NAME``
-    Where each event id is recorded once (``SLACKEVENT#…`` items); unset: in memory (local runs).
+    Where each event id is recorded once (``SLACKEVENT#…`` items) and where each card was posted
+    (``SLACKCARD#<draft id>``, for marking it replaced by a revision); unset: in memory (local runs).
 ``PAGE_URL``
     The chat page, linked from a card too long for Slack.
 ``TURNS_TABLE_NAME`` (the orchestrator's)
@@ -50,7 +51,15 @@ def aws_slack_app() -> SlackApp:
     from multitool.api.review_app import aws_reviewer
     from multitool.ports.directory import DynamoDirectory
     from multitool.slack.app import SlackApp
-    from multitool.slack.events import EventHandler, EventLedger, Ledger, MemoryLedger
+    from multitool.slack.events import (
+        CardPlaces,
+        DynamoCardPlaces,
+        EventHandler,
+        EventLedger,
+        Ledger,
+        MemoryCardPlaces,
+        MemoryLedger,
+    )
     from multitool.slack.identity import SlackPerson, who_is
     from multitool.slack.interactions import InteractionHandler
     from multitool.slack.secrets import CachedSecret, FixedSecret
@@ -83,6 +92,11 @@ def aws_slack_app() -> SlackApp:
     def ledger() -> Ledger:
         return EventLedger(limits, dynamodb()) if limits else memory
 
+    remembered = MemoryCardPlaces()
+
+    def places() -> CardPlaces:
+        return DynamoCardPlaces(limits, dynamodb()) if limits else remembered
+
     directory = functools.cache(lambda: DynamoDirectory(env["DIRECTORY_TABLE_NAME"], dynamodb()))
 
     def drafts():  # type: ignore[no-untyped-def]
@@ -98,5 +112,6 @@ def aws_slack_app() -> SlackApp:
         InteractionHandler(web, aws_reviewer, drafts, identify, page_url=page_url),
         web,
         aws_chat_turns,
+        places=places,
         page_url=page_url,
     )

@@ -28,8 +28,8 @@ from multitool.cards import client_actions
 from multitool.chat.turn_store import StoredTurn
 from multitool.errors import ServiceError
 from multitool.observability import error_fields, logger
-from multitool.slack.blocks import card_message, text_message
-from multitool.slack.events import Conversation, EventHandler, final_event
+from multitool.slack.blocks import card_message, replaced_message, text_message
+from multitool.slack.events import CardPlaces, Conversation, EventHandler, MemoryCardPlaces, final_event
 from multitool.slack.identity import slack_user_of
 from multitool.slack.interactions import InteractionHandler
 from multitool.slack.modal import CALLBACK_ID
@@ -69,9 +69,12 @@ class SlackApp:
         web: Callable[[], SlackWeb],
         turns: Callable[[], ChatTurns | None],
         *,
+        places: Callable[[], CardPlaces] | None = None,
         page_url: str | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
+        memory = MemoryCardPlaces()
+        self.places = places or (lambda: memory)
         self.signing_secret = signing_secret
         self.events = events
         self.interactions = interactions
@@ -138,7 +141,7 @@ class SlackApp:
         turns = self.turns()
         stored = turns.store.get(turn_id) if turns is not None else None
         if stored is not None and status.get("status") != "skipped":
-            post_turn(self.web(), stored, page_url=self.page_url)
+            post_turn(self.web(), stored, self.places(), page_url=self.page_url)
         return status
 
 
@@ -154,8 +157,9 @@ def parse_body(body: bytes, content_type: str) -> dict[str, Any]:
     return decoded if isinstance(decoded, dict) else {}
 
 
-def post_turn(web: SlackWeb, turn: StoredTurn, *, page_url: str | None = None) -> None:
-    """The turn's reply, then one message per card, in its conversation; a failed post loses no draft."""
+def post_turn(web: SlackWeb, turn: StoredTurn, places: CardPlaces, *, page_url: str | None = None) -> None:
+    """The turn's reply, then one message per card, in its conversation; a failed post loses no draft.
+    A card that revises one posted before marks that one's message replaced."""
     where = Conversation.of_session(turn.session_id)
     if where is None:
         logger.warning("Turn is not a Slack conversation's", extra={"turn_id": turn.turn_id})
@@ -182,16 +186,34 @@ def post_turn(web: SlackWeb, turn: StoredTurn, *, page_url: str | None = None) -
         except Exception as error:  # a card that cannot be drawn is still a draft: say where it is
             logger.error("Slack card not drawn", extra={"draft_id": card.id, **error_fields(error)})
             message = text_message(f"{caption}: review it on the page ({page_url or 'the chat page'}).")
-        if not _post(web, where, message) and message.blocks:
+        ts = _post(web, where, message)
+        if ts is None and message.blocks:
             _post(
                 web, where, text_message(f"{caption}: review it on the page ({page_url or 'the chat page'}).")
             )
+        if ts is not None:
+            places.remember(card.id, where.channel, ts, str(caption))
+        if card.revises:
+            _mark_replaced(web, places, card.revises)
 
 
-def _post(web: SlackWeb, where: Conversation, message: Any) -> bool:
+def _mark_replaced(web: SlackWeb, places: CardPlaces, draft_id: str) -> None:
+    """The replaced card's message, where this app posted it, says it was replaced (no buttons left)."""
+    place = places.where(draft_id)
+    if place is None:
+        return
+    channel, ts, caption = place
+    message = replaced_message(caption)
     try:
-        web.post(where.channel, message.text, thread_ts=where.thread_ts, blocks=message.blocks or None)
+        web.update(channel, ts, message.text, message.blocks)
+    except SlackCallFailed as failed:
+        logger.warning("Slack card not marked replaced", extra={"slack_error": failed.error})
+
+
+def _post(web: SlackWeb, where: Conversation, message: Any) -> str | None:
+    """The posted message's ``ts``; None when Slack refused it."""
+    try:
+        return web.post(where.channel, message.text, thread_ts=where.thread_ts, blocks=message.blocks or None)
     except SlackCallFailed as failed:
         logger.warning("Slack message not posted", extra={"slack_error": failed.error, "why": failed.words()})
-        return False
-    return True
+        return None

@@ -287,13 +287,21 @@ def outcome_words(held: str, status: str, result: Mapping[str, Any] | None, erro
         return f":warning: Not done: {escaped(error or 'the action failed')}. It can be confirmed again."
     if status != "done":
         return f":hourglass: {escaped(status)}"
+    found = result or {}
     links = [
-        f"<{value}|{escaped(str(result.get(key[:-3] + 'Key') or 'open'))}>"
-        for key, value in (result or {}).items()
+        f"<{value}|{escaped(str(found.get(key[:-3] + 'Key') or 'open'))}>"
+        for key, value in found.items()
         if key.endswith("Url") and isinstance(value, str) and value.startswith("https://")
     ]
     sandbox = " (sandbox: nothing real was sent)" if (result or {}).get("sandbox") else ""
     return f":white_check_mark: {held.capitalize()}" + (f" {' '.join(links)}" if links else "") + sandbox
+
+
+def replaced_message(caption: str) -> Message:
+    """A card a revision replaced: its caption struck through, and where the revision is."""
+    words = f"~{escaped(caption)}~\n:arrows_counterclockwise: Replaced by the revised card below."
+    block = SectionBlock(text=MarkdownTextObject(text=clipped(words, MAX_SECTION_CHARS)))
+    return Message(text=clipped(f"Replaced: {caption}", MAX_FALLBACK_CHARS), blocks=(block.to_dict(),))
 
 
 def text_message(text: str) -> Message:

@@ -154,6 +154,71 @@ def bot_user(envelope: Mapping[str, Any]) -> str | None:
     return None
 
 
+CARD_KEEP_SECONDS = 8 * 24 * 3600
+"""Where a card was posted is kept a little longer than a draft lives (seven days)."""
+
+
+class CardPlaces(Protocol):
+    """Where each card's message is, so a revision can mark the card it replaced."""
+
+    def remember(self, draft_id: str, channel: str, ts: str, caption: str) -> None: ...
+
+    def where(self, draft_id: str) -> tuple[str, str, str] | None:
+        """The channel, the message's ``ts`` and the card's caption."""
+        ...
+
+
+class DynamoCardPlaces:
+    """``SLACKCARD#<draft id>`` in the limits table: the channel and the message's ``ts``."""
+
+    def __init__(
+        self, table_name: str, client: DynamoDBClient, clock: Callable[[], float] = time.time
+    ) -> None:
+        self.table_name = table_name
+        self.client = client
+        self.clock = clock
+
+    def remember(self, draft_id: str, channel: str, ts: str, caption: str) -> None:
+        try:
+            self.client.put_item(
+                TableName=self.table_name,
+                Item={
+                    "pk": {"S": f"SLACKCARD#{draft_id}"[:512]},
+                    "channel": {"S": channel},
+                    "ts": {"S": ts},
+                    "caption": {"S": caption[:500]},
+                    "expiresAt": {"N": str(int(self.clock()) + CARD_KEEP_SECONDS)},
+                },
+            )
+        except (ClientError, BotoCoreError) as error:  # the card is posted; only its later mark is lost
+            logger.warning("Slack card's place not kept", extra=error_fields(error))
+
+    def where(self, draft_id: str) -> tuple[str, str, str] | None:
+        try:
+            item = self.client.get_item(
+                TableName=self.table_name, Key={"pk": {"S": f"SLACKCARD#{draft_id}"[:512]}}
+            ).get("Item")
+        except (ClientError, BotoCoreError) as error:
+            logger.warning("Slack card's place not read", extra=error_fields(error))
+            return None
+        if not item:
+            return None
+        return item["channel"]["S"], item["ts"]["S"], item.get("caption", {}).get("S", "An earlier card")
+
+
+class MemoryCardPlaces:
+    """Card places in memory (tests, the local server)."""
+
+    def __init__(self) -> None:
+        self.places: dict[str, tuple[str, str, str]] = {}
+
+    def remember(self, draft_id: str, channel: str, ts: str, caption: str) -> None:
+        self.places[draft_id] = (channel, ts, caption)
+
+    def where(self, draft_id: str) -> tuple[str, str, str] | None:
+        return self.places.get(draft_id)
+
+
 class Ask(msgspec.Struct, frozen=True):
     """A message that asks for a turn: who, where and what."""
 
@@ -276,7 +341,4 @@ def _event_type(envelope: Mapping[str, Any]) -> str:
 
 def final_event(events: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
     """A finished turn's last event: ``done`` (with the /chat answer) or ``failed``."""
-    for event in reversed(events):
-        if event.get("type") in ("done", "failed"):
-            return event
-    return None
+    return next((event for event in reversed(events) if event.get("type") in ("done", "failed")), None)

@@ -122,7 +122,7 @@ def _raw(resolution: Mapping[str, Any]) -> str:
     """A proposed name as an edit: the resolved person's id, else the name as written."""
     person = resolution.get("person")
     if isinstance(person, Mapping) and isinstance(person.get("id"), str):
-        return person["id"]
+        return str(person["id"])
     return str(resolution.get("query") or "")
 
 

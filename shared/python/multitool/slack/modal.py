@@ -107,6 +107,7 @@ def edit_view(draft: Draft, private_metadata: str) -> dict[str, Any]:
         kind = _kind(prop)
         value = _initial(draft, name)
         block_id = BLOCK_PREFIX + name
+        element: PlainTextInputElement | StaticSelectElement
         if kind == "text":
             text = value if isinstance(value, str) else _names_text(value)
             if len(text) > MAX_INPUT_CHARS:

@@ -30,6 +30,9 @@ if TYPE_CHECKING:
 
 CACHE_SECONDS = 300.0
 """How long a value read from Secrets Manager is used before it is read again."""
+REREAD_AFTER_SECONDS = 60.0
+"""A value that failed a check is read again early, but not more often than this: a flood of forged
+requests costs one Secrets Manager call a minute, not one each."""
 
 
 class SlackNotConfigured(ServiceError):
@@ -73,9 +76,11 @@ class CachedSecret:
             return self._cached[1].value
 
     def forget(self) -> None:
-        """Read the secret again on next use (a value that failed a check may have been rotated)."""
+        """Read the secret again on next use (a value that failed a check may have been rotated), if
+        the one held was read at least :data:`REREAD_AFTER_SECONDS` ago."""
         with self._lock:
-            self._cached = None
+            if self._cached is not None and self._clock() - self._cached[0] >= REREAD_AFTER_SECONDS:
+                self._cached = None
 
     def _read(self) -> SlackSecret:
         try:

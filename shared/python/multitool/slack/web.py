@@ -12,8 +12,8 @@ Every call goes through :class:`SlackWeb`, which says what a failure means for t
   (an ephemeral note, a modal's error);
 - any other ``ok: false`` or a transport failure: :class:`SlackCallFailed` with Slack's error code.
 
-A turn's drafts are stored before anything is posted, so a post that fails loses no draft: the cards
-stay on the page (``GET /sessions/{id}``) and in the thread's next answer.
+A turn's drafts are stored before anything is posted, so a post that fails loses no draft: each stays
+confirmable (by the asker, from a card posted later, or by its id through the review API).
 """
 
 from __future__ import annotations
@@ -55,11 +55,8 @@ class SlackCallFailed(Exception):
                 "and ask again."
             )
         if self.error == "ratelimited":
-            return (
-                "Slack is limiting how fast I may post; your cards are kept on the page. "
-                "Try again in a minute."
-            )
-        return "Slack refused a message of mine; your cards are kept on the page."
+            return "Slack is limiting how fast I may post; your drafts are kept. Try again in a minute."
+        return "Slack refused a message of mine; your drafts are kept."
 
 
 def web_client(token: str, api_url: str = DEFAULT_API_URL) -> WebClient:
