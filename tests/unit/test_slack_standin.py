@@ -239,6 +239,23 @@ def test_a_rate_limit_answers_429_with_retry_after(slack: SlackStandIn) -> None:
     assert web(slack).chat_postMessage(channel=GENERAL, text="hi")["ok"]
 
 
+def test_the_local_server_keeps_the_secrets_in_secrets_manager_by_arn(slack: SlackStandIn) -> None:
+    import boto3
+    from moto import mock_aws
+    from multitool.local.slack import slack_env
+
+    with mock_aws():
+        secrets = boto3.client("secretsmanager", region_name="us-east-1")
+        env = slack_env(slack, secrets, "http://127.0.0.1:8000/")
+        again = slack_env(slack, secrets, "http://127.0.0.1:8000/")  # kept data: the values replaced
+        token = secrets.get_secret_value(SecretId=env["SLACK_BOT_TOKEN_ARN"])["SecretString"]
+        signing = secrets.get_secret_value(SecretId=env["SLACK_SIGNING_SECRET_ARN"])["SecretString"]
+    assert (token, signing) == (slack.workspace.bot_token, slack.workspace.signing_secret)
+    assert again["SLACK_BOT_TOKEN_ARN"] == env["SLACK_BOT_TOKEN_ARN"]
+    assert env["SLACK_API_URL"] == slack.api_url
+    assert web(slack).auth_test()["user_id"] == BOT_USER
+
+
 def test_users_info_gives_the_verified_email(slack: SlackStandIn) -> None:
     priya = slack.workspace.member("priya")
     user = web(slack).users_info(user=priya.id)["user"]
@@ -283,6 +300,27 @@ def test_events_are_signed_as_slack_signs_them_and_a_tampered_body_fails(
         "team": envelope["team_id"],
         "client_msg_id": "-",
     }
+
+
+def test_the_apps_own_verifier_accepts_what_the_stand_in_signs_and_refuses_it_tampered(
+    slack: SlackStandIn, app: TinyApp
+) -> None:
+    from multitool.slack.verify import NotFromSlack, verified_body
+
+    slack.say("priya", "Email Kinshuok about the doc")
+    _, headers, body = app.requests[0]
+    event = {
+        "headers": {k.lower(): v for k, v in headers.items()},
+        "body": body.decode(),
+        "isBase64Encoded": False,
+    }
+    assert verified_body(event, slack.workspace.signing_secret) == body
+    with pytest.raises(NotFromSlack):
+        verified_body(
+            {**event, "body": body.decode().replace("Kinshuok", "Mallory")}, slack.workspace.signing_secret
+        )
+    with pytest.raises(NotFromSlack):  # replayed ten minutes later: stale
+        verified_body(event, slack.workspace.signing_secret, now=lambda: time.time() + 600)
 
 
 def test_a_channel_message_is_an_app_mention_and_url_verification_is_echoed(

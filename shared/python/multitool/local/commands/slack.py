@@ -4,7 +4,7 @@
     multitool slack show --as priya                     # the DM: messages, buttons, ephemerals, modals
     multitool slack click --as priya Confirm --card 1   # a button (by its text or action_id) of a card
     multitool slack click --as priya "Choose a time" --choose "Thu 10:00"   # an option of a select
-    multitool slack submit --as priya --field field:subject="Notes, v2"      # the open modal
+    multitool slack submit --as priya --field e:subject="Notes, v2"          # the open modal
     multitool slack state                               # members, refused Web API calls
 
 Each sends what Slack sends the app (a signed ``message.im``/``app_mention`` event, a
