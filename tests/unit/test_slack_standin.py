@@ -489,6 +489,51 @@ def test_the_page_shows_a_card_and_its_buttons_send_block_actions(slack: SlackSt
     assert len(app.requests) == 1
 
 
+def test_the_page_writes_as_a_member_and_submits_an_open_modal(slack: SlackStandIn, app: TinyApp) -> None:
+    priya = slack.workspace.member("priya")
+    own = {"Origin": slack.url, "Content-Type": "application/x-www-form-urlencoded"}
+    status, _ = _post(f"{slack.url}/ui/say", f"as=priya&channel={priya.dm}&text=Email+Kinshuok".encode(), own)
+    assert status == 303
+    assert app.payloads()[-1]["event"]["text"] == "Email Kinshuok"
+    posted = web(slack).chat_postMessage(channel=priya.dm, text="card", blocks=card())
+    slack.click("priya", slack.workspace.find(priya.dm, posted["ts"]), "edit")  # type: ignore[arg-type]
+    view = web(slack).views_open(trigger_id=app.payloads()[-1]["trigger_id"], view=modal())["view"]
+    with urllib.request.urlopen(f"{slack.url}/c/{priya.dm}?as=priya") as page:
+        html = page.read().decode()
+    assert "Edit the email" in html
+    assert "name='f:subject' value='The doc'" in html
+    form = f"as=priya&channel={priya.dm}&view_id={view['id']}&f%3Asubject=Doc%2C+v2".encode()
+    status, _ = _post(f"{slack.url}/ui/submit", form, own)
+    assert status == 303
+    submitted = app.payloads()[-1]
+    assert submitted["type"] == "view_submission"
+    assert submitted["view"]["state"]["values"]["subject"]["subject"]["value"] == "Doc, v2"
+    assert slack.workspace.views_of(priya.id) == []
+
+
+def test_a_response_url_updates_the_message_or_answers_the_member_alone(
+    slack: SlackStandIn, app: TinyApp
+) -> None:
+    priya = slack.workspace.member("priya")
+    posted = web(slack).chat_postMessage(channel=priya.dm, text="card", blocks=card())
+    message = slack.workspace.find(priya.dm, posted["ts"])
+    assert message is not None
+    slack.click("priya", message, "confirm")
+    url = app.payloads()[-1]["response_url"]
+    json_post = {"Content-Type": "application/json"}
+    status, body = _post(url, json.dumps({"text": "Only you: done"}).encode(), json_post)
+    assert (status, json.loads(body)) == (200, {"ok": True})
+    assert [e.text for e in slack.workspace.ephemerals] == ["Only you: done"]
+    replaced = {"replace_original": True, "text": "Sent", "blocks": [{"type": "divider"}] * 51}
+    status, body = _post(url, json.dumps(replaced).encode(), json_post)
+    assert json.loads(body) == {"ok": False, "error": "invalid_blocks"}
+    assert message.text == "card"
+    status, body = _post(url, json.dumps({**replaced, "blocks": [{"type": "divider"}]}).encode(), json_post)
+    assert json.loads(body) == {"ok": True}
+    assert (message.text, message.blocks, message.edited) == ("Sent", [{"type": "divider"}], True)
+    assert [v.error for v in slack.workspace.violations] == ["invalid_blocks"]
+
+
 def test_the_json_api_says_and_shows_the_conversation(slack: SlackStandIn, app: TinyApp) -> None:
     status, body = _post(
         f"{slack.url}/local/say",
