@@ -17,7 +17,7 @@ from multitool.local.standins.slack_server import SlackStandIn, start_slack_stan
 from slack_sdk import WebClient
 from slack_sdk.signature import SignatureVerifier
 
-CARD = [
+CARD: list[dict[str, Any]] = [
     {"type": "section", "text": {"type": "mrkdwn", "text": "*Draft email to Kinshuok*"}},
     {
         "type": "actions",
