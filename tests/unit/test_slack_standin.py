@@ -225,6 +225,16 @@ def test_a_wrong_or_missing_token_is_refused(slack: SlackStandIn) -> None:
     assert [v.error for v in slack.workspace.violations] == ["invalid_auth", "not_authed"]
 
 
+def test_an_answer_of_the_stand_in_off_slacks_description_is_a_violation(
+    slack: SlackStandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(slack.workspace, "_auth_test", lambda args: {"ok": True, "team": "t"})
+    web(slack).auth_test()
+    (violation,) = slack.workspace.violations
+    assert (violation.method, violation.error) == ("auth.test", "answer_not_described")
+    assert "required" in violation.detail
+
+
 def test_a_rate_limit_answers_429_with_retry_after(slack: SlackStandIn) -> None:
     slack.workspace.fail_next("chat.postMessage", "ratelimited", retry_after=7)
     request = urllib.request.Request(

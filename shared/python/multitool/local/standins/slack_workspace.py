@@ -312,7 +312,11 @@ class SlackWorkspace:
                 (self.violations if refusal.error in VIOLATIONS else self.errors).append(kept)
                 self.calls.append((method, False))
             return 200, {"ok": False, "error": refusal.error}, {}
-        slack_contract().check_answer(method, answer)
+        try:
+            slack_contract().check_answer(method, answer)
+        except AssertionError as wrong:  # the stand-in's own answer is off Slack's description
+            with self._lock:
+                self.violations.append(Refused(method, "answer_not_described", str(wrong)))
         with self._lock:
             self.calls.append((method, True))
         return 200, answer, {}
