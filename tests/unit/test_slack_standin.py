@@ -552,7 +552,7 @@ def test_the_json_api_says_and_shows_the_conversation(slack: SlackStandIn, app: 
     )
     answer = json.loads(body)
     assert status == 200
-    assert answer["delivered"] == {"kind": "message", "status": 200, "retry": 0}
+    assert answer["delivered"] == {"kind": "message", "status": 200, "retry": 0, "answer": ""}
     assert [m["text"] for m in answer["messages"]] == ["hello"]
     assert app.payloads()[-1]["event"]["text"] == "hello"
     with urllib.request.urlopen(f"{slack.url}/local/state") as state:

@@ -340,6 +340,17 @@ class SlackSender:
             )
         return delivery
 
+    def redeliver(self, retry: int = 1, reason: str = "") -> Delivery:
+        """The last event sent again, as Slack retries it: the same body (the same ``event_id``),
+        signed anew, with ``X-Slack-Retry-Num`` and ``X-Slack-Retry-Reason``."""
+        not_events = ("url_verification", "block_actions", "view_submission")
+        last = next((d for d in reversed(self.deliveries) if d.kind not in not_events), None)
+        if last is None:
+            raise KeyError("no event was sent yet")
+        return self.send(
+            last.kind, last.body, "application/json", retry=retry, reason=reason or "http_timeout"
+        )
+
     def event(self, event: dict[str, Any], event_id: str | None = None) -> Delivery:
         body = json.dumps(event_envelope(event, event_id)).encode()
         return self.send(event["type"], body, "application/json")

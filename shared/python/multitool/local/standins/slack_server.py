@@ -11,7 +11,8 @@ calls it, and a page and a small JSON API to act as a workspace member.
 Routes: ``/api/<method>`` (GET or POST, the Web API: :meth:`SlackWorkspace.call`), ``/response/...``
 (an interaction's ``response_url``), ``/`` and ``/c/<conversation>?as=<member>`` (the pages:
 :mod:`.slack_page`) with their forms ``/ui/say``, ``/ui/click`` and ``/ui/submit``, and ``/local/...``
-(JSON for ``multitool slack``: ``say``, ``click``, ``submit``, ``conversation``, ``state``). The
+(JSON for ``multitool slack``: ``say``, ``click``, ``submit``, ``conversation``, ``state``; and
+Slack's own ``url_verification`` and ``redeliver``, the last event sent again as a retry). The
 request URL is the app's (``POST /slack/events`` of the local server); events and interactions are
 signed by :mod:`.slack_delivery`.
 """
@@ -188,11 +189,18 @@ def _handler_for(slack: SlackStandIn) -> type[StandInHandler]:
         def _local(self, action: str, request: Any) -> dict[str, Any]:
             if not isinstance(request, dict):
                 raise ValueError("a JSON object, please")
+            if action in ("url_verification", "redeliver"):  # Slack's own, as no member
+                delivery = (
+                    slack.sender.url_verification(str(request.get("challenge", "")))
+                    if action == "url_verification"
+                    else slack.sender.redeliver(int(request.get("retry", 1)), str(request.get("reason", "")))
+                )
+                return {"delivered": _delivered(delivery)}
             member = workspace.member(str(request.get("as", "")))
             channel = workspace.channel(str(request.get("channel") or member.dm))
             delivery = self._act(action, member, {**request, "channel": channel})
             return {
-                "delivered": {"kind": delivery.kind, "status": delivery.status, "retry": delivery.retry},
+                "delivered": _delivered(delivery),
                 **self._conversation(member, channel),
             }
 
@@ -243,6 +251,16 @@ def _handler_for(slack: SlackStandIn) -> type[StandInHandler]:
             }
 
     return Handler
+
+
+def _delivered(delivery: Delivery) -> dict[str, Any]:
+    """What the app answered a delivery: its status (0: nothing within three seconds) and body."""
+    return {
+        "kind": delivery.kind,
+        "status": delivery.status,
+        "retry": delivery.retry,
+        "answer": delivery.answer.decode("utf-8", "replace"),
+    }
 
 
 def _json(body: bytes) -> Any:
