@@ -75,8 +75,11 @@ def start_slack(running: Embedded, server_url: str, *, port: int = DEFAULT_PORT)
     env = slack_env(stand_in, secrets, server_url)
     running.env.update(env)
     os.environ.update(env)  # read by the in-process Slack function on first use, after this
+    cli = "multitool slack"
+    if stand_in.server.server_address[1] != DEFAULT_PORT:  # not where `multitool slack` looks
+        cli = f"MULTITOOL_SLACK_URL={stand_in.url} multitool slack"
     banner = (
         f"Slack: a local Slack workspace at {stand_in.url} (act as any seeded person there, or with "
-        f'`multitool slack say --as priya "..."`); the app\'s request URL is {server_url}/slack/events.'
+        f'`{cli} say --as priya "..."`); the app\'s request URL is {server_url}/slack/events.'
     )
     return stand_in, banner
