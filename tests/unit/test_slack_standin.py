@@ -499,6 +499,20 @@ def test_the_page_shows_a_card_and_its_buttons_send_block_actions(slack: SlackSt
     assert len(app.requests) == 1
 
 
+def test_the_page_links_only_web_addresses(slack: SlackStandIn) -> None:
+    priya = slack.workspace.member("priya")
+    buttons = [
+        {"type": "button", "action_id": "open", "text": {"type": "plain_text", "text": "Open"}, "url": url}
+        for url in ("https://example.com/WEB-12", "javascript:alert(1)")
+    ]
+    blocks = [{"type": "actions", "elements": buttons}]
+    web(slack).chat_postMessage(channel=priya.dm, text="links", blocks=blocks)
+    with urllib.request.urlopen(f"{slack.url}/c/{priya.dm}?as=priya") as page:
+        html = page.read().decode()
+    assert "<a href='https://example.com/WEB-12'>" in html
+    assert "javascript:" not in html
+
+
 def test_the_page_writes_as_a_member_and_submits_an_open_modal(slack: SlackStandIn, app: TinyApp) -> None:
     priya = slack.workspace.member("priya")
     own = {"Origin": slack.url, "Content-Type": "application/x-www-form-urlencoded"}

@@ -214,7 +214,8 @@ def render(conversation: dict[str, Any]) -> str:
     for m in conversation["messages"]:
         who = "multitool" if m["bot"] else m["user"]
         text = "" if m["blocks"] else f" {m['text']}"
-        lines.append(f"[{m['ts']}{' edited' if m['edited'] else ''}] {who}:{text}")
+        thread = f" in thread {m['thread_ts']}" if m["thread_ts"] else ""
+        lines.append(f"[{m['ts']}{' edited' if m['edited'] else ''}{thread}] {who}:{text}")
         lines += ["    " + line for block in m["blocks"] for line in _block_lines(block)]
     lines += [f"(only you) multitool: {e['text']}" for e in conversation["ephemerals"]]
     for view in conversation["views"]:

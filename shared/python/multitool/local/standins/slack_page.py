@@ -144,7 +144,7 @@ def _blocks(blocks: list[dict[str, Any]], text: str, channel: str, ts: str | Non
 def _element_form(element: dict[str, Any], channel: str, ts: str, member: Member) -> str:
     hidden = _hidden(member, channel, ts=ts, action_id=str(element.get("action_id", "")))
     if element.get("type") == "button":
-        if element.get("url"):
+        if str(element.get("url", "")).startswith(("https://", "http://")):  # never a javascript: link
             return f" <a href='{html.escape(element['url'])}'>{_text(element.get('text'))}</a>"
         button = f"<button>{_text(element.get('text'))}</button>"
         return f"<form class=inline method=post action='/ui/click'>{hidden}{button}</form> "
