@@ -198,6 +198,8 @@ def test_slack_checks_the_request_url_and_an_unsigned_request_is_refused(slack: 
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(forged, timeout=30)
     assert refused.value.code == 401
+    # The function's own refusal (no JWT authorizer on the route: the signature is the authentication).
+    assert json.loads(refused.value.read())["error"]["code"] == "unauthenticated"
 
 
 def test_a_dm_posts_both_cards_confirm_books_the_chosen_slot_and_a_stranger_gets_words(slack: Slack) -> None:
