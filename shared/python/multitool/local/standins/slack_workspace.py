@@ -36,8 +36,9 @@ BOT_USER = "U0BOT000001"
 BOT_ID = "B0BOT000001"
 GENERAL = "C0GENERAL01"
 TRIGGER_SECONDS = 3.0
-"""A ``trigger_id`` opens a view within three seconds of the interaction that made it
-(https://docs.slack.dev/interactivity/handling-user-interaction, "trigger_id": "expires in 3 seconds")."""
+"""A ``trigger_id`` opens a view within three seconds of the interaction that made it, and once
+("Pass a valid trigger_id within 3 seconds of receiving it":
+https://docs.slack.dev/tools/bolt-python/concepts/opening-modals)."""
 
 VIOLATIONS = frozenset(
     {
