@@ -195,9 +195,8 @@ STATEFUL = frozenset(
 def message_state(message: Message, chosen: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """``state.values`` of a block_actions payload: every stateful element of the message with what the
     member chose in it (``chosen``: action_id -> selected option), else its initial option or nothing.
-    Slack sends it with every click on a message that has such elements, so a button reads the
-    select beside it (https://docs.slack.dev/reference/interaction-payloads/block_actions-payload,
-    ``state``)."""
+    Slack sends it with every click, all stateful elements included, not just input blocks, so a
+    button reads the select beside it (https://api.slack.com/changelog/2020-09-full-state-on-view-submisson-and-block-actions)."""
     values: dict[str, Any] = {}
     for block_id, element in elements(message.blocks):
         kind, action_id = element.get("type"), element.get("action_id")
