@@ -11,8 +11,9 @@ from typing import Any
 
 from multitool.api.startup import first_invocation, init_phase
 
-# Loaded on a stack of their own, the collector off until the first invocation ends (startup).
-with init_phase("multitool.slack.app"):
+# Loaded on a stack of their own, the collector off until the first invocation ends (startup): the
+# app, and the chat API whose turns a message starts (a click loads the review's on its first use).
+with init_phase("multitool.slack.app", "multitool.api.chat_app"):
     from aws_lambda_powertools.logging import correlation_paths
     from aws_lambda_powertools.utilities.typing import LambdaContext
     from multitool.chat.turn_views import turn_id_of

@@ -163,3 +163,10 @@ def test_the_outcome_says_what_was_done_with_its_link(
     held: str, status: str, result: dict[str, Any] | None, words: str
 ) -> None:
     assert outcome_words(held, status, result, None) == words
+
+
+def test_the_app_knows_the_edit_modal_by_the_modals_own_callback_id() -> None:
+    from multitool.slack.app import EDIT_CALLBACK_ID
+    from multitool.slack.modal import CALLBACK_ID
+
+    assert EDIT_CALLBACK_ID == CALLBACK_ID

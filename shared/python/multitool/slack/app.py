@@ -24,20 +24,22 @@ from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
-from multitool.cards import client_actions
-from multitool.chat.turn_store import StoredTurn
 from multitool.errors import ServiceError
 from multitool.observability import error_fields, logger
 from multitool.slack.blocks import card_message, replaced_message, text_message
 from multitool.slack.events import CardPlaces, Conversation, EventHandler, MemoryCardPlaces, final_event
 from multitool.slack.identity import slack_user_of
-from multitool.slack.interactions import InteractionHandler
-from multitool.slack.modal import CALLBACK_ID
 from multitool.slack.verify import NotFromSlack, headers_of, retry_number, verified_body
 from multitool.slack.web import SlackCallFailed, SlackWeb
 
 if TYPE_CHECKING:
     from multitool.chat.async_turns import ChatTurns
+    from multitool.chat.turn_store import StoredTurn
+    from multitool.slack.interactions import InteractionHandler
+
+EDIT_CALLBACK_ID = "mt:edit"
+"""The Edit modal's ``callback_id`` (:data:`multitool.slack.modal.CALLBACK_ID`, which a test holds equal):
+named here so an event's cold start does not load the modal's module."""
 
 
 class Secret:
@@ -127,7 +129,7 @@ class SlackApp:
         if kind == "block_actions":
             self.interactions.on_click(payload)
             return _response(HTTPStatus.OK)
-        if kind == "view_submission" and (payload.get("view") or {}).get("callback_id") == CALLBACK_ID:
+        if kind == "view_submission" and (payload.get("view") or {}).get("callback_id") == EDIT_CALLBACK_ID:
             answer = self.interactions.on_submit(payload)
             return _response(HTTPStatus.OK, answer)
         logger.info("Slack request ignored", extra={"type": str(kind)[:64]})
@@ -160,6 +162,8 @@ def parse_body(body: bytes, content_type: str) -> dict[str, Any]:
 def post_turn(web: SlackWeb, turn: StoredTurn, places: CardPlaces, *, page_url: str | None = None) -> None:
     """The turn's reply, then one message per card, in its conversation; a failed post loses no draft.
     A card that revises one posted before marks that one's message replaced."""
+    from multitool.cards import client_actions
+
     where = Conversation.of_session(turn.session_id)
     if where is None:
         logger.warning("Turn is not a Slack conversation's", extra={"turn_id": turn.turn_id})

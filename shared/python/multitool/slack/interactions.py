@@ -22,14 +22,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from multitool.cards import client_actions
 from multitool.drafts import Draft
 from multitool.errors import ServiceError
 from multitool.observability import error_fields, logger
-from multitool.ports.drafts import DraftStore
-from multitool.review.reviewer import Reviewer
 from multitool.slack.blocks import (
     ACTION_PREFIX,
     CONFIRM,
@@ -41,11 +38,13 @@ from multitool.slack.blocks import (
     outcome_words,
 )
 from multitool.slack.identity import NO_ACCESS, SlackPerson, owner_id, slack_user_of
-from multitool.slack.modal import edit_view, modal_edits, modal_errors
 from multitool.slack.web import SlackCallFailed, SlackWeb
 from multitool.toolkit.confirm import Caller
 from multitool.toolkit.errors import InvalidEdits
-from multitool.tools import REGISTRY
+
+if TYPE_CHECKING:  # a click loads them; an event (the usual cold start) never does
+    from multitool.ports.drafts import DraftStore
+    from multitool.review.reviewer import Reviewer
 
 
 class Click(dict[str, Any]):
@@ -92,6 +91,8 @@ def chosen(state: Mapping[str, Any]) -> dict[str, str]:
 
 def message_edits(card_payload: Mapping[str, Any], picks: Mapping[str, str], action: str) -> dict[str, Any]:
     """The confirm's edits from the choices made on the message: the slot, the people meant."""
+    from multitool.tools import REGISTRY
+
     edits: dict[str, Any] = {}
     review = REGISTRY.by_action(action)
     edits_fields = review.action_review().edits_model.model_fields if review is not None else {}
@@ -192,6 +193,8 @@ class InteractionHandler:
         self._show_outcome(click.channel, click.message_ts, done)
 
     def _open_edit(self, click: Click, draft: Draft) -> None:
+        from multitool.slack.modal import edit_view
+
         trigger = str(click.get("trigger_id") or "")
         meta = {"draft": draft.id, "channel": click.channel, "ts": click.message_ts}
         try:
@@ -204,6 +207,8 @@ class InteractionHandler:
     def on_submit(self, payload: Mapping[str, Any]) -> dict[str, Any] | None:
         """The answer to a submitted Edit modal: None closes it; ``{"response_action": "errors"}``
         keeps it open with the reviewer's words on the field they name."""
+        from multitool.slack.modal import modal_edits, modal_errors
+
         view = payload.get("view") or {}
         try:
             meta = json.loads(str(view.get("private_metadata") or "{}"))
@@ -242,6 +247,8 @@ class InteractionHandler:
         return Caller(user_id=person.owner, email=person.person.email, name=person.person.display_name)
 
     def _show_outcome(self, channel: str, ts: str, draft: Draft) -> None:
+        from multitool.cards import client_actions
+
         if not channel or not ts:
             return
         try:
