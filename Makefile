@@ -30,7 +30,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 .PHONY: help install node demo test lint types types-layer types-infra page-check page-lint page-types page-test audit layer-cache unit functional infra e2e eval bench schemas openapi fuzz synth lock lock-dev chromium clean
 
 help:
-	@echo "make demo     run multitool locally on embedded defaults (no AWS account)"
+	@echo "make demo     run multitool locally on embedded defaults (no AWS account); SLACK=1: with the Slack app"
 	@echo "make test     lint, types and every test suite (what CI runs)"
 	@echo "make page-check  the page's ESLint, tsc --checkJs and its unit tests (node --test)"
 	@echo "make eval     score the committed combined requests on the offline model; fails under EVAL_FLOOR"
@@ -185,7 +185,7 @@ bench: $(STAMP) $(NODE_STAMP)
 	$(BIN)/python -m benchmarks
 
 demo: $(STAMP)
-	$(BIN)/multitool serve
+	$(BIN)/multitool serve $(if $(SLACK),--slack)
 
 clean:
 	rm -rf $(VENV) node_modules $(NODE_DIR)/node_modules cdk.out .pytest_cache .mypy_cache .ruff_cache

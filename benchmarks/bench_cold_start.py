@@ -94,6 +94,8 @@ from http import HTTPStatus
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from benchmarks import slack_cold_start
+
 if TYPE_CHECKING:
     from tests.support.gateway_events import GatewayUser
 
@@ -107,7 +109,15 @@ harness stand-in (beside it, on the same two cores) take to answer its calls, wh
 number of calls, not with the function's code."""
 BUILD = ROOT / "build" / "bench-cold-start"
 HOST_PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_28_x86_64", "manylinux_2_34_x86_64")
-FUNCTIONS = ("email_draft", "meeting_scheduler", "jira_draft", "review", "orchestrator", "mcp_caller")
+FUNCTIONS = (
+    "email_draft",
+    "meeting_scheduler",
+    "jira_draft",
+    "review",
+    "orchestrator",
+    "mcp_caller",
+    "slack",
+)
 DEPLOYED_HARNESS_ARN = "arn:aws:bedrock-agentcore:us-east-1:123456789012:harness/multitool_chat-a1b2c3d4e5"
 LOCAL = {"orchestrator (offline, local)": ("orchestrator", {"RUNTIME": "offline"})}
 """Rows measured beside the targets, never against them: label -> (function, environment changes)."""
@@ -340,6 +350,7 @@ REFERENCES: dict[str, str] = {
         _HTTP_DECORATED,
     ),
     "stack, interceptor": _program(_INTERCEPTOR, _OBSERVABILITY, _INTERCEPTOR_HANDLER),
+    "stack, Slack": _program(_CLIENT, _MODEL, _OBSERVABILITY, slack_cold_start.FLOOR),
 }
 """The references, none of them importing multitool: label -> program."""
 FLOORS = {
@@ -349,6 +360,7 @@ FLOORS = {
     "review": "stack, HTTP API",
     "orchestrator": "stack, HTTP API + harness",
     "mcp_caller": "stack, interceptor",
+    "slack": "stack, Slack",
     "orchestrator (offline, local)": "stack, HTTP API",
 }
 """Each function's floor: the reference doing what it does with the same stack and no multitool code."""
@@ -528,6 +540,8 @@ def _events(draft_id: str | None, gateway: UserGateway) -> dict[str, tuple[dict[
         "review": (http_api_event("GET", f"/actions/{draft_id or 'unknown'}", sub="jordan"), "handler"),
         "orchestrator": (http_api_event("POST", "/chat", chat, sub="jordan"), "handler"),
         **{label: (http_api_event("POST", "/chat", chat, sub="jordan"), "handler") for label in LOCAL},
+        # Made afresh before each run (benchmarks.slack_cold_start).
+        **{name: (slack_cold_start.fresh_event(), "handler") for name in slack_cold_start.PROGRAMS},
     }
 
 
@@ -572,10 +586,10 @@ def _user_gateway(endpoint: str, region: str) -> UserGateway:
 
 
 @contextlib.contextmanager
-def _backend() -> Iterator[tuple[dict[str, str], UserGateway]]:
+def _backend() -> Iterator[tuple[dict[str, str], UserGateway, Mapping[str, str]]]:
     """The embedded moto backend, the harness stand-in and a UDP socket standing in for the X-Ray
-    daemon: the children's environment (the orchestrator's deployed runtime on the stand-in), and
-    the user Gateway's pool and secret."""
+    daemon: the children's environment (the orchestrator's deployed runtime on the stand-in), the
+    user Gateway's pool and secret, and Slack's side (benchmarks.slack_cold_start)."""
     from multitool.api.startup import LAMBDA_RUNTIME_PREFIX
     from multitool.local.embedded import embedded
     from multitool.local.memory import MemoryDirectory
@@ -594,6 +608,7 @@ def _backend() -> Iterator[tuple[dict[str, str], UserGateway]]:
             contextlib.closing(
                 HarnessEndpoint(OfflineHarness(OfflineModel(MemoryDirectory(backend.seed.people)))).start()
             ) as harness,
+            slack_cold_start.slack_side(backend) as slack_env,
         ):
             env = {
                 key: value
@@ -621,7 +636,8 @@ def _backend() -> Iterator[tuple[dict[str, str], UserGateway]]:
                     "AWS_ENDPOINT_URL_BEDROCK_AGENTCORE": harness.url,
                 }
             )
-            yield env, _user_gateway(backend.env["AWS_ENDPOINT_URL_DYNAMODB"], backend.env["AWS_REGION"])
+            gateway = _user_gateway(backend.env["AWS_ENDPOINT_URL_DYNAMODB"], backend.env["AWS_REGION"])
+            yield env, gateway, slack_env
     finally:
         daemon.close()
 
@@ -670,7 +686,7 @@ def measure(runs: int = RUNS) -> tuple[Setup, dict[str, dict[str, float]], dict[
     """(setup, program -> {wall_ms, cpu_ms, import_ms, request_ms} medians, program -> its status)."""
     samples: dict[str, dict[str, list[float]]] = {}
     statuses: dict[str, int] = {}
-    with tempfile.TemporaryDirectory() as scratch, _backend() as (env, gateway):
+    with tempfile.TemporaryDirectory() as scratch, _backend() as (env, gateway, slack_env):
         folder = Path(scratch)
         tree = _tree(folder / "tree")
         setup: Setup | None
@@ -711,6 +727,8 @@ def measure(runs: int = RUNS) -> tuple[Setup, dict[str, dict[str, float]], dict[
         envs = {name: deployed if name in FUNCTIONS else env for name in tasks}
         for name in INTERCEPTORS:
             envs[name] = {**envs[name], **gateway.env}
+        for name in slack_cold_start.PROGRAMS:
+            envs[name] = {**envs[name], **slack_env}
         for name, (function, changes) in LOCAL.items():
             tasks[name], envs[name] = tasks[function], {**deployed, **changes}
         programs = [(name, name, first_variant) for name in ("baseline", *REFERENCES)]
@@ -720,6 +738,8 @@ def measure(runs: int = RUNS) -> tuple[Setup, dict[str, dict[str, float]], dict[
             for name in (*FUNCTIONS, *(LOCAL if path is first_variant else ()))
         ]
         for name, label, path in programs:  # one warm-up each: disk cache, moto's first calls
+            if name in slack_cold_start.PROGRAMS:
+                slack_cold_start.write_fresh(events[name][0])
             _once(setup.python, path, tasks[name], events[name][1], events[name][0], envs[name])
             samples[label] = {"wall_ms": [], "cpu_ms": [], "import_ms": [], "request_ms": []}  # table order
         for round_number in range(runs):
@@ -727,6 +747,8 @@ def measure(runs: int = RUNS) -> tuple[Setup, dict[str, dict[str, float]], dict[
             # round, right after moto answered a heavier one or not, must not bias its figure.
             for name, label, path in random.Random(round_number).sample(programs, len(programs)):
                 event, module = events[name]
+                if name in slack_cold_start.PROGRAMS:
+                    slack_cold_start.write_fresh(event)
                 outcome = _once(setup.python, path, tasks[name], module, event, envs[name])
                 statuses[label] = _status(outcome["response"])
                 for key, series in samples[label].items():

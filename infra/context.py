@@ -163,6 +163,10 @@ ALLOWED: dict[str, str] = {
         "digits, '.', '-' and '_'), given with jiraAuth=user"
     ),
     "jiraSiteUrl": "the Jira site's origin, e.g. https://your-site.atlassian.net, given with jiraAuth=user",
+    "slack": (
+        "true or false (default): the Slack app's function, its route POST /slack/events and its two "
+        "secrets (docs/slack.md); not with identity=... or jiraAuth=user, which need each user's sign-in"
+    ),
     # Whom a confirm may mail (multitool.review.limits).
     "recipientDomains": "comma-separated domains inside the organization, e.g. example.com,corp.example.com",
     "outsideRecipients": (
@@ -392,11 +396,25 @@ class DeployContext(BaseModel):
     jira_auth: JiraAuth = Field(default=JiraAuth.ORGANIZATION, alias="jiraAuth")
     jira_client_id: str | None = Field(default=None, alias="jiraClientId")
     jira_site_url: str | None = Field(default=None, alias="jiraSiteUrl")
+    # The Slack app (docs/slack.md): a function of its own on POST /slack/events, no JWT on that route.
+    slack: bool = False
 
     @field_validator("stack_name")
     @classmethod
     def _stack_name(cls, value: str) -> str:
         return _matching(_STACK_NAME, value)
+
+    @model_validator(mode="after")
+    def _slack_without_user_tokens(self) -> Self:
+        """A Slack turn runs past its request and a Slack click carries no sign-in of the pool: nothing
+        reaches AgentCore Identity as the user, so per-user accounts cannot serve Slack."""
+        if self.slack and (self.identity is not Identity.OFF or self.jira_auth is JiraAuth.USER):
+            raise ContextError(
+                "Invalid context 'slack': the Slack app acts with the deployment's own calendar, mail and "
+                "Jira; it cannot use each user's own accounts (identity=..., jiraAuth=user), which need "
+                "the user's sign-in to the pool. Leave slack out, or those."
+            )
+        return self
 
     @model_validator(mode="after")
     def _pool_email_of_new_pool(self) -> Self:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import aws_cdk as cdk
@@ -35,6 +36,8 @@ from infra.components.layer import SharedLayer
 from infra.components.mail import SenderIdentity
 from infra.components.model import ModelAccess, grant_guardrail
 from infra.components.operations import Operations, TurnFailures
+from infra.components.slack import ROUTE as SLACK_ROUTE
+from infra.components.slack import SlackSecrets, add_slack_route
 from infra.components.suite import SuiteAccess
 from infra.components.tables import Tables
 from infra.components.user_gateway import SCOPE as MCP_SCOPE
@@ -61,6 +64,9 @@ IDEMPOTENCY_ACTIONS = ("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateI
 TURN_ACTIONS = ("dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:GetItem")
 TURN_TIMEOUT_SECONDS = 300
 """The orchestrator's timeout: a turn run past its request may take minutes (API Gateway cuts at 30 s)."""
+SLACK_TIMEOUT_SECONDS = 240
+"""The Slack function's: a turn's minutes, and under the review's EXECUTION_LEASE (5 minutes), since it
+confirms too (an executing draft older than the lease may be taken over by another confirm)."""
 TURN_EVENT_MAX_AGE_SECONDS = 60
 """An asynchronous turn invocation not run by then is dropped (the page then sees the turn lost)."""
 # The confirm path: a draft is read (GetItem) and replaced with a conditional PutItem; a booking is one
@@ -80,6 +86,10 @@ CONNECTION_ACTIONS = ("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateIt
 # A user's running-turn places (multitool.ports.turn_slots): taken like a bucket's token (GetItem, then a
 # conditional PutItem), held longer and given back with UpdateItem.
 TURN_SLOT_ACTIONS = ("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem")
+# Each Slack event id once (multitool.slack.events.EventLedger): a conditional PutItem, and a DeleteItem
+# that takes it back when the event's turn could not start. (Where each card was posted, for marking it
+# replaced, is a PutItem and a GetItem there too: the turn's grants on the table already hold both.)
+SLACK_EVENT_ACTIONS = ("dynamodb:PutItem", "dynamodb:DeleteItem")
 # Every side effect leaves one audit record (PutItem); nothing in the stack reads or changes one.
 AUDIT_ACTIONS = ("dynamodb:PutItem",)
 _RETENTION_NAMES = (
@@ -214,29 +224,11 @@ class MultitoolStack(cdk.Stack):
                 memory_mb=settings.orchestrator_memory,
             ),
         )
-        orchestrator_role = self.orchestrator.role
-        self._grant(SESSIONS, orchestrator_role, *SESSION_ACTIONS)
-        self._grant(IDEMPOTENCY, orchestrator_role, *IDEMPOTENCY_ACTIONS)
-        self._grant(TURNS, orchestrator_role, *TURN_ACTIONS)
-        self._grant(LIMITS, orchestrator_role, *dict.fromkeys((*RATE_LIMIT_ACTIONS, *TURN_SLOT_ACTIONS)))
-        self._run_turns_past_the_request(self.orchestrator)
-        if settings.uses_gateway:
-            # Claims the Gateway drafts its turn's stream shows: read one, one conditional put.
-            self._grant(DRAFTS, orchestrator_role, *CLAIM_ACTIONS)
-        elif settings.tools_in_orchestrator:
-            self._grant_tools(orchestrator_role)
-        if self.agent is not None:
-            orchestrator_role.add_to_principal_policy(
-                iam.PolicyStatement(actions=["bedrock:InvokeAgent"], resources=[self.agent.alias_arn])
-            )
-        elif self.harness is not None:
-            # The harness calls the model with its own role; the orchestrator may only invoke it.
-            self.harness.grant_invoke(orchestrator_role)
-        else:
-            # The Converse loop calls Converse, never ConverseStream.
-            model.grant_invoke(orchestrator_role, streaming=False)
-            if settings.guardrail_id:
-                grant_guardrail(self, orchestrator_role, settings.guardrail_id)
+        self.model = model
+        # A retried turn would run the model (and draft) again: a failed one is answered as failed, and
+        # its invocation's record kept for an operator to read (infra.components.operations).
+        self.turn_failures = TurnFailures(self, "FailedTurns")
+        self._grant_chat(self.orchestrator, "OrchestratorSelfInvoke")
 
         # The confirm path: the only function that sends, books or creates.
         self.sender = SenderIdentity(
@@ -273,38 +265,26 @@ class MultitoolStack(cdk.Stack):
                 make_function=function,
                 callback_urls=settings.mcp_callback_urls,
             )
+        review_env = {
+            **tool_env,
+            "SENDER_EMAIL": settings.sender_email,
+            **self._jira_environment(),
+            "SANDBOX": "true" if settings.sandbox else "false",
+            "SES_CONFIGURATION_SET": self.sender.configuration_set,
+            "RATE_LIMITS_TABLE_NAME": self.tables[LIMITS].table_name,
+            **self._recipient_limits(),
+        }
         self.review = function(
             "Review",
             FunctionSpec(
                 "review",
                 "GET /actions/{id}, POST /actions/{id}/confirm and /discard",
-                environment={
-                    **tool_env,
-                    "SENDER_EMAIL": settings.sender_email,
-                    **self._jira_environment(),
-                    "SANDBOX": "true" if settings.sandbox else "false",
-                    "SES_CONFIGURATION_SET": self.sender.configuration_set,
-                    "RATE_LIMITS_TABLE_NAME": self.tables[LIMITS].table_name,
-                    **self._recipient_limits(),
-                },
+                environment=review_env,
                 reserved_concurrency=settings.review_concurrency or None,
                 memory_mb=settings.review_memory,
             ),
         )
-        review_role = self.review.role
-        self._grant(DRAFTS, review_role, *REVIEW_DRAFT_ACTIONS)
-        self._grant(BOOKINGS, review_role, *BOOKING_WRITE_ACTIONS)
-        self._grant(LIMITS, review_role, *LIMIT_ACTIONS, *RATE_LIMIT_ACTIONS)
-        self._grant(AUDIT, review_role, *AUDIT_ACTIONS)
-        # An address typed in a confirm's edits is looked up: a directory person's time is held.
-        self._grant(DIRECTORY, review_role, *TOOL_READ_ACTIONS)
-        if not self.suite.uses_provider:
-            # With a provider suite every mail and invitation leaves from the user's own mailbox:
-            # the review function gets no SES permission (the identity stays for SENDER_EMAIL).
-            self.sender.grant_send(review_role)
-        self.suite.grant_token_source(review_role)
-        if self.jira is not None:
-            self.jira.grant_read(review_role)
+        self._grant_review(self.review.role)
 
         # The page's fetches: any HTTP API of this region (naming this API's id would make the
         # distribution and the API's CORS origins depend on each other) and the sign-in domain; the
@@ -336,6 +316,9 @@ class MultitoolStack(cdk.Stack):
             burst_limit=settings.throttle_burst_limit,
             log_retention=retention,
         )
+        self.slack: MultitoolFunction | None = None
+        if settings.slack:
+            self.slack = self._slack_app(function, {**chat_env, **review_env}, own_key)
         self.identity: UserIdentity | None = None
         if settings.identity is not Identity.OFF or settings.jira_auth is JiraAuth.USER:
             self.identity = self._connect_accounts(local_sign_in)
@@ -450,24 +433,96 @@ class MultitoolStack(cdk.Stack):
             limits["APPROVED_GROUP"] = self.users.approved_group
         return limits
 
-    def _run_turns_past_the_request(self, orchestrator: MultitoolFunction) -> None:
-        """The orchestrator may invoke itself, asynchronously, and nothing else; a turn is never retried.
+    def _grant_chat(self, fn: MultitoolFunction, self_invoke_id: str) -> None:
+        """What running a chat turn needs (the orchestrator's, and the Slack function's): the sessions,
+        the idempotency records, the turns and their places, the tools, the model; and its own turns."""
+        settings, role = self.settings, fn.role
+        self._grant(SESSIONS, role, *SESSION_ACTIONS)
+        self._grant(IDEMPOTENCY, role, *IDEMPOTENCY_ACTIONS)
+        self._grant(TURNS, role, *TURN_ACTIONS)
+        self._grant(LIMITS, role, *dict.fromkeys((*RATE_LIMIT_ACTIONS, *TURN_SLOT_ACTIONS)))
+        self._run_turns_past_the_request(fn, self_invoke_id)
+        if settings.uses_gateway:
+            # Claims the Gateway drafts its turn's stream shows: read one, one conditional put.
+            self._grant(DRAFTS, role, *CLAIM_ACTIONS)
+        elif settings.tools_in_orchestrator:
+            self._grant_tools(role)
+        if self.agent is not None:
+            role.add_to_principal_policy(
+                iam.PolicyStatement(actions=["bedrock:InvokeAgent"], resources=[self.agent.alias_arn])
+            )
+        elif self.harness is not None:
+            # The harness calls the model with its own role; the orchestrator may only invoke it.
+            self.harness.grant_invoke(role)
+        else:
+            # The Converse loop calls Converse, never ConverseStream.
+            self.model.grant_invoke(role, streaming=False)
+            if settings.guardrail_id:
+                grant_guardrail(self, role, settings.guardrail_id)
+
+    def _grant_review(self, role: iam.IRole) -> None:
+        """What a confirm needs (the review function's, and the Slack function's)."""
+        self._grant(DRAFTS, role, *REVIEW_DRAFT_ACTIONS)
+        self._grant(BOOKINGS, role, *BOOKING_WRITE_ACTIONS)
+        self._grant(LIMITS, role, *LIMIT_ACTIONS, *RATE_LIMIT_ACTIONS)
+        self._grant(AUDIT, role, *AUDIT_ACTIONS)
+        # An address typed in a confirm's edits is looked up: a directory person's time is held.
+        self._grant(DIRECTORY, role, *TOOL_READ_ACTIONS)
+        if not self.suite.uses_provider:
+            # With a provider suite every mail and invitation leaves from the user's own mailbox:
+            # the review function gets no SES permission (the identity stays for SENDER_EMAIL).
+            self.sender.grant_send(role)
+        self.suite.grant_token_source(role)
+        if self.jira is not None:
+            self.jira.grant_read(role)
+
+    def _slack_app(
+        self,
+        function: Callable[[str, FunctionSpec], MultitoolFunction],
+        environment: dict[str, str],
+        own_key: Any,
+    ) -> MultitoolFunction:
+        """The Slack app (docs/slack.md): one function for its route and the turns it starts, with the
+        orchestrator's grants for a turn, the review's for a confirm, its two secrets, and one more on
+        the limits table: each Slack event id recorded once (a conditional PutItem), taken back (a
+        DeleteItem) when its turn could not start."""
+        self.slack_secrets = SlackSecrets(self, "SlackSecrets", encryption_key=own_key)
+        fn = function(
+            "Slack",
+            FunctionSpec(
+                "slack",
+                "POST /slack/events: Slack's events and interactions, and the turns they start",
+                timeout_seconds=SLACK_TIMEOUT_SECONDS,
+                environment={
+                    **environment,
+                    **self.slack_secrets.environment(),
+                    "PAGE_URL": self.web.url,
+                },
+                memory_mb=self.settings.orchestrator_memory,
+            ),
+        )
+        self._grant_chat(fn, "SlackSelfInvoke")
+        self._grant_review(fn.role)
+        self._grant(LIMITS, fn.role, *SLACK_EVENT_ACTIONS)
+        self.slack_secrets.grant_read(fn.role)
+        add_slack_route(self.api.http_api, fn.function)
+        return fn
+
+    def _run_turns_past_the_request(self, fn: MultitoolFunction, policy_id: str) -> None:
+        """The function may invoke itself, asynchronously, and nothing else; a turn is never retried.
 
         A policy of its own, not the role's default one: the function waits for its default policy, so a
         statement naming the function there would make each wait for the other.
         """
-        function = orchestrator.function
+        function = fn.function
         iam.Policy(
             self,
-            "OrchestratorSelfInvoke",
-            roles=[orchestrator.role],
+            policy_id,
+            roles=[fn.role],
             statements=[
                 iam.PolicyStatement(actions=["lambda:InvokeFunction"], resources=[function.function_arn])
             ],
         )
-        # A retried turn would run the model (and draft) again: a failed one is answered as failed, and
-        # its invocation's record kept for an operator to read (infra.components.operations).
-        self.turn_failures = TurnFailures(self, "FailedTurns")
         function.configure_async_invoke(
             retry_attempts=0,
             max_event_age=cdk.Duration.seconds(TURN_EVENT_MAX_AGE_SECONDS),
@@ -563,6 +618,15 @@ class MultitoolStack(cdk.Stack):
             cdk.CfnOutput(self, "McpScope", value=MCP_SCOPE, description="The scope MCP clients ask for")
         if self.jira is not None:
             cdk.CfnOutput(self, "JiraSecretArn", value=self.jira.secret.secret_arn)
+        if self.slack is not None:
+            cdk.CfnOutput(
+                self,
+                "SlackRequestUrl",
+                value=f"{self.api.endpoint}{SLACK_ROUTE}",
+                description="The Slack app's request URL for events and interactivity (slack/manifest.yaml)",
+            )
+            cdk.CfnOutput(self, "SlackBotTokenSecretArn", value=self.slack_secrets.bot_token.secret_arn)
+            cdk.CfnOutput(self, "SlackSigningSecretArn", value=self.slack_secrets.signing_secret.secret_arn)
         if self.suite.secret is not None:
             cdk.CfnOutput(self, "Microsoft365CredentialArn", value=self.suite.secret.secret_arn)
         if self.identity is not None and self.identity.client_secret is not None:

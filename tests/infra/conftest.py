@@ -34,6 +34,12 @@ def harness_stack(synths: StackSynths) -> Synthesized:
 
 
 @pytest.fixture
+def slack_stack(synths: StackSynths) -> Synthesized:
+    """The default deploy with the Slack app (``-c slack=true``)."""
+    return synths.get(slack="true")
+
+
+@pytest.fixture
 def agent_stack(synths: StackSynths) -> Synthesized:
     """Agents Classic (Lambda executors, a new user pool) on a plain foundation model id; the
     inference-profile form is the return-control variant's."""

@@ -24,6 +24,7 @@ VARIANTS = (
     "return_control_stack",
     "converse_stack",
     "web_stack",
+    "slack_stack",
 )
 
 

@@ -75,6 +75,7 @@ GROUPS: dict[str, dict[str, str]] = {
         "createSenderIdentity": "false",
         "calendar": "microsoft365",
         "microsoft365AppCredential": "true",
+        "slack": "true",
     },
     "google": {
         "runtime": "converse",
@@ -222,6 +223,7 @@ REACHES: dict[str, tuple[str, Callable[[Synthesized], bool]]] = {
     "jiraAuth": ("gateway", _env_is("Review", "JIRA_AUTH", "user")),
     "jiraClientId": ("gateway", _has("atlassian-app-1")),
     "jiraSiteUrl": ("gateway", _env_is("Review", "JIRA_SITE_URL", "https://team.atlassian.net")),
+    "slack": ("agent", lambda s: "SlackRequestUrl" in s.data["Outputs"]),
 }
 
 

@@ -59,6 +59,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ("multitool.chat",),
     ),
     ("api", ("multitool.api",)),
+    # The Slack app: Slack's wire around the chat turns and the review the APIs serve.
+    ("slack", ("multitool.slack",)),
     ("local", ("multitool.local",)),
 )
 

@@ -6,6 +6,8 @@
     multitool serve --harness-arn ARN                          # a real AgentCore harness
     multitool serve --calendar microsoft365|google             # a local Graph or Google stand-in
     multitool serve --calendar microsoft365|google --consent   # ... each user connects their own account
+    multitool serve --slack                                    # ... and the Slack app, on a local Slack
+    multitool slack say|show|click|submit --as priya ...       # act as a member of that local Slack
     multitool chat "Email Kinshuok about the doc" [--user ID] [--session ID] [--url URL]
     multitool get ID | confirm ID [--edits JSON] | discard ID   [--user ID] [--url URL]
     multitool mcp [--user ID] [--sandbox MOTO_URL] [--http PORT]   # the tools as an MCP server
@@ -27,10 +29,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from multitool.local.commands import chat, doctor, erase, evaluate, login, mcp, review, serve
+from multitool.local.commands import chat, doctor, erase, evaluate, login, mcp, review, serve, slack
 from multitool.local.commands.common import EXIT_ERROR, EXIT_USAGE, CliError
 
-COMMANDS = (serve, chat, mcp, doctor, evaluate, login, erase, review)
+COMMANDS = (serve, chat, mcp, doctor, evaluate, login, erase, review, slack)
 """The commands in the order ``multitool --help`` lists them."""
 
 

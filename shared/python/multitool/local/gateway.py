@@ -70,6 +70,9 @@ class Route:
     method: str
     template: str
     function: str
+    authorizer: bool = True
+    """Whether the HTTP API's JWT authorizer guards the route (``POST /slack/events`` has none: Slack's
+    signature, checked by the function, is its authentication)."""
 
     @property
     def route_key(self) -> str:
@@ -88,6 +91,11 @@ class Route:
 ASYNC_INVOKED = frozenset({"orchestrator"})
 """The functions an asynchronous ``Invoke`` may run, as the stack grants it (``infra/stack.py``,
 ``_run_turns_past_the_request``: the orchestrator may invoke itself, and nothing else)."""
+
+SLACK_ROUTES: tuple[Route, ...] = (Route("POST", "/slack/events", "slack", authorizer=False),)
+"""The Slack app's route (``-c slack=true``; ``multitool serve --slack``): events and interactions alike."""
+SLACK_ASYNC_INVOKED = frozenset({"slack"})
+"""The Slack function invokes itself asynchronously to run the turn a message started."""
 
 # The stack's HTTP API routes (infra), in the same shape.
 API_ROUTES: tuple[Route, ...] = (
@@ -282,6 +290,8 @@ class LocalApi:
             return json_response(404, {"message": "Not Found"})
         route, params = found
         headers = dict(headers or {})
+        if not route.authorizer:  # no JWT authorizer: the function authenticates the request itself
+            return self._invoke_as(None, route, params, method, path, query, headers, body, source_ip)
         # --- sign-in: a bearer token is checked as the HTTP API's JWT authorizer would -------------
         if self.auth is not None:
             # As deployed, only a valid token signs in: X-Local-User is not read at all.
@@ -313,7 +323,7 @@ class LocalApi:
         body: bytes,
         source_ip: str,
     ) -> LocalResponse:
-        if claims is None:
+        if claims is None and route.authorizer:
             # The deployed JWT authorizer answers 401 before the function runs.
             return json_response(401, {"message": "Unauthorized"})
         if len(body) > MAX_BODY_BYTES:

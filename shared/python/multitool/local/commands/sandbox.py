@@ -73,7 +73,14 @@ def local_api(args: argparse.Namespace) -> tuple[Embedded, LocalApi]:
     moto = LaunchedMoto(state=data.aws_state, hold=data.lock_fd) if data else LaunchedMoto()
     try:
         from multitool.local.embedded import start_embedded
-        from multitool.local.gateway import ASYNC_INVOKED, LocalApi, sandbox_outbox_reader
+        from multitool.local.gateway import (
+            API_ROUTES,
+            ASYNC_INVOKED,
+            SLACK_ASYNC_INVOKED,
+            SLACK_ROUTES,
+            LocalApi,
+            sandbox_outbox_reader,
+        )
         from multitool.local.outbox import provider_outbox
         from multitool.local.server import repo_root
         from multitool.observability import use_console_logs
@@ -98,9 +105,17 @@ def local_api(args: argparse.Namespace) -> tuple[Embedded, LocalApi]:
         print(f"  {banner}")
     use_console_logs()  # a terminal, not CloudWatch: one readable line per record
     functions_dir = args.functions_dir or repo_root() / "functions"
-    api = LocalApi(functions_dir, running.seed, outbox=sandbox_outbox_reader(running, provider))
+    slack = getattr(args, "slack", False)  # serve --slack: the Slack app's route and its own turns too
+    api = LocalApi(
+        functions_dir,
+        running.seed,
+        outbox=sandbox_outbox_reader(running, provider),
+        routes=API_ROUTES + SLACK_ROUTES if slack else API_ROUTES,
+    )
     if running.invocations is not None:  # a function's asynchronous invocations run on these handlers
-        running.invocations.bind(api.invoke_event, ASYNC_INVOKED)
+        running.invocations.bind(
+            api.invoke_event, ASYNC_INVOKED | SLACK_ASYNC_INVOKED if slack else ASYNC_INVOKED
+        )
     return running, api
 
 

@@ -67,6 +67,19 @@ def add_parser(commands: Any) -> None:
         "a local consent page, and the provider stand-in acts only as the token's user (needs "
         "--sign-in oidc, the default with it)",
     )
+    parser.add_argument(
+        "--slack",
+        action="store_true",
+        help="also serve the Slack app (POST /slack/events, functions/slack) against a local Slack "
+        "stand-in: a workspace of the seeded people with a page to write and click as any of them "
+        "(see `multitool slack`)",
+    )
+    parser.add_argument(
+        "--slack-port",
+        type=int,
+        default=None,
+        help="the Slack stand-in's port; 0 picks a free one (default: 8025, or a free one when taken)",
+    )
     parser.set_defaults(run=serve)
 
 
@@ -183,6 +196,13 @@ def serve(args: argparse.Namespace) -> int:
             api.auth = LocalOidc(people=lambda: running.seed.people, issuer=server.url.rstrip("/"))
         if args.consent:  # AgentCore returns to the page: its URL is known once the server is bound
             print(f"  {start_identity(running, args.calendar, server.url)}")
+        if args.slack:  # Slack calls the app at this server's URL, known once it is bound
+            from multitool.local.slack import start_slack
+            from multitool.local.standins.slack_server import DEFAULT_PORT
+
+            port = DEFAULT_PORT if args.slack_port is None else args.slack_port
+            _, banner = start_slack(running, server.url, port=port)
+            print(f"  {banner}")
         model = model_banner(running.runtime)
         print(f"multitool is running on {model} with sandboxed AWS (moto at {running.endpoint}).")
         print(f"  {data_banner(running)}")

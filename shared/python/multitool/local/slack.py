@@ -1,0 +1,85 @@
+"""``multitool serve --slack``: the Slack app served locally against the Slack stand-in.
+
+The stand-in (:mod:`multitool.local.standins.slack_server`) plays Slack: a workspace of the seeded
+people, the Web API, and the app's request URL called as Slack calls it. This module connects the two
+the way a deployment connects the app to Slack:
+
+* the signing secret and the bot token are put in (embedded) Secrets Manager, and the function gets
+  their ARNs (``SLACK_SIGNING_SECRET_ARN``, ``SLACK_BOT_TOKEN_ARN``), as the stack sets them: the app
+  reads them through the same cached Secrets Manager reads as deployed;
+* ``SLACK_API_URL`` points the app's ``slack_sdk.WebClient`` at the stand-in's Web API;
+* ``POST /slack/events`` of the local server (:data:`multitool.local.gateway.SLACK_ROUTES`, no JWT
+  authorizer) runs ``functions/slack/handler.py``, which may invoke itself asynchronously for a turn
+  (:data:`multitool.local.gateway.SLACK_ASYNC_INVOKED`);
+* ``PAGE_URL`` is the local chat page, where a card too long for Slack links.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from multitool.local.standins.slack_server import DEFAULT_PORT, SlackStandIn, start_slack_standin
+
+if TYPE_CHECKING:
+    from multitool.local.embedded import Embedded
+
+SIGNING_SECRET_NAME = "multitool/local/slack-signing-secret"  # noqa: S105 - a name
+BOT_TOKEN_NAME = "multitool/local/slack-bot-token"  # noqa: S105 - a name
+
+
+def put_secret(secrets: Any, name: str, value: str) -> str:
+    """``name`` holding ``value`` (made, or its value replaced when kept data holds it); its ARN."""
+    try:
+        return str(secrets.create_secret(Name=name, SecretString=value)["ARN"])
+    except secrets.exceptions.ResourceExistsException:
+        return str(secrets.put_secret_value(SecretId=name, SecretString=value)["ARN"])
+
+
+def slack_env(stand_in: SlackStandIn, secrets: Any, page_url: str) -> dict[str, str]:
+    """The Slack function's settings for ``stand_in``, its two secrets stored in ``secrets``."""
+    workspace = stand_in.workspace
+    return {
+        "SLACK_SIGNING_SECRET_ARN": put_secret(secrets, SIGNING_SECRET_NAME, workspace.signing_secret),
+        "SLACK_BOT_TOKEN_ARN": put_secret(secrets, BOT_TOKEN_NAME, workspace.bot_token),
+        "SLACK_API_URL": stand_in.api_url,
+        "PAGE_URL": page_url,
+    }
+
+
+def start_slack(running: Embedded, server_url: str, *, port: int = DEFAULT_PORT) -> tuple[SlackStandIn, str]:
+    """The Slack stand-in for the app served at ``server_url``, wired as :mod:`this module <.>` says;
+    stopped with ``running``. Answers it and its banner line."""
+    import boto3
+
+    from multitool.local.embedded import FAKE_CREDENTIALS
+
+    server_url = server_url.rstrip("/")
+    try:
+        stand_in = start_slack_standin(
+            running.seed.people, request_url=f"{server_url}/slack/events", port=port, retries=1
+        )
+    except OSError:  # the usual port is taken (another serve): any free one
+        stand_in = start_slack_standin(
+            running.seed.people, request_url=f"{server_url}/slack/events", retries=1
+        )
+    running.on_close(stand_in.stop)
+    secrets = boto3.client(
+        "secretsmanager",
+        endpoint_url=running.endpoint,
+        region_name=running.env["AWS_REGION"],
+        aws_access_key_id=FAKE_CREDENTIALS["AWS_ACCESS_KEY_ID"],
+        aws_secret_access_key=FAKE_CREDENTIALS["AWS_SECRET_ACCESS_KEY"],
+        aws_session_token=FAKE_CREDENTIALS["AWS_SESSION_TOKEN"],
+    )
+    env = slack_env(stand_in, secrets, server_url)
+    running.env.update(env)
+    os.environ.update(env)  # read by the in-process Slack function on first use, after this
+    cli = "multitool slack"
+    if stand_in.server.server_address[1] != DEFAULT_PORT:  # not where `multitool slack` looks
+        cli = f"MULTITOOL_SLACK_URL={stand_in.url} multitool slack"
+    banner = (
+        f"Slack: a local Slack workspace at {stand_in.url} (act as any seeded person there, or with "
+        f'`{cli} say --as priya "..."`); the app\'s request URL is {server_url}/slack/events.'
+    )
+    return stand_in, banner
