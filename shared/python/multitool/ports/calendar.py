@@ -104,7 +104,15 @@ class CalendarEvent(WireModel):
 class Calendar(Protocol):
     sends_invitations: ClassVar[bool]
     """True when :meth:`book` makes an event the provider itself sends to the guests (Graph,
-    Google Calendar): the confirm then sends no invitation mail of its own."""
+    Google Calendar): the confirm then sends no invitation mail of its own. The same holds for
+    :meth:`move`, :meth:`cancel` and :meth:`respond`: the provider mails the update, the
+    cancellation or the answer; the built-in calendar's confirm mails them as iCalendar."""
+    proposes_new_times: ClassVar[bool]
+    cancellation_message: ClassVar[bool]
+    """True when :meth:`cancel` carries the message in the provider's own cancellation (Graph's
+    Comment); Google's ``events.delete`` takes none, so the confirm mails it."""
+    """True when an attendee's answer can carry a new time for the organizer (Graph's
+    ``proposedNewTime`` on tentativelyAccept and decline); Google Calendar's API has none."""
 
     def busy(self, emails: Sequence[str], start: datetime, end: datetime) -> Mapping[str, Sequence[Interval]]:
         """Busy intervals per email address overlapping [start, end), in one read."""
@@ -132,6 +140,62 @@ class Calendar(Protocol):
     def event(self, email: str, event_id: str) -> CalendarEvent | None:
         """One of the caller's events as it stands now (None: gone, cancelled, or not theirs)."""
         ...
+
+    def move(self, email: str, shown: CalendarEvent, start: datetime, end: datetime) -> CalendarEvent:
+        """Move the organizer's event, as the card showed it (``shown.version``), to [start, end).
+
+        Reads the event first: already at that time, nothing is written (a retried confirm); gone,
+        or changed since ``shown`` (another version), :class:`EventChanged` and nothing is written.
+        :class:`SlotTaken` when a tracked attendee is booked then (the built-in calendar). Answers
+        the event as moved (its version and SEQUENCE raised)."""
+        ...
+
+    def cancel(self, email: str, shown: CalendarEvent, message: str) -> None:
+        """Cancel the organizer's event as the card showed it, telling the attendees ``message``
+        (the provider's own cancellation); :class:`EventChanged` when it is gone or changed."""
+        ...
+
+    def respond(
+        self,
+        email: str,
+        shown: CalendarEvent,
+        response: Response,
+        message: str,
+        proposed: Interval | None = None,
+    ) -> CalendarEvent:
+        """An attendee's answer (accepted, tentative, declined) with a message to the organizer and,
+        where :attr:`proposes_new_times`, a new time; :class:`EventChanged` when it is gone or
+        changed. Answering again as already answered writes nothing."""
+        ...
+
+
+class EventChanged(Exception):
+    """The event is gone, or changed since the card showed it: nothing was written."""
+
+    def __init__(self, gone: bool) -> None:
+        super().__init__("The meeting is no longer on the calendar." if gone else "The meeting changed.")
+        self.gone = gone
+
+
+class NotOrganizer(Exception):
+    """Only the organizer moves or cancels a meeting; only an attendee answers it."""
+
+
+def checked(current: CalendarEvent | None, shown: CalendarEvent) -> CalendarEvent:
+    """The event as it stands, when it is still the one the card showed; else :class:`EventChanged`."""
+    if current is None:
+        raise EventChanged(gone=True)
+    if current.version != shown.version:
+        raise EventChanged(gone=False)
+    return current
+
+
+def already_at(current: CalendarEvent | None, start: datetime, end: datetime) -> bool:
+    """The event is at [start, end) already: a move confirmed again has nothing left to do."""
+    return current is not None and (current.start.timestamp(), current.end.timestamp()) == (
+        start.timestamp(),
+        end.timestamp(),
+    )
 
 
 class SlotTaken(Exception):

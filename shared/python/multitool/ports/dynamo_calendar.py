@@ -34,9 +34,12 @@ from multitool.ports.calendar import (
     Booking,
     BookingContention,
     CalendarEvent,
+    EventChanged,
     Interval,
+    NotOrganizer,
     Response,
     SlotTaken,
+    already_at,
     booking_event,
     overlaps,
     utc_days,
@@ -60,6 +63,8 @@ class DynamoCalendar:
     """Bookings confirmed through this system, in DynamoDB."""
 
     sends_invitations: ClassVar[bool] = False
+    cancellation_message: ClassVar[bool] = False
+    proposes_new_times: ClassVar[bool] = False
 
     def __init__(self, table_name: str, client: DynamoDBClient) -> None:
         self._table = table_name
@@ -143,6 +148,65 @@ class DynamoCalendar:
     def book(self, booking: Booking) -> None:
         """Write the booking and every attendee-day it takes, in one transaction conditioned on
         the versions read (see the module docstring); :class:`SlotTaken` if someone is booked then."""
+        self._write(booking, expected=None)
+
+    def move(self, email: str, shown: CalendarEvent, start: datetime, end: datetime) -> CalendarEvent:
+        """The booking at [start, end), in the same transaction as :meth:`book` (every attendee-day
+        and the booking conditioned on the versions read), and only from the version the card
+        showed: of two cards moving one meeting, the second's transaction or check fails."""
+        stored = self.stored(shown.id)
+        current = None if stored is None else booking_event(stored.booking, email, stored.version or 1)
+        if already_at(current, start, end):
+            assert current is not None
+            return current
+        booking = self._own(stored, shown, email, organizer=True)
+        self._write(booking.model_copy(update={"start": start, "end": end}), expected=int(shown.version))
+        moved = self.event(email, shown.id)
+        if moved is None:
+            raise EventChanged(gone=True)
+        return moved
+
+    def cancel(self, email: str, shown: CalendarEvent, message: str) -> None:
+        """The booking and its busy time gone, only from the version the card showed."""
+        self._own(self.stored(shown.id), shown, email, organizer=True)
+        self._release(shown.id, expected=int(shown.version))
+
+    def respond(
+        self,
+        email: str,
+        shown: CalendarEvent,
+        response: Response,
+        message: str,
+        proposed: Interval | None = None,
+    ) -> CalendarEvent:
+        """The attendee's answer recorded on the booking (its version raised), from the card's version."""
+        stored = self.stored(shown.id)
+        current = None if stored is None else booking_event(stored.booking, email, stored.version or 1)
+        if current is not None and current.response is response:
+            return current
+        booking = self._own(stored, shown, email, organizer=False)
+        answered = {**booking.responses, email.casefold(): response}
+        self._write(booking.model_copy(update={"responses": answered}), expected=int(shown.version))
+        found = self.event(email, shown.id)
+        if found is None:
+            raise EventChanged(gone=True)
+        return found
+
+    @staticmethod
+    def _own(stored: _StoredBooking | None, shown: CalendarEvent, email: str, *, organizer: bool) -> Booking:
+        """The stored booking when it is still the card's and the caller's part in it is the one asked."""
+        if stored is None:
+            raise EventChanged(gone=True)
+        event = booking_event(stored.booking, email, stored.version or 1)
+        if event is None:
+            raise EventChanged(gone=True)
+        if event.version != shown.version:
+            raise EventChanged(gone=False)
+        if (event.role == "organizer") is not organizer:
+            raise NotOrganizer(shown.id)
+        return stored.booking
+
+    def _write(self, booking: Booking, *, expected: int | None) -> None:
         wanted = {
             (email, day)
             for email in _emails(booking.attendees)
@@ -152,6 +216,8 @@ class DynamoCalendar:
             raise ValueError(f"A booking can span at most {TRANSACT_LIMIT - 1} attendee-days.")
         for _ in range(_MAX_BOOK_ATTEMPTS):
             stored, days = self._read(booking.id, wanted)
+            if expected is not None and (stored is None or stored.version != expected):
+                raise EventChanged(gone=stored is None)  # changed since the card: nothing written
             if stored is not None and _same_booking(stored.booking, booking):
                 return  # booked before: a retried confirmation
             taken = _conflicts(booking, days, wanted)
@@ -179,8 +245,13 @@ class DynamoCalendar:
         raise BookingContention("The attendees' calendars kept changing; try again.")
 
     def release(self, booking_id: str) -> None:
+        self._release(booking_id, expected=None)
+
+    def _release(self, booking_id: str, *, expected: int | None) -> None:
         for _ in range(_MAX_BOOK_ATTEMPTS):
             stored, _days = self._read(booking_id, set())
+            if expected is not None and (stored is None or stored.version != expected):
+                raise EventChanged(gone=stored is None)
             if stored is None:
                 return
             keys = {

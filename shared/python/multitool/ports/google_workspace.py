@@ -62,8 +62,11 @@ from multitool.ports.calendar import (
     CalendarEvent,
     EventAttendee,
     Interval,
+    NotOrganizer,
     Response,
     SlotTaken,
+    already_at,
+    checked,
     overlaps,
 )
 from multitool.ports.directory import name_keys, normalize_name, resolution_for
@@ -165,6 +168,10 @@ class GoogleCalendar:
     """:class:`~multitool.ports.calendar.Calendar` on Google Calendar (the organizer's primary calendar)."""
 
     sends_invitations: ClassVar[bool] = True
+    cancellation_message: ClassVar[bool] = False
+    proposes_new_times: ClassVar[bool] = False
+    """Google Calendar's API has no "propose a new time" (EventAttendee has responseStatus and
+    comment only: the discovery document); the web app's proposals are not in the API."""
 
     def __init__(self, api: GoogleApi) -> None:
         self._api = api
@@ -322,6 +329,97 @@ class GoogleCalendar:
         found = self._get(event_id, scopes=READ_SCOPES)
         return google_event(found) if found is not None else None
 
+    def move(self, email: str, shown: CalendarEvent, start: datetime, end: datetime) -> CalendarEvent:
+        """Re-read, then ``events.patch`` of start and end with ``sendUpdates=all``: Google mails the
+        guests the update and raises the event's sequence
+        (https://developers.google.com/workspace/calendar/api/v3/reference/events/patch)."""
+        self._own(email)
+        raw = self._get(shown.id, scopes=READ_SCOPES)
+        current = google_event(raw) if raw is not None else None
+        if already_at(current, start, end):
+            assert current is not None
+            return current
+        if checked(current, shown).role != "organizer":
+            raise NotOrganizer(shown.id)
+        zone = (raw or {}).get("start", {}).get("timeZone") or shown.timezone
+        answer = self._api.call(
+            "PATCH",
+            "calendar",
+            path("calendars", CALENDAR, "events", shown.id),
+            scopes=EVENT_SCOPES,
+            query=[("sendUpdates", "all")],
+            body={
+                "start": {"dateTime": _rfc3339(_whole_seconds(start)), "timeZone": zone},
+                "end": {"dateTime": _rfc3339(_whole_seconds(end)), "timeZone": zone},
+            },
+            idempotent=False,  # mails the update
+            check="your Google Calendar",
+        )
+        moved = google_event(answer.body) if isinstance(answer.body, dict) else None
+        return moved or shown
+
+    def cancel(self, email: str, shown: CalendarEvent, message: str) -> None:
+        """Re-read, then ``events.delete`` with ``sendUpdates=all``: Google mails the guests the
+        cancellation. The method takes no message (its parameters in the discovery document): the
+        confirm mails the message itself, from the user's own Gmail."""
+        self._own(email)
+        if checked(self.event(email, shown.id), shown).role != "organizer":
+            raise NotOrganizer(shown.id)
+        self._api.call(
+            "DELETE",
+            "calendar",
+            path("calendars", CALENDAR, "events", shown.id),
+            scopes=EVENT_SCOPES,
+            query=[("sendUpdates", "all")],
+            idempotent=False,  # mails the cancellation
+            check="your Google Calendar",
+            accept=(200, 204),
+        )
+
+    def respond(
+        self,
+        email: str,
+        shown: CalendarEvent,
+        response: Response,
+        message: str,
+        proposed: Interval | None = None,
+    ) -> CalendarEvent:
+        """``events.patch`` of the invitee's own copy: their attendee entry's ``responseStatus`` and
+        ``comment`` (the whole ``attendees`` list, as a patch replaces arrays), ``sendUpdates=all`` so
+        the organizer hears (https://developers.google.com/workspace/calendar/api/guides/sharing)."""
+        own = self._own(email)
+        raw = self._get(shown.id, scopes=READ_SCOPES)
+        current = google_event(raw) if raw is not None else None
+        if current is not None and current.response is response:
+            return current
+        if checked(current, shown).role != "attendee":
+            raise NotOrganizer(shown.id)
+        status = {
+            Response.ACCEPTED: "accepted",
+            Response.TENTATIVE: "tentative",
+            Response.DECLINED: "declined",
+        }
+        attendees = []
+        for attendee in (raw or {}).get("attendees") or ():
+            entry = {k: v for k, v in attendee.items() if k in _ATTENDEE_FIELDS}
+            if attendee.get("self") or str(attendee.get("email", "")).casefold() == own.casefold():
+                entry["responseStatus"] = status[response]
+                if message:
+                    entry["comment"] = single_line(message)
+            attendees.append(entry)
+        answer = self._api.call(
+            "PATCH",
+            "calendar",
+            path("calendars", CALENDAR, "events", shown.id),
+            scopes=EVENT_SCOPES,
+            query=[("sendUpdates", "all")],
+            body={"attendees": attendees},
+            idempotent=True,  # the same answer twice is the same answer
+            check="your Google Calendar",
+        )
+        answered = google_event(answer.body) if isinstance(answer.body, dict) else None
+        return answered or shown
+
     def _own(self, email: str) -> str:
         """The signed-in address: a provider calendar reads its own account's events, nobody else's."""
         own = self._api.account.email
@@ -390,6 +488,10 @@ class GoogleCalendar:
         return event
 
 
+# What a client may write of an attendee (the rest, such as ``self`` and ``organizer``, is read-only).
+_ATTENDEE_FIELDS = frozenset(
+    {"email", "displayName", "optional", "responseStatus", "comment", "additionalGuests", "resource"}
+)
 EVENTS_PAGE = 250  # events.list maxResults: "The default is 250 events" (the discovery document)
 MAX_EVENT_PAGES = 10
 # EventAttendee.responseStatus: needsAction, declined, tentative, accepted.

@@ -60,8 +60,11 @@ from multitool.ports.calendar import (
     CalendarEvent,
     EventAttendee,
     Interval,
+    NotOrganizer,
     Response,
     SlotTaken,
+    already_at,
+    checked,
     overlaps,
 )
 from multitool.ports.directory import name_keys, normalize_name, resolution_for
@@ -213,6 +216,8 @@ class GraphCalendar:
     """:class:`multitool.ports.calendar.Calendar` on the organizer's Exchange Online calendar."""
 
     sends_invitations: ClassVar[bool] = True
+    cancellation_message: ClassVar[bool] = True
+    proposes_new_times: ClassVar[bool] = True
 
     def __init__(self, graph: GraphHttp) -> None:
         self._graph = graph
@@ -328,6 +333,83 @@ class GraphCalendar:
                 return None
             raise
         return graph_event(answer.body) if isinstance(answer.body, dict) else None
+
+    def move(self, email: str, shown: CalendarEvent, start: datetime, end: datetime) -> CalendarEvent:
+        """Re-read, then ``PATCH /users/{me}/events/{id}`` with the new start and end: Exchange sends
+        the attendees the update (https://learn.microsoft.com/graph/api/event-update). The re-read
+        is the check: Graph documents no If-Match on an event's PATCH, so a change in the moment
+        between the two is not caught."""
+        own = self._own(email, "moving the meeting")
+        current = self.event(email, shown.id)
+        if already_at(current, start, end):
+            assert current is not None
+            return current
+        if checked(current, shown).role != "organizer":
+            raise NotOrganizer(shown.id)
+        answer = self._graph.send(
+            "PATCH",
+            f"{user_path(own)}/events/{quote(shown.id, safe='')}",
+            scopes=CALENDAR_SCOPES,
+            body={"start": _graph_time(start), "end": _graph_time(end)},
+            headers=UTC_PREFERENCE,
+            what="moving the meeting",
+            check="your Outlook calendar",
+        )
+        moved = graph_event(answer.body) if isinstance(answer.body, dict) else None
+        return moved or self.event(email, shown.id) or shown
+
+    def cancel(self, email: str, shown: CalendarEvent, message: str) -> None:
+        """Re-read, then ``POST /users/{me}/events/{id}/cancel`` with the message as its Comment: the
+        organizer's cancellation, mailed by Exchange (https://learn.microsoft.com/graph/api/event-cancel)."""
+        own = self._own(email, "cancelling the meeting")
+        if checked(self.event(email, shown.id), shown).role != "organizer":
+            raise NotOrganizer(shown.id)
+        self._graph.send(
+            "POST",
+            f"{user_path(own)}/events/{quote(shown.id, safe='')}/cancel",
+            scopes=CALENDAR_SCOPES,
+            body={"Comment": multi_line(message)} if message else {},
+            what="cancelling the meeting",
+            idempotent=False,
+            check="your Outlook calendar",
+        )
+
+    def respond(
+        self,
+        email: str,
+        shown: CalendarEvent,
+        response: Response,
+        message: str,
+        proposed: Interval | None = None,
+    ) -> CalendarEvent:
+        """``POST .../accept | tentativelyAccept | decline`` with SendResponse, the message as Comment
+        and, for tentative or decline, ProposedNewTime (https://learn.microsoft.com/graph/api/event-tentativelyaccept)."""
+        own = self._own(email, "answering the invitation")
+        current = self.event(email, shown.id)
+        if current is not None and current.response is response and proposed is None:
+            return current
+        if checked(current, shown).role != "attendee":
+            raise NotOrganizer(shown.id)
+        action = {
+            Response.ACCEPTED: "accept",
+            Response.TENTATIVE: "tentativelyAccept",
+            Response.DECLINED: "decline",
+        }[response]
+        body: dict[str, Any] = {"SendResponse": True}
+        if message:
+            body["Comment"] = multi_line(message)
+        if proposed is not None and response is not Response.ACCEPTED:
+            body["ProposedNewTime"] = {"start": _graph_time(proposed.start), "end": _graph_time(proposed.end)}
+        self._graph.send(
+            "POST",
+            f"{user_path(own)}/events/{quote(shown.id, safe='')}/{action}",
+            scopes=CALENDAR_SCOPES,
+            body=body,
+            what="answering the invitation",
+            idempotent=False,
+            check="your Outlook calendar",
+        )
+        return self.event(email, shown.id) or shown
 
     def _own(self, email: str, what: str) -> str:
         """The signed-in address: a provider calendar reads its own account's events, nobody else's."""

@@ -437,7 +437,9 @@ class GraphState:
                     _graph_time(_parse(event["end"])),
                 )
                 event["changeKey"] = f"CK{next(self._ids):06d}"
-                return Answer(200, {}, _public(event))
+                if data and ("start" in data or "end" in data):
+                    self.notices.append({"action": "update", "eventId": event_id, "from": mailbox})
+                return Answer(200, {}, self._view(mailbox, event, {}))
         return self._error(
             Fault(404, "ErrorItemNotFound", "The specified object was not found in the store.")
         )
