@@ -119,6 +119,7 @@ class FakeGoogle:
         week_of: date,
         validate: bool = True,
         delegated: bool = False,
+        demo: bool = False,
     ) -> None:
         self.people = tuple(people)
         # token -> address: the sandbox tokens, or (delegated) the identity stand-in's per person
@@ -136,6 +137,9 @@ class FakeGoogle:
         self._ids = 0
         for owner, event in seeded_week(self.people, week_of):
             self._events[owner][event["id"]] = event
+        if demo:  # the meetings the demo's requests name (multitool.local.demo_meetings)
+            for owner, event in demo_events(self.people):
+                self._events[owner][event["id"]] = event
         self._server = StandInServer(_handler_for(self), host, port, name="google").start()
 
     @property
@@ -670,11 +674,13 @@ def start_fake_google(
     week_of: date | None = None,
     validate: bool = True,
     delegated: bool = False,
+    demo: bool = False,
 ) -> FakeGoogle:
     """Start a fake Google Workspace on ``host:port`` (port 0: any free port) in a daemon thread.
 
     ``people``: the directory (the local seed's people by default); ``week_of``: the week the
-    seeded meetings fill (this week by default).
+    seeded meetings fill (this week by default); ``demo``: the demo's meetings too
+    (:mod:`multitool.local.demo_meetings`).
     """
     if people is None:
         from multitool.local.embedded import load_seed  # the local seed; boto3 only in local use
@@ -687,7 +693,50 @@ def start_fake_google(
         week_of=week_of or datetime.now(UTC).date(),
         validate=validate,
         delegated=delegated,
+        demo=demo,
     )
+
+
+def demo_events(people: Sequence[Person]) -> list[tuple[str, dict[str, Any]]]:
+    """The demo's meetings as events on their organizers' calendars (ids as the seeded week's)."""
+    from multitool.local.demo_meetings import demo_meetings
+
+    names = {p.email.casefold(): p.display_name for p in people}
+    out: list[tuple[str, dict[str, Any]]] = []
+    for meeting in demo_meetings(people):
+        digest = hashlib.sha256(meeting.id.encode()).digest()
+        eid = "seed" + base64.b32hexencode(digest).decode("ascii")[:24].lower()
+        organizer = meeting.organizer
+        out.append(
+            (
+                organizer.casefold(),
+                {
+                    "kind": "calendar#event",
+                    "id": eid,
+                    "etag": f'"{digest.hex()[:16]}"',
+                    "status": "confirmed",
+                    "summary": meeting.title,
+                    "organizer": {
+                        "email": organizer,
+                        "displayName": names.get(organizer.casefold(), organizer),
+                    },
+                    "creator": {"email": organizer},
+                    "start": {"dateTime": meeting.start.isoformat(), "timeZone": meeting.timezone},
+                    "end": {"dateTime": meeting.end.isoformat(), "timeZone": meeting.timezone},
+                    "attendees": [
+                        {
+                            "email": a,
+                            "displayName": names.get(a.casefold(), a),
+                            "responseStatus": "accepted" if a == organizer else "needsAction",
+                        }
+                        for a in meeting.attendees
+                    ],
+                    "iCalUID": f"{eid}@google.com",
+                    "sequence": 0,
+                },
+            )
+        )
+    return out
 
 
 def _handler_for(google: FakeGoogle) -> type[StandInHandler]:

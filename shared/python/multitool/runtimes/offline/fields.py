@@ -546,11 +546,32 @@ def read(message: str, previous: Intent | None = None, lookup: g.Lookup | None =
     known = known_names(message, lookup) if found else frozenset()
     intents: list[Intent] = []
     for segment in found:
-        reader = READERS[segment.trigger.tool]
+        reader = READERS.get(segment.trigger.tool) or _change_reader(segment.trigger.tool)
+        if intents and segment.trigger.tool == g.EMAIL_TOOL:
+            segment = _why(segment, intents[-1])
         if intents and len(intents[-1].names) < 2:
             intents[-1].together = _named_so_far(intents)
         intents.append(reader(segment, intents[-1] if intents else previous, known, bool(intents)))
     return g.Reading(intents, unread)
+
+
+_WHY = re.compile(r"\b(?:why|the\s+reason(?:\s+why)?)\s*[.!?]*$", re.I)
+_DONE = {g.MOVE_TOOL: "I moved", g.CANCEL_TOOL: "I cancelled", g.ANSWER_TOOL: "I answered"}
+
+
+def _why(segment: g.Segment, before: Intent) -> g.Segment:
+    """ "… and email her why" after a move or a cancel: the email is about why that was done."""
+    done = _DONE.get(before.tool)
+    said = str((before.args.get("meeting") or {}).get("said") or "the meeting")
+    if done is None or _WHY.search(segment.text) is None:
+        return segment
+    return g.Segment(segment.trigger, _WHY.sub(f"about why {done} {said}", segment.text))
+
+
+def _change_reader(tool: str) -> Any:
+    from multitool.runtimes.offline.changes import READERS as CHANGES
+
+    return CHANGES[tool]
 
 
 def _named_so_far(intents: list[Intent]) -> list[str]:
