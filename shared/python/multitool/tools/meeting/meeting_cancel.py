@@ -73,8 +73,8 @@ def cancel_said(card: Any) -> str | None:
     item = card.meeting.item
     if item is None:
         return None
-    verb = "declining" if card.declines else "cancelling"
-    return f"prepared {verb} '{item.fields.get('title') or 'the meeting'}'"
+    what = "your decline of" if card.declines else "the cancellation of"
+    return f"prepared {what} '{item.fields.get('title') or 'the meeting'}'"
 
 
 SPEC = ToolSpec(
