@@ -27,10 +27,11 @@ MAX_DAYS = 62
 KIND = "meeting"
 
 
-def meeting_item(event: CalendarEvent, zone: Any) -> Item:
-    """A calendar event as a reference's item: its label says what, when and with whom."""
+def meeting_item(event: CalendarEvent, zone: Any, own: str | None = None) -> Item:
+    """A calendar event as a reference's item: its label says what, when and with whom (not the caller)."""
     start, end = event.start.astimezone(zone), event.end.astimezone(zone)
-    others = [a.name or a.email for a in event.attendees]
+    mine = (own or "").casefold()
+    others = [a.name or a.email for a in event.attendees if a.email.casefold() != mine]
     if event.role == "attendee":
         others = [event.organizer_name or event.organizer, *others]
     people = ", ".join(others[:3]) + (f" +{len(others) - 3}" if len(others) > 3 else "")
@@ -93,7 +94,7 @@ def find_meetings(refs: Sequence[ItemRef], reads: FindContext) -> list[ItemResol
     zone = ctx.zone
     start, end = read_window(refs, ctx.now, zone)
     events = reads.ports.calendar.events(email, start, end)
-    items = [meeting_item(e, zone) for e in events]
+    items = [meeting_item(e, zone, email) for e in events]
     answers: list[ItemResolution] = []
     for ref in refs:
         lo, hi = reference_window(ref, ctx.now, zone)
