@@ -301,3 +301,60 @@ def test_the_organizer_has_no_invitation_to_answer(world: dict[str, Any]) -> Non
 
     assert outcome.status == 400
     assert "You organize 'Weekly sync'" in outcome.body["error"]["message"]
+
+
+# -- races ------------------------------------------------------------------------------------------
+
+
+def _race(*confirms: Any) -> list[Any]:
+    """Every confirm at once, from threads released together; each one's result or error."""
+    import threading
+
+    start = threading.Barrier(len(confirms))
+    answers: list[Any] = [None] * len(confirms)
+
+    def run(index: int, confirm_it: Any) -> None:
+        start.wait()
+        try:
+            answers[index] = confirm_it()
+        except Exception as error:  # the race's loser answers an error: that is what is checked
+            answers[index] = error
+
+    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(confirms)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return answers
+
+
+def test_two_concurrent_confirms_of_one_move_move_it_once(world: dict[str, Any]) -> None:
+    move = card(
+        world, "move_meeting", {"meeting": {"said": "the sync", "words": ["sync"]}, "shiftMinutes": 60}
+    )
+
+    answers = _race(lambda: confirm(world, move["draftId"]), lambda: confirm(world, move["draftId"]))
+
+    done = [a for a in answers if not isinstance(a, Exception)]
+    assert done, answers
+    moved = world["calendar"].event(ALEX, "sync")
+    assert (moved.start, moved.sequence) == (TUESDAY_10 + timedelta(hours=1), 1)
+    assert len(world["mailer"].sent) == 1
+
+
+def test_two_cards_moving_one_meeting_at_once_one_moves_it_and_the_other_is_told(
+    world: dict[str, Any],
+) -> None:
+    later = card(
+        world, "move_meeting", {"meeting": {"said": "the sync", "words": ["sync"]}, "shiftMinutes": 60}
+    )
+    earlier = card(
+        world, "move_meeting", {"meeting": {"said": "the sync", "words": ["sync"]}, "shiftMinutes": 120}
+    )
+
+    answers = _race(lambda: confirm(world, later["draftId"]), lambda: confirm(world, earlier["draftId"]))
+
+    assert sum(isinstance(a, ItemChangedSince) for a in answers) == 1, answers
+    assert sum(not isinstance(a, Exception) for a in answers) == 1
+    assert world["calendar"].event(ALEX, "sync").sequence == 1
+    assert len(world["mailer"].sent) == 1

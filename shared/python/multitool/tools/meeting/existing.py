@@ -54,7 +54,9 @@ class MovePayload(WireModel):
     slots: tuple[Slot, ...] = Field(default=(), description="The new times offered, best first")
     slot_notes: tuple[tuple[str, ...], ...] = ()
     slot_checks: tuple[tuple[SlotCheck, ...], ...] = ()
-    message: str = Field(default="", max_length=MAX_MESSAGE_CHARS, description="What the update tells the attendees")
+    message: str = Field(
+        default="", max_length=MAX_MESSAGE_CHARS, description="What the update tells the attendees"
+    )
     proposes: bool = Field(
         default=False, description="The caller is an attendee: confirming proposes the time to the organizer"
     )
@@ -83,7 +85,9 @@ class AnswerPayload(WireModel):
     draft_id: str
     meeting: ItemResolution = Field(description="The invitation as found: one, a choice, or none")
     response: Answer = Field(description="accepted, tentative or declined")
-    message: str = Field(default="", max_length=MAX_MESSAGE_CHARS, description="What the answer tells the organizer")
+    message: str = Field(
+        default="", max_length=MAX_MESSAGE_CHARS, description="What the answer tells the organizer"
+    )
     timezone: str
     notes: tuple[str, ...] = ()
     revises: str | None = replaced_field()

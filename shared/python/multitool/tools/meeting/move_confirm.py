@@ -14,7 +14,16 @@ from typing import Any
 
 from pydantic import Field
 
-from multitool.ports.calendar import CalendarEvent, EventChanged, Interval, NotOrganizer, Response, SlotTaken
+from multitool.ports.calendar import (
+    CalendarEvent,
+    EventChanged,
+    Interval,
+    NotOrganizer,
+    Response,
+    SlotTaken,
+    already_at,
+    checked,
+)
 from multitool.toolkit.confirm import ActionReview, Backends, ReviewContext
 from multitool.toolkit.errors import InvalidEdits, SlotRefused
 from multitool.toolkit.references import Key
@@ -94,8 +103,11 @@ def move(content: MoveContent, ctx: ReviewContext, backends: Backends) -> dict[s
     shown = content.meeting
     if shown.role != "organizer":
         return _propose(content, ctx, backends, own)
-    recheck_free(shown, content.start, content.end, backends, own)
     try:
+        # The meeting as it stands first: changed since the card is item_changed, whatever the time.
+        current = backends.calendar.event(own, shown.id)
+        if not already_at(current, content.start, content.end):
+            recheck_free(checked(current, shown), content.start, content.end, backends, own)
         moved = backends.calendar.move(own, shown, content.start, content.end)
     except EventChanged as error:
         raise changed(error, shown) from None
