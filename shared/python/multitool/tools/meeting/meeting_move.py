@@ -192,7 +192,8 @@ def prepare(args: MoveArgs, ctx: ToolContext, config: ToolConfig) -> Prepared:
             slots, slot_notes = _said_slots(args, subject, intervals, attendees, ctx, config)
             notes.extend(slot_notes)
         else:
-            slot = shifted(subject, args.shift_minutes, args.duration_minutes)
+            moved = shifted(subject, args.shift_minutes, args.duration_minutes)
+            slot = Slot(start=moved.start.astimezone(ctx.zone), end=moved.end.astimezone(ctx.zone))
             if slot.start <= ctx.now:
                 raise NoFreeSlot(
                     f"That would start at {slot.start.isoformat(timespec='minutes')}, in the past: "
