@@ -188,6 +188,7 @@ def answer(segment: Segment, previous: Intent | None, known: Collection[str], sa
 
 
 READERS = {g.MOVE_TOOL: move, g.CANCEL_TOOL: cancel, g.ANSWER_TOOL: answer}
+fields.READERS.update(READERS)  # loaded with the package (its __init__), before any message is read
 
 
 def resolved_reference(

@@ -522,7 +522,8 @@ def ticket(segment: Segment, previous: Intent | None, known: Collection[str], sa
     return intent
 
 
-READERS = {g.EMAIL_TOOL: email, g.MEETING_TOOL: meeting, g.JIRA_TOOL: ticket}
+READERS: dict[str, Any] = {g.EMAIL_TOOL: email, g.MEETING_TOOL: meeting, g.JIRA_TOOL: ticket}
+"""Each tool's reader; :mod:`.changes` adds the readers of requests about meetings that exist."""
 
 
 def known_names(message: str, lookup: g.Lookup | None) -> Collection[str]:
@@ -546,7 +547,7 @@ def read(message: str, previous: Intent | None = None, lookup: g.Lookup | None =
     known = known_names(message, lookup) if found else frozenset()
     intents: list[Intent] = []
     for segment in found:
-        reader = READERS.get(segment.trigger.tool) or _change_reader(segment.trigger.tool)
+        reader = READERS[segment.trigger.tool]
         if intents and segment.trigger.tool == g.EMAIL_TOOL:
             segment = _why(segment, intents[-1])
         if intents and len(intents[-1].names) < 2:
@@ -566,12 +567,6 @@ def _why(segment: g.Segment, before: Intent) -> g.Segment:
     if done is None or _WHY.search(segment.text) is None:
         return segment
     return g.Segment(segment.trigger, _WHY.sub(f"about why {done} {said}", segment.text))
-
-
-def _change_reader(tool: str) -> Any:
-    from multitool.runtimes.offline.changes import READERS as CHANGES
-
-    return CHANGES[tool]
 
 
 def _named_so_far(intents: list[Intent]) -> list[str]:

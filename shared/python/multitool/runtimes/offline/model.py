@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from multitool.people import Resolution
 from multitool.runtimes.offline import conversation
 from multitool.runtimes.offline import grammar as g
+from multitool.runtimes.offline.changes import resolved_reference
 from multitool.runtimes.offline.grammar import Intent
 from multitool.toolkit.connect import CONNECT_ACTION
 from multitool.toolkit.context import ToolContext
@@ -242,8 +243,6 @@ def _tool_input(intent: Intent, now: datetime, timezone: str, locale: str | None
     if intent.tool == g.MEETING_TOOL:
         return resolved_times(intent.args, now, timezone, locale)
     if intent.tool in (g.MOVE_TOOL, g.CANCEL_TOOL, g.ANSWER_TOOL):
-        from multitool.runtimes.offline.changes import resolved_reference
-
         args = resolved_reference(intent.args, now, timezone, locale)
         return resolved_times(args, now, timezone, locale) if "when" in args else args
     return dict(intent.args)
