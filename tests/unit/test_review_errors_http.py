@@ -29,11 +29,11 @@ from multitool.review.errors import (
     AlreadyDiscarded,
     AlreadyDone,
     DraftNotFound,
+    ItemChangedSince,
     ProviderFailed,
     ReconnectAccount,
     ReviewConflict,
     SideEffectFailed,
-    ItemChangedSince,
     SlotTaken,
     Superseded,
 )
