@@ -341,3 +341,30 @@ def test_google_a_meeting_moved_by_its_organizer_since_the_card_is_not_written(
     with pytest.raises(ItemChangedSince, match="changed since the card"):
         on_google.confirm(move["draftId"])
     assert len(google_writes(google)) == before
+
+
+def test_graph_moves_a_meeting_with_an_outside_guest_reading_only_colleagues_calendars(
+    on_graph: World, graph: GraphState
+) -> None:
+    # Given a meeting of Alex's with Priya and a guest from outside (no free/busy Graph can give)
+    graph.add_event(
+        ALEX.email,
+        "Vendor call",
+        TUESDAY_10 + timedelta(hours=4),
+        TUESDAY_10 + timedelta(hours=5),
+        [PRIYA.email, "guest@partner.org"],
+    )
+
+    move = on_graph.card(
+        "move_meeting", {"meeting": {"said": "the vendor call", "words": ["vendor"]}, "shiftMinutes": 60}
+    )
+    on_graph.confirm(move["draftId"])
+
+    schedules = [
+        body["Schedules"] for method, template, body in graph.requests if template.endswith("getSchedule")
+    ]
+    assert schedules
+    assert all("guest@partner.org" not in s for s in schedules)
+    vendor = next(e for e in graph.events if e["subject"] == "Vendor call")
+    assert vendor["start"]["dateTime"] == "2026-12-08T15:00:00"
+    assert graph.violations == []

@@ -133,6 +133,14 @@ def people_of(event: CalendarEvent, people: dict[str, Person], own: str | None) 
     return found
 
 
+def colleagues(addresses: Sequence[str], own: str | None) -> list[str]:
+    """The addresses whose calendars are read for a move: the caller's own domain's. An outside
+    guest's calendar is not ours to know (a booking tracks directory people only), and a provider
+    answers no free/busy for it."""
+    domain = own.rpartition("@")[2].casefold() if own else ""
+    return list(dict.fromkeys(a for a in addresses if domain and a.rpartition("@")[2].casefold() == domain))
+
+
 def without_own(intervals: Sequence[Interval], own: Sequence[CalendarEvent]) -> list[Interval]:
     """Busy times with the meetings' own times cut out: a meeting being moved does not clash with itself."""
     kept = list(intervals)
@@ -180,7 +188,7 @@ def changed(error: EventChanged, event: CalendarEvent) -> ItemChanged:
 def recheck_free(event: CalendarEvent, start: datetime, end: datetime, backends: Backends, own: str) -> None:
     """Everyone's time re-read before the move (this meeting's own left out): a slot taken since
     the card is :class:`SlotRefused`, nothing written."""
-    tracked = list(dict.fromkeys([own, *event.people]))
+    tracked = colleagues([own, *event.people], own)
     busy = backends.calendar.busy(tracked, start, end)
     taken = [
         email

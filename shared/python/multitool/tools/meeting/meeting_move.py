@@ -35,6 +35,7 @@ from multitool.toolkit.spec import ToolSpec
 from multitool.tools.meeting.existing import (
     Message,
     MovePayload,
+    colleagues,
     event_of,
     not_started,
     offered_events,
@@ -157,7 +158,8 @@ def prepare(args: MoveArgs, ctx: ToolContext, config: ToolConfig) -> Prepared:
         window = (start - reach, end + reach)
 
     def attendees_of(found: "Found") -> list[str]:
-        return [p for event in offered_events(found[0]) for p in event.people] if found else []
+        people = [p for event in offered_events(found[0]) for p in event.people] if found else []
+        return colleagues(people, ctx.requester_email)
 
     def finish(people: People, busy: BusyTimes, found: "Found") -> dict[str, Any]:
         event, offered = _subject(found)
