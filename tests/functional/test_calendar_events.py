@@ -25,7 +25,7 @@ from multitool.local.memory import MemoryCalendar
 from multitool.local.standins.google_server import FakeGoogle, sandbox_token, start_fake_google
 from multitool.local.standins.graph_state import GraphPool, GraphState
 from multitool.ports import microsoft365, tables
-from multitool.ports.calendar import Booking, Calendar, Response
+from multitool.ports.calendar import Booking, Calendar, Guest, Response
 from multitool.ports.dynamo_calendar import DynamoCalendar
 from multitool.ports.google_tokens import FixedTokenSource as GoogleTokens
 from multitool.ports.google_workspace import build_suite
@@ -55,7 +55,7 @@ def booking(
     )
 
 
-SYNC = booking("sync", ALEX, PRIYA)
+SYNC = booking("sync", ALEX, PRIYA, guests=(Guest(email=PRIYA, name="Priya Patel"),))
 PRIYAS = booking(
     "priyas", PRIYA, ALEX, start=THURSDAY + timedelta(hours=2), responses={ALEX: Response.ACCEPTED}
 )
@@ -98,7 +98,9 @@ def test_the_builtin_calendar_reads_the_callers_own_bookings_only(dynamo: Counte
         assert [e.id for e in events] == ["sync", "priyas"]
         sync, priyas = events
         assert (sync.role, sync.response, sync.organizer) == ("organizer", Response.ORGANIZER, ALEX)
-        assert [(a.email, a.response) for a in sync.attendees] == [(PRIYA, Response.NONE)]
+        assert [(a.email, a.name, a.response) for a in sync.attendees] == [
+            (PRIYA, "Priya Patel", Response.NONE)
+        ]
         assert (priyas.role, priyas.response) == ("attendee", Response.ACCEPTED)
         assert (sync.version, sync.sequence, sync.timezone) == ("1", 0, "Europe/Berlin")
         if isinstance(calendar, DynamoCalendar):

@@ -14,7 +14,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from multitool.people import Person
-from multitool.ports.calendar import Booking
+from multitool.ports.calendar import Booking, Guest
 
 # (id, title, organizer id, attendee ids, days from today (None: next Friday), local start, minutes)
 _DEMO: tuple[tuple[str, str, str, tuple[str, ...], int | None, time, int], ...] = (
@@ -51,6 +51,7 @@ def demo_meetings(people: Sequence[Person], today: date | None = None) -> list[B
                 start=start,
                 end=start + timedelta(minutes=minutes),
                 timezone=zone.key,
+                guests=tuple(Guest(email=g.email, name=g.display_name) for g in guests if g is not None),
             )
         )
     return found

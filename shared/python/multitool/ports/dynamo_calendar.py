@@ -35,6 +35,7 @@ from multitool.ports.calendar import (
     BookingContention,
     CalendarEvent,
     EventChanged,
+    Guest,
     Interval,
     NotOrganizer,
     Response,
@@ -334,6 +335,24 @@ class DynamoCalendar:
                         if booking.responses
                         else {}
                     ),
+                    # The guests' names: a card names a meeting's people as the invitation did.
+                    **(
+                        {
+                            "guests": {
+                                "L": [
+                                    {
+                                        "M": {
+                                            "email": {"S": g.email},
+                                            **({"name": {"S": g.name}} if g.name else {}),
+                                        }
+                                    }
+                                    for g in booking.guests
+                                ]
+                            }
+                        }
+                        if booking.guests
+                        else {}
+                    ),
                     **({OWNER_ATTRIBUTE: {"S": booking.owner}} if booking.owner else {}),
                 },
                 **condition,
@@ -488,5 +507,9 @@ def _booking_from_item(item: Mapping[str, Any]) -> _StoredBooking:
         timezone=item.get("timezone", {}).get("S", "UTC"),
         owner=item.get(OWNER_ATTRIBUTE, {}).get("S"),
         responses={k: Response(v["S"]) for k, v in item.get("responses", {}).get("M", {}).items()},
+        guests=tuple(
+            Guest(email=g["M"]["email"]["S"], name=g["M"].get("name", {}).get("S"))
+            for g in item.get("guests", {}).get("L", [])
+        ),
     )
     return _StoredBooking(booking=booking, version=_version_of(item))
