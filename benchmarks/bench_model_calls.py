@@ -53,7 +53,10 @@ REQUESTS: tuple[tuple[str, str], ...] = (
     ("meeting + email", "Book a sync with Priya tomorrow at 3pm and email Kinshuok about the agenda"),
     ("ambiguous name", "Schedule a sync with Alex on Friday and email Kinshuok about the budget"),
     ("refused call", "Email Kinshuok about the doc and file a Jira bug in NOPE for the crash"),
+    ("move + email", "Move my sync with Priya to Friday and email her why"),
+    ("cancel", "Cancel tomorrow's sync with Priya, say I'm sick"),
 )
+USER = "jordan"  # the demo's meetings are theirs (multitool.local.demo_meetings)
 FOLLOW_UP = "Thanks, that's all"
 NOW = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
 CHARS_PER_TOKEN = 4
@@ -166,6 +169,7 @@ def _counting_model(cache: PromptCache) -> tuple[Any, Count]:
 
 
 def _runtimes(direct_answers: bool) -> dict[str, Callable[[], tuple[Any, Count]]]:
+    from multitool.local.demo_meetings import demo_meetings
     from multitool.local.embedded import load_seed
     from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
     from multitool.models import DEFAULT_MODEL_ID
@@ -178,7 +182,8 @@ def _runtimes(direct_answers: bool) -> dict[str, Callable[[], tuple[Any, Count]]
     people = load_seed().people
 
     def flows() -> Any:
-        ports = ToolPorts(MemoryDirectory(list(people)), MemoryCalendar(), MemoryDraftStore())
+        calendar = MemoryCalendar(demo_meetings(people, NOW.date()))
+        ports = ToolPorts(MemoryDirectory(list(people)), calendar, MemoryDraftStore())
         return product_flows(ports, direct_answers=direct_answers)
 
     converse_cache, harness_cache = PromptCache(), PromptCache()
@@ -231,10 +236,11 @@ def _conversation(make: Callable[[], tuple[Any, Count]], text: str) -> Turns:
 
     runtime, count = make()
     chat = ChatService(runtime, MemorySessionStore(), default_timezone="Europe/Berlin", clock=lambda: NOW)
-    first = chat.reply("alex-muller", ChatRequest(message=text))
+    email = _email(USER)
+    first = chat.reply(USER, ChatRequest(message=text), user_email=email)
     first_calls, first_tokens = count.calls, count.tokens
     first_usage = Usage(count.uncached, count.cache_read, count.cache_write)
-    chat.reply("alex-muller", ChatRequest(message=FOLLOW_UP, session_id=first.session_id))
+    chat.reply(USER, ChatRequest(message=FOLLOW_UP, session_id=first.session_id), user_email=email)
     next_usage = Usage(
         count.uncached - first_usage.uncached,
         count.cache_read - first_usage.cache_read,
@@ -243,6 +249,14 @@ def _conversation(make: Callable[[], tuple[Any, Count]], text: str) -> Turns:
     return Turns(
         first_calls, first_tokens, count.tokens - first_tokens, first.message, first_usage, next_usage
     )
+
+
+def _email(user_id: str) -> str:
+    from multitool.local.embedded import load_seed
+
+    person = load_seed().person(user_id)
+    assert person is not None
+    return person.email
 
 
 def measure() -> dict[str, dict[str, list[Turns]]]:

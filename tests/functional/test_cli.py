@@ -387,3 +387,25 @@ def test_serve_on_every_interface_says_local_sign_in_stays_on_this_machine() -> 
     assert "a restart starts empty" in printed[1]
     assert "Open http://0.0.0.0:" in printed[2]
     assert "answer this machine only" in printed[3]
+
+
+def test_a_meeting_moved_from_the_cli_then_a_stale_card_for_it_is_item_changed(running_server: str) -> None:
+    # Given two cards moving the demo's 1:1 of the default user (jordan), made before either is confirmed
+    code, first, _ = cli_json("chat", "push the 1:1 30 minutes later", "--url", running_server)
+    assert code == 0
+    code, second, _ = cli_json("chat", "make the 1:1 45 minutes", "--url", running_server)
+    assert code == 0
+    (move,) = first["clientActions"]  # type: ignore[index]
+    (longer,) = second["clientActions"]  # type: ignore[index]
+    assert move["type"] == longer["type"] == "show_meeting_move"
+
+    # When the first is confirmed, and then the second
+    code, done, _ = cli_json("confirm", move["id"], "--url", running_server)
+    stale = run_cli("confirm", longer["id"], "--url", running_server)
+
+    # Then the meeting moved once, and the second says the meeting changed since its card: nothing written
+    assert (code, done["status"]) == (0, "done")  # type: ignore[index]
+    assert done["result"]["sequence"] == 1  # type: ignore[index]
+    assert stale.returncode == 1
+    assert "item_changed" in stale.stderr
+    assert "changed since the card was made" in stale.stderr

@@ -44,6 +44,9 @@ CALLS = {
         "when": "next Tuesday",
     },
     "jira-draft___create_jira_ticket_draft": {"project": "WEB", "issueType": "Bug", "summary": "Login fails"},
+    "meeting-move___move_meeting": {"meeting": {"said": "the 1:1", "words": ["1:1"]}, "shiftMinutes": 30},
+    "meeting-cancel___cancel_meeting": {"meeting": {"said": "tomorrow's sync", "words": ["sync"]}},
+    "invitation-answer___answer_invitation": {"meeting": {"said": "the retro"}, "response": "declined"},
 }
 
 

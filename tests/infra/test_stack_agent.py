@@ -35,6 +35,9 @@ ACTION_GROUP_CONSTRUCTS = {
     "email_draft": "EmailDraft",
     "meeting_scheduler": "MeetingScheduler",
     "jira_draft": "JiraDraft",
+    "meeting_move": "MeetingMove",
+    "meeting_cancel": "MeetingCancel",
+    "invitation_answer": "InvitationAnswer",
 }
 ALL_FUNCTIONS = (*ACTION_GROUP_CONSTRUCTS.values(), "Orchestrator", "Review")
 
@@ -358,7 +361,7 @@ def test_each_action_group_has_its_own_lambda_executor_invokable_only_by_the_age
                 "SourceArn": {"Fn::GetAtt": [agent_id, "AgentArn"]},
             }
         ]
-    assert len(executors) == 3
+    assert len(executors) == len(ACTION_GROUP_CONSTRUCTS)
 
 
 def test_agent_service_role_trusts_only_this_accounts_agents_and_invokes_only_the_model(

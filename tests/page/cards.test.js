@@ -60,3 +60,37 @@ test("a card type without a module of its own is titled from its type", () => {
   assert.equal(typeTitle("show_"), "Action");
   assert.equal(typeTitle(null), "Action");
 });
+
+const ITEM = (id, title) => ({ kind: "meeting", id, label: `${title} · Tue 08 Dec 10:00-10:30`, version: "1", fields: { title } });
+
+test("a meeting moved as confirmed: the candidate chosen becomes the meeting, and the one time it moved to", async () => {
+  const { meetingMove } = await import("../../web/cards/existing.js");
+  const card = {
+    type: "show_meeting_move",
+    id: "d4",
+    meeting: { query: "the sync", status: "ambiguous", item: null, candidates: [ITEM("e1", "Weekly sync"), ITEM("e2", "Budget sync")] },
+    slots: [{ start: "2026-12-08T10:30:00Z", end: "2026-12-08T11:00:00Z" }],
+    slotChecks: [[{ email: "priya@example.com", name: "Priya", busy: true }]],
+    message: "",
+  };
+  const edits = { meeting: { id: "e2", title: "Budget sync" }, start: "2026-12-08T11:30:00Z", end: "2026-12-08T12:00:00Z", message: "Running late" };
+  const sent = meetingMove.sent(card, edits);
+  assert.equal(sent.meeting.status, "found");
+  assert.equal(sent.meeting.item.id, "e2");
+  assert.deepEqual(sent.slots, [{ start: edits.start, end: edits.end }]);
+  assert.deepEqual(sent.slotChecks, []);
+  assert.equal(sent.message, "Running late");
+});
+
+test("a cancellation and an answer as confirmed: the meeting chosen, the message and the answer sent", async () => {
+  const { invitationAnswer, meetingCancel } = await import("../../web/cards/existing.js");
+  const meeting = { query: "Mei's offsite", status: "found", item: ITEM("e9", "Offsite planning"), candidates: [] };
+  const cancelled = meetingCancel.sent({ type: "show_meeting_cancel", id: "d5", meeting, message: "" }, { meeting: { id: "e9" }, message: "I'm sick" });
+  const answered = invitationAnswer.sent(
+    { type: "show_invitation_answer", id: "d6", meeting, response: "accepted", message: "" },
+    { meeting: { id: "e9" }, response: "declined", message: "I'm out" },
+  );
+  assert.equal(cancelled.message, "I'm sick");
+  assert.equal(cancelled.meeting.item.id, "e9");
+  assert.deepEqual([answered.response, answered.message], ["declined", "I'm out"]);
+});

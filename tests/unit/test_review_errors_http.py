@@ -29,6 +29,7 @@ from multitool.review.errors import (
     AlreadyDiscarded,
     AlreadyDone,
     DraftNotFound,
+    ItemChangedSince,
     ProviderFailed,
     ReconnectAccount,
     ReviewConflict,
@@ -100,6 +101,12 @@ CASES: list[tuple[Exception, int, dict[str, Any], dict[str, str]]] = [
     ),
     (Superseded("Replaced.", draft=DRAFT), 409, {**err("superseded", "Replaced."), "action": ACTION}, {}),
     (SlotTaken("Taken.", draft=DRAFT), 409, {**err("slot_taken", "Taken."), "action": ACTION}, {}),
+    (
+        ItemChangedSince("Changed.", draft=DRAFT),
+        409,
+        {**err("item_changed", "Changed."), "action": ACTION},
+        {},
+    ),
     (
         RecipientNotAllowed("to[0]: not mailed here.", field="to[0]"),
         422,

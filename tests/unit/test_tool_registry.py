@@ -228,7 +228,7 @@ def test_an_index_entry_of_another_module_is_not_used(package: str) -> None:
     assert f"{package}.reminder" in sys.modules
 
 
-def test_each_built_in_tool_is_a_package_of_its_own_holding_its_models_and_its_confirm() -> None:
+def test_each_built_in_tool_is_in_a_package_holding_its_models_and_its_confirm() -> None:
     from multitool.tools import REGISTRY
 
     packages = set()
@@ -243,4 +243,6 @@ def test_each_built_in_tool_is_a_package_of_its_own_holding_its_models_and_its_c
         assert spec.action_review().content_model.__module__.startswith(f"{package}.")
         packages.add(package)
 
-    assert len(packages) == len(REGISTRY)
+    # A package holds the tools of one domain: the meeting package's proposals, moves, cancellations and
+    # answers share its time contract and its meeting finder; each is still its own module and confirm.
+    assert packages == {"multitool.tools.email", "multitool.tools.meeting", "multitool.tools.jira"}

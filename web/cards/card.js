@@ -5,6 +5,7 @@ import { clearErrors, h, nextId } from "../dom.js";
 import { refreshOutbox } from "../outbox.js";
 import { connectLink, renderConnectCard } from "./connect.js";
 import { email } from "./email.js";
+import { invitationAnswer, meetingCancel, meetingMove } from "./existing.js";
 import { genericCard, typeTitle } from "./generic.js";
 import { jira } from "./jira.js";
 import { meeting } from "./meeting.js";
@@ -29,7 +30,9 @@ import { meeting } from "./meeting.js";
 
 // One module per card type (that is UI); a type without one gets the generic card.
 /** @type {Record<string, CardKind>} */
-const CARD_TYPES = Object.fromEntries([email, meeting, jira].map((kind) => [kind.type, kind]));
+const CARD_TYPES = Object.fromEntries(
+  [email, meeting, jira, meetingMove, meetingCancel, invitationAnswer].map((kind) => [kind.type, kind]),
+);
 
 /**
  * @param {string} type

@@ -21,6 +21,7 @@ import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import date
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -248,8 +249,11 @@ def start_embedded(
     apply_env: bool = True,
     moto: LaunchedMoto | None = None,
     data: DataDir | None = None,
+    today: date | None = None,
 ) -> Embedded:
     """Start the moto server and the Jira sandbox, create and seed everything.
+
+    ``today``: the day the demo's meetings are counted from (a run pinned to another day); today by default.
 
     With ``apply_env`` the returned environment is also written to this
     process's ``os.environ``, where the in-process handlers read it. ``moto``: a moto
@@ -261,7 +265,7 @@ def start_embedded(
 
     launched = moto or (LaunchedMoto(state=data.aws_state, hold=data.lock_fd) if data else LaunchedMoto())
     try:
-        return _start_embedded(launched, runtime, seed, region, log_level, apply_env, data)
+        return _start_embedded(launched, runtime, seed, region, log_level, apply_env, data, today)
     except BaseException:
         launched.abandon()
         raise
@@ -275,6 +279,7 @@ def _start_embedded(
     log_level: str,
     apply_env: bool,
     data: DataDir | None,
+    today: date | None = None,
 ) -> Embedded:
     runtime = runtime or BackendChoice()
     seed = seed or load_seed()
@@ -309,6 +314,8 @@ def _start_embedded(
         # Kept data already holds the tables, the identity and the secret: only what is missing is made.
         tables = _ensure_tables(dynamodb) if restored else create_all(dynamodb)
         seed_directory(dynamodb, tables["DIRECTORY_TABLE_NAME"], seed)
+        if not restored:
+            seed_meetings(dynamodb, tables["BOOKINGS_TABLE_NAME"], seed, today)
         if not restored or seed.sender_email not in _identities(sesv2):
             sesv2.create_email_identity(EmailIdentity=seed.sender_email)
         secret_arn = _jira_secret(secrets, json.dumps(jira_secret), restored)
@@ -377,6 +384,18 @@ def seed_directory(dynamodb: Any, table_name: str, seed: Seed) -> int:
     from multitool.ports.directory import seed_people
 
     return seed_people(dynamodb, table_name, seed.people)
+
+
+def seed_meetings(dynamodb: Any, table_name: str, seed: Seed, today: date | None = None) -> int:
+    """Book the demo's meetings (:mod:`multitool.local.demo_meetings`) on the built-in calendar."""
+    from multitool.local.demo_meetings import demo_meetings
+    from multitool.ports.dynamo_calendar import DynamoCalendar
+
+    calendar = DynamoCalendar(table_name, dynamodb)
+    meetings = demo_meetings(seed.people, today)
+    for meeting in meetings:
+        calendar.book(meeting)
+    return len(meetings)
 
 
 def _start_jira(seed: Seed, state: Path | None = None) -> tuple[FakeJira, dict[str, str]]:

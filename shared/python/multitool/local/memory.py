@@ -17,7 +17,18 @@ from typing import ClassVar
 from multitool.chat.sessions import ClaimedTurn, History, SessionNotFound, SessionNotOwned
 from multitool.drafts import Draft, DraftStatus
 from multitool.people import NameResolution, Person
-from multitool.ports.calendar import Booking, Interval, SlotTaken, overlaps
+from multitool.ports.calendar import (
+    Booking,
+    CalendarEvent,
+    Interval,
+    NotOrganizer,
+    Response,
+    SlotTaken,
+    already_at,
+    booking_event,
+    checked,
+    overlaps,
+)
 from multitool.ports.directory import name_index, normalize_name, resolution_for
 from multitool.ports.drafts import DraftWriteConflict, claimed, next_version, superseded
 from multitool.runtimes.carryover import Messages
@@ -40,14 +51,18 @@ class MemoryDirectory:
 
 class MemoryCalendar:
     sends_invitations: ClassVar[bool] = False
+    cancellation_message: ClassVar[bool] = False
+    proposes_new_times: ClassVar[bool] = False
 
     def __init__(self, bookings: Iterable[Booking] = ()) -> None:
         self.bookings: dict[str, Booking] = {}
+        self.versions: dict[str, int] = {}
         self.reads = 0
         self.writes = 0
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # move re-enters book
         for booking in bookings:
             self.bookings[booking.id] = booking
+            self.versions[booking.id] = 1
 
     def busy(self, emails: Sequence[str], start: datetime, end: datetime) -> Mapping[str, Sequence[Interval]]:
         self.reads += 1
@@ -76,13 +91,94 @@ class MemoryCalendar:
                         taken.setdefault(attendee, []).append(interval)
             if taken:
                 raise SlotTaken(taken)
+            stored = self.bookings.get(booking.id)
+            if stored is not None and _same_time(stored, booking):
+                return  # booked before: a retried confirmation
             self.writes += 1
             self.bookings[booking.id] = booking
+            self.versions[booking.id] = self.versions.get(booking.id, 0) + 1
 
     def release(self, booking_id: str) -> None:
         with self._lock:
             self.writes += 1
             self.bookings.pop(booking_id, None)
+            self.versions.pop(booking_id, None)
+
+    def events(self, email: str, start: datetime, end: datetime) -> Sequence[CalendarEvent]:
+        """As :meth:`DynamoCalendar.events`: the bookings ``email`` organizes or is on, in one read."""
+        self.reads += 1
+        with self._lock:
+            found = [
+                event
+                for b in self.bookings.values()
+                if overlaps(Interval(start=b.start, end=b.end), start, end)
+                and (event := booking_event(b, email, self.versions.get(b.id, 1))) is not None
+            ]
+        return sorted(found, key=lambda e: e.start)
+
+    def event(self, email: str, event_id: str) -> CalendarEvent | None:
+        self.reads += 1
+        with self._lock:
+            return self._event(email, event_id)
+
+    def _event(self, email: str, event_id: str) -> CalendarEvent | None:
+        booking = self.bookings.get(event_id)
+        return booking_event(booking, email, self.versions.get(event_id, 1)) if booking else None
+
+    def move(self, email: str, shown: CalendarEvent, start: datetime, end: datetime) -> CalendarEvent:
+        """As :meth:`DynamoCalendar.move`: checked and written under one lock (its transaction)."""
+        with self._lock:
+            current = self._event(email, shown.id)
+            if already_at(current, start, end):
+                assert current is not None
+                return current
+            if checked(current, shown).role != "organizer":
+                raise NotOrganizer(shown.id)
+            self.book(self.bookings[shown.id].model_copy(update={"start": start, "end": end}))
+            found = self._event(email, shown.id)
+        assert found is not None
+        return found
+
+    def cancel(self, email: str, shown: CalendarEvent, message: str) -> None:
+        with self._lock:
+            if checked(self._event(email, shown.id), shown).role != "organizer":
+                raise NotOrganizer(shown.id)
+            self.writes += 1
+            self.bookings.pop(shown.id, None)
+            self.versions.pop(shown.id, None)
+
+    def respond(
+        self,
+        email: str,
+        shown: CalendarEvent,
+        response: Response,
+        message: str,
+        proposed: Interval | None = None,
+    ) -> CalendarEvent:
+        with self._lock:
+            current = self._event(email, shown.id)
+            if current is not None and current.response is response:
+                return current
+            if checked(current, shown).role != "attendee":
+                raise NotOrganizer(shown.id)
+            booking = self.bookings[shown.id]
+            self.writes += 1
+            self.bookings[shown.id] = booking.model_copy(
+                update={"responses": {**booking.responses, email.casefold(): response}}
+            )
+            self.versions[shown.id] = self.versions.get(shown.id, 1) + 1
+            found = self._event(email, shown.id)
+        assert found is not None
+        return found
+
+
+def _same_time(stored: Booking, booking: Booking) -> bool:
+    return (stored.start, stored.end, {a.casefold() for a in stored.attendees}, stored.responses) == (
+        booking.start,
+        booking.end,
+        {a.casefold() for a in booking.attendees},
+        booking.responses,
+    )
 
 
 class MemoryDraftStore:

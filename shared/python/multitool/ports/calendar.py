@@ -12,11 +12,23 @@ booking of someone outside the directory.
 
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
-from typing import ClassVar, Protocol
+from enum import StrEnum
+from typing import ClassVar, Literal, Protocol
 
 from pydantic import Field
 
 from multitool.wire import WireModel
+
+
+class Response(StrEnum):
+    """An attendee's answer to an invitation, in the words every provider maps to."""
+
+    ACCEPTED = "accepted"
+    TENTATIVE = "tentative"
+    DECLINED = "declined"
+    NONE = "none"
+    """Not answered yet (Graph ``notResponded``/``none``, Google ``needsAction``)."""
+    ORGANIZER = "organizer"
 
 
 class Interval(WireModel):
@@ -47,12 +59,60 @@ class Booking(WireModel):
         default=None,
         description="The sub of the user who booked it: how an erasure finds the user's bookings",
     )
+    responses: dict[str, Response] = Field(
+        default_factory=dict,
+        description="Attendees' answers by casefolded address (the built-in calendar records them)",
+    )
+
+
+class EventAttendee(WireModel):
+    email: str
+    name: str | None = None
+    response: Response = Response.NONE
+
+
+class CalendarEvent(WireModel):
+    """One event of the caller's own calendar, as a card shows it and a confirm re-checks it.
+
+    ``version`` is the provider's own mark of this state of the event (Graph ``changeKey``,
+    Google ``etag``, the built-in booking's version number): a confirm writes only over the
+    version its card was made from. ``sequence`` is the iCalendar SEQUENCE of the event as it
+    stands (RFC 5545 3.8.7.4): an update or a cancellation goes out with it raised.
+    """
+
+    id: str = Field(min_length=1)
+    title: str
+    start: datetime
+    end: datetime
+    timezone: str = "UTC"
+    organizer: str = Field(description="The organizer's address")
+    organizer_name: str | None = None
+    attendees: tuple[EventAttendee, ...] = Field(default=(), description="Everyone invited but the organizer")
+    role: Literal["organizer", "attendee"] = Field(description="The caller's part in it")
+    response: Response = Field(default=Response.NONE, description="The caller's own answer")
+    version: str = ""
+    sequence: int = 0
+    recurring: bool = Field(default=False, description="An occurrence of a repeating meeting")
+    series_id: str | None = Field(default=None, description="The repeating meeting's id, for an occurrence")
+
+    @property
+    def people(self) -> tuple[str, ...]:
+        """Every address on it: the organizer and the attendees."""
+        return (self.organizer, *(a.email for a in self.attendees))
 
 
 class Calendar(Protocol):
     sends_invitations: ClassVar[bool]
     """True when :meth:`book` makes an event the provider itself sends to the guests (Graph,
-    Google Calendar): the confirm then sends no invitation mail of its own."""
+    Google Calendar): the confirm then sends no invitation mail of its own. The same holds for
+    :meth:`move`, :meth:`cancel` and :meth:`respond`: the provider mails the update, the
+    cancellation or the answer; the built-in calendar's confirm mails them as iCalendar."""
+    proposes_new_times: ClassVar[bool]
+    cancellation_message: ClassVar[bool]
+    """True when :meth:`cancel` carries the message in the provider's own cancellation (Graph's
+    Comment); Google's ``events.delete`` takes none, so the confirm mails it."""
+    """True when an attendee's answer can carry a new time for the organizer (Graph's
+    ``proposedNewTime`` on tentativelyAccept and decline); Google Calendar's API has none."""
 
     def busy(self, emails: Sequence[str], start: datetime, end: datetime) -> Mapping[str, Sequence[Interval]]:
         """Busy intervals per email address overlapping [start, end), in one read."""
@@ -70,6 +130,72 @@ class Calendar(Protocol):
     def release(self, booking_id: str) -> None:
         """Remove a booking and its busy time (a no-op when there is none)."""
         ...
+
+    def events(self, email: str, start: datetime, end: datetime) -> Sequence[CalendarEvent]:
+        """The events of ``email`` (the caller: organizer or attendee) overlapping [start, end),
+        earliest first, in one logical read. Never anyone else's: a provider calendar reads the
+        signed-in account's own and refuses another address."""
+        ...
+
+    def event(self, email: str, event_id: str) -> CalendarEvent | None:
+        """One of the caller's events as it stands now (None: gone, cancelled, or not theirs)."""
+        ...
+
+    def move(self, email: str, shown: CalendarEvent, start: datetime, end: datetime) -> CalendarEvent:
+        """Move the organizer's event, as the card showed it (``shown.version``), to [start, end).
+
+        Reads the event first: already at that time, nothing is written (a retried confirm); gone,
+        or changed since ``shown`` (another version), :class:`EventChanged` and nothing is written.
+        :class:`SlotTaken` when a tracked attendee is booked then (the built-in calendar). Answers
+        the event as moved (its version and SEQUENCE raised)."""
+        ...
+
+    def cancel(self, email: str, shown: CalendarEvent, message: str) -> None:
+        """Cancel the organizer's event as the card showed it, telling the attendees ``message``
+        (the provider's own cancellation); :class:`EventChanged` when it is gone or changed."""
+        ...
+
+    def respond(
+        self,
+        email: str,
+        shown: CalendarEvent,
+        response: Response,
+        message: str,
+        proposed: Interval | None = None,
+    ) -> CalendarEvent:
+        """An attendee's answer (accepted, tentative, declined) with a message to the organizer and,
+        where :attr:`proposes_new_times`, a new time; :class:`EventChanged` when it is gone or
+        changed. Answering again as already answered writes nothing."""
+        ...
+
+
+class EventChanged(Exception):
+    """The event is gone, or changed since the card showed it: nothing was written."""
+
+    def __init__(self, gone: bool) -> None:
+        super().__init__("The meeting is no longer on the calendar." if gone else "The meeting changed.")
+        self.gone = gone
+
+
+class NotOrganizer(Exception):
+    """Only the organizer moves or cancels a meeting; only an attendee answers it."""
+
+
+def checked(current: CalendarEvent | None, shown: CalendarEvent) -> CalendarEvent:
+    """The event as it stands, when it is still the one the card showed; else :class:`EventChanged`."""
+    if current is None:
+        raise EventChanged(gone=True)
+    if current.version != shown.version:
+        raise EventChanged(gone=False)
+    return current
+
+
+def already_at(current: CalendarEvent | None, start: datetime, end: datetime) -> bool:
+    """The event is at [start, end) already: a move confirmed again has nothing left to do."""
+    return current is not None and (current.start.timestamp(), current.end.timestamp()) == (
+        start.timestamp(),
+        end.timestamp(),
+    )
 
 
 class SlotTaken(Exception):
@@ -95,3 +221,37 @@ def utc_days(start: datetime, end: datetime) -> Iterator[date]:
 
 def overlaps(interval: Interval, start: datetime, end: datetime) -> bool:
     return interval.start < end and start < interval.end
+
+
+def booking_event(booking: Booking, email: str, version: int) -> CalendarEvent | None:
+    """A built-in booking as ``email`` sees it: None when they are neither its organizer nor on it.
+
+    The booking's ``version`` (1 when booked, raised by every write) is the event's version, and
+    its SEQUENCE is one less: the first invitation goes out with SEQUENCE 0 (RFC 5545 3.8.7.4).
+    """
+    own = email.casefold()
+    organizer = booking.organizer.casefold() == own
+    if not organizer and own not in {a.casefold() for a in booking.attendees}:
+        return None
+    named = {g.email.casefold(): g.name for g in booking.guests}
+    others = [a for a in booking.attendees if a.casefold() != booking.organizer.casefold()]
+    return CalendarEvent(
+        id=booking.id,
+        title=booking.title,
+        start=booking.start,
+        end=booking.end,
+        timezone=booking.timezone,
+        organizer=booking.organizer,
+        attendees=tuple(
+            EventAttendee(
+                email=a,
+                name=named.get(a.casefold()),
+                response=booking.responses.get(a.casefold(), Response.NONE),
+            )
+            for a in others
+        ),
+        role="organizer" if organizer else "attendee",
+        response=Response.ORGANIZER if organizer else booking.responses.get(own, Response.NONE),
+        version=str(version),
+        sequence=max(version - 1, 0),
+    )

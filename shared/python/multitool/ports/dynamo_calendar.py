@@ -30,7 +30,21 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import msgspec
 from botocore.exceptions import ClientError
 
-from multitool.ports.calendar import Booking, BookingContention, Interval, SlotTaken, overlaps, utc_days
+from multitool.ports.calendar import (
+    Booking,
+    BookingContention,
+    CalendarEvent,
+    EventChanged,
+    Guest,
+    Interval,
+    NotOrganizer,
+    Response,
+    SlotTaken,
+    already_at,
+    booking_event,
+    overlaps,
+    utc_days,
+)
 from multitool.ports.tables import OWNER_ATTRIBUTE
 
 if TYPE_CHECKING:
@@ -50,6 +64,8 @@ class DynamoCalendar:
     """Bookings confirmed through this system, in DynamoDB."""
 
     sends_invitations: ClassVar[bool] = False
+    cancellation_message: ClassVar[bool] = False
+    proposes_new_times: ClassVar[bool] = False
 
     def __init__(self, table_name: str, client: DynamoDBClient) -> None:
         self._table = table_name
@@ -82,6 +98,42 @@ class DynamoCalendar:
             result[email] = sorted(by_address.get(email.casefold(), []), key=lambda i: i.start)
         return result
 
+    def events(self, email: str, start: datetime, end: datetime) -> Sequence[CalendarEvent]:
+        """The bookings ``email`` organizes or is on, overlapping [start, end): their own attendee-days
+        (one ``BatchGetItem``, the index the busy read uses: the organizer is tracked on every booking
+        they make) give the booking ids, and one more ``BatchGetItem`` the bookings."""
+        start, end = start.astimezone(UTC), end.astimezone(UTC)
+        address = email.casefold()
+        if not address or end <= start:
+            return []
+        keys = [_day_key(address, day) for day in utc_days(start, end)]
+        ids: list[str] = []
+        for offset in range(0, len(keys), BATCH_GET_LIMIT):
+            for item in self._batch_get(keys[offset : offset + BATCH_GET_LIMIT]):
+                for held in _day_from_item(item).intervals:
+                    if held.booking_id not in ids and overlaps(
+                        Interval(start=held.start, end=held.end), start, end
+                    ):
+                        ids.append(held.booking_id)
+        found: list[CalendarEvent] = []
+        bookings = [_booking_key(i) for i in ids]
+        for offset in range(0, len(bookings), BATCH_GET_LIMIT):
+            for item in self._batch_get(bookings[offset : offset + BATCH_GET_LIMIT]):
+                stored = _booking_from_item(item)
+                event = booking_event(stored.booking, email, stored.version or 1)
+                if event is not None:
+                    found.append(event)
+        return sorted(found, key=lambda e: e.start)
+
+    def event(self, email: str, event_id: str) -> CalendarEvent | None:
+        """The booking as it stands (a consistent read), as ``email`` sees it; None: gone, or not theirs."""
+        stored = self.stored(event_id)
+        return None if stored is None else booking_event(stored.booking, email, stored.version or 1)
+
+    def stored(self, booking_id: str) -> _StoredBooking | None:
+        stored, _days = self._read(booking_id, set())
+        return stored
+
     def _batch_get(self, keys: list[dict[str, Any]], *, consistent: bool = False) -> list[dict[str, Any]]:
         request: dict[str, Any] = {self._table: {"Keys": keys, "ConsistentRead": consistent}}
         items: list[dict[str, Any]] = []
@@ -97,6 +149,65 @@ class DynamoCalendar:
     def book(self, booking: Booking) -> None:
         """Write the booking and every attendee-day it takes, in one transaction conditioned on
         the versions read (see the module docstring); :class:`SlotTaken` if someone is booked then."""
+        self._write(booking, expected=None)
+
+    def move(self, email: str, shown: CalendarEvent, start: datetime, end: datetime) -> CalendarEvent:
+        """The booking at [start, end), in the same transaction as :meth:`book` (every attendee-day
+        and the booking conditioned on the versions read), and only from the version the card
+        showed: of two cards moving one meeting, the second's transaction or check fails."""
+        stored = self.stored(shown.id)
+        current = None if stored is None else booking_event(stored.booking, email, stored.version or 1)
+        if already_at(current, start, end):
+            assert current is not None
+            return current
+        booking = self._own(stored, shown, email, organizer=True)
+        self._write(booking.model_copy(update={"start": start, "end": end}), expected=int(shown.version))
+        moved = self.event(email, shown.id)
+        if moved is None:
+            raise EventChanged(gone=True)
+        return moved
+
+    def cancel(self, email: str, shown: CalendarEvent, message: str) -> None:
+        """The booking and its busy time gone, only from the version the card showed."""
+        self._own(self.stored(shown.id), shown, email, organizer=True)
+        self._release(shown.id, expected=int(shown.version))
+
+    def respond(
+        self,
+        email: str,
+        shown: CalendarEvent,
+        response: Response,
+        message: str,
+        proposed: Interval | None = None,
+    ) -> CalendarEvent:
+        """The attendee's answer recorded on the booking (its version raised), from the card's version."""
+        stored = self.stored(shown.id)
+        current = None if stored is None else booking_event(stored.booking, email, stored.version or 1)
+        if current is not None and current.response is response:
+            return current
+        booking = self._own(stored, shown, email, organizer=False)
+        answered = {**booking.responses, email.casefold(): response}
+        self._write(booking.model_copy(update={"responses": answered}), expected=int(shown.version))
+        found = self.event(email, shown.id)
+        if found is None:
+            raise EventChanged(gone=True)
+        return found
+
+    @staticmethod
+    def _own(stored: _StoredBooking | None, shown: CalendarEvent, email: str, *, organizer: bool) -> Booking:
+        """The stored booking when it is still the card's and the caller's part in it is the one asked."""
+        if stored is None:
+            raise EventChanged(gone=True)
+        event = booking_event(stored.booking, email, stored.version or 1)
+        if event is None:
+            raise EventChanged(gone=True)
+        if event.version != shown.version:
+            raise EventChanged(gone=False)
+        if (event.role == "organizer") is not organizer:
+            raise NotOrganizer(shown.id)
+        return stored.booking
+
+    def _write(self, booking: Booking, *, expected: int | None) -> None:
         wanted = {
             (email, day)
             for email in _emails(booking.attendees)
@@ -106,6 +217,8 @@ class DynamoCalendar:
             raise ValueError(f"A booking can span at most {TRANSACT_LIMIT - 1} attendee-days.")
         for _ in range(_MAX_BOOK_ATTEMPTS):
             stored, days = self._read(booking.id, wanted)
+            if expected is not None and (stored is None or stored.version != expected):
+                raise EventChanged(gone=stored is None)  # changed since the card: nothing written
             if stored is not None and _same_booking(stored.booking, booking):
                 return  # booked before: a retried confirmation
             taken = _conflicts(booking, days, wanted)
@@ -133,8 +246,13 @@ class DynamoCalendar:
         raise BookingContention("The attendees' calendars kept changing; try again.")
 
     def release(self, booking_id: str) -> None:
+        self._release(booking_id, expected=None)
+
+    def _release(self, booking_id: str, *, expected: int | None) -> None:
         for _ in range(_MAX_BOOK_ATTEMPTS):
             stored, _days = self._read(booking_id, set())
+            if expected is not None and (stored is None or stored.version != expected):
+                raise EventChanged(gone=stored is None)
             if stored is None:
                 return
             keys = {
@@ -212,6 +330,29 @@ class DynamoCalendar:
                     "timezone": {"S": wire["timezone"]},
                     "version": {"N": str(version)},
                     "expiresAt": {"N": str(_expires(booking.end))},
+                    **(
+                        {"responses": {"M": {k: {"S": str(v)} for k, v in sorted(booking.responses.items())}}}
+                        if booking.responses
+                        else {}
+                    ),
+                    # The guests' names: a card names a meeting's people as the invitation did.
+                    **(
+                        {
+                            "guests": {
+                                "L": [
+                                    {
+                                        "M": {
+                                            "email": {"S": g.email},
+                                            **({"name": {"S": g.name}} if g.name else {}),
+                                        }
+                                    }
+                                    for g in booking.guests
+                                ]
+                            }
+                        }
+                        if booking.guests
+                        else {}
+                    ),
                     **({OWNER_ATTRIBUTE: {"S": booking.owner}} if booking.owner else {}),
                 },
                 **condition,
@@ -290,7 +431,11 @@ def _same_booking(stored: Booking, booking: Booking) -> bool:
     def instants(b: Booking) -> tuple[datetime, datetime]:
         return b.start.astimezone(UTC), b.end.astimezone(UTC)
 
-    return (instants(stored), _emails(stored.attendees)) == (instants(booking), _emails(booking.attendees))
+    return (instants(stored), _emails(stored.attendees), stored.responses) == (
+        instants(booking),
+        _emails(booking.attendees),
+        booking.responses,
+    )
 
 
 def _conflicts(
@@ -360,5 +505,11 @@ def _booking_from_item(item: Mapping[str, Any]) -> _StoredBooking:
         start=datetime.fromisoformat(item["start"]["S"]),
         end=datetime.fromisoformat(item["end"]["S"]),
         timezone=item.get("timezone", {}).get("S", "UTC"),
+        owner=item.get(OWNER_ATTRIBUTE, {}).get("S"),
+        responses={k: Response(v["S"]) for k, v in item.get("responses", {}).get("M", {}).items()},
+        guests=tuple(
+            Guest(email=g["M"]["email"]["S"], name=g["M"].get("name", {}).get("S"))
+            for g in item.get("guests", {}).get("L", [])
+        ),
     )
     return _StoredBooking(booking=booking, version=_version_of(item))

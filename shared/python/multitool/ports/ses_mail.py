@@ -138,6 +138,11 @@ def invitation_mime(sender: str, mail: Mail) -> bytes:
     message["MIME-Version"] = "1.0"
     calendar_text = mail.invitation.decode("utf-8")
     message.set_content(mail.text)
-    message.add_alternative(calendar_text, subtype="calendar", params={"method": "REQUEST"})
+    # The part's method is the calendar's own METHOD (REQUEST, CANCEL, REPLY: RFC 6047 2.4).
+    method = next(
+        (line.split(":", 1)[1].strip() for line in calendar_text.splitlines() if line.startswith("METHOD:")),
+        "REQUEST",
+    )
+    message.add_alternative(calendar_text, subtype="calendar", params={"method": method})
     message.add_attachment(mail.invitation, maintype="application", subtype="ics", filename="invite.ics")
     return message.as_bytes(policy=SMTP)

@@ -90,6 +90,13 @@ class SlotTaken(ReviewConflict):
     code = "slot_taken"
 
 
+class ItemChangedSince(ReviewConflict):
+    """The item the card showed (a meeting) changed or went on the provider since: nothing was
+    written. ``draft`` is as before the confirm; a card made afresh shows the item as it is."""
+
+    code = "item_changed"
+
+
 class SideEffectFailed(ReviewError):
     """The backend refused or failed; the draft is ``failed`` with the reason and can be confirmed again."""
 

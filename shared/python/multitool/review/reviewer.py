@@ -79,6 +79,7 @@ from multitool.review.errors import (
     AlreadyDiscarded,
     AlreadyDone,
     DraftNotFound,
+    ItemChangedSince,
     ProviderFailed,
     ReconnectAccount,
     SideEffectFailed,
@@ -97,6 +98,7 @@ from multitool.toolkit.confirm import (
     typed_addresses,
 )
 from multitool.toolkit.errors import InvalidEdits, SlotRefused
+from multitool.toolkit.references import ItemChanged
 from multitool.tools import REGISTRY
 from multitool.wire import WireModel
 
@@ -377,6 +379,12 @@ class Reviewer:
             logger.info("Slot taken", extra=log)
             metrics.add_metric(name="SlotsTaken", unit=MetricUnit.Count, value=1)
             raise SlotTaken(refused.message, draft=restored) from None
+        except ItemChanged as changed:
+            # Re-read before writing: the item moved or went since the card; nothing was written.
+            self._refund(ctx.caller, spent)
+            restored = self._restore(executing, before, changed.message)
+            logger.info("Item changed since the card", extra=log)
+            raise ItemChangedSince(changed.message, draft=restored) from None
         except AccountNotConnected as missing:
             # Nothing happened in the user's suite: the draft stays confirmable once connected.
             self._refund(ctx.caller, spent)

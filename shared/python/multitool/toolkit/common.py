@@ -66,6 +66,9 @@ class Prepared(msgspec.Struct, frozen=True):
     busy_names: Sequence[str] = ()
     busy_emails: Sequence[str] = ()
     lookups: Sequence[Lookup] = ()
+    busy_found: Callable[[Found], Sequence[str]] | None = None
+    """The addresses whose busy times the items found add (a meeting being moved: its attendees),
+    read in the same one busy read: items are found before it."""
 
 
 EXTERNAL_ID_PREFIX = "external:"

@@ -63,6 +63,9 @@ if TYPE_CHECKING:
 REGISTRY.declare("multitool.tools.email.email_draft")
 REGISTRY.declare("multitool.tools.meeting.meeting_scheduler")
 REGISTRY.declare("multitool.tools.jira.jira_draft")
+REGISTRY.declare("multitool.tools.meeting.meeting_move")
+REGISTRY.declare("multitool.tools.meeting.meeting_cancel")
+REGISTRY.declare("multitool.tools.meeting.invitation_answer")
 
 _PORT_FAILURES = (BotoCoreError, ClientError, RuntimeError)
 
@@ -178,7 +181,7 @@ def run_calls(
             found = {}
         prepared = {i: call for i, call in prepared.items() if i not in errors and i not in connect}
         try:
-            busy = _busy_times(prepared.values(), people, ports)
+            busy = _busy_times(prepared, people, ports, found)
         except ProviderError as failure:
             _refuse(
                 failure, [i for i, (_, _, ready) in prepared.items() if ready.busy_window], errors, connect
@@ -361,18 +364,23 @@ def _find_items(
 
 
 def _busy_times(
-    calls: Any, people: Mapping[str, NameResolution], ports: ToolPorts
+    calls: Mapping[int, tuple[ToolSpec, Any, Prepared]],
+    people: Mapping[str, NameResolution],
+    ports: ToolPorts,
+    found: Mapping[int, Sequence[ItemResolution]],
 ) -> Mapping[str, Sequence[Interval]]:
     windows: list[tuple[datetime, datetime]] = []
     emails: set[str] = set()
-    for _, _, ready in calls:
+    for index, (_, _, ready) in calls.items():
         if ready.busy_window is None:
             continue
+        if ready.busy_found is not None:
+            emails.update(ready.busy_found(found.get(index, ())))
         windows.append(ready.busy_window)
         for name in ready.busy_names:
-            found = resolve_recipient(name, people)
+            named = resolve_recipient(name, people)
             # Every candidate of an ambiguous name too: the card re-checks the slots for the one chosen.
-            emails.update(p.email for p in (found.person, *found.candidates) if p is not None)
+            emails.update(p.email for p in (named.person, *named.candidates) if p is not None)
         emails.update(ready.busy_emails)
     if not windows or not emails:
         return {}

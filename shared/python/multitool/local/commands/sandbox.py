@@ -140,7 +140,7 @@ def provider_stand_in(
         return graph, f"Microsoft 365: a local Graph stand-in at {graph.url} (events: {events})."
     from multitool.local.standins.google_server import start_fake_google
 
-    google = start_fake_google(people=people, delegated=delegated)
+    google = start_fake_google(people=people, delegated=delegated, demo=True)
     checked = "" if google.discovery is not None else "; unchecked: google-api-python-client is not installed"
     return google, (
         f"Google Workspace: a local Google stand-in at {google.url} (what was booked and sent: "

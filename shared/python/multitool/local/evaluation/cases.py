@@ -12,7 +12,14 @@ from pydantic import ConfigDict, Field, ValidationError, field_validator
 
 from multitool.wire import WireModel
 
-CARD_TYPES = ("show_new_email_draft", "show_meeting_scheduler", "show_jira_ticket_draft")
+CARD_TYPES = (
+    "show_new_email_draft",
+    "show_meeting_scheduler",
+    "show_jira_ticket_draft",
+    "show_meeting_move",
+    "show_meeting_cancel",
+    "show_invitation_answer",
+)
 PEOPLE_FIELDS = frozenset({"to", "cc", "attendees", "assignee"})
 AMBIGUOUS = "?"
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -41,7 +48,14 @@ class ExpectedCard(WireModel):
 
     model_config = ConfigDict(extra="allow", populate_by_name=True)
 
-    type: Literal["show_new_email_draft", "show_meeting_scheduler", "show_jira_ticket_draft"]
+    type: Literal[
+        "show_new_email_draft",
+        "show_meeting_scheduler",
+        "show_jira_ticket_draft",
+        "show_meeting_move",
+        "show_meeting_cancel",
+        "show_invitation_answer",
+    ]
 
     @property
     def fields(self) -> dict[str, Any]:

@@ -70,7 +70,7 @@ def embedded_targets(
     )
     from multitool.observability import logger
 
-    running = start_embedded(first, region=region, log_level=log_level)
+    running = start_embedded(first, region=region, log_level=log_level, today=now.date() if now else None)
     level = logger.log_level
     logger.setLevel(log_level)  # the handlers' records would drown the table (it was read at import)
     try:

@@ -72,8 +72,18 @@ def _person_seen(resolution: Mapping[str, Any]) -> str:
     return AMBIGUOUS if resolution.get("status") == "ambiguous" else str(resolution.get("query"))
 
 
+def _meeting_found(card: Mapping[str, Any]) -> str | None:
+    """The title of the meeting a card about an existing one found (None: a choice, or none)."""
+    found = card.get("meeting")
+    item = found.get("item") if isinstance(found, Mapping) else None
+    fields = item.get("fields") if isinstance(item, Mapping) else None
+    return str(fields.get("title")) if isinstance(fields, Mapping) else None
+
+
 def field_seen(name: str, card: Mapping[str, Any], *, zone: str) -> Any:
     """What the card holds for a listed field, in the dataset's terms (for the report)."""
+    if name == "meeting":
+        return _meeting_found(card)
     if name in PEOPLE_FIELDS:
         value = card.get(name)
         resolutions = [value] if isinstance(value, Mapping) else list(value or [])
@@ -91,6 +101,8 @@ def field_matches(name: str, expected: Any, card: Mapping[str, Any], *, zone: st
         return _people_match(people, card.get(name))
     if name == "day":
         return _card_day(card, zone) == expected_day(str(expected), today)
+    if name == "meeting":  # the title of the meeting the card found
+        return str(expected).casefold() == (_meeting_found(card) or "").casefold()
     actual = card.get(name)
     if isinstance(expected, str) and isinstance(actual, str):
         return expected.strip().casefold() == actual.strip().casefold()

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+from multitool.local.demo_meetings import demo_meetings
 from multitool.local.standins.graph_state import GraphState, WorkingHours
 from multitool.local.standins.stand_in import StandInHandler, StandInServer
 from multitool.people import Person
@@ -87,6 +88,15 @@ def seeded_state(people: Iterable[Person], today: date | None = None) -> GraphSt
                 attendees = [people[(int(whose) + 1) % len(people)].email]
             start = datetime.combine(day, at, tzinfo=zone)
             state.add_event(organizer.email, subject, start, start + timedelta(minutes=minutes), attendees)
+    for meeting in demo_meetings(people, first):  # what the demo's requests about meetings name
+        state.add_event(
+            meeting.organizer,
+            meeting.title,
+            meeting.start,
+            meeting.end,
+            meeting.attendees[1:],
+            zone=meeting.timezone,
+        )
     return state
 
 

@@ -12,6 +12,7 @@ by chat (:mod:`.edits`) and remembers the conversation by reading it again
 (:mod:`.conversation`). It never guesses: what it cannot read, it says.
 """
 
+from multitool.runtimes.offline import changes  # noqa: F401 - its readers join fields.READERS
 from multitool.runtimes.offline.fields import read
 from multitool.runtimes.offline.grammar import (
     EMAIL_TOOL,

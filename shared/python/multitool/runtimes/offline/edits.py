@@ -77,6 +77,14 @@ _REPROJECT = re.compile(
     r"(?:\s+(?:instead|rather))?$",
     _I,
 )
+# "say I'm running late instead", "tell them I'm sick": the message of a move, cancel or answer.
+_SAY = re.compile(
+    r"^(?:say|tell\s+(?:them|her|him|everyone)|(?:make|change)\s+the\s+(?:message|note|reason)\s+(?:to|say)|"
+    r"the\s+(?:message|note|reason)(?:\s+is)?:?|(?:message|note|reason)\s*:)\s+(?:that\s+)?(?P<text>.+?)"
+    r"(?:\s+instead)?$",
+    _I,
+)
+_CHANGED = (g.MOVE_TOOL, g.CANCEL_TOOL, g.ANSWER_TOOL)
 _LEAD_JOINER = re.compile(r"^(?:(?:and|also|then|now|actually|oh|sorry|no|wait)\b[,\s]*)+", _I)
 _ASSIGN = re.compile(rf"^(?:assign|give)\s+{_IT}\s+to\s+(?P<who>.+)$", _I)
 _JOIN = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+(?:also\s+)?|;\s*)", _I)
@@ -147,18 +155,22 @@ def _change(clause: str, known: Collection[str]) -> Change | None:
         for pattern, level in PRIORITIES:
             if pattern.fullmatch(said) or pattern.search(said):
                 return Change((g.JIRA_TOOL,), "priority", level)
+    say = _SAY.match(text)
+    if say:
+        said = g.tidy(say.group("text").strip(_QUOTES))
+        return Change(_CHANGED, "message", said[:1].upper() + said[1:]) if said else None
     duration = _DURATION_EDIT.match(text)
     if duration:
         marks = fields.Marks(duration.group("d"))
         minutes = fields._duration(duration.group("d"), marks)
         if minutes is not None and _bare(marks):
-            return Change((g.MEETING_TOOL,), "durationMinutes", minutes)
+            return Change((g.MEETING_TOOL, g.MOVE_TOOL), "durationMinutes", minutes)
     move = _MOVE.match(text)
     if move:
         marks = fields.Marks(move.group("when"))
         when = fields._when(move.group("when"), marks)
         if when is not None and _bare(marks):
-            return Change((g.MEETING_TOOL,), "when", when)
+            return Change((g.MEETING_TOOL, g.MOVE_TOOL), "when", when)
     return None
 
 
@@ -201,6 +213,9 @@ def _apply(card: Card, change: Change, args: dict[str, Any]) -> None:
         args[key] = current
     elif change.field == "when":
         args["when"] = _keeping_hours(str(args.get("when") or ""), change.value)
+        if card.tool == g.MOVE_TOOL:  # a move to a day said is no longer a shift
+            args.pop("shiftMinutes", None)
+            args.pop("times", None)
     else:
         args[change.field] = change.value
 

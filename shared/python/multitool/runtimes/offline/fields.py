@@ -522,7 +522,8 @@ def ticket(segment: Segment, previous: Intent | None, known: Collection[str], sa
     return intent
 
 
-READERS = {g.EMAIL_TOOL: email, g.MEETING_TOOL: meeting, g.JIRA_TOOL: ticket}
+READERS: dict[str, Any] = {g.EMAIL_TOOL: email, g.MEETING_TOOL: meeting, g.JIRA_TOOL: ticket}
+"""Each tool's reader; :mod:`.changes` adds the readers of requests about meetings that exist."""
 
 
 def known_names(message: str, lookup: g.Lookup | None) -> Collection[str]:
@@ -547,10 +548,25 @@ def read(message: str, previous: Intent | None = None, lookup: g.Lookup | None =
     intents: list[Intent] = []
     for segment in found:
         reader = READERS[segment.trigger.tool]
+        if intents and segment.trigger.tool == g.EMAIL_TOOL:
+            segment = _why(segment, intents[-1])
         if intents and len(intents[-1].names) < 2:
             intents[-1].together = _named_so_far(intents)
         intents.append(reader(segment, intents[-1] if intents else previous, known, bool(intents)))
     return g.Reading(intents, unread)
+
+
+_WHY = re.compile(r"\b(?:why|the\s+reason(?:\s+why)?)\s*[.!?]*$", re.I)
+_DONE = {g.MOVE_TOOL: "I moved", g.CANCEL_TOOL: "I cancelled", g.ANSWER_TOOL: "I answered"}
+
+
+def _why(segment: g.Segment, before: Intent) -> g.Segment:
+    """ "… and email her why" after a move or a cancel: the email is about why that was done."""
+    done = _DONE.get(before.tool)
+    said = str((before.args.get("meeting") or {}).get("said") or "the meeting")
+    if done is None or _WHY.search(segment.text) is None:
+        return segment
+    return g.Segment(segment.trigger, _WHY.sub(f"about why {done} {said}", segment.text))
 
 
 def _named_so_far(intents: list[Intent]) -> list[str]:

@@ -47,11 +47,14 @@ from multitool.runtimes.offline import lexicon as words
 from multitool.runtimes.offline.lexicon import alternation
 from multitool.tools.email import email_draft
 from multitool.tools.jira import jira_draft
-from multitool.tools.meeting import meeting_scheduler
+from multitool.tools.meeting import invitation_answer, meeting_cancel, meeting_move, meeting_scheduler
 
 EMAIL_TOOL = email_draft.SPEC.name
 MEETING_TOOL = meeting_scheduler.SPEC.name
 JIRA_TOOL = jira_draft.SPEC.name
+MOVE_TOOL = meeting_move.SPEC.name
+CANCEL_TOOL = meeting_cancel.SPEC.name
+ANSWER_TOOL = invitation_answer.SPEC.name
 
 Lookup = Callable[[Sequence[str]], Collection[str]]
 """Which of some lowercase words the directory knows as people (the words as given)."""
@@ -489,11 +492,54 @@ def _verb_tool(verb: str, rest: str) -> tuple[str | None, bool]:
     return None, False
 
 
+# Requests about a meeting that already exists (read by :mod:`.changes`): a verb, then the meeting
+# as said ("move my sync with Priya …", "cancel tomorrow's standup", "decline the Friday retro").
+# "move it …" / "make it …" are edits of a card (:mod:`.edits`), never these.
+_NOT_A_MEETING = r"(?!\s+(?:it|this|that|them|me|us)\b)"
+_CHANGES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "move_meeting",
+        re.compile(
+            r"^(?:move|reschedule|push(?:\s+back)?|pull(?:\s+forward)?|bring(?:\s+forward)?|shift|postpone|delay)"
+            + _NOT_A_MEETING,
+            _I,
+        ),
+    ),
+    ("cancel_meeting", re.compile(r"^(?:cancel|call\s+off|scrap)" + _NOT_A_MEETING, _I)),
+    (
+        "answer_invitation",
+        re.compile(
+            r"^(?:tentatively\s+accept|accept|decline|reject|turn\s+down|(?:say|rsvp)\s+(?:yes|no|maybe)\s+to)"
+            + _NOT_A_MEETING,
+            _I,
+        ),
+    ),
+)
+# "make tomorrow's standup 15 minutes": a new length for a meeting that exists (not "make a ticket").
+_MAKE_LENGTH = re.compile(
+    rf"^make(?=\s+(?:my|our|the|tomorrow['\u2019]s|today['\u2019]s|(?:{_DAY})['\u2019]s)\s)(?=.*\d)", _I
+)
+
+
+def _change_trigger(body: str, offset: int) -> Trigger | None:
+    for tool, pattern in _CHANGES:
+        match = pattern.match(body)
+        if match is not None and not _NOT_MEETING.search(body[match.end() :]):
+            return Trigger(tool, match.group(0), offset + match.end())
+    make = _MAKE_LENGTH.match(body)
+    if make is not None and _DURATION.search(body, make.end()):
+        return Trigger("move_meeting", "make", offset + make.end())
+    return None
+
+
 def trigger(clause: str) -> Trigger | None:
     """The request a clause starts, or None when it starts none."""
     preamble = _PREAMBLE.match(clause)
     offset = preamble.end() if preamble else 0
     body = clause[offset:]
+    change = _change_trigger(body, offset)
+    if change is not None:
+        return change
     for tool, pattern in _IDIOMS:
         match = pattern.match(body)
         if match:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from multitool.people import Resolution
 from multitool.runtimes.offline import conversation
 from multitool.runtimes.offline import grammar as g
+from multitool.runtimes.offline.changes import resolved_reference
 from multitool.runtimes.offline.grammar import Intent
 from multitool.toolkit.connect import CONNECT_ACTION
 from multitool.toolkit.context import ToolContext
@@ -40,7 +41,14 @@ HELP_TEXT = (
     "To change a card, say so: 'make it 45 minutes', 'add Priya', 'move it to Friday'."
 )
 ENGLISH_ONLY = "I read requests in English only: please write it in English."
-_NOUN = {g.EMAIL_TOOL: "the email", g.MEETING_TOOL: "the meeting", g.JIRA_TOOL: "the ticket"}
+_NOUN = {
+    g.EMAIL_TOOL: "the email",
+    g.MEETING_TOOL: "the meeting",
+    g.JIRA_TOOL: "the ticket",
+    g.MOVE_TOOL: "the move",
+    g.CANCEL_TOOL: "the cancellation",
+    g.ANSWER_TOOL: "the answer",
+}
 
 
 def _tool_use_id(message: str, index: int) -> str:
@@ -229,6 +237,17 @@ def resolved_times(
     return out
 
 
+def _tool_input(intent: Intent, now: datetime, timezone: str, locale: str | None) -> dict[str, Any]:
+    """The call's arguments with what a model resolves from the time in its prompt: a meeting's
+    structured times, a reference's days."""
+    if intent.tool == g.MEETING_TOOL:
+        return resolved_times(intent.args, now, timezone, locale)
+    if intent.tool in (g.MOVE_TOOL, g.CANCEL_TOOL, g.ANSWER_TOOL):
+        args = resolved_reference(intent.args, now, timezone, locale)
+        return resolved_times(args, now, timezone, locale) if "when" in args else args
+    return dict(intent.args)
+
+
 class OfflineModel:
     """A deterministic ``bedrock-runtime`` stand-in: ``converse(**kwargs)`` in Converse's shape.
 
@@ -313,9 +332,7 @@ class OfflineModel:
                 "toolUse": {
                     "toolUseId": _tool_use_id(text, index),
                     "name": intent.tool,
-                    "input": resolved_times(intent.args, now, timezone, locale)
-                    if intent.tool == g.MEETING_TOOL
-                    else intent.args,
+                    "input": _tool_input(intent, now, timezone, locale),
                 }
             }
             for index, intent in enumerate(calls)

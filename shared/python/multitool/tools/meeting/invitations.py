@@ -34,10 +34,17 @@ class Invitation(msgspec.Struct, frozen=True):
     timezone: str
     description: str | None = None
     sequence: int = 0
+    method: str = "REQUEST"
+    """iTIP's method (RFC 5546 3.2): REQUEST (a new meeting or an update: SEQUENCE raised),
+    CANCEL (the organizer's cancellation: STATUS:CANCELLED) or REPLY (an attendee's answer)."""
+    partstat: str = "NEEDS-ACTION"
+    """The attendees' PARTSTAT: NEEDS-ACTION on a request, the answer on a REPLY (its one attendee)."""
+    comment: str | None = None
+    """A message to the others: the cancellation's reason, the reply's note (RFC 5545 3.8.1.4)."""
 
 
 def build_invitation(invitation: Invitation, *, stamp: datetime | None = None) -> bytes:
-    """The ``text/calendar; method=REQUEST`` body for ``invitation``."""
+    """The ``text/calendar`` body for ``invitation`` (its ``method``: REQUEST, CANCEL or REPLY)."""
     # Only a confirmed meeting is rendered, in the review function: the action groups and the
     # orchestrator import this module through the meeting tool and never pay for icalendar.
     from icalendar import Calendar, Event, vCalAddress
@@ -61,15 +68,19 @@ def build_invitation(invitation: Invitation, *, stamp: datetime | None = None) -
                 person.email,
                 cn=person.name,
                 role="REQ-PARTICIPANT",
-                partstat="NEEDS-ACTION",
-                rsvp=True,
+                partstat=invitation.partstat,
+                rsvp=invitation.method == "REQUEST",
                 cutype="INDIVIDUAL",
             )
             for person in invitation.attendees
         ],
     )
+    if invitation.method == "CANCEL":
+        event.add("status", "CANCELLED")  # RFC 5546 3.2.5: the whole event is cancelled
+    if invitation.comment:
+        event.add("comment", invitation.comment)
     calendar = Calendar.new(
-        prodid=PRODID, method="REQUEST", uid=f"{invitation.uid}.calendar", subcomponents=[event]
+        prodid=PRODID, method=invitation.method, uid=f"{invitation.uid}.calendar", subcomponents=[event]
     )
     # Only the rules around the meeting: a full 1970-2038 VTIMEZONE bloats every mail.
     calendar.add_missing_timezones(

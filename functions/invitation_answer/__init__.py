@@ -1,0 +1,1 @@
+"""Bedrock action group: invitation answers (POST /invitation-answers)."""

@@ -1,0 +1,1 @@
+"""Bedrock action group: meeting cancellations (POST /meeting-cancellations)."""

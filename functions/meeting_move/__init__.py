@@ -1,0 +1,1 @@
+"""Bedrock action group: meeting moves (POST /meeting-moves)."""

@@ -1,0 +1,370 @@
+"""Meetings that already exist, on the caller's own Microsoft 365 (an in-memory Graph that checks
+every request against the committed description) and Google Workspace (the stand-in over HTTP,
+every request and answer checked against the discovery documents).
+
+Given the caller's meetings and invitations on the provider, when a card made by a tool call is
+confirmed, then the provider gets exactly the one request that changes the event (Graph PATCH,
+cancel, accept/tentativelyAccept/decline; Google events.patch/delete with sendUpdates=all), the
+provider tells the guests, a retried confirm sends nothing more, and a meeting changed on the
+provider since its card is ``item_changed`` with nothing written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+import pytest
+import urllib3
+from multitool.local.memory import MemoryDirectory
+from multitool.local.standins.google_server import FakeGoogle, sandbox_token, start_fake_google
+from multitool.local.standins.graph_state import GraphPool, GraphState, WorkingHours
+from multitool.people import Person
+from multitool.ports import google_workspace, microsoft365
+from multitool.ports.calendar import Booking
+from multitool.ports.drafts import DynamoDraftStore
+from multitool.ports.google_tokens import FixedTokenSource as GoogleTokens
+from multitool.ports.suites import Suite
+from multitool.ports.token_sources import FixedTokenSource
+from multitool.ports.tokens import Account
+from multitool.review import Caller, InvalidEdits, ItemChangedSince, ReviewConfig
+from multitool.review.reviewer import Reviewer
+from multitool.tools import ToolContext, ToolPorts, run_calls
+
+from tests.support.provider_review import NoBuiltinCalendar
+from tests.support.review_support import SENDER, RecordingMailer
+
+NOW = datetime(2026, 12, 7, 9, 0, tzinfo=UTC)  # Monday
+ALEX = Person(
+    id="p-alex", display_name="Alex Müller", email="alex.mueller@example.com", timezone="Europe/Berlin"
+)
+PRIYA = Person(id="p-priya", display_name="Priya Raman", email="priya@example.com", timezone="Europe/London")
+MEI = Person(id="p-mei", display_name="Mei Tanaka", email="mei@example.com", timezone="Asia/Tokyo")
+PEOPLE = (ALEX, PRIYA, MEI)
+TUESDAY_10 = datetime(2026, 12, 8, 10, 0, tzinfo=UTC)
+ALWAYS = WorkingHours(
+    days=("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
+    start="00:00:00.0000000",
+    end="00:00:00.0000000",
+)
+
+
+class World:
+    def __init__(self, drafts: DynamoDraftStore, suites: Any) -> None:
+        self.drafts = drafts
+        self.suites = suites
+        self.reviewer = Reviewer(
+            drafts,
+            mailer=RecordingMailer(),
+            calendar=NoBuiltinCalendar(),  # type: ignore[arg-type]
+            jira=None,
+            config=ReviewConfig(sender_email=SENDER),
+            clock=lambda: NOW,
+            suites=lambda caller: suites(caller.email),
+        )
+
+    def card(self, name: str, args: dict[str, Any], email: str = ALEX.email) -> dict[str, Any]:
+        suite: Suite = self.suites(email)
+        ports = ToolPorts(MemoryDirectory(PEOPLE), suite.calendar, self.drafts)
+        ctx = ToolContext(
+            owner=email, session_id="s-1", now=NOW, timezone="Europe/London", requester_email=email
+        )
+        (outcome,) = run_calls([(name, args)], ctx, ports)
+        assert outcome.status == 200, outcome.body
+        return outcome.body
+
+    def confirm(self, draft_id: str, edits: dict[str, Any] | None = None, email: str = ALEX.email) -> Any:
+        return self.reviewer.confirm(
+            Caller(user_id=email, email=email, name="Alex Müller"), draft_id, edits or {}
+        )
+
+
+# -- Microsoft 365 ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def graph() -> GraphState:
+    state = GraphState()
+    for person in PEOPLE:
+        state.add_user(person.display_name, person.email, working=ALWAYS)
+    state.add_event(ALEX.email, "Weekly sync", TUESDAY_10, TUESDAY_10 + timedelta(minutes=30), [PRIYA.email])
+    state.add_event(
+        PRIYA.email,
+        "Offsite planning",
+        TUESDAY_10 + timedelta(days=1),
+        TUESDAY_10 + timedelta(days=1, hours=1),
+        [ALEX.email],
+    )
+    return state
+
+
+@pytest.fixture
+def on_graph(drafts: DynamoDraftStore, graph: GraphState) -> World:
+    def suites(email: str) -> Suite:
+        return microsoft365.build_suite(
+            Account(user_id=email, email=email),
+            FixedTokenSource("local-token"),
+            http=GraphPool(graph),  # type: ignore[arg-type]
+            base_url="http://graph.local/v1.0",
+        )
+
+    return World(drafts, suites)
+
+
+def writes(graph: GraphState) -> list[tuple[str, str, Any]]:
+    return [
+        r for r in graph.requests if r[0] in ("PATCH", "POST", "DELETE") and not r[1].endswith("getSchedule")
+    ]
+
+
+def test_graph_moves_the_event_with_one_patch_and_a_retry_sends_nothing_more(
+    on_graph: World, graph: GraphState
+) -> None:
+    move = on_graph.card(
+        "move_meeting",
+        {
+            "meeting": {"said": "my sync with Priya", "people": ["Priya"], "words": ["sync"]},
+            "shiftMinutes": 30,
+        },
+    )
+
+    done = on_graph.confirm(move["draftId"])
+    again = on_graph.confirm(move["draftId"])
+
+    assert again.result == done.result
+    (patch,) = writes(graph)
+    assert patch[:2] == ("PATCH", "/users/{user-id}/events/{event-id}")
+    assert patch[2]["start"] == {"dateTime": "2026-12-08T10:30:00", "timeZone": "UTC"}
+    sync = next(e for e in graph.events if e["subject"] == "Weekly sync")
+    assert sync["start"]["dateTime"] == "2026-12-08T10:30:00"
+    assert graph.violations == []
+
+
+def test_graph_cancels_with_the_message_as_the_comment(on_graph: World, graph: GraphState) -> None:
+    cancel = on_graph.card(
+        "cancel_meeting",
+        {
+            "meeting": {"said": "tomorrow's sync", "fromDay": "2026-12-08", "words": ["sync"]},
+            "message": "I'm sick",
+        },
+    )
+
+    on_graph.confirm(cancel["draftId"])
+
+    assert [(m, t) for m, t, _ in writes(graph)] == [("POST", "/users/{user-id}/events/{event-id}/cancel")]
+    assert writes(graph)[0][2] == {"Comment": "I'm sick"}
+    assert [e["subject"] for e in graph.events] == ["Offsite planning"]
+    assert graph.violations == []
+
+
+def test_graph_a_meeting_changed_since_the_card_is_not_written(on_graph: World, graph: GraphState) -> None:
+    move = on_graph.card(
+        "move_meeting", {"meeting": {"said": "the sync", "words": ["sync"]}, "shiftMinutes": 60}
+    )
+    sync = next(e for e in graph.events if e["subject"] == "Weekly sync")
+    sync["changeKey"] = "changed-in-outlook"
+
+    with pytest.raises(ItemChangedSince):
+        on_graph.confirm(move["draftId"])
+    assert writes(graph) == []
+
+
+def test_graph_an_attendee_proposes_a_new_time_and_answers(on_graph: World, graph: GraphState) -> None:
+    move = on_graph.card(
+        "move_meeting", {"meeting": {"said": "the offsite", "words": ["offsite"]}, "shiftMinutes": 60}
+    )
+    on_graph.confirm(move["draftId"], {"message": "Can we start later?"})
+
+    method, template, body = writes(graph)[0]
+    assert (method, template) == ("POST", "/users/{user-id}/events/{event-id}/tentativelyAccept")
+    assert body["ProposedNewTime"]["start"] == {"dateTime": "2026-12-09T11:00:00", "timeZone": "UTC"}
+    assert body["Comment"] == "Can we start later?"
+    assert body["SendResponse"] is True
+
+    decline = on_graph.card(
+        "answer_invitation",
+        {
+            "meeting": {"said": "Priya's offsite", "people": ["Priya"], "words": ["offsite"]},
+            "response": "declined",
+            "message": "I'm out",
+        },
+    )
+    on_graph.confirm(decline["draftId"])
+    assert writes(graph)[-1][1:] == (
+        "/users/{user-id}/events/{event-id}/decline",
+        {"SendResponse": True, "Comment": "I'm out"},
+    )
+    assert graph.violations == []
+
+
+# -- Google Workspace ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def google() -> Iterator[FakeGoogle]:
+    with start_fake_google(people=PEOPLE, week_of=date(2026, 11, 16)) as server:
+        assert server.discovery is not None
+        yield server
+
+
+@pytest.fixture
+def on_google(drafts: DynamoDraftStore, google: FakeGoogle) -> World:
+    tokens = GoogleTokens({p.email: sandbox_token(p.email) for p in PEOPLE})
+    http = urllib3.PoolManager()
+
+    def suites(email: str) -> Suite:
+        return google_workspace.build_suite(
+            Account(user_id=email, email=email), tokens, http=http, base_url=google.url, deadline=lambda: 20.0
+        )
+
+    for organizer, booking in (
+        (
+            ALEX,
+            Booking(
+                id="sync",
+                title="Weekly sync",
+                organizer=ALEX.email,
+                attendees=(ALEX.email, PRIYA.email),
+                start=TUESDAY_10,
+                end=TUESDAY_10 + timedelta(minutes=30),
+                timezone="Europe/London",
+            ),
+        ),
+        (
+            PRIYA,
+            Booking(
+                id="offsite",
+                title="Offsite planning",
+                organizer=PRIYA.email,
+                attendees=(PRIYA.email, ALEX.email),
+                start=TUESDAY_10 + timedelta(days=1),
+                end=TUESDAY_10 + timedelta(days=1, hours=1),
+                timezone="Europe/London",
+            ),
+        ),
+    ):
+        suites(organizer.email).calendar.book(booking)
+    google.invitations.clear()
+    return World(drafts, suites)
+
+
+def google_writes(google: FakeGoogle) -> list[tuple[str, str, int]]:
+    return [
+        r
+        for r in google.requests
+        if r[0] in ("PATCH", "POST", "DELETE") and "/calendar/v3/calendars/" in r[1]
+    ]
+
+
+def test_google_moves_with_one_patch_that_sends_the_update(on_google: World, google: FakeGoogle) -> None:
+    before = len(google_writes(google))
+    move = on_google.card(
+        "move_meeting",
+        {
+            "meeting": {"said": "my sync with Priya", "people": ["Priya"], "words": ["sync"]},
+            "shiftMinutes": 60,
+        },
+    )
+
+    done = on_google.confirm(move["draftId"])
+    again = on_google.confirm(move["draftId"])
+
+    assert again.result == done.result
+    (patch,) = google_writes(google)[before:]
+    assert patch[0] == "PATCH"
+    assert "sendUpdates=all" in patch[1]
+    sync = next(e for e in google.events_of(ALEX.email) if e["summary"] == "Weekly sync")
+    assert datetime.fromisoformat(sync["start"]["dateTime"]) == TUESDAY_10 + timedelta(hours=1)
+    assert [i["to"] for i in google.invitations] == [PRIYA.email]
+
+
+def test_google_cancels_with_sendupdates_and_mails_the_message(on_google: World, google: FakeGoogle) -> None:
+    cancel = on_google.card(
+        "cancel_meeting", {"meeting": {"said": "the sync", "words": ["sync"]}, "message": "I'm sick"}
+    )
+
+    on_google.confirm(cancel["draftId"])
+
+    sync = next(e for e in google.events_of(ALEX.email) if e["summary"] == "Weekly sync")
+    assert sync["status"] == "cancelled"
+    assert google.invitations == [
+        {"to": PRIYA.email, "eventId": sync["id"], "summary": "Weekly sync", "cancelled": True}
+    ]
+    (mail,) = google.sent
+    assert "I'm sick" in str(mail)
+
+
+def test_google_an_invitee_accepts_on_their_own_copy(on_google: World, google: FakeGoogle) -> None:
+    answer = on_google.card(
+        "answer_invitation",
+        {
+            "meeting": {"said": "Priya's offsite planning", "people": ["Priya"], "words": ["offsite"]},
+            "response": "accepted",
+            "message": "Count me in",
+        },
+    )
+
+    on_google.confirm(answer["draftId"])
+
+    offsite = next(e for e in google.events_of(PRIYA.email) if e["summary"] == "Offsite planning")
+    alex = next(a for a in offsite["attendees"] if a["email"] == ALEX.email)
+    assert (alex["responseStatus"], alex["comment"]) == ("accepted", "Count me in")
+    assert google.invitations[-1]["to"] == PRIYA.email
+
+
+def test_google_an_invitee_cannot_propose_a_time_and_is_told_so(on_google: World, google: FakeGoogle) -> None:
+    move = on_google.card(
+        "move_meeting", {"meeting": {"said": "the offsite", "words": ["offsite"]}, "shiftMinutes": 60}
+    )
+    before = len(google_writes(google))
+
+    with pytest.raises(InvalidEdits, match="cannot propose a new time"):
+        on_google.confirm(move["draftId"])
+    assert len(google_writes(google)) == before
+
+
+def test_google_a_meeting_moved_by_its_organizer_since_the_card_is_not_written(
+    on_google: World, google: FakeGoogle
+) -> None:
+    move = on_google.card(
+        "move_meeting", {"meeting": {"said": "the sync", "words": ["sync"]}, "shiftMinutes": 60}
+    )
+    shown = on_google.suites(ALEX.email).calendar.events(
+        ALEX.email, TUESDAY_10, TUESDAY_10 + timedelta(hours=1)
+    )[0]
+    on_google.suites(ALEX.email).calendar.move(
+        ALEX.email, shown, TUESDAY_10 + timedelta(hours=3), TUESDAY_10 + timedelta(hours=4)
+    )
+    before = len(google_writes(google))
+
+    with pytest.raises(ItemChangedSince, match="changed since the card"):
+        on_google.confirm(move["draftId"])
+    assert len(google_writes(google)) == before
+
+
+def test_graph_moves_a_meeting_with_an_outside_guest_reading_only_colleagues_calendars(
+    on_graph: World, graph: GraphState
+) -> None:
+    # Given a meeting of Alex's with Priya and a guest from outside (no free/busy Graph can give)
+    graph.add_event(
+        ALEX.email,
+        "Vendor call",
+        TUESDAY_10 + timedelta(hours=4),
+        TUESDAY_10 + timedelta(hours=5),
+        [PRIYA.email, "guest@partner.org"],
+    )
+
+    move = on_graph.card(
+        "move_meeting", {"meeting": {"said": "the vendor call", "words": ["vendor"]}, "shiftMinutes": 60}
+    )
+    on_graph.confirm(move["draftId"])
+
+    schedules = [
+        body["Schedules"] for method, template, body in graph.requests if template.endswith("getSchedule")
+    ]
+    assert schedules
+    assert all("guest@partner.org" not in s for s in schedules)
+    vendor = next(e for e in graph.events if e["subject"] == "Vendor call")
+    assert vendor["start"]["dateTime"] == "2026-12-08T15:00:00"
+    assert graph.violations == []
