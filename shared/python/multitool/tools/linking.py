@@ -112,19 +112,22 @@ def _read_call(
     found: list[Wanted] = []
     changes: dict[str, str] = {}
     for name, value in args:
-        if not isinstance(value, str) or name == "label":
+        if name == "label":
+            continue
+        if isinstance(value, list | tuple):  # names, slots: never a link
+            text = " ".join(item for item in value if isinstance(item, str))
+            seen = placeholders(text)
+            if seen:
+                raise _takes_none(spec, name, seen[0][0])
+            continue
+        if not isinstance(value, str):
             continue
         seen = placeholders(value)
         if not seen:
             continue
         wire = spec.args_model.model_fields[name].alias or name
         if name not in spec.takes_links:
-            takes = ", ".join(spec.takes_links) or "none of its arguments"
-            raise BadLink(
-                f"'{wire}' cannot name a value of another call ({seen[0][0]}); for {spec.name} "
-                f"only {takes} can. Write the value there, or leave it out.",
-                field=wire,
-            )
+            raise _takes_none(spec, name, seen[0][0])
         text = value
         for written, label, produced in seen:
             prerequisite = labels.get(label.casefold())
@@ -155,6 +158,16 @@ def _read_call(
         if text != value:
             changes[name] = text
     return found, changes
+
+
+def _takes_none(spec: ToolSpec, name: str, written: str) -> BadLink:
+    wire = spec.args_model.model_fields[name].alias or name
+    takes = ", ".join(spec.takes_links) or "none of its arguments"
+    return BadLink(
+        f"'{wire}' cannot name a value of another call ({written}); for {spec.name} "
+        f"only {takes} can. Write the value there, or leave it out.",
+        field=wire,
+    )
 
 
 def _in_cycles(edges: Mapping[int, set[int]]) -> set[int]:
