@@ -224,6 +224,29 @@ def test_a_prerequisite_that_failed_leaves_a_card_without_the_placeholder_and_a_
     assert any("{{ticket.key}}" in note and "removed" in note for note in mail.body["notes"])
 
 
+def test_a_call_of_its_own_links_to_an_earlier_card_by_its_draft_id(aws: Tables, fake_jira: FakeJira) -> None:
+    # What a client making one call at a time (MCP, the Gateway) does: the ticket first, then the
+    # mail naming the ticket's card by its draftId.
+    [ticket] = propose([("create_jira_ticket_draft", {k: v for k, v in TICKET.items() if k != "label"})])
+    ticket_id = ticket.body["draftId"]
+    [mail] = propose(
+        [("create_email_draft", {**EMAIL, "subject": "Crash", "body": f"Filed: {{{{{ticket_id}.key}}}}"})]
+    )
+    [someone_elses] = propose(
+        [("create_email_draft", {**EMAIL, "subject": "Crash", "body": "{{d_" + "0" * 32 + ".key}}"})]
+    )
+
+    assert mail.status == 200, mail.body
+    [link] = mail.body["links"]
+    assert (link["waitsFor"], link["value"], link["preview"]) == (ticket_id, "key", "WEB-?")
+    assert someone_elses.status == 400
+    assert "names no open card of yours" in someone_elses.body["error"]["message"]
+    status, body = confirm(mail.body["draftId"], prerequisites="first")
+    assert status == 200, body
+    [issue] = fake_jira.issues
+    assert mails()[0].body.startswith(f"Filed: {issue['key']}")
+
+
 # -- confirm in order ----------------------------------------------------------------------------
 
 

@@ -40,9 +40,12 @@ CallLabel = Annotated[str, StringConstraints(strip_whitespace=True, pattern=LABE
 """A call's label: a letter, then letters, digits, ``_`` or ``-``; at most 32 characters."""
 
 PLACEHOLDER: Final = re.compile(
-    r"\{\{\s*([A-Za-z][A-Za-z0-9_-]{0,31})\s*\.\s*([A-Za-z][A-Za-z0-9_]{0,31})\s*\}\}"
+    r"\{\{\s*([A-Za-z][A-Za-z0-9_-]{0,63})\s*\.\s*([A-Za-z][A-Za-z0-9_]{0,31})\s*\}\}"
 )
-"""``{{label.value}}``, spaces inside the braces allowed, any case."""
+"""``{{label.value}}``, spaces inside the braces allowed, any case. In place of a label, a draftId
+of an earlier card of the caller's (``{{d_0a34….key}}``): how a client that makes one call at a time
+(an MCP client) links to the card its earlier call made."""
+DRAFT_ID: Final = re.compile(r"^d_[0-9a-f]{32}$")
 
 LABEL_HELP: Final = (
     "Optional: a short name for this call (a letter, then letters, digits, _ or -), so another call "

@@ -36,7 +36,7 @@ import msgspec
 from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import ValidationError
 
-from multitool.drafts import Draft, DraftStatus, draft_id, new_draft
+from multitool.drafts import Draft, DraftStatus, draft_id, is_expired, new_draft
 from multitool.observability import error_fields, logger
 from multitool.people import NameResolution, Resolution
 from multitool.ports.calendar import Interval
@@ -51,6 +51,7 @@ from multitool.toolkit.errors import (
     ToolFailed,
     UnknownTool,
 )
+from multitool.toolkit.links import DRAFT_ID
 from multitool.toolkit.registry import REGISTRY
 from multitool.toolkit.spec import ToolSpec
 from multitool.tools import linking
@@ -164,7 +165,7 @@ def run_calls(
         except Exception as error:  # one call's bug never costs the batch its other calls
             errors[index] = _failed(name, error)
     # Links between the calls (multitool.tools.linking): checked before any call runs.
-    linked = linking.plan(valid, raw_labels)
+    linked = linking.plan(valid, raw_labels, lambda draft_id: _earlier_card(draft_id, ctx, ports))
     errors.update(linked.errors)
     prepared: dict[int, tuple[ToolSpec, Any, Prepared]] = {}
     for index, args in sorted(linked.args.items()):
@@ -254,7 +255,10 @@ def _draft_in_order(
                 if getattr(args, "revises", None):
                     payload["revises"] = args.revises
                 if index in linked.wanted:
-                    made = {i: (prepared[i][0], stored[i].payload) for i in stored}
+                    made: dict[int | str, tuple[ToolSpec, Mapping[str, Any]]] = {
+                        i: (prepared[i][0], stored[i].payload) for i in stored
+                    }
+                    made.update(_earlier_cards(linked.wanted[index], ctx, ports))
                     payload = linking.attach(payload, linked.wanted[index], made, ctx.timezone)
                 draft = new_draft(
                     owner=ctx.owner,
@@ -282,6 +286,34 @@ def _draft_in_order(
             except ToolError as error:
                 errors[index] = error
     return stored
+
+
+def _earlier_card(
+    draft_id: str, ctx: ToolContext, ports: ToolPorts
+) -> tuple[ToolSpec, dict[str, Any]] | None:
+    """A card of the caller's own, not settled, by its draftId: what a placeholder may name in place
+    of a label (a client that makes one call at a time links to its earlier call's card)."""
+    if not DRAFT_ID.match(draft_id):
+        return None
+    draft = ports.drafts.get(draft_id)
+    if draft is None or draft.owner != ctx.owner or is_expired(draft, ctx.now):
+        return None
+    if draft.status in (DraftStatus.DISCARDED, DraftStatus.SUPERSEDED):
+        return None
+    spec = REGISTRY.by_action(draft.action)
+    return (spec, draft.payload) if spec is not None else None
+
+
+def _earlier_cards(
+    wanted: Sequence[linking.Wanted], ctx: ToolContext, ports: ToolPorts
+) -> dict[int | str, tuple[ToolSpec, Mapping[str, Any]]]:
+    found: dict[int | str, tuple[ToolSpec, Mapping[str, Any]]] = {}
+    for want in wanted:
+        if isinstance(want.prerequisite, str):
+            card = _earlier_card(want.prerequisite, ctx, ports)
+            if card is not None:
+                found[want.prerequisite] = card
+    return found
 
 
 MAX_RENEWALS = 10

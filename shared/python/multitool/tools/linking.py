@@ -12,14 +12,14 @@ with a note saying so (:func:`detach_words`): never a card that waits for nothin
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import msgspec
 
 from multitool.toolkit.errors import InvalidInput, ToolError
-from multitool.toolkit.links import Link, canonical, placeholders, preview, remove
+from multitool.toolkit.links import DRAFT_ID, Link, canonical, placeholders, preview, remove
 from multitool.toolkit.spec import ToolSpec
 
 
@@ -30,7 +30,12 @@ class Wanted(msgspec.Struct, frozen=True):
     placeholder: str
     label: str
     value: str
-    prerequisite: int
+    prerequisite: int | str
+    """The call's index in this turn, or the draftId of an earlier card."""
+
+
+Existing = Callable[[str], "tuple[ToolSpec, Mapping[str, Any]] | None"]
+"""An earlier card of the caller's by its draftId: its tool and its payload; None when there is none."""
 
 
 class Plan(msgspec.Struct, frozen=True):
@@ -54,11 +59,16 @@ def _label(args: Any) -> str | None:
     return label.casefold() if isinstance(label, str) and label else None
 
 
-def plan(calls: Mapping[int, tuple[ToolSpec, Any]], raw_labels: Mapping[int, str] | None = None) -> Plan:
+def plan(
+    calls: Mapping[int, tuple[ToolSpec, Any]],
+    raw_labels: Mapping[int, str] | None = None,
+    existing: Existing | None = None,
+) -> Plan:
     """Check and order the links of one turn's valid calls (``index -> (spec, args)``).
 
     ``raw_labels``: labels of calls that failed validation, so a link to one is told apart from a
-    typo (it is drafted without the placeholder, like any failed prerequisite).
+    typo (it is drafted without the placeholder, like any failed prerequisite). ``existing``: an
+    earlier card of the caller's by its draftId, for a placeholder that names one.
     """
     errors: dict[int, ToolError] = {}
     labels: dict[str, int] = {}
@@ -82,14 +92,15 @@ def plan(calls: Mapping[int, tuple[ToolSpec, Any]], raw_labels: Mapping[int, str
         if index in errors:
             continue
         try:
-            found, changes = _read_call(index, spec, args, calls, labels)
+            found, changes = _read_call(index, spec, args, calls, labels, existing)
         except BadLink as bad:
             errors[index] = bad
             continue
         rewritten[index] = args.model_copy(update=changes) if changes else args
         if found:
             wanted[index] = found
-    for index in _in_cycles({i: {w.prerequisite for w in ws} for i, ws in wanted.items()}):
+    edges = {i: {w.prerequisite for w in ws if isinstance(w.prerequisite, int)} for i, ws in wanted.items()}
+    for index in _in_cycles(edges):
         errors[index] = BadLink(
             "These calls wait for each other in a cycle ("
             + ", ".join(sorted({w.placeholder for w in wanted[index]}))
@@ -108,6 +119,7 @@ def _read_call(
     args: Any,
     calls: Mapping[int, tuple[ToolSpec, Any]],
     labels: Mapping[str, int],
+    existing: Existing | None = None,
 ) -> tuple[list[Wanted], dict[str, str]]:
     found: list[Wanted] = []
     changes: dict[str, str] = {}
@@ -130,7 +142,13 @@ def _read_call(
             raise _takes_none(spec, name, seen[0][0])
         text = value
         for written, label, produced in seen:
-            prerequisite = labels.get(label.casefold())
+            prerequisite: int | str | None = labels.get(label.casefold())
+            other = calls.get(prerequisite) if isinstance(prerequisite, int) else None
+            earlier = existing(label.casefold()) if prerequisite is None and existing is not None else None
+            if earlier is not None:
+                prerequisite, other = label.casefold(), (earlier[0], None)
+            elif prerequisite is None and DRAFT_ID.match(label.casefold()):
+                raise BadLink(f"{written} names no open card of yours: {label} is none.", field=wire)
             if prerequisite is None:
                 known = ", ".join(sorted(labels)) or "none (give the other call a label)"
                 raise BadLink(
@@ -140,7 +158,6 @@ def _read_call(
                 )
             if prerequisite == index:
                 raise BadLink(f"{written} names this call itself; a call cannot wait for itself.", field=wire)
-            other = calls.get(prerequisite)
             if other is not None:
                 key = next((k for k in other[0].produces if k.casefold() == produced.casefold()), None)
                 if key is None:
@@ -206,7 +223,7 @@ def _layers(calls: Mapping[int, Any], wanted: Mapping[int, list[Wanted]]) -> lis
 def attach(
     payload: dict[str, Any],
     wanted: Sequence[Wanted],
-    prerequisites: Mapping[int, tuple[ToolSpec, Mapping[str, Any]]],
+    prerequisites: Mapping[int | str, tuple[ToolSpec, Mapping[str, Any]]],
     zone: str,
 ) -> dict[str, Any]:
     """The payload with its ``links`` (each prerequisite's draft id in its payload); a placeholder
