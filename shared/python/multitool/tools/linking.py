@@ -150,7 +150,10 @@ def _read_call(
             elif prerequisite is None and DRAFT_ID.match(label.casefold()):
                 raise BadLink(f"{written} names no open card of yours: {label} is none.", field=wire)
             if prerequisite is None:
-                known = ", ".join(sorted(labels)) or "none (give the other call a label)"
+                known = (
+                    ", ".join(sorted(labels))
+                    or "none (give the other call a label, or name an earlier card by its draftId)"
+                )
                 raise BadLink(
                     f"{written} names '{label}', and no call of this turn has that label. "
                     f"Labels of this turn: {known}.",
