@@ -162,7 +162,11 @@ function renderCard(card, caption, known = null, waiting = null) {
   article.addEventListener("card:outcome", (event) => {
     const outcome = /** @type {CustomEvent<any>} */ (event).detail;
     const view = outcome.action;
-    if (view && showSettled(view)) return;
+    if (view && showSettled(view)) {
+      // Done now: what it said before (it waited for another card) no longer holds.
+      if (view.status === "done") cardError.hidden = true;
+      return;
+    }
     if (outcome.code === "link_dropped" && redrawn({ error: { code: outcome.code, message: outcome.message }, action: view })) return;
     if (outcome.message) fail(outcome.message);
   });

@@ -116,6 +116,9 @@ export function linksPanel(article, card, form) {
       remove);
   };
   const draw = () => {
+    // Once this card is settled its text is what was sent (the values filled in), or nothing will be.
+    panel.hidden = ["is-done", "is-discarded", "is-superseded", "is-gone"].includes(article.dataset.state || "");
+    if (panel.hidden) return;
     const fields = [...new Set(links.map((link) => link.field))];
     const lines = fields.map((name) => {
       const input = control(name);
@@ -151,6 +154,7 @@ export function linksPanel(article, card, form) {
   document.addEventListener("input", onOther);
   document.addEventListener("change", onOther);
   document.addEventListener("card:state", onOther);
+  article.addEventListener("card:state", draw);
   queueMicrotask(draw); // once the other cards of the turn are on the page
   return panel;
 }

@@ -142,7 +142,7 @@ def settle(
     if not settled and dropped:
         raise LinkDropped(
             "This card named a value of a card that will not produce it ("
-            + "; ".join(why for _, why in dropped)
+            + "; ".join(dict.fromkeys(why for _, why in dropped))
             + "): the placeholder was removed from its text. Review it and confirm again.",
             draft=drop(reviewer, draft, dropped),
         )
@@ -169,7 +169,7 @@ def drop(reviewer: Reviewer, draft: Draft, dropped: Sequence[tuple[Link, str]]) 
             payload[link.field] = remove(payload[link.field], [link.placeholder])
     payload["links"] = [item for item in payload.get("links") or () if item.get("placeholder") not in gone]
     notes = list(payload.get("notes") or ())
-    notes.extend(detach_words([link.placeholder], why) for link, why in dropped)
+    notes.extend(detach_words([link.preview or link.placeholder], why) for link, why in dropped)
     payload["notes"] = list(dict.fromkeys(notes))
     edits = draft.edits
     if edits is not None:  # a failed confirm's content keeps no placeholder either

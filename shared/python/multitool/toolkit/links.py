@@ -169,8 +169,15 @@ def fill(text: str, values: Mapping[str, str]) -> str:
 
 
 def remove(text: str, gone: Iterable[str]) -> str:
-    """``text`` without these placeholders (and the space one leaves doubled)."""
-    for placeholder in gone:
-        text = text.replace(placeholder, "")
-    text = re.sub(r"[ \t]{2,}", " ", text)
-    return re.sub(r"[ \t]+([.,;:!?)])", r"\1", text).strip()
+    """``text`` without these placeholders: a line left empty goes, and a space left doubled."""
+    gone = list(gone)
+    lines = []
+    for line in text.split("\n"):
+        kept = line
+        for placeholder in gone:
+            kept = kept.replace(placeholder, "")
+        if kept != line and not kept.strip():
+            continue
+        kept = re.sub(r"[ \t]{2,}", " ", kept)
+        lines.append(re.sub(r"[ \t]+([.,;:!?)])", r"\1", kept))
+    return "\n".join(lines).strip()
