@@ -18,27 +18,22 @@ to its revision. :func:`confirm_all` confirms several cards (a turn's) in depend
 what happened to each.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from datetime import datetime
+from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 from pydantic import Field
 
 from multitool.drafts import Draft, DraftStatus, is_expired
 from multitool.errors import ServiceError
+from multitool.ports.drafts import DraftStore, DraftWriteConflict
 from multitool.review.errors import ReviewConflict
 from multitool.review.views import DraftView
+from multitool.toolkit.confirm import Caller
 from multitool.toolkit.links import Link, fill, remove
 from multitool.tools import REGISTRY
 from multitool.wire import WireModel
-
-if TYPE_CHECKING:
-    from datetime import datetime
-
-    from multitool.ports.drafts import DraftStore
-    from multitool.toolkit.confirm import Caller
 
 _MAX_CHAIN = 10
 """How many revisions a link follows to the card that replaced the one it named."""
@@ -175,8 +170,6 @@ def drop(reviewer: Reviewer, draft: Draft, dropped: Sequence[tuple[Link, str]]) 
     if edits is not None:  # a failed confirm's content keeps no placeholder either
         edits = {k: remove(v, gone) if isinstance(v, str) else v for k, v in edits.items()}
     updated = draft.model_copy(update={"payload": payload, "edits": edits, "updated_at": reviewer.clock()})
-    from multitool.ports.drafts import DraftWriteConflict
-
     try:
         return reviewer.drafts.replace(draft, updated)
     except DraftWriteConflict:
