@@ -20,7 +20,7 @@ import boto3
 import pytest
 from moto.dynamodb.models import DynamoDBBackend
 from multitool.api.review_app import aws_reviewer, review_app
-from multitool.drafts import DraftStatus
+from multitool.drafts import UNCLAIMED_OWNER, DraftStatus
 from multitool.local.standins.jira_server import FakeJira, start_fake_jira
 from multitool.tools import ToolContext, run_calls
 from multitool.tools.environment import aws_environment
@@ -245,6 +245,20 @@ def test_a_call_of_its_own_links_to_an_earlier_card_by_its_draft_id(aws: Tables,
     assert status == 200, body
     [issue] = fake_jira.issues
     assert mails()[0].body.startswith(f"Filed: {issue['key']}")
+
+
+def test_a_gateway_call_of_no_user_yet_links_to_no_earlier_card(aws: Tables) -> None:
+    # Drafts the Gateway makes belong to no user until their turn claims them: one caller's call must
+    # not read another's card through a draftId (its preview would show that card's project).
+    ctx = ToolContext(owner=UNCLAIMED_OWNER, session_id="gw", now=NOW, timezone=ZONE)
+    environment = aws_environment()
+    ticket = {k: v for k, v in TICKET.items() if k != "label"}
+    [made] = run_calls([("create_jira_ticket_draft", ticket)], ctx, environment.ports, environment.config)
+    mail = {**EMAIL, "subject": "Crash", "body": "{{" + made.body["draftId"] + ".key}}"}
+    [linked] = run_calls([("create_email_draft", mail)], ctx, environment.ports, environment.config)
+
+    assert linked.status == 400
+    assert "names no open card of yours" in linked.body["error"]["message"]
 
 
 # -- confirm in order ----------------------------------------------------------------------------

@@ -36,7 +36,7 @@ import msgspec
 from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import ValidationError
 
-from multitool.drafts import Draft, DraftStatus, draft_id, is_expired, new_draft
+from multitool.drafts import Draft, DraftStatus, draft_id, is_expired, is_unclaimed, new_draft
 from multitool.observability import error_fields, logger
 from multitool.people import NameResolution, Resolution
 from multitool.ports.calendar import Interval
@@ -296,7 +296,9 @@ def _earlier_card(
     if not DRAFT_ID.match(draft_id):
         return None
     draft = ports.drafts.get(draft_id)
-    if draft is None or draft.owner != ctx.owner or is_expired(draft, ctx.now):
+    # A Gateway-made draft belongs to no user until its turn claims it: never one to link to, or the
+    # preview would show one caller another's card.
+    if draft is None or draft.owner != ctx.owner or is_unclaimed(draft) or is_expired(draft, ctx.now):
         return None
     if draft.status in (DraftStatus.DISCARDED, DraftStatus.SUPERSEDED):
         return None
