@@ -147,9 +147,8 @@ def test_request_bodies_are_the_camel_case_argument_models() -> None:
     meeting = generate("meeting_scheduler")["components"]["schemas"]["MeetingArgs"]
     assert meeting["properties"]["durationMinutes"]["default"] == 30
     jira = generate("jira_draft")["components"]["schemas"]["JiraTicketArgs"]
-    assert {"project", "issueType", "summary", "description", "priority", "assignee", "revises", "label"} == set(
-        jira["properties"]
-    )
+    expected = {"project", "issueType", "summary", "description", "priority", "assignee", "revises", "label"}
+    assert expected == set(jira["properties"])
 
 
 def test_documents_are_stable_json() -> None:

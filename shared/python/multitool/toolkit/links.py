@@ -19,7 +19,6 @@ are read (``{{ Ticket.Key }}``), and written back canonical. Double braces are w
 languages (Mustache, Jinja, Handlebars) use, so models write them without being shown twice.
 """
 
-
 import re
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
