@@ -51,10 +51,9 @@ LABEL_HELP: Final = (
     "{{label.value}} in its text."
 )
 LINKS_HELP: Final = (
-    " To name what another call of this same turn will produce once confirmed (a ticket's key or "
-    "link, a meeting's time), give that call a label and write {{label.value}} here, e.g. "
-    "{{ticket.key}}, {{ticket.url}}, {{sync.when}}: the card shows it until then and the real "
-    "value is filled in when it is sent."
+    "give that call a label and write {{label.value}} where the value belongs (e.g. {{ticket.key}}, "
+    "{{ticket.url}}, {{sync.when}}; an earlier card of yours by its draftId: {{d_....key}}): the card "
+    "shows what it waits for, and the real value is filled in when the user confirms."
 )
 
 

@@ -113,7 +113,10 @@ def links_words(produces: Mapping[str, Produced], takes_links: tuple[str, ...]) 
             f"{{{{label.value}}}} (give this call a label): {values}."
         )
     if takes_links:
-        words.append(f"{', '.join(takes_links)} may name such values.{LINKS_HELP}")
+        fields = " and ".join(takes_links)
+        words.append(
+            f"Its {fields} may name what another call of this turn produces once confirmed: {LINKS_HELP}"
+        )
     return " ".join(words)
 
 
