@@ -429,7 +429,7 @@ def test_a_card_that_needs_a_choice_holds_the_cards_that_wait_for_it(
     held = outcomes[turn.email["draftId"]]
     assert held["outcome"] == "held"
     assert held["waitsFor"] == [turn.ticket["draftId"]]
-    assert turn.ticket["draftId"] in held["message"]
+    assert f"the Jira ticket draft ({turn.ticket['draftId']})" in held["message"]
     assert mails() == []
     assert fake_jira.issues == []
 

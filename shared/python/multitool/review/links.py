@@ -270,14 +270,21 @@ def confirm_all(
                 outcome="held",
                 code="waits_for",
                 message="Not confirmed: it waits for "
-                + ", ".join(blocked)
-                + ", which was not confirmed (see its outcome); settle that card first.",
+                + " and ".join(_named(reviewer, caller, b) for b in blocked)
+                + ", which was not confirmed (its outcome says why); settle that card first.",
                 waits_for=tuple(blocked),
                 action=DraftView.of(current).to_wire() if current is not None else None,
             )
             continue
         outcomes[draft_id] = _confirm_one(reviewer, caller, draft_id, edits.get(draft_id) or {})
     return ConfirmAllView(outcomes=tuple(outcomes[i] for i in ordered))
+
+
+def _named(reviewer: Reviewer, caller: Caller, draft_id: str) -> str:
+    """'the Jira ticket draft (d_…)': a card as an outcome names it."""
+    found = _current(reviewer, caller, draft_id)
+    noun = _noun(found.action) if found is not None else "a card"
+    return f"the {noun.split(' ', 1)[-1]} ({draft_id})"
 
 
 def _current(reviewer: Reviewer, caller: Caller, draft_id: str) -> Draft | None:
