@@ -31,6 +31,15 @@ users; the first call of a row writes it. The harness offers no cache point
 (InvokeHarness's system prompt blocks hold text only, in botocore's model), so its
 rows read and write nothing.
 
+Linked turns ("file a bug and email Priya about it": the mail names the ticket the other card
+creates, :mod:`multitool.toolkit.links`): the Converse loop makes every card, the mail linked to the
+ticket, in ONE model call; beside it, in the same run, the approve-inside-the-loop pattern of agent
+frameworks (one tool call per step, the user approves it, its result goes back to the model, which
+makes the next call; a last call writes the answer): one model call per approval and one more, each
+reading the history so far. The offline stand-in reads a grammar, not a conversation, so that loop
+takes the k-th call of the stand-in's first answer as step k's one call; what is counted is what such
+a loop sends (the requests, their input), with each tool's card drafted by the same tools.
+
 Run with ``python -m benchmarks model_calls`` or through ``make bench``.
 """
 
@@ -57,6 +66,10 @@ REQUESTS: tuple[tuple[str, str], ...] = (
     ("cancel", "Cancel tomorrow's sync with Priya, say I'm sick"),
 )
 USER = "jordan"  # the demo's meetings are theirs (multitool.local.demo_meetings)
+LINKED: tuple[tuple[str, str], ...] = (
+    ("ticket + mail naming it", "File a WEB bug for the login crash and email Priya about it"),
+    ("meeting + mail of its time", "set up a sync with Priya on Thursday and email her the details"),
+)
 FOLLOW_UP = "Thanks, that's all"
 NOW = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
 CHARS_PER_TOKEN = 4
@@ -268,6 +281,68 @@ def measure() -> dict[str, dict[str, list[Turns]]]:
     return figures
 
 
+@dataclass(frozen=True)
+class Linked:
+    """One linked request: in one response (cards, the links among them) and approved inside the loop."""
+
+    one_call_calls: int
+    one_call_tokens: int
+    links: int
+    """Links the turn's cards carry (a mail naming the ticket's key and link: 2)."""
+    loop_calls: int
+    loop_tokens: int
+    approvals: int
+
+
+def _one_response(text: str) -> tuple[int, int, int]:
+    """The Converse loop as deployed: every card, and the links between them, from one model call."""
+    from multitool.chat.service import ChatRequest, ChatService
+    from multitool.local.memory import MemorySessionStore
+
+    runtime, count = _runtimes(direct_answers=True)["converse"]()
+    chat = ChatService(runtime, MemorySessionStore(), default_timezone="Europe/Berlin", clock=lambda: NOW)
+    reply = chat.reply("alex-muller", ChatRequest(message=text))
+    links = sum(len(action.get("links") or ()) for action in reply.to_wire().get("clientActions") or ())
+    return count.calls, count.tokens, links
+
+
+def _approve_in_the_loop(text: str) -> tuple[int, int, int]:
+    """One tool call per model call, approved before the next: (model calls, input tokens, approvals)."""
+    from multitool.local.embedded import load_seed
+    from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+    from multitool.runtimes.prompts import system_prompt
+    from multitool.toolkit.model_specs import tool_specs
+    from multitool.tools import REGISTRY, ToolContext, ToolPorts, run_calls
+
+    model, count = _counting_model(PromptCache())
+    ports = ToolPorts(MemoryDirectory(list(load_seed().people)), MemoryCalendar(), MemoryDraftStore())
+    ctx = ToolContext(owner="alex-muller", session_id="loop", now=NOW, timezone="Europe/Berlin")
+    request = {
+        "modelId": "offline",
+        "system": [{"text": system_prompt(timezone="Europe/Berlin", now=NOW)}],
+        "toolConfig": {"tools": tool_specs(REGISTRY.values())},
+    }
+    messages: list[dict[str, Any]] = [{"role": "user", "content": [{"text": text}]}]
+    first = model.converse(**request, messages=list(messages))
+    planned = [b["toolUse"] for b in first["output"]["message"]["content"] if "toolUse" in b]
+    for step, use in enumerate(planned):
+        if step:  # the model is asked again for the next step, reading every result so far
+            model.converse(**request, messages=list(messages))
+        # One call of the step; a framework interrupts here until the user approves it.
+        arguments = {k: v for k, v in use["input"].items() if k != "label"}
+        [outcome] = run_calls([(use["name"], arguments)], ctx, ports)
+        messages.append({"role": "assistant", "content": [{"toolUse": {**use, "input": arguments}}]})
+        result = {"toolUseId": use["toolUseId"], "content": [{"json": outcome.body}], "status": "success"}
+        messages.append({"role": "user", "content": [{"toolResult": result}]})
+    model.converse(**request, messages=list(messages))  # the answer, after the last approval
+    return count.calls, count.tokens, len(planned)
+
+
+def measure_linked() -> list[Linked]:
+    """Each linked request, both ways, in the same run."""
+    return [Linked(*_one_response(text), *_approve_in_the_loop(text)) for _, text in LINKED]
+
+
 def _mean(values: list[int]) -> float:
     return sum(values) / len(values)
 
@@ -282,6 +357,7 @@ def run() -> None:
     logger.setLevel("WARNING")  # a turn logs a line; 48 turns would bury the table
     try:
         figures = measure()
+        linked = measure_linked()
     finally:
         logger.setLevel(level)
     print(f"{len(REQUESTS)} combined requests, each a first turn then '{FOLLOW_UP}' in the same session")
@@ -319,6 +395,19 @@ def run() -> None:
             uncached, read = _mean([u.uncached for u in usages]), _mean([u.cache_read for u in usages])
             written, price = _mean([u.cache_write for u in usages]), sum(u.cost for u in usages) / len(usages)
             print(f"{label:24} {name:9} {uncached:>9.0f} {read:>7.0f} {written:>7.0f} {price:>7.0f}")
+    print()
+    print("linked turns (a card's text names what another card of the turn produces once confirmed):")
+    print("one response with links vs. approving each tool inside the loop before the next model call")
+    one, loop = (
+        f"{'links':>5} {'calls':>5} {'tokens':>7}",
+        f"{'loop approvals':>14} {'calls':>5} {'tokens':>7}",
+    )
+    print(f"{'request':28} {one} {loop}")
+    for (label, _text), row in zip(LINKED, linked, strict=True):
+        print(
+            f"{label:28} {row.links:>5} {row.one_call_calls:>5} {row.one_call_tokens:>7} "
+            f"{row.approvals:>14} {row.loop_calls:>5} {row.loop_tokens:>7}"
+        )
     example = figures["converse"]["after"][0].message
     print(f"\nanswer composed for '{REQUESTS[0][1]}':\n  {example}")
 

@@ -1,6 +1,7 @@
 // The conversation: sending a message, following its turn to the end, and reading a session back.
 import { api, errorMessage } from "./api.js";
-import { goneCard, renderCardOrNotice } from "./cards/card.js";
+import { renderCardOrNotice } from "./cards/card.js";
+import { goneCard } from "./cards/notices.js";
 import { connectTurnCard } from "./cards/connect.js";
 import { $, h, showAlert } from "./dom.js";
 import { rememberTurn, rememberedSession, rememberedTurn, setSession } from "./session.js";

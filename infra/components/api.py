@@ -279,6 +279,10 @@ class ChatApi(Construct):
             self.http_api.add_routes(
                 path=f"/actions/{{id}}/{verb}", methods=[apigwv2.HttpMethod.POST], integration=actions
             )
+        # Several cards at once, in dependency order (multitool.review.links).
+        self.http_api.add_routes(
+            path="/actions/confirm-all", methods=[apigwv2.HttpMethod.POST], integration=actions
+        )
         # A user's own accounts (multitool.review.accounts): 404 not_found on a stack without identity=...
         self.http_api.add_routes(path="/connections", methods=[apigwv2.HttpMethod.GET], integration=actions)
         for path in ("/connections/complete", "/connections/{provider}/disconnect"):

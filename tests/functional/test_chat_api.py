@@ -79,6 +79,23 @@ def test_jira_and_email_about_it_with_an_ambiguous_name(env) -> None:
     ]
 
 
+@pytest.mark.parametrize("runtime", ["offline", "offline-converse"], ids=["harness", "converse"])
+def test_a_linked_turn_carries_the_mails_links_to_the_ticket_through_either_runtime(
+    monkeypatch, runtime
+) -> None:
+    with offline_chat_env(monkeypatch, PEOPLE, runtime):
+        body = json_body(call({"message": "File a WEB bug for the login crash and email Kinshuok about it"}))
+
+    ticket, email = body["clientActions"]
+    assert "{{ticket.key}}" in email["body"]
+    assert {(link["placeholder"], link["waitsFor"]) for link in email["links"]} == {
+        ("{{ticket.key}}", ticket["id"]),
+        ("{{ticket.url}}", ticket["id"]),
+    }
+    assert {link["preview"] for link in email["links"]} == {"WEB-?", "(link to WEB-?)"}
+    assert ticket["links"] == []
+
+
 def test_a_message_without_actions_answers_with_message_and_session_only(env) -> None:
     body = json_body(call({"message": "What can you do?"}))
 

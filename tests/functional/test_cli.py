@@ -409,3 +409,33 @@ def test_a_meeting_moved_from_the_cli_then_a_stale_card_for_it_is_item_changed(r
     assert stale.returncode == 1
     assert "item_changed" in stale.stderr
     assert "changed since the card was made" in stale.stderr
+def test_confirm_first_and_confirm_all_run_linked_cards_in_order(running_server: str) -> None:
+    url = ("--url", running_server, "--user", "kinshuok")
+    # Given a turn whose mail names the ticket the other card creates
+    _, turn, _ = cli_json("chat", "File a WEB bug for the login crash and email Priya about it", *url)
+    ticket, email = turn["clientActions"]  # type: ignore[index]
+    assert email["links"][0]["waitsFor"] == ticket["id"]
+
+    # The mail alone waits for the ticket (409 waits_for); with --first, the ticket is created first
+    code, body, stderr = cli_json("confirm", email["id"], *url)
+    assert code == 1
+    assert "waits_for" in stderr
+    assert body["error"]["waitsFor"] == [ticket["id"]]  # type: ignore[index]
+    code, sent, _ = cli_json("confirm", email["id"], "--first", *url)
+    assert code == 0
+    key = cli_json("get", ticket["id"], *url)[1]["result"]["issueKey"]  # type: ignore[index]
+    assert f"I filed {key} (bug)" in sent["edits"]["body"]  # type: ignore[index]
+    assert "{{" not in sent["edits"]["body"]  # type: ignore[index]
+
+    # --all on another turn: every card in dependency order, each outcome printed; a retry does nothing twice
+    _, turn, _ = cli_json("chat", "File a WEB bug for the signup crash and email Priya about it", *url)
+    ids = [card["id"] for card in turn["clientActions"]]  # type: ignore[index]
+    code, answer, _ = cli_json("confirm", "--all", *reversed(ids), *url)
+    assert code == 0
+    assert [o["outcome"] for o in answer["outcomes"]] == ["created", "sent"]  # type: ignore[index]
+    again = cli_json("confirm", "--all", *ids, *url)[1]
+    assert [o["action"]["result"] for o in again["outcomes"]] == [  # type: ignore[index]
+        o["action"]["result"]
+        for o in answer["outcomes"]  # type: ignore[index]
+    ]
+    assert run_cli("confirm", *ids, *url).returncode == 2  # several ids need --all

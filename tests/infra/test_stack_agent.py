@@ -430,6 +430,7 @@ def test_every_route_requires_the_cognito_jwt(agent_stack: Synthesized) -> None:
         "GET /actions/{id}",
         "POST /actions/{id}/confirm",
         "POST /actions/{id}/discard",
+        "POST /actions/confirm-all",
         "GET /connections",
         "POST /connections/complete",
         "POST /connections/{provider}/disconnect",

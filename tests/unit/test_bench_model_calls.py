@@ -71,3 +71,15 @@ def test_the_stand_in_cache_hits_only_on_the_same_bytes_and_from_the_minimum() -
     assert 0 < changed["cacheReadInputTokens"] < written["cacheWriteInputTokens"]
     assert changed["cacheWriteInputTokens"] > 0
     assert (short["cacheReadInputTokens"], short["cacheWriteInputTokens"]) == (0, 0)
+
+
+def test_a_linked_turn_is_one_model_call_where_approving_inside_the_loop_takes_one_per_approval() -> None:
+    rows = bench.measure_linked()
+
+    assert len(rows) == len(bench.LINKED)
+    for row in rows:
+        assert row.links >= 1  # the mail's card waits for the other card
+        assert row.one_call_calls == 1
+        assert row.approvals == 2
+        assert row.loop_calls == row.approvals + 1  # a call per approval, and one for the answer
+        assert row.loop_tokens > 2 * row.one_call_tokens

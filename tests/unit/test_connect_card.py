@@ -39,6 +39,7 @@ def test_the_link_becomes_a_card_a_turn_carries_like_any_other() -> None:
         "authorizationUrl": URL,
         "notes": [],
         "revises": None,
+        "links": [],
     }
     assert caption(card) == "Connect your Microsoft 365 account to go on: nothing was sent."
     assert client_action_adapter().validate_python(card.to_wire()) == card

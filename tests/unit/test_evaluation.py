@@ -495,3 +495,30 @@ def test_a_clock_that_is_not_one_is_refused(spec: str, problem: str) -> None:
 
     with pytest.raises(ValueError, match=problem):
         run_clock(spec)
+
+
+LINKED = (
+    '{"id": "linked", "user": "jordan", "message": "File a WEB bug and email Kinshuok about it", '
+    '"expect": {"cards": [{"type": "show_jira_ticket_draft", "project": "WEB"}, '
+    '{"type": "show_new_email_draft", "to": ["kinshuok"], "linksTo": ["show_jira_ticket_draft"]}]}}'
+)
+
+
+def test_a_mail_that_must_name_the_ticket_scores_its_link_to_the_ticket_card(tmp_path: Path) -> None:
+    case = case_of(LINKED, tmp_path)
+    linked = {**email(KINSHUOK), "links": [{"waitsFor": "d_ticket", "placeholder": "{{ticket.key}}"}]}
+    elsewhere = {**email(KINSHUOK), "links": [{"waitsFor": "d_of_another_turn"}]}
+
+    assert score_cards(case.expect, [ticket(), linked], zone=ZONE, today=TUESDAY).exact
+    for card in (email(KINSHUOK), elsewhere):  # no link, or a link to no card of this turn
+        score = score_cards(case.expect, [ticket(), card], zone=ZONE, today=TUESDAY)
+        assert not score.exact
+        assert score.silently_wrong
+        [mail] = [c for c in score.checks if c.type == "show_new_email_draft"]
+        assert mail.wrong == ("linksTo",)
+        assert mail.seen == {"linksTo": []}
+
+
+def test_links_to_must_list_card_types(tmp_path: Path) -> None:
+    with pytest.raises(DatasetError, match="linksTo must be a list of the card types"):
+        case_of(LINKED.replace('["show_jira_ticket_draft"]}]', '["ticket"]}]'), tmp_path)

@@ -64,7 +64,7 @@ class _NoteArgs(BaseModel):
 
 def test_a_tool_the_file_does_not_name_has_its_schema_generated() -> None:
     # Given the email tool's name with another model, and a tool of a name the file does not hold
-    renamed_model = msgspec.structs.replace(EMAIL, args_model=_NoteArgs)
+    renamed_model = msgspec.structs.replace(EMAIL, args_model=_NoteArgs, takes_links=())
     new_name = msgspec.structs.replace(EMAIL, name="create_note")
 
     specs = model_specs.tool_specs([renamed_model, new_name])

@@ -57,6 +57,29 @@ def test_jira_bug_then_email_about_it_refers_to_the_ticket() -> None:
     assert email["to"] == ["Priya"]
     assert email["subject"] == "Login crash"
     assert "Login crash" in email["body"]
+    # The mail names the ticket the other card creates, as a model does (multitool.toolkit.links).
+    assert ticket["label"] == "ticket"
+    assert "{{ticket.key}}" in email["body"]
+    assert "{{ticket.url}}" in email["body"]
+
+
+def test_a_meeting_then_email_her_the_details_names_the_booked_time() -> None:
+    uses = tool_uses(ask(OfflineModel(), "set up a sync with Priya on Thursday and email her the details"))
+
+    assert [u["name"] for u in uses] == ["propose_meeting", "create_email_draft"]
+    meeting, email = uses[0]["input"], uses[1]["input"]
+    assert meeting["label"] == "sync"
+    assert email["to"] == ["Priya"]
+    assert "{{sync.when}}" in email["body"]
+
+
+def test_requests_that_name_no_other_card_carry_no_label_or_placeholder() -> None:
+    uses = tool_uses(
+        ask(OfflineModel(), "Email Kinshuok about the doc and schedule a sync with Priya on Thursday")
+    )
+
+    assert all("label" not in u["input"] for u in uses)
+    assert all("{{" not in str(u["input"]) for u in uses)
 
 
 def test_one_meeting_with_two_attendees_duration_and_relative_day() -> None:

@@ -9,6 +9,7 @@ from multitool.runtimes.prompts import (
     AGENT_INSTRUCTION,
     CONTRACT,
     EVERY_TOOL,
+    LINKS,
     NO_JSON,
     RAW_NAMES,
     REVISE,
@@ -22,7 +23,10 @@ NOW = datetime(2026, 12, 1, 9, 30, tzinfo=UTC)
 
 
 def test_the_contract_has_the_rules_of_the_design_and_how_to_revise() -> None:
-    assert CONTRACT == (EVERY_TOOL, RAW_NAMES, NO_JSON, REVISE)
+    assert CONTRACT == (EVERY_TOOL, RAW_NAMES, NO_JSON, REVISE, LINKS)
+    assert "give the producing call a label" in LINKS
+    assert "{{label.value}}" in LINKS
+    assert "still make every call in the same response" in LINKS
     assert "revises set to that card's draftId" in REVISE
     assert "every applicable tool in the same turn" in EVERY_TOOL
     assert "exactly as the user wrote them" in RAW_NAMES

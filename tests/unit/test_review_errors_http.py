@@ -38,6 +38,7 @@ from multitool.review.errors import (
     Superseded,
 )
 from multitool.review.limits import ApprovalRequired, QuotaExceeded, RecipientNotAllowed
+from multitool.review.links import LinkDropped, PrerequisiteRefused, WaitsFor
 from multitool.review.reviewer import DraftView
 from multitool.toolkit import errors as toolkit_errors
 from multitool.toolkit.errors import InvalidEdits, NotConfigured, ReviewError
@@ -105,6 +106,24 @@ CASES: list[tuple[Exception, int, dict[str, Any], dict[str, str]]] = [
         ItemChangedSince("Changed.", draft=DRAFT),
         409,
         {**err("item_changed", "Changed."), "action": ACTION},
+        {},
+    ),
+    (
+        WaitsFor("Confirm the ticket first.", draft=DRAFT, waits_for=["d_ticket"]),
+        409,
+        {**err("waits_for", "Confirm the ticket first.", waitsFor=["d_ticket"]), "action": ACTION},
+        {},
+    ),
+    (
+        PrerequisiteRefused("Choose a slot first.", draft=DRAFT, waits_for=["d_meeting"]),
+        409,
+        {**err("prerequisite_refused", "Choose a slot first.", waitsFor=["d_meeting"]), "action": ACTION},
+        {},
+    ),
+    (
+        LinkDropped("The ticket was discarded.", draft=DRAFT),
+        409,
+        {**err("link_dropped", "The ticket was discarded."), "action": ACTION},
         {},
     ),
     (

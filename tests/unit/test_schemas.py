@@ -140,16 +140,15 @@ def test_document_describes_exactly_the_registered_tools(group: str) -> None:
 
 def test_request_bodies_are_the_camel_case_argument_models() -> None:
     email = generate("email_draft")["components"]["schemas"]["EmailDraftArgs"]
-    assert set(email["properties"]) == {"to", "cc", "subject", "body", "revises"}
+    assert set(email["properties"]) == {"to", "cc", "subject", "body", "revises", "label"}
     assert "revises" not in email["required"]
     assert email["properties"]["to"]["maxItems"] == 20
     assert email["properties"]["subject"]["maxLength"] == 200
     meeting = generate("meeting_scheduler")["components"]["schemas"]["MeetingArgs"]
     assert meeting["properties"]["durationMinutes"]["default"] == 30
     jira = generate("jira_draft")["components"]["schemas"]["JiraTicketArgs"]
-    assert {"project", "issueType", "summary", "description", "priority", "assignee", "revises"} == set(
-        jira["properties"]
-    )
+    expected = {"project", "issueType", "summary", "description", "priority", "assignee", "revises", "label"}
+    assert expected == set(jira["properties"])
 
 
 def test_documents_are_stable_json() -> None:

@@ -32,6 +32,7 @@ from multitool.toolkit.errors import (
 from multitool.tools import AskedTooOften, TooManyCalls
 from multitool.tools.apps import action_group_app, handle
 from multitool.tools.environment import ToolEnvironment
+from multitool.tools.linking import BadLink
 from multitool.tools.revisions import CannotRevise
 
 from tests.support.error_sweeps import err
@@ -72,6 +73,11 @@ CASES: list[tuple[ToolError, int, dict[str, Any]]] = [
         err("invalid_input", "to[0]: not an address.", field="to[0]"),
     ),
     (InvalidInput("subject: required."), 400, err("invalid_input", "subject: required.")),
+    (
+        BadLink("{{tikcet.key}} names no call of this turn.", field="body"),
+        400,
+        err("invalid_link", "{{tikcet.key}} names no call of this turn.", field="body"),
+    ),
     (
         UnknownTool("No such tool.", field="apiPath"),
         404,

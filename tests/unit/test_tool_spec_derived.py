@@ -132,6 +132,7 @@ def test_the_derived_card_has_the_payloads_own_fields_and_its_action_as_type() -
         "tags": ["home"],
         "notes": [],
         "revises": None,
+        "links": [],
     }
     schema = card_model.model_json_schema(mode="serialization")
     assert schema["properties"]["title"]["maxLength"] == 80

@@ -1,13 +1,15 @@
 // One card per client action: its fields (from the card type's module), Confirm and Discard, and the
 // action's own state (GET /actions/{id}) deciding what the card offers.
-import { api, errorMessage, fieldErrors } from "../api.js";
+import { api, errorMessage } from "../api.js";
 import { clearErrors, h, nextId } from "../dom.js";
 import { refreshOutbox } from "../outbox.js";
-import { connectLink, renderConnectCard } from "./connect.js";
+import { renderConnectCard } from "./connect.js";
 import { email } from "./email.js";
 import { invitationAnswer, meetingCancel, meetingMove } from "./existing.js";
 import { genericCard, typeTitle } from "./generic.js";
 import { jira } from "./jira.js";
+import { confirmFirstButton, linksPanel, updateConfirmAll } from "./links.js";
+import { showApiError } from "./notices.js";
 import { meeting } from "./meeting.js";
 
 /**
@@ -68,6 +70,11 @@ function renderCard(card, caption, known = null, waiting = null) {
   const discard = h("button", { type: "button", class: "btn btn-secondary", text: "Discard" });
   const actions = h("div", { class: "card-actions" }, confirm, discard);
   const form = h("form", { class: "card-form", novalidate: true }, built.fields, cardError, actions);
+  // What the turn's other cards read of this one: its card and its fields as they would be confirmed.
+  const live = /** @type {any} */ (article);
+  live.cardData = card;
+  live.readCard = () => built.read();
+  const links = linksPanel(article, card, form);
   article.append(...[
     h("header", { class: "card-head" },
       h("span", { class: "card-icon", "aria-hidden": "true", text: kind.icon }),
@@ -78,14 +85,21 @@ function renderCard(card, caption, known = null, waiting = null) {
     Array.isArray(card.notes) && card.notes.length
       ? h("ul", { class: "notes" }, card.notes.map((note) => h("li", { text: String(note) })))
       : null,
+    links,
     form,
   ].filter((node) => node !== null));
+  // The turn's "Confirm all" counts this card's state, and a card waiting for this one redraws.
+  const stateChanged = () => {
+    article.dispatchEvent(new CustomEvent("card:state", { bubbles: true }));
+    setTimeout(() => updateConfirmAll(/** @type {HTMLElement} */ (article.parentElement)), 0);
+  };
 
   const lock = (label, cls) => {
     article.classList.add(cls);
     article.dataset.state = cls;
     for (const control of form.querySelectorAll("input, select, textarea, button")) /** @type {HTMLInputElement} */ (control).disabled = true;
     status.replaceChildren(label);
+    stateChanged();
   };
   const fail = (message, fromFields = false) => {
     cardError.textContent = message;
@@ -126,10 +140,38 @@ function renderCard(card, caption, known = null, waiting = null) {
       return;
     }
     status.textContent = "";
-    if (!settleFromConflict(result) && !settleGone(result)) {
+    if (!settleFromConflict(result) && !settleGone(result) && !redrawn(result.data)) {
       confirm.disabled = discard.disabled = false;
       showApiError(article, result, fail);
+      const waitsFor = result.status === 409 && result.data && result.data.error;
+      const first = waitsFor && waitsFor.code === "waits_for" ? confirmFirstButton(waitsFor, card.id, (kind.confirmLabel || "confirm").replace(/^Confirm( and)? ?/, "") || "confirm") : null;
+      if (first) cardError.append(" ", first);
     }
+  });
+  // The card it waited for was discarded or failed: the server removed the placeholder (link_dropped),
+  // and the card is drawn again as it now is, with the server's words.
+  function redrawn(data) {
+    const error = data && data.error;
+    const view = data && data.action;
+    if (!error || error.code !== "link_dropped" || !view || !view.card) return false;
+    const fresh = renderCard(view.card, caption, view);
+    article.replaceWith(fresh);
+    const words = /** @type {HTMLElement} */ (fresh.querySelector(".card-error"));
+    words.textContent = error.message;
+    words.hidden = false;
+    return true;
+  }
+  // What "Confirm all" (or "confirm … first") did to this card.
+  article.addEventListener("card:outcome", (event) => {
+    const outcome = /** @type {CustomEvent<any>} */ (event).detail;
+    const view = outcome.action;
+    if (view && showSettled(view)) {
+      // Done now: what it said before (it waited for another card) no longer holds.
+      if (view.status === "done") cardError.hidden = true;
+      return;
+    }
+    if (outcome.code === "link_dropped" && redrawn({ error: { code: outcome.code, message: outcome.message }, action: view })) return;
+    if (outcome.message) fail(outcome.message);
   });
   discard.addEventListener("click", async () => {
     clearErrors(article);
@@ -205,6 +247,7 @@ function renderCard(card, caption, known = null, waiting = null) {
     article.dataset.state = view && view.status === "failed" ? "is-failed" : "is-proposed";
     if (view && view.status === "failed") fail(view.error ? `Not done yet: ${view.error}` : "Not done yet: confirm to try again.");
     confirm.disabled = discard.disabled = false;
+    stateChanged();
   }
   showCurrentState();
   if (card.revises) {
@@ -212,27 +255,6 @@ function renderCard(card, caption, known = null, waiting = null) {
     if (earlier) earlier.dispatchEvent(new CustomEvent("card:replaced", { detail: { by: card.id } }));
   }
   return article;
-}
-
-function showApiError(article, result, fail) {
-  const errors = result.status === 422 || result.status === 400 ? fieldErrors(result.data) : [];
-  let placed = false;
-  for (const { field: name, message } of errors) {
-    const match = /^(\w+)(?:\[(\d+)\])?/.exec(name) || [];
-    const container = match[1] ? article.querySelector(`[data-field="${CSS.escape(match[1])}"]`) : null;
-    if (!container) continue;
-    const row = match[2] !== undefined ? container.querySelectorAll(".person")[Number(match[2])] : null;
-    const error = (row && row.querySelector(".field-error")) || container.querySelector(":scope > .field-error");
-    if (error) {
-      error.textContent = message;
-      error.hidden = false;
-      placed = true;
-    }
-  }
-  fail(placed ? "Please fix the highlighted fields." : errorMessage(result));
-  // The user's own account is not connected: the confirm waits, the card offers the consent.
-  const link = result.data && result.data.error && result.data.error.code === "account_not_connected" ? connectLink(result.data.error) : null;
-  if (link) article.querySelector(".card-error").append(" ", link);
 }
 
 // A card whose data the page cannot draw (an unknown time zone, a malformed time) says so in its place,
@@ -255,24 +277,4 @@ export function renderCardOrNotice(action, caption, view = null, waiting = null)
       caption ? h("p", { class: "caption", text: caption }) : null,
       h("p", { class: "card-error", role: "alert", text: `This card could not be shown (${error instanceof Error ? error.message : error}). Nothing was sent: ask again to get a new one.` }));
   }
-}
-
-// A card whose draft the API no longer has (expired, or a local server that started again without its
-// data): it says so, and offers nothing to confirm.
-/**
- * @param {{id: string, caption?: string}} entry
- * @param {import("../api.js").ApiResult} result
- * @returns {HTMLElement}
- */
-export function goneCard(entry, result) {
-  const titleId = nextId("card-title");
-  const why = result.status === 404
-    ? "This draft is no longer available: it expired, or the server no longer has it. Nothing was sent, booked or created; ask again to get a new one."
-    : `This card could not be read again: ${errorMessage(result)}`;
-  return h("article", { class: "card is-gone", "data-card-id": entry.id, "data-state": "is-gone", "aria-labelledby": titleId },
-    h("header", { class: "card-head" },
-      h("h3", { id: titleId, class: "card-title", text: "Draft" }),
-      h("p", { class: "card-status", text: result.status === 404 ? "No longer available" : "Not shown" })),
-    entry.caption ? h("p", { class: "caption", text: entry.caption }) : null,
-    h("p", { class: "card-error", role: "alert", text: why }));
 }

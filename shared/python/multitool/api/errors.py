@@ -36,6 +36,9 @@ class ErrorDetail(WireModel):
     authorization_url: str | SkipJsonSchema[None] = Field(
         default=None, description="account_not_connected: where the user connects the account"
     )
+    waits_for: list[str] | SkipJsonSchema[None] = Field(
+        default=None, description="waits_for: the cards this one waits for (confirm them first)"
+    )
 
 
 class ApiError(WireModel):

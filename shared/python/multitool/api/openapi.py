@@ -33,7 +33,12 @@ from pydantic.json_schema import models_json_schema
 
 import multitool
 from multitool.api.chat_app import IDEMPOTENCY_HEADER, MAX_CURSOR, PREFER_HEADER, chat_app
-from multitool.api.review_app import review_app
+from multitool.api.review_app import (
+    PREREQUISITES_FIRST,
+    PREREQUISITES_PARAMETER,
+    ConfirmAllRequest,
+    review_app,
+)
 from multitool.chat.service import ChatRequest
 from multitool.tools import REGISTRY
 
@@ -83,6 +88,16 @@ CURSOR_PARAMETER: dict[str, Any] = {
     "description": "The position to read events from: 0 (the default) or the previous answer's next",
     "schema": {"type": "integer", "minimum": 0, "maximum": MAX_CURSOR, "default": 0},
 }
+PREREQUISITES: dict[str, Any] = {
+    "name": PREREQUISITES_PARAMETER,
+    "in": "query",
+    "required": False,
+    "description": (
+        f"{PREREQUISITES_FIRST}: confirm first every card this one waits for (its links), as proposed; "
+        "without it, a card that waits for another answers 409 waits_for naming it"
+    ),
+    "schema": {"type": "string", "enum": [PREREQUISITES_FIRST]},
+}
 TURN_EVENTS = {"card": "CardEvent", "text": "TextEvent", "done": "DoneEvent", "failed": "FailedEvent"}
 
 
@@ -125,12 +140,16 @@ def _models() -> tuple[dict[str, Any], dict[str, Any]]:
     refs, schema = models_json_schema(
         [
             (ChatRequest, "validation"),
+            (ConfirmAllRequest, "validation"),
             *((m, "validation") for m in edits),
             *((c, "serialization") for c in cards),
         ],
         ref_template=REF,
     )
-    names: dict[str, Any] = {"chat": refs[(ChatRequest, "validation")]}
+    names: dict[str, Any] = {
+        "chat": refs[(ChatRequest, "validation")],
+        "confirm_all": refs[(ConfirmAllRequest, "validation")],
+    }
     names["edits"] = [refs[(m, "validation")] for m in edits]
     card_refs = [refs[(c, "serialization")] for c in cards]
     components: dict[str, Any] = dict(schema.get("$defs", {}))
@@ -196,6 +215,11 @@ def generate() -> dict[str, Any]:
         "required": False,
         "description": "The fields the user changed, of the action's tool (an empty body or {} changes none)",
         "content": {"application/json": {"schema": {"anyOf": refs["edits"]}}},
+    }
+    confirm["parameters"] = [*confirm.get("parameters", []), PREREQUISITES]
+    paths["/actions/confirm-all"]["post"]["requestBody"] = {
+        "required": True,
+        "content": {"application/json": {"schema": refs["confirm_all"]}},
     }
     view = components["DraftView"]["properties"]
     view["card"] = {

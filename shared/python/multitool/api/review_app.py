@@ -1,4 +1,5 @@
-"""The review API: ``GET /actions/{id}``, ``POST /actions/{id}/confirm``, ``POST /actions/{id}/discard``.
+"""The review API: ``GET /actions/{id}``, ``POST /actions/{id}/confirm``, ``POST /actions/{id}/discard``,
+``POST /actions/confirm-all`` (several cards in dependency order, :mod:`multitool.review.links`).
 
 A Powertools ``APIGatewayHttpResolver`` (HTTP API, payload format 2.0) over
 :class:`multitool.review.Reviewer`. The caller is the JWT authorizer's ``sub``
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
-from pydantic import Field
+from pydantic import Field, ValidationError
 from pydantic.json_schema import SkipJsonSchema
 
 from multitool.api import bearer_token, groups_claim, verified_email
@@ -38,7 +39,12 @@ from multitool.review.accounts import (
     aws_accounts,
 )
 from multitool.review.limits import RecipientPolicy
-from multitool.review.reviewer import DraftView, Reviewer
+from multitool.review.links import ConfirmAllView
+from multitool.review.reviewer import Reviewer
+from multitool.review.views import DraftView
+from multitool.toolkit.context import MAX_CALLS_PER_BATCH
+from multitool.validation import problems
+from multitool.wire import WireModel
 
 if TYPE_CHECKING:
     import urllib3
@@ -53,6 +59,27 @@ if TYPE_CHECKING:
 ReviewerProvider = Callable[[], Reviewer]
 LimiterProvider = Callable[[], RateLimiter | None]
 AccountsProvider = Callable[[], Accounts | None]
+
+
+PREREQUISITES_PARAMETER = "prerequisites"
+PREREQUISITES_FIRST = "first"
+"""``POST /actions/{id}/confirm?prerequisites=first``: confirm the cards it waits for first."""
+
+MAX_CONFIRM_ALL = 4 * MAX_CALLS_PER_BATCH
+"""How many cards one confirm-all names at most: a few turns' worth."""
+
+
+class ConfirmAllRequest(WireModel):
+    """``POST /actions/confirm-all``'s body."""
+
+    ids: list[str] = Field(
+        min_length=1,
+        max_length=MAX_CONFIRM_ALL,
+        description="The cards to confirm (a turn's open cards), any order: they run in dependency order",
+    )
+    edits: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="Per card id, the fields the user changed (as for one confirm)"
+    )
 
 
 class Unauthenticated(ReviewError):
@@ -307,7 +334,12 @@ def review_app(
                     "The account waits for an administrator's approval (approval_required), or the "
                     "user's own Microsoft 365 or Google account is not connected (account_not_connected)"
                 ),
-                409: "The action is in progress, done with other content, discarded, or the slot was taken",
+                409: (
+                    "The action is in progress, done with other content, discarded, or the slot was "
+                    "taken; it waits for another card not confirmed yet (waits_for, naming it in "
+                    "waitsFor); or the card it waited for was discarded or failed, and its placeholder "
+                    "was removed (link_dropped: review the card and confirm again)"
+                ),
                 422: (
                     "An edit is invalid, a name is still unsettled, or an address is not one this "
                     "deployment mails (recipient_not_allowed); error.field names it (to[0], slot)"
@@ -326,7 +358,41 @@ def review_app(
         bucket = limiter()
         if bucket is not None:
             bucket.take(who.user_id, "confirm")
+        first = app.current_event.get_query_string_value(PREREQUISITES_PARAMETER)
+        if first not in (None, "", PREREQUISITES_FIRST):
+            raise BadRequest(f"{PREREQUISITES_PARAMETER}: must be '{PREREQUISITES_FIRST}' or absent.")
+        if first == PREREQUISITES_FIRST:
+            return DraftView.of(reviewer().confirm_in_order(who, id, json_object())).to_wire()
         return DraftView.of(reviewer().confirm(who, id, json_object())).to_wire()
+
+    @app.post(
+        "/actions/confirm-all",
+        operation_id="confirmAllActions",
+        summary="Confirm several actions (a turn's cards) in dependency order, each once",
+        description=(
+            "Each card named in ids is confirmed with its edits (edits.<id>), a card after every card "
+            "of the set it waits for (links). The answer says what happened to each: sent, booked or "
+            "created, discarded, replaced, refused (with its error's code and message) or held (it waits "
+            "for a card that was refused or needs a choice). A retry confirms nothing twice."
+        ),
+        responses=openapi_responses(
+            ConfirmAllView,
+            "Each card's outcome, in the order they were confirmed",
+            {400: "The body is not {ids, edits?}", 429: "This user confirms faster than the rate allows"},
+            error_model=ReviewApiError,
+            retry_after={429: True},
+        ),
+    )
+    def confirm_all_actions() -> dict[str, Any]:
+        who = caller()
+        try:
+            request = ConfirmAllRequest.model_validate(json_object())
+        except ValidationError as error:
+            raise BadRequest(f"body: {problems(error) or 'must be {ids, edits}'}") from None
+        bucket = limiter()
+        if bucket is not None:
+            bucket.take(who.user_id, "confirm")
+        return reviewer().confirm_all(who, request.ids, request.edits).to_wire()
 
     @app.post(
         "/actions/<id>/discard",

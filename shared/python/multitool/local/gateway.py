@@ -104,6 +104,7 @@ API_ROUTES: tuple[Route, ...] = (
     Route("GET", "/sessions/{id}", "orchestrator"),
     Route("GET", "/actions/{id}", "review"),
     Route("POST", "/actions/{id}/confirm", "review"),
+    Route("POST", "/actions/confirm-all", "review"),
     Route("POST", "/actions/{id}/discard", "review"),
     Route("GET", "/connections", "review"),
     Route("POST", "/connections/complete", "review"),

@@ -67,7 +67,10 @@ MESSAGE_VERSION = "1.0"
 INSTRUCTIONS = (
     "multitool drafts an email, a meeting proposal or a Jira ticket for the signed-in user to review. "
     "Nothing is sent, booked or created here: each result is a draft with a draftId the user confirms "
-    "in multitool."
+    "in multitool. To name in one call what an earlier draft will produce once confirmed (a ticket's "
+    "key or link, a meeting's time), write {{<its draftId>.key}} (the values each tool produces are in "
+    "its description); the result's links say which draft it waits for, and the user confirms that "
+    "one first (or both in order: multitool confirm --all)."
 )
 
 

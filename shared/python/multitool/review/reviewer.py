@@ -46,15 +46,14 @@ resolve must be settled by them first (``InvalidEdits`` naming the field, e.g.
 the draft's.
 """
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
-from pydantic import Field, ValidationError
+from pydantic import ValidationError
 
 # A module, not its names: client_actions reads the registry, whose tools import this package.
-from multitool.cards import client_actions
 from multitool.drafts import (
     MAX_DRAFT_ID_CHARS,
     Draft,
@@ -74,6 +73,7 @@ from multitool.ports.mail import Mailer, MailError, MailOutcomeUnknown
 from multitool.ports.quota import QuotaRefused, RecipientQuota, Spend
 from multitool.ports.suites import Suite
 from multitool.ports.tokens import AccountNotConnected, ProviderError, ProviderOutcomeUnknown
+from multitool.review import links
 from multitool.review.errors import (
     ActionInProgress,
     AlreadyDiscarded,
@@ -87,6 +87,7 @@ from multitool.review.errors import (
     Superseded,
 )
 from multitool.review.limits import ApprovalRequired, QuotaExceeded, quota_day, until_next_day
+from multitool.review.views import DraftView as DraftView  # where it was read before it had a module
 from multitool.toolkit.confirm import (
     ActionReview,
     Backends,
@@ -110,42 +111,6 @@ _MAX_WRITE_ATTEMPTS = 4
 
 
 # -- what a caller sees --------------------------------------------------------
-
-
-class DraftView(WireModel):
-    """``GET /actions/{id}`` and every confirm/discard answer."""
-
-    id: str
-    action: str
-    status: DraftStatus
-    card: dict[str, Any] | None = Field(description="The card as /chat returned it")
-    edits: dict[str, Any] | None = Field(description="The content as last confirmed")
-    result: dict[str, Any] | None = None
-    error: str | None = None
-    retryable: bool = Field(description="A confirm can be sent (again)")
-    superseded_by: str | None = Field(default=None, description="The draft that revised this one")
-    created_at: datetime
-    updated_at: datetime
-
-    @classmethod
-    def of(cls, draft: Draft) -> "DraftView":
-        try:
-            card: dict[str, Any] | None = client_actions.card_from_payload(draft.payload).to_wire()
-        except ValueError:
-            card = None
-        return cls(
-            id=draft.id,
-            action=draft.action,
-            status=draft.status,
-            card=card,
-            edits=draft.edits,
-            result=draft.result,
-            error=draft.error,
-            retryable=draft.status in (DraftStatus.PROPOSED, DraftStatus.FAILED),
-            superseded_by=draft.superseded_by,
-            created_at=draft.created_at,
-            updated_at=draft.updated_at,
-        )
 
 
 def _quota_words(spend: Spend, refused: QuotaRefused, per_day: int, outside_limit: int | None) -> str:
@@ -250,6 +215,8 @@ class Reviewer:
                 addresses=self._directory_addresses(body, caller, draft),
             )
             content = self._content(review, body, ctx)
+            # Placeholders of other cards' values (review.links): filled, or this waits for them.
+            content = links.settle(self, caller, draft, content, settled=draft.status is DraftStatus.DONE)
             edits = content.to_wire()
             if draft.status is DraftStatus.DONE:
                 if canonical_json(draft.edits) == canonical_json(edits):
@@ -277,6 +244,16 @@ class Reviewer:
         raise ActionInProgress(
             "This action is changing; try again shortly.", draft=self.get(caller, draft_id)
         )
+
+    def confirm_in_order(self, caller: Caller, draft_id: str, body: Mapping[str, Any]) -> Draft:
+        """:meth:`confirm`, confirming first every card this one waits for (:mod:`multitool.review.links`)."""
+        return links.confirm_in_order(self, caller, draft_id, body)
+
+    def confirm_all(
+        self, caller: Caller, ids: Sequence[str], edits: Mapping[str, Mapping[str, Any]]
+    ) -> "links.ConfirmAllView":
+        """Confirm several cards in dependency order, each once, and say what happened to each."""
+        return links.confirm_all(self, caller, ids, edits)
 
     def discard(self, caller: Caller, draft_id: str) -> Draft:
         for _ in range(_MAX_WRITE_ATTEMPTS):

@@ -7,7 +7,9 @@ names raw, the backend resolves them; never write tool results as JSON in the
 reply. Times are not raw: the model resolves them into the meeting tool's
 structured values from ``now`` and the user's zone, which every prompt carries.
 A fourth says how to change a card already made: call its tool again with
-every field and ``revises`` set to that card's draft id.
+every field and ``revises`` set to that card's draft id. A fifth says how one call's text names
+what another call of the same turn will produce once confirmed (a ``label`` and
+``{{label.value}}``, :mod:`multitool.toolkit.links`), still in the one response.
 """
 
 from __future__ import annotations
@@ -35,6 +37,14 @@ REVISE = (
     "tool that made it again with every field of the changed card and revises set to that card's "
     "draftId, as the conversation lists it ('[cards: <draftId> <tool>: ...]'): the new card replaces it."
 )
+LINKS = (
+    "When one call's text must name what another call of the same turn will produce once the user "
+    "confirms it (the key or link of the ticket being filed, the time of the meeting being proposed), "
+    "still make every call in the same response: give the producing call a label ('ticket', 'sync') "
+    "and write {{label.value}} where the value belongs ('Filed as {{ticket.key}}: {{ticket.url}}', "
+    "'See you {{sync.when}}'); each tool's description lists the values it produces. Never invent "
+    "a key, link or time that does not exist yet."
+)
 REVIEW = "Nothing is sent, booked or created until the user confirms a card."
 TIMES = (
     "Times are the exception to raw: for a meeting, pass when as the user said it and also times, the "
@@ -45,7 +55,7 @@ TIMES = (
     "When you cannot tell which day or time is meant, ask instead of guessing."
 )
 
-CONTRACT: tuple[str, ...] = (EVERY_TOOL, RAW_NAMES, NO_JSON, REVISE)
+CONTRACT: tuple[str, ...] = (EVERY_TOOL, RAW_NAMES, NO_JSON, REVISE, LINKS)
 """The rules every runtime states."""
 
 AGENT_INSTRUCTION = " ".join(

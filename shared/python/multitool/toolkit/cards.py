@@ -18,6 +18,7 @@ import msgspec
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, create_model
 
 from multitool.people import NameResolution, Resolution
+from multitool.toolkit.links import Link
 from multitool.wire import WireModel
 
 # A card validates from its wire form ({"type", "id"}) and straight from a payload ({"action", "draftId"}).
@@ -43,6 +44,11 @@ class Card(WireModel):
     notes: tuple[str, ...] = Field(default=(), description="What the user has to settle on the card")
     revises: str | None = Field(
         default=None, description="The id of the card this one replaced (a revision asked for in chat)"
+    )
+    links: tuple[Link, ...] = Field(
+        default=(),
+        description="Placeholders of this card's text that wait for another card of its turn "
+        "(multitool.toolkit.links)",
     )
 
 

@@ -9,14 +9,16 @@ cards and the review that read it.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import msgspec
+import msgspec.structs
 from pydantic import BaseModel
 
 from multitool.toolkit.cards import literal_action
 from multitool.toolkit.context import ToolConfig, ToolContext
+from multitool.toolkit.links import LINKS_HELP, Produced
 
 if TYPE_CHECKING:
     from multitool.toolkit.cards import CardSpec
@@ -45,6 +47,10 @@ class ToolSpec(msgspec.Struct, frozen=True):
       the orchestrator, which only propose, never import it (its ports, the review's base). Read it
       through :meth:`action_review`.
     - ``nouns``: ``("an email draft", "email drafts")``, for sentences about its drafts.
+    - ``produces``: the values its card produces once confirmed, by name (``{"key": Produced(...)}``
+      for a ticket), which another call of the same turn may name (:mod:`multitool.toolkit.links`).
+    - ``takes_links``: the arguments whose text may name such a value (``("subject", "body")``).
+      The description the model reads says both (appended here, once).
     """
 
     name: str
@@ -59,6 +65,8 @@ class ToolSpec(msgspec.Struct, frozen=True):
     group_description: str
     nouns: tuple[str, str]
     method: str = "POST"
+    produces: Mapping[str, Produced] = msgspec.field(default_factory=dict)
+    takes_links: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         action = self.action
@@ -67,6 +75,14 @@ class ToolSpec(msgspec.Struct, frozen=True):
             raise TypeError(f"{self.name}: its card's type is '{card_type}', its payload's '{action}'.")
         if isinstance(self.review, str) and not _is_reference(self.review):
             raise TypeError(f"{self.name}: its review '{self.review}' is not 'package.module:NAME'.")
+        for name in self.takes_links:
+            if name not in self.args_model.model_fields:
+                raise TypeError(f"{self.name}: takes_links names '{name}', which is no argument of it.")
+        words = links_words(self.produces, self.takes_links)
+        if words and words not in self.description:
+            # The one place the model's description of a tool learns its links: every reader of
+            # ``description`` (Converse, the harness, the action groups, the Gateway) says the same.
+            msgspec.structs.force_setattr(self, "description", f"{self.description} {words}")
 
     def action_review(self) -> ActionReview[Any, Any]:
         """What a confirm of this tool does, its module imported the first time when ``review`` names it."""
@@ -85,6 +101,23 @@ class ToolSpec(msgspec.Struct, frozen=True):
     def function_description(self) -> str:
         """The action-group Lambda's description."""
         return f"Bedrock action group: {self.nouns[1]} ({self.method} {self.api_path})"
+
+
+def links_words(produces: Mapping[str, Produced], takes_links: tuple[str, ...]) -> str:
+    """What the model reads of a tool's links: the values it produces, the arguments that may name one."""
+    words = []
+    if produces:
+        values = "; ".join(f"{name}: {value.description}" for name, value in produces.items())
+        words.append(
+            "Once confirmed this produces values another call of this turn may name as "
+            f"{{{{label.value}}}} (give this call a label): {values}."
+        )
+    if takes_links:
+        fields = " and ".join(takes_links)
+        words.append(
+            f"Its {fields} may name what another call of this turn produces once confirmed: {LINKS_HELP}"
+        )
+    return " ".join(words)
 
 
 def _is_reference(text: str) -> bool:

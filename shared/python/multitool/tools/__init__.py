@@ -36,7 +36,7 @@ import msgspec
 from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import ValidationError
 
-from multitool.drafts import Draft, DraftStatus, draft_id, new_draft
+from multitool.drafts import Draft, DraftStatus, draft_id, is_expired, is_unclaimed, new_draft
 from multitool.observability import error_fields, logger
 from multitool.people import NameResolution, Resolution
 from multitool.ports.calendar import Interval
@@ -51,8 +51,10 @@ from multitool.toolkit.errors import (
     ToolFailed,
     UnknownTool,
 )
+from multitool.toolkit.links import DRAFT_ID
 from multitool.toolkit.registry import REGISTRY
 from multitool.toolkit.spec import ToolSpec
+from multitool.tools import linking
 from multitool.tools.revisions import store_revision
 
 if TYPE_CHECKING:
@@ -131,8 +133,11 @@ def _validate(name: str, arguments: Any) -> tuple[ToolSpec, Any]:
         raise UnknownTool(f"There is no tool '{name}'. Tools: {', '.join(sorted(REGISTRY))}.", field="name")
     if not isinstance(arguments, Mapping):
         raise InvalidInput("The arguments must be a JSON object.", field="body")
+    given = dict(arguments)
+    if "label" not in spec.args_model.model_fields:  # a tool that declares no label still takes one
+        given.pop("label", None)
     try:
-        return spec, spec.args_model.model_validate(dict(arguments))
+        return spec, spec.args_model.model_validate(given)
     except ValidationError as error:
         raise invalid_input(error) from None
 
@@ -153,17 +158,31 @@ def run_calls(
         ran = run_calls(calls[:MAX_CALLS_PER_BATCH], ctx, ports, config)
         return ran + [CallOutcome(name, error=refused) for name, _ in calls[MAX_CALLS_PER_BATCH:]]
     errors: dict[int, ToolError] = {}
-    prepared: dict[int, tuple[ToolSpec, Any, Prepared]] = {}
+    valid: dict[int, tuple[ToolSpec, Any]] = {}
+    raw_labels: dict[int, str] = {}
     for index, (name, arguments) in enumerate(calls):
         try:
-            spec, args = _validate(name, arguments)
+            valid[index] = _validate(name, arguments)
+        except ToolError as error:
+            errors[index] = error
+            label = arguments.get("label") if isinstance(arguments, Mapping) else None
+            if isinstance(label, str) and label.strip():
+                raw_labels[index] = label.strip()
+        except Exception as error:  # one call's bug never costs the batch its other calls
+            errors[index] = _failed(name, error)
+    # Links between the calls (multitool.tools.linking): checked before any call runs.
+    linked = linking.plan(valid, raw_labels, lambda draft_id: _earlier_card(draft_id, ctx, ports))
+    errors.update(linked.errors)
+    prepared: dict[int, tuple[ToolSpec, Any, Prepared]] = {}
+    for index, args in sorted(linked.args.items()):
+        spec = valid[index][0]
+        try:
             prepared[index] = (spec, args, spec.prepare(args, ctx, config))
         except ToolError as error:
             errors[index] = error
         except Exception as error:  # one call's bug never costs the batch its other calls
-            errors[index] = _failed(name, error)
+            errors[index] = _failed(spec.name, error)
 
-    drafts: dict[int, Draft] = {}
     connect: dict[int, dict[str, Any]] = {}
     try:
         # The caller's own suite may refuse one read and not the other (the calendar's consent not
@@ -188,36 +207,7 @@ def run_calls(
             )
             busy = {}
         prepared = {i: call for i, call in prepared.items() if i not in errors and i not in connect}
-        for index, (spec, args, ready) in prepared.items():
-            try:
-                payload = {"action": spec.action, **ready.finish(people, busy, found.get(index, ()))}
-                if getattr(args, "revises", None):
-                    payload["revises"] = args.revises
-                draft = new_draft(
-                    owner=ctx.owner,
-                    session_id=ctx.session_id,
-                    action=spec.action,
-                    arguments=[spec.name, args.to_wire()],
-                    payload=payload,
-                    now=ctx.now.astimezone(UTC),
-                    ttl_seconds=config.draft_ttl_seconds,
-                )
-                spec.payload_model.model_validate(draft.payload)  # the contract, checked before storing
-            except ToolError as error:
-                errors[index] = error
-                continue
-            except Exception as error:  # one call's bug never costs the batch its other calls
-                errors[index] = _failed(spec.name, error)
-                continue
-            drafts[index] = draft
-        revising = {i: prepared[i][1].revises for i in drafts if getattr(prepared[i][1], "revises", None)}
-        fresh = [i for i in drafts if i not in revising]
-        stored = dict(zip(fresh, _store_proposals(ports, [drafts[i] for i in fresh]), strict=True))
-        for index, earlier_id in revising.items():
-            try:
-                stored[index] = store_revision(ports.drafts, drafts[index], earlier_id, ctx.now)
-            except ToolError as error:
-                errors[index] = error
+        stored = _draft_in_order(prepared, linked, (people, busy, found), ctx, ports, config, errors)
     except ProviderError as failure:
         # The caller's own suite said no past the reads (a name's second look-up): its words.
         logger.warning("The suite refused a read", extra={"code": failure.code, "provider": failure.provider})
@@ -250,6 +240,96 @@ def run_calls(
         CallOutcome(name, payload=payloads[i]) if i in payloads else CallOutcome(name, error=errors[i])
         for i, (name, _) in enumerate(calls)
     ]
+
+
+def _draft_in_order(
+    prepared: Mapping[int, tuple[ToolSpec, Any, Prepared]],
+    linked: linking.Plan,
+    reads: tuple[
+        Mapping[str, NameResolution], Mapping[str, Sequence[Interval]], Mapping[int, Sequence["ItemResolution"]]
+    ],
+    ctx: ToolContext,
+    ports: ToolPorts,
+    config: ToolConfig,
+    errors: dict[int, ToolError],
+) -> dict[int, Draft]:
+    """Every prepared call's draft, stored: ONE write for a turn without links; with links, one
+    per layer (:func:`multitool.tools.linking.plan`), so a card names the stored id of each card it
+    waits for (a settled request proposed afresh gets a new id only its write decides)."""
+    people, busy, found = reads
+    stored: dict[int, Draft] = {}
+    for layer in linked.layers:
+        drafts: dict[int, Draft] = {}
+        for index in layer:
+            if index not in prepared:
+                continue
+            spec, args, ready = prepared[index]
+            try:
+                payload = {"action": spec.action, **ready.finish(people, busy, found.get(index, ()))}
+                if getattr(args, "revises", None):
+                    payload["revises"] = args.revises
+                if index in linked.wanted:
+                    made: dict[int | str, tuple[ToolSpec, Mapping[str, Any]]] = {
+                        i: (prepared[i][0], stored[i].payload) for i in stored
+                    }
+                    made.update(_earlier_cards(linked.wanted[index], ctx, ports))
+                    payload = linking.attach(payload, linked.wanted[index], made, ctx.timezone)
+                draft = new_draft(
+                    owner=ctx.owner,
+                    session_id=ctx.session_id,
+                    action=spec.action,
+                    arguments=[spec.name, args.to_wire()],
+                    payload=payload,
+                    now=ctx.now.astimezone(UTC),
+                    ttl_seconds=config.draft_ttl_seconds,
+                )
+                spec.payload_model.model_validate(draft.payload)  # the contract, checked before storing
+            except ToolError as error:
+                errors[index] = error
+                continue
+            except Exception as error:  # one call's bug never costs the batch its other calls
+                errors[index] = _failed(spec.name, error)
+                continue
+            drafts[index] = draft
+        revising = {i: prepared[i][1].revises for i in drafts if getattr(prepared[i][1], "revises", None)}
+        fresh = [i for i in drafts if i not in revising]
+        stored.update(zip(fresh, _store_proposals(ports, [drafts[i] for i in fresh]), strict=True))
+        for index, earlier_id in revising.items():
+            try:
+                stored[index] = store_revision(ports.drafts, drafts[index], earlier_id, ctx.now)
+            except ToolError as error:
+                errors[index] = error
+    return stored
+
+
+def _earlier_card(
+    draft_id: str, ctx: ToolContext, ports: ToolPorts
+) -> tuple[ToolSpec, dict[str, Any]] | None:
+    """A card of the caller's own, not settled, by its draftId: what a placeholder may name in place
+    of a label (a client that makes one call at a time links to its earlier call's card)."""
+    if not DRAFT_ID.match(draft_id):
+        return None
+    draft = ports.drafts.get(draft_id)
+    # A Gateway-made draft belongs to no user until its turn claims it: never one to link to, or the
+    # preview would show one caller another's card.
+    if draft is None or draft.owner != ctx.owner or is_unclaimed(draft) or is_expired(draft, ctx.now):
+        return None
+    if draft.status in (DraftStatus.DISCARDED, DraftStatus.SUPERSEDED):
+        return None
+    spec = REGISTRY.by_action(draft.action)
+    return (spec, draft.payload) if spec is not None else None
+
+
+def _earlier_cards(
+    wanted: Sequence[linking.Wanted], ctx: ToolContext, ports: ToolPorts
+) -> dict[int | str, tuple[ToolSpec, Mapping[str, Any]]]:
+    found: dict[int | str, tuple[ToolSpec, Mapping[str, Any]]] = {}
+    for want in wanted:
+        if isinstance(want.prerequisite, str):
+            card = _earlier_card(want.prerequisite, ctx, ports)
+            if card is not None:
+                found[want.prerequisite] = card
+    return found
 
 
 MAX_RENEWALS = 10

@@ -1,4 +1,9 @@
-"""``multitool get ID | confirm ID [--edits JSON] | discard ID``: an action of a running ``multitool serve``.
+"""``multitool get ID | confirm ID [--edits JSON] [--first] | confirm --all ID... | discard ID``: actions
+of a running ``multitool serve``.
+
+``confirm --first`` confirms first the cards the action waits for (its links, ``?prerequisites=first``);
+``confirm --all ID ID...`` confirms every listed card in dependency order (``POST /actions/confirm-all``),
+``--edits`` then keyed by card id, and prints each card's outcome.
 
 Each prints the action (the review API's JSON); on an error the exit status is 1 and stderr names
 the API's error code and message.
@@ -24,13 +29,25 @@ def add_parser(commands: Any) -> None:
         command = commands.add_parser(
             verb, help=what, description=f"{what[0].upper()}{what[1:]}, on a running `multitool serve`."
         )
-        command.add_argument("id", help="the action id (a card's id in the /chat response)")
         if verb == "confirm":
+            command.add_argument("id", nargs="+", help="the action id (with --all, every card to confirm)")
             command.add_argument(
                 "--edits",
                 default="{}",
-                help='the card\'s fields as you changed them, a JSON object, e.g. \'{"subject": "Notes"}\'',
+                help='the card\'s fields as you changed them, a JSON object, e.g. \'{"subject": "Notes"}\' '
+                "(with --all, keyed by card id)",
             )
+            order = command.add_mutually_exclusive_group()
+            order.add_argument(
+                "--first", action="store_true", help="confirm first the cards this one waits for (its links)"
+            )
+            order.add_argument(
+                "--all",
+                action="store_true",
+                help="confirm every listed card, in dependency order, and print each outcome",
+            )
+        else:
+            command.add_argument("id", help="the action id (a card's id in the /chat response)")
         command.add_argument(
             "--user", help="local user id to sign in as (default: the server's default user)"
         )
@@ -45,20 +62,31 @@ def review(args: argparse.Namespace) -> int:
     from urllib.parse import quote
 
     remote = Remote(args.url)
-    path = f"/actions/{quote(args.id, safe='')}"
-    if args.command == "get":
-        status, payload = remote.call("GET", path, None, remote.user(args.user))
-        return print_answer(f"get {args.id}", status, payload)
-    body = b"{}"
-    if args.command == "confirm":
-        try:
-            edits = json.loads(args.edits)
-        except json.JSONDecodeError as error:
-            raise CliError(f"--edits is not JSON ({error.msg} at {error.pos}).", EXIT_USAGE) from None
-        if not isinstance(edits, dict):
-            raise CliError(
-                '--edits must be a JSON object of card fields, e.g. {"subject": "Notes"}.', EXIT_USAGE
-            )
-        body = json.dumps(edits).encode()
-    status, payload = remote.call("POST", f"{path}/{args.command}", body, remote.user(args.user))
-    return print_answer(f"{args.command} {args.id}", status, payload)
+    if args.command != "confirm":
+        path = f"/actions/{quote(args.id, safe='')}"
+        if args.command == "get":
+            status, payload = remote.call("GET", path, None, remote.user(args.user))
+            return print_answer(f"get {args.id}", status, payload)
+        status, payload = remote.call("POST", f"{path}/discard", b"{}", remote.user(args.user))
+        return print_answer(f"discard {args.id}", status, payload)
+    edits = _edits(args.edits)
+    if args.all:
+        body = json.dumps({"ids": args.id, "edits": edits}).encode()
+        status, payload = remote.call("POST", "/actions/confirm-all", body, remote.user(args.user))
+        return print_answer(f"confirm --all {' '.join(args.id)}", status, payload)
+    if len(args.id) > 1:
+        raise CliError("Several ids are confirmed together with --all.", EXIT_USAGE)
+    [draft_id] = args.id
+    path = f"/actions/{quote(draft_id, safe='')}/confirm" + ("?prerequisites=first" if args.first else "")
+    status, payload = remote.call("POST", path, json.dumps(edits).encode(), remote.user(args.user))
+    return print_answer(f"confirm {draft_id}", status, payload)
+
+
+def _edits(text: str) -> dict[str, Any]:
+    try:
+        edits = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise CliError(f"--edits is not JSON ({error.msg} at {error.pos}).", EXIT_USAGE) from None
+    if not isinstance(edits, dict):
+        raise CliError('--edits must be a JSON object of card fields, e.g. {"subject": "Notes"}.', EXIT_USAGE)
+    return edits

@@ -24,6 +24,9 @@ PEOPLE_FIELDS = frozenset({"to", "cc", "attendees", "assignee"})
 AMBIGUOUS = "?"
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 RELATIVE_DAY = re.compile(r"^\+(\d{1,3})$")
+LINKS_TO = "linksTo"
+"""An expected card's field: the types of the cards of its turn its text waits for (its ``links``,
+:mod:`multitool.toolkit.links`): a mail that must name the ticket it announces lists the ticket's type."""
 
 
 class DatasetError(ValueError):
@@ -81,6 +84,10 @@ class ExpectedCard(WireModel):
                 _check_day(value)
             elif name == "durationMinutes" and (isinstance(value, bool) or not isinstance(value, int)):
                 raise ValueError("durationMinutes must be a whole number of minutes")
+            elif name == LINKS_TO and (
+                not isinstance(value, list) or not all(isinstance(v, str) and v in CARD_TYPES for v in value)
+            ):
+                raise ValueError(f"{LINKS_TO} must be a list of the card types this card's text waits for")
 
 
 class Expectation(WireModel):

@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 from multitool.local.evaluation.cases import (
     AMBIGUOUS,
     CARD_TYPES,
+    LINKS_TO,
     PEOPLE_FIELDS,
     RELATIVE_DAY,
     WEEKDAYS,
@@ -176,8 +177,28 @@ def _check(expected: ExpectedCard, card: Mapping[str, Any] | None, *, zone: str,
     return CardCheck(expected.type, str(card.get("id")), tuple(wrong), seen, flagged)
 
 
+def with_links(cards: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """Each card with ``linksTo``: the types of the cards of the same turn its links wait for, sorted
+    (a link to a card the turn did not make counts for nothing)."""
+    types = {str(c.get("id")): str(c.get("type")) for c in cards}
+    return [
+        {
+            **card,
+            LINKS_TO: sorted(
+                {
+                    types[str(link.get("waitsFor"))]
+                    for link in card.get("links") or ()
+                    if isinstance(link, Mapping) and str(link.get("waitsFor")) in types
+                }
+            ),
+        }
+        for card in cards
+    ]
+
+
 def score_cards(expect: Expectation, cards: Sequence[Mapping[str, Any]], *, zone: str, today: date) -> Score:
     """Pair the expected cards with the cards made (per type, the pairing with fewest wrong fields)."""
+    cards = with_links(cards)
     checks: list[CardCheck] = []
     unexpected: list[str] = []
     for kind in CARD_TYPES:

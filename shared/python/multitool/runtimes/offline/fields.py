@@ -259,6 +259,13 @@ def _topic(text: str, marks: Marks, pattern: re.Pattern[str], start: int) -> tup
     return text[match.end() :], (match.start(), len(text))
 
 
+TICKET_LABEL = "ticket"
+MEETING_LABEL = "sync"
+"""The labels the stand-in gives a ticket or a meeting a mail of the same message names
+(:mod:`multitool.toolkit.links`), as a model does."""
+_DETAILS = re.compile(r"^(?:the\s+)?(?:details|time|slot|invite|invitation)$", re.I)
+
+
 def _back_reference(topic: str) -> bool:
     """'it', 'that one', 'the same thing': a topic that only points back ('it crashed' does not)."""
     match = g._BACK_REFERENCE.match(topic)
@@ -339,6 +346,22 @@ def email(segment: Segment, previous: Intent | None, known: Collection[str], sam
         kind = str(ticket.get("issueType", "ticket"))
         article = "an" if kind[:1].casefold() in "aeiou" else "a"
         line = f"I filed {article} {kind} in {ticket.get('project', 'Jira')}: {subject}."
+        if same and previous.callable:  # the mail names the ticket the other card creates (a link)
+            previous.args["label"] = TICKET_LABEL
+            key, url = (f"{{{{{TICKET_LABEL}.{value}}}}}" for value in ("key", "url"))
+            line = f"I filed {key} ({kind.casefold()}): {subject}.\n{url}"
+    elif (
+        same
+        and previous is not None
+        and previous.tool == g.MEETING_TOOL
+        and previous.callable
+        and (_DETAILS.match(topic) is not None or _back_reference(topic))
+    ):
+        # "set up a sync with Priya on Thursday and email her the details": the booked time (a link).
+        previous.args["label"] = MEETING_LABEL
+        title = str(previous.args.get("title", "Meeting"))
+        subject = f"About {topic_text}"
+        line = f"Our {title.casefold()} is booked for {{{{{MEETING_LABEL}.when}}}}; the invitation follows."
     else:
         subject = f"About {topic_text}"
         line = f"I wanted to reach out about {topic_text}."

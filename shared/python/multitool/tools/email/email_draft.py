@@ -33,6 +33,7 @@ from multitool.toolkit.context import (
     ToolConfig,
     ToolContext,
 )
+from multitool.toolkit.links import CallLabel, Link, label_field, links_field
 from multitool.toolkit.spec import ToolSpec
 from multitool.wire import WireModel
 
@@ -54,6 +55,7 @@ class EmailDraftArgs(WireModel):
     subject: SingleLine = Field(min_length=1, max_length=MAX_SUBJECT_CHARS, description="Subject line")
     body: MultiLine = Field(min_length=1, max_length=MAX_BODY_CHARS, description="Email body, plain text")
     revises: DraftRef | None = revises_field()
+    label: CallLabel | None = label_field()
 
 
 class EmailDraftPayload(WireModel):
@@ -65,6 +67,7 @@ class EmailDraftPayload(WireModel):
     body: str
     notes: tuple[str, ...] = Field(default=(), description="Names the user has to settle on the card")
     revises: str | None = replaced_field()
+    links: tuple[Link, ...] = links_field()
 
 
 def prepare(args: EmailDraftArgs, ctx: ToolContext, config: ToolConfig) -> Prepared:
@@ -132,6 +135,7 @@ SPEC = ToolSpec(
     review="multitool.tools.email.confirm:REVIEW",
     group_description="Drafts an email for the user to review; never sends.",
     nouns=("an email draft", "email drafts"),
+    takes_links=("subject", "body"),
     description=(
         "Draft a new email for the user to review and send. Pass recipients exactly as the user "
         "named them (names or addresses); the backend resolves them. Write the subject (for "

@@ -34,6 +34,7 @@ from multitool.toolkit.common import (
 )
 from multitool.toolkit.context import MAX_DESCRIPTION_CHARS, MAX_SUMMARY_CHARS, ToolConfig, ToolContext
 from multitool.toolkit.errors import UnknownIssueType, UnknownProject
+from multitool.toolkit.links import CallLabel, Link, Produced, label_field, links_field
 from multitool.toolkit.spec import ToolSpec
 from multitool.wire import WireModel
 
@@ -64,6 +65,7 @@ class JiraTicketArgs(WireModel):
         description="Assignee as the user named them; resolved by the backend",
     )
     revises: DraftRef | None = revises_field()
+    label: CallLabel | None = label_field()
 
     @field_validator("priority", mode="before")
     @classmethod
@@ -82,6 +84,7 @@ class JiraTicketPayload(WireModel):
     assignee: NameResolution | None = None
     notes: tuple[str, ...] = ()
     revises: str | None = replaced_field()
+    links: tuple[Link, ...] = links_field()
 
 
 def project_key(project: str, config: ToolConfig) -> str:
@@ -172,6 +175,23 @@ def jira_said(card: JiraTicketDraftCard) -> str:
     return f"drafted {article} {card.project} {kind} {quoted(card.summary)}{assignee}"
 
 
+PRODUCES = {
+    "key": Produced(
+        description="the ticket's key, e.g. WEB-12",
+        fill=lambda result, _zone: str(result["issueKey"]),
+        preview="{project}-?",
+        pending="once the ticket is created",
+    ),
+    "url": Produced(
+        description="the link to the ticket",
+        fill=lambda result, _zone: str(result["issueUrl"]),
+        preview="(link to {project}-?)",
+        pending="once the ticket is created",
+    ),
+}
+"""What a created ticket gives another call of its turn: its key and its link (the confirm's result)."""
+
+
 SPEC = ToolSpec(
     name="create_jira_ticket_draft",
     action_group="jira_draft",
@@ -183,6 +203,8 @@ SPEC = ToolSpec(
     review="multitool.tools.jira.confirm:REVIEW",
     group_description="Drafts a Jira ticket for the user to review; never creates it.",
     nouns=("a Jira ticket draft", "Jira ticket drafts"),
+    produces=PRODUCES,
+    takes_links=("summary", "description"),
     description=(
         "Draft a Jira ticket for the user to review and create: project key, issue type (Bug, Task, "
         "Story...), summary, description, priority and the assignee exactly as the user named them. "

@@ -180,6 +180,7 @@ def book_and_invite(content: MeetingContent, ctx: ReviewContext, backends: Backe
         return {
             "bookingId": ctx.draft.id,
             "invitedBy": "calendar",
+            "title": content.title,
             "start": content.start.isoformat(),
             "end": content.end.isoformat(),
             "timezone": content.timezone,
@@ -219,6 +220,7 @@ def book_and_invite(content: MeetingContent, ctx: ReviewContext, backends: Backe
     return {
         "messageId": sent.message_id,
         "bookingId": ctx.draft.id,
+        "title": content.title,
         "start": content.start.isoformat(),
         "end": content.end.isoformat(),
         "timezone": content.timezone,

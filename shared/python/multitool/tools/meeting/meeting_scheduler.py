@@ -6,7 +6,7 @@ books the chosen slot first, re-checking every tracked attendee's time, then sen
 invitation (:mod:`multitool.tools.meeting.booking`).
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime, timedelta
 from datetime import time as dt_time
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -50,6 +50,7 @@ from multitool.toolkit.context import (
     ToolContext,
 )
 from multitool.toolkit.errors import NoFreeSlot, UnknownTimeZone, UnparseableDate
+from multitool.toolkit.links import CallLabel, Produced, label_field, time_words
 from multitool.toolkit.spec import ToolSpec
 from multitool.tools.meeting.payload import MeetingPayload
 from multitool.tools.meeting.scheduling import (
@@ -142,6 +143,7 @@ class MeetingArgs(WireModel):
         default=30, ge=MIN_DURATION_MINUTES, le=MAX_DURATION_MINUTES, description="Length in minutes"
     )
     revises: DraftRef | None = revises_field()
+    label: CallLabel | None = label_field()
 
 
 def reading_notes(args: MeetingArgs, request: TimeRequest, config: ToolConfig) -> list[str]:
@@ -519,6 +521,35 @@ def meeting_said(card: MeetingSchedulerCard) -> str | None:
     return f"found {times} for {a_thing(card.title)} with {names_of(card.attendees)} {when}"
 
 
+def _booked_words(result: Mapping[str, Any], zone: ZoneInfo) -> str:
+    start = datetime.fromisoformat(str(result["start"]))
+    end = datetime.fromisoformat(str(result["end"])) if result.get("end") else None
+    return time_words(start, zone, end)
+
+
+PRODUCES = {
+    "when": Produced(
+        description="the booked time in words, in the user's time zone (Thursday 10 December, 15:00-15:30)",
+        fill=_booked_words,
+        preview="{slot.start|when}",
+        pending="once the meeting is booked",
+    ),
+    "start": Produced(
+        description="the booked start as an ISO 8601 time",
+        fill=lambda result, _zone: str(result["start"]),
+        preview="{slot.start}",
+        pending="once the meeting is booked",
+    ),
+    "title": Produced(
+        description="the meeting's title as booked",
+        fill=lambda result, _zone: str(result.get("title", "")),
+        preview="{title}",
+        pending="once the meeting is booked",
+    ),
+}
+"""What a booked meeting gives another call of its turn (the confirm's result)."""
+
+
 SPEC = ToolSpec(
     name="propose_meeting",
     action_group="meeting_scheduler",
@@ -532,6 +563,8 @@ SPEC = ToolSpec(
     review="multitool.tools.meeting.booking:REVIEW",
     group_description="Proposes meeting slots for the user to review; never books.",
     nouns=("a meeting proposal", "meeting proposals"),
+    produces=PRODUCES,
+    takes_links=("title",),
     description=(
         "Propose a meeting for the user to review and book: up to three free slots within working "
         "hours on the day asked for. Pass attendees exactly as the user named them and the day or "

@@ -11,6 +11,7 @@ from pydantic import Field
 
 from multitool.people import NameResolution
 from multitool.toolkit.common import replaced_field
+from multitool.toolkit.links import Link, links_field
 from multitool.tools.meeting.slots import Slot, SlotCheck
 from multitool.wire import WireModel
 
@@ -39,3 +40,4 @@ class MeetingPayload(WireModel):
     )
     notes: tuple[str, ...] = ()
     revises: str | None = replaced_field()
+    links: tuple[Link, ...] = links_field()
