@@ -409,6 +409,8 @@ def test_a_meeting_moved_from_the_cli_then_a_stale_card_for_it_is_item_changed(r
     assert stale.returncode == 1
     assert "item_changed" in stale.stderr
     assert "changed since the card was made" in stale.stderr
+
+
 def test_confirm_first_and_confirm_all_run_linked_cards_in_order(running_server: str) -> None:
     url = ("--url", running_server, "--user", "kinshuok")
     # Given a turn whose mail names the ticket the other card creates

@@ -41,7 +41,7 @@ from multitool.observability import error_fields, logger
 from multitool.people import NameResolution, Resolution
 from multitool.ports.calendar import Interval
 from multitool.ports.tokens import AccountNotConnected, ProviderError
-from multitool.toolkit.common import Prepared, invalid_input, resolve_recipient
+from multitool.toolkit.common import BusyTimes, People, Prepared, invalid_input, resolve_recipient
 from multitool.toolkit.context import MAX_CALLS_PER_BATCH, ToolConfig, ToolContext, ToolPorts
 from multitool.toolkit.errors import (
     BackendUnavailable,
@@ -245,9 +245,7 @@ def run_calls(
 def _draft_in_order(
     prepared: Mapping[int, tuple[ToolSpec, Any, Prepared]],
     linked: linking.Plan,
-    reads: tuple[
-        Mapping[str, NameResolution], Mapping[str, Sequence[Interval]], Mapping[int, Sequence["ItemResolution"]]
-    ],
+    reads: tuple[People, BusyTimes, Mapping[int, Sequence[ItemResolution]]],
     ctx: ToolContext,
     ports: ToolPorts,
     config: ToolConfig,
