@@ -38,7 +38,7 @@ from multitool.review.accounts import (
     aws_accounts,
 )
 from multitool.review.limits import RecipientPolicy
-from multitool.review.reviewer import DraftView, Reviewer
+from multitool.review.reviewer import DraftView, Reviewer, UndoWindow
 
 if TYPE_CHECKING:
     import urllib3
@@ -141,6 +141,7 @@ def aws_reviewer() -> Reviewer:
         )
     return Reviewer(
         DynamoDraftStore(settings.drafts_table_name, dynamodb),
+        undo=undo_window(settings),
         suites=(
             caller_suites(settings, http, tokens if _calendar_by_consent(settings) else None)
             if settings.calendar != "builtin"
@@ -166,6 +167,19 @@ def aws_reviewer() -> Reviewer:
             else None
         ),
         directory=DynamoDirectory(settings.directory_table_name, dynamodb),
+    )
+
+
+def undo_window(settings: "ReviewSettings") -> UndoWindow | None:
+    """The moment a confirmed mail waits (``UNDO_SECONDS`` on ``UNDO_QUEUE_URL``); None: sent at once."""
+    if settings.undo_queue_url is None or settings.undo_seconds == 0:
+        return None
+    import boto3
+
+    from multitool.ports.undo_queue import SqsUndoQueue
+
+    return UndoWindow(
+        settings.undo_seconds, SqsUndoQueue(settings.undo_queue_url, lambda: boto3.client("sqs"))
     )
 
 
@@ -327,6 +341,24 @@ def review_app(
         if bucket is not None:
             bucket.take(who.user_id, "confirm")
         return DraftView.of(reviewer().confirm(who, id, json_object())).to_wire()
+
+    @app.post(
+        "/actions/<id>/undo",
+        operation_id="undoAction",
+        summary="Undo a confirmed action within its undo window: nothing is sent, the card is a draft again",
+        description=(
+            "A confirm of an action that can wait (a mail) answers status scheduled with dueAt and "
+            "undoUntil; until then this cancels it (status proposed, the confirmed edits kept). After "
+            "it, 409 too_late_to_undo with the action as it is (being sent, done or failed). An action "
+            "with nothing scheduled is answered as it is."
+        ),
+        responses=_answers(
+            "The action, back to a draft (or as it is, when nothing was scheduled)",
+            {409: "Too late: the action is being sent or done (too_late_to_undo), or was discarded"},
+        ),
+    )
+    def undo_action(id: str) -> dict[str, Any]:
+        return DraftView.of(reviewer().undo(caller(), id)).to_wire()
 
     @app.post(
         "/actions/<id>/discard",

@@ -38,6 +38,24 @@ or ``provider_outcome_unknown``, the draft ``failed`` with words saying where
 to check before confirming again, the recipients kept in the day's quota, and
 the audit entry ``unknown`` (:mod:`multitool.ports.retry`).
 
+A moment to undo: an action whose confirm is ``undoable`` (a mail) is not sent by the confirm
+when the reviewer has an :class:`UndoWindow`: the confirm checks and counts everything as for a send,
+hands the draft's id to the window's queue with the window as its delay, and stores the draft
+``scheduled`` with ``dueAt`` (``proposed | failed -> scheduled``). One seam decides,
+:meth:`Reviewer._run_now_or_schedule`, so every confirm path (one card, several) goes through it.
+Within the window :meth:`Reviewer.undo` moves it back (``scheduled -> proposed``, the edits kept,
+the recipients given back to the day's quota, nothing sent); at due time the queue hands the id to
+:meth:`Reviewer.send_due`, which moves it ``scheduled -> executing`` and sends as a confirm would.
+Both are one conditional write from the same ``scheduled`` version: of an undo and the send that
+race, exactly one wins, and the loser is answered by what the winner stored (``too_late_to_undo``
+after the send began; nothing to send after an undo). A message delivered twice finds the draft no
+longer ``scheduled`` and does nothing. A confirm retried within the window with the same content
+answers the same ``scheduled`` draft; with other content, 409 ``scheduled``. The queue's message is
+sent before the ``scheduled`` write, so a confirm that dies between the two leaves a message that
+finds nothing scheduled, never a scheduled draft without a message. A scheduled send runs without a
+request, so it acts only through the deployment's own mailer: with the user's own suite (their
+token is only in the request) the confirm sends at once.
+
 The edits a confirm carries are validated by the tool's edits model (its
 :class:`multitool.toolkit.confirm.ActionReview`, in the tool's module) (text fields by
 the policy of :mod:`multitool.text`), and every name the draft could not
@@ -46,10 +64,12 @@ resolve must be settled by them first (``InvalidEdits`` naming the field, e.g.
 the draft's.
 """
 
+import math
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import msgspec
 from aws_lambda_powertools.metrics import MetricUnit
 from pydantic import Field, ValidationError
 
@@ -57,6 +77,7 @@ from pydantic import Field, ValidationError
 from multitool.cards import client_actions
 from multitool.drafts import (
     MAX_DRAFT_ID_CHARS,
+    Confirmer,
     Draft,
     DraftStatus,
     canonical_json,
@@ -74,16 +95,20 @@ from multitool.ports.mail import Mailer, MailError, MailOutcomeUnknown
 from multitool.ports.quota import QuotaRefused, RecipientQuota, Spend
 from multitool.ports.suites import Suite
 from multitool.ports.tokens import AccountNotConnected, ProviderError, ProviderOutcomeUnknown
+from multitool.ports.undo_queue import MAX_DELAY_SECONDS, UndoQueue
 from multitool.review.errors import (
     ActionInProgress,
     AlreadyDiscarded,
     AlreadyDone,
+    AlreadyScheduled,
     DraftNotFound,
     ProviderFailed,
     ReconnectAccount,
+    ScheduleUnavailable,
     SideEffectFailed,
     SlotTaken,
     Superseded,
+    TooLateToUndo,
 )
 from multitool.review.limits import ApprovalRequired, QuotaExceeded, quota_day, until_next_day
 from multitool.toolkit.confirm import (
@@ -107,6 +132,14 @@ EXECUTION_LEASE = timedelta(minutes=5)
 _MAX_WRITE_ATTEMPTS = 4
 
 
+class UndoWindow(msgspec.Struct, frozen=True):
+    """How long an undoable side effect waits after its confirm (``UNDO_SECONDS``), and the queue that
+    brings it back then. A reviewer without one (or with 0 seconds) sends at once."""
+
+    seconds: int
+    queue: UndoQueue
+
+
 # -- what a caller sees --------------------------------------------------------
 
 
@@ -122,6 +155,12 @@ class DraftView(WireModel):
     error: str | None = None
     retryable: bool = Field(description="A confirm can be sent (again)")
     superseded_by: str | None = Field(default=None, description="The draft that revised this one")
+    due_at: datetime | None = Field(
+        default=None, description="A scheduled action: when it is sent unless undone before"
+    )
+    undo_until: datetime | None = Field(
+        default=None, description="A scheduled action: POST /actions/{id}/undo cancels it until then"
+    )
     created_at: datetime
     updated_at: datetime
 
@@ -141,6 +180,8 @@ class DraftView(WireModel):
             error=draft.error,
             retryable=draft.status in (DraftStatus.PROPOSED, DraftStatus.FAILED),
             superseded_by=draft.superseded_by,
+            due_at=draft.due_at if draft.status is DraftStatus.SCHEDULED else None,
+            undo_until=draft.due_at if draft.status is DraftStatus.SCHEDULED else None,
             created_at=draft.created_at,
             updated_at=draft.updated_at,
         )
@@ -158,6 +199,12 @@ def _quota_words(spend: Spend, refused: QuotaRefused, per_day: int, outside_limi
         f"This would mail {spend.total} address(es); you may mail {per_day} a day and have used "
         f"{refused.used_total} today. Nothing was sent; remove recipients or try again tomorrow (UTC)."
     )
+
+
+def _confirmer(draft: Draft) -> Caller:
+    """The caller a scheduled send acts for: the draft's owner, named as the confirm's token named them."""
+    confirmed = draft.confirmed_by or Confirmer()
+    return Caller(user_id=draft.owner, email=confirmed.email, name=confirmed.name)
 
 
 def _superseded(draft: Draft) -> Superseded:
@@ -185,10 +232,13 @@ class Reviewer:
         directory: Directory | None = None,
         suites: Callable[[Caller], Suite] | None = None,
         caller_jira: Callable[[Caller], JiraClient] | None = None,
+        undo: UndoWindow | None = None,
     ) -> None:
         """``suites``: the caller's own suite (Microsoft 365, Google Workspace) whose directory,
         calendar and mailer a confirm uses instead of ``directory``/``calendar``/``mailer``;
-        ``caller_jira``: the caller's own Jira (Jira as the user), used instead of ``jira``."""
+        ``caller_jira``: the caller's own Jira (Jira as the user), used instead of ``jira``;
+        ``undo``: the moment an undoable side effect waits after its confirm (none: at once)."""
+        self.undo_window = undo
         self.drafts = drafts
         self.suites = suites
         self.caller_jira = caller_jira
@@ -249,32 +299,195 @@ class Reviewer:
             )
             content = self._content(review, body, ctx)
             edits = content.to_wire()
-            if draft.status is DraftStatus.DONE:
+            if draft.status in (DraftStatus.DONE, DraftStatus.SCHEDULED):
                 if canonical_json(draft.edits) == canonical_json(edits):
                     return draft
+                if draft.status is DraftStatus.SCHEDULED:
+                    raise AlreadyScheduled(
+                        "This action is confirmed with other content and waits to be sent; undo it to "
+                        "change it.",
+                        draft=draft,
+                    )
                 raise AlreadyDone("This action was already done with different content.", draft=draft)
             if draft.status is DraftStatus.EXECUTING and self.clock() - draft.updated_at < EXECUTION_LEASE:
                 raise ActionInProgress("This action is being executed; try again shortly.", draft=draft)
             review.check(content, ctx, self._backends(caller))
             spent = self._spend(review, content, ctx)
-            executing = draft.model_copy(
+            acted = self._run_now_or_schedule(review, content, draft, ctx, spent=spent)
+            if acted is not None:
+                return acted
+            # someone else moved it: decide again on what is stored now
+        raise ActionInProgress(
+            "This action is changing; try again shortly.", draft=self.get(caller, draft_id)
+        )
+
+    def _run_now_or_schedule(
+        self,
+        review: ActionReview[Any, Any],
+        content: WireModel,
+        draft: Draft,
+        ctx: ReviewContext,
+        *,
+        spent: tuple[str, Spend] | None,
+    ) -> Draft | None:
+        """The side effect of a confirm, run now (``executing`` then ``done``) or scheduled for the end
+        of the undo window (``scheduled``): the one place a confirmed draft leaves ``proposed``/``failed``.
+        None when the stored draft changed since it was read (nothing done, the spend given back)."""
+        now = self.clock()
+        window = self._window_for(review, ctx.caller)
+        update: dict[str, Any] = {
+            "edits": content.to_wire(),
+            "error": None,
+            "result": None,
+            "updated_at": now,
+        }
+        if window is not None:
+            return self._schedule(draft, update, window, ctx, spent=spent)
+        try:
+            executing = self.drafts.replace(
+                draft, draft.model_copy(update={**update, "status": DraftStatus.EXECUTING})
+            )
+        except DraftWriteConflict:
+            self._refund(ctx.caller, spent)
+            return None
+        return self._execute(review, content, executing, ctx, before=draft, spent=spent)
+
+    def _window_for(self, review: ActionReview[Any, Any], caller: Caller) -> UndoWindow | None:
+        """The undo window this confirm waits, or None to act at once: the tool's side effect must be
+        undoable, the window longer than 0, and sent by the deployment's own backends (the user's own
+        suite needs the user's token, which only the request holds)."""
+        window = self.undo_window
+        if window is None or window.seconds <= 0 or not review.undoable:
+            return None
+        if self.suites is not None or self.caller_jira is not None:
+            return None
+        return window
+
+    def _schedule(
+        self,
+        draft: Draft,
+        update: dict[str, Any],
+        window: UndoWindow,
+        ctx: ReviewContext,
+        *,
+        spent: tuple[str, Spend] | None,
+    ) -> Draft | None:
+        """Send the queue's message first, then store the draft ``scheduled``: a message whose write lost
+        (or never came) finds nothing scheduled and does nothing."""
+        try:
+            window.queue.schedule(draft.id, window.seconds)
+        except Exception as error:
+            self._refund(ctx.caller, spent)
+            logger.error("Undo window not scheduled", extra={"draft_id": draft.id, **error_fields(error)})
+            raise ScheduleUnavailable(
+                "The send could not be scheduled; nothing will be sent. Confirm again.", draft=draft
+            ) from None
+        caller = ctx.caller
+        scheduled = draft.model_copy(
+            update={
+                **update,
+                "status": DraftStatus.SCHEDULED,
+                "due_at": update["updated_at"] + timedelta(seconds=window.seconds),
+                "confirmed_by": Confirmer(email=caller.email, name=caller.name),
+            }
+        )
+        try:
+            scheduled = self.drafts.replace(draft, scheduled)
+        except DraftWriteConflict:
+            self._refund(caller, spent)
+            return None
+        logger.info(
+            "Action scheduled",
+            extra={"draft_id": draft.id, "action": draft.action, "user_id": caller.user_id},
+        )
+        metrics.add_metric(name="ActionsScheduled", unit=MetricUnit.Count, value=1)
+        return scheduled
+
+    def undo(self, caller: Caller, draft_id: str) -> Draft:
+        """Cancel a scheduled side effect within its window: the draft is ``proposed`` again with the
+        edits as confirmed, nothing sent. An undo after the window answers :class:`TooLateToUndo`
+        with the draft as it is (being sent, done or failed); an undo of a draft with nothing scheduled
+        (a retried undo) answers the draft as it is."""
+        for _ in range(_MAX_WRITE_ATTEMPTS):
+            draft = self.get(caller, draft_id)
+            if draft.status is DraftStatus.DISCARDED:
+                raise AlreadyDiscarded("This action was discarded.", draft=draft)
+            if draft.status is DraftStatus.SUPERSEDED:
+                raise _superseded(draft)
+            if draft.status in (DraftStatus.EXECUTING, DraftStatus.DONE):
+                words = "is being sent" if draft.status is DraftStatus.EXECUTING else "was already done"
+                raise TooLateToUndo(f"Too late to undo: this action {words}.", draft=draft)
+            if draft.status is not DraftStatus.SCHEDULED:
+                return draft
+            undone = draft.model_copy(
                 update={
-                    "status": DraftStatus.EXECUTING,
-                    "edits": edits,
-                    "error": None,
-                    "result": None,
+                    "status": DraftStatus.PROPOSED,
+                    "due_at": None,
+                    "confirmed_by": None,
                     "updated_at": self.clock(),
                 }
             )
             try:
-                executing = self.drafts.replace(draft, executing)
+                undone = self.drafts.replace(draft, undone)
             except DraftWriteConflict:
-                self._refund(caller, spent)
-                continue  # someone else moved it: decide again on what is stored now
-            return self._execute(review, content, executing, ctx, before=draft, spent=spent)
+                continue  # the send (or another undo) moved it: answer what is stored now
+            self._refund(caller, self._scheduled_spend(draft, caller))
+            logger.info(
+                "Action undone",
+                extra={"draft_id": draft.id, "action": draft.action, "user_id": caller.user_id},
+            )
+            metrics.add_metric(name="ActionsUndone", unit=MetricUnit.Count, value=1)
+            return undone
         raise ActionInProgress(
             "This action is changing; try again shortly.", draft=self.get(caller, draft_id)
         )
+
+    def send_due(self, draft_id: str) -> Draft | None:
+        """Do a scheduled draft's side effect once its window has passed (the undo queue's consumer).
+
+        A draft that is no longer ``scheduled`` (undone, already sent by an earlier delivery of the same
+        message, discarded or gone) is left alone: None, or the draft as it is. One still in its window
+        (the queue delivered early) is scheduled again for the rest of it. A failed side effect leaves
+        the draft ``failed`` (confirmable again) and raises the review's error, as a confirm does.
+        """
+        draft = self.drafts.get(draft_id) if 0 < len(draft_id) <= MAX_DRAFT_ID_CHARS else None
+        if draft is None or draft.status is not DraftStatus.SCHEDULED or draft.due_at is None:
+            logger.info("Nothing due", extra={"draft_id": draft_id})
+            return draft
+        left = (draft.due_at - self.clock()).total_seconds()
+        if left > 0 and self.undo_window is not None:
+            self.undo_window.queue.schedule(draft.id, min(math.ceil(left), MAX_DELAY_SECONDS))
+            return draft
+        caller = _confirmer(draft)
+        tool = REGISTRY.by_action(draft.action)
+        review = tool.action_review() if tool is not None else None
+        if review is None or draft.edits is None:  # only an undoable confirm stores a draft scheduled
+            raise ValueError(f"Draft {draft.id} is scheduled without a confirm to run")
+        content = review.content_model.model_validate(draft.edits)
+        ctx = ReviewContext(draft=draft, caller=caller, config=self.config, people=people_on(draft.payload))
+        try:
+            executing = self.drafts.replace(
+                draft, draft.model_copy(update={"status": DraftStatus.EXECUTING, "updated_at": self.clock()})
+            )
+        except DraftWriteConflict as lost:
+            logger.info("Undone before the send", extra={"draft_id": draft.id})
+            return lost.stored
+        return self._execute(
+            review, content, executing, ctx, before=draft, spent=self._scheduled_spend(draft, caller)
+        )
+
+    def _scheduled_spend(self, draft: Draft, caller: Caller) -> tuple[str, Spend] | None:
+        """What a scheduled draft's confirm counted against the day's quota (on the day it was
+        scheduled), to give back when it is undone or its send fails."""
+        policy = self.config.recipients
+        tool = REGISTRY.by_action(draft.action)
+        review = tool.action_review() if tool is not None else None
+        if policy is None or self.quota is None or review is None or draft.edits is None:
+            return None
+        content = review.content_model.model_validate(draft.edits)
+        ctx = ReviewContext(draft=draft, caller=caller, config=self.config, people=people_on(draft.payload))
+        spend = policy.spend(review.recipients(content, ctx))
+        return (quota_day(draft.updated_at), spend) if spend.total else None
 
     def discard(self, caller: Caller, draft_id: str) -> Draft:
         for _ in range(_MAX_WRITE_ATTEMPTS):
@@ -288,6 +501,11 @@ class Reviewer:
             if draft.status is DraftStatus.EXECUTING:
                 raise ActionInProgress(
                     "This action is being executed; it cannot be discarded now.", draft=draft
+                )
+            if draft.status is DraftStatus.SCHEDULED:
+                raise AlreadyScheduled(
+                    "This action is confirmed and waits to be sent; undo it first to discard it.",
+                    draft=draft,
                 )
             try:
                 discarded = self.drafts.replace(

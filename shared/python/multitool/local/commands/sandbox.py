@@ -14,6 +14,7 @@ from multitool.local.commands.common import EXIT_ERROR, CliError
 if TYPE_CHECKING:
     from multitool.local.embedded import BackendChoice, Embedded
     from multitool.local.gateway import LocalApi
+    from multitool.local.queue_poller import QueuePoller
     from multitool.people import Person
 
 DEFAULT_DATA_DIR = ".local-data"
@@ -101,7 +102,20 @@ def local_api(args: argparse.Namespace) -> tuple[Embedded, LocalApi]:
     api = LocalApi(functions_dir, running.seed, outbox=sandbox_outbox_reader(running, provider))
     if running.invocations is not None:  # a function's asynchronous invocations run on these handlers
         running.invocations.bind(api.invoke_event, ASYNC_INVOKED)
+    running.on_close(undo_queue_poller(running, api).start().stop)
     return running, api
+
+
+def undo_queue_poller(running: Embedded, api: LocalApi) -> QueuePoller:
+    """The review function's SQS event source mapping on the embedded undo queue (due sends)."""
+    from multitool.local.embedded import FAKE_CREDENTIALS, client_of
+    from multitool.local.queue_poller import QueuePoller
+
+    region = running.env["AWS_REGION"]
+    sqs = client_of("sqs", running.endpoint, region, FAKE_CREDENTIALS)
+    return QueuePoller(
+        sqs, running.env["UNDO_QUEUE_URL"], function="review", invoke=api.invoke_direct, region=region
+    )
 
 
 class _StandIn(Protocol):
