@@ -49,6 +49,7 @@ ROUTE_KEYS = {
     "GET /actions/{id}",
     "POST /actions/{id}/confirm",
     "POST /actions/{id}/discard",
+    "POST /actions/{id}/undo",
     "GET /connections",
     "POST /connections/complete",
     "POST /connections/{provider}/disconnect",

@@ -55,14 +55,15 @@ class Review:
     answers: list[Any] = field(default_factory=list)
 
     def request(self, verb: str, draft_id: str, body: dict[str, Any] | None = None) -> tuple[int, Any]:
-        path = f"/actions/{draft_id}" + (f"/{verb}" if verb != "get" else "")
+        tail = f"/{verb}" if verb != "get" else ""
+        method = "GET" if verb == "get" else "POST"
         event = http_api_event(
-            "GET" if verb == "get" else "POST",
-            path,
+            method,
+            f"/actions/{draft_id}{tail}",
             body if verb == "confirm" else None,
             sub=OWNER,
             path_parameters={"id": draft_id},
-            route_key=f"{'GET' if verb == 'get' else 'POST'} /actions/{{id}}" + (f"/{verb}" if verb != "get" else ""),
+            route_key=f"{method} /actions/{{id}}{tail}",
         )
         response = self.handler(event, FakeLambdaContext())
         return response["statusCode"], json_body(response)

@@ -56,9 +56,7 @@ def failed_ids(answer: Any) -> set[str]:
 class QueuePoller:
     """One queue's event source mapping: :meth:`start` polls until :meth:`stop`."""
 
-    def __init__(
-        self, client: Any, queue_url: str, *, function: str, invoke: Invoke, region: str
-    ) -> None:
+    def __init__(self, client: Any, queue_url: str, *, function: str, invoke: Invoke, region: str) -> None:
         """``client``: boto3's SQS client on the embedded endpoint; ``function``: the function the
         mapping invokes (``review``)."""
         self._client = client
