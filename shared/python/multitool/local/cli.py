@@ -7,7 +7,7 @@
     multitool serve --calendar microsoft365|google             # a local Graph or Google stand-in
     multitool serve --calendar microsoft365|google --consent   # ... each user connects their own account
     multitool chat "Email Kinshuok about the doc" [--user ID] [--session ID] [--url URL]
-    multitool get ID | confirm ID [--edits JSON] | discard ID   [--user ID] [--url URL]
+    multitool get ID | confirm ID [--edits JSON] | undo ID | discard ID   [--user ID] [--url URL]
     multitool mcp [--user ID] [--sandbox MOTO_URL] [--http PORT]   # the tools as an MCP server
     multitool mcp --http PORT --sign-in oidc [--sandbox MOTO_URL]  # ... as whoever signs in (OAuth)
     multitool doctor [--region R] [--model-id M] [--stack S] [--sender-email E]   # AWS preflight
