@@ -31,7 +31,7 @@ import aws_cdk as cdk
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
-from aws_cdk import aws_lambda_event_sources as sources
+from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
@@ -87,11 +87,21 @@ class UndoQueue(Construct):
             visibility_timeout=cdk.Duration.seconds(VISIBILITY_PER_TIMEOUT * review.timeout_seconds),
             dead_letter_queue=sqs.DeadLetterQueue(max_receive_count=MAX_RECEIVES, queue=self.dead_letters),
         )
-        # The mapping grants the role what polling takes (ReceiveMessage, DeleteMessage,
-        # ChangeMessageVisibility, GetQueueAttributes, GetQueueUrl), and kms:Decrypt with a key.
-        review.function.add_event_source(
-            sources.SqsEventSource(self.queue, batch_size=BATCH_SIZE, report_batch_item_failures=True)
+        # Declared here rather than through SqsEventSource, whose logical id carries the stack's name (two
+        # copies of the stack would differ in more than their names). Polling takes ReceiveMessage,
+        # DeleteMessage, ChangeMessageVisibility, GetQueueAttributes and GetQueueUrl on the queue, and
+        # kms:Decrypt with a key (grant_consume_messages).
+        self.mapping = lambda_.EventSourceMapping(
+            self,
+            "Mapping",
+            target=review.function,
+            event_source_arn=self.queue.queue_arn,
+            batch_size=BATCH_SIZE,
+            report_batch_item_failures=True,
         )
+        self.queue.grant_consume_messages(review.role)
+        # The role's grants before the mapping: Lambda checks them when it creates the mapping.
+        self.mapping.node.add_dependency(review.role)
         # Sending takes sqs:SendMessage, and with a key of the stack's own kms:GenerateDataKey and
         # kms:Decrypt on it ("Configuring AWS KMS permissions", producer permissions,
         # https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-key-management.html):

@@ -8,6 +8,7 @@ import { email } from "./email.js";
 import { genericCard, typeTitle } from "./generic.js";
 import { jira } from "./jira.js";
 import { meeting } from "./meeting.js";
+import { showScheduled } from "./undo.js";
 
 /**
  * What a card type's fields read: what keeps it from being confirmed, and the confirm's body.
@@ -118,7 +119,8 @@ function renderCard(card, caption, known = null, waiting = null) {
     status.textContent = "Working…";
     const result = await api(`/actions/${encodeURIComponent(card.id)}/confirm`, { method: "POST", body: fields });
     if (result.ok) {
-      lock(resultView(kind, result.data), "is-done");
+      if (result.data && result.data.status === "scheduled") showScheduled(scheduledCard, result.data, true);
+      else lock(resultView(kind, result.data), "is-done");
       refreshOutbox();
       return;
     }
@@ -166,6 +168,18 @@ function renderCard(card, caption, known = null, waiting = null) {
     const detail = /** @type {CustomEvent<{by?: string} | null>} */ (event).detail;
     showReplaced(detail && detail.by);
   });
+  // A confirmed mail in its undo window (card/undo.js): Undo makes it this editable draft again.
+  const reopen = (view, note) => {
+    article.dataset.state = view.status === "failed" ? "is-failed" : "is-proposed";
+    for (const control of form.querySelectorAll("input, select, textarea, button")) /** @type {HTMLInputElement} */ (control).disabled = false;
+    status.textContent = note;
+  };
+  const scheduledCard = { article, status, form, id: card.id, settle: settleScheduled, reopen, conflict: (result) => settleFromConflict(result), fail };
+  function settleScheduled(view) {
+    const settled = showSettled(view);
+    if (settled && view.status === "done") refreshOutbox();
+    return settled;
+  }
   // A settled action is drawn in its state (with its result), never as a form to confirm again.
   function showSettled(view) {
     if (view.status === "done") {
@@ -194,6 +208,10 @@ function renderCard(card, caption, known = null, waiting = null) {
     if (view && showSettled(view)) return;
     if (view && view.status === "executing") {
       lock("In progress", "is-executing");
+      return;
+    }
+    if (view && view.status === "scheduled") {
+      showScheduled(scheduledCard, view, false);
       return;
     }
     if (settleGone(result)) return;
