@@ -73,9 +73,8 @@ def test_undo_within_the_window_makes_the_card_a_draft_again_and_sends_nothing(
 
     # Then the card is an editable draft with the text as typed, and after the window nothing was sent
     expect(card).to_have_attribute("data-state", "is-proposed")
-    expect(card.locator(".card-status")).to_have_text(
-        "Undone: nothing was sent. Edit and confirm again, or discard."
-    )
+    expect(card.locator(".card-status")).to_have_text("Undone")
+    expect(card.locator(".card-undone")).to_have_text("Nothing was sent. Edit and confirm again, or discard.")
     expect(card.get_by_label("Subject")).to_be_enabled()
     expect(card.get_by_label("Subject")).to_have_value(subject)
     expect(card.get_by_role("button", name="Undo")).to_have_count(0)

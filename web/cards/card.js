@@ -117,6 +117,7 @@ function renderCard(card, caption, known = null, waiting = null) {
     }
     confirm.disabled = discard.disabled = true;
     status.textContent = "Working…";
+    for (const note of form.querySelectorAll(".card-undone")) note.remove();
     const result = await api(`/actions/${encodeURIComponent(card.id)}/confirm`, { method: "POST", body: fields });
     if (result.ok) {
       if (result.data && result.data.status === "scheduled") showScheduled(scheduledCard, result.data, true);
@@ -169,10 +170,11 @@ function renderCard(card, caption, known = null, waiting = null) {
     showReplaced(detail && detail.by);
   });
   // A confirmed mail in its undo window (card/undo.js): Undo makes it this editable draft again.
-  const reopen = (view, note) => {
+  const reopen = (view, label, note) => {
     article.dataset.state = view.status === "failed" ? "is-failed" : "is-proposed";
     for (const control of form.querySelectorAll("input, select, textarea, button")) /** @type {HTMLInputElement} */ (control).disabled = false;
-    status.textContent = note;
+    status.textContent = label;
+    actions.before(h("p", { class: "card-undone", text: note }));
   };
   const scheduledCard = { article, status, form, id: card.id, settle: settleScheduled, reopen, conflict: (result) => settleFromConflict(result), fail };
   function settleScheduled(view) {

@@ -18,7 +18,7 @@ const POLL_LIMIT_MS = 120_000; // past this the card stops asking; a reload read
  * @property {HTMLFormElement} form
  * @property {string} id the action's id
  * @property {(view: any) => boolean} settle draws a done, discarded or replaced action
- * @property {(view: any, note: string) => void} reopen the card as an editable draft again
+ * @property {(view: any, label: string, note: string) => void} reopen the card as an editable draft again
  * @property {(result: any) => boolean} conflict draws the action a 409 carries
  * @property {(message: string) => void} fail
  */
@@ -81,14 +81,15 @@ export function showScheduled(card, view, fresh) {
     }
     stop();
     if (card.settle(now)) return;
-    card.reopen(now, now.status === "failed" ? `Not sent: ${now.error || "confirm to try again."}` : "Undone: nothing was sent.");
+    if (now.status === "failed") card.reopen(now, "Not sent", now.error || "Confirm to try again.");
+    else card.reopen(now, "Undone", "Nothing was sent. Edit and confirm again, or discard.");
   };
   undo.addEventListener("click", async () => {
     undo.disabled = true;
     const result = await api(`/actions/${encodeURIComponent(card.id)}/undo`, { method: "POST" });
     if (result.ok && result.data && result.data.status !== "scheduled") {
       stop();
-      if (!card.settle(result.data)) card.reopen(result.data, "Undone: nothing was sent. Edit and confirm again, or discard.");
+      if (!card.settle(result.data)) card.reopen(result.data, "Undone", "Nothing was sent. Edit and confirm again, or discard.");
       return;
     }
     if (result.status === 409) {
