@@ -12,7 +12,7 @@ from typing import Any
 from multitool.api.startup import first_invocation, init_phase
 
 # Loaded on a stack of their own, the collector off until the first invocation ends (startup).
-with init_phase("multitool.api.review_app"):
+with init_phase("multitool.api.review_app", "multitool.api.due_sends"):
     from aws_lambda_powertools.logging import correlation_paths
     from aws_lambda_powertools.utilities.typing import LambdaContext
     from multitool.api.due_sends import due_sends, is_queue_event

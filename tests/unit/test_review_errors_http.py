@@ -28,13 +28,16 @@ from multitool.review.errors import (
     ActionInProgress,
     AlreadyDiscarded,
     AlreadyDone,
+    AlreadyScheduled,
     DraftNotFound,
     ProviderFailed,
     ReconnectAccount,
     ReviewConflict,
+    ScheduleUnavailable,
     SideEffectFailed,
     SlotTaken,
     Superseded,
+    TooLateToUndo,
 )
 from multitool.review.limits import ApprovalRequired, QuotaExceeded, RecipientNotAllowed
 from multitool.review.reviewer import DraftView
@@ -100,6 +103,19 @@ CASES: list[tuple[Exception, int, dict[str, Any], dict[str, str]]] = [
     ),
     (Superseded("Replaced.", draft=DRAFT), 409, {**err("superseded", "Replaced."), "action": ACTION}, {}),
     (SlotTaken("Taken.", draft=DRAFT), 409, {**err("slot_taken", "Taken."), "action": ACTION}, {}),
+    (AlreadyScheduled("Waits.", draft=DRAFT), 409, {**err("scheduled", "Waits."), "action": ACTION}, {}),
+    (
+        TooLateToUndo("Too late.", draft=DRAFT),
+        409,
+        {**err("too_late_to_undo", "Too late."), "action": ACTION},
+        {},
+    ),
+    (
+        ScheduleUnavailable("Queue away.", draft=DRAFT),
+        503,
+        {**err("schedule_unavailable", "Queue away.", retryable=True), "action": ACTION},
+        {},
+    ),
     (
         RecipientNotAllowed("to[0]: not mailed here.", field="to[0]"),
         422,

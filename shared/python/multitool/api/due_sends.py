@@ -63,8 +63,9 @@ def due_sends(reviewer: Callable[[], Reviewer]) -> QueueHandler:
     def handle(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 
-        return process_partial_response(
+        answer = process_partial_response(
             event=event, record_handler=send, processor=BatchProcessor(EventType.SQS), context=context
         )
+        return dict(answer)  # {"batchItemFailures": [{"itemIdentifier": ...}]}
 
     return handle

@@ -38,7 +38,8 @@ from multitool.review.accounts import (
     aws_accounts,
 )
 from multitool.review.limits import RecipientPolicy
-from multitool.review.reviewer import DraftView, Reviewer, UndoWindow
+from multitool.review.reviewer import DraftView, Reviewer
+from multitool.review.undo import UndoWindow
 
 if TYPE_CHECKING:
     import urllib3

@@ -38,23 +38,10 @@ or ``provider_outcome_unknown``, the draft ``failed`` with words saying where
 to check before confirming again, the recipients kept in the day's quota, and
 the audit entry ``unknown`` (:mod:`multitool.ports.retry`).
 
-A moment to undo: an action whose confirm is ``undoable`` (a mail) is not sent by the confirm
-when the reviewer has an :class:`UndoWindow`: the confirm checks and counts everything as for a send,
-hands the draft's id to the window's queue with the window as its delay, and stores the draft
-``scheduled`` with ``dueAt`` (``proposed | failed -> scheduled``). One seam decides,
-:meth:`Reviewer._run_now_or_schedule`, so every confirm path (one card, several) goes through it.
-Within the window :meth:`Reviewer.undo` moves it back (``scheduled -> proposed``, the edits kept,
-the recipients given back to the day's quota, nothing sent); at due time the queue hands the id to
-:meth:`Reviewer.send_due`, which moves it ``scheduled -> executing`` and sends as a confirm would.
-Both are one conditional write from the same ``scheduled`` version: of an undo and the send that
-race, exactly one wins, and the loser is answered by what the winner stored (``too_late_to_undo``
-after the send began; nothing to send after an undo). A message delivered twice finds the draft no
-longer ``scheduled`` and does nothing. A confirm retried within the window with the same content
-answers the same ``scheduled`` draft; with other content, 409 ``scheduled``. The queue's message is
-sent before the ``scheduled`` write, so a confirm that dies between the two leaves a message that
-finds nothing scheduled, never a scheduled draft without a message. A scheduled send runs without a
-request, so it acts only through the deployment's own mailer: with the user's own suite (their
-token is only in the request) the confirm sends at once.
+A moment to undo (:mod:`multitool.review.undo`): an ``undoable`` confirm may store the draft
+``scheduled`` (``proposed | failed -> scheduled``) instead of acting; :meth:`Reviewer.undo` moves it
+back (``scheduled -> proposed``), :meth:`Reviewer.send_due` sends it at due time (``scheduled ->
+executing``), each by one conditional write from ``scheduled``: exactly one of them wins.
 
 The edits a confirm carries are validated by the tool's edits model (its
 :class:`multitool.toolkit.confirm.ActionReview`, in the tool's module) (text fields by
@@ -64,12 +51,10 @@ resolve must be settled by them first (``InvalidEdits`` naming the field, e.g.
 the draft's.
 """
 
-import math
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import msgspec
 from aws_lambda_powertools.metrics import MetricUnit
 from pydantic import Field, ValidationError
 
@@ -77,7 +62,6 @@ from pydantic import Field, ValidationError
 from multitool.cards import client_actions
 from multitool.drafts import (
     MAX_DRAFT_ID_CHARS,
-    Confirmer,
     Draft,
     DraftStatus,
     canonical_json,
@@ -95,7 +79,6 @@ from multitool.ports.mail import Mailer, MailError, MailOutcomeUnknown
 from multitool.ports.quota import QuotaRefused, RecipientQuota, Spend
 from multitool.ports.suites import Suite
 from multitool.ports.tokens import AccountNotConnected, ProviderError, ProviderOutcomeUnknown
-from multitool.ports.undo_queue import MAX_DELAY_SECONDS, UndoQueue
 from multitool.review.errors import (
     ActionInProgress,
     AlreadyDiscarded,
@@ -108,9 +91,16 @@ from multitool.review.errors import (
     SideEffectFailed,
     SlotTaken,
     Superseded,
-    TooLateToUndo,
 )
 from multitool.review.limits import ApprovalRequired, QuotaExceeded, quota_day, until_next_day
+from multitool.review.undo import (
+    UndoWindow,
+    scheduled,
+    scheduled_confirm,
+    seconds_left,
+    too_late,
+    undone,
+)
 from multitool.toolkit.confirm import (
     ActionReview,
     Backends,
@@ -130,14 +120,6 @@ from multitool.wire import WireModel
 # take it over instead of waiting forever.
 EXECUTION_LEASE = timedelta(minutes=5)
 _MAX_WRITE_ATTEMPTS = 4
-
-
-class UndoWindow(msgspec.Struct, frozen=True):
-    """How long an undoable side effect waits after its confirm (``UNDO_SECONDS``), and the queue that
-    brings it back then. A reviewer without one (or with 0 seconds) sends at once."""
-
-    seconds: int
-    queue: UndoQueue
 
 
 # -- what a caller sees --------------------------------------------------------
@@ -199,12 +181,6 @@ def _quota_words(spend: Spend, refused: QuotaRefused, per_day: int, outside_limi
         f"This would mail {spend.total} address(es); you may mail {per_day} a day and have used "
         f"{refused.used_total} today. Nothing was sent; remove recipients or try again tomorrow (UTC)."
     )
-
-
-def _confirmer(draft: Draft) -> Caller:
-    """The caller a scheduled send acts for: the draft's owner, named as the confirm's token named them."""
-    confirmed = draft.confirmed_by or Confirmer()
-    return Caller(user_id=draft.owner, email=confirmed.email, name=confirmed.name)
 
 
 def _superseded(draft: Draft) -> Superseded:
@@ -383,16 +359,8 @@ class Reviewer:
                 "The send could not be scheduled; nothing will be sent. Confirm again.", draft=draft
             ) from None
         caller = ctx.caller
-        scheduled = draft.model_copy(
-            update={
-                **update,
-                "status": DraftStatus.SCHEDULED,
-                "due_at": update["updated_at"] + timedelta(seconds=window.seconds),
-                "confirmed_by": Confirmer(email=caller.email, name=caller.name),
-            }
-        )
         try:
-            scheduled = self.drafts.replace(draft, scheduled)
+            waiting = self.drafts.replace(draft, scheduled(draft, update, window, caller))
         except DraftWriteConflict:
             self._refund(caller, spent)
             return None
@@ -401,7 +369,7 @@ class Reviewer:
             extra={"draft_id": draft.id, "action": draft.action, "user_id": caller.user_id},
         )
         metrics.add_metric(name="ActionsScheduled", unit=MetricUnit.Count, value=1)
-        return scheduled
+        return waiting
 
     def undo(self, caller: Caller, draft_id: str) -> Draft:
         """Cancel a scheduled side effect within its window: the draft is ``proposed`` again with the
@@ -415,20 +383,11 @@ class Reviewer:
             if draft.status is DraftStatus.SUPERSEDED:
                 raise _superseded(draft)
             if draft.status in (DraftStatus.EXECUTING, DraftStatus.DONE):
-                words = "is being sent" if draft.status is DraftStatus.EXECUTING else "was already done"
-                raise TooLateToUndo(f"Too late to undo: this action {words}.", draft=draft)
+                raise too_late(draft)
             if draft.status is not DraftStatus.SCHEDULED:
                 return draft
-            undone = draft.model_copy(
-                update={
-                    "status": DraftStatus.PROPOSED,
-                    "due_at": None,
-                    "confirmed_by": None,
-                    "updated_at": self.clock(),
-                }
-            )
             try:
-                undone = self.drafts.replace(draft, undone)
+                back = self.drafts.replace(draft, undone(draft, self.clock()))
             except DraftWriteConflict:
                 continue  # the send (or another undo) moved it: answer what is stored now
             self._refund(caller, self._scheduled_spend(draft, caller))
@@ -437,7 +396,7 @@ class Reviewer:
                 extra={"draft_id": draft.id, "action": draft.action, "user_id": caller.user_id},
             )
             metrics.add_metric(name="ActionsUndone", unit=MetricUnit.Count, value=1)
-            return undone
+            return back
         raise ActionInProgress(
             "This action is changing; try again shortly.", draft=self.get(caller, draft_id)
         )
@@ -454,17 +413,11 @@ class Reviewer:
         if draft is None or draft.status is not DraftStatus.SCHEDULED or draft.due_at is None:
             logger.info("Nothing due", extra={"draft_id": draft_id})
             return draft
-        left = (draft.due_at - self.clock()).total_seconds()
+        left = seconds_left(draft, self.clock())
         if left > 0 and self.undo_window is not None:
-            self.undo_window.queue.schedule(draft.id, min(math.ceil(left), MAX_DELAY_SECONDS))
+            self.undo_window.queue.schedule(draft.id, left)
             return draft
-        caller = _confirmer(draft)
-        tool = REGISTRY.by_action(draft.action)
-        review = tool.action_review() if tool is not None else None
-        if review is None or draft.edits is None:  # only an undoable confirm stores a draft scheduled
-            raise ValueError(f"Draft {draft.id} is scheduled without a confirm to run")
-        content = review.content_model.model_validate(draft.edits)
-        ctx = ReviewContext(draft=draft, caller=caller, config=self.config, people=people_on(draft.payload))
+        confirm = scheduled_confirm(draft, self.config)
         try:
             executing = self.drafts.replace(
                 draft, draft.model_copy(update={"status": DraftStatus.EXECUTING, "updated_at": self.clock()})
@@ -472,21 +425,19 @@ class Reviewer:
         except DraftWriteConflict as lost:
             logger.info("Undone before the send", extra={"draft_id": draft.id})
             return lost.stored
+        spent = self._scheduled_spend(draft, confirm.ctx.caller)
         return self._execute(
-            review, content, executing, ctx, before=draft, spent=self._scheduled_spend(draft, caller)
+            confirm.review, confirm.content, executing, confirm.ctx, before=draft, spent=spent
         )
 
     def _scheduled_spend(self, draft: Draft, caller: Caller) -> tuple[str, Spend] | None:
         """What a scheduled draft's confirm counted against the day's quota (on the day it was
         scheduled), to give back when it is undone or its send fails."""
         policy = self.config.recipients
-        tool = REGISTRY.by_action(draft.action)
-        review = tool.action_review() if tool is not None else None
-        if policy is None or self.quota is None or review is None or draft.edits is None:
+        if policy is None or self.quota is None:
             return None
-        content = review.content_model.model_validate(draft.edits)
-        ctx = ReviewContext(draft=draft, caller=caller, config=self.config, people=people_on(draft.payload))
-        spend = policy.spend(review.recipients(content, ctx))
+        confirm = scheduled_confirm(draft, self.config)
+        spend = policy.spend(confirm.review.recipients(confirm.content, confirm.ctx))
         return (quota_day(draft.updated_at), spend) if spend.total else None
 
     def discard(self, caller: Caller, draft_id: str) -> Draft:
