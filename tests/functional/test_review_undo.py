@@ -23,6 +23,7 @@ import pytest
 from moto.dynamodb.models import DynamoDBBackend
 from multitool.api import review_app
 from multitool.drafts import DraftStatus
+from multitool.local.cli import main
 from multitool.local.lambdas import load_handler
 from multitool.local.queue_poller import QueuePoller, sqs_event
 from multitool.local.server import repo_root
@@ -297,3 +298,19 @@ def test_a_scheduled_draft_cannot_be_discarded_until_undone(review: Review) -> N
     review.let_the_window_pass()
     review.poller().poll_once(wait_seconds=2)
     assert Tables.sent() == []
+
+
+def test_erasing_the_user_within_the_window_sends_nothing(review: Review) -> None:
+    # Given a confirmed mail waiting in its window
+    draft = review.tables.add(email_draft())
+    review.request("confirm", draft.id)
+
+    # When the user is erased (multitool erase deletes their drafts by key)
+    assert main(["erase", "--user", OWNER]) == 0
+
+    # Then the due message finds no draft, sends nothing, and is done with
+    review.let_the_window_pass()
+    assert review.poller().poll_once(wait_seconds=2) == 1
+    assert review.answers == [{"batchItemFailures": []}]
+    assert Tables.sent() == []
+    assert review.waiting() == []
