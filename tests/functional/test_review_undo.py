@@ -27,6 +27,8 @@ from multitool.local.cli import main
 from multitool.local.lambdas import load_handler
 from multitool.local.queue_poller import QueuePoller, sqs_event
 from multitool.local.server import repo_root
+from multitool.ports.quota import quota_key
+from multitool.review.limits import quota_day
 from multitool.review.reviewer import Reviewer
 
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
@@ -314,3 +316,65 @@ def test_erasing_the_user_within_the_window_sends_nothing(review: Review) -> Non
     assert review.answers == [{"batchItemFailures": []}]
     assert Tables.sent() == []
     assert review.waiting() == []
+
+
+def recipients_counted(review: Review) -> int:
+    """Today's recipient count of the owner, as the limits table holds it (multitool.ports.quota)."""
+    item = review.tables.client.get_item(
+        TableName=review.tables.names["LIMITS_TABLE_NAME"],
+        Key={"pk": {"S": quota_key(OWNER, quota_day(NOW))}},
+        ConsistentRead=True,
+    ).get("Item")
+    return int(item["total"]["N"]) if item else 0
+
+
+def test_the_confirm_counts_the_recipients_and_undo_gives_them_back(review: Review) -> None:
+    draft = review.tables.add(email_draft())
+
+    review.request("confirm", draft.id)
+    assert recipients_counted(review) == 1  # counted by the confirm: the day's limit holds in the window
+
+    review.request("undo", draft.id)
+    assert recipients_counted(review) == 0
+
+    review.request("confirm", draft.id)
+    review.let_the_window_pass()
+    review.poller().poll_once(wait_seconds=2)
+    assert len(Tables.sent()) == 1
+    assert recipients_counted(review) == 1  # the send counts nothing more
+
+
+def test_a_queue_that_refuses_the_message_leaves_the_draft_as_it_was(
+    review: Review, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given an undo queue that is gone (deleted, or not reachable)
+    review.sqs.delete_queue(QueueUrl=review.queue_url)
+    draft = review.tables.add(email_draft())
+
+    status, refused = review.request("confirm", draft.id, {"subject": "Not now"})
+
+    # Then nothing is scheduled or sent, the draft is untouched and the recipients are given back
+    assert status == 503
+    assert refused["error"]["code"] == "schedule_unavailable"
+    assert refused["error"]["retryable"] is True
+    assert refused["action"]["status"] == "proposed"
+    assert review.tables.drafts.get(draft.id).status is DraftStatus.PROPOSED  # type: ignore[union-attr]
+    assert recipients_counted(review) == 0
+    assert Tables.sent() == []
+
+
+def test_a_message_delivered_before_its_time_is_put_back_for_the_rest_of_the_window(review: Review) -> None:
+    draft = review.tables.add(email_draft())
+    review.request("confirm", draft.id)
+    # A message whose draft is not yet due (the reviewer's clock has not reached dueAt)
+    time.sleep(WINDOW + 0.2)
+    [message] = review.waiting()
+    review.invoke("review", sqs_event([message], "arn:aws:sqs:us-east-1:123456789012:undo", REGION))
+
+    # Then nothing is sent yet, the draft still waits, and one message waits again for the rest
+    assert Tables.sent() == []
+    assert review.tables.drafts.get(draft.id).status is DraftStatus.SCHEDULED  # type: ignore[union-attr]
+    review.clock.now += timedelta(seconds=WINDOW + 1)
+    time.sleep(WINDOW + 0.2)
+    assert review.poller().poll_once(wait_seconds=2) == 1
+    assert len(Tables.sent()) == 1
