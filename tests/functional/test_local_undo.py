@@ -8,6 +8,7 @@ import json
 import time
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -85,3 +86,26 @@ def test_a_confirmed_mail_is_sent_once_its_window_has_passed_and_then_undo_is_to
     assert code == 1
     assert "too_late_to_undo" in stderr
     assert late["action"]["status"] == "done"
+
+
+def test_a_mail_left_in_its_window_by_a_stopped_server_is_sent_after_the_restart(tmp_path: Path) -> None:
+    # Given a server on kept data that stops while a confirmed mail waits in its window
+    data = tmp_path / "data"
+    env = {"UNDO_SECONDS": "10"}
+    with local_server(args=("--data-dir", str(data)), env=env) as url:
+        card = email_card(url, "mei", "undo-3")
+        edits = json.dumps({"subject": "Across a restart"})
+        code, scheduled, _ = cli("confirm", card, "--edits", edits, "--url", url, "--user", "mei")
+        assert (code, scheduled["status"]) == (0, "scheduled")
+
+    # When it starts again on the same data (moto's SQS is not kept: the message is gone)
+    with local_server(args=("--data-dir", str(data)), env=env) as url:
+        deadline = time.monotonic() + 30  # the rest of its window, then the send
+        status = "scheduled"
+        while status == "scheduled" and time.monotonic() < deadline:
+            time.sleep(0.5)
+            status = cli("get", card, "--url", url, "--user", "mei")[1]["status"]
+
+        # Then the draft is handed to the queue again and sent once, when due
+        assert status == "done"
+        assert outbox_subjects(url, "mei").count("Across a restart") == 1

@@ -10,6 +10,12 @@ message event (standard queue)", https://docs.aws.amazon.com/lambda/latest/dg/wi
 the function's own handler through the API Gateway stand-in's execution environments
 (:meth:`multitool.local.gateway.LocalApi.invoke_direct`), and deletes what succeeded. A failed
 message becomes visible again after the queue's visibility timeout, and is tried again.
+
+moto's SQS is not among the services whose data a kept ``--data-dir`` restores (its objects hold
+locks, which do not pickle), so a server stopped within a mail's undo window would lose the
+message and leave the draft ``scheduled``: on a restored start, :func:`requeue_scheduled` hands
+every scheduled draft to the queue again, due at once (a draft sent or undone meanwhile is left
+alone by the review, as a second delivery is).
 """
 
 from __future__ import annotations
@@ -19,6 +25,9 @@ import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+
+from multitool.drafts import DraftStatus
+from multitool.ports.undo_queue import UndoQueue
 
 Invoke = Callable[[str, dict[str, Any]], Any]
 """Runs function ``name`` on ``event`` and answers what its handler returned."""
@@ -45,6 +54,24 @@ def sqs_event(messages: Sequence[Mapping[str, Any]], queue_arn: str, region: str
             for m in messages
         ]
     }
+
+
+def requeue_scheduled(dynamodb: Any, drafts_table: str, queue: UndoQueue) -> int:
+    """Hand every ``scheduled`` draft of the local drafts table to the undo queue, due at once (a scan:
+    the local table is small); the number handed."""
+    pages = dynamodb.get_paginator("scan").paginate(
+        TableName=drafts_table,
+        FilterExpression="#status = :scheduled",
+        ExpressionAttributeNames={"#status": "status"},
+        ExpressionAttributeValues={":scheduled": {"S": DraftStatus.SCHEDULED.value}},
+        ProjectionExpression="id",
+    )
+    handed = 0
+    for page in pages:
+        for item in page.get("Items", []):
+            queue.schedule(item["id"]["S"], 0)
+            handed += 1
+    return handed
 
 
 def failed_ids(answer: Any) -> set[str]:

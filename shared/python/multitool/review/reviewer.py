@@ -330,12 +330,11 @@ class Reviewer:
 
     def _window_for(self, review: ActionReview[Any, Any], caller: Caller) -> UndoWindow | None:
         """The undo window this confirm waits, or None to act at once: the tool's side effect must be
-        undoable, the window longer than 0, and sent by the deployment's own backends (the user's own
-        suite needs the user's token, which only the request holds)."""
+        undoable, the window longer than 0, and sent by the deployment's own mailer (the user's own
+        suite needs the user's token, which only the request holds; Jira, which may be the user's
+        own too, is not undoable)."""
         window = self.undo_window
-        if window is None or window.seconds <= 0 or not review.undoable:
-            return None
-        if self.suites is not None or self.caller_jira is not None:
+        if window is None or window.seconds <= 0 or not review.undoable or self.suites is not None:
             return None
         return window
 

@@ -107,15 +107,19 @@ def local_api(args: argparse.Namespace) -> tuple[Embedded, LocalApi]:
 
 
 def undo_queue_poller(running: Embedded, api: LocalApi) -> QueuePoller:
-    """The review function's SQS event source mapping on the embedded undo queue (due sends)."""
+    """The review function's SQS event source mapping on the embedded undo queue (due sends); on kept
+    data, the mails a stopped server left in their undo window are handed to the queue again."""
     from multitool.local.embedded import FAKE_CREDENTIALS, client_of
-    from multitool.local.queue_poller import QueuePoller
+    from multitool.local.queue_poller import QueuePoller, requeue_scheduled
+    from multitool.ports.undo_queue import SqsUndoQueue
 
     region = running.env["AWS_REGION"]
     sqs = client_of("sqs", running.endpoint, region, FAKE_CREDENTIALS)
-    return QueuePoller(
-        sqs, running.env["UNDO_QUEUE_URL"], function="review", invoke=api.invoke_direct, region=region
-    )
+    url = running.env["UNDO_QUEUE_URL"]
+    if running.restored:
+        dynamodb = client_of("dynamodb", running.endpoint, region, FAKE_CREDENTIALS)
+        requeue_scheduled(dynamodb, running.env["DRAFTS_TABLE_NAME"], SqsUndoQueue(url, lambda: sqs))
+    return QueuePoller(sqs, url, function="review", invoke=api.invoke_direct, region=region)
 
 
 class _StandIn(Protocol):
