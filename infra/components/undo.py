@@ -22,7 +22,8 @@ retried before its messages reappear.
 
 Only the review function sends to the queue (``sqs:SendMessage``) and consumes it (the mapping's
 receive, delete and attributes, on its role); encrypted with the stack's own key when there is one
-(customerManagedKey: the grants carry the key's use), else with SQS-managed keys; TLS only.
+(customerManagedKey: the key's policy lets this account use it through SQS alone, so no role holds a
+statement on the key), else with SQS-managed keys; TLS only.
 """
 
 from __future__ import annotations
@@ -46,6 +47,12 @@ BATCH_SIZE = 10
 DEAD_LETTER_RETENTION = cdk.Duration.days(14)
 """SQS's longest: a message set aside on a Friday evening is still there on Monday."""
 ALARM_PERIOD = cdk.Duration.minutes(5)
+SEND_ACTIONS = ("sqs:SendMessage",)
+# What Lambda's poller calls with the function's role: the SQS actions of the AWS managed policy
+# AWSLambdaSQSQueueExecutionRole ("Execution role permissions",
+# https://docs.aws.amazon.com/lambda/latest/dg/with-sqs.html), on this queue only
+# (Queue.grant_consume_messages would add ChangeMessageVisibility and GetQueueUrl as well).
+CONSUME_ACTIONS = ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes")
 
 
 class UndoQueue(Construct):
@@ -88,9 +95,7 @@ class UndoQueue(Construct):
             dead_letter_queue=sqs.DeadLetterQueue(max_receive_count=MAX_RECEIVES, queue=self.dead_letters),
         )
         # Declared here rather than through SqsEventSource, whose logical id carries the stack's name (two
-        # copies of the stack would differ in more than their names). Polling takes ReceiveMessage,
-        # DeleteMessage, ChangeMessageVisibility, GetQueueAttributes and GetQueueUrl on the queue, and
-        # kms:Decrypt with a key (grant_consume_messages).
+        # copies of the stack would differ in more than their names).
         self.mapping = lambda_.EventSourceMapping(
             self,
             "Mapping",
@@ -99,19 +104,15 @@ class UndoQueue(Construct):
             batch_size=BATCH_SIZE,
             report_batch_item_failures=True,
         )
-        self.queue.grant_consume_messages(review.role)
+        # Exactly what sending and polling take, on this queue: the grant_* helpers would add the key's
+        # use to the role, which the key's own policy allows through SQS alone (infra.components.keys).
+        review.role.add_to_principal_policy(
+            iam.PolicyStatement(
+                actions=list(SEND_ACTIONS + CONSUME_ACTIONS), resources=[self.queue.queue_arn]
+            )
+        )
         # The role's grants before the mapping: Lambda checks them when it creates the mapping.
         self.mapping.node.add_dependency(review.role)
-        # Sending takes sqs:SendMessage, and with a key of the stack's own kms:GenerateDataKey and
-        # kms:Decrypt on it ("Configuring AWS KMS permissions", producer permissions,
-        # https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-key-management.html):
-        # granted exactly, rather than the wider set (kms:Encrypt, ReEncrypt*, GenerateDataKey*) that
-        # Queue.grant_send_messages adds.
-        review.role.add_to_principal_policy(
-            iam.PolicyStatement(actions=["sqs:SendMessage"], resources=[self.queue.queue_arn])
-        )
-        if encryption_key is not None:
-            encryption_key.grant(review.role, "kms:GenerateDataKey", "kms:Decrypt")
         review.function.add_environment("UNDO_QUEUE_URL", self.queue.queue_url)
         review.function.add_environment("UNDO_SECONDS", str(seconds))
         cloudwatch.Alarm(

@@ -245,9 +245,12 @@ def test_one_dashboard_shows_turns_cards_confirm_errors_model_latency_and_tokens
 
     app = "Multitool"  # the default stack's name
     assert {(app, "ClientActions"), (app, "TurnsFailed")} <= shown("Turns")
-    assert {(app, "ClientActions"), (app, "ActionsDone"), (app, "ActionsDiscarded")} <= shown(
-        "Cards made and confirmed"
-    )
+    assert {
+        (app, "ClientActions"),
+        (app, "ActionsDone"),
+        (app, "ActionsDiscarded"),
+        (app, "ActionsUndone"),
+    } <= shown("Cards made and confirmed")
     assert {(app, "ActionsFailed"), ("AWS/ApiGateway", "5xx")} <= shown("Confirm errors")
     assert shown("Model latency (ms)") == {("AWS/Bedrock", "InvocationLatency")}
     assert {("AWS/Bedrock", "InputTokenCount"), ("AWS/Bedrock", "OutputTokenCount")} <= shown("Model tokens")

@@ -23,7 +23,7 @@ from tests.support.synths import StackSynths
 
 pytestmark = pytest.mark.infra
 
-CONSUME = {"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility"}
+CONSUME = {"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"}
 
 
 def _undo(synth: Synthesized) -> tuple[str, str]:
@@ -78,8 +78,9 @@ def test_only_the_review_function_may_send_to_and_consume_the_undo_queue(harness
     queue_arn = {"Fn::GetAtt": [queue, "Arn"]}
     review_role = role_of_function(harness_stack, function_id(harness_stack, "Review"))
 
-    # The review role: send and consume, on this queue only
-    assert actions_for_role(harness_stack, review_role) >= {"sqs:SendMessage", *CONSUME}
+    # The review role: send and consume, on this queue only, and no other SQS action
+    sqs_actions = {a for a in actions_for_role(harness_stack, review_role) if a.startswith("sqs:")}
+    assert sqs_actions == {"sqs:SendMessage", *CONSUME}
     for statement in _sqs_statements(harness_stack, review_role):
         assert as_list(statement["Resource"]) == [queue_arn], statement
     assert resources_for_action(harness_stack, review_role, "sqs:SendMessage") == [queue_arn]
@@ -103,11 +104,16 @@ def test_both_queues_are_encrypted_and_refuse_plain_http(
     key = own_key_stack.logical_id(own_key_stack.stack.data_key.key)  # type: ignore[union-attr]
     for queue_id in _undo(own_key_stack):
         assert own_key_stack.props(queue_id)["KmsMasterKeyId"] == {"Fn::GetAtt": [key, "Arn"]}
-    # With the stack's key, the review role may use it for the queue (send encrypts, receive decrypts)
+    # With the stack's key, the key's own policy lets this account use it through SQS alone: the review
+    # role holds no statement on the key (no function does)
     review_role = role_of_function(own_key_stack, function_id(own_key_stack, "Review"))
-    key_arn = {"Fn::GetAtt": [key, "Arn"]}
-    assert key_arn in resources_for_action(own_key_stack, review_role, "kms:GenerateDataKey")
-    assert key_arn in resources_for_action(own_key_stack, review_role, "kms:Decrypt")
+    assert not [s for s in statements_for_role(own_key_stack, review_role) if "kms:" in str(s["Action"])]
+    key_policy = own_key_stack.props(key)["KeyPolicy"]["Statement"]
+    [sqs_use] = [s for s in key_policy if s.get("Sid") == "SqsForThisAccount"]
+    assert set(sqs_use["Action"]) == {"kms:GenerateDataKey", "kms:Decrypt"}
+    assert sqs_use["Condition"]["StringEquals"]["kms:ViaService"] == {
+        "Fn::Join": ["", ["sqs.us-east-1.", {"Ref": "AWS::URLSuffix"}]]
+    }
     policies = {
         p["Properties"]["Queues"][0]["Ref"]: p["Properties"]["PolicyDocument"]["Statement"]
         for p in harness_stack.of_type("AWS::SQS::QueuePolicy").values()
