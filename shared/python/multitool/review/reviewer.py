@@ -68,6 +68,7 @@ from multitool.drafts import (
     is_expired,
     is_unclaimed,
 )
+from multitool.errors import ServiceError
 from multitool.observability import error_fields, logger, metrics
 from multitool.people import Person
 from multitool.ports.audit import AuditEntry, AuditLog
@@ -310,7 +311,7 @@ class Reviewer:
         of the undo window (``scheduled``): the one place a confirmed draft leaves ``proposed``/``failed``.
         None when the stored draft changed since it was read (nothing done, the spend given back)."""
         now = self.clock()
-        window = self._window_for(review, ctx.caller)
+        window = self._window_for(review)
         update: dict[str, Any] = {
             "edits": content.to_wire(),
             "error": None,
@@ -328,7 +329,7 @@ class Reviewer:
             return None
         return self._execute(review, content, executing, ctx, before=draft, spent=spent)
 
-    def _window_for(self, review: ActionReview[Any, Any], caller: Caller) -> UndoWindow | None:
+    def _window_for(self, review: ActionReview[Any, Any]) -> UndoWindow | None:
         """The undo window this confirm waits, or None to act at once: the tool's side effect must be
         undoable, the window longer than 0, and sent by the deployment's own mailer (the user's own
         suite needs the user's token, which only the request holds; Jira, which may be the user's
@@ -436,7 +437,10 @@ class Reviewer:
         if policy is None or self.quota is None:
             return None
         confirm = scheduled_confirm(draft, self.config)
-        spend = policy.spend(confirm.review.recipients(confirm.content, confirm.ctx))
+        try:
+            spend = policy.spend(confirm.review.recipients(confirm.content, confirm.ctx))
+        except ServiceError:  # the policy changed since the confirm: nothing to give back by it
+            return None
         return (quota_day(draft.updated_at), spend) if spend.total else None
 
     def discard(self, caller: Caller, draft_id: str) -> Draft:
