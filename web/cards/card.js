@@ -117,7 +117,6 @@ function renderCard(card, caption, known = null, waiting = null) {
     }
     confirm.disabled = discard.disabled = true;
     status.textContent = "Working…";
-    for (const note of form.querySelectorAll(".card-undone")) note.remove();
     const result = await api(`/actions/${encodeURIComponent(card.id)}/confirm`, { method: "POST", body: fields });
     if (result.ok) {
       if (result.data && result.data.status === "scheduled") showScheduled(scheduledCard, result.data, true);
@@ -169,19 +168,8 @@ function renderCard(card, caption, known = null, waiting = null) {
     const detail = /** @type {CustomEvent<{by?: string} | null>} */ (event).detail;
     showReplaced(detail && detail.by);
   });
-  // A confirmed mail in its undo window (card/undo.js): Undo makes it this editable draft again.
-  const reopen = (view, label, note) => {
-    article.dataset.state = view.status === "failed" ? "is-failed" : "is-proposed";
-    for (const control of form.querySelectorAll("input, select, textarea, button")) /** @type {HTMLInputElement} */ (control).disabled = false;
-    status.textContent = label;
-    actions.before(h("p", { class: "card-undone", text: note }));
-  };
-  const scheduledCard = { article, status, form, id: card.id, settle: settleScheduled, reopen, conflict: (result) => settleFromConflict(result), fail };
-  function settleScheduled(view) {
-    const settled = showSettled(view);
-    if (settled && view.status === "done") refreshOutbox();
-    return settled;
-  }
+  // A confirmed mail in its undo window (cards/undo.js): Undo makes it this editable draft again.
+  const scheduledCard = { article, status, form, actions, id: card.id, settle: (view) => showSettled(view), conflict: (result) => settleFromConflict(result), fail };
   // A settled action is drawn in its state (with its result), never as a form to confirm again.
   function showSettled(view) {
     if (view.status === "done") {

@@ -5,6 +5,7 @@
 // action as it is, which the card then shows.
 import { api, errorMessage } from "../api.js";
 import { h } from "../dom.js";
+import { refreshOutbox } from "../outbox.js";
 
 const TICK_MS = 250;
 const POLL_MS = 1000;
@@ -16,9 +17,9 @@ const POLL_LIMIT_MS = 120_000; // past this the card stops asking; a reload read
  * @property {HTMLElement} article
  * @property {HTMLElement} status
  * @property {HTMLFormElement} form
+ * @property {HTMLElement} actions the form's Confirm and Discard
  * @property {string} id the action's id
  * @property {(view: any) => boolean} settle draws a done, discarded or replaced action
- * @property {(view: any, label: string, note: string) => void} reopen the card as an editable draft again
  * @property {(result: any) => boolean} conflict draws the action a 409 carries
  * @property {(message: string) => void} fail
  */
@@ -33,6 +34,33 @@ function deadlineOf(view, fresh) {
   const until = Date.parse(view.undoUntil);
   if (!fresh) return until;
   return Date.now() + Math.max(0, until - Date.parse(view.updatedAt));
+}
+
+/**
+ * The card as an editable draft again (undone, or its send failed): the fields as they were, a word why.
+ * @param {ScheduledCard} card
+ * @param {any} view
+ * @param {string} label
+ * @param {string} note
+ */
+function reopen(card, view, label, note) {
+  card.article.dataset.state = view.status === "failed" ? "is-failed" : "is-proposed";
+  for (const control of card.form.querySelectorAll("input, select, textarea, button")) /** @type {HTMLInputElement} */ (control).disabled = false;
+  card.status.textContent = label;
+  const said = h("p", { class: "card-undone", text: note });
+  card.actions.before(said);
+  card.form.addEventListener("submit", () => said.remove(), { once: true });
+}
+
+/**
+ * @param {ScheduledCard} card
+ * @param {any} view
+ * @returns {boolean} whether the card was drawn settled (and the outbox read again when it was sent)
+ */
+function settle(card, view) {
+  if (!card.settle(view)) return false;
+  if (view.status === "done") refreshOutbox();
+  return true;
 }
 
 /**
@@ -80,16 +108,16 @@ export function showScheduled(card, view, fresh) {
       return;
     }
     stop();
-    if (card.settle(now)) return;
-    if (now.status === "failed") card.reopen(now, "Not sent", now.error || "Confirm to try again.");
-    else card.reopen(now, "Undone", "Nothing was sent. Edit and confirm again, or discard.");
+    if (settle(card, now)) return;
+    if (now.status === "failed") reopen(card, now, "Not sent", now.error || "Confirm to try again.");
+    else reopen(card, now, "Undone", "Nothing was sent. Edit and confirm again, or discard.");
   };
   undo.addEventListener("click", async () => {
     undo.disabled = true;
     const result = await api(`/actions/${encodeURIComponent(card.id)}/undo`, { method: "POST" });
     if (result.ok && result.data && result.data.status !== "scheduled") {
       stop();
-      if (!card.settle(result.data)) card.reopen(result.data, "Undone", "Nothing was sent. Edit and confirm again, or discard.");
+      if (!settle(card, result.data)) reopen(card, result.data, "Undone", "Nothing was sent. Edit and confirm again, or discard.");
       return;
     }
     if (result.status === 409) {
