@@ -97,3 +97,24 @@ def test_left_alone_the_card_says_sent_once_the_window_has_passed(screen_page: P
     assert sent_subjects(server_url).count(subject) == 1
     fits_the_screen(page)
     card.screenshot(path=str(ARTIFACTS / f"undo-{width}-sent.png"))
+
+
+def test_a_reload_within_the_window_still_offers_undo_and_then_shows_it_sent(
+    browser: Browser, server_url: str
+) -> None:
+    with ready_page(browser, server_url, width=1360, height=900) as page:
+        subject = "Launch notes, across a reload"
+        card_id = confirm_with_subject(page, subject).get_attribute("data-card-id")
+
+        # When the page is reloaded within the window
+        page.reload()
+        expect(page.locator("body")).to_have_attribute("data-ready", "true")
+
+        # Then the card read back (GET /actions/{id}) counts down with Undo, and ends sent
+        card = page.locator(f'article.card[data-card-id="{card_id}"]')
+        expect(card).to_have_attribute("data-state", "is-scheduled")
+        expect(card.get_by_role("button", name="Undo")).to_be_enabled()
+        expect(card.get_by_label("Subject")).to_have_value(subject)  # what will be sent, not the draft
+        expect(card.locator(".card-sent-as")).to_contain_text("what will be sent")
+        expect(card).to_have_attribute("data-state", "is-done", timeout=(WINDOW + 15) * 1000)
+        assert sent_subjects(server_url).count(subject) == 1

@@ -97,13 +97,13 @@ function renderCard(card, caption, known = null, waiting = null) {
   });
   // A done action shows what was done: the confirmed content (GET /actions/{id}'s ``edits``), which
   // another client may have edited, not the draft /chat proposed.
-  const showSent = (view) => {
+  const showSent = (view, note = "Confirmed with changes: this is what was done, not the draft above.") => {
     if (!view.edits || !kind.sent) return;
     const drafted = JSON.stringify(built.read().fields);
     built = kind.build(kind.sent(card, view.edits));
     form.replaceChildren(...built.fields, cardError, actions);
     if (JSON.stringify(built.read().fields) !== drafted) {
-      form.before(h("p", { class: "card-revision card-sent-as", text: "Confirmed with changes: this is what was done, not the draft above." }));
+      form.before(h("p", { class: "card-revision card-sent-as", text: note }));
     }
   };
 
@@ -201,6 +201,7 @@ function renderCard(card, caption, known = null, waiting = null) {
       return;
     }
     if (view && view.status === "scheduled") {
+      showSent(view, "Confirmed with changes: this is what will be sent, not the draft above.");
       showScheduled(scheduledCard, view, false);
       return;
     }

@@ -47,6 +47,7 @@ function reopen(card, view, label, note) {
   card.article.dataset.state = view.status === "failed" ? "is-failed" : "is-proposed";
   for (const control of card.form.querySelectorAll("input, select, textarea, button")) /** @type {HTMLInputElement} */ (control).disabled = false;
   card.status.textContent = label;
+  for (const sentAs of card.article.querySelectorAll(".card-sent-as")) sentAs.remove(); // nothing will be sent
   const said = h("p", { class: "card-undone", text: note });
   card.actions.before(said);
   card.form.addEventListener("submit", () => said.remove(), { once: true });
