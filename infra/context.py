@@ -18,6 +18,8 @@ from multitool.settings.review import (
     DEFAULT_AUDIT_RETENTION_DAYS,
     DEFAULT_OUTSIDE_RECIPIENTS_PER_DAY,
     DEFAULT_RECIPIENTS_PER_DAY,
+    DEFAULT_UNDO_SECONDS,
+    MAX_UNDO_SECONDS,
     OutsideRecipients,
 )
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -194,6 +196,10 @@ ALLOWED: dict[str, str] = {
         "unset: the topic has no subscriber"
     ),
     "auditRetentionDays": "days each side effect's audit record is kept, a whole number from 1 to 3653",
+    "undoSeconds": (
+        f"seconds a confirmed mail waits with Undo on its card, a whole number from 0 (sent at once, no "
+        f"undo queue) to {MAX_UNDO_SECONDS} (SQS's longest message delay); default {DEFAULT_UNDO_SECONDS}"
+    ),
     "recipientsPerDay": "addresses one user may mail per UTC day, a whole number from 1 to 100000",
     "outsideRecipientsPerDay": (
         "outside addresses one user may mail per UTC day, a whole number from 0 to 100000"
@@ -373,6 +379,8 @@ class DeployContext(BaseModel):
     audit_retention_days: int = Field(
         default=DEFAULT_AUDIT_RETENTION_DAYS, ge=1, le=3653, alias="auditRetentionDays"
     )
+    # The undo window (infra.components.undo): one delayed SQS message per confirmed mail.
+    undo_seconds: int = Field(default=DEFAULT_UNDO_SECONDS, ge=0, le=MAX_UNDO_SECONDS, alias="undoSeconds")
     recipient_domains: tuple[str, ...] = Field(default=(), alias="recipientDomains")
     # executor=gateway: where the user Gateway's MCP app client may send a signed-in user back (each
     # MCP client's own redirect URI, exactly: Cognito matches callbacks exactly, port included).

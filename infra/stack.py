@@ -40,6 +40,7 @@ from infra.components.slack import ROUTE as SLACK_ROUTE
 from infra.components.slack import SlackSecrets, add_slack_route
 from infra.components.suite import SuiteAccess
 from infra.components.tables import Tables
+from infra.components.undo import UndoQueue
 from infra.components.user_gateway import SCOPE as MCP_SCOPE
 from infra.components.user_gateway import UserToolGateway
 from infra.components.web import ChatWebsite
@@ -285,6 +286,12 @@ class MultitoolStack(cdk.Stack):
             ),
         )
         self._grant_review(self.review.role)
+        # A confirmed mail waits undoSeconds with Undo on its card (0: sent at once, no queue).
+        self.undo_queue = (
+            UndoQueue(self, "Undo", review=self.review, seconds=settings.undo_seconds, encryption_key=own_key)
+            if settings.undo_seconds > 0
+            else None
+        )
 
         # The page's fetches: any HTTP API of this region (naming this API's id would make the
         # distribution and the API's CORS origins depend on each other) and the sign-in domain; the
@@ -590,6 +597,13 @@ class MultitoolStack(cdk.Stack):
             value=self.turn_failures.queue.queue_url,
             description="Records of failed turn invocations (docs/deploy.md, Operate)",
         )
+        if self.undo_queue is not None:
+            cdk.CfnOutput(
+                self,
+                "UndoDeadLettersQueueUrl",
+                value=self.undo_queue.dead_letters.queue_url,
+                description="Due sends of confirmed mail that kept failing (docs/deploy.md, Operate)",
+            )
         cdk.CfnOutput(self, "UserPoolId", value=self.users.user_pool.user_pool_id)
         cdk.CfnOutput(self, "UserPoolClientId", value=self.users.client.user_pool_client_id)
         if self.users.sign_in_origin:

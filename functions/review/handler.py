@@ -1,4 +1,5 @@
-"""HTTP API `review`: GET /actions/{id}, POST /actions/{id}/confirm, POST /actions/{id}/discard.
+"""HTTP API `review`: GET /actions/{id}, POST /actions/{id}/confirm, /undo and /discard; and the undo
+queue's batches (an SQS event source mapping): the confirmed mails whose undo window has passed.
 
 The only function that sends mail, books meetings and creates Jira issues, once
 per draft, for the draft's owner.
@@ -11,13 +12,15 @@ from typing import Any
 from multitool.api.startup import first_invocation, init_phase
 
 # Loaded on a stack of their own, the collector off until the first invocation ends (startup).
-with init_phase("multitool.api.review_app"):
+with init_phase("multitool.api.review_app", "multitool.api.due_sends"):
     from aws_lambda_powertools.logging import correlation_paths
     from aws_lambda_powertools.utilities.typing import LambdaContext
-    from multitool.api.review_app import review_app
+    from multitool.api.due_sends import due_sends, is_queue_event
+    from multitool.api.review_app import aws_reviewer, review_app
     from multitool.observability import logger, metrics, tracer
 
     app = review_app()
+    due = due_sends(aws_reviewer)
 
 
 @first_invocation  # then what the init and the first invocation made is frozen
@@ -25,4 +28,6 @@ with init_phase("multitool.api.review_app"):
 @tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    if is_queue_event(event):
+        return due(event, context)
     return app.resolve(event, context)

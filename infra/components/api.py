@@ -275,7 +275,7 @@ class ChatApi(Construct):
         self.http_api.add_routes(path="/turns/{id}", methods=[apigwv2.HttpMethod.GET], integration=chat)
         self.http_api.add_routes(path="/sessions/{id}", methods=[apigwv2.HttpMethod.GET], integration=chat)
         self.http_api.add_routes(path="/actions/{id}", methods=[apigwv2.HttpMethod.GET], integration=actions)
-        for verb in ("confirm", "discard"):
+        for verb in ("confirm", "discard", "undo"):
             self.http_api.add_routes(
                 path=f"/actions/{{id}}/{verb}", methods=[apigwv2.HttpMethod.POST], integration=actions
             )

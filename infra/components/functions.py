@@ -76,6 +76,7 @@ class MultitoolFunction(Construct):
         log_retention: logs.RetentionDays,
     ) -> None:
         super().__init__(scope, construct_id)
+        self.timeout_seconds = spec.timeout_seconds
         self.log_group = logs.LogGroup(
             self, "Logs", retention=log_retention, removal_policy=cdk.RemovalPolicy.DESTROY
         )

@@ -57,10 +57,18 @@ SECRETS_MANAGER_KEY_ACTIONS = (
     "kms:DescribeKey",
 )
 
+# SQS encrypts and decrypts an encrypted queue's messages with the key on behalf of whoever sends or
+# receives: a producer needs kms:GenerateDataKey and kms:Decrypt, a consumer kms:Decrypt ("Configuring
+# AWS KMS permissions", https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-key-management.html).
+# As for DynamoDB and Secrets Manager, the key lets this account's principals use it only through SQS
+# of this region, as the AWS-managed alias/aws/sqs key does: a function still needs its own sqs:
+# grant on the queue, and gets no statement on the key.
+SQS_KEY_ACTIONS = ("kms:GenerateDataKey", "kms:Decrypt")
+
 
 class DataKey(Construct):
-    """A symmetric key with yearly rotation, and the key policy CloudWatch Logs, DynamoDB and Secrets
-    Manager need."""
+    """A symmetric key with yearly rotation, and the key policy CloudWatch Logs, DynamoDB, Secrets
+    Manager and SQS need."""
 
     def __init__(self, scope: Construct, construct_id: str) -> None:
         super().__init__(scope, construct_id)
@@ -92,6 +100,7 @@ class DataKey(Construct):
         for sid, service, actions in (
             ("DynamoDBForThisAccount", "dynamodb", DYNAMODB_KEY_ACTIONS),
             ("SecretsManagerForThisAccount", "secretsmanager", SECRETS_MANAGER_KEY_ACTIONS),
+            ("SqsForThisAccount", "sqs", SQS_KEY_ACTIONS),
         ):
             self.key.add_to_resource_policy(
                 iam.PolicyStatement(

@@ -11,11 +11,13 @@ Every figure is one AWS already publishes or one the functions emit through Powe
   (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/metrics-dimensions.html);
 - Bedrock, per model id: ``InvocationLatency``, ``InputTokenCount``, ``OutputTokenCount``,
   ``InvocationThrottles`` (https://docs.aws.amazon.com/bedrock/latest/userguide/monitoring-runtime-metrics.html);
-- SQS: ``ApproximateNumberOfMessagesVisible`` of the failed-turns queue
+- SQS: ``ApproximateNumberOfMessagesVisible`` of the failed-turns queue (and of the undo queue's dead letters,
+  whose alarm is infra.components.undo's)
   (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-available-cloudwatch-metrics.html);
 - the functions' own: ``ClientActions`` once per answered turn, its value the cards made (so its
   sample count is the turns answered), ``ActionsDone``, ``ActionsDiscarded`` and ``ActionsFailed`` per
-  confirm or discard, ``ModelFailed`` and ``ModelBusy`` per turn the model runtime (harness, agent or
+  confirm or discard, ``ActionsScheduled`` and ``ActionsUndone`` per confirmed mail that waits its undo
+  window and per undo, ``ModelFailed`` and ``ModelBusy`` per turn the model runtime (harness, agent or
   Converse) failed, ``TurnsFailed`` per asynchronous turn answered as failed, and Powertools'
   ``ColdStart`` (dimensions ``function_name`` and ``service``) from the orchestrator.
 """
@@ -316,6 +318,7 @@ class Operations(Construct):
                     app_metric(self, "ClientActions", label="Cards made"),
                     app_metric(self, "ActionsDone", label="Confirmed"),
                     app_metric(self, "ActionsDiscarded", label="Discarded"),
+                    app_metric(self, "ActionsUndone", label="Undone in their window"),
                 ],
             ),
             graph(

@@ -50,6 +50,7 @@ ROUTE_KEYS = {
     "POST /actions/{id}/confirm",
     "POST /actions/{id}/discard",
     "POST /actions/confirm-all",
+    "POST /actions/{id}/undo",
     "GET /connections",
     "POST /connections/complete",
     "POST /connections/{provider}/disconnect",

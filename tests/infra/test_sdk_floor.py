@@ -49,6 +49,7 @@ def test_every_request_the_code_sends_is_accepted_by_the_layers_botocore(
     assert {
         "bedrock-runtime.Converse",
         "sesv2.SendEmail",
+        "sqs.SendMessage",  # a confirmed mail's undo window (multitool.ports.undo_queue)
         "secretsmanager.GetSecretValue",
         "lambda.Invoke",
         "bedrock-agent-runtime.InvokeAgent",

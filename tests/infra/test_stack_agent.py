@@ -431,6 +431,7 @@ def test_every_route_requires_the_cognito_jwt(agent_stack: Synthesized) -> None:
         "POST /actions/{id}/confirm",
         "POST /actions/{id}/discard",
         "POST /actions/confirm-all",
+        "POST /actions/{id}/undo",
         "GET /connections",
         "POST /connections/complete",
         "POST /connections/{provider}/disconnect",
@@ -497,7 +498,8 @@ def test_outputs_have_stable_logical_ids(agent_stack: Synthesized) -> None:
     outputs = agent_stack.data["Outputs"]
     expected = {"ApiUrl", "AgentId", "AgentAliasId", "UserPoolId", "UserPoolClientId", "JiraSecretArn"}
     expected |= {"WebUrl", "SignInDomain", "CliClientId"}
-    expected |= {"AlarmTopicArn", "DashboardName", "FailedTurnsQueueUrl"}  # operating the stack
+    # operating the stack
+    expected |= {"AlarmTopicArn", "DashboardName", "FailedTurnsQueueUrl", "UndoDeadLettersQueueUrl"}
     expected |= {f"{spec.logical_name}TableName" for spec in ALL_TABLES}
     assert set(outputs) == expected
     agent = agent_stack.stack.agent

@@ -55,6 +55,7 @@ GROUPS: dict[str, dict[str, str]] = {
         "runningTurnsPerUser": "4",
         "dailyTokenAlarm": "1234567",
         "auditRetentionDays": "90",
+        "undoSeconds": "25",
         "recipientDomains": "example.org",
         "mcpCallbackUrls": MCP_CALLBACK,
         "outsideRecipients": "off",
@@ -203,6 +204,7 @@ REACHES: dict[str, tuple[str, Callable[[Synthesized], bool]]] = {
         lambda s: 1234567 in {a.get("Threshold") for a in _props(s, "AWS::CloudWatch::Alarm")},
     ),
     "auditRetentionDays": ("gateway", _env_is("Review", "AUDIT_RETENTION_DAYS", "90")),
+    "undoSeconds": ("gateway", _env_is("Review", "UNDO_SECONDS", "25")),
     "recipientDomains": ("gateway", _env_is("Review", "RECIPIENT_DOMAINS", "example.org")),
     "mcpCallbackUrls": (
         "gateway",

@@ -31,7 +31,8 @@ def local_server(
 ) -> Iterator[str]:
     """``multitool serve --port 0 [args]``; yields the URL it prints, and stops it on exit.
 
-    ``env`` adds to the server's environment (the offline harness's ``OFFLINE_DELAY_SECONDS``, say).
+    ``env`` adds to the server's environment (the offline harness's ``OFFLINE_DELAY_SECONDS``, say; the
+    undo window's ``UNDO_SECONDS``, 0 unless given: a confirmed mail is sent at once).
 
     ``output``, when given, collects every line the server prints (stdout and stderr), as it prints it.
     ``pids``, when given, receives the server's process id (a benchmark reads its CPU time).
@@ -42,7 +43,8 @@ def local_server(
     process = subprocess.Popen(
         [sys.executable, "-m", "multitool.local.cli", "serve", "--port", "0", *kept, *args],
         cwd=REPO,
-        env={**clean_env(), **(env or {})},
+        # A confirmed mail is sent at once unless a test asks for the undo window (UNDO_SECONDS).
+        env={"UNDO_SECONDS": "0", **clean_env(), **(env or {})},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

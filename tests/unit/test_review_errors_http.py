@@ -28,14 +28,17 @@ from multitool.review.errors import (
     ActionInProgress,
     AlreadyDiscarded,
     AlreadyDone,
+    AlreadyScheduled,
     DraftNotFound,
     ItemChangedSince,
     ProviderFailed,
     ReconnectAccount,
     ReviewConflict,
+    ScheduleUnavailable,
     SideEffectFailed,
     SlotTaken,
     Superseded,
+    TooLateToUndo,
 )
 from multitool.review.limits import ApprovalRequired, QuotaExceeded, RecipientNotAllowed
 from multitool.review.links import LinkDropped, PrerequisiteRefused, WaitsFor
@@ -102,6 +105,19 @@ CASES: list[tuple[Exception, int, dict[str, Any], dict[str, str]]] = [
     ),
     (Superseded("Replaced.", draft=DRAFT), 409, {**err("superseded", "Replaced."), "action": ACTION}, {}),
     (SlotTaken("Taken.", draft=DRAFT), 409, {**err("slot_taken", "Taken."), "action": ACTION}, {}),
+    (AlreadyScheduled("Waits.", draft=DRAFT), 409, {**err("scheduled", "Waits."), "action": ACTION}, {}),
+    (
+        TooLateToUndo("Too late.", draft=DRAFT),
+        409,
+        {**err("too_late_to_undo", "Too late."), "action": ACTION},
+        {},
+    ),
+    (
+        ScheduleUnavailable("Queue away.", draft=DRAFT),
+        503,
+        {**err("schedule_unavailable", "Queue away.", retryable=True), "action": ACTION},
+        {},
+    ),
     (
         ItemChangedSince("Changed.", draft=DRAFT),
         409,

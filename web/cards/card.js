@@ -11,6 +11,7 @@ import { jira } from "./jira.js";
 import { confirmFirstButton, linksPanel, updateConfirmAll } from "./links.js";
 import { showApiError } from "./notices.js";
 import { meeting } from "./meeting.js";
+import { showScheduled } from "./undo.js";
 
 /**
  * What a card type's fields read: what keeps it from being confirmed, and the confirm's body.
@@ -113,13 +114,13 @@ function renderCard(card, caption, known = null, waiting = null) {
   });
   // A done action shows what was done: the confirmed content (GET /actions/{id}'s ``edits``), which
   // another client may have edited, not the draft /chat proposed.
-  const showSent = (view) => {
+  const showSent = (view, note = "Confirmed with changes: this is what was done, not the draft above.") => {
     if (!view.edits || !kind.sent) return;
     const drafted = JSON.stringify(built.read().fields);
     built = kind.build(kind.sent(card, view.edits));
     form.replaceChildren(...built.fields, cardError, actions);
     if (JSON.stringify(built.read().fields) !== drafted) {
-      form.before(h("p", { class: "card-revision card-sent-as", text: "Confirmed with changes: this is what was done, not the draft above." }));
+      form.before(h("p", { class: "card-revision card-sent-as", text: note }));
     }
   };
 
@@ -135,7 +136,8 @@ function renderCard(card, caption, known = null, waiting = null) {
     status.textContent = "Working…";
     const result = await api(`/actions/${encodeURIComponent(card.id)}/confirm`, { method: "POST", body: fields });
     if (result.ok) {
-      lock(resultView(kind, result.data), "is-done");
+      if (result.data && result.data.status === "scheduled") showScheduled(scheduledCard, result.data, true);
+      else lock(resultView(kind, result.data), "is-done");
       refreshOutbox();
       return;
     }
@@ -211,6 +213,8 @@ function renderCard(card, caption, known = null, waiting = null) {
     const detail = /** @type {CustomEvent<{by?: string} | null>} */ (event).detail;
     showReplaced(detail && detail.by);
   });
+  // A confirmed mail in its undo window (cards/undo.js): Undo makes it this editable draft again.
+  const scheduledCard = { article, status, form, actions, id: card.id, settle: (view) => showSettled(view), conflict: (result) => settleFromConflict(result), fail };
   // A settled action is drawn in its state (with its result), never as a form to confirm again.
   function showSettled(view) {
     if (view.status === "done") {
@@ -239,6 +243,11 @@ function renderCard(card, caption, known = null, waiting = null) {
     if (view && showSettled(view)) return;
     if (view && view.status === "executing") {
       lock("In progress", "is-executing");
+      return;
+    }
+    if (view && view.status === "scheduled") {
+      showSent(view, "Confirmed with changes: this is what will be sent, not the draft above.");
+      showScheduled(scheduledCard, view, false);
       return;
     }
     if (settleGone(result)) return;

@@ -9,6 +9,12 @@ Status moves ``proposed -> executing -> done`` (or ``failed``, retryable), or
 draft (a call naming it in ``revises``) replaces it; every transition is a
 conditional write. A superseded draft names its successor (``supersededBy``) and
 is never confirmable again.
+
+With a moment to undo (:mod:`multitool.review.reviewer`, a tool whose confirm is ``undoable``),
+a confirm moves ``proposed | failed -> scheduled`` instead of ``executing``: the content is
+confirmed, the side effect waits until ``dueAt``. ``scheduled -> proposed`` is an undo (nothing
+was sent, the edits are kept), ``scheduled -> executing -> done | failed`` the send at due time.
+Undo and the send are each one conditional write from ``scheduled``: exactly one of them wins.
 """
 
 import hashlib
@@ -36,6 +42,15 @@ class DraftStatus(StrEnum):
     FAILED = "failed"
     DISCARDED = "discarded"
     SUPERSEDED = "superseded"
+    SCHEDULED = "scheduled"
+
+
+class Confirmer(WireModel):
+    """Who confirmed a scheduled draft, as the confirm's token said: the send at due time runs
+    without a request, so the mail's sender name and reply-to address are kept here (never a token)."""
+
+    email: str | None = Field(default=None, max_length=320)
+    name: str | None = Field(default=None, max_length=256)
 
 
 class Draft(WireModel):
@@ -54,6 +69,8 @@ class Draft(WireModel):
     result: dict[str, Any] | None = None
     error: str | None = None
     superseded_by: str | None = Field(default=None, description="The draft that revised this one")
+    due_at: datetime | None = Field(default=None, description="A scheduled draft: when it is sent")
+    confirmed_by: Confirmer | None = Field(default=None, description="A scheduled draft: who confirmed it")
     version: int = 0
 
 

@@ -41,6 +41,7 @@ from multitool.review.accounts import (
 from multitool.review.limits import RecipientPolicy
 from multitool.review.links import ConfirmAllView
 from multitool.review.reviewer import Reviewer
+from multitool.review.undo import UndoWindow
 from multitool.review.views import DraftView
 from multitool.toolkit.context import MAX_CALLS_PER_BATCH
 from multitool.validation import problems
@@ -168,6 +169,7 @@ def aws_reviewer() -> Reviewer:
         )
     return Reviewer(
         DynamoDraftStore(settings.drafts_table_name, dynamodb),
+        undo=undo_window(settings),
         suites=(
             caller_suites(settings, http, tokens if _calendar_by_consent(settings) else None)
             if settings.calendar != "builtin"
@@ -193,6 +195,19 @@ def aws_reviewer() -> Reviewer:
             else None
         ),
         directory=DynamoDirectory(settings.directory_table_name, dynamodb),
+    )
+
+
+def undo_window(settings: "ReviewSettings") -> UndoWindow | None:
+    """The moment a confirmed mail waits (``UNDO_SECONDS`` on ``UNDO_QUEUE_URL``); None: sent at once."""
+    if settings.undo_queue_url is None or settings.undo_seconds == 0:
+        return None
+    import boto3
+
+    from multitool.ports.undo_queue import SqsUndoQueue
+
+    return UndoWindow(
+        settings.undo_seconds, SqsUndoQueue(settings.undo_queue_url, lambda: boto3.client("sqs"))
     )
 
 
@@ -393,6 +408,24 @@ def review_app(
         if bucket is not None:
             bucket.take(who.user_id, "confirm")
         return reviewer().confirm_all(who, request.ids, request.edits).to_wire()
+
+    @app.post(
+        "/actions/<id>/undo",
+        operation_id="undoAction",
+        summary="Undo a confirmed action within its undo window: nothing is sent, the card is a draft again",
+        description=(
+            "A confirm of an action that can wait (a mail) answers status scheduled with dueAt and "
+            "undoUntil; until then this cancels it (status proposed, the confirmed edits kept). After "
+            "it, 409 too_late_to_undo with the action as it is (being sent, done or failed). An action "
+            "with nothing scheduled is answered as it is."
+        ),
+        responses=_answers(
+            "The action, back to a draft (or as it is, when nothing was scheduled)",
+            {409: "Too late: the action is being sent or done (too_late_to_undo), or was discarded"},
+        ),
+    )
+    def undo_action(id: str) -> dict[str, Any]:
+        return DraftView.of(reviewer().undo(caller(), id)).to_wire()
 
     @app.post(
         "/actions/<id>/discard",

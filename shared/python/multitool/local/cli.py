@@ -9,7 +9,7 @@
     multitool serve --slack                                    # ... and the Slack app, on a local Slack
     multitool slack say|show|click|submit --as priya ...       # act as a member of that local Slack
     multitool chat "Email Kinshuok about the doc" [--user ID] [--session ID] [--url URL]
-    multitool get ID | confirm ID [--edits JSON] | discard ID   [--user ID] [--url URL]
+    multitool get ID | confirm ID [--edits JSON] | undo ID | discard ID   [--user ID] [--url URL]
     multitool mcp [--user ID] [--sandbox MOTO_URL] [--http PORT]   # the tools as an MCP server
     multitool mcp --http PORT --sign-in oidc [--sandbox MOTO_URL]  # ... as whoever signs in (OAuth)
     multitool doctor [--region R] [--model-id M] [--stack S] [--sender-email E]   # AWS preflight

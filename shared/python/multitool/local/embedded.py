@@ -48,7 +48,9 @@ FAKE_CREDENTIALS = {
     "AWS_SESSION_TOKEN": "local",
 }
 # boto3's per-service endpoint variables (service id upper-cased, spaces -> underscores).
-LOCAL_SERVICES = ("DYNAMODB", "SES", "SESV2", "SECRETS_MANAGER")
+LOCAL_SERVICES = ("DYNAMODB", "SES", "SESV2", "SECRETS_MANAGER", "SQS")
+UNDO_QUEUE = "multitool-undo"
+"""The undo window's delay queue (multitool.ports.undo_queue), read by the local server's poller."""
 
 
 class LocalSetupError(RuntimeError):
@@ -229,7 +231,8 @@ def sandbox_env(
     )
 
 
-def _client(service: str, endpoint: str, region: str, credentials: Mapping[str, str]) -> Any:
+def client_of(service: str, endpoint: str, region: str, credentials: Mapping[str, str]) -> Any:
+    """A boto3 client of ``service`` on the embedded endpoint."""
     return boto3.client(
         service,  # type: ignore[call-overload]
         endpoint_url=endpoint,
@@ -302,9 +305,10 @@ def _start_embedded(
         invocations = LocalInvocations(LOOPBACK).start()
         closers.append(invocations.close)
         endpoint = launched.endpoint  # known before moto is up: botocore loads its models meanwhile
-        dynamodb = _client("dynamodb", endpoint, region, FAKE_CREDENTIALS)
-        sesv2 = _client("sesv2", endpoint, region, FAKE_CREDENTIALS)
-        secrets = _client("secretsmanager", endpoint, region, FAKE_CREDENTIALS)
+        dynamodb = client_of("dynamodb", endpoint, region, FAKE_CREDENTIALS)
+        sesv2 = client_of("sesv2", endpoint, region, FAKE_CREDENTIALS)
+        secrets = client_of("secretsmanager", endpoint, region, FAKE_CREDENTIALS)
+        sqs = client_of("sqs", endpoint, region, FAKE_CREDENTIALS)
         try:
             moto = launched.ready()
         except MotoStartFailed as error:
@@ -329,6 +333,8 @@ def _start_embedded(
             log_level=log_level,
         )
         env["AWS_ENDPOINT_URL_LAMBDA"] = invocations.url
+        # Made again on every start (CreateQueue with the same name answers the existing queue).
+        env["UNDO_QUEUE_URL"] = sqs.create_queue(QueueName=UNDO_QUEUE)["QueueUrl"]
     except BaseException:
         for close in reversed(closers):
             close()

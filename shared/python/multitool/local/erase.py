@@ -6,7 +6,9 @@ user's ``sub`` in ``owner`` and are found through the owner index
 (:data:`multitool.ports.tables.OWNER_INDEX`, keys only); the limits table holds the user's token
 buckets, running-turn places, the last days' recipient counters and account connections, whose
 keys are known. Each is deleted by key (``BatchWriteItem``, 25 at a time, unprocessed items
-retried). The user's bookings (found by their ``owner``, and by the user's meeting drafts for a
+retried). A mail confirmed and still in its undo window (a ``scheduled`` draft) goes with the other
+drafts: its delayed message (:mod:`multitool.ports.undo_queue`) then finds no draft and sends nothing.
+The user's bookings (found by their ``owner``, and by the user's meeting drafts for a
 booking made before bookings carried one) are released as a cancelled confirm releases them
 (:meth:`multitool.ports.dynamo_calendar.DynamoCalendar.release`): the booking goes, and so does
 the time it held in each attendee's day.

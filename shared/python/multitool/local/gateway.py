@@ -106,6 +106,7 @@ API_ROUTES: tuple[Route, ...] = (
     Route("POST", "/actions/{id}/confirm", "review"),
     Route("POST", "/actions/confirm-all", "review"),
     Route("POST", "/actions/{id}/discard", "review"),
+    Route("POST", "/actions/{id}/undo", "review"),
     Route("GET", "/connections", "review"),
     Route("POST", "/connections/complete", "review"),
     Route("POST", "/connections/{provider}/disconnect", "review"),
@@ -356,6 +357,12 @@ class LocalApi:
         """
         with self.instances(name).acquire() as handler:
             handler(event, LambdaContext(name, timeout_seconds=EVENT_TIMEOUT_SECONDS))
+
+    def invoke_direct(self, name: str, event: dict[str, Any]) -> Any:
+        """Invoke function ``name`` as an event source mapping does (synchronously, e.g. an SQS batch):
+        its handler's answer (the batch's item failures)."""
+        with self.instances(name).acquire() as handler:
+            return handler(event, LambdaContext(name))
 
     def users(self) -> dict[str, Any]:
         return {

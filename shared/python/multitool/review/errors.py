@@ -179,3 +179,30 @@ class ProviderFailed(ReviewError):
 
     def headers(self) -> dict[str, str]:
         return retry_after_header(self.retry_after) if self.retry_after is not None else {}
+
+
+class AlreadyScheduled(ReviewConflict):
+    """The draft is confirmed and waits in its undo window with other content: undo it to change it."""
+
+    code = "scheduled"
+
+
+class TooLateToUndo(ReviewConflict):
+    """The undo window has passed: the side effect is being done or done (``draft`` says which)."""
+
+    code = "too_late_to_undo"
+
+
+class ScheduleUnavailable(ReviewError):
+    """The undo window's queue refused the confirm's message: nothing will be sent, the draft is as it
+    was, and the same confirm can be sent again."""
+
+    code = "schedule_unavailable"
+    status = HTTPStatus.SERVICE_UNAVAILABLE
+
+    def __init__(self, message: str, *, draft: Draft) -> None:
+        super().__init__(message)
+        self.draft = draft
+
+    def detail(self) -> dict[str, Any]:
+        return {"retryable": True}

@@ -38,6 +38,11 @@ or ``provider_outcome_unknown``, the draft ``failed`` with words saying where
 to check before confirming again, the recipients kept in the day's quota, and
 the audit entry ``unknown`` (:mod:`multitool.ports.retry`).
 
+A moment to undo (:mod:`multitool.review.undo`): an ``undoable`` confirm may store the draft
+``scheduled`` (``proposed | failed -> scheduled``) instead of acting; :meth:`Reviewer.undo` moves it
+back (``scheduled -> proposed``), :meth:`Reviewer.send_due` sends it at due time (``scheduled ->
+executing``), each by one conditional write from ``scheduled``: exactly one of them wins.
+
 The edits a confirm carries are validated by the tool's edits model (its
 :class:`multitool.toolkit.confirm.ActionReview`, in the tool's module) (text fields by
 the policy of :mod:`multitool.text`), and every name the draft could not
@@ -62,6 +67,7 @@ from multitool.drafts import (
     is_expired,
     is_unclaimed,
 )
+from multitool.errors import ServiceError
 from multitool.observability import error_fields, logger, metrics
 from multitool.people import Person
 from multitool.ports.audit import AuditEntry, AuditLog
@@ -78,15 +84,25 @@ from multitool.review.errors import (
     ActionInProgress,
     AlreadyDiscarded,
     AlreadyDone,
+    AlreadyScheduled,
     DraftNotFound,
     ItemChangedSince,
     ProviderFailed,
     ReconnectAccount,
+    ScheduleUnavailable,
     SideEffectFailed,
     SlotTaken,
     Superseded,
 )
 from multitool.review.limits import ApprovalRequired, QuotaExceeded, quota_day, until_next_day
+from multitool.review.undo import (
+    UndoWindow,
+    scheduled,
+    scheduled_confirm,
+    seconds_left,
+    too_late,
+    undone,
+)
 from multitool.review.views import DraftView as DraftView  # where it was read before it had a module
 from multitool.toolkit.confirm import (
     ActionReview,
@@ -152,10 +168,13 @@ class Reviewer:
         directory: Directory | None = None,
         suites: Callable[[Caller], Suite] | None = None,
         caller_jira: Callable[[Caller], JiraClient] | None = None,
+        undo: UndoWindow | None = None,
     ) -> None:
         """``suites``: the caller's own suite (Microsoft 365, Google Workspace) whose directory,
         calendar and mailer a confirm uses instead of ``directory``/``calendar``/``mailer``;
-        ``caller_jira``: the caller's own Jira (Jira as the user), used instead of ``jira``."""
+        ``caller_jira``: the caller's own Jira (Jira as the user), used instead of ``jira``;
+        ``undo``: the moment an undoable side effect waits after its confirm (none: at once)."""
+        self.undo_window = undo
         self.drafts = drafts
         self.suites = suites
         self.caller_jira = caller_jira
@@ -218,29 +237,24 @@ class Reviewer:
             # Placeholders of other cards' values (review.links): filled, or this waits for them.
             content = links.settle(self, caller, draft, content, settled=draft.status is DraftStatus.DONE)
             edits = content.to_wire()
-            if draft.status is DraftStatus.DONE:
+            if draft.status in (DraftStatus.DONE, DraftStatus.SCHEDULED):
                 if canonical_json(draft.edits) == canonical_json(edits):
                     return draft
+                if draft.status is DraftStatus.SCHEDULED:
+                    raise AlreadyScheduled(
+                        "This action is confirmed with other content and waits to be sent; undo it to "
+                        "change it.",
+                        draft=draft,
+                    )
                 raise AlreadyDone("This action was already done with different content.", draft=draft)
             if draft.status is DraftStatus.EXECUTING and self.clock() - draft.updated_at < EXECUTION_LEASE:
                 raise ActionInProgress("This action is being executed; try again shortly.", draft=draft)
             review.check(content, ctx, self._backends(caller))
             spent = self._spend(review, content, ctx)
-            executing = draft.model_copy(
-                update={
-                    "status": DraftStatus.EXECUTING,
-                    "edits": edits,
-                    "error": None,
-                    "result": None,
-                    "updated_at": self.clock(),
-                }
-            )
-            try:
-                executing = self.drafts.replace(draft, executing)
-            except DraftWriteConflict:
-                self._refund(caller, spent)
-                continue  # someone else moved it: decide again on what is stored now
-            return self._execute(review, content, executing, ctx, before=draft, spent=spent)
+            acted = self._run_now_or_schedule(review, content, draft, ctx, spent=spent)
+            if acted is not None:
+                return acted
+            # someone else moved it: decide again on what is stored now
         raise ActionInProgress(
             "This action is changing; try again shortly.", draft=self.get(caller, draft_id)
         )
@@ -255,6 +269,151 @@ class Reviewer:
         """Confirm several cards in dependency order, each once, and say what happened to each."""
         return links.confirm_all(self, caller, ids, edits)
 
+    def _run_now_or_schedule(
+        self,
+        review: ActionReview[Any, Any],
+        content: WireModel,
+        draft: Draft,
+        ctx: ReviewContext,
+        *,
+        spent: tuple[str, Spend] | None,
+    ) -> Draft | None:
+        """The side effect of a confirm, run now (``executing`` then ``done``) or scheduled for the end
+        of the undo window (``scheduled``): the one place a confirmed draft leaves ``proposed``/``failed``.
+        None when the stored draft changed since it was read (nothing done, the spend given back)."""
+        now = self.clock()
+        window = self._window_for(review)
+        update: dict[str, Any] = {
+            "edits": content.to_wire(),
+            "error": None,
+            "result": None,
+            "updated_at": now,
+        }
+        if window is not None:
+            return self._schedule(draft, update, window, ctx, spent=spent)
+        try:
+            executing = self.drafts.replace(
+                draft, draft.model_copy(update={**update, "status": DraftStatus.EXECUTING})
+            )
+        except DraftWriteConflict:
+            self._refund(ctx.caller, spent)
+            return None
+        return self._execute(review, content, executing, ctx, before=draft, spent=spent)
+
+    def _window_for(self, review: ActionReview[Any, Any]) -> UndoWindow | None:
+        """The undo window this confirm waits, or None to act at once: the tool's side effect must be
+        undoable, the window longer than 0, and sent by the deployment's own mailer (the user's own
+        suite needs the user's token, which only the request holds; Jira, which may be the user's
+        own too, is not undoable)."""
+        window = self.undo_window
+        if window is None or window.seconds <= 0 or not review.undoable or self.suites is not None:
+            return None
+        return window
+
+    def _schedule(
+        self,
+        draft: Draft,
+        update: dict[str, Any],
+        window: UndoWindow,
+        ctx: ReviewContext,
+        *,
+        spent: tuple[str, Spend] | None,
+    ) -> Draft | None:
+        """Send the queue's message first, then store the draft ``scheduled``: a message whose write lost
+        (or never came) finds nothing scheduled and does nothing."""
+        try:
+            window.queue.schedule(draft.id, window.seconds)
+        except Exception as error:
+            self._refund(ctx.caller, spent)
+            logger.error("Undo window not scheduled", extra={"draft_id": draft.id, **error_fields(error)})
+            raise ScheduleUnavailable(
+                "The send could not be scheduled; nothing will be sent. Confirm again.", draft=draft
+            ) from None
+        caller = ctx.caller
+        try:
+            waiting = self.drafts.replace(draft, scheduled(draft, update, window, caller))
+        except DraftWriteConflict:
+            self._refund(caller, spent)
+            return None
+        logger.info(
+            "Action scheduled",
+            extra={"draft_id": draft.id, "action": draft.action, "user_id": caller.user_id},
+        )
+        metrics.add_metric(name="ActionsScheduled", unit=MetricUnit.Count, value=1)
+        return waiting
+
+    def undo(self, caller: Caller, draft_id: str) -> Draft:
+        """Cancel a scheduled side effect within its window: the draft is ``proposed`` again with the
+        edits as confirmed, nothing sent. An undo after the window answers :class:`TooLateToUndo`
+        with the draft as it is (being sent, done or failed); an undo of a draft with nothing scheduled
+        (a retried undo) answers the draft as it is."""
+        for _ in range(_MAX_WRITE_ATTEMPTS):
+            draft = self.get(caller, draft_id)
+            if draft.status is DraftStatus.DISCARDED:
+                raise AlreadyDiscarded("This action was discarded.", draft=draft)
+            if draft.status is DraftStatus.SUPERSEDED:
+                raise _superseded(draft)
+            if draft.status in (DraftStatus.EXECUTING, DraftStatus.DONE):
+                raise too_late(draft)
+            if draft.status is not DraftStatus.SCHEDULED:
+                return draft
+            try:
+                back = self.drafts.replace(draft, undone(draft, self.clock()))
+            except DraftWriteConflict:
+                continue  # the send (or another undo) moved it: answer what is stored now
+            self._refund(caller, self._scheduled_spend(draft, caller))
+            logger.info(
+                "Action undone",
+                extra={"draft_id": draft.id, "action": draft.action, "user_id": caller.user_id},
+            )
+            metrics.add_metric(name="ActionsUndone", unit=MetricUnit.Count, value=1)
+            return back
+        raise ActionInProgress(
+            "This action is changing; try again shortly.", draft=self.get(caller, draft_id)
+        )
+
+    def send_due(self, draft_id: str) -> Draft | None:
+        """Do a scheduled draft's side effect once its window has passed (the undo queue's consumer).
+
+        A draft that is no longer ``scheduled`` (undone, already sent by an earlier delivery of the same
+        message, discarded or gone) is left alone: None, or the draft as it is. One still in its window
+        (the queue delivered early) is scheduled again for the rest of it. A failed side effect leaves
+        the draft ``failed`` (confirmable again) and raises the review's error, as a confirm does.
+        """
+        draft = self.drafts.get(draft_id) if 0 < len(draft_id) <= MAX_DRAFT_ID_CHARS else None
+        if draft is None or draft.status is not DraftStatus.SCHEDULED or draft.due_at is None:
+            logger.info("Nothing due", extra={"draft_id": draft_id})
+            return draft
+        left = seconds_left(draft, self.clock())
+        if left > 0 and self.undo_window is not None:
+            self.undo_window.queue.schedule(draft.id, left)
+            return draft
+        confirm = scheduled_confirm(draft, self.config)
+        try:
+            executing = self.drafts.replace(
+                draft, draft.model_copy(update={"status": DraftStatus.EXECUTING, "updated_at": self.clock()})
+            )
+        except DraftWriteConflict as lost:
+            logger.info("Undone before the send", extra={"draft_id": draft.id})
+            return lost.stored
+        spent = self._scheduled_spend(draft, confirm.ctx.caller)
+        return self._execute(
+            confirm.review, confirm.content, executing, confirm.ctx, before=draft, spent=spent
+        )
+
+    def _scheduled_spend(self, draft: Draft, caller: Caller) -> tuple[str, Spend] | None:
+        """What a scheduled draft's confirm counted against the day's quota (on the day it was
+        scheduled), to give back when it is undone or its send fails."""
+        policy = self.config.recipients
+        if policy is None or self.quota is None:
+            return None
+        confirm = scheduled_confirm(draft, self.config)
+        try:
+            spend = policy.spend(confirm.review.recipients(confirm.content, confirm.ctx))
+        except ServiceError:  # the policy changed since the confirm: nothing to give back by it
+            return None
+        return (quota_day(draft.updated_at), spend) if spend.total else None
+
     def discard(self, caller: Caller, draft_id: str) -> Draft:
         for _ in range(_MAX_WRITE_ATTEMPTS):
             draft = self.get(caller, draft_id)
@@ -267,6 +426,11 @@ class Reviewer:
             if draft.status is DraftStatus.EXECUTING:
                 raise ActionInProgress(
                     "This action is being executed; it cannot be discarded now.", draft=draft
+                )
+            if draft.status is DraftStatus.SCHEDULED:
+                raise AlreadyScheduled(
+                    "This action is confirmed and waits to be sent; undo it first to discard it.",
+                    draft=draft,
                 )
             try:
                 discarded = self.drafts.replace(

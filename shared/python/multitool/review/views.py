@@ -27,6 +27,12 @@ class DraftView(WireModel):
     error: str | None = None
     retryable: bool = Field(description="A confirm can be sent (again)")
     superseded_by: str | None = Field(default=None, description="The draft that revised this one")
+    due_at: datetime | None = Field(
+        default=None, description="A scheduled action: when it is sent unless undone before"
+    )
+    undo_until: datetime | None = Field(
+        default=None, description="A scheduled action: POST /actions/{id}/undo cancels it until then"
+    )
     created_at: datetime
     updated_at: datetime
 
@@ -46,6 +52,8 @@ class DraftView(WireModel):
             error=draft.error,
             retryable=draft.status in (DraftStatus.PROPOSED, DraftStatus.FAILED),
             superseded_by=draft.superseded_by,
+            due_at=draft.due_at if draft.status is DraftStatus.SCHEDULED else None,
+            undo_until=draft.due_at if draft.status is DraftStatus.SCHEDULED else None,
             created_at=draft.created_at,
             updated_at=draft.updated_at,
         )

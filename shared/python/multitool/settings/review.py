@@ -23,6 +23,9 @@ DEFAULT_AUDIT_RETENTION_DAYS = 365
 # Each user's token bucket (multitool.ports.rate): confirms at once, and refilled per minute.
 DEFAULT_CONFIRMS_PER_MINUTE = 12
 DEFAULT_CONFIRMS_BURST = 20
+DEFAULT_UNDO_SECONDS = 10
+MAX_UNDO_SECONDS = 900
+"""SQS's longest per-message delay (multitool.ports.undo_queue): the undo window is one delayed message."""
 
 
 class ReviewSettings(ToolSettings):
@@ -65,6 +68,15 @@ class ReviewSettings(ToolSettings):
     confirms_burst: int = Field(default=DEFAULT_CONFIRMS_BURST, ge=1, le=1000)
     audit_table_name: str | None = Field(default=None, description="Side-effect records; unset: not kept")
     audit_retention_days: int = Field(default=DEFAULT_AUDIT_RETENTION_DAYS, ge=1, le=3653)
+    undo_seconds: int = Field(
+        default=DEFAULT_UNDO_SECONDS,
+        ge=0,
+        le=MAX_UNDO_SECONDS,
+        description="How long a confirmed mail waits with Undo on its card; 0: sent at once",
+    )
+    undo_queue_url: str | None = Field(
+        default=None, description="The undo window's delay queue; unset: every confirm acts at once"
+    )
 
     @field_validator("recipient_domains", mode="before")
     @classmethod

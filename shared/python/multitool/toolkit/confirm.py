@@ -150,6 +150,10 @@ class ActionReview(msgspec.Struct, Generic[E, C], frozen=True):
     check: Callable[[C, ReviewContext, Backends], None] = lambda *_: None
     recipients: Callable[[C, ReviewContext], Sequence[tuple[str, str]]] = lambda *_: ()
     """Every address the side effect mails, with the field that named it (``to[0]``)."""
+    undoable: bool = False
+    """The side effect can wait a moment after the confirm, with Undo on the card (the review's undo
+    window): only what nothing else waits on and what the confirm need not hold at once. Its content
+    must be all the side effect needs (it runs later, from the stored content, without the request)."""
 
     @classmethod
     def overlay(
@@ -160,6 +164,7 @@ class ActionReview(msgspec.Struct, Generic[E, C], frozen=True):
         *,
         check: Callable[[C, ReviewContext, Backends], None] = lambda *_: None,
         recipients: Callable[[C, ReviewContext], Sequence[tuple[str, str]]] = lambda *_: (),
+        undoable: bool = False,
     ) -> "ActionReview[E, C]":
         """A confirm whose content needs nothing but :func:`overlaid`: the edits laid over the content
         confirmed before, or over the payload's fields (by name) on the first confirm."""
@@ -167,7 +172,7 @@ class ActionReview(msgspec.Struct, Generic[E, C], frozen=True):
         def content(edits: E, confirmed: C | None, ctx: ReviewContext) -> C:
             return overlaid(content_model, edits, confirmed, ctx.draft.payload)
 
-        return cls(edits_model, content_model, content, execute, check, recipients)
+        return cls(edits_model, content_model, content, execute, check, recipients, undoable)
 
 
 def overlaid(content_model: type[C], edits: BaseModel, confirmed: C | None, payload: Mapping[str, Any]) -> C:

@@ -1,12 +1,15 @@
-"""``multitool get ID | confirm ID [--edits JSON] [--first] | confirm --all ID... | discard ID``: actions
-of a running ``multitool serve``.
+"""``multitool get ID | confirm ID [--edits JSON] [--first] | confirm --all ID... | undo ID | discard ID``:
+actions of a running ``multitool serve``.
 
 ``confirm --first`` confirms first the cards the action waits for (its links, ``?prerequisites=first``);
 ``confirm --all ID ID...`` confirms every listed card in dependency order (``POST /actions/confirm-all``),
-``--edits`` then keyed by card id, and prints each card's outcome.
+``--edits`` then keyed by card id, and prints each card's outcome. ``undo ID`` cancels a confirmed mail
+within its undo window.
 
 Each prints the action (the review API's JSON); on an error the exit status is 1 and stderr names
-the API's error code and message.
+the API's error code and message. A confirmed mail waits its undo window (``status: scheduled``,
+``undoUntil``): ``undo`` within it makes the card a draft again; after it, the error is
+``too_late_to_undo`` with the action as it is.
 """
 
 from __future__ import annotations
@@ -20,10 +23,11 @@ from multitool.local.commands.remote import Remote, print_answer, server_url
 
 
 def add_parser(commands: Any) -> None:
-    """The ``get``, ``confirm`` and ``discard`` commands and their arguments."""
+    """The ``get``, ``confirm``, ``undo`` and ``discard`` commands and their arguments."""
     for verb, what in (
         ("get", "print an action (a card's draft) and its status"),
         ("confirm", "confirm an action: send, book or create it, with optional edits"),
+        ("undo", "undo a confirmed mail within its undo window: nothing is sent, the card is a draft again"),
         ("discard", "discard an action"),
     ):
         command = commands.add_parser(
@@ -58,7 +62,7 @@ def add_parser(commands: Any) -> None:
 
 
 def review(args: argparse.Namespace) -> int:
-    """``get``/``confirm``/``discard`` ID against a running server."""
+    """``get``/``confirm``/``undo``/``discard`` ID against a running server."""
     from urllib.parse import quote
 
     remote = Remote(args.url)

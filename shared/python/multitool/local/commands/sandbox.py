@@ -14,6 +14,7 @@ from multitool.local.commands.common import EXIT_ERROR, CliError
 if TYPE_CHECKING:
     from multitool.local.embedded import BackendChoice, Embedded
     from multitool.local.gateway import LocalApi
+    from multitool.local.queue_poller import QueuePoller
     from multitool.people import Person
 
 DEFAULT_DATA_DIR = ".local-data"
@@ -116,7 +117,24 @@ def local_api(args: argparse.Namespace) -> tuple[Embedded, LocalApi]:
         running.invocations.bind(
             api.invoke_event, ASYNC_INVOKED | SLACK_ASYNC_INVOKED if slack else ASYNC_INVOKED
         )
+    running.on_close(undo_queue_poller(running, api).start().stop)
     return running, api
+
+
+def undo_queue_poller(running: Embedded, api: LocalApi) -> QueuePoller:
+    """The review function's SQS event source mapping on the embedded undo queue (due sends); on kept
+    data, the mails a stopped server left in their undo window are handed to the queue again."""
+    from multitool.local.embedded import FAKE_CREDENTIALS, client_of
+    from multitool.local.queue_poller import QueuePoller, requeue_scheduled
+    from multitool.ports.undo_queue import SqsUndoQueue
+
+    region = running.env["AWS_REGION"]
+    sqs = client_of("sqs", running.endpoint, region, FAKE_CREDENTIALS)
+    url = running.env["UNDO_QUEUE_URL"]
+    if running.restored:
+        dynamodb = client_of("dynamodb", running.endpoint, region, FAKE_CREDENTIALS)
+        requeue_scheduled(dynamodb, running.env["DRAFTS_TABLE_NAME"], SqsUndoQueue(url, lambda: sqs))
+    return QueuePoller(sqs, url, function="review", invoke=api.invoke_direct, region=region)
 
 
 class _StandIn(Protocol):

@@ -81,4 +81,9 @@ def email_recipients(content: EmailContent, _ctx: ReviewContext) -> list[tuple[s
     ]
 
 
-REVIEW = ActionReview(EmailEdits, EmailContent, email_content, send_email, recipients=email_recipients)
+# A mail waits a moment after its confirm (the undo window): once sent it cannot be called back, and
+# nothing else waits on it. Its content holds every address and word sent; the sender's name and
+# reply-to come from the confirmer the draft keeps (multitool.drafts.Confirmer).
+REVIEW = ActionReview(
+    EmailEdits, EmailContent, email_content, send_email, recipients=email_recipients, undoable=True
+)

@@ -123,4 +123,8 @@ def create_issue(content: JiraContent, ctx: ReviewContext, backends: Backends) -
     return {"issueKey": created.key, "issueId": created.id, "issueUrl": created.url}
 
 
+# Not undoable: cards of the same turn may wait on the issue (a mail that names its key and link), so
+# the create runs at once; an issue made by mistake stays in the project's own history, where it can be
+# closed or deleted (Jira's delete needs the Delete Issues permission, which many sites withhold, so the
+# review never deletes on the user's behalf).
 REVIEW = ActionReview(JiraEdits, JiraContent, jira_content, create_issue, jira_configured)

@@ -293,6 +293,12 @@ def meeting_content(
     )
 
 
+# Not undoable: the confirm checks every tracked attendee's time and holds the slot in the same
+# conditional write that books it (Calendar.book), so that of two confirms for one person's time
+# exactly one wins before anything is sent. Waiting would either hold a slot for a meeting that may
+# be undone or tell the user "scheduled" for a slot another confirm can take meanwhile; and in the
+# user's own suite the provider books and invites in one call (Graph's event create, Calendar's
+# events.insert with sendUpdates), so the invitation cannot wait apart from the booking.
 REVIEW = ActionReview(
     MeetingEdits,
     MeetingContent,
