@@ -16,6 +16,7 @@ from typing import ClassVar, Protocol
 
 from pydantic import Field
 
+from multitool.ports.recurrence import Recurrence
 from multitool.wire import WireModel
 
 
@@ -46,6 +47,11 @@ class Booking(WireModel):
     owner: str | None = Field(
         default=None,
         description="The sub of the user who booked it: how an erasure finds the user's bookings",
+    )
+    recurrence: Recurrence | None = Field(
+        default=None,
+        description="How the meeting repeats: start and end are then its first meeting's, and the "
+        "rule repeats it on the wall clock of ``timezone``",
     )
 
 
