@@ -239,7 +239,8 @@ class DynamoCalendar:
         if not entries:
             return {"Delete": {"TableName": self._table, "Key": key, **condition}}
         ends = [e.last_end() for e in entries]
-        expires = {} if any(end is None for end in ends) else {"expiresAt": {"N": str(_expires(max(ends)))}}  # type: ignore[type-var]
+        bounded = [end for end in ends if end is not None]
+        expires = {"expiresAt": {"N": str(_expires(max(bounded)))}} if len(bounded) == len(ends) else {}
         return {
             "Put": {
                 "TableName": self._table,

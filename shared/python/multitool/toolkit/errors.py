@@ -81,6 +81,13 @@ class UnknownTimeZone(ToolError):
     status = 422
 
 
+class InvalidRecurrence(ToolError):
+    """A repeating meeting's rule the series cannot hold (an end before its first meeting)."""
+
+    code = "invalid_recurrence"
+    status = 422
+
+
 class NoFreeSlot(ToolError):
     code = "no_free_slot"
     status = 422

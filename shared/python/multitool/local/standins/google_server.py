@@ -52,6 +52,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from zoneinfo import ZoneInfo
 
 from multitool.local.standins.google_discovery import Discovery, DiscoveryMismatch, error_body, load_discovery
+from multitool.local.standins.recurring import google_meetings, google_problem
 from multitool.local.standins.stand_in import StandInHandler, StandInServer
 from multitool.people import Person
 from multitool.ports.directory import normalize_name
@@ -267,6 +268,9 @@ class FakeGoogle:
         if method_id == "calendar.events.patch":
             if event["status"] == "cancelled" and body.get("status") != "confirmed":
                 return Answer(410, error_body(410, "deleted", "Resource has been deleted"), {})
+            problem = google_problem({**event, **body})
+            if problem is not None:
+                return Answer(400, error_body(400, "invalid", problem), {})
             event.update(body)
             event["sequence"] = int(event.get("sequence", 0)) + 1
             event["updated"] = _now()
@@ -317,7 +321,7 @@ class FakeGoogle:
                 continue
             blocks = sorted(
                 (max(s, start), min(e, end))
-                for s, e in self._busy_blocks(item.casefold())
+                for s, e in self._busy_blocks(item.casefold(), (start, end))
                 if s < end and start < e
             )
             calendars[item] = {"busy": [{"start": _z(s), "end": _z(e)} for s, e in _merge(blocks)]}
@@ -327,17 +331,17 @@ class FakeGoogle:
             {},
         )
 
-    def _busy_blocks(self, email: str) -> Iterable[tuple[datetime, datetime]]:
+    def _busy_blocks(
+        self, email: str, window: tuple[datetime, datetime]
+    ) -> Iterable[tuple[datetime, datetime]]:
         for owner_events in self._events.values():
             for event in owner_events.values():
                 if event.get("status") == "cancelled" or event.get("transparency") == "transparent":
                     continue
                 invited = {str(a.get("email", "")).casefold() for a in event.get("attendees") or ()}
                 if email == str(event["organizer"]["email"]).casefold() or email in invited:
-                    yield (
-                        datetime.fromisoformat(event["start"]["dateTime"]).astimezone(UTC),
-                        datetime.fromisoformat(event["end"]["dateTime"]).astimezone(UTC),
-                    )
+                    for begins, ends in google_meetings(event, window):
+                        yield begins.astimezone(UTC), ends.astimezone(UTC)
 
     def _insert(
         self, user: str, events: dict[str, Any], body: dict[str, Any], query: dict[str, str]
@@ -355,6 +359,9 @@ class FakeGoogle:
             return Answer(400, error_body(400, "required", "Missing end time."), {})
         if datetime.fromisoformat(end["dateTime"]) <= datetime.fromisoformat(start["dateTime"]):
             return Answer(400, error_body(400, "timeRangeEmpty", "The specified time range is empty."), {})
+        problem = google_problem(body)
+        if problem is not None:
+            return Answer(400, error_body(400, "invalid", problem), {})
         now = _now()
         event = {
             "kind": "calendar#event",

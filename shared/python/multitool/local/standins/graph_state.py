@@ -24,6 +24,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from multitool.local.standins.graph_contract import ContractViolation, GraphContract, graph_contract
+from multitool.local.standins.recurring import graph_meetings, graph_problem
 from multitool.ports.microsoft365 import off_hours, zone_of
 
 _STARTSWITH = re.compile(r"startswith\((\w+),'((?:[^']|'')*)'\)")
@@ -244,8 +245,9 @@ class GraphState:
                 continue
             items = []
             for event in self._busy_of(key):
-                event_start, event_end = _parse(event["start"]), _parse(event["end"])
-                if event_start < end and start < event_end:
+                for event_start, event_end in graph_meetings(event, (start, end), zone_of, _parse):
+                    if not (event_start < end and start < event_end):
+                        continue
                     items.append(
                         {
                             "isPrivate": False,
@@ -293,9 +295,13 @@ class GraphState:
         for event in self.events:
             if transaction and event.get("transactionId") == transaction:
                 return Answer(201, {}, _public(event))  # a retried POST: the event made before
+        problem = graph_problem(data, zone_of)
+        if problem is not None:
+            return self._error(Fault(400, "ErrorInvalidRequest", problem))
         event = {
             **data,
             "id": f"AAMk{next(self._ids):06d}=",
+            "originalStartTimeZone": data["start"].get("timeZone") or "UTC",
             "start": _graph_time(_parse(data["start"])),
             "end": _graph_time(_parse(data["end"])),
             "organizer": {"emailAddress": {"address": mailbox}},
@@ -313,6 +319,11 @@ class GraphState:
                 if method == "DELETE":
                     self.events.remove(event)
                     return Answer(204, {}, None)
+                problem = graph_problem({**event, **data}, zone_of)
+                if problem is not None:
+                    return self._error(Fault(400, "ErrorInvalidRequest", problem))
+                if "start" in data:
+                    event["originalStartTimeZone"] = data["start"].get("timeZone") or "UTC"
                 event.update(data)
                 event["start"], event["end"] = (
                     _graph_time(_parse(event["start"])),

@@ -34,6 +34,8 @@ class Invitation(msgspec.Struct, frozen=True):
     timezone: str
     description: str | None = None
     sequence: int = 0
+    rrule: str | None = None
+    """A repeating meeting's RRULE value ('FREQ=WEEKLY;BYDAY=MO'): the VEVENT repeats (RFC 5545 3.8.5.3)."""
 
 
 def build_invitation(invitation: Invitation, *, stamp: datetime | None = None) -> bytes:
@@ -68,6 +70,10 @@ def build_invitation(invitation: Invitation, *, stamp: datetime | None = None) -
             for person in invitation.attendees
         ],
     )
+    if invitation.rrule is not None:
+        from icalendar import vRecur
+
+        event.add("rrule", vRecur.from_ical(invitation.rrule))
     calendar = Calendar.new(
         prodid=PRODID, method="REQUEST", uid=f"{invitation.uid}.calendar", subcomponents=[event]
     )
