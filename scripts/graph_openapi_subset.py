@@ -75,6 +75,7 @@ USER_ID = {"name": "user-id", "in": "path", "required": True, "schema": {"type":
 EVENT_ID = {"name": "event-id", "in": "path", "required": True, "schema": {"type": "string"}}
 QUERY = {
     "top": {"name": "$top", "in": "query", "schema": {"minimum": 0, "type": "integer"}},
+    "skip": {"name": "$skip", "in": "query", "schema": {"minimum": 0, "type": "integer"}},
     "filter": {"name": "$filter", "in": "query", "schema": {"type": "string"}},
     "search": {"name": "$search", "in": "query", "schema": {"type": "string"}},
     "count": {"name": "$count", "in": "query", "schema": {"type": "boolean"}},
@@ -163,12 +164,16 @@ def subset(root: ET.Element, commit: str) -> dict[str, Any]:
     csdl = Csdl(root)
     for name in ("user", "event", "message", "scheduleInformation", *DERIVED):
         csdl.build(name)
-    actions = {a.get("Name"): a for a in root.iter(f"{EDM}Action")}
+    # An action's name is not unique (event and printJob both have ``cancel``): by name and binding.
+    actions = {
+        (a.get("Name"), a.find(f"{EDM}Parameter[@Name='bindingParameter']").get("Type")): a  # type: ignore[union-attr]
+        for a in root.iter(f"{EDM}Action")
+        if a.find(f"{EDM}Parameter[@Name='bindingParameter']") is not None
+    }
 
     def action_body(name: str, binding: str) -> dict[str, Any]:
-        action = actions[name]
+        action = actions[(name, binding)]
         parameters = [p for p in action.iter(f"{EDM}Parameter") if p.get("Name") != "bindingParameter"]
-        assert action.find(f"{EDM}Parameter[@Name='bindingParameter']").get("Type") == binding  # type: ignore[union-attr]
         return {
             "type": "object",
             "properties": {
@@ -218,8 +223,10 @@ def subset(root: ET.Element, commit: str) -> dict[str, Any]:
         },
     }
     schemas["microsoft.graph.ODataErrors.InnerError"] = {"type": "object"}
-    user_properties = sorted(_own_properties(csdl.types["user"]))
-    event_properties = sorted(_own_properties(csdl.types["event"]))
+    # $select takes the type's properties and its base types' (an event's changeKey is outlookItem's),
+    # as the converter's enum lists them.
+    user_properties = sorted(_inherited_properties(csdl, "user"))
+    event_properties = sorted(_inherited_properties(csdl, "event"))
     select_users = {
         **QUERY["select"],
         "schema": {
@@ -236,6 +243,26 @@ def subset(root: ET.Element, commit: str) -> dict[str, Any]:
             "items": {"enum": ["id", *event_properties], "type": "string"},
         },
     }
+    # The event actions the meeting tools send (cancel: the organizer's; accept, tentativelyAccept and
+    # decline: an attendee's), each answering 202 Accepted with no body
+    # (https://learn.microsoft.com/graph/api/event-cancel, .../event-accept, .../event-decline).
+    event_actions = {
+        f"/users/{{user-id}}/events/{{event-id}}/{name}": {
+            "post": {
+                "operationId": f"users.user.events.event.{name}",
+                "parameters": [USER_ID, EVENT_ID],
+                "requestBody": body(action_body(name, "graph.event")),
+                "responses": {"202": answer("Accepted"), "204": answer("Success"), **ERRORS},
+            }
+        }
+        for name in ("accept", "cancel", "decline", "tentativelyAccept")
+    }
+    # calendarView: the occurrences, exceptions and single events in a window; startDateTime and
+    # endDateTime are required query options (https://learn.microsoft.com/graph/api/user-list-calendarview).
+    window = [
+        {"name": name, "in": "query", "required": True, "schema": {"type": "string"}}
+        for name in ("startDateTime", "endDateTime")
+    ]
     return {
         "openapi": "3.0.4",
         "info": {
@@ -283,6 +310,28 @@ def subset(root: ET.Element, commit: str) -> dict[str, Any]:
                     },
                 }
             },
+            "/users/{user-id}/calendarView": {
+                "get": {
+                    "operationId": "users.ListCalendarView",
+                    "parameters": [
+                        USER_ID,
+                        *window,
+                        QUERY["top"],
+                        QUERY["skip"],
+                        QUERY["filter"],
+                        QUERY["count"],
+                        QUERY["orderby"],
+                        select_events,
+                    ],
+                    "responses": {
+                        "200": answer(
+                            "Retrieved collection",
+                            {"$ref": f"{SCHEMA_REF}microsoft.graph.eventCollectionResponse"},
+                        ),
+                        **ERRORS,
+                    },
+                }
+            },
             "/users/{user-id}/events": {
                 "get": {
                     "operationId": "users.ListEvents",
@@ -303,6 +352,11 @@ def subset(root: ET.Element, commit: str) -> dict[str, Any]:
                 },
             },
             "/users/{user-id}/events/{event-id}": {
+                "get": {
+                    "operationId": "users.GetEvents",
+                    "parameters": [USER_ID, EVENT_ID, select_events],
+                    "responses": {"200": answer("Retrieved navigation property", event), **ERRORS},
+                },
                 "patch": {
                     "operationId": "users.UpdateEvents",
                     "parameters": [USER_ID, EVENT_ID],
@@ -319,6 +373,7 @@ def subset(root: ET.Element, commit: str) -> dict[str, Any]:
                     "responses": {"204": answer("Success"), **ERRORS},
                 },
             },
+            **event_actions,
             "/users/{user-id}/sendMail": {
                 "post": {
                     "operationId": "users.user.sendMail",
@@ -341,6 +396,17 @@ def subset(root: ET.Element, commit: str) -> dict[str, Any]:
 
 def _own_properties(element: ET.Element) -> list[str]:
     return [c.get("Name", "") for c in element if c.tag == f"{EDM}Property"]
+
+
+def _inherited_properties(csdl: Csdl, name: str) -> list[str]:
+    """The type's own properties and every base type's but entity's ``id`` (listed first apart)."""
+    found: list[str] = []
+    element: ET.Element | None = csdl.types[name]
+    while element is not None:
+        found.extend(p for p in _own_properties(element) if p != "id" and p not in found)
+        base = element.get("BaseType")
+        element = csdl.types.get(base.removeprefix("graph.")) if base else None
+    return found
 
 
 def main(argv: list[str]) -> int:

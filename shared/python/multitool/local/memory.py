@@ -17,7 +17,7 @@ from typing import ClassVar
 from multitool.chat.sessions import ClaimedTurn, History, SessionNotFound, SessionNotOwned
 from multitool.drafts import Draft, DraftStatus
 from multitool.people import NameResolution, Person
-from multitool.ports.calendar import Booking, Interval, SlotTaken, overlaps
+from multitool.ports.calendar import Booking, CalendarEvent, Interval, SlotTaken, booking_event, overlaps
 from multitool.ports.directory import name_index, normalize_name, resolution_for
 from multitool.ports.drafts import DraftWriteConflict, claimed, next_version, superseded
 from multitool.runtimes.carryover import Messages
@@ -43,11 +43,13 @@ class MemoryCalendar:
 
     def __init__(self, bookings: Iterable[Booking] = ()) -> None:
         self.bookings: dict[str, Booking] = {}
+        self.versions: dict[str, int] = {}
         self.reads = 0
         self.writes = 0
         self._lock = threading.Lock()
         for booking in bookings:
             self.bookings[booking.id] = booking
+            self.versions[booking.id] = 1
 
     def busy(self, emails: Sequence[str], start: datetime, end: datetime) -> Mapping[str, Sequence[Interval]]:
         self.reads += 1
@@ -76,13 +78,45 @@ class MemoryCalendar:
                         taken.setdefault(attendee, []).append(interval)
             if taken:
                 raise SlotTaken(taken)
+            stored = self.bookings.get(booking.id)
+            if stored is not None and _same_time(stored, booking):
+                return  # booked before: a retried confirmation
             self.writes += 1
             self.bookings[booking.id] = booking
+            self.versions[booking.id] = self.versions.get(booking.id, 0) + 1
 
     def release(self, booking_id: str) -> None:
         with self._lock:
             self.writes += 1
             self.bookings.pop(booking_id, None)
+            self.versions.pop(booking_id, None)
+
+    def events(self, email: str, start: datetime, end: datetime) -> Sequence[CalendarEvent]:
+        """As :meth:`DynamoCalendar.events`: the bookings ``email`` organizes or is on, in one read."""
+        self.reads += 1
+        with self._lock:
+            found = [
+                event
+                for b in self.bookings.values()
+                if overlaps(Interval(start=b.start, end=b.end), start, end)
+                and (event := booking_event(b, email, self.versions.get(b.id, 1))) is not None
+            ]
+        return sorted(found, key=lambda e: e.start)
+
+    def event(self, email: str, event_id: str) -> CalendarEvent | None:
+        self.reads += 1
+        with self._lock:
+            booking = self.bookings.get(event_id)
+            return booking_event(booking, email, self.versions.get(event_id, 1)) if booking else None
+
+
+def _same_time(stored: Booking, booking: Booking) -> bool:
+    return (stored.start, stored.end, {a.casefold() for a in stored.attendees}, stored.responses) == (
+        booking.start,
+        booking.end,
+        {a.casefold() for a in booking.attendees},
+        booking.responses,
+    )
 
 
 class MemoryDraftStore:

@@ -12,12 +12,24 @@ booking of someone outside the directory.
 
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
-from typing import ClassVar, Protocol
+from enum import StrEnum
+from typing import ClassVar, Literal, Protocol
 
 from pydantic import Field
 
 from multitool.ports.recurrence import Recurrence
 from multitool.wire import WireModel
+
+
+class Response(StrEnum):
+    """An attendee's answer to an invitation, in the words every provider maps to."""
+
+    ACCEPTED = "accepted"
+    TENTATIVE = "tentative"
+    DECLINED = "declined"
+    NONE = "none"
+    """Not answered yet (Graph ``notResponded``/``none``, Google ``needsAction``)."""
+    ORGANIZER = "organizer"
 
 
 class Interval(WireModel):
@@ -53,6 +65,46 @@ class Booking(WireModel):
         description="How the meeting repeats: start and end are then its first meeting's, and the "
         "rule repeats it on the wall clock of ``timezone``",
     )
+    responses: dict[str, Response] = Field(
+        default_factory=dict,
+        description="Attendees' answers by casefolded address (the built-in calendar records them)",
+    )
+
+
+class EventAttendee(WireModel):
+    email: str
+    name: str | None = None
+    response: Response = Response.NONE
+
+
+class CalendarEvent(WireModel):
+    """One event of the caller's own calendar, as a card shows it and a confirm re-checks it.
+
+    ``version`` is the provider's own mark of this state of the event (Graph ``changeKey``,
+    Google ``etag``, the built-in booking's version number): a confirm writes only over the
+    version its card was made from. ``sequence`` is the iCalendar SEQUENCE of the event as it
+    stands (RFC 5545 3.8.7.4): an update or a cancellation goes out with it raised.
+    """
+
+    id: str = Field(min_length=1)
+    title: str
+    start: datetime
+    end: datetime
+    timezone: str = "UTC"
+    organizer: str = Field(description="The organizer's address")
+    organizer_name: str | None = None
+    attendees: tuple[EventAttendee, ...] = Field(default=(), description="Everyone invited but the organizer")
+    role: Literal["organizer", "attendee"] = Field(description="The caller's part in it")
+    response: Response = Field(default=Response.NONE, description="The caller's own answer")
+    version: str = ""
+    sequence: int = 0
+    recurring: bool = Field(default=False, description="An occurrence of a repeating meeting")
+    series_id: str | None = Field(default=None, description="The repeating meeting's id, for an occurrence")
+
+    @property
+    def people(self) -> tuple[str, ...]:
+        """Every address on it: the organizer and the attendees."""
+        return (self.organizer, *(a.email for a in self.attendees))
 
 
 class Calendar(Protocol):
@@ -75,6 +127,16 @@ class Calendar(Protocol):
 
     def release(self, booking_id: str) -> None:
         """Remove a booking and its busy time (a no-op when there is none)."""
+        ...
+
+    def events(self, email: str, start: datetime, end: datetime) -> Sequence[CalendarEvent]:
+        """The events of ``email`` (the caller: organizer or attendee) overlapping [start, end),
+        earliest first, in one logical read. Never anyone else's: a provider calendar reads the
+        signed-in account's own and refuses another address."""
+        ...
+
+    def event(self, email: str, event_id: str) -> CalendarEvent | None:
+        """One of the caller's events as it stands now (None: gone, cancelled, or not theirs)."""
         ...
 
 
@@ -101,3 +163,37 @@ def utc_days(start: datetime, end: datetime) -> Iterator[date]:
 
 def overlaps(interval: Interval, start: datetime, end: datetime) -> bool:
     return interval.start < end and start < interval.end
+
+
+def booking_event(booking: Booking, email: str, version: int) -> CalendarEvent | None:
+    """A built-in booking as ``email`` sees it: None when they are neither its organizer nor on it.
+
+    The booking's ``version`` (1 when booked, raised by every write) is the event's version, and
+    its SEQUENCE is one less: the first invitation goes out with SEQUENCE 0 (RFC 5545 3.8.7.4).
+    """
+    own = email.casefold()
+    organizer = booking.organizer.casefold() == own
+    if not organizer and own not in {a.casefold() for a in booking.attendees}:
+        return None
+    named = {g.email.casefold(): g.name for g in booking.guests}
+    others = [a for a in booking.attendees if a.casefold() != booking.organizer.casefold()]
+    return CalendarEvent(
+        id=booking.id,
+        title=booking.title,
+        start=booking.start,
+        end=booking.end,
+        timezone=booking.timezone,
+        organizer=booking.organizer,
+        attendees=tuple(
+            EventAttendee(
+                email=a,
+                name=named.get(a.casefold()),
+                response=booking.responses.get(a.casefold(), Response.NONE),
+            )
+            for a in others
+        ),
+        role="organizer" if organizer else "attendee",
+        response=Response.ORGANIZER if organizer else booking.responses.get(own, Response.NONE),
+        version=str(version),
+        sequence=max(version - 1, 0),
+    )

@@ -41,7 +41,17 @@ from zoneinfo import ZoneInfo
 import msgspec
 from botocore.exceptions import ClientError
 
-from multitool.ports.calendar import Booking, BookingContention, Interval, SlotTaken, overlaps, utc_days
+from multitool.ports.calendar import (
+    Booking,
+    BookingContention,
+    CalendarEvent,
+    Interval,
+    Response,
+    SlotTaken,
+    booking_event,
+    overlaps,
+    utc_days,
+)
 from multitool.ports.recurrence import Recurrence, between, occurrences
 from multitool.ports.tables import OWNER_ATTRIBUTE
 
@@ -99,6 +109,66 @@ class DynamoCalendar:
         for email in emails:
             result[email] = sorted(by_address.get(email.casefold(), []), key=lambda i: i.start)
         return result
+
+    def events(self, email: str, start: datetime, end: datetime) -> Sequence[CalendarEvent]:
+        """The bookings ``email`` organizes or is on, overlapping [start, end): their own attendee-days
+        (one ``BatchGetItem``, the index the busy read uses: the organizer is tracked on every booking
+        they make) give the booking ids, and one more ``BatchGetItem`` the bookings."""
+        start, end = start.astimezone(UTC), end.astimezone(UTC)
+        address = email.casefold()
+        if not address or end <= start:
+            return []
+        keys = [_day_key(address, day) for day in utc_days(start, end)]
+        keys.append(_series_key(address))  # the series they are on: each meeting in the window
+        ids: list[str] = []
+        meetings: dict[str, list[Interval]] = {}
+        for offset in range(0, len(keys), BATCH_GET_LIMIT):
+            for item in self._batch_get(keys[offset : offset + BATCH_GET_LIMIT]):
+                if item["sk"]["S"] == SERIES_SK:
+                    for entry in _series_from_item(item).entries:
+                        held_then = entry.meetings(start, end)
+                        if held_then and entry.booking_id not in ids:
+                            ids.append(entry.booking_id)
+                            meetings[entry.booking_id] = held_then
+                    continue
+                for held in _day_from_item(item).intervals:
+                    if held.booking_id not in ids and overlaps(
+                        Interval(start=held.start, end=held.end), start, end
+                    ):
+                        ids.append(held.booking_id)
+        found: list[CalendarEvent] = []
+        bookings = [_booking_key(i) for i in ids]
+        for offset in range(0, len(bookings), BATCH_GET_LIMIT):
+            for item in self._batch_get(bookings[offset : offset + BATCH_GET_LIMIT]):
+                stored = _booking_from_item(item)
+                event = booking_event(stored.booking, email, stored.version or 1)
+                if event is None:
+                    continue
+                if stored.booking.id not in meetings:
+                    found.append(event)
+                    continue
+                # A series: one event per meeting in the window, each marked as the series' occurrence.
+                found.extend(
+                    event.model_copy(
+                        update={
+                            "start": m.start,
+                            "end": m.end,
+                            "recurring": True,
+                            "series_id": stored.booking.id,
+                        }
+                    )
+                    for m in meetings[stored.booking.id]
+                )
+        return sorted(found, key=lambda e: e.start)
+
+    def event(self, email: str, event_id: str) -> CalendarEvent | None:
+        """The booking as it stands (a consistent read), as ``email`` sees it; None: gone, or not theirs."""
+        stored = self.stored(event_id)
+        return None if stored is None else booking_event(stored.booking, email, stored.version or 1)
+
+    def stored(self, booking_id: str) -> _StoredBooking | None:
+        stored, _days = self._read(booking_id, set())
+        return stored
 
     def _batch_get(self, keys: list[dict[str, Any]], *, consistent: bool = False) -> list[dict[str, Any]]:
         request: dict[str, Any] = {self._table: {"Keys": keys, "ConsistentRead": consistent}}
@@ -283,6 +353,11 @@ class DynamoCalendar:
                         if booking.recurrence is not None
                         else {}
                     ),
+                    **(
+                        {"responses": {"M": {k: {"S": str(v)} for k, v in sorted(booking.responses.items())}}}
+                        if booking.responses
+                        else {}
+                    ),
                     **({OWNER_ATTRIBUTE: {"S": booking.owner}} if booking.owner else {}),
                 },
                 **condition,
@@ -431,9 +506,10 @@ def _same_booking(stored: Booking, booking: Booking) -> bool:
     def instants(b: Booking) -> tuple[datetime, datetime]:
         return b.start.astimezone(UTC), b.end.astimezone(UTC)
 
-    return (instants(stored), _emails(stored.attendees), stored.recurrence) == (
+    return (instants(stored), _emails(stored.attendees), stored.responses, stored.recurrence) == (
         instants(booking),
         _emails(booking.attendees),
+        booking.responses,
         booking.recurrence,
     )
 
@@ -538,5 +614,7 @@ def _booking_from_item(item: Mapping[str, Any]) -> _StoredBooking:
         end=datetime.fromisoformat(item["end"]["S"]),
         timezone=item.get("timezone", {}).get("S", "UTC"),
         recurrence=Recurrence.model_validate_json(item["recurrence"]["S"]) if "recurrence" in item else None,
+        owner=item.get(OWNER_ATTRIBUTE, {}).get("S"),
+        responses={k: Response(v["S"]) for k, v in item.get("responses", {}).get("M", {}).items()},
     )
     return _StoredBooking(booking=booking, version=_version_of(item))

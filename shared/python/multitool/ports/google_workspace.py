@@ -58,7 +58,15 @@ from zoneinfo import ZoneInfo
 import urllib3
 
 from multitool.people import NameResolution, Person
-from multitool.ports.calendar import Booking, Interval, SlotTaken, overlaps
+from multitool.ports.calendar import (
+    Booking,
+    CalendarEvent,
+    EventAttendee,
+    Interval,
+    Response,
+    SlotTaken,
+    overlaps,
+)
 from multitool.ports.directory import name_keys, normalize_name, resolution_for
 from multitool.ports.google_http import GoogleApi, error_reasons, path
 from multitool.ports.mail import Mail, MailRejected, SentMail
@@ -74,6 +82,9 @@ DIRECTORY_SCOPES = ("https://www.googleapis.com/auth/directory.readonly",)
 FREEBUSY_SCOPES = ("https://www.googleapis.com/auth/calendar.events.freebusy",)
 EVENT_SCOPES = ("https://www.googleapis.com/auth/calendar.events.owned",)
 MAIL_SCOPES = ("https://www.googleapis.com/auth/gmail.send",)
+# events.list and events.get take calendar.events.owned (their ``scopes`` in the discovery document):
+# reading the user's own calendar needs no scope beyond the one booking already asks for.
+READ_SCOPES = EVENT_SCOPES
 SCOPES = DIRECTORY_SCOPES + FREEBUSY_SCOPES + EVENT_SCOPES + MAIL_SCOPES
 """Every scope the suite asks for: what an administrator grants (docs/deploy.md)."""
 
@@ -277,12 +288,55 @@ class GoogleCalendar:
             accept=(200, 204, 404, 410),  # none, or deleted before: nothing to remove
         )
 
-    def _get(self, eid: str) -> dict[str, Any] | None:
+    def events(self, email: str, start: datetime, end: datetime) -> Sequence[CalendarEvent]:
+        """``events.list`` on the primary calendar: the user's own events and the ones they are
+        invited to (an invitation is on the invitee's calendar too), ``singleEvents=true`` so a
+        repeating meeting comes as its occurrences, by start time; pages by ``nextPageToken``
+        (https://developers.google.com/workspace/calendar/api/v3/reference/events/list)."""
+        self._own(email)
+        query: list[tuple[str, str]] = [
+            ("timeMin", _rfc3339(start)),
+            ("timeMax", _rfc3339(end)),
+            ("singleEvents", "true"),
+            ("orderBy", "startTime"),
+            ("maxResults", str(EVENTS_PAGE)),
+        ]
+        found: list[CalendarEvent] = []
+        token: str | None = None
+        for _ in range(MAX_EVENT_PAGES):
+            answer = self._api.call(
+                "GET",
+                "calendar",
+                path("calendars", CALENDAR, "events"),
+                scopes=READ_SCOPES,
+                query=[*query, *((("pageToken", token),) if token else ())],
+            )
+            body = answer.body or {}
+            found.extend(e for v in body.get("items") or () if (e := google_event(v)) is not None)
+            token = body.get("nextPageToken")
+            if not token:
+                break
+        return sorted(found, key=lambda e: e.start)
+
+    def event(self, email: str, event_id: str) -> CalendarEvent | None:
+        """``events.get``: the event as it stands; None when it is gone or cancelled."""
+        self._own(email)
+        found = self._get(event_id, scopes=READ_SCOPES)
+        return google_event(found) if found is not None else None
+
+    def _own(self, email: str) -> str:
+        """The signed-in address: a provider calendar reads its own account's events, nobody else's."""
+        own = self._api.account.email
+        if not own or email.casefold() != own.casefold():
+            raise ProviderRefused("google", "Google Calendar reads only your own calendar.")
+        return own
+
+    def _get(self, eid: str, *, scopes: Sequence[str] = EVENT_SCOPES) -> dict[str, Any] | None:
         answer = self._api.call(
             "GET",
             "calendar",
             path("calendars", CALENDAR, "events", eid),
-            scopes=EVENT_SCOPES,
+            scopes=scopes,
             accept=(200, 404, 410),
         )
         return answer.body if answer.status == 200 and isinstance(answer.body, dict) else None
@@ -342,6 +396,52 @@ class GoogleCalendar:
             zone = ZoneInfo(booking.timezone)
             event["recurrence"] = [f"RRULE:{rrule_line(booking.recurrence, booking.start, zone)}"]
         return event
+
+
+EVENTS_PAGE = 250  # events.list maxResults: "The default is 250 events" (the discovery document)
+MAX_EVENT_PAGES = 10
+# EventAttendee.responseStatus: needsAction, declined, tentative, accepted.
+_RESPONSES = {"accepted": Response.ACCEPTED, "tentative": Response.TENTATIVE, "declined": Response.DECLINED}
+
+
+def google_event(value: Mapping[str, Any]) -> CalendarEvent | None:
+    """A Calendar event as the calendar port shows it; None for a cancelled or an all-day one."""
+    if not _live(value) or not value.get("id"):
+        return None
+    interval = _event_interval(value)
+    if interval is None:
+        return None  # all day (``date``, no ``dateTime``): not a meeting with a time to move
+    organizer = value.get("organizer") or {}
+    own_address = str(organizer.get("email") or "")
+    attendees = [a for a in value.get("attendees") or () if a.get("email") and not a.get("resource")]
+    mine = next((a for a in attendees if a.get("self")), None)
+    role = "organizer" if organizer.get("self") else "attendee"
+    return CalendarEvent(
+        id=str(value["id"]),
+        title=str(value.get("summary") or ""),
+        start=interval.start,
+        end=interval.end,
+        timezone=str((value.get("start") or {}).get("timeZone") or "UTC"),
+        organizer=own_address,
+        organizer_name=organizer.get("displayName") or None,
+        attendees=tuple(
+            EventAttendee(
+                email=str(a["email"]),
+                name=a.get("displayName") or None,
+                response=_RESPONSES.get(str(a.get("responseStatus")), Response.NONE),
+            )
+            for a in attendees
+            if str(a["email"]).casefold() != own_address.casefold()
+        ),
+        role=role,
+        response=Response.ORGANIZER
+        if role == "organizer"
+        else _RESPONSES.get(str((mine or {}).get("responseStatus")), Response.NONE),
+        version=str(value.get("etag") or value.get("updated") or ""),
+        sequence=int(value.get("sequence") or 0),
+        recurring=bool(value.get("recurringEventId")),
+        series_id=value.get("recurringEventId") or None,
+    )
 
 
 def _rfc3339(moment: datetime) -> str:

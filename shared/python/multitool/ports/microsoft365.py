@@ -50,11 +50,20 @@ from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
+from urllib.parse import parse_qsl, quote, urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from multitool.observability import logger
 from multitool.people import NameResolution, Person, Resolution
-from multitool.ports.calendar import Booking, Interval, SlotTaken, overlaps
+from multitool.ports.calendar import (
+    Booking,
+    CalendarEvent,
+    EventAttendee,
+    Interval,
+    Response,
+    SlotTaken,
+    overlaps,
+)
 from multitool.ports.directory import name_keys, normalize_name, resolution_for
 from multitool.ports.graph_http import PROVIDER, GraphAnswer, GraphHttp, user_path
 from multitool.ports.mail import Mail, MailRejected, MailUnavailable, SentMail
@@ -274,6 +283,62 @@ class GraphCalendar:
             if "no longer exists" not in str(refused):
                 raise  # gone already (ErrorItemNotFound) is what a release wants
 
+    def events(self, email: str, start: datetime, end: datetime) -> Sequence[CalendarEvent]:
+        """``GET /users/{me}/calendarView``: every single event, occurrence and exception of the
+        signed-in user's calendar in the window, organized or invited to, in UTC (the Prefer header);
+        startDateTime/endDateTime are required, the result pages by ``@odata.nextLink``
+        (https://learn.microsoft.com/graph/api/user-list-calendarview)."""
+        own = self._own(email, "reading your calendar")
+        query: dict[str, str] | None = {
+            "startDateTime": _z(start),
+            "endDateTime": _z(end),
+            "$select": EVENT_FIELDS,
+            "$orderby": "start/dateTime",
+            "$top": str(CALENDAR_VIEW_PAGE),
+        }
+        path = f"{user_path(own)}/calendarView"
+        found: list[CalendarEvent] = []
+        for _ in range(MAX_VIEW_PAGES):
+            assert query is not None
+            answer = self._graph.send(
+                "GET",
+                path,
+                scopes=CALENDAR_SCOPES,
+                query=query,
+                headers=UTC_PREFERENCE,
+                what="reading your calendar",
+            )
+            found.extend(e for v in _values(answer) if (e := graph_event(v)) is not None)
+            query = _next_page(answer)
+            if query is None:
+                break
+        return sorted(found, key=lambda e: e.start)
+
+    def event(self, email: str, event_id: str) -> CalendarEvent | None:
+        """``GET /users/{me}/events/{id}``: the event as it stands; None when it is gone."""
+        own = self._own(email, "reading the meeting")
+        try:
+            answer = self._graph.send(
+                "GET",
+                f"{user_path(own)}/events/{quote(event_id, safe='')}",
+                scopes=CALENDAR_SCOPES,
+                query={"$select": EVENT_FIELDS},
+                headers=UTC_PREFERENCE,
+                what="reading the meeting",
+            )
+        except ProviderRefused as refused:
+            if "no longer exists" in str(refused):
+                return None
+            raise
+        return graph_event(answer.body) if isinstance(answer.body, dict) else None
+
+    def _own(self, email: str, what: str) -> str:
+        """The signed-in address: a provider calendar reads its own account's events, nobody else's."""
+        own = _own_address(self._graph, what)
+        if email.casefold() != own.casefold():
+            raise ProviderRefused(PROVIDER, "Microsoft 365 reads only your own calendar.")
+        return own
+
     def _find(self, booking_id: str) -> dict[str, Any] | None:
         organizer = _own_address(self._graph, "finding a meeting")
         value = booking_id.replace("'", "''")
@@ -337,6 +402,69 @@ class GraphCalendar:
                             result[address].append(interval)
                     result[address].extend(off_hours(info.get("workingHours"), window_start, window_end))
         return result
+
+
+EVENT_FIELDS = (
+    "id,subject,start,end,originalStartTimeZone,organizer,attendees,isOrganizer,isCancelled,"
+    "responseStatus,changeKey,type,seriesMasterId"
+)
+CALENDAR_VIEW_PAGE = 100
+MAX_VIEW_PAGES = 10
+# Graph's responseType (none, organizer, tentativelyAccepted, accepted, declined, notResponded).
+_RESPONSES = {
+    "organizer": Response.ORGANIZER,
+    "accepted": Response.ACCEPTED,
+    "tentativelyaccepted": Response.TENTATIVE,
+    "declined": Response.DECLINED,
+}
+
+
+def _z(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _next_page(answer: GraphAnswer) -> dict[str, str] | None:
+    """The query of ``@odata.nextLink`` (the same path, a ``$skip`` or ``$skiptoken`` more), or None."""
+    link = answer.body.get("@odata.nextLink") if isinstance(answer.body, dict) else None
+    return dict(parse_qsl(urlsplit(str(link)).query)) if link else None
+
+
+def _response(value: Any) -> Response:
+    word = str((value or {}).get("response") or "").casefold() if isinstance(value, dict) else ""
+    return _RESPONSES.get(word, Response.NONE)
+
+
+def graph_event(value: Mapping[str, Any]) -> CalendarEvent | None:
+    """A Graph event as the calendar port shows it; None for a cancelled one or one without times."""
+    if value.get("isCancelled") or not value.get("start") or not value.get("end") or not value.get("id"):
+        return None
+    organizer = (value.get("organizer") or {}).get("emailAddress") or {}
+    zone = zone_of(str(value.get("originalStartTimeZone") or "UTC"))
+    attendees = tuple(
+        EventAttendee(
+            email=str(a["emailAddress"]["address"]),
+            name=(a["emailAddress"].get("name") or None),
+            response=_response(a.get("status")),
+        )
+        for a in value.get("attendees") or ()
+        if (a.get("emailAddress") or {}).get("address")
+    )
+    role = "organizer" if value.get("isOrganizer") else "attendee"
+    return CalendarEvent(
+        id=str(value["id"]),
+        title=str(value.get("subject") or ""),
+        start=_parse_time(value["start"]),
+        end=_parse_time(value["end"]),
+        timezone=getattr(zone, "key", None) or "UTC",
+        organizer=str(organizer.get("address") or ""),
+        organizer_name=organizer.get("name") or None,
+        attendees=attendees,
+        role=role,
+        response=Response.ORGANIZER if role == "organizer" else _response(value.get("responseStatus")),
+        version=str(value.get("changeKey") or value.get("@odata.etag") or ""),
+        recurring=value.get("type") in ("occurrence", "exception"),
+        series_id=value.get("seriesMasterId") or None,
+    )
 
 
 def _windows(start: datetime, end: datetime) -> Iterator[tuple[datetime, datetime]]:

@@ -41,7 +41,7 @@ import random
 import re
 import threading
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from email import message_from_bytes
@@ -63,6 +63,7 @@ _ROUTES: tuple[tuple[str, re.Pattern[str], str], ...] = (
     ("GET", re.compile(r"^/v1/people:searchDirectoryPeople$"), "people.people.searchDirectoryPeople"),
     ("POST", re.compile(r"^/calendar/v3/freeBusy$"), "calendar.freebusy.query"),
     ("POST", re.compile(r"^/calendar/v3/calendars/(?P<calendarId>[^/]+)/events$"), "calendar.events.insert"),
+    ("GET", re.compile(r"^/calendar/v3/calendars/(?P<calendarId>[^/]+)/events$"), "calendar.events.list"),
     (
         "GET",
         re.compile(r"^/calendar/v3/calendars/(?P<calendarId>[^/]+)/events/(?P<eventId>[^/]+)$"),
@@ -260,11 +261,16 @@ class FakeGoogle:
         events = self._events[user]
         if method_id == "calendar.events.insert":
             return self._insert(user, events, body, query)
+        if method_id == "calendar.events.list":
+            return self._list(user, query)
         event = events.get(path["eventId"])
         if event is None:
-            return Answer(404, error_body(404, "notFound", "Not Found"), {})
+            invited = self._invited(user, path["eventId"])
+            if invited is None:
+                return Answer(404, error_body(404, "notFound", "Not Found"), {})
+            return self._as_attendee(user, method_id, invited, body, query)
         if method_id == "calendar.events.get":
-            return Answer(200, event, {})
+            return Answer(200, _seen_by(user, event), {})
         if method_id == "calendar.events.patch":
             if event["status"] == "cancelled" and body.get("status") != "confirmed":
                 return Answer(410, error_body(410, "deleted", "Resource has been deleted"), {})
@@ -272,15 +278,89 @@ class FakeGoogle:
             if problem is not None:
                 return Answer(400, error_body(400, "invalid", problem), {})
             event.update(body)
-            event["sequence"] = int(event.get("sequence", 0)) + 1
-            event["updated"] = _now()
+            _changed(event)
             self._invite(user, event, query)
-            return Answer(200, event, {})
+            return Answer(200, _seen_by(user, event), {})
         if event["status"] == "cancelled":
             return Answer(410, error_body(410, "deleted", "Resource has been deleted"), {})
         event["status"] = "cancelled"
-        event["updated"] = _now()
+        _changed(event)
+        self._invite(user, event, query, cancelled=True)
         return Answer(204, None, {})
+
+    # -- an invitee's view: the event on their own calendar ----------------------------------
+
+    def _invited(self, user: str, event_id: str) -> dict[str, Any] | None:
+        """Another calendar's event ``user`` is invited to (Google puts it on theirs, same id)."""
+        for owner, events in self._events.items():
+            event = events.get(event_id)
+            if owner != user and event is not None and user in _guests(event):
+                return event
+        return None
+
+    def _as_attendee(
+        self, user: str, method_id: str, event: dict[str, Any], body: Any, query: dict[str, str]
+    ) -> Answer:
+        """An invitee reads their copy, and may change their own response only (the organizer
+        owns the rest: https://developers.google.com/workspace/calendar/api/guides/errors,
+        ``forbiddenForNonOrganizer``)."""
+        if event["status"] == "cancelled":
+            return Answer(410, error_body(410, "deleted", "Resource has been deleted"), {})
+        if method_id == "calendar.events.get":
+            return Answer(200, _seen_by(user, event), {})
+        if method_id != "calendar.events.patch" or set(body) != {"attendees"}:
+            return Answer(
+                403,
+                error_body(
+                    403, "forbiddenForNonOrganizer", "The operation can only be performed by the organizer."
+                ),
+                {},
+            )
+        answers = {str(a.get("email", "")).casefold(): a for a in body["attendees"]}
+        own = answers.get(user)
+        for attendee in event.get("attendees") or ():
+            if str(attendee.get("email", "")).casefold() == user and own is not None:
+                attendee["responseStatus"] = own.get("responseStatus", attendee.get("responseStatus"))
+                if own.get("comment"):
+                    attendee["comment"] = own["comment"]
+        _changed(event, sequence=False)
+        if query.get("sendUpdates") in ("all", "externalOnly"):
+            self.invitations.append(
+                {
+                    "to": event["organizer"]["email"],
+                    "eventId": event["id"],
+                    "summary": event.get("summary", ""),
+                    "reply": (own or {}).get("responseStatus"),
+                    "comment": (own or {}).get("comment", ""),
+                }
+            )
+        return Answer(200, _seen_by(user, event), {})
+
+    def _list(self, user: str, query: dict[str, str]) -> Answer:
+        """events.list: the user's own events and the ones they are invited to, in the window."""
+        start = datetime.fromisoformat(query["timeMin"].replace("Z", "+00:00"))
+        end = datetime.fromisoformat(query["timeMax"].replace("Z", "+00:00"))
+        found = [
+            e
+            for owner, events in self._events.items()
+            for e in events.values()
+            if (owner == user or user in _guests(e))
+            and e.get("status") != "cancelled"
+            and "dateTime" in e.get("start", {})
+            and datetime.fromisoformat(e["start"]["dateTime"]) < end
+            and start < datetime.fromisoformat(e["end"]["dateTime"])
+        ]
+        found.sort(key=lambda e: datetime.fromisoformat(e["start"]["dateTime"]))
+        size = int(query.get("maxResults") or 250)
+        offset = int(query.get("pageToken") or 0)
+        body: dict[str, Any] = {
+            "kind": "calendar#events",
+            "summary": user,
+            "items": [_seen_by(user, e) for e in found[offset : offset + size]],
+        }
+        if offset + size < len(found):
+            body["nextPageToken"] = str(offset + size)
+        return Answer(200, body, {})
 
     def _search(self, query: str, size: int) -> dict[str, Any]:
         wanted = normalize_name(query)
@@ -383,15 +463,18 @@ class FakeGoogle:
         self._invite(user, event, query)
         return Answer(200, event, {})
 
-    def _invite(self, user: str, event: dict[str, Any], query: dict[str, str]) -> None:
+    def _invite(
+        self, user: str, event: dict[str, Any], query: dict[str, str], *, cancelled: bool = False
+    ) -> None:
         if query.get("sendUpdates") not in ("all", "externalOnly"):
             return
         for attendee in event.get("attendees") or ():
             address = str(attendee.get("email", ""))
             if address.casefold() != user:
-                self.invitations.append(
-                    {"to": address, "eventId": event["id"], "summary": event.get("summary", "")}
-                )
+                notice = {"to": address, "eventId": event["id"], "summary": event.get("summary", "")}
+                if cancelled:
+                    notice["cancelled"] = True
+                self.invitations.append(notice)
 
     def _send_mail(self, user: str, user_id: str, body: dict[str, Any]) -> Answer:
         if user_id not in ("me", user):
@@ -433,6 +516,37 @@ class FakeGoogle:
             "<p><strong>Sandbox Google Workspace: not a real calendar or mailbox.</strong></p>"
             f"<h1>Events booked</h1><ul id='events'>{rows}</ul><h1>Mail sent</h1><ul id='mail'>{mails}</ul>"
         ).encode()
+
+
+def _guests(event: Mapping[str, Any]) -> set[str]:
+    return {str(a.get("email", "")).casefold() for a in event.get("attendees") or ()}
+
+
+def _changed(event: dict[str, Any], *, sequence: bool = True) -> None:
+    """A new etag and updated time for every change; the SEQUENCE for the organizer's (RFC 5545)."""
+    if sequence:
+        event["sequence"] = int(event.get("sequence", 0)) + 1
+    event["updated"] = _now()
+    event["etag"] = f'"{hashlib.sha256(json.dumps(event, sort_keys=True).encode()).hexdigest()[:16]}"'
+
+
+def _seen_by(user: str, event: Mapping[str, Any]) -> dict[str, Any]:
+    """The event as ``user`` reads it: ``self`` on the organizer and on their own attendee entry."""
+    shown = dict(event)
+    organizer = dict(event.get("organizer") or {})
+    organizer.pop("self", None)
+    if str(organizer.get("email", "")).casefold() == user:
+        organizer["self"] = True
+    shown["organizer"] = organizer
+    attendees = []
+    for attendee in event.get("attendees") or ():
+        entry = {k: v for k, v in attendee.items() if k != "self"}
+        if str(entry.get("email", "")).casefold() == user:
+            entry["self"] = True
+        attendees.append(entry)
+    if attendees:
+        shown["attendees"] = attendees
+    return shown
 
 
 def _person_json(person: Person) -> dict[str, Any]:
@@ -514,6 +628,7 @@ def seeded_week(people: Sequence[Person], week_of: date) -> list[tuple[str, dict
                     ],
                     "iCalUID": f"{eid}@google.com",
                     "sequence": 0,
+                    "etag": f'"{digest.hex()[:16]}"',
                 },
             )
         )

@@ -82,6 +82,9 @@ class GraphContract:
             if name not in declared:
                 raise ContractViolation(f"{method} {op.template}: query option {name} is not described")
             self._check_query(op, declared[name], value)
+        missing = [name for name, p in declared.items() if p.get("required") and name not in op.query]
+        if missing:
+            raise ContractViolation(f"{method} {op.template}: required query option {missing[0]} is missing")
         request_body = op.spec.get("requestBody")
         if request_body is None:
             if body:

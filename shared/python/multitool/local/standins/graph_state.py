@@ -74,6 +74,8 @@ class GraphState:
         self.working: dict[str, WorkingHours] = {}
         self.events: list[dict[str, Any]] = []
         self.sent: list[dict[str, Any]] = []
+        self.notices: list[dict[str, Any]] = []
+        """What Exchange would mail for the event actions: cancellations and answers, with comments."""
         self.requests: list[tuple[str, str, dict[str, Any] | None]] = []
         self.violations: list[str] = []
         self.token_users: dict[str, str] | None = None
@@ -109,16 +111,29 @@ class GraphState:
         return user
 
     def add_event(
-        self, organizer: str, subject: str, start: datetime, end: datetime, attendees: Sequence[str] = ()
+        self,
+        organizer: str,
+        subject: str,
+        start: datetime,
+        end: datetime,
+        attendees: Sequence[str] = (),
+        *,
+        zone: str = "UTC",
     ) -> dict[str, Any]:
         event = {
             "id": f"AAMk{next(self._ids):06d}=",
             "subject": subject,
             "start": _graph_time(start),
             "end": _graph_time(end),
-            "attendees": [{"emailAddress": {"address": a}, "type": "required"} for a in attendees],
+            "originalStartTimeZone": zone,
+            "attendees": [
+                {"emailAddress": {"address": a}, "type": "required", "status": {"response": "none"}}
+                for a in attendees
+            ],
             "organizer": {"emailAddress": {"address": organizer}},
             "showAs": "busy",
+            "type": "singleInstance",
+            "changeKey": f"CK{next(self._ids):06d}",
         }
         self.events.append(event)
         return event
@@ -193,8 +208,14 @@ class GraphState:
             return self._find_events(mailbox, query)
         if template == "/users/{user-id}/events":
             return self._create_event(mailbox, data)
+        if template == "/users/{user-id}/calendarView":
+            return self._calendar_view(mailbox, query)
+        if template == "/users/{user-id}/events/{event-id}" and method == "GET":
+            return self._get_event(mailbox, params["event-id"], query)
         if template == "/users/{user-id}/events/{event-id}":
             return self._change_event(mailbox, method, params["event-id"], data)
+        if template.startswith("/users/{user-id}/events/{event-id}/"):
+            return self._event_action(mailbox, template.rsplit("/", 1)[-1], params["event-id"], data)
         if template == "/users/{user-id}/sendMail":
             self.sent.append({"from": mailbox, **data})
             return Answer(202, {"request-id": f"req-{next(self._ids)}"}, None)
@@ -290,6 +311,101 @@ class GraphState:
         ]
         return Answer(200, {}, {"value": shown})
 
+    # -- a mailbox's view of its events (calendarView, GET, the event actions) ----------------
+
+    def _mine(self, mailbox: str, event: Mapping[str, Any]) -> bool:
+        people = {event["organizer"]["emailAddress"]["address"].casefold()}
+        people |= {a["emailAddress"]["address"].casefold() for a in event.get("attendees", ())}
+        return mailbox in people
+
+    def _view(self, mailbox: str, event: Mapping[str, Any], query: Mapping[str, str]) -> dict[str, Any]:
+        """The event as ``mailbox`` reads it: isOrganizer and its own responseStatus, the @odata.etag."""
+        organizer = event["organizer"]["emailAddress"]["address"].casefold() == mailbox
+        own = next(
+            (a for a in event.get("attendees", ()) if a["emailAddress"]["address"].casefold() == mailbox),
+            None,
+        )
+        shown = {
+            **_public(event),
+            "isOrganizer": organizer,
+            "isCancelled": False,
+            "responseStatus": {"response": "organizer"}
+            if organizer
+            else dict((own or {}).get("status") or {"response": "notResponded"}),
+        }
+        if "$select" in query:
+            shown = {k: shown.get(k) for k in ("id", *query["$select"].split(",")) if k in shown}
+        return {"@odata.etag": f'W/"{event.get("changeKey", "")}"', **shown}
+
+    def _calendar_view(self, mailbox: str, query: Mapping[str, str]) -> Answer:
+        start = datetime.fromisoformat(query["startDateTime"].replace("Z", "+00:00"))
+        end = datetime.fromisoformat(query["endDateTime"].replace("Z", "+00:00"))
+        found = [
+            e
+            for e in self.events
+            if self._mine(mailbox, e) and _parse(e["start"]) < end and start < _parse(e["end"])
+        ]
+        found.sort(key=lambda e: _parse(e["start"]))
+        top = int(query.get("$top", "10"))
+        skip = int(query.get("$skip", "0"))
+        page = [self._view(mailbox, e, query) for e in found[skip : skip + top]]
+        body: dict[str, Any] = {"value": page}
+        if skip + top < len(found):
+            rest = {**query, "$skip": str(skip + top)}
+            body["@odata.nextLink"] = (
+                f"https://graph.microsoft.com/v1.0/users/{mailbox}/calendarView?"
+                + "&".join(f"{k}={v}" for k, v in rest.items())
+            )
+        return Answer(200, {}, body)
+
+    def _get_event(self, mailbox: str, event_id: str, query: Mapping[str, str]) -> Answer:
+        for event in self.events:
+            if event["id"] == event_id and self._mine(mailbox, event):
+                return Answer(200, {}, self._view(mailbox, event, query))
+        return self._error(
+            Fault(404, "ErrorItemNotFound", "The specified object was not found in the store.")
+        )
+
+    def _event_action(self, mailbox: str, action: str, event_id: str, data: Mapping[str, Any]) -> Answer:
+        """cancel (the organizer's: the event goes, the attendees are told) or an attendee's answer
+        (https://learn.microsoft.com/graph/api/event-cancel, event-accept, event-decline)."""
+        event = next((e for e in self.events if e["id"] == event_id and self._mine(mailbox, e)), None)
+        if event is None:
+            return self._error(
+                Fault(404, "ErrorItemNotFound", "The specified object was not found in the store.")
+            )
+        organizer = event["organizer"]["emailAddress"]["address"].casefold() == mailbox
+        if action == "cancel":
+            if not organizer:
+                return self._error(
+                    Fault(
+                        400,
+                        "ErrorAccessDenied",
+                        "Your request can't be completed. You need to be an organizer.",
+                    )
+                )
+            self.events.remove(event)
+            self.notices.append({"action": "cancel", "eventId": event_id, "from": mailbox, **data})
+            return Answer(202, {}, None)
+        if organizer:
+            return self._error(
+                Fault(
+                    400,
+                    "ErrorInvalidRequest",
+                    "Your request can't be completed. You can't respond to your own meeting.",
+                )
+            )
+        words = {"accept": "accepted", "tentativelyAccept": "tentativelyAccepted", "decline": "declined"}
+        for attendee in event.get("attendees", ()):
+            if attendee["emailAddress"]["address"].casefold() == mailbox:
+                attendee["status"] = {
+                    "response": words[action],
+                    "time": _graph_time(datetime.now(UTC))["dateTime"] + "Z",
+                }
+        event["changeKey"] = f"CK{next(self._ids):06d}"
+        self.notices.append({"action": action, "eventId": event_id, "from": mailbox, **data})
+        return Answer(202, {}, None)
+
     def _create_event(self, mailbox: str, data: Mapping[str, Any]) -> Answer:
         transaction = data.get("transactionId")
         for event in self.events:
@@ -306,6 +422,8 @@ class GraphState:
             "end": _graph_time(_parse(data["end"])),
             "organizer": {"emailAddress": {"address": mailbox}},
             "showAs": "busy",
+            "type": "singleInstance",
+            "changeKey": f"CK{next(self._ids):06d}",
         }
         self.events.append(event)
         return Answer(201, {}, _public(event))
@@ -329,6 +447,7 @@ class GraphState:
                     _graph_time(_parse(event["start"])),
                     _graph_time(_parse(event["end"])),
                 )
+                event["changeKey"] = f"CK{next(self._ids):06d}"
                 return Answer(200, {}, _public(event))
         return self._error(
             Fault(404, "ErrorItemNotFound", "The specified object was not found in the store.")
