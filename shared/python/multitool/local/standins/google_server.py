@@ -340,14 +340,17 @@ class FakeGoogle:
         """events.list: the user's own events and the ones they are invited to, in the window."""
         start = datetime.fromisoformat(query["timeMin"].replace("Z", "+00:00"))
         end = datetime.fromisoformat(query["timeMax"].replace("Z", "+00:00"))
+        # singleEvents: a series is its instances, each with recurringEventId and an id of its own
+        # (the discovery document's events.list singleEvents and Event.recurringEventId).
         found = [
             e
             for owner, events in self._events.items()
-            for e in events.values()
-            if (owner == user or user in _guests(e))
-            and e.get("status") != "cancelled"
-            and "dateTime" in e.get("start", {})
-            and datetime.fromisoformat(e["start"]["dateTime"]) < end
+            for master in events.values()
+            if (owner == user or user in _guests(master))
+            and master.get("status") != "cancelled"
+            and "dateTime" in master.get("start", {})
+            for e in _instances(master, (start, end))
+            if datetime.fromisoformat(e["start"]["dateTime"]) < end
             and start < datetime.fromisoformat(e["end"]["dateTime"])
         ]
         found.sort(key=lambda e: datetime.fromisoformat(e["start"]["dateTime"]))
@@ -565,6 +568,24 @@ def _person_json(person: Person) -> dict[str, Any]:
         ],
         "emailAddresses": [{"metadata": {"primary": True, "source": source}, "value": person.email}],
     }
+
+
+def _instances(event: dict[str, Any], window: tuple[datetime, datetime]) -> list[dict[str, Any]]:
+    """A single event as it is; a recurring one as its instances in ``window``."""
+    if not event.get("recurrence"):
+        return [event]
+    zone = event["start"]["timeZone"]
+    return [
+        {
+            **{k: v for k, v in event.items() if k != "recurrence"},
+            "id": f"{event['id']}_{begins.astimezone(UTC):%Y%m%dT%H%M%SZ}",
+            "recurringEventId": event["id"],
+            "originalStartTime": {"dateTime": begins.isoformat(), "timeZone": zone},
+            "start": {"dateTime": begins.isoformat(), "timeZone": zone},
+            "end": {"dateTime": ends.isoformat(), "timeZone": zone},
+        }
+        for begins, ends in google_meetings(event, window)
+    ]
 
 
 def _z(moment: datetime) -> str:

@@ -340,10 +340,15 @@ class GraphState:
     def _calendar_view(self, mailbox: str, query: Mapping[str, str]) -> Answer:
         start = datetime.fromisoformat(query["startDateTime"].replace("Z", "+00:00"))
         end = datetime.fromisoformat(query["endDateTime"].replace("Z", "+00:00"))
+        # A series is its occurrences in the window: type occurrence, its own id, seriesMasterId
+        # (https://learn.microsoft.com/graph/api/user-list-calendarview: "the occurrences, exceptions,
+        # and single instances of events").
         found = [
-            e
+            occurrence
             for e in self.events
-            if self._mine(mailbox, e) and _parse(e["start"]) < end and start < _parse(e["end"])
+            if self._mine(mailbox, e)
+            for occurrence in _occurrences(e, (start, end))
+            if _parse(occurrence["start"]) < end and start < _parse(occurrence["end"])
         ]
         found.sort(key=lambda e: _parse(e["start"]))
         top = int(query.get("$top", "10"))
@@ -465,6 +470,23 @@ class GraphState:
 
     def off_hours(self, address: str, start: datetime, end: datetime) -> list[Any]:
         return off_hours(self.working[address.casefold()].to_graph(), start, end)
+
+
+def _occurrences(event: Mapping[str, Any], window: tuple[datetime, datetime]) -> list[Mapping[str, Any]]:
+    """A single event as it is; a series master as its occurrences in ``window``."""
+    if event.get("recurrence") is None:
+        return [event]
+    return [
+        {
+            **{k: v for k, v in event.items() if k != "recurrence"},
+            "id": f"{event['id']}_{begins.astimezone(UTC):%Y%m%dT%H%M%S}",
+            "type": "occurrence",
+            "seriesMasterId": event["id"],
+            "start": _graph_time(begins),
+            "end": _graph_time(ends),
+        }
+        for begins, ends in graph_meetings(event, window, zone_of, _parse)
+    ]
 
 
 def _public(event: Mapping[str, Any]) -> dict[str, Any]:
