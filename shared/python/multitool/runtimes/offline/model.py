@@ -214,6 +214,8 @@ def resolved_times(
     if len(reading.request.options) > MAX_TIME_OPTIONS:  # "next month at 3pm": the tool reads the phrase
         return out
     out["times"] = [option.value() for option in reading.request.options]
+    if reading.recurrence is not None and "repeat" not in out:
+        out["repeat"] = reading.recurrence.to_wire()
     if reading.request.excluded:
         out["notOn"] = sorted(day.isoformat() for day in reading.request.excluded)
     if reading.zone_of is not None:

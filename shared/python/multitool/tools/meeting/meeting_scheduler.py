@@ -355,6 +355,8 @@ def prepare(args: MeetingArgs, ctx: ToolContext, config: ToolConfig) -> Prepared
         notes.extend(hours_notes(proposal, request, config))
         notes.extend(reading_notes(args, request, config))
         notes.extend(cross_check(args, request, reading))
+        if args.repeat is not None:  # the series is booked: the reading's "only the first" is not so
+            notes = [n for n in notes if "asks for a repeating meeting: this proposes the first" not in n]
         request_zone = request.first.zone_of(ctx).key
         checks = slot_checks(proposal.slots, attendees, busy, ctx, config)
         series_rule = args.repeat
@@ -582,7 +584,9 @@ def meeting_said(card: MeetingSchedulerCard) -> str | None:
         return None
     times = "a time" if len(slots) == 1 else f"{len(slots)} times"
     when = f"on {day_words(slots[0].start)}"
-    if card.requested and _on_asked_day(card):
+    if card.series:
+        when = f"from {day_words(slots[0].start)}"
+    elif card.requested and _on_asked_day(card):
         when = when_words(card.requested)
     elif card.requested:
         when = f"on {day_words(slots[0].start)} (none {when_words(card.requested)})"
