@@ -152,6 +152,13 @@ class ReviewError(ServiceError):
         return {}
 
 
+class NothingToConfirm(ReviewError):
+    """A confirm of a card that only shows something (an agenda, free times): it does nothing."""
+
+    code = "read_only"
+    status = HTTPStatus.CONFLICT
+
+
 class InvalidEdits(ReviewError):
     code = "invalid_edits"
     status = HTTPStatus.UNPROCESSABLE_ENTITY

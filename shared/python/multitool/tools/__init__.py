@@ -63,6 +63,7 @@ if TYPE_CHECKING:
 REGISTRY.declare("multitool.tools.email.email_draft")
 REGISTRY.declare("multitool.tools.meeting.meeting_scheduler")
 REGISTRY.declare("multitool.tools.jira.jira_draft")
+REGISTRY.declare("multitool.tools.calendar.calendar_agenda")
 
 _PORT_FAILURES = (BotoCoreError, ClientError, RuntimeError)
 

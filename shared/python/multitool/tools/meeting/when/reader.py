@@ -27,6 +27,7 @@ from multitool.tools.meeting.when.clock import _read_times
 from multitool.tools.meeting.when.days import _DATE_NOTES, _DATE_ORDER, _relative_days, _spelled_weekdays
 from multitool.tools.meeting.when.natural import _DAY_NAMES, _PLAIN_DAYS, _WORD, _iso, _natural
 from multitool.tools.meeting.when.option import _FILLER, _natural_reading
+from multitool.tools.meeting.when.repeats import end_said, rule_of
 from multitool.tools.meeting.when.request import (
     FIELD,
     RequestedTime,
@@ -35,7 +36,6 @@ from multitool.tools.meeting.when.request import (
     check_option,
     example_time,
 )
-from multitool.tools.meeting.when.repeats import end_said, rule_of
 from multitool.tools.meeting.when.spans import _days_of
 from multitool.tools.meeting.when.zone_words import _OWN, _in_zone, _zone_named
 from multitool.zones import date_order

@@ -50,12 +50,13 @@ def rule_of(
         interval = _NUMBERS.get(found[1]) or int(found[1])
     elif re.search(r"\b(?:bi-?weekly|fortnightly|fortnight)\b", words):
         interval = 2
+    days: tuple[str, ...] = ()
     if re.search(r"\b(?:monthly|months?)\b", words):
-        frequency, days = "monthly", ()
+        frequency = "monthly"
     elif daily or re.search(r"\b(?:working\s+day|weekdays?)\b", words):
         frequency, days = "weekly", ("MO", "TU", "WE", "TH", "FR")
     elif re.search(r"\bevery\s+(?:\w+\s+)?days?\b", words):
-        frequency, days = "daily", ()
+        frequency = "daily"
     else:
         named = tuple(dict.fromkeys(WEEKDAYS[_DAY_INDEX[m[1].casefold()]] for m in _DAY.finditer(repeat)))
         frequency, days = "weekly", named or (WEEKDAYS[first.weekday()],)
@@ -70,12 +71,8 @@ def rule_of(
         count = _NUMBERS.get(amount) or int(amount)
         if unit in ("weeks", "months") and interval > 1:
             count = max(1, -(-count // interval))
-    rule = Recurrence(
-        frequency=frequency,  # type: ignore[arg-type]
-        interval=interval,
-        weekdays=days,  # type: ignore[arg-type]
-        until=until,
-        count=count,
+    rule = Recurrence.model_validate(
+        {"frequency": frequency, "interval": interval, "weekdays": days, "until": until, "count": count}
     )
     return rule, notes
 
