@@ -111,8 +111,8 @@ def test_tomorrows_agenda_is_the_callers_own_meetings_and_a_series_meeting_that_
     assert "theirs" not in str(payload)  # another user's meeting never shows
 
 
-def test_a_phrase_alone_is_read_as_its_days(seeded: Tables) -> None:
-    payload = response_body(agenda(when="this week"))
+def test_a_window_of_days_is_every_meeting_in_it(seeded: Tables) -> None:
+    payload = response_body(agenda(when="this week", fromDay="2026-12-07", toDay="2026-12-11"))
 
     assert (payload["fromDay"], payload["toDay"]) == ("2026-12-07", "2026-12-11")
     assert [m["title"] for m in payload["meetings"]] == [

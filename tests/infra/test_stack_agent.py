@@ -35,6 +35,7 @@ ACTION_GROUP_CONSTRUCTS = {
     "email_draft": "EmailDraft",
     "meeting_scheduler": "MeetingScheduler",
     "jira_draft": "JiraDraft",
+    "calendar_agenda": "CalendarAgenda",
 }
 ALL_FUNCTIONS = (*ACTION_GROUP_CONSTRUCTS.values(), "Orchestrator", "Review")
 

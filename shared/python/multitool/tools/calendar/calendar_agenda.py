@@ -13,14 +13,14 @@ from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic.dataclasses import dataclass
 
 from multitool.text import SingleLine
 from multitool.toolkit.cards import TYPE_ALIAS, Card, CardSpec
 from multitool.toolkit.common import DraftRef, Prepared, replaced_field, revises_field
 from multitool.toolkit.context import MAX_WHEN_CHARS, ToolConfig, ToolContext
-from multitool.toolkit.errors import DateInPast, UnparseableDate
+from multitool.toolkit.errors import UnparseableDate
 from multitool.toolkit.references import FindContext, Item, ItemRef, ItemResolution, Lookup, resolution
 from multitool.toolkit.spec import ToolSpec
 from multitool.wire import VALUE_CONFIG, WireModel, WireValue
@@ -43,8 +43,7 @@ class AgendaArgs(WireModel):
         max_length=MAX_WHEN_CHARS,
         description="The day or days as the user said them ('tomorrow', 'this week', 'on Thursday')",
     )
-    from_day: date | None = Field(
-        default=None,
+    from_day: date = Field(
         description=(
             "The first day, in the user's time zone (YYYY-MM-DD), resolved by you from the current time"
         ),
@@ -53,6 +52,12 @@ class AgendaArgs(WireModel):
         default=None, description="The last day (YYYY-MM-DD); leave it out for one day. At most 14 days"
     )
     revises: DraftRef | None = revises_field()
+
+    @model_validator(mode="after")
+    def _days_in_order(self) -> AgendaArgs:
+        if self.to_day is not None and self.to_day < self.from_day:
+            raise ValueError("toDay is before fromDay")
+        return self
 
 
 @dataclass(frozen=True, slots=True, config=VALUE_CONFIG)
@@ -73,38 +78,17 @@ class AgendaMeeting(WireValue):
 
 
 def days_asked(args: AgendaArgs, ctx: ToolContext) -> tuple[date, date, list[str]]:
-    """The first and last day: as passed, else as the phrase reads (the meeting tool's reader), else
-    today; notes on how they were read."""
+    """The first and last day as passed (the prompt contract: days are structured, read by the model
+    from the current time in the user's zone); notes on what was cut."""
     today = ctx.local_now.date()
     notes: list[str] = []
-    if args.from_day is not None or args.to_day is not None:
-        first = args.from_day or args.to_day
-        assert first is not None
-        last = args.to_day or first
-    else:
-        from multitool.tools.meeting.when import read_phrase
-
-        try:
-            reading = read_phrase(args.when, ctx)
-        except (UnparseableDate, DateInPast):
-            reading = None
-        if reading is None or reading.request is None:
-            raise UnparseableDate(
-                f"Could not tell which day '{args.when}' means. Say e.g. 'today', 'tomorrow', 'Thursday' "
-                "or 'this week'.",
-                field="when",
-            )
-        options = reading.request.options
-        first = min(o.day for o in options)
-        last = max(o.last_day or o.day for o in options)
-    if last < first:
-        raise UnparseableDate("toDay is before fromDay: pass the first day first.", field="toDay")
+    first, last = args.from_day, args.to_day or args.from_day
     if (last - first).days >= MAX_DAYS:
         last = first + timedelta(days=MAX_DAYS - 1)
         notes.append(f"Only the first {MAX_DAYS} days are shown.")
     if last < today - timedelta(days=366) or first > today + timedelta(days=366):
         raise UnparseableDate(
-            f"'{args.when}' is more than a year away; ask for a day within a year.", field="when"
+            f"'{args.when}' is more than a year away; ask for a day within a year.", field="fromDay"
         )
     return first, last, notes
 
