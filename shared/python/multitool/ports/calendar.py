@@ -197,3 +197,19 @@ def booking_event(booking: Booking, email: str, version: int) -> CalendarEvent |
         version=str(version),
         sequence=max(version - 1, 0),
     )
+
+
+def meetings_of(booking: Booking, start: datetime, end: datetime) -> list[Interval]:
+    """A booking's meetings overlapping [start, end): itself, or a series' meetings then."""
+    if booking.recurrence is None:
+        held = Interval(start=booking.start, end=booking.end)
+        return [held] if overlaps(held, start, end) else []
+    from zoneinfo import ZoneInfo
+
+    from multitool.ports.recurrence import between
+
+    zone = ZoneInfo(booking.timezone)
+    return [
+        Interval(start=s.astimezone(UTC), end=e.astimezone(UTC))
+        for s, e in between(booking.recurrence, booking.start, booking.end, zone, (start, end))
+    ]

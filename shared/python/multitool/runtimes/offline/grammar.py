@@ -45,6 +45,7 @@ import msgspec
 
 from multitool.runtimes.offline import lexicon as words
 from multitool.runtimes.offline.lexicon import alternation
+from multitool.tools.calendar import calendar_agenda
 from multitool.tools.email import email_draft
 from multitool.tools.jira import jira_draft
 from multitool.tools.meeting import meeting_scheduler
@@ -52,6 +53,7 @@ from multitool.tools.meeting import meeting_scheduler
 EMAIL_TOOL = email_draft.SPEC.name
 MEETING_TOOL = meeting_scheduler.SPEC.name
 JIRA_TOOL = jira_draft.SPEC.name
+AGENDA_TOOL = calendar_agenda.SPEC.name
 
 Lookup = Callable[[Sequence[str]], Collection[str]]
 """Which of some lowercase words the directory knows as people (the words as given)."""
@@ -113,6 +115,16 @@ _VERB = re.compile(
     _I,
 )
 _IDIOMS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    # "what do I have tomorrow?", "what's on my calendar this week", "show me my schedule for Friday"
+    (
+        AGENDA_TOOL,
+        re.compile(
+            r"^(?:what(?:'s|\u2019s|\s+is|\s+do\s+i\s+have|\s+have\s+i\s+got)(?:\s+on)?(?:\s+(?:my|the)\s+"
+            r"(?:calendar|agenda|schedule|diary))?|(?:show|give)\s+(?:me\s+)?my\s+(?:calendar|agenda|schedule|diary)"
+            r"|am\s+i\s+busy|how\s+busy\s+am\s+i)\b",
+            _I,
+        ),
+    ),
     *((EMAIL_TOOL, re.compile(rf"^{idiom}\b", _I)) for idiom in words.EMAIL_IDIOMS),
     *((JIRA_TOOL, re.compile(rf"^{idiom}\b", _I)) for idiom in words.TICKET_IDIOMS),
     (MEETING_TOOL, re.compile(r"^(?:is|are)\s+(?P<p6>.+?)\s+(?:free|available)\b", _I)),

@@ -40,7 +40,12 @@ HELP_TEXT = (
     "To change a card, say so: 'make it 45 minutes', 'add Priya', 'move it to Friday'."
 )
 ENGLISH_ONLY = "I read requests in English only: please write it in English."
-_NOUN = {g.EMAIL_TOOL: "the email", g.MEETING_TOOL: "the meeting", g.JIRA_TOOL: "the ticket"}
+_NOUN = {
+    g.EMAIL_TOOL: "the email",
+    g.MEETING_TOOL: "the meeting",
+    g.JIRA_TOOL: "the ticket",
+    g.AGENDA_TOOL: "your calendar",
+}
 
 
 def _tool_use_id(message: str, index: int) -> str:
@@ -231,6 +236,28 @@ def resolved_times(
     return out
 
 
+def resolved_days(
+    args: Mapping[str, Any], now: datetime, timezone: str, locale: str | None = None
+) -> dict[str, Any]:
+    """The agenda call with its days as the contract asks (fromDay, toDay), read from its phrase;
+    today when the phrase names no day it can read."""
+    out = dict(args)
+    ctx = ToolContext(owner="offline", session_id="offline", now=now, timezone=timezone, locale=locale)
+    try:
+        reading = read_phrase(str(args.get("when", "today")), ctx)
+    except ToolError:
+        reading = None
+    if reading is None or reading.request is None:
+        out["fromDay"] = ctx.local_now.date().isoformat()
+        return out
+    options = reading.request.options
+    first, last = min(o.day for o in options), max(o.last_day or o.day for o in options)
+    out["fromDay"] = first.isoformat()
+    if last != first:
+        out["toDay"] = last.isoformat()
+    return out
+
+
 class OfflineModel:
     """A deterministic ``bedrock-runtime`` stand-in: ``converse(**kwargs)`` in Converse's shape.
 
@@ -317,6 +344,8 @@ class OfflineModel:
                     "name": intent.tool,
                     "input": resolved_times(intent.args, now, timezone, locale)
                     if intent.tool == g.MEETING_TOOL
+                    else resolved_days(intent.args, now, timezone, locale)
+                    if intent.tool == g.AGENDA_TOOL
                     else intent.args,
                 }
             }
