@@ -119,8 +119,9 @@ _IDIOMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         AGENDA_TOOL,
         re.compile(
-            r"^(?:what(?:'s|\u2019s|\s+is|\s+do\s+i\s+have|\s+have\s+i\s+got)(?:\s+on)?(?:\s+(?:my|the)\s+"
-            r"(?:calendar|agenda|schedule|diary))?|(?:show|give)\s+(?:me\s+)?my\s+(?:calendar|agenda|schedule|diary)"
+            r"^(?:what(?:'s|\u2019s|\s+is)\s+(?:on\s+)?(?:my|the)\s+(?:calendar|agenda|schedule|diary)"
+            r"|what\s+(?:do\s+i\s+have|have\s+i\s+got)(?!\s+to\b)"
+            r"|(?:show|give)\s+(?:me\s+)?my\s+(?:calendar|agenda|schedule|diary)"
             r"|am\s+i\s+busy|how\s+busy\s+am\s+i)\b",
             _I,
         ),

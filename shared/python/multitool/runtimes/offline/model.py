@@ -33,7 +33,7 @@ from multitool.zones import iana_zone, valid_locale
 if TYPE_CHECKING:
     from multitool.ports.directory import Directory
 
-CAN_DO = "I can draft emails, propose meeting times and draft Jira tickets"
+CAN_DO = "I can draft emails, propose meeting times (repeating too), show your calendar and draft Jira tickets"
 HELP_TEXT = (
     f"{CAN_DO}, several at once. "
     "For example: 'Email Kinshuok about the doc and schedule a sync for Thursday'. "
