@@ -33,7 +33,9 @@ from multitool.zones import iana_zone, valid_locale
 if TYPE_CHECKING:
     from multitool.ports.directory import Directory
 
-CAN_DO = "I can draft emails, propose meeting times (repeating too), show your calendar and draft Jira tickets"
+CAN_DO = (
+    "I can draft emails, propose meeting times (repeating too), show your calendar and draft Jira tickets"
+)
 HELP_TEXT = (
     f"{CAN_DO}, several at once. "
     "For example: 'Email Kinshuok about the doc and schedule a sync for Thursday'. "
@@ -219,8 +221,13 @@ def resolved_times(
     if len(reading.request.options) > MAX_TIME_OPTIONS:  # "next month at 3pm": the tool reads the phrase
         return out
     out["times"] = [option.value() for option in reading.request.options]
-    if reading.recurrence is not None and "repeat" not in out:
-        out["repeat"] = reading.recurrence.to_wire()
+    if reading.recurrence is not None:
+        # An edit's rule ("every other week") over the phrase's: its days and end stay unless it says them.
+        said = reading.recurrence.to_wire()
+        edited = out.get("repeat") if isinstance(out.get("repeat"), Mapping) else {}
+        out["repeat"] = {**said, **{k: v for k, v in edited.items() if v not in (None, [], ())}}
+        if out["repeat"]["frequency"] != "weekly":
+            out["repeat"]["weekdays"] = []
     if reading.request.excluded:
         out["notOn"] = sorted(day.isoformat() for day in reading.request.excluded)
     if reading.zone_of is not None:
