@@ -224,7 +224,8 @@ def resolved_times(
     if reading.recurrence is not None:
         # An edit's rule ("every other week") over the phrase's: its days and end stay unless it says them.
         said = reading.recurrence.to_wire()
-        edited = out.get("repeat") if isinstance(out.get("repeat"), Mapping) else {}
+        given = out.get("repeat")
+        edited: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
         out["repeat"] = {**said, **{k: v for k, v in edited.items() if v not in (None, [], ())}}
         if out["repeat"]["frequency"] != "weekly":
             out["repeat"]["weekdays"] = []
