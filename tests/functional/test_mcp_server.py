@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import suppress
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,10 @@ CALLS = {
         "when": "next Tuesday",
     },
     "jira-draft___create_jira_ticket_draft": {"project": "WEB", "issueType": "Bug", "summary": "Login fails"},
+    "calendar-agenda___show_calendar": {
+        "when": "next week",
+        "fromDay": (date.today() + timedelta(days=7)).isoformat(),
+    },
 }
 
 
