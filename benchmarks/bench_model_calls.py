@@ -53,6 +53,8 @@ REQUESTS: tuple[tuple[str, str], ...] = (
     ("meeting + email", "Book a sync with Priya tomorrow at 3pm and email Kinshuok about the agenda"),
     ("ambiguous name", "Schedule a sync with Alex on Friday and email Kinshuok about the budget"),
     ("refused call", "Email Kinshuok about the doc and file a Jira bug in NOPE for the crash"),
+    ("series + email", "Set up a weekly 1:1 with Priya every monday at 11am and email her the agenda"),
+    ("agenda + email", "what do I have tomorrow and email Priya about the launch"),
 )
 FOLLOW_UP = "Thanks, that's all"
 NOW = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
