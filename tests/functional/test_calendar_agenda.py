@@ -132,3 +132,44 @@ def test_an_agenda_card_cannot_be_confirmed(seeded: Tables, review_aws: Tables) 
     body = response["body"]
     assert '"code":"read_only"' in body.replace(" ", "")
     assert "nothing to confirm" in body
+
+
+# -- free time -------------------------------------------------------------------------------
+
+
+def free_time(**properties: Any) -> dict[str, Any]:
+    event = bedrock_action_event("free_time", "/free-times", "POST", properties, SESSION)
+    response: dict[str, Any] = importlib.import_module("functions.free_time.handler").handler(
+        event, LambdaContextStub()
+    )
+    assert_bedrock_response(response)
+    return response
+
+
+def test_free_windows_with_priya_are_within_both_working_days_and_skip_a_series_meeting(
+    moto_tables: Tables,
+) -> None:
+    # Given Jordan and Priya in a meeting at 10:00 New York on Tuesday, and Priya's weekly series at 11:00
+    book(moto_tables, "sync", JORDAN, JORDAN, "priya@example.com", start=TUESDAY_10)
+    book(
+        moto_tables,
+        "weekly",
+        "mei@example.com",
+        "mei@example.com",
+        "priya@example.com",
+        start=TUESDAY_10 - timedelta(weeks=1) + timedelta(hours=1),
+        recurrence=Recurrence(frequency="weekly", weekdays=("TU",)),
+    )
+
+    response = free_time(people=["Priya"], when="on Tuesday", fromDay="2026-12-08")
+
+    assert response["response"]["httpStatusCode"] == 200
+    payload = response_body(response)
+    assert payload["action"] == "show_free_times"
+    # Priya's London day (09:00-17:00) ends at 12:00 in New York, where Jordan's starts at 09:00
+    assert [(w["start"][11:16], w["end"][11:16]) for w in payload["windows"]] == [
+        ("09:00", "10:00"),
+        ("10:30", "11:00"),
+        ("11:30", "12:00"),
+    ]
+    assert payload["people"][0]["status"] == "resolved"

@@ -49,6 +49,11 @@ CALLS = {
         "when": "next week",
         "fromDay": (date.today() + timedelta(days=7)).isoformat(),
     },
+    "free-time___find_free_time": {
+        "people": ["Kinshuok"],
+        "when": "next week",
+        "fromDay": (date.today() + timedelta(days=7)).isoformat(),
+    },
 }
 
 

@@ -36,6 +36,7 @@ ACTION_GROUP_CONSTRUCTS = {
     "meeting_scheduler": "MeetingScheduler",
     "jira_draft": "JiraDraft",
     "calendar_agenda": "CalendarAgenda",
+    "free_time": "FreeTime",
 }
 ALL_FUNCTIONS = (*ACTION_GROUP_CONSTRUCTS.values(), "Orchestrator", "Review")
 

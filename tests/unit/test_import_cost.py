@@ -11,12 +11,13 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-TOOLS = ("email_draft", "meeting_scheduler", "jira_draft", "calendar_agenda")
+TOOLS = ("email_draft", "meeting_scheduler", "jira_draft", "calendar_agenda", "free_time")
 PACKAGES = {
     "email_draft": "email",
     "meeting_scheduler": "meeting",
     "jira_draft": "jira",
     "calendar_agenda": "calendar",
+    "free_time": "meeting",
 }
 """Each tool's package (its module is named after its action group, as the registry wants)."""
 
@@ -73,6 +74,7 @@ REQUESTS = {
     ),
     "jira_draft": ("/jira-ticket-drafts", {"project": "WEB", "issueType": "Bug", "summary": "Login fails"}),
     "calendar_agenda": ("/calendar-agenda", {"when": "tomorrow", "fromDay": "2026-12-08"}),
+    "free_time": ("/free-times", {"people": ["Kinshuok"], "when": "tomorrow", "fromDay": "2026-12-08"}),
 }
 REQUEST = """
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore

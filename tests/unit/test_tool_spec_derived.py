@@ -66,6 +66,7 @@ def test_the_action_is_read_from_the_payload_models_literal() -> None:
         "show_meeting_scheduler",
         "show_jira_ticket_draft",
         "show_agenda",
+        "show_free_times",
     }
 
 
@@ -98,6 +99,7 @@ def test_each_tool_names_its_confirm_in_a_module_of_its_own() -> None:
         "propose_meeting": "MeetingEdits",
         "create_jira_ticket_draft": "JiraEdits",
         "show_calendar": "NoEdits",
+        "find_free_time": "NoEdits",
     }
     assert all(isinstance(review, ActionReview) for review in reviews.values())
 

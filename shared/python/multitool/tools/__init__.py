@@ -64,6 +64,7 @@ REGISTRY.declare("multitool.tools.email.email_draft")
 REGISTRY.declare("multitool.tools.meeting.meeting_scheduler")
 REGISTRY.declare("multitool.tools.jira.jira_draft")
 REGISTRY.declare("multitool.tools.calendar.calendar_agenda")
+REGISTRY.declare("multitool.tools.meeting.free_time")
 
 _PORT_FAILURES = (BotoCoreError, ClientError, RuntimeError)
 
