@@ -27,7 +27,7 @@ def tool_modules(group: str) -> list[str]:
     return [f"multitool.tools.{PACKAGES[group]}", f"multitool.tools.{PACKAGES[group]}.{group}"]
 
 
-EVERY_TOOL = [module for group in TOOLS for module in tool_modules(group)]
+EVERY_TOOL = list(dict.fromkeys(module for group in TOOLS for module in tool_modules(group)))
 
 
 def loaded_by(function: str, modules: list[str], then: str = "") -> list[str]:
