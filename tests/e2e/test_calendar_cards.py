@@ -62,3 +62,20 @@ def test_a_weekly_series_is_booked_and_then_on_the_agenda_without_a_confirm(
     expect(booked).to_contain_text("repeats")
     expect(agenda.get_by_role("button")).to_have_count(0)  # no Confirm, no Discard
     agenda.screenshot(path=str(ARTIFACTS / f"agenda-card-{name}.png"))
+
+
+@pytest.mark.parametrize("screen_page", SCREENS, indirect=True)
+def test_free_times_with_priya_are_a_read_only_card(
+    screen_page: Page, request: pytest.FixtureRequest
+) -> None:
+    page = screen_page
+    name = request.node.callspec.id
+    ARTIFACTS.mkdir(exist_ok=True)
+
+    card = send(page, "when am I free with Priya next week?").locator("[data-card-type=show_free_times]")
+
+    expect(card).to_have_count(1)
+    expect(card.locator(".agenda-item").first).to_contain_text("Free")
+    expect(card).to_contain_text("You and Priya Patel")
+    expect(card.get_by_role("button")).to_have_count(0)
+    card.screenshot(path=str(ARTIFACTS / f"free-times-card-{name}.png"))

@@ -5,6 +5,7 @@ import { test } from "node:test";
 
 import { agenda } from "../../web/cards/agenda.js";
 import { email } from "../../web/cards/email.js";
+import { free } from "../../web/cards/free.js";
 import { typeTitle } from "../../web/cards/generic.js";
 import { jira } from "../../web/cards/jira.js";
 import { meeting } from "../../web/cards/meeting.js";
@@ -71,6 +72,8 @@ test("the agenda card is read only: nothing to confirm, and its reading carries 
   assert.equal(agenda.type, "show_agenda");
   assert.equal(agenda.readOnly, true);
   assert.equal(agenda.sent, undefined);
+  assert.equal(free.type, "show_free_times");
+  assert.equal(free.readOnly, true);
 });
 
 test("a card type without a module of its own is titled from its type", () => {

@@ -545,3 +545,14 @@ def test_a_series_and_an_email_in_one_message_are_two_calls() -> None:
     )
     assert [u["name"] for u in uses] == ["propose_meeting", "create_email_draft"]
     assert uses[0]["input"]["repeat"]["weekdays"] == ["MO"]
+
+
+def test_when_am_i_free_with_someone_is_the_free_time_call_with_its_people_and_days() -> None:
+    (use,) = tool_uses(ask(OfflineModel(), "when am I free with Priya this week?"))
+    assert use["name"] == "find_free_time"
+    assert use["input"] == {
+        "people": ["Priya"],
+        "when": "this week",
+        "fromDay": "2026-12-01",
+        "toDay": "2026-12-04",
+    }

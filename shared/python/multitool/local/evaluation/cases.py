@@ -15,7 +15,7 @@ from multitool.wire import WireModel
 
 CARD_TYPES = tuple(spec.action for spec in REGISTRY.values())
 """Every tool's card type (the registry's): what an expected card may be."""
-PEOPLE_FIELDS = frozenset({"to", "cc", "attendees", "assignee"})
+PEOPLE_FIELDS = frozenset({"to", "cc", "attendees", "assignee", "people"})
 AMBIGUOUS = "?"
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 RELATIVE_DAY = re.compile(r"^\+(\d{1,3})$")

@@ -550,7 +550,28 @@ def agenda(
     return intent
 
 
-READERS = {g.EMAIL_TOOL: email, g.MEETING_TOOL: meeting, g.JIRA_TOOL: ticket, g.AGENDA_TOOL: agenda}
+def free(segment: Segment, previous: Intent | None, known: Collection[str], _same: bool = False) -> Intent:
+    """ "when am I free with Priya this week?": the people named and the days said (today when none)."""
+    text = segment.text
+    marks = Marks(text)
+    marks.take(0, segment.trigger.end)
+    said = _when(text, marks, segment.trigger.end)
+    who = people(text, marks, known, previous, segment.trigger.end, len(text))
+    for joiner in re.finditer(r"\b(?:with|and|both|me)\b", text[segment.trigger.end :], re.I):
+        marks.take(segment.trigger.end + joiner.start(), segment.trigger.end + joiner.end())
+    intent = Intent(tool=g.FREE_TOOL, segment=g.tidy(text), names=who)
+    intent.args = {"people": who, "when": said or "today"}
+    intent.unread = marks.unread()
+    return intent
+
+
+READERS = {
+    g.EMAIL_TOOL: email,
+    g.MEETING_TOOL: meeting,
+    g.JIRA_TOOL: ticket,
+    g.AGENDA_TOOL: agenda,
+    g.FREE_TOOL: free,
+}
 
 
 def known_names(message: str, lookup: g.Lookup | None) -> Collection[str]:

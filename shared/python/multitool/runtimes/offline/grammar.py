@@ -48,12 +48,13 @@ from multitool.runtimes.offline.lexicon import alternation
 from multitool.tools.calendar import calendar_agenda
 from multitool.tools.email import email_draft
 from multitool.tools.jira import jira_draft
-from multitool.tools.meeting import meeting_scheduler
+from multitool.tools.meeting import free_time, meeting_scheduler
 
 EMAIL_TOOL = email_draft.SPEC.name
 MEETING_TOOL = meeting_scheduler.SPEC.name
 JIRA_TOOL = jira_draft.SPEC.name
 AGENDA_TOOL = calendar_agenda.SPEC.name
+FREE_TOOL = free_time.SPEC.name
 
 Lookup = Callable[[Sequence[str]], Collection[str]]
 """Which of some lowercase words the directory knows as people (the words as given)."""
@@ -115,6 +116,15 @@ _VERB = re.compile(
     _I,
 )
 _IDIOMS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    # "when am I free with Priya this week?", "find me some free time tomorrow", "am I free on Friday"
+    (
+        FREE_TOOL,
+        re.compile(
+            r"^(?:when\s+am\s+i\s+(?:free|available)|when\s+are\s+(?:we|you\s+and\s+i)\s+(?:both\s+|all\s+)?(?:free|available)"
+            r"|(?:find|show)\s+(?:me\s+)?(?:some\s+|my\s+)?free\s+(?:time|slots|windows)|am\s+i\s+free)\b",
+            _I,
+        ),
+    ),
     # "what do I have tomorrow?", "what's on my calendar this week", "show me my schedule for Friday"
     (
         AGENDA_TOOL,

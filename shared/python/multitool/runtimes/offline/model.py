@@ -47,6 +47,7 @@ _NOUN = {
     g.MEETING_TOOL: "the meeting",
     g.JIRA_TOOL: "the ticket",
     g.AGENDA_TOOL: "your calendar",
+    g.FREE_TOOL: "the free times",
 }
 
 
@@ -353,7 +354,7 @@ class OfflineModel:
                     "input": resolved_times(intent.args, now, timezone, locale)
                     if intent.tool == g.MEETING_TOOL
                     else resolved_days(intent.args, now, timezone, locale)
-                    if intent.tool == g.AGENDA_TOOL
+                    if intent.tool in (g.AGENDA_TOOL, g.FREE_TOOL)
                     else intent.args,
                 }
             }
