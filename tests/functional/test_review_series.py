@@ -23,6 +23,7 @@ from multitool.ports.drafts import DynamoDraftStore
 from multitool.ports.dynamo_calendar import DynamoCalendar
 from multitool.ports.google_tokens import FixedTokenSource as GoogleTokens
 from multitool.ports.token_sources import FixedTokenSource
+from multitool.ports.tokens import Account
 from multitool.review import Caller, SlotTaken
 
 from tests.functional.test_review_api import call
@@ -250,3 +251,46 @@ def test_a_series_whose_end_is_before_its_first_meeting_is_a_clear_error_and_boo
 
 def _slot(value: dict[str, str]) -> tuple[datetime, datetime]:
     return (datetime.fromisoformat(value["start"]), datetime.fromisoformat(value["end"]))
+
+
+# -- the series on the caller's calendar (the events read the agenda and the finder use) ----
+
+
+def test_a_booked_series_reads_back_as_its_meetings_on_microsoft_365(
+    drafts: DynamoDraftStore, graph: GraphState
+) -> None:
+    [draft] = drafts.create_many([series_draft(EVERY_OTHER_UNTIL)])
+    graph_reviewer(drafts, graph).confirm(CALLER, draft.id, {"slot": FIRST})
+    suite = microsoft365.build_suite(
+        Account(user_id=OWNER, email=ALEX.email),
+        FixedTokenSource("local-token"),
+        http=GraphPool(graph),  # type: ignore[arg-type]
+        base_url="http://graph.local/v1.0",
+    )
+
+    events = suite.calendar.events(ALEX.email, SLOTS[0][0], SLOTS[0][0] + timedelta(weeks=5))
+
+    assert [(e.start, e.recurring) for e in events] == [
+        (SLOTS[0][0] + timedelta(weeks=n), True) for n in (0, 2, 4)
+    ]
+    assert {e.series_id for e in events} == {graph.events[0]["id"]}
+    assert graph.violations == []
+
+
+def test_a_booked_series_reads_back_as_its_meetings_on_google(
+    drafts: DynamoDraftStore, google: FakeGoogle
+) -> None:
+    [draft] = drafts.create_many([series_draft(WEEKLY)])
+    google_reviewer(drafts, google).confirm(CALLER, draft.id, {"slot": FIRST})
+    suite = google_workspace.build_suite(
+        Account(user_id=OWNER, email=ALEX.email),
+        GoogleTokens({ALEX.email: sandbox_token(ALEX.email)}),
+        http=urllib3.PoolManager(),
+        base_url=google.url,
+        deadline=lambda: 20.0,
+    )
+
+    events = suite.calendar.events(ALEX.email, SLOTS[0][0], SLOTS[0][0] + timedelta(weeks=3))
+
+    assert [e.start for e in events] == [SLOTS[0][0] + timedelta(weeks=n) for n in (0, 1, 2)]
+    assert all(e.recurring and e.series_id == google_workspace.event_id(draft.id) for e in events)
