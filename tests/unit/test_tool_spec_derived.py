@@ -98,8 +98,8 @@ def test_each_tool_names_its_confirm_in_a_module_of_its_own() -> None:
         "create_email_draft": "EmailEdits",
         "propose_meeting": "MeetingEdits",
         "create_jira_ticket_draft": "JiraEdits",
-        "show_calendar": "NoEdits",
-        "find_free_time": "NoEdits",
+        "show_calendar": "AgendaEdits",
+        "find_free_time": "FreeTimeEdits",
     }
     assert all(isinstance(review, ActionReview) for review in reviews.values())
 

@@ -269,7 +269,8 @@ def invalid_edits(error: ValidationError) -> InvalidEdits:
 
 
 class NoEdits(WireModel):
-    """A read-only card's confirm body: nothing to edit (nothing to confirm)."""
+    """A read-only card's confirm body: nothing to edit (nothing to confirm). A tool subclasses it in
+    its own package (:func:`read_only_review`), so its confirm is its own like every tool's."""
 
 
 def _nothing_to_confirm(_edits: NoEdits, _confirmed: NoEdits | None, _ctx: ReviewContext) -> NoEdits:
@@ -280,6 +281,7 @@ def _nothing_done(_content: NoEdits, _ctx: ReviewContext, _backends: Backends) -
     raise NothingToConfirm("This card only shows something: there is nothing to confirm.")
 
 
-READ_ONLY: ActionReview[NoEdits, NoEdits] = ActionReview(NoEdits, NoEdits, _nothing_to_confirm, _nothing_done)
-"""The review of a read-only card (``CardSpec(read_only=True)``): the reviewer refuses its confirm
-before it gets here (``409 read_only``); this refuses it too, should anything call it."""
+def read_only_review(edits: type[NoEdits]) -> ActionReview[NoEdits, NoEdits]:
+    """The review of a read-only card (``CardSpec(read_only=True)``): the reviewer refuses its confirm
+    before it gets here (``409 read_only``); this refuses it too, should anything call it."""
+    return ActionReview(edits, edits, _nothing_to_confirm, _nothing_done)

@@ -229,7 +229,7 @@ SPEC = ToolSpec(
         held="changed",
         read_only=True,
     ),
-    review="multitool.toolkit.confirm:READ_ONLY",
+    review="multitool.tools.calendar.read_only:REVIEW",
     group_description="Shows the user's own meetings in a day or window; read only, nothing to confirm.",
     nouns=("your calendar", "calendar views"),
     description=(

@@ -268,7 +268,7 @@ SPEC = ToolSpec(
         held="changed",
         read_only=True,
     ),
-    review="multitool.toolkit.confirm:READ_ONLY",
+    review="multitool.tools.meeting.free_time_review:REVIEW",
     group_description="Shows when the user and the people named are all free; read only.",
     nouns=("free times", "free times"),
     description=(
