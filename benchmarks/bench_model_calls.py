@@ -64,6 +64,8 @@ REQUESTS: tuple[tuple[str, str], ...] = (
     ("refused call", "Email Kinshuok about the doc and file a Jira bug in NOPE for the crash"),
     ("move + email", "Move my sync with Priya to Friday and email her why"),
     ("cancel", "Cancel tomorrow's sync with Priya, say I'm sick"),
+    ("series + email", "Set up a weekly 1:1 with Priya every monday at 11am and email her the agenda"),
+    ("agenda + email", "what do I have tomorrow and email Priya about the launch"),
 )
 USER = "jordan"  # the demo's meetings are theirs (multitool.local.demo_meetings)
 LINKED: tuple[tuple[str, str], ...] = (

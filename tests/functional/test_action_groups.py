@@ -381,3 +381,50 @@ def test_meeting_in_the_afternoons_of_next_week(backend: Backend) -> None:
     assert all(date(2026, 12, 7) <= s.date() <= date(2026, 12, 11) and 13 <= s.hour < 17 for s in starts)
     assert payload["times"][0] == "2026-12-07T13:00/17:00"
     assert len(payload["times"]) == 5
+
+
+def test_a_repeating_meetings_later_meetings_block_a_later_proposal_and_its_own_are_checked(
+    backend: Backend,
+) -> None:
+    # Given Priya's weekly series on Thursdays 10:00-11:00 Berlin, booked from 10 Dec
+    from multitool.ports.recurrence import Recurrence
+
+    first = datetime(2026, 12, 10, 9, tzinfo=UTC)  # 10:00 Berlin
+    DynamoCalendar(backend.names["BOOKINGS_TABLE_NAME"], backend.client).book(
+        Booking(
+            id="series-1",
+            title="Team sync",
+            organizer="someone@example.com",
+            attendees=("priya@example.com",),
+            start=first,
+            end=first + timedelta(hours=1),
+            timezone="Europe/Berlin",
+            recurrence=Recurrence(frequency="weekly", weekdays=("TH",)),
+        )
+    )
+    backend.calls.clear()
+
+    # When a meeting is proposed for Thursday the 17th at 10, its second meeting
+    later = response_body(invoke("meeting_scheduler", meeting_event(when="Thursday 17 December at 10am")))
+    # and a weekly one from Thursday 3 Dec at 10, whose second and later meetings meet the series
+    weekly = response_body(
+        invoke(
+            "meeting_scheduler",
+            meeting_event(
+                when="every Thursday at 10am",
+                times=["2026-12-03T10:00"],
+                repeat={"frequency": "weekly", "weekdays": ["TH"]},
+            ),
+        )
+    )
+
+    # Then the single meeting is not offered at 10:00 that day
+    assert all(not s["start"].startswith("2026-12-17T10:") for s in later["slots"])
+    # and the series' card checks its first meetings, Priya busy from the second on
+    assert weekly["repeat"]["weekdays"] == ["TH"]
+    [first_series, *_] = weekly["series"]
+    assert first_series["words"] == "Every Thursday, 10:00-10:30"
+    assert first_series["rule"] == "FREQ=WEEKLY;BYDAY=TH"
+    assert [o["busy"] for o in first_series["occurrences"]] == [[], *[["Priya Raman"]] * 5]
+    assert "Thu 10 Dec 10:00: Priya Raman is booked then." in weekly["slotNotes"][0]
+    assert {s["start"][:10] for s in weekly["slots"]} == {"2026-12-03"}  # the rule's day only

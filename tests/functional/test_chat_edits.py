@@ -188,3 +188,18 @@ def test_an_email_readdressed_and_copied_and_a_ticket_moved_retyped_and_lowered_
     assert (story["revises"], story["issueType"], story["project"]) == (moved["id"], "Story", "OPS")
     assert (lowered["revises"], lowered["priority"], lowered["issueType"]) == (story["id"], "Low", "Story")
     assert lowered["summary"] == ticket["summary"] == "Login crash"
+
+
+def test_a_weekly_meeting_made_every_other_week_by_chat_keeps_its_day(env: dict[str, Any]) -> None:
+    first = chat("Set up a weekly 1:1 with Priya every monday at 11am")
+    session = first["sessionId"]
+    weekly = only_card(first)
+    assert weekly["repeat"]["weekdays"] == ["MO"]
+    assert weekly["series"][0]["words"].startswith("Every Monday, 11:00")
+
+    every_other = only_card(chat("actually make it every other week", session))
+
+    assert every_other["revises"] == weekly["id"]
+    assert (every_other["repeat"]["interval"], every_other["repeat"]["weekdays"]) == (2, ["MO"])
+    assert every_other["series"][0]["words"].startswith("Every other Monday, 11:00")
+    assert every_other["series"][0]["rule"] == "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO"

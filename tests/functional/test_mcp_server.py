@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import suppress
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,15 @@ CALLS = {
     "meeting-move___move_meeting": {"meeting": {"said": "the 1:1", "words": ["1:1"]}, "shiftMinutes": 30},
     "meeting-cancel___cancel_meeting": {"meeting": {"said": "tomorrow's sync", "words": ["sync"]}},
     "invitation-answer___answer_invitation": {"meeting": {"said": "the retro"}, "response": "declined"},
+    "calendar-agenda___show_calendar": {
+        "when": "next week",
+        "fromDay": (date.today() + timedelta(days=7)).isoformat(),
+    },
+    "free-time___find_free_time": {
+        "people": ["Kinshuok"],
+        "when": "next week",
+        "fromDay": (date.today() + timedelta(days=7)).isoformat(),
+    },
 }
 
 

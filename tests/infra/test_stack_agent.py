@@ -38,6 +38,8 @@ ACTION_GROUP_CONSTRUCTS = {
     "meeting_move": "MeetingMove",
     "meeting_cancel": "MeetingCancel",
     "invitation_answer": "InvitationAnswer",
+    "calendar_agenda": "CalendarAgenda",
+    "free_time": "FreeTime",
 }
 ALL_FUNCTIONS = (*ACTION_GROUP_CONSTRUCTS.values(), "Orchestrator", "Review")
 

@@ -3,7 +3,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
+import { agenda } from "../../web/cards/agenda.js";
 import { email } from "../../web/cards/email.js";
+import { free } from "../../web/cards/free.js";
 import { typeTitle } from "../../web/cards/generic.js";
 import { jira } from "../../web/cards/jira.js";
 import { meeting } from "../../web/cards/meeting.js";
@@ -53,6 +55,25 @@ test("a meeting booked as confirmed: the one slot, with that slot's checks (matc
   assert.deepEqual(sent.slotChecks, [checks[1]]);
   // A time the card never offered (edited elsewhere) carries no checks.
   assert.deepEqual(meeting.sent(card, { ...edits, start: "2026-12-09T01:00:00Z", end: "2026-12-09T01:30:00Z" }).slotChecks, []);
+});
+
+test("a repeating meeting booked as confirmed keeps the chosen slot's series", () => {
+  const slots = [
+    { start: "2026-12-14T16:00:00Z", end: "2026-12-14T16:30:00Z" },
+    { start: "2026-12-14T16:30:00Z", end: "2026-12-14T17:00:00Z" },
+  ];
+  const series = [{ words: "Every Monday, 11:00-11:30", rule: "FREQ=WEEKLY;BYDAY=MO", occurrences: [] }, { words: "Every Monday, 11:30-12:00", rule: "FREQ=WEEKLY;BYDAY=MO", occurrences: [] }];
+  const card = { type: "show_meeting_scheduler", id: "d4", title: "1:1", attendees: [row(ALEX)], slots, slotChecks: [[], []], series };
+  const sent = meeting.sent(card, { title: "1:1", attendees: [{ email: "alex@example.com" }], start: slots[1].start, end: slots[1].end });
+  assert.deepEqual(sent.series, [series[1]]);
+});
+
+test("the agenda card is read only: nothing to confirm, and its reading carries no fields", () => {
+  assert.equal(agenda.type, "show_agenda");
+  assert.equal(agenda.readOnly, true);
+  assert.equal(agenda.sent, undefined);
+  assert.equal(free.type, "show_free_times");
+  assert.equal(free.readOnly, true);
 });
 
 test("a card type without a module of its own is titled from its type", () => {

@@ -73,8 +73,10 @@ def meeting_draft(
     slots: list[tuple[datetime, datetime]] | None = None,
     owner: str = OWNER,
     session: str = "s-1",
+    **extra: Any,
 ) -> Draft:
     payload = {
+        **extra,
         "title": "Sync",
         "attendees": attendees if attendees is not None else [resolved("Kinshuok", KINSHUOK)],
         "requested": "Thursday",

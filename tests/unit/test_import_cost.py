@@ -11,8 +11,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-TOOLS = ("email_draft", "meeting_scheduler", "jira_draft")
-PACKAGES = {"email_draft": "email", "meeting_scheduler": "meeting", "jira_draft": "jira"}
+TOOLS = ("email_draft", "meeting_scheduler", "jira_draft", "calendar_agenda", "free_time")
+PACKAGES = {
+    "email_draft": "email",
+    "meeting_scheduler": "meeting",
+    "jira_draft": "jira",
+    "calendar_agenda": "calendar",
+    "free_time": "meeting",
+}
 """Each tool's package (its module is named after its action group, as the registry wants)."""
 
 
@@ -21,7 +27,7 @@ def tool_modules(group: str) -> list[str]:
     return [f"multitool.tools.{PACKAGES[group]}", f"multitool.tools.{PACKAGES[group]}.{group}"]
 
 
-EVERY_TOOL = [module for group in TOOLS for module in tool_modules(group)]
+EVERY_TOOL = list(dict.fromkeys(module for group in TOOLS for module in tool_modules(group)))
 
 
 def loaded_by(function: str, modules: list[str], then: str = "") -> list[str]:
@@ -67,6 +73,8 @@ REQUESTS = {
         {"attendees": ["Kinshuok"], "title": "Sync", "when": "Thursday"},
     ),
     "jira_draft": ("/jira-ticket-drafts", {"project": "WEB", "issueType": "Bug", "summary": "Login fails"}),
+    "calendar_agenda": ("/calendar-agenda", {"when": "tomorrow", "fromDay": "2026-12-08"}),
+    "free_time": ("/free-times", {"people": ["Kinshuok"], "when": "tomorrow", "fromDay": "2026-12-08"}),
 }
 REQUEST = """
 from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore

@@ -96,6 +96,16 @@ def test_one_meeting_with_two_attendees_duration_and_relative_day() -> None:
     }
 
 
+def weekly(*days: str, interval: int = 1, until: str | None = None) -> dict[str, object]:
+    return {
+        "frequency": "weekly",
+        "interval": interval,
+        "weekdays": list(days),
+        "until": until,
+        "count": None,
+    }
+
+
 @pytest.mark.parametrize(
     ("message", "when", "structured"),
     [
@@ -140,14 +150,27 @@ def test_one_meeting_with_two_attendees_duration_and_relative_day() -> None:
             "Thursday at 11 Eastern",
             {"times": ["2026-12-03T11:00"], "timezone": "America/New_York"},
         ),
-        # A repeating meeting: its words go with the phrase, so the scheduler says it proposes the first
+        # A repeating meeting: its words go with the phrase, its rule beside the first meeting's time
         (
             "Schedule a sync with Priya every Thursday at 10am",
             "every Thursday at 10am",
-            {"times": ["2026-12-03T10:00"]},
+            {"times": ["2026-12-03T10:00"], "repeat": weekly("TH")},
         ),
-        ("Schedule a weekly sync with Priya on Fridays", "weekly on Fridays", {"times": ["2026-12-04"]}),
-        ("Schedule a daily sync with Priya at 9:30", "daily at 9:30", {"times": ["2026-12-02T09:30"]}),
+        (
+            "Schedule a weekly sync with Priya on Fridays",
+            "weekly on Fridays",
+            {"times": ["2026-12-04"], "repeat": weekly("FR")},
+        ),
+        (
+            "Schedule a daily sync with Priya at 9:30",
+            "daily at 9:30",
+            {"times": ["2026-12-02T09:30"], "repeat": weekly("MO", "TU", "WE", "TH", "FR")},
+        ),
+        (
+            "Schedule a sync with Priya every other Friday until March",
+            "every other Friday until March",
+            {"times": ["2026-12-04"], "repeat": weekly("FR", interval=2, until="2027-02-28")},
+        ),
         (
             "Schedule a sync with Priya on the first Monday of next month",
             "the first Monday of next month",
@@ -522,3 +545,37 @@ def test_a_zone_between_the_time_and_the_day_is_the_zone_not_a_person() -> None:
     (use,) = tool_uses(ask(OfflineModel(), "Schedule a sync with Priya at 3pm London time tomorrow"))
     assert use["input"]["attendees"] == ["Priya"]
     assert (use["input"]["times"], use["input"]["timezone"]) == (["2026-12-02T15:00"], "Europe/London")
+
+
+@pytest.mark.parametrize(
+    ("message", "when", "days"),
+    [
+        ("what do I have tomorrow?", "tomorrow", {"fromDay": "2026-12-02"}),
+        ("What's on my calendar this week?", "this week", {"fromDay": "2026-12-01", "toDay": "2026-12-04"}),
+        ("show me my schedule for Friday", "Friday", {"fromDay": "2026-12-04"}),
+        ("what do I have", "today", {"fromDay": "2026-12-01"}),
+    ],
+)
+def test_what_is_on_my_calendar_is_the_agenda_call_with_its_days(message: str, when: str, days: dict) -> None:
+    (use,) = tool_uses(ask(OfflineModel(), message))
+    assert use["name"] == "show_calendar"
+    assert use["input"] == {"when": when, **days}
+
+
+def test_a_series_and_an_email_in_one_message_are_two_calls() -> None:
+    uses = tool_uses(
+        ask(OfflineModel(), "Set up a weekly 1:1 with Priya every monday at 11am and email her the agenda")
+    )
+    assert [u["name"] for u in uses] == ["propose_meeting", "create_email_draft"]
+    assert uses[0]["input"]["repeat"]["weekdays"] == ["MO"]
+
+
+def test_when_am_i_free_with_someone_is_the_free_time_call_with_its_people_and_days() -> None:
+    (use,) = tool_uses(ask(OfflineModel(), "when am I free with Priya this week?"))
+    assert use["name"] == "find_free_time"
+    assert use["input"] == {
+        "people": ["Priya"],
+        "when": "this week",
+        "fromDay": "2026-12-01",
+        "toDay": "2026-12-04",
+    }

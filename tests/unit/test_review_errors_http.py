@@ -44,7 +44,7 @@ from multitool.review.limits import ApprovalRequired, QuotaExceeded, RecipientNo
 from multitool.review.links import LinkDropped, PrerequisiteRefused, WaitsFor
 from multitool.review.reviewer import DraftView
 from multitool.toolkit import errors as toolkit_errors
-from multitool.toolkit.errors import InvalidEdits, NotConfigured, ReviewError
+from multitool.toolkit.errors import InvalidEdits, NotConfigured, NothingToConfirm, ReviewError
 
 from tests.support.error_sweeps import assert_answers, assert_carries_its_code_and_status, err
 from tests.support.http_events import FakeLambdaContext, http_api_event
@@ -88,6 +88,12 @@ CASES: list[tuple[Exception, int, dict[str, Any], dict[str, str]]] = [
         InvalidEdits("to[0]: not an address.", field="to[0]"),
         422,
         err("invalid_edits", "to[0]: not an address.", field="to[0]"),
+        {},
+    ),
+    (
+        NothingToConfirm("This card only shows your calendar: there is nothing to confirm."),
+        409,
+        err("read_only", "This card only shows your calendar: there is nothing to confirm."),
         {},
     ),
     (

@@ -228,10 +228,10 @@ def test_an_index_entry_of_another_module_is_not_used(package: str) -> None:
     assert f"{package}.reminder" in sys.modules
 
 
-def test_each_built_in_tool_is_in_a_package_holding_its_models_and_its_confirm() -> None:
+def test_each_built_in_tool_is_a_module_of_a_tool_package_holding_its_models_and_its_confirm() -> None:
     from multitool.tools import REGISTRY
 
-    packages = set()
+    modules = set()
     for spec in REGISTRY.values():
         module = spec.args_model.__module__
         package, _, name = module.rpartition(".")
@@ -241,8 +241,7 @@ def test_each_built_in_tool_is_in_a_package_holding_its_models_and_its_confirm()
         assert isinstance(spec.review, str)
         assert spec.review.startswith(f"{package}."), f"{spec.name}'s confirm is outside {package}"
         assert spec.action_review().content_model.__module__.startswith(f"{package}.")
-        packages.add(package)
+        modules.add(module)
 
-    # A package holds the tools of one domain: the meeting package's proposals, moves, cancellations and
-    # answers share its time contract and its meeting finder; each is still its own module and confirm.
-    assert packages == {"multitool.tools.email", "multitool.tools.meeting", "multitool.tools.jira"}
+    # Tools of one domain may share its package (free_time reads times as the meeting tool does).
+    assert len(modules) == len(REGISTRY)

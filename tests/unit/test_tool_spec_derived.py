@@ -65,6 +65,8 @@ def test_the_action_is_read_from_the_payload_models_literal() -> None:
         "show_new_email_draft",
         "show_meeting_scheduler",
         "show_jira_ticket_draft",
+        "show_agenda",
+        "show_free_times",
     }
 
 
@@ -96,6 +98,8 @@ def test_each_tool_names_its_confirm_in_a_module_of_its_own() -> None:
         "create_email_draft": "EmailEdits",
         "propose_meeting": "MeetingEdits",
         "create_jira_ticket_draft": "JiraEdits",
+        "show_calendar": "AgendaEdits",
+        "find_free_time": "FreeTimeEdits",
     }
     assert all(isinstance(review, ActionReview) for review in reviews.values())
 

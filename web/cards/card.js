@@ -4,8 +4,10 @@ import { api, errorMessage } from "../api.js";
 import { clearErrors, h, nextId } from "../dom.js";
 import { refreshOutbox } from "../outbox.js";
 import { renderConnectCard } from "./connect.js";
+import { agenda } from "./agenda.js";
 import { email } from "./email.js";
 import { invitationAnswer, meetingCancel, meetingMove } from "./existing.js";
+import { free } from "./free.js";
 import { genericCard, typeTitle } from "./generic.js";
 import { jira } from "./jira.js";
 import { confirmFirstButton, linksPanel, updateConfirmAll } from "./links.js";
@@ -29,12 +31,13 @@ import { showScheduled } from "./undo.js";
  * @property {string} done what the card says once done
  * @property {string} [confirmLabel]
  * @property {(view: any) => HTMLElement | null} [result] what the confirm's answer names
+ * @property {boolean} [readOnly] the card only shows something: no Confirm, no Discard
  */
 
 // One module per card type (that is UI); a type without one gets the generic card.
 /** @type {Record<string, CardKind>} */
 const CARD_TYPES = Object.fromEntries(
-  [email, meeting, jira, meetingMove, meetingCancel, invitationAnswer].map((kind) => [kind.type, kind]),
+  [email, meeting, jira, meetingMove, meetingCancel, invitationAnswer, agenda, free].map((kind) => [kind.type, kind]),
 );
 
 /**
@@ -43,6 +46,30 @@ const CARD_TYPES = Object.fromEntries(
  */
 function cardKind(type) {
   return CARD_TYPES[type] || { title: typeTitle(type), icon: "•", build: genericCard, done: "Done" };
+}
+
+// A card that only shows something (an agenda): its fields, and nothing to confirm or discard.
+function renderReadOnly(card, caption, kind) {
+  const titleId = nextId("card-title");
+  const article = h("article", { class: `card card-${card.type} is-read-only`, "data-card-type": card.type, "data-card-id": card.id, "data-state": "is-read-only", "aria-labelledby": titleId });
+  article.append(...[
+    h("header", { class: "card-head" },
+      h("span", { class: "card-icon", "aria-hidden": "true", text: kind.icon }),
+      h("h3", { id: titleId, class: "card-title", text: kind.title })),
+    caption ? h("p", { class: "caption", text: caption }) : null,
+    card.revises ? h("p", { class: "card-revision", text: "Revised by chat: replaces the card above." }) : null,
+    Array.isArray(card.notes) && card.notes.length
+      ? h("ul", { class: "notes" }, card.notes.map((note) => h("li", { text: String(note) })))
+      : null,
+    ...kind.build(card).fields,
+  ].filter((node) => node !== null));
+  // Revised by chat ("tomorrow instead"): this one is replaced.
+  article.addEventListener("card:replaced", () => {
+    article.dataset.state = "is-superseded";
+    article.classList.add("is-superseded");
+    article.querySelector(".card-head")?.append(h("p", { class: "card-status", text: "Replaced" }));
+  });
+  return article;
 }
 
 // The confirm answer is the action's view: {id, action, status, result, ...}.
@@ -62,6 +89,7 @@ function resultView(kind, view) {
 function renderCard(card, caption, known = null, waiting = null) {
   if (card.type === "show_connect_account") return renderConnectCard(card, caption, waiting); // no draft behind it
   const kind = cardKind(card.type);
+  if (kind.readOnly) return renderReadOnly(card, caption, kind);
   const titleId = nextId("card-title");
   const article = h("article", { class: `card card-${card.type}`, "data-card-type": card.type, "data-card-id": card.id, "aria-labelledby": titleId });
   let built = kind.build(card);

@@ -44,6 +44,17 @@ function formatSlot(slot, zone) {
   return `${day}, ${time.format(start)}–${time.format(end)}`;
 }
 
+// A repeating meeting from a slot: its rule in words, and each of its first meetings someone is booked at.
+function seriesLine(series, zone) {
+  if (!series) return null;
+  const day = new Intl.DateTimeFormat(undefined, { weekday: "short", day: "numeric", month: "short", timeZone: zone });
+  const clashes = (series.occurrences || []).slice(1).filter((o) => o.busy && o.busy.length)
+    .map((o) => `${day.format(new Date(o.start))}: ${o.busy.map(firstWord).join(", ")} busy`);
+  const checked = (series.occurrences || []).length;
+  const said = clashes.length ? ` · ${clashes.join(" · ")}` : checked ? ` · first ${checked} checked, all free` : "";
+  return h("span", { class: "slot-series", text: `Repeats: ${series.words}${said}` });
+}
+
 function meetingCard(card) {
   const zone = zoneOf(card);
   const title = h("input", { type: "text", value: card.title || "", maxlength: maxLength(TYPE, "title"), name: "title" });
@@ -82,7 +93,8 @@ function meetingCard(card) {
       h("input", { type: "radio", name: group, value: String(index), checked: index === 0 }),
       h("span", { class: "slot-time", text: formatSlot(slot, zone) }),
       locals[index],
-      warnings[index]);
+      warnings[index],
+      seriesLine((card.series || [])[index], zone));
   });
   showLocalTimes();
   const slotError = h("p", { class: "field-error", hidden: true });
@@ -125,6 +137,7 @@ function meetingSent(card, edits) {
     attendees: sentPeople(edits.attendees, card.attendees),
     slots: [{ start: edits.start, end: edits.end }],
     slotChecks: index >= 0 ? [(card.slotChecks || [])[index]] : [],
+    series: index >= 0 && card.series ? [card.series[index]] : [],
   };
 }
 

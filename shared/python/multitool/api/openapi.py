@@ -136,7 +136,8 @@ def _merge(target: dict[str, Any], more: dict[str, Any], what: str) -> None:
 def _models() -> tuple[dict[str, Any], dict[str, Any]]:
     """The components and refs of the request bodies and the cards (the same models the code uses)."""
     cards = [spec.card.model for spec in REGISTRY.values()]
-    edits = [spec.action_review().edits_model for spec in REGISTRY.values()]
+    # A read-only card has nothing to confirm (409 read_only): no edits of its own in the body.
+    edits = [spec.action_review().edits_model for spec in REGISTRY.values() if not spec.card.read_only]
     refs, schema = models_json_schema(
         [
             (ChatRequest, "validation"),

@@ -1,4 +1,4 @@
-"""``multitool mcp``: the three tools as an MCP server, on the local sandbox, as one local user.
+"""``multitool mcp``: every tool as an MCP server, on the local sandbox, as one local user.
 
 A stand-in for the AgentCore Gateway, built with the official MCP Python SDK (``mcp``): it lists
 the tools the Gateway would (``<target>___<tool>``, from the committed Gateway tool schemas) and

@@ -27,6 +27,7 @@ from multitool.ports.calendar import (
     already_at,
     booking_event,
     checked,
+    meetings_of,
     overlaps,
 )
 from multitool.ports.directory import name_index, normalize_name, resolution_for
@@ -70,9 +71,10 @@ class MemoryCalendar:
         for email in emails:
             wanted = email.casefold()
             intervals = [
-                Interval(start=b.start, end=b.end)
+                held
                 for b in self.bookings.values()
                 if wanted in {a.casefold() for a in b.attendees}
+                for held in meetings_of(b, start, end)
             ]
             result[email] = sorted((i for i in intervals if overlaps(i, start, end)), key=lambda i: i.start)
         return result
@@ -83,12 +85,12 @@ class MemoryCalendar:
             emails = {a.casefold() for a in booking.attendees}
             taken: dict[str, list[Interval]] = {}
             for other in self.bookings.values():
-                interval = Interval(start=other.start, end=other.end)
-                if other.id == booking.id or not overlaps(interval, booking.start, booking.end):
+                if other.id == booking.id:
                     continue
-                for attendee in booking.attendees:
-                    if attendee.casefold() in {a.casefold() for a in other.attendees} & emails:
-                        taken.setdefault(attendee, []).append(interval)
+                for interval in meetings_of(other, booking.start, booking.end):  # a series: its meetings then
+                    for attendee in booking.attendees:
+                        if attendee.casefold() in {a.casefold() for a in other.attendees} & emails:
+                            taken.setdefault(attendee, []).append(interval)
             if taken:
                 raise SlotTaken(taken)
             stored = self.bookings.get(booking.id)
@@ -109,10 +111,14 @@ class MemoryCalendar:
         self.reads += 1
         with self._lock:
             found = [
-                event
+                event.model_copy(
+                    update={"start": m.start, "end": m.end, "recurring": True, "series_id": b.id}
+                )
+                if b.recurrence is not None
+                else event
                 for b in self.bookings.values()
-                if overlaps(Interval(start=b.start, end=b.end), start, end)
-                and (event := booking_event(b, email, self.versions.get(b.id, 1))) is not None
+                if (event := booking_event(b, email, self.versions.get(b.id, 1))) is not None
+                for m in meetings_of(b, start, end)
             ]
         return sorted(found, key=lambda e: e.start)
 
@@ -173,11 +179,18 @@ class MemoryCalendar:
 
 
 def _same_time(stored: Booking, booking: Booking) -> bool:
-    return (stored.start, stored.end, {a.casefold() for a in stored.attendees}, stored.responses) == (
+    return (
+        stored.start,
+        stored.end,
+        {a.casefold() for a in stored.attendees},
+        stored.responses,
+        stored.recurrence,
+    ) == (
         booking.start,
         booking.end,
         {a.casefold() for a in booking.attendees},
         booking.responses,
+        booking.recurrence,
     )
 
 

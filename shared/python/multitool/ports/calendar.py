@@ -17,6 +17,7 @@ from typing import ClassVar, Literal, Protocol
 
 from pydantic import Field
 
+from multitool.ports.recurrence import Recurrence
 from multitool.wire import WireModel
 
 
@@ -58,6 +59,11 @@ class Booking(WireModel):
     owner: str | None = Field(
         default=None,
         description="The sub of the user who booked it: how an erasure finds the user's bookings",
+    )
+    recurrence: Recurrence | None = Field(
+        default=None,
+        description="How the meeting repeats: start and end are then its first meeting's, and the "
+        "rule repeats it on the wall clock of ``timezone``",
     )
     responses: dict[str, Response] = Field(
         default_factory=dict,
@@ -255,3 +261,19 @@ def booking_event(booking: Booking, email: str, version: int) -> CalendarEvent |
         version=str(version),
         sequence=max(version - 1, 0),
     )
+
+
+def meetings_of(booking: Booking, start: datetime, end: datetime) -> list[Interval]:
+    """A booking's meetings overlapping [start, end): itself, or a series' meetings then."""
+    if booking.recurrence is None:
+        held = Interval(start=booking.start, end=booking.end)
+        return [held] if overlaps(held, start, end) else []
+    from zoneinfo import ZoneInfo
+
+    from multitool.ports.recurrence import between
+
+    zone = ZoneInfo(booking.timezone)
+    return [
+        Interval(start=s.astimezone(UTC), end=e.astimezone(UTC))
+        for s, e in between(booking.recurrence, booking.start, booking.end, zone, (start, end))
+    ]

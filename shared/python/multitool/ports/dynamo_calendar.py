@@ -19,6 +19,16 @@ within a list), and a lock item per attendee and time cell would need a grain
 (5 minutes: up to 96 items per attendee in a transaction of at most 100);
 the version of the attendee-day item the busy read already uses costs
 nothing extra to read and keeps one item per attendee and day.
+
+A repeating meeting cannot be held day by day (a weekly series without an end has no last day,
+and a year of one for three people is more attendee-days than a transaction holds), so a series
+is held once per attendee: ``pk="BUSY#<email>"``, ``sk="SERIES"``, ``series`` = [{bookingId,
+start, end, timezone, rule}] (the first meeting and its :class:`multitool.ports.recurrence.Recurrence`
+as JSON) and a ``version``. Every read that checks a person's time reads that item in the same
+``BatchGetItem`` and expands its meetings in the window (:func:`multitool.ports.recurrence.between`),
+so a later proposal and a later booking see every meeting of the series. A booking's transaction
+conditions on the versions of everything its check read, written or not (``ConditionCheck``): a
+single meeting and a series racing for one person's time cannot both commit.
 """
 
 from __future__ import annotations
@@ -26,6 +36,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any, ClassVar
+from zoneinfo import ZoneInfo
 
 import msgspec
 from botocore.exceptions import ClientError
@@ -45,6 +56,7 @@ from multitool.ports.calendar import (
     overlaps,
     utc_days,
 )
+from multitool.ports.recurrence import Recurrence, between, occurrences
 from multitool.ports.tables import OWNER_ATTRIBUTE
 
 if TYPE_CHECKING:
@@ -52,6 +64,7 @@ if TYPE_CHECKING:
 
 BOOKING_PREFIX = "BOOKING#"
 BUSY_PREFIX = "BUSY#"
+SERIES_SK = "SERIES"
 BATCH_GET_LIMIT = 100
 TRANSACT_LIMIT = 100
 RETAIN_AFTER_END = timedelta(days=30)
@@ -82,10 +95,15 @@ class DynamoCalendar:
             for email in addresses
             for day in utc_days(start, end)
         ]
+        keys += [_series_key(email) for email in addresses]  # the series they are on, same read
         by_address: dict[str, list[Interval]] = {a: [] for a in addresses}
         for offset in range(0, len(keys), BATCH_GET_LIMIT):
             for item in self._batch_get(keys[offset : offset + BATCH_GET_LIMIT]):
                 address = item["pk"]["S"].removeprefix(BUSY_PREFIX)
+                if item["sk"]["S"] == SERIES_SK:
+                    for entry in _series_from_item(item).entries:
+                        by_address.setdefault(address, []).extend(entry.meetings(start, end))
+                    continue
                 for value in item.get("intervals", {}).get("L", []):
                     data = value["M"]
                     interval = Interval(
@@ -107,9 +125,18 @@ class DynamoCalendar:
         if not address or end <= start:
             return []
         keys = [_day_key(address, day) for day in utc_days(start, end)]
+        keys.append(_series_key(address))  # the series they are on: each meeting in the window
         ids: list[str] = []
+        meetings: dict[str, list[Interval]] = {}
         for offset in range(0, len(keys), BATCH_GET_LIMIT):
             for item in self._batch_get(keys[offset : offset + BATCH_GET_LIMIT]):
+                if item["sk"]["S"] == SERIES_SK:
+                    for entry in _series_from_item(item).entries:
+                        held_then = entry.meetings(start, end)
+                        if held_then and entry.booking_id not in ids:
+                            ids.append(entry.booking_id)
+                            meetings[entry.booking_id] = held_then
+                    continue
                 for held in _day_from_item(item).intervals:
                     if held.booking_id not in ids and overlaps(
                         Interval(start=held.start, end=held.end), start, end
@@ -121,8 +148,23 @@ class DynamoCalendar:
             for item in self._batch_get(bookings[offset : offset + BATCH_GET_LIMIT]):
                 stored = _booking_from_item(item)
                 event = booking_event(stored.booking, email, stored.version or 1)
-                if event is not None:
+                if event is None:
+                    continue
+                if stored.booking.id not in meetings:
                     found.append(event)
+                    continue
+                # A series: one event per meeting in the window, each marked as the series' occurrence.
+                found.extend(
+                    event.model_copy(
+                        update={
+                            "start": m.start,
+                            "end": m.end,
+                            "recurring": True,
+                            "series_id": stored.booking.id,
+                        }
+                    )
+                    for m in meetings[stored.booking.id]
+                )
         return sorted(found, key=lambda e: e.start)
 
     def event(self, email: str, event_id: str) -> CalendarEvent | None:
@@ -147,8 +189,9 @@ class DynamoCalendar:
         raise RuntimeError("The bookings table kept returning unprocessed keys; try again.")
 
     def book(self, booking: Booking) -> None:
-        """Write the booking and every attendee-day it takes, in one transaction conditioned on
-        the versions read (see the module docstring); :class:`SlotTaken` if someone is booked then."""
+        """Write the booking and what it holds (its attendee-days, or for a series each attendee's
+        series item), in one transaction conditioned on the versions read (see the module
+        docstring); :class:`SlotTaken` if someone is booked during its (first) meeting."""
         self._write(booking, expected=None)
 
     def move(self, email: str, shown: CalendarEvent, start: datetime, end: datetime) -> CalendarEvent:
@@ -208,37 +251,50 @@ class DynamoCalendar:
         return stored.booking
 
     def _write(self, booking: Booking, *, expected: int | None) -> None:
-        wanted = {
-            (email, day)
-            for email in _emails(booking.attendees)
-            for day in utc_days(booking.start, booking.end)
-        }
-        if len(wanted) + 1 > TRANSACT_LIMIT:
+        """:meth:`book`'s transaction; with ``expected``, only from that version of the booking."""
+        checked = _days_of(booking)  # a series' first meeting is checked like a single one
+        people = _emails(booking.attendees)
+        if len(checked) + len(people) + 1 > TRANSACT_LIMIT:
             raise ValueError(f"A booking can span at most {TRANSACT_LIMIT - 1} attendee-days.")
         for _ in range(_MAX_BOOK_ATTEMPTS):
-            stored, days = self._read(booking.id, wanted)
+            stored, days = self._read(booking.id, checked)
             if expected is not None and (stored is None or stored.version != expected):
                 raise EventChanged(gone=stored is None)  # changed since the card: nothing written
             if stored is not None and _same_booking(stored.booking, booking):
                 return  # booked before: a retried confirmation
-            taken = _conflicts(booking, days, wanted)
+            series = self._read_series(people)
+            taken = _conflicts(booking, days, checked, series)
             if taken:
                 raise SlotTaken(taken)
-            moved_from: set[tuple[str, date]] = set()
+            wanted_days = set() if booking.recurrence is not None else checked
+            wanted_series = people if booking.recurrence is not None else set()
+            old_days: set[tuple[str, date]] = set()
+            old_series: set[str] = set()
             if stored is not None:  # the same booking at another time or with other people: it moves
-                moved_from = {
-                    (email, day)
-                    for email in _emails(stored.booking.attendees)
-                    for day in utc_days(stored.booking.start, stored.booking.end)
-                } - wanted
-                days.update(self._read_days(moved_from))
+                old_days = set() if stored.booking.recurrence is not None else _days_of(stored.booking)
+                old_series = _emails(stored.booking.attendees) if stored.booking.recurrence else set()
+                days.update(self._read_days(old_days - checked))
+                series.update(self._read_series(old_series - people))
             items = [self._booking_put(booking, stored)]
-            for key in sorted(wanted | moved_from):
+            for key in sorted(wanted_days | old_days):
                 day = days.get(key) or _Day(version=None, intervals=())
                 kept = [i for i in day.intervals if i.booking_id != booking.id]
-                if key in wanted:
+                if key in wanted_days:
                     kept.append(_Held(booking.id, booking.start.astimezone(UTC), booking.end.astimezone(UTC)))
                 items.append(self._day_write(key, day.version, kept))
+            for email in sorted(wanted_series | old_series):
+                held = series.get(email) or _Series(version=None, entries=())
+                entries = [e for e in held.entries if e.booking_id != booking.id]
+                if email in wanted_series:
+                    entries.append(_SeriesEntry.of(booking))
+                items.append(self._series_write(email, held.version, entries))
+            # What the check read and nothing writes must still be as read when this commits.
+            for key in sorted(checked - wanted_days - old_days):
+                items.append(self._unchanged(_day_key(*key), days.get(key, _Day(None, ())).version))
+            for email in sorted(people - wanted_series - old_series):
+                items.append(
+                    self._unchanged(_series_key(email), series.get(email, _Series(None, ())).version)
+                )
             if len(items) > TRANSACT_LIMIT:
                 raise ValueError(f"A booking can span at most {TRANSACT_LIMIT - 1} attendee-days.")
             if self._transact(items):
@@ -255,12 +311,10 @@ class DynamoCalendar:
                 raise EventChanged(gone=stored is None)
             if stored is None:
                 return
-            keys = {
-                (email, day)
-                for email in _emails(stored.booking.attendees)
-                for day in utc_days(stored.booking.start, stored.booking.end)
-            }
+            keys = set() if stored.booking.recurrence is not None else _days_of(stored.booking)
+            held = _emails(stored.booking.attendees) if stored.booking.recurrence is not None else set()
             days = self._read_days(keys)
+            series = self._read_series(held)
             items: list[Any] = [
                 {
                     "Delete": {
@@ -274,6 +328,10 @@ class DynamoCalendar:
                 day = days.get(key) or _Day(version=None, intervals=())
                 kept = [i for i in day.intervals if i.booking_id != booking_id]
                 items.append(self._day_write(key, day.version, kept))
+            for email in sorted(held):
+                found = series.get(email) or _Series(version=None, entries=())
+                entries = [e for e in found.entries if e.booking_id != booking_id]
+                items.append(self._series_write(email, found.version, entries))
             if self._transact(items):
                 return
         raise BookingContention("The attendees' calendars kept changing; try again.")
@@ -309,6 +367,39 @@ class DynamoCalendar:
                 days[key] = _day_from_item(item)
         return days
 
+    def _read_series(self, emails: set[str]) -> dict[str, _Series]:
+        """Each address's series item (consistent), by casefolded address; absent: none."""
+        found: dict[str, _Series] = {}
+        keys = [_series_key(email) for email in sorted(emails)]
+        for offset in range(0, len(keys), BATCH_GET_LIMIT):
+            for item in self._batch_get(keys[offset : offset + BATCH_GET_LIMIT], consistent=True):
+                found[item["pk"]["S"].removeprefix(BUSY_PREFIX)] = _series_from_item(item)
+        return found
+
+    def _series_write(self, email: str, version: int | None, entries: list[_SeriesEntry]) -> dict[str, Any]:
+        condition = _version_condition(version)
+        key = _series_key(email)
+        if not entries:
+            return {"Delete": {"TableName": self._table, "Key": key, **condition}}
+        ends = [e.last_end() for e in entries]
+        bounded = [end for end in ends if end is not None]
+        expires = {"expiresAt": {"N": str(_expires(max(bounded)))}} if len(bounded) == len(ends) else {}
+        return {
+            "Put": {
+                "TableName": self._table,
+                "Item": {
+                    **key,
+                    "series": {"L": [e.to_item() for e in sorted(entries, key=lambda e: e.start)]},
+                    "version": {"N": str((version or 0) + 1)},
+                    **expires,
+                },
+                **condition,
+            }
+        }
+
+    def _unchanged(self, key: dict[str, Any], version: int | None) -> dict[str, Any]:
+        return {"ConditionCheck": {"TableName": self._table, "Key": key, **_version_condition(version)}}
+
     def _booking_put(self, booking: Booking, stored: _StoredBooking | None) -> dict[str, Any]:
         wire = booking.to_wire()
         version = 1 if stored is None else (stored.version or 0) + 1
@@ -329,7 +420,12 @@ class DynamoCalendar:
                     "end": {"S": wire["end"]},
                     "timezone": {"S": wire["timezone"]},
                     "version": {"N": str(version)},
-                    "expiresAt": {"N": str(_expires(booking.end))},
+                    **_booking_expiry(booking),
+                    **(
+                        {"recurrence": {"S": booking.recurrence.model_dump_json(by_alias=True)}}
+                        if booking.recurrence is not None
+                        else {}
+                    ),
                     **(
                         {"responses": {"M": {k: {"S": str(v)} for k, v in sorted(booking.responses.items())}}}
                         if booking.responses
@@ -414,6 +510,76 @@ class _Day(msgspec.Struct, frozen=True):
     intervals: tuple[_Held, ...]
 
 
+class _SeriesEntry(msgspec.Struct, frozen=True):
+    """One repeating meeting an attendee is on: its first meeting, zone and rule."""
+
+    booking_id: str
+    start: datetime
+    end: datetime
+    timezone: str
+    rule: Recurrence
+
+    @classmethod
+    def of(cls, booking: Booking) -> _SeriesEntry:
+        assert booking.recurrence is not None
+        return cls(
+            booking.id,
+            booking.start.astimezone(UTC),
+            booking.end.astimezone(UTC),
+            booking.timezone,
+            booking.recurrence,
+        )
+
+    def meetings(self, start: datetime, end: datetime) -> list[Interval]:
+        """Its meetings overlapping [start, end)."""
+        zone = ZoneInfo(self.timezone)
+        return [
+            Interval(start=s.astimezone(UTC), end=e.astimezone(UTC))
+            for s, e in between(self.rule, self.start, self.end, zone, (start, end))
+        ]
+
+    def last_end(self) -> datetime | None:
+        """When its last meeting ends; None for a series without an end."""
+        if self.rule.until is None and self.rule.count is None:
+            return None
+        last = None
+        for _start, ends in occurrences(self.rule, self.start, self.end, ZoneInfo(self.timezone)):
+            last = ends
+        return last
+
+    def to_item(self) -> dict[str, Any]:
+        return {
+            "M": {
+                "bookingId": {"S": self.booking_id},
+                "start": {"S": self.start.isoformat()},
+                "end": {"S": self.end.isoformat()},
+                "timezone": {"S": self.timezone},
+                "rule": {"S": self.rule.model_dump_json(by_alias=True)},
+            }
+        }
+
+
+class _Series(msgspec.Struct, frozen=True):
+    """An attendee's series item as read: the series they are on, and its version."""
+
+    version: int | None
+    entries: tuple[_SeriesEntry, ...]
+
+
+def _series_from_item(item: Mapping[str, Any]) -> _Series:
+    entries = tuple(
+        _SeriesEntry(
+            booking_id=value["M"]["bookingId"]["S"],
+            start=datetime.fromisoformat(value["M"]["start"]["S"]),
+            end=datetime.fromisoformat(value["M"]["end"]["S"]),
+            timezone=value["M"]["timezone"]["S"],
+            rule=Recurrence.model_validate_json(value["M"]["rule"]["S"]),
+        )
+        for value in item.get("series", {}).get("L", [])
+    )
+    return _Series(version=_version_of(item), entries=entries)
+
+
 class _StoredBooking(msgspec.Struct, frozen=True):
     """A booking item as read, with the version its cancellation must match."""
 
@@ -431,27 +597,60 @@ def _same_booking(stored: Booking, booking: Booking) -> bool:
     def instants(b: Booking) -> tuple[datetime, datetime]:
         return b.start.astimezone(UTC), b.end.astimezone(UTC)
 
-    return (instants(stored), _emails(stored.attendees), stored.responses) == (
+    return (instants(stored), _emails(stored.attendees), stored.responses, stored.recurrence) == (
         instants(booking),
         _emails(booking.attendees),
         booking.responses,
+        booking.recurrence,
     )
 
 
 def _conflicts(
-    booking: Booking, days: Mapping[tuple[str, date], _Day], wanted: set[tuple[str, date]]
+    booking: Booking,
+    days: Mapping[tuple[str, date], _Day],
+    wanted: set[tuple[str, date]],
+    series: Mapping[str, _Series],
 ) -> dict[str, list[Interval]]:
-    """Per attendee (as the booking spells them), the other bookings' intervals overlapping it."""
+    """Per attendee (as the booking spells them), the other bookings' intervals overlapping its
+    (first) meeting: single meetings held on the days, and the meetings of every series they are on."""
     spelled = {a.casefold(): a for a in booking.attendees}
     taken: dict[str, list[Interval]] = {}
+
+    def clash(email: str, interval: Interval) -> None:
+        found = taken.setdefault(spelled.get(email, email), [])
+        if interval not in found:
+            found.append(interval)
+
     for email, day in sorted(wanted):
         for held in days.get((email, day), _Day(None, ())).intervals:
             interval = Interval(start=held.start, end=held.end)
             if held.booking_id != booking.id and overlaps(interval, booking.start, booking.end):
-                found = taken.setdefault(spelled.get(email, email), [])
-                if interval not in found:
-                    found.append(interval)
+                clash(email, interval)
+    for email, found in sorted(series.items()):
+        for entry in found.entries:
+            if entry.booking_id != booking.id:
+                for interval in entry.meetings(booking.start, booking.end):
+                    clash(email, interval)
     return taken
+
+
+def _days_of(booking: Booking) -> set[tuple[str, date]]:
+    """The attendee-days its (first) meeting touches."""
+    return {
+        (email, day) for email in _emails(booking.attendees) for day in utc_days(booking.start, booking.end)
+    }
+
+
+def _series_key(email: str) -> dict[str, Any]:
+    return {"pk": {"S": BUSY_PREFIX + email}, "sk": {"S": SERIES_SK}}
+
+
+def _booking_expiry(booking: Booking) -> dict[str, Any]:
+    """Kept until 30 days after its last meeting; a series without an end is kept."""
+    if booking.recurrence is None:
+        return {"expiresAt": {"N": str(_expires(booking.end))}}
+    last = _SeriesEntry.of(booking).last_end()
+    return {} if last is None else {"expiresAt": {"N": str(_expires(last))}}
 
 
 def _booking_key(booking_id: str) -> dict[str, Any]:
@@ -505,6 +704,7 @@ def _booking_from_item(item: Mapping[str, Any]) -> _StoredBooking:
         start=datetime.fromisoformat(item["start"]["S"]),
         end=datetime.fromisoformat(item["end"]["S"]),
         timezone=item.get("timezone", {}).get("S", "UTC"),
+        recurrence=Recurrence.model_validate_json(item["recurrence"]["S"]) if "recurrence" in item else None,
         owner=item.get(OWNER_ATTRIBUTE, {}).get("S"),
         responses={k: Response(v["S"]) for k, v in item.get("responses", {}).get("M", {}).items()},
         guests=tuple(

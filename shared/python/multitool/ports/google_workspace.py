@@ -53,6 +53,7 @@ import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, ClassVar
+from zoneinfo import ZoneInfo
 
 import urllib3
 
@@ -72,6 +73,7 @@ from multitool.ports.calendar import (
 from multitool.ports.directory import name_keys, normalize_name, resolution_for
 from multitool.ports.google_http import GoogleApi, error_reasons, path
 from multitool.ports.mail import Mail, MailRejected, SentMail
+from multitool.ports.recurrence import rrule_line
 from multitool.ports.suites import Suite
 from multitool.ports.tokens import Account, ProviderRefused, ProviderUnavailable, TokenSource
 from multitool.text import multi_line, single_line
@@ -485,6 +487,12 @@ class GoogleCalendar:
         }
         if booking.description:
             event["description"] = multi_line(booking.description)
+        if booking.recurrence is not None:
+            # RFC 5545 lines, no DTSTART (the start is the first instance); the start's and end's
+            # ``timeZone`` (sent above) is required for a recurring event and is where Google
+            # expands the rule (the discovery document's Event.recurrence and EventDateTime.timeZone).
+            zone = ZoneInfo(booking.timezone)
+            event["recurrence"] = [f"RRULE:{rrule_line(booking.recurrence, booking.start, zone)}"]
         return event
 
 

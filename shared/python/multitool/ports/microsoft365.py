@@ -70,6 +70,7 @@ from multitool.ports.calendar import (
 from multitool.ports.directory import name_keys, normalize_name, resolution_for
 from multitool.ports.graph_http import PROVIDER, GraphAnswer, GraphHttp, user_path
 from multitool.ports.mail import Mail, MailRejected, MailUnavailable, SentMail
+from multitool.ports.recurrence import graph_recurrence
 from multitool.ports.suites import Suite
 from multitool.ports.tokens import (
     Account,
@@ -259,7 +260,9 @@ class GraphCalendar:
                 check="your Outlook calendar",
             )
             return
-        moved = {k: event[k] for k in ("subject", "start", "end", "attendees")}
+        moved: dict[str, Any] = {
+            k: event[k] for k in ("subject", "start", "end", "attendees", "recurrence") if k in event
+        }
         self._graph.send(
             "PATCH",
             f"{path}/{stored['id']}",
@@ -665,7 +668,7 @@ def _guests(booking: Booking, organizer: str) -> list[dict[str, Any]]:
 
 
 def _event_body(booking: Booking, guests: list[dict[str, Any]]) -> dict[str, Any]:
-    return {
+    body: dict[str, Any] = {
         "subject": single_line(booking.title),
         "body": {"contentType": "text", "content": multi_line(booking.description)},
         "start": _graph_time(booking.start),
@@ -674,6 +677,29 @@ def _event_body(booking: Booking, guests: list[dict[str, Any]]) -> dict[str, Any
         "transactionId": str(uuid.uuid5(_TRANSACTION_NAMESPACE, booking.id)),
         "singleValueExtendedProperties": [{"id": BOOKING_PROPERTY, "value": booking.id}],
     }
+    if booking.recurrence is not None:
+        # A series repeats in its start's zone (Exchange expands the pattern there): the start and
+        # end go in the meeting's own zone, so "every Monday at 11" stays at 11 across daylight
+        # saving time, as Windows names it (what every create accepts; an IANA name only from
+        # Graph's list of additional zones: https://learn.microsoft.com/graph/api/resources/datetimetimezone).
+        zone = ZoneInfo(booking.timezone)
+        name = windows_zone_name(booking.timezone)
+        body["start"] = _graph_time_in(booking.start.astimezone(zone), name)
+        body["end"] = _graph_time_in(booking.end.astimezone(zone), name)
+        body["recurrence"] = graph_recurrence(booking.recurrence, booking.start, zone)
+    return body
+
+
+def windows_zone_name(iana: str) -> str:
+    """The Windows name of an IANA zone (CLDR's table, inverted); the IANA name when it has none."""
+    for windows, olson in windows_zones().items():
+        if olson == iana:
+            return windows
+    return iana
+
+
+def _graph_time_in(local: datetime, zone_name: str) -> dict[str, str]:
+    return {"dateTime": local.replace(tzinfo=None).isoformat(), "timeZone": zone_name}
 
 
 def _event_interval(event: Mapping[str, Any]) -> Interval:

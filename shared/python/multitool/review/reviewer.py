@@ -114,7 +114,7 @@ from multitool.toolkit.confirm import (
     people_on,
     typed_addresses,
 )
-from multitool.toolkit.errors import InvalidEdits, SlotRefused
+from multitool.toolkit.errors import InvalidEdits, NothingToConfirm, SlotRefused
 from multitool.toolkit.references import ItemChanged
 from multitool.tools import REGISTRY
 from multitool.wire import WireModel
@@ -219,6 +219,11 @@ class Reviewer:
         for _ in range(_MAX_WRITE_ATTEMPTS):
             draft = self.get(caller, draft_id)
             tool = REGISTRY.by_action(draft.action)
+            if tool is not None and tool.card.read_only:
+                raise NothingToConfirm(
+                    f"This card only shows {tool.nouns[0]}: there is nothing to confirm, and nothing was "
+                    "sent, booked or created."
+                )
             review = tool.action_review() if tool is not None else None
             if review is None:
                 raise InvalidEdits(f"Actions of type '{draft.action}' cannot be confirmed.", field="action")

@@ -69,7 +69,7 @@ def composed_message(cards: Sequence[Card]) -> str | None:
         if not clause or not clause.strip():
             return None
         clauses.append(" ".join(clause.split()))
-        if spec.card.held not in held:
+        if not spec.card.read_only and spec.card.held not in held:
             held.append(spec.card.held)
     if not clauses:
         return None
@@ -81,7 +81,7 @@ def composed_message(cards: Sequence[Card]) -> str | None:
             if revised == 1
             else " Each revised card replaces the earlier card it revises."
         )
-    return f"{answer} Nothing is {listed(held, 'or')} until you confirm."
+    return f"{answer} Nothing is {listed(held, 'or')} until you confirm." if held else answer
 
 
 def _folded(clauses: Sequence[str]) -> list[str]:

@@ -65,6 +65,9 @@ class CardSpec(msgspec.Struct, Generic[C], frozen=True):
     (:mod:`multitool.runtimes.summary`); None when this card needs the model's own words.
     ``held``: what a confirm does, as the answer's last sentence says it ("Nothing is
     sent until you confirm.").
+    ``read_only``: the card only shows something (the user's agenda, free times): it has no
+    confirm (the page draws it without Confirm or Discard, the review refuses a confirm with
+    ``409 read_only``) and the answer says nothing of confirming it.
     """
 
     model: type[C]
@@ -72,6 +75,7 @@ class CardSpec(msgspec.Struct, Generic[C], frozen=True):
     caption: Callable[[C], str]
     said: Callable[[C], str | None] | None = None
     held: str = "sent"
+    read_only: bool = False
 
     @staticmethod
     def of_payload(
@@ -81,10 +85,13 @@ class CardSpec(msgspec.Struct, Generic[C], frozen=True):
         fingerprint: Callable[[Any], Fingerprint] | None = None,
         said: Callable[[Any], str | None] | None = None,
         held: str = "sent",
+        read_only: bool = False,
     ) -> "CardSpec[Card]":
         """The card of a tool whose card shows its payload's fields: :func:`payload_card`, told
         apart by all of those fields (:func:`fields_fingerprint`) unless ``fingerprint`` says otherwise."""
-        return CardSpec(payload_card(payload_model), fingerprint or fields_fingerprint, caption, said, held)
+        return CardSpec(
+            payload_card(payload_model), fingerprint or fields_fingerprint, caption, said, held, read_only
+        )
 
 
 # A payload's own fields that every card carries under another name, or as a Card field already.

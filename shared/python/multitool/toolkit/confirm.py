@@ -20,7 +20,7 @@ from multitool.records import Redacted
 from multitool.text import SingleLine, single_line
 from multitool.toolkit.common import EXTERNAL_ID_PREFIX, RawName
 from multitool.toolkit.context import ToolConfig, is_address
-from multitool.toolkit.errors import InvalidEdits
+from multitool.toolkit.errors import InvalidEdits, NothingToConfirm
 from multitool.validation import first_field, problems
 from multitool.wire import WireModel
 
@@ -271,3 +271,22 @@ def addresses(
 def invalid_edits(error: ValidationError) -> InvalidEdits:
     """The edits' validation error in words (:mod:`multitool.validation`), naming the first field."""
     return InvalidEdits(problems(error) or "The edits are invalid.", field=first_field(error))
+
+
+class NoEdits(WireModel):
+    """A read-only card's confirm body: nothing to edit (nothing to confirm). A tool subclasses it in
+    its own package (:func:`read_only_review`), so its confirm is its own like every tool's."""
+
+
+def _nothing_to_confirm(_edits: NoEdits, _confirmed: NoEdits | None, _ctx: ReviewContext) -> NoEdits:
+    raise NothingToConfirm("This card only shows something: there is nothing to confirm.")
+
+
+def _nothing_done(_content: NoEdits, _ctx: ReviewContext, _backends: Backends) -> dict[str, Any]:
+    raise NothingToConfirm("This card only shows something: there is nothing to confirm.")
+
+
+def read_only_review(edits: type[NoEdits]) -> ActionReview[NoEdits, NoEdits]:
+    """The review of a read-only card (``CardSpec(read_only=True)``): the reviewer refuses its confirm
+    before it gets here (``409 read_only``); this refuses it too, should anything call it."""
+    return ActionReview(edits, edits, _nothing_to_confirm, _nothing_done)

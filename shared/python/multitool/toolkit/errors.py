@@ -81,6 +81,13 @@ class UnknownTimeZone(ToolError):
     status = 422
 
 
+class InvalidRecurrence(ToolError):
+    """A repeating meeting's rule the series cannot hold (an end before its first meeting)."""
+
+    code = "invalid_recurrence"
+    status = 422
+
+
 class NoFreeSlot(ToolError):
     code = "no_free_slot"
     status = 422
@@ -143,6 +150,13 @@ class ReviewError(ServiceError):
 
     def headers(self) -> dict[str, str]:
         return {}
+
+
+class NothingToConfirm(ReviewError):
+    """A confirm of a card that only shows something (an agenda, free times): it does nothing."""
+
+    code = "read_only"
+    status = HTTPStatus.CONFLICT
 
 
 class InvalidEdits(ReviewError):

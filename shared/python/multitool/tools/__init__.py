@@ -68,6 +68,8 @@ REGISTRY.declare("multitool.tools.jira.jira_draft")
 REGISTRY.declare("multitool.tools.meeting.meeting_move")
 REGISTRY.declare("multitool.tools.meeting.meeting_cancel")
 REGISTRY.declare("multitool.tools.meeting.invitation_answer")
+REGISTRY.declare("multitool.tools.calendar.calendar_agenda")
+REGISTRY.declare("multitool.tools.meeting.free_time")
 
 _PORT_FAILURES = (BotoCoreError, ClientError, RuntimeError)
 

@@ -10,17 +10,12 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, ValidationError, field_validator
 
+from multitool.tools import REGISTRY
 from multitool.wire import WireModel
 
-CARD_TYPES = (
-    "show_new_email_draft",
-    "show_meeting_scheduler",
-    "show_jira_ticket_draft",
-    "show_meeting_move",
-    "show_meeting_cancel",
-    "show_invitation_answer",
-)
-PEOPLE_FIELDS = frozenset({"to", "cc", "attendees", "assignee"})
+CARD_TYPES = tuple(spec.action for spec in REGISTRY.values())
+"""Every tool's card type (the registry's): what an expected card may be."""
+PEOPLE_FIELDS = frozenset({"to", "cc", "attendees", "assignee", "people"})
 AMBIGUOUS = "?"
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 RELATIVE_DAY = re.compile(r"^\+(\d{1,3})$")
@@ -51,14 +46,7 @@ class ExpectedCard(WireModel):
 
     model_config = ConfigDict(extra="allow", populate_by_name=True)
 
-    type: Literal[
-        "show_new_email_draft",
-        "show_meeting_scheduler",
-        "show_jira_ticket_draft",
-        "show_meeting_move",
-        "show_meeting_cancel",
-        "show_invitation_answer",
-    ]
+    type: str
 
     @property
     def fields(self) -> dict[str, Any]:

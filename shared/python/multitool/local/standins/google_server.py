@@ -52,6 +52,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from zoneinfo import ZoneInfo
 
 from multitool.local.standins.google_discovery import Discovery, DiscoveryMismatch, error_body, load_discovery
+from multitool.local.standins.recurring import google_meetings, google_problem
 from multitool.local.standins.stand_in import StandInHandler, StandInServer
 from multitool.people import Person
 from multitool.ports.directory import normalize_name
@@ -277,6 +278,9 @@ class FakeGoogle:
         if method_id == "calendar.events.patch":
             if event["status"] == "cancelled" and body.get("status") != "confirmed":
                 return Answer(410, error_body(410, "deleted", "Resource has been deleted"), {})
+            problem = google_problem({**event, **body})
+            if problem is not None:
+                return Answer(400, error_body(400, "invalid", problem), {})
             event.update(body)
             _changed(event)
             self._invite(user, event, query)
@@ -340,14 +344,17 @@ class FakeGoogle:
         """events.list: the user's own events and the ones they are invited to, in the window."""
         start = datetime.fromisoformat(query["timeMin"].replace("Z", "+00:00"))
         end = datetime.fromisoformat(query["timeMax"].replace("Z", "+00:00"))
+        # singleEvents: a series is its instances, each with recurringEventId and an id of its own
+        # (the discovery document's events.list singleEvents and Event.recurringEventId).
         found = [
             e
             for owner, events in self._events.items()
-            for e in events.values()
-            if (owner == user or user in _guests(e))
-            and e.get("status") != "cancelled"
-            and "dateTime" in e.get("start", {})
-            and datetime.fromisoformat(e["start"]["dateTime"]) < end
+            for master in events.values()
+            if (owner == user or user in _guests(master))
+            and master.get("status") != "cancelled"
+            and "dateTime" in master.get("start", {})
+            for e in _instances(master, (start, end))
+            if datetime.fromisoformat(e["start"]["dateTime"]) < end
             and start < datetime.fromisoformat(e["end"]["dateTime"])
         ]
         found.sort(key=lambda e: datetime.fromisoformat(e["start"]["dateTime"]))
@@ -401,7 +408,7 @@ class FakeGoogle:
                 continue
             blocks = sorted(
                 (max(s, start), min(e, end))
-                for s, e in self._busy_blocks(item.casefold())
+                for s, e in self._busy_blocks(item.casefold(), (start, end))
                 if s < end and start < e
             )
             calendars[item] = {"busy": [{"start": _z(s), "end": _z(e)} for s, e in _merge(blocks)]}
@@ -411,17 +418,17 @@ class FakeGoogle:
             {},
         )
 
-    def _busy_blocks(self, email: str) -> Iterable[tuple[datetime, datetime]]:
+    def _busy_blocks(
+        self, email: str, window: tuple[datetime, datetime]
+    ) -> Iterable[tuple[datetime, datetime]]:
         for owner_events in self._events.values():
             for event in owner_events.values():
                 if event.get("status") == "cancelled" or event.get("transparency") == "transparent":
                     continue
                 invited = {str(a.get("email", "")).casefold() for a in event.get("attendees") or ()}
                 if email == str(event["organizer"]["email"]).casefold() or email in invited:
-                    yield (
-                        datetime.fromisoformat(event["start"]["dateTime"]).astimezone(UTC),
-                        datetime.fromisoformat(event["end"]["dateTime"]).astimezone(UTC),
-                    )
+                    for begins, ends in google_meetings(event, window):
+                        yield begins.astimezone(UTC), ends.astimezone(UTC)
 
     def _insert(
         self, user: str, events: dict[str, Any], body: dict[str, Any], query: dict[str, str]
@@ -439,6 +446,9 @@ class FakeGoogle:
             return Answer(400, error_body(400, "required", "Missing end time."), {})
         if datetime.fromisoformat(end["dateTime"]) <= datetime.fromisoformat(start["dateTime"]):
             return Answer(400, error_body(400, "timeRangeEmpty", "The specified time range is empty."), {})
+        problem = google_problem(body)
+        if problem is not None:
+            return Answer(400, error_body(400, "invalid", problem), {})
         now = _now()
         event = {
             "kind": "calendar#event",
@@ -562,6 +572,24 @@ def _person_json(person: Person) -> dict[str, Any]:
         ],
         "emailAddresses": [{"metadata": {"primary": True, "source": source}, "value": person.email}],
     }
+
+
+def _instances(event: dict[str, Any], window: tuple[datetime, datetime]) -> list[dict[str, Any]]:
+    """A single event as it is; a recurring one as its instances in ``window``."""
+    if not event.get("recurrence"):
+        return [event]
+    zone = event["start"]["timeZone"]
+    return [
+        {
+            **{k: v for k, v in event.items() if k != "recurrence"},
+            "id": f"{event['id']}_{begins.astimezone(UTC):%Y%m%dT%H%M%SZ}",
+            "recurringEventId": event["id"],
+            "originalStartTime": {"dateTime": begins.isoformat(), "timeZone": zone},
+            "start": {"dateTime": begins.isoformat(), "timeZone": zone},
+            "end": {"dateTime": ends.isoformat(), "timeZone": zone},
+        }
+        for begins, ends in google_meetings(event, window)
+    ]
 
 
 def _z(moment: datetime) -> str:

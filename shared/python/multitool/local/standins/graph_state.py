@@ -24,6 +24,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from multitool.local.standins.graph_contract import ContractViolation, GraphContract, graph_contract
+from multitool.local.standins.recurring import graph_meetings, graph_problem
 from multitool.ports.microsoft365 import off_hours, zone_of
 
 _STARTSWITH = re.compile(r"startswith\((\w+),'((?:[^']|'')*)'\)")
@@ -265,8 +266,9 @@ class GraphState:
                 continue
             items = []
             for event in self._busy_of(key):
-                event_start, event_end = _parse(event["start"]), _parse(event["end"])
-                if event_start < end and start < event_end:
+                for event_start, event_end in graph_meetings(event, (start, end), zone_of, _parse):
+                    if not (event_start < end and start < event_end):
+                        continue
                     items.append(
                         {
                             "isPrivate": False,
@@ -338,10 +340,15 @@ class GraphState:
     def _calendar_view(self, mailbox: str, query: Mapping[str, str]) -> Answer:
         start = datetime.fromisoformat(query["startDateTime"].replace("Z", "+00:00"))
         end = datetime.fromisoformat(query["endDateTime"].replace("Z", "+00:00"))
+        # A series is its occurrences in the window: type occurrence, its own id, seriesMasterId
+        # (https://learn.microsoft.com/graph/api/user-list-calendarview: "the occurrences, exceptions,
+        # and single instances of events").
         found = [
-            e
+            occurrence
             for e in self.events
-            if self._mine(mailbox, e) and _parse(e["start"]) < end and start < _parse(e["end"])
+            if self._mine(mailbox, e)
+            for occurrence in _occurrences(e, (start, end))
+            if _parse(occurrence["start"]) < end and start < _parse(occurrence["end"])
         ]
         found.sort(key=lambda e: _parse(e["start"]))
         top = int(query.get("$top", "10"))
@@ -409,9 +416,13 @@ class GraphState:
         for event in self.events:
             if transaction and event.get("transactionId") == transaction:
                 return Answer(201, {}, _public(event))  # a retried POST: the event made before
+        problem = graph_problem(data, zone_of)
+        if problem is not None:
+            return self._error(Fault(400, "ErrorInvalidRequest", problem))
         event = {
             **data,
             "id": f"AAMk{next(self._ids):06d}=",
+            "originalStartTimeZone": data["start"].get("timeZone") or "UTC",
             "start": _graph_time(_parse(data["start"])),
             "end": _graph_time(_parse(data["end"])),
             "organizer": {"emailAddress": {"address": mailbox}},
@@ -431,6 +442,11 @@ class GraphState:
                 if method == "DELETE":
                     self.events.remove(event)
                     return Answer(204, {}, None)
+                problem = graph_problem({**event, **data}, zone_of)
+                if problem is not None:
+                    return self._error(Fault(400, "ErrorInvalidRequest", problem))
+                if "start" in data:
+                    event["originalStartTimeZone"] = data["start"].get("timeZone") or "UTC"
                 event.update(data)
                 event["start"], event["end"] = (
                     _graph_time(_parse(event["start"])),
@@ -456,6 +472,23 @@ class GraphState:
 
     def off_hours(self, address: str, start: datetime, end: datetime) -> list[Any]:
         return off_hours(self.working[address.casefold()].to_graph(), start, end)
+
+
+def _occurrences(event: Mapping[str, Any], window: tuple[datetime, datetime]) -> list[Mapping[str, Any]]:
+    """A single event as it is; a series master as its occurrences in ``window``."""
+    if event.get("recurrence") is None:
+        return [event]
+    return [
+        {
+            **{k: v for k, v in event.items() if k != "recurrence"},
+            "id": f"{event['id']}_{begins.astimezone(UTC):%Y%m%dT%H%M%S}",
+            "type": "occurrence",
+            "seriesMasterId": event["id"],
+            "start": _graph_time(begins),
+            "end": _graph_time(ends),
+        }
+        for begins, ends in graph_meetings(event, window, zone_of, _parse)
+    ]
 
 
 def _public(event: Mapping[str, Any]) -> dict[str, Any]:

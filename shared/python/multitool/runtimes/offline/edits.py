@@ -85,6 +85,15 @@ _SAY = re.compile(
     _I,
 )
 _CHANGED = (g.MOVE_TOOL, g.CANCEL_TOOL, g.ANSWER_TOOL)
+# "make it every other week", "actually make it weekly", "change it to monthly": how the meeting repeats.
+_REPEAT_EDIT = re.compile(
+    rf"^(?:(?:make|change|turn|switch|set)\s+(?:{_IT}\s+)?(?:to\s+|into\s+)?(?:repeat\s+)?|repeat\s+(?:{_IT}\s+)?)?"
+    r"(?P<rule>every\s+(?P<n>other|second|two|three|four|\d{1,2})\s+weeks?|every\s+week|weekly|bi-?weekly"
+    r"|fortnightly|every\s+fortnight|monthly|every\s+month|every\s+(?P<m>other|two|three|\d{1,2})\s+months?)"
+    r"(?:\s+(?:instead|rather))?$",
+    _I,
+)
+_EVERY_N = {"other": 2, "second": 2, "two": 2, "three": 3, "four": 4}
 _LEAD_JOINER = re.compile(r"^(?:(?:and|also|then|now|actually|oh|sorry|no|wait)\b[,\s]*)+", _I)
 _ASSIGN = re.compile(rf"^(?:assign|give)\s+{_IT}\s+to\s+(?P<who>.+)$", _I)
 _JOIN = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+(?:also\s+)?|;\s*)", _I)
@@ -159,6 +168,19 @@ def _change(clause: str, known: Collection[str]) -> Change | None:
     if say:
         said = g.tidy(say.group("text").strip(_QUOTES))
         return Change(_CHANGED, "message", said[:1].upper() + said[1:]) if said else None
+    repeat = _REPEAT_EDIT.match(text)
+    if repeat:
+        rule = repeat.group("rule").casefold()
+        monthly = "month" in rule
+        count = repeat.group("n") or repeat.group("m")
+        interval = _EVERY_N.get(count.casefold(), 0) or int(count) if count else 1
+        if re.search(r"bi-?weekly|fortnight", rule):
+            interval = 2
+        return Change(
+            (g.MEETING_TOOL,),
+            "repeat",
+            {"frequency": "monthly" if monthly else "weekly", "interval": interval},
+        )
     duration = _DURATION_EDIT.match(text)
     if duration:
         marks = fields.Marks(duration.group("d"))
@@ -216,6 +238,11 @@ def _apply(card: Card, change: Change, args: dict[str, Any]) -> None:
         if card.tool == g.MOVE_TOOL:  # a move to a day said is no longer a shift
             args.pop("shiftMinutes", None)
             args.pop("times", None)
+    elif change.field == "repeat":
+        # The days it meets on stay (a weekly rule's), the rest is the new rule's; its end is kept.
+        before = dict(args.get("repeat") or {})
+        days = before.get("weekdays") if change.value["frequency"] == "weekly" else []
+        args["repeat"] = {**before, **change.value, "weekdays": list(days or [])}
     else:
         args[change.field] = change.value
 

@@ -117,6 +117,14 @@ _REPEAT_WORD = re.compile(
     r"|every\s+(?:(?:other|second|\d{1,2}|two|three|four)\s+)?(?:day|weekday|working\s+day|morning|week|weeks|month))\b",
     re.I,
 )
+# A repeating meeting's end ("until March", "until 5 March", "for 6 weeks"), and words that say it repeats.
+_SERIES_END = re.compile(
+    rf"\b(?:until|till|through)\s+(?:{g._MONTH})[a-z]*\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?"
+    rf"|\b(?:until|till|through)\s+\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{g._MONTH})[a-z]*"
+    r"|\bfor\s+(?:\d{1,2}|two|three|four|six)\s+(?:weeks|months|sessions|meetings|times)\b",
+    re.I,
+)
+_REPEATS_IN = re.compile(r"\b(?:every|each|weekly|daily|monthly|fortnightly|bi-?weekly)\b|\w+days\b", re.I)
 # After the last time: the zone it is in ("London time", "PST", "Europe/London", "in Priya's time zone").
 _ZONE_AFTER = re.compile(
     r"^\s*(?:\(\s*)?(?:(?:in\s+|on\s+)?(?:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?|her|his|their|my|our|[^\W\d_][\w.-]*['\u2019]s)"
@@ -182,6 +190,12 @@ def _when(text: str, marks: Marks, start: int = 0) -> str | None:
         marks.take(repeat.start(), repeat.end())
         on = " on" if re.match(rf"(?:{g._DAY})", said, re.I) else ""  # "weekly on Thursdays at 3pm"
         said = f"{' '.join(repeat[0].split())}{on} {said}"
+    if said and (repeat is not None or _REPEAT_BEFORE.search(said + " ") or _REPEATS_IN.search(said)):
+        # the series' end, said apart from its first meeting: "every other Friday until March"
+        series_end = _SERIES_END.search(marks.free(), start)
+        if series_end is not None:
+            marks.take(series_end.start(), series_end.end())
+            said = f"{said} {' '.join(series_end[0].split())}"
     return said or None
 
 
@@ -545,7 +559,42 @@ def ticket(segment: Segment, previous: Intent | None, known: Collection[str], sa
     return intent
 
 
-READERS: dict[str, Any] = {g.EMAIL_TOOL: email, g.MEETING_TOOL: meeting, g.JIRA_TOOL: ticket}
+def agenda(
+    segment: Segment, _previous: Intent | None, _known: Collection[str], _same: bool = False
+) -> Intent:
+    """ "what do I have tomorrow?": the days said (today when none), read into fromDay/toDay by the model."""
+    text = segment.text
+    marks = Marks(text)
+    marks.take(0, segment.trigger.end)
+    said = _when(text, marks, segment.trigger.end)
+    intent = Intent(tool=g.AGENDA_TOOL, segment=g.tidy(text))
+    intent.args = {"when": said or "today"}
+    intent.unread = marks.unread()
+    return intent
+
+
+def free(segment: Segment, previous: Intent | None, known: Collection[str], _same: bool = False) -> Intent:
+    """ "when am I free with Priya this week?": the people named and the days said (today when none)."""
+    text = segment.text
+    marks = Marks(text)
+    marks.take(0, segment.trigger.end)
+    said = _when(text, marks, segment.trigger.end)
+    who = people(text, marks, known, previous, segment.trigger.end, len(text))
+    for joiner in re.finditer(r"\b(?:with|and|both|me)\b", text[segment.trigger.end :], re.I):
+        marks.take(segment.trigger.end + joiner.start(), segment.trigger.end + joiner.end())
+    intent = Intent(tool=g.FREE_TOOL, segment=g.tidy(text), names=who)
+    intent.args = {"people": who, "when": said or "today"}
+    intent.unread = marks.unread()
+    return intent
+
+
+READERS: dict[str, Any] = {
+    g.EMAIL_TOOL: email,
+    g.MEETING_TOOL: meeting,
+    g.JIRA_TOOL: ticket,
+    g.AGENDA_TOOL: agenda,
+    g.FREE_TOOL: free,
+}
 """Each tool's reader; :mod:`.changes` adds the readers of requests about meetings that exist."""
 
 

@@ -45,9 +45,16 @@ import msgspec
 
 from multitool.runtimes.offline import lexicon as words
 from multitool.runtimes.offline.lexicon import alternation
+from multitool.tools.calendar import calendar_agenda
 from multitool.tools.email import email_draft
 from multitool.tools.jira import jira_draft
-from multitool.tools.meeting import invitation_answer, meeting_cancel, meeting_move, meeting_scheduler
+from multitool.tools.meeting import (
+    free_time,
+    invitation_answer,
+    meeting_cancel,
+    meeting_move,
+    meeting_scheduler,
+)
 
 EMAIL_TOOL = email_draft.SPEC.name
 MEETING_TOOL = meeting_scheduler.SPEC.name
@@ -55,6 +62,8 @@ JIRA_TOOL = jira_draft.SPEC.name
 MOVE_TOOL = meeting_move.SPEC.name
 CANCEL_TOOL = meeting_cancel.SPEC.name
 ANSWER_TOOL = invitation_answer.SPEC.name
+AGENDA_TOOL = calendar_agenda.SPEC.name
+FREE_TOOL = free_time.SPEC.name
 
 Lookup = Callable[[Sequence[str]], Collection[str]]
 """Which of some lowercase words the directory knows as people (the words as given)."""
@@ -116,6 +125,26 @@ _VERB = re.compile(
     _I,
 )
 _IDIOMS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    # "when am I free with Priya this week?", "find me some free time tomorrow", "am I free on Friday"
+    (
+        FREE_TOOL,
+        re.compile(
+            r"^(?:when\s+am\s+i\s+(?:free|available)|when\s+are\s+(?:we|you\s+and\s+i)\s+(?:both\s+|all\s+)?(?:free|available)"
+            r"|(?:find|show)\s+(?:me\s+)?(?:some\s+|my\s+)?free\s+(?:time|slots|windows)|am\s+i\s+free)\b",
+            _I,
+        ),
+    ),
+    # "what do I have tomorrow?", "what's on my calendar this week", "show me my schedule for Friday"
+    (
+        AGENDA_TOOL,
+        re.compile(
+            r"^(?:what(?:'s|\u2019s|\s+is)\s+(?:on\s+)?(?:my|the)\s+(?:calendar|agenda|schedule|diary)"
+            r"|what\s+(?:do\s+i\s+have|have\s+i\s+got)(?!\s+to\b)"
+            r"|(?:show|give)\s+(?:me\s+)?my\s+(?:calendar|agenda|schedule|diary)"
+            r"|am\s+i\s+busy|how\s+busy\s+am\s+i)\b",
+            _I,
+        ),
+    ),
     *((EMAIL_TOOL, re.compile(rf"^{idiom}\b", _I)) for idiom in words.EMAIL_IDIOMS),
     *((JIRA_TOOL, re.compile(rf"^{idiom}\b", _I)) for idiom in words.TICKET_IDIOMS),
     (MEETING_TOOL, re.compile(r"^(?:is|are)\s+(?P<p6>.+?)\s+(?:free|available)\b", _I)),

@@ -34,7 +34,9 @@ from multitool.zones import iana_zone, valid_locale
 if TYPE_CHECKING:
     from multitool.ports.directory import Directory
 
-CAN_DO = "I can draft emails, propose meeting times and draft Jira tickets"
+CAN_DO = (
+    "I can draft emails, propose meeting times (repeating too), show your calendar and draft Jira tickets"
+)
 HELP_TEXT = (
     f"{CAN_DO}, several at once. "
     "For example: 'Email Kinshuok about the doc and schedule a sync for Thursday'. "
@@ -48,6 +50,8 @@ _NOUN = {
     g.MOVE_TOOL: "the move",
     g.CANCEL_TOOL: "the cancellation",
     g.ANSWER_TOOL: "the answer",
+    g.AGENDA_TOOL: "your calendar",
+    g.FREE_TOOL: "the free times",
 }
 
 
@@ -222,6 +226,14 @@ def resolved_times(
     if len(reading.request.options) > MAX_TIME_OPTIONS:  # "next month at 3pm": the tool reads the phrase
         return out
     out["times"] = [option.value() for option in reading.request.options]
+    if reading.recurrence is not None:
+        # An edit's rule ("every other week") over the phrase's: its days and end stay unless it says them.
+        said = reading.recurrence.to_wire()
+        given = out.get("repeat")
+        edited: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
+        out["repeat"] = {**said, **{k: v for k, v in edited.items() if v not in (None, [], ())}}
+        if out["repeat"]["frequency"] != "weekly":
+            out["repeat"]["weekdays"] = []
     if reading.request.excluded:
         out["notOn"] = sorted(day.isoformat() for day in reading.request.excluded)
     if reading.zone_of is not None:
@@ -237,11 +249,35 @@ def resolved_times(
     return out
 
 
+def resolved_days(
+    args: Mapping[str, Any], now: datetime, timezone: str, locale: str | None = None
+) -> dict[str, Any]:
+    """The agenda call with its days as the contract asks (fromDay, toDay), read from its phrase;
+    today when the phrase names no day it can read."""
+    out = dict(args)
+    ctx = ToolContext(owner="offline", session_id="offline", now=now, timezone=timezone, locale=locale)
+    try:
+        reading = read_phrase(str(args.get("when", "today")), ctx)
+    except ToolError:
+        reading = None
+    if reading is None or reading.request is None:
+        out["fromDay"] = ctx.local_now.date().isoformat()
+        return out
+    options = reading.request.options
+    first, last = min(o.day for o in options), max(o.last_day or o.day for o in options)
+    out["fromDay"] = first.isoformat()
+    if last != first:
+        out["toDay"] = last.isoformat()
+    return out
+
+
 def _tool_input(intent: Intent, now: datetime, timezone: str, locale: str | None) -> dict[str, Any]:
     """The call's arguments with what a model resolves from the time in its prompt: a meeting's
     structured times, a reference's days."""
     if intent.tool == g.MEETING_TOOL:
         return resolved_times(intent.args, now, timezone, locale)
+    if intent.tool in (g.AGENDA_TOOL, g.FREE_TOOL):
+        return resolved_days(intent.args, now, timezone, locale)
     if intent.tool in (g.MOVE_TOOL, g.CANCEL_TOOL, g.ANSWER_TOOL):
         args = resolved_reference(intent.args, now, timezone, locale)
         return resolved_times(args, now, timezone, locale) if "when" in args else args

@@ -18,6 +18,8 @@ from multitool.observability import error_fields, logger
 from multitool.ports.calendar import Booking, Guest
 from multitool.ports.calendar import SlotTaken as SlotTakenInCalendar
 from multitool.ports.mail import Mail
+from multitool.ports.recurrence import Recurrence, RecurrenceProblem, rrule_line, rule_words
+from multitool.ports.recurrence import check as check_rule
 from multitool.text import CLEAN_SINGLE_LINE
 from multitool.toolkit.common import is_external
 from multitool.toolkit.confirm import (
@@ -59,6 +61,8 @@ class MeetingContent(WireModel):
     start: datetime
     end: datetime
     timezone: str
+    repeat: Recurrence | None = None
+    """How it repeats: start and end are then the first meeting's (the card's rule, never edited)."""
 
 
 def meeting_not_started(content: MeetingContent, ctx: ReviewContext, backends: Backends) -> None:
@@ -153,6 +157,9 @@ def book_and_invite(content: MeetingContent, ctx: ReviewContext, backends: Backe
     organizer = _organizer(ctx)
     tracked = _tracked_attendees(content, ctx)
     when = f"{content.start:%A %d %B %Y, %H:%M}-{content.end:%H:%M} ({content.timezone})\n"
+    repeats = _repeats(content)
+    if repeats:
+        when = f"{repeats} ({content.timezone}), from {when}"
     when += _local_times(content, ctx)
     # The organizer is the invitation's ORGANIZER, never also one of its attendees.
     invited = [a for a in content.attendees if a.email.casefold() != organizer.email.casefold()]
@@ -172,6 +179,7 @@ def book_and_invite(content: MeetingContent, ctx: ReviewContext, backends: Backe
                 guests=tuple(Guest(email=a.email, name=a.name) for a in invited),
                 description=f"{content.title}\nWhen: {when}" if provider_invites else "",
                 owner=ctx.caller.user_id,
+                recurrence=content.repeat,
             )
         )
     except SlotTakenInCalendar as taken:
@@ -185,6 +193,7 @@ def book_and_invite(content: MeetingContent, ctx: ReviewContext, backends: Backe
             "end": content.end.isoformat(),
             "timezone": content.timezone,
             "attendees": [a.email for a in content.attendees],
+            **({"repeats": repeats} if repeats else {}),
         }
     invitation = build_invitation(
         Invitation(
@@ -195,6 +204,9 @@ def book_and_invite(content: MeetingContent, ctx: ReviewContext, backends: Backe
             start=content.start,
             end=content.end,
             timezone=content.timezone,
+            rrule=rrule_line(content.repeat, content.start, ZoneInfo(content.timezone))
+            if content.repeat
+            else None,
         ),
         stamp=backends.clock(),
     )
@@ -225,7 +237,15 @@ def book_and_invite(content: MeetingContent, ctx: ReviewContext, backends: Backe
         "end": content.end.isoformat(),
         "timezone": content.timezone,
         "attendees": recipients,
+        **({"repeats": repeats} if repeats else {}),
     }
+
+
+def _repeats(content: MeetingContent) -> str | None:
+    """The series' rule in words ('Every Monday, 11:00-11:30'); None for a single meeting."""
+    if content.repeat is None:
+        return None
+    return rule_words(content.repeat, content.start, content.end, ZoneInfo(content.timezone))
 
 
 def meeting_recipients(content: MeetingContent, ctx: ReviewContext) -> list[tuple[str, str]]:
@@ -284,12 +304,18 @@ def meeting_content(
     else:
         raise InvalidEdits("Choose one of the proposed slots.", field="slot")
     zone = ZoneInfo(payload.timezone)
+    if payload.repeat is not None:
+        try:
+            check_rule(payload.repeat, start, zone)
+        except RecurrenceProblem as problem:
+            raise InvalidEdits(str(problem), field="slot") from None
     return MeetingContent(
         title=edits.title or (confirmed.title if confirmed else payload.title),
         attendees=attendees,
         start=start.astimezone(zone),
         end=end.astimezone(zone),
         timezone=payload.timezone,
+        repeat=payload.repeat,
     )
 
 

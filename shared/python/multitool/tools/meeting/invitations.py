@@ -41,6 +41,8 @@ class Invitation(msgspec.Struct, frozen=True):
     """The attendees' PARTSTAT: NEEDS-ACTION on a request, the answer on a REPLY (its one attendee)."""
     comment: str | None = None
     """A message to the others: the cancellation's reason, the reply's note (RFC 5545 3.8.1.4)."""
+    rrule: str | None = None
+    """A repeating meeting's RRULE value ('FREQ=WEEKLY;BYDAY=MO'): the VEVENT repeats (RFC 5545 3.8.5.3)."""
 
 
 def build_invitation(invitation: Invitation, *, stamp: datetime | None = None) -> bytes:
@@ -79,6 +81,10 @@ def build_invitation(invitation: Invitation, *, stamp: datetime | None = None) -
         event.add("status", "CANCELLED")  # RFC 5546 3.2.5: the whole event is cancelled
     if invitation.comment:
         event.add("comment", invitation.comment)
+    if invitation.rrule is not None:
+        from icalendar import vRecur
+
+        event.add("rrule", vRecur.from_ical(invitation.rrule))
     calendar = Calendar.new(
         prodid=PRODID, method=invitation.method, uid=f"{invitation.uid}.calendar", subcomponents=[event]
     )

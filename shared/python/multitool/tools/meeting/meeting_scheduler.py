@@ -12,9 +12,12 @@ from datetime import time as dt_time
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 from zoneinfo import ZoneInfo
 
+import msgspec
 from pydantic import Field, StringConstraints
 
 from multitool.people import NameResolution
+from multitool.ports.recurrence import Recurrence, RecurrenceProblem
+from multitool.ports.recurrence import check as check_rule
 from multitool.text import SingleLine
 from multitool.toolkit.cards import (
     TYPE_ALIAS,
@@ -49,7 +52,7 @@ from multitool.toolkit.context import (
     ToolConfig,
     ToolContext,
 )
-from multitool.toolkit.errors import NoFreeSlot, UnknownTimeZone, UnparseableDate
+from multitool.toolkit.errors import InvalidRecurrence, NoFreeSlot, UnknownTimeZone, UnparseableDate
 from multitool.toolkit.links import CallLabel, Produced, label_field, time_words
 from multitool.toolkit.spec import ToolSpec
 from multitool.tools.meeting.payload import MeetingPayload
@@ -65,7 +68,8 @@ from multitool.tools.meeting.scheduling import (
     slot_proposal,
     slot_words,
 )
-from multitool.tools.meeting.slots import Slot, SlotCheck
+from multitool.tools.meeting.series import busy_horizon, on_rule_days, series_checks, series_notes
+from multitool.tools.meeting.slots import SeriesCheck, Slot, SlotCheck
 from multitool.tools.meeting.when import (
     TIMES_FORMAT,
     PhraseReading,
@@ -102,8 +106,8 @@ class MeetingArgs(WireModel):
         max_length=MAX_WHEN_CHARS,
         description=(
             "The day or time exactly as the user said it ('the day after tomorrow at 2pm', "
-            "'Thursday 4pm London time', 'every Tuesday at 10': a repeating meeting is proposed as its "
-            "first); the card shows it and the backend checks times against it"
+            "'Thursday 4pm London time', 'every Monday at 11': pass repeat too); the card shows it and "
+            "the backend checks times against it"
         ),
     )
     times: list[TimeValue] | None = Field(
@@ -141,6 +145,15 @@ class MeetingArgs(WireModel):
     )
     duration_minutes: int = Field(
         default=30, ge=MIN_DURATION_MINUTES, le=MAX_DURATION_MINUTES, description="Length in minutes"
+    )
+    repeat: Recurrence | None = Field(
+        default=None,
+        description=(
+            "When the meeting repeats ('every Monday at 11', 'weekly on Thursdays', 'every other Friday "
+            "until March'): how, read by you; times is then its first meeting (the next Monday at 11). "
+            "'every other week' is interval 2; 'until March' is until the last day of February; "
+            "'every working day' is weekly on MO-FR. Leave it out for a meeting that happens once"
+        ),
     )
     revises: DraftRef | None = revises_field()
     label: CallLabel | None = label_field()
@@ -307,6 +320,8 @@ def prepare(args: MeetingArgs, ctx: ToolContext, config: ToolConfig) -> Prepared
         intervals = [interval for email in dict.fromkeys(busy_emails) for interval in busy.get(email, ())]
         constraining, zone_notes = hours_attendees(attendees)
         proposal = slot_proposal(request, duration, intervals, ctx, config, constraining)
+        if args.repeat is not None:
+            proposal = _series_slots(args, proposal, ctx)
         if not proposal.slots:
             too_short = [
                 o.window
@@ -342,8 +357,18 @@ def prepare(args: MeetingArgs, ctx: ToolContext, config: ToolConfig) -> Prepared
         notes.extend(hours_notes(proposal, request, config))
         notes.extend(reading_notes(args, request, config))
         notes.extend(cross_check(args, request, reading))
+        if args.repeat is not None:  # the series is booked: the reading's "only the first" is not so
+            notes = [n for n in notes if "asks for a repeating meeting: this proposes the first" not in n]
         request_zone = request.first.zone_of(ctx).key
         checks = slot_checks(proposal.slots, attendees, busy, ctx, config)
+        series_rule = args.repeat
+        series = _series(series_rule, proposal.slots, attendees, busy, ctx)
+        slot_notes = [slot_words(each, ctx, attendees) for each in checks]
+        if series:
+            slot_notes = [
+                [*words, *series_notes(check, ctx.zone)]
+                for words, check in zip(slot_notes, series, strict=True)
+            ]
         return {
             "title": args.title,
             "attendees": [r.to_wire() for r in attendees],
@@ -353,8 +378,13 @@ def prepare(args: MeetingArgs, ctx: ToolContext, config: ToolConfig) -> Prepared
             "durationMinutes": args.duration_minutes,
             "timezone": ctx.timezone,
             "slots": [s.to_wire() for s in proposal.slots],
-            "slotNotes": [slot_words(each, ctx, attendees) for each in checks],
+            "slotNotes": slot_notes,
             "slotChecks": [[c.to_wire() for c in each] for each in checks],
+            **(
+                {"repeat": series_rule.to_wire(), "series": [c.to_wire() for c in series]}
+                if series_rule
+                else {}
+            ),
             "notes": list(dict.fromkeys(notes)),
         }
 
@@ -362,6 +392,8 @@ def prepare(args: MeetingArgs, ctx: ToolContext, config: ToolConfig) -> Prepared
     names = list(args.attendees)
     if zone_person is not None and zone_person not in names:
         names.append(zone_person)
+    if args.repeat is not None:
+        window = busy_horizon(window, args.repeat)
     return Prepared(
         names=names,
         finish=finish,
@@ -371,6 +403,40 @@ def prepare(args: MeetingArgs, ctx: ToolContext, config: ToolConfig) -> Prepared
         busy_names=list(args.attendees),
         busy_emails=[ctx.requester_email] if ctx.requester_email is not None else [],
     )
+
+
+def _series_slots(args: MeetingArgs, proposal: SlotProposal, ctx: ToolContext) -> SlotProposal:
+    """The proposal's slots a series can start on (a weekly rule's days), each checked against the rule:
+    a rule the series cannot hold (an end before its first meeting) is refused in words."""
+    assert args.repeat is not None
+    slots = on_rule_days(args.repeat, proposal.slots, ctx.zone)
+    if proposal.slots and not slots:
+        days = ", ".join(args.repeat.weekdays)
+        raise NoFreeSlot(
+            f"No {args.duration_minutes}-minute time when every attendee is free on a day the series meets "
+            f"({days}) from '{args.when}'. Ask for another first day or time.",
+            field="when",
+        )
+    for slot in slots:
+        try:
+            check_rule(args.repeat, slot.start, ctx.zone)
+        except RecurrenceProblem as problem:
+            raise InvalidRecurrence(str(problem), field="repeat") from None
+    return msgspec.structs.replace(proposal, slots=tuple(slots))
+
+
+def _series(
+    rule: Recurrence | None,
+    slots: Sequence[Slot],
+    attendees: list[NameResolution],
+    busy: BusyTimes,
+    ctx: ToolContext,
+) -> list[SeriesCheck]:
+    if rule is None:
+        return []
+    people = [("you", ctx.requester_email)] if ctx.requester_email is not None else []
+    people += [(r.person.display_name, r.person.email) for r in attendees if r.person is not None]
+    return series_checks(rule, slots, ctx.zone, people, busy)
 
 
 def without_organizer(
@@ -465,12 +531,17 @@ class MeetingSchedulerCard(Card):
         default=(),
         description="Per slot: each person's local time, hours and bookings, candidates of a name included",
     )
+    repeat: Recurrence | None = Field(default=None, description="How the meeting repeats, when it does")
+    series: tuple[SeriesCheck, ...] = Field(
+        default=(), description="Per slot, for a repeating meeting: the rule from it and its first meetings"
+    )
 
 
 def meeting_fingerprint(card: MeetingSchedulerCard) -> Fingerprint:
     # The first slot's start as a datetime: the same instant is the same start, whatever its offset.
     start = card.slots[0].start if card.slots else norm(card.requested)
-    return (people_key(card.attendees), start, " ".join(card.title.casefold().split()))
+    key = (people_key(card.attendees), start, " ".join(card.title.casefold().split()))
+    return (*key, card.series[0].rule) if card.series else key
 
 
 def meeting_caption(card: MeetingSchedulerCard) -> str:
@@ -489,6 +560,7 @@ def meeting_caption(card: MeetingSchedulerCard) -> str:
                 joiner = "from"
                 break
         when = f"{count} proposed {noun} {joiner} {day_words(first)}"
+    when += f" ({card.series[0].words})" if card.series else ""
     return f"Meeting '{title}' with {names_of(card.attendees)}: {when}{unresolved_notes(card.attendees)}"
 
 
@@ -514,11 +586,16 @@ def meeting_said(card: MeetingSchedulerCard) -> str | None:
         return None
     times = "a time" if len(slots) == 1 else f"{len(slots)} times"
     when = f"on {day_words(slots[0].start)}"
-    if card.requested and _on_asked_day(card):
+    if card.series:
+        when = f"from {day_words(slots[0].start)}"
+    elif card.requested and _on_asked_day(card):
         when = when_words(card.requested)
     elif card.requested:
         when = f"on {day_words(slots[0].start)} (none {when_words(card.requested)})"
-    return f"found {times} for {a_thing(card.title)} with {names_of(card.attendees)} {when}"
+    repeats = (
+        f", repeating ({card.series[0].words[:1].lower()}{card.series[0].words[1:]})" if card.series else ""
+    )
+    return f"found {times} for {a_thing(card.title)} with {names_of(card.attendees)} {when}{repeats}"
 
 
 def _booked_words(result: Mapping[str, Any], zone: ZoneInfo) -> str:

@@ -10,9 +10,10 @@ from typing import Literal
 from pydantic import Field
 
 from multitool.people import NameResolution
+from multitool.ports.recurrence import Recurrence
 from multitool.toolkit.common import replaced_field
 from multitool.toolkit.links import Link, links_field
-from multitool.tools.meeting.slots import Slot, SlotCheck
+from multitool.tools.meeting.slots import SeriesCheck, Slot, SlotCheck
 from multitool.wire import WireModel
 
 
@@ -37,6 +38,10 @@ class MeetingPayload(WireModel):
     slot_checks: tuple[tuple[SlotCheck, ...], ...] = Field(
         default=(),
         description="Per slot: each person's local time, hours and bookings, candidates of a name included",
+    )
+    repeat: Recurrence | None = Field(default=None, description="How the meeting repeats, when it does")
+    series: tuple[SeriesCheck, ...] = Field(
+        default=(), description="Per slot, for a repeating meeting: the rule from it and its first meetings"
     )
     notes: tuple[str, ...] = ()
     revises: str | None = replaced_field()

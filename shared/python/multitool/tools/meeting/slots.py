@@ -26,3 +26,24 @@ class SlotCheck(WireValue):
     """The start in their zone ('06:00'), with the weekday ('Wed 06:00') when not the organizer's day."""
     outside_hours: bool
     busy: bool
+
+
+@dataclass(frozen=True, slots=True, config=VALUE_CONFIG)
+class Occurrence(WireValue):
+    """One meeting of a repeating one, as the proposal checked it."""
+
+    start: datetime
+    end: datetime
+    busy: tuple[str, ...] = ()
+    """Who is booked then (names; "you" for the organizer)."""
+
+
+@dataclass(frozen=True, slots=True, config=VALUE_CONFIG)
+class SeriesCheck(WireValue):
+    """A repeating meeting from one slot: its rule in words and as an RRULE, and its first meetings."""
+
+    words: str
+    """'Every other Friday, 10:00-10:30, until 5 Mar 2027'."""
+    rule: str
+    """The iCalendar RRULE ('FREQ=WEEKLY;INTERVAL=2;BYDAY=FR;UNTIL=...')."""
+    occurrences: tuple[Occurrence, ...] = ()

@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 import msgspec
 from msgspec.structs import replace
 
+from multitool.ports.recurrence import Recurrence
 from multitool.toolkit.context import ToolContext
 from multitool.toolkit.errors import UnparseableDate
 from multitool.tools.meeting.when.alternatives import (
@@ -26,6 +27,7 @@ from multitool.tools.meeting.when.clock import _read_times
 from multitool.tools.meeting.when.days import _DATE_NOTES, _DATE_ORDER, _relative_days, _spelled_weekdays
 from multitool.tools.meeting.when.natural import _DAY_NAMES, _PLAIN_DAYS, _WORD, _iso, _natural
 from multitool.tools.meeting.when.option import _FILLER, _natural_reading
+from multitool.tools.meeting.when.repeats import end_said, rule_of
 from multitool.tools.meeting.when.request import (
     FIELD,
     RequestedTime,
@@ -72,6 +74,8 @@ class PhraseReading(msgspec.Struct, frozen=True):
     repeats: str | None = None
     """For a meeting that repeats ("every Tuesday"): the note that only the first is proposed (it is also
     the first option's)."""
+    recurrence: Recurrence | None = None
+    """The rule a repeating meeting's words say ("every other Friday until March")."""
     date_notes: tuple[str, ...] = ()
     """How each numeric date whose day and month could be swapped was read ("3/1"): the card says it
     even when a model passed the times (they are also the options' notes)."""
@@ -186,9 +190,11 @@ def _read_phrase(text: str, ctx: ToolContext, zone: ZoneInfo | None) -> PhraseRe
                 if said[:3].casefold() in _DAY_NAMES:
                     ruled_out[day.day] = day.day.weekday()
         rest = _NEGATED.sub(" ", rest)
-    repeat, daily = None, False
+    repeat, daily, end = None, False, None
     if not plain:
         rest, repeat, daily = _repeat_said(rest)
+    if repeat is not None:
+        rest, _end_words, end = end_said(rest)
     options: list[RequestedTime] = []
     undated: list[int] = []  # the first options, times said before any day
     leading: RequestedTime | None = None
@@ -259,12 +265,16 @@ def _read_phrase(text: str, ctx: ToolContext, zone: ZoneInfo | None) -> PhraseRe
         excluded |= within
     while options and options[0].day in excluded and options[0].last_day is None and options[0].time is None:
         options[0] = RequestedTime(options[0].day + timedelta(days=1), zone=options[0].zone)
-    repeats = None
+    repeats, recurrence = None, None
     if repeat is not None:
         options[:1] = [_first_occurrence(options[0] if options else None, repeat, daily, local, read_in)]
         repeats = options[0].notes[-1]
+        recurrence, end_notes = rule_of(repeat, daily, options[0].day, end, local)
+        options[0] = replace(options[0], notes=(*options[0].notes, *end_notes))
     request = TimeRequest(tuple(options), frozenset(excluded)) if options else None
-    return PhraseReading(request, named, zone_of, zone_words, tuple(dict.fromkeys(unread)), repeats)
+    return PhraseReading(
+        request, named, zone_of, zone_words, tuple(dict.fromkeys(unread)), repeats, recurrence=recurrence
+    )
 
 
 def _names_a_day(part: str, option: RequestedTime, ctx: ToolContext) -> bool:

@@ -1,0 +1,1 @@
+"""Bedrock action group: email drafts (POST /email-drafts)."""
