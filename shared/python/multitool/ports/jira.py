@@ -7,12 +7,17 @@ function loads it (with its HTTP client).
 from __future__ import annotations
 
 import re
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
 import msgspec
 
 from multitool.records import Redacted
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from multitool.ports.jira_issues import IssueChange, IssueView, LinkType, Transition
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 _LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
@@ -114,9 +119,32 @@ class JiraOutcomeUnknown(JiraUnavailable):
 
 
 class JiraClient(Protocol):
+    """Jira as a confirm writes it: a new issue, or a change to one that exists
+    (:mod:`multitool.ports.jira_issues`, whose reads a card makes with the same client)."""
+
     def create_issue(self, issue: IssueRequest) -> CreatedIssue:
         """Create ``issue``; raise :class:`JiraError` when Jira did not create it."""
         ...
+
+    def issue(self, key: str) -> IssueView | None: ...
+
+    def search(self, words: str, projects: Sequence[str], limit: int = 10) -> list[IssueView]: ...
+
+    def transitions(self, key: str) -> list[Transition]: ...
+
+    def link_types(self) -> list[LinkType]: ...
+
+    def comment_with(self, key: str, draft_id: str) -> str | None: ...
+
+    def add_comment(self, key: str, text: str, draft_id: str) -> str: ...
+
+    def transition(self, key: str, transition_id: str) -> None: ...
+
+    def edit(self, key: str, change: IssueChange) -> None: ...
+
+    def link(self, link_type: str, inward_key: str, outward_key: str) -> None: ...
+
+    def account_id(self, email: str) -> str: ...
 
 
 def adf_document(text: str) -> dict[str, Any]:
