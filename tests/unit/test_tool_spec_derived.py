@@ -65,6 +65,10 @@ def test_the_action_is_read_from_the_payload_models_literal() -> None:
         "show_new_email_draft",
         "show_meeting_scheduler",
         "show_jira_ticket_draft",
+        "show_jira_comment",
+        "show_jira_transition",
+        "show_jira_update",
+        "show_jira_link",
     }
 
 
@@ -96,6 +100,10 @@ def test_each_tool_names_its_confirm_in_a_module_of_its_own() -> None:
         "create_email_draft": "EmailEdits",
         "propose_meeting": "MeetingEdits",
         "create_jira_ticket_draft": "JiraEdits",
+        "comment_on_jira_issue": "CommentEdits",
+        "transition_jira_issue": "TransitionEdits",
+        "update_jira_issue": "UpdateEdits",
+        "link_jira_issues": "LinkEdits",
     }
     assert all(isinstance(review, ActionReview) for review in reviews.values())
 

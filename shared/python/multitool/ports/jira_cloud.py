@@ -30,6 +30,7 @@ import urllib3
 from botocore.exceptions import BotoCoreError, ClientError
 
 from multitool.ports import retry
+from multitool.ports.jira import USER_SEARCH_PATH as USER_SEARCH_PATH
 from multitool.ports.jira import (
     CreatedIssue,
     IssueRequest,
@@ -43,6 +44,7 @@ from multitool.ports.jira import (
     JiraUnauthorized,
     JiraUnavailable,
     issue_fields,
+    matching_account_id,
 )
 from multitool.ports.jira_issues import IssueChange, IssueView, JiraIssues, LinkType, Transition
 
@@ -51,7 +53,6 @@ if TYPE_CHECKING:
 
 ISSUE_PATH = "/rest/api/3/issue"
 READ_TIMEOUT_SECONDS = 10.0
-USER_SEARCH_PATH = "/rest/api/3/user/search"
 
 
 class JiraCloudClient(JiraIssues):
@@ -118,23 +119,6 @@ class JiraCloudClient(JiraIssues):
 
     def _error(self, status: int, headers: Any, body: Any) -> JiraError:
         return error_for(status, headers, body)
-
-
-def matching_account_id(body: Any, email: str) -> str:
-    """The account id in the user search's answer ``body`` of the user whose address is ``email``;
-    :class:`JiraRejected` if there is none."""
-    users = body if isinstance(body, list) else []
-    wanted = email.casefold()
-    exact = [u for u in users if str(u.get("emailAddress", "")).casefold() == wanted]
-    # Jira hides emailAddress under some privacy settings; a single match is then the user.
-    matches = exact or (users if len(users) == 1 else [])
-    if not matches or not matches[0].get("accountId"):
-        raise JiraRejected(
-            "The assignee has no Jira account",
-            errors={"assignee": "No Jira user matches the assignee's email address"},
-            messages=[],
-        )
-    return str(matches[0]["accountId"])
 
 
 def send(

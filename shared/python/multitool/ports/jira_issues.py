@@ -36,9 +36,19 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 from urllib.parse import quote, urlencode
 
-import msgspec
-
-from multitool.ports.jira import JiraError, JiraRejected, JiraUnavailable, adf_document
+from multitool.ports.jira import (
+    USER_SEARCH_PATH,
+    IssueChange,
+    IssueLink,
+    IssueView,
+    JiraError,
+    JiraRejected,
+    JiraUnavailable,
+    LinkType,
+    Transition,
+    adf_document,
+    matching_account_id,
+)
 
 ISSUE_FIELDS = ("summary", "status", "assignee", "priority", "labels", "duedate", "updated", "project")
 SEARCH_PATH = "/rest/api/3/search/jql"
@@ -51,93 +61,6 @@ idempotency key, so a retried confirm reads the issue's newest comments for it f
 COMMENTS_READ = 50
 """How many of the issue's newest comments a retry reads for its own (a retry follows within minutes)."""
 MAX_SEARCH_RESULTS = 10
-
-
-class IssueLink(msgspec.Struct, frozen=True):
-    """One link of an issue, read from its side: ``outward`` when this issue is the link's source."""
-
-    type: str
-    other: str
-    outward: bool
-
-
-class IssueView(msgspec.Struct, frozen=True):
-    """One issue as a card shows it; ``updated`` is its version (it moves with every change)."""
-
-    key: str
-    id: str
-    project: str
-    summary: str
-    status: str
-    updated: str
-    assignee: str | None = None
-    assignee_account_id: str | None = None
-    priority: str | None = None
-    labels: tuple[str, ...] = ()
-    due_date: str | None = None
-    links: tuple[IssueLink, ...] = ()
-
-
-class Transition(msgspec.Struct, frozen=True):
-    """A transition the issue offers now: its id, its name ("Close issue"), the status it leads to."""
-
-    id: str
-    name: str
-    to_status: str
-
-
-class LinkType(msgspec.Struct, frozen=True):
-    """One of the site's link types: name ("Blocks"), outward ("blocks") and inward ("is blocked by")."""
-
-    id: str
-    name: str
-    outward: str
-    inward: str
-
-
-class IssueChange(msgspec.Struct, frozen=True):
-    """The fields an edit sets (None: left as it is); ``assignee_account_id`` "" unassigns."""
-
-    summary: str | None = None
-    priority: str | None = None
-    assignee_account_id: str | None = None
-    labels_add: tuple[str, ...] = ()
-    labels_remove: tuple[str, ...] = ()
-    due_date: str | None = None
-
-    def body(self) -> dict[str, Any]:
-        """The edit request's JSON (``PUT /rest/api/3/issue/{key}``)."""
-        fields: dict[str, Any] = {}
-        if self.summary is not None:
-            fields["summary"] = self.summary
-        if self.priority is not None:
-            fields["priority"] = {"name": self.priority}
-        if self.assignee_account_id is not None:
-            fields["assignee"] = {"accountId": self.assignee_account_id or None}
-        if self.due_date is not None:
-            fields["duedate"] = self.due_date
-        body: dict[str, Any] = {"fields": fields}
-        labels = [{"add": label} for label in self.labels_add] + [
-            {"remove": label} for label in self.labels_remove
-        ]
-        if labels:
-            body["update"] = {"labels": labels}
-        return body
-
-    def applied(self, issue: IssueView) -> bool:
-        """Whether ``issue`` already shows every part of the change (a retried edit is then done)."""
-        labels = set(issue.labels)
-        return (
-            (self.summary is None or issue.summary == self.summary)
-            and (self.priority is None or issue.priority == self.priority)
-            and (
-                self.assignee_account_id is None
-                or (issue.assignee_account_id or "") == self.assignee_account_id
-            )
-            and (self.due_date is None or issue.due_date == self.due_date)
-            and set(self.labels_add) <= labels
-            and not set(self.labels_remove) & labels
-        )
 
 
 class JiraReader(Protocol):
@@ -338,8 +261,6 @@ class JiraIssues:
 
     def account_id(self, email: str) -> str:
         """The Jira account id of the user with ``email`` (:class:`JiraRejected` when none)."""
-        from multitool.ports.jira_cloud import USER_SEARCH_PATH, matching_account_id
-
         return matching_account_id(
             self._ok("GET", f"{USER_SEARCH_PATH}?query={quote(email)}", idempotent=True), email
         )
