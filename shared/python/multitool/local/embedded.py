@@ -391,6 +391,7 @@ def _start_jira(seed: Seed, state: Path | None = None) -> tuple[FakeJira, dict[s
         api_token=SANDBOX_CREDENTIALS_TOKEN,
         projects={key: project.issue_types for key, project in seed.jira_projects.items()},
         state=state,
+        seeded=True,  # the demo's issues to comment on, move, update and link
     )
     secret = {"baseUrl": jira.url, "email": SANDBOX_CREDENTIALS_EMAIL, "apiToken": SANDBOX_CREDENTIALS_TOKEN}
     return jira, secret

@@ -263,3 +263,17 @@ class DeferredJiraClient:
 
     def account_id(self, email: str) -> str:
         return self._built().account_id(email)
+
+
+def secret_jira(secret_arn: str, base_url: str | None = None) -> DeferredJiraClient:
+    """The organization's Jira, its secret read on first use (``base_url`` overrides the secret's)."""
+
+    def from_secret() -> JiraClient:
+        import boto3
+
+        credentials = SecretsJiraCredentials(boto3.client("secretsmanager"), secret_arn).get()
+        return JiraCloudClient(
+            base_url or credentials.base_url, credentials.email, credentials.api_token, urllib3.PoolManager()
+        )
+
+    return DeferredJiraClient(from_secret)

@@ -170,7 +170,7 @@ class IssueBook:
                 if entry.get("assignee"):
                     fields["assignee"] = self._person(entry["assignee"])
                 issue_id = str(10000 + len(self.issues) + 1)
-                self.issues.append({"id": issue_id, "key": entry["key"], "fields": fields})
+                self.issues.append({"id": issue_id, "key": entry["key"], "fields": fields, "seeded": True})
             self._save()
 
     def _person(self, email: str) -> dict[str, Any]:
