@@ -53,10 +53,12 @@ def matching_transitions(said: str, offered: Sequence[Mapping[str, Any]]) -> lis
     """The transitions of ``offered`` (``{id, name, toStatus}``) that what the user said names: by
     status ("In Review"), by name ("Start progress"), or closing words ("close", "resolve") for the
     one that leads to Done, Closed or Resolved."""
-    wanted = _words(said).removeprefix("to ").removeprefix("the ")
-    exact = [t for t in offered if wanted in (_words(str(t["toStatus"])), _words(str(t["name"])))]
-    if exact:
-        return exact
+    said_words = _words(said)
+    for wanted in dict.fromkeys((said_words, said_words.removeprefix("to ").removeprefix("the "))):
+        exact = [t for t in offered if wanted in (_words(str(t["toStatus"])), _words(str(t["name"])))]
+        if exact:  # "To Do" is a status before "to" is a word of the sentence ("move it to done")
+            return exact
+    wanted = said_words.removeprefix("to ").removeprefix("the ")
     if wanted in _CLOSING:
         for status in _TARGET_STATUSES:
             found = [t for t in offered if str(t["toStatus"]).casefold() == status.casefold()]
