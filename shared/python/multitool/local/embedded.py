@@ -184,6 +184,8 @@ def function_env(
         "SENDER_EMAIL": seed.sender_email,
         "SANDBOX": "true",
         "JIRA_SECRET_ARN": jira_secret_arn,
+        # The sandbox's one Jira account reads the issues a card names too (deployed: an account of its own).
+        "JIRA_READER_SECRET_ARN": jira_secret_arn,
         "JIRA_PROJECTS": json.dumps(
             {
                 key: project.model_dump(by_alias=True, mode="json")

@@ -76,6 +76,12 @@ class ToolSettings(_EnvSettings):
     jira_secret_arn: str | None = Field(
         default=None, description='Secrets Manager secret {"baseUrl", "email", "apiToken"}; unset: no Jira'
     )
+    jira_reader_secret_arn: str | None = Field(
+        default=None,
+        description='The secret {"baseUrl", "email", "apiToken"} of the account that reads the issues a card '
+        "names (organization Jira; least privilege: an account that may browse the projects and no more); "
+        "unset: cards name no existing issue",
+    )
     jira_base_url: str | None = Field(default=None, description="Overrides the secret's baseUrl (sandbox)")
     jira_auth: Literal["organization", "user"] = Field(
         default="organization",

@@ -52,9 +52,10 @@ def with_caller_suites(ports: ToolPorts, settings: Any) -> ToolPorts:
 
 
 def with_jira(ports: ToolPorts, settings: Any) -> ToolPorts:
-    """``ports`` that read Jira as the review writes it, for the cards that name an existing issue:
-    the organization's account (its secret read on the first such card, never before), or each
-    caller's own Atlassian account (``JIRA_AUTH=user``); unchanged when Jira is not configured."""
+    """``ports`` that read Jira for the cards that name an existing issue: the organization's reading
+    account (``JIRA_READER_SECRET_ARN``, its secret read on the first such card; never the account
+    the review writes with), or each caller's own Atlassian account (``JIRA_AUTH=user``); unchanged
+    when neither is configured."""
     import urllib3
 
     if settings.jira_auth == "user":
