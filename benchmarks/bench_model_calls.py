@@ -53,6 +53,7 @@ REQUESTS: tuple[tuple[str, str], ...] = (
     ("meeting + email", "Book a sync with Priya tomorrow at 3pm and email Kinshuok about the agenda"),
     ("ambiguous name", "Schedule a sync with Alex on Friday and email Kinshuok about the budget"),
     ("refused call", "Email Kinshuok about the doc and file a Jira bug in NOPE for the crash"),
+    ("comment + email", "Add a comment to WEB-12: fixed in build 42 and email Priya about it"),
 )
 FOLLOW_UP = "Thanks, that's all"
 NOW = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
@@ -165,6 +166,17 @@ def _counting_model(cache: PromptCache) -> tuple[Any, Count]:
     return CountingModel(), count
 
 
+def _seeded_jira() -> Any:
+    """The sandbox's Jira (its demo issues) over loopback: the comment's card finds WEB-12 there."""
+    import urllib3
+
+    from multitool.local.standins.jira_server import start_fake_jira
+    from multitool.ports.jira_cloud import JiraCloudClient
+
+    jira = start_fake_jira(seeded=True)
+    return JiraCloudClient(jira.url, jira.email, jira.api_token, urllib3.PoolManager())
+
+
 def _runtimes(direct_answers: bool) -> dict[str, Callable[[], tuple[Any, Count]]]:
     from multitool.local.embedded import load_seed
     from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
@@ -176,9 +188,10 @@ def _runtimes(direct_answers: bool) -> dict[str, Callable[[], tuple[Any, Count]]
     from multitool.tools import ToolPorts
 
     people = load_seed().people
+    jira = _seeded_jira()
 
     def flows() -> Any:
-        ports = ToolPorts(MemoryDirectory(list(people)), MemoryCalendar(), MemoryDraftStore())
+        ports = ToolPorts(MemoryDirectory(list(people)), MemoryCalendar(), MemoryDraftStore(), jira=jira)
         return product_flows(ports, direct_answers=direct_answers)
 
     converse_cache, harness_cache = PromptCache(), PromptCache()

@@ -12,7 +12,17 @@ from pydantic import ConfigDict, Field, ValidationError, field_validator
 
 from multitool.wire import WireModel
 
-CARD_TYPES = ("show_new_email_draft", "show_meeting_scheduler", "show_jira_ticket_draft")
+CARD_TYPES = (
+    "show_new_email_draft",
+    "show_meeting_scheduler",
+    "show_jira_ticket_draft",
+    "show_jira_comment",
+    "show_jira_transition",
+    "show_jira_update",
+    "show_jira_link",
+)
+ISSUE_FIELDS = {"issueKey": "issue", "otherKey": "other"}
+"""A listed field that names the existing issue a card found for a reference (its key)."""
 PEOPLE_FIELDS = frozenset({"to", "cc", "attendees", "assignee"})
 AMBIGUOUS = "?"
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -41,7 +51,15 @@ class ExpectedCard(WireModel):
 
     model_config = ConfigDict(extra="allow", populate_by_name=True)
 
-    type: Literal["show_new_email_draft", "show_meeting_scheduler", "show_jira_ticket_draft"]
+    type: Literal[
+        "show_new_email_draft",
+        "show_meeting_scheduler",
+        "show_jira_ticket_draft",
+        "show_jira_comment",
+        "show_jira_transition",
+        "show_jira_update",
+        "show_jira_link",
+    ]
 
     @property
     def fields(self) -> dict[str, Any]:
