@@ -169,7 +169,6 @@ def _counting_model(cache: PromptCache) -> tuple[Any, Count]:
 def _seeded_jira() -> Any:
     """The sandbox's Jira (its demo issues) over loopback: the comment's card finds WEB-12 there."""
     import urllib3
-
     from multitool.local.standins.jira_server import start_fake_jira
     from multitool.ports.jira_cloud import JiraCloudClient
 
