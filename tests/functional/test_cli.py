@@ -387,3 +387,27 @@ def test_serve_on_every_interface_says_local_sign_in_stays_on_this_machine() -> 
     assert "a restart starts empty" in printed[1]
     assert "Open http://0.0.0.0:" in printed[2]
     assert "answer this machine only" in printed[3]
+
+
+def test_a_transition_the_workflow_does_not_offer_is_chosen_from_the_command_line(
+    running_server: str,
+) -> None:
+    # Given a card for a status WEB-9's workflow does not reach from To Do
+    code, turn, _ = cli_json("chat", "move WEB-9 to In Review", "--url", running_server, "--user", "jordan")
+    assert code == 0
+    [card] = turn["clientActions"]  # type: ignore[index]
+    assert card["type"] == "show_jira_transition"
+    offered = {t["toStatus"]: t["id"] for t in card["issue"]["item"]["fields"]["transitions"]}
+
+    # When confirmed as it is, then with one of the transitions it offers
+    refused, body, stderr = cli_json("confirm", card["id"], "--url", running_server, "--user", "jordan")
+    chosen = json.dumps({"transition": offered["In Progress"]})
+    code, done, _ = cli_json(
+        "confirm", card["id"], "--edits", chosen, "--url", running_server, "--user", "jordan"
+    )
+
+    # Then the first is refused with the field to set, and the second moves the issue
+    assert refused == 1
+    assert body["error"]["field"] == "transition"  # type: ignore[index]
+    assert "HTTP 422" in stderr
+    assert (code, done["result"]["status"]) == (0, "In Progress")  # type: ignore[index]
