@@ -101,7 +101,8 @@ def test_a_transition_the_issue_offers_moves_it_and_another_is_refused(jira: Fak
     client.transition("WEB-9", offered["Done"].id)
 
     issue = client.issue("WEB-9")
-    assert issue is not None and issue.status == "Done"
+    assert issue is not None
+    assert issue.status == "Done"
 
 
 @pytest.mark.parametrize("make", CLIENTS)
@@ -152,7 +153,8 @@ def test_a_link_uses_the_sites_types_and_direction(jira: FakeJira, make: object)
     client.link("Blocks", "WEB-12", "OPS-3")  # Jira keeps one
 
     web, ops = client.issue("WEB-12"), client.issue("OPS-3")
-    assert web is not None and ops is not None
+    assert web is not None
+    assert ops is not None
     assert web.links == (IssueLink(type="Blocks", other="OPS-3", outward=True),)
     assert ops.links == (IssueLink(type="Blocks", other="WEB-12", outward=False),)
 

@@ -1,4 +1,5 @@
-"""How a status or a link type as the user said it names one of the issue's transitions or the site's types."""
+"""How a status or a link type as the user said it names one of the issue's transitions or the
+site's link types."""
 
 from __future__ import annotations
 

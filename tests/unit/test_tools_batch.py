@@ -38,11 +38,15 @@ def ctx(session: str = "s-1") -> ToolContext:
     return ToolContext(owner="user-1", session_id=session, now=NOW, timezone="Europe/Berlin")
 
 
-def test_registry_lists_the_three_tools_by_operation_id() -> None:
+def test_registry_lists_the_tools_by_operation_id() -> None:
     assert {name: (s.action_group, s.api_path, s.method, s.action) for name, s in REGISTRY.items()} == {
         "create_email_draft": ("email_draft", "/email-drafts", "POST", "show_new_email_draft"),
         "propose_meeting": ("meeting_scheduler", "/meeting-proposals", "POST", "show_meeting_scheduler"),
         "create_jira_ticket_draft": ("jira_draft", "/jira-ticket-drafts", "POST", "show_jira_ticket_draft"),
+        "comment_on_jira_issue": ("jira_comment", "/jira-comments", "POST", "show_jira_comment"),
+        "transition_jira_issue": ("jira_transition", "/jira-transitions", "POST", "show_jira_transition"),
+        "update_jira_issue": ("jira_update", "/jira-updates", "POST", "show_jira_update"),
+        "link_jira_issues": ("jira_link", "/jira-links", "POST", "show_jira_link"),
     }
     assert all(s.description for s in REGISTRY.values())
 

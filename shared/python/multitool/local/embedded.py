@@ -225,7 +225,8 @@ def sandbox_env(
         seed=seed,
         runtime=BackendChoice(),
         region=region,
-        jira_secret_arn="",
+        # The sandbox's Jira, by its secret's name: the cards that name an existing issue read it there.
+        jira_secret_arn=LOCAL_JIRA_SECRET,
         log_level=log_level,
     )
 
@@ -363,9 +364,13 @@ def _identities(sesv2: Any) -> set[str]:
     return {i["IdentityName"] for i in sesv2.list_email_identities().get("EmailIdentities", [])}
 
 
+LOCAL_JIRA_SECRET = "multitool/local/jira"  # noqa: S105 - a secret's name, not a secret
+"""The name of the Jira sandbox's secret (Secrets Manager takes a name where it takes an ARN)."""
+
+
 def _jira_secret(secrets: Any, value: str, restored: bool) -> str:
     """The Jira sandbox's secret, holding this run's sandbox URL; its ARN."""
-    name = "multitool/local/jira"
+    name = LOCAL_JIRA_SECRET
     if restored:
         try:
             return str(secrets.put_secret_value(SecretId=name, SecretString=value)["ARN"])
