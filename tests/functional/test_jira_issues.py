@@ -29,6 +29,8 @@ def jira() -> Iterator[FakeJira]:
     server = start_fake_jira(seeded=True)
     yield server
     server.stop()
+    # Every request the port made is one Atlassian's description allows (the stand-in checks each).
+    assert server.violations == []
 
 
 def organization(jira: FakeJira) -> JiraCloudClient:
@@ -169,6 +171,12 @@ def test_bad_requests_are_refused_with_jiras_words(jira: FakeJira) -> None:
         headers=auth,
     )
     assert answer.status == 400
+    # a member the Comment schema does not name: refused as Atlassian's description says
+    [violation] = jira.violations
+    assert violation.startswith(
+        "POST /rest/api/3/issue/{issueIdOrKey}/comment request body at (root): 'notify'"
+    )
+    jira.violations.clear()
     answer = http.request(
         "POST", f"{jira.url}/rest/api/3/search/jql", body=b'{"jql": "order by key"}', headers=auth
     )

@@ -28,6 +28,7 @@ import urllib3
 
 from multitool.ports import retry
 from multitool.ports.jira import (
+    USER_SEARCH_PATH,
     CreatedIssue,
     IssueRequest,
     JiraError,
@@ -35,9 +36,10 @@ from multitool.ports.jira import (
     JiraUnauthorized,
     JiraUnavailable,
     issue_fields,
+    matching_account_id,
     require_https,
 )
-from multitool.ports.jira_cloud import ISSUE_PATH, USER_SEARCH_PATH, error_for, matching_account_id, send
+from multitool.ports.jira_cloud import ISSUE_PATH, error_for, send
 from multitool.ports.jira_issues import JiraIssues
 from multitool.ports.tokens import Account, AccountNotConnected
 

@@ -104,7 +104,7 @@ def issue_view(body: Any) -> IssueView:
     """An issue of Jira's answer (the issue read or one of a search's ``issues``)."""
     if not isinstance(body, dict) or not body.get("key"):
         raise JiraUnavailable("Jira answered without an issue")
-    fields = body.get("fields") if isinstance(body.get("fields"), dict) else {}
+    fields: dict[str, Any] = body["fields"] if isinstance(body.get("fields"), dict) else {}
     assignee = fields.get("assignee") if isinstance(fields.get("assignee"), dict) else None
     links = []
     for link in fields.get("issuelinks") or []:

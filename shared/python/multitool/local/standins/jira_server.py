@@ -1,6 +1,8 @@
 """A fake Jira Cloud on loopback: the sandbox's issue tracker and the tests' Jira.
 
-It answers the few REST API v3 calls the Jira port makes the way Jira Cloud
+Every REST API v3 request is first checked against Atlassian's own description of it
+(:mod:`.jira_contract`, the committed subset): one it does not allow is answered 400 and kept in
+``violations``. It answers the few REST API v3 calls the Jira port makes the way Jira Cloud
 does: ``POST /rest/api/3/issue`` (basic auth, field validation, ADF
 description), ``GET /rest/api/3/issue/<key>``, ``GET /rest/api/3/user/search``,
 and ``GET /browse/<key>`` (a page labelled as a sandbox). As Atlassian's API gateway it also
@@ -32,6 +34,7 @@ from pathlib import Path
 from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
+from multitool.local.standins.jira_contract import ContractViolation, jira_contract
 from multitool.local.standins.jira_workflow import IssueBook, Refused, adf_text
 from multitool.local.standins.stand_in import StandInHandler, StandInServer
 from multitool.ports.jira import SANDBOX_CREDENTIALS_EMAIL, SANDBOX_CREDENTIALS_TOKEN
@@ -76,6 +79,8 @@ class FakeJira:
         self.projects = {key.upper(): tuple(types) for key, types in projects.items()}
         self.issues: list[dict[str, Any]] = []
         self.requests: list[tuple[str, str, int]] = []
+        self.violations: list[str] = []
+        """The requests Atlassian's description does not allow (answered 400), in words."""
         self._failures: deque[ScriptedFailure] = deque()
         self._lock = threading.Lock()
         self._counters: dict[str, int] = {}
@@ -330,7 +335,7 @@ def _handler_for(jira: FakeJira) -> type[StandInHandler]:
                 self._browse(url.path.removeprefix("/browse/"))
                 return
             path, user = self._route(url.path)
-            if path is None:
+            if path is None or not self._described(None):
                 return
             url = url._replace(path=path)
             if url.path == "/oauth/token/accessible-resources" and user is not None:
@@ -361,13 +366,13 @@ def _handler_for(jira: FakeJira) -> type[StandInHandler]:
 
         def do_POST(self) -> None:
             url = urlsplit(self.path)
+            raw = self._raw()
             path, user = self._route(url.path)
-            if path is None:
+            if path is None or not self._described(raw):
                 return
             if path != "/rest/api/3/issue":
-                length = int(self.headers.get("Content-Length") or 0)
                 try:
-                    body = json.loads(self.rfile.read(length) or b"null") if length else None
+                    body = json.loads(raw or b"null")
                 except ValueError:
                     self._json(
                         HTTPStatus.BAD_REQUEST, {"errorMessages": ["Unexpected character in the JSON"]}
@@ -377,8 +382,6 @@ def _handler_for(jira: FakeJira) -> type[StandInHandler]:
                     return
                 self._json(HTTPStatus.NOT_FOUND, {"errorMessages": ["Not found"]})
                 return
-            length = int(self.headers.get("Content-Length") or 0)
-            raw = self.rfile.read(length) if length else b""
             failure = jira.next_failure()
             if failure is not None:
                 self._scripted(failure)
@@ -399,17 +402,35 @@ def _handler_for(jira: FakeJira) -> type[StandInHandler]:
 
         def do_PUT(self) -> None:
             url = urlsplit(self.path)
+            raw = self._raw()
             path, user = self._route(url.path)
-            if path is None:
+            if path is None or not self._described(raw):
                 return
-            length = int(self.headers.get("Content-Length") or 0)
             try:
-                body = json.loads(self.rfile.read(length) or b"null") if length else None
+                body = json.loads(raw or b"null")
             except ValueError:
                 self._json(HTTPStatus.BAD_REQUEST, {"errorMessages": ["Unexpected character in the JSON"]})
                 return
             if not self._existing("PUT", path, parse_qs(url.query), body, user):
                 self._json(HTTPStatus.NOT_FOUND, {"errorMessages": ["Not found"]})
+
+        def _raw(self) -> bytes:
+            length = int(self.headers.get("Content-Length") or 0)
+            return self.rfile.read(length) if length else b""
+
+        def _described(self, raw: bytes | None) -> bool:
+            """Whether the request is one Atlassian's description allows (:mod:`.jira_contract`); a
+            request it does not is answered 400 and kept in ``jira.violations``."""
+            if "/rest/api/3/" not in urlsplit(self.path).path:
+                return True
+            try:
+                jira_contract().check_request(self.command, self.path, dict(self.headers), raw or None)
+            except ContractViolation as violation:
+                jira.violations.append(str(violation))
+                message = f"Not as Jira's REST API v3 describes it: {violation}"
+                self._json(HTTPStatus.BAD_REQUEST, {"errorMessages": [message], "errors": {}})
+                return False
+            return True
 
         def _existing(
             self, method: str, path: str, query: dict[str, list[str]], body: Any, user: str | None

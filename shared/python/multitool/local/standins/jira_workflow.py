@@ -359,8 +359,9 @@ class IssueBook:
             raise Refused(
                 404, {"errorMessages": [f"No issue link type with name '{name}' found."], "errors": {}}
             )
-        keys = [(request.get(side) or {}).get("key") for side in ("inwardIssue", "outwardIssue")]
-        if not all(isinstance(k, str) for k in keys):
+        given = [(request.get(side) or {}).get("key") for side in ("inwardIssue", "outwardIssue")]
+        keys = [k for k in given if isinstance(k, str)]
+        if len(keys) != 2:
             raise bad(None, "Both issues must be given by key.")
         with self._lock:
             inward, outward = (self.find(k, user) for k in keys)

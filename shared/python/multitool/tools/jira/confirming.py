@@ -38,7 +38,7 @@ def chosen_issue(found: ItemResolution, item_id: str | None, field: str) -> Item
     except ToolError as error:
         if error.code == "not_found":
             raise
-        raise InvalidEdits(error.message, field=error.field) from None
+        raise InvalidEdits(error.message, field=error.field or field) from None
 
 
 def jira_of(backends: Backends) -> JiraClient:

@@ -56,7 +56,9 @@ class JiraLinkPayload(WireModel):
 def prepare(args: JiraLinkArgs, _ctx: ToolContext, _config: ToolConfig) -> Prepared:
     def finish(_people: People, _busy: BusyTimes, found: "Found") -> dict[str, Any]:
         first, second = found
-        kinds = next((r.offered[0].fields.get("linkTypes", []) for r in found if r.offered), [])
+        kinds: list[dict[str, str]] = next(
+            (r.offered[0].fields.get("linkTypes", []) for r in found if r.offered), []
+        )
         matched = link_type_for(args.link, kinds)
         notes = reference_notes(found, ISSUE_NOUN)
         if kinds and matched is None:
