@@ -358,3 +358,34 @@ def test_a_link_as_blocks_links_in_the_sites_direction_once(desk: Desk) -> None:
     done = desk.confirm(again.body["draftId"])
     assert json_body(done)["result"]["alreadyDone"] is True
     assert len(desk.jira.issue("WEB-12")["links"]) == 1
+
+
+def test_an_update_of_a_field_someone_else_changed_since_the_card_is_item_changed(desk: Desk) -> None:
+    [outcome] = desk.ask(("update_jira_issue", {"issue": {"said": "WEB-12"}, "priority": "High"}))
+    # Someone sets another priority in Jira meanwhile
+    desk.jira.book.edit("WEB-12", {"fields": {"priority": {"name": "Lowest"}}}, None)
+
+    refused = desk.confirm(outcome.body["draftId"])
+
+    assert refused["statusCode"] == 409, json_body(refused)
+    assert json_body(refused)["error"]["code"] == "item_changed"
+    assert desk.jira.issue("WEB-12")["fields"]["priority"] == {"name": "Lowest"}  # nothing written over it
+    # A change elsewhere on the issue (a comment) is no conflict for an update of its labels
+    [labels] = desk.ask(("update_jira_issue", {"issue": {"said": "WEB-12"}, "labelsAdd": ["ios"]}))
+    desk.jira.book.add_comment(
+        "WEB-12", {"body": {"type": "doc", "version": 1, "content": []}}, None, "someone"
+    )
+    assert desk.confirm(labels.body["draftId"])["statusCode"] == 200
+    assert "ios" in desk.jira.issue("WEB-12")["fields"]["labels"]
+
+
+def test_a_confirm_for_an_issue_gone_since_the_card_writes_nothing(desk: Desk) -> None:
+    [outcome] = desk.ask(("comment_on_jira_issue", {"issue": {"said": "OPS-5"}, "comment": "Still noisy"}))
+    desk.jira.book.browse[OWNER] = set()  # the user may no longer browse any project
+    desk.jira.issues[:] = [i for i in desk.jira.issues if i["key"] != "OPS-5"]
+
+    refused = desk.confirm(outcome.body["draftId"])
+
+    assert refused["statusCode"] == 409, json_body(refused)
+    assert json_body(refused)["error"]["code"] == "item_changed"
+    assert "OPS-5 is gone or you may no longer see it" in json_body(refused)["error"]["message"]
