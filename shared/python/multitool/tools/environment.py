@@ -71,12 +71,11 @@ def with_jira(ports: ToolPorts, settings: Any) -> ToolPorts:
             api_base=settings.atlassian_api_url,
         )
         return msgspec.structs.replace(ports, jiras=jiras)
-    if settings.jira_secret_arn:
+    if settings.jira_reader_secret_arn:
         from multitool.ports.jira_cloud import secret_jira
 
-        return msgspec.structs.replace(
-            ports, jira=secret_jira(settings.jira_secret_arn, settings.jira_base_url)
-        )
+        reader = secret_jira(settings.jira_reader_secret_arn, settings.jira_base_url)
+        return msgspec.structs.replace(ports, jira=reader)
     return ports
 
 
