@@ -66,6 +66,7 @@ REQUESTS: tuple[tuple[str, str], ...] = (
     ("cancel", "Cancel tomorrow's sync with Priya, say I'm sick"),
     ("series + email", "Set up a weekly 1:1 with Priya every monday at 11am and email her the agenda"),
     ("agenda + email", "what do I have tomorrow and email Priya about the launch"),
+    ("comment + email", "Add a comment to WEB-12: fixed in build 42 and email Priya about it"),
 )
 USER = "jordan"  # the demo's meetings are theirs (multitool.local.demo_meetings)
 LINKED: tuple[tuple[str, str], ...] = (
@@ -183,6 +184,16 @@ def _counting_model(cache: PromptCache) -> tuple[Any, Count]:
     return CountingModel(), count
 
 
+def _seeded_jira() -> Any:
+    """The sandbox's Jira (its demo issues) over loopback: the comment's card finds WEB-12 there."""
+    import urllib3
+    from multitool.local.standins.jira_server import start_fake_jira
+    from multitool.ports.jira_cloud import JiraCloudClient
+
+    jira = start_fake_jira(seeded=True)
+    return JiraCloudClient(jira.url, jira.email, jira.api_token, urllib3.PoolManager())
+
+
 def _runtimes(direct_answers: bool) -> dict[str, Callable[[], tuple[Any, Count]]]:
     from multitool.local.demo_meetings import demo_meetings
     from multitool.local.embedded import load_seed
@@ -195,10 +206,11 @@ def _runtimes(direct_answers: bool) -> dict[str, Callable[[], tuple[Any, Count]]
     from multitool.tools import ToolPorts
 
     people = load_seed().people
+    jira = _seeded_jira()
 
     def flows() -> Any:
         calendar = MemoryCalendar(demo_meetings(people, NOW.date()))
-        ports = ToolPorts(MemoryDirectory(list(people)), calendar, MemoryDraftStore())
+        ports = ToolPorts(MemoryDirectory(list(people)), calendar, MemoryDraftStore(), jira=jira)
         return product_flows(ports, direct_answers=direct_answers)
 
     converse_cache, harness_cache = PromptCache(), PromptCache()

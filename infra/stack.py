@@ -47,6 +47,8 @@ from infra.components.web import ChatWebsite
 from infra.context import DEFAULT_STACK_NAME, RETENTION_DAYS, DeployContext, Identity, JiraAuth, Runtime
 
 STACK_NAME = DEFAULT_STACK_NAME
+JIRA_READING_GROUPS = frozenset({"jira_comment", "jira_transition", "jira_update", "jira_link"})
+"""The action groups whose cards name an existing Jira issue (multitool.tools.jira.find reads it)."""
 # Exactly the calls each code path makes (TransactWriteItems is authorized per item: Put -> PutItem,
 # Update -> UpdateItem). Tools: people and busy times in BatchGetItem pages; a draft is a conditional
 # PutItem (several in one TransactWriteItems), read back with GetItem when it already exists.
@@ -146,15 +148,36 @@ class MultitoolStack(cdk.Stack):
         def function(construct_id: str, spec: FunctionSpec) -> MultitoolFunction:
             return MultitoolFunction(self, construct_id, spec=spec, layer=self.layer, log_retention=retention)
 
-        # Action groups: draft only. No mail, no secret, no agent invocation.
+        # The account that reads the issues a card names (organization Jira): a secret of its own, never
+        # the one the review writes with; read only by the functions that make those cards.
+        self.jira_reader = (
+            JiraSecret(
+                self,
+                "JiraReader",
+                encryption_key=own_key,
+                description="multitool Jira reading account (browse only): {baseUrl, email, apiToken}",
+            )
+            if settings.jira_auth is JiraAuth.ORGANIZATION
+            else None
+        )
+
+        # Action groups: draft only. No mail, no agent invocation; the Jira ones read the reader's secret.
         self.action_groups: dict[str, MultitoolFunction] = {}
         if settings.lambda_executors:
             for group in action_groups():
+                # Jira as the user: an action group has no user's JWT to read with (the orchestrator does).
+                reads_jira = group.name in JIRA_READING_GROUPS and self.jira_reader is not None
                 fn = function(
                     _pascal(group.name),
-                    FunctionSpec(group.name, group.function_description, environment=tool_env),
+                    FunctionSpec(
+                        group.name,
+                        group.function_description,
+                        environment={**tool_env, **(self._jira_reader_environment() if reads_jira else {})},
+                    ),
                 )
                 self._grant_tools(fn.role)
+                if reads_jira and self.jira_reader is not None:  # (checked above; for the type)
+                    self.jira_reader.grant_read(fn.role)
                 self.action_groups[group.name] = fn
 
         self.agent: ChatAgent | None = None
@@ -367,17 +390,32 @@ class MultitoolStack(cdk.Stack):
             return_urls=[self.web.url, *local_sign_in],
             jira_client_id=settings.jira_client_id if jira else None,
         )
-        # The orchestrator's tools use the calendar's provider only; only the review creates an issue.
-        callers = [self.review] if settings.identity is Identity.OFF else [self.orchestrator, self.review]
+        # The orchestrator's tools use the calendar's provider, and (Jira as the user, tools run there)
+        # read the issues a card names with the user's own Atlassian token; only the review writes.
+        orchestrator_jira = jira and settings.tools_in_orchestrator
+        callers = (
+            [self.review]
+            if settings.identity is Identity.OFF and not orchestrator_jira
+            else [self.orchestrator, self.review]
+        )
         for fn in callers:
-            uses_jira = jira and fn is self.review
-            for key, value in identity.environment(jira=uses_jira).items():
+            uses_jira = jira and (fn is self.review or orchestrator_jira)
+            calendar = settings.identity is not Identity.OFF
+            for key, value in identity.environment(calendar=calendar, jira=uses_jira).items():
                 fn.function.add_environment(key, value)
             fn.function.add_environment("IDENTITY_RETURN_URL", self.web.url)
             fn.function.add_environment("CONNECTIONS_TABLE_NAME", self.tables[LIMITS].table_name)
-            identity.grant_tokens(fn.role, complete=fn is self.review, jira=uses_jira)
+            identity.grant_tokens(fn.role, complete=fn is self.review, calendar=calendar, jira=uses_jira)
             self._grant(LIMITS, fn.role, *CONNECTION_ACTIONS)
         return identity
+
+    def _jira_reader_environment(self) -> dict[str, str]:
+        """How a function that makes cards reads Jira: the reading account's secret, or (Jira as the
+        user) each caller's own token on the configured site."""
+        if self.jira_reader is not None:
+            return {"JIRA_READER_SECRET_ARN": self.jira_reader.secret.secret_arn}
+        assert self.settings.jira_site_url is not None  # the context checked it
+        return {"JIRA_AUTH": "user", "JIRA_SITE_URL": self.settings.jira_site_url}
 
     def _jira_environment(self) -> dict[str, str]:
         """How the review function signs in to Jira: the organization's secret, or each user's own
@@ -641,6 +679,8 @@ class MultitoolStack(cdk.Stack):
             )
             cdk.CfnOutput(self, "SlackBotTokenSecretArn", value=self.slack_secrets.bot_token.secret_arn)
             cdk.CfnOutput(self, "SlackSigningSecretArn", value=self.slack_secrets.signing_secret.secret_arn)
+        if self.jira_reader is not None:
+            cdk.CfnOutput(self, "JiraReaderSecretArn", value=self.jira_reader.secret.secret_arn)
         if self.suite.secret is not None:
             cdk.CfnOutput(self, "Microsoft365CredentialArn", value=self.suite.secret.secret_arn)
         if self.identity is not None and self.identity.client_secret is not None:

@@ -1,4 +1,6 @@
-"""The Jira credentials: one Secrets Manager secret only the review function reads."""
+"""The Jira credentials: the account that writes, a secret only the review function reads; and the
+account that reads the issues a card names, a secret only the functions that make those cards read
+(give it an account that may browse the projects and nothing more: docs/deploy.md)."""
 
 from __future__ import annotations
 
@@ -17,13 +19,18 @@ class JiraSecret(Construct):
     """``{"baseUrl", "email", "apiToken"}`` for Jira Cloud's REST API."""
 
     def __init__(
-        self, scope: Construct, construct_id: str, *, encryption_key: kms.IKey | None = None
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        encryption_key: kms.IKey | None = None,
+        description: str = "multitool Jira credentials: {baseUrl, email, apiToken}",
     ) -> None:
         super().__init__(scope, construct_id)
         self.secret = credential_secret(
             self,
             "Secret",
-            description="multitool Jira credentials: {baseUrl, email, apiToken}",
+            description=description,
             placeholder=PLACEHOLDER,
             generated_key="apiToken",
             rotation="A Jira Cloud API token is issued and revoked in Atlassian's account settings; Secrets "

@@ -441,3 +441,27 @@ def test_confirm_first_and_confirm_all_run_linked_cards_in_order(running_server:
         for o in answer["outcomes"]  # type: ignore[index]
     ]
     assert run_cli("confirm", *ids, *url).returncode == 2  # several ids need --all
+
+
+def test_a_transition_the_workflow_does_not_offer_is_chosen_from_the_command_line(
+    running_server: str,
+) -> None:
+    # Given a card for a status WEB-9's workflow does not reach from To Do
+    code, turn, _ = cli_json("chat", "move WEB-9 to In Review", "--url", running_server, "--user", "jordan")
+    assert code == 0
+    [card] = turn["clientActions"]  # type: ignore[index]
+    assert card["type"] == "show_jira_transition"
+    offered = {t["toStatus"]: t["id"] for t in card["issue"]["item"]["fields"]["transitions"]}
+
+    # When confirmed as it is, then with one of the transitions it offers
+    refused, body, stderr = cli_json("confirm", card["id"], "--url", running_server, "--user", "jordan")
+    chosen = json.dumps({"transition": offered["In Progress"]})
+    code, done, _ = cli_json(
+        "confirm", card["id"], "--edits", chosen, "--url", running_server, "--user", "jordan"
+    )
+
+    # Then the first is refused with the field to set, and the second moves the issue
+    assert refused == 1
+    assert body["error"]["field"] == "transition"  # type: ignore[index]
+    assert "HTTP 422" in stderr
+    assert (code, done["result"]["status"]) == (0, "In Progress")  # type: ignore[index]

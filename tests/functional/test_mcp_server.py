@@ -7,6 +7,7 @@ made and reviews them as the real reviewer does.
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -24,8 +25,9 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from multitool.local.embedded import FAKE_CREDENTIALS, load_seed, seed_directory
+from multitool.local.embedded import FAKE_CREDENTIALS, LOCAL_JIRA_SECRET, load_seed, seed_directory
 from multitool.local.memory import MemoryCalendar
+from multitool.local.standins.jira_server import start_fake_jira
 from multitool.ports.drafts import DynamoDraftStore
 from multitool.ports.tables import create_all
 from multitool.review import Caller, DraftNotFound, ReviewConfig
@@ -57,6 +59,17 @@ CALLS = {
         "when": "next week",
         "fromDay": (date.today() + timedelta(days=7)).isoformat(),
     },
+    "jira-comment___comment_on_jira_issue": {
+        "issue": {"said": "WEB-12", "key": "WEB-12"},
+        "comment": "Fixed",
+    },
+    "jira-transition___transition_jira_issue": {"issue": {"said": "WEB-12"}, "status": "In Review"},
+    "jira-update___update_jira_issue": {"issue": {"said": "WEB-12"}, "priority": "High"},
+    "jira-link___link_jira_issues": {
+        "issue": {"said": "WEB-12"},
+        "other": {"said": "OPS-3"},
+        "link": "blocks",
+    },
 }
 
 
@@ -73,6 +86,18 @@ class Sandbox:
         )
         self.tables = create_all(self.dynamodb)
         seed_directory(self.dynamodb, self.tables["DIRECTORY_TABLE_NAME"], load_seed())
+        # The sandbox's Jira, its demo issues seeded, behind the secret `make demo` writes
+        self.jira = start_fake_jira(seeded=True)
+        secrets = boto3.client(
+            "secretsmanager",
+            endpoint_url=endpoint,
+            region_name="us-east-1",
+            aws_access_key_id=FAKE_CREDENTIALS["AWS_ACCESS_KEY_ID"],
+            aws_secret_access_key=FAKE_CREDENTIALS["AWS_SECRET_ACCESS_KEY"],
+            aws_session_token=FAKE_CREDENTIALS["AWS_SESSION_TOKEN"],
+        )
+        value = {"baseUrl": self.jira.url, "email": self.jira.email, "apiToken": self.jira.api_token}
+        secrets.create_secret(Name=LOCAL_JIRA_SECRET, SecretString=json.dumps(value))
 
     @property
     def drafts(self) -> DynamoDraftStore:
@@ -87,7 +112,9 @@ def sandbox() -> Iterator[Sandbox]:
     server.start()
     host, port = server.get_host_and_port()
     try:
-        yield Sandbox(f"http://{host}:{port}")
+        running = Sandbox(f"http://{host}:{port}")
+        yield running
+        running.jira.stop()
     finally:
         server.stop()
 

@@ -7,11 +7,14 @@ from datetime import UTC, datetime
 
 import boto3
 import pytest
+import urllib3
 from moto import mock_aws
+from multitool.local.standins.jira_server import start_fake_jira
 from multitool.people import Person
 from multitool.ports.directory import DynamoDirectory, seed_people
 from multitool.ports.drafts import DynamoDraftStore
 from multitool.ports.dynamo_calendar import DynamoCalendar
+from multitool.ports.jira_cloud import JiraCloudClient
 from multitool.ports.tables import create_all
 from multitool.runtimes.flow import ToolCall
 from multitool.runtimes.product import TOOL_NAMES, ProductStep, product_flow
@@ -31,6 +34,13 @@ ARGS = {
         "summary": "Login crash",
         "assignee": "Priya",
     },
+    "comment_on_jira_issue": {"issue": {"said": "WEB-12", "key": "WEB-12"}, "comment": "Fixed in build"},
+    "transition_jira_issue": {
+        "issue": {"said": "the login crash ticket", "words": ["login", "crash"]},
+        "status": "Done",
+    },
+    "update_jira_issue": {"issue": {"said": "WEB-12"}, "summary": "Login crash", "assignee": "Priya"},
+    "link_jira_issues": {"issue": {"said": "WEB-12"}, "other": {"said": "OPS-3"}, "link": "blocks"},
 }
 
 
@@ -45,12 +55,14 @@ def backend():
         client.meta.events.register(
             "before-call.dynamodb.*", lambda model, **_: requests.update([model.name])
         )
-        ports = ToolPorts(
-            directory=DynamoDirectory(tables["DIRECTORY_TABLE_NAME"], client),
-            calendar=DynamoCalendar(tables["BOOKINGS_TABLE_NAME"], client),
-            drafts=DynamoDraftStore(tables["DRAFTS_TABLE_NAME"], client),
-        )
-        yield ports, requests, client, tables
+        with start_fake_jira(seeded=True) as jira:
+            ports = ToolPorts(
+                directory=DynamoDirectory(tables["DIRECTORY_TABLE_NAME"], client),
+                calendar=DynamoCalendar(tables["BOOKINGS_TABLE_NAME"], client),
+                drafts=DynamoDraftStore(tables["DRAFTS_TABLE_NAME"], client),
+                jira=JiraCloudClient(jira.url, jira.email, jira.api_token, urllib3.PoolManager()),
+            )
+            yield ports, requests, client, tables
 
 
 def distinct_args(name: str, index: int) -> dict:
@@ -59,6 +71,10 @@ def distinct_args(name: str, index: int) -> dict:
         "create_email_draft": "subject",
         "propose_meeting": "title",
         "create_jira_ticket_draft": "summary",
+        "comment_on_jira_issue": "comment",
+        "transition_jira_issue": "status",
+        "update_jira_issue": "summary",
+        "link_jira_issues": "link",
     }
     return {**ARGS[name], field[name]: f"{ARGS[name][field[name]]} {index}"}
 
@@ -97,7 +113,8 @@ def test_n_calls_make_one_directory_read_and_one_draft_write(backend, count: int
     assert turn.group == tuple(sorted(set(names)))
     # Directory: one BatchGetItem for every name of every call; calendar: at most one busy read.
     busy_reads = 1 if "propose_meeting" in names else 0
-    assert directory_reads(requests) == 1 + busy_reads
+    named = {"create_email_draft", "propose_meeting", "create_jira_ticket_draft", "update_jira_issue"}
+    assert directory_reads(requests) == (1 if named & set(names) else 0) + busy_reads
     assert draft_writes(requests) == 1
     stored = client.scan(TableName=tables["DRAFTS_TABLE_NAME"])["Count"]
     assert stored == count

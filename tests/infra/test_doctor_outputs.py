@@ -29,6 +29,8 @@ def test_every_output_the_doctor_needs_is_in_the_template_and_tells_the_runtime(
 
 
 def test_the_doctor_knows_the_secrets_placeholder(harness_stack: Synthesized) -> None:
-    (secret,) = harness_stack.of_type("AWS::SecretsManager::Secret").values()
+    secret = harness_stack.of_type("AWS::SecretsManager::Secret")[
+        harness_stack.logical_id(harness_stack.stack.jira.secret)
+    ]
     template = json.loads(secret["Properties"]["GenerateSecretString"]["SecretStringTemplate"])
     assert template == PLACEHOLDER_CREDENTIALS

@@ -40,7 +40,12 @@ ACTION_GROUP_CONSTRUCTS = {
     "invitation_answer": "InvitationAnswer",
     "calendar_agenda": "CalendarAgenda",
     "free_time": "FreeTime",
+    "jira_comment": "JiraComment",
+    "jira_transition": "JiraTransition",
+    "jira_update": "JiraUpdate",
+    "jira_link": "JiraLink",
 }
+JIRA_READERS = ("JiraComment", "JiraTransition", "JiraUpdate", "JiraLink")
 ALL_FUNCTIONS = (*ACTION_GROUP_CONSTRUCTS.values(), "Orchestrator", "Review")
 
 
@@ -156,7 +161,9 @@ def test_action_group_roles_cannot_send_read_secrets_or_invoke_the_agent(agent_s
             agent_stack, role_of_function(agent_stack, function_id(agent_stack, construct_id))
         )
         assert not {a for a in actions if a.startswith("ses:")}
-        assert not {a for a in actions if a.startswith("secretsmanager:")}
+        # Only the Jira reading ones read a secret: the reading account's (the test above)
+        reads = {"secretsmanager:GetSecretValue"} if construct_id in JIRA_READERS else set()
+        assert {a for a in actions if a.startswith("secretsmanager:")} == reads
         assert not {a for a in actions if a.startswith("bedrock:")}
         assert not {a for a in actions if a.startswith("lambda:")}
         # Drafts are created (conditional put, read back on conflict), never updated or deleted.
@@ -217,8 +224,18 @@ def test_only_the_review_function_sends_mail_and_reads_the_jira_secret(agent_sta
     assert resources_for_action(agent_stack, review_role, "secretsmanager:GetSecretValue") == [
         {"Ref": agent_stack.logical_id(stack.jira.secret)}
     ]
+    # The cards that name an existing issue read it with the reading account's secret, and only that.
+    assert stack.jira_reader is not None
+    readers = {role_of_function(agent_stack, function_id(agent_stack, name)) for name in JIRA_READERS}
+    for role_id in readers:
+        assert resources_for_action(agent_stack, role_id, "secretsmanager:GetSecretValue") == [
+            {"Ref": agent_stack.logical_id(stack.jira_reader.secret)}
+        ], role_id
+        actions = actions_for_role(agent_stack, role_id)
+        assert {a for a in actions if a.startswith("secretsmanager:")} == {"secretsmanager:GetSecretValue"}
+        assert not {a for a in actions if a.startswith("ses:")}, role_id
     for role_id in agent_stack.of_type("AWS::IAM::Role"):
-        if role_id == review_role:
+        if role_id == review_role or role_id in readers:
             continue
         actions = actions_for_role(agent_stack, role_id)
         assert not {a for a in actions if a.startswith("ses:") or a.startswith("secretsmanager:")}, role_id
@@ -299,11 +316,13 @@ def test_sender_identity_and_jira_secret_come_from_context_without_a_real_value(
     agent_stack: Synthesized,
 ) -> None:
     agent_stack.template.has_resource_properties("AWS::SES::EmailIdentity", {"EmailIdentity": SENDER})
-    (secret,) = agent_stack.of_type("AWS::SecretsManager::Secret").values()
-    generated = secret["Properties"]["GenerateSecretString"]
-    assert generated["GenerateStringKey"] == "apiToken"
-    assert set(json.loads(generated["SecretStringTemplate"])) == {"baseUrl", "email"}
-    assert "SecretString" not in secret["Properties"]
+    secrets = agent_stack.of_type("AWS::SecretsManager::Secret").values()
+    assert len(secrets) == 2  # the account that writes (the review's) and the one that reads
+    for secret in secrets:
+        generated = secret["Properties"]["GenerateSecretString"]
+        assert generated["GenerateStringKey"] == "apiToken"
+        assert set(json.loads(generated["SecretStringTemplate"])) == {"baseUrl", "email"}
+        assert "SecretString" not in secret["Properties"]
 
 
 # --- the agent ------------------------------------------------------------------------------------
@@ -498,7 +517,15 @@ def test_user_pool_is_admin_managed_with_a_strong_password_policy(agent_stack: S
 
 def test_outputs_have_stable_logical_ids(agent_stack: Synthesized) -> None:
     outputs = agent_stack.data["Outputs"]
-    expected = {"ApiUrl", "AgentId", "AgentAliasId", "UserPoolId", "UserPoolClientId", "JiraSecretArn"}
+    expected = {
+        "ApiUrl",
+        "AgentId",
+        "AgentAliasId",
+        "UserPoolId",
+        "UserPoolClientId",
+        "JiraSecretArn",
+        "JiraReaderSecretArn",
+    }
     expected |= {"WebUrl", "SignInDomain", "CliClientId"}
     # operating the stack
     expected |= {"AlarmTopicArn", "DashboardName", "FailedTurnsQueueUrl", "UndoDeadLettersQueueUrl"}

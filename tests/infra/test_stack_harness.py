@@ -343,7 +343,14 @@ def test_the_orchestrator_may_invoke_only_this_harness_and_no_model(harness_stac
         assert resources_for_action(synth, role, action) == [{"Fn::GetAtt": [harness_id, "Arn"]}]
     # The harness calls the model with its own role; the orchestrator calls no model, no agent.
     assert not {a for a in actions if a.startswith("bedrock:")}
-    assert not {a for a in actions if a.startswith("ses:") or a.startswith("secretsmanager:")}
+    assert not {a for a in actions if a.startswith("ses:")}
+    # The tools run here: the one secret it reads is the Jira reading account's.
+    assert {a for a in actions if a.startswith("secretsmanager:")} == {"secretsmanager:GetSecretValue"}
+    stack = harness_stack.stack
+    assert stack.jira_reader is not None
+    assert resources_for_action(harness_stack, role, "secretsmanager:GetSecretValue") == [
+        {"Ref": harness_stack.logical_id(stack.jira_reader.secret)}
+    ]
     # It runs the tools itself: the chat tables and the tool tables, exactly.
     expected = expected_table_actions(synth, {**CHAT_TABLE_ACTIONS, **TOOL_TABLE_ACTIONS})
     assert dynamodb_actions_by_table(synth, role) == expected

@@ -74,7 +74,7 @@ def test_an_atlassian_credential_provider_reads_its_client_secret_from_the_stack
     assert "IdentityCallbackUrl" not in outputs  # no calendar provider here
 
 
-def test_only_the_review_gets_atlassian_tokens_from_this_workload_and_provider(
+def test_the_review_and_the_orchestrator_get_atlassian_tokens_from_this_workload_and_provider(
     jira_user_stack: Synthesized,
 ) -> None:
     ((workload_id, workload),) = jira_user_stack.of_type("AWS::BedrockAgentCore::WorkloadIdentity").items()
@@ -107,8 +107,17 @@ def test_only_the_review_gets_atlassian_tokens_from_this_workload_and_provider(
     secret_resources = by_action["secretsmanager:GetSecretValue"]
     assert secret_resources in ({"Ref": secret}, [{"Ref": secret}])
 
-    # No other function (the orchestrator included) may make any identity call.
-    for other in set(project_functions(jira_user_stack)) - {function_id(jira_user_stack, "Review")}:
+    # The orchestrator runs the tools: it reads the issue a card names with the user's own token
+    # (never finishing a consent, never with the calendar's provider); no other function may.
+    orchestrator = _env(jira_user_stack, "Orchestrator")
+    assert (orchestrator["JIRA_AUTH"], orchestrator["JIRA_SITE_URL"]) == ("user", SITE)
+    assert orchestrator["IDENTITY_JIRA_CREDENTIAL_PROVIDER"] == provider_name
+    assert "IDENTITY_PROVIDER" not in orchestrator
+    reading = json.dumps(_identity_statements(jira_user_stack, "Orchestrator"))
+    assert json.dumps({"Fn::GetAtt": [provider_id, "CredentialProviderArn"]}) in reading
+    assert "bedrock-agentcore:CompleteResourceTokenAuth" not in reading
+    callers = {function_id(jira_user_stack, "Review"), function_id(jira_user_stack, "Orchestrator")}
+    for other in set(project_functions(jira_user_stack)) - callers:
         role = role_of_function(jira_user_stack, other)
         for statement in statements_for_role(jira_user_stack, role):
             assert "bedrock-agentcore:GetResourceOauth2Token" not in json.dumps(statement["Action"])
@@ -229,7 +238,7 @@ def both_stack(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
     )
 
 
-def test_with_each_users_calendar_too_the_orchestrator_gets_no_atlassian_token(
+def test_with_each_users_calendar_too_the_orchestrator_reads_jira_as_the_user(
     both_stack: Synthesized,
 ) -> None:
     providers = both_stack.of_type("AWS::BedrockAgentCore::OAuth2CredentialProvider")
@@ -248,11 +257,12 @@ def test_with_each_users_calendar_too_the_orchestrator_gets_no_atlassian_token(
 
     orchestrator, review = granted("Orchestrator"), granted("Review")
     assert json.dumps(microsoft_arn) in orchestrator
-    assert json.dumps(atlassian_arn) not in orchestrator
-    assert json.dumps(jira_secret) not in orchestrator
+    # The tools run in the orchestrator: a card that names an existing issue reads it as the user.
+    assert json.dumps(atlassian_arn) in orchestrator
+    assert "bedrock-agentcore:CompleteResourceTokenAuth" not in orchestrator
     assert json.dumps(microsoft_arn) in review
     assert json.dumps(atlassian_arn) in review
     assert json.dumps(jira_secret) in review
-    assert "IDENTITY_JIRA_CREDENTIAL_PROVIDER" not in _env(both_stack, "Orchestrator")
+    assert "IDENTITY_JIRA_CREDENTIAL_PROVIDER" in _env(both_stack, "Orchestrator")
     assert _env(both_stack, "Review")["IDENTITY_PROVIDER"] == "microsoft365"
     assert lint(json.dumps(both_stack.data), regions=["us-east-1"]) == []

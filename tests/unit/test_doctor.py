@@ -926,6 +926,16 @@ def test_a_malformed_jira_secret_warns(account: Account, value: str) -> None:
     one(doctor(account).check_jira_secret(SECRET_ARN), Status.WARN, "not JSON with")
 
 
+def test_the_reading_accounts_placeholder_says_which_cards_fail(account: Account) -> None:
+    value = {**PLACEHOLDER_CREDENTIALS, "apiToken": "generatedgeneratedgenerated12345"}
+    account.answer("secretsmanager", "GetSecretValue", GET_SECRET, secret_answer(json.dumps(value)))
+    finding = doctor(account).check_jira_secret(
+        SECRET_ARN, name="jira reader secret", fails="cards that name an existing issue fail"
+    )
+    one(finding, Status.WARN, "placeholder: cards that name an existing issue fail")
+    assert finding.check == "jira reader secret"
+
+
 def test_a_missing_jira_secret_fails(account: Account) -> None:
     account.error("secretsmanager", "GetSecretValue", GET_SECRET, "ResourceNotFoundException", 400)
     one(doctor(account).check_jira_secret(SECRET_ARN), Status.FAIL, "no secret")

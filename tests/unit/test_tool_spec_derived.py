@@ -67,6 +67,10 @@ def test_the_action_is_read_from_the_payload_models_literal() -> None:
         "show_jira_ticket_draft",
         "show_agenda",
         "show_free_times",
+        "show_jira_comment",
+        "show_jira_transition",
+        "show_jira_update",
+        "show_jira_link",
     }
 
 
@@ -100,6 +104,10 @@ def test_each_tool_names_its_confirm_in_a_module_of_its_own() -> None:
         "create_jira_ticket_draft": "JiraEdits",
         "show_calendar": "AgendaEdits",
         "find_free_time": "FreeTimeEdits",
+        "comment_on_jira_issue": "CommentEdits",
+        "transition_jira_issue": "TransitionEdits",
+        "update_jira_issue": "UpdateEdits",
+        "link_jira_issues": "LinkEdits",
     }
     assert all(isinstance(review, ActionReview) for review in reviews.values())
 

@@ -45,6 +45,10 @@ def test_registry_lists_the_tools_by_operation_id() -> None:
         "create_jira_ticket_draft": ("jira_draft", "/jira-ticket-drafts", "POST", "show_jira_ticket_draft"),
         "show_calendar": ("calendar_agenda", "/calendar-agenda", "POST", "show_agenda"),
         "find_free_time": ("free_time", "/free-times", "POST", "show_free_times"),
+        "comment_on_jira_issue": ("jira_comment", "/jira-comments", "POST", "show_jira_comment"),
+        "transition_jira_issue": ("jira_transition", "/jira-transitions", "POST", "show_jira_transition"),
+        "update_jira_issue": ("jira_update", "/jira-updates", "POST", "show_jira_update"),
+        "link_jira_issues": ("jira_link", "/jira-links", "POST", "show_jira_link"),
     }
     assert all(s.description for s in REGISTRY.values())
 

@@ -9,6 +9,7 @@ import { email } from "./email.js";
 import { invitationAnswer, meetingCancel, meetingMove } from "./existing.js";
 import { free } from "./free.js";
 import { genericCard, typeTitle } from "./generic.js";
+import { issueCards } from "./issues.js";
 import { jira } from "./jira.js";
 import { confirmFirstButton, linksPanel, updateConfirmAll } from "./links.js";
 import { showApiError } from "./notices.js";
@@ -37,7 +38,7 @@ import { showScheduled } from "./undo.js";
 // One module per card type (that is UI); a type without one gets the generic card.
 /** @type {Record<string, CardKind>} */
 const CARD_TYPES = Object.fromEntries(
-  [email, meeting, jira, meetingMove, meetingCancel, invitationAnswer, agenda, free].map((kind) => [kind.type, kind]),
+  [email, meeting, jira, meetingMove, meetingCancel, invitationAnswer, agenda, free, ...issueCards].map((kind) => [kind.type, kind]),
 );
 
 /**

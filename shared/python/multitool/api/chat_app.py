@@ -81,6 +81,9 @@ def aws_chat_service() -> ChatService:
         from multitool.tools.environment import with_caller_suites
 
         ports = with_caller_suites(ports, settings)
+    from multitool.tools.environment import with_jira
+
+    ports = with_jira(ports, settings)
     runtime = build_runtime(settings, clients, product_flows(ports, ToolConfig.from_settings(settings)))
     idempotency = (
         ChatIdempotency(

@@ -187,6 +187,8 @@ def function_env(
         "SENDER_EMAIL": seed.sender_email,
         "SANDBOX": "true",
         "JIRA_SECRET_ARN": jira_secret_arn,
+        # The sandbox's one Jira account reads the issues a card names too (deployed: an account of its own).
+        "JIRA_READER_SECRET_ARN": jira_secret_arn,
         "JIRA_PROJECTS": json.dumps(
             {
                 key: project.model_dump(by_alias=True, mode="json")
@@ -226,7 +228,8 @@ def sandbox_env(
         seed=seed,
         runtime=BackendChoice(),
         region=region,
-        jira_secret_arn="",
+        # The sandbox's Jira, by its secret's name: the cards that name an existing issue read it there.
+        jira_secret_arn=LOCAL_JIRA_SECRET,
         log_level=log_level,
     )
 
@@ -374,9 +377,13 @@ def _identities(sesv2: Any) -> set[str]:
     return {i["IdentityName"] for i in sesv2.list_email_identities().get("EmailIdentities", [])}
 
 
+LOCAL_JIRA_SECRET = "multitool/local/jira"  # noqa: S105 - a secret's name, not a secret
+"""The name of the Jira sandbox's secret (Secrets Manager takes a name where it takes an ARN)."""
+
+
 def _jira_secret(secrets: Any, value: str, restored: bool) -> str:
     """The Jira sandbox's secret, holding this run's sandbox URL; its ARN."""
-    name = "multitool/local/jira"
+    name = LOCAL_JIRA_SECRET
     if restored:
         try:
             return str(secrets.put_secret_value(SecretId=name, SecretString=value)["ARN"])
@@ -416,6 +423,7 @@ def _start_jira(seed: Seed, state: Path | None = None) -> tuple[FakeJira, dict[s
         api_token=SANDBOX_CREDENTIALS_TOKEN,
         projects={key: project.issue_types for key, project in seed.jira_projects.items()},
         state=state,
+        seeded=True,  # the demo's issues to comment on, move, update and link
     )
     secret = {"baseUrl": jira.url, "email": SANDBOX_CREDENTIALS_EMAIL, "apiToken": SANDBOX_CREDENTIALS_TOKEN}
     return jira, secret

@@ -101,7 +101,7 @@ def outbox(
 
 
 def issues(jira: FakeJira) -> list[dict[str, Any]]:
-    """Issues the fake Jira created, newest first."""
+    """Issues the fake Jira created, newest first (not the demo's seeded ones)."""
     return [
         {
             "key": issue["key"],
@@ -112,6 +112,7 @@ def issues(jira: FakeJira) -> list[dict[str, Any]]:
             "sandbox": True,
         }
         for issue in reversed(list(jira.issues))
+        if not issue.get("seeded")
     ]
 
 

@@ -28,6 +28,7 @@ import urllib3
 
 from multitool.ports import retry
 from multitool.ports.jira import (
+    USER_SEARCH_PATH,
     CreatedIssue,
     IssueRequest,
     JiraError,
@@ -35,9 +36,11 @@ from multitool.ports.jira import (
     JiraUnauthorized,
     JiraUnavailable,
     issue_fields,
+    matching_account_id,
     require_https,
 )
-from multitool.ports.jira_cloud import ISSUE_PATH, USER_SEARCH_PATH, error_for, matching_account_id, send
+from multitool.ports.jira_cloud import ISSUE_PATH, error_for, send
+from multitool.ports.jira_issues import JiraIssues
 from multitool.ports.tokens import Account, AccountNotConnected
 
 if TYPE_CHECKING:
@@ -90,7 +93,7 @@ class CloudIds:
             self._ids.pop(user_id, None)
 
 
-class AtlassianJiraClient:
+class AtlassianJiraClient(JiraIssues):
     """:class:`~multitool.ports.jira.JiraClient` acting as ``account`` on the site at ``site_url``."""
 
     def __init__(
@@ -134,6 +137,15 @@ class AtlassianJiraClient:
             raise JiraUnavailable("Jira answered without an issue key")
         key = str(body["key"])
         return CreatedIssue(id=str(body.get("id", "")), key=key, url=f"{self._site_url}/browse/{key}")
+
+    def _call(
+        self, method: str, path: str, payload: dict[str, Any] | None, idempotent: bool
+    ) -> tuple[int, Any, Any]:
+        """One request on the site through Atlassian's gateway, with the user's own token."""
+        deadline = self._deadline or retry.budget()
+        headers = self._headers(self._tokens.access_token("atlassian", self._account, JIRA_SCOPES))
+        site = f"{self._api_base}/ex/jira/{quote(self._cloud_id(headers, deadline), safe='')}"
+        return send(self._http, method, f"{site}{path}", payload, headers, deadline, idempotent=idempotent)
 
     def _cloud_id(self, headers: dict[str, str], deadline: Callable[[], float]) -> str:
         user = self._account.user_id

@@ -22,7 +22,7 @@ from __future__ import annotations
 import base64
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -30,6 +30,7 @@ import urllib3
 from botocore.exceptions import BotoCoreError, ClientError
 
 from multitool.ports import retry
+from multitool.ports.jira import USER_SEARCH_PATH as USER_SEARCH_PATH
 from multitool.ports.jira import (
     CreatedIssue,
     IssueRequest,
@@ -43,18 +44,19 @@ from multitool.ports.jira import (
     JiraUnauthorized,
     JiraUnavailable,
     issue_fields,
+    matching_account_id,
 )
+from multitool.ports.jira_issues import IssueChange, IssueView, JiraIssues, LinkType, Transition
 
 if TYPE_CHECKING:
     from mypy_boto3_secretsmanager import SecretsManagerClient
 
 ISSUE_PATH = "/rest/api/3/issue"
 READ_TIMEOUT_SECONDS = 10.0
-USER_SEARCH_PATH = "/rest/api/3/user/search"
 
 
-class JiraCloudClient:
-    """:class:`JiraClient` on Jira Cloud's REST API v3."""
+class JiraCloudClient(JiraIssues):
+    """:class:`JiraClient` on Jira Cloud's REST API v3 (existing issues: :class:`JiraIssues`)."""
 
     def __init__(
         self,
@@ -108,22 +110,15 @@ class JiraCloudClient:
     ) -> tuple[int, Any, Any]:
         return send(self._http, method, f"{self.base_url}{path}", payload, self._headers, deadline)
 
+    def _call(
+        self, method: str, path: str, payload: dict[str, Any] | None, idempotent: bool
+    ) -> tuple[int, Any, Any]:
+        deadline = self._deadline or retry.budget()
+        url = f"{self.base_url}{path}"
+        return send(self._http, method, url, payload, self._headers, deadline, idempotent=idempotent)
 
-def matching_account_id(body: Any, email: str) -> str:
-    """The account id in the user search's answer ``body`` of the user whose address is ``email``;
-    :class:`JiraRejected` if there is none."""
-    users = body if isinstance(body, list) else []
-    wanted = email.casefold()
-    exact = [u for u in users if str(u.get("emailAddress", "")).casefold() == wanted]
-    # Jira hides emailAddress under some privacy settings; a single match is then the user.
-    matches = exact or (users if len(users) == 1 else [])
-    if not matches or not matches[0].get("accountId"):
-        raise JiraRejected(
-            "The assignee has no Jira account",
-            errors={"assignee": "No Jira user matches the assignee's email address"},
-            messages=[],
-        )
-    return str(matches[0]["accountId"])
+    def _error(self, status: int, headers: Any, body: Any) -> JiraError:
+        return error_for(status, headers, body)
 
 
 def send(
@@ -135,12 +130,15 @@ def send(
     deadline: Callable[[], float],
     *,
     read_timeout: float = READ_TIMEOUT_SECONDS,
+    idempotent: bool | None = None,
 ) -> tuple[int, Any, Any]:
     """One request to Jira: its status, headers and JSON body (None when it has none).
 
     Retried as every provider request is (:mod:`multitool.ports.retry`): a create is not
     idempotent in Jira (no idempotency key), so one sent without an answer (a read timeout, a
-    dropped connection, a 502/503/504) is never sent again: :class:`JiraOutcomeUnknown`."""
+    dropped connection, a 502/503/504) is never sent again: :class:`JiraOutcomeUnknown`.
+    ``idempotent``: the caller knows the request may be sent again (a search, an edit); default:
+    a GET or HEAD only."""
     try:
         answer = retry.send(
             http,
@@ -148,14 +146,14 @@ def send(
             url,
             body=None if payload is None else json.dumps(payload).encode(),
             headers=headers,
-            idempotent=method in ("GET", "HEAD"),
+            idempotent=method in ("GET", "HEAD") if idempotent is None else idempotent,
             deadline=deadline,
             read_timeout=read_timeout,
         )
     except retry.OutcomeUnknown as unknown:
         raise JiraOutcomeUnknown(
-            f"Jira did not answer after the issue was sent ({unknown.cause}); it may have "
-            "been created. Check Jira before confirming again."
+            f"Jira did not answer after the request was sent ({unknown.cause}); it may have "
+            "been carried out. Check Jira before confirming again."
         ) from unknown
     except retry.Unreachable as unreachable:
         raise JiraUnavailable(f"Jira could not be reached ({unreachable.cause})") from unreachable
@@ -227,9 +225,55 @@ class DeferredJiraClient:
         self._client: JiraClient | None = None
         self._lock = threading.Lock()
 
-    def create_issue(self, issue: IssueRequest) -> CreatedIssue:
+    def _built(self) -> JiraClient:
         with self._lock:
             if self._client is None:
                 self._client = self._build()
-            client = self._client
-        return client.create_issue(issue)
+            return self._client
+
+    def create_issue(self, issue: IssueRequest) -> CreatedIssue:
+        return self._built().create_issue(issue)
+
+    def issue(self, key: str) -> IssueView | None:
+        return self._built().issue(key)
+
+    def search(self, texts: Sequence[str], projects: Sequence[str], limit: int = 10) -> list[IssueView]:
+        return self._built().search(texts, projects, limit)
+
+    def transitions(self, key: str) -> list[Transition]:
+        return self._built().transitions(key)
+
+    def link_types(self) -> list[LinkType]:
+        return self._built().link_types()
+
+    def comment_with(self, key: str, draft_id: str) -> str | None:
+        return self._built().comment_with(key, draft_id)
+
+    def add_comment(self, key: str, text: str, draft_id: str) -> str:
+        return self._built().add_comment(key, text, draft_id)
+
+    def transition(self, key: str, transition_id: str) -> None:
+        self._built().transition(key, transition_id)
+
+    def edit(self, key: str, change: IssueChange) -> None:
+        self._built().edit(key, change)
+
+    def link(self, link_type: str, inward_key: str, outward_key: str) -> None:
+        self._built().link(link_type, inward_key, outward_key)
+
+    def account_id(self, email: str) -> str:
+        return self._built().account_id(email)
+
+
+def secret_jira(secret_arn: str, base_url: str | None = None) -> DeferredJiraClient:
+    """The organization's Jira, its secret read on first use (``base_url`` overrides the secret's)."""
+
+    def from_secret() -> JiraClient:
+        import boto3
+
+        credentials = SecretsJiraCredentials(boto3.client("secretsmanager"), secret_arn).get()
+        return JiraCloudClient(
+            base_url or credentials.base_url, credentials.email, credentials.api_token, urllib3.PoolManager()
+        )
+
+    return DeferredJiraClient(from_secret)

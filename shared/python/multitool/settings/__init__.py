@@ -71,6 +71,29 @@ class ToolSettings(_EnvSettings):
     directory_table_name: str
     bookings_table_name: str
     jira_projects: dict[str, JiraProject] = Field(default_factory=lambda: _projects(DEFAULT_JIRA_PROJECTS))
+    # How Jira is signed in to: the review creates and changes issues; a card names an existing one
+    # (multitool.tools.jira.find), so the functions that make cards read issues the same way.
+    jira_secret_arn: str | None = Field(
+        default=None, description='Secrets Manager secret {"baseUrl", "email", "apiToken"}; unset: no Jira'
+    )
+    jira_reader_secret_arn: str | None = Field(
+        default=None,
+        description='The secret {"baseUrl", "email", "apiToken"} of the account that reads the issues a card '
+        "names (organization Jira; least privilege: an account that may browse the projects and no more); "
+        "unset: cards name no existing issue",
+    )
+    jira_base_url: str | None = Field(default=None, description="Overrides the secret's baseUrl (sandbox)")
+    jira_auth: Literal["organization", "user"] = Field(
+        default="organization",
+        description="organization: issues are created with the secret's account; user: as the signed-in "
+        "user, with their consent (AgentCore Identity, IDENTITY_JIRA_CREDENTIAL_PROVIDER)",
+    )
+    jira_site_url: str | None = Field(
+        default=None, description="JIRA_AUTH=user: the Jira site, e.g. https://your-site.atlassian.net"
+    )
+    atlassian_api_url: str = Field(
+        default="https://api.atlassian.com", description="Atlassian's API gateway (a local stand-in in tests)"
+    )
     default_timezone: str = "UTC"
     working_hours_start: int = Field(default=9, ge=0, le=23)
     working_hours_end: int = Field(default=17, ge=1, le=24)
@@ -194,6 +217,17 @@ class ToolSettings(_EnvSettings):
             raise ValueError(
                 f"IDENTITY_PROVIDER is {self.identity_provider} but CALENDAR is {self.calendar}: users can "
                 "only connect the accounts the tools use"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _jira_as_the_user(self) -> Self:
+        if self.jira_auth == "user" and (
+            self.jira_site_url is None or self.identity_jira_credential_provider is None
+        ):
+            raise ValueError(
+                "JIRA_AUTH=user needs JIRA_SITE_URL and the identity settings with "
+                "IDENTITY_JIRA_CREDENTIAL_PROVIDER (the stack's jiraAuth=user sets them)"
             )
         return self
 

@@ -2,9 +2,9 @@
 confirm's (mail, Jira, the recipient policy, rate limits, the audit)."""
 
 from enum import StrEnum
-from typing import Any, Literal, Self
+from typing import Any
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, field_validator
 
 from multitool.settings import ToolSettings
 
@@ -32,21 +32,6 @@ class ReviewSettings(ToolSettings):
     """The review function (GET/confirm/discard of /actions/{id}): the only one that sends or creates."""
 
     sender_email: str = Field(min_length=3, description="Verified SES identity mail comes from")
-    jira_secret_arn: str | None = Field(
-        default=None, description='Secrets Manager secret {"baseUrl", "email", "apiToken"}; unset: no Jira'
-    )
-    jira_base_url: str | None = Field(default=None, description="Overrides the secret's baseUrl (sandbox)")
-    jira_auth: Literal["organization", "user"] = Field(
-        default="organization",
-        description="organization: issues are created with the secret's account; user: as the signed-in "
-        "user, with their consent (AgentCore Identity, IDENTITY_JIRA_CREDENTIAL_PROVIDER)",
-    )
-    jira_site_url: str | None = Field(
-        default=None, description="JIRA_AUTH=user: the Jira site, e.g. https://your-site.atlassian.net"
-    )
-    atlassian_api_url: str = Field(
-        default="https://api.atlassian.com", description="Atlassian's API gateway (a local stand-in in tests)"
-    )
     ses_configuration_set: str | None = None
     sandbox: bool = Field(default=False, description="Local sandbox: results are labelled as not real")
     limits_table_name: str | None = Field(
@@ -82,14 +67,3 @@ class ReviewSettings(ToolSettings):
     @classmethod
     def _domains(cls, value: Any) -> Any:
         return tuple(d.strip() for d in value.split(",") if d.strip()) if isinstance(value, str) else value
-
-    @model_validator(mode="after")
-    def _jira_as_the_user(self) -> Self:
-        if self.jira_auth == "user" and (
-            self.jira_site_url is None or self.identity_jira_credential_provider is None
-        ):
-            raise ValueError(
-                "JIRA_AUTH=user needs JIRA_SITE_URL and the identity settings with "
-                "IDENTITY_JIRA_CREDENTIAL_PROVIDER (the stack's jiraAuth=user sets them)"
-            )
-        return self

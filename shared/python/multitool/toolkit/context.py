@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from multitool.ports.calendar import Calendar
     from multitool.ports.directory import Directory
     from multitool.ports.drafts import DraftStore
+    from multitool.ports.jira_issues import JiraReader
     from multitool.ports.suites import Suite
     from multitool.ports.tokens import Account
     from multitool.settings import ToolSettings
@@ -223,11 +224,21 @@ class ToolPorts(msgspec.Struct, frozen=True):
     suites: Callable[[Account], Suite] | None = None
     """The caller's own suite (``CALENDAR`` a provider): its directory and calendar replace
     ``directory`` and ``calendar`` for that caller's calls (:meth:`for_caller`)."""
+    jira: JiraReader | None = None
+    """Jira as the organization's account reads it (the issues a card names); None: no Jira reads."""
+    jiras: Callable[[Account], JiraReader] | None = None
+    """Each caller's own Jira (Jira as the user): replaces ``jira`` for that caller's calls."""
 
     def for_caller(self, ctx: ToolContext) -> ToolPorts:
-        if self.suites is None:
+        if self.suites is None and self.jiras is None:
             return self
         from multitool.ports.tokens import Account
 
-        suite = self.suites(Account(user_id=ctx.owner, email=ctx.requester_email, user_token=ctx.user_token))
-        return ToolPorts(directory=suite.directory, calendar=suite.calendar, drafts=self.drafts)
+        account = Account(user_id=ctx.owner, email=ctx.requester_email, user_token=ctx.user_token)
+        suite = self.suites(account) if self.suites is not None else None
+        return ToolPorts(
+            directory=suite.directory if suite is not None else self.directory,
+            calendar=suite.calendar if suite is not None else self.calendar,
+            drafts=self.drafts,
+            jira=self.jiras(account) if self.jiras is not None else self.jira,
+        )

@@ -37,7 +37,7 @@ from multitool.wire import VALUE_CONFIG, WireModel, WireValue
 
 if TYPE_CHECKING:
     from multitool.people import NameResolution
-    from multitool.toolkit.context import ToolContext, ToolPorts
+    from multitool.toolkit.context import ToolConfig, ToolContext, ToolPorts
 
 MAX_SAID_CHARS = 200
 MAX_REF_PEOPLE = 10
@@ -238,11 +238,13 @@ class ItemChanged(ToolError):
 
 
 class FindContext(msgspec.Struct, frozen=True):
-    """What a finder reads with: the caller, their ports, and the names the batch resolved."""
+    """What a finder reads with: the caller, their ports, the names the batch resolved, and the
+    deployment's choices (``config``: e.g. the Jira projects an issue may be found in)."""
 
     ctx: "ToolContext"
     ports: "ToolPorts"
     people: "Mapping[str, NameResolution]"
+    config: "ToolConfig | None" = None
 
 
 Finder = Callable[[Sequence[ItemRef], FindContext], Sequence[ItemResolution]]

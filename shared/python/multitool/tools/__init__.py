@@ -70,6 +70,10 @@ REGISTRY.declare("multitool.tools.meeting.meeting_cancel")
 REGISTRY.declare("multitool.tools.meeting.invitation_answer")
 REGISTRY.declare("multitool.tools.calendar.calendar_agenda")
 REGISTRY.declare("multitool.tools.meeting.free_time")
+REGISTRY.declare("multitool.tools.jira_comment.jira_comment")
+REGISTRY.declare("multitool.tools.jira_transition.jira_transition")
+REGISTRY.declare("multitool.tools.jira_update.jira_update")
+REGISTRY.declare("multitool.tools.jira_link.jira_link")
 
 _PORT_FAILURES = (BotoCoreError, ClientError, RuntimeError)
 
@@ -196,7 +200,7 @@ def run_calls(
             people = {}
         prepared = {i: call for i, call in prepared.items() if i not in errors and i not in connect}
         try:
-            found = _find_items(prepared, people, ports, ctx)
+            found = _find_items(prepared, people, ports, ctx, config)
         except ProviderError as failure:
             _refuse(failure, [i for i, (_, _, ready) in prepared.items() if ready.lookups], errors, connect)
             found = {}
@@ -432,6 +436,7 @@ def _find_items(
     people: Mapping[str, NameResolution],
     ports: ToolPorts,
     ctx: ToolContext,
+    config: ToolConfig,
 ) -> Mapping[int, Sequence[ItemResolution]]:
     """Every reference of the turn resolved among the caller's own items: each finder once."""
     lookups = {index: ready.lookups for index, (_, _, ready) in calls.items() if ready.lookups}
@@ -440,7 +445,7 @@ def _find_items(
     # The references' module loads only for a turn that names something that already exists.
     from multitool.toolkit.references import FindContext, find_all
 
-    return find_all(lookups, FindContext(ctx=ctx, ports=ports, people=people))
+    return find_all(lookups, FindContext(ctx=ctx, ports=ports, people=people, config=config))
 
 
 def _busy_times(

@@ -51,6 +51,34 @@ def with_caller_suites(ports: ToolPorts, settings: Any) -> ToolPorts:
     return msgspec.structs.replace(ports, suites=suites_from_settings(settings, urllib3.PoolManager()))
 
 
+def with_jira(ports: ToolPorts, settings: Any) -> ToolPorts:
+    """``ports`` that read Jira for the cards that name an existing issue: the organization's reading
+    account (``JIRA_READER_SECRET_ARN``, its secret read on the first such card; never the account
+    the review writes with), or each caller's own Atlassian account (``JIRA_AUTH=user``); unchanged
+    when neither is configured."""
+    import urllib3
+
+    if settings.jira_auth == "user":
+        from multitool.ports.jira_atlassian import caller_jira
+        from multitool.ports.provider_suites import agentcore_tokens
+
+        identity = settings.identity()
+        assert identity is not None  # the settings checked it
+        jiras = caller_jira(
+            agentcore_tokens(identity),
+            site_url=settings.jira_site_url,
+            http=urllib3.PoolManager(),
+            api_base=settings.atlassian_api_url,
+        )
+        return msgspec.structs.replace(ports, jiras=jiras)
+    if settings.jira_reader_secret_arn:
+        from multitool.ports.jira_cloud import secret_jira
+
+        reader = secret_jira(settings.jira_reader_secret_arn, settings.jira_base_url)
+        return msgspec.structs.replace(ports, jira=reader)
+    return ports
+
+
 @functools.cache
 def aws_environment() -> ToolEnvironment:
     """Ports over a DynamoDB client and config from :class:`multitool.settings.ToolSettings`."""
@@ -67,6 +95,7 @@ def aws_environment() -> ToolEnvironment:
     )
     if settings.calendar != "builtin":
         ports = with_caller_suites(ports, settings)
+    ports = with_jira(ports, settings)
     caller_key = bytes.fromhex(settings.caller_context_key) if settings.caller_context_key else None
     if settings.caller_key_secret_arn:  # the user Gateway's targets: the interceptor's key
         from multitool.ports.gateway_caller import secret_key

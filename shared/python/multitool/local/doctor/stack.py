@@ -111,6 +111,14 @@ class StackChecks(Checks):
             findings.append(self.check_agent_alias(outputs["AgentId"], outputs["AgentAliasId"]))
         if outputs.get("JiraSecretArn"):
             findings.append(self.check_jira_secret(outputs["JiraSecretArn"]))
+        if outputs.get("JiraReaderSecretArn"):
+            findings.append(
+                self.check_jira_secret(
+                    outputs["JiraReaderSecretArn"],
+                    name="jira reader secret",
+                    fails="cards that name an existing issue fail",
+                )
+            )
         return findings
 
     def check_harness(self, harness_arn: str) -> Finding:
@@ -223,7 +231,10 @@ class StackChecks(Checks):
             )
         return Finding("agent", Status.OK, f"{name} is PREPARED.")
 
-    def check_jira_secret(self, secret_arn: str) -> Finding:
+    def check_jira_secret(
+        self, secret_arn: str, *, name: str = "jira secret", fails: str = "Jira confirms fail"
+    ) -> Finding:
+        """The Jira secret (or the reading account's, ``name``) holds real credentials."""
         region = self.target.region
         fill = (
             f"`aws secretsmanager put-secret-value --region {region} --secret-id {secret_arn} "
@@ -231,12 +242,12 @@ class StackChecks(Checks):
             '"apiToken": "<token>"}\'`.'
         )
         answer = self._ask(
-            "jira secret",
+            name,
             "secretsmanager:GetSecretValue",
             lambda: self._client("secretsmanager").get_secret_value(SecretId=secret_arn),
             {
                 "ResourceNotFoundException": Finding(
-                    "jira secret", Status.FAIL, f"no secret {secret_arn}.", "`npx cdk deploy` again."
+                    name, Status.FAIL, f"no secret {secret_arn}.", "`npx cdk deploy` again."
                 )
             },
         )
@@ -249,13 +260,11 @@ class StackChecks(Checks):
             str(value["apiToken"])
         except (ValueError, KeyError, TypeError):
             return Finding(
-                "jira secret",
+                name,
                 Status.WARN,
-                'the secret is not JSON with "baseUrl", "email" and "apiToken": Jira confirms fail.',
+                f'the secret is not JSON with "baseUrl", "email" and "apiToken": {fails}.',
                 fill,
             )
         if base_url == PLACEHOLDER_CREDENTIALS["baseUrl"] or email == PLACEHOLDER_CREDENTIALS["email"]:
-            return Finding(
-                "jira secret", Status.WARN, "still the deploy's placeholder: Jira confirms fail.", fill
-            )
-        return Finding("jira secret", Status.OK, f"filled for {base_url}.")
+            return Finding(name, Status.WARN, f"still the deploy's placeholder: {fails}.", fill)
+        return Finding(name, Status.OK, f"filled for {base_url}.")

@@ -15,6 +15,8 @@ from multitool.wire import WireModel
 
 CARD_TYPES = tuple(spec.action for spec in REGISTRY.values())
 """Every tool's card type (the registry's): what an expected card may be."""
+ISSUE_FIELDS = {"issueKey": "issue", "otherKey": "other"}
+"""A listed field that names the existing issue a card found for a reference (its key)."""
 PEOPLE_FIELDS = frozenset({"to", "cc", "attendees", "assignee", "people"})
 AMBIGUOUS = "?"
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")

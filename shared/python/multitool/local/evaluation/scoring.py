@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 from multitool.local.evaluation.cases import (
     AMBIGUOUS,
     CARD_TYPES,
+    ISSUE_FIELDS,
     LINKS_TO,
     PEOPLE_FIELDS,
     RELATIVE_DAY,
@@ -81,10 +82,19 @@ def _meeting_found(card: Mapping[str, Any]) -> str | None:
     return str(fields.get("title")) if isinstance(fields, Mapping) else None
 
 
+def _issue_key(card: Mapping[str, Any], reference: str) -> str | None:
+    """The key of the issue a card found for a reference (None: a choice to make, or none found)."""
+    found = card.get(reference)
+    item = found.get("item") if isinstance(found, Mapping) else None
+    return str(item["id"]) if isinstance(item, Mapping) and item.get("id") else None
+
+
 def field_seen(name: str, card: Mapping[str, Any], *, zone: str) -> Any:
     """What the card holds for a listed field, in the dataset's terms (for the report)."""
     if name == "meeting":
         return _meeting_found(card)
+    if name in ISSUE_FIELDS:
+        return _issue_key(card, ISSUE_FIELDS[name])
     if name in PEOPLE_FIELDS:
         value = card.get(name)
         resolutions = [value] if isinstance(value, Mapping) else list(value or [])
@@ -104,7 +114,7 @@ def field_matches(name: str, expected: Any, card: Mapping[str, Any], *, zone: st
         return _card_day(card, zone) == expected_day(str(expected), today)
     if name == "meeting":  # the title of the meeting the card found
         return str(expected).casefold() == (_meeting_found(card) or "").casefold()
-    actual = card.get(name)
+    actual = _issue_key(card, ISSUE_FIELDS[name]) if name in ISSUE_FIELDS else card.get(name)
     if isinstance(expected, str) and isinstance(actual, str):
         return expected.strip().casefold() == actual.strip().casefold()
     return bool(expected == actual)

@@ -1,6 +1,8 @@
 """A fake Jira Cloud on loopback: the sandbox's issue tracker and the tests' Jira.
 
-It answers the few REST API v3 calls the Jira port makes the way Jira Cloud
+Every REST API v3 request is first checked against Atlassian's own description of it
+(:mod:`.jira_contract`, the committed subset): one it does not allow is answered 400 and kept in
+``violations``. It answers the few REST API v3 calls the Jira port makes the way Jira Cloud
 does: ``POST /rest/api/3/issue`` (basic auth, field validation, ADF
 description), ``GET /rest/api/3/issue/<key>``, ``GET /rest/api/3/user/search``,
 and ``GET /browse/<key>`` (a page labelled as a sandbox). As Atlassian's API gateway it also
@@ -23,6 +25,7 @@ import base64
 import hashlib
 import html
 import json
+import re
 import threading
 from collections import deque
 from dataclasses import dataclass, field
@@ -31,6 +34,8 @@ from pathlib import Path
 from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
+from multitool.local.standins.jira_contract import ContractViolation, jira_contract
+from multitool.local.standins.jira_workflow import IssueBook, Refused, adf_text
 from multitool.local.standins.stand_in import StandInHandler, StandInServer
 from multitool.ports.jira import SANDBOX_CREDENTIALS_EMAIL, SANDBOX_CREDENTIALS_TOKEN
 
@@ -65,13 +70,17 @@ class FakeJira:
         api_token: str,
         projects: dict[str, tuple[str, ...]],
         state: Path | None = None,
+        seeded: bool = False,
     ) -> None:
-        """``state``: a file that keeps the issues (and each project's next key) across restarts."""
+        """``state``: a file that keeps the issues (and each project's next key) across restarts;
+        ``seeded``: the demo's issues (:data:`multitool.local.standins.jira_workflow.SEED`) are there."""
         self.email = email
         self.api_token = api_token
         self.projects = {key.upper(): tuple(types) for key, types in projects.items()}
         self.issues: list[dict[str, Any]] = []
         self.requests: list[tuple[str, str, int]] = []
+        self.violations: list[str] = []
+        """The requests Atlassian's description does not allow (answered 400), in words."""
         self._failures: deque[ScriptedFailure] = deque()
         self._lock = threading.Lock()
         self._counters: dict[str, int] = {}
@@ -79,7 +88,10 @@ class FakeJira:
         saved = _saved(state)
         self.issues = list(saved.get("issues", []))
         self._counters = {str(k): int(v) for k, v in saved.get("counters", {}).items()}
+        self.book = IssueBook(self.issues, self._lock, self.account_id, self._save)
         self._server = StandInServer(_handler_for(self), host, port, name="jira").start()
+        if seeded:
+            self.book.seeded(self._counters)
 
     @property
     def url(self) -> str:
@@ -148,7 +160,7 @@ class FakeJira:
                 "id": issue_id,
                 "key": f"{project}-{number}",
                 "self": f"{self.url}/rest/api/3/issue/{issue_id}",
-                "fields": fields,
+                "fields": {"status": {"name": "To Do"}, **fields},
             }
             self.issues.append(issue)
             self._save()
@@ -212,6 +224,7 @@ def start_fake_jira(
     api_token: str = SANDBOX_CREDENTIALS_TOKEN,
     projects: dict[str, tuple[str, ...]] | None = None,
     state: Path | None = None,
+    seeded: bool = False,
 ) -> FakeJira:
     """Start a fake Jira on ``host:port`` (port 0: any free port) in a daemon thread.
 
@@ -228,12 +241,64 @@ def start_fake_jira(
                 api_token=api_token,
                 projects=projects or DEFAULT_PROJECTS,
                 state=state,
+                seeded=seeded,
             )
         except OSError:  # taken meanwhile: any free port
             pass
     return FakeJira(
-        host, port, email=email, api_token=api_token, projects=projects or DEFAULT_PROJECTS, state=state
+        host,
+        port,
+        email=email,
+        api_token=api_token,
+        projects=projects or DEFAULT_PROJECTS,
+        state=state,
+        seeded=seeded,
     )
+
+
+_NOT_MINE: Any = object()
+_ISSUE = re.compile(r"^/rest/api/3/issue/(?P<key>[^/]+)(?P<rest>/transitions|/comment)?$")
+
+
+def _existing_answer(
+    jira: FakeJira, method: str, path: str, query: dict[str, list[str]], body: Any, user: str | None
+) -> Any:
+    """(status, JSON body or None) for a request on existing issues, or ``_NOT_MINE``."""
+    book = jira.book
+    if (method, path) == ("POST", "/rest/api/3/search/jql"):
+        return HTTPStatus.OK, book.search(body, user)
+    if (method, path) == ("GET", "/rest/api/3/issueLinkType"):
+        from multitool.local.standins.jira_workflow import LINK_TYPES
+
+        return HTTPStatus.OK, {"issueLinkTypes": list(LINK_TYPES)}
+    if (method, path) == ("POST", "/rest/api/3/issueLink"):
+        book.link(body, user)
+        return HTTPStatus.CREATED, None
+    if (method, path) == ("POST", "/rest/api/3/comment/list"):
+        return HTTPStatus.OK, book.comments_by_id(body, query.get("expand", [""])[0], user)
+    match = _ISSUE.match(path)
+    if match is None:
+        return _NOT_MINE
+    key, rest = match["key"], match["rest"]
+    if rest is None and method == "GET":
+        with jira._lock:
+            issue = book.find(key, user)
+            fields = query.get("fields", [""])[0]
+            return HTTPStatus.OK, book.view(issue, fields.split(",") if fields else None)
+    if rest is None and method == "PUT":
+        book.edit(key, body, user)
+        return HTTPStatus.NO_CONTENT, None
+    if rest == "/transitions" and method == "GET":
+        return HTTPStatus.OK, book.transitions(key, user)
+    if rest == "/transitions" and method == "POST":
+        book.transition(key, body, user)
+        return HTTPStatus.NO_CONTENT, None
+    if rest == "/comment" and method == "GET":
+        return HTTPStatus.OK, book.comments(key, user, query.get("orderBy", ["created"])[0])
+    if rest == "/comment" and method == "POST":
+        author = f"local-{user}" if user is not None else jira.account_id(jira.email)
+        return HTTPStatus.CREATED, book.add_comment(key, body, user, author)
+    return _NOT_MINE
 
 
 def _saved(state: Path | None) -> dict[str, Any]:
@@ -270,14 +335,18 @@ def _handler_for(jira: FakeJira) -> type[StandInHandler]:
                 self._browse(url.path.removeprefix("/browse/"))
                 return
             path, user = self._route(url.path)
-            if path is None:
+            if path is None or not self._described(None):
                 return
             url = url._replace(path=path)
             if url.path == "/oauth/token/accessible-resources" and user is not None:
                 self._json(HTTPStatus.OK, jira.accessible_resources())
                 return
+            if self._existing("GET", url.path, parse_qs(url.query), None, user):
+                return
             if url.path == "/rest/api/3/user/search":
                 query = parse_qs(url.query).get("query", [""])[0]
+                if "@" in query:
+                    jira.book.display_names[jira.account_id(query)] = query.split("@")[0]
                 users = (
                     [
                         {
@@ -293,28 +362,26 @@ def _handler_for(jira: FakeJira) -> type[StandInHandler]:
                 )
                 self._json(HTTPStatus.OK, users)
                 return
-            if url.path.startswith("/rest/api/3/issue/"):
-                key = url.path.removeprefix("/rest/api/3/issue/")
-                issue = jira.issue(key) or next((i for i in jira.issues if i["id"] == key), None)
-                if issue is None:
-                    self._json(
-                        HTTPStatus.NOT_FOUND,
-                        {"errorMessages": ["Issue does not exist or you do not have permission to see it."]},
-                    )
-                else:
-                    self._json(HTTPStatus.OK, issue)
-                return
             self._json(HTTPStatus.NOT_FOUND, {"errorMessages": ["Not found"]})
 
         def do_POST(self) -> None:
-            path, user = self._route(urlsplit(self.path).path)
-            if path is None:
+            url = urlsplit(self.path)
+            raw = self._raw()
+            path, user = self._route(url.path)
+            if path is None or not self._described(raw):
                 return
             if path != "/rest/api/3/issue":
+                try:
+                    body = json.loads(raw or b"null")
+                except ValueError:
+                    self._json(
+                        HTTPStatus.BAD_REQUEST, {"errorMessages": ["Unexpected character in the JSON"]}
+                    )
+                    return
+                if self._existing("POST", path, parse_qs(url.query), body, user):
+                    return
                 self._json(HTTPStatus.NOT_FOUND, {"errorMessages": ["Not found"]})
                 return
-            length = int(self.headers.get("Content-Length") or 0)
-            raw = self.rfile.read(length) if length else b""
             failure = jira.next_failure()
             if failure is not None:
                 self._scripted(failure)
@@ -332,6 +399,59 @@ def _handler_for(jira: FakeJira) -> type[StandInHandler]:
             assert isinstance(fields, dict)
             issue = jira.create(fields, reporter=user)
             self._json(HTTPStatus.CREATED, {"id": issue["id"], "key": issue["key"], "self": issue["self"]})
+
+        def do_PUT(self) -> None:
+            url = urlsplit(self.path)
+            raw = self._raw()
+            path, user = self._route(url.path)
+            if path is None or not self._described(raw):
+                return
+            try:
+                body = json.loads(raw or b"null")
+            except ValueError:
+                self._json(HTTPStatus.BAD_REQUEST, {"errorMessages": ["Unexpected character in the JSON"]})
+                return
+            if not self._existing("PUT", path, parse_qs(url.query), body, user):
+                self._json(HTTPStatus.NOT_FOUND, {"errorMessages": ["Not found"]})
+
+        def _raw(self) -> bytes:
+            length = int(self.headers.get("Content-Length") or 0)
+            return self.rfile.read(length) if length else b""
+
+        def _described(self, raw: bytes | None) -> bool:
+            """Whether the request is one Atlassian's description allows (:mod:`.jira_contract`); a
+            request it does not is answered 400 and kept in ``jira.violations``."""
+            if "/rest/api/3/" not in urlsplit(self.path).path:
+                return True
+            try:
+                jira_contract().check_request(self.command, self.path, dict(self.headers), raw or None)
+            except ContractViolation as violation:
+                jira.violations.append(str(violation))
+                message = f"Not as Jira's REST API v3 describes it: {violation}"
+                self._json(HTTPStatus.BAD_REQUEST, {"errorMessages": [message], "errors": {}})
+                return False
+            return True
+
+        def _existing(
+            self, method: str, path: str, query: dict[str, list[str]], body: Any, user: str | None
+        ) -> bool:
+            """Answer a request on existing issues (:class:`IssueBook`); False when it is none."""
+            try:
+                answer = _existing_answer(jira, method, path, query, body, user)
+            except Refused as refused:
+                self._json(refused.status, refused.body)
+                return True
+            if answer is _NOT_MINE:
+                return False
+            status, payload = answer
+            if payload is None:
+                jira.requests.append((self.command, self.path, int(status)))
+                self.send_response(status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+            else:
+                self._json(status, payload)
+            return True
 
         def _route(self, path: str) -> tuple[str | None, str | None]:
             """The Jira path and the user acting (None: the basic-auth account), or (None, None) once
@@ -383,10 +503,15 @@ def _handler_for(jira: FakeJira) -> type[StandInHandler]:
                 )
                 return
             summary = html.escape(str(issue["fields"].get("summary", "")))
+            status = html.escape(str((issue["fields"].get("status") or {}).get("name", "")))
+            comments = "".join(
+                f"<li>{html.escape(adf_text(c['body']))}</li>" for c in issue.get("comments", [])
+            )
             page = (
                 f"<!doctype html><title>{html.escape(key)} (sandbox)</title>"
                 f"<p><strong>Sandbox Jira: not a real issue.</strong></p>"
-                f"<h1>{html.escape(key)}: {summary}</h1>"
+                f"<h1>{html.escape(key)}: {summary}</h1><p>Status: {status}</p>"
+                + (f"<h2>Comments</h2><ul>{comments}</ul>" if comments else "")
             )
             self.send_body(HTTPStatus.OK, page.encode(), "text/html; charset=utf-8")
 

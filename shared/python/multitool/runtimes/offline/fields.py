@@ -614,8 +614,12 @@ def known_names(message: str, lookup: g.Lookup | None) -> Collection[str]:
 
 
 def read(message: str, previous: Intent | None = None, lookup: g.Lookup | None = None) -> g.Reading:
-    """Every request of a message, each read with the one before it (or ``previous``, of a past turn)."""
-    found, unread = g.segments(message)
+    """Every request of a message, each read with the one before it (or ``previous``, of a past turn);
+    the requests on existing Jira issues first (:mod:`.tickets`), the rest of the message after them."""
+    from multitool.runtimes.offline import tickets
+
+    existing, message = tickets.take(message)
+    found, unread = g.segments(message) if message.strip() else ([], [])
     known = known_names(message, lookup) if found else frozenset()
     intents: list[Intent] = []
     for segment in found:
@@ -625,7 +629,7 @@ def read(message: str, previous: Intent | None = None, lookup: g.Lookup | None =
         if intents and len(intents[-1].names) < 2:
             intents[-1].together = _named_so_far(intents)
         intents.append(reader(segment, intents[-1] if intents else previous, known, bool(intents)))
-    return g.Reading(intents, unread)
+    return g.Reading([*existing, *intents], unread)
 
 
 _WHY = re.compile(r"\b(?:why|the\s+reason(?:\s+why)?)\s*[.!?]*$", re.I)

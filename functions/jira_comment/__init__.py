@@ -1,0 +1,1 @@
+"""Bedrock action group: comments on existing Jira issues (POST /jira-comments)."""

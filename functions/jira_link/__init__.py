@@ -1,0 +1,1 @@
+"""Bedrock action group: Jira issue links (POST /jira-links)."""

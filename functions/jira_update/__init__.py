@@ -1,0 +1,1 @@
+"""Bedrock action group: Jira issue updates (POST /jira-updates)."""
