@@ -211,3 +211,11 @@ def test_an_edit_by_chat_posts_the_revised_card_and_marks_the_one_it_replaced(sl
     assert "Replaced by the revised card below" in json.dumps(update.params["blocks"])
     assert_valid_blocks(update.params["blocks"])
     assert draft(slack, button(sync, "confirm")["value"]).status == "superseded"
+
+
+def test_an_edit_whose_trigger_expired_says_to_click_again(slack: dict[str, Any]) -> None:
+    email, _meeting = cards_of(slack)
+    slack["api"].refuse("views.open", "expired_trigger_id")
+    click(slack, ALEX, email, "edit")
+    [note] = slack["api"].of("chat.postEphemeral")
+    assert note.params["text"] == "The form could not open in time: click Edit again."
