@@ -41,6 +41,8 @@ ARGS = {
     },
     "update_jira_issue": {"issue": {"said": "WEB-12"}, "summary": "Login crash", "assignee": "Priya"},
     "link_jira_issues": {"issue": {"said": "WEB-12"}, "other": {"said": "OPS-3"}, "link": "blocks"},
+    "show_calendar": {"when": "Thursday", "fromDay": "2026-12-03"},
+    "find_free_time": {"people": ["Priya"], "when": "Thursday", "fromDay": "2026-12-03"},
 }
 
 
@@ -75,6 +77,8 @@ def distinct_args(name: str, index: int) -> dict:
         "transition_jira_issue": "status",
         "update_jira_issue": "summary",
         "link_jira_issues": "link",
+        "show_calendar": "when",
+        "find_free_time": "when",
     }
     return {**ARGS[name], field[name]: f"{ARGS[name][field[name]]} {index}"}
 
@@ -111,9 +115,17 @@ def test_n_calls_make_one_directory_read_and_one_draft_write(backend, count: int
     assert not any(r.is_error for r in turn.results)
     assert all("draftId" in r.content for r in turn.results)
     assert turn.group == tuple(sorted(set(names)))
-    # Directory: one BatchGetItem for every name of every call; calendar: at most one busy read.
-    busy_reads = 1 if "propose_meeting" in names else 0
-    named = {"create_email_draft", "propose_meeting", "create_jira_ticket_draft", "update_jira_issue"}
+    # Directory: one BatchGetItem for every name of every call; calendar: at most one busy read (the
+    # agenda's calendar read needs the caller's address, which this context has not).
+    busy_reads = 1 if {"propose_meeting", "find_free_time"} & set(names) else 0
+    named = {
+        "create_email_draft",
+        "propose_meeting",
+        "create_jira_ticket_draft",
+        "update_jira_issue",
+        "find_free_time",
+        "show_calendar",
+    }
     assert directory_reads(requests) == (1 if named & set(names) else 0) + busy_reads
     assert draft_writes(requests) == 1
     stored = client.scan(TableName=tables["DRAFTS_TABLE_NAME"])["Count"]
