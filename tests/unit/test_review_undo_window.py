@@ -129,3 +129,11 @@ def test_a_retried_undo_answers_the_draft_as_it_is_and_an_undo_after_the_send_is
     world.now += timedelta(seconds=10)
     assert world.reviewer.send_due(draft.id) == first
     assert world.mailer.sent == []
+
+
+def test_an_undo_of_a_discarded_draft_answers_it_as_it_is() -> None:
+    world = World(seconds=10)
+    draft = world.add(email_draft())
+    discarded = world.reviewer.discard(CALLER, draft.id)
+
+    assert world.reviewer.undo(CALLER, draft.id) == discarded

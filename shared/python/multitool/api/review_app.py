@@ -416,12 +416,12 @@ def review_app(
         description=(
             "A confirm of an action that can wait (a mail) answers status scheduled with dueAt and "
             "undoUntil; until then this cancels it (status proposed, the confirmed edits kept). After "
-            "it, 409 too_late_to_undo with the action as it is (being sent, done or failed). An action "
-            "with nothing scheduled is answered as it is."
+            "it, 409 too_late_to_undo with the action as it is (being sent or done). An action with "
+            "nothing scheduled (proposed, failed, discarded, replaced) is answered as it is."
         ),
         responses=_answers(
             "The action, back to a draft (or as it is, when nothing was scheduled)",
-            {409: "Too late: the action is being sent or done (too_late_to_undo), or was discarded"},
+            {409: "Too late: the action is being sent or done (too_late_to_undo)"},
         ),
     )
     def undo_action(id: str) -> dict[str, Any]:

@@ -350,14 +350,10 @@ class Reviewer:
     def undo(self, caller: Caller, draft_id: str) -> Draft:
         """Cancel a scheduled side effect within its window: the draft is ``proposed`` again with the
         edits as confirmed, nothing sent. An undo after the window answers :class:`TooLateToUndo`
-        with the draft as it is (being sent, done or failed); an undo of a draft with nothing scheduled
-        (a retried undo) answers the draft as it is."""
+        with the draft as it is (being sent or done); an undo of a draft with nothing scheduled (a
+        retried undo; a draft proposed, failed, discarded or replaced) answers the draft as it is."""
         for _ in range(_MAX_WRITE_ATTEMPTS):
             draft = self.get(caller, draft_id)
-            if draft.status is DraftStatus.DISCARDED:
-                raise AlreadyDiscarded("This action was discarded.", draft=draft)
-            if draft.status is DraftStatus.SUPERSEDED:
-                raise _superseded(draft)
             if draft.status in (DraftStatus.EXECUTING, DraftStatus.DONE):
                 raise too_late(draft)
             if draft.status is not DraftStatus.SCHEDULED:
