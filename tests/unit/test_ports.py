@@ -124,7 +124,7 @@ def test_a_create_sent_but_unanswered_may_have_created_the_issue(error: Exceptio
     with pytest.raises(JiraOutcomeUnknown) as raised:
         client.create_issue(ISSUE)
     # Then the user is told to look in Jira before confirming again (a blind retry could duplicate it)
-    assert "may have been created" in raised.value.reason
+    assert "may have been carried out" in raised.value.reason
     assert raised.value.code == "jira_outcome_unknown"
     assert http.calls == [("POST", "https://example.atlassian.net/rest/api/3/issue")]
 

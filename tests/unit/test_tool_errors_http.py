@@ -30,6 +30,7 @@ from multitool.toolkit.errors import (
     UnknownTool,
     UnparseableDate,
 )
+from multitool.toolkit.references import ItemChanged, NothingFound
 from multitool.tools import AskedTooOften, TooManyCalls
 from multitool.tools.apps import action_group_app, handle
 from multitool.tools.environment import ToolEnvironment
@@ -43,7 +44,7 @@ from tests.support.events import (
     bedrock_action_event,
     response_body,
 )
-from tests.unit import test_chat_errors_http, test_review_errors_http
+from tests.unit import test_chat_errors_http, test_review_errors_http, test_slack_errors
 
 SESSION = {"userId": "user-1", "timezone": "Europe/Berlin", "now": "2026-12-01T10:00:00+01:00"}
 EMAIL = {"to": ["guest@partner.org"], "subject": "The doc", "body": "Draft"}
@@ -63,6 +64,16 @@ def answer(error: Exception) -> tuple[int, Any]:
 
 
 CASES: list[tuple[ToolError, int, dict[str, Any]]] = [
+    (
+        NothingFound("Nothing of yours matches 'the offsite'.", field="meeting"),
+        404,
+        err("not_found", "Nothing of yours matches 'the offsite'.", field="meeting"),
+    ),
+    (
+        ItemChanged("WEB-12 changed since the card: nothing was changed.", field="issue"),
+        409,
+        err("item_changed", "WEB-12 changed since the card: nothing was changed.", field="issue"),
+    ),
     (
         SuiteRefused("Connect your Microsoft 365 account.", code="account_not_connected", status=403),
         403,
@@ -153,6 +164,7 @@ def test_the_sweeps_cover_every_error_an_api_answers() -> None:
     swept = {type(error) for error, *_ in CASES}
     swept |= {type(error) for error, *_ in test_chat_errors_http.CASES}
     swept |= {type(error) for error, *_ in test_review_errors_http.CASES}
+    swept |= {type(error) for error, *_ in test_slack_errors.CASES}
     bases = {"ReviewError", "ReviewConflict", "TurnError", "ProviderError"}
 
     unswept = {
