@@ -43,5 +43,5 @@ function agendaCard(card) {
   };
 }
 
-/** @type {import("./card.js").CardKind} */
+/** @type {import("./kinds.js").CardKind} */
 export const agenda = { type: TYPE, title: "Your calendar", icon: "▤", build: agendaCard, done: "Shown", readOnly: true };

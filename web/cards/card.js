@@ -4,50 +4,10 @@ import { api, errorMessage } from "../api.js";
 import { clearErrors, h, nextId } from "../dom.js";
 import { refreshOutbox } from "../outbox.js";
 import { renderConnectCard } from "./connect.js";
-import { agenda } from "./agenda.js";
-import { email } from "./email.js";
-import { invitationAnswer, meetingCancel, meetingMove } from "./existing.js";
-import { free } from "./free.js";
-import { genericCard, typeTitle } from "./generic.js";
-import { issueCards } from "./issues.js";
-import { jira } from "./jira.js";
+import { CARD_TYPES, cardKind } from "./kinds.js";
 import { confirmFirstButton, linksPanel, updateConfirmAll } from "./links.js";
 import { showApiError } from "./notices.js";
-import { meeting } from "./meeting.js";
 import { showScheduled } from "./undo.js";
-
-/**
- * What a card type's fields read: what keeps it from being confirmed, and the confirm's body.
- * @typedef {{problems: string[], fields: Record<string, unknown>}} CardReading
- */
-/** @typedef {{fields: HTMLElement[], read: () => CardReading}} BuiltCard a card's fields and their reader */
-/**
- * A card type's module: how its fields are drawn and read, and how a done action is drawn again.
- * @typedef {object} CardKind
- * @property {string} [type] the client action's type
- * @property {string} title
- * @property {string} icon
- * @property {(card: any) => BuiltCard} build
- * @property {(card: any, edits: any) => any} [sent] the card as done, from the confirmed edits
- * @property {string} done what the card says once done
- * @property {string} [confirmLabel]
- * @property {(view: any) => HTMLElement | null} [result] what the confirm's answer names
- * @property {boolean} [readOnly] the card only shows something: no Confirm, no Discard
- */
-
-// One module per card type (that is UI); a type without one gets the generic card.
-/** @type {Record<string, CardKind>} */
-const CARD_TYPES = Object.fromEntries(
-  [email, meeting, jira, meetingMove, meetingCancel, invitationAnswer, agenda, free, ...issueCards].map((kind) => [kind.type, kind]),
-);
-
-/**
- * @param {string} type
- * @returns {CardKind}
- */
-function cardKind(type) {
-  return CARD_TYPES[type] || { title: typeTitle(type), icon: "•", build: genericCard, done: "Done" };
-}
 
 // A card that only shows something (an agenda): its fields, and nothing to confirm or discard.
 function renderReadOnly(card, caption, kind) {

@@ -36,5 +36,5 @@ function emailSent(card, edits) {
   return { ...card, to: sentPeople(edits.to, offered), cc: sentPeople(edits.cc, offered), subject: edits.subject, body: edits.body };
 }
 
-/** @type {import("./card.js").CardKind} */
+/** @type {import("./kinds.js").CardKind} */
 export const email = { type: TYPE, title: "Email", icon: "✉", build: emailCard, sent: emailSent, done: "Sent", confirmLabel: "Confirm and send" };

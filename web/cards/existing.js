@@ -117,16 +117,16 @@ function settled(card, edits) {
   return { ...card, meeting: { ...card.meeting, status: "found", item, candidates: [] } };
 }
 
-/** @type {import("./card.js").CardKind} */
+/** @type {import("./kinds.js").CardKind} */
 export const meetingMove = {
   type: MOVE, title: "Move meeting", icon: "⇄", build: moveCard, sent: moveSent, done: "Moved", result: moveResult, confirmLabel: "Move",
 };
-/** @type {import("./card.js").CardKind} */
+/** @type {import("./kinds.js").CardKind} */
 export const meetingCancel = {
   type: CANCEL, title: "Cancel meeting", icon: "⊘", build: cancelCard, confirmLabel: "Cancel meeting", done: "Cancelled",
   sent: (card, edits) => ({ ...settled(card, edits), message: edits.message || "" }),
 };
-/** @type {import("./card.js").CardKind} */
+/** @type {import("./kinds.js").CardKind} */
 export const invitationAnswer = {
   type: ANSWER, title: "Answer invitation", icon: "✉", build: answerCard, confirmLabel: "Send answer", done: "Answered",
   sent: (card, edits) => ({ ...settled(card, edits), response: edits.response, message: edits.message || "" }),

@@ -35,5 +35,5 @@ function freeCard(card) {
   };
 }
 
-/** @type {import("./card.js").CardKind} */
+/** @type {import("./kinds.js").CardKind} */
 export const free = { type: TYPE, title: "Free times", icon: "◌", build: freeCard, done: "Shown", readOnly: true };

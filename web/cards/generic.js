@@ -33,7 +33,7 @@ function readableValue(value) {
 /**
  * Any card type this page has no renderer for: every field, read-only, confirmed as proposed.
  * @param {Record<string, unknown>} card
- * @returns {import("./card.js").BuiltCard}
+ * @returns {import("./kinds.js").BuiltCard}
  */
 export function genericCard(card) {
   const hidden = new Set(["type", "id", "notes"]);

@@ -159,7 +159,7 @@ function changed(verb) {
 
 const keep = (card) => card;
 
-/** @type {import("./card.js").CardKind[]} */
+/** @type {import("./kinds.js").CardKind[]} */
 export const issueCards = [
   { type: COMMENT, title: "Jira comment", icon: "✎", build: commentCard, sent: (card, edits) => ({ ...card, comment: edits.comment }), done: "Posted", confirmLabel: "Post comment", result: changed((r) => `Commented on ${r.issueKey}`) },
   { type: TRANSITION, title: "Jira transition", icon: "⇥", build: transitionCard, sent: keep, done: "Moved", result: changed((r) => `${r.issueKey} is now ${r.status}`) },

@@ -65,5 +65,5 @@ function jiraSent(card, edits) {
   return { ...card, project, issueType, summary, description, priority, assignee };
 }
 
-/** @type {import("./card.js").CardKind} */
+/** @type {import("./kinds.js").CardKind} */
 export const jira = { type: TYPE, title: "Jira ticket", icon: "▣", build: jiraCard, sent: jiraSent, done: "Created", result: jiraResult };

@@ -141,5 +141,5 @@ function meetingSent(card, edits) {
   };
 }
 
-/** @type {import("./card.js").CardKind} */
+/** @type {import("./kinds.js").CardKind} */
 export const meeting = { type: TYPE, title: "Meeting", icon: "◷", build: meetingCard, sent: meetingSent, done: "Invitation sent" };
