@@ -58,6 +58,7 @@ SERVICES = (
     "bedrock-agentcore-control",
     "bedrock-agent",
     "secretsmanager",
+    "service-quotas",
 )
 OUTPUTS = {
     "ApiUrl": "https://abc.execute-api.us-east-1.amazonaws.com/",
@@ -1335,3 +1336,56 @@ def test_cli_json_gives_scripts_every_finding(
     assert "ExpiredToken" in finding["message"]
     assert "aws sso login" in finding["fix"]
     assert answer["notes"] == list(CLOSING_NOTES)
+
+
+# -- Agents Classic's quotas ----------------------------------------------------------------------------
+
+
+def service_quotas(**values: float) -> dict[str, Any]:
+    """ListServiceQuotas' answer for Bedrock: the quotas named, with their values."""
+    return {
+        "Quotas": [
+            {
+                "ServiceCode": "bedrock",
+                "QuotaCode": f"L-{i:08d}",
+                "QuotaName": name,
+                "Value": value,
+                "Unit": "None",
+                "Adjustable": True,
+                "GlobalQuota": False,
+            }
+            for i, (name, value) in enumerate(values.items())
+        ]
+    }
+
+
+def test_agents_classic_with_more_tools_than_its_api_quota_fails_before_the_deploy(account: Account) -> None:
+    from multitool.tools import REGISTRY
+
+    account.answer(
+        "service-quotas",
+        "ListServiceQuotas",
+        {"ServiceCode": "bedrock"},
+        service_quotas(**{"APIs per Agent": 11, "Action groups per Agent": 20}),
+    )
+    finding = doctor(account).check_agent_tools("agent")
+    assert finding is not None
+    one(finding, Status.FAIL, f"has {len(REGISTRY)} tools", "APIs per Agent is 11", "runtime=agentcore")
+    assert "Action groups per Agent" not in finding.message  # 20 holds them
+
+
+def test_agents_classic_within_its_quotas_passes_and_other_runtimes_ask_nothing(account: Account) -> None:
+    from multitool.tools import REGISTRY
+
+    enough = len(REGISTRY)
+    account.answer(
+        "service-quotas",
+        "ListServiceQuotas",
+        {"ServiceCode": "bedrock"},
+        service_quotas(**{"APIs per Agent": enough, "Action groups per Agent": enough}),
+    )
+    finding = doctor(account).check_agent_tools("agent")
+    assert finding is not None
+    one(finding, Status.OK, f"{enough} action groups and APIs fit")
+    assert doctor(account).check_agent_tools("agentcore") is None
+    assert doctor(account).check_agent_tools("converse") is None

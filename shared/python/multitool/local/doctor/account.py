@@ -138,3 +138,67 @@ class AccountChecks(Checks):
             f"reserving {reserved} executions leaves {unreserved - reserved} of {quota} unreserved "
             f"in {region}.",
         )
+
+    # -- Agents Classic's quotas -----------------------------------------------------------------
+
+    def check_agent_tools(self, runtime: Runtime) -> Finding | None:
+        """Agents Classic takes each tool as an action group with one API: the account's quotas
+        "Action groups per Agent" and "APIs per Agent" must hold every tool, or the agent's deploy
+        fails. The quotas are read by name from Service Quotas (their codes are not published
+        beside them); a default "APIs per Agent" of 11 is below this project's tool count."""
+        if runtime != "agent":
+            return None
+        from multitool.tools import REGISTRY  # the tools the stack makes action groups of
+
+        tools = len(REGISTRY)
+        answer = self._ask(
+            "agent quotas",
+            "servicequotas:ListServiceQuotas",
+            lambda: _all_quotas(self._client("service-quotas"), "bedrock"),
+            {"NoSuchResourceException": None},
+        )
+        if isinstance(answer, Finding):
+            return answer
+        found = {name: value for name, value in (answer or {}).items() if name in AGENT_QUOTAS}
+        if len(found) < len(AGENT_QUOTAS):
+            return Finding(
+                "agent quotas",
+                Status.WARN,
+                f"not checked: Service Quotas lists no {' or '.join(sorted(AGENT_QUOTAS - set(found)))} "
+                f"for Bedrock in {self.target.region}; the agent needs {tools} of each.",
+                "check them in the Service Quotas console (Amazon Bedrock), or deploy with "
+                "-c runtime=agentcore.",
+            )
+        short = {name: value for name, value in found.items() if value < tools}
+        if short:
+            words = ", ".join(f"{name} is {value:g}" for name, value in sorted(short.items()))
+            return Finding(
+                "agent quotas",
+                Status.FAIL,
+                f"the agent has {tools} tools, one action group and one API each; in "
+                f"{self.target.region} {words}.",
+                "deploy with -c runtime=agentcore (the default), or ask for more in the Service Quotas "
+                "console (Amazon Bedrock: " + " and ".join(f'"{name}"' for name in sorted(short)) + ").",
+            )
+        return Finding(
+            "agent quotas",
+            Status.OK,
+            f"the agent's {tools} action groups and APIs fit the account's quotas in {self.target.region}.",
+        )
+
+
+AGENT_QUOTAS = frozenset({"APIs per Agent", "Action groups per Agent"})
+"""Bedrock's quotas on an Agents Classic agent's action groups and their APIs, by their names."""
+
+
+def _all_quotas(client: object, service: str) -> dict[str, float]:
+    """Every quota of ``service`` by name (ListServiceQuotas, every page)."""
+    quotas: dict[str, float] = {}
+    token: str | None = None
+    while True:
+        page = client.list_service_quotas(ServiceCode=service, **({"NextToken": token} if token else {}))  # type: ignore[attr-defined]
+        for quota in page.get("Quotas", []):
+            quotas[str(quota.get("QuotaName", ""))] = float(quota.get("Value", 0))
+        token = page.get("NextToken")
+        if not token:
+            return quotas

@@ -25,6 +25,9 @@ class Doctor(AccountChecks, ModelChecks, MailChecks, StackChecks):
             *self.check_model(),
             self.check_concurrency(),
         ]
+        agent = self.check_agent_tools(runtime)
+        if agent is not None:
+            findings.append(agent)
         sender = self.target.sender_email
         if sender is None and deployed.outputs is not None:
             sender = self.deployed_sender()
