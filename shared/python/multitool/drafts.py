@@ -54,6 +54,11 @@ class Draft(WireModel):
     result: dict[str, Any] | None = None
     error: str | None = None
     superseded_by: str | None = Field(default=None, description="The draft that revised this one")
+    progress: dict[str, Any] | None = Field(
+        default=None,
+        description="What a confirm's side effect did before its last step (the provider draft it made): "
+        "kept across tries, so a retried confirm finishes that one instead of starting again",
+    )
     version: int = 0
 
 

@@ -70,6 +70,11 @@ class ToolSettings(_EnvSettings):
     drafts_table_name: str
     directory_table_name: str
     bookings_table_name: str
+    mailbox_table_name: str | None = Field(
+        default=None,
+        description="The builtin mailbox (multitool.ports.dynamo_mailbox); unset: builtin users have no "
+        "mailbox to reply from",
+    )
     jira_projects: dict[str, JiraProject] = Field(default_factory=lambda: _projects(DEFAULT_JIRA_PROJECTS))
     default_timezone: str = "UTC"
     working_hours_start: int = Field(default=9, ge=0, le=23)

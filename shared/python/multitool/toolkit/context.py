@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from multitool.ports.calendar import Calendar
     from multitool.ports.directory import Directory
     from multitool.ports.drafts import DraftStore
+    from multitool.ports.mailbox import Mailbox
     from multitool.ports.suites import Suite
     from multitool.ports.tokens import Account
     from multitool.settings import ToolSettings
@@ -223,6 +224,13 @@ class ToolPorts(msgspec.Struct, frozen=True):
     suites: Callable[[Account], Suite] | None = None
     """The caller's own suite (``CALENDAR`` a provider): its directory and calendar replace
     ``directory`` and ``calendar`` for that caller's calls (:meth:`for_caller`)."""
+    mailboxes: Callable[[str | None], Mailbox | None] | None = None
+    """A user's mailbox by their verified address (builtin: the mailbox table); the caller's own
+    suite's mailbox replaces it (:meth:`for_caller`). None: no mailbox to search."""
+
+    def mailbox(self, ctx: ToolContext) -> Mailbox | None:
+        """The caller's own mailbox (only theirs: it is opened by their verified address or account)."""
+        return self.mailboxes(ctx.requester_email) if self.mailboxes is not None else None
 
     def for_caller(self, ctx: ToolContext) -> ToolPorts:
         if self.suites is None:
@@ -230,4 +238,10 @@ class ToolPorts(msgspec.Struct, frozen=True):
         from multitool.ports.tokens import Account
 
         suite = self.suites(Account(user_id=ctx.owner, email=ctx.requester_email, user_token=ctx.user_token))
-        return ToolPorts(directory=suite.directory, calendar=suite.calendar, drafts=self.drafts)
+        own = suite.mailbox
+        return ToolPorts(
+            directory=suite.directory,
+            calendar=suite.calendar,
+            drafts=self.drafts,
+            mailboxes=(lambda _address: own) if own is not None else None,
+        )

@@ -61,6 +61,8 @@ if TYPE_CHECKING:
 # The tools: one line each. A tool is a package of its own (tools/<tool>/); the module named after
 # its action group holds its SPEC (its arguments, prepare and card), its confirm a module beside it.
 REGISTRY.declare("multitool.tools.email.email_draft")
+REGISTRY.declare("multitool.tools.email.email_reply")
+REGISTRY.declare("multitool.tools.email.email_forward")
 REGISTRY.declare("multitool.tools.meeting.meeting_scheduler")
 REGISTRY.declare("multitool.tools.jira.jira_draft")
 
