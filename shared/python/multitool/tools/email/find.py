@@ -48,6 +48,7 @@ def message_item(message: Message) -> Item:
             "to": list(message.to),
             "cc": list(message.cc),
             "threadId": message.thread_id,
+            "hasAttachments": message.has_attachments or bool(message.attachments),
             "attachments": [
                 {"id": a.id, "name": a.name, "size": a.size, "contentType": a.content_type}
                 for a in message.attachments
@@ -101,6 +102,23 @@ def _ranked(messages: Sequence[Message], ref: ItemRef, emails: Sequence[str]) ->
     return ordered
 
 
+def _listed(found: ItemResolution, mailbox: Mailbox) -> ItemResolution:
+    """The resolution with each offered message's attachments listed (a search tells only that a
+    message has some: the card lists their names and sizes, one read per message that has any)."""
+
+    def filled(item: Item) -> Item:
+        if not item.fields.get("hasAttachments") or item.fields.get("attachments"):
+            return item
+        message = mailbox.read(item.id)
+        return message_item(message) if message is not None else item
+
+    if found.item is not None:
+        return ItemResolution(query=found.query, status=found.status, item=filled(found.item))
+    return ItemResolution(
+        query=found.query, status=found.status, candidates=tuple(filled(c) for c in found.candidates)
+    )
+
+
 def find_messages(refs: Sequence[ItemRef], reads: FindContext) -> list[ItemResolution]:
     """:data:`~multitool.toolkit.references.Finder` of the caller's messages: one search per turn."""
     mailbox: Mailbox | None = reads.ports.mailbox(reads.ctx)
@@ -111,7 +129,8 @@ def find_messages(refs: Sequence[ItemRef], reads: FindContext) -> list[ItemResol
         emails = _emails(ref, reads)
         if ref.people and not emails:
             return [resolution(ref.said, [])]  # a name no one answers to: nothing is theirs
-        return [resolution(ref.said, _ranked(mailbox.search(_search_of(ref, reads, emails)), ref, emails))]
+        found = resolution(ref.said, _ranked(mailbox.search(_search_of(ref, reads, emails)), ref, emails))
+        return [_listed(found, mailbox)]
     spans = [_search_of(ref, reads, ()) for ref in refs]
     shared = MailSearch(
         since=None if any(s.since is None for s in spans) else min(s.since for s in spans if s.since),
@@ -122,7 +141,6 @@ def find_messages(refs: Sequence[ItemRef], reads: FindContext) -> list[ItemResol
     answers = []
     for ref in refs:
         emails = _emails(ref, reads)
-        answers.append(
-            resolution(ref.said, _ranked(messages, ref, emails) if not (ref.people and not emails) else [])
-        )
+        ranked = _ranked(messages, ref, emails) if not (ref.people and not emails) else []
+        answers.append(_listed(resolution(ref.said, ranked), mailbox))
     return answers
