@@ -300,10 +300,11 @@ def test_another_users_mail_never_shows_through_a_reference(mail: Tables) -> Non
 
 
 def test_a_message_id_from_another_mailbox_is_refused_at_confirm(mail: Tables) -> None:
-    card = _propose(
-        ("reply_to_email", {"message": {"said": "Priya's email", "people": ["Priya"]}, "body": "x"})
-    )
+    card = _propose(("reply_to_email", {"message": {"said": "my email"}, "body": "x"}))
     assert card["message"]["status"] == "ambiguous"
+    # One candidate per thread: the budget thread's newest message, then the invoice.
+    subjects = [c["fields"]["subject"] for c in card["message"]["candidates"]]
+    assert subjects == ["Re: Q1 budget", "Invoice INV-7"]
     [secret] = _box(mail, KIN).search(MailSearch(words=("secret",), since=NOW - timedelta(hours=2)))
 
     status, refused = _confirm(card["draftId"], {"message": secret.id})

@@ -99,7 +99,16 @@ def _ranked(messages: Sequence[Message], ref: ItemRef, emails: Sequence[str]) ->
     )
     if ordered and words_of(ref.said) & NEWEST_WORDS:
         return [max(ordered, key=lambda item: by_id[item.id].received)]
-    return ordered
+    # One message per thread, its best fit (the newest among equals): answering a thread answers
+    # its latest message, so "Priya's email about the budget" is the budget thread, not a choice
+    # among its messages.
+    threads: set[str] = set()
+    kept = []
+    for item in ordered:
+        if by_id[item.id].thread_id not in threads:
+            threads.add(by_id[item.id].thread_id)
+            kept.append(item)
+    return kept
 
 
 def _listed(found: ItemResolution, mailbox: Mailbox) -> ItemResolution:
