@@ -7,6 +7,7 @@ import { connectLink, renderConnectCard } from "./connect.js";
 import { email } from "./email.js";
 import { genericCard, typeTitle } from "./generic.js";
 import { jira } from "./jira.js";
+import { forward, reply } from "./mail.js";
 import { meeting } from "./meeting.js";
 
 /**
@@ -29,7 +30,7 @@ import { meeting } from "./meeting.js";
 
 // One module per card type (that is UI); a type without one gets the generic card.
 /** @type {Record<string, CardKind>} */
-const CARD_TYPES = Object.fromEntries([email, meeting, jira].map((kind) => [kind.type, kind]));
+const CARD_TYPES = Object.fromEntries([email, reply, forward, meeting, jira].map((kind) => [kind.type, kind]));
 
 /**
  * @param {string} type
