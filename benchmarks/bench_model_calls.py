@@ -53,6 +53,11 @@ REQUESTS: tuple[tuple[str, str], ...] = (
     ("meeting + email", "Book a sync with Priya tomorrow at 3pm and email Kinshuok about the agenda"),
     ("ambiguous name", "Schedule a sync with Alex on Friday and email Kinshuok about the budget"),
     ("refused call", "Email Kinshuok about the doc and file a Jira bug in NOPE for the crash"),
+    (
+        "reply + jira",
+        "Reply to Priya's email about the budget: sounds good, let's do Thursday, "
+        "and file a Jira bug in WEB for the login crash she reported",
+    ),
 )
 FOLLOW_UP = "Thanks, that's all"
 NOW = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
@@ -167,7 +172,7 @@ def _counting_model(cache: PromptCache) -> tuple[Any, Count]:
 
 def _runtimes(direct_answers: bool) -> dict[str, Callable[[], tuple[Any, Count]]]:
     from multitool.local.embedded import load_seed
-    from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+    from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore, MemoryMailbox
     from multitool.models import DEFAULT_MODEL_ID
     from multitool.runtimes import AgentCoreRuntime, ConverseRuntime, OfflineHarness
     from multitool.runtimes.carryover import MemoryCarryOver
@@ -175,10 +180,19 @@ def _runtimes(direct_answers: bool) -> dict[str, Callable[[], tuple[Any, Count]]
     from multitool.runtimes.product import product_flows
     from multitool.tools import ToolPorts
 
-    people = load_seed().people
+    seed = load_seed()
+    people = seed.people
+    # Alex Müller's mailbox: the seed's mail as if Alex had received it (the reply's request names it).
+    mail = [{**m, "to": [*m.get("to", ()), "alex.mueller@example.com"]} for m in seed.mail]
 
     def flows() -> Any:
-        ports = ToolPorts(MemoryDirectory(list(people)), MemoryCalendar(), MemoryDraftStore())
+        box = MemoryMailbox.seeded("alex.mueller@example.com", mail, NOW)
+        ports = ToolPorts(
+            MemoryDirectory(list(people)),
+            MemoryCalendar(),
+            MemoryDraftStore(),
+            mailboxes=lambda _address: box,
+        )
         return product_flows(ports, direct_answers=direct_answers)
 
     converse_cache, harness_cache = PromptCache(), PromptCache()

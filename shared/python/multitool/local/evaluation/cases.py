@@ -12,7 +12,13 @@ from pydantic import ConfigDict, Field, ValidationError, field_validator
 
 from multitool.wire import WireModel
 
-CARD_TYPES = ("show_new_email_draft", "show_meeting_scheduler", "show_jira_ticket_draft")
+CARD_TYPES = (
+    "show_new_email_draft",
+    "show_email_reply",
+    "show_email_forward",
+    "show_meeting_scheduler",
+    "show_jira_ticket_draft",
+)
 PEOPLE_FIELDS = frozenset({"to", "cc", "attendees", "assignee"})
 AMBIGUOUS = "?"
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -41,7 +47,13 @@ class ExpectedCard(WireModel):
 
     model_config = ConfigDict(extra="allow", populate_by_name=True)
 
-    type: Literal["show_new_email_draft", "show_meeting_scheduler", "show_jira_ticket_draft"]
+    type: Literal[
+        "show_new_email_draft",
+        "show_email_reply",
+        "show_email_forward",
+        "show_meeting_scheduler",
+        "show_jira_ticket_draft",
+    ]
 
     @property
     def fields(self) -> dict[str, Any]:

@@ -72,8 +72,21 @@ def _person_seen(resolution: Mapping[str, Any]) -> str:
     return AMBIGUOUS if resolution.get("status") == "ambiguous" else str(resolution.get("query"))
 
 
+def _message_seen(card: Mapping[str, Any]) -> str | None:
+    """The subject of the message a reply or forward answers, or its status when none was found."""
+    found = card.get("message")
+    if not isinstance(found, Mapping):
+        return None
+    item = found.get("item")
+    if found.get("status") == "found" and isinstance(item, Mapping):
+        return str((item.get("fields") or {}).get("subject", ""))
+    return AMBIGUOUS if found.get("status") == "ambiguous" else None
+
+
 def field_seen(name: str, card: Mapping[str, Any], *, zone: str) -> Any:
     """What the card holds for a listed field, in the dataset's terms (for the report)."""
+    if name == "message":
+        return _message_seen(card)
     if name in PEOPLE_FIELDS:
         value = card.get(name)
         resolutions = [value] if isinstance(value, Mapping) else list(value or [])
@@ -91,6 +104,9 @@ def field_matches(name: str, expected: Any, card: Mapping[str, Any], *, zone: st
         return _people_match(people, card.get(name))
     if name == "day":
         return _card_day(card, zone) == expected_day(str(expected), today)
+    if name == "message":  # the subject of the message found, or "?" for a choice
+        seen = _message_seen(card)
+        return seen is not None and seen.strip().casefold() == str(expected).strip().casefold()
     actual = card.get(name)
     if isinstance(expected, str) and isinstance(actual, str):
         return expected.strip().casefold() == actual.strip().casefold()
