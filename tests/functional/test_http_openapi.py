@@ -112,7 +112,13 @@ def test_a_confirm_body_is_one_of_the_tools_edits(document) -> None:
     confirm = document["paths"]["/actions/{id}/confirm"]["post"]
     options = confirm["requestBody"]["content"]["application/json"]["schema"]["anyOf"]
 
-    assert {o["$ref"].rsplit("/", 1)[1] for o in options} == {"EmailEdits", "MeetingEdits", "JiraEdits"}
+    assert {o["$ref"].rsplit("/", 1)[1] for o in options} == {
+        "EmailEdits",
+        "ReplyEdits",
+        "ForwardEdits",
+        "MeetingEdits",
+        "JiraEdits",
+    }
     assert "Retry-After" in confirm["responses"]["503"]["headers"]
     # a quota or a user's own rate refuses it with the time to wait
     assert confirm["responses"]["429"]["headers"]["Retry-After"]["required"] is True

@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import suppress
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from mcp.client.streamable_http import streamable_http_client
 from multitool.local.embedded import FAKE_CREDENTIALS, load_seed, seed_directory
 from multitool.local.memory import MemoryCalendar
 from multitool.ports.drafts import DynamoDraftStore
+from multitool.ports.dynamo_mailbox import seed_mail
 from multitool.ports.tables import create_all
 from multitool.review import Caller, DraftNotFound, ReviewConfig
 from multitool.review.reviewer import Reviewer
@@ -38,6 +40,15 @@ ROOT = Path(__file__).resolve().parents[2]
 USER = "priya"
 CALLS = {
     "email-draft___create_email_draft": {"to": ["Kinshuok"], "subject": "The doc", "body": "Have a look."},
+    "email-reply___reply_to_email": {
+        "message": {"said": "the budget thread", "words": ["budget"]},
+        "replyAll": True,
+        "body": "Thursday works.",
+    },
+    "email-forward___forward_email": {
+        "message": {"said": "the invoice from Mei", "people": ["Mei"], "words": ["invoice"]},
+        "to": ["accounting@acme.com"],
+    },
     "meeting-scheduler___propose_meeting": {
         "attendees": ["Kinshuok"],
         "title": "Sync",
@@ -60,6 +71,7 @@ class Sandbox:
         )
         self.tables = create_all(self.dynamodb)
         seed_directory(self.dynamodb, self.tables["DIRECTORY_TABLE_NAME"], load_seed())
+        seed_mail(self.dynamodb, self.tables["MAILBOX_TABLE_NAME"], load_seed().mail, datetime.now(UTC))
 
     @property
     def drafts(self) -> DynamoDraftStore:
@@ -140,6 +152,11 @@ def test_the_sdk_client_lists_and_calls_every_tool_over_stdio(sandbox: Sandbox) 
     # Priya's zone from the seed: the meeting's slots are proposed in Europe/London.
     meeting = answers["meeting-scheduler___propose_meeting"].structuredContent
     assert meeting["timezone"] == "Europe/London"
+    # Priya's own mailbox: her budget thread found, and Mei's invoice, which she never received, not.
+    reply = answers["email-reply___reply_to_email"].structuredContent
+    assert reply["message"]["item"]["fields"]["subject"] == "Re: Q1 budget"
+    forward = answers["email-forward___forward_email"].structuredContent
+    assert forward["message"]["status"] == "none"
 
     bad = answers["bad"]
     assert bad.isError

@@ -220,3 +220,39 @@ def _matches(message: Mapping[str, Any], q: str) -> bool:
         elif term.casefold() not in text:
             return False
     return True
+
+
+def seed_gmail(boxes: GmailBoxes, messages: Sequence[Mapping[str, Any]], now: datetime) -> None:
+    """``seed.json``'s ``mail`` in each sender's and recipient's Gmail, threaded as seeded."""
+    from datetime import timedelta
+
+    threads: dict[tuple[str, str], dict[str, Any]] = {}
+    for index, seeded in enumerate(messages):
+        received = now - timedelta(hours=float(seeded.get("hoursAgo", index + 1)))
+        everyone = [str(seeded["from"]), *seeded.get("to", ()), *seeded.get("cc", ())]
+        files = [
+            (
+                str(a["name"]),
+                str(a.get("contentType", "application/octet-stream")),
+                str(a.get("text", "")).encode(),
+            )
+            for a in seeded.get("attachments", ())
+        ]
+        thread = str(seeded.get("thread") or index)
+        for owner in dict.fromkeys(a.casefold() for a in everyone):
+            if not boxes._known(owner):
+                continue
+            stored = boxes.add_message(
+                owner,
+                str(seeded["from"]),
+                str(seeded.get("subject", "")),
+                str(seeded.get("body", "")),
+                to=list(seeded.get("to", ())),
+                cc=list(seeded.get("cc", ())),
+                received=received,
+                attachments=files,
+                sender_name=str(seeded.get("fromName", "")),
+                labels=("SENT",) if owner == str(seeded["from"]).casefold() else ("INBOX",),
+                answers=threads.get((owner, thread)),
+            )
+            threads[(owner, thread)] = stored

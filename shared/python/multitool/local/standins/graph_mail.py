@@ -244,3 +244,34 @@ def _instant(moment: datetime) -> str:
 
 def _error(code: str, message: str) -> dict[str, Any]:
     return {"error": {"code": code, "message": message, "innerError": {"request-id": "0"}}}
+
+
+def seed_graph_mail(mail: GraphMail, messages: Sequence[Mapping[str, Any]], now: datetime) -> None:
+    """``seed.json``'s ``mail`` in each sender's and recipient's mailbox, one conversation per thread."""
+    from datetime import timedelta
+
+    for index, seeded in enumerate(messages):
+        received = now - timedelta(hours=float(seeded.get("hoursAgo", index + 1)))
+        everyone = [str(seeded["from"]), *seeded.get("to", ()), *seeded.get("cc", ())]
+        files = [
+            (
+                str(a["name"]),
+                str(a.get("contentType", "application/octet-stream")),
+                str(a.get("text", "")).encode(),
+            )
+            for a in seeded.get("attachments", ())
+        ]
+        for owner in dict.fromkeys(a.casefold() for a in everyone):
+            if mail._known(owner):
+                mail.add_message(
+                    owner,
+                    str(seeded["from"]),
+                    str(seeded.get("subject", "")),
+                    str(seeded.get("body", "")),
+                    to=list(seeded.get("to", ())),
+                    cc=list(seeded.get("cc", ())),
+                    received=received,
+                    conversation=f"conv-{seeded.get('thread') or index}",
+                    attachments=files,
+                    sender_name=str(seeded.get("fromName", "")),
+                )
