@@ -169,7 +169,7 @@ def check_forward(content: ForwardContent, ctx: ReviewContext, backends: Backend
 
 
 def _megabytes(size: int) -> str:
-    return f"{size / 1_000_000:.1f} MB" if size >= 100_000 else f"{size / 1000:.0f} KB"
+    return f"{size / 1_000_000:.1f} MB" if size >= 1_000_000 else f"{size / 1000:.0f} KB"
 
 
 def send_answer(
