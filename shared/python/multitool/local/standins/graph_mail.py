@@ -23,9 +23,12 @@ IMMUTABLE = 'IdType="ImmutableId"'
 
 
 class GraphMail:
-    def __init__(self, known: Callable[[str], bool]) -> None:
+    def __init__(
+        self, known: Callable[[str], bool], on_sent: Callable[[str, Mapping[str, Any]], None] | None = None
+    ) -> None:
         self.boxes: dict[str, list[dict[str, Any]]] = {}
         self._known = known
+        self._on_sent = on_sent
         self._ids = itertools.count(1)
 
     # -- setting up ------------------------------------------------------------------------
@@ -186,6 +189,8 @@ class GraphMail:
     def _send(self, owner: str, draft: dict[str, Any]) -> None:
         draft["isDraft"] = False
         draft["sentDateTime"] = _instant(datetime.now(UTC))
+        if self._on_sent is not None:
+            self._on_sent(owner, draft)
         for recipient in [*draft["toRecipients"], *draft["ccRecipients"]]:
             address = _address(recipient)
             if self._known(address):

@@ -82,7 +82,11 @@ class GraphState:
         token acts in any mailbox (an organization-wide app credential)."""
         self._faults: dict[tuple[str, str], list[Fault]] = {}
         self._ids = itertools.count(1)
-        self.mail = GraphMail(lambda address: address.casefold() in self.working)
+        self.mail = GraphMail(
+            lambda address: address.casefold() in self.working,
+            # A sent answer is in the sandbox outbox as a sendMail is.
+            on_sent=lambda owner, message: self.sent.append({"from": owner, "Message": dict(message)}),
+        )
         """The mailboxes: messages, threads, attachments, drafts (:mod:`.graph_mail`)."""
         self._lock = threading.Lock()
 
