@@ -191,8 +191,9 @@ def send_answer(
             )
         if state is DraftState.GONE:
             raise MailRejected(
-                "The answer's draft was deleted from your mailbox before it was sent; nothing was sent. "
-                "Ask for the answer again.",
+                "The answer's draft is no longer in your mailbox (deleted, or sent from there): nothing "
+                "was sent again. Look in your sent mail; to send it after all, change the text on the "
+                "card and confirm.",
                 code="mail_rejected",
             )
     else:
