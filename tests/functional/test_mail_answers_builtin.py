@@ -10,6 +10,7 @@ import email.policy
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import boto3
 import pytest
 from multitool.api.review_app import review_app
 from multitool.drafts import DraftStatus
@@ -18,6 +19,12 @@ from multitool.ports.mailbox import MailSearch
 from multitool.tools import ToolContext, run_calls
 from multitool.tools.environment import aws_environment
 
+from tests.support.events import (
+    LambdaContextStub,
+    assert_bedrock_response,
+    bedrock_action_event,
+    response_body,
+)
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
 from tests.support.moto_tables import Tables
 from tests.support.review_support import OWNER
@@ -312,3 +319,49 @@ def test_a_message_id_from_another_mailbox_is_refused_at_confirm(mail: Tables) -
     assert status == 400
     assert "secret" not in str(refused).casefold()
     assert mail.sent() == []
+
+
+def _action_group(
+    group: str, path: str, properties: dict[str, Any], email_address: str = ME
+) -> dict[str, Any]:
+    """A Bedrock action-group event (the message reference as a JSON object property) through the handler."""
+    import importlib
+
+    boto3.setup_default_session(region_name="us-east-1")
+    session = {"userId": OWNER, "timezone": "Europe/London", "userEmail": email_address}
+    event = bedrock_action_event(group, path, "POST", properties, session)
+    response: dict[str, Any] = importlib.import_module(f"functions.{group}.handler").handler(
+        event, LambdaContextStub()
+    )
+    assert_bedrock_response(response)
+    return response
+
+
+def test_the_action_groups_take_bedrocks_wire_shape_and_find_the_callers_own_message(mail: Tables) -> None:
+    replied = _action_group(
+        "email_reply",
+        "/email-replies",
+        {"message": {"said": "Priya's email", "people": ["Priya"]}, "replyAll": True, "body": "In."},
+    )
+    forwarded = _action_group(
+        "email_forward",
+        "/email-forwards",
+        {"message": {"said": "the invoice", "words": ["invoice"]}, "to": ["Kinshuok"]},
+    )
+
+    assert replied["response"]["httpStatusCode"] == 200
+    reply = response_body(replied)
+    assert (reply["action"], reply["replyAll"]) == ("show_email_reply", True)
+    assert reply["message"]["item"]["fields"]["subject"] == "Re: Q1 budget"
+    forward = response_body(forwarded)
+    assert forward["attachments"][0]["name"] == "INV-7.pdf"
+    assert forward["to"][0]["person"]["email"] == KIN
+
+
+def test_a_caller_without_a_verified_address_has_no_mailbox_to_search(mail: Tables) -> None:
+    response = _action_group(
+        "email_reply", "/email-replies", {"message": {"said": "my last email"}, "body": "x"}, email_address=""
+    )
+
+    assert response["response"]["httpStatusCode"] == 400
+    assert response_body(response)["error"]["field"] == "message"

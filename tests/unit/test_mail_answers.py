@@ -145,3 +145,21 @@ def test_new_content_after_a_failed_send_makes_a_new_draft(
     [(sent_id, sent)] = box.sent.items()
     assert sent_id != stale
     assert sent.body == "Yes, Thursday."
+
+
+def test_without_a_mailbox_only_the_calls_that_search_it_fail(box: MemoryMailbox) -> None:
+    drafts = MemoryDraftStore()
+    ports = ToolPorts(MemoryDirectory(), MemoryCalendar(), drafts, mailboxes=lambda _address: None)
+    ctx = ToolContext(owner=CALLER.user_id, session_id="s", now=NOW, requester_email=None)
+
+    reply, email = run_calls(
+        [
+            ("reply_to_email", {"message": {"said": "the budget"}, "body": "Yes."}),
+            ("create_email_draft", {"to": ["ops@example.com"], "subject": "Budget", "body": "Yes."}),
+        ],
+        ctx,
+        ports,
+    )
+
+    assert (reply.status, reply.body["error"]["field"]) == (400, "message")
+    assert email.status == 200

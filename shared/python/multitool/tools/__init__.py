@@ -178,6 +178,9 @@ def run_calls(
         except ProviderError as failure:
             _refuse(failure, [i for i, (_, _, ready) in prepared.items() if ready.lookups], errors, connect)
             found = {}
+        except ToolError as refused:  # a finder that cannot search at all (no mailbox): its calls only
+            errors.update({i: refused for i, (_, _, ready) in prepared.items() if ready.lookups})
+            found = {}
         prepared = {i: call for i, call in prepared.items() if i not in errors and i not in connect}
         try:
             busy = _busy_times(prepared.values(), people, ports)
