@@ -25,6 +25,7 @@ from multitool.local.embedded import load_seed
 from multitool.local.mcp import LocalGateway, build_server, http_app
 from multitool.local.mcp_auth import resource_url, token_user
 from multitool.local.standins.oidc import CLIENT_ID, MCP_SCOPE, LocalOidc, s256
+from multitool.tools import REGISTRY
 
 ROOT = Path(__file__).resolve().parents[2]
 LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
@@ -110,7 +111,7 @@ def signed(request: pytest.FixtureRequest) -> Iterator[tuple[str, Documents]]:
 def test_an_mcp_client_on_this_machine_lists_the_tools(plain: str) -> None:
     answer = httpx.post(f"{plain}/mcp", json=LIST, headers=MCP_HEADERS)
     assert answer.status_code == 200, answer.text
-    assert len(answer.json()["result"]["tools"]) == 3
+    assert len(answer.json()["result"]["tools"]) == len(REGISTRY)
     local_page = httpx.post(
         f"{plain}/mcp", json=LIST, headers={**MCP_HEADERS, "origin": "http://localhost:6274"}
     )

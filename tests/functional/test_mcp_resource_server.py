@@ -21,6 +21,7 @@ from multitool.local.embedded import load_seed
 from multitool.local.mcp import LocalGateway, build_server, http_app
 from multitool.local.mcp_auth import AudienceTokenVerifier, resource_url, token_user
 from multitool.local.standins.oidc import CLIENT_ID, MCP_CLIENT_ID, MCP_SCOPE, LocalOidc, s256
+from multitool.tools import REGISTRY
 from starlette.testclient import TestClient
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -127,7 +128,7 @@ def test_a_token_issued_for_this_server_with_the_scope_lists_the_tools(
 ) -> None:
     answer = _list(client, _mcp_token(oidc))
     assert answer.status_code == 200, answer.text
-    assert len(answer.json()["result"]["tools"]) == 3
+    assert len(answer.json()["result"]["tools"]) == len(REGISTRY)
 
 
 def _refusal(answer: Any, status: int, error: str) -> None:
@@ -318,7 +319,7 @@ def test_the_sdk_client_signs_in_with_a_client_id_metadata_document(clock: Clock
             return [tool.name for tool in (await session.list_tools()).tools]
 
     names = anyio.run(run)
-    assert len(names) == 3
+    assert len(names) == len(REGISTRY)
     assert fetched == [CLIENT_DOCUMENT]  # fetched once, then known
     assert answers[0]["iss"] == ISSUER
 
