@@ -67,6 +67,11 @@ REQUESTS: tuple[tuple[str, str], ...] = (
     ("series + email", "Set up a weekly 1:1 with Priya every monday at 11am and email her the agenda"),
     ("agenda + email", "what do I have tomorrow and email Priya about the launch"),
     ("comment + email", "Add a comment to WEB-12: fixed in build 42 and email Priya about it"),
+    (
+        "reply + jira",
+        "Reply to Priya's email about the budget: sounds good, let's do Thursday, "
+        "and file a Jira bug in WEB for the login crash she reported",
+    ),
 )
 USER = "jordan"  # the demo's meetings are theirs (multitool.local.demo_meetings)
 LINKED: tuple[tuple[str, str], ...] = (
@@ -197,7 +202,7 @@ def _seeded_jira() -> Any:
 def _runtimes(direct_answers: bool) -> dict[str, Callable[[], tuple[Any, Count]]]:
     from multitool.local.demo_meetings import demo_meetings
     from multitool.local.embedded import load_seed
-    from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+    from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore, MemoryMailbox
     from multitool.models import DEFAULT_MODEL_ID
     from multitool.runtimes import AgentCoreRuntime, ConverseRuntime, OfflineHarness
     from multitool.runtimes.carryover import MemoryCarryOver
@@ -205,12 +210,22 @@ def _runtimes(direct_answers: bool) -> dict[str, Callable[[], tuple[Any, Count]]
     from multitool.runtimes.product import product_flows
     from multitool.tools import ToolPorts
 
-    people = load_seed().people
+    seed = load_seed()
+    people = seed.people
     jira = _seeded_jira()
+    # Alex Müller's mailbox: the seed's mail as if Alex had received it (the reply's request names it).
+    mail = [{**m, "to": [*m.get("to", ()), "alex.mueller@example.com"]} for m in seed.mail]
 
     def flows() -> Any:
+        box = MemoryMailbox.seeded("alex.mueller@example.com", mail, NOW)
         calendar = MemoryCalendar(demo_meetings(people, NOW.date()))
-        ports = ToolPorts(MemoryDirectory(list(people)), calendar, MemoryDraftStore(), jira=jira)
+        ports = ToolPorts(
+            MemoryDirectory(list(people)),
+            calendar,
+            MemoryDraftStore(),
+            jira=jira,
+            mailboxes=lambda _address: box,
+        )
         return product_flows(ports, direct_answers=direct_answers)
 
     converse_cache, harness_cache = PromptCache(), PromptCache()

@@ -18,6 +18,7 @@ from multitool.ports.tables import (
     DRAFTS,
     IDEMPOTENCY,
     LIMITS,
+    MAILBOX,
     SESSIONS,
     TURNS,
     TableSpec,
@@ -78,6 +79,11 @@ REVIEW_DRAFT_ACTIONS = ("dynamodb:GetItem", "dynamodb:PutItem")
 # A booking reads the attendee-days it takes (consistent BatchGetItem), then writes them with Put/Delete
 # conditioned on their versions in one TransactWriteItems; a failed invitation releases it again (Delete).
 BOOKING_WRITE_ACTIONS = ("dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:DeleteItem")
+# The builtin mailbox (multitool.ports.dynamo_mailbox): the tools find a message (one Query of the caller's
+# box, newest first); the review reads it again, writes the answer's draft, claims and marks its send
+# (conditional UpdateItems) and keeps the sent answer in the sender's and recipients' boxes (PutItem).
+MAILBOX_READ_ACTIONS = ("dynamodb:Query",)
+MAILBOX_REVIEW_ACTIONS = ("dynamodb:Query", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem")
 # A confirm that mails counts its recipients against the day's quota: one conditional UpdateItem (and an
 # unconditional one giving them back when the send failed).
 LIMIT_ACTIONS = ("dynamodb:UpdateItem",)
@@ -129,7 +135,7 @@ class MultitoolStack(cdk.Stack):
         )
 
         tool_env = {
-            **self.tables.environment(DRAFTS, DIRECTORY, BOOKINGS),
+            **self.tables.environment(DRAFTS, DIRECTORY, BOOKINGS, MAILBOX),
             "DEFAULT_TIMEZONE": settings.default_timezone,
         }
         if settings.jira_projects:
@@ -517,6 +523,7 @@ class MultitoolStack(cdk.Stack):
             # With a provider suite every mail and invitation leaves from the user's own mailbox:
             # the review function gets no SES permission (the identity stays for SENDER_EMAIL).
             self.sender.grant_send(role)
+            self._grant(MAILBOX, role, *MAILBOX_REVIEW_ACTIONS)
         self.suite.grant_token_source(role)
         if self.jira is not None:
             self.jira.grant_read(role)
@@ -589,6 +596,8 @@ class MultitoolStack(cdk.Stack):
         self._grant(DRAFTS, grantee, *DRAFT_WRITE_ACTIONS)
         self._grant(DIRECTORY, grantee, *TOOL_READ_ACTIONS)
         self._grant(BOOKINGS, grantee, *TOOL_READ_ACTIONS)
+        if not self.suite.uses_provider:
+            self._grant(MAILBOX, grantee, *MAILBOX_READ_ACTIONS)
         self.suite.grant_token_source(grantee)
 
     def _page_config(self) -> dict[str, Any]:

@@ -33,8 +33,9 @@ SCHEMA_REF = "#/components/schemas/"
 # The navigation properties a request or response of the adapter carries inline; every other
 # navigation property is left out of the schemas (the adapter neither sends nor expands them).
 INLINE_NAVIGATION = {("event", "singleValueExtendedProperties")}
-# Derived types a response may carry in place of their base (workingHours.timeZone).
-DERIVED = ("customTimeZone",)
+# Derived types a response may carry in place of their base (workingHours.timeZone, a message's
+# attachments).
+DERIVED = ("customTimeZone", "fileAttachment")
 
 PRIMITIVES: dict[str, dict[str, Any]] = {
     "Edm.String": {"type": "string"},
@@ -73,6 +74,11 @@ PRIMITIVES: dict[str, dict[str, Any]] = {
 
 USER_ID = {"name": "user-id", "in": "path", "required": True, "schema": {"type": "string"}}
 EVENT_ID = {"name": "event-id", "in": "path", "required": True, "schema": {"type": "string"}}
+MESSAGE_ID = {"name": "message-id", "in": "path", "required": True, "schema": {"type": "string"}}
+ATTACHMENT_ID = {"name": "attachment-id", "in": "path", "required": True, "schema": {"type": "string"}}
+# The mailbox's ids that survive a move (a draft sent moves to Sent Items and keeps its id):
+# https://learn.microsoft.com/graph/outlook-immutable-id
+PREFER = {"name": "Prefer", "in": "header", "schema": {"type": "string"}}
 QUERY = {
     "top": {"name": "$top", "in": "query", "schema": {"minimum": 0, "type": "integer"}},
     "skip": {"name": "$skip", "in": "query", "schema": {"minimum": 0, "type": "integer"}},
@@ -162,7 +168,7 @@ def answer(description: str, schema: dict[str, Any] | None = None) -> dict[str, 
 
 def subset(root: ET.Element, commit: str) -> dict[str, Any]:
     csdl = Csdl(root)
-    for name in ("user", "event", "message", "scheduleInformation", *DERIVED):
+    for name in ("user", "event", "message", "attachment", "scheduleInformation", *DERIVED):
         csdl.build(name)
     # An action's name is not unique (event and printJob both have ``cancel``): by name and binding.
     actions = {
@@ -189,6 +195,8 @@ def subset(root: ET.Element, commit: str) -> dict[str, Any]:
     schemas = dict(sorted(csdl.schemas.items()))
     schemas["microsoft.graph.userCollectionResponse"] = collection(f"{NAMESPACE}.user")
     schemas["microsoft.graph.eventCollectionResponse"] = collection(f"{NAMESPACE}.event")
+    schemas["microsoft.graph.messageCollectionResponse"] = collection(f"{NAMESPACE}.message")
+    schemas["microsoft.graph.attachmentCollectionResponse"] = collection(f"{NAMESPACE}.attachment")
     schemas["microsoft.graph.scheduleInformationCollectionResponse"] = collection(
         f"{NAMESPACE}.scheduleInformation"
     )
@@ -235,6 +243,37 @@ def subset(root: ET.Element, commit: str) -> dict[str, Any]:
             "items": {"enum": ["id", *user_properties], "type": "string"},
         },
     }
+    message = {"$ref": f"{SCHEMA_REF}{NAMESPACE}.message"}
+    select_messages = {
+        **QUERY["select"],
+        "schema": {
+            "uniqueItems": True,
+            "type": "array",
+            "items": {"enum": ["id", *sorted(_inherited_properties(csdl, "message"))], "type": "string"},
+        },
+    }
+    select_attachments = {
+        **QUERY["select"],
+        "schema": {
+            "uniqueItems": True,
+            "type": "array",
+            "items": {"enum": ["id", *sorted(_inherited_properties(csdl, "attachment"))], "type": "string"},
+        },
+    }
+
+    def answer_draft(name: str) -> dict[str, Any]:
+        """createReply / createReplyAll / createForward: a draft in the mailbox, in the thread."""
+        return {
+            "post": {
+                "operationId": f"users.user.messages.message.{name}",
+                "parameters": [USER_ID, MESSAGE_ID, PREFER],
+                "requestBody": body(action_body(name, "graph.message")),
+                # The converter answers 200 for an action with a return type; the service answers
+                # 201 Created (https://learn.microsoft.com/graph/api/message-createreply).
+                "responses": {"200": answer("Success", message), "201": answer("Created", message), **ERRORS},
+            }
+        }
+
     select_events = {
         **QUERY["select"],
         "schema": {
@@ -374,6 +413,66 @@ def subset(root: ET.Element, commit: str) -> dict[str, Any]:
                 },
             },
             **event_actions,
+            "/users/{user-id}/messages": {
+                "get": {
+                    "operationId": "users.ListMessages",
+                    "parameters": [
+                        USER_ID,
+                        PREFER,
+                        QUERY["top"],
+                        QUERY["search"],
+                        QUERY["filter"],
+                        QUERY["count"],
+                        QUERY["orderby"],
+                        select_messages,
+                    ],
+                    "responses": {
+                        "200": answer(
+                            "Retrieved collection",
+                            {"$ref": f"{SCHEMA_REF}microsoft.graph.messageCollectionResponse"},
+                        ),
+                        **ERRORS,
+                    },
+                }
+            },
+            "/users/{user-id}/messages/{message-id}": {
+                "get": {
+                    "operationId": "users.GetMessages",
+                    "parameters": [USER_ID, MESSAGE_ID, PREFER, select_messages],
+                    "responses": {"200": answer("Retrieved navigation property", message), **ERRORS},
+                }
+            },
+            "/users/{user-id}/messages/{message-id}/attachments": {
+                "get": {
+                    "operationId": "users.messages.ListAttachments",
+                    "parameters": [USER_ID, MESSAGE_ID, PREFER, QUERY["top"], select_attachments],
+                    "responses": {
+                        "200": answer(
+                            "Retrieved collection",
+                            {"$ref": f"{SCHEMA_REF}microsoft.graph.attachmentCollectionResponse"},
+                        ),
+                        **ERRORS,
+                    },
+                }
+            },
+            "/users/{user-id}/messages/{message-id}/attachments/{attachment-id}": {
+                "delete": {
+                    "operationId": "users.messages.DeleteAttachments",
+                    "parameters": [USER_ID, MESSAGE_ID, ATTACHMENT_ID, PREFER],
+                    "responses": {"204": answer("Success"), **ERRORS},
+                }
+            },
+            "/users/{user-id}/messages/{message-id}/createReply": answer_draft("createReply"),
+            "/users/{user-id}/messages/{message-id}/createReplyAll": answer_draft("createReplyAll"),
+            "/users/{user-id}/messages/{message-id}/createForward": answer_draft("createForward"),
+            "/users/{user-id}/messages/{message-id}/send": {
+                "post": {
+                    "operationId": "users.user.messages.message.send",
+                    "parameters": [USER_ID, MESSAGE_ID, PREFER],
+                    # No body; the service answers 202 Accepted (https://learn.microsoft.com/graph/api/message-send).
+                    "responses": {"202": answer("Accepted"), "204": answer("Success"), **ERRORS},
+                }
+            },
             "/users/{user-id}/sendMail": {
                 "post": {
                     "operationId": "users.user.sendMail",

@@ -465,3 +465,25 @@ def test_a_transition_the_workflow_does_not_offer_is_chosen_from_the_command_lin
     assert body["error"]["field"] == "transition"  # type: ignore[index]
     assert "HTTP 422" in stderr
     assert (code, done["result"]["status"]) == (0, "In Progress")  # type: ignore[index]
+
+
+def test_a_forward_is_confirmed_from_the_command_line_without_its_attachment(running_server: str) -> None:
+    # Given Jordan's forward of Mei's invoice (the demo's seeded mail), its PDF listed on the card
+    code, turn, _ = cli_json(
+        "chat", "forward the invoice from Mei to Kinshuok", "--url", running_server, "--user", "jordan"
+    )
+    assert code == 0
+    (forward,) = turn["clientActions"]  # type: ignore[index]
+    assert [a["name"] for a in forward["attachments"]] == ["INV-2291.pdf"]
+
+    # When the script confirms it with the attachment left out and a note
+    edits = json.dumps({"attachments": [], "note": "FYI, paid already."})
+    code, done, stderr = cli_json(
+        "confirm", forward["id"], "--edits", edits, "--url", running_server, "--user", "jordan"
+    )
+
+    # Then it is sent, and what was confirmed is what the action holds
+    assert code == 0, stderr
+    assert done["status"] == "done"  # type: ignore[index]
+    assert done["edits"]["attachments"] == []  # type: ignore[index]
+    assert done["edits"]["note"] == "FYI, paid already."  # type: ignore[index]

@@ -121,6 +121,8 @@ def test_a_confirm_body_is_one_of_the_tools_edits(document) -> None:
         "MoveEdits",
         "CancelEdits",
         "AnswerEdits",
+        "ReplyEdits",
+        "ForwardEdits",
     }
     assert "Retry-After" in confirm["responses"]["503"]["headers"]
     # a quota or a user's own rate refuses it with the time to wait

@@ -15,7 +15,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import suppress
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ from multitool.local.embedded import FAKE_CREDENTIALS, LOCAL_JIRA_SECRET, load_s
 from multitool.local.memory import MemoryCalendar
 from multitool.local.standins.jira_server import start_fake_jira
 from multitool.ports.drafts import DynamoDraftStore
+from multitool.ports.dynamo_mailbox import seed_mail
 from multitool.ports.tables import create_all
 from multitool.review import Caller, DraftNotFound, ReviewConfig
 from multitool.review.reviewer import Reviewer
@@ -41,6 +42,15 @@ ROOT = Path(__file__).resolve().parents[2]
 USER = "priya"
 CALLS = {
     "email-draft___create_email_draft": {"to": ["Kinshuok"], "subject": "The doc", "body": "Have a look."},
+    "email-reply___reply_to_email": {
+        "message": {"said": "the budget thread", "words": ["budget"]},
+        "replyAll": True,
+        "body": "Thursday works.",
+    },
+    "email-forward___forward_email": {
+        "message": {"said": "the invoice from Mei", "people": ["Mei"], "words": ["invoice"]},
+        "to": ["accounting@acme.com"],
+    },
     "meeting-scheduler___propose_meeting": {
         "attendees": ["Kinshuok"],
         "title": "Sync",
@@ -98,6 +108,7 @@ class Sandbox:
         )
         value = {"baseUrl": self.jira.url, "email": self.jira.email, "apiToken": self.jira.api_token}
         secrets.create_secret(Name=LOCAL_JIRA_SECRET, SecretString=json.dumps(value))
+        seed_mail(self.dynamodb, self.tables["MAILBOX_TABLE_NAME"], load_seed().mail, datetime.now(UTC))
 
     @property
     def drafts(self) -> DynamoDraftStore:
@@ -180,6 +191,11 @@ def test_the_sdk_client_lists_and_calls_every_tool_over_stdio(sandbox: Sandbox) 
     # Priya's zone from the seed: the meeting's slots are proposed in Europe/London.
     meeting = answers["meeting-scheduler___propose_meeting"].structuredContent
     assert meeting["timezone"] == "Europe/London"
+    # Priya's own mailbox: her budget thread found, and Mei's invoice, which she never received, not.
+    reply = answers["email-reply___reply_to_email"].structuredContent
+    assert reply["message"]["item"]["fields"]["subject"] == "Re: Q1 budget"
+    forward = answers["email-forward___forward_email"].structuredContent
+    assert forward["message"]["status"] == "none"
 
     bad = answers["bad"]
     assert bad.isError

@@ -19,14 +19,22 @@ from multitool.ports.tables import create_all
 from multitool.runtimes.flow import ToolCall
 from multitool.runtimes.product import TOOL_NAMES, ProductStep, product_flow
 from multitool.tools import REGISTRY, ToolContext, ToolPorts
+from multitool.tools.environment import builtin_mailboxes
 
 NOW = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
 PEOPLE = [
     Person(id="p1", display_name="Kinshuok Sharma", email="kinshuok@example.com"),
     Person(id="p2", display_name="Priya Natarajan", email="priya@example.com"),
 ]
+REQUESTER = "jordan@example.com"
 ARGS = {
     "create_email_draft": {"to": ["Kinshuok"], "subject": "About the doc", "body": "Please review the doc."},
+    "reply_to_email": {"message": {"said": "Priya's email", "people": ["Priya"]}, "body": "Sounds good."},
+    "forward_email": {
+        "message": {"said": "the invoice", "words": ["invoice"]},
+        "to": ["Kinshuok"],
+        "note": "FYI",
+    },
     "propose_meeting": {"attendees": ["Kinshuok", "Priya"], "title": "Sync", "when": "Thursday"},
     "create_jira_ticket_draft": {
         "project": "WEB",
@@ -63,6 +71,7 @@ def backend():
                 calendar=DynamoCalendar(tables["BOOKINGS_TABLE_NAME"], client),
                 drafts=DynamoDraftStore(tables["DRAFTS_TABLE_NAME"], client),
                 jira=JiraCloudClient(jira.url, jira.email, jira.api_token, urllib3.PoolManager()),
+                mailboxes=builtin_mailboxes(client, tables["MAILBOX_TABLE_NAME"]),
             )
             yield ports, requests, client, tables
 
@@ -71,6 +80,8 @@ def distinct_args(name: str, index: int) -> dict:
     """The tool's arguments, made distinct per call so every call is its own draft."""
     field = {
         "create_email_draft": "subject",
+        "reply_to_email": "body",
+        "forward_email": "note",
         "propose_meeting": "title",
         "create_jira_ticket_draft": "summary",
         "comment_on_jira_issue": "comment",
@@ -84,7 +95,9 @@ def distinct_args(name: str, index: int) -> dict:
 
 
 def dispatch(ports: ToolPorts, calls: list[ToolCall]):
-    ctx = ToolContext(owner="user-1", session_id="sess-1", now=NOW, timezone="Europe/Berlin")
+    ctx = ToolContext(
+        owner="user-1", session_id="sess-1", now=NOW, timezone="Europe/Berlin", requester_email=REQUESTER
+    )
     return product_flow(ctx, ports).dispatch(calls)
 
 
@@ -116,17 +129,21 @@ def test_n_calls_make_one_directory_read_and_one_draft_write(backend, count: int
     assert all("draftId" in r.content for r in turn.results)
     assert turn.group == tuple(sorted(set(names)))
     # Directory: one BatchGetItem for every name of every call; calendar: at most one busy read (the
-    # agenda's calendar read needs the caller's address, which this context has not).
+    # agenda's calendar read needs the caller's address, which this context has not); mailbox: one
+    # Query for every message reference of every call.
     busy_reads = 1 if {"propose_meeting", "find_free_time"} & set(names) else 0
+    mailbox_reads = 1 if {"reply_to_email", "forward_email"} & set(names) else 0
     named = {
         "create_email_draft",
+        "reply_to_email",
+        "forward_email",
         "propose_meeting",
         "create_jira_ticket_draft",
         "update_jira_issue",
         "find_free_time",
         "show_calendar",
     }
-    assert directory_reads(requests) == (1 if named & set(names) else 0) + busy_reads
+    assert directory_reads(requests) == (1 if named & set(names) else 0) + busy_reads + mailbox_reads
     assert draft_writes(requests) == 1
     stored = client.scan(TableName=tables["DRAFTS_TABLE_NAME"])["Count"]
     assert stored == count

@@ -33,6 +33,8 @@ pytestmark = pytest.mark.infra
 
 ACTION_GROUP_CONSTRUCTS = {
     "email_draft": "EmailDraft",
+    "email_reply": "EmailReply",
+    "email_forward": "EmailForward",
     "meeting_scheduler": "MeetingScheduler",
     "jira_draft": "JiraDraft",
     "meeting_move": "MeetingMove",
@@ -251,6 +253,7 @@ TOOL_TABLE_ACTIONS = {
     "DRAFTS": {"dynamodb:PutItem", "dynamodb:GetItem"},
     "DIRECTORY": {"dynamodb:BatchGetItem"},
     "BOOKINGS": {"dynamodb:BatchGetItem"},
+    "MAILBOX": {"dynamodb:Query"},  # the builtin mailbox: the caller's box, one Query per turn
 }
 CHAT_TABLE_ACTIONS = {
     "SESSIONS": {"dynamodb:UpdateItem", "dynamodb:GetItem"},
@@ -264,6 +267,9 @@ REVIEW_TABLE_ACTIONS = {
     "BOOKINGS": {"dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"},
     "LIMITS": {"dynamodb:UpdateItem", "dynamodb:GetItem", "dynamodb:PutItem"},
     "AUDIT": {"dynamodb:PutItem"},
+    # The builtin mailbox: the message read again, the answer's draft item written, its send claimed and
+    # marked (conditional UpdateItems), the sent answer kept in each box.
+    "MAILBOX": {"dynamodb:Query", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"},
 }
 
 

@@ -127,6 +127,16 @@ CASES: list[tuple[ToolError, int, dict[str, Any]]] = [
     (TooManyCalls("At most 25."), 422, err("too_many_calls", "At most 25.")),
     (AskedTooOften("Asked three times."), 422, err("asked_too_often", "Asked three times.")),
     (CannotRevise("Already sent."), 409, err("cannot_revise", "Already sent.", field="revises")),
+    (
+        NothingFound("Nothing of yours matches 'the offsite'.", field="message"),
+        404,
+        err("not_found", "Nothing of yours matches 'the offsite'.", field="message"),
+    ),
+    (
+        ItemChanged("The message is no longer in your mailbox.", field="message"),
+        409,
+        err("item_changed", "The message is no longer in your mailbox.", field="message"),
+    ),
 ]
 
 

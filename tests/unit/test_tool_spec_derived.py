@@ -63,6 +63,8 @@ def test_the_action_is_read_from_the_payload_models_literal() -> None:
     assert spec().action == "show_note"
     assert {s.action for s in REGISTRY.values()} == {
         "show_new_email_draft",
+        "show_email_reply",
+        "show_email_forward",
         "show_meeting_scheduler",
         "show_jira_ticket_draft",
         "show_meeting_move",
@@ -103,6 +105,8 @@ def test_each_tool_names_its_confirm_in_a_module_of_its_own() -> None:
     assert all(isinstance(s.review, str) for s in REGISTRY.values())
     assert {name: review.edits_model.__name__ for name, review in reviews.items()} == {
         "create_email_draft": "EmailEdits",
+        "reply_to_email": "ReplyEdits",
+        "forward_email": "ForwardEdits",
         "propose_meeting": "MeetingEdits",
         "create_jira_ticket_draft": "JiraEdits",
         "move_meeting": "MoveEdits",

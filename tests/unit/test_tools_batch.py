@@ -41,6 +41,8 @@ def ctx(session: str = "s-1") -> ToolContext:
 def test_registry_lists_the_tools_by_operation_id() -> None:
     assert {name: (s.action_group, s.api_path, s.method, s.action) for name, s in REGISTRY.items()} == {
         "create_email_draft": ("email_draft", "/email-drafts", "POST", "show_new_email_draft"),
+        "reply_to_email": ("email_reply", "/email-replies", "POST", "show_email_reply"),
+        "forward_email": ("email_forward", "/email-forwards", "POST", "show_email_forward"),
         "propose_meeting": ("meeting_scheduler", "/meeting-proposals", "POST", "show_meeting_scheduler"),
         "create_jira_ticket_draft": ("jira_draft", "/jira-ticket-drafts", "POST", "show_jira_ticket_draft"),
         "move_meeting": ("meeting_move", "/meeting-moves", "POST", "show_meeting_move"),

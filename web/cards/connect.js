@@ -40,6 +40,8 @@ export function renderConnectCard(card, caption, waiting = null) {
       h("h3", { id: titleId, class: "card-title", text: `Connect your ${name} account` })),
     caption ? h("p", { class: "caption", text: caption }) : null,
     h("p", { text: `Your meetings and mail go through your own ${name} account, with your consent. Nothing was sent.` }),
+    // A tool that needs a permission not granted before (reading mail to reply to it) asks again.
+    h("p", { class: "hint", text: "Already connected? Something new you asked for (replying to or forwarding your mail, say) needs a permission you have not given yet: consent once more." }),
     h("div", { class: "card-actions" }, link));
 }
 

@@ -7,6 +7,7 @@ import { genericCard, typeTitle } from "./generic.js";
 import { invitationAnswer, meetingCancel, meetingMove } from "./existing.js";
 import { issueCards } from "./issues.js";
 import { jira } from "./jira.js";
+import { forward, reply } from "./mail.js";
 import { meeting } from "./meeting.js";
 
 /**
@@ -31,7 +32,7 @@ import { meeting } from "./meeting.js";
 // One module per card type (that is UI); a type without one gets the generic card.
 /** @type {Record<string, CardKind>} */
 export const CARD_TYPES = Object.fromEntries(
-  [email, meeting, jira, meetingMove, meetingCancel, invitationAnswer, agenda, free, ...issueCards].map((kind) => [kind.type, kind]),
+  [email, reply, forward, meeting, jira, meetingMove, meetingCancel, invitationAnswer, agenda, free, ...issueCards].map((kind) => [kind.type, kind]),
 );
 
 /**

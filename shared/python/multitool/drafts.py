@@ -71,6 +71,11 @@ class Draft(WireModel):
     superseded_by: str | None = Field(default=None, description="The draft that revised this one")
     due_at: datetime | None = Field(default=None, description="A scheduled draft: when it is sent")
     confirmed_by: Confirmer | None = Field(default=None, description="A scheduled draft: who confirmed it")
+    progress: dict[str, Any] | None = Field(
+        default=None,
+        description="What a confirm's side effect did before its last step (the provider draft it made): "
+        "kept across tries, so a retried confirm finishes that one instead of starting again",
+    )
     version: int = 0
 
 

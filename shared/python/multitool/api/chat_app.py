@@ -68,6 +68,7 @@ def aws_chat_service() -> ChatService:
     from multitool.settings import ModelBackend
     from multitool.settings.chat import ChatSettings
     from multitool.tools import ToolConfig, ToolPorts
+    from multitool.tools.environment import builtin_mailboxes
 
     settings = ChatSettings.from_env()
     clients = AwsClients()
@@ -76,6 +77,9 @@ def aws_chat_service() -> ChatService:
         directory=DynamoDirectory(settings.directory_table_name, dynamodb),
         calendar=DynamoCalendar(settings.bookings_table_name, dynamodb),
         drafts=DynamoDraftStore(settings.drafts_table_name, dynamodb),
+        mailboxes=(
+            builtin_mailboxes(dynamodb, settings.mailbox_table_name) if settings.mailbox_table_name else None
+        ),
     )
     if settings.calendar != "builtin":
         from multitool.tools.environment import with_caller_suites

@@ -52,6 +52,8 @@ if TYPE_CHECKING:
 
     from multitool.drafts import Draft
     from multitool.ports.jira import JiraClient
+    from multitool.ports.mailbox import Mailbox
+    from multitool.ports.ses_mail import SesMailer
     from multitool.ports.suites import Suite
     from multitool.ports.tokens import TokenSource
     from multitool.settings import ToolSettings
@@ -195,6 +197,7 @@ def aws_reviewer() -> Reviewer:
             else None
         ),
         directory=DynamoDirectory(settings.directory_table_name, dynamodb),
+        mailboxes=_builtin_mailboxes(settings, dynamodb),
     )
 
 
@@ -209,6 +212,28 @@ def undo_window(settings: "ReviewSettings") -> UndoWindow | None:
     return UndoWindow(
         settings.undo_seconds, SqsUndoQueue(settings.undo_queue_url, lambda: boto3.client("sqs"))
     )
+
+
+def _builtin_mailboxes(
+    settings: "ReviewSettings", dynamodb: Any
+) -> "Callable[[str | None], Mailbox | None] | None":
+    """The builtin mailbox of each caller's verified address, sending through SES (built on first send)."""
+    table = settings.mailbox_table_name
+    if not table or settings.calendar != "builtin":
+        return None
+
+    @functools.cache
+    def ses() -> "SesMailer":
+        from multitool.ports.ses_mail import SesMailer, ses_client
+
+        return SesMailer(ses_client(), settings.sender_email, settings.ses_configuration_set)
+
+    def of(address: str | None) -> "Mailbox | None":
+        from multitool.ports.dynamo_mailbox import DynamoMailbox
+
+        return DynamoMailbox(table, dynamodb, address, ses=ses) if address else None
+
+    return of
 
 
 def caller_suites(

@@ -21,7 +21,7 @@ import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import UTC, date, datetime
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -64,6 +64,10 @@ class Seed(WireModel):
     default_user: str
     jira_projects: dict[str, JiraProject]
     sender_email: str
+    mail: tuple[dict[str, Any], ...] = Field(
+        default=(),
+        description="Messages the builtin mailbox starts with (multitool.ports.dynamo_mailbox.seed_mail)",
+    )
 
     def person(self, user_id: str) -> Person | None:
         return next((p for p in self.people if p.id == user_id), None)
@@ -323,6 +327,9 @@ def _start_embedded(
         seed_directory(dynamodb, tables["DIRECTORY_TABLE_NAME"], seed)
         if not restored:
             seed_meetings(dynamodb, tables["BOOKINGS_TABLE_NAME"], seed, today)
+            from multitool.ports.dynamo_mailbox import seed_mail
+
+            seed_mail(dynamodb, tables["MAILBOX_TABLE_NAME"], seed.mail, datetime.now(UTC))
         if not restored or seed.sender_email not in _identities(sesv2):
             sesv2.create_email_identity(EmailIdentity=seed.sender_email)
         secret_arn = _jira_secret(secrets, json.dumps(jira_secret), restored)

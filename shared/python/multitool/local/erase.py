@@ -20,7 +20,9 @@ can still answer for what was done; nobody can list it back), the draft id and t
 (message id, issue key, booking id) are dropped. It expires with the audit retention, as before.
 
 Not erased here, and why: the directory is keyed by people, not ``sub`` (an administrator edits
-it); point-in-time recovery can still restore what was deleted for 35 days (docs/deploy.md's
+it); so is the builtin mailbox, by address (``BOX#<address>``: the user's mail is also the mail of
+whoever they wrote to; an administrator deletes the partition of an address that leaves);
+point-in-time recovery can still restore what was deleted for 35 days (docs/deploy.md's
 runbook says how to end that early); CloudWatch logs hold the ``sub`` until ``logRetentionDays``;
 an idempotency record of a request that never finished holds no reply, only a hash of its body,
 and carries no owner when written before this release: it expires with the idempotency window.

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
-from typing import ClassVar
+from datetime import datetime, timedelta
+from typing import Any, ClassVar
 
 from multitool.chat.sessions import ClaimedTurn, History, SessionNotFound, SessionNotOwned
 from multitool.drafts import Draft, DraftStatus
@@ -32,6 +32,16 @@ from multitool.ports.calendar import (
 )
 from multitool.ports.directory import name_index, normalize_name, resolution_for
 from multitool.ports.drafts import DraftWriteConflict, claimed, next_version, superseded
+from multitool.ports.mailbox import (
+    Attachment,
+    DraftState,
+    MailSearch,
+    Message,
+    Outgoing,
+    SentAnswer,
+    first_lines,
+    newest_first,
+)
 from multitool.runtimes.carryover import Messages
 
 
@@ -282,3 +292,76 @@ class MemorySessionStore:
             raise SessionNotOwned("This session belongs to another user.")
         self.writes += 1
         self.histories[session_id] = tuple(history)
+
+
+class MemoryMailbox:
+    """One user's mailbox in memory (:class:`multitool.ports.mailbox.Mailbox`), for unit tests and
+    benchmarks: the same search (newest first), drafts and their one send as the builtin's."""
+
+    max_attachment_bytes = 300_000
+
+    def __init__(self, owner: str, messages: Iterable[Message] = ()) -> None:
+        self.owner = owner
+        self.messages = list(messages)
+        self.drafts: dict[str, Outgoing] = {}
+        self.sent: dict[str, Outgoing] = {}
+        self.searches = 0
+
+    @classmethod
+    def seeded(cls, owner: str, mail: Iterable[Mapping[str, Any]], now: datetime) -> MemoryMailbox:
+        """``owner``'s messages of a seed's ``mail`` (``seed.json``), received ``hoursAgo`` before ``now``."""
+        box = cls(owner)
+        for index, seeded in enumerate(mail):
+            everyone = [str(seeded["from"]), *seeded.get("to", ()), *seeded.get("cc", ())]
+            if owner.casefold() not in {a.casefold() for a in everyone}:
+                continue
+            files = tuple(
+                Attachment(f"a{n}", str(a["name"]), len(str(a.get("text", ""))), str(a.get("contentType")))
+                for n, a in enumerate(seeded.get("attachments", ()))
+            )
+            box.messages.append(
+                Message(
+                    id=f"m{index}",
+                    thread_id=str(seeded.get("thread") or f"m{index}"),
+                    sender=str(seeded["from"]),
+                    sender_name=str(seeded.get("fromName", "")),
+                    subject=str(seeded.get("subject", "")),
+                    received=now - timedelta(hours=float(seeded.get("hoursAgo", index + 1))),
+                    to=tuple(seeded.get("to", ())),
+                    cc=tuple(seeded.get("cc", ())),
+                    preview=first_lines(str(seeded.get("body", ""))),
+                    attachments=files,
+                    has_attachments=bool(files),
+                )
+            )
+        return box
+
+    def search(self, query: MailSearch) -> Sequence[Message]:
+        self.searches += 1
+        senders = {s.casefold() for s in query.senders}
+        found = [
+            m
+            for m in self.messages
+            if (not senders or m.sender.casefold() in senders)
+            and (query.since is None or m.received >= query.since)
+            and (query.until is None or m.received < query.until)
+            and (not query.has_attachments or m.attachments)
+        ]
+        return newest_first(found)[: query.limit]
+
+    def read(self, message_id: str) -> Message | None:
+        return next((m for m in self.messages if m.id == message_id), None)
+
+    def create_draft(self, outgoing: Outgoing) -> str:
+        draft_id = outgoing.key or f"draft-{len(self.drafts) + 1}"
+        self.drafts.setdefault(draft_id, outgoing)
+        return draft_id
+
+    def draft_state(self, draft_id: str) -> DraftState:
+        if draft_id in self.sent:
+            return DraftState.SENT
+        return DraftState.DRAFT if draft_id in self.drafts else DraftState.GONE
+
+    def send_draft(self, draft_id: str) -> SentAnswer:
+        self.sent[draft_id] = self.drafts.pop(draft_id)
+        return SentAnswer(message_id=f"sent-{draft_id}")

@@ -88,7 +88,12 @@ MAIL_SCOPES = ("https://www.googleapis.com/auth/gmail.send",)
 # events.list and events.get take calendar.events.owned (their ``scopes`` in the discovery document):
 # reading the user's own calendar needs no scope beyond the one booking already asks for.
 READ_SCOPES = EVENT_SCOPES
-SCOPES = DIRECTORY_SCOPES + FREEBUSY_SCOPES + EVENT_SCOPES + MAIL_SCOPES
+MAILBOX_SCOPES = (
+    "https://www.googleapis.com/auth/gmail.readonly",
+    "https://www.googleapis.com/auth/gmail.compose",
+)
+"""Reading the user's mail and answering it through a draft (:mod:`multitool.ports.gmail_mailbox`)."""
+SCOPES = DIRECTORY_SCOPES + FREEBUSY_SCOPES + EVENT_SCOPES + MAIL_SCOPES + MAILBOX_SCOPES
 """Every scope the suite asks for: what an administrator grants (docs/deploy.md)."""
 
 FREEBUSY_CALENDARS = 50  # FreeBusyRequest.calendarExpansionMax: "Maximum value is 50."
@@ -697,4 +702,11 @@ def build_suite(
 ) -> Suite:
     """The user's Google Workspace as a suite (``base_url`` None: Google's own endpoints)."""
     api = GoogleApi(account, tokens, http=http, base_url=base_url, deadline=deadline)
-    return Suite(directory=GoogleDirectory(api), calendar=GoogleCalendar(api), mailer=GmailMailer(api))
+    from multitool.ports.gmail_mailbox import GmailMailbox
+
+    return Suite(
+        directory=GoogleDirectory(api),
+        calendar=GoogleCalendar(api),
+        mailer=GmailMailer(api),
+        mailbox=GmailMailbox(api),
+    )

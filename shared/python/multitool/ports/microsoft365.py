@@ -145,8 +145,15 @@ def build_suite(
     deadline: Callable[[], float] | None = None,
 ) -> Suite:
     """The user's Microsoft 365 directory, calendar and mailbox."""
+    from multitool.ports.graph_mailbox import GraphMailbox
+
     graph = GraphHttp(account, tokens, http=http, base_url=base_url, deadline=deadline)
-    return Suite(directory=GraphDirectory(graph), calendar=GraphCalendar(graph), mailer=GraphMailer(graph))
+    return Suite(
+        directory=GraphDirectory(graph),
+        calendar=GraphCalendar(graph),
+        mailer=GraphMailer(graph),
+        mailbox=GraphMailbox(graph),
+    )
 
 
 def _own_address(graph: GraphHttp, what: str) -> str:

@@ -79,12 +79,29 @@ class SesMailer:
         options: dict[str, Any] = {}
         if mail.reply_to:
             options["ReplyToAddresses"] = list(mail.reply_to)
+        return self._send(FromEmailAddress=sender, Destination=destination, Content=content, **options)
+
+    def send_raw(self, data: bytes, to: tuple[str, ...], cc: tuple[str, ...] = ()) -> SentMail:
+        """Send a whole MIME message (a reply or forward in its thread, with attachments) from the
+        sender identity: ``Content.Raw`` carries its own headers (``In-Reply-To``, ``References``) and
+        parts, which ``Content.Simple`` cannot (SESv2 ``SendEmail``, botocore's sesv2 model:
+        ``RawMessage``)."""
+        destination: DestinationTypeDef = {"ToAddresses": list(to)}
+        if cc:
+            destination["CcAddresses"] = list(cc)
+        return self._send(
+            FromEmailAddress=self._sender, Destination=destination, Content={"Raw": {"Data": data}}
+        )
+
+    @property
+    def sender(self) -> str:
+        return self._sender
+
+    def _send(self, **request: Any) -> SentMail:
         if self._configuration_set:
-            options["ConfigurationSetName"] = self._configuration_set
+            request["ConfigurationSetName"] = self._configuration_set
         try:
-            response = self._client.send_email(
-                FromEmailAddress=sender, Destination=destination, Content=content, **options
-            )
+            response = self._client.send_email(**request)
         except ClientError as error:
             details = error.response.get("Error", {})
             code = str(details.get("Code", "Unknown"))

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from multitool.ports.calendar import Calendar
     from multitool.ports.directory import Directory
     from multitool.ports.mail import Mailer
+    from multitool.ports.mailbox import Mailbox
 
 SuiteName = Literal["builtin", "microsoft365", "google"]
 SUITE_NAMES: tuple[SuiteName, ...] = ("builtin", "microsoft365", "google")
@@ -23,3 +24,5 @@ class Suite(msgspec.Struct, frozen=True):
     directory: Directory
     calendar: Calendar
     mailer: Mailer
+    mailbox: Mailbox | None = None
+    """The user's own mail, to find a message and answer it in its thread (:mod:`multitool.ports.mailbox`)."""

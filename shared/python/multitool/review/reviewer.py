@@ -76,6 +76,7 @@ from multitool.ports.directory import Directory
 from multitool.ports.drafts import DraftStore, DraftWriteConflict
 from multitool.ports.jira import JiraClient, JiraError, JiraOutcomeUnknown
 from multitool.ports.mail import Mailer, MailError, MailOutcomeUnknown
+from multitool.ports.mailbox import Mailbox
 from multitool.ports.quota import QuotaRefused, RecipientQuota, Spend
 from multitool.ports.suites import Suite
 from multitool.ports.tokens import AccountNotConnected, ProviderError, ProviderOutcomeUnknown
@@ -169,6 +170,7 @@ class Reviewer:
         suites: Callable[[Caller], Suite] | None = None,
         caller_jira: Callable[[Caller], JiraClient] | None = None,
         undo: UndoWindow | None = None,
+        mailboxes: Callable[[str | None], Mailbox | None] | None = None,
     ) -> None:
         """``suites``: the caller's own suite (Microsoft 365, Google Workspace) whose directory,
         calendar and mailer a confirm uses instead of ``directory``/``calendar``/``mailer``;
@@ -178,6 +180,7 @@ class Reviewer:
         self.drafts = drafts
         self.suites = suites
         self.caller_jira = caller_jira
+        self.mailboxes = mailboxes
         self.directory = directory
         self.mailer = mailer
         self.calendar = calendar
@@ -501,8 +504,24 @@ class Reviewer:
         before: Draft,
         spent: tuple[str, Spend] | None = None,
     ) -> Draft:
+        latest = [executing]
+
+        def remember(progress: Mapping[str, Any]) -> None:
+            current = latest[0]
+            latest[0] = self.drafts.replace(
+                current,
+                current.model_copy(
+                    update={"progress": {**(current.progress or {}), **progress}, "updated_at": self.clock()}
+                ),
+            )
+
         ctx = ReviewContext(
-            draft=executing, caller=ctx.caller, config=ctx.config, people=ctx.people, addresses=ctx.addresses
+            draft=executing,
+            caller=ctx.caller,
+            config=ctx.config,
+            people=ctx.people,
+            addresses=ctx.addresses,
+            remember=remember,
         )
         # Who acted and how many were mailed, by id and count only: never an address or content.
         recipients = len({address.casefold() for _, address in review.recipients(content, ctx)})
@@ -517,7 +536,7 @@ class Reviewer:
             result = review.execute(content, ctx, backends)
         except SlotRefused as refused:
             self._refund(ctx.caller, spent)
-            restored = self._restore(executing, before, refused.message)
+            restored = self._restore(latest[0], before, refused.message)
             logger.info("Slot taken", extra=log)
             metrics.add_metric(name="SlotsTaken", unit=MetricUnit.Count, value=1)
             raise SlotTaken(refused.message, draft=restored) from None
@@ -530,7 +549,7 @@ class Reviewer:
         except AccountNotConnected as missing:
             # Nothing happened in the user's suite: the draft stays confirmable once connected.
             self._refund(ctx.caller, spent)
-            restored = self._restore(executing, before, str(missing))
+            restored = self._restore(latest[0], before, str(missing))
             logger.info("Account not connected", extra={**log, "provider": missing.provider})
             raise ReconnectAccount(
                 str(missing),
@@ -540,7 +559,7 @@ class Reviewer:
             ) from None
         except ProviderError as error:
             outcome = self._failed(ctx, spent, error)
-            failed = self._finish(executing, error=str(error))
+            failed = self._finish(latest[0], error=str(error))
             logger.warning("Action failed", extra={**log, "failure": error.code, "provider": error.provider})
             self._record(ctx, outcome, recipients, None)
             metrics.add_metric(name="ActionsFailed", unit=MetricUnit.Count, value=1)
@@ -549,7 +568,7 @@ class Reviewer:
             ) from error
         except (MailError, JiraError) as error:
             outcome = self._failed(ctx, spent, error)
-            failed = self._finish(executing, error=error.reason)
+            failed = self._finish(latest[0], error=error.reason)
             logger.warning("Action failed", extra={**log, "failure": error.code})
             self._record(ctx, outcome, recipients, None)
             metrics.add_metric(name="ActionsFailed", unit=MetricUnit.Count, value=1)
@@ -560,13 +579,13 @@ class Reviewer:
         except Exception as error:
             # Unknown failure: record it (retryable) without its text, which may hold content. The
             # recipients stay counted: the mail may have gone out before the failure.
-            self._finish(executing, error=f"Unexpected error ({type(error).__name__}); try again.")
+            self._finish(latest[0], error=f"Unexpected error ({type(error).__name__}); try again.")
             logger.error("Action failed unexpectedly", extra={**log, **error_fields(error)})
             self._record(ctx, "unknown", recipients, None)
             raise
         if self.config.sandbox:
             result = {**result, "sandbox": True}
-        done = self._finish(executing, result=result)
+        done = self._finish(latest[0], result=result)
         logger.info("Action done", extra=log)
         metrics.add_metric(name="ActionsDone", unit=MetricUnit.Count, value=1)
         self._record(ctx, "done", recipients, result)
@@ -580,6 +599,10 @@ class Reviewer:
             return "unknown"
         self._refund(ctx.caller, spent)
         return "failed"
+
+    def mailbox(self, caller: Caller) -> Mailbox | None:
+        """The builtin mailbox of the caller's verified address (None: this deployment keeps none)."""
+        return self.mailboxes(caller.email) if self.mailboxes is not None else None
 
     def _backends(self, caller: Caller) -> Backends:
         """The ports a confirm uses: the caller's own where the deployment acts as each user."""
@@ -692,6 +715,11 @@ class _CallerBackends:
     @property
     def jira(self) -> JiraClient | None:
         return self._jira
+
+    def mailbox(self, caller: Caller) -> Mailbox | None:
+        if self._suite is not None:
+            return self._suite.mailbox
+        return self._reviewer.mailbox(caller)
 
     def clock(self) -> datetime:
         return self._reviewer.clock()

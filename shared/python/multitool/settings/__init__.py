@@ -70,6 +70,11 @@ class ToolSettings(_EnvSettings):
     drafts_table_name: str
     directory_table_name: str
     bookings_table_name: str
+    mailbox_table_name: str | None = Field(
+        default=None,
+        description="The builtin mailbox (multitool.ports.dynamo_mailbox); unset: builtin users have no "
+        "mailbox to reply from",
+    )
     jira_projects: dict[str, JiraProject] = Field(default_factory=lambda: _projects(DEFAULT_JIRA_PROJECTS))
     # How Jira is signed in to: the review creates and changes issues; a card names an existing one
     # (multitool.tools.jira.find), so the functions that make cards read issues the same way.

@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # named in annotations only; the tools that call a port impor
     from multitool.ports.calendar import Calendar
     from multitool.ports.jira import JiraClient
     from multitool.ports.mail import Mailer
+    from multitool.ports.mailbox import Mailbox
     from multitool.ports.quota import Spend
     from multitool.settings import JiraProject
 
@@ -124,6 +125,10 @@ class Backends(Protocol):
     @property
     def jira(self) -> "JiraClient | None": ...
 
+    def mailbox(self, caller: "Caller") -> "Mailbox | None":
+        """The caller's own mailbox (builtin: by their verified address; else their suite's)."""
+        ...
+
     def clock(self) -> datetime: ...
 
 
@@ -140,6 +145,9 @@ class ReviewContext(msgspec.Struct, frozen=True):
     people: Mapping[str, Person]
     addresses: Mapping[str, Person] = msgspec.field(default_factory=dict)
     """Directory people by an address of theirs the edits typed (case-folded): that person."""
+    remember: "Callable[[Mapping[str, Any]], None]" = lambda _progress: None
+    """Store what the side effect has done so far in the confirm's record (``Draft.progress``), BEFORE
+    the step that cannot be taken twice: a confirm tried again reads it (``ctx.draft.progress``)."""
 
 
 class ActionReview(msgspec.Struct, Generic[E, C], frozen=True):

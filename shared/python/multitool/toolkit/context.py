@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from multitool.ports.directory import Directory
     from multitool.ports.drafts import DraftStore
     from multitool.ports.jira_issues import JiraReader
+    from multitool.ports.mailbox import Mailbox
     from multitool.ports.suites import Suite
     from multitool.ports.tokens import Account
     from multitool.settings import ToolSettings
@@ -229,6 +230,14 @@ class ToolPorts(msgspec.Struct, frozen=True):
     jiras: Callable[[Account], JiraReader] | None = None
     """Each caller's own Jira (Jira as the user): replaces ``jira`` for that caller's calls."""
 
+    mailboxes: Callable[[str | None], Mailbox | None] | None = None
+    """A user's mailbox by their verified address (builtin: the mailbox table); the caller's own
+    suite's mailbox replaces it (:meth:`for_caller`). None: no mailbox to search."""
+
+    def mailbox(self, ctx: ToolContext) -> Mailbox | None:
+        """The caller's own mailbox (only theirs: it is opened by their verified address or account)."""
+        return self.mailboxes(ctx.requester_email) if self.mailboxes is not None else None
+
     def for_caller(self, ctx: ToolContext) -> ToolPorts:
         if self.suites is None and self.jiras is None:
             return self
@@ -236,9 +245,13 @@ class ToolPorts(msgspec.Struct, frozen=True):
 
         account = Account(user_id=ctx.owner, email=ctx.requester_email, user_token=ctx.user_token)
         suite = self.suites(account) if self.suites is not None else None
+        own = suite.mailbox if suite is not None else None
         return ToolPorts(
             directory=suite.directory if suite is not None else self.directory,
             calendar=suite.calendar if suite is not None else self.calendar,
             drafts=self.drafts,
             jira=self.jiras(account) if self.jiras is not None else self.jira,
+            mailboxes=(lambda _address: own)
+            if suite is not None and own is not None
+            else (None if suite is not None else self.mailboxes),
         )

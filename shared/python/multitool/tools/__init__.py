@@ -63,6 +63,8 @@ if TYPE_CHECKING:
 # The tools: one line each. A tool is a package of its own (tools/<tool>/); the module named after
 # its action group holds its SPEC (its arguments, prepare and card), its confirm a module beside it.
 REGISTRY.declare("multitool.tools.email.email_draft")
+REGISTRY.declare("multitool.tools.email.email_reply")
+REGISTRY.declare("multitool.tools.email.email_forward")
 REGISTRY.declare("multitool.tools.meeting.meeting_scheduler")
 REGISTRY.declare("multitool.tools.jira.jira_draft")
 REGISTRY.declare("multitool.tools.meeting.meeting_move")
@@ -203,6 +205,9 @@ def run_calls(
             found = _find_items(prepared, people, ports, ctx, config)
         except ProviderError as failure:
             _refuse(failure, [i for i, (_, _, ready) in prepared.items() if ready.lookups], errors, connect)
+            found = {}
+        except ToolError as refused:  # a finder that cannot search at all (no mailbox): its calls only
+            errors.update({i: refused for i, (_, _, ready) in prepared.items() if ready.lookups})
             found = {}
         prepared = {i: call for i, call in prepared.items() if i not in errors and i not in connect}
         try:

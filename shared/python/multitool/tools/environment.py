@@ -29,7 +29,14 @@ class ToolEnvironment(msgspec.Struct, frozen=True):
 EnvironmentProvider = Callable[[], ToolEnvironment]
 
 
-def dynamo_ports(client: Any, *, drafts_table: str, directory_table: str, bookings_table: str) -> ToolPorts:
+def dynamo_ports(
+    client: Any,
+    *,
+    drafts_table: str,
+    directory_table: str,
+    bookings_table: str,
+    mailbox_table: str | None = None,
+) -> ToolPorts:
     """The DynamoDB adapters over one client."""
     from multitool.ports.directory import DynamoDirectory
     from multitool.ports.drafts import DynamoDraftStore
@@ -39,7 +46,20 @@ def dynamo_ports(client: Any, *, drafts_table: str, directory_table: str, bookin
         directory=DynamoDirectory(directory_table, client),
         calendar=DynamoCalendar(bookings_table, client),
         drafts=DynamoDraftStore(drafts_table, client),
+        mailboxes=builtin_mailboxes(client, mailbox_table) if mailbox_table else None,
     )
+
+
+def builtin_mailboxes(client: Any, table: str, ses: Any = None) -> Callable[[str | None], Any]:
+    """Each address's builtin mailbox (read-only without ``ses``: the tools only find messages)."""
+
+    def of(address: str | None) -> Any:
+        from multitool.ports.dynamo_mailbox import DynamoMailbox
+
+        # The builtin mailbox is the one of the caller's verified address; without one, none.
+        return DynamoMailbox(table, client, address, ses=ses) if address else None
+
+    return of
 
 
 def with_caller_suites(ports: ToolPorts, settings: Any) -> ToolPorts:
@@ -92,6 +112,7 @@ def aws_environment() -> ToolEnvironment:
         drafts_table=settings.drafts_table_name,
         directory_table=settings.directory_table_name,
         bookings_table=settings.bookings_table_name,
+        mailbox_table=settings.mailbox_table_name,
     )
     if settings.calendar != "builtin":
         ports = with_caller_suites(ports, settings)

@@ -6,8 +6,9 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from multitool.local.commands.common import EXIT_ERROR, CliError
 
@@ -144,6 +145,13 @@ class _StandIn(Protocol):
     def stop(self) -> None: ...
 
 
+def _seed_mail() -> tuple[dict[str, Any], ...]:
+    """The mail the demo's mailboxes start with (``seed.json``'s ``mail``), as the builtin one does."""
+    from multitool.local.embedded import load_seed
+
+    return load_seed().mail
+
+
 def provider_stand_in(
     calendar: str, people: Sequence[Person], *, delegated: bool = False
 ) -> tuple[_StandIn, str]:
@@ -151,14 +159,18 @@ def provider_stand_in(
 
     ``delegated``: it takes only each person's own token from the identity stand-in (``--consent``)."""
     if calendar == "microsoft365":
+        from multitool.local.standins.graph_mail import seed_graph_mail
         from multitool.local.standins.graph_server import start_graph_stand_in
 
         graph = start_graph_stand_in(people, delegated=delegated)
+        seed_graph_mail(graph.state.mail, _seed_mail(), datetime.now(UTC))
         events = f"{graph.url}/_local/events"
         return graph, f"Microsoft 365: a local Graph stand-in at {graph.url} (events: {events})."
+    from multitool.local.standins.google_mail import seed_gmail
     from multitool.local.standins.google_server import start_fake_google
 
     google = start_fake_google(people=people, delegated=delegated, demo=True)
+    seed_gmail(google.mail, _seed_mail(), datetime.now(UTC))
     checked = "" if google.discovery is not None else "; unchecked: google-api-python-client is not installed"
     return google, (
         f"Google Workspace: a local Google stand-in at {google.url} (what was booked and sent: "

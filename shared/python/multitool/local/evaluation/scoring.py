@@ -89,12 +89,25 @@ def _issue_key(card: Mapping[str, Any], reference: str) -> str | None:
     return str(item["id"]) if isinstance(item, Mapping) and item.get("id") else None
 
 
+def _message_seen(card: Mapping[str, Any]) -> str | None:
+    """The subject of the message a reply or forward answers, or its status when none was found."""
+    found = card.get("message")
+    if not isinstance(found, Mapping):
+        return None
+    item = found.get("item")
+    if found.get("status") == "found" and isinstance(item, Mapping):
+        return str((item.get("fields") or {}).get("subject", ""))
+    return AMBIGUOUS if found.get("status") == "ambiguous" else None
+
+
 def field_seen(name: str, card: Mapping[str, Any], *, zone: str) -> Any:
     """What the card holds for a listed field, in the dataset's terms (for the report)."""
     if name == "meeting":
         return _meeting_found(card)
     if name in ISSUE_FIELDS:
         return _issue_key(card, ISSUE_FIELDS[name])
+    if name == "message" and isinstance(card.get("message"), Mapping):  # a reply's or forward's reference
+        return _message_seen(card)
     if name in PEOPLE_FIELDS:
         value = card.get(name)
         resolutions = [value] if isinstance(value, Mapping) else list(value or [])
@@ -112,6 +125,9 @@ def field_matches(name: str, expected: Any, card: Mapping[str, Any], *, zone: st
         return _people_match(people, card.get(name))
     if name == "day":
         return _card_day(card, zone) == expected_day(str(expected), today)
+    if name == "message" and isinstance(card.get("message"), Mapping):  # the message found, "?" a choice
+        seen = _message_seen(card)
+        return seen is not None and seen.strip().casefold() == str(expected).strip().casefold()
     if name == "meeting":  # the title of the meeting the card found
         return str(expected).casefold() == (_meeting_found(card) or "").casefold()
     actual = _issue_key(card, ISSUE_FIELDS[name]) if name in ISSUE_FIELDS else card.get(name)

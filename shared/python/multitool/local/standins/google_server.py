@@ -52,6 +52,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from zoneinfo import ZoneInfo
 
 from multitool.local.standins.google_discovery import Discovery, DiscoveryMismatch, error_body, load_discovery
+from multitool.local.standins.google_mail import GmailBoxes
 from multitool.local.standins.recurring import google_meetings, google_problem
 from multitool.local.standins.stand_in import StandInHandler, StandInServer
 from multitool.people import Person
@@ -80,7 +81,28 @@ _ROUTES: tuple[tuple[str, re.Pattern[str], str], ...] = (
         "calendar.events.delete",
     ),
     ("POST", re.compile(r"^/gmail/v1/users/(?P<userId>[^/]+)/messages/send$"), "gmail.users.messages.send"),
+    ("GET", re.compile(r"^/gmail/v1/users/(?P<userId>[^/]+)/messages$"), "gmail.users.messages.list"),
+    (
+        "GET",
+        re.compile(r"^/gmail/v1/users/(?P<userId>[^/]+)/messages/(?P<id>[^/]+)$"),
+        "gmail.users.messages.get",
+    ),
+    (
+        "GET",
+        re.compile(
+            r"^/gmail/v1/users/(?P<userId>[^/]+)/messages/(?P<messageId>[^/]+)/attachments/(?P<id>[^/]+)$"
+        ),
+        "gmail.users.messages.attachments.get",
+    ),
+    ("POST", re.compile(r"^/gmail/v1/users/(?P<userId>[^/]+)/drafts/send$"), "gmail.users.drafts.send"),
+    ("POST", re.compile(r"^/gmail/v1/users/(?P<userId>[^/]+)/drafts$"), "gmail.users.drafts.create"),
+    (
+        "GET",
+        re.compile(r"^/gmail/v1/users/(?P<userId>[^/]+)/drafts/(?P<id>[^/]+)$"),
+        "gmail.users.drafts.get",
+    ),
 )
+_MAIL_REASONS = {400: "invalidArgument", 403: "forbidden", 404: "notFound", 501: "notImplemented"}
 
 
 def delegated_token(person: Person) -> str:
@@ -136,6 +158,8 @@ class FakeGoogle:
         self._failures: dict[str, deque[ScriptedFailure]] = {}
         self._lock = threading.Lock()
         self._ids = 0
+        self.mail = GmailBoxes(lambda address: address in self._events)
+        """The mailboxes: messages, threads, attachments, drafts (:mod:`.google_mail`)."""
         for owner, event in seeded_week(self.people, week_of):
             self._events[owner][event["id"]] = event
         if demo:  # the meetings the demo's requests name (multitool.local.demo_meetings)
@@ -259,6 +283,15 @@ class FakeGoogle:
             return self._freebusy(body)
         if method_id == "gmail.users.messages.send":
             return self._send_mail(user, path["userId"], body)
+        if method_id.startswith("gmail."):
+            status, answer = self.mail.answer(method_id, user, path, query, body)
+            if status >= 400:
+                return Answer(
+                    status, error_body(status, _MAIL_REASONS.get(status, "failed"), str(answer)), {}
+                )
+            if method_id == "gmail.users.drafts.send":
+                self._keep_sent(user, answer["id"])
+            return Answer(status, answer, {})
         calendar = path["calendarId"].casefold()
         if calendar not in ("primary", user):
             return Answer(404, error_body(404, "notFound", "Not Found"), {})
@@ -504,6 +537,22 @@ class FakeGoogle:
             }
         )
         return Answer(200, {"id": mid, "threadId": mid, "labelIds": ["SENT"]}, {})
+
+    def _keep_sent(self, user: str, message_id: str) -> None:
+        """A sent draft in the outbox the local page shows, as a sent message is."""
+        [sent] = [m for m in self.mail.sent_by(user) if m["id"] == message_id]
+        parsed = sent["parsed"]
+        part = parsed.get_body(("plain",))
+        self.sent.append(
+            {
+                "id": message_id,
+                "from": user,
+                "to": str(parsed["To"]),
+                "cc": str(parsed.get("Cc") or ""),
+                "subject": str(parsed.get("Subject") or ""),
+                "text": part.get_content() if part is not None else "",
+            }
+        )
 
     def page(self) -> bytes:
         booked = self.booked()

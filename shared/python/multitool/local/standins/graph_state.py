@@ -24,6 +24,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from multitool.local.standins.graph_contract import ContractViolation, GraphContract, graph_contract
+from multitool.local.standins.graph_mail import GraphMail
 from multitool.local.standins.recurring import graph_meetings, graph_problem
 from multitool.ports.microsoft365 import off_hours, zone_of
 
@@ -84,6 +85,12 @@ class GraphState:
         token acts in any mailbox (an organization-wide app credential)."""
         self._faults: dict[tuple[str, str], list[Fault]] = {}
         self._ids = itertools.count(1)
+        self.mail = GraphMail(
+            lambda address: address.casefold() in self.working,
+            # A sent answer is in the sandbox outbox as a sendMail is.
+            on_sent=lambda owner, message: self.sent.append({"from": owner, "Message": dict(message)}),
+        )
+        """The mailboxes: messages, threads, attachments, drafts (:mod:`.graph_mail`)."""
         self._lock = threading.Lock()
 
     # -- setting up ------------------------------------------------------------------------
@@ -216,6 +223,9 @@ class GraphState:
             return self._change_event(mailbox, method, params["event-id"], data)
         if template.startswith("/users/{user-id}/events/{event-id}/"):
             return self._event_action(mailbox, template.rsplit("/", 1)[-1], params["event-id"], data)
+        if self.mail.handles(template):
+            status, extra, body = self.mail.answer(method, template, params, query, data, headers)
+            return Answer(status, extra, body)
         if template == "/users/{user-id}/sendMail":
             self.sent.append({"from": mailbox, **data})
             return Answer(202, {"request-id": f"req-{next(self._ids)}"}, None)

@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from multitool.runtimes.offline import edits, fields
+from multitool.runtimes.offline import answers, edits, fields
 from multitool.runtimes.offline import grammar as g
 from multitool.runtimes.offline import lexicon as words
 from multitool.runtimes.offline.edits import Card
@@ -112,8 +112,18 @@ def interpret(
         return [revision], [], None
     if refusal is not None:
         return [], [], refusal
-    reading = fields.read(text, memory.last, lookup)
-    return reading.intents, reading.unread, None
+    answering, rest = answers.read_answers(text)
+    if not answering:
+        reading = fields.read(text, memory.last, lookup)
+        return reading.intents, reading.unread, None
+    intents = [intent for _, intent in answering]
+    if not rest:
+        return intents, [], None
+    others = fields.read(rest, memory.last, lookup)
+    # A reply or forward said first stays first ("reply to Priya's email and file a WEB bug").
+    first = answering[0][0] == 0
+    ordered = [*intents, *others.intents] if first else [*others.intents, *intents]
+    return ordered, others.unread, None
 
 
 def _record(memory: Memory, intents: Sequence[Intent], ids: Sequence[tuple[str, str]]) -> None:

@@ -1,0 +1,1 @@
+"""Bedrock action group: email forwards (POST /email-forwards)."""

@@ -1,0 +1,1 @@
+"""Bedrock action group: email replies (POST /email-replies)."""

@@ -1,0 +1,27 @@
+"""Bedrock action group `email_reply`: email replies (POST /email-replies).
+
+Also the AgentCore Gateway target `email-reply`, told apart by the invocation's context.
+Drafts only; nothing is sent, booked or created.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from multitool.api.startup import first_invocation, init_phase
+
+# Loaded on a stack of their own, the collector off until the first invocation ends (startup).
+with init_phase("multitool.tools.apps", "multitool.tools.email.email_reply"):
+    from aws_lambda_powertools.utilities.typing import LambdaContext
+    from multitool.observability import logger, metrics, tracer
+    from multitool.tools.apps import action_group_app, handle
+
+    app = action_group_app("email_reply")
+
+
+@first_invocation  # then what the init and the first invocation made is frozen
+@logger.inject_lambda_context(correlation_id_path="sessionId")
+@tracer.capture_lambda_handler(capture_response=False)
+@metrics.log_metrics
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return handle(app, event, context)
