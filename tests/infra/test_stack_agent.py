@@ -360,7 +360,7 @@ def test_each_action_group_has_its_own_lambda_executor_invokable_only_by_the_age
                 "SourceArn": {"Fn::GetAtt": [agent_id, "AgentArn"]},
             }
         ]
-    assert len(executors) == 3
+    assert len(executors) == len(ACTION_GROUP_CONSTRUCTS)
 
 
 def test_agent_service_role_trusts_only_this_accounts_agents_and_invokes_only_the_model(

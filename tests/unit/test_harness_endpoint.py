@@ -68,7 +68,7 @@ def test_the_deployed_runtime_makes_its_cards_through_a_real_client_on_the_stand
     assert first["runtimeSessionId"] == runtime_session_id("user-1", "sess-1")
     assert first["runtimeUserId"] == "user-1"
     assert [tool["name"] for tool in first["tools"]] == [
-        "create_email_draft", "propose_meeting", "create_jira_ticket_draft",
+        "create_email_draft", "propose_meeting", "create_jira_ticket_draft", "show_calendar", "find_free_time",
     ]  # fmt: skip
 
 
