@@ -10,6 +10,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.test_chat_page import ARTIFACTS, MEETING_CARD, send
+from tests.e2e.test_page_layout import fits_the_screen
 from tests.support.browser import ready_page
 from tests.support.local_server import local_server
 
@@ -62,6 +63,7 @@ def test_a_weekly_series_is_booked_and_then_on_the_agenda_without_a_confirm(
     expect(booked).to_contain_text("repeats")
     expect(agenda.get_by_role("button")).to_have_count(0)  # no Confirm, no Discard
     agenda.screenshot(path=str(ARTIFACTS / f"agenda-card-{name}.png"))
+    fits_the_screen(page)  # nothing of the new cards is wider than the screen
 
 
 @pytest.mark.parametrize("screen_page", SCREENS, indirect=True)
@@ -79,3 +81,4 @@ def test_free_times_with_priya_are_a_read_only_card(
     expect(card).to_contain_text("You and Priya Patel")
     expect(card.get_by_role("button")).to_have_count(0)
     card.screenshot(path=str(ARTIFACTS / f"free-times-card-{name}.png"))
+    fits_the_screen(page)

@@ -51,7 +51,9 @@ TIMES = (
     "days and times the user meant, resolved from the current time and the user's time zone that you are "
     "given here ('the day after tomorrow at 2pm' is one value, 'Thursday at 4pm or Friday at 10am' two), "
     "with timezone set to the IANA zone the user named ('4pm London time': Europe/London), timezoneOf to "
-    "an attendee whose zone the user meant ('in Priya's time'), and notOn for days ruled out. "
+    "an attendee whose zone the user meant ('in Priya's time'), and notOn for days ruled out. A meeting "
+    "that repeats ('every Monday at 11', 'every other Friday until March') also takes repeat, its rule, with "
+    "times its first meeting. The calendar and free times take fromDay and toDay, the days meant. "
     "When you cannot tell which day or time is meant, ask instead of guessing."
 )
 
