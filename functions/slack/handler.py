@@ -1,5 +1,6 @@
 """HTTP API ``POST /slack/events`` (Slack's events and interactions, no JWT: Slack's signature is the
-authentication); and the asynchronous invocation that runs a turn a Slack message started.
+authentication); and the asynchronous invocations that run a turn a Slack message started and act on
+a Confirm or a Discard clicked in Slack.
 
 The app (:func:`multitool.slack.aws_slack_app`) is built on the first request, so importing this
 module reads no environment and no secret.
@@ -19,6 +20,7 @@ with init_phase("multitool.slack.app", "multitool.api.chat_app"):
     from multitool.chat.turn_views import turn_id_of
     from multitool.observability import logger, metrics, tracer
     from multitool.slack import aws_slack_app
+    from multitool.slack.app import click_of
 
 
 @first_invocation  # then what the init and the first invocation made is frozen
@@ -30,4 +32,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     turn_id = turn_id_of(event)
     if turn_id is not None:
         return app.run_turn(turn_id, context)
+    click = click_of(event)
+    if click is not None:
+        return app.run_click(click)
     return app.handle(event, context)

@@ -69,7 +69,18 @@ def click(
         channel=CHANNEL,
         state=state,
     )
-    return handle(interaction_request(payload))
+    if name == "edit":  # acted on in the request: its trigger_id lives three seconds
+        return handle(interaction_request(payload))
+    # A Confirm or a Discard is answered at once and acted on by the asynchronous invocation it
+    # launched, run here as Lambda would run it.
+    launched = len(slack["launches"].sent)
+    slack["launches"].expect()
+    answer = handle(interaction_request(payload))
+    assert answer == {"statusCode": 200, "headers": {"Content-Type": "application/json"}, "body": ""}
+    assert len(slack["launches"].sent) == launched + 1
+    assert json.loads(slack["launches"].sent[-1]["Payload"]) == {"multitoolSlackClick": payload}
+    assert run_launched(slack) == {"status": "done"}
+    return answer
 
 
 def draft(slack: dict[str, Any], draft_id: str) -> Any:
@@ -211,3 +222,27 @@ def test_an_edit_by_chat_posts_the_revised_card_and_marks_the_one_it_replaced(sl
     assert "Replaced by the revised card below" in json.dumps(update.params["blocks"])
     assert_valid_blocks(update.params["blocks"])
     assert draft(slack, button(sync, "confirm")["value"]).status == "superseded"
+
+
+def test_an_edit_whose_trigger_expired_says_to_click_again(slack: dict[str, Any]) -> None:
+    email, _meeting = cards_of(slack)
+    slack["api"].refuse("views.open", "expired_trigger_id")
+    click(slack, ALEX, email, "edit")
+    [note] = slack["api"].of("chat.postEphemeral")
+    assert note.params["text"] == "The form could not open in time: click Edit again."
+
+
+def test_a_click_whose_invocation_cannot_be_launched_is_acted_on_in_the_request(
+    slack: dict[str, Any],
+) -> None:
+    email, _meeting = cards_of(slack)
+    slack["launches"].stubber.add_client_error("invoke", "TooManyRequestsException", http_status_code=429)
+    payload = block_actions(
+        ALEX,
+        button(email, "confirm"),
+        message={"type": "message", "ts": email["ts"], "text": email["text"], "blocks": email["blocks"]},
+        channel=CHANNEL,
+    )
+    assert handle(interaction_request(payload))["statusCode"] == 200
+    assert [m.destinations["ToAddresses"] for m in sent_mail()] == [["kinshuok@example.com"]]
+    assert ":white_check_mark: Sent" in json.dumps(slack["api"].of("chat.update")[0].params["blocks"])

@@ -35,8 +35,10 @@ Environment (besides the orchestrator's, for the turn, and the review function's
 from __future__ import annotations
 
 import functools
+import json
 import os
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -116,6 +118,15 @@ def aws_slack_app() -> SlackApp:
     def drafts() -> DraftStore:
         return reviewer().drafts
 
+    lambda_client = functools.cache(lambda: boto3.client("lambda"))
+
+    def launch(function_name: str, event: Mapping[str, Any]) -> None:
+        answer = lambda_client().invoke(
+            FunctionName=function_name, InvocationType="Event", Payload=json.dumps(event).encode()
+        )
+        if answer.get("StatusCode") != 202:
+            raise RuntimeError(f"the click's invocation was refused ({answer.get('StatusCode')})")
+
     def identify(team: str, user: str) -> SlackPerson | None:
         return who_is(web(), directory(), team, user)
 
@@ -127,5 +138,6 @@ def aws_slack_app() -> SlackApp:
         web,
         aws_chat_turns,
         places=places,
+        launch=launch,
         page_url=page_url,
     )

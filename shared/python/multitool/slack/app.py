@@ -7,7 +7,8 @@
 2. then the body: JSON (the Events API) or a form whose ``payload`` field is JSON (interactivity);
 3. ``url_verification``: the ``challenge`` back (Slack's check of the request URL);
    ``event_callback``: :class:`multitool.slack.events.EventHandler` starts the turn, 200 at once;
-   ``block_actions``: :class:`multitool.slack.interactions.InteractionHandler`; ``view_submission``:
+   ``block_actions``: :class:`multitool.slack.interactions.InteractionHandler`, a Confirm or a Discard
+   in an asynchronous invocation of its own (:meth:`SlackApp.run_click`), 200 at once; ``view_submission``:
    its answer (the modal's errors, or nothing to close it); anything else: 200, ignored.
 
 :meth:`SlackApp.run_turn` is the asynchronous invocation the start launched: it runs the turn
@@ -36,6 +37,18 @@ if TYPE_CHECKING:
     from multitool.chat.async_turns import ChatTurns
     from multitool.chat.turn_store import StoredTurn
     from multitool.slack.interactions import InteractionHandler
+
+CLICK_EVENT_KEY = "multitoolSlackClick"
+"""The key of the asynchronous invocation that acts on a Confirm or a Discard:
+``{"multitoolSlackClick": <the block_actions payload Slack signed>}``."""
+MAX_CLICK_BYTES = 250_000
+"""Under Lambda's 256 KB for an asynchronous invocation's payload: a larger click is acted on in the
+request."""
+ACTED_LATER = ("mt:confirm", "mt:discard")
+"""The clicks acted on past the request: a confirm may take longer than Slack's three seconds."""
+
+Launch = Callable[[str, Mapping[str, Any]], None]
+"""Invokes function ``name`` asynchronously with ``event``: ``launch(name, event)``."""
 
 EDIT_CALLBACK_ID = "mt:edit"
 """The Edit modal's ``callback_id`` (:data:`multitool.slack.modal.CALLBACK_ID`, which a test holds equal):
@@ -72,9 +85,12 @@ class SlackApp:
         turns: Callable[[], ChatTurns | None],
         *,
         places: Callable[[], CardPlaces] | None = None,
+        launch: Launch | None = None,
         page_url: str | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
+        """``launch``: how a Confirm or a Discard is acted on past the request; None: in it."""
+        self.launch = launch
         memory = MemoryCardPlaces()
         self.places = places or (lambda: memory)
         self.signing_secret = signing_secret
@@ -127,13 +143,37 @@ class SlackApp:
             self.events.on_event(payload, str(getattr(context, "function_name", "") or ""))
             return _response(HTTPStatus.OK)
         if kind == "block_actions":
-            self.interactions.on_click(payload)
+            if not self._later(payload, str(getattr(context, "function_name", "") or "")):
+                self.interactions.on_click(payload)
             return _response(HTTPStatus.OK)
         if kind == "view_submission" and (payload.get("view") or {}).get("callback_id") == EDIT_CALLBACK_ID:
             answer = self.interactions.on_submit(payload)
             return _response(HTTPStatus.OK, answer)
         logger.info("Slack request ignored", extra={"type": str(kind)[:64]})
         return _response(HTTPStatus.OK)
+
+    def _later(self, payload: Mapping[str, Any], function_name: str) -> bool:
+        """Whether a Confirm or a Discard was handed to an asynchronous invocation of this function, so
+        Slack gets its answer within three seconds whatever the confirm takes. An Edit stays in the
+        request (its ``trigger_id`` lives three seconds); a launch that fails leaves the click to it."""
+        actions = [a.get("action_id") for a in payload.get("actions") or () if isinstance(a, Mapping)]
+        if self.launch is None or not function_name or not actions or not set(actions) <= set(ACTED_LATER):
+            return False
+        event = {CLICK_EVENT_KEY: dict(payload)}
+        if len(json.dumps(event)) > MAX_CLICK_BYTES:
+            return False
+        try:
+            self.launch(function_name, event)
+        except Exception as error:
+            logger.warning("Slack click not launched: acted on in the request", extra=error_fields(error))
+            return False
+        return True
+
+    def run_click(self, payload: Mapping[str, Any]) -> dict[str, str]:
+        """The asynchronous invocation of a Confirm or a Discard: the payload was verified when Slack
+        sent it, and only this function may invoke itself (the stack's IAM)."""
+        self.interactions.on_click(payload)
+        return {"status": "done"}
 
     def run_turn(self, turn_id: str, context: Any = None) -> dict[str, str]:
         """The asynchronous invocation of a turn a Slack event started: run it, then post it."""
@@ -145,6 +185,14 @@ class SlackApp:
         if stored is not None and status.get("status") != "skipped":
             post_turn(self.web(), stored, self.places(), page_url=self.page_url)
         return status
+
+
+def click_of(event: Any) -> Mapping[str, Any] | None:
+    """The click an asynchronous click invocation carries, None for any other event."""
+    if not isinstance(event, Mapping):
+        return None
+    payload = event.get(CLICK_EVENT_KEY)
+    return payload if isinstance(payload, Mapping) and payload.get("type") == "block_actions" else None
 
 
 def parse_body(body: bytes, content_type: str) -> dict[str, Any]:

@@ -54,6 +54,8 @@ class SlackCallFailed(Exception):
                 "I cannot post in that conversation: invite me to the channel (/invite @multitool) "
                 "and ask again."
             )
+        if self.error in ("expired_trigger_id", "exchanged_trigger_id"):
+            return "The form could not open in time: click Edit again."
         if self.error == "ratelimited":
             return "Slack is limiting how fast I may post; your drafts are kept. Try again in a minute."
         return "Slack refused a message of mine; your drafts are kept."
