@@ -10,6 +10,7 @@ import { free } from "./free.js";
 import { genericCard, typeTitle } from "./generic.js";
 import { jira } from "./jira.js";
 import { meeting } from "./meeting.js";
+import { renderReadOnly } from "./readonly.js";
 
 /**
  * What a card type's fields read: what keeps it from being confirmed, and the confirm's body.
@@ -40,30 +41,6 @@ const CARD_TYPES = Object.fromEntries([email, meeting, jira, agenda, free].map((
  */
 function cardKind(type) {
   return CARD_TYPES[type] || { title: typeTitle(type), icon: "•", build: genericCard, done: "Done" };
-}
-
-// A card that only shows something (an agenda): its fields, and nothing to confirm or discard.
-function renderReadOnly(card, caption, kind) {
-  const titleId = nextId("card-title");
-  const article = h("article", { class: `card card-${card.type} is-read-only`, "data-card-type": card.type, "data-card-id": card.id, "data-state": "is-read-only", "aria-labelledby": titleId });
-  article.append(...[
-    h("header", { class: "card-head" },
-      h("span", { class: "card-icon", "aria-hidden": "true", text: kind.icon }),
-      h("h3", { id: titleId, class: "card-title", text: kind.title })),
-    caption ? h("p", { class: "caption", text: caption }) : null,
-    card.revises ? h("p", { class: "card-revision", text: "Revised by chat: replaces the card above." }) : null,
-    Array.isArray(card.notes) && card.notes.length
-      ? h("ul", { class: "notes" }, card.notes.map((note) => h("li", { text: String(note) })))
-      : null,
-    ...kind.build(card).fields,
-  ].filter((node) => node !== null));
-  // Revised by chat ("tomorrow instead"): this one is replaced.
-  article.addEventListener("card:replaced", () => {
-    article.dataset.state = "is-superseded";
-    article.classList.add("is-superseded");
-    article.querySelector(".card-head")?.append(h("p", { class: "card-status", text: "Replaced" }));
-  });
-  return article;
 }
 
 // The confirm answer is the action's view: {id, action, status, result, ...}.
