@@ -22,8 +22,6 @@ count), read four ways:
 a monthly rule repeats on the first meeting's day of the month.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Literal
@@ -73,7 +71,7 @@ class Recurrence(WireModel):
     )
 
     @model_validator(mode="after")
-    def _one_end(self) -> Recurrence:
+    def _one_end(self) -> "Recurrence":
         if self.until is not None and self.count is not None:
             raise ValueError("pass until or count, not both")
         if self.weekdays and self.frequency != "weekly":

@@ -7,8 +7,6 @@ the reference contract's one read per turn (a :data:`~multitool.toolkit.referenc
 attendee, never anyone else's. A series shows each of its meetings in the window.
 """
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal
@@ -54,7 +52,7 @@ class AgendaArgs(WireModel):
     revises: DraftRef | None = revises_field()
 
     @model_validator(mode="after")
-    def _days_in_order(self) -> AgendaArgs:
+    def _days_in_order(self) -> "AgendaArgs":
         if self.to_day is not None and self.to_day < self.from_day:
             raise ValueError("toDay is before fromDay")
         return self
@@ -148,7 +146,7 @@ def prepare(args: AgendaArgs, ctx: ToolContext, _config: ToolConfig) -> Prepared
     first, last, notes = days_asked(args, ctx)
     ref = ItemRef(said=args.when, from_day=first, to_day=last)
 
-    def finish(_people: People, _busy: BusyTimes, found: Found) -> dict[str, Any]:
+    def finish(_people: "People", _busy: "BusyTimes", found: "Found") -> dict[str, Any]:
         [answer] = found
         items = [answer.item] if answer.item is not None else list(answer.candidates)
         meetings = sorted((agenda_meeting(dict(i.fields), ctx) for i in items), key=lambda m: m.start)
