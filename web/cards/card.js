@@ -8,30 +8,7 @@ import { CARD_TYPES, cardKind } from "./kinds.js";
 import { confirmFirstButton, linksPanel, updateConfirmAll } from "./links.js";
 import { showApiError } from "./notices.js";
 import { showScheduled } from "./undo.js";
-
-// A card that only shows something (an agenda): its fields, and nothing to confirm or discard.
-function renderReadOnly(card, caption, kind) {
-  const titleId = nextId("card-title");
-  const article = h("article", { class: `card card-${card.type} is-read-only`, "data-card-type": card.type, "data-card-id": card.id, "data-state": "is-read-only", "aria-labelledby": titleId });
-  article.append(...[
-    h("header", { class: "card-head" },
-      h("span", { class: "card-icon", "aria-hidden": "true", text: kind.icon }),
-      h("h3", { id: titleId, class: "card-title", text: kind.title })),
-    caption ? h("p", { class: "caption", text: caption }) : null,
-    card.revises ? h("p", { class: "card-revision", text: "Revised by chat: replaces the card above." }) : null,
-    Array.isArray(card.notes) && card.notes.length
-      ? h("ul", { class: "notes" }, card.notes.map((note) => h("li", { text: String(note) })))
-      : null,
-    ...kind.build(card).fields,
-  ].filter((node) => node !== null));
-  // Revised by chat ("tomorrow instead"): this one is replaced.
-  article.addEventListener("card:replaced", () => {
-    article.dataset.state = "is-superseded";
-    article.classList.add("is-superseded");
-    article.querySelector(".card-head")?.append(h("p", { class: "card-status", text: "Replaced" }));
-  });
-  return article;
-}
+import { renderReadOnly } from "./readonly.js";
 
 // The confirm answer is the action's view: {id, action, status, result, ...}.
 function resultView(kind, view) {

@@ -140,7 +140,7 @@ function answerSent(card, edits) {
   };
 }
 
-/** @type {import("./card.js").CardKind} */
+/** @type {import("./kinds.js").CardKind} */
 export const reply = { type: REPLY, title: "Reply", icon: "↩", build: replyCard, sent: answerSent, done: "Sent", confirmLabel: "Confirm and send" };
-/** @type {import("./card.js").CardKind} */
+/** @type {import("./kinds.js").CardKind} */
 export const forward = { type: FORWARD, title: "Forward", icon: "↪", build: forwardCard, sent: answerSent, done: "Sent", confirmLabel: "Confirm and send" };

@@ -22,7 +22,6 @@ count), read four ways:
 a monthly rule repeats on the first meeting's day of the month.
 """
 
-
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Literal

@@ -7,7 +7,6 @@ the reference contract's one read per turn (a :data:`~multitool.toolkit.referenc
 attendee, never anyone else's. A series shows each of its meetings in the window.
 """
 
-
 from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal

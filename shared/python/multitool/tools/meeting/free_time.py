@@ -8,7 +8,6 @@ hours (the tool config's, in each person's own zone, :func:`.scheduling.local_ho
 same people: the caller, and each name resolved by the batch's one directory read.
 """
 
-
 from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal
@@ -152,7 +151,7 @@ def prepare(args: FreeTimeArgs, ctx: ToolContext, config: ToolConfig) -> Prepare
         datetime.combine(last + timedelta(days=2), datetime.min.time(), tzinfo=ctx.zone).astimezone(UTC),
     )
 
-    def finish(people: "People", busy: "BusyTimes", _found: "Found") -> dict[str, Any]:
+    def finish(people: People, busy: "BusyTimes", _found: "Found") -> dict[str, Any]:
         resolved: list[NameResolution] = [resolve_recipient(name, people) for name in args.people]
         constraining, zone_notes = hours_attendees(resolved)
         emails = [r.person.email for r in resolved if r.person is not None]
