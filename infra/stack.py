@@ -498,6 +498,11 @@ class MultitoolStack(cdk.Stack):
             self._grant(DRAFTS, role, *CLAIM_ACTIONS)
         elif settings.tools_in_orchestrator:
             self._grant_tools(role)
+            # The tools run here: the cards that name an existing Jira issue read it.
+            for key, value in self._jira_reader_environment().items():
+                fn.function.add_environment(key, value)
+            if self.jira_reader is not None:
+                self.jira_reader.grant_read(role)
         if self.agent is not None:
             role.add_to_principal_policy(
                 iam.PolicyStatement(actions=["bedrock:InvokeAgent"], resources=[self.agent.alias_arn])

@@ -121,6 +121,10 @@ def test_a_confirm_body_is_one_of_the_tools_edits(document) -> None:
         "MoveEdits",
         "CancelEdits",
         "AnswerEdits",
+        "CommentEdits",
+        "TransitionEdits",
+        "UpdateEdits",
+        "LinkEdits",
         "ReplyEdits",
         "ForwardEdits",
     }

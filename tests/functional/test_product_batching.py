@@ -49,6 +49,17 @@ ARGS = {
     },
     "update_jira_issue": {"issue": {"said": "WEB-12"}, "summary": "Login crash", "assignee": "Priya"},
     "link_jira_issues": {"issue": {"said": "WEB-12"}, "other": {"said": "OPS-3"}, "link": "blocks"},
+    "move_meeting": {
+        "meeting": {"said": "the sync with Priya", "people": ["Priya"]},
+        "shiftMinutes": 30,
+        "message": "Late",
+    },
+    "cancel_meeting": {"meeting": {"said": "the sync", "words": ["sync"]}, "message": "Sorry"},
+    "answer_invitation": {
+        "meeting": {"said": "the retro", "words": ["retro"]},
+        "response": "declined",
+        "message": "Out",
+    },
     "show_calendar": {"when": "Thursday", "fromDay": "2026-12-03"},
     "find_free_time": {"people": ["Priya"], "when": "Thursday", "fromDay": "2026-12-03"},
 }
@@ -88,6 +99,9 @@ def distinct_args(name: str, index: int) -> dict:
         "transition_jira_issue": "status",
         "update_jira_issue": "summary",
         "link_jira_issues": "link",
+        "move_meeting": "message",
+        "cancel_meeting": "message",
+        "answer_invitation": "message",
         "show_calendar": "when",
         "find_free_time": "when",
     }
@@ -133,17 +147,23 @@ def test_n_calls_make_one_directory_read_and_one_draft_write(backend, count: int
     # Query for every message reference of every call.
     busy_reads = 1 if {"propose_meeting", "find_free_time"} & set(names) else 0
     mailbox_reads = 1 if {"reply_to_email", "forward_email"} & set(names) else 0
+    # the caller's meetings: one read of their days for every meeting reference of every call
+    meeting_reads = 1 if {"move_meeting", "cancel_meeting", "answer_invitation"} & set(names) else 0
     named = {
         "create_email_draft",
         "reply_to_email",
         "forward_email",
         "propose_meeting",
+        "move_meeting",
         "create_jira_ticket_draft",
         "update_jira_issue",
         "find_free_time",
         "show_calendar",
     }
-    assert directory_reads(requests) == (1 if named & set(names) else 0) + busy_reads + mailbox_reads
+    assert (
+        directory_reads(requests)
+        == (1 if named & set(names) else 0) + busy_reads + mailbox_reads + meeting_reads
+    )
     assert draft_writes(requests) == 1
     stored = client.scan(TableName=tables["DRAFTS_TABLE_NAME"])["Count"]
     assert stored == count

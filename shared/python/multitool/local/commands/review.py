@@ -71,8 +71,9 @@ def review(args: argparse.Namespace) -> int:
         if args.command == "get":
             status, payload = remote.call("GET", path, None, remote.user(args.user))
             return print_answer(f"get {args.id}", status, payload)
-        status, payload = remote.call("POST", f"{path}/discard", b"{}", remote.user(args.user))
-        return print_answer(f"discard {args.id}", status, payload)
+        # undo or discard: the action's own route, no body
+        status, payload = remote.call("POST", f"{path}/{args.command}", b"{}", remote.user(args.user))
+        return print_answer(f"{args.command} {args.id}", status, payload)
     edits = _edits(args.edits)
     if args.all:
         body = json.dumps({"ids": args.id, "edits": edits}).encode()
