@@ -95,7 +95,8 @@ def _per_slot(model: type[Card]) -> list[str]:
 
 def _booked(model: type[Card], wire: Mapping[str, Any], edits: Mapping[str, Any]) -> dict[str, Any]:
     """The card's slot fields narrowed to the confirmed ``start``/``end`` (or ``slot``)."""
-    chosen = edits.get("slot") if isinstance(edits.get("slot"), Mapping) else edits
+    slot = edits.get("slot")
+    chosen: Mapping[str, Any] = slot if isinstance(slot, Mapping) else edits
     start, end = _instant(chosen.get("start")), _instant(chosen.get("end"))
     slots = wire.get(SLOTS)
     if start is None or end is None or not isinstance(slots, list):
