@@ -21,7 +21,7 @@ from multitool.local.memory import MemoryDirectory
 from multitool.local.standins.google_server import FakeGoogle, sandbox_token, start_fake_google
 from multitool.local.standins.graph_state import GraphPool, GraphState, WorkingHours
 from multitool.people import Person
-from multitool.ports import google_workspace, microsoft365
+from multitool.ports import google_http, google_workspace, microsoft365
 from multitool.ports.calendar import Booking
 from multitool.ports.drafts import DynamoDraftStore
 from multitool.ports.google_tokens import FixedTokenSource as GoogleTokens
@@ -198,6 +198,22 @@ def test_graph_an_attendee_proposes_a_new_time_and_answers(on_graph: World, grap
     assert graph.violations == []
 
 
+def test_the_graph_stand_in_honours_if_match_where_graph_declares_it(graph: GraphState) -> None:
+    """Graph's published description declares If-Match on an event's DELETE only (not on its PATCH
+    nor on cancel/accept/decline, which the adapters use): a stale one is 412 and nothing deleted."""
+    sync = next(e for e in graph.events if e["subject"] == "Weekly sync")
+    url = f"http://graph.local/v1.0/users/{ALEX.email}/events/{sync['id']}"
+    auth = {"Authorization": "Bearer local-token"}
+
+    stale = graph.handle("DELETE", url, {**auth, "If-Match": 'W/"CK999999"'}, None)
+    assert stale.status == 412
+    assert [e["subject"] for e in graph.events].count("Weekly sync") == 1
+    current = graph.handle("DELETE", url, {**auth, "If-Match": f'W/"{sync["changeKey"]}"'}, None)
+    assert current.status == 204
+    assert "Weekly sync" not in [e["subject"] for e in graph.events]
+    assert graph.violations == []
+
+
 # -- Google Workspace ---------------------------------------------------------------------------------
 
 
@@ -341,6 +357,131 @@ def test_google_a_meeting_moved_by_its_organizer_since_the_card_is_not_written(
     with pytest.raises(ItemChangedSince, match="changed since the card"):
         on_google.confirm(move["draftId"])
     assert len(google_writes(google)) == before
+
+
+class ChangedAfterTheRead:
+    """The organizer changes the event on Google (a PATCH of its summary, over HTTP as any client
+    would) after every read the confirm makes and just before the confirm's write: the race a
+    re-read alone leaves open."""
+
+    def __init__(self, google: FakeGoogle, monkeypatch: pytest.MonkeyPatch, organizer: Person) -> None:
+        self.google = google
+        self.organizer = organizer
+        self.http = urllib3.PoolManager()
+        self.armed = False
+        call = google_http.GoogleApi.call
+
+        def change_then_call(api: Any, method: str, service: str, relative: str, **kw: Any) -> Any:
+            if self.armed and method in ("PATCH", "DELETE") and "/events/" in relative:
+                self.armed = False
+                self.change(relative.rsplit("/", 1)[-1])
+            return call(api, method, service, relative, **kw)
+
+        monkeypatch.setattr(google_http.GoogleApi, "call", change_then_call)
+
+    def change(self, eid: str) -> None:
+        answer = self.http.request(
+            "PATCH",
+            f"{self.google.url}/calendar/v3/calendars/primary/events/{eid}",
+            body=b'{"summary": "Weekly sync (renamed)"}',
+            headers={
+                "Authorization": f"Bearer {sandbox_token(self.organizer.email)}",
+                "Content-Type": "application/json",
+            },
+        )
+        assert answer.status == 200
+
+
+def test_google_a_meeting_changed_between_the_re_read_and_the_move_is_not_moved(
+    on_google: World, google: FakeGoogle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    move = on_google.card(
+        "move_meeting", {"meeting": {"said": "the sync", "words": ["sync"]}, "shiftMinutes": 60}
+    )
+    race = ChangedAfterTheRead(google, monkeypatch, ALEX)
+    race.armed = True
+
+    with pytest.raises(ItemChangedSince, match="changed since the card"):
+        on_google.confirm(move["draftId"])
+
+    sync = next(e for e in google.events_of(ALEX.email) if e["summary"] == "Weekly sync (renamed)")
+    assert datetime.fromisoformat(sync["start"]["dateTime"]) == TUESDAY_10  # not moved
+    rename, refused = google_writes(google)[-2:]
+    assert (rename[0], rename[2]) == ("PATCH", 200)
+    assert (refused[0], refused[2]) == ("PATCH", 412)  # the move, with the etag read: not written
+    assert google.invitations == []
+
+
+def test_google_a_meeting_changed_between_the_re_read_and_the_cancel_is_not_cancelled(
+    on_google: World, google: FakeGoogle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cancel = on_google.card("cancel_meeting", {"meeting": {"said": "the sync", "words": ["sync"]}})
+    race = ChangedAfterTheRead(google, monkeypatch, ALEX)
+    race.armed = True
+
+    with pytest.raises(ItemChangedSince, match="changed since the card"):
+        on_google.confirm(cancel["draftId"])
+
+    sync = next(e for e in google.events_of(ALEX.email) if e["summary"] == "Weekly sync (renamed)")
+    assert sync["status"] == "confirmed"
+    assert google_writes(google)[-1][0::2] == ("DELETE", 412)
+    assert google.invitations == []
+    assert google.sent == []
+
+
+def test_google_an_invitation_changed_between_the_re_read_and_the_answer_is_not_answered(
+    on_google: World, google: FakeGoogle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answer = on_google.card(
+        "answer_invitation",
+        {"meeting": {"said": "the offsite", "words": ["offsite"]}, "response": "declined"},
+    )
+    race = ChangedAfterTheRead(google, monkeypatch, PRIYA)
+    race.armed = True
+
+    with pytest.raises(ItemChangedSince, match="changed since the card"):
+        on_google.confirm(answer["draftId"])
+
+    offsite = next(e for e in google.events_of(PRIYA.email) if e["summary"] == "Weekly sync (renamed)")
+    alex = next(a for a in offsite["attendees"] if a["email"] == ALEX.email)
+    assert alex.get("responseStatus") != "declined"
+    assert google_writes(google)[-1][0::2] == ("PATCH", 412)
+
+
+def test_the_google_stand_in_refuses_a_write_whose_if_match_is_stale(google: FakeGoogle) -> None:
+    calendar = google_workspace.build_suite(
+        Account(user_id=ALEX.email, email=ALEX.email),
+        GoogleTokens({ALEX.email: sandbox_token(ALEX.email)}),
+        http=urllib3.PoolManager(),
+        base_url=google.url,
+        deadline=lambda: 20.0,
+    ).calendar
+    calendar.book(
+        Booking(
+            id="lunch",
+            title="Lunch",
+            organizer=ALEX.email,
+            attendees=(ALEX.email,),
+            start=TUESDAY_10,
+            end=TUESDAY_10 + timedelta(hours=1),
+            timezone="Europe/London",
+        )
+    )
+    (event,) = [e for e in google.events_of(ALEX.email) if e["summary"] == "Lunch"]
+    http = urllib3.PoolManager()
+    url = f"{google.url}/calendar/v3/calendars/primary/events/{event['id']}"
+    auth = {"Authorization": f"Bearer {sandbox_token(ALEX.email)}", "Content-Type": "application/json"}
+    body = b'{"summary": "Long lunch"}'
+
+    stale = http.request("PATCH", url, body=body, headers={**auth, "If-Match": '"0000000000000000"'})
+    assert stale.status == 412
+    assert stale.json()["error"]["errors"][0]["reason"] == "conditionNotMet"
+    assert http.request("DELETE", url, headers={**auth, "If-Match": '"0000000000000000"'}).status == 412
+    assert google.event(ALEX.email, event["id"])["summary"] == "Lunch"  # nothing written
+
+    fresh = http.request("PATCH", url, body=body, headers={**auth, "If-Match": event["etag"]})
+    assert fresh.status == 200
+    assert fresh.json()["etag"] != event["etag"]
 
 
 def test_graph_moves_a_meeting_with_an_outside_guest_reading_only_colleagues_calendars(

@@ -145,7 +145,15 @@ def test_confirm_books_the_slot_chosen_on_the_message(slack: dict[str, Any]) -> 
     stored = draft(slack, button(meeting, "confirm")["value"])
     assert stored.status == "done"
     assert stored.result["start"] == stored.payload["slots"][1]["start"]
-    assert "Booked" in json.dumps(slack["api"].of("chat.update")[0].params["blocks"])
+    [update] = slack["api"].of("chat.update")
+    assert_valid_blocks(update.params["blocks"])
+    shown = json.dumps(update.params["blocks"])
+    assert "Booked" in shown
+    # The message shows the slot booked, not the choice of slots the card was drafted with.
+    assert f"*Slots:* {chosen['text']['text']}" in shown
+    assert "to choose from" not in shown
+    assert all(o["text"]["text"] not in shown for o in select["options"] if o != chosen)
+    assert "3 proposed slots" not in update.params["text"]
 
 
 def test_an_ambiguous_name_is_settled_with_the_select_on_the_message(slack: dict[str, Any]) -> None:
@@ -206,6 +214,15 @@ def test_edit_opens_a_modal_whose_submission_is_validated_as_the_review_api_vali
     assert mail.subject == "The doc, revised"
     [update] = slack["api"].of("chat.update")
     assert update.params["ts"] == email["ts"]
+    assert_valid_blocks(update.params["blocks"])
+    # The message shows the mail as sent: the edited subject and both recipients, not the draft's.
+    shown = json.dumps(update.params["blocks"])
+    assert "*Subject:* The doc, revised" in shown
+    assert "Priya" in shown
+    assert "Kinshuok" in shown
+    drafted = next(b for b in email["blocks"] if "*Subject:*" in json.dumps(b))
+    assert json.dumps(drafted) not in shown
+    assert update.params["text"].endswith("The doc, revised")  # the caption too
 
 
 def test_an_edit_by_chat_posts_the_revised_card_and_marks_the_one_it_replaced(slack: dict[str, Any]) -> None:

@@ -85,8 +85,13 @@ class GoogleApi(retry.AccountClient):
         idempotent: bool = True,
         check: str | None = None,
         accept: Sequence[int] = (200,),
+        if_match: str | None = None,
     ) -> Answer:
         """The answer to one call: a status in ``accept``, or the mapped error raised.
+
+        ``if_match``: an etag the resource must still have (``If-Match``): Google answers 412
+        and writes nothing when it changed since
+        (https://developers.google.com/workspace/calendar/api/guides/version-resources).
 
         ``idempotent``: whether making the call twice does what making it once does; one that is
         not (a send, an insert), sent without an answer, is :class:`ProviderOutcomeUnknown`,
@@ -97,6 +102,8 @@ class GoogleApi(retry.AccountClient):
         headers = {"Authorization": f"Bearer {token}", "Accept": "application/json"}
         if payload is not None:
             headers["Content-Type"] = "application/json"
+        if if_match:
+            headers["If-Match"] = if_match
         name = SERVICE_NAMES[service]
         try:
             raw = retry.send(

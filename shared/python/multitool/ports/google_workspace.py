@@ -62,6 +62,7 @@ from multitool.ports.calendar import (
     Booking,
     CalendarEvent,
     EventAttendee,
+    EventChanged,
     Interval,
     NotOrganizer,
     Response,
@@ -339,7 +340,9 @@ class GoogleCalendar:
     def move(self, email: str, shown: CalendarEvent, start: datetime, end: datetime) -> CalendarEvent:
         """Re-read, then ``events.patch`` of start and end with ``sendUpdates=all``: Google mails the
         guests the update and raises the event's sequence
-        (https://developers.google.com/workspace/calendar/api/v3/reference/events/patch)."""
+        (https://developers.google.com/workspace/calendar/api/v3/reference/events/patch). The patch
+        carries the etag read (``If-Match``): a change between the read and the write is a 412,
+        :class:`EventChanged`, nothing written."""
         self._own(email)
         raw = self._get(shown.id, scopes=READ_SCOPES)
         current = google_event(raw) if raw is not None else None
@@ -361,18 +364,23 @@ class GoogleCalendar:
             },
             idempotent=False,  # mails the update
             check="your Google Calendar",
+            accept=(200, PRECONDITION_FAILED),
+            if_match=_etag(raw),
         )
+        _unchanged(answer.status)
         moved = google_event(answer.body) if isinstance(answer.body, dict) else None
         return moved or shown
 
     def cancel(self, email: str, shown: CalendarEvent, message: str) -> None:
         """Re-read, then ``events.delete`` with ``sendUpdates=all``: Google mails the guests the
         cancellation. The method takes no message (its parameters in the discovery document): the
-        confirm mails the message itself, from the user's own Gmail."""
+        confirm mails the message itself, from the user's own Gmail. The delete carries the etag
+        read (``If-Match``): a change since is a 412, :class:`EventChanged`, nothing deleted."""
         self._own(email)
-        if checked(self.event(email, shown.id), shown).role != "organizer":
+        raw = self._get(shown.id, scopes=READ_SCOPES)
+        if checked(google_event(raw) if raw is not None else None, shown).role != "organizer":
             raise NotOrganizer(shown.id)
-        self._api.call(
+        answer = self._api.call(
             "DELETE",
             "calendar",
             path("calendars", CALENDAR, "events", shown.id),
@@ -380,8 +388,10 @@ class GoogleCalendar:
             query=[("sendUpdates", "all")],
             idempotent=False,  # mails the cancellation
             check="your Google Calendar",
-            accept=(200, 204),
+            accept=(200, 204, PRECONDITION_FAILED),
+            if_match=_etag(raw),
         )
+        _unchanged(answer.status)
 
     def respond(
         self,
@@ -423,7 +433,16 @@ class GoogleCalendar:
             body={"attendees": attendees},
             idempotent=True,  # the same answer twice is the same answer
             check="your Google Calendar",
+            accept=(200, PRECONDITION_FAILED),
+            if_match=_etag(raw),
         )
+        if answer.status == PRECONDITION_FAILED:
+            # Changed since the read: by this very answer when a retry resent it (then it stands).
+            again = self._get(shown.id, scopes=READ_SCOPES)
+            now = google_event(again) if again is not None else None
+            if now is not None and now.response is response:
+                return now
+            _unchanged(answer.status)
         answered = google_event(answer.body) if isinstance(answer.body, dict) else None
         return answered or shown
 
@@ -509,6 +528,21 @@ EVENTS_PAGE = 250  # events.list maxResults: "The default is 250 events" (the di
 MAX_EVENT_PAGES = 10
 # EventAttendee.responseStatus: needsAction, declined, tentative, accepted.
 _RESPONSES = {"accepted": Response.ACCEPTED, "tentative": Response.TENTATIVE, "declined": Response.DECLINED}
+
+
+PRECONDITION_FAILED = 412
+
+
+def _etag(raw: Mapping[str, Any] | None) -> str | None:
+    """The etag of the event as read: the precondition of the write that follows the read."""
+    etag = (raw or {}).get("etag")
+    return etag if isinstance(etag, str) and etag else None
+
+
+def _unchanged(status: int) -> None:
+    """A 412 to a write with ``If-Match``: the event changed between the read and the write."""
+    if status == PRECONDITION_FAILED:
+        raise EventChanged(gone=False)
 
 
 def google_event(value: Mapping[str, Any]) -> CalendarEvent | None:

@@ -347,8 +347,13 @@ class GraphCalendar:
     def move(self, email: str, shown: CalendarEvent, start: datetime, end: datetime) -> CalendarEvent:
         """Re-read, then ``PATCH /users/{me}/events/{id}`` with the new start and end: Exchange sends
         the attendees the update (https://learn.microsoft.com/graph/api/event-update). The re-read
-        is the check: Graph documents no If-Match on an event's PATCH, so a change in the moment
-        between the two is not caught."""
+        is the check, and no precondition is sent: Graph documents no If-Match on an event's PATCH
+        (event-update's request headers are Authorization and Content-Type only; the published
+        OpenAPI description, msgraph-metadata, declares If-Match on ``users.DeleteEvents`` but not on
+        ``users.UpdateEvents`` nor on the cancel/accept/decline actions; Graph documents If-Match for
+        other resources, e.g. plannerTask and teamworkSection). A change in the moment between the
+        read and the write is therefore not caught on Microsoft 365 (Google's writes are: there the
+        etag read goes with the write)."""
         own = self._own(email, "moving the meeting")
         current = self.event(email, shown.id)
         if already_at(current, start, end):

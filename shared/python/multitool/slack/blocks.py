@@ -137,8 +137,9 @@ def _option(text: str, value: str) -> Option:
 class _Builder:
     """The blocks of one card, within Block Kit's limits."""
 
-    def __init__(self, card: Card, page_url: str | None, now: datetime) -> None:
+    def __init__(self, card: Card, page_url: str | None, now: datetime, settled: bool = False) -> None:
         self.card = card
+        self.settled = settled
         self.page_url = page_url
         self.now = now
         self.lines: list[str] = []
@@ -175,8 +176,12 @@ class _Builder:
                     self.pick(name, index, resolution)
             return
         if isinstance(value, tuple) and all(_is_slot(v) for v in value):
-            zone = getattr(self.card, "timezone", None)
-            self.slots(value, zone if isinstance(zone, str) else None)
+            shown_in = getattr(self.card, "timezone", None)
+            zone = shown_in if isinstance(shown_in, str) else None
+            if self.settled:  # the slot booked: its time, no choice left
+                self.lines.append(f"{title} " + "; ".join(escaped(slot_words(v, zone)) for v in value))
+                return
+            self.slots(value, zone)
             self.lines.append(f"{title} {len(value)} to choose from, below" + (f" ({zone})" if zone else ""))
             return
         if isinstance(value, Enum):
@@ -247,7 +252,7 @@ def card_message(
     """The message of one card: its fields, its choices and its buttons; with ``outcome`` (after a
     confirm or a discard) the fields and the outcome, without buttons or choices."""
     moment = now or datetime.now(UTC)
-    builder = _Builder(card, page_url, moment)
+    builder = _Builder(card, page_url, moment, settled=outcome is not None)
     head = f"*{escaped(caption)}*" + (f" (for <@{owner}>)" if owner else "")
     builder.lines.append(head)
     for name, value in card_fields(card):

@@ -247,12 +247,15 @@ class InteractionHandler:
         return Caller(user_id=person.owner, email=person.person.email, name=person.person.display_name)
 
     def _show_outcome(self, channel: str, ts: str, draft: Draft) -> None:
+        """The message updated in place: the card as confirmed (its ``edits``: the subject sent, the
+        slot booked), not as drafted, and what was done."""
         from multitool.cards import client_actions
+        from multitool.slack.sent import sent_card
 
         if not channel or not ts:
             return
         try:
-            card = client_actions.card_from_payload(draft.payload)
+            card = sent_card(client_actions.card_from_payload(draft.payload), draft.edits)
         except ValueError:
             return
         spec = client_actions.CARD_SPECS.get(draft.action)

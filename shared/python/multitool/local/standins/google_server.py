@@ -6,7 +6,8 @@ on the paths Google's discovery documents give them, under one origin:
 - ``GET /v1/people:searchDirectoryPeople``: a prefix search of the seeded people;
 - ``POST /calendar/v3/freeBusy``: busy blocks from each person's events (a ``notFound`` error
   for an address with no calendar here, as Google answers);
-- ``GET | PATCH | DELETE /calendar/v3/calendars/{calendarId}/events/{eventId}`` and
+- ``GET | PATCH | DELETE /calendar/v3/calendars/{calendarId}/events/{eventId}`` (a PATCH or DELETE
+  with an ``If-Match`` etag the event no longer has: 412) and
   ``POST /calendar/v3/calendars/{calendarId}/events``: the signed-in user's events (a client
   id must be base32hex; an id used before, deleted or not, is ``409 duplicate``; a deleted
   event stays readable as ``cancelled``); an insert or patch with ``sendUpdates=all`` records
@@ -264,7 +265,7 @@ class FakeGoogle:
         query = dict(parse_qsl(parts.query))
         payload = json.loads(body) if body else None
         with self._lock:
-            answer = self._answer(method_id, user, path, query, payload)
+            answer = self._answer(method_id, user, path, query, payload, headers.get("If-Match"))
         if self.discovery is not None:
             self.discovery.check_response(self.discovery.operation(method_id), answer.status, answer.body)
         return answer
@@ -274,7 +275,13 @@ class FakeGoogle:
         return email if email in self._events else None
 
     def _answer(
-        self, method_id: str, user: str, path: dict[str, str], query: dict[str, str], body: Any
+        self,
+        method_id: str,
+        user: str,
+        path: dict[str, str],
+        query: dict[str, str],
+        body: Any,
+        if_match: str | None = None,
     ) -> Answer:
         if method_id == "people.people.searchDirectoryPeople":
             return Answer(200, self._search(query.get("query", ""), int(query.get("pageSize") or 100)), {})
@@ -304,9 +311,14 @@ class FakeGoogle:
             invited = self._invited(user, path["eventId"])
             if invited is None:
                 return Answer(404, error_body(404, "notFound", "Not Found"), {})
-            return self._as_attendee(user, method_id, invited, body, query)
+            return _unmet(method_id, if_match, invited) or self._as_attendee(
+                user, method_id, invited, body, query
+            )
         if method_id == "calendar.events.get":
             return Answer(200, _seen_by(user, event), {})
+        unmet = _unmet(method_id, if_match, event)
+        if unmet is not None:
+            return unmet
         if method_id == "calendar.events.patch":
             if event["status"] == "cancelled" and body.get("status") != "confirmed":
                 return Answer(410, error_body(410, "deleted", "Resource has been deleted"), {})
@@ -575,6 +587,15 @@ class FakeGoogle:
 
 def _guests(event: Mapping[str, Any]) -> set[str]:
     return {str(a.get("email", "")).casefold() for a in event.get("attendees") or ()}
+
+
+def _unmet(method_id: str, if_match: str | None, event: Mapping[str, Any]) -> Answer | None:
+    """A write whose ``If-Match`` names an etag the event no longer has: 412, nothing written, as
+    Google answers a conditional modification
+    (https://developers.google.com/workspace/calendar/api/guides/version-resources)."""
+    if method_id == "calendar.events.get" or if_match is None or if_match.strip() in ("*", event.get("etag")):
+        return None
+    return Answer(412, error_body(412, "conditionNotMet", "Precondition Failed"), {})
 
 
 def _changed(event: dict[str, Any], *, sequence: bool = True) -> None:

@@ -220,7 +220,7 @@ class GraphState:
         if template == "/users/{user-id}/events/{event-id}" and method == "GET":
             return self._get_event(mailbox, params["event-id"], query)
         if template == "/users/{user-id}/events/{event-id}":
-            return self._change_event(mailbox, method, params["event-id"], data)
+            return self._change_event(mailbox, method, params["event-id"], data, headers)
         if template.startswith("/users/{user-id}/events/{event-id}/"):
             return self._event_action(mailbox, template.rsplit("/", 1)[-1], params["event-id"], data)
         if self.mail.handles(template):
@@ -443,12 +443,23 @@ class GraphState:
         self.events.append(event)
         return Answer(201, {}, _public(event))
 
-    def _change_event(self, mailbox: str, method: str, event_id: str, data: Any) -> Answer:
+    def _change_event(
+        self, mailbox: str, method: str, event_id: str, data: Any, headers: Mapping[str, str]
+    ) -> Answer:
         for event in self.events:
             if (
                 event["id"] == event_id
                 and event["organizer"]["emailAddress"]["address"].casefold() == mailbox
             ):
+                if method == "DELETE" and not _matches(headers, event):
+                    return self._error(
+                        Fault(
+                            412,
+                            "ErrorIrresolvableConflict",
+                            "The change key passed in the request "
+                            "does not match the current change key for the item.",
+                        )
+                    )
                 if method == "DELETE":
                     self.events.remove(event)
                     return Answer(204, {}, None)
@@ -539,3 +550,11 @@ class GraphPool:
         **_: Any,
     ) -> _Response:
         return _Response(self.state.handle(method, url, dict(headers or {}), body))
+
+
+def _matches(headers: Mapping[str, str], event: Mapping[str, Any]) -> bool:
+    """A DELETE's ``If-Match`` (the one event write whose published description declares it,
+    ``users.DeleteEvents`` in msgraph-metadata's OpenAPI; ``users.UpdateEvents`` and the event
+    actions declare none): the event's ``@odata.etag`` still, or no precondition."""
+    wanted = next((v for k, v in headers.items() if k.lower() == "if-match"), None)
+    return wanted is None or wanted.strip() in ("*", f'W/"{event.get("changeKey", "")}"')
