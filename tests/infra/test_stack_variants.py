@@ -70,7 +70,8 @@ def test_return_control_orchestrator_runs_tools_but_cannot_send(return_control_s
     drafts = {"Fn::GetAtt": [synth.logical_id(synth.stack.tables[DRAFTS]), "Arn"]}
     assert drafts in resources_for_action(synth, role, "dynamodb:PutItem")
     assert "bedrock:InvokeAgent" in actions
-    assert not {a for a in actions if a.startswith("ses:") or a.startswith("secretsmanager:")}
+    assert not {a for a in actions if a.startswith("ses:")}
+    _reads_only_the_jira_reading_secret(synth, role, actions)
 
 
 def test_inference_profile_and_guardrail_reach_the_agent(return_control_stack: Synthesized) -> None:
@@ -149,7 +150,8 @@ def test_converse_orchestrator_invokes_only_the_context_model(converse_stack: Sy
     (guardrail,) = resources_for_action(synth, role, "bedrock:ApplyGuardrail")
     assert _joined(guardrail) == f"arn:<P>:bedrock:us-east-1:123456789012:guardrail/{GUARDRAIL}"
     assert (env["GUARDRAIL_ID"], env["GUARDRAIL_VERSION"]) == (GUARDRAIL, "2")
-    assert not {a for a in actions if a.startswith("ses:") or a.startswith("secretsmanager:")}
+    assert not {a for a in actions if a.startswith("ses:")}
+    _reads_only_the_jira_reading_secret(synth, role, actions)
     drafts = {"Fn::GetAtt": [synth.logical_id(synth.stack.tables[DRAFTS]), "Arn"]}
     assert drafts in resources_for_action(synth, role, "dynamodb:PutItem")
 
@@ -174,3 +176,16 @@ def test_an_already_verified_sender_is_not_created_again_but_still_sends(
     assert synth.props(fn)["Environment"]["Variables"]["SENDER_EMAIL"] == SENDER
     sendable = [_joined(a) for a in resources_for_action(synth, role_of_function(synth, fn), "ses:SendEmail")]
     assert "arn:<P>:ses:us-east-1:123456789012:identity/*" in sendable
+
+
+def _reads_only_the_jira_reading_secret(synth: Synthesized, role: str, actions: set[str]) -> None:
+    """Where the tools run in the orchestrator, it reads the issues a card names with the Jira reading
+    account (browse only), and no other secret: never the review's, which writes."""
+    assert {a for a in actions if a.startswith("secretsmanager:")} <= {
+        "secretsmanager:GetSecretValue",
+        "secretsmanager:DescribeSecret",
+    }
+    assert synth.stack.jira_reader is not None
+    reader = {"Ref": synth.logical_id(synth.stack.jira_reader.secret.node.default_child)}
+    for action in ("secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"):
+        assert all(r == reader for r in resources_for_action(synth, role, action))
