@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
 from multitool.chat.sessions import ClaimedTurn, History, SessionNotFound, SessionNotOwned
@@ -23,6 +23,7 @@ from multitool.ports.calendar import (
     Interval,
     NotOrganizer,
     Response,
+    Scope,
     SlotTaken,
     already_at,
     booking_event,
@@ -155,11 +156,24 @@ class MemoryCalendar:
         assert found is not None
         return found
 
-    def cancel(self, email: str, shown: CalendarEvent, message: str) -> None:
+    def cancel(self, email: str, shown: CalendarEvent, message: str, scope: Scope = "series") -> None:
+        """As :meth:`DynamoCalendar.cancel`: one occurrence taken out of its series, or the booking gone."""
         with self._lock:
+            booking = self.bookings.get(shown.id)
+            skipped = shown.start.astimezone(UTC)
+            one = scope == "occurrence" and shown.recurring and booking is not None and booking.recurrence
+            if one and skipped in {e.astimezone(UTC) for e in booking.exceptions}:  # type: ignore[union-attr]
+                return  # taken out before: a retried confirmation
             if checked(self._event(email, shown.id), shown).role != "organizer":
                 raise NotOrganizer(shown.id)
             self.writes += 1
+            if one:
+                assert booking is not None
+                self.bookings[shown.id] = booking.model_copy(
+                    update={"exceptions": (*booking.exceptions, skipped)}
+                )
+                self.versions[shown.id] = self.versions.get(shown.id, 1) + 1
+                return
             self.bookings.pop(shown.id, None)
             self.versions.pop(shown.id, None)
 

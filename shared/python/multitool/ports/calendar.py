@@ -69,6 +69,11 @@ class Booking(WireModel):
         default_factory=dict,
         description="Attendees' answers by casefolded address (the built-in calendar records them)",
     )
+    exceptions: tuple[datetime, ...] = Field(
+        default=(),
+        description="A series' meetings taken out of it, by their start (iCalendar EXDATE, RFC 5545 "
+        "3.8.5.1): one occurrence cancelled, or moved to a booking of its own",
+    )
 
 
 class EventAttendee(WireModel):
@@ -105,6 +110,10 @@ class CalendarEvent(WireModel):
     def people(self) -> tuple[str, ...]:
         """Every address on it: the organizer and the attendees."""
         return (self.organizer, *(a.email for a in self.attendees))
+
+
+Scope = Literal["occurrence", "series"]
+"""What a move or cancel of a repeating meeting's occurrence acts on: that one meeting, or them all."""
 
 
 class Calendar(Protocol):
@@ -156,9 +165,11 @@ class Calendar(Protocol):
         the event as moved (its version and SEQUENCE raised)."""
         ...
 
-    def cancel(self, email: str, shown: CalendarEvent, message: str) -> None:
+    def cancel(self, email: str, shown: CalendarEvent, message: str, scope: Scope = "series") -> None:
         """Cancel the organizer's event as the card showed it, telling the attendees ``message``
-        (the provider's own cancellation); :class:`EventChanged` when it is gone or changed."""
+        (the provider's own cancellation); :class:`EventChanged` when it is gone or changed. For an
+        occurrence of a series (``shown.recurring``), ``scope`` says which: ``occurrence`` cancels
+        that meeting only (the rest of the series stays), ``series`` every meeting of it."""
         ...
 
     def respond(
@@ -264,7 +275,8 @@ def booking_event(booking: Booking, email: str, version: int) -> CalendarEvent |
 
 
 def meetings_of(booking: Booking, start: datetime, end: datetime) -> list[Interval]:
-    """A booking's meetings overlapping [start, end): itself, or a series' meetings then."""
+    """A booking's meetings overlapping [start, end): itself, or a series' meetings then (but the
+    ones taken out of it)."""
     if booking.recurrence is None:
         held = Interval(start=booking.start, end=booking.end)
         return [held] if overlaps(held, start, end) else []
@@ -273,7 +285,9 @@ def meetings_of(booking: Booking, start: datetime, end: datetime) -> list[Interv
     from multitool.ports.recurrence import between
 
     zone = ZoneInfo(booking.timezone)
+    skipped = {moment.timestamp() for moment in booking.exceptions}
     return [
         Interval(start=s.astimezone(UTC), end=e.astimezone(UTC))
         for s, e in between(booking.recurrence, booking.start, booking.end, zone, (start, end))
+        if s.timestamp() not in skipped
     ]

@@ -50,6 +50,7 @@ from multitool.ports.calendar import (
     Interval,
     NotOrganizer,
     Response,
+    Scope,
     SlotTaken,
     already_at,
     booking_event,
@@ -210,9 +211,22 @@ class DynamoCalendar:
             raise EventChanged(gone=True)
         return moved
 
-    def cancel(self, email: str, shown: CalendarEvent, message: str) -> None:
-        """The booking and its busy time gone, only from the version the card showed."""
-        self._own(self.stored(shown.id), shown, email, organizer=True)
+    def cancel(self, email: str, shown: CalendarEvent, message: str, scope: Scope = "series") -> None:
+        """The booking and its busy time gone, only from the version the card showed; for one
+        occurrence of a series, the series kept with that meeting taken out of it (an EXDATE), written
+        like a move: the booking and each attendee's series item in one transaction over the
+        versions read. Confirmed again, the meeting already taken out is nothing to do."""
+        stored = self.stored(shown.id)
+        if scope == "occurrence" and shown.recurring:
+            skipped = shown.start.astimezone(UTC)
+            if stored is not None and skipped in {e.astimezone(UTC) for e in stored.booking.exceptions}:
+                return
+            booking = self._own(stored, shown, email, organizer=True)
+            if booking.recurrence is not None:
+                taken_out = booking.model_copy(update={"exceptions": (*booking.exceptions, skipped)})
+                self._write(taken_out, expected=int(shown.version))
+                return
+        self._own(stored, shown, email, organizer=True)
         self._release(shown.id, expected=int(shown.version))
 
     def respond(
@@ -426,6 +440,7 @@ class DynamoCalendar:
                         if booking.recurrence is not None
                         else {}
                     ),
+                    **({"exceptions": _instants(booking.exceptions)} if booking.exceptions else {}),
                     **(
                         {"responses": {"M": {k: {"S": str(v)} for k, v in sorted(booking.responses.items())}}}
                         if booking.responses
@@ -518,6 +533,8 @@ class _SeriesEntry(msgspec.Struct, frozen=True):
     end: datetime
     timezone: str
     rule: Recurrence
+    skipped: tuple[datetime, ...] = ()
+    """The meetings taken out of the series (EXDATE), by their UTC start."""
 
     @classmethod
     def of(cls, booking: Booking) -> _SeriesEntry:
@@ -528,14 +545,17 @@ class _SeriesEntry(msgspec.Struct, frozen=True):
             booking.end.astimezone(UTC),
             booking.timezone,
             booking.recurrence,
+            tuple(e.astimezone(UTC) for e in booking.exceptions),
         )
 
     def meetings(self, start: datetime, end: datetime) -> list[Interval]:
         """Its meetings overlapping [start, end)."""
         zone = ZoneInfo(self.timezone)
+        skipped = {moment.timestamp() for moment in self.skipped}
         return [
             Interval(start=s.astimezone(UTC), end=e.astimezone(UTC))
             for s, e in between(self.rule, self.start, self.end, zone, (start, end))
+            if s.timestamp() not in skipped
         ]
 
     def last_end(self) -> datetime | None:
@@ -555,6 +575,7 @@ class _SeriesEntry(msgspec.Struct, frozen=True):
                 "end": {"S": self.end.isoformat()},
                 "timezone": {"S": self.timezone},
                 "rule": {"S": self.rule.model_dump_json(by_alias=True)},
+                **({"skipped": _instants(self.skipped)} if self.skipped else {}),
             }
         }
 
@@ -574,6 +595,7 @@ def _series_from_item(item: Mapping[str, Any]) -> _Series:
             end=datetime.fromisoformat(value["M"]["end"]["S"]),
             timezone=value["M"]["timezone"]["S"],
             rule=Recurrence.model_validate_json(value["M"]["rule"]["S"]),
+            skipped=tuple(datetime.fromisoformat(m["S"]) for m in value["M"].get("skipped", {}).get("L", [])),
         )
         for value in item.get("series", {}).get("L", [])
     )
@@ -597,12 +619,26 @@ def _same_booking(stored: Booking, booking: Booking) -> bool:
     def instants(b: Booking) -> tuple[datetime, datetime]:
         return b.start.astimezone(UTC), b.end.astimezone(UTC)
 
-    return (instants(stored), _emails(stored.attendees), stored.responses, stored.recurrence) == (
+    def skipped(b: Booking) -> set[datetime]:
+        return {e.astimezone(UTC) for e in b.exceptions}
+
+    return (
+        instants(stored),
+        _emails(stored.attendees),
+        stored.responses,
+        stored.recurrence,
+        skipped(stored),
+    ) == (
         instants(booking),
         _emails(booking.attendees),
         booking.responses,
         booking.recurrence,
+        skipped(booking),
     )
+
+
+def _instants(moments: Sequence[datetime]) -> dict[str, Any]:
+    return {"L": [{"S": m.astimezone(UTC).isoformat()} for m in moments]}
 
 
 def _conflicts(
@@ -707,6 +743,7 @@ def _booking_from_item(item: Mapping[str, Any]) -> _StoredBooking:
         recurrence=Recurrence.model_validate_json(item["recurrence"]["S"]) if "recurrence" in item else None,
         owner=item.get(OWNER_ATTRIBUTE, {}).get("S"),
         responses={k: Response(v["S"]) for k, v in item.get("responses", {}).get("M", {}).items()},
+        exceptions=tuple(datetime.fromisoformat(m["S"]) for m in item.get("exceptions", {}).get("L", [])),
         guests=tuple(
             Guest(email=g["M"]["email"]["S"], name=g["M"].get("name", {}).get("S"))
             for g in item.get("guests", {}).get("L", [])

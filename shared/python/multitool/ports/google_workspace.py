@@ -65,6 +65,7 @@ from multitool.ports.calendar import (
     Interval,
     NotOrganizer,
     Response,
+    Scope,
     SlotTaken,
     already_at,
     checked,
@@ -365,17 +366,21 @@ class GoogleCalendar:
         moved = google_event(answer.body) if isinstance(answer.body, dict) else None
         return moved or shown
 
-    def cancel(self, email: str, shown: CalendarEvent, message: str) -> None:
+    def cancel(self, email: str, shown: CalendarEvent, message: str, scope: Scope = "series") -> None:
         """Re-read, then ``events.delete`` with ``sendUpdates=all``: Google mails the guests the
         cancellation. The method takes no message (its parameters in the discovery document): the
-        confirm mails the message itself, from the user's own Gmail."""
+        confirm mails the message itself, from the user's own Gmail. An instance of a recurring
+        event (``events.list`` with ``singleEvents``) has an id of its own: deleting it cancels that
+        meeting only; deleting the ``recurringEventId`` cancels every instance ("Modifying or
+        deleting individual instances", https://developers.google.com/workspace/calendar/api/guides/recurringevents)."""
         self._own(email)
         if checked(self.event(email, shown.id), shown).role != "organizer":
             raise NotOrganizer(shown.id)
+        target = shown.series_id if scope == "series" and shown.series_id else shown.id
         self._api.call(
             "DELETE",
             "calendar",
-            path("calendars", CALENDAR, "events", shown.id),
+            path("calendars", CALENDAR, "events", target),
             scopes=EVENT_SCOPES,
             query=[("sendUpdates", "all")],
             idempotent=False,  # mails the cancellation

@@ -62,6 +62,7 @@ from multitool.ports.calendar import (
     Interval,
     NotOrganizer,
     Response,
+    Scope,
     SlotTaken,
     already_at,
     checked,
@@ -368,15 +369,20 @@ class GraphCalendar:
         moved = graph_event(answer.body) if isinstance(answer.body, dict) else None
         return moved or self.event(email, shown.id) or shown
 
-    def cancel(self, email: str, shown: CalendarEvent, message: str) -> None:
+    def cancel(self, email: str, shown: CalendarEvent, message: str, scope: Scope = "series") -> None:
         """Re-read, then ``POST /users/{me}/events/{id}/cancel`` with the message as its Comment: the
-        organizer's cancellation, mailed by Exchange (https://learn.microsoft.com/graph/api/event-cancel)."""
+        organizer's cancellation, mailed by Exchange (https://learn.microsoft.com/graph/api/event-cancel).
+        An occurrence of a series is an event of its own in calendarView: cancelling its id cancels
+        that meeting only ("The organizer can also cancel an occurrence of a recurring meeting by
+        providing the occurrence event ID", ibid.); the series is cancelled on its ``seriesMasterId``.
+        The occurrence the card showed is what is re-read and checked, either way."""
         own = self._own(email, "cancelling the meeting")
         if checked(self.event(email, shown.id), shown).role != "organizer":
             raise NotOrganizer(shown.id)
+        target = shown.series_id if scope == "series" and shown.series_id else shown.id
         self._graph.send(
             "POST",
-            f"{user_path(own)}/events/{quote(shown.id, safe='')}/cancel",
+            f"{user_path(own)}/events/{quote(target, safe='')}/cancel",
             scopes=CALENDAR_SCOPES,
             body={"Comment": multi_line(message)} if message else {},
             what="cancelling the meeting",

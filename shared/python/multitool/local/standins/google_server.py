@@ -40,7 +40,7 @@ import json
 import re
 import threading
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from email import message_from_bytes
@@ -154,6 +154,8 @@ class FakeGoogle:
         self.sent: list[dict[str, Any]] = []
         self.invitations: list[dict[str, Any]] = []
         self._events: dict[str, dict[str, dict[str, Any]]] = {p.email.casefold(): {} for p in people}
+        self._cancelled: set[str] = set()
+        """Instances of recurring events deleted one by one (their ids): the rest of the series stays."""
         self._failures: dict[str, deque[ScriptedFailure]] = {}
         self._lock = threading.Lock()
         self._ids = 0
@@ -300,6 +302,8 @@ class FakeGoogle:
         if method_id == "calendar.events.list":
             return self._list(user, query)
         event = events.get(path["eventId"])
+        if event is None and (instance := self._instance(events, path["eventId"])) is not None:
+            return self._on_instance(user, method_id, instance, query)
         if event is None:
             invited = self._invited(user, path["eventId"])
             if invited is None:
@@ -322,6 +326,41 @@ class FakeGoogle:
         event["status"] = "cancelled"
         _changed(event)
         self._invite(user, event, query, cancelled=True)
+        return Answer(204, None, {})
+
+    # -- one instance of a recurring event -------------------------------------------------------
+
+    def _instance(self, events: dict[str, dict[str, Any]], event_id: str) -> dict[str, Any] | None:
+        """The instance ``{recurringEventId}_{start in UTC, basic format}`` of one of the user's
+        recurring events, when the series meets then and it was not deleted (the instance ids
+        events.list with ``singleEvents`` answers, as Google's own)."""
+        master_id, _, stamp = event_id.rpartition("_")
+        master = events.get(master_id)
+        if master is None or not master.get("recurrence") or master.get("status") == "cancelled":
+            return None
+        try:
+            begins = datetime.strptime(stamp, "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC)
+        except ValueError:
+            return None
+        window = (begins, begins + timedelta(seconds=1))
+        return next(
+            (e for e in _instances(master, window, self._cancelled) if e["id"] == event_id),
+            None,
+        )
+
+    def _on_instance(
+        self, user: str, method_id: str, instance: dict[str, Any], query: dict[str, str]
+    ) -> Answer:
+        """events.get reads the instance; events.delete cancels that meeting only (the guests told
+        with ``sendUpdates``), the recurring event and its other instances staying."""
+        if method_id == "calendar.events.get":
+            return Answer(200, _seen_by(user, instance), {})
+        if method_id != "calendar.events.delete":
+            return Answer(
+                400, error_body(400, "invalid", "The stand-in changes an instance by deleting it only."), {}
+            )
+        self._cancelled.add(instance["id"])
+        self._invite(user, instance, query, cancelled=True)
         return Answer(204, None, {})
 
     # -- an invitee's view: the event on their own calendar ----------------------------------
@@ -385,7 +424,7 @@ class FakeGoogle:
             if (owner == user or user in _guests(master))
             and master.get("status") != "cancelled"
             and "dateTime" in master.get("start", {})
-            for e in _instances(master, (start, end))
+            for e in _instances(master, (start, end), self._cancelled)
             if datetime.fromisoformat(e["start"]["dateTime"]) < end
             and start < datetime.fromisoformat(e["end"]["dateTime"])
         ]
@@ -459,7 +498,9 @@ class FakeGoogle:
                     continue
                 invited = {str(a.get("email", "")).casefold() for a in event.get("attendees") or ()}
                 if email == str(event["organizer"]["email"]).casefold() or email in invited:
-                    for begins, ends in google_meetings(event, window):
+                    for instance in _instances(event, window, self._cancelled):
+                        begins = datetime.fromisoformat(instance["start"]["dateTime"])
+                        ends = datetime.fromisoformat(instance["end"]["dateTime"])
                         yield begins.astimezone(UTC), ends.astimezone(UTC)
 
     def _insert(
@@ -622,12 +663,14 @@ def _person_json(person: Person) -> dict[str, Any]:
     }
 
 
-def _instances(event: dict[str, Any], window: tuple[datetime, datetime]) -> list[dict[str, Any]]:
-    """A single event as it is; a recurring one as its instances in ``window``."""
+def _instances(
+    event: dict[str, Any], window: tuple[datetime, datetime], deleted: Collection[str] = ()
+) -> list[dict[str, Any]]:
+    """A single event as it is; a recurring one as its instances in ``window`` (but the deleted)."""
     if not event.get("recurrence"):
         return [event]
     zone = event["start"]["timeZone"]
-    return [
+    found = [
         {
             **{k: v for k, v in event.items() if k != "recurrence"},
             "id": f"{event['id']}_{begins.astimezone(UTC):%Y%m%dT%H%M%SZ}",
@@ -638,6 +681,7 @@ def _instances(event: dict[str, Any], window: tuple[datetime, datetime]) -> list
         }
         for begins, ends in google_meetings(event, window)
     ]
+    return [e for e in found if e["id"] not in deleted]
 
 
 def _z(moment: datetime) -> str:
