@@ -69,7 +69,7 @@ def prepare(args: CancelArgs, ctx: ToolContext, _config: ToolConfig) -> Prepared
             "message": args.message,
             "declines": declines,
             "scope": scope,
-            "scope_words": scope_words(event, scope),
+            "scopeWords": scope_words(event, scope),
             "timezone": ctx.timezone,
             "notes": notes,
         }
