@@ -29,6 +29,7 @@ from multitool.ports.calendar import (
     booking_event,
     checked,
     meetings_of,
+    moved_occurrence_id,
     overlaps,
 )
 from multitool.ports.directory import name_index, normalize_name, resolution_for
@@ -142,9 +143,17 @@ class MemoryCalendar:
         booking = self.bookings.get(event_id)
         return booking_event(booking, email, self.versions.get(event_id, 1)) if booking else None
 
-    def move(self, email: str, shown: CalendarEvent, start: datetime, end: datetime) -> CalendarEvent:
+    def move(
+        self, email: str, shown: CalendarEvent, start: datetime, end: datetime, scope: Scope = "series"
+    ) -> CalendarEvent:
         """As :meth:`DynamoCalendar.move`: checked and written under one lock (its transaction)."""
         with self._lock:
+            series = self.bookings.get(shown.id)
+            if shown.recurring and series is not None and series.recurrence is not None:
+                if scope == "occurrence":
+                    return self._move_occurrence(email, shown, series, start, end)
+                first = series.start + (start - shown.start)
+                start, end = first, first + (end - start)
             current = self._event(email, shown.id)
             if already_at(current, start, end):
                 assert current is not None
@@ -153,6 +162,25 @@ class MemoryCalendar:
                 raise NotOrganizer(shown.id)
             self.book(self.bookings[shown.id].model_copy(update={"start": start, "end": end}))
             found = self._event(email, shown.id)
+        assert found is not None
+        return found
+
+    def _move_occurrence(
+        self, email: str, shown: CalendarEvent, series: Booking, start: datetime, end: datetime
+    ) -> CalendarEvent:
+        single_id = moved_occurrence_id(shown.id, shown.start)
+        if single_id not in self.bookings:
+            if checked(self._event(email, shown.id), shown).role != "organizer":
+                raise NotOrganizer(shown.id)
+            skipped = shown.start.astimezone(UTC)
+            self.book(
+                series.model_copy(
+                    update={"id": single_id, "start": start, "end": end, "recurrence": None, "exceptions": ()}
+                )
+            )
+            self.bookings[shown.id] = series.model_copy(update={"exceptions": (*series.exceptions, skipped)})
+            self.versions[shown.id] = self.versions.get(shown.id, 1) + 1
+        found = self._event(email, single_id)
         assert found is not None
         return found
 

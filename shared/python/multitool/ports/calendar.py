@@ -156,8 +156,15 @@ class Calendar(Protocol):
         """One of the caller's events as it stands now (None: gone, cancelled, or not theirs)."""
         ...
 
-    def move(self, email: str, shown: CalendarEvent, start: datetime, end: datetime) -> CalendarEvent:
+    def move(
+        self, email: str, shown: CalendarEvent, start: datetime, end: datetime, scope: Scope = "series"
+    ) -> CalendarEvent:
         """Move the organizer's event, as the card showed it (``shown.version``), to [start, end).
+
+        For an occurrence of a series (``shown.recurring``), ``scope`` says which: ``occurrence``
+        moves that meeting only (the provider's exception; the built-in calendar takes it out of the
+        series and books it on its own, :func:`moved_occurrence_id`), ``series`` moves every meeting
+        by as much as this one moves (its first meeting's start and length).
 
         Reads the event first: already at that time, nothing is written (a retried confirm); gone,
         or changed since ``shown`` (another version), :class:`EventChanged` and nothing is written.
@@ -196,6 +203,13 @@ class EventChanged(Exception):
 
 class NotOrganizer(Exception):
     """Only the organizer moves or cancels a meeting; only an attendee answers it."""
+
+
+def moved_occurrence_id(series_id: str, original_start: datetime) -> str:
+    """The built-in booking id of a series' meeting moved on its own: one per series and original
+    start, so a retried confirm finds the booking it made (and a second card moving the same meeting
+    elsewhere finds it taken)."""
+    return f"{series_id}@{original_start.astimezone(UTC):%Y%m%dT%H%M%SZ}"
 
 
 def checked(current: CalendarEvent | None, shown: CalendarEvent) -> CalendarEvent:

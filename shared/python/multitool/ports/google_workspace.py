@@ -62,6 +62,7 @@ from multitool.ports.calendar import (
     Booking,
     CalendarEvent,
     EventAttendee,
+    EventChanged,
     Interval,
     NotOrganizer,
     Response,
@@ -337,10 +338,15 @@ class GoogleCalendar:
         found = self._get(event_id, scopes=READ_SCOPES)
         return google_event(found) if found is not None else None
 
-    def move(self, email: str, shown: CalendarEvent, start: datetime, end: datetime) -> CalendarEvent:
+    def move(
+        self, email: str, shown: CalendarEvent, start: datetime, end: datetime, scope: Scope = "series"
+    ) -> CalendarEvent:
         """Re-read, then ``events.patch`` of start and end with ``sendUpdates=all``: Google mails the
         guests the update and raises the event's sequence
-        (https://developers.google.com/workspace/calendar/api/v3/reference/events/patch)."""
+        (https://developers.google.com/workspace/calendar/api/v3/reference/events/patch). An
+        instance's own id moves that meeting only (Google keeps it as an exception); the series
+        moves on its ``recurringEventId``, its first meeting moved by as much as this one
+        (https://developers.google.com/workspace/calendar/api/guides/recurringevents)."""
         self._own(email)
         raw = self._get(shown.id, scopes=READ_SCOPES)
         current = google_event(raw) if raw is not None else None
@@ -350,10 +356,17 @@ class GoogleCalendar:
         if checked(current, shown).role != "organizer":
             raise NotOrganizer(shown.id)
         zone = (raw or {}).get("start", {}).get("timeZone") or shown.timezone
+        target = shown.id
+        if scope == "series" and shown.series_id:
+            master = self.event(email, shown.series_id)
+            if master is None:
+                raise EventChanged(gone=True)
+            target, first = shown.series_id, master.start + (start - shown.start)
+            start, end = first, first + (end - start)
         answer = self._api.call(
             "PATCH",
             "calendar",
-            path("calendars", CALENDAR, "events", shown.id),
+            path("calendars", CALENDAR, "events", target),
             scopes=EVENT_SCOPES,
             query=[("sendUpdates", "all")],
             body={

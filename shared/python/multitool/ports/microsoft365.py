@@ -59,6 +59,7 @@ from multitool.ports.calendar import (
     Booking,
     CalendarEvent,
     EventAttendee,
+    EventChanged,
     Interval,
     NotOrganizer,
     Response,
@@ -345,11 +346,15 @@ class GraphCalendar:
             raise
         return graph_event(answer.body) if isinstance(answer.body, dict) else None
 
-    def move(self, email: str, shown: CalendarEvent, start: datetime, end: datetime) -> CalendarEvent:
+    def move(
+        self, email: str, shown: CalendarEvent, start: datetime, end: datetime, scope: Scope = "series"
+    ) -> CalendarEvent:
         """Re-read, then ``PATCH /users/{me}/events/{id}`` with the new start and end: Exchange sends
         the attendees the update (https://learn.microsoft.com/graph/api/event-update). The re-read
         is the check: Graph documents no If-Match on an event's PATCH, so a change in the moment
-        between the two is not caught."""
+        between the two is not caught. An occurrence's own id moves that meeting only (Exchange
+        makes it an exception); the series moves on its ``seriesMasterId``, its first meeting's
+        start and end moved by as much as this meeting's."""
         own = self._own(email, "moving the meeting")
         current = self.event(email, shown.id)
         if already_at(current, start, end):
@@ -357,9 +362,16 @@ class GraphCalendar:
             return current
         if checked(current, shown).role != "organizer":
             raise NotOrganizer(shown.id)
+        target = shown.id
+        if scope == "series" and shown.series_id:
+            master = self.event(email, shown.series_id)
+            if master is None:
+                raise EventChanged(gone=True)
+            target, first = shown.series_id, master.start + (start - shown.start)
+            start, end = first, first + (end - start)
         answer = self._graph.send(
             "PATCH",
-            f"{user_path(own)}/events/{quote(shown.id, safe='')}",
+            f"{user_path(own)}/events/{quote(target, safe='')}",
             scopes=CALENDAR_SCOPES,
             body={"start": _graph_time(start), "end": _graph_time(end)},
             headers=UTC_PREFERENCE,
@@ -367,7 +379,7 @@ class GraphCalendar:
             check="your Outlook calendar",
         )
         moved = graph_event(answer.body) if isinstance(answer.body, dict) else None
-        return moved or self.event(email, shown.id) or shown
+        return moved or self.event(email, target) or shown
 
     def cancel(self, email: str, shown: CalendarEvent, message: str, scope: Scope = "series") -> None:
         """Re-read, then ``POST /users/{me}/events/{id}/cancel`` with the message as its Comment: the
