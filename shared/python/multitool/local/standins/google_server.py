@@ -303,7 +303,7 @@ class FakeGoogle:
             return self._list(user, query)
         event = events.get(path["eventId"])
         if event is None and (instance := self._instance(events, path["eventId"])) is not None:
-            return self._on_instance(user, method_id, instance, query)
+            return self._on_instance(user, method_id, instance, query, body, events)
         if event is None:
             invited = self._invited(user, path["eventId"])
             if invited is None:
@@ -349,17 +349,26 @@ class FakeGoogle:
         )
 
     def _on_instance(
-        self, user: str, method_id: str, instance: dict[str, Any], query: dict[str, str]
+        self,
+        user: str,
+        method_id: str,
+        instance: dict[str, Any],
+        query: dict[str, str],
+        body: Any,
+        events: dict[str, dict[str, Any]],
     ) -> Answer:
         """events.get reads the instance; events.delete cancels that meeting only (the guests told
         with ``sendUpdates``), the recurring event and its other instances staying."""
         if method_id == "calendar.events.get":
             return Answer(200, _seen_by(user, instance), {})
-        if method_id != "calendar.events.delete":
-            return Answer(
-                400, error_body(400, "invalid", "The stand-in changes an instance by deleting it only."), {}
-            )
         self._cancelled.add(instance["id"])
+        if method_id == "calendar.events.patch":
+            # Patched, the instance is an exception of its own (its id and recurringEventId kept).
+            exception = {**instance, **(body or {})}
+            _changed(exception)
+            events[instance["id"]] = exception
+            self._invite(user, exception, query)
+            return Answer(200, _seen_by(user, exception), {})
         self._invite(user, instance, query, cancelled=True)
         return Answer(204, None, {})
 

@@ -478,6 +478,19 @@ class GraphState:
         return Answer(201, {}, _public(event))
 
     def _change_event(self, mailbox: str, method: str, event_id: str, data: Any) -> Answer:
+        occurrence = self._occurrence(mailbox, event_id)
+        if occurrence is not None and method == "PATCH" and set(data or {}) <= {"start", "end"}:
+            # An occurrence patched becomes an exception of its series: an event of its own, same id
+            # (https://learn.microsoft.com/graph/api/resources/event, type "exception").
+            if occurrence["organizer"]["emailAddress"]["address"].casefold() != mailbox:
+                return self._error(Fault(403, "ErrorAccessDenied", "Access is denied."))
+            self.cancelled.add(event_id)
+            exception = {**occurrence, "type": "exception", "changeKey": f"CK{next(self._ids):06d}"}
+            exception["start"] = _graph_time(_parse(data.get("start", occurrence["start"])))
+            exception["end"] = _graph_time(_parse(data.get("end", occurrence["end"])))
+            self.events.append(exception)
+            self.notices.append({"action": "update", "eventId": event_id, "from": mailbox})
+            return Answer(200, {}, self._view(mailbox, exception, {}))
         for event in self.events:
             if (
                 event["id"] == event_id

@@ -60,6 +60,14 @@ class MovePayload(WireModel):
     proposes: bool = Field(
         default=False, description="The caller is an attendee: confirming proposes the time to the organizer"
     )
+    scope: Scope | None = Field(
+        default=None,
+        description="For a meeting of a series: 'occurrence' (this one) or 'series' (every one); none: "
+        "not said yet, the card asks",
+    )
+    scope_words: str | None = Field(
+        default=None, description="Which, in words: 'Only Mon 14 Dec' or 'Every meeting of the series'"
+    )
     notes: tuple[str, ...] = ()
     revises: str | None = replaced_field()
 
