@@ -1,7 +1,7 @@
 """Cancelling one meeting of a repeating series, or the whole series, on every calendar.
 
 Given a weekly 1:1 the caller organizes (booked on the provider as one series), when a
-``cancel_meeting`` card names one meeting of it and is confirmed, then:
+``cancel_meeting`` or ``move_meeting`` card names one meeting of it and is confirmed, then:
 
 - Microsoft 365: the occurrence's own id is cancelled (``POST .../events/{occurrence id}/cancel``),
   the other meetings stay; for the series, the ``seriesMasterId`` is;
@@ -11,8 +11,11 @@ Given a weekly 1:1 the caller organizes (booked on the provider as one series), 
   series item: busy times no longer hold that one), the CANCEL carries its RECURRENCE-ID; a retried
   confirm writes nothing more; the series scope frees the booking.
 
-A card whose series scope the user did not say asks for it, and its confirm is refused until the
-edits choose one.
+A move of one meeting is an exception on Microsoft 365 and Google (a PATCH of the occurrence's or
+instance's id) and on the built-in calendar a booking of its own plus an EXDATE, its REQUEST carrying
+the series' UID and the meeting's RECURRENCE-ID; the series moves by as much on its master, to
+another time of its days only. A card whose series scope the user did not say asks for it, and its
+confirm is refused until the edits choose one.
 """
 
 from __future__ import annotations
@@ -231,3 +234,83 @@ def test_a_series_meeting_named_without_a_day_asks_which_and_the_edits_choose(
 
     confirm(builtin, cancel["draftId"], {"scope": "occurrence"})
     assert builtin["calendar"].stored("one-on-one").booking.exceptions == (MONDAY_11,)
+
+
+# -- moving one meeting of the series, or the series ----------------------------------------------
+
+MOVE_NEXT_MONDAYS = {**NEXT_MONDAYS, "shiftMinutes": 60}
+AN_HOUR = timedelta(hours=1)
+AFTER_THE_MOVE = [MONDAY_11, NEXT_MONDAY_11 + AN_HOUR, MONDAY_11 + timedelta(weeks=2)]
+
+
+def test_graph_moves_one_occurrence_by_its_own_id(on_graph: World, graph: GraphState) -> None:
+    move = on_graph.card("move_meeting", MOVE_NEXT_MONDAYS)
+    assert move["scopeWords"] == "Only Mon 14 Dec"
+
+    on_graph.confirm(move["draftId"])
+
+    master = graph.events[0]
+    [(method, template, body)] = writes(graph)
+    assert (method, template) == ("PATCH", "/users/{user-id}/events/{event-id}")
+    assert body["start"]["dateTime"].startswith("2026-12-14T12:00")
+    assert graph.notices[-1]["eventId"] == f"{master['id']}_20261214T110000"
+    calendar = on_graph.suites(ALEX.email).calendar
+    assert starts(calendar.events(ALEX.email, MONDAY_11, MONDAY_11 + timedelta(weeks=3))) == AFTER_THE_MOVE
+    assert graph.violations == []
+
+
+def test_graph_moves_the_series_on_its_master_by_as_much(on_graph: World, graph: GraphState) -> None:
+    move = on_graph.card("move_meeting", {**MOVE_NEXT_MONDAYS, "scope": "series"})
+
+    on_graph.confirm(move["draftId"])
+
+    calendar = on_graph.suites(ALEX.email).calendar
+    assert starts(calendar.events(ALEX.email, MONDAY_11, MONDAY_11 + timedelta(weeks=3))) == [
+        MONDAY_11 + AN_HOUR + timedelta(weeks=n) for n in (0, 1, 2)
+    ]
+    assert graph.violations == []
+
+
+def test_google_moves_one_instance_and_keeps_the_rest(on_google: World, google: FakeGoogle) -> None:
+    move = on_google.card("move_meeting", MOVE_NEXT_MONDAYS)
+
+    on_google.confirm(move["draftId"])
+
+    [invitation] = google.invitations
+    assert invitation["eventId"].endswith("_20261214T110000Z")
+    calendar = on_google.suites(ALEX.email).calendar
+    assert starts(calendar.events(ALEX.email, MONDAY_11, MONDAY_11 + timedelta(weeks=3))) == AFTER_THE_MOVE
+    busy = calendar.busy([PRIYA.email], NEXT_MONDAY_11, NEXT_MONDAY_11 + 2 * AN_HOUR)
+    assert [(i.start, i.end) for i in busy[PRIYA.email]] == [
+        (NEXT_MONDAY_11 + AN_HOUR, NEXT_MONDAY_11 + AN_HOUR + timedelta(minutes=30))
+    ]
+
+
+def test_builtin_moves_one_meeting_out_of_the_series_once(builtin: dict[str, Any]) -> None:
+    calendar = builtin["calendar"]
+    move = card(builtin, "move_meeting", MOVE_NEXT_MONDAYS)
+    assert move["scope"] == "occurrence"
+
+    done = confirm(builtin, move["draftId"])
+    confirm(builtin, move["draftId"])  # retried: nothing more
+
+    assert done.result["meetingId"] == "one-on-one@20261214T110000Z"
+    assert calendar.stored("one-on-one").booking.exceptions == (NEXT_MONDAY_11,)
+    moved = calendar.stored("one-on-one@20261214T110000Z").booking
+    assert (moved.start, moved.recurrence) == (NEXT_MONDAY_11 + AN_HOUR, None)
+    left = calendar.events("alex@example.com", MONDAY_11, MONDAY_11 + timedelta(weeks=3))
+    assert starts(left) == AFTER_THE_MOVE
+    (mail,) = builtin["mailer"].sent
+    text = ics(mail)
+    assert "METHOD:REQUEST" in text
+    assert "UID:one-on-one\n" in text.replace("\r\n", "\n")
+    assert "RECURRENCE-ID;TZID=Europe/London:20261214T110000" in text
+    assert "DTSTART;TZID=Europe/London:20261214T120000" in text
+
+
+def test_a_series_moves_to_another_day_only_one_meeting_at_a_time(builtin: dict[str, Any]) -> None:
+    move = card(builtin, "move_meeting", {**NEXT_MONDAYS, "shiftMinutes": 24 * 60, "scope": "series"})
+
+    with pytest.raises(InvalidEdits):
+        confirm(builtin, move["draftId"])
+    assert builtin["calendar"].stored("one-on-one").booking.start == MONDAY_11
