@@ -314,3 +314,17 @@ def test_a_series_moves_to_another_day_only_one_meeting_at_a_time(builtin: dict[
     with pytest.raises(InvalidEdits):
         confirm(builtin, move["draftId"])
     assert builtin["calendar"].stored("one-on-one").booking.start == MONDAY_11
+
+
+def test_builtin_moves_the_series_by_as_much_and_mails_it_with_its_rule(builtin: dict[str, Any]) -> None:
+    move = card(builtin, "move_meeting", {**MOVE_NEXT_MONDAYS, "scope": "series"})
+
+    confirm(builtin, move["draftId"])
+
+    series = builtin["calendar"].stored("one-on-one").booking
+    assert (series.start, series.exceptions) == (MONDAY_11 + AN_HOUR, ())
+    (mail,) = builtin["mailer"].sent
+    text = ics(mail)
+    assert "RRULE:FREQ=WEEKLY;BYDAY=MO" in text
+    assert "DTSTART;TZID=Europe/London:20261207T120000" in text
+    assert "RECURRENCE-ID" not in text

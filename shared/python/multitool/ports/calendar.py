@@ -105,6 +105,11 @@ class CalendarEvent(WireModel):
     sequence: int = 0
     recurring: bool = Field(default=False, description="An occurrence of a repeating meeting")
     series_id: str | None = Field(default=None, description="The repeating meeting's id, for an occurrence")
+    rrule: str | None = Field(
+        default=None,
+        description="A built-in series' RRULE value: an update of the whole series is mailed with it "
+        "(the calendars that send their own invitations keep theirs)",
+    )
 
     @property
     def people(self) -> tuple[str, ...]:
@@ -285,7 +290,18 @@ def booking_event(booking: Booking, email: str, version: int) -> CalendarEvent |
         response=Response.ORGANIZER if organizer else booking.responses.get(own, Response.NONE),
         version=str(version),
         sequence=max(version - 1, 0),
+        rrule=_rrule_of(booking),
     )
+
+
+def _rrule_of(booking: Booking) -> str | None:
+    if booking.recurrence is None:
+        return None
+    from zoneinfo import ZoneInfo
+
+    from multitool.ports.recurrence import rrule_line
+
+    return rrule_line(booking.recurrence, booking.start, ZoneInfo(booking.timezone))
 
 
 def meetings_of(booking: Booking, start: datetime, end: datetime) -> list[Interval]:

@@ -270,6 +270,7 @@ def notify(
     answer: Response | None = None,
     comment: str = "",
     occurrence: datetime | None = None,
+    rrule: str | None = None,
 ) -> str | None:
     """The built-in calendar's iCalendar mail (its UID the booking id, as the first invitation's):
     REQUEST (an update) or CANCEL to the attendees, REPLY to the organizer. None when the calendar
@@ -304,6 +305,7 @@ def notify(
             partstat=partstat,
             comment=comment or None,
             recurrence_id=occurrence,
+            rrule=rrule,
         ),
         stamp=backends.clock(),
     )

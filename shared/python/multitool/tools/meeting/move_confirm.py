@@ -158,6 +158,7 @@ def move(content: MoveContent, ctx: ReviewContext, backends: Backends) -> dict[s
     text = f"'{shown.title}' has moved.\nNow: {when}\nWas: {was}\n"
     if content.message:
         text += f"\n{content.message}\n"
+    whole = shown.recurring and not one  # the series: its first meeting and its rule go out
     message_id = notify(
         shown.model_copy(update={"sequence": moved.sequence}) if one else moved,
         ctx,
@@ -165,10 +166,11 @@ def move(content: MoveContent, ctx: ReviewContext, backends: Backends) -> dict[s
         method="REQUEST",
         subject=f"Updated: {shown.title}",
         text=text,
-        start=content.start,
-        end=content.end,
+        start=moved.start if whole else content.start,
+        end=moved.end if whole else content.end,
         sequence=moved.sequence,
         occurrence=shown.start if one else None,
+        rrule=moved.rrule if whole else None,
     )
     return {
         "meetingId": moved.id if one else (shown.series_id or shown.id),
