@@ -36,7 +36,7 @@ from multitool.ports.recurrence import Recurrence
 from multitool.ports.suites import Suite
 from multitool.ports.token_sources import FixedTokenSource
 from multitool.ports.tokens import Account
-from multitool.review import InvalidEdits
+from multitool.review import InvalidEdits, ItemChangedSince
 
 from tests.functional.test_meeting_changes import card, confirm, ics
 from tests.functional.test_meeting_changes import world as world
@@ -328,3 +328,34 @@ def test_builtin_moves_the_series_by_as_much_and_mails_it_with_its_rule(builtin:
     assert "RRULE:FREQ=WEEKLY;BYDAY=MO" in text
     assert "DTSTART;TZID=Europe/London:20261207T120000" in text
     assert "RECURRENCE-ID" not in text
+
+
+def test_builtin_a_moved_meeting_cancelled_later_is_the_series_instance_to_the_guests(
+    builtin: dict[str, Any],
+) -> None:
+    move = card(builtin, "move_meeting", MOVE_NEXT_MONDAYS)
+    confirm(builtin, move["draftId"])
+    cancel = card(builtin, "cancel_meeting", NEXT_MONDAYS)
+    assert cancel["meeting"]["item"]["id"] == "one-on-one@20261214T110000Z"
+
+    confirm(builtin, cancel["draftId"])
+
+    assert builtin["calendar"].stored("one-on-one@20261214T110000Z") is None
+    text = ics(builtin["mailer"].sent[-1]).replace("\r\n", "\n")
+    assert "METHOD:CANCEL" in text
+    assert "UID:one-on-one\n" in text
+    assert "RECURRENCE-ID;TZID=Europe/London:20261214T110000" in text
+
+
+def test_builtin_two_cards_moving_one_meeting_of_a_series_the_second_is_item_changed(
+    builtin: dict[str, Any],
+) -> None:
+    first = card(builtin, "move_meeting", MOVE_NEXT_MONDAYS, session="s-1")
+    second = card(builtin, "move_meeting", {**NEXT_MONDAYS, "shiftMinutes": 120}, session="s-2")
+    confirm(builtin, first["draftId"])
+
+    with pytest.raises(ItemChangedSince):
+        confirm(builtin, second["draftId"])
+
+    moved = builtin["calendar"].stored("one-on-one@20261214T110000Z").booking
+    assert moved.start == NEXT_MONDAY_11 + AN_HOUR

@@ -217,6 +217,17 @@ def moved_occurrence_id(series_id: str, original_start: datetime) -> str:
     return f"{series_id}@{original_start.astimezone(UTC):%Y%m%dT%H%M%SZ}"
 
 
+def moved_occurrence_of(booking_id: str) -> tuple[str, datetime] | None:
+    """The series and original start a :func:`moved_occurrence_id` names; None for any other id."""
+    series_id, at, stamp = booking_id.rpartition("@")
+    if not at or not series_id:
+        return None
+    try:
+        return series_id, datetime.strptime(stamp, "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC)
+    except ValueError:
+        return None
+
+
 def checked(current: CalendarEvent | None, shown: CalendarEvent) -> CalendarEvent:
     """The event as it stands, when it is still the one the card showed; else :class:`EventChanged`."""
     if current is None:

@@ -19,7 +19,15 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, StringConstraints
 
 from multitool.people import NameResolution, Person, Resolution
-from multitool.ports.calendar import CalendarEvent, EventChanged, Interval, Response, Scope, overlaps
+from multitool.ports.calendar import (
+    CalendarEvent,
+    EventChanged,
+    Interval,
+    Response,
+    Scope,
+    moved_occurrence_of,
+    overlaps,
+)
 from multitool.ports.mail import Mail
 from multitool.text import CLEAN_MULTI_LINE
 from multitool.toolkit.common import external_person, replaced_field
@@ -280,6 +288,11 @@ def notify(
     from multitool.tools.meeting.invitations import Invitation, Participant, build_invitation
 
     own = caller_address(ctx)
+    uid = event.id
+    moved_out = moved_occurrence_of(event.id)
+    if moved_out is not None and occurrence is None:
+        # A meeting moved out of its series earlier: the guests know it as the series' instance.
+        uid, occurrence = moved_out
     names = {a.email.casefold(): a.name for a in event.attendees}
     if method == "REPLY":
         to = [event.organizer]
@@ -293,7 +306,7 @@ def notify(
         return None
     calendar = build_invitation(
         Invitation(
-            uid=event.id,
+            uid=uid,
             title=event.title,
             organizer=Participant(event.organizer, event.organizer_name),
             attendees=attendees,
