@@ -96,6 +96,17 @@ def calls(text: str) -> list[tuple[str, dict[str, Any]]]:
             ),
         ),
         (
+            "push the whole weekly sync series 30 minutes later",
+            (
+                "move_meeting",
+                {
+                    "meeting": {"said": "the whole weekly sync series", "words": ["weekly", "sync"]},
+                    "shiftMinutes": 30,
+                    "scope": "series",
+                },
+            ),
+        ),
+        (
             "cancel the whole weekly sync series",
             (
                 "cancel_meeting",

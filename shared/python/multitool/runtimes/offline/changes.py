@@ -3,6 +3,7 @@
     move      := ("move" | "reschedule" | "push" | "pull" | "bring" | "shift" | "postpone" | "delay")
                  REF ("to" WHEN | DURATION ("later" | "earlier" | "back" | "forward") | WHEN)
                | "make" REF DURATION          -- a new length: "make tomorrow's standup 15 minutes"
+                 -- "only" / "the whole series", as for cancel: its scope
     cancel    := ("cancel" | "call off" | "scrap") REF ("," | "say" | "saying" | "because") MESSAGE?
                  -- with "only" / "just" / "this one": that meeting of a series (scope occurrence);
                     "the whole ... series" / "all of them" / "every ...": the series (scope series)
@@ -154,10 +155,11 @@ def move(segment: Segment, previous: Intent | None, known: Collection[str], same
             if phrase:
                 args["when"] = phrase
             ref_end = to.start() if to is not None else when_at
+    scope = _scope(text, marks, start, end)
     ref, names = _reference(text, marks, start, ref_end, known, previous)
     for taken in range(ref_end, end):  # the time read above
         marks.used[taken] = True
-    args = {"meeting": ref, **args}
+    args = {"meeting": ref, **args, **({"scope": scope} if scope else {})}
     if message:
         args["message"] = message
     if not any(k in args for k in ("when", "shiftMinutes", "durationMinutes")):
