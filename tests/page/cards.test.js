@@ -115,3 +115,12 @@ test("a cancellation and an answer as confirmed: the meeting chosen, the message
   assert.equal(cancelled.meeting.item.id, "e9");
   assert.deepEqual([answered.response, answered.message], ["declined", "I'm out"]);
 });
+
+test("a cancellation of a series' meeting as confirmed: the scope chosen, in words", async () => {
+  const { meetingCancel } = await import("../../web/cards/existing.js");
+  const meeting = { query: "the 1:1", status: "found", item: ITEM("e1", "1:1 with Priya"), candidates: [] };
+  const card = { type: "show_meeting_cancel", id: "d7", meeting, message: "", scope: null, scopeWords: null };
+  const series = meetingCancel.sent(card, { meeting: { id: "e1" }, message: "", scope: "series" });
+  assert.deepEqual([series.scope, series.scopeWords], ["series", "Every meeting of the series"]);
+  assert.equal(meetingCancel.sent(card, { meeting: { id: "e1" }, message: "" }).scope, null);
+});

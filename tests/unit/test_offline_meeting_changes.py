@@ -81,6 +81,42 @@ def calls(text: str) -> list[tuple[str, dict[str, Any]]]:
             ),
         ),
         (
+            "cancel next Monday's 1:1 only",
+            (
+                "cancel_meeting",
+                {
+                    "meeting": {
+                        "said": "next Monday's 1:1 only",
+                        "words": ["1:1"],
+                        "fromDay": "2026-12-14",
+                        "toDay": "2026-12-14",
+                    },
+                    "scope": "occurrence",
+                },
+            ),
+        ),
+        (
+            "push the whole weekly sync series 30 minutes later",
+            (
+                "move_meeting",
+                {
+                    "meeting": {"said": "the whole weekly sync series", "words": ["weekly", "sync"]},
+                    "shiftMinutes": 30,
+                    "scope": "series",
+                },
+            ),
+        ),
+        (
+            "cancel the whole weekly sync series",
+            (
+                "cancel_meeting",
+                {
+                    "meeting": {"said": "the whole weekly sync series", "words": ["weekly", "sync"]},
+                    "scope": "series",
+                },
+            ),
+        ),
+        (
             "accept Mei's offsite planning",
             (
                 "answer_invitation",

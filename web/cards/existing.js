@@ -38,6 +38,45 @@ function messageField(type, card, label) {
   return { message, element: field(label, message, { name: "message", hint: "Optional." }) };
 }
 
+// A meeting of a series: which meetings the move or cancellation is for. Preset as the user said it
+// (or the one meeting when they named its day); else nothing is picked and the card asks.
+function scopeField(card) {
+  const item = card.meeting && card.meeting.item;
+  if (!item || !item.fields || !item.fields.recurring) return null;
+  const zone = card.timezone || userZone();
+  const day = new Intl.DateTimeFormat(undefined, { weekday: "short", day: "numeric", month: "short", timeZone: zone })
+    .format(new Date(item.fields.start));
+  const group = nextId("scope");
+  const options = [["occurrence", `Only ${day}`], ["series", "Every meeting of the series"]].map(([value, text]) =>
+    h("label", { class: "slot" },
+      h("input", { type: "radio", name: group, value, checked: card.scope === value }),
+      h("span", { text })));
+  const element = h("fieldset", { class: "field scope", "data-field": "scope" },
+    h("legend", { text: "This meeting or the series?" }), options, h("p", { class: "field-error", hidden: true }));
+  const read = () => {
+    const picked = /** @type {HTMLInputElement | null} */ (element.querySelector("input[type=radio]:checked"));
+    return picked ? picked.value : null;
+  };
+  return { element, read };
+}
+
+function withScope(scope, read) {
+  if (!scope) return read;
+  return () => {
+    const out = read();
+    const value = scope.read();
+    if (!value) out.problems.push("Choose this meeting or every meeting of the series.");
+    return { problems: out.problems, fields: { ...out.fields, scope: value } };
+  };
+}
+
+// The card as confirmed: the scope the confirm sent, in words.
+function scoped(card, edits) {
+  if (!edits.scope) return card;
+  const words = edits.scope === "series" ? "Every meeting of the series" : card.scopeWords;
+  return { ...card, scope: edits.scope, scopeWords: words || null };
+}
+
 function moveCard(card) {
   const zone = card.timezone || userZone();
   const reference = referenceField("Meeting", card.meeting, { noun: "meeting" });
@@ -57,7 +96,8 @@ function moveCard(card) {
     slots.length ? slots : h("p", { class: "muted", text: "No new time to offer." }),
     h("p", { class: "field-error", hidden: true }));
   const { message, element } = messageField(MOVE, card, card.proposes ? "Message to the organizer" : "Message to the attendees");
-  const fields = [reference.element, now, slotField, element].filter((node) => node !== null);
+  const scope = scopeField(card);
+  const fields = /** @type {HTMLElement[]} */ ([reference.element, now, scope && scope.element, slotField, element].filter((node) => node));
   const read = () => {
     const ref = reference.read();
     const problems = [...ref.problems];
@@ -69,7 +109,7 @@ function moveCard(card) {
       fields: { meeting: ref.itemId, slot: slot ? { start: slot.start, end: slot.end } : null, message: message.value.trim() },
     };
   };
-  return { fields, read };
+  return { fields, read: withScope(scope, read) };
 }
 
 // The card as done: the meeting and the one time it moved to (the confirmed content).
@@ -77,7 +117,7 @@ function moveSent(card, edits) {
   const meeting = edits.meeting && edits.meeting.id
     ? { ...card.meeting, status: "found", item: chosenItem(card.meeting, edits.meeting.id) || card.meeting.item, candidates: [] }
     : card.meeting;
-  return { ...card, meeting, slots: [{ start: edits.start, end: edits.end }], slotChecks: [], message: edits.message || "" };
+  return scoped({ ...card, meeting, slots: [{ start: edits.start, end: edits.end }], slotChecks: [], message: edits.message || "" }, edits);
 }
 
 function moveResult(view) {
@@ -90,11 +130,13 @@ function moveResult(view) {
 function cancelCard(card) {
   const reference = referenceField("Meeting", card.meeting, { noun: "meeting" });
   const { message, element } = messageField(CANCEL, card, card.declines ? "Message to the organizer" : "Message to the attendees");
+  const scope = scopeField(card);
   const read = () => {
     const ref = reference.read();
     return { problems: [...ref.problems], fields: { meeting: ref.itemId, message: message.value.trim() } };
   };
-  return { fields: [reference.element, element], read };
+  const fields = /** @type {HTMLElement[]} */ ([reference.element, scope && scope.element, element].filter((node) => node));
+  return { fields, read: withScope(scope, read) };
 }
 
 function answerCard(card) {
@@ -124,7 +166,7 @@ export const meetingMove = {
 /** @type {import("./kinds.js").CardKind} */
 export const meetingCancel = {
   type: CANCEL, title: "Cancel meeting", icon: "⊘", build: cancelCard, confirmLabel: "Cancel meeting", done: "Cancelled",
-  sent: (card, edits) => ({ ...settled(card, edits), message: edits.message || "" }),
+  sent: (card, edits) => scoped({ ...settled(card, edits), message: edits.message || "" }, edits),
 };
 /** @type {import("./kinds.js").CardKind} */
 export const invitationAnswer = {

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
 from multitool.chat.sessions import ClaimedTurn, History, SessionNotFound, SessionNotOwned
@@ -23,11 +23,13 @@ from multitool.ports.calendar import (
     Interval,
     NotOrganizer,
     Response,
+    Scope,
     SlotTaken,
     already_at,
     booking_event,
     checked,
     meetings_of,
+    moved_occurrence_id,
     overlaps,
 )
 from multitool.ports.directory import name_index, normalize_name, resolution_for
@@ -141,9 +143,17 @@ class MemoryCalendar:
         booking = self.bookings.get(event_id)
         return booking_event(booking, email, self.versions.get(event_id, 1)) if booking else None
 
-    def move(self, email: str, shown: CalendarEvent, start: datetime, end: datetime) -> CalendarEvent:
+    def move(
+        self, email: str, shown: CalendarEvent, start: datetime, end: datetime, scope: Scope = "series"
+    ) -> CalendarEvent:
         """As :meth:`DynamoCalendar.move`: checked and written under one lock (its transaction)."""
         with self._lock:
+            series = self.bookings.get(shown.id)
+            if shown.recurring and series is not None and series.recurrence is not None:
+                if scope == "occurrence":
+                    return self._move_occurrence(email, shown, series, start, end)
+                first = series.start + (start - shown.start)
+                start, end = first, first + (end - start)
             current = self._event(email, shown.id)
             if already_at(current, start, end):
                 assert current is not None
@@ -155,11 +165,43 @@ class MemoryCalendar:
         assert found is not None
         return found
 
-    def cancel(self, email: str, shown: CalendarEvent, message: str) -> None:
+    def _move_occurrence(
+        self, email: str, shown: CalendarEvent, series: Booking, start: datetime, end: datetime
+    ) -> CalendarEvent:
+        single_id = moved_occurrence_id(shown.id, shown.start)
+        if single_id not in self.bookings:
+            if checked(self._event(email, shown.id), shown).role != "organizer":
+                raise NotOrganizer(shown.id)
+            skipped = shown.start.astimezone(UTC)
+            self.book(
+                series.model_copy(
+                    update={"id": single_id, "start": start, "end": end, "recurrence": None, "exceptions": ()}
+                )
+            )
+            self.bookings[shown.id] = series.model_copy(update={"exceptions": (*series.exceptions, skipped)})
+            self.versions[shown.id] = self.versions.get(shown.id, 1) + 1
+        found = self._event(email, single_id)
+        assert found is not None
+        return found
+
+    def cancel(self, email: str, shown: CalendarEvent, message: str, scope: Scope = "series") -> None:
+        """As :meth:`DynamoCalendar.cancel`: one occurrence taken out of its series, or the booking gone."""
         with self._lock:
+            booking = self.bookings.get(shown.id)
+            skipped = shown.start.astimezone(UTC)
+            one = scope == "occurrence" and shown.recurring and booking is not None and booking.recurrence
+            if one and skipped in {e.astimezone(UTC) for e in booking.exceptions}:  # type: ignore[union-attr]
+                return  # taken out before: a retried confirmation
             if checked(self._event(email, shown.id), shown).role != "organizer":
                 raise NotOrganizer(shown.id)
             self.writes += 1
+            if one:
+                assert booking is not None
+                self.bookings[shown.id] = booking.model_copy(
+                    update={"exceptions": (*booking.exceptions, skipped)}
+                )
+                self.versions[shown.id] = self.versions.get(shown.id, 1) + 1
+                return
             self.bookings.pop(shown.id, None)
             self.versions.pop(shown.id, None)
 

@@ -69,6 +69,11 @@ class Booking(WireModel):
         default_factory=dict,
         description="Attendees' answers by casefolded address (the built-in calendar records them)",
     )
+    exceptions: tuple[datetime, ...] = Field(
+        default=(),
+        description="A series' meetings taken out of it, by their start (iCalendar EXDATE, RFC 5545 "
+        "3.8.5.1): one occurrence cancelled, or moved to a booking of its own",
+    )
 
 
 class EventAttendee(WireModel):
@@ -100,11 +105,20 @@ class CalendarEvent(WireModel):
     sequence: int = 0
     recurring: bool = Field(default=False, description="An occurrence of a repeating meeting")
     series_id: str | None = Field(default=None, description="The repeating meeting's id, for an occurrence")
+    rrule: str | None = Field(
+        default=None,
+        description="A built-in series' RRULE value: an update of the whole series is mailed with it "
+        "(the calendars that send their own invitations keep theirs)",
+    )
 
     @property
     def people(self) -> tuple[str, ...]:
         """Every address on it: the organizer and the attendees."""
         return (self.organizer, *(a.email for a in self.attendees))
+
+
+Scope = Literal["occurrence", "series"]
+"""What a move or cancel of a repeating meeting's occurrence acts on: that one meeting, or them all."""
 
 
 class Calendar(Protocol):
@@ -147,8 +161,15 @@ class Calendar(Protocol):
         """One of the caller's events as it stands now (None: gone, cancelled, or not theirs)."""
         ...
 
-    def move(self, email: str, shown: CalendarEvent, start: datetime, end: datetime) -> CalendarEvent:
+    def move(
+        self, email: str, shown: CalendarEvent, start: datetime, end: datetime, scope: Scope = "series"
+    ) -> CalendarEvent:
         """Move the organizer's event, as the card showed it (``shown.version``), to [start, end).
+
+        For an occurrence of a series (``shown.recurring``), ``scope`` says which: ``occurrence``
+        moves that meeting only (the provider's exception; the built-in calendar takes it out of the
+        series and books it on its own, :func:`moved_occurrence_id`), ``series`` moves every meeting
+        by as much as this one moves (its first meeting's start and length).
 
         Reads the event first: already at that time, nothing is written (a retried confirm); gone,
         or changed since ``shown`` (another version), :class:`EventChanged` and nothing is written.
@@ -156,9 +177,11 @@ class Calendar(Protocol):
         the event as moved (its version and SEQUENCE raised)."""
         ...
 
-    def cancel(self, email: str, shown: CalendarEvent, message: str) -> None:
+    def cancel(self, email: str, shown: CalendarEvent, message: str, scope: Scope = "series") -> None:
         """Cancel the organizer's event as the card showed it, telling the attendees ``message``
-        (the provider's own cancellation); :class:`EventChanged` when it is gone or changed."""
+        (the provider's own cancellation); :class:`EventChanged` when it is gone or changed. For an
+        occurrence of a series (``shown.recurring``), ``scope`` says which: ``occurrence`` cancels
+        that meeting only (the rest of the series stays), ``series`` every meeting of it."""
         ...
 
     def respond(
@@ -185,6 +208,24 @@ class EventChanged(Exception):
 
 class NotOrganizer(Exception):
     """Only the organizer moves or cancels a meeting; only an attendee answers it."""
+
+
+def moved_occurrence_id(series_id: str, original_start: datetime) -> str:
+    """The built-in booking id of a series' meeting moved on its own: one per series and original
+    start, so a retried confirm finds the booking it made (and a second card moving the same meeting
+    elsewhere finds it taken)."""
+    return f"{series_id}@{original_start.astimezone(UTC):%Y%m%dT%H%M%SZ}"
+
+
+def moved_occurrence_of(booking_id: str) -> tuple[str, datetime] | None:
+    """The series and original start a :func:`moved_occurrence_id` names; None for any other id."""
+    series_id, at, stamp = booking_id.rpartition("@")
+    if not at or not series_id:
+        return None
+    try:
+        return series_id, datetime.strptime(stamp, "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC)
+    except ValueError:
+        return None
 
 
 def checked(current: CalendarEvent | None, shown: CalendarEvent) -> CalendarEvent:
@@ -260,11 +301,23 @@ def booking_event(booking: Booking, email: str, version: int) -> CalendarEvent |
         response=Response.ORGANIZER if organizer else booking.responses.get(own, Response.NONE),
         version=str(version),
         sequence=max(version - 1, 0),
+        rrule=_rrule_of(booking),
     )
 
 
+def _rrule_of(booking: Booking) -> str | None:
+    if booking.recurrence is None:
+        return None
+    from zoneinfo import ZoneInfo
+
+    from multitool.ports.recurrence import rrule_line
+
+    return rrule_line(booking.recurrence, booking.start, ZoneInfo(booking.timezone))
+
+
 def meetings_of(booking: Booking, start: datetime, end: datetime) -> list[Interval]:
-    """A booking's meetings overlapping [start, end): itself, or a series' meetings then."""
+    """A booking's meetings overlapping [start, end): itself, or a series' meetings then (but the
+    ones taken out of it)."""
     if booking.recurrence is None:
         held = Interval(start=booking.start, end=booking.end)
         return [held] if overlaps(held, start, end) else []
@@ -273,7 +326,9 @@ def meetings_of(booking: Booking, start: datetime, end: datetime) -> list[Interv
     from multitool.ports.recurrence import between
 
     zone = ZoneInfo(booking.timezone)
+    skipped = {moment.timestamp() for moment in booking.exceptions}
     return [
         Interval(start=s.astimezone(UTC), end=e.astimezone(UTC))
         for s, e in between(booking.recurrence, booking.start, booking.end, zone, (start, end))
+        if s.timestamp() not in skipped
     ]

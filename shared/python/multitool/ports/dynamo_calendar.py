@@ -36,7 +36,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any, ClassVar
-from zoneinfo import ZoneInfo
 
 import msgspec
 from botocore.exceptions import ClientError
@@ -50,13 +49,16 @@ from multitool.ports.calendar import (
     Interval,
     NotOrganizer,
     Response,
+    Scope,
     SlotTaken,
     already_at,
     booking_event,
+    moved_occurrence_id,
     overlaps,
     utc_days,
 )
-from multitool.ports.recurrence import Recurrence, between, occurrences
+from multitool.ports.dynamo_series import Series, SeriesEntry, instants, series_from_item, version_of
+from multitool.ports.recurrence import Recurrence
 from multitool.ports.tables import OWNER_ATTRIBUTE
 
 if TYPE_CHECKING:
@@ -101,7 +103,7 @@ class DynamoCalendar:
             for item in self._batch_get(keys[offset : offset + BATCH_GET_LIMIT]):
                 address = item["pk"]["S"].removeprefix(BUSY_PREFIX)
                 if item["sk"]["S"] == SERIES_SK:
-                    for entry in _series_from_item(item).entries:
+                    for entry in series_from_item(item).entries:
                         by_address.setdefault(address, []).extend(entry.meetings(start, end))
                     continue
                 for value in item.get("intervals", {}).get("L", []):
@@ -131,7 +133,7 @@ class DynamoCalendar:
         for offset in range(0, len(keys), BATCH_GET_LIMIT):
             for item in self._batch_get(keys[offset : offset + BATCH_GET_LIMIT]):
                 if item["sk"]["S"] == SERIES_SK:
-                    for entry in _series_from_item(item).entries:
+                    for entry in series_from_item(item).entries:
                         held_then = entry.meetings(start, end)
                         if held_then and entry.booking_id not in ids:
                             ids.append(entry.booking_id)
@@ -194,11 +196,20 @@ class DynamoCalendar:
         docstring); :class:`SlotTaken` if someone is booked during its (first) meeting."""
         self._write(booking, expected=None)
 
-    def move(self, email: str, shown: CalendarEvent, start: datetime, end: datetime) -> CalendarEvent:
+    def move(
+        self, email: str, shown: CalendarEvent, start: datetime, end: datetime, scope: Scope = "series"
+    ) -> CalendarEvent:
         """The booking at [start, end), in the same transaction as :meth:`book` (every attendee-day
         and the booking conditioned on the versions read), and only from the version the card
-        showed: of two cards moving one meeting, the second's transaction or check fails."""
+        showed: of two cards moving one meeting, the second's transaction or check fails. A series
+        moves every meeting by as much as ``shown`` moves; one meeting of it (``occurrence``) is
+        :meth:`_move_occurrence`."""
         stored = self.stored(shown.id)
+        if shown.recurring and stored is not None and stored.booking.recurrence is not None:
+            if scope == "occurrence":
+                return self._move_occurrence(email, shown, stored, start, end)
+            first = stored.booking.start + (start - shown.start)
+            start, end = first, first + (end - start)
         current = None if stored is None else booking_event(stored.booking, email, stored.version or 1)
         if already_at(current, start, end):
             assert current is not None
@@ -210,9 +221,22 @@ class DynamoCalendar:
             raise EventChanged(gone=True)
         return moved
 
-    def cancel(self, email: str, shown: CalendarEvent, message: str) -> None:
-        """The booking and its busy time gone, only from the version the card showed."""
-        self._own(self.stored(shown.id), shown, email, organizer=True)
+    def cancel(self, email: str, shown: CalendarEvent, message: str, scope: Scope = "series") -> None:
+        """The booking and its busy time gone, only from the version the card showed; for one
+        occurrence of a series, the series kept with that meeting taken out of it (an EXDATE), written
+        like a move: the booking and each attendee's series item in one transaction over the
+        versions read. Confirmed again, the meeting already taken out is nothing to do."""
+        stored = self.stored(shown.id)
+        if scope == "occurrence" and shown.recurring:
+            skipped = shown.start.astimezone(UTC)
+            if stored is not None and skipped in {e.astimezone(UTC) for e in stored.booking.exceptions}:
+                return
+            booking = self._own(stored, shown, email, organizer=True)
+            if booking.recurrence is not None:
+                taken_out = booking.model_copy(update={"exceptions": (*booking.exceptions, skipped)})
+                self._write(taken_out, expected=int(shown.version))
+                return
+        self._own(stored, shown, email, organizer=True)
         self._release(shown.id, expected=int(shown.version))
 
     def respond(
@@ -236,6 +260,48 @@ class DynamoCalendar:
             raise EventChanged(gone=True)
         return found
 
+    def _move_occurrence(
+        self, email: str, shown: CalendarEvent, stored: _StoredBooking, start: datetime, end: datetime
+    ) -> CalendarEvent:
+        """One meeting of a series moved: first booked on its own (:func:`moved_occurrence_id`,
+        created only: a booking already there at another time is a second card's, ``EventChanged``),
+        then taken out of the series (an EXDATE, over the version the card showed). Each step is a
+        no-op when already done, so a retried confirm completes it once; when the series changed
+        since the card, the booking just made is released and nothing stays written."""
+        single_id = moved_occurrence_id(shown.id, shown.start)
+        series = stored.booking
+        skipped = shown.start.astimezone(UTC)
+        single = Booking(
+            id=single_id,
+            title=series.title,
+            organizer=series.organizer,
+            attendees=series.attendees,
+            start=start,
+            end=end,
+            timezone=series.timezone,
+            guests=series.guests,
+            description=series.description,
+            owner=series.owner,
+        )
+        already = self.stored(single_id)
+        if already is None:
+            self._own(stored, shown, email, organizer=True)
+            self._write(single, expected=None, create=True)
+        elif not _same_booking(already.booking, single):
+            raise EventChanged(gone=False)
+        if skipped not in {e.astimezone(UTC) for e in series.exceptions}:
+            try:
+                taken_out = series.model_copy(update={"exceptions": (*series.exceptions, skipped)})
+                self._write(taken_out, expected=int(shown.version))
+            except EventChanged:
+                if already is None:
+                    self._release(single_id, expected=None)
+                raise
+        moved = self.event(email, single_id)
+        if moved is None:
+            raise EventChanged(gone=True)
+        return moved
+
     @staticmethod
     def _own(stored: _StoredBooking | None, shown: CalendarEvent, email: str, *, organizer: bool) -> Booking:
         """The stored booking when it is still the card's and the caller's part in it is the one asked."""
@@ -250,8 +316,9 @@ class DynamoCalendar:
             raise NotOrganizer(shown.id)
         return stored.booking
 
-    def _write(self, booking: Booking, *, expected: int | None) -> None:
-        """:meth:`book`'s transaction; with ``expected``, only from that version of the booking."""
+    def _write(self, booking: Booking, *, expected: int | None, create: bool = False) -> None:
+        """:meth:`book`'s transaction; with ``expected``, only from that version of the booking;
+        with ``create``, only as a new booking (one there at another time: :class:`EventChanged`)."""
         checked = _days_of(booking)  # a series' first meeting is checked like a single one
         people = _emails(booking.attendees)
         if len(checked) + len(people) + 1 > TRANSACT_LIMIT:
@@ -262,6 +329,8 @@ class DynamoCalendar:
                 raise EventChanged(gone=stored is None)  # changed since the card: nothing written
             if stored is not None and _same_booking(stored.booking, booking):
                 return  # booked before: a retried confirmation
+            if create and stored is not None:
+                raise EventChanged(gone=False)  # made meanwhile by another confirm, at another time
             series = self._read_series(people)
             taken = _conflicts(booking, days, checked, series)
             if taken:
@@ -283,18 +352,16 @@ class DynamoCalendar:
                     kept.append(_Held(booking.id, booking.start.astimezone(UTC), booking.end.astimezone(UTC)))
                 items.append(self._day_write(key, day.version, kept))
             for email in sorted(wanted_series | old_series):
-                held = series.get(email) or _Series(version=None, entries=())
+                held = series.get(email) or Series(version=None, entries=())
                 entries = [e for e in held.entries if e.booking_id != booking.id]
                 if email in wanted_series:
-                    entries.append(_SeriesEntry.of(booking))
+                    entries.append(SeriesEntry.of(booking))
                 items.append(self._series_write(email, held.version, entries))
             # What the check read and nothing writes must still be as read when this commits.
             for key in sorted(checked - wanted_days - old_days):
                 items.append(self._unchanged(_day_key(*key), days.get(key, _Day(None, ())).version))
             for email in sorted(people - wanted_series - old_series):
-                items.append(
-                    self._unchanged(_series_key(email), series.get(email, _Series(None, ())).version)
-                )
+                items.append(self._unchanged(_series_key(email), series.get(email, Series(None, ())).version))
             if len(items) > TRANSACT_LIMIT:
                 raise ValueError(f"A booking can span at most {TRANSACT_LIMIT - 1} attendee-days.")
             if self._transact(items):
@@ -329,7 +396,7 @@ class DynamoCalendar:
                 kept = [i for i in day.intervals if i.booking_id != booking_id]
                 items.append(self._day_write(key, day.version, kept))
             for email in sorted(held):
-                found = series.get(email) or _Series(version=None, entries=())
+                found = series.get(email) or Series(version=None, entries=())
                 entries = [e for e in found.entries if e.booking_id != booking_id]
                 items.append(self._series_write(email, found.version, entries))
             if self._transact(items):
@@ -367,16 +434,16 @@ class DynamoCalendar:
                 days[key] = _day_from_item(item)
         return days
 
-    def _read_series(self, emails: set[str]) -> dict[str, _Series]:
+    def _read_series(self, emails: set[str]) -> dict[str, Series]:
         """Each address's series item (consistent), by casefolded address; absent: none."""
-        found: dict[str, _Series] = {}
+        found: dict[str, Series] = {}
         keys = [_series_key(email) for email in sorted(emails)]
         for offset in range(0, len(keys), BATCH_GET_LIMIT):
             for item in self._batch_get(keys[offset : offset + BATCH_GET_LIMIT], consistent=True):
-                found[item["pk"]["S"].removeprefix(BUSY_PREFIX)] = _series_from_item(item)
+                found[item["pk"]["S"].removeprefix(BUSY_PREFIX)] = series_from_item(item)
         return found
 
-    def _series_write(self, email: str, version: int | None, entries: list[_SeriesEntry]) -> dict[str, Any]:
+    def _series_write(self, email: str, version: int | None, entries: list[SeriesEntry]) -> dict[str, Any]:
         condition = _version_condition(version)
         key = _series_key(email)
         if not entries:
@@ -426,6 +493,7 @@ class DynamoCalendar:
                         if booking.recurrence is not None
                         else {}
                     ),
+                    **({"exceptions": instants(booking.exceptions)} if booking.exceptions else {}),
                     **(
                         {"responses": {"M": {k: {"S": str(v)} for k, v in sorted(booking.responses.items())}}}
                         if booking.responses
@@ -510,76 +578,6 @@ class _Day(msgspec.Struct, frozen=True):
     intervals: tuple[_Held, ...]
 
 
-class _SeriesEntry(msgspec.Struct, frozen=True):
-    """One repeating meeting an attendee is on: its first meeting, zone and rule."""
-
-    booking_id: str
-    start: datetime
-    end: datetime
-    timezone: str
-    rule: Recurrence
-
-    @classmethod
-    def of(cls, booking: Booking) -> _SeriesEntry:
-        assert booking.recurrence is not None
-        return cls(
-            booking.id,
-            booking.start.astimezone(UTC),
-            booking.end.astimezone(UTC),
-            booking.timezone,
-            booking.recurrence,
-        )
-
-    def meetings(self, start: datetime, end: datetime) -> list[Interval]:
-        """Its meetings overlapping [start, end)."""
-        zone = ZoneInfo(self.timezone)
-        return [
-            Interval(start=s.astimezone(UTC), end=e.astimezone(UTC))
-            for s, e in between(self.rule, self.start, self.end, zone, (start, end))
-        ]
-
-    def last_end(self) -> datetime | None:
-        """When its last meeting ends; None for a series without an end."""
-        if self.rule.until is None and self.rule.count is None:
-            return None
-        last = None
-        for _start, ends in occurrences(self.rule, self.start, self.end, ZoneInfo(self.timezone)):
-            last = ends
-        return last
-
-    def to_item(self) -> dict[str, Any]:
-        return {
-            "M": {
-                "bookingId": {"S": self.booking_id},
-                "start": {"S": self.start.isoformat()},
-                "end": {"S": self.end.isoformat()},
-                "timezone": {"S": self.timezone},
-                "rule": {"S": self.rule.model_dump_json(by_alias=True)},
-            }
-        }
-
-
-class _Series(msgspec.Struct, frozen=True):
-    """An attendee's series item as read: the series they are on, and its version."""
-
-    version: int | None
-    entries: tuple[_SeriesEntry, ...]
-
-
-def _series_from_item(item: Mapping[str, Any]) -> _Series:
-    entries = tuple(
-        _SeriesEntry(
-            booking_id=value["M"]["bookingId"]["S"],
-            start=datetime.fromisoformat(value["M"]["start"]["S"]),
-            end=datetime.fromisoformat(value["M"]["end"]["S"]),
-            timezone=value["M"]["timezone"]["S"],
-            rule=Recurrence.model_validate_json(value["M"]["rule"]["S"]),
-        )
-        for value in item.get("series", {}).get("L", [])
-    )
-    return _Series(version=_version_of(item), entries=entries)
-
-
 class _StoredBooking(msgspec.Struct, frozen=True):
     """A booking item as read, with the version its cancellation must match."""
 
@@ -597,11 +595,21 @@ def _same_booking(stored: Booking, booking: Booking) -> bool:
     def instants(b: Booking) -> tuple[datetime, datetime]:
         return b.start.astimezone(UTC), b.end.astimezone(UTC)
 
-    return (instants(stored), _emails(stored.attendees), stored.responses, stored.recurrence) == (
+    def skipped(b: Booking) -> set[datetime]:
+        return {e.astimezone(UTC) for e in b.exceptions}
+
+    return (
+        instants(stored),
+        _emails(stored.attendees),
+        stored.responses,
+        stored.recurrence,
+        skipped(stored),
+    ) == (
         instants(booking),
         _emails(booking.attendees),
         booking.responses,
         booking.recurrence,
+        skipped(booking),
     )
 
 
@@ -609,7 +617,7 @@ def _conflicts(
     booking: Booking,
     days: Mapping[tuple[str, date], _Day],
     wanted: set[tuple[str, date]],
-    series: Mapping[str, _Series],
+    series: Mapping[str, Series],
 ) -> dict[str, list[Interval]]:
     """Per attendee (as the booking spells them), the other bookings' intervals overlapping its
     (first) meeting: single meetings held on the days, and the meetings of every series they are on."""
@@ -649,7 +657,7 @@ def _booking_expiry(booking: Booking) -> dict[str, Any]:
     """Kept until 30 days after its last meeting; a series without an end is kept."""
     if booking.recurrence is None:
         return {"expiresAt": {"N": str(_expires(booking.end))}}
-    last = _SeriesEntry.of(booking).last_end()
+    last = SeriesEntry.of(booking).last_end()
     return {} if last is None else {"expiresAt": {"N": str(_expires(last))}}
 
 
@@ -678,11 +686,6 @@ def _expires(end: datetime) -> int:
     return int((end + RETAIN_AFTER_END).timestamp())
 
 
-def _version_of(item: Mapping[str, Any]) -> int | None:
-    value = item.get("version", {}).get("N")
-    return int(value) if value is not None else None
-
-
 def _day_from_item(item: Mapping[str, Any]) -> _Day:
     held = tuple(
         _Held(
@@ -692,7 +695,7 @@ def _day_from_item(item: Mapping[str, Any]) -> _Day:
         )
         for value in item.get("intervals", {}).get("L", [])
     )
-    return _Day(version=_version_of(item), intervals=held)
+    return _Day(version=version_of(item), intervals=held)
 
 
 def _booking_from_item(item: Mapping[str, Any]) -> _StoredBooking:
@@ -707,9 +710,10 @@ def _booking_from_item(item: Mapping[str, Any]) -> _StoredBooking:
         recurrence=Recurrence.model_validate_json(item["recurrence"]["S"]) if "recurrence" in item else None,
         owner=item.get(OWNER_ATTRIBUTE, {}).get("S"),
         responses={k: Response(v["S"]) for k, v in item.get("responses", {}).get("M", {}).items()},
+        exceptions=tuple(datetime.fromisoformat(m["S"]) for m in item.get("exceptions", {}).get("L", [])),
         guests=tuple(
             Guest(email=g["M"]["email"]["S"], name=g["M"].get("name", {}).get("S"))
             for g in item.get("guests", {}).get("L", [])
         ),
     )
-    return _StoredBooking(booking=booking, version=_version_of(item))
+    return _StoredBooking(booking=booking, version=version_of(item))

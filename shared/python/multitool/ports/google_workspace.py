@@ -66,6 +66,7 @@ from multitool.ports.calendar import (
     Interval,
     NotOrganizer,
     Response,
+    Scope,
     SlotTaken,
     already_at,
     checked,
@@ -337,12 +338,17 @@ class GoogleCalendar:
         found = self._get(event_id, scopes=READ_SCOPES)
         return google_event(found) if found is not None else None
 
-    def move(self, email: str, shown: CalendarEvent, start: datetime, end: datetime) -> CalendarEvent:
+    def move(
+        self, email: str, shown: CalendarEvent, start: datetime, end: datetime, scope: Scope = "series"
+    ) -> CalendarEvent:
         """Re-read, then ``events.patch`` of start and end with ``sendUpdates=all``: Google mails the
         guests the update and raises the event's sequence
-        (https://developers.google.com/workspace/calendar/api/v3/reference/events/patch). The patch
-        carries the etag read (``If-Match``): a change between the read and the write is a 412,
-        :class:`EventChanged`, nothing written."""
+        (https://developers.google.com/workspace/calendar/api/v3/reference/events/patch). An
+        instance's own id moves that meeting only (Google keeps it as an exception); the series
+        moves on its ``recurringEventId``, its first meeting moved by as much as this one
+        (https://developers.google.com/workspace/calendar/api/guides/recurringevents). The patch
+        carries the etag read (``If-Match``: the meeting's, or the series' own for the series): a
+        change between the read and the write is a 412, :class:`EventChanged`, nothing written."""
         self._own(email)
         raw = self._get(shown.id, scopes=READ_SCOPES)
         current = google_event(raw) if raw is not None else None
@@ -352,10 +358,20 @@ class GoogleCalendar:
         if checked(current, shown).role != "organizer":
             raise NotOrganizer(shown.id)
         zone = (raw or {}).get("start", {}).get("timeZone") or shown.timezone
+        target = shown.id
+        if scope == "series" and shown.series_id:
+            master = self.event(email, shown.series_id)
+            if master is None:
+                raise EventChanged(gone=True)
+            target, first = shown.series_id, master.start + (start - shown.start)
+            start, end = first, first + (end - start)
+            etag = master.version or None
+        else:
+            etag = _etag(raw)
         answer = self._api.call(
             "PATCH",
             "calendar",
-            path("calendars", CALENDAR, "events", shown.id),
+            path("calendars", CALENDAR, "events", target),
             scopes=EVENT_SCOPES,
             query=[("sendUpdates", "all")],
             body={
@@ -365,31 +381,36 @@ class GoogleCalendar:
             idempotent=False,  # mails the update
             check="your Google Calendar",
             accept=(200, PRECONDITION_FAILED),
-            if_match=_etag(raw),
+            if_match=etag,
         )
         _unchanged(answer.status)
         moved = google_event(answer.body) if isinstance(answer.body, dict) else None
         return moved or shown
 
-    def cancel(self, email: str, shown: CalendarEvent, message: str) -> None:
+    def cancel(self, email: str, shown: CalendarEvent, message: str, scope: Scope = "series") -> None:
         """Re-read, then ``events.delete`` with ``sendUpdates=all``: Google mails the guests the
         cancellation. The method takes no message (its parameters in the discovery document): the
-        confirm mails the message itself, from the user's own Gmail. The delete carries the etag
-        read (``If-Match``): a change since is a 412, :class:`EventChanged`, nothing deleted."""
+        confirm mails the message itself, from the user's own Gmail. An instance of a recurring
+        event (``events.list`` with ``singleEvents``) has an id of its own: deleting it cancels that
+        meeting only; deleting the ``recurringEventId`` cancels every instance ("Modifying or
+        deleting individual instances", https://developers.google.com/workspace/calendar/api/guides/recurringevents). The delete
+        of one meeting carries the etag read (``If-Match``): a change since is a 412,
+        :class:`EventChanged`, nothing deleted."""
         self._own(email)
         raw = self._get(shown.id, scopes=READ_SCOPES)
         if checked(google_event(raw) if raw is not None else None, shown).role != "organizer":
             raise NotOrganizer(shown.id)
+        target = shown.series_id if scope == "series" and shown.series_id else shown.id
         answer = self._api.call(
             "DELETE",
             "calendar",
-            path("calendars", CALENDAR, "events", shown.id),
+            path("calendars", CALENDAR, "events", target),
             scopes=EVENT_SCOPES,
             query=[("sendUpdates", "all")],
             idempotent=False,  # mails the cancellation
             check="your Google Calendar",
             accept=(200, 204, PRECONDITION_FAILED),
-            if_match=_etag(raw),
+            if_match=_etag(raw) if target == shown.id else None,  # the series' etag was not read
         )
         _unchanged(answer.status)
 

@@ -59,9 +59,11 @@ from multitool.ports.calendar import (
     Booking,
     CalendarEvent,
     EventAttendee,
+    EventChanged,
     Interval,
     NotOrganizer,
     Response,
+    Scope,
     SlotTaken,
     already_at,
     checked,
@@ -344,16 +346,15 @@ class GraphCalendar:
             raise
         return graph_event(answer.body) if isinstance(answer.body, dict) else None
 
-    def move(self, email: str, shown: CalendarEvent, start: datetime, end: datetime) -> CalendarEvent:
-        """Re-read, then ``PATCH /users/{me}/events/{id}`` with the new start and end: Exchange sends
-        the attendees the update (https://learn.microsoft.com/graph/api/event-update). The re-read
-        is the check, and no precondition is sent: Graph documents no If-Match on an event's PATCH
-        (event-update's request headers are Authorization and Content-Type only; the published
-        OpenAPI description, msgraph-metadata, declares If-Match on ``users.DeleteEvents`` but not on
-        ``users.UpdateEvents`` nor on the cancel/accept/decline actions; Graph documents If-Match for
-        other resources, e.g. plannerTask and teamworkSection). A change in the moment between the
-        read and the write is therefore not caught on Microsoft 365 (Google's writes are: there the
-        etag read goes with the write)."""
+    def move(
+        self, email: str, shown: CalendarEvent, start: datetime, end: datetime, scope: Scope = "series"
+    ) -> CalendarEvent:
+        """Re-read, then ``PATCH /users/{me}/events/{id}``: Exchange sends the update
+        (https://learn.microsoft.com/graph/api/event-update). The re-read is the only check: Graph
+        documents no If-Match on an event's PATCH (event-update lists Authorization and Content-Type;
+        msgraph-metadata declares If-Match on ``users.DeleteEvents`` only), so a change between the
+        read and the write is not caught here (Google's writes carry the etag). An occurrence's id
+        moves that meeting only; the series moves on its ``seriesMasterId`` by as much."""
         own = self._own(email, "moving the meeting")
         current = self.event(email, shown.id)
         if already_at(current, start, end):
@@ -361,9 +362,16 @@ class GraphCalendar:
             return current
         if checked(current, shown).role != "organizer":
             raise NotOrganizer(shown.id)
+        target = shown.id
+        if scope == "series" and shown.series_id:
+            master = self.event(email, shown.series_id)
+            if master is None:
+                raise EventChanged(gone=True)
+            target, first = shown.series_id, master.start + (start - shown.start)
+            start, end = first, first + (end - start)
         answer = self._graph.send(
             "PATCH",
-            f"{user_path(own)}/events/{quote(shown.id, safe='')}",
+            f"{user_path(own)}/events/{quote(target, safe='')}",
             scopes=CALENDAR_SCOPES,
             body={"start": _graph_time(start), "end": _graph_time(end)},
             headers=UTC_PREFERENCE,
@@ -371,17 +379,22 @@ class GraphCalendar:
             check="your Outlook calendar",
         )
         moved = graph_event(answer.body) if isinstance(answer.body, dict) else None
-        return moved or self.event(email, shown.id) or shown
+        return moved or self.event(email, target) or shown
 
-    def cancel(self, email: str, shown: CalendarEvent, message: str) -> None:
+    def cancel(self, email: str, shown: CalendarEvent, message: str, scope: Scope = "series") -> None:
         """Re-read, then ``POST /users/{me}/events/{id}/cancel`` with the message as its Comment: the
-        organizer's cancellation, mailed by Exchange (https://learn.microsoft.com/graph/api/event-cancel)."""
+        organizer's cancellation, mailed by Exchange (https://learn.microsoft.com/graph/api/event-cancel).
+        An occurrence of a series is an event of its own in calendarView: cancelling its id cancels
+        that meeting only ("The organizer can also cancel an occurrence of a recurring meeting by
+        providing the occurrence event ID", ibid.); the series is cancelled on its ``seriesMasterId``.
+        The occurrence the card showed is what is re-read and checked, either way."""
         own = self._own(email, "cancelling the meeting")
         if checked(self.event(email, shown.id), shown).role != "organizer":
             raise NotOrganizer(shown.id)
+        target = shown.series_id if scope == "series" and shown.series_id else shown.id
         self._graph.send(
             "POST",
-            f"{user_path(own)}/events/{quote(shown.id, safe='')}/cancel",
+            f"{user_path(own)}/events/{quote(target, safe='')}/cancel",
             scopes=CALENDAR_SCOPES,
             body={"Comment": multi_line(message)} if message else {},
             what="cancelling the meeting",

@@ -35,7 +35,6 @@ Failures can be scripted for the next calls of a method:
 from __future__ import annotations
 
 import base64
-import hashlib
 import html
 import json
 import re
@@ -51,9 +50,19 @@ from typing import Any, Self
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from multitool.local.standins.google_discovery import Discovery, DiscoveryMismatch, error_body, load_discovery
+from multitool.local.standins.google_events import (
+    _changed,
+    _guests,
+    _instances,
+    _merge,
+    _now,
+    _person_json,
+    _seen_by,
+    _z,
+)
 from multitool.local.standins.google_mail import GmailBoxes
 from multitool.local.standins.google_seed import demo_events, seeded_week
-from multitool.local.standins.recurring import google_meetings, google_problem
+from multitool.local.standins.recurring import google_problem
 from multitool.local.standins.stand_in import StandInHandler, StandInServer
 from multitool.people import Person
 from multitool.ports.directory import normalize_name
@@ -155,6 +164,8 @@ class FakeGoogle:
         self.sent: list[dict[str, Any]] = []
         self.invitations: list[dict[str, Any]] = []
         self._events: dict[str, dict[str, dict[str, Any]]] = {p.email.casefold(): {} for p in people}
+        self._cancelled: set[str] = set()
+        """Instances of recurring events deleted one by one (their ids): the rest of the series stays."""
         self._failures: dict[str, deque[ScriptedFailure]] = {}
         self._lock = threading.Lock()
         self._ids = 0
@@ -307,6 +318,8 @@ class FakeGoogle:
         if method_id == "calendar.events.list":
             return self._list(user, query)
         event = events.get(path["eventId"])
+        if event is None and (instance := self._instance(events, path["eventId"])) is not None:
+            return self._on_instance(user, method_id, instance, query, body, events)
         if event is None:
             invited = self._invited(user, path["eventId"])
             if invited is None:
@@ -334,6 +347,50 @@ class FakeGoogle:
         event["status"] = "cancelled"
         _changed(event)
         self._invite(user, event, query, cancelled=True)
+        return Answer(204, None, {})
+
+    # -- one instance of a recurring event -------------------------------------------------------
+
+    def _instance(self, events: dict[str, dict[str, Any]], event_id: str) -> dict[str, Any] | None:
+        """The instance ``{recurringEventId}_{start in UTC, basic format}`` of one of the user's
+        recurring events, when the series meets then and it was not deleted (the instance ids
+        events.list with ``singleEvents`` answers, as Google's own)."""
+        master_id, _, stamp = event_id.rpartition("_")
+        master = events.get(master_id)
+        if master is None or not master.get("recurrence") or master.get("status") == "cancelled":
+            return None
+        try:
+            begins = datetime.strptime(stamp, "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC)
+        except ValueError:
+            return None
+        window = (begins, begins + timedelta(seconds=1))
+        return next(
+            (e for e in _instances(master, window, self._cancelled) if e["id"] == event_id),
+            None,
+        )
+
+    def _on_instance(
+        self,
+        user: str,
+        method_id: str,
+        instance: dict[str, Any],
+        query: dict[str, str],
+        body: Any,
+        events: dict[str, dict[str, Any]],
+    ) -> Answer:
+        """events.get reads the instance; events.delete cancels that meeting only (the guests told
+        with ``sendUpdates``), the recurring event and its other instances staying."""
+        if method_id == "calendar.events.get":
+            return Answer(200, _seen_by(user, instance), {})
+        self._cancelled.add(instance["id"])
+        if method_id == "calendar.events.patch":
+            # Patched, the instance is an exception of its own (its id and recurringEventId kept).
+            exception = {**instance, **(body or {})}
+            _changed(exception)
+            events[instance["id"]] = exception
+            self._invite(user, exception, query)
+            return Answer(200, _seen_by(user, exception), {})
+        self._invite(user, instance, query, cancelled=True)
         return Answer(204, None, {})
 
     # -- an invitee's view: the event on their own calendar ----------------------------------
@@ -397,7 +454,7 @@ class FakeGoogle:
             if (owner == user or user in _guests(master))
             and master.get("status") != "cancelled"
             and "dateTime" in master.get("start", {})
-            for e in _instances(master, (start, end))
+            for e in _instances(master, (start, end), self._cancelled)
             if datetime.fromisoformat(e["start"]["dateTime"]) < end
             and start < datetime.fromisoformat(e["end"]["dateTime"])
         ]
@@ -471,7 +528,9 @@ class FakeGoogle:
                     continue
                 invited = {str(a.get("email", "")).casefold() for a in event.get("attendees") or ()}
                 if email == str(event["organizer"]["email"]).casefold() or email in invited:
-                    for begins, ends in google_meetings(event, window):
+                    for instance in _instances(event, window, self._cancelled):
+                        begins = datetime.fromisoformat(instance["start"]["dateTime"])
+                        ends = datetime.fromisoformat(instance["end"]["dateTime"])
                         yield begins.astimezone(UTC), ends.astimezone(UTC)
 
     def _insert(
@@ -585,10 +644,6 @@ class FakeGoogle:
         ).encode()
 
 
-def _guests(event: Mapping[str, Any]) -> set[str]:
-    return {str(a.get("email", "")).casefold() for a in event.get("attendees") or ()}
-
-
 def _unmet(method_id: str, if_match: str | None, event: Mapping[str, Any]) -> Answer | None:
     """A write whose ``If-Match`` names an etag the event no longer has: 412, nothing written, as
     Google answers a conditional modification
@@ -596,87 +651,6 @@ def _unmet(method_id: str, if_match: str | None, event: Mapping[str, Any]) -> An
     if method_id == "calendar.events.get" or if_match is None or if_match.strip() in ("*", event.get("etag")):
         return None
     return Answer(412, error_body(412, "conditionNotMet", "Precondition Failed"), {})
-
-
-def _changed(event: dict[str, Any], *, sequence: bool = True) -> None:
-    """A new etag and updated time for every change; the SEQUENCE for the organizer's (RFC 5545)."""
-    if sequence:
-        event["sequence"] = int(event.get("sequence", 0)) + 1
-    event["updated"] = _now()
-    event["etag"] = f'"{hashlib.sha256(json.dumps(event, sort_keys=True).encode()).hexdigest()[:16]}"'
-
-
-def _seen_by(user: str, event: Mapping[str, Any]) -> dict[str, Any]:
-    """The event as ``user`` reads it: ``self`` on the organizer and on their own attendee entry."""
-    shown = dict(event)
-    organizer = dict(event.get("organizer") or {})
-    organizer.pop("self", None)
-    if str(organizer.get("email", "")).casefold() == user:
-        organizer["self"] = True
-    shown["organizer"] = organizer
-    attendees = []
-    for attendee in event.get("attendees") or ():
-        entry = {k: v for k, v in attendee.items() if k != "self"}
-        if str(entry.get("email", "")).casefold() == user:
-            entry["self"] = True
-        attendees.append(entry)
-    if attendees:
-        shown["attendees"] = attendees
-    return shown
-
-
-def _person_json(person: Person) -> dict[str, Any]:
-    given, _, family = person.display_name.partition(" ")
-    source = {"type": "DOMAIN_PROFILE", "id": person.id}
-    return {
-        "resourceName": f"people/{person.id}",
-        "etag": "%EgUBAi43PRoEAQIFByIM",
-        "names": [
-            {
-                "metadata": {"primary": True, "source": source},
-                "displayName": person.display_name,
-                "givenName": given,
-                "familyName": family or given,
-            }
-        ],
-        "emailAddresses": [{"metadata": {"primary": True, "source": source}, "value": person.email}],
-    }
-
-
-def _instances(event: dict[str, Any], window: tuple[datetime, datetime]) -> list[dict[str, Any]]:
-    """A single event as it is; a recurring one as its instances in ``window``."""
-    if not event.get("recurrence"):
-        return [event]
-    zone = event["start"]["timeZone"]
-    return [
-        {
-            **{k: v for k, v in event.items() if k != "recurrence"},
-            "id": f"{event['id']}_{begins.astimezone(UTC):%Y%m%dT%H%M%SZ}",
-            "recurringEventId": event["id"],
-            "originalStartTime": {"dateTime": begins.isoformat(), "timeZone": zone},
-            "start": {"dateTime": begins.isoformat(), "timeZone": zone},
-            "end": {"dateTime": ends.isoformat(), "timeZone": zone},
-        }
-        for begins, ends in google_meetings(event, window)
-    ]
-
-
-def _z(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
-
-
-def _now() -> str:
-    return _z(datetime.now(UTC).replace(microsecond=0))
-
-
-def _merge(blocks: Sequence[tuple[datetime, datetime]]) -> list[tuple[datetime, datetime]]:
-    merged: list[tuple[datetime, datetime]] = []
-    for start, end in blocks:
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-        else:
-            merged.append((start, end))
-    return merged
 
 
 def start_fake_google(

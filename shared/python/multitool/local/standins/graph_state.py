@@ -18,7 +18,7 @@ import itertools
 import json
 import re
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -74,6 +74,8 @@ class GraphState:
         self.users: list[dict[str, Any]] = []
         self.working: dict[str, WorkingHours] = {}
         self.events: list[dict[str, Any]] = []
+        self.cancelled: set[str] = set()
+        """Occurrences of series cancelled one by one (their ids): the rest of the series stays."""
         self.sent: list[dict[str, Any]] = []
         self.notices: list[dict[str, Any]] = []
         """What Exchange would mail for the event actions: cancellations and answers, with comments."""
@@ -276,7 +278,8 @@ class GraphState:
                 continue
             items = []
             for event in self._busy_of(key):
-                for event_start, event_end in graph_meetings(event, (start, end), zone_of, _parse):
+                for held in _occurrences(event, (start, end), self.cancelled):
+                    event_start, event_end = _parse(held["start"]), _parse(held["end"])
                     if not (event_start < end and start < event_end):
                         continue
                     items.append(
@@ -357,7 +360,7 @@ class GraphState:
             occurrence
             for e in self.events
             if self._mine(mailbox, e)
-            for occurrence in _occurrences(e, (start, end))
+            for occurrence in _occurrences(e, (start, end), self.cancelled)
             if _parse(occurrence["start"]) < end and start < _parse(occurrence["end"])
         ]
         found.sort(key=lambda e: _parse(e["start"]))
@@ -373,8 +376,24 @@ class GraphState:
             )
         return Answer(200, {}, body)
 
-    def _get_event(self, mailbox: str, event_id: str, query: Mapping[str, str]) -> Answer:
+    def _occurrence(self, mailbox: str, event_id: str) -> Mapping[str, Any] | None:
+        """The occurrence ``{seriesMasterId}_{start in UTC}`` of one of ``mailbox``'s series, as
+        calendarView lists it, when the series meets then and it was not cancelled."""
+        master_id, _, stamp = event_id.rpartition("_")
+        try:
+            begins = datetime.strptime(stamp, "%Y%m%dT%H%M%S").replace(tzinfo=UTC)
+        except ValueError:
+            return None
         for event in self.events:
+            if event["id"] == master_id and event.get("recurrence") and self._mine(mailbox, event):
+                window = (begins, begins + timedelta(seconds=1))
+                return next(
+                    (o for o in _occurrences(event, window, self.cancelled) if o["id"] == event_id), None
+                )
+        return None
+
+    def _get_event(self, mailbox: str, event_id: str, query: Mapping[str, str]) -> Answer:
+        for event in [*self.events, self._occurrence(mailbox, event_id) or {"id": None}]:
             if event["id"] == event_id and self._mine(mailbox, event):
                 return Answer(200, {}, self._view(mailbox, event, query))
         return self._error(
@@ -385,6 +404,21 @@ class GraphState:
         """cancel (the organizer's: the event goes, the attendees are told) or an attendee's answer
         (https://learn.microsoft.com/graph/api/event-cancel, event-accept, event-decline)."""
         event = next((e for e in self.events if e["id"] == event_id and self._mine(mailbox, e)), None)
+        occurrence = self._occurrence(mailbox, event_id) if event is None else None
+        if occurrence is not None and action == "cancel":
+            # An occurrence's own id cancels that meeting only (event-cancel: "The organizer can also
+            # cancel an occurrence of a recurring meeting by providing the occurrence event ID").
+            if occurrence["organizer"]["emailAddress"]["address"].casefold() != mailbox:
+                return self._error(
+                    Fault(
+                        400,
+                        "ErrorAccessDenied",
+                        "Your request can't be completed. You need to be an organizer.",
+                    )
+                )
+            self.cancelled.add(event_id)
+            self.notices.append({"action": "cancel", "eventId": event_id, "from": mailbox, **data})
+            return Answer(202, {}, None)
         if event is None:
             return self._error(
                 Fault(404, "ErrorItemNotFound", "The specified object was not found in the store.")
@@ -446,6 +480,19 @@ class GraphState:
     def _change_event(
         self, mailbox: str, method: str, event_id: str, data: Any, headers: Mapping[str, str]
     ) -> Answer:
+        occurrence = self._occurrence(mailbox, event_id)
+        if occurrence is not None and method == "PATCH" and set(data or {}) <= {"start", "end"}:
+            # An occurrence patched becomes an exception of its series: an event of its own, same id
+            # (https://learn.microsoft.com/graph/api/resources/event, type "exception").
+            if occurrence["organizer"]["emailAddress"]["address"].casefold() != mailbox:
+                return self._error(Fault(403, "ErrorAccessDenied", "Access is denied."))
+            self.cancelled.add(event_id)
+            exception = {**occurrence, "type": "exception", "changeKey": f"CK{next(self._ids):06d}"}
+            exception["start"] = _graph_time(_parse(data.get("start", occurrence["start"])))
+            exception["end"] = _graph_time(_parse(data.get("end", occurrence["end"])))
+            self.events.append(exception)
+            self.notices.append({"action": "update", "eventId": event_id, "from": mailbox})
+            return Answer(200, {}, self._view(mailbox, exception, {}))
         for event in self.events:
             if (
                 event["id"] == event_id
@@ -495,11 +542,13 @@ class GraphState:
         return off_hours(self.working[address.casefold()].to_graph(), start, end)
 
 
-def _occurrences(event: Mapping[str, Any], window: tuple[datetime, datetime]) -> list[Mapping[str, Any]]:
-    """A single event as it is; a series master as its occurrences in ``window``."""
+def _occurrences(
+    event: Mapping[str, Any], window: tuple[datetime, datetime], cancelled: Collection[str] = ()
+) -> list[Mapping[str, Any]]:
+    """A single event as it is; a series master as its occurrences in ``window`` (but the cancelled)."""
     if event.get("recurrence") is None:
         return [event]
-    return [
+    found = [
         {
             **{k: v for k, v in event.items() if k != "recurrence"},
             "id": f"{event['id']}_{begins.astimezone(UTC):%Y%m%dT%H%M%S}",
@@ -510,6 +559,7 @@ def _occurrences(event: Mapping[str, Any], window: tuple[datetime, datetime]) ->
         }
         for begins, ends in graph_meetings(event, window, zone_of, _parse)
     ]
+    return [o for o in found if o["id"] not in cancelled]
 
 
 def _public(event: Mapping[str, Any]) -> dict[str, Any]:

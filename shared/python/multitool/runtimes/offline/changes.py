@@ -3,7 +3,10 @@
     move      := ("move" | "reschedule" | "push" | "pull" | "bring" | "shift" | "postpone" | "delay")
                  REF ("to" WHEN | DURATION ("later" | "earlier" | "back" | "forward") | WHEN)
                | "make" REF DURATION          -- a new length: "make tomorrow's standup 15 minutes"
+                 -- "only" / "the whole series", as for cancel: its scope
     cancel    := ("cancel" | "call off" | "scrap") REF ("," | "say" | "saying" | "because") MESSAGE?
+                 -- with "only" / "just" / "this one": that meeting of a series (scope occurrence);
+                    "the whole ... series" / "all of them" / "every ...": the series (scope series)
     answer    := ("accept" | "decline" | "tentatively accept" | "turn down" | "say yes/no/maybe to") REF
                  ("," MESSAGE)?
     REF       := what is left: its people (names as :func:`.fields.people` reads them), its day
@@ -45,6 +48,12 @@ _MESSAGE = re.compile(
 _POSSESSIVE_DAY = re.compile(rf"\b(?P<day>(?:{g._DAY})|tomorrow|today|tonight|yesterday)['\u2019]s\b", _I)
 _REF_FILLER = frozenset(
     {"my", "our", "the", "a", "an", "with", "meeting", "meetings", "invite", "invitation", "to", "me", "it"}
+)
+_ONE_MEETING = re.compile(r"\b(?:only|just(?=\s)|this\s+one|that\s+one)\b", _I)
+_WHOLE_SERIES = re.compile(
+    r"\b(?:(?:the\s+)?(?:whole|entire)\b|all\s+of\s+them\b|every\s+(?:one|meeting|occurrence)\b|"
+    r"(?:the\s+)?series\b|for\s+good\b)",
+    _I,
 )
 _ANSWERS = (
     (re.compile(r"^(?:tentatively\s+accept|say\s+maybe\s+to|rsvp\s+maybe\s+to)\b", _I), "tentative"),
@@ -146,10 +155,11 @@ def move(segment: Segment, previous: Intent | None, known: Collection[str], same
             if phrase:
                 args["when"] = phrase
             ref_end = to.start() if to is not None else when_at
+    scope = _scope(text, marks, start, end)
     ref, names = _reference(text, marks, start, ref_end, known, previous)
     for taken in range(ref_end, end):  # the time read above
         marks.used[taken] = True
-    args = {"meeting": ref, **args}
+    args = {"meeting": ref, **args, **({"scope": scope} if scope else {})}
     if message:
         args["message"] = message
     if not any(k in args for k in ("when", "shiftMinutes", "durationMinutes")):
@@ -165,11 +175,25 @@ def cancel(segment: Segment, previous: Intent | None, known: Collection[str], sa
     marks.take(0, start)
     message = _message(text, marks, start)
     end = next((i for i in range(start, len(text)) if marks.used[i]), len(text))
+    scope = _scope(text, marks, start, end)
     ref, names = _reference(text, marks, start, end, known, previous)
     args: dict[str, Any] = {"meeting": ref}
     if message:
         args["message"] = message
+    if scope:
+        args["scope"] = scope
     return Intent(tool=g.CANCEL_TOOL, segment=g.tidy(text), args=args, names=names)
+
+
+def _scope(text: str, marks: fields.Marks, start: int, end: int) -> str | None:
+    """Which meetings of a series, when said: "only" that one, or "the whole series" (the words
+    taken: they are not the meeting's title)."""
+    found = [(m, "series") for m in _WHOLE_SERIES.finditer(text, start, end)]
+    found += [(m, "occurrence") for m in _ONE_MEETING.finditer(text, start, end)]
+    for match, _ in found:
+        marks.take(match.start(), match.end())
+    kinds = {kind for _, kind in found}
+    return kinds.pop() if len(kinds) == 1 else None
 
 
 def answer(segment: Segment, previous: Intent | None, known: Collection[str], same: bool = False) -> Intent:

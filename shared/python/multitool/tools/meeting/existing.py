@@ -14,12 +14,20 @@ answer as a REPLY to the organizer (RFC 5546 3.2). Microsoft 365 and Google mail
 
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints
 
 from multitool.people import NameResolution, Person, Resolution
-from multitool.ports.calendar import CalendarEvent, EventChanged, Interval, Response, overlaps
+from multitool.ports.calendar import (
+    CalendarEvent,
+    EventChanged,
+    Interval,
+    Response,
+    Scope,
+    moved_occurrence_of,
+    overlaps,
+)
 from multitool.ports.mail import Mail
 from multitool.text import CLEAN_MULTI_LINE
 from multitool.toolkit.common import external_person, replaced_field
@@ -60,8 +68,25 @@ class MovePayload(WireModel):
     proposes: bool = Field(
         default=False, description="The caller is an attendee: confirming proposes the time to the organizer"
     )
+    scope: Scope | None = Field(
+        default=None,
+        description="For a meeting of a series: 'occurrence' (this one) or 'series' (every one); none: "
+        "not said yet, the card asks",
+    )
+    scope_words: str | None = Field(
+        default=None, description="Which, in words: 'Only Mon 14 Dec' or 'Every meeting of the series'"
+    )
     notes: tuple[str, ...] = ()
     revises: str | None = replaced_field()
+
+
+def scope_field() -> Any:
+    return Field(
+        default=None,
+        description="For a repeating meeting: 'occurrence' for the one meeting named ('only next Monday's', "
+        "'this week's') or 'series' for every meeting of it ('the whole series', 'all of them'); leave it "
+        "out when the user did not say",
+    )
 
 
 class CancelPayload(WireModel):
@@ -69,6 +94,14 @@ class CancelPayload(WireModel):
     draft_id: str
     meeting: ItemResolution = Field(description="The meeting as found: one, a choice, or none")
     role: str | None = Field(default=None, description="The caller's part in it: organizer or attendee")
+    scope: Scope | None = Field(
+        default=None,
+        description="For a meeting of a series: 'occurrence' (this one) or 'series' (every one); none: "
+        "not said yet, the card asks",
+    )
+    scope_words: str | None = Field(
+        default=None, description="Which, in words: 'Only Mon 14 Dec' or 'Every meeting of the series'"
+    )
     message: str = Field(
         default="", max_length=MAX_MESSAGE_CHARS, description="What the cancellation tells the attendees"
     )
@@ -113,6 +146,35 @@ def not_started(event: CalendarEvent, now: datetime, doing: str) -> None:
             f"a past meeting can't be {doing}. Name an upcoming one (a day or the title).",
             field="meeting",
         )
+
+
+def chosen_scope(event: CalendarEvent | None, said: Scope | None, named_a_day: bool) -> Scope | None:
+    """Which meetings of a series a move or cancel is for: as the user said it; else the one
+    meeting when they named its day ("cancel next Monday's 1:1"); else not known (the card asks).
+    None for a meeting that does not repeat (kept as said while the card offers a choice)."""
+    if event is not None and not event.recurring:
+        return None
+    if said is not None:
+        return said
+    return "occurrence" if named_a_day else None
+
+
+def scope_words(event: CalendarEvent | None, scope: Scope | None) -> str | None:
+    """'Only Mon 14 Dec' (in the meeting's zone) or 'Every meeting of the series'; None otherwise."""
+    if event is None or not event.recurring or scope is None:
+        return None
+    if scope == "series":
+        return "Every meeting of the series"
+    from zoneinfo import ZoneInfo
+
+    return f"Only {event.start.astimezone(ZoneInfo(event.timezone)):%a %d %b}"
+
+
+def scope_question(event: CalendarEvent) -> str:
+    return (
+        f"'{event.title}' repeats: is this for the one on {event.start:%a %d %b} only, or for every meeting "
+        "of the series? Choose on the card (scope: occurrence or series)."
+    )
 
 
 def shown_meeting(payload_meeting: ItemResolution, item_id: str | None) -> CalendarEvent:
@@ -215,6 +277,8 @@ def notify(
     sequence: int | None = None,
     answer: Response | None = None,
     comment: str = "",
+    occurrence: datetime | None = None,
+    rrule: str | None = None,
 ) -> str | None:
     """The built-in calendar's iCalendar mail (its UID the booking id, as the first invitation's):
     REQUEST (an update) or CANCEL to the attendees, REPLY to the organizer. None when the calendar
@@ -224,6 +288,11 @@ def notify(
     from multitool.tools.meeting.invitations import Invitation, Participant, build_invitation
 
     own = caller_address(ctx)
+    uid = event.id
+    moved_out = moved_occurrence_of(event.id)
+    if moved_out is not None and occurrence is None:
+        # A meeting moved out of its series earlier: the guests know it as the series' instance.
+        uid, occurrence = moved_out
     names = {a.email.casefold(): a.name for a in event.attendees}
     if method == "REPLY":
         to = [event.organizer]
@@ -237,7 +306,7 @@ def notify(
         return None
     calendar = build_invitation(
         Invitation(
-            uid=event.id,
+            uid=uid,
             title=event.title,
             organizer=Participant(event.organizer, event.organizer_name),
             attendees=attendees,
@@ -248,6 +317,8 @@ def notify(
             method=method,
             partstat=partstat,
             comment=comment or None,
+            recurrence_id=occurrence,
+            rrule=rrule,
         ),
         stamp=backends.clock(),
     )

@@ -7,7 +7,9 @@ every meeting reference of the turn, and it makes ONE read of the caller's calen
 the days of all of them together, then narrows each reference to its own days, its people and
 its words (:func:`~multitool.toolkit.references.rank`). A reference that names no day is looked
 for from :data:`DEFAULT_PAST` ago to :data:`DEFAULT_AHEAD` ahead; among the meetings that fit, the
-next upcoming ranks first, then the most recent past one.
+next upcoming ranks first, then the most recent past one. A repeating meeting is one candidate,
+its best-ranked meeting (the one on the named day, else the next): "the 1:1" is not a choice
+between the weeks of one series.
 
 Only the caller's calendar is read (their verified address; none, nothing is found): another
 user's meeting is never a candidate and never named in a note.
@@ -117,8 +119,22 @@ def find_meetings(refs: Sequence[ItemRef], reads: FindContext) -> list[ItemResol
             emails=emails,
             newest=_upcoming_first(ctx.now),
         )
-        answers.append(resolution(ref.said, ranked))
+        answers.append(resolution(ref.said, _one_per_series(ranked)))
     return answers
+
+
+def _one_per_series(ranked: list[Item]) -> list[Item]:
+    """The ranked meetings with each series' best-ranked meeting only."""
+    seen: set[str] = set()
+    kept: list[Item] = []
+    for item in ranked:
+        series = item.fields.get("series_id") or item.fields.get("seriesId")
+        if item.fields.get("recurring") and series:
+            if series in seen:
+                continue
+            seen.add(str(series))
+        kept.append(item)
+    return kept
 
 
 __all__ = ["DEFAULT_AHEAD", "DEFAULT_PAST", "find_meetings", "meeting_item", "read_window"]

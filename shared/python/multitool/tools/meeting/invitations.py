@@ -43,6 +43,10 @@ class Invitation(msgspec.Struct, frozen=True):
     """A message to the others: the cancellation's reason, the reply's note (RFC 5545 3.8.1.4)."""
     rrule: str | None = None
     """A repeating meeting's RRULE value ('FREQ=WEEKLY;BYDAY=MO'): the VEVENT repeats (RFC 5545 3.8.5.3)."""
+    recurrence_id: datetime | None = None
+    """For one meeting of a series: its original start. A CANCEL with it cancels that instance only,
+    a REQUEST with it changes that instance only (RFC 5546 3.2.5 and 3.2.2; RECURRENCE-ID, RFC 5545
+    3.8.4.4)."""
 
 
 def build_invitation(invitation: Invitation, *, stamp: datetime | None = None) -> bytes:
@@ -77,8 +81,12 @@ def build_invitation(invitation: Invitation, *, stamp: datetime | None = None) -
             for person in invitation.attendees
         ],
     )
+    if invitation.recurrence_id is not None:
+        event.add("recurrence-id", invitation.recurrence_id.astimezone(zone))
     if invitation.method == "CANCEL":
-        event.add("status", "CANCELLED")  # RFC 5546 3.2.5: the whole event is cancelled
+        event.add(
+            "status", "CANCELLED"
+        )  # RFC 5546 3.2.5: the event (or the RECURRENCE-ID's instance) is cancelled
     if invitation.comment:
         event.add("comment", invitation.comment)
     if invitation.rrule is not None:

@@ -4,18 +4,32 @@ The meeting is named by reference (found by :func:`multitool.tools.meeting.find.
 among the user's own). The organizer's confirm cancels it on the calendar with the message
 (:mod:`.cancel_confirm`); an attendee cannot cancel someone else's meeting: their card offers to
 decline it instead, with the same message to the organizer.
+
+A meeting of a repeating series is cancelled for that one meeting or for the whole series
+(``scope``): as the user said; the one meeting when they named its day; else the card asks, and
+the confirm's edits choose.
 """
 
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
+from multitool.ports.calendar import Scope
 from multitool.toolkit.cards import CardSpec
 from multitool.toolkit.common import BusyTimes, DraftRef, People, Prepared, revises_field
 from multitool.toolkit.context import ToolConfig, ToolContext
 from multitool.toolkit.references import ItemRef, Lookup, reference_notes
 from multitool.toolkit.spec import ToolSpec
-from multitool.tools.meeting.existing import CancelPayload, Message, event_of, not_started
+from multitool.tools.meeting.existing import (
+    CancelPayload,
+    Message,
+    chosen_scope,
+    event_of,
+    not_started,
+    scope_field,
+    scope_question,
+    scope_words,
+)
 from multitool.tools.meeting.find import find_meetings
 from multitool.wire import WireModel
 
@@ -28,6 +42,7 @@ class CancelArgs(WireModel):
     message: Message = Field(
         default="", description="What to tell the attendees, as the user said it ('I'm sick'), if they did"
     )
+    scope: Scope | None = scope_field()
     revises: DraftRef | None = revises_field()
 
 
@@ -36,6 +51,9 @@ def prepare(args: CancelArgs, ctx: ToolContext, _config: ToolConfig) -> Prepared
         event = event_of(found[0])
         notes = reference_notes(found, "meeting")
         declines = False
+        scope = chosen_scope(event, args.scope, args.meeting.from_day is not None)
+        if event is not None and event.recurring and scope is None:
+            notes.append(scope_question(event))
         if event is not None:
             not_started(event, ctx.now, "cancelled")
             if event.role != "organizer":
@@ -50,6 +68,8 @@ def prepare(args: CancelArgs, ctx: ToolContext, _config: ToolConfig) -> Prepared
             "role": event.role if event is not None else None,
             "message": args.message,
             "declines": declines,
+            "scope": scope,
+            "scopeWords": scope_words(event, scope),
             "timezone": ctx.timezone,
             "notes": notes,
         }
@@ -66,7 +86,8 @@ def cancel_caption(card: Any) -> str:
     verb = "Decline" if card.declines else "Cancel"
     parts = item.label.split(" · ")
     when = f" ({parts[1]})" if len(parts) > 1 else ""
-    return f"{verb} '{item.fields.get('title') or 'meeting'}'{when}"
+    which = f": {card.scope_words}" if card.scope_words else ""
+    return f"{verb} '{item.fields.get('title') or 'meeting'}'{when}{which}"
 
 
 def cancel_said(card: Any) -> str | None:
@@ -91,7 +112,8 @@ SPEC = ToolSpec(
     description=(
         "Cancel one of the user's existing meetings: pass the meeting as the user named it (what they said, "
         "the people, the day, title words) and the message to the attendees if they gave one ('say I'm "
-        "sick'). The "
+        "sick'). For a repeating meeting pass scope when the user said which: 'occurrence' (only the one "
+        "named) or 'series' (every meeting of it). The "
         "backend finds it in the user's calendar; nothing is cancelled until the user confirms."
     ),
 )

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, model_validator
 
-from multitool.ports.calendar import CalendarEvent
+from multitool.ports.calendar import CalendarEvent, Scope
 from multitool.text import SingleLine
 from multitool.toolkit.cards import CardSpec, day_words
 from multitool.toolkit.common import BusyTimes, DraftRef, People, Prepared, revises_field
@@ -35,11 +35,15 @@ from multitool.toolkit.spec import ToolSpec
 from multitool.tools.meeting.existing import (
     Message,
     MovePayload,
+    chosen_scope,
     colleagues,
     event_of,
     not_started,
     offered_events,
     people_of,
+    scope_field,
+    scope_question,
+    scope_words,
     shifted,
     without_own,
 )
@@ -111,6 +115,7 @@ class MoveArgs(WireModel):
     message: Message = Field(
         default="", description="What the update tells the attendees, if the user said why"
     )
+    scope: Scope | None = scope_field()
     revises: DraftRef | None = revises_field()
 
     @model_validator(mode="after")
@@ -164,7 +169,12 @@ def prepare(args: MoveArgs, ctx: ToolContext, config: ToolConfig) -> Prepared:
     def finish(people: People, busy: BusyTimes, found: "Found") -> dict[str, Any]:
         event, offered = _subject(found)
         notes = reference_notes(found, "meeting")
+        scope = chosen_scope(event, args.scope, args.meeting.from_day is not None)
+        if event is not None and event.recurring and scope is None:
+            notes.append(scope_question(event))
         base: dict[str, Any] = {
+            "scope": scope,
+            "scopeWords": scope_words(event, scope),
             "meeting": found[0].to_wire(),
             "requested": args.when,
             "shiftMinutes": args.shift_minutes,
@@ -281,7 +291,8 @@ def move_caption(card: Any) -> str:
         return f"Move '{title}': no new time found"
     first = card.slots[0].start
     verb = "Propose" if card.proposes else "Move"
-    return f"{verb} '{title}' to {day_words(first)} {first:%H:%M}" + (
+    which = f" ({card.scope_words})" if card.scope_words else ""
+    return f"{verb} '{title}'{which} to {day_words(first)} {first:%H:%M}" + (
         f" ({len(card.slots)} times offered)" if len(card.slots) > 1 else ""
     )
 
@@ -318,7 +329,9 @@ SPEC = ToolSpec(
         "the "
         "people, the day, title words) and the new time as said (when/times, like propose_meeting), or "
         "shiftMinutes ('30 minutes later') or durationMinutes ('make it 15 minutes'). The backend finds the "
-        "meeting in the user's calendar and offers free times; nothing changes until the user confirms."
+        "meeting in the user's calendar and offers free times; nothing changes until the user confirms. "
+        "For a repeating meeting pass scope when the user said which: 'occurrence' (only the one named) "
+        "or 'series' (every meeting of it)."
     ),
 )
 

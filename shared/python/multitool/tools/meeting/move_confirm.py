@@ -11,6 +11,7 @@ the organizer where the calendar can (Graph's ``proposedNewTime``), and is refus
 
 from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from pydantic import Field
 
@@ -20,6 +21,7 @@ from multitool.ports.calendar import (
     Interval,
     NotOrganizer,
     Response,
+    Scope,
     SlotTaken,
     already_at,
     checked,
@@ -34,6 +36,7 @@ from multitool.tools.meeting.existing import (
     changed,
     notify,
     recheck_free,
+    scope_question,
     shifted,
     shown_meeting,
     when_words,
@@ -46,6 +49,9 @@ class MoveEdits(WireModel):
     meeting: Key | None = Field(default=None, description="The id of the meeting chosen on the card")
     slot: Slot | None = Field(default=None, description="One of the new times the card offers")
     message: Message | None = None
+    scope: Scope | None = Field(
+        default=None, description="For a meeting of a series: 'occurrence' (this one) or 'series' (every one)"
+    )
 
 
 class MoveContent(WireModel):
@@ -53,6 +59,7 @@ class MoveContent(WireModel):
     start: datetime
     end: datetime
     message: str = ""
+    scope: Scope | None = None
 
 
 def move_content(edits: MoveEdits, confirmed: MoveContent | None, ctx: ReviewContext) -> MoveContent:
@@ -72,7 +79,14 @@ def move_content(edits: MoveEdits, confirmed: MoveContent | None, ctx: ReviewCon
     message = (
         edits.message if edits.message is not None else (confirmed.message if confirmed else payload.message)
     )
-    return MoveContent(meeting=meeting, start=slot.start, end=slot.end, message=message)
+    scope = edits.scope or (confirmed.scope if confirmed else None) or payload.scope
+    return MoveContent(
+        meeting=meeting,
+        start=slot.start,
+        end=slot.end,
+        message=message,
+        scope=scope if meeting.recurring else None,
+    )
 
 
 def _offered(chosen: Slot, offered: tuple[Slot, ...]) -> Slot:
@@ -96,6 +110,21 @@ def not_started(content: MoveContent, _ctx: ReviewContext, backends: Backends) -
         )
     if content.start <= now:
         raise InvalidEdits("This new time has already started; choose a later one.", field="slot")
+    shown = content.meeting
+    if shown.recurring and shown.role == "organizer":
+        if content.scope is None:
+            raise InvalidEdits(scope_question(shown), field="scope")
+        zone = ZoneInfo(shown.timezone)
+        if (
+            content.scope == "series"
+            and content.start.astimezone(zone).date() != shown.start.astimezone(zone).date()
+        ):
+            raise InvalidEdits(
+                f"'{shown.title}' repeats on its days: the whole series moves to another time of the same "
+                "day only. Move this one meeting (scope occurrence), or cancel the series and set up a new "
+                "one.",
+                field="scope",
+            )
 
 
 def move(content: MoveContent, ctx: ReviewContext, backends: Backends) -> dict[str, Any]:
@@ -105,10 +134,16 @@ def move(content: MoveContent, ctx: ReviewContext, backends: Backends) -> dict[s
         return _propose(content, ctx, backends, own)
     try:
         # The meeting as it stands first: changed since the card is item_changed, whatever the time.
+        one = shown.recurring and content.scope == "occurrence"
         current = backends.calendar.event(own, shown.id)
+        if current is not None and shown.recurring and shown.series_id == shown.id:
+            # The built-in calendar reads the series (its first meeting): the card's meeting is the one
+            # at the card's time.
+            current = current.model_copy(update={"start": shown.start, "end": shown.end})
         if not already_at(current, content.start, content.end):
             recheck_free(checked(current, shown), content.start, content.end, backends, own)
-        moved = backends.calendar.move(own, shown, content.start, content.end)
+        scope: Scope = "occurrence" if one else "series"
+        moved = backends.calendar.move(own, shown, content.start, content.end, scope)
     except EventChanged as error:
         raise changed(error, shown) from None
     except NotOrganizer:
@@ -123,19 +158,23 @@ def move(content: MoveContent, ctx: ReviewContext, backends: Backends) -> dict[s
     text = f"'{shown.title}' has moved.\nNow: {when}\nWas: {was}\n"
     if content.message:
         text += f"\n{content.message}\n"
+    whole = shown.recurring and not one  # the series: its first meeting and its rule go out
     message_id = notify(
-        moved,
+        shown.model_copy(update={"sequence": moved.sequence}) if one else moved,
         ctx,
         backends,
         method="REQUEST",
         subject=f"Updated: {shown.title}",
         text=text,
-        start=content.start,
-        end=content.end,
+        start=moved.start if whole else content.start,
+        end=moved.end if whole else content.end,
         sequence=moved.sequence,
+        occurrence=shown.start if one else None,
+        rrule=moved.rrule if whole else None,
     )
     return {
-        "meetingId": shown.id,
+        "meetingId": moved.id if one else (shown.series_id or shown.id),
+        **({"scope": content.scope} if shown.recurring else {}),
         "start": content.start.isoformat(),
         "end": content.end.isoformat(),
         "previousStart": shown.start.isoformat(),
