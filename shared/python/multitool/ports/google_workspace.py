@@ -393,8 +393,9 @@ class GoogleCalendar:
         confirm mails the message itself, from the user's own Gmail. An instance of a recurring
         event (``events.list`` with ``singleEvents``) has an id of its own: deleting it cancels that
         meeting only; deleting the ``recurringEventId`` cancels every instance ("Modifying or
-        deleting individual instances", https://developers.google.com/workspace/calendar/api/guides/recurringevents). The delete
-        of one meeting carries the etag read (``If-Match``): a change since is a 412,
+        deleting individual instances",
+        https://developers.google.com/workspace/calendar/api/guides/recurringevents). The delete of
+        one meeting carries the etag read (``If-Match``): a change since is a 412,
         :class:`EventChanged`, nothing deleted."""
         self._own(email)
         raw = self._get(shown.id, scopes=READ_SCOPES)
