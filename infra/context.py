@@ -1,7 +1,7 @@
 """Deploy-time context (`cdk deploy -c key=value` or cdk.json), validated before anything is built.
 
 A bad value stops synth with one line naming the key and what it accepts, e.g.
-``Invalid context 'runtime': 'foo'. Allowed: agentcore, agent, converse.``
+``Invalid context 'runtime': 'foo'. Allowed: agentcore (the default), agent or converse.``
 """
 
 from __future__ import annotations
@@ -10,8 +10,25 @@ import json
 import re
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any, Literal, Self
+from typing import Any, Literal, Self, get_args
 
+from annotated_types import Ge, Le
+from multitool.deployment import (
+    AUDIT_RETENTION_DAYS,
+    DEFAULT_EXECUTOR,
+    OUTSIDE_RECIPIENTS_PER_DAY,
+    PROFILE_PREFIXES,
+    RECIPIENTS_PER_DAY,
+    RUNNING_TURNS_PER_USER,
+    RUNTIME_EXECUTORS,
+    UNDO_SECONDS,
+    CalendarName,
+    Executor,
+    Identity,
+    JiraAuth,
+    OutsideRecipients,
+    Runtime,
+)
 from multitool.models import DEFAULT_MODEL_ID, foundation_model_id, marketplace_product_id
 from multitool.settings.chat import DEFAULT_RUNNING_TURNS_PER_USER
 from multitool.settings.review import (
@@ -19,16 +36,13 @@ from multitool.settings.review import (
     DEFAULT_OUTSIDE_RECIPIENTS_PER_DAY,
     DEFAULT_RECIPIENTS_PER_DAY,
     DEFAULT_UNDO_SECONDS,
-    MAX_UNDO_SECONDS,
-    OutsideRecipients,
 )
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic.fields import FieldInfo
 
 from infra.geography import GEOGRAPHIES, profile_region_problem
 from infra.memory import INTERACTIVE_MEMORY_MB, MAX_MEMORY_MB, MIN_MEMORY_MB
 
-# Geography prefixes of Bedrock's system-defined cross-region inference profiles.
-PROFILE_PREFIXES = tuple(GEOGRAPHIES)
 _MODEL = r"[a-z0-9-]+\.[a-zA-Z0-9][a-zA-Z0-9._-]*(:\d+(:[a-z0-9]+)?)?"
 _MODEL_ID = re.compile(rf"^{_MODEL}$")
 _PROFILE_ID = re.compile(
@@ -90,17 +104,15 @@ RETENTION_DAYS = (
 DEFAULT_STACK_NAME = "Multitool"
 """The stack's name when the context names none (``multitool doctor`` checks this one by default)."""
 
-# What each key accepts, in words: the second half of every error line. Every field of DeployContext has
-# its line here (a test holds the two equal), and the app reads exactly these keys.
-ALLOWED: dict[str, str] = {
+# What each key accepts, in words: the second half of every error line (ALLOWED, below the model, is these
+# words with each field's own range filled in). Every field of DeployContext has its words here (a test
+# holds the two equal), and the app reads exactly these keys. A range is stated once, on the field:
+# {low}, {high} and {default} stand for its bounds and default; a field of fixed values (an enum or a
+# Literal) has a word for each value instead (_CHOICES), and its list is made from the field's own values.
+_WORDS: dict[str, str] = {
     "stackName": (
         "a CloudFormation stack name (a letter, then letters, digits and hyphens, at most 128), e.g. "
         f"MultitoolDev: one copy of the stack per name in an account and region; default {DEFAULT_STACK_NAME}"
-    ),
-    "runtime": "agentcore, agent, converse",
-    "executor": (
-        "return_control (the default) or gateway (runtime=agentcore), "
-        "lambda or return_control (runtime=agent)"
     ),
     "modelId": (
         "a Bedrock model id (provider.model[:version], e.g. anthropic.claude-3-5-sonnet-20241022-v2:0) "
@@ -129,10 +141,6 @@ ALLOWED: dict[str, str] = {
         "a Cognito domain prefix (lower-case letters, digits and hyphens, at most 63, "
         "without aws, amazon or cognito); default: multitool-<the stack's id>"
     ),
-    "userPoolEmail": (
-        "cognito (the default: Cognito's own sender, capped at 50 emails a day per account) or ses (invites "
-        "and codes from senderEmail through SES, which must already be verified; a new pool only)"
-    ),
     "mcpCallbackUrls": (
         "comma-separated redirect URIs of the MCP clients (https://..., or http://localhost:PORT/...), "
         "with executor=gateway; default http://localhost:8976/callback"
@@ -143,10 +151,10 @@ ALLOWED: dict[str, str] = {
     "localSignInOrigin": (
         "http://localhost:PORT or http://127.0.0.1:PORT: also allow sign-in from a page run locally"
     ),
-    "idleSessionTtlSeconds": "a whole number of seconds from 60 to 5400",
+    "idleSessionTtlSeconds": "a whole number of seconds from {low} to {high}",
     "logRetentionDays": ", ".join(str(d) for d in RETENTION_DAYS),
-    "throttleRateLimit": "requests per second, a number from 1 to 10000",
-    "throttleBurstLimit": "a whole number from 1 to 5000",
+    "throttleRateLimit": "requests per second, a number from {low} to {high}",
+    "throttleBurstLimit": "a whole number from {low} to {high}",
     "sandbox": "true, false",
     "customerManagedKey": (
         "true (the tables, log groups and secrets under a KMS key of the stack's own, $1 a month) or "
@@ -154,12 +162,6 @@ ALLOWED: dict[str, str] = {
     ),
     "defaultTimezone": "an IANA time zone name, e.g. Europe/Berlin",
     "jiraProjects": 'a JSON object of project key -> {"name": ..., "issueTypes": [...]}',
-    # Whose Jira account creates an issue (multitool.ports.jira_cloud, multitool.ports.jira_atlassian).
-    "jiraAuth": (
-        "organization (the default: one Jira account's API token in the Jira secret), user (each user's "
-        "own Atlassian account with their consent, through AgentCore Identity; give jiraClientId and "
-        "jiraSiteUrl)"
-    ),
     "jiraClientId": (
         "the client id of the OAuth 2.0 (3LO) app registered in Atlassian's developer console (letters, "
         "digits, '.', '-' and '_'), given with jiraAuth=user"
@@ -171,53 +173,42 @@ ALLOWED: dict[str, str] = {
     ),
     # Whom a confirm may mail (multitool.review.limits).
     "recipientDomains": "comma-separated domains inside the organization, e.g. example.com,corp.example.com",
-    "outsideRecipients": (
-        "allowed (counted like anyone), capped (at most outsideRecipientsPerDay a day per user), "
-        "off (only addresses in recipientDomains)"
-    ),
     "orchestratorConcurrency": (
-        "executions reserved for the orchestrator (chat turns), a whole number from 0 (the default: none, "
-        "the account's shared pool) to 1000; reserving needs the account's quota to keep 100 unreserved"
+        "executions reserved for the orchestrator (chat turns), a whole number from {low} (the default: "
+        "none, the account's shared pool) to {high}; reserving needs the account's quota to keep 100 "
+        "unreserved"
     ),
     "runningTurnsPerUser": (
-        "Prefer: respond-async turns one user may have running at once, a whole number from 1 to 100"
+        "Prefer: respond-async turns one user may have running at once, a whole number from {low} to {high}"
     ),
     "reviewConcurrency": (
-        "executions reserved for the review function, a whole number from 0 (the default: none) to 1000"
+        "executions reserved for the review function, a whole number from {low} (the default: none) to {high}"
     ),
     "orchestratorMemory": (
         "MB of memory for the orchestrator (Lambda gives CPU in proportion: 1769 is one vCPU), "
-        "a whole number from 128 to 10240"
+        "a whole number from {low} to {high}"
     ),
-    "reviewMemory": "MB of memory for the review function, a whole number from 128 to 10240",
-    "dailyTokenAlarm": "model tokens (input + output) a day that raise the spend alarm, a whole number",
+    "reviewMemory": "MB of memory for the review function, a whole number from {low} to {high}",
+    "dailyTokenAlarm": (
+        "model tokens (input + output) a day that raise the spend alarm, a whole number, at least {low}"
+    ),
     "alarmEmail": (
         "an email address the alarm topic mails every alarm to (SNS mails it a confirmation link first); "
         "unset: the topic has no subscriber"
     ),
-    "auditRetentionDays": "days each side effect's audit record is kept, a whole number from 1 to 3653",
+    "auditRetentionDays": "days each side effect's audit record is kept, a whole number from {low} to {high}",
     "undoSeconds": (
-        f"seconds a confirmed mail waits with Undo on its card, a whole number from 0 (sent at once, no "
-        f"undo queue) to {MAX_UNDO_SECONDS} (SQS's longest message delay); default {DEFAULT_UNDO_SECONDS}"
+        "seconds a confirmed mail waits with Undo on its card, a whole number from {low} (sent at once, no "
+        "undo queue) to {high} (SQS's longest message delay); default {default}"
     ),
-    "recipientsPerDay": "addresses one user may mail per UTC day, a whole number from 1 to 100000",
+    "recipientsPerDay": "addresses one user may mail per UTC day, a whole number from {low} to {high}",
     "outsideRecipientsPerDay": (
-        "outside addresses one user may mail per UTC day, a whole number from 0 to 100000"
-    ),
-    # Whose directory, calendar and mail the actions use (multitool.ports.provider_suites).
-    "calendar": (
-        "builtin (this stack's own directory, bookings and SES), microsoft365 (each user's Microsoft 365), "
-        "google (each user's Google Workspace)"
+        "outside addresses one user may mail per UTC day, a whole number from {low} to {high}"
     ),
     "microsoft365AppCredential": (
         "true (an organization-wide Entra app credential in a Secrets Manager secret, with "
         "calendar=microsoft365; see docs/deploy.md for its risks), "
         "false (the default: no organization-wide credential)"
-    ),
-    # Each user's own account through AgentCore Identity (infra.components.identity).
-    "identity": (
-        "off (the default), microsoft365 or google: the provider whose accounts users connect, the "
-        "calendar's own (calendar=microsoft365|google with identityClientId implies it)"
     ),
     "identityClientId": (
         "the client id of the app registered at the provider (letters, digits, '.', '-' and '_'), "
@@ -236,6 +227,47 @@ ALLOWED: dict[str, str] = {
 }
 
 
+# The words of each value of a field of fixed values: the error lists them in the field's own order, and
+# marks its default. A value without words here, or words for no value, stops the import.
+_CHOICES: dict[str, dict[str, str]] = {
+    "runtime": {Runtime.AGENTCORE: "", Runtime.AGENT: "", Runtime.CONVERSE: ""},
+    "userPoolEmail": {
+        "cognito": "Cognito's own sender, capped at 50 emails a day per account",
+        "ses": (
+            "invites and codes from senderEmail through SES, which must already be verified; a new pool only"
+        ),
+    },
+    # Whose Jira account creates an issue (multitool.ports.jira_cloud, multitool.ports.jira_atlassian).
+    "jiraAuth": {
+        JiraAuth.ORGANIZATION: "one Jira account's API token in the Jira secret",
+        JiraAuth.USER: (
+            "each user's own Atlassian account with their consent, through AgentCore Identity; give "
+            "jiraClientId and jiraSiteUrl"
+        ),
+    },
+    # Whom a confirm may mail (multitool.review.limits).
+    "outsideRecipients": {
+        OutsideRecipients.ALLOWED: "counted like anyone",
+        OutsideRecipients.CAPPED: "at most outsideRecipientsPerDay a day per user",
+        OutsideRecipients.OFF: "only addresses in recipientDomains",
+    },
+    # Whose directory, calendar and mail the actions use (multitool.ports.provider_suites).
+    "calendar": {
+        "builtin": "this stack's own directory, bookings and SES",
+        "microsoft365": "each user's Microsoft 365",
+        "google": "each user's Google Workspace",
+    },
+    # Each user's own account through AgentCore Identity (infra.components.identity): the provider whose
+    # accounts users connect, the calendar's own.
+    "identity": {
+        Identity.OFF: "no user connects an account",
+        Identity.MICROSOFT365: "each user connects their Microsoft 365 account; calendar=microsoft365 with "
+        "identityClientId implies it",
+        Identity.GOOGLE: "each user connects their Google account; calendar=google with identityClientId "
+        "implies it",
+    },
+}
+
 DEFAULT_MCP_CALLBACK_URLS = ("http://localhost:8976/callback",)
 """The MCP app client's callback when the context names none: a loopback one, for a client set to it."""
 
@@ -244,42 +276,17 @@ class ContextError(ValueError):
     """One clear line: the key, the value given and what it accepts."""
 
 
-class Runtime(StrEnum):
-    AGENTCORE = "agentcore"  # the AgentCore managed harness: any account with model access
-    AGENT = "agent"  # Agents Classic: only accounts that already use Bedrock Agents
-    CONVERSE = "converse"  # the orchestrator runs the loop itself on Converse
-
-
-class Executor(StrEnum):
-    LAMBDA = "lambda"
-    RETURN_CONTROL = "return_control"
-    GATEWAY = "gateway"  # runtime=agentcore: the harness calls the Lambdas through an AgentCore Gateway
-
-
-class Identity(StrEnum):
-    OFF = "off"
-    MICROSOFT365 = "microsoft365"
-    GOOGLE = "google"
-
-
-class JiraAuth(StrEnum):
-    ORGANIZATION = "organization"  # one Jira account for everyone, its API token in a secret
-    USER = "user"  # each user's own Atlassian account, through AgentCore Identity
-
-
-# What each runtime runs its tools with when `executor` is not given, and what it accepts.
-DEFAULT_EXECUTOR = {Runtime.AGENTCORE: Executor.RETURN_CONTROL, Runtime.AGENT: Executor.LAMBDA}
-RUNTIME_EXECUTORS = {
-    Runtime.AGENTCORE: (
-        (Executor.RETURN_CONTROL, Executor.GATEWAY),
-        "return_control (the harness hands every call back to the orchestrator as an inline function, "
-        "one batch per model response) or gateway (the harness calls one action-group Lambda per call "
-        "through an AgentCore Gateway)",
-    ),
-    Runtime.AGENT: (
-        (Executor.LAMBDA, Executor.RETURN_CONTROL),
-        "lambda (one action-group Lambda per tool) or return_control",
-    ),
+# What each executor does under each runtime, for the error that refuses an executor the runtime does
+# not run (multitool.deployment.RUNTIME_EXECUTORS says which it runs).
+_EXECUTOR_WORDS: dict[Runtime, dict[Executor, str]] = {
+    Runtime.AGENTCORE: {
+        Executor.RETURN_CONTROL: (
+            "the harness hands every call back to the orchestrator as an inline function, one batch per "
+            "model response"
+        ),
+        Executor.GATEWAY: "the harness calls one action-group Lambda per call through an AgentCore Gateway",
+    },
+    Runtime.AGENT: {Executor.LAMBDA: "one action-group Lambda per tool", Executor.RETURN_CONTROL: ""},
 }
 
 
@@ -371,32 +378,46 @@ class DeployContext(BaseModel):
     )
     # Of the orchestrator's executions, what one user's turns past the request may hold at once.
     running_turns_per_user: int = Field(
-        default=DEFAULT_RUNNING_TURNS_PER_USER, ge=1, le=100, alias="runningTurnsPerUser"
+        default=DEFAULT_RUNNING_TURNS_PER_USER,
+        ge=RUNNING_TURNS_PER_USER.low,
+        le=RUNNING_TURNS_PER_USER.high,
+        alias="runningTurnsPerUser",
     )
     daily_token_alarm: int = Field(default=5_000_000, ge=1000, alias="dailyTokenAlarm")
     # Who the alarm topic mails (infra.components.operations); the topic exists either way.
     alarm_email: str | None = Field(default=None, alias="alarmEmail")
     audit_retention_days: int = Field(
-        default=DEFAULT_AUDIT_RETENTION_DAYS, ge=1, le=3653, alias="auditRetentionDays"
+        default=DEFAULT_AUDIT_RETENTION_DAYS,
+        ge=AUDIT_RETENTION_DAYS.low,
+        le=AUDIT_RETENTION_DAYS.high,
+        alias="auditRetentionDays",
     )
     # The undo window (infra.components.undo): one delayed SQS message per confirmed mail.
-    undo_seconds: int = Field(default=DEFAULT_UNDO_SECONDS, ge=0, le=MAX_UNDO_SECONDS, alias="undoSeconds")
+    undo_seconds: int = Field(
+        default=DEFAULT_UNDO_SECONDS, ge=UNDO_SECONDS.low, le=UNDO_SECONDS.high, alias="undoSeconds"
+    )
     recipient_domains: tuple[str, ...] = Field(default=(), alias="recipientDomains")
     # executor=gateway: where the user Gateway's MCP app client may send a signed-in user back (each
     # MCP client's own redirect URI, exactly: Cognito matches callbacks exactly, port included).
     mcp_callback_urls: tuple[str, ...] = Field(default=DEFAULT_MCP_CALLBACK_URLS, alias="mcpCallbackUrls")
     outside_recipients: OutsideRecipients = Field(default=OutsideRecipients.CAPPED, alias="outsideRecipients")
     recipients_per_day: int = Field(
-        default=DEFAULT_RECIPIENTS_PER_DAY, ge=1, le=100_000, alias="recipientsPerDay"
+        default=DEFAULT_RECIPIENTS_PER_DAY,
+        ge=RECIPIENTS_PER_DAY.low,
+        le=RECIPIENTS_PER_DAY.high,
+        alias="recipientsPerDay",
     )
-    calendar: Literal["builtin", "microsoft365", "google"] = "builtin"
+    calendar: CalendarName = "builtin"
     microsoft365_app_credential: bool = Field(default=False, alias="microsoft365AppCredential")
     google_delegation: str | None = Field(default=None, alias="googleDelegation")
     google_delegation_key_id: str | None = Field(
         default=None, pattern=r"^[0-9a-f]{40}$", alias="googleDelegationKeyId"
     )
     outside_recipients_per_day: int = Field(
-        default=DEFAULT_OUTSIDE_RECIPIENTS_PER_DAY, ge=0, le=100_000, alias="outsideRecipientsPerDay"
+        default=DEFAULT_OUTSIDE_RECIPIENTS_PER_DAY,
+        ge=OUTSIDE_RECIPIENTS_PER_DAY.low,
+        le=OUTSIDE_RECIPIENTS_PER_DAY.high,
+        alias="outsideRecipientsPerDay",
     )
     identity: Identity = Identity.OFF
     identity_client_id: str | None = Field(default=None, alias="identityClientId")
@@ -622,13 +643,12 @@ class DeployContext(BaseModel):
 
     @model_validator(mode="after")
     def _executor_of_runtime(self) -> Self:
-        if self.executor is not None and self.runtime in RUNTIME_EXECUTORS:
-            accepted, words = RUNTIME_EXECUTORS[self.runtime]
-            if self.executor not in accepted:
-                raise ContextError(
-                    f"Invalid context 'executor': {self.executor.value!r}. "
-                    f"Allowed with runtime={self.runtime.value}: {words}."
-                )
+        accepted = RUNTIME_EXECUTORS.get(self.runtime)
+        if self.executor is not None and accepted is not None and self.executor not in accepted:
+            raise ContextError(
+                f"Invalid context 'executor': {self.executor.value!r}. "
+                f"Allowed with runtime={self.runtime.value}: {_executors_of(self.runtime)}."
+            )
         return self
 
     @model_validator(mode="after")
@@ -791,6 +811,82 @@ def _alias(name: str) -> str:
     field = DeployContext.model_fields.get(name)
     return field.alias if field is not None and field.alias else name
 
+
+def _listed(items: list[str]) -> str:
+    """``a``, ``a or b``, ``a, b or c``."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} or {items[-1]}"
+
+
+def _worded(value: str, words: str) -> str:
+    return f"{value} ({words})" if words else value
+
+
+def _same_values(what: str, values: tuple[str, ...], words: Mapping[str, str]) -> None:
+    """Refuse, at import, words for a value the field does not take or a value without its words."""
+    if set(values) != set(words):
+        raise ValueError(f"{what}: the values {sorted(values)} have words for {sorted(words)}")
+
+
+def _executors_of(runtime: Runtime) -> str:
+    """The executors ``runtime`` runs, each with what it does (the error refusing another)."""
+    accepted, words = RUNTIME_EXECUTORS[runtime], _EXECUTOR_WORDS[runtime]
+    _same_values(f"executor with runtime={runtime}", accepted, words)
+    return _listed([_worded(executor, words[executor]) for executor in accepted])
+
+
+def _every_executor() -> str:
+    """Each runtime's executors, its default marked: runtime=converse has none."""
+    return ", ".join(
+        _listed([_worded(e, "the default" if e is DEFAULT_EXECUTOR[runtime] else "") for e in accepted])
+        + f" (runtime={runtime})"
+        for runtime, accepted in RUNTIME_EXECUTORS.items()
+    )
+
+
+def _values(annotation: Any) -> tuple[str, ...]:
+    """The values a field of fixed values takes, in its own order: an enum's or a Literal's."""
+    if isinstance(annotation, type) and issubclass(annotation, StrEnum):
+        return tuple(member.value for member in annotation)
+    return tuple(str(value) for value in get_args(annotation))
+
+
+def _choices(key: str, field: FieldInfo) -> str:
+    """``a (the default: ...), b (...) or c (...)``: every value of the field with its words."""
+    values, words = _values(field.annotation), _CHOICES[key]
+    _same_values(f"context {key!r}", values, words)
+    default = getattr(field.default, "value", field.default)
+    marked = {v: f"the default: {w}" if w else "the default" for v, w in words.items() if v == default}
+    return _listed([_worded(value, marked.get(value, words[value])) for value in values])
+
+
+def _ranged(key: str, field: FieldInfo) -> str:
+    """The key's words with the field's own bounds and default filled in: a range is stated once."""
+    words = _WORDS[key]
+    bounds = {"{low}": Ge, "{high}": Le}
+    for token, kind in bounds.items():
+        bound = next((getattr(m, kind.__name__.lower()) for m in field.metadata if isinstance(m, kind)), None)
+        if (bound is None) != (token not in words):
+            raise ValueError(f"context {key!r}: its words and its field disagree on {token}")
+        words = words.replace(token, str(bound))
+    return words.replace("{default}", str(field.default))
+
+
+def _allowed() -> dict[str, str]:
+    allowed: dict[str, str] = {}
+    for name, field in DeployContext.model_fields.items():
+        key = field.alias or name
+        if key == "executor":
+            allowed[key] = _every_executor()
+        else:
+            allowed[key] = _choices(key, field) if key in _CHOICES else _ranged(key, field)
+    stale = (set(_WORDS) | set(_CHOICES)) - set(allowed)
+    if stale:
+        raise ValueError(f"words for context keys no field reads: {sorted(stale)}")
+    return allowed
+
+
+ALLOWED: dict[str, str] = _allowed()
+"""What each key accepts, in words: the second half of every error line."""
 
 CONTEXT_KEYS: tuple[str, ...] = tuple(
     field.alias or name for name, field in DeployContext.model_fields.items()

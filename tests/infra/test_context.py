@@ -137,13 +137,13 @@ def test_model_ids_and_inference_profiles(model_id: str, profile: str | None) ->
 
 
 def test_unknown_runtime_names_key_and_allowed_values() -> None:
-    assert _error(runtime="foo") == "Invalid context 'runtime': 'foo'. Allowed: agentcore, agent, converse."
+    assert _error(runtime="foo") == "Invalid context 'runtime': 'foo'. Allowed: agentcore (the default), agent or converse."
 
 
 def test_unknown_executor() -> None:
     assert _error(executor="step") == (
         "Invalid context 'executor': 'step'. Allowed: return_control (the default) or gateway "
-        "(runtime=agentcore), lambda or return_control (runtime=agent)."
+        "(runtime=agentcore), lambda (the default) or return_control (runtime=agent)."
     )
 
 
@@ -202,7 +202,7 @@ def test_app_exits_with_the_one_line_instead_of_a_traceback() -> None:
         [sys.executable, str(ROOT / "infra" / "app.py")], env=env, capture_output=True, text=True, check=False
     )
     assert result.returncode == 1
-    assert result.stderr.strip() == "Invalid context 'runtime': 'foo'. Allowed: agentcore, agent, converse."
+    assert result.stderr.strip() == "Invalid context 'runtime': 'foo'. Allowed: agentcore (the default), agent or converse."
     assert result.stdout == ""
 
 

@@ -33,6 +33,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "multitool.validation",
             "multitool.zones",
             "multitool.people",
+            "multitool.deployment",
             "multitool.settings",
             "multitool.observability",
             "multitool.models",

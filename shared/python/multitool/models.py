@@ -49,11 +49,10 @@ from typing import Any
 
 import msgspec
 
-DEFAULT_MODEL_ID = "global.anthropic.claude-sonnet-5-5"
+# The inference profiles' geography prefixes, read here as before (one definition: multitool.deployment).
+from multitool.deployment import PROFILE_PREFIXES as PROFILE_PREFIXES
 
-# The geography prefixes of Bedrock's system-defined cross-Region inference profiles
-# (https://docs.aws.amazon.com/bedrock/latest/userguide/inference-profiles-support.html).
-PROFILE_PREFIXES = ("us", "us-gov", "eu", "apac", "jp", "au", "ca", "global")
+DEFAULT_MODEL_ID = "global.anthropic.claude-sonnet-5-5"
 
 
 class ModelFamily(msgspec.Struct, frozen=True):

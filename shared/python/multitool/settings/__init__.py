@@ -20,6 +20,7 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from multitool.deployment import CalendarName, IdentityProvider, JiraAuth, Runtime
 from multitool.errors import ServiceError
 
 
@@ -88,8 +89,8 @@ class ToolSettings(_EnvSettings):
         "unset: cards name no existing issue",
     )
     jira_base_url: str | None = Field(default=None, description="Overrides the secret's baseUrl (sandbox)")
-    jira_auth: Literal["organization", "user"] = Field(
-        default="organization",
+    jira_auth: JiraAuth = Field(
+        default=JiraAuth.ORGANIZATION,
         description="organization: issues are created with the secret's account; user: as the signed-in "
         "user, with their consent (AgentCore Identity, IDENTITY_JIRA_CREDENTIAL_PROVIDER)",
     )
@@ -103,8 +104,7 @@ class ToolSettings(_EnvSettings):
     working_hours_start: int = Field(default=9, ge=0, le=23)
     working_hours_end: int = Field(default=17, ge=1, le=24)
     draft_ttl_seconds: int = Field(default=7 * 24 * 3600, gt=0)
-    # The names of multitool.ports.suites.SUITE_NAMES (settings sit below the ports: spelled here).
-    calendar: Literal["builtin", "microsoft365", "google"] = Field(
+    calendar: CalendarName = Field(
         default="builtin",
         description="Whose directory, calendar and mail the tools use: this system's own (builtin), or "
         "each user's own Microsoft 365 or Google Workspace",
@@ -159,7 +159,7 @@ class ToolSettings(_EnvSettings):
         description="This stack's AgentCore workload identity: CALENDAR's tokens are each user's own "
         "consent; unset: no per-user consent",
     )
-    identity_provider: Literal["microsoft365", "google"] | None = None
+    identity_provider: IdentityProvider | None = None
     identity_credential_provider: str | None = Field(default=None, min_length=1, max_length=128)
     identity_return_url: str | None = Field(default=None, min_length=1, max_length=2048)
     connections_table_name: str | None = Field(default=None, min_length=3)
@@ -227,7 +227,7 @@ class ToolSettings(_EnvSettings):
 
     @model_validator(mode="after")
     def _jira_as_the_user(self) -> Self:
-        if self.jira_auth == "user" and (
+        if self.jira_auth is JiraAuth.USER and (
             self.jira_site_url is None or self.identity_jira_credential_provider is None
         ):
             raise ValueError(
@@ -243,7 +243,7 @@ class ToolSettings(_EnvSettings):
         return IdentitySettings.model_validate({name: getattr(self, name) for name in IDENTITY_FIELDS})
 
 
-ConnectedProvider = Literal["microsoft365", "google", "atlassian"]
+ConnectedProvider = Literal[IdentityProvider, "atlassian"]
 """multitool.ports.tokens.Provider, spelled here: settings are a base layer that imports no port."""
 
 
@@ -251,7 +251,7 @@ class IdentitySettings(_EnvSettings):
     """What the stack sets on the functions that reach a user's own account (``identity``)."""
 
     identity_workload_name: str = Field(min_length=3, max_length=255)
-    identity_provider: Literal["microsoft365", "google"] | None = None
+    identity_provider: IdentityProvider | None = None
     identity_credential_provider: str | None = Field(default=None, min_length=1, max_length=128)
     identity_return_url: str = Field(min_length=1, max_length=2048)
     connections_table_name: str = Field(min_length=3)
@@ -283,12 +283,13 @@ class InterceptorSettings(_EnvSettings):
 class ModelBackend(StrEnum):
     """Which model a turn reaches, and how (env var ``RUNTIME``, CDK context ``runtime``: public names).
 
-    Each value selects one :class:`multitool.runtimes.base.Runtime` implementation.
+    Each value selects one :class:`multitool.runtimes.base.Runtime` implementation: the deployed
+    runtimes (:class:`multitool.deployment.Runtime`, by their value) and the offline ones.
     """
 
-    AGENT = "agent"
-    AGENTCORE = "agentcore"
-    CONVERSE = "converse"
+    AGENT = Runtime.AGENT.value
+    AGENTCORE = Runtime.AGENTCORE.value
+    CONVERSE = Runtime.CONVERSE.value
     OFFLINE = "offline"
     """The offline model behind the offline harness, run by the AgentCore runtime (no AWS)."""
     OFFLINE_CONVERSE = "offline-converse"

@@ -2,6 +2,7 @@
 
 from pydantic import Field
 
+from multitool.deployment import RUNNING_TURNS_PER_USER
 from multitool.settings import ModelBackend, ToolSettings
 
 # Each user's token bucket (multitool.ports.rate): turns at once, and refilled per minute.
@@ -48,7 +49,7 @@ class ChatSettings(ToolSettings):
     chat_burst: int = Field(default=DEFAULT_CHAT_BURST, ge=1, le=1000)
     running_turns_per_user: int = Field(
         default=DEFAULT_RUNNING_TURNS_PER_USER,
-        ge=1,
-        le=100,
+        ge=RUNNING_TURNS_PER_USER.low,
+        le=RUNNING_TURNS_PER_USER.high,
         description="Prefer: respond-async turns one user may have running at once (on the limits table)",
     )

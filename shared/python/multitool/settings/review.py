@@ -1,21 +1,20 @@
 """The review function's settings (``GET``, confirm and discard of ``/actions/{id}``): the tools' and the
 confirm's (mail, Jira, the recipient policy, rate limits, the audit)."""
 
-from enum import StrEnum
 from typing import Any
 
 from pydantic import Field, field_validator
 
+from multitool.deployment import (
+    AUDIT_RETENTION_DAYS,
+    OUTSIDE_RECIPIENTS_PER_DAY,
+    RECIPIENTS_PER_DAY,
+    UNDO_SECONDS,
+)
+from multitool.deployment import (
+    OutsideRecipients as OutsideRecipients,
+)  # read here by multitool.review.limits
 from multitool.settings import ToolSettings
-
-
-class OutsideRecipients(StrEnum):
-    """What a confirm does with an address outside the deployment's domains (``OUTSIDE_RECIPIENTS``)."""
-
-    ALLOWED = "allowed"
-    CAPPED = "capped"
-    OFF = "off"
-
 
 DEFAULT_RECIPIENTS_PER_DAY = 100
 DEFAULT_OUTSIDE_RECIPIENTS_PER_DAY = 20
@@ -24,8 +23,6 @@ DEFAULT_AUDIT_RETENTION_DAYS = 365
 DEFAULT_CONFIRMS_PER_MINUTE = 12
 DEFAULT_CONFIRMS_BURST = 20
 DEFAULT_UNDO_SECONDS = 10
-MAX_UNDO_SECONDS = 900
-"""SQS's longest per-message delay (multitool.ports.undo_queue): the undo window is one delayed message."""
 
 
 class ReviewSettings(ToolSettings):
@@ -41,8 +38,14 @@ class ReviewSettings(ToolSettings):
         default=(), description="Comma-separated inside domains; unset: the sender address's domain"
     )
     outside_recipients: OutsideRecipients = OutsideRecipients.CAPPED
-    recipients_per_day: int = Field(default=DEFAULT_RECIPIENTS_PER_DAY, ge=1, le=100_000)
-    outside_recipients_per_day: int = Field(default=DEFAULT_OUTSIDE_RECIPIENTS_PER_DAY, ge=0, le=100_000)
+    recipients_per_day: int = Field(
+        default=DEFAULT_RECIPIENTS_PER_DAY, ge=RECIPIENTS_PER_DAY.low, le=RECIPIENTS_PER_DAY.high
+    )
+    outside_recipients_per_day: int = Field(
+        default=DEFAULT_OUTSIDE_RECIPIENTS_PER_DAY,
+        ge=OUTSIDE_RECIPIENTS_PER_DAY.low,
+        le=OUTSIDE_RECIPIENTS_PER_DAY.high,
+    )
     approved_group: str | None = Field(
         default=None, description="Only members of this user pool group may confirm (self sign-up)"
     )
@@ -52,11 +55,13 @@ class ReviewSettings(ToolSettings):
     confirms_per_minute: float = Field(default=DEFAULT_CONFIRMS_PER_MINUTE, gt=0, le=6000)
     confirms_burst: int = Field(default=DEFAULT_CONFIRMS_BURST, ge=1, le=1000)
     audit_table_name: str | None = Field(default=None, description="Side-effect records; unset: not kept")
-    audit_retention_days: int = Field(default=DEFAULT_AUDIT_RETENTION_DAYS, ge=1, le=3653)
+    audit_retention_days: int = Field(
+        default=DEFAULT_AUDIT_RETENTION_DAYS, ge=AUDIT_RETENTION_DAYS.low, le=AUDIT_RETENTION_DAYS.high
+    )
     undo_seconds: int = Field(
         default=DEFAULT_UNDO_SECONDS,
-        ge=0,
-        le=MAX_UNDO_SECONDS,
+        ge=UNDO_SECONDS.low,
+        le=UNDO_SECONDS.high,
         description="How long a confirmed mail waits with Undo on its card; 0: sent at once",
     )
     undo_queue_url: str | None = Field(

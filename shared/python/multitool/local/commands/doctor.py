@@ -11,6 +11,7 @@ import json
 import sys
 from typing import Any
 
+from multitool.deployment import Executor, Runtime
 from multitool.local.commands.common import EXIT_ERROR, EXIT_USAGE, CliError
 
 
@@ -42,7 +43,7 @@ def add_parser(commands: Any) -> None:
     )
     parser.add_argument(
         "--runtime",
-        choices=("agentcore", "agent", "converse"),
+        choices=tuple(Runtime),
         help="the deploy's runtime (default: the deployed stack's, else cdk.json's, else agentcore)",
     )
     parser.add_argument(
@@ -50,7 +51,7 @@ def add_parser(commands: Any) -> None:
     )
     parser.add_argument(
         "--executor",
-        choices=("return_control", "gateway", "lambda"),
+        choices=tuple(Executor),
         help="the deploy's executor; gateway also checks the AgentCore Gateway (default: cdk.json's)",
     )
     parser.set_defaults(run=doctor)

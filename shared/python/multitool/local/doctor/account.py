@@ -6,6 +6,7 @@ from botocore.exceptions import (
     NoCredentialsError,
 )
 
+from multitool.deployment import Runtime
 from multitool.local.doctor.base import Checks, error_code
 from multitool.local.doctor.findings import (
     AGENTCORE_REGIONS_URL,
@@ -14,7 +15,6 @@ from multitool.local.doctor.findings import (
     NOT_OFFERED,
     REJECTED_CREDENTIALS,
     Finding,
-    Runtime,
     Status,
 )
 

@@ -15,12 +15,12 @@ from botocore.exceptions import (
     ReadTimeoutError,
 )
 
+from multitool.deployment import Runtime
 from multitool.local.doctor.findings import (
     ACCESS_DENIED,
     THROTTLED,
     ClientFor,
     Finding,
-    Runtime,
     Status,
     Target,
     runtime_of_outputs,

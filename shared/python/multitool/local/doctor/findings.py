@@ -8,9 +8,19 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from multitool.deployment import (
+    ALWAYS_OUTPUTS,
+    GATEWAY_OUTPUT,
+    JIRA_SECRET_OUTPUT,
+    PROFILE_PREFIXES,
+    RUNTIME_OUTPUTS,
+    Executor,
+    Runtime,
+)
 
 # The stack infra/ deploys when the context names none (infra.stack.STACK_NAME; a test keeps the two equal).
 DEFAULT_STACK = "Multitool"
@@ -29,8 +39,6 @@ CLOSING_NOTES = (
 CDK_JSON = Path(__file__).resolve().parents[5] / "cdk.json"
 # Where AWS lists which AgentCore features (the harness, the Gateway) each region offers.
 AGENTCORE_REGIONS_URL = "https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/agentcore-regions.html"
-# Geography prefixes of Bedrock's system-defined inference profiles (infra.context.PROFILE_PREFIXES).
-PROFILE_PREFIXES = ("us", "us-gov", "eu", "apac", "jp", "au", "ca", "global")
 _PROFILE = re.compile(rf"^(?P<geo>{'|'.join(sorted(PROFILE_PREFIXES, key=len, reverse=True))})\.(?P<fm>.+)$")
 # CloudFormation's stack-name rule: with it checked first, DescribeStacks' only ValidationError is
 # "does not exist" (CloudFormation has no not-found code of its own).
@@ -54,11 +62,6 @@ REJECTED_CREDENTIALS = frozenset(
 # A region whose AgentCore endpoint does not know the operation: the feature is not offered there.
 NOT_OFFERED = frozenset({"UnknownOperationException", "404"})
 STACK_READY = frozenset({"CREATE_COMPLETE", "UPDATE_COMPLETE", "UPDATE_ROLLBACK_COMPLETE", "IMPORT_COMPLETE"})
-ALWAYS_OUTPUTS = ("ApiUrl", "UserPoolId", "UserPoolClientId", "JiraSecretArn")
-RUNTIME_OUTPUTS = {"agentcore": ("HarnessArn",), "agent": ("AgentId", "AgentAliasId"), "converse": ()}
-
-Runtime = Literal["agentcore", "agent", "converse"]
-Executor = Literal["return_control", "gateway", "lambda"]
 ClientFor = Callable[[str], Any]
 
 
@@ -101,7 +104,7 @@ class Target(BaseModel):
     # Given on the command line; None: the deployed stack's (read from its outputs), else the
     # deploy context's (cdk.json).
     runtime: Runtime | None = None
-    context_runtime: Runtime = "agentcore"
+    context_runtime: Runtime = Runtime.AGENTCORE
     executor: Executor | None = None
     # The executions the deploy reserves (orchestratorConcurrency + reviewConcurrency).
     reserved_concurrency: int = Field(default=0, ge=0)
@@ -187,16 +190,17 @@ def exit_code(findings: list[Finding]) -> int:
 
 def runtime_of_outputs(outputs: Mapping[str, str]) -> Runtime:
     """The runtime a deployed stack runs, told by its outputs (HarnessArn, AgentId, neither)."""
-    if outputs.get("HarnessArn"):
-        return "agentcore"
-    return "agent" if outputs.get("AgentId") else "converse"
+    for runtime, keys in RUNTIME_OUTPUTS.items():
+        if keys and outputs.get(keys[0]):
+            return runtime
+    return Runtime.CONVERSE
 
 
 def expected_outputs(runtime: Runtime, *, gateway: bool, jira_as_user: bool = False) -> list[str]:
     """The outputs a stack of this runtime (and executor) must have for a first turn; a stack that
     creates issues as each user (jiraAuth=user) has no Jira secret."""
-    always = [key for key in ALWAYS_OUTPUTS if not (jira_as_user and key == "JiraSecretArn")]
+    always = [key for key in ALWAYS_OUTPUTS if not (jira_as_user and key == JIRA_SECRET_OUTPUT)]
     wanted = [*always, *RUNTIME_OUTPUTS[runtime]]
-    if runtime == "agentcore" and gateway:
-        wanted.append("GatewayArn")
+    if runtime is Runtime.AGENTCORE and gateway:
+        wanted.append(GATEWAY_OUTPUT)
     return wanted
