@@ -9,8 +9,10 @@ import sys
 from typing import Any
 
 import pytest
+from multitool.deployment import CALENDARS, Identity, JiraAuth, OutsideRecipients
 from multitool.models import DEFAULT_MODEL_ID, PROFILE_PREFIXES
 
+from infra import context
 from infra.context import ContextError, DeployContext, Executor, Runtime
 from infra.geography import GEOGRAPHIES
 from infra.paths import ROOT
@@ -137,7 +139,10 @@ def test_model_ids_and_inference_profiles(model_id: str, profile: str | None) ->
 
 
 def test_unknown_runtime_names_key_and_allowed_values() -> None:
-    assert _error(runtime="foo") == "Invalid context 'runtime': 'foo'. Allowed: agentcore (the default), agent or converse."
+    assert (
+        _error(runtime="foo")
+        == "Invalid context 'runtime': 'foo'. Allowed: agentcore (the default), agent or converse."
+    )
 
 
 def test_unknown_executor() -> None:
@@ -188,6 +193,72 @@ def test_each_bad_value_is_named_with_its_key(key: str, value: str) -> None:
     assert "\n" not in message
 
 
+@pytest.mark.parametrize(
+    ("key", "bad"),
+    [
+        ("idleSessionTtlSeconds", "5401"),
+        ("throttleRateLimit", "0"),
+        ("orchestratorMemory", "10241"),
+        ("runningTurnsPerUser", "101"),
+        ("undoSeconds", "901"),
+        ("auditRetentionDays", "0"),
+        ("recipientsPerDay", "100001"),
+        ("outsideRecipientsPerDay", "-1"),
+        ("dailyTokenAlarm", "999"),
+    ],
+)
+def test_a_number_out_of_range_is_answered_with_the_fields_own_bounds(key: str, bad: str) -> None:
+    field = next(f for name, f in DeployContext.model_fields.items() if (f.alias or name) == key)
+    bounds = [str(getattr(m, kind)) for m in field.metadata for kind in ("ge", "le") if hasattr(m, kind)]
+    message = _error(**{key: bad})
+    assert message.startswith(f"Invalid context '{key}': {bad!r}. Allowed: ")
+    assert bounds
+    assert all(bound in message for bound in bounds)
+    assert "{" not in message
+
+
+@pytest.mark.parametrize(
+    ("key", "values", "default"),
+    [
+        ("runtime", [r.value for r in Runtime], "agentcore"),
+        ("calendar", list(CALENDARS), "builtin"),
+        ("identity", [i.value for i in Identity], "off"),
+        ("jiraAuth", [j.value for j in JiraAuth], "organization"),
+        ("outsideRecipients", [o.value for o in OutsideRecipients], "capped"),
+    ],
+)
+def test_a_choice_lists_every_value_of_the_vocabulary_and_marks_the_default(
+    key: str, values: list[str], default: str
+) -> None:
+    allowed = _error(**{key: "nope"}).split("Allowed: ", 1)[1]
+    assert [v for v in values if v in allowed] == values
+    assert f"{default} (the default" in allowed
+
+
+def test_a_vocabulary_value_without_its_words_stops_the_app(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A calendar added to multitool.deployment but not worded here (or the reverse) is refused at import.
+    unworded = {k: v for k, v in context._CHOICES["calendar"].items() if k != "google"}
+    monkeypatch.setitem(context._CHOICES, "calendar", unworded)
+    with pytest.raises(ValueError, match="context 'calendar': the values"):
+        context._allowed()
+
+
+def test_a_range_stated_in_words_and_not_from_its_field_stops_the_app(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(context._WORDS, "idleSessionTtlSeconds", "a whole number of seconds from 60 to 5400")
+    with pytest.raises(
+        ValueError, match=r"context 'idleSessionTtlSeconds': its words and its field disagree"
+    ):
+        context._allowed()
+
+
+def test_an_executor_without_its_words_stops_the_app(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(context._EXECUTOR_WORDS, Runtime.AGENT, {Executor.LAMBDA: "one Lambda per tool"})
+    with pytest.raises(ValueError, match="executor with runtime=agent"):
+        context._executors_of(Runtime.AGENT)
+
+
 def test_user_pool_needs_its_client() -> None:
     assert _error(userPoolId="us-east-1_AbC123").startswith("Missing context 'userPoolClientId'.")
 
@@ -202,7 +273,10 @@ def test_app_exits_with_the_one_line_instead_of_a_traceback() -> None:
         [sys.executable, str(ROOT / "infra" / "app.py")], env=env, capture_output=True, text=True, check=False
     )
     assert result.returncode == 1
-    assert result.stderr.strip() == "Invalid context 'runtime': 'foo'. Allowed: agentcore (the default), agent or converse."
+    assert (
+        result.stderr.strip()
+        == "Invalid context 'runtime': 'foo'. Allowed: agentcore (the default), agent or converse."
+    )
     assert result.stdout == ""
 
 
