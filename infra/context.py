@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from typing import Any, Literal, Self, get_args
 
@@ -821,7 +821,7 @@ def _worded(value: str, words: str) -> str:
     return f"{value} ({words})" if words else value
 
 
-def _same_values(what: str, values: tuple[str, ...], words: Mapping[str, str]) -> None:
+def _same_values(what: str, values: Iterable[str], words: Iterable[str]) -> None:
     """Refuse, at import, words for a value the field does not take or a value without its words."""
     if set(values) != set(words):
         raise ValueError(f"{what}: the values {sorted(values)} have words for {sorted(words)}")

@@ -11,6 +11,7 @@ from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_logs as logs
 from constructs import Construct
+from multitool.deployment import Identity, JiraAuth, Runtime
 from multitool.ports.tables import (
     AUDIT,
     BOOKINGS,
@@ -45,7 +46,7 @@ from infra.components.undo import UndoQueue
 from infra.components.user_gateway import SCOPE as MCP_SCOPE
 from infra.components.user_gateway import UserToolGateway
 from infra.components.web import ChatWebsite
-from infra.context import DEFAULT_STACK_NAME, RETENTION_DAYS, DeployContext, Identity, JiraAuth, Runtime
+from infra.context import DEFAULT_STACK_NAME, RETENTION_DAYS, DeployContext
 
 STACK_NAME = DEFAULT_STACK_NAME
 JIRA_READING_GROUPS = frozenset({"jira_comment", "jira_transition", "jira_update", "jira_link"})

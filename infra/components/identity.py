@@ -20,8 +20,8 @@ from aws_cdk import aws_bedrockagentcore as agentcore
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
+from multitool.deployment import Identity
 
-from infra.context import Identity
 from infra.nag import acknowledge
 
 # The credential provider vendors of botocore's CreateOauth2CredentialProvider and of the
