@@ -7,6 +7,11 @@ doctor's options and its outputs each read it from multitool.deployment or are h
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any, get_args
 
 import pytest
@@ -160,3 +165,17 @@ def test_the_doctor_tells_each_runtime_by_its_own_outputs() -> None:
         outputs = dict.fromkeys([*ALWAYS_OUTPUTS, *RUNTIME_OUTPUTS[runtime]], "set")
         assert runtime_of_outputs(outputs) is runtime
         assert expected_outputs(runtime, gateway=False) == list(outputs)
+
+
+def test_the_vocabulary_loads_nothing_but_the_standard_library() -> None:
+    # infra/ and every function's settings read it: it adds no pydantic, boto3 or layer module to a
+    # cold start (a fresh interpreter: this one has long imported everything).
+    code = (
+        "import json, sys; before = set(sys.modules); import multitool.deployment; "
+        "print(json.dumps(sorted(set(sys.modules) - before)))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "shared" / "python")}
+    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    loaded = json.loads(output.stdout)
+    assert [m for m in loaded if m.split(".")[0] in {"pydantic", "boto3", "botocore", "msgspec"}] == []
+    assert [m for m in loaded if m.startswith("multitool")] == ["multitool", "multitool.deployment"]
