@@ -68,7 +68,8 @@ def test_pinned_cli_reports_bad_context_in_one_line(cdk_synth: Synth) -> None:
 
     assert result.returncode != 0
     assert (
-        "Invalid context 'runtime': 'foo'. Allowed: agentcore (the default), agent or converse." in result.stderr.splitlines()
+        "Invalid context 'runtime': 'foo'. Allowed: agentcore (the default), agent or converse."
+        in result.stderr.splitlines()
     )
 
 
