@@ -166,7 +166,8 @@ class Embedded:
     def enter(self, part: _Part) -> _Part:
         """Start ``part`` (one running already stays as it is) and stop it when the backend closes,
         before what was started earlier."""
-        return self._running.enter_context(part)
+        self._running.enter_context(part)
+        return part
 
     def on_close(self, close: Callable[[], object]) -> None:
         """Run ``close`` when the backend closes (before what was started earlier)."""
