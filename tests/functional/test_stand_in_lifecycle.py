@@ -117,7 +117,7 @@ def test_every_part_a_local_run_starts_has_the_one_lifecycle() -> None:
     assert {name: methods for name, methods in own.items() if methods} == {}
 
 
-def test_the_login_callback_keeps_the_first_answer_it_gets(tmp_path: Path) -> None:
+def test_the_login_callback_keeps_the_first_answer_it_gets() -> None:
     with login._CallbackServer(0) as server:
         host = f"localhost:{server.server_address[1]}"
         for code in ("first", "second"):
