@@ -605,9 +605,7 @@ def _backend() -> Iterator[tuple[dict[str, str], UserGateway, Mapping[str, str]]
     try:
         with (
             embedded(apply_env=False) as backend,
-            contextlib.closing(
-                HarnessEndpoint(OfflineHarness(OfflineModel(MemoryDirectory(backend.seed.people)))).start()
-            ) as harness,
+            HarnessEndpoint(OfflineHarness(OfflineModel(MemoryDirectory(backend.seed.people)))) as harness,
             slack_cold_start.slack_side(backend) as slack_env,
         ):
             env = {

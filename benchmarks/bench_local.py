@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import statistics
 import tempfile
-import threading
 import time
 import urllib.request
 from collections.abc import Callable
@@ -61,16 +60,10 @@ def _stand_in_overhead(repeat: int) -> list[float]:
         for name in ("orchestrator", "review"):
             (Path(folder) / name).mkdir()
             (Path(folder) / name / "handler.py").write_text(ECHO)
-        server = make_server(LocalApi(Path(folder), load_seed()), port=0)
-        thread = threading.Thread(target=server.serve_forever, daemon=True)
-        thread.start()
-        try:
+        with make_server(LocalApi(Path(folder), load_seed()), port=0) as server:
             body = json.dumps({"message": COMBINED, "sessionId": "bench"}).encode()
             _post(server.url, "/chat", body)
             return _timed(lambda: _post(server.url, "/chat", body), repeat)
-        finally:
-            server.shutdown()
-            server.server_close()
 
 
 def _chat_rounds(url: str, repeat: int) -> tuple[list[float], list[float]]:

@@ -135,9 +135,7 @@ def slack_side(backend: Any) -> Iterator[Mapping[str, str]]:
     token = secrets.create_secret(Name=f"bench/slack/token-{stamp}", SecretString=BOT_TOKEN)["ARN"]
     if backend.invocations is not None:
         backend.invocations.bind(lambda _name, _event: None, {FUNCTION_NAME})
-    api = Workspace()
-    api.start()
-    try:
+    with Workspace() as api:
         yield {
             "SLACK_API_URL": api.url,
             "SLACK_SIGNING_SECRET_ARN": signing,
@@ -146,8 +144,6 @@ def slack_side(backend: Any) -> Iterator[Mapping[str, str]]:
         }
         if api.refused:
             raise AssertionError(f"Web API calls Slack's description refuses: {api.refused[:3]}")
-    finally:
-        api.stop()
 
 
 def write_fresh(path: Any) -> None:

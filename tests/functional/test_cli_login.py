@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 import socket
 import stat
-import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
@@ -20,6 +19,7 @@ import pytest
 from multitool.local import login as sign_in
 from multitool.local.cli import main
 from multitool.local.standins.oidc import CLIENT_ID, LocalOidc, s256
+from multitool.local.standins.stand_in import ThreadedServer
 
 CLI_CLIENT = "multitool-local-cli"
 
@@ -84,19 +84,13 @@ def provider() -> Iterator[Provider]:
         def log_message(self, format: str, *args: Any) -> None:
             return
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    origin = f"http://127.0.0.1:{server.server_address[1]}"
-    holder["oidc"] = LocalOidc(
-        people=lambda: PEOPLE,
-        issuer=origin,
-        other_clients={CLI_CLIENT: (f"http://localhost:{port}{sign_in.CALLBACK_PATH}",)},
-    )
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield Provider(holder["oidc"], origin, port, asked)
-    finally:
-        server.shutdown()
-        server.server_close()
+    with ThreadedServer(("127.0.0.1", 0), Handler, name="oidc") as server:
+        holder["oidc"] = LocalOidc(
+            people=lambda: PEOPLE,
+            issuer=server.url,
+            other_clients={CLI_CLIENT: (f"http://localhost:{port}{sign_in.CALLBACK_PATH}",)},
+        )
+        yield Provider(holder["oidc"], server.url, port, asked)
 
 
 def signs_in_as(user: str, *, tamper: dict[str, str] | None = None) -> Any:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import base64
 import http.client
 import json
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -79,12 +78,9 @@ def invocations(tmp_path: Path) -> Iterator[tuple[LocalInvocations, Path]]:
         RECORDING_HANDLER.format(marker=str(tmp_path / "escaped"))
     )
     api = LocalApi(functions, load_seed())
-    endpoint = LocalInvocations().start()
-    endpoint.bind(api.invoke_event, ASYNC_INVOKED)
-    try:
+    with LocalInvocations() as endpoint:
+        endpoint.bind(api.invoke_event, ASYNC_INVOKED)
         yield endpoint, tmp_path
-    finally:
-        endpoint.close()
 
 
 def _invoke_path(url: str, name: str) -> str:
@@ -442,14 +438,8 @@ def local_server(tmp_path: Path) -> Iterator[tuple[LocalHttpServer, Path]]:
         RECORDING_HANDLER.format(marker=str(tmp_path / "ran"))
     )
     seed = load_seed()
-    running = make_server(LocalApi(functions, seed), port=0)
-    thread = threading.Thread(target=running.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with make_server(LocalApi(functions, seed), port=0) as running:
         yield running, tmp_path
-    finally:
-        running.shutdown()
-        running.server_close()
 
 
 def _signed_in(server: LocalHttpServer) -> LocalOidc:

@@ -63,12 +63,8 @@ def functions_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def server(functions_dir: Path) -> Iterator[LocalHttpServer]:
     outbox = {"emails": [{"to": ["priya.patel@example.com"], "subject": "Hi"}], "issues": []}
     api = LocalApi(functions_dir, load_seed(), outbox=lambda user: {**outbox, "for": user})
-    running = make_server(api, port=0)
-    thread = threading.Thread(target=running.serve_forever, daemon=True)
-    thread.start()
-    yield running
-    running.shutdown()
-    running.server_close()
+    with make_server(api, port=0) as running:
+        yield running
 
 
 def request(
@@ -452,12 +448,8 @@ def probe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any
     monkeypatch.setitem(sys.modules, "_local_server_probe", module)
     (tmp_path / "orchestrator").mkdir()
     (tmp_path / "orchestrator" / "handler.py").write_text(PROBE_HANDLER)
-    running = make_server(LocalApi(tmp_path, load_seed()), port=0, idle_timeout=1.0)
-    thread = threading.Thread(target=running.serve_forever, daemon=True)
-    thread.start()
-    yield module, running
-    running.shutdown()
-    running.server_close()
+    with make_server(LocalApi(tmp_path, load_seed()), port=0, idle_timeout=1.0) as running:
+        yield module, running
 
 
 def test_concurrent_requests_to_one_function_run_at_the_same_time(probe: tuple[Any, LocalHttpServer]) -> None:

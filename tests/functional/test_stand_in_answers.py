@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import http.client
 import json
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from http.server import ThreadingHTTPServer
 from urllib.parse import urlsplit
 
 import pytest
@@ -21,7 +19,7 @@ from multitool.local.embedded import load_seed
 from multitool.local.standins.google_server import start_fake_google
 from multitool.local.standins.graph_server import start_graph_stand_in
 from multitool.local.standins.jira_server import start_fake_jira
-from multitool.local.standins.stand_in import StandInHandler
+from multitool.local.standins.stand_in import StandInHandler, StandInServer
 
 SEED = load_seed()
 
@@ -49,13 +47,8 @@ def empty_and_json() -> Iterator[str]:
             else:
                 self.send_json(200, {"value": [1]}, {"X-Seen": "yes"})
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
-    thread.join(timeout=5)
+    with StandInServer(Handler, name="answers") as server:
+        yield server.url
 
 
 def test_an_empty_answer_has_a_zero_length_and_no_content_type(empty_and_json: str) -> None:

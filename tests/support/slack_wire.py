@@ -21,11 +21,12 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlencode
 
 from multitool.local.standins.slack_contract import SlackRefusal, slack_contract
+from multitool.local.standins.stand_in import ServedStandIn, ThreadedServer
 
 SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
 BOT_TOKEN = "xoxb-test-0000"
@@ -46,8 +47,9 @@ class Call(dict[str, Any]):
         return params
 
 
-class SlackApi:
-    """The Web API on loopback: ``users`` answer ``users.info``; ``fail[method]`` makes it refuse."""
+class SlackApi(ServedStandIn):
+    """The Web API on loopback: ``users`` answer ``users.info``; ``fail[method]`` makes it refuse.
+    Bound here, served once started (``with SlackApi() as api``)."""
 
     def __init__(self) -> None:
         self.calls: list[Call] = []
@@ -57,10 +59,11 @@ class SlackApi:
         self.fail: dict[str, list[tuple[int, dict[str, Any], dict[str, str]]]] = {}
         self._ts = 1_765_000_000
         self._lock = threading.Lock()
+        self.server = ThreadedServer(("127.0.0.1", 0), self._handler(), name="slack-web-api")
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/api/"
+        return f"{self.server.url}/api/"
 
     def of(self, method: str) -> list[Call]:
         return [call for call in self.calls if call.method == method]
@@ -91,7 +94,7 @@ class SlackApi:
             return 200, {"ok": True, "view": {"id": "V0000001", **(params.get("view") or {})}}, {}
         return 200, {"ok": False, "error": "unknown_method"}, {}
 
-    def start(self) -> None:
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
         api = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -140,22 +143,13 @@ class SlackApi:
             def do_GET(self) -> None:
                 self._serve(b"")
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        return Handler
 
 
 @contextmanager
 def slack_api() -> Iterator[SlackApi]:
-    api = SlackApi()
-    api.start()
-    try:
+    with SlackApi() as api:
         yield api
-    finally:
-        api.stop()
 
 
 def slack_user(

@@ -34,11 +34,8 @@ PEOPLE = [
 
 @pytest.fixture
 def endpoint() -> Iterator[HarnessEndpoint]:
-    served = HarnessEndpoint(OfflineHarness()).start()
-    try:
+    with HarnessEndpoint(OfflineHarness()) as served:
         yield served
-    finally:
-        served.close()
 
 
 @pytest.fixture

@@ -6,13 +6,12 @@ request with slack_sdk's own verifier and answers through slack_sdk's own WebCli
 from __future__ import annotations
 
 import json
-import threading
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -21,6 +20,7 @@ from multitool.local.embedded import load_seed
 from multitool.local.standins.slack_delivery import signature
 from multitool.local.standins.slack_server import SlackStandIn, start_slack_standin
 from multitool.local.standins.slack_workspace import BOT_USER, GENERAL
+from multitool.local.standins.stand_in import ThreadedServer
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from slack_sdk.signature import SignatureVerifier
@@ -64,13 +64,9 @@ def app() -> Iterator[TinyApp]:
             self.end_headers()
             self.wfile.write(answer)
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    tiny.url = f"http://127.0.0.1:{server.server_address[1]}/slack/events"  # type: ignore[attr-defined]
-    yield tiny
-    server.shutdown()
-    server.server_close()
+    with ThreadedServer(("127.0.0.1", 0), Handler, name="tiny-app") as server:
+        tiny.url = f"{server.url}/slack/events"  # type: ignore[attr-defined]
+        yield tiny
 
 
 @pytest.fixture

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 import boto3
 from pydantic import Field
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from multitool.local.invocations import LocalInvocations
     from multitool.local.moto_process import LaunchedMoto
     from multitool.local.standins.jira_server import FakeJira
+    from multitool.local.standins.stand_in import Lifecycle
 
 LOOPBACK = "127.0.0.1"
 DEFAULT_REGION = "us-east-1"
@@ -51,6 +52,9 @@ FAKE_CREDENTIALS = {
 LOCAL_SERVICES = ("DYNAMODB", "SES", "SESV2", "SECRETS_MANAGER", "SQS")
 UNDO_QUEUE = "multitool-undo"
 """The undo window's delay queue (multitool.ports.undo_queue), read by the local server's poller."""
+
+
+_Part = TypeVar("_Part", bound="Lifecycle")
 
 
 class LocalSetupError(RuntimeError):
@@ -155,15 +159,28 @@ class Embedded:
     """Where the data is kept across restarts (None: nothing is kept)."""
     restored: bool = False
     """Whether this run started from the data an earlier run kept."""
-    _closers: list[Any] = field(default_factory=list, repr=False)
+    _running: ExitStack = field(default_factory=ExitStack, repr=False)
+    """What closing stops, the last started first: the folder's release, Jira, Invoke, moto, and all
+    that :meth:`enter` adds (each a :class:`multitool.local.standins.stand_in.Lifecycle`)."""
 
-    def on_close(self, close: Any) -> None:
+    def enter(self, part: _Part) -> _Part:
+        """Start ``part`` (one running already stays as it is) and stop it when the backend closes,
+        before what was started earlier."""
+        self._running.enter_context(part)
+        return part
+
+    def on_close(self, close: Callable[[], object]) -> None:
         """Run ``close`` when the backend closes (before what was started earlier)."""
-        self._closers.append(close)
+        self._running.callback(close)
 
     def close(self) -> None:
-        while self._closers:
-            self._closers.pop()()
+        self._running.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def aws_credentials_available() -> bool:
@@ -303,24 +320,22 @@ def _start_embedded(
     from multitool.local.invocations import LocalInvocations
     from multitool.local.moto_process import MotoStartFailed
 
-    # The folder is released last, once moto has written its state into it.
-    closers: list[Any] = [data.release] if data is not None else []
-    try:
+    with ExitStack() as running:  # on any failure, what started is stopped, the last first
+        # The folder is released last, once moto has written its state into it.
+        if data is not None:
+            running.callback(data.release)
         # The sandboxes that do not need moto start while its child boots.
-        jira, jira_secret = _start_jira(seed, data.jira_state if data else None)
-        closers.append(jira.stop)
-        invocations = LocalInvocations(LOOPBACK).start()
-        closers.append(invocations.close)
+        jira = running.enter_context(_jira_sandbox(seed, data.jira_state if data else None))
+        invocations = running.enter_context(LocalInvocations(LOOPBACK))
         endpoint = launched.endpoint  # known before moto is up: botocore loads its models meanwhile
         dynamodb = client_of("dynamodb", endpoint, region, FAKE_CREDENTIALS)
         sesv2 = client_of("sesv2", endpoint, region, FAKE_CREDENTIALS)
         secrets = client_of("secretsmanager", endpoint, region, FAKE_CREDENTIALS)
         sqs = client_of("sqs", endpoint, region, FAKE_CREDENTIALS)
         try:
-            moto = launched.ready()
+            moto = running.enter_context(launched.ready())
         except MotoStartFailed as error:
             raise LocalSetupError(str(error)) from None
-        closers.append(moto.stop)
         restored = moto.state == "restored"
         # Kept data already holds the tables, the identity and the secret: only what is missing is made.
         tables = _ensure_tables(dynamodb) if restored else create_all(dynamodb)
@@ -332,7 +347,7 @@ def _start_embedded(
             seed_mail(dynamodb, tables["MAILBOX_TABLE_NAME"], seed.mail, datetime.now(UTC))
         if not restored or seed.sender_email not in _identities(sesv2):
             sesv2.create_email_identity(EmailIdentity=seed.sender_email)
-        secret_arn = _jira_secret(secrets, json.dumps(jira_secret), restored)
+        secret_arn = _jira_secret(secrets, json.dumps(_sandbox_secret(jira)), restored)
         env = function_env(
             endpoint=endpoint,
             tables=tables,
@@ -345,10 +360,7 @@ def _start_embedded(
         env["AWS_ENDPOINT_URL_LAMBDA"] = invocations.url
         # Made again on every start (CreateQueue with the same name answers the existing queue).
         env["UNDO_QUEUE_URL"] = sqs.create_queue(QueueName=UNDO_QUEUE)["QueueUrl"]
-    except BaseException:
-        for close in reversed(closers):
-            close()
-        raise
+        started = running.pop_all()  # up: the backend stops them when it closes
     if apply_env:
         os.environ.pop("AWS_ENDPOINT_URL", None)
         os.environ.update(env)
@@ -362,7 +374,7 @@ def _start_embedded(
         moto_pid=moto.pid,
         data=data,
         restored=restored,
-        _closers=closers,
+        _running=started,
     )
 
 
@@ -418,12 +430,12 @@ def seed_meetings(dynamodb: Any, table_name: str, seed: Seed, today: date | None
     return len(meetings)
 
 
-def _start_jira(seed: Seed, state: Path | None = None) -> tuple[FakeJira, dict[str, str]]:
-    """Start the fake Jira with the seeded projects (its issues kept in ``state``); it and its secret."""
+def _jira_sandbox(seed: Seed, state: Path | None = None) -> FakeJira:
+    """The fake Jira with the seeded projects (its issues kept in ``state``)."""
     from multitool.local.standins.jira_server import start_fake_jira
     from multitool.ports.jira import SANDBOX_CREDENTIALS_EMAIL, SANDBOX_CREDENTIALS_TOKEN
 
-    jira = start_fake_jira(
+    return start_fake_jira(
         LOOPBACK,
         0,
         email=SANDBOX_CREDENTIALS_EMAIL,
@@ -432,15 +444,17 @@ def _start_jira(seed: Seed, state: Path | None = None) -> tuple[FakeJira, dict[s
         state=state,
         seeded=True,  # the demo's issues to comment on, move, update and link
     )
-    secret = {"baseUrl": jira.url, "email": SANDBOX_CREDENTIALS_EMAIL, "apiToken": SANDBOX_CREDENTIALS_TOKEN}
-    return jira, secret
+
+
+def _sandbox_secret(jira: FakeJira) -> dict[str, str]:
+    """The Jira sandbox's secret, as the Jira port reads it: its URL and the sandbox's account."""
+    from multitool.ports.jira import SANDBOX_CREDENTIALS_EMAIL, SANDBOX_CREDENTIALS_TOKEN
+
+    return {"baseUrl": jira.url, "email": SANDBOX_CREDENTIALS_EMAIL, "apiToken": SANDBOX_CREDENTIALS_TOKEN}
 
 
 @contextmanager
 def embedded(runtime: BackendChoice | None = None, **options: Any) -> Iterator[Embedded]:
     """:func:`start_embedded` as a context manager."""
-    running = start_embedded(runtime, **options)
-    try:
+    with start_embedded(runtime, **options) as running:
         yield running
-    finally:
-        running.close()

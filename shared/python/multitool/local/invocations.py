@@ -114,9 +114,6 @@ class LocalInvocations(StandInServer):
         self.functions = frozenset(functions)
         self.target = target
 
-    def close(self) -> None:
-        self.stop()
-
     @staticmethod
     def run(target: Target, name: str, event: Any) -> None:
         try:

@@ -30,12 +30,13 @@ import urllib.request
 import webbrowser
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from multitool.local.loopback import refusal
+from multitool.local.standins.stand_in import ThreadedServer
 
 LOGIN_PORT = 53682
 CALLBACK_PATH = "/callback"
@@ -96,8 +97,8 @@ class _Callback(BaseHTTPRequestHandler):
         if parts.path != CALLBACK_PATH:
             self._answer(404, "Not the sign-in callback.")
             return
-        self.server.received = dict(parse_qsl(parts.query, keep_blank_values=True))
-        if "code" in self.server.received:
+        received = self.server.receive(dict(parse_qsl(parts.query, keep_blank_values=True)))
+        if "code" in received:
             self._answer(200, "Signed in: return to the terminal. You can close this tab.")
         else:
             self._answer(400, "Sign-in did not complete: the terminal says why.")
@@ -115,8 +116,23 @@ class _Callback(BaseHTTPRequestHandler):
         return
 
 
-class _CallbackServer(HTTPServer):
-    received: dict[str, str] | None = None
+class _CallbackServer(ThreadedServer):
+    """The one-shot listener: the first callback's query is what the sign-in redeems (a later one, a
+    second tab, changes nothing)."""
+
+    def __init__(self, port: int) -> None:
+        super().__init__(("127.0.0.1", port), _Callback, name="login-callback")
+        self.received: dict[str, str] | None = None
+        self.came_back = threading.Event()
+        self._lock = threading.Lock()
+
+    def receive(self, query: dict[str, str]) -> dict[str, str]:
+        """Keep ``query`` if it is the first callback; the one kept."""
+        with self._lock:
+            if self.received is None:
+                self.received = query
+                self.came_back.set()
+            return self.received
 
 
 PostForm = Callable[[str, Mapping[str, str]], dict[str, Any]]
@@ -157,7 +173,7 @@ def login(
     """Sign in in the browser and return Cognito's token answer (``id_token``, ``access_token``,
     ``refresh_token``, ``expires_in``, ``token_type``) plus ``expires_at`` (epoch seconds)."""
     try:
-        server = _CallbackServer(("127.0.0.1", port), _Callback)
+        server = _CallbackServer(port)
     except OSError as error:
         raise LoginFailed(
             f"Port {port} on 127.0.0.1 is taken ({error.strerror}): the client's callback URL is fixed, "
@@ -167,19 +183,12 @@ def login(
     verifier, challenge = pkce_pair()
     state = secrets.token_urlsafe(24)
     url = target.authorize_url(redirect_uri=redirect_uri, challenge=challenge, state=state)
-    deadline = time.monotonic() + wait_seconds
-    try:
+    with server:
         announce(url)
         threading.Thread(target=open_browser, args=(url,), daemon=True).start()
-        while server.received is None:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise LoginFailed(f"No sign-in came back within {wait_seconds:.0f} s: run it again.")
-            server.timeout = min(left, 1.0)
-            server.handle_request()
-    finally:
-        server.server_close()
-    received = server.received
+        if not server.came_back.wait(wait_seconds):
+            raise LoginFailed(f"No sign-in came back within {wait_seconds:.0f} s: run it again.")
+    received = server.received or {}  # set before came_back was
     if received.get("state") != state:
         raise LoginFailed("The callback's state is not the one this sign-in sent: nothing was redeemed.")
     if "code" not in received:

@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 from multitool.local.loopback import new_secret, refusal, under_secret
+from multitool.local.standins.stand_in import Lifecycle
 
 LOOPBACK = "127.0.0.1"
 READY = "moto ready "
@@ -68,19 +69,30 @@ class MotoStartFailed(RuntimeError):
 
 
 @dataclass
-class MotoProcess:
-    """A running moto child: its endpoint, and how to stop it."""
+class MotoProcess(Lifecycle):
+    """A running moto child (started by :meth:`LaunchedMoto.ready`: :meth:`start` finds it running):
+    its endpoint, and :meth:`stop` (see :class:`multitool.local.standins.stand_in.Lifecycle`)."""
 
     endpoint: str
     process: subprocess.Popen[str]
     _errors: IO[str]
     state: StateOutcome = "none"
 
+    def __post_init__(self) -> None:
+        self._started = True  # the child serves once it named its endpoint
+
+    @property
+    def url(self) -> str:
+        return self.endpoint
+
     @property
     def pid(self) -> int:
         return self.process.pid
 
-    def stop(self) -> None:
+    def _begin(self) -> None:
+        """Never called: the child runs from :meth:`LaunchedMoto.ready` on."""
+
+    def _end(self, started: bool) -> None:
         """Close the child's stdin (it stops its server and exits); kill it if it does not in time."""
         _end(self.process)
         self._errors.close()

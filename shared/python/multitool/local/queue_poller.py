@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from multitool.drafts import DraftStatus
+from multitool.local.standins.stand_in import Lifecycle
 from multitool.ports.undo_queue import UndoQueue
 
 Invoke = Callable[[str, dict[str, Any]], Any]
@@ -80,8 +81,9 @@ def failed_ids(answer: Any) -> set[str]:
     return {str(f.get("itemIdentifier")) for f in failures or () if isinstance(f, Mapping)}
 
 
-class QueuePoller:
-    """One queue's event source mapping: :meth:`start` polls until :meth:`stop`."""
+class QueuePoller(Lifecycle):
+    """One queue's event source mapping: :meth:`start` polls until :meth:`stop` (the lifecycle of
+    :class:`multitool.local.standins.stand_in.Lifecycle`; :attr:`url` is the queue's)."""
 
     def __init__(self, client: Any, queue_url: str, *, function: str, invoke: Invoke, region: str) -> None:
         """``client``: boto3's SQS client on the embedded endpoint; ``function``: the function the
@@ -99,12 +101,15 @@ class QueuePoller:
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def start(self) -> QueuePoller:
+    @property
+    def url(self) -> str:
+        return self._url
+
+    def _begin(self) -> None:
         self._thread = threading.Thread(target=self._run, name="undo-queue", daemon=True)
         self._thread.start()
-        return self
 
-    def stop(self) -> None:
+    def _end(self, started: bool) -> None:
         self._stopping.set()
         if self._thread is not None:
             self._thread.join(timeout=WAIT_SECONDS + 5)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import mimetypes
 import sys
 from collections.abc import Mapping
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -38,6 +38,7 @@ from multitool.local.gateway import (
 )
 from multitool.local.loopback import is_loopback, refusal
 from multitool.local.request_target import origin_form
+from multitool.local.standins.stand_in import ThreadedServer
 
 # API_ROUTES is re-exported: what this server serves, for callers that document or sweep it.
 __all__ = ["API_ROUTES", "LocalHttpServer", "make_server", "repo_root", "route_request", "static_file"]
@@ -256,10 +257,9 @@ class _RequestHandler(BaseHTTPRequestHandler):
         sys.stderr.write(f"{self.address_string()} {format % args}\n")
 
 
-class LocalHttpServer(ThreadingHTTPServer):
-    daemon_threads = True
-    # Connections waiting to be accepted: at socketserver's default of 5, a burst of clients is reset.
-    request_queue_size = 128
+class LocalHttpServer(ThreadedServer):
+    """The page and the API, bound on construction (any address: see the module's notes), served on a
+    daemon thread once started (:class:`multitool.local.standins.stand_in.Lifecycle`)."""
 
     def __init__(
         self,
@@ -270,7 +270,7 @@ class LocalHttpServer(ThreadingHTTPServer):
         quiet: bool = True,
         idle_timeout: float = IDLE_TIMEOUT_SECONDS,
     ) -> None:
-        super().__init__(address, _RequestHandler)
+        super().__init__(address, _RequestHandler, name="local-server")
         self.api = api
         self.web_dir = web_dir
         self.quiet = quiet
@@ -297,7 +297,8 @@ def make_server(
     quiet: bool = True,
     idle_timeout: float = IDLE_TIMEOUT_SECONDS,
 ) -> LocalHttpServer:
-    """Bind the local server (``port=0`` picks a free port; see ``.url``)."""
+    """Bind the local server (``port=0`` picks a free port; see ``.url``); :meth:`~LocalHttpServer.start`
+    or ``with`` serves it."""
     return LocalHttpServer(
         (host, port), api, web_dir or repo_root() / "web", quiet=quiet, idle_timeout=idle_timeout
     )

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from multitool.local.standins.slack_server import DEFAULT_PORT, SlackStandIn, start_slack_standin
+from multitool.local.standins.slack_server import DEFAULT_PORT, SlackStandIn
 
 if TYPE_CHECKING:
     from multitool.local.embedded import Embedded
@@ -47,23 +47,20 @@ def slack_env(stand_in: SlackStandIn, secrets: Any, page_url: str) -> dict[str, 
     }
 
 
-def start_slack(running: Embedded, server_url: str, *, port: int = DEFAULT_PORT) -> tuple[SlackStandIn, str]:
-    """The Slack stand-in for the app served at ``server_url``, wired as :mod:`this module <.>` says;
-    stopped with ``running``. Answers it and its banner line."""
+def start_slack(running: Embedded, server_url: str, *, port: int = DEFAULT_PORT) -> SlackStandIn:
+    """The Slack stand-in for the app served at ``server_url``, wired as :mod:`this module <.>` says:
+    started with ``running`` and stopped with it (see :func:`slack_banner` for what to tell the user)."""
     import boto3
 
     from multitool.local.embedded import FAKE_CREDENTIALS
 
     server_url = server_url.rstrip("/")
+    request_url = f"{server_url}/slack/events"
     try:
-        stand_in = start_slack_standin(
-            running.seed.people, request_url=f"{server_url}/slack/events", port=port, retries=1
-        )
+        stand_in = SlackStandIn(running.seed.people, request_url=request_url, port=port, retries=1)
     except OSError:  # the usual port is taken (another serve): any free one
-        stand_in = start_slack_standin(
-            running.seed.people, request_url=f"{server_url}/slack/events", retries=1
-        )
-    running.on_close(stand_in.stop)
+        stand_in = SlackStandIn(running.seed.people, request_url=request_url, retries=1)
+    running.enter(stand_in)
     secrets = boto3.client(
         "secretsmanager",
         endpoint_url=running.endpoint,
@@ -75,11 +72,15 @@ def start_slack(running: Embedded, server_url: str, *, port: int = DEFAULT_PORT)
     env = slack_env(stand_in, secrets, server_url)
     running.env.update(env)
     os.environ.update(env)  # read by the in-process Slack function on first use, after this
+    return stand_in
+
+
+def slack_banner(stand_in: SlackStandIn) -> str:
+    """The line ``serve --slack`` prints: the workspace's page, and how ``multitool slack`` finds it."""
     cli = "multitool slack"
     if stand_in.server.server_address[1] != DEFAULT_PORT:  # not where `multitool slack` looks
         cli = f"MULTITOOL_SLACK_URL={stand_in.url} multitool slack"
-    banner = (
+    return (
         f"Slack: a local Slack workspace at {stand_in.url} (act as any seeded person there, or with "
-        f'`{cli} say --as priya "..."`); the app\'s request URL is {server_url}/slack/events.'
+        f'`{cli} say --as priya "..."`); the app\'s request URL is {stand_in.sender.request_url}.'
     )
-    return stand_in, banner

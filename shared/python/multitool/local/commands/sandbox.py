@@ -8,7 +8,7 @@ import os
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from multitool.local.commands.common import EXIT_ERROR, CliError
 
@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from multitool.local.embedded import BackendChoice, Embedded
     from multitool.local.gateway import LocalApi
     from multitool.local.queue_poller import QueuePoller
+    from multitool.local.standins.google_server import FakeGoogle
+    from multitool.local.standins.graph_server import GraphStandIn
     from multitool.people import Person
 
 DEFAULT_DATA_DIR = ".local-data"
@@ -97,14 +99,13 @@ def local_api(args: argparse.Namespace) -> tuple[Embedded, LocalApi]:
     calendar = getattr(args, "calendar", "builtin")
     provider = None
     if calendar != "builtin":
-        stand_in, banner = provider_stand_in(
-            calendar, running.seed.people, delegated=getattr(args, "consent", False)
+        stand_in = running.enter(
+            provider_stand_in(calendar, running.seed.people, delegated=getattr(args, "consent", False))
         )
         provider = provider_outbox(stand_in)
-        running.on_close(stand_in.stop)
         running.env.update(stand_in.env)
         os.environ.update(stand_in.env)  # the in-process handlers read their settings on first use
-        print(f"  {banner}")
+        print(f"  {provider_banner(stand_in)}")
     use_console_logs()  # a terminal, not CloudWatch: one readable line per record
     functions_dir = args.functions_dir or repo_root() / "functions"
     slack = getattr(args, "slack", False)  # serve --slack: the Slack app's route and its own turns too
@@ -118,7 +119,7 @@ def local_api(args: argparse.Namespace) -> tuple[Embedded, LocalApi]:
         running.invocations.bind(
             api.invoke_event, ASYNC_INVOKED | SLACK_ASYNC_INVOKED if slack else ASYNC_INVOKED
         )
-    running.on_close(undo_queue_poller(running, api).start().stop)
+    running.enter(undo_queue_poller(running, api))
     return running, api
 
 
@@ -138,13 +139,6 @@ def undo_queue_poller(running: Embedded, api: LocalApi) -> QueuePoller:
     return QueuePoller(sqs, url, function="review", invoke=api.invoke_direct, region=region)
 
 
-class _StandIn(Protocol):
-    @property
-    def env(self) -> dict[str, str]: ...
-
-    def stop(self) -> None: ...
-
-
 def _seed_mail() -> tuple[dict[str, Any], ...]:
     """The mail the demo's mailboxes start with (``seed.json``'s ``mail``), as the builtin one does."""
     from multitool.local.embedded import load_seed
@@ -154,8 +148,8 @@ def _seed_mail() -> tuple[dict[str, Any], ...]:
 
 def provider_stand_in(
     calendar: str, people: Sequence[Person], *, delegated: bool = False
-) -> tuple[_StandIn, str]:
-    """The local stand-in of ``calendar``'s provider, seeded with ``people``, and its banner line.
+) -> GraphStandIn | FakeGoogle:
+    """The local stand-in of ``calendar``'s provider, seeded with ``people``, started.
 
     ``delegated``: it takes only each person's own token from the identity stand-in (``--consent``)."""
     if calendar == "microsoft365":
@@ -164,15 +158,25 @@ def provider_stand_in(
 
         graph = start_graph_stand_in(people, delegated=delegated)
         seed_graph_mail(graph.state.mail, _seed_mail(), datetime.now(UTC))
-        events = f"{graph.url}/_local/events"
-        return graph, f"Microsoft 365: a local Graph stand-in at {graph.url} (events: {events})."
+        return graph
     from multitool.local.standins.google_mail import seed_gmail
     from multitool.local.standins.google_server import start_fake_google
 
     google = start_fake_google(people=people, delegated=delegated, demo=True)
     seed_gmail(google.mail, _seed_mail(), datetime.now(UTC))
-    checked = "" if google.discovery is not None else "; unchecked: google-api-python-client is not installed"
-    return google, (
-        f"Google Workspace: a local Google stand-in at {google.url} (what was booked and sent: "
-        f"{google.url}/{checked})."
+    return google
+
+
+def provider_banner(stand_in: GraphStandIn | FakeGoogle) -> str:
+    """The line ``serve`` prints about the provider's stand-in: where it is, where to see what it did."""
+    from multitool.local.standins.graph_server import GraphStandIn
+
+    if isinstance(stand_in, GraphStandIn):
+        events = f"{stand_in.url}/_local/events"
+        return f"Microsoft 365: a local Graph stand-in at {stand_in.url} (events: {events})."
+    unchecked = "; unchecked: google-api-python-client is not installed"
+    checked = "" if stand_in.discovery is not None else unchecked
+    return (
+        f"Google Workspace: a local Google stand-in at {stand_in.url} (what was booked and sent: "
+        f"{stand_in.url}/{checked})."
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -147,12 +148,13 @@ def start_identity(running: Embedded, calendar: str, return_url: str) -> str:
     from multitool.local.standins.identity_endpoint import IdentityEndpoint
     from multitool.ports.tokens import PROVIDER_NAMES
 
-    endpoint = IdentityEndpoint(
-        workloads={LOCAL_WORKLOAD: (return_url,)},
-        person=running.seed.person,
-        provider_name=PROVIDER_NAMES[calendar],
-    ).start()
-    running.on_close(endpoint.stop)
+    endpoint = running.enter(
+        IdentityEndpoint(
+            workloads={LOCAL_WORKLOAD: (return_url,)},
+            person=running.seed.person,
+            provider_name=PROVIDER_NAMES[calendar],
+        )
+    )
     env = {
         # Only the functions' bedrock-agentcore clients go there: the offline harness runs in process.
         "AWS_ENDPOINT_URL_BEDROCK_AGENTCORE": endpoint.url,
@@ -178,7 +180,7 @@ def serve(args: argparse.Namespace) -> int:
 
     check_consent_options(args)
     running, api = local_api(args)
-    try:
+    with running:  # everything started below stops with it, the last started first
         try:
             server = make_server(
                 api, host=args.host, port=args.port, web_dir=args.web_dir, quiet=not args.verbose
@@ -197,12 +199,12 @@ def serve(args: argparse.Namespace) -> int:
         if args.consent:  # AgentCore returns to the page: its URL is known once the server is bound
             print(f"  {start_identity(running, args.calendar, server.url)}")
         if args.slack:  # Slack calls the app at this server's URL, known once it is bound
-            from multitool.local.slack import start_slack
+            from multitool.local.slack import slack_banner, start_slack
             from multitool.local.standins.slack_server import DEFAULT_PORT
 
             port = DEFAULT_PORT if args.slack_port is None else args.slack_port
-            _, banner = start_slack(running, server.url, port=port)
-            print(f"  {banner}")
+            print(f"  {slack_banner(start_slack(running, server.url, port=port))}")
+        running.enter(server)  # served once configured (bound before: the requests wait in its backlog)
         model = model_banner(running.runtime)
         print(f"multitool is running on {model} with sandboxed AWS (moto at {running.endpoint}).")
         print(f"  {data_banner(running)}")
@@ -214,11 +216,7 @@ def serve(args: argparse.Namespace) -> int:
                 flush=True,
             )
         try:
-            server.serve_forever()
+            threading.Event().wait()  # the server's thread serves; Ctrl+C ends the wait
         except KeyboardInterrupt:
             print("\nStopped.")
-        finally:
-            server.server_close()
-    finally:
-        running.close()
     return EXIT_OK

@@ -6,6 +6,7 @@ Google Workspace (:mod:`.google_server`, held to Google's discovery documents), 
 Slack's OpenAPI description by :mod:`.slack_contract` and to Block Kit by :mod:`.slack_blocks`, what it
 sends the app signed by :mod:`.slack_delivery`, its pages :mod:`.slack_page`), AgentCore Identity
 (:mod:`.identity`, :mod:`.identity_endpoint`), InvokeHarness (:mod:`.harness_endpoint`) and an OIDC
-provider (:mod:`.oidc`, its pages in :mod:`.sign_in_page`). Each is a
-:class:`~.stand_in.StandInServer`: bound to loopback, started and stopped the same way.
+provider (:mod:`.oidc`, its pages in :mod:`.sign_in_page`, served by the local server). Each server is a
+:class:`~.stand_in.StandInServer`, bound to loopback, and each stand-in starts and stops the one way,
+:class:`~.stand_in.Lifecycle` (``start()``, ``stop()``, ``url``, ``with``).
 """

@@ -46,7 +46,7 @@ from datetime import UTC, date, datetime, timedelta
 from email import message_from_bytes
 from email.policy import default as default_policy
 from http import HTTPStatus
-from typing import Any, Self
+from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from multitool.local.standins.google_discovery import Discovery, DiscoveryMismatch, error_body, load_discovery
@@ -63,7 +63,7 @@ from multitool.local.standins.google_events import (
 from multitool.local.standins.google_mail import GmailBoxes
 from multitool.local.standins.google_seed import demo_events, seeded_week
 from multitool.local.standins.recurring import google_problem
-from multitool.local.standins.stand_in import StandInHandler, StandInServer
+from multitool.local.standins.stand_in import ServedStandIn, StandInHandler, StandInServer
 from multitool.people import Person
 from multitool.ports.directory import normalize_name
 
@@ -139,8 +139,8 @@ class Answer:
     headers: dict[str, str]
 
 
-class FakeGoogle:
-    """A running fake Google Workspace; see :func:`start_fake_google`."""
+class FakeGoogle(ServedStandIn):
+    """A fake Google Workspace, bound on ``host:port``, served once started (:func:`start_fake_google`)."""
 
     def __init__(
         self,
@@ -176,11 +176,7 @@ class FakeGoogle:
         if demo:  # the meetings the demo's requests name (multitool.local.demo_meetings)
             for owner, event in demo_events(self.people):
                 self._events[owner][event["id"]] = event
-        self._server = StandInServer(_handler_for(self), host, port, name="google").start()
-
-    @property
-    def url(self) -> str:
-        return self._server.url
+        self.server = StandInServer(_handler_for(self), host, port, name="google")
 
     @property
     def env(self) -> dict[str, str]:
@@ -210,15 +206,6 @@ class FakeGoogle:
             if name == "sent":
                 return [dict(m) for m in self.sent]
         return None
-
-    def stop(self) -> None:
-        self._server.stop()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def fail_next(
         self,
@@ -663,7 +650,7 @@ def start_fake_google(
     delegated: bool = False,
     demo: bool = False,
 ) -> FakeGoogle:
-    """Start a fake Google Workspace on ``host:port`` (port 0: any free port) in a daemon thread.
+    """A fake Google Workspace on ``host:port`` (port 0: any free port), started (a daemon thread).
 
     ``people``: the directory (the local seed's people by default); ``week_of``: the week the
     seeded meetings fill (this week by default); ``demo``: the demo's meetings too
@@ -681,7 +668,7 @@ def start_fake_google(
         validate=validate,
         delegated=delegated,
         demo=demo,
-    )
+    ).start()
 
 
 def _handler_for(google: FakeGoogle) -> type[StandInHandler]:

@@ -20,13 +20,12 @@ acts as that person only; the functions then get no ``PROVIDER_TOKEN``.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from multitool.local.demo_meetings import demo_meetings
 from multitool.local.standins.graph_state import GraphState, WorkingHours
-from multitool.local.standins.stand_in import StandInHandler, StandInServer
+from multitool.local.standins.stand_in import ServedStandIn, StandInHandler, StandInServer
 from multitool.people import Person
 
 # The stand-in accepts any bearer token; the functions send this one (not a secret).
@@ -51,11 +50,13 @@ def delegated_token(person: Person) -> str:
     return f"local-microsoft365-{person.id}"
 
 
-@dataclass
-class GraphStandIn:
-    url: str
-    state: GraphState
-    _server: StandInServer
+class GraphStandIn(ServedStandIn):
+    """The Graph stand-in: ``state`` behind a loopback server, bound here and served once started
+    (see :func:`start_graph_stand_in`)."""
+
+    def __init__(self, state: GraphState, *, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.state = state
+        self.server = StandInServer(_handler_for(state), host, port, name="graph")
 
     @property
     def env(self) -> dict[str, str]:
@@ -63,9 +64,6 @@ class GraphStandIn:
         if self.state.token_users is None:
             env["PROVIDER_TOKEN"] = LOCAL_TOKEN
         return env
-
-    def stop(self) -> None:
-        self._server.stop()
 
 
 def seeded_state(people: Iterable[Person], today: date | None = None) -> GraphState:
@@ -103,11 +101,15 @@ def seeded_state(people: Iterable[Person], today: date | None = None) -> GraphSt
 def start_graph_stand_in(
     people: Iterable[Person], *, host: str = "127.0.0.1", port: int = 0, delegated: bool = False
 ) -> GraphStandIn:
+    """A Graph stand-in of ``people`` (seeded: :func:`seeded_state`), started."""
     people = list(people)
     state = seeded_state(people)
     if delegated:
         state.token_users = {delegated_token(p): p.email for p in people}
+    return GraphStandIn(state, host=host, port=port).start()
 
+
+def _handler_for(state: GraphState) -> type[StandInHandler]:
     class Handler(StandInHandler):  # quiet: the page's server logs the requests
         def do_GET(self) -> None:
             if self.path == "/_local/events":
@@ -134,5 +136,4 @@ def start_graph_stand_in(
 
         _json = StandInHandler.send_json
 
-    server = StandInServer(Handler, host, port, name="graph").start()
-    return GraphStandIn(f"http://{host}:{server.server_address[1]}", state, server)
+    return Handler

@@ -128,6 +128,3 @@ class HarnessEndpoint(StandInServer):
     def __init__(self, harness: OfflineHarness, host: str = "127.0.0.1", port: int = 0) -> None:
         super().__init__(_Handler, host, port, name="harness")
         self.harness = harness
-
-    def close(self) -> None:
-        self.stop()

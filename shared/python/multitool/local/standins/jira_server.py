@@ -31,12 +31,12 @@ from collections import deque
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from multitool.local.standins.jira_contract import ContractViolation, jira_contract
 from multitool.local.standins.jira_workflow import IssueBook, Refused, adf_text
-from multitool.local.standins.stand_in import StandInHandler, StandInServer
+from multitool.local.standins.stand_in import ServedStandIn, StandInHandler, StandInServer
 from multitool.ports.jira import SANDBOX_CREDENTIALS_EMAIL, SANDBOX_CREDENTIALS_TOKEN
 
 CLOUD_ID = "5a1d7c3e-0b9f-4e2a-8c61-sandbox00001"
@@ -58,8 +58,8 @@ class ScriptedFailure:
     retry_after: int | None = None
 
 
-class FakeJira:
-    """A running fake Jira; see :func:`start_fake_jira`."""
+class FakeJira(ServedStandIn):
+    """A fake Jira, bound on ``host:port`` and served once started; see :func:`start_fake_jira`."""
 
     def __init__(
         self,
@@ -89,13 +89,9 @@ class FakeJira:
         self.issues = list(saved.get("issues", []))
         self._counters = {str(k): int(v) for k, v in saved.get("counters", {}).items()}
         self.book = IssueBook(self.issues, self._lock, self.account_id, self._save)
-        self._server = StandInServer(_handler_for(self), host, port, name="jira").start()
+        self.server = StandInServer(_handler_for(self), host, port, name="jira")
         if seeded:
             self.book.seeded(self._counters)
-
-    @property
-    def url(self) -> str:
-        return self._server.url
 
     def fail_next(
         self,
@@ -116,15 +112,6 @@ class FakeJira:
     def issue(self, key: str) -> dict[str, Any] | None:
         with self._lock:
             return next((i for i in self.issues if i["key"] == key), None)
-
-    def stop(self) -> None:
-        self._server.stop()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     # -- request handling (called on the server's threads) --------------------
 
@@ -171,7 +158,7 @@ class FakeJira:
         if self._state is None:
             return
         partial = self._state.with_name(self._state.name + ".partial")
-        port = self._server.server_address[1]
+        port = self.server.server_address[1]
         partial.write_text(
             json.dumps({"port": port, "issues": self.issues, "counters": self._counters}), encoding="utf-8"
         )
@@ -226,34 +213,25 @@ def start_fake_jira(
     state: Path | None = None,
     seeded: bool = False,
 ) -> FakeJira:
-    """Start a fake Jira on ``host:port`` (port 0: any free port) in a daemon thread.
+    """A fake Jira on ``host:port`` (port 0: any free port), started (a daemon thread).
 
     With ``state`` it keeps its issues in that file, and starts on the port it had (so the links the
     drafts hold still open) when that port is free.
     """
+    options: dict[str, Any] = {
+        "email": email,
+        "api_token": api_token,
+        "projects": projects or DEFAULT_PROJECTS,
+        "state": state,
+        "seeded": seeded,
+    }
     earlier = int(_saved(state).get("port", 0))
     if state is not None and port == 0 and earlier:
         try:
-            return FakeJira(
-                host,
-                earlier,
-                email=email,
-                api_token=api_token,
-                projects=projects or DEFAULT_PROJECTS,
-                state=state,
-                seeded=seeded,
-            )
+            return FakeJira(host, earlier, **options).start()
         except OSError:  # taken meanwhile: any free port
             pass
-    return FakeJira(
-        host,
-        port,
-        email=email,
-        api_token=api_token,
-        projects=projects or DEFAULT_PROJECTS,
-        state=state,
-        seeded=seeded,
-    )
+    return FakeJira(host, port, **options).start()
 
 
 _NOT_MINE: Any = object()

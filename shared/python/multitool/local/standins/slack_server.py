@@ -24,13 +24,13 @@ import secrets
 from collections.abc import Iterable
 from dataclasses import asdict
 from http import HTTPStatus
-from typing import Any, Self
+from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
 from multitool.local.standins import slack_page
 from multitool.local.standins.slack_delivery import ACK_SECONDS, Delivery, SlackSender
 from multitool.local.standins.slack_workspace import Member, Message, SlackWorkspace
-from multitool.local.standins.stand_in import LOOPBACK, StandInHandler, StandInServer
+from multitool.local.standins.stand_in import LOOPBACK, ServedStandIn, StandInHandler, StandInServer
 from multitool.people import Person
 
 DEFAULT_PORT = 8025
@@ -38,8 +38,8 @@ DEFAULT_PORT = 8025
 MAX_BODY = 1 << 20
 
 
-class SlackStandIn:
-    """A running Slack stand-in; see :func:`start_slack_standin`."""
+class SlackStandIn(ServedStandIn):
+    """A Slack stand-in, bound on ``host:port`` and served once started; see :func:`start_slack_standin`."""
 
     def __init__(
         self,
@@ -65,26 +65,9 @@ class SlackStandIn:
         self.sender = SlackSender(self.workspace, request_url, retries=retries, ack_seconds=ack_seconds)
 
     @property
-    def url(self) -> str:
-        return self.server.url
-
-    @property
     def api_url(self) -> str:
         """The Web API's base URL, as ``slack_sdk.WebClient(base_url=...)`` takes it (a final slash)."""
         return f"{self.server.url}/api/"
-
-    def start(self) -> Self:
-        self.server.start()
-        return self
-
-    def stop(self) -> None:
-        self.server.stop()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     # -- acting as a member ------------------------------------------------------------------------
 
@@ -105,7 +88,7 @@ class SlackStandIn:
 
 
 def start_slack_standin(people: Iterable[Person], *, request_url: str, **options: Any) -> SlackStandIn:
-    """Start a Slack stand-in for ``people`` whose app listens at ``request_url``."""
+    """A Slack stand-in for ``people`` whose app listens at ``request_url``, started."""
     return SlackStandIn(people, request_url=request_url, **options).start()
 
 

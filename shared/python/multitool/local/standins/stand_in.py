@@ -1,9 +1,17 @@
-"""What the loopback stand-ins (Graph, Google, Jira, the harness, identity, Lambda's Invoke) share: how
-they run, whom they answer, and how an answer is written.
+"""What the loopback stand-ins (Graph, Google, Jira, Slack, the harness, identity, Lambda's Invoke) share:
+how they start and stop, whom they answer, and how an answer is written.
 
-Each stand-in is a :class:`StandInServer` (bound to loopback only, served on a daemon thread,
-:meth:`~StandInServer.start` and :meth:`~StandInServer.stop`) whose request handler derives from
-:class:`StandInHandler` and keeps only its routes. Before any route, every request goes through
+One lifecycle, :class:`Lifecycle`, for everything the local runs start beside the functions (the
+stand-ins, the local HTTP server, the moto child, the undo queue's poller, ``multitool login``'s
+callback): :meth:`~Lifecycle.start` serves and answers the object itself, :meth:`~Lifecycle.stop`
+ends it and releases what it holds, :attr:`~Lifecycle.url` is where it is reached, and ``with`` starts
+it and stops it. Starting a running one is nothing (so ``with start_fake_jira() as jira`` and
+``with FakeJira(...) as jira`` are the same) and stopping is once: a caller holds any number of them in
+one :class:`contextlib.ExitStack`. A server is a :class:`ThreadedServer` (served on a daemon thread); a
+stand-in that keeps state beside its server is a :class:`ServedStandIn` around one.
+
+Each stand-in's server is a :class:`StandInServer` (bound to loopback only) whose request handler
+derives from :class:`StandInHandler` and keeps only its routes. Before any route, every request goes through
 :func:`multitool.local.loopback.refusal`: the peer must be this machine, the ``Host`` must name it
 (421 otherwise: a DNS-rebinding page sends its own name) and an ``Origin`` must be the stand-in's own
 (403 otherwise; none at all for a stand-in that serves no page, :attr:`StandInHandler.serves_pages`).
@@ -16,6 +24,7 @@ from __future__ import annotations
 
 import json
 import threading
+from abc import ABC, abstractmethod
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 
@@ -25,12 +34,80 @@ JSON = "application/json"
 LOOPBACK = "127.0.0.1"
 
 
-class StandInServer(ThreadingHTTPServer):
-    """A stand-in's HTTP server: on loopback only (any other address is a ``ValueError``: whoever
-    reaches a stand-in acts as anyone, its tokens being known), on a daemon thread."""
+class Lifecycle(ABC):
+    """Start, stop, ``url`` and ``with``, written once (see the module's notes); a part says how it
+    begins (:meth:`_begin`) and ends (:meth:`_end`) and where it is reached (:attr:`url`)."""
+
+    _started = False
+    _stopped = False
+
+    @property
+    @abstractmethod
+    def url(self) -> str:
+        """Where it is reached."""
+
+    @abstractmethod
+    def _begin(self) -> None:
+        """Serve (called once, by the first :meth:`start`)."""
+
+    @abstractmethod
+    def _end(self, started: bool) -> None:
+        """Stop serving when ``started``, and release what it holds in any case (called once)."""
+
+    def start(self) -> Self:
+        """Serve; a running one is left as it is. A stopped one cannot start again (its socket is
+        closed, its thread done): make another."""
+        if self._stopped:
+            raise RuntimeError(f"{type(self).__name__} was stopped: start a new one")
+        if not self._started:
+            self._started = True
+            self._begin()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and release what it holds; once (the next calls are nothing). One never
+        started releases its socket without waiting for a serving loop that never ran."""
+        if self._stopped:
+            return
+        self._stopped = True
+        self._end(self._started)
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class ThreadedServer(Lifecycle, ThreadingHTTPServer):
+    """An HTTP server bound on construction (a taken port is an ``OSError`` there, before anything
+    starts), served on a daemon thread by :meth:`start`, shut down and closed by :meth:`stop`."""
 
     daemon_threads = True
-    request_queue_size = 128  # a burst of the functions' calls is queued, not reset
+    request_queue_size = 128  # a burst of the functions' calls is queued, not reset (socketserver: 5)
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], *, name: str) -> None:
+        super().__init__(address, handler)
+        self._thread = threading.Thread(target=self.serve_forever, name=name, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def _begin(self) -> None:
+        self._thread.start()
+
+    def _end(self, started: bool) -> None:
+        if started:  # shutdown() waits for serve_forever, which only a started thread runs
+            self.shutdown()
+            self._thread.join(timeout=5)
+        self.server_close()
+
+
+class StandInServer(ThreadedServer):
+    """A stand-in's HTTP server: on loopback only (any other address is a ``ValueError``: whoever
+    reaches a stand-in acts as anyone, its tokens being known), on a daemon thread."""
 
     def __init__(
         self, handler: type[StandInHandler], host: str = LOOPBACK, port: int = 0, *, name: str
@@ -39,22 +116,24 @@ class StandInServer(ThreadingHTTPServer):
             raise ValueError(
                 f"The {name} stand-in serves this machine only: bind it to {LOOPBACK}, not {host}."
             )
-        super().__init__((host, port), handler)
-        self._thread = threading.Thread(target=self.serve_forever, name=name, daemon=True)
+        super().__init__((host, port), handler, name=name)
+
+
+class ServedStandIn(Lifecycle):
+    """A stand-in that keeps its state beside its :class:`StandInServer` (Google, Jira, Slack, Graph):
+    started, stopped and reached as that server is."""
+
+    server: ThreadedServer
 
     @property
     def url(self) -> str:
-        host, port = self.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return self.server.url
 
-    def start(self) -> Self:
-        self._thread.start()
-        return self
+    def _begin(self) -> None:
+        self.server.start()
 
-    def stop(self) -> None:
-        self.shutdown()
-        self.server_close()
-        self._thread.join(timeout=5)
+    def _end(self, started: bool) -> None:
+        self.server.stop()
 
 
 class StandInHandler(BaseHTTPRequestHandler):
