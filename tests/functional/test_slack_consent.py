@@ -25,18 +25,27 @@ from tests.support.local_server import local_server
 COMBINED = "Email Kinshuok about the doc and schedule a sync with Priya on Thursday"
 
 
+class Served(Slack):
+    """The Slack stand-in, and the Graph stand-in's own record of what was sent."""
+
+    graph: str = ""
+
+
 @pytest.fixture(scope="module")
-def slack() -> Iterator[Slack]:
+def slack() -> Iterator[Served]:
     output: list[str] = []
     args = ("--slack", "--slack-port", "0", "--calendar", "microsoft365", "--consent")
     with local_server(args=args, output=output) as page:
         [banner] = [line for line in output if "a local Slack workspace at " in line]
         [moto] = [line for line in output if "moto at " in line]
-        yield Slack(
+        [graph] = [line for line in output if "Graph stand-in at " in line]
+        served = Served(
             banner.split("a local Slack workspace at ", 1)[1].split()[0],
             moto.split("moto at ", 1)[1].split(")")[0],
             page,
         )
+        served.graph = graph.split("Graph stand-in at ", 1)[1].split()[0]
+        yield served
 
 
 def complete(slack: Slack, user: str, session_uri: str) -> tuple[int, Any]:
@@ -58,7 +67,9 @@ def draft_cards(conversation: dict[str, Any]) -> list[dict[str, Any]]:
     return [m for m in conversation["messages"] if m["bot"] and m["blocks"] and "Confirm" in action_ids(m)]
 
 
-def test_a_dm_answers_the_connect_card_and_only_the_same_persons_page_sign_in_connects_it(slack: Slack) -> None:
+def test_a_dm_answers_the_connect_card_and_only_the_same_persons_page_sign_in_connects_it(
+    slack: Slack,
+) -> None:
     # Given Priya has not connected Microsoft 365: her DM is answered with the connect card, in the DM
     said = slack.post("say", **{"as": "priya", "text": COMBINED})
     assert said["delivered"]["kind"] == "message"
@@ -91,9 +102,18 @@ def test_a_dm_answers_the_connect_card_and_only_the_same_persons_page_sign_in_co
     # Her next DM acts with her own token: the Graph stand-in takes only the one issued for her person
     slack.post("say", **{"as": "priya", "text": COMBINED})
     seen = slack.until("priya", lambda c: len(draft_cards(c)) == 2, channel=None)
-    email, meeting = sorted(draft_cards(seen), key=lambda m: "Meeting" in text_of(m))
+    email, _meeting = sorted(draft_cards(seen), key=lambda m: "Meeting" in text_of(m))
     assert "Kinshuok" in text_of(email)
     assert len(connect_cards(seen["messages"])) == 1  # no second connect card
+
+    # and her Confirm sends from her own mailbox
+    sent = slack.post(
+        "click", **{"as": "priya", "ts": email["ts"], "action_id": action_ids(email)["Confirm"]}
+    )
+    assert sent["delivered"]["status"] == 200
+    slack.until("priya", lambda c: any(m["edited"] for m in c["messages"]), channel=None)
+    mail = httpx.get(f"{slack.graph}/_local/sent", timeout=10).json()["value"]
+    assert mail[-1]["from"] == "priya.patel@example.com"
 
     # Page and Slack keep their own connections: the page's list for Priya says not connected
     token = id_token(slack.page + "/", "priya")
