@@ -15,8 +15,10 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+import boto3
 import httpx
 import pytest
+from multitool.ports.agentcore_tokens import slack_vault_user
 
 from tests.functional.test_consent_flow_http import consent_page, decide, id_token
 from tests.functional.test_slack_local import Slack, action_ids, text_of
@@ -102,7 +104,7 @@ def test_a_dm_answers_the_connect_card_and_only_the_same_persons_page_sign_in_co
     # Her next DM acts with her own token: the Graph stand-in takes only the one issued for her person
     slack.post("say", **{"as": "priya", "text": COMBINED})
     seen = slack.until("priya", lambda c: len(draft_cards(c)) == 2, channel=None)
-    email, _meeting = sorted(draft_cards(seen), key=lambda m: "Meeting" in text_of(m))
+    email, meeting = sorted(draft_cards(seen), key=lambda m: "Meeting" in text_of(m))
     assert "Kinshuok" in text_of(email)
     assert len(connect_cards(seen["messages"])) == 1  # no second connect card
 
@@ -114,6 +116,33 @@ def test_a_dm_answers_the_connect_card_and_only_the_same_persons_page_sign_in_co
     slack.until("priya", lambda c: any(m["edited"] for m in c["messages"]), channel=None)
     mail = httpx.get(f"{slack.graph}/_local/sent", timeout=10).json()["value"]
     assert mail[-1]["from"] == "priya.patel@example.com"
+
+    # Once the account is disconnected (the connection recorded so), a Confirm asks for a fresh consent:
+    # the connect card to the clicker only, and the meeting's card stays as it is, confirmable
+    limits = boto3.resource("dynamodb", endpoint_url=slack.moto, region_name="us-east-1").Table(
+        "multitool-limits"
+    )
+    key = {"pk": f"CONNECTION#{slack_vault_user('priya.patel@example.com')}#microsoft365"}
+    assert limits.get_item(Key=key)["Item"]["status"] in ("completed", "connected")
+    limits.update_item(
+        Key=key,
+        UpdateExpression="SET #s = :d",
+        ExpressionAttributeNames={"#s": "status"},
+        ExpressionAttributeValues={":d": "disconnected"},
+    )
+    slot = action_ids(meeting)["Choose a time"]
+    chosen = slack.post("click", **{"as": "priya", "ts": meeting["ts"], "action_id": slot, "value": "0"})
+    assert chosen["delivered"]["status"] == 200
+    clicked = slack.post(
+        "click", **{"as": "priya", "ts": meeting["ts"], "action_id": action_ids(meeting)["Confirm"]}
+    )
+    assert clicked["delivered"]["status"] == 200
+    seen = slack.until("priya", lambda c: bool(connect_cards(c["ephemerals"])), channel=None)
+    [again] = connect_cards(seen["ephemerals"])
+    assert "confirm it again once the account is connected" in text_of(again)
+    [still] = [m for m in seen["messages"] if m["ts"] == meeting["ts"]]
+    assert not still["edited"]
+    assert "Confirm" in action_ids(still)
 
     # Page and Slack keep their own connections: the page's list for Priya says not connected
     token = id_token(slack.page + "/", "priya")
