@@ -39,6 +39,7 @@ from multitool.wire import WireModel
 
 if TYPE_CHECKING:
     from mypy_boto3_bedrock_agentcore import BedrockAgentCoreClient
+    from mypy_boto3_bedrock_agentcore.type_defs import UserIdentifierTypeDef
 
 # botocore's CompleteResourceTokenAuth sessionUri: at most 1024 characters of this pattern.
 SESSION_URI = re.compile(r"^urn:ietf:params:oauth:request_uri:[a-zA-Z0-9\-._~]{1,990}$")
@@ -153,7 +154,7 @@ class Accounts:
 
     def _consent_of(
         self, user_id: str, user_token: str, email: str | None, provider: Provider, session_uri: str
-    ) -> dict[str, str]:
+    ) -> "UserIdentifierTypeDef":
         """Marks the signed-in user's pending consent for ``session_uri`` completed: their own (the page's),
         else the one their directory person started from Slack; the vault user to complete it for."""
         try:
