@@ -199,3 +199,10 @@ def test_only_the_slack_function_may_get_a_token_by_user_id(consent_stack: Synth
         assert USER_ID_ACTION not in actions_for_role(consent_stack, role), other
         env = consent_stack.props(other).get("Environment", {}).get("Variables", {})
         assert "IDENTITY_SLACK_USERS" not in env, other
+
+
+def test_cfn_lint_is_clean_with_each_users_own_accounts(consent_stack: Synthesized) -> None:
+    from cfnlint.api import lint
+
+    matches = lint(json.dumps(consent_stack.data), regions=["us-east-1"])
+    assert [f"{m.rule.id} {m.message}" for m in matches] == []
