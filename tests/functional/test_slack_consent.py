@@ -61,8 +61,8 @@ def complete(slack: Slack, user: str, session_uri: str) -> tuple[int, Any]:
     return answer.status_code, answer.json()
 
 
-def connect_cards(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [m for m in messages if m.get("blocks") and "Connect Microsoft 365" in action_ids(m)]
+def connect_cards(messages: list[dict[str, Any]], provider: str = "Microsoft 365") -> list[dict[str, Any]]:
+    return [m for m in messages if m.get("blocks") and f"Connect {provider}" in action_ids(m)]
 
 
 def draft_cards(conversation: dict[str, Any]) -> list[dict[str, Any]]:
@@ -175,3 +175,36 @@ def test_a_slack_user_with_no_directory_match_still_gets_the_words_on_access(sla
     assert len(replies) == 1
     assert "directory" in replies[0]["text"]
     assert connect_cards(seen["messages"]) == []
+
+
+@pytest.fixture(scope="module")
+def google_slack() -> Iterator[Slack]:
+    output: list[str] = []
+    args = ("--slack", "--slack-port", "0", "--calendar", "google", "--consent")
+    with local_server(args=args, output=output) as page:
+        [banner] = [line for line in output if "a local Slack workspace at " in line]
+        [moto] = [line for line in output if "moto at " in line]
+        yield Slack(
+            banner.split("a local Slack workspace at ", 1)[1].split()[0],
+            moto.split("moto at ", 1)[1].split(")")[0],
+            page,
+        )
+
+
+def test_google_workspace_is_connected_from_slack_the_same_way(google_slack: Slack) -> None:
+    slack = google_slack
+    slack.post("say", **{"as": "jordan", "text": COMBINED})
+    seen = slack.until(
+        "jordan", lambda c: bool(connect_cards(c["messages"], "Google Workspace")), channel=None
+    )
+    [card] = connect_cards(seen["messages"], "Google Workspace")
+    [button] = [e for b in card["blocks"] if b["type"] == "actions" for e in b["elements"]]
+    session_uri = parse_qs(urlsplit(decide(button["url"], "allow")).query)["session_id"][0]
+    assert complete(slack, "jordan", session_uri)[0] == 200
+
+    slack.post("say", **{"as": "jordan", "text": COMBINED})
+    seen = slack.until("jordan", lambda c: len(draft_cards(c)) == 2, channel=None)
+    assert len(draft_cards(seen)) == 2
+    state = slack.get("/local/state")
+    assert state["violations"] == []
+    assert state["errors"] == []
