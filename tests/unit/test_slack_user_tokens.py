@@ -179,3 +179,11 @@ def test_the_pages_own_consent_still_completes_with_the_users_token(setup: dict[
     assert identity.asked[-1][1]["userIdentifier"] == {"userToken": ZOE_PAGE_JWT}
     # Connected per surface: the page's consent is not the Slack person's
     assert consent_link(tokens, SLACK_ZOE)
+
+
+def test_the_token_source_knows_a_slack_owner_as_the_slack_app_names_one() -> None:
+    from multitool.ports.agentcore_tokens import SLACK_OWNER_PREFIX
+    from multitool.slack.identity import OWNER_PREFIX, owner_id
+
+    assert SLACK_OWNER_PREFIX == OWNER_PREFIX
+    assert owner_id("T0TEAM001", "U0ZOE0001") == SLACK_ZOE.user_id
