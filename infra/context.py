@@ -434,18 +434,6 @@ class DeployContext(BaseModel):
         return _matching(_STACK_NAME, value)
 
     @model_validator(mode="after")
-    def _slack_without_user_tokens(self) -> Self:
-        """A Slack turn runs past its request and a Slack click carries no sign-in of the pool: nothing
-        reaches AgentCore Identity as the user, so per-user accounts cannot serve Slack."""
-        if self.slack and (self.identity is not Identity.OFF or self.jira_auth is JiraAuth.USER):
-            raise ContextError(
-                "Invalid context 'slack': the Slack app acts with the deployment's own calendar, mail and "
-                "Jira; it cannot use each user's own accounts (identity=..., jiraAuth=user), which need "
-                "the user's sign-in to the pool. Leave slack out, or those."
-            )
-        return self
-
-    @model_validator(mode="after")
     def _pool_email_of_new_pool(self) -> Self:
         if self.user_pool_email == "ses" and self.user_pool_id is not None:
             raise ContextError(

@@ -414,7 +414,29 @@ class MultitoolStack(cdk.Stack):
             fn.function.add_environment("CONNECTIONS_TABLE_NAME", self.tables[LIMITS].table_name)
             identity.grant_tokens(fn.role, complete=fn is self.review, calendar=calendar, jira=uses_jira)
             self._grant(LIMITS, fn.role, *CONNECTION_ACTIONS)
+        if self.slack is not None:
+            self._slack_accounts(identity)
         return identity
+
+    def _slack_accounts(self, identity: UserIdentity) -> None:
+        """The Slack function's turns and confirms act in each asker's own accounts: tokens for the vault
+        user id of the directory person the Slack user matched (``IDENTITY_SLACK_USERS``, docs/slack.md),
+        from ``GetWorkloadAccessTokenForUserId``, which no other role of the stack may call; the
+        consents in the connections table. The page (the review function) finishes the consent."""
+        assert self.slack is not None
+        settings, fn = self.settings, self.slack
+        calendar = settings.identity is not Identity.OFF
+        jira = settings.jira_auth is JiraAuth.USER
+        env = {
+            **identity.environment(calendar=calendar, jira=jira),
+            "IDENTITY_RETURN_URL": self.web.url,
+            "CONNECTIONS_TABLE_NAME": self.tables[LIMITS].table_name,
+            "IDENTITY_SLACK_USERS": "true",
+        }
+        for key, value in env.items():
+            fn.function.add_environment(key, value)
+        identity.grant_tokens(fn.role, calendar=calendar, jira=jira, by_user_id=True)
+        self._grant(LIMITS, fn.role, *CONNECTION_ACTIONS)
 
     def _jira_reader_environment(self) -> dict[str, str]:
         """How a function that makes cards reads Jira: the reading account's secret, or (Jira as the

@@ -36,6 +36,10 @@ SECRET_KEY = "clientSecret"  # noqa: S105 (a JSON key, not a secret)
 # The administrator's own secret, read by AgentCore Identity, rather than one the service makes and keeps.
 SECRET_SOURCE = "EXTERNAL"  # noqa: S105 (a setting, not a secret)
 TOKEN_ACTIONS = ("bedrock-agentcore:GetWorkloadAccessTokenForJWT", "bedrock-agentcore:GetResourceOauth2Token")
+USER_ID_ACTION = "bedrock-agentcore:GetWorkloadAccessTokenForUserId"
+"""The Slack function's alone: whoever may call it acts as any user id of the workload ("Security
+controls for GetWorkloadAccessTokenForUserId",
+https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/get-workload-access-token.html)."""
 COMPLETE_ACTION = "bedrock-agentcore:CompleteResourceTokenAuth"
 
 
@@ -163,11 +167,18 @@ class UserIdentity(Construct):
         return env
 
     def grant_tokens(
-        self, grantee: iam.IGrantable, *, complete: bool = False, calendar: bool = True, jira: bool = False
+        self,
+        grantee: iam.IGrantable,
+        *,
+        complete: bool = False,
+        calendar: bool = True,
+        jira: bool = False,
+        by_user_id: bool = False,
     ) -> None:
         """A workload token for the caller's JWT and the user's provider token, on this workload and the
         providers named (``calendar``: the calendar's; ``jira``: Atlassian's) only; ``complete``: also
-        finish a consent (the review function's callback)."""
+        finish a consent (the review function's callback); ``by_user_id``: the workload token for a user
+        id instead of a JWT (the Slack function's, which no JWT reaches: its users' vault ids)."""
         providers = [
             (provider, secret)
             for wanted, provider, secret in (
@@ -179,7 +190,7 @@ class UserIdentity(Construct):
         workload = self.workload.attr_workload_identity_arn
         iam.Grant.add_to_principal(
             grantee=grantee,
-            actions=["bedrock-agentcore:GetWorkloadAccessTokenForJWT"],
+            actions=[USER_ID_ACTION if by_user_id else "bedrock-agentcore:GetWorkloadAccessTokenForJWT"],
             resource_arns=[self.directory_arn, workload],
         )
         iam.Grant.add_to_principal(

@@ -3,21 +3,24 @@ scoped to what it calls; the request URL as an output. On the synthesized templa
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
-from infra.context import ContextError, DeployContext
+from infra.context import DeployContext
 from tests.infra.iam_queries import (
     actions_for_role,
     as_list,
     dynamodb_actions_by_table,
     function_id,
+    project_functions,
     resources_for_action,
     role_of_function,
     statements_for_role,
 )
 from tests.infra.synth import Synthesized
+from tests.support.synths import StackSynths
 
 pytestmark = pytest.mark.infra
 
@@ -113,14 +116,93 @@ def test_the_request_url_is_an_output(slack_stack: Synthesized) -> None:
     assert {"SlackBotTokenSecretArn", "SlackSigningSecretArn"} <= set(slack_stack.data["Outputs"])
 
 
-def test_slack_is_refused_with_each_users_own_accounts() -> None:
-    with pytest.raises(ContextError, match="slack"):
-        DeployContext.from_context(
-            {
-                "senderEmail": "a@example.org",
-                "slack": "true",
-                "jiraAuth": "user",
-                "jiraClientId": "x",
-                "jiraSiteUrl": "https://team.atlassian.net",
-            }
-        )
+ENTRA_CLIENT = "00001111-aaaa-2222-bbbb-3333cccc4444"
+USER_ID_ACTION = "bedrock-agentcore:GetWorkloadAccessTokenForUserId"
+
+
+@pytest.fixture
+def consent_stack(synths: StackSynths) -> Synthesized:
+    """Slack with each user's own Microsoft 365 calendar and Jira as the user (cdk-nag runs in the synth)."""
+    return synths.get(
+        slack="true",
+        calendar="microsoft365",
+        identityClientId=ENTRA_CLIENT,
+        identityTenantId="contoso.onmicrosoft.com",
+        jiraAuth="user",
+        jiraClientId="atlassian-client",
+        jiraSiteUrl="https://team.atlassian.net",
+    )
+
+
+def test_slack_with_each_users_own_accounts_is_a_valid_context() -> None:
+    context = DeployContext.from_context(
+        {
+            "senderEmail": "a@example.org",
+            "slack": "true",
+            "jiraAuth": "user",
+            "jiraClientId": "x",
+            "jiraSiteUrl": "https://team.atlassian.net",
+        }
+    )
+    assert context.slack
+
+
+def test_the_slack_function_gets_user_id_tokens_on_this_workload_and_its_providers_only(
+    consent_stack: Synthesized,
+) -> None:
+    synth = consent_stack
+    workload_id = next(iter(synth.of_type("AWS::BedrockAgentCore::WorkloadIdentity")))
+    providers = set(synth.of_type("AWS::BedrockAgentCore::OAuth2CredentialProvider"))
+    assert len(providers) == 2  # the calendar's and Atlassian's
+    fn = function_id(synth, "Slack")
+    env = synth.props(fn)["Environment"]["Variables"]
+    assert env["IDENTITY_SLACK_USERS"] == "true"
+    for key in (
+        "IDENTITY_WORKLOAD_NAME",
+        "IDENTITY_CREDENTIAL_PROVIDER",
+        "IDENTITY_JIRA_CREDENTIAL_PROVIDER",
+    ):
+        assert env[key], key
+    assert env["IDENTITY_PROVIDER"] == "microsoft365"
+    assert _ref_of(env["CONNECTIONS_TABLE_NAME"]).startswith("TablesLimits")
+    role = role_of_function(synth, fn)
+    identity = {
+        a for a in actions_for_role(synth, role) if a.startswith("bedrock-agentcore:") and "Token" in a
+    }
+    # By user id, never by JWT (none reaches it), and it never completes a consent (the page does).
+    assert identity == {USER_ID_ACTION, "bedrock-agentcore:GetResourceOauth2Token"}
+    workload_arn = {"Fn::GetAtt": [workload_id, "WorkloadIdentityArn"]}
+    user_id = resources_for_action(synth, role, USER_ID_ACTION)
+    assert workload_arn in user_id
+    assert "*" not in json.dumps(user_id)
+    tokens = resources_for_action(synth, role, "bedrock-agentcore:GetResourceOauth2Token")
+    for provider in providers:
+        assert {"Fn::GetAtt": [provider, "CredentialProviderArn"]} in tokens
+    assert "*" not in json.dumps(tokens)
+    # The two client secrets the token vault's exchange reads (identity.py), besides the Slack secrets.
+    client_secrets = {
+        key for key in synth.of_type("AWS::SecretsManager::Secret") if key.startswith("Identity")
+    }
+    assert len(client_secrets) == 2
+    read = {_ref_of(r) for r in resources_for_action(synth, role, "secretsmanager:GetSecretValue")}
+    assert client_secrets <= read
+    limits = next(t for t in dynamodb_actions_by_table(synth, role) if t.startswith("TablesLimits"))
+    assert {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"} <= set(
+        dynamodb_actions_by_table(synth, role)[limits]
+    )
+
+
+def test_only_the_slack_function_may_get_a_token_by_user_id(consent_stack: Synthesized) -> None:
+    slack = function_id(consent_stack, "Slack")
+    for other in set(project_functions(consent_stack)) - {slack}:
+        role = role_of_function(consent_stack, other)
+        assert USER_ID_ACTION not in actions_for_role(consent_stack, role), other
+        env = consent_stack.props(other).get("Environment", {}).get("Variables", {})
+        assert "IDENTITY_SLACK_USERS" not in env, other
+
+
+def test_cfn_lint_is_clean_with_each_users_own_accounts(consent_stack: Synthesized) -> None:
+    from cfnlint.api import lint
+
+    matches = lint(json.dumps(consent_stack.data), regions=["us-east-1"])
+    assert [f"{m.rule.id} {m.message}" for m in matches] == []

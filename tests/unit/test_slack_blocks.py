@@ -170,3 +170,35 @@ def test_the_app_knows_the_edit_modal_by_the_modals_own_callback_id() -> None:
     from multitool.slack.modal import CALLBACK_ID
 
     assert EDIT_CALLBACK_ID == CALLBACK_ID
+
+
+def test_the_connect_cards_type_named_by_the_app_is_the_cards() -> None:
+    from multitool.slack.app import CONNECT_ACTION as APP_CONNECT
+    from multitool.toolkit.connect import CONNECT_ACTION
+
+    assert APP_CONNECT == CONNECT_ACTION
+
+
+def test_the_connect_card_names_the_account_and_links_the_consent_with_no_draft_buttons() -> None:
+    from multitool.slack.blocks import AFTER_CONFIRM, connect_message
+
+    url = "https://bedrock-agentcore.us-east-1.amazonaws.com/identities/oauth2/authorize?request_uri=a1"
+    message = connect_message("Microsoft 365", url, after=AFTER_CONFIRM)
+    blocks = valid(message.blocks)
+    [words] = texts(blocks)
+    assert "*Connect your Microsoft 365 account*" in words
+    assert "nothing was sent" in words
+    assert AFTER_CONFIRM in words
+    [button] = [e for b in blocks if b["type"] == "actions" for e in b["elements"]]
+    assert (button["url"], button["text"]["text"]) == (url, "Connect Microsoft 365")
+    assert button["action_id"] == "mt:connect"  # not a Confirm, Edit or Discard: the app ignores it
+    assert message.text == "Connect your Microsoft 365 account to go on: nothing was sent."
+
+
+def test_a_link_past_a_buttons_url_limit_is_words_pointing_to_the_page() -> None:
+    from multitool.slack.blocks import MAX_BUTTON_URL_CHARS, connect_message
+
+    long_url = "https://bedrock-agentcore.example/authorize?request_uri=" + "a" * MAX_BUTTON_URL_CHARS
+    blocks = valid(connect_message("Google Workspace", long_url, page_url=PAGE).blocks)
+    assert not [b for b in blocks if b["type"] == "actions"]
+    assert PAGE in " ".join(texts(blocks))

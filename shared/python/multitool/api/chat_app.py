@@ -112,8 +112,12 @@ def aws_chat_service() -> ChatService:
 
 
 @functools.cache
-def aws_chat_turns() -> ChatTurns | None:
-    """Turns run past their request, on ``TURNS_TABLE_NAME``; None without one (every turn answers inline)."""
+def aws_chat_turns(slack_users: bool = False) -> ChatTurns | None:
+    """Turns run past their request, on ``TURNS_TABLE_NAME``; None without one (every turn answers inline).
+
+    ``slack_users``: the Slack function's turns, whose tokens need no JWT (``IDENTITY_SLACK_USERS``: the
+    vault user id of the Slack user's directory person), so they run past the request with per-user
+    consent too."""
     import boto3
     from botocore.config import Config
 
@@ -125,7 +129,8 @@ def aws_chat_turns() -> ChatTurns | None:
     settings = ChatSettings.from_env()
     if not settings.turns_table_name:
         return None
-    if settings.identity() is not None:
+    identity = settings.identity()
+    if identity is not None and not (slack_users and identity.identity_slack_users):
         # Each user's own account needs the user's JWT in the function that runs the tools, and a turn
         # run past its request runs in a later invocation that has none (the JWT is never stored, not
         # even in a turn record): with per-user consent every turn answers inline (RFC 7240 lets a

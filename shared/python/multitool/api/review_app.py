@@ -502,7 +502,7 @@ def review_app(
     )
     def complete_connection() -> dict[str, Any]:
         who = caller()
-        return connected_accounts().complete(who.user_id, who.user_token, json_object()).to_wire()
+        return connected_accounts().complete(who.user_id, who.user_token, json_object(), who.email).to_wire()
 
     @app.post(
         "/connections/<provider>/disconnect",

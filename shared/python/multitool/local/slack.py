@@ -11,7 +11,8 @@ the way a deployment connects the app to Slack:
 * ``POST /slack/events`` of the local server (:data:`multitool.local.gateway.SLACK_ROUTES`, no JWT
   authorizer) runs ``functions/slack/handler.py``, which may invoke itself asynchronously for a turn
   (:data:`multitool.local.gateway.SLACK_ASYNC_INVOKED`);
-* ``PAGE_URL`` is the local chat page, where a card too long for Slack links.
+* ``PAGE_URL`` is the local chat page, where a card too long for Slack links (and where a consent
+  started from Slack comes back, with ``--consent``: ``IDENTITY_SLACK_USERS``).
 """
 
 from __future__ import annotations
@@ -39,12 +40,18 @@ def put_secret(secrets: Any, name: str, value: str) -> str:
 def slack_env(stand_in: SlackStandIn, secrets: Any, page_url: str) -> dict[str, str]:
     """The Slack function's settings for ``stand_in``, its two secrets stored in ``secrets``."""
     workspace = stand_in.workspace
-    return {
+    env = {
         "SLACK_SIGNING_SECRET_ARN": put_secret(secrets, SIGNING_SECRET_NAME, workspace.signing_secret),
         "SLACK_BOT_TOKEN_ARN": put_secret(secrets, BOT_TOKEN_NAME, workspace.bot_token),
         "SLACK_API_URL": stand_in.api_url,
         "PAGE_URL": page_url,
     }
+    if os.environ.get("IDENTITY_WORKLOAD_NAME"):
+        # --consent: a Slack user's own account by their directory person's vault user id, as the stack
+        # sets it on the Slack function. Locally every function shares this process's environment; the
+        # page's requests carry their JWT, which the token source uses first.
+        env["IDENTITY_SLACK_USERS"] = "true"
+    return env
 
 
 def start_slack(running: Embedded, server_url: str, *, port: int = DEFAULT_PORT) -> SlackStandIn:

@@ -11,6 +11,17 @@ consent is the user who asked, and is sent again on the first request after it (
 Operations and shapes: botocore's ``bedrock-agentcore`` model (the layer's botocore 1.44.8,
 infra/layer.lock); the flow: https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/oauth2-authorization-url-session-binding.html
 
+A Slack user (the Slack function only, ``slack_users=True``): no JWT of the pool reaches the Slack
+function, so its tokens are the vault's for a user id instead (``GetWorkloadAccessTokenForUserId``,
+botocore's ``workloadName`` and ``userId``, 1 to 128 characters): :func:`slack_vault_user`, derived
+from the directory person the Slack user's verified email matched (the account's ``email``, which the
+Slack function sets from that match, never from the Slack payload). Anyone allowed that operation can
+act as any user id ("Security controls for GetWorkloadAccessTokenForUserId",
+https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/get-workload-access-token.html), so only
+the Slack function's role may call it, on this stack's workload identity (infra/components/identity.py).
+Its pending consent is kept under that vault user id, so the page can find it for the signed-in user
+whose verified email is the same person's (:meth:`multitool.review.accounts.Accounts.complete`).
+
 AgentCore offers no operation that deletes a user's token from the vault (botocore 1.44.8 lists
 none), so a disconnected account is one this source will not take a token for again without a
 fresh consent: its next request sends ``forceAuthentication`` ("always initiate a new 3LO flow,
@@ -41,6 +52,19 @@ if TYPE_CHECKING:
     from mypy_boto3_bedrock_agentcore import BedrockAgentCoreClient
 
 USER_FEDERATION = "USER_FEDERATION"
+SLACK_OWNER_PREFIX = "slack:"
+"""A Slack user's owner id (:func:`multitool.slack.identity.owner_id`; a port imports no Slack module)."""
+SLACK_VAULT_PREFIX = "slack-"
+
+
+def slack_vault_user(email: str) -> str:
+    """The token vault's user id of the directory person with address ``email``, asking from Slack:
+    one per person (any Slack workspace or user id that matches them), 70 characters, within botocore's
+    ``userId`` (1 to 128, no pattern). A digest: the vault and the connections table never hold the
+    address itself."""
+    return SLACK_VAULT_PREFIX + hashlib.sha256(email.strip().casefold().encode()).hexdigest()
+
+
 THROTTLED_RETRY_AFTER_SECONDS = 2.0
 _UNAVAILABLE = frozenset({"InternalServerException", "ServiceUnavailableException"})
 
@@ -56,8 +80,13 @@ class AgentCoreTokens:
         credential_providers: Mapping[Provider, str],
         return_url: str,
         connections: Connections,
+        slack_users: bool = False,
     ) -> None:
+        """``slack_users``: a Slack user's account (no user token) gets its person's vault token by user
+        id; only the Slack function sets it (the only role IAM lets call
+        ``GetWorkloadAccessTokenForUserId``)."""
         self._client = client
+        self._slack_users = slack_users
         self._workload = workload_name
         self._providers = dict(credential_providers)
         self._return_url = return_url
@@ -70,14 +99,8 @@ class AgentCoreTokens:
             raise ProviderRefused(
                 provider, f"This deployment does not connect {PROVIDER_NAMES[provider]} accounts."
             )
-        if not account.user_token:
-            # The Gateway's tool Lambdas and other paths that carry no user token cannot ask for one.
-            raise AccountNotConnected(
-                provider,
-                f"Your {PROVIDER_NAMES[provider]} account can only be used from the chat or the review.",
-            )
-        workload_token = self._workload_token(provider, account.user_token)
-        connection = self._connections.get(account.user_id, provider)
+        owner, workload_token = self._vault_user(provider, account)
+        connection = self._connections.get(owner, provider)
         request: dict[str, Any] = {
             "workloadIdentityToken": workload_token,
             "resourceCredentialProviderName": name,
@@ -101,25 +124,46 @@ class AgentCoreTokens:
         token = answer.get("accessToken")
         if token:
             if connection is None or connection.status != "connected":
-                self._connections.connected(account.user_id, provider)
+                self._connections.connected(owner, provider)
             return str(token)
         url, uri = answer.get("authorizationUrl"), answer.get("sessionUri")
         if url and uri:
-            self._connections.pending(account.user_id, provider, str(uri))
+            self._connections.pending(owner, provider, str(uri))
             raise AccountNotConnected(provider, authorization_url=str(url))
         logger.warning("AgentCore Identity answered no token and no link", extra={"provider": provider})
         raise ProviderUnavailable(
             provider, f"{PROVIDER_NAMES[provider]} could not be reached; try again shortly."
         )
 
-    def _workload_token(self, provider: Provider, user_token: str) -> str:
-        digest = hashlib.sha256(user_token.encode()).hexdigest()
+    def _vault_user(self, provider: Provider, account: Account) -> tuple[str, str]:
+        """Whose consents these are (the connections' owner) and the workload token for them."""
+        if account.user_token:
+            return account.user_id, self._workload_token(provider, account.user_token)
+        if self._slack_users and account.user_id.startswith(SLACK_OWNER_PREFIX) and account.email:
+            user = slack_vault_user(account.email)
+            return user, self._workload_token(provider, None, user)
+        # The Gateway's tool Lambdas and other paths that carry no user token cannot ask for one.
+        raise AccountNotConnected(
+            provider,
+            f"Your {PROVIDER_NAMES[provider]} account can only be used from the chat or the review.",
+        )
+
+    def _workload_token(self, provider: Provider, user_token: str | None, user_id: str = "") -> str:
+        """For the user's JWT (``GetWorkloadAccessTokenForJWT``), or for ``user_id`` without one
+        (``GetWorkloadAccessTokenForUserId``); the last one kept for the next call of the same user."""
+        key = f"jwt:{user_token}" if user_token else f"user:{user_id}"
+        digest = hashlib.sha256(key.encode()).hexdigest()
         if self._last is not None and self._last[0] == digest:
             return self._last[1]
         try:
-            answer = self._client.get_workload_access_token_for_jwt(
-                workloadName=self._workload, userToken=user_token
-            )
+            if user_token:
+                answer = self._client.get_workload_access_token_for_jwt(
+                    workloadName=self._workload, userToken=user_token
+                )
+            else:
+                answer = self._client.get_workload_access_token_for_user_id(
+                    workloadName=self._workload, userId=user_id
+                )
         except (ClientError, BotoCoreError) as error:
             raise mapped_error(provider, error) from error
         token = answer["workloadAccessToken"]

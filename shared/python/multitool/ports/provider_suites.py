@@ -150,4 +150,5 @@ def agentcore_tokens(identity: IdentitySettings) -> TokenSource:
         credential_providers=identity.credential_providers(),
         return_url=identity.identity_return_url,
         connections=DynamoConnections(identity.connections_table_name, boto3.client("dynamodb")),
+        slack_users=identity.identity_slack_users,
     )

@@ -11,25 +11,35 @@ which returns through AgentCore to this stack's return URL (the page) with the s
 only then calls ``CompleteResourceTokenAuth(sessionUri, userIdentifier={"userToken": <the caller's
 JWT>})``, so AgentCore checks the same binding again on its side. A callback completed by any other
 signed-in user is refused (403 ``consent_not_yours``), and the user who asked can still finish it.
+
+A consent started from Slack (docs/slack.md) comes back to the same page, where the person signs in as
+usual. Its pending session is kept under the vault user id of the directory person the Slack user was
+matched to (:func:`multitool.ports.agentcore_tokens.slack_vault_user`), so it is found for the signed-in
+user only when their verified email is that same directory person's (:meth:`Accounts.complete` asks
+the directory, as the Slack function did); the completion then names that vault user
+(``userIdentifier={"userId": ...}``, the union's other member in botocore's model). A link forwarded to
+and finished by anyone else finds no consent of theirs: 403, nothing bound.
 """
 
 import functools
 import re
 from collections.abc import Mapping, Sequence
 from http import HTTPStatus
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from botocore.exceptions import BotoCoreError, ClientError
 
 from multitool.errors import ServiceError
-from multitool.ports.agentcore_tokens import mapped_error
+from multitool.ports.agentcore_tokens import mapped_error, slack_vault_user
 from multitool.ports.connections import Connections, ConsentNotFound
+from multitool.ports.directory import Directory
 from multitool.ports.tokens import PROVIDER_NAMES, Provider
 from multitool.settings import IdentitySettings
 from multitool.wire import WireModel
 
 if TYPE_CHECKING:
     from mypy_boto3_bedrock_agentcore import BedrockAgentCoreClient
+    from mypy_boto3_bedrock_agentcore.type_defs import UserIdentifierTypeDef
 
 # botocore's CompleteResourceTokenAuth sessionUri: at most 1024 characters of this pattern.
 SESSION_URI = re.compile(r"^urn:ietf:params:oauth:request_uri:[a-zA-Z0-9\-._~]{1,990}$")
@@ -74,13 +84,41 @@ class ConnectionsView(WireModel):
     connections: list[ConnectionView]
 
 
+class People(Protocol):
+    def person_address(self, email: str) -> str | None:
+        """The directory person's own address when exactly one person has ``email`` (any case), else None."""
+        ...
+
+
+class DirectoryPeople:
+    """A signed-in user's directory person as the Slack app matches one (``who_is``): the one person whose
+    own address is the verified email, in one read."""
+
+    def __init__(self, directory: Directory) -> None:
+        self._directory = directory
+
+    def person_address(self, email: str) -> str | None:
+        found = self._directory.resolve([email]).get(email)
+        person = found.person if found is not None and found.settled else None
+        if person is None or person.email.casefold() != email.casefold():
+            return None
+        return str(person.email)
+
+
 class Accounts:
     def __init__(
-        self, client: "BedrockAgentCoreClient", connections: Connections, providers: Sequence[Provider]
+        self,
+        client: "BedrockAgentCoreClient",
+        connections: Connections,
+        providers: Sequence[Provider],
+        people: People | None = None,
     ) -> None:
+        """``people``: the directory, to find a consent started from Slack for the signed-in user's
+        person; None: only the signed-in user's own consents complete."""
         self._client = client
         self._connections = connections
         self._providers = tuple(providers)
+        self._people = people
 
     def _provider(self, value: Any) -> Provider:
         if value not in self._providers:
@@ -89,7 +127,10 @@ class Accounts:
         provider: Provider = value
         return provider
 
-    def complete(self, user_id: str, user_token: str | None, body: Mapping[str, Any]) -> ConnectionView:
+    def complete(
+        self, user_id: str, user_token: str | None, body: Mapping[str, Any], email: str | None = None
+    ) -> ConnectionView:
+        """``email``: the signed-in user's verified address (None when the token does not vouch for it)."""
         session_uri = body.get("sessionUri")
         if not isinstance(session_uri, str) or not SESSION_URI.match(session_uri):
             raise InvalidConsent(
@@ -104,17 +145,32 @@ class Accounts:
             raise InvalidConsent(
                 "Authorization: the consent is finished with the user's own sign-in.", "Authorization"
             )
+        identifier = self._consent_of(user_id, user_token, email, provider, session_uri)
         try:
-            self._connections.complete(user_id, provider, session_uri)
-        except ConsentNotFound:
-            raise ConsentRefused("consent not started by this user") from None
-        try:
-            self._client.complete_resource_token_auth(
-                sessionUri=session_uri, userIdentifier={"userToken": user_token}
-            )
+            self._client.complete_resource_token_auth(sessionUri=session_uri, userIdentifier=identifier)
         except (ClientError, BotoCoreError) as error:
             raise mapped_error(provider, error) from error
         return ConnectionView(provider=provider, provider_name=PROVIDER_NAMES[provider], status="connected")
+
+    def _consent_of(
+        self, user_id: str, user_token: str, email: str | None, provider: Provider, session_uri: str
+    ) -> "UserIdentifierTypeDef":
+        """Marks the signed-in user's pending consent for ``session_uri`` completed: their own (the page's),
+        else the one their directory person started from Slack; the vault user to complete it for."""
+        try:
+            self._connections.complete(user_id, provider, session_uri)
+            return {"userToken": user_token}
+        except ConsentNotFound:
+            pass
+        address = self._people.person_address(email) if self._people is not None and email else None
+        if address is None:
+            raise ConsentRefused("consent not started by this user")
+        vault_user = slack_vault_user(address)
+        try:
+            self._connections.complete(vault_user, provider, session_uri)
+        except ConsentNotFound:
+            raise ConsentRefused("consent not started by this user's person") from None
+        return {"userId": vault_user}
 
     def list(self, user_id: str) -> ConnectionsView:
         found = {c.provider: c for c in self._connections.of(user_id, self._providers)}
@@ -151,10 +207,14 @@ def aws_accounts() -> Accounts | None:
     import boto3
 
     from multitool.ports.connections import DynamoConnections
+    from multitool.ports.directory import DynamoDirectory
 
     settings = IdentitySettings.from_env()
+    dynamodb = boto3.client("dynamodb")
+    directory = os.environ.get("DIRECTORY_TABLE_NAME")
     return Accounts(
         boto3.client("bedrock-agentcore"),
-        DynamoConnections(settings.connections_table_name, boto3.client("dynamodb")),
+        DynamoConnections(settings.connections_table_name, dynamodb),
         tuple(settings.credential_providers()),
+        DirectoryPeople(DynamoDirectory(directory, dynamodb)) if directory else None,
     )

@@ -169,6 +169,11 @@ class ToolSettings(_EnvSettings):
         max_length=128,
         description="The Atlassian credential provider Jira creates run through as the user (jiraAuth=user)",
     )
+    identity_slack_users: bool = Field(
+        default=False,
+        description="The Slack function's: a Slack user's tokens come from GetWorkloadAccessTokenForUserId "
+        "for the directory person their verified Slack email matched (only its role may call it)",
+    )
 
     @field_validator("jira_projects", mode="before")
     @classmethod
@@ -256,6 +261,9 @@ class IdentitySettings(_EnvSettings):
     identity_return_url: str = Field(min_length=1, max_length=2048)
     connections_table_name: str = Field(min_length=3)
     identity_jira_credential_provider: str | None = Field(default=None, min_length=1, max_length=128)
+    identity_slack_users: bool = False
+    """Only the Slack function's (``IDENTITY_SLACK_USERS=true``): tokens for a Slack user's directory
+    person by a user id (:func:`multitool.ports.agentcore_tokens.slack_vault_user`)."""
 
     def credential_providers(self) -> dict[ConnectedProvider, str]:
         """Each provider users connect, with its credential provider's name."""

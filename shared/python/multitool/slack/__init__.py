@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
 
+    from multitool.chat.async_turns import ChatTurns
     from multitool.ports.drafts import DraftStore
     from multitool.review.reviewer import Reviewer
     from multitool.slack.app import SlackApp
@@ -71,12 +72,16 @@ def aws_slack_app() -> SlackApp:
     from multitool.slack.web import DEFAULT_API_URL, SlackWeb, web_client
 
     env = os.environ
+
+    def slack_turns() -> ChatTurns | None:
+        return aws_chat_turns(slack_users=True)
+
     secrets = functools.cache(lambda: boto3.client("secretsmanager"))
 
     @functools.cache
     def dynamodb() -> DynamoDBClient:
         # The turns' own client where there is one: one client less to make in a cold start.
-        turns = aws_chat_turns()
+        turns = slack_turns()
         return turns.store.client if turns is not None else boto3.client("dynamodb")
 
     def secret(value_var: str, arn_var: str, name: str) -> CachedSecret | FixedSecret:
@@ -133,10 +138,10 @@ def aws_slack_app() -> SlackApp:
     page_url = env.get("PAGE_URL") or None
     return SlackApp(
         signing,
-        EventHandler(web, directory, aws_chat_turns, ledger),
+        EventHandler(web, directory, slack_turns, ledger),
         InteractionHandler(web, reviewer, drafts, identify, page_url=page_url),
         web,
-        aws_chat_turns,
+        slack_turns,
         places=places,
         launch=launch,
         page_url=page_url,

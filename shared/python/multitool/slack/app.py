@@ -27,7 +27,7 @@ from urllib.parse import parse_qs
 
 from multitool.errors import ServiceError
 from multitool.observability import error_fields, logger
-from multitool.slack.blocks import card_message, replaced_message, text_message
+from multitool.slack.blocks import card_message, connect_message, replaced_message, text_message
 from multitool.slack.events import CardPlaces, Conversation, EventHandler, MemoryCardPlaces, final_event
 from multitool.slack.identity import slack_user_of
 from multitool.slack.verify import NotFromSlack, headers_of, retry_number, verified_body
@@ -49,6 +49,10 @@ ACTED_LATER = ("mt:confirm", "mt:discard")
 
 Launch = Callable[[str, Mapping[str, Any]], None]
 """Invokes function ``name`` asynchronously with ``event``: ``launch(name, event)``."""
+
+CONNECT_ACTION = "show_connect_account"
+"""The connect card's type (:data:`multitool.toolkit.connect.CONNECT_ACTION`, which a test holds equal):
+named here so an event's cold start does not load the card models."""
 
 EDIT_CALLBACK_ID = "mt:edit"
 """The Edit modal's ``callback_id`` (:data:`multitool.slack.modal.CALLBACK_ID`, which a test holds equal):
@@ -226,6 +230,9 @@ def post_turn(web: SlackWeb, turn: StoredTurn, places: CardPlaces, *, page_url: 
     _post(web, where, text_message(str(response.get("message") or "")))
     captions = response.get("clientActionMessages") or []
     for index, wire in enumerate(response.get("clientActions") or []):
+        if wire.get("type") == CONNECT_ACTION:
+            _post_connect(web, where, owner, wire, page_url)
+            continue
         try:
             card = client_actions.card_from_payload(
                 {**wire, "action": wire.get("type"), "draftId": wire.get("id")}
@@ -247,6 +254,34 @@ def post_turn(web: SlackWeb, turn: StoredTurn, places: CardPlaces, *, page_url: 
             places.remember(card.id, where.channel, ts, str(caption))
         if card.revises:
             _mark_replaced(web, places, card.revises)
+
+
+def is_direct_message(where: Conversation) -> bool:
+    """A direct message with the app: only the asker sees it. Slack's DM channel ids begin with ``D``
+    (https://docs.slack.dev/reference/objects/conversation-object/); a mention's replies are always in
+    a channel's thread."""
+    return where.thread_ts is None or where.channel.startswith("D")
+
+
+def _post_connect(
+    web: SlackWeb, where: Conversation, owner: str | None, wire: Mapping[str, Any], page_url: str | None
+) -> None:
+    """The connect card, to the asker only: a message in their DM with the app; in a channel's thread an
+    ephemeral message (``chat.postEphemeral``, ``user`` the asker): the link starts a consent bound to
+    the asker's directory person, which no one else could finish, and it says nothing to the channel."""
+    url, name = wire.get("authorizationUrl"), wire.get("providerName")
+    if not isinstance(url, str) or not isinstance(name, str):
+        return
+    message = connect_message(name, url, page_url=page_url)
+    try:
+        if is_direct_message(where):
+            web.post(where.channel, message.text, thread_ts=where.thread_ts, blocks=message.blocks)
+        elif owner is not None:
+            web.ephemeral(
+                where.channel, owner, message.text, thread_ts=where.thread_ts, blocks=message.blocks
+            )
+    except SlackCallFailed as failed:
+        logger.warning("Slack connect card not posted", extra={"slack_error": failed.error})
 
 
 def _mark_replaced(web: SlackWeb, places: CardPlaces, draft_id: str) -> None:

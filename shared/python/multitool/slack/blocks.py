@@ -312,3 +312,41 @@ def replaced_message(caption: str) -> Message:
 def text_message(text: str) -> Message:
     """Plain words as a message (the reply of a turn, a refusal), within a section's limit."""
     return Message(text=clipped(text, MAX_FALLBACK_CHARS), blocks=())
+
+
+CONNECT = "connect"
+MAX_BUTTON_URL_CHARS = 3000
+"""A button's ``url``: https://docs.slack.dev/reference/block-kit/block-elements/button-element/ (3000)."""
+AFTER_TURN = "Ask me again once it is connected; the cards posted here stay as they are."
+AFTER_CONFIRM = "The card stays as it is: confirm it again once the account is connected."
+
+
+def connect_message(
+    provider_name: str, authorization_url: str, *, after: str = AFTER_TURN, page_url: str | None = None
+) -> Message:
+    """The connect card: which account, and a link button to the consent (the same AgentCore Identity
+    flow as the page's card). The provider returns to the chat page, where the person signs in and the
+    page finishes the consent for them only (:mod:`multitool.review.accounts`). ``after``: what happens
+    to the turn's or the card's drafts. A link button still sends a ``block_actions`` to the app, which
+    ignores it (no draft behind it)."""
+    name = escaped(provider_name)
+    words = (
+        f"*Connect your {name} account* to go on: nothing was sent. The link opens {name}'s consent; "
+        f"then sign in to the chat page, which finishes it for you. {escaped(after)}"
+    )
+    blocks: list[Block] = [SectionBlock(text=MarkdownTextObject(text=clipped(words, MAX_SECTION_CHARS)))]
+    if len(authorization_url) <= MAX_BUTTON_URL_CHARS:
+        button = ButtonElement(
+            text=clipped(f"Connect {provider_name}", MAX_OPTION_CHARS),
+            action_id=action_id(CONNECT),
+            url=authorization_url,
+            style="primary",
+        )
+        blocks.append(ActionsBlock(block_id="connect", elements=[button]))
+    else:  # never in practice (AgentCore's link is short): the page asks again with its own card
+        where = f"<{page_url}|the chat page>" if page_url else "the chat page"
+        blocks.append(
+            ContextBlock(elements=[MarkdownTextObject(text=f"Ask there from {where} to connect it.")])
+        )
+    text = f"Connect your {provider_name} account to go on: nothing was sent."
+    return Message(text=clipped(text, MAX_FALLBACK_CHARS), blocks=tuple(b.to_dict() for b in blocks))

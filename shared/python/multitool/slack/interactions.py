@@ -29,12 +29,14 @@ from multitool.errors import ServiceError
 from multitool.observability import error_fields, logger
 from multitool.slack.blocks import (
     ACTION_PREFIX,
+    AFTER_CONFIRM,
     CONFIRM,
     DISCARD,
     EDIT,
     PICK,
     SLOT,
     card_message,
+    connect_message,
     outcome_words,
 )
 from multitool.slack.identity import NO_ACCESS, SlackPerson, owner_id, slack_user_of
@@ -188,9 +190,26 @@ class InteractionHandler:
                 done = reviewer.discard(caller, draft.id)
         except ServiceError as refused:
             logger.info("Slack action refused", extra={"code": refused.code, "draft_id": draft.id})
-            self._ephemeral(click, refused.public_message())
+            if not self._connect(click, refused):
+                self._ephemeral(click, refused.public_message())
             return
         self._show_outcome(click.channel, click.message_ts, done)
+
+    def _connect(self, click: Click, refused: ServiceError) -> bool:
+        """A confirm that needs the clicking user's own account connected: the connect card, to them only
+        (ephemeral); the draft stays confirmable. False when the refusal offers no link."""
+        detail = refused.detail() if refused.code == "account_not_connected" else {}
+        url, name = detail.get("authorizationUrl"), detail.get("providerName")
+        if not isinstance(url, str) or not isinstance(name, str):
+            return False
+        message = connect_message(name, url, after=AFTER_CONFIRM, page_url=self.page_url)
+        try:
+            self.web().ephemeral(
+                click.channel, click.user, message.text, thread_ts=click.thread_ts, blocks=message.blocks
+            )
+        except SlackCallFailed as failed:
+            logger.warning("Slack connect card not posted", extra={"slack_error": failed.error})
+        return True
 
     def _open_edit(self, click: Click, draft: Draft) -> None:
         from multitool.slack.modal import edit_view

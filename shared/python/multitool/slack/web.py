@@ -120,11 +120,21 @@ class SlackWeb:
         """``chat.update``: a card's message in place."""
         self.call("chat.update", channel=channel, ts=ts, text=text, blocks=list(blocks))
 
-    def ephemeral(self, channel: str, user: str, text: str, *, thread_ts: str | None = None) -> None:
-        """``chat.postEphemeral``: words only ``user`` sees."""
+    def ephemeral(
+        self,
+        channel: str,
+        user: str,
+        text: str,
+        *,
+        thread_ts: str | None = None,
+        blocks: Sequence[Mapping[str, Any]] | None = None,
+    ) -> None:
+        """``chat.postEphemeral``: words (or blocks) only ``user`` sees."""
         params: dict[str, Any] = {"channel": channel, "user": user, "text": text}
         if thread_ts:
             params["thread_ts"] = thread_ts
+        if blocks is not None:
+            params["blocks"] = list(blocks)
         self.call("chat.postEphemeral", **params)
 
     def open_view(self, trigger_id: str, view: Mapping[str, Any]) -> None:

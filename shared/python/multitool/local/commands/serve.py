@@ -19,6 +19,7 @@ from multitool.local.commands.sandbox import add_backend_options, local_api
 
 if TYPE_CHECKING:
     from multitool.local.embedded import BackendChoice, Embedded
+    from multitool.people import Person
 
 
 def add_parser(commands: Any) -> None:
@@ -146,12 +147,18 @@ def start_identity(running: Embedded, calendar: str, return_url: str) -> str:
     applied to the in-process functions as the stack sets them; answers its banner line."""
 
     from multitool.local.standins.identity_endpoint import IdentityEndpoint
+    from multitool.ports.agentcore_tokens import slack_vault_user
     from multitool.ports.tokens import PROVIDER_NAMES
+
+    def person(user: str) -> Person | None:
+        """The person a consent is for: by the page's sub, or by the Slack app's vault user id."""
+        found = running.seed.person(user)
+        return found or next((p for p in running.seed.people if slack_vault_user(p.email) == user), None)
 
     endpoint = running.enter(
         IdentityEndpoint(
             workloads={LOCAL_WORKLOAD: (return_url,)},
-            person=running.seed.person,
+            person=person,
             provider_name=PROVIDER_NAMES[calendar],
         )
     )

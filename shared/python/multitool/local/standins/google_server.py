@@ -65,6 +65,7 @@ from multitool.local.standins.google_seed import demo_events, seeded_week
 from multitool.local.standins.recurring import google_problem
 from multitool.local.standins.stand_in import ServedStandIn, StandInHandler, StandInServer
 from multitool.people import Person
+from multitool.ports.agentcore_tokens import slack_vault_user
 from multitool.ports.directory import normalize_name
 
 TOKEN_PREFIX = "sandbox-google."  # noqa: S105 - a sandbox token, not a secret
@@ -158,6 +159,8 @@ class FakeGoogle(ServedStandIn):
         self._tokens = {
             (delegated_token(p) if delegated else sandbox_token(p.email)): p.email.casefold() for p in people
         }
+        if delegated:  # and as the Slack app's consent stores it: by the person's vault user id
+            self._tokens |= {f"local-google-{slack_vault_user(p.email)}": p.email.casefold() for p in people}
         self.delegated = delegated
         self.discovery: Discovery | None = load_discovery() if validate else None
         self.requests: list[tuple[str, str, int]] = []

@@ -27,6 +27,7 @@ from multitool.local.demo_meetings import demo_meetings
 from multitool.local.standins.graph_state import GraphState, WorkingHours
 from multitool.local.standins.stand_in import ServedStandIn, StandInHandler, StandInServer
 from multitool.people import Person
+from multitool.ports.agentcore_tokens import slack_vault_user
 
 # The stand-in accepts any bearer token; the functions send this one (not a secret).
 LOCAL_TOKEN = "local-graph-token"  # noqa: S105
@@ -105,7 +106,11 @@ def start_graph_stand_in(
     people = list(people)
     state = seeded_state(people)
     if delegated:
-        state.token_users = {delegated_token(p): p.email for p in people}
+        # Each person's token as the page's consent stores it (by their sub) and as the Slack app's does
+        # (by the vault user id of their directory person, multitool.ports.agentcore_tokens).
+        state.token_users = {delegated_token(p): p.email for p in people} | {
+            f"local-microsoft365-{slack_vault_user(p.email)}": p.email for p in people
+        }
     return GraphStandIn(state, host=host, port=port).start()
 
 

@@ -12,10 +12,13 @@ is a ``ClientError`` in the service's error shape, and the consent runs the same
    is consented, and the browser goes on to the return URL with ``?session_id=<sessionUri>``;
    :meth:`LocalIdentity.deny` after the user declined: the session failed (``sessionStatus=FAILED``
    when it is sent again), and the browser goes back with OAuth's ``error=access_denied``;
-3. ``complete_resource_token_auth`` with the token of the user who started the session stores the
-   provider token in the vault; with any other user's it is ``AccessDeniedException``.
+3. ``complete_resource_token_auth`` with the token (``userToken``) or the id (``userId``) of the user
+   who started the session stores the provider token in the vault; with any other user's it is
+   ``AccessDeniedException``.
 
-The user is the JWT's ``sub`` (read, not verified: the local JWT authorizer verified it already).
+``get_workload_access_token_for_user_id`` names the user by id (the Slack function's vault user,
+:func:`multitool.ports.agentcore_tokens.slack_vault_user`); otherwise the user is the JWT's ``sub``
+(read, not verified: the local JWT authorizer verified it already).
 Tokens are made up (``local-<provider>-<sub>``): the local provider stand-ins accept them.
 """
 
@@ -95,6 +98,18 @@ class LocalIdentity:
         token = f"wat-{uuid.uuid4().hex}"
         with self._lock:
             self._tokens[token] = (params["workloadName"], user)
+        return {"workloadAccessToken": token}
+
+    def get_workload_access_token_for_user_id(self, **params: Any) -> dict[str, Any]:
+        """A workload token for a user named by id (the Slack function's: no JWT reaches it). The service
+        trusts the caller's IAM for the id; the stand-in takes it as given."""
+        operation = "GetWorkloadAccessTokenForUserId"
+        _validated(operation, params)
+        if params["workloadName"] not in self._workloads:
+            raise _error(operation, "ResourceNotFoundException", "No such workload identity.", 404)
+        token = f"wat-{uuid.uuid4().hex}"
+        with self._lock:
+            self._tokens[token] = (params["workloadName"], params["userId"])
         return {"workloadAccessToken": token}
 
     def get_resource_oauth2_token(self, **params: Any) -> dict[str, Any]:

@@ -35,7 +35,12 @@ from multitool.local.standins.stand_in import StandInHandler, StandInServer
 from multitool.people import Person
 
 CONSENT_PATH = "/consent"
-IDENTITY_OPERATIONS = ("GetWorkloadAccessTokenForJWT", "GetResourceOauth2Token", "CompleteResourceTokenAuth")
+IDENTITY_OPERATIONS = (
+    "GetWorkloadAccessTokenForJWT",
+    "GetWorkloadAccessTokenForUserId",
+    "GetResourceOauth2Token",
+    "CompleteResourceTokenAuth",
+)
 _FORM_BYTES = 8 * 1024
 
 
