@@ -24,6 +24,7 @@ from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from cryptography.hazmat.primitives.serialization import load_der_public_key
 from moto import mock_aws
 from multitool.local.google_certificate import SUBJECT, certificate_der, certificate_pem
+from multitool.ports import retry
 from multitool.ports.google_tokens import (
     GOOGLE_TOKEN_URL,
     JWT_BEARER,
@@ -154,11 +155,31 @@ def test_google_token_errors_become_provider_errors(
     kms: tuple[Any, str], status: int, answer: dict[str, Any], error: type[Exception]
 ) -> None:
     client, key = kms
+    endpoint = TokenEndpoint(*[(status, answer)] * retry.MAX_ATTEMPTS)
     source = DomainWideDelegation(
-        SERVICE_ACCOUNT, KmsSigner(client, key, "k"), http=TokenEndpoint((status, answer)).http
+        SERVICE_ACCOUNT, KmsSigner(client, key, "k"), http=endpoint.http, sleep=[].append
     )
     with pytest.raises(error):
         source.access_token("google", PRIYA, SCOPES)
+    # A refusal is answered at once; a failing endpoint is tried as every provider request is.
+    assert len(endpoint.forms) == (retry.MAX_ATTEMPTS if status >= 500 else 1)
+
+
+def test_a_throttled_or_failing_token_exchange_is_retried(kms: tuple[Any, str]) -> None:
+    client, key = kms
+    endpoint = TokenEndpoint(
+        (429, {"error": "rate_limit_exceeded"}),
+        (503, {"error": "temporarily_unavailable"}),
+        (200, {"access_token": "ya29.token", "expires_in": 3599, "token_type": "Bearer"}),
+    )
+    waits: list[float] = []
+    source = DomainWideDelegation(
+        SERVICE_ACCOUNT, KmsSigner(client, key, "k"), http=endpoint.http, sleep=waits.append
+    )
+
+    assert source.access_token("google", PRIYA, SCOPES) == "ya29.token"
+    assert len(endpoint.forms) == 3
+    assert len(waits) == 2
 
 
 def test_no_address_or_another_provider_is_not_connected(kms: tuple[Any, str]) -> None:

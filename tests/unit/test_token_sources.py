@@ -8,6 +8,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 import pytest
+from multitool.ports import retry
 from multitool.ports.token_sources import ClientCredentials, EntraAppTokenSource, FixedTokenSource
 from multitool.ports.tokens import Account, AccountNotConnected, ProviderUnavailable
 
@@ -18,6 +19,7 @@ class Response:
     def __init__(self, status: int, body: dict[str, Any]) -> None:
         self.status = status
         self.data = json.dumps(body).encode()
+        self.headers: dict[str, str] = {}
 
 
 class TokenEndpoint:
@@ -30,8 +32,15 @@ class TokenEndpoint:
         return self.answers.pop(0)
 
 
-def source(endpoint: TokenEndpoint, now: list[float]) -> EntraAppTokenSource:
-    return EntraAppTokenSource(lambda: CREDENTIALS, endpoint, clock=lambda: now[0])  # type: ignore[arg-type]
+def source(
+    endpoint: TokenEndpoint, now: list[float], waits: list[float] | None = None
+) -> EntraAppTokenSource:
+    return EntraAppTokenSource(
+        lambda: CREDENTIALS,
+        endpoint,  # type: ignore[arg-type]
+        clock=lambda: now[0],
+        sleep=(waits if waits is not None else []).append,
+    )
 
 
 def test_the_app_token_is_fetched_once_and_renewed_before_it_expires() -> None:
@@ -68,9 +77,24 @@ def test_a_refused_credential_says_an_administrator_must_fix_it() -> None:
         source(endpoint, [0.0]).access_token("microsoft365", Account("u"), ["Mail.Send"])
 
 
-def test_entra_failing_is_provider_unavailable() -> None:
+def test_entra_failing_is_provider_unavailable_once_the_retries_are_spent() -> None:
+    endpoint = TokenEndpoint(*[Response(503, {})] * retry.MAX_ATTEMPTS)
     with pytest.raises(ProviderUnavailable):
-        source(TokenEndpoint(Response(503, {})), [0.0]).access_token("microsoft365", Account("u"), [])
+        source(endpoint, [0.0]).access_token("microsoft365", Account("u"), [])
+    assert len(endpoint.requests) == retry.MAX_ATTEMPTS
+
+
+def test_entra_throttling_or_failing_once_is_retried_as_every_provider_request() -> None:
+    endpoint = TokenEndpoint(
+        Response(429, {}),
+        Response(503, {}),
+        Response(200, {"access_token": "t1", "expires_in": 3599, "token_type": "Bearer"}),
+    )
+    waits: list[float] = []
+
+    assert source(endpoint, [0.0], waits).access_token("microsoft365", Account("u"), []) == "t1"
+    assert len(endpoint.requests) == 3
+    assert len(waits) == 2
 
 
 def test_the_secret_must_hold_the_three_fields_and_google_has_no_microsoft_token() -> None:

@@ -33,6 +33,7 @@ from urllib.parse import urlencode
 
 import urllib3
 
+from multitool.ports import retry
 from multitool.ports.tokens import (
     Account,
     AccountNotConnected,
@@ -112,12 +113,14 @@ class DomainWideDelegation:
         http: urllib3.PoolManager,
         token_url: str = GOOGLE_TOKEN_URL,
         clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self._service_account = service_account
         self._signer = signer
         self._http = http
         self._token_url = token_url
         self._clock = clock
+        self._sleep = sleep
         self._cache: dict[tuple[str, tuple[str, ...]], tuple[str, float]] = {}
         self._lock = threading.Lock()
 
@@ -153,18 +156,21 @@ class DomainWideDelegation:
         return f"{signing_input}.{_b64url(self._signer.sign(signing_input.encode('ascii')))}"
 
     def _exchange(self, assertion: str) -> tuple[str, float]:
+        # Retried as every provider request is (multitool.ports.retry); asking for a token twice
+        # changes nothing, so the exchange is idempotent.
         try:
-            response = self._http.request(
+            response = retry.send(
+                self._http,
                 "POST",
                 self._token_url,
                 body=urlencode({"grant_type": JWT_BEARER, "assertion": assertion}).encode(),
                 headers={"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"},
-                timeout=urllib3.Timeout(connect=3.0, read=10.0),
-                retries=urllib3.Retry(total=1, connect=1, read=1, status=0, other=0, redirect=0),
+                idempotent=True,
+                sleep=self._sleep,
             )
-        except urllib3.exceptions.HTTPError as error:
+        except retry.RequestFailed as error:
             raise ProviderUnavailable(
-                "google", f"Google's token endpoint could not be reached ({type(error).__name__}); try again."
+                "google", f"Google's token endpoint could not be reached ({error.cause}); try again."
             ) from error
         try:
             body = json.loads(response.data) if response.data else {}

@@ -1,4 +1,5 @@
-"""One retry policy for every provider client: Microsoft Graph, Google's APIs and Jira.
+"""One retry policy for every provider client: Microsoft Graph, Google's APIs, Jira, and the token
+endpoints (Google's domain-wide delegation, Microsoft Entra's client credentials).
 
 :func:`send` makes one logical request over the function's ``urllib3.PoolManager`` and decides,
 in one place, what may be tried again:

@@ -20,6 +20,7 @@ from urllib.parse import quote, urlencode
 
 import msgspec
 
+from multitool.ports import retry
 from multitool.ports.tokens import Account, AccountNotConnected, Provider, ProviderUnavailable
 
 if TYPE_CHECKING:
@@ -70,11 +71,13 @@ class EntraAppTokenSource:
         *,
         token_url: str | None = None,
         clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self._credentials = credentials
         self._http = http
         self._token_url = token_url
         self._clock = clock
+        self._sleep = sleep
         self._cached: tuple[str, float] | None = None
         self._lock = threading.Lock()
 
@@ -89,8 +92,6 @@ class EntraAppTokenSource:
             return token
 
     def _fetch(self) -> tuple[str, float]:
-        import urllib3
-
         credentials = self._credentials()
         url = self._token_url or ENTRA_TOKEN_URL.format(tenant=quote(credentials.tenant_id, safe=""))
         form = urlencode(
@@ -101,16 +102,18 @@ class EntraAppTokenSource:
                 "grant_type": "client_credentials",
             }
         )
+        # Retried as every provider request is (multitool.ports.retry): a token request is idempotent.
         try:
-            response = self._http.request(
+            response = retry.send(
+                self._http,
                 "POST",
                 url,
                 body=form.encode(),
                 headers={"Content-Type": "application/x-www-form-urlencoded"},
-                timeout=urllib3.Timeout(connect=3.0, read=10.0),
-                retries=False,
+                idempotent=True,
+                sleep=self._sleep,
             )
-        except urllib3.exceptions.HTTPError as error:
+        except retry.RequestFailed as error:
             raise ProviderUnavailable(
                 "microsoft365", "Microsoft Entra could not be reached; try again."
             ) from error
