@@ -10,6 +10,7 @@ from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_logs as logs
+from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
 from multitool.deployment import Identity, JiraAuth, Runtime
 from multitool.ports.tables import (
@@ -721,32 +722,21 @@ class MultitoolStack(cdk.Stack):
         if self.suite.secret is not None:
             cdk.CfnOutput(self, "Microsoft365CredentialArn", value=self.suite.secret.secret_arn)
         if self.identity is not None and self.identity.client_secret is not None:
-            assert self.identity.callback_url is not None  # a calendar provider comes with its secret
-            cdk.CfnOutput(
-                self,
-                "IdentityCallbackUrl",
-                value=self.identity.callback_url,
-                description="Register this redirect URI in the provider's app (docs/deploy.md)",
-            )
-            cdk.CfnOutput(
-                self,
-                "IdentityClientSecretArn",
-                value=self.identity.client_secret.secret_arn,
-                description='Put the app\'s client secret here as {"clientSecret": ...}',
+            # a calendar provider comes with its secret
+            self._app_outputs(
+                "Identity",
+                self.identity.callback_url,
+                "Register this redirect URI in the provider's app (docs/deploy.md)",
+                self.identity.client_secret,
+                'Put the app\'s client secret here as {"clientSecret": ...}',
             )
         if self.identity is not None and self.identity.jira_client_secret is not None:
-            assert self.identity.jira_callback_url is not None
-            cdk.CfnOutput(
-                self,
-                "JiraCallbackUrl",
-                value=self.identity.jira_callback_url,
-                description="Register this callback URL in the Atlassian app (docs/deploy.md)",
-            )
-            cdk.CfnOutput(
-                self,
-                "JiraClientSecretArn",
-                value=self.identity.jira_client_secret.secret_arn,
-                description='Put the Atlassian app\'s secret here as {"clientSecret": ...}',
+            self._app_outputs(
+                "Jira",
+                self.identity.jira_callback_url,
+                "Register this callback URL in the Atlassian app (docs/deploy.md)",
+                self.identity.jira_client_secret,
+                'Put the Atlassian app\'s secret here as {"clientSecret": ...}',
             )
         if self.suite.delegation_key is not None:
             cdk.CfnOutput(
@@ -757,6 +747,21 @@ class MultitoolStack(cdk.Stack):
             )
         for spec, table in self.tables.by_spec.items():
             cdk.CfnOutput(self, f"{spec.logical_name}TableName", value=table.table_name)
+
+    def _app_outputs(
+        self,
+        name: str,
+        callback_url: str | None,
+        register: str,
+        secret: secretsmanager.ISecret,
+        put: str,
+    ) -> None:
+        """What an administrator needs to register an OAuth app for the users' own accounts: the
+        callback URL to register (``<name>CallbackUrl``) and the secret its client secret goes in
+        (``<name>ClientSecretArn``); a provider with a client secret always has its callback."""
+        assert callback_url is not None
+        cdk.CfnOutput(self, f"{name}CallbackUrl", value=callback_url, description=register)
+        cdk.CfnOutput(self, f"{name}ClientSecretArn", value=secret.secret_arn, description=put)
 
 
 def _pascal(name: str) -> str:

@@ -16,15 +16,13 @@ from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-import boto3
 import pytest
 import urllib3
-from moto import mock_aws
 from multitool.local.embedded import load_seed
 from multitool.local.memory import MemoryCalendar
 from multitool.local.standins.google_server import FakeGoogle, sandbox_token, start_fake_google
 from multitool.local.standins.graph_state import GraphPool, GraphState
-from multitool.ports import microsoft365, tables
+from multitool.ports import microsoft365
 from multitool.ports.calendar import Booking, Calendar, Guest, Response
 from multitool.ports.dynamo_calendar import DynamoCalendar
 from multitool.ports.google_tokens import FixedTokenSource as GoogleTokens
@@ -33,6 +31,9 @@ from multitool.ports.graph_http import GraphHttp
 from multitool.ports.microsoft365 import GraphCalendar
 from multitool.ports.token_sources import FixedTokenSource
 from multitool.ports.tokens import Account, ProviderRefused
+
+from tests.support.moto_tables import Counted
+from tests.support.moto_tables import dynamo as dynamo
 
 ALEX = "alex.mueller@example.com"
 PRIYA = "priya.patel@example.com"
@@ -61,23 +62,6 @@ PRIYAS = booking(
 )
 NOT_ALEXS = booking("private", PRIYA, MEI, start=THURSDAY + timedelta(hours=4))
 LATER = booking("later", ALEX, MEI, start=THURSDAY + timedelta(days=20))
-
-
-class Counted:
-    def __init__(self) -> None:
-        self.client = boto3.client("dynamodb", region_name="us-east-1")
-        self.names = tables.create_all(self.client)
-        self.calls: Counter[str] = Counter()
-        self.client.meta.events.register("before-call.dynamodb.*", self._count)
-
-    def _count(self, model: Any, **_: Any) -> None:
-        self.calls[model.name] += 1
-
-
-@pytest.fixture
-def dynamo() -> Iterator[Counted]:
-    with mock_aws():
-        yield Counted()
 
 
 def builtin_calendars(dynamo: Counted) -> list[Calendar]:

@@ -4,43 +4,23 @@ every meeting of it busy wherever a person's time is checked, and never double b
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import boto3
 import pytest
-from moto import mock_aws
-from multitool.ports import tables
 from multitool.ports.calendar import Booking, Interval, SlotTaken
 from multitool.ports.dynamo_calendar import DynamoCalendar
 from multitool.ports.recurrence import Recurrence
+
+from tests.support.moto_tables import Counted
+from tests.support.moto_tables import dynamo as dynamo
 
 NEW_YORK = ZoneInfo("America/New_York")
 # Monday 14 Dec 2026, 11:00 in New York: the first of "every Monday at 11".
 MONDAY_11 = datetime(2026, 12, 14, 11, 0, tzinfo=NEW_YORK)
 WEEKLY = Recurrence(frequency="weekly", weekdays=("MO",))
-
-
-class Counted:
-    def __init__(self) -> None:
-        self.client = boto3.client("dynamodb", region_name="us-east-1")
-        self.names = tables.create_all(self.client)
-        self.calls: Counter[str] = Counter()
-        self.client.meta.events.register("before-call.dynamodb.*", self._count)
-
-    def _count(self, model: Any, **_: Any) -> None:
-        self.calls[model.name] += 1
-
-    def calendar(self, client: Any = None) -> DynamoCalendar:
-        return DynamoCalendar(self.names["BOOKINGS_TABLE_NAME"], client or self.client)
-
-
-@pytest.fixture
-def dynamo() -> Iterator[Counted]:
-    with mock_aws():
-        yield Counted()
 
 
 def booking(

@@ -10,12 +10,11 @@ from typing import Any
 import boto3
 import pytest
 from botocore.exceptions import ClientError
-from botocore.stub import ANY, Stubber
 from multitool.chat.turn_store import LOST, START_WITHIN_SECONDS, DynamoTurnStore, StoredTurn
 from multitool.people import Person
 from multitool.runtimes import OfflineHarness
 
-from tests.support.chat_env import offline_chat_env
+from tests.support.chat_env import Launches, offline_chat_env
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
 
 COMBINED = "Email Kinshuok about the doc and schedule a sync for Thursday"
@@ -26,30 +25,6 @@ PEOPLE = [
     Person(id="p2", display_name="Priya Natarajan", email="priya@example.com", timezone="Europe/Berlin"),
 ]
 ASYNC = {"Prefer": "respond-async"}
-
-
-class Launches:
-    """The orchestrator's Lambda client: real, stubbed; each Invoke's parameters kept as sent."""
-
-    def __init__(self) -> None:
-        self.client = boto3.client("lambda", region_name="us-east-1")
-        self.stubber = Stubber(self.client)
-        self.sent: list[dict[str, Any]] = []
-        self.client.meta.events.register(
-            "provide-client-params.lambda.Invoke", lambda params, **_: self.sent.append(dict(params))
-        )
-        self.stubber.activate()
-
-    def expect(self) -> None:
-        self.stubber.add_response(
-            "invoke",
-            {"StatusCode": 202},
-            {"FunctionName": "orchestrator", "InvocationType": "Event", "Payload": ANY},
-        )
-
-    def payload(self, index: int = -1) -> dict[str, Any]:
-        payload: dict[str, Any] = json.loads(self.sent[index]["Payload"])
-        return payload
 
 
 @pytest.fixture

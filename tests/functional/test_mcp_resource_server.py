@@ -249,7 +249,9 @@ def test_the_sdk_client_signs_in_with_a_client_id_metadata_document(clock: Clock
     from mcp import ClientSession
     from mcp.client.auth import OAuthClientProvider
     from mcp.client.streamable_http import streamable_http_client
-    from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+    from mcp.shared.auth import OAuthClientMetadata
+
+    from tests.support.mcp_storage import MemoryStorage
 
     fetched: list[str] = []
 
@@ -270,22 +272,6 @@ def test_the_sdk_client_signs_in_with_a_client_id_metadata_document(clock: Clock
     app = http_app(server, (oidc, RESOURCE))
     answers: list[dict[str, str]] = []
 
-    class Storage:
-        tokens: OAuthToken | None = None
-        client: OAuthClientInformationFull | None = None
-
-        async def get_tokens(self) -> OAuthToken | None:
-            return self.tokens
-
-        async def set_tokens(self, tokens: OAuthToken) -> None:
-            self.tokens = tokens
-
-        async def get_client_info(self) -> OAuthClientInformationFull | None:
-            return self.client
-
-        async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
-            self.client = client_info
-
     async def run() -> list[str]:
         transport = httpx.ASGITransport(app=app)
 
@@ -304,7 +290,7 @@ def test_the_sdk_client_signs_in_with_a_client_id_metadata_document(clock: Clock
         auth = OAuthClientProvider(
             server_url=RESOURCE,
             client_metadata=OAuthClientMetadata(redirect_uris=[CALLBACK], token_endpoint_auth_method="none"),
-            storage=Storage(),
+            storage=MemoryStorage(),
             redirect_handler=open_in_browser,
             callback_handler=callback,
             client_metadata_url=CLIENT_DOCUMENT,

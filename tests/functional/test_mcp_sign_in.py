@@ -31,10 +31,11 @@ import pytest
 from mcp import ClientSession
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+from mcp.shared.auth import OAuthClientMetadata
 from multitool.local.standins.oidc import CLIENT_ID, MCP_SCOPE
 
 from tests.support.local_server import REPO, clean_env, local_server
+from tests.support.mcp_storage import MemoryStorage
 
 USER = "priya"
 EMAIL = {"to": ["Kinshuok"], "subject": "The doc", "body": "Have a look."}
@@ -92,26 +93,6 @@ def servers() -> Iterator[Servers]:
         finally:
             process.terminate()
             process.wait(timeout=10)
-
-
-class MemoryStorage:
-    """The SDK's ``TokenStorage``, in memory (a desktop client keeps these on disk)."""
-
-    def __init__(self) -> None:
-        self.tokens: OAuthToken | None = None
-        self.client: OAuthClientInformationFull | None = None
-
-    async def get_tokens(self) -> OAuthToken | None:
-        return self.tokens
-
-    async def set_tokens(self, tokens: OAuthToken) -> None:
-        self.tokens = tokens
-
-    async def get_client_info(self) -> OAuthClientInformationFull | None:
-        return self.client
-
-    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
-        self.client = client_info
 
 
 def _hidden_fields(form: str) -> dict[str, str]:

@@ -11,73 +11,33 @@ provider since its card is ``item_changed`` with nothing written.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 import urllib3
-from multitool.local.memory import MemoryDirectory
-from multitool.local.standins.google_server import FakeGoogle, sandbox_token, start_fake_google
-from multitool.local.standins.graph_state import GraphPool, GraphState, WorkingHours
+from multitool.local.standins.google_server import FakeGoogle, sandbox_token
+from multitool.local.standins.graph_state import GraphState
 from multitool.people import Person
-from multitool.ports import google_http, google_workspace, microsoft365
+from multitool.ports import google_http, google_workspace
 from multitool.ports.calendar import Booking
 from multitool.ports.drafts import DynamoDraftStore
 from multitool.ports.google_tokens import FixedTokenSource as GoogleTokens
-from multitool.ports.suites import Suite
-from multitool.ports.token_sources import FixedTokenSource
 from multitool.ports.tokens import Account
-from multitool.review import Caller, InvalidEdits, ItemChangedSince, ReviewConfig
-from multitool.review.reviewer import Reviewer
-from multitool.tools import ToolContext, ToolPorts, run_calls
+from multitool.review import InvalidEdits, ItemChangedSince
 
-from tests.support.provider_review import NoBuiltinCalendar
-from tests.support.review_support import SENDER, RecordingMailer
-
-NOW = datetime(2026, 12, 7, 9, 0, tzinfo=UTC)  # Monday
-ALEX = Person(
-    id="p-alex", display_name="Alex Müller", email="alex.mueller@example.com", timezone="Europe/Berlin"
+from tests.support.meeting_providers import (
+    ALEX,
+    PRIYA,
+    World,
+    google_suites,
+    graph_of_people,
+    graph_suites,
+    writes,
 )
-PRIYA = Person(id="p-priya", display_name="Priya Raman", email="priya@example.com", timezone="Europe/London")
-MEI = Person(id="p-mei", display_name="Mei Tanaka", email="mei@example.com", timezone="Asia/Tokyo")
-PEOPLE = (ALEX, PRIYA, MEI)
+from tests.support.meeting_providers import google as google
+
 TUESDAY_10 = datetime(2026, 12, 8, 10, 0, tzinfo=UTC)
-ALWAYS = WorkingHours(
-    days=("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
-    start="00:00:00.0000000",
-    end="00:00:00.0000000",
-)
-
-
-class World:
-    def __init__(self, drafts: DynamoDraftStore, suites: Any) -> None:
-        self.drafts = drafts
-        self.suites = suites
-        self.reviewer = Reviewer(
-            drafts,
-            mailer=RecordingMailer(),
-            calendar=NoBuiltinCalendar(),  # type: ignore[arg-type]
-            jira=None,
-            config=ReviewConfig(sender_email=SENDER),
-            clock=lambda: NOW,
-            suites=lambda caller: suites(caller.email),
-        )
-
-    def card(self, name: str, args: dict[str, Any], email: str = ALEX.email) -> dict[str, Any]:
-        suite: Suite = self.suites(email)
-        ports = ToolPorts(MemoryDirectory(PEOPLE), suite.calendar, self.drafts)
-        ctx = ToolContext(
-            owner=email, session_id="s-1", now=NOW, timezone="Europe/London", requester_email=email
-        )
-        (outcome,) = run_calls([(name, args)], ctx, ports)
-        assert outcome.status == 200, outcome.body
-        return outcome.body
-
-    def confirm(self, draft_id: str, edits: dict[str, Any] | None = None, email: str = ALEX.email) -> Any:
-        return self.reviewer.confirm(
-            Caller(user_id=email, email=email, name="Alex Müller"), draft_id, edits or {}
-        )
 
 
 # -- Microsoft 365 ---------------------------------------------------------------------------------
@@ -85,9 +45,7 @@ class World:
 
 @pytest.fixture
 def graph() -> GraphState:
-    state = GraphState()
-    for person in PEOPLE:
-        state.add_user(person.display_name, person.email, working=ALWAYS)
+    state = graph_of_people()
     state.add_event(ALEX.email, "Weekly sync", TUESDAY_10, TUESDAY_10 + timedelta(minutes=30), [PRIYA.email])
     state.add_event(
         PRIYA.email,
@@ -101,21 +59,7 @@ def graph() -> GraphState:
 
 @pytest.fixture
 def on_graph(drafts: DynamoDraftStore, graph: GraphState) -> World:
-    def suites(email: str) -> Suite:
-        return microsoft365.build_suite(
-            Account(user_id=email, email=email),
-            FixedTokenSource("local-token"),
-            http=GraphPool(graph),  # type: ignore[arg-type]
-            base_url="http://graph.local/v1.0",
-        )
-
-    return World(drafts, suites)
-
-
-def writes(graph: GraphState) -> list[tuple[str, str, Any]]:
-    return [
-        r for r in graph.requests if r[0] in ("PATCH", "POST", "DELETE") and not r[1].endswith("getSchedule")
-    ]
+    return World(drafts, graph_suites(graph))
 
 
 def test_graph_moves_the_event_with_one_patch_and_a_retry_sends_nothing_more(
@@ -218,22 +162,8 @@ def test_the_graph_stand_in_honours_if_match_where_graph_declares_it(graph: Grap
 
 
 @pytest.fixture
-def google() -> Iterator[FakeGoogle]:
-    with start_fake_google(people=PEOPLE, week_of=date(2026, 11, 16)) as server:
-        assert server.discovery is not None
-        yield server
-
-
-@pytest.fixture
 def on_google(drafts: DynamoDraftStore, google: FakeGoogle) -> World:
-    tokens = GoogleTokens({p.email: sandbox_token(p.email) for p in PEOPLE})
-    http = urllib3.PoolManager()
-
-    def suites(email: str) -> Suite:
-        return google_workspace.build_suite(
-            Account(user_id=email, email=email), tokens, http=http, base_url=google.url, deadline=lambda: 20.0
-        )
-
+    suites = google_suites(google)
     for organizer, booking in (
         (
             ALEX,

@@ -20,27 +20,29 @@ confirm is refused until the edits choose one.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-import urllib3
-from multitool.local.standins.google_server import FakeGoogle, sandbox_token, start_fake_google
-from multitool.local.standins.graph_state import GraphPool, GraphState
-from multitool.ports import google_workspace, microsoft365
+from multitool.local.standins.google_server import FakeGoogle
+from multitool.local.standins.graph_state import GraphState
 from multitool.ports.calendar import Booking
 from multitool.ports.drafts import DynamoDraftStore
-from multitool.ports.google_tokens import FixedTokenSource as GoogleTokens
 from multitool.ports.recurrence import Recurrence
-from multitool.ports.suites import Suite
-from multitool.ports.token_sources import FixedTokenSource
-from multitool.ports.tokens import Account
 from multitool.review import InvalidEdits, ItemChangedSince
 
 from tests.functional.test_meeting_changes import card, confirm, ics
 from tests.functional.test_meeting_changes import world as world
-from tests.functional.test_meeting_changes_providers import ALEX, ALWAYS, PEOPLE, PRIYA, World, writes
+from tests.support.meeting_providers import (
+    ALEX,
+    PRIYA,
+    World,
+    google_suites,
+    graph_of_people,
+    graph_suites,
+    writes,
+)
+from tests.support.meeting_providers import google as google
 
 MONDAY_11 = datetime(2026, 12, 7, 11, 0, tzinfo=UTC)  # Mon 7 Dec, 11:00 London: after NOW (09:00)
 NEXT_MONDAY_11 = MONDAY_11 + timedelta(weeks=1)
@@ -72,22 +74,12 @@ def starts(events: Any) -> list[datetime]:
 
 @pytest.fixture
 def graph() -> GraphState:
-    state = GraphState()
-    for person in PEOPLE:
-        state.add_user(person.display_name, person.email, working=ALWAYS)
-    return state
+    return graph_of_people()
 
 
 @pytest.fixture
 def on_graph(drafts: DynamoDraftStore, graph: GraphState) -> World:
-    def suites(email: str) -> Suite:
-        return microsoft365.build_suite(
-            Account(user_id=email, email=email),
-            FixedTokenSource("local-token"),
-            http=GraphPool(graph),  # type: ignore[arg-type]
-            base_url="http://graph.local/v1.0",
-        )
-
+    suites = graph_suites(graph)
     suites(ALEX.email).calendar.book(one_on_one(ALEX.email, PRIYA.email))
     graph.requests.clear()
     return World(drafts, suites)
@@ -124,22 +116,8 @@ def test_graph_cancels_the_series_on_its_master(on_graph: World, graph: GraphSta
 
 
 @pytest.fixture
-def google() -> Iterator[FakeGoogle]:
-    with start_fake_google(people=PEOPLE, week_of=date(2026, 11, 16)) as server:
-        assert server.discovery is not None
-        yield server
-
-
-@pytest.fixture
 def on_google(drafts: DynamoDraftStore, google: FakeGoogle) -> World:
-    tokens = GoogleTokens({p.email: sandbox_token(p.email) for p in PEOPLE})
-    http = urllib3.PoolManager()
-
-    def suites(email: str) -> Suite:
-        return google_workspace.build_suite(
-            Account(user_id=email, email=email), tokens, http=http, base_url=google.url, deadline=lambda: 20.0
-        )
-
+    suites = google_suites(google)
     suites(ALEX.email).calendar.book(one_on_one(ALEX.email, PRIYA.email))
     google.invitations.clear()
     return World(drafts, suites)

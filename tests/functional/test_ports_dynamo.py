@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -11,35 +10,18 @@ from zoneinfo import ZoneInfo
 import boto3
 import pytest
 from botocore.exceptions import ClientError
-from moto import mock_aws
 from multitool.drafts import DraftStatus, new_draft
 from multitool.people import Resolution
-from multitool.ports import tables
 from multitool.ports.calendar import Booking, Interval, SlotTaken
 from multitool.ports.directory import DynamoDirectory, name_index, seed_people
 from multitool.ports.drafts import DynamoDraftStore, _from_item, _to_item
 from multitool.ports.dynamo_calendar import DynamoCalendar
 
 from tests.support.events import sample_people
+from tests.support.moto_tables import Counted
+from tests.support.moto_tables import dynamo as dynamo
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
-
-
-class Counted:
-    def __init__(self) -> None:
-        self.client = boto3.client("dynamodb", region_name="us-east-1")
-        self.names = tables.create_all(self.client)
-        self.calls: Counter[str] = Counter()
-        self.client.meta.events.register("before-call.dynamodb.*", self._count)
-
-    def _count(self, model: Any, **_: Any) -> None:
-        self.calls[model.name] += 1
-
-
-@pytest.fixture
-def dynamo() -> Iterator[Counted]:
-    with mock_aws():
-        yield Counted()
 
 
 def draft(n: int, session: str = "s-1") -> Any:

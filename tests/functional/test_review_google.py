@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 import urllib3
-from multitool.api.review_app import review_app
 from multitool.drafts import DraftStatus
 from multitool.local.standins.google_server import FakeGoogle, sandbox_token, start_fake_google
 from multitool.people import Person
@@ -23,8 +22,13 @@ from multitool.review import Caller, SideEffectFailed, SlotTaken
 from multitool.review.errors import ReconnectAccount
 from multitool.review.reviewer import Reviewer
 
-from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
-from tests.support.provider_review import provider_reviewer
+from tests.support.http_events import json_body
+from tests.support.provider_review import (
+    confirm_over_http,
+    confirmed_twice,
+    meeting_with_priya,
+    provider_reviewer,
+)
 from tests.support.review_support import (
     KINSHUOK,
     OWNER,
@@ -32,8 +36,6 @@ from tests.support.review_support import (
     SLOTS,
     RecordingMailer,
     email_draft,
-    meeting_draft,
-    resolved,
 )
 
 ALEX = Person(
@@ -99,16 +101,11 @@ def booked(google: FakeGoogle) -> list[dict[str, Any]]:
 def test_a_confirmed_meeting_is_one_event_google_invites_to_and_a_retry_books_nothing_more(
     drafts: DynamoDraftStore, google: FakeGoogle
 ) -> None:
-    [draft] = drafts.create_many([meeting_draft(attendees=[resolved("Priya", PRIYA)])])
+    draft = meeting_with_priya(drafts)
     review, builtin = reviewer(drafts, google)
 
-    done = review.confirm(CALLER, draft.id, {"slot": FIRST})
-    again = review.confirm(CALLER, draft.id, {"slot": FIRST})
+    confirmed_twice(review, CALLER, draft, {"slot": FIRST})
 
-    assert done.status is DraftStatus.DONE
-    assert again.result == done.result
-    assert done.result is not None
-    assert done.result["invitedBy"] == "calendar"
     [event] = booked(google)
     assert event["id"] == event_id(draft.id)
     assert event["organizer"]["email"] == ALEX.email
@@ -122,7 +119,7 @@ def test_a_confirm_whose_insert_answer_was_lost_is_retried_onto_the_same_event(
     drafts: DynamoDraftStore, google: FakeGoogle
 ) -> None:
     # Given a confirm whose event Google inserted, but whose answer the function never read
-    [draft] = drafts.create_many([meeting_draft(attendees=[resolved("Priya", PRIYA)])])
+    draft = meeting_with_priya(drafts)
     lossy = LosesTheInsertsAnswer()
     review, _ = reviewer(drafts, google, http=lossy)  # type: ignore[arg-type]
     with pytest.raises(SideEffectFailed) as failed:
@@ -163,7 +160,7 @@ def test_a_slot_taken_in_google_calendar_since_the_card_is_slot_taken_and_anothe
             timezone="Europe/Berlin",
         )
     )
-    [draft] = drafts.create_many([meeting_draft(attendees=[resolved("Priya", PRIYA)])])
+    draft = meeting_with_priya(drafts)
     review, _ = reviewer(drafts, google)
 
     # When Alex confirms that slot, it is refused with the others still free named
@@ -189,21 +186,12 @@ def test_a_token_google_no_longer_takes_is_403_account_not_connected_and_the_dra
     drafts: DynamoDraftStore, google: FakeGoogle
 ) -> None:
     # Given Google answers the confirm's first call 401 (the user's token expired or was revoked)
-    [draft] = drafts.create_many([meeting_draft(attendees=[resolved("Priya", PRIYA)])])
+    draft = meeting_with_priya(drafts)
     google.fail_next("calendar.events.get", 401, "authError", "Invalid Credentials")
     review, _ = reviewer(drafts, google)
-    event = http_api_event(
-        "POST",
-        f"/actions/{draft.id}/confirm",
-        {"slot": FIRST},
-        sub=OWNER,
-        path_parameters={"id": draft.id},
-        route_key="POST /actions/{id}/confirm",
-        claims={"email": ALEX.email, "email_verified": "true"},
-    )
 
     # When the user confirms over the review API
-    response = review_app(lambda: review, lambda: None).resolve(event, FakeLambdaContext())
+    response = confirm_over_http(review, draft, {"slot": FIRST}, ALEX.email)
 
     # Then the answer asks to reconnect, nothing was booked, and the draft is as it was
     assert response["statusCode"] == 403
@@ -220,7 +208,7 @@ def test_a_token_google_no_longer_takes_is_403_account_not_connected_and_the_dra
 def test_an_account_never_connected_is_asked_to_connect_and_nothing_reaches_google(
     drafts: DynamoDraftStore, google: FakeGoogle
 ) -> None:
-    [draft] = drafts.create_many([meeting_draft(attendees=[resolved("Priya", PRIYA)])])
+    draft = meeting_with_priya(drafts)
     review, _ = reviewer(drafts, google, tokens=FixedTokenSource({}))
 
     with pytest.raises(ReconnectAccount) as missing:

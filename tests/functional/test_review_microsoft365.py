@@ -5,7 +5,6 @@ request against Graph's own description."""
 from __future__ import annotations
 
 import pytest
-from multitool.api.review_app import review_app
 from multitool.drafts import DraftStatus
 from multitool.local.standins.graph_state import Fault, GraphPool, GraphState, WorkingHours
 from multitool.ports.drafts import DynamoDraftStore
@@ -17,8 +16,13 @@ from multitool.review import Caller, SideEffectFailed, SlotTaken
 from multitool.review.errors import ReconnectAccount
 from multitool.review.reviewer import Reviewer
 
-from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
-from tests.support.provider_review import provider_reviewer
+from tests.support.http_events import FakeLambdaContext, json_body
+from tests.support.provider_review import (
+    confirm_over_http,
+    confirmed_twice,
+    meeting_with_priya,
+    provider_reviewer,
+)
 from tests.support.review_support import (
     KINSHUOK,
     OWNER,
@@ -26,7 +30,6 @@ from tests.support.review_support import (
     SLOTS,
     RecordingMailer,
     email_draft,
-    meeting_draft,
     resolved,
 )
 
@@ -60,17 +63,12 @@ def reviewer(
 def test_a_confirmed_meeting_is_one_event_microsoft_sends_and_a_retry_books_nothing_more(
     drafts: DynamoDraftStore, graph: GraphState
 ) -> None:
-    [draft] = drafts.create_many([meeting_draft(attendees=[resolved("Priya", PRIYA)])])
+    draft = meeting_with_priya(drafts)
     review, builtin = reviewer(drafts, graph)
 
-    done = review.confirm(CALLER, draft.id, {"slot": FIRST})
-    again = review.confirm(CALLER, draft.id, {"slot": FIRST})
+    result = confirmed_twice(review, CALLER, draft, {"slot": FIRST})
 
-    assert done.status is DraftStatus.DONE
-    assert again.result == done.result
-    assert done.result is not None
-    assert done.result["invitedBy"] == "calendar"
-    assert "messageId" not in done.result
+    assert "messageId" not in result
     [event] = graph.events
     assert event["organizer"]["emailAddress"]["address"] == ALEX
     assert [a["emailAddress"] for a in event["attendees"]] == [
@@ -85,7 +83,7 @@ def test_a_slot_taken_in_outlook_since_the_card_is_slot_taken_and_another_slot_b
     drafts: DynamoDraftStore, graph: GraphState
 ) -> None:
     graph.add_event(KINSHUOK.email, "Priya's 1:1", SLOTS[0][0], SLOTS[0][1], [PRIYA.email])
-    [draft] = drafts.create_many([meeting_draft(attendees=[resolved("Priya", PRIYA)])])
+    draft = meeting_with_priya(drafts)
     review, _ = reviewer(drafts, graph)
 
     with pytest.raises(SlotTaken) as taken:
@@ -104,7 +102,7 @@ def test_a_slot_taken_in_outlook_since_the_card_is_slot_taken_and_another_slot_b
 def test_no_connected_account_leaves_the_draft_confirmable(
     drafts: DynamoDraftStore, graph: GraphState
 ) -> None:
-    [draft] = drafts.create_many([meeting_draft(attendees=[resolved("Priya", PRIYA)])])
+    draft = meeting_with_priya(drafts)
     review, _ = reviewer(drafts, graph, tokens=NoTokenSource())
 
     with pytest.raises(ReconnectAccount) as missing:
@@ -122,20 +120,11 @@ def test_no_connected_account_leaves_the_draft_confirmable(
 def test_an_expired_token_is_403_account_not_connected_over_http(
     drafts: DynamoDraftStore, graph: GraphState
 ) -> None:
-    [draft] = drafts.create_many([meeting_draft(attendees=[resolved("Priya", PRIYA)])])
+    draft = meeting_with_priya(drafts)
     graph.fail_next("GET", "/users/{user-id}/events", Fault(401, "InvalidAuthenticationToken", "Expired"))
     review, _ = reviewer(drafts, graph)
-    event = http_api_event(
-        "POST",
-        f"/actions/{draft.id}/confirm",
-        {"slot": FIRST},
-        sub=OWNER,
-        path_parameters={"id": draft.id},
-        route_key="POST /actions/{id}/confirm",
-        claims={"email": ALEX, "email_verified": "true"},
-    )
 
-    response = review_app(lambda: review, lambda: None).resolve(event, FakeLambdaContext())
+    response = confirm_over_http(review, draft, {"slot": FIRST}, ALEX)
 
     assert response["statusCode"] == 403
     body = json_body(response)
@@ -147,7 +136,7 @@ def test_an_expired_token_is_403_account_not_connected_over_http(
 def test_graph_unavailable_fails_the_draft_with_503_and_a_later_confirm_books(
     drafts: DynamoDraftStore, graph: GraphState
 ) -> None:
-    [draft] = drafts.create_many([meeting_draft(attendees=[resolved("Priya", PRIYA)])])
+    draft = meeting_with_priya(drafts)
     graph.fail_next("POST", "/users/{user-id}/events", Fault(500, "generalException", "Boom"))
     review, _ = reviewer(drafts, graph)
 
@@ -195,18 +184,9 @@ def test_the_review_api_waits_for_graph_only_within_the_invocations_remaining_ti
         "POST", "/users/{user-id}/sendMail", Fault(429, "TooManyRequests", "Slow", {"Retry-After": "5"})
     )
     review, _ = reviewer(drafts, graph)
-    event = http_api_event(
-        "POST",
-        f"/actions/{draft.id}/confirm",
-        {},
-        sub=OWNER,
-        path_parameters={"id": draft.id},
-        route_key="POST /actions/{id}/confirm",
-        claims={"email": ALEX, "email_verified": "true"},
-    )
 
     # When the confirm runs in an invocation with 3 s left
-    response = review_app(lambda: review, lambda: None).resolve(event, EndingInvocation())
+    response = confirm_over_http(review, draft, {}, ALEX, EndingInvocation())
 
     # Then it does not wait past the invocation (with its own 25 s it would have, and sent): the
     # draft fails as throttled, nothing sent, confirmable again

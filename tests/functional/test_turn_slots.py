@@ -17,8 +17,7 @@ from multitool.people import Person
 from multitool.ports.turn_slots import DynamoTurnSlots, SlotsFull, slots_key
 from multitool.runtimes import OfflineHarness
 
-from tests.functional.test_chat_turns import Launches
-from tests.support.chat_env import offline_chat_env
+from tests.support.chat_env import Launches, offline_chat_env
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
 
 PEOPLE = [Person(id="p1", display_name="Mei Chen", email="mei@example.com", timezone="Asia/Shanghai")]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 import boto3
 import pytest
+from botocore.stub import ANY, Stubber
 from moto import mock_aws
 from multitool.api.chat_app import aws_chat_service
 from multitool.people import Person
@@ -37,3 +39,28 @@ def offline_chat_env(
             yield {"client": client, "tables": names}
         finally:
             aws_chat_service.cache_clear()
+
+
+class Launches:
+    """The function's Lambda client (the orchestrator's, the Slack function's): real, stubbed; each
+    asynchronous self-invoke's parameters kept as sent."""
+
+    def __init__(self) -> None:
+        self.client = boto3.client("lambda", region_name="us-east-1")
+        self.stubber = Stubber(self.client)
+        self.sent: list[dict[str, Any]] = []
+        self.client.meta.events.register(
+            "provide-client-params.lambda.Invoke", lambda params, **_: self.sent.append(dict(params))
+        )
+        self.stubber.activate()
+
+    def expect(self) -> None:
+        self.stubber.add_response(
+            "invoke",
+            {"StatusCode": 202},
+            {"FunctionName": "orchestrator", "InvocationType": "Event", "Payload": ANY},
+        )
+
+    def payload(self, index: int = -1) -> dict[str, Any]:
+        payload: dict[str, Any] = json.loads(self.sent[index]["Payload"])
+        return payload

@@ -1,12 +1,14 @@
 """moto DynamoDB with every table created and the directory seeded, as the Lambdas' environment.
 
 ``moto_tables`` is the tools' Lambdas' environment; ``review_aws`` adds what the review Lambda
-sends with (SES v2, the sender verified) and builds its reviewer afresh.
+sends with (SES v2, the sender verified) and builds its reviewer afresh; ``dynamo`` is every table
+on a client that counts its calls (:class:`Counted`), for the ports' own tests.
 """
 
 from __future__ import annotations
 
 import functools
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -90,3 +92,26 @@ def review_aws(moto_tables: Tables, monkeypatch: pytest.MonkeyPatch) -> Iterator
     aws_reviewer.cache_clear()
     yield moto_tables
     aws_reviewer.cache_clear()
+
+
+class Counted:
+    """Every table, on a DynamoDB client that counts its calls by operation (one logical read is
+    one call: the ports' tests hold them to it)."""
+
+    def __init__(self) -> None:
+        self.client = boto3.client("dynamodb", region_name=REGION)
+        self.names = tables.create_all(self.client)
+        self.calls: Counter[str] = Counter()
+        self.client.meta.events.register("before-call.dynamodb.*", self._count)
+
+    def _count(self, model: Any, **_: Any) -> None:
+        self.calls[model.name] += 1
+
+    def calendar(self, client: Any = None) -> DynamoCalendar:
+        return DynamoCalendar(self.names["BOOKINGS_TABLE_NAME"], client or self.client)
+
+
+@pytest.fixture
+def dynamo() -> Iterator[Counted]:
+    with mock_aws():
+        yield Counted()

@@ -2,7 +2,9 @@
 
 ``drafts`` is the moto-backed draft store (registered for the functional suites);
 :func:`provider_reviewer` takes the provider's ``build_suite`` and where its stand-in answers,
-and gives a reviewer whose builtin calendar refuses to be used and whose builtin mailer records.
+and gives a reviewer whose builtin calendar refuses to be used and whose builtin mailer records;
+:func:`meeting_with_priya`, :func:`confirmed_twice` and :func:`confirm_over_http` are what each
+provider's confirms are given and asked alike.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import boto3
 import pytest
 import urllib3
 from moto import mock_aws
+from multitool.api.review_app import review_app
+from multitool.drafts import Draft, DraftStatus
 from multitool.ports.drafts import DynamoDraftStore
 from multitool.ports.provider_suites import SuiteBuilder
 from multitool.ports.suites import Suite
@@ -22,7 +26,8 @@ from multitool.ports.tokens import Account, TokenSource
 from multitool.review import Caller, ReviewConfig
 from multitool.review.reviewer import Reviewer
 
-from tests.support.review_support import NOW, SENDER, RecordingMailer
+from tests.support.http_events import FakeLambdaContext, http_api_event
+from tests.support.review_support import NOW, OWNER, PRIYA, SENDER, RecordingMailer, meeting_draft, resolved
 
 
 @pytest.fixture
@@ -71,3 +76,45 @@ def provider_reviewer(
         suites=suites,
     )
     return review, builtin
+
+
+def meeting_with_priya(drafts: DynamoDraftStore) -> Draft:
+    """A meeting card with Priya, stored as proposed."""
+    [draft] = drafts.create_many([meeting_draft(attendees=[resolved("Priya", PRIYA)])])
+    return draft
+
+
+def confirmed_twice(review: Reviewer, caller: Caller, draft: Draft, edits: dict[str, Any]) -> dict[str, Any]:
+    """A confirm and its retry: both done with one result (exactly once), the provider's calendar
+    inviting; the result."""
+    done = review.confirm(caller, draft.id, edits)
+    again = review.confirm(caller, draft.id, edits)
+    assert done.status is DraftStatus.DONE
+    assert again.result == done.result
+    assert done.result is not None
+    assert done.result["invitedBy"] == "calendar"
+    return done.result
+
+
+def confirm_over_http(
+    review: Reviewer,
+    draft: Draft,
+    edits: dict[str, Any],
+    email: str,
+    context: FakeLambdaContext | None = None,
+) -> dict[str, Any]:
+    """The owner's confirm of ``draft`` through the review API's route, ``email`` verified in the
+    token's claims; the API's answer."""
+    event = http_api_event(
+        "POST",
+        f"/actions/{draft.id}/confirm",
+        edits,
+        sub=OWNER,
+        path_parameters={"id": draft.id},
+        route_key="POST /actions/{id}/confirm",
+        claims={"email": email, "email_verified": "true"},
+    )
+    answer: dict[str, Any] = review_app(lambda: review, lambda: None).resolve(
+        event, context or FakeLambdaContext()
+    )
+    return answer

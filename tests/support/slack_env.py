@@ -9,11 +9,10 @@ from typing import Any
 
 import boto3
 import pytest
-from botocore.stub import ANY, Stubber
 from multitool.people import Person
 from slack_sdk.models.blocks import Block
 
-from tests.support.chat_env import offline_chat_env
+from tests.support.chat_env import Launches, offline_chat_env
 from tests.support.http_events import FakeLambdaContext
 from tests.support.slack_wire import BOT_TOKEN, SIGNING_SECRET, slack_api, slack_user
 
@@ -30,26 +29,6 @@ PEOPLE = [
     ),
     Person(id="p-zoe-p", display_name="Zoe Park", email="zoe.park@example.com", timezone="America/New_York"),
 ]
-
-
-class Launches:
-    """The function's Lambda client: real, stubbed; each asynchronous self-invoke kept as sent."""
-
-    def __init__(self) -> None:
-        self.client = boto3.client("lambda", region_name="us-east-1")
-        self.stubber = Stubber(self.client)
-        self.sent: list[dict[str, Any]] = []
-        self.client.meta.events.register(
-            "provide-client-params.lambda.Invoke", lambda params, **_: self.sent.append(dict(params))
-        )
-        self.stubber.activate()
-
-    def expect(self) -> None:
-        self.stubber.add_response(
-            "invoke",
-            {"StatusCode": 202},
-            {"FunctionName": "orchestrator", "InvocationType": "Event", "Payload": ANY},
-        )
 
 
 @pytest.fixture

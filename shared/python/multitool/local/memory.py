@@ -21,13 +21,12 @@ from multitool.ports.calendar import (
     Booking,
     CalendarEvent,
     Interval,
-    NotOrganizer,
     Response,
     Scope,
     SlotTaken,
     already_at,
     booking_event,
-    checked,
+    checked_as,
     meetings_of,
     moved_occurrence_id,
     overlaps,
@@ -158,8 +157,7 @@ class MemoryCalendar:
             if already_at(current, start, end):
                 assert current is not None
                 return current
-            if checked(current, shown).role != "organizer":
-                raise NotOrganizer(shown.id)
+            checked_as(current, shown, "organizer")
             self.book(self.bookings[shown.id].model_copy(update={"start": start, "end": end}))
             found = self._event(email, shown.id)
         assert found is not None
@@ -170,8 +168,7 @@ class MemoryCalendar:
     ) -> CalendarEvent:
         single_id = moved_occurrence_id(shown.id, shown.start)
         if single_id not in self.bookings:
-            if checked(self._event(email, shown.id), shown).role != "organizer":
-                raise NotOrganizer(shown.id)
+            checked_as(self._event(email, shown.id), shown, "organizer")
             skipped = shown.start.astimezone(UTC)
             self.book(
                 series.model_copy(
@@ -192,8 +189,7 @@ class MemoryCalendar:
             one = scope == "occurrence" and shown.recurring and booking is not None and booking.recurrence
             if one and skipped in {e.astimezone(UTC) for e in booking.exceptions}:  # type: ignore[union-attr]
                 return  # taken out before: a retried confirmation
-            if checked(self._event(email, shown.id), shown).role != "organizer":
-                raise NotOrganizer(shown.id)
+            checked_as(self._event(email, shown.id), shown, "organizer")
             self.writes += 1
             if one:
                 assert booking is not None
@@ -217,8 +213,7 @@ class MemoryCalendar:
             current = self._event(email, shown.id)
             if current is not None and current.response is response:
                 return current
-            if checked(current, shown).role != "attendee":
-                raise NotOrganizer(shown.id)
+            checked_as(current, shown, "attendee")
             booking = self.bookings[shown.id]
             self.writes += 1
             self.bookings[shown.id] = booking.model_copy(

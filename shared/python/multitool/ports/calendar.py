@@ -10,10 +10,10 @@ addresses (their calendars are not ours to know), so nothing stops a double
 booking of someone outside the directory.
 """
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
 from enum import StrEnum
-from typing import ClassVar, Literal, Protocol
+from typing import ClassVar, Literal, NamedTuple, Protocol
 
 from pydantic import Field
 
@@ -235,6 +235,57 @@ def checked(current: CalendarEvent | None, shown: CalendarEvent) -> CalendarEven
     if current.version != shown.version:
         raise EventChanged(gone=False)
     return current
+
+
+def checked_as(
+    current: CalendarEvent | None, shown: CalendarEvent, role: Literal["organizer", "attendee"]
+) -> CalendarEvent:
+    """:func:`checked`, and the caller is ``role`` on it (the organizer moves and cancels, an attendee
+    answers); else :class:`NotOrganizer`."""
+    event = checked(current, shown)
+    if event.role != role:
+        raise NotOrganizer(shown.id)
+    return event
+
+
+class MoveTarget(NamedTuple):
+    """What a provider's move writes: the event (the meeting, or its series) and its new times."""
+
+    id: str
+    start: datetime
+    end: datetime
+    series: CalendarEvent | None = None
+    """The series as read, when the move is the whole series' (its version is its own)."""
+
+
+def move_target(
+    current: CalendarEvent | None,
+    shown: CalendarEvent,
+    start: datetime,
+    end: datetime,
+    scope: Scope,
+    read: Callable[[str], CalendarEvent | None],
+) -> MoveTarget:
+    """A provider move's check and target, after the re-read (``current``, not already at the
+    time): the card's meeting, still as shown and the caller's as organizer; then the meeting at
+    [start, end), or, for the series of an occurrence, the series (``read`` on ``series_id``) with
+    its first meeting moved by as much. :class:`EventChanged` when either is gone or changed."""
+    checked_as(current, shown, "organizer")
+    if scope != "series" or not shown.series_id:
+        return MoveTarget(shown.id, start, end)
+    series = read(shown.series_id)
+    if series is None:
+        raise EventChanged(gone=True)
+    first = series.start + (start - shown.start)
+    return MoveTarget(shown.series_id, first, first + (end - start), series)
+
+
+def cancel_target(current: CalendarEvent | None, shown: CalendarEvent, scope: Scope) -> str:
+    """A provider cancel's check and target, after the re-read (``current``): the card's meeting,
+    still as shown and the caller's as organizer (the occurrence shown is what is checked, either
+    way); then the id to cancel: the meeting's, or its series' for ``series``."""
+    checked_as(current, shown, "organizer")
+    return shown.series_id if scope == "series" and shown.series_id else shown.id
 
 
 def already_at(current: CalendarEvent | None, start: datetime, end: datetime) -> bool:

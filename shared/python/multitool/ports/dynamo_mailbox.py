@@ -44,6 +44,7 @@ from multitool.ports.mailbox import (
     SentAnswer,
     answer_subject,
     first_lines,
+    seeded_mail,
 )
 from multitool.text import multi_line, single_line
 
@@ -377,46 +378,35 @@ def _file_item(f: StoredFile) -> dict[str, Any]:
 def seed_mail(
     client: DynamoDBClient, table_name: str, messages: Iterable[Mapping[str, Any]], now: datetime
 ) -> int:
-    """Deliver seeded messages (``seed.json``'s ``mail``) into their sender's and recipients' boxes.
-
-    Each message: ``from``, ``fromName``, ``to``, ``cc`` (addresses), ``subject``, ``body``,
-    ``hoursAgo``, ``thread`` (messages of one thread share it), ``attachments`` (``name``,
-    ``contentType``, ``text``: its bytes, for the demo). Idempotent: ids are derived from the seed.
-    """
+    """Deliver seeded messages (``seed.json``'s ``mail``, each as
+    :func:`multitool.ports.mailbox.seeded_mail` reads it, as the stand-in Graph and Gmail do) into
+    their sender's and recipients' boxes. Idempotent: ids are derived from the seed."""
     written = 0
     threads: dict[str, list[str]] = {}
-    for index, seeded in enumerate(messages):
-        received = now.replace(microsecond=0) - _hours(float(seeded.get("hoursAgo", index + 1)))
+    for seeded in seeded_mail(messages, now.replace(microsecond=0)):
+        index, received = seeded.index, seeded.received
         identifier = message_id(received, f"seed{index:03d}")
-        thread = str(seeded.get("thread") or identifier)
+        thread = seeded.thread or identifier
         internet_id = f"<seed{index:03d}.{thread}@{ID_DOMAIN}>"
         refs = list(threads.get(thread, []))
         threads.setdefault(thread, []).append(internet_id)
         files = [
-            StoredFile(
-                id=f"a{n}",
-                name=str(a["name"]),
-                size=len(str(a.get("text", "")).encode()),
-                content_type=str(a.get("contentType", "application/octet-stream")),
-                content=str(a.get("text", "")).encode(),
-            )
-            for n, a in enumerate(seeded.get("attachments", ()))
+            StoredFile(id=f"a{n}", name=name, size=len(content), content_type=kind, content=content)
+            for n, (name, kind, content) in enumerate(seeded.files)
         ]
         if sum(f.size for f in files) > MAX_ATTACHMENT_BYTES:
             raise ValueError(f"Seeded message {index}'s attachments are over {MAX_ATTACHMENT_BYTES} bytes")
-        to = [str(a) for a in seeded.get("to", ())]
-        cc = [str(a) for a in seeded.get("cc", ())]
-        sender = str(seeded["from"])
+        to, cc, sender = seeded.to, seeded.cc, seeded.sender
         base: dict[str, Any] = {
             "id": {"S": identifier},
             "threadId": {"S": thread},
             "sender": {"S": sender},
-            "senderName": {"S": str(seeded.get("fromName", ""))},
+            "senderName": {"S": seeded.sender_name},
             "recipients": {"L": [{"S": a} for a in to]},
             "copied": {"L": [{"S": a} for a in cc]},
-            "subject": {"S": str(seeded.get("subject", ""))},
+            "subject": {"S": seeded.subject},
             "received": {"S": received.astimezone(UTC).isoformat()},
-            "body": {"S": str(seeded.get("body", ""))},
+            "body": {"S": seeded.body},
             "internetId": {"S": internet_id},
             "refs": {"L": [{"S": r} for r in refs]},
             "files": {"L": [_file_item(f) for f in files]},
@@ -436,9 +426,3 @@ def seed_mail(
             )
             written += 1
     return written
-
-
-def _hours(hours: float) -> Any:
-    from datetime import timedelta
-
-    return timedelta(hours=hours)

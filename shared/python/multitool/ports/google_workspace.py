@@ -64,12 +64,13 @@ from multitool.ports.calendar import (
     EventAttendee,
     EventChanged,
     Interval,
-    NotOrganizer,
     Response,
     Scope,
     SlotTaken,
     already_at,
-    checked,
+    cancel_target,
+    checked_as,
+    move_target,
     overlaps,
 )
 from multitool.ports.directory import name_keys, normalize_name, resolution_for
@@ -355,33 +356,22 @@ class GoogleCalendar:
         if already_at(current, start, end):
             assert current is not None
             return current
-        if checked(current, shown).role != "organizer":
-            raise NotOrganizer(shown.id)
+        target = move_target(current, shown, start, end, scope, lambda event_id: self.event(email, event_id))
         zone = (raw or {}).get("start", {}).get("timeZone") or shown.timezone
-        target = shown.id
-        if scope == "series" and shown.series_id:
-            master = self.event(email, shown.series_id)
-            if master is None:
-                raise EventChanged(gone=True)
-            target, first = shown.series_id, master.start + (start - shown.start)
-            start, end = first, first + (end - start)
-            etag = master.version or None
-        else:
-            etag = _etag(raw)
         answer = self._api.call(
             "PATCH",
             "calendar",
-            path("calendars", CALENDAR, "events", target),
+            path("calendars", CALENDAR, "events", target.id),
             scopes=EVENT_SCOPES,
             query=[("sendUpdates", "all")],
             body={
-                "start": {"dateTime": _rfc3339(_whole_seconds(start)), "timeZone": zone},
-                "end": {"dateTime": _rfc3339(_whole_seconds(end)), "timeZone": zone},
+                "start": {"dateTime": _rfc3339(_whole_seconds(target.start)), "timeZone": zone},
+                "end": {"dateTime": _rfc3339(_whole_seconds(target.end)), "timeZone": zone},
             },
             idempotent=False,  # mails the update
             check="your Google Calendar",
             accept=(200, PRECONDITION_FAILED),
-            if_match=etag,
+            if_match=(target.series.version or None) if target.series is not None else _etag(raw),
         )
         _unchanged(answer.status)
         moved = google_event(answer.body) if isinstance(answer.body, dict) else None
@@ -399,9 +389,7 @@ class GoogleCalendar:
         :class:`EventChanged`, nothing deleted."""
         self._own(email)
         raw = self._get(shown.id, scopes=READ_SCOPES)
-        if checked(google_event(raw) if raw is not None else None, shown).role != "organizer":
-            raise NotOrganizer(shown.id)
-        target = shown.series_id if scope == "series" and shown.series_id else shown.id
+        target = cancel_target(google_event(raw) if raw is not None else None, shown, scope)
         answer = self._api.call(
             "DELETE",
             "calendar",
@@ -431,8 +419,7 @@ class GoogleCalendar:
         current = google_event(raw) if raw is not None else None
         if current is not None and current.response is response:
             return current
-        if checked(current, shown).role != "attendee":
-            raise NotOrganizer(shown.id)
+        checked_as(current, shown, "attendee")
         status = {
             Response.ACCEPTED: "accepted",
             Response.TENTATIVE: "tentative",

@@ -36,13 +36,15 @@ from multitool.ports.tokens import (
     ProviderThrottled,
     ProviderUnavailable,
 )
+from multitool.text import single_line
 
 GRAPH_URL = "https://graph.microsoft.com/v1.0"
 PROVIDER: Final = "microsoft365"
 READ_TIMEOUT_SECONDS = 20.0  # sendMail and an event's creation can take a while to answer
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "PUT", "DELETE"})
+ITEM_NOT_FOUND: Final = "ErrorItemNotFound"
 _NOT_FOUND_WORDS = {
-    "ErrorItemNotFound": "the calendar item no longer exists",
+    ITEM_NOT_FOUND: "the calendar item no longer exists",
     "MailboxNotEnabledForRESTAPI": "the account has no Exchange Online mailbox (or it is on premises)",
     "ResourceNotFound": "the user or mailbox does not exist in this organization",
 }
@@ -128,6 +130,35 @@ class GraphHttp(retry.AccountClient):
                 retry_after=retry_after,
             )
         raise graph_error(answer, what)
+
+    def get_item(
+        self,
+        path: str,
+        *,
+        scopes: Sequence[str],
+        query: Mapping[str, str],
+        headers: Mapping[str, str],
+        what: str,
+    ) -> GraphAnswer | None:
+        """``GET`` of one event or message that may be gone: None when Graph answers 404
+        ``ErrorItemNotFound`` (deleted since it was shown); any other error as :meth:`send` raises it."""
+        try:
+            return self.send("GET", path, scopes=scopes, query=query, headers=headers, what=what)
+        except ProviderRefused as refused:
+            if _NOT_FOUND_WORDS[ITEM_NOT_FOUND] in str(refused):
+                return None
+            raise
+
+
+def values(body: Any) -> list[dict[str, Any]]:
+    """The objects of a Graph collection's ``value`` ([] for any other answer)."""
+    found = body.get("value") if isinstance(body, dict) else None
+    return [v for v in found or () if isinstance(v, dict)]
+
+
+def recipient(address: str) -> dict[str, Any]:
+    """A Graph ``recipient``: the address alone (Exchange fills in the name it knows)."""
+    return {"emailAddress": {"address": single_line(address)}}
 
 
 def graph_error(answer: GraphAnswer, what: str) -> Exception:

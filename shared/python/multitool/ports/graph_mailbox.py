@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from multitool.ports.graph_http import GraphHttp, user_path
+from multitool.ports.graph_http import GraphHttp, recipient, user_path, values
 from multitool.ports.mail import MailRejected
 from multitool.ports.mailbox import (
     Attachment,
@@ -97,25 +97,21 @@ class GraphMailbox:
             headers=IMMUTABLE_IDS,
             what="searching your mail",
         )
-        found = [_message(m) for m in _values(answer.body) if not m.get("isDraft")]
+        found = [_message(m) for m in values(answer.body) if not m.get("isDraft")]
         if kql:  # $search cannot be combined with $filter: the days are checked here
             found = [m for m in found if _within(m, query)]
         return newest_first(found)[: query.limit]
 
     def read(self, message_id: str) -> Message | None:
-        try:
-            answer = self._graph.send(
-                "GET",
-                f"{self._me()}/messages/{_segment(message_id)}",
-                scopes=MAILBOX_SCOPES,
-                query={"$select": MESSAGE_FIELDS},
-                headers=IMMUTABLE_IDS,
-                what="reading the message",
-            )
-        except ProviderRefused as refused:
-            if "ErrorItemNotFound" in str(refused):
-                return None
-            raise
+        answer = self._graph.get_item(
+            f"{self._me()}/messages/{_segment(message_id)}",
+            scopes=MAILBOX_SCOPES,
+            query={"$select": MESSAGE_FIELDS},
+            headers=IMMUTABLE_IDS,
+            what="reading the message",
+        )
+        if answer is None:
+            return None
         message = _message(answer.body)
         if not message.has_attachments:
             return message
@@ -138,7 +134,7 @@ class GraphMailbox:
                 size=int(a.get("size") or 0),
                 content_type=str(a.get("contentType") or "application/octet-stream"),
             )
-            for a in _values(answer.body)
+            for a in values(answer.body)
         ]
 
     def create_draft(self, outgoing: Outgoing) -> str:
@@ -148,10 +144,10 @@ class GraphMailbox:
         message: dict[str, Any] = {}
         body: dict[str, Any] = {"Comment": multi_line(outgoing.body)}
         if outgoing.kind == "forward":
-            body["ToRecipients"] = [_recipient(a) for a in outgoing.to]
+            body["ToRecipients"] = [recipient(a) for a in outgoing.to]
         else:
-            message["toRecipients"] = [_recipient(a) for a in outgoing.to]
-        message["ccRecipients"] = [_recipient(a) for a in outgoing.cc]
+            message["toRecipients"] = [recipient(a) for a in outgoing.to]
+        message["ccRecipients"] = [recipient(a) for a in outgoing.cc]
         body["Message"] = message
         answer = self._graph.send(
             "POST",
@@ -185,19 +181,15 @@ class GraphMailbox:
                 )
 
     def draft_state(self, draft_id: str) -> DraftState:
-        try:
-            answer = self._graph.send(
-                "GET",
-                f"{self._me()}/messages/{_segment(draft_id)}",
-                scopes=MAILBOX_SCOPES,
-                query={"$select": "id,isDraft"},
-                headers=IMMUTABLE_IDS,
-                what="reading the answer's draft",
-            )
-        except ProviderRefused as refused:
-            if "ErrorItemNotFound" in str(refused):
-                return DraftState.GONE
-            raise
+        answer = self._graph.get_item(
+            f"{self._me()}/messages/{_segment(draft_id)}",
+            scopes=MAILBOX_SCOPES,
+            query={"$select": "id,isDraft"},
+            headers=IMMUTABLE_IDS,
+            what="reading the answer's draft",
+        )
+        if answer is None:
+            return DraftState.GONE
         return DraftState.DRAFT if answer.body.get("isDraft") else DraftState.SENT
 
     def send_draft(self, draft_id: str) -> SentAnswer:
@@ -249,12 +241,6 @@ def _segment(identifier: str) -> str:
     return quote(identifier, safe="")
 
 
-def _values(body: Any) -> list[dict[str, Any]]:
-    return (
-        [v for v in (body or {}).get("value") or () if isinstance(v, dict)] if isinstance(body, dict) else []
-    )
-
-
 def _address(value: Any) -> tuple[str, str]:
     email = value.get("emailAddress", {}) if isinstance(value, Mapping) else {}
     return str(email.get("address") or ""), str(email.get("name") or "")
@@ -281,7 +267,3 @@ def _message(data: Mapping[str, Any]) -> Message:
 
 def _fields(message: Message) -> dict[str, Any]:
     return {name: getattr(message, name) for name in message.__struct_fields__}
-
-
-def _recipient(address: str) -> dict[str, Any]:
-    return {"emailAddress": {"address": single_line(address)}}

@@ -18,10 +18,10 @@ delivered and sent, in DynamoDB, sent through SES), ``GraphMailbox`` (Microsoft 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 import msgspec
 
@@ -188,3 +188,56 @@ def reply_recipients(
 
 def newest_first(messages: Sequence[Message]) -> list[Message]:
     return sorted(messages, key=lambda m: m.received, reverse=True)
+
+
+class SeededMessage(msgspec.Struct, frozen=True):
+    """One message of ``seed.json``'s ``mail`` as every mailbox that starts with it reads it (the
+    built-in one, the stand-in Graph's and Gmail's): :func:`seeded_mail`."""
+
+    index: int
+    """Its place in the seed: what names its thread when the seed names none."""
+    sender: str
+    sender_name: str
+    to: tuple[str, ...]
+    cc: tuple[str, ...]
+    subject: str
+    body: str
+    received: datetime
+    thread: str | None
+    """The thread as seeded (messages of one thread share it); None: a thread of its own."""
+    files: tuple[tuple[str, str, bytes], ...]
+    """Its attachments: name, content type, bytes."""
+
+    @property
+    def owners(self) -> list[str]:
+        """Every mailbox it stands in (casefolded): the sender's first, then each recipient's."""
+        return list(dict.fromkeys(a.casefold() for a in (self.sender, *self.to, *self.cc)))
+
+
+def seeded_mail(messages: Iterable[Mapping[str, Any]], now: datetime) -> list[SeededMessage]:
+    """The seed's messages, each with its fields read and defaulted once: ``from``, ``fromName``,
+    ``to``, ``cc`` (addresses), ``subject``, ``body``, ``hoursAgo`` (before ``now``; the n-th
+    message n hours by default), ``thread``, ``attachments`` (``name``, ``contentType``, ``text``:
+    its bytes, for the demo)."""
+    return [
+        SeededMessage(
+            index=index,
+            sender=str(seeded["from"]),
+            sender_name=str(seeded.get("fromName", "")),
+            to=tuple(str(a) for a in seeded.get("to", ())),
+            cc=tuple(str(a) for a in seeded.get("cc", ())),
+            subject=str(seeded.get("subject", "")),
+            body=str(seeded.get("body", "")),
+            received=now - timedelta(hours=float(seeded.get("hoursAgo", index + 1))),
+            thread=str(seeded["thread"]) if seeded.get("thread") else None,
+            files=tuple(
+                (
+                    str(a["name"]),
+                    str(a.get("contentType", "application/octet-stream")),
+                    str(a.get("text", "")).encode(),
+                )
+                for a in seeded.get("attachments", ())
+            ),
+        )
+        for index, seeded in enumerate(messages)
+    ]

@@ -59,18 +59,18 @@ from multitool.ports.calendar import (
     Booking,
     CalendarEvent,
     EventAttendee,
-    EventChanged,
     Interval,
-    NotOrganizer,
     Response,
     Scope,
     SlotTaken,
     already_at,
-    checked,
+    cancel_target,
+    checked_as,
+    move_target,
     overlaps,
 )
 from multitool.ports.directory import name_keys, normalize_name, resolution_for
-from multitool.ports.graph_http import PROVIDER, GraphAnswer, GraphHttp, user_path
+from multitool.ports.graph_http import PROVIDER, GraphAnswer, GraphHttp, recipient, user_path, values
 from multitool.ports.mail import Mail, MailRejected, MailUnavailable, SentMail
 from multitool.ports.recurrence import graph_recurrence
 from multitool.ports.suites import Suite
@@ -206,7 +206,7 @@ class GraphDirectory:
             what="looking people up",
         )
         people = []
-        for user in _values(answer):
+        for user in values(answer.body):
             mail, display = user.get("mail"), user.get("displayName")
             if not mail or not display or not user.get("id"):
                 continue  # no mailbox: nobody to invite or mail
@@ -322,7 +322,7 @@ class GraphCalendar:
                 headers=UTC_PREFERENCE,
                 what="reading your calendar",
             )
-            found.extend(e for v in _values(answer) if (e := graph_event(v)) is not None)
+            found.extend(e for v in values(answer.body) if (e := graph_event(v)) is not None)
             query = _next_page(answer)
             if query is None:
                 break
@@ -331,20 +331,14 @@ class GraphCalendar:
     def event(self, email: str, event_id: str) -> CalendarEvent | None:
         """``GET /users/{me}/events/{id}``: the event as it stands; None when it is gone."""
         own = self._own(email, "reading the meeting")
-        try:
-            answer = self._graph.send(
-                "GET",
-                f"{user_path(own)}/events/{quote(event_id, safe='')}",
-                scopes=CALENDAR_SCOPES,
-                query={"$select": EVENT_FIELDS},
-                headers=UTC_PREFERENCE,
-                what="reading the meeting",
-            )
-        except ProviderRefused as refused:
-            if "no longer exists" in str(refused):
-                return None
-            raise
-        return graph_event(answer.body) if isinstance(answer.body, dict) else None
+        answer = self._graph.get_item(
+            f"{user_path(own)}/events/{quote(event_id, safe='')}",
+            scopes=CALENDAR_SCOPES,
+            query={"$select": EVENT_FIELDS},
+            headers=UTC_PREFERENCE,
+            what="reading the meeting",
+        )
+        return graph_event(answer.body) if answer is not None and isinstance(answer.body, dict) else None
 
     def move(
         self, email: str, shown: CalendarEvent, start: datetime, end: datetime, scope: Scope = "series"
@@ -360,26 +354,18 @@ class GraphCalendar:
         if already_at(current, start, end):
             assert current is not None
             return current
-        if checked(current, shown).role != "organizer":
-            raise NotOrganizer(shown.id)
-        target = shown.id
-        if scope == "series" and shown.series_id:
-            master = self.event(email, shown.series_id)
-            if master is None:
-                raise EventChanged(gone=True)
-            target, first = shown.series_id, master.start + (start - shown.start)
-            start, end = first, first + (end - start)
+        target = move_target(current, shown, start, end, scope, lambda event_id: self.event(email, event_id))
         answer = self._graph.send(
             "PATCH",
-            f"{user_path(own)}/events/{quote(target, safe='')}",
+            f"{user_path(own)}/events/{quote(target.id, safe='')}",
             scopes=CALENDAR_SCOPES,
-            body={"start": _graph_time(start), "end": _graph_time(end)},
+            body={"start": _graph_time(target.start), "end": _graph_time(target.end)},
             headers=UTC_PREFERENCE,
             what="moving the meeting",
             check="your Outlook calendar",
         )
         moved = graph_event(answer.body) if isinstance(answer.body, dict) else None
-        return moved or self.event(email, target) or shown
+        return moved or self.event(email, target.id) or shown
 
     def cancel(self, email: str, shown: CalendarEvent, message: str, scope: Scope = "series") -> None:
         """Re-read, then ``POST /users/{me}/events/{id}/cancel`` with the message as its Comment: the
@@ -389,9 +375,7 @@ class GraphCalendar:
         providing the occurrence event ID", ibid.); the series is cancelled on its ``seriesMasterId``.
         The occurrence the card showed is what is re-read and checked, either way."""
         own = self._own(email, "cancelling the meeting")
-        if checked(self.event(email, shown.id), shown).role != "organizer":
-            raise NotOrganizer(shown.id)
-        target = shown.series_id if scope == "series" and shown.series_id else shown.id
+        target = cancel_target(self.event(email, shown.id), shown, scope)
         self._graph.send(
             "POST",
             f"{user_path(own)}/events/{quote(target, safe='')}/cancel",
@@ -416,8 +400,7 @@ class GraphCalendar:
         current = self.event(email, shown.id)
         if current is not None and current.response is response and proposed is None:
             return current
-        if checked(current, shown).role != "attendee":
-            raise NotOrganizer(shown.id)
+        checked_as(current, shown, "attendee")
         action = {
             Response.ACCEPTED: "accept",
             Response.TENTATIVE: "tentativelyAccept",
@@ -462,8 +445,8 @@ class GraphCalendar:
             headers=UTC_PREFERENCE,
             what="finding the meeting",
         )
-        values = _values(answer)
-        return values[0] if values else None
+        found = values(answer.body)
+        return found[0] if found else None
 
     def _schedule(self, emails: Sequence[str], start: datetime, end: datetime) -> dict[str, list[Interval]]:
         """Busy intervals per casefolded address (unmerged), from getSchedule in chunks."""
@@ -490,7 +473,7 @@ class GraphCalendar:
                     what="reading free/busy",
                     idempotent=True,  # a read, though a POST
                 )
-                for info in _values(answer):
+                for info in values(answer.body):
                     address = str(info.get("scheduleId", "")).casefold()
                     if address not in result:
                         continue
@@ -740,11 +723,6 @@ def _same_event(event: Mapping[str, Any], booking: Booking, guests: list[dict[st
     return (interval.start, interval.end, stored) == (booking.start, booking.end, wanted)
 
 
-def _values(answer: GraphAnswer) -> list[dict[str, Any]]:
-    body = answer.body if isinstance(answer.body, dict) else {}
-    return [v for v in body.get("value") or () if isinstance(v, dict)]
-
-
 # -- mail ------------------------------------------------------------------------------------
 
 
@@ -765,13 +743,13 @@ class GraphMailer:
         message: dict[str, Any] = {
             "subject": single_line(mail.subject),
             "body": {"contentType": "text", "content": multi_line(mail.text)},
-            "toRecipients": [_recipient(a) for a in mail.to],
+            "toRecipients": [recipient(a) for a in mail.to],
         }
         if mail.cc:
-            message["ccRecipients"] = [_recipient(a) for a in mail.cc]
+            message["ccRecipients"] = [recipient(a) for a in mail.cc]
         reply_to = [a for a in mail.reply_to if a.casefold() != sender.casefold()]
         if reply_to:
-            message["replyTo"] = [_recipient(a) for a in reply_to]
+            message["replyTo"] = [recipient(a) for a in reply_to]
         try:
             answer = self._graph.send(
                 "POST",
@@ -794,7 +772,3 @@ class GraphMailer:
         return SentMail(
             message_id=headers.get("request-id") or headers.get("client-request-id") or "sendMail"
         )
-
-
-def _recipient(address: str) -> dict[str, Any]:
-    return {"emailAddress": {"address": single_line(address)}}

@@ -11,7 +11,7 @@ knows no tool.
 
 import json
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from datetime import datetime
+from datetime import date
 from typing import Any, Final, Generic, Literal, TypeVar, get_args, get_origin
 
 import msgspec
@@ -192,9 +192,19 @@ _WEEKDAYS: Final = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _MONTHS: Final = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
-def day_words(moment: datetime) -> str:
+def day_words(moment: date) -> str:
     """'Thu 3 Dec'."""
     return f"{_WEEKDAYS[moment.weekday()]} {moment.day} {_MONTHS[moment.month - 1]}"
+
+
+def days_words(first: date | None, last: date | None, requested: str) -> str:
+    """'on Thu 10 Dec', 'from Thu 10 Dec to Fri 11 Dec': the days a card reads over (the agenda's,
+    the free times'); the days as asked when none were read."""
+    if first is None:
+        return requested
+    if last is None or last == first:
+        return f"on {day_words(first)}"
+    return f"from {day_words(first)} to {day_words(last)}"
 
 
 # --------------------------------------------------------------------------- what the assistant says
@@ -221,6 +231,17 @@ def a_thing(title: str, fallback: str = "meeting") -> str:
         text = text[:1].lower() + text[1:]
     article = "an" if text[:1].casefold() in "aeiou" else "a"
     return f"{article} {text}"
+
+
+def counted(count: int, noun: str) -> str:
+    """'1 meeting', '3 meetings'."""
+    return f"{count} {noun}{'s' if count != 1 else ''}"
+
+
+def found_said(count: int, noun: str, where: str, none: str) -> str:
+    """A read-only card's sentence in the turn's reply: 'found 3 meetings on your calendar on Thu
+    10 Dec', or ``none`` in place of the count ('found nothing on your calendar ...')."""
+    return f"found {counted(count, noun) if count else none} {where}"
 
 
 def quoted(text: str) -> str:

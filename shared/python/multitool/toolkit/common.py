@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
@@ -93,6 +93,22 @@ def resolve_recipient(query: str, people: People) -> NameResolution:
     if found.status is Resolution.UNKNOWN and is_address(query):
         return NameResolution(query=query, status=Resolution.RESOLVED, person=external_person(query))
     return found
+
+
+def days_in_order(first: date, last: date | None) -> None:
+    """Refuse a last day before the first (the validator of the arguments of a card over some days)."""
+    if last is not None and last < first:
+        raise ValueError("toDay is before fromDay")
+
+
+def days_within(first: date, last: date | None, most: int, verb: str) -> tuple[date, date, list[str]]:
+    """The first and last day as passed (one day when no last), the last cut so the span is at most
+    ``most`` days, and a note on the cut ("Only the first 14 days are shown.", ``verb`` saying what
+    the card does with them)."""
+    last = last or first
+    if (last - first).days >= most:
+        return first, first + timedelta(days=most - 1), [f"Only the first {most} days are {verb}."]
+    return first, last, []
 
 
 def unsettled_notes(resolutions: Sequence[NameResolution], role: str) -> list[str]:

@@ -21,6 +21,8 @@ from email.policy import default as default_policy
 from email.utils import format_datetime, getaddresses, parseaddr
 from typing import Any
 
+from multitool.ports.mailbox import seeded_mail
+
 
 class GmailBoxes:
     def __init__(self, known: Callable[[str], bool]) -> None:
@@ -224,35 +226,23 @@ def _matches(message: Mapping[str, Any], q: str) -> bool:
 
 def seed_gmail(boxes: GmailBoxes, messages: Sequence[Mapping[str, Any]], now: datetime) -> None:
     """``seed.json``'s ``mail`` in each sender's and recipient's Gmail, threaded as seeded."""
-    from datetime import timedelta
-
     threads: dict[tuple[str, str], dict[str, Any]] = {}
-    for index, seeded in enumerate(messages):
-        received = now - timedelta(hours=float(seeded.get("hoursAgo", index + 1)))
-        everyone = [str(seeded["from"]), *seeded.get("to", ()), *seeded.get("cc", ())]
-        files = [
-            (
-                str(a["name"]),
-                str(a.get("contentType", "application/octet-stream")),
-                str(a.get("text", "")).encode(),
-            )
-            for a in seeded.get("attachments", ())
-        ]
-        thread = str(seeded.get("thread") or index)
-        for owner in dict.fromkeys(a.casefold() for a in everyone):
+    for seeded in seeded_mail(messages, now):
+        thread = seeded.thread or str(seeded.index)
+        for owner in seeded.owners:
             if not boxes._known(owner):
                 continue
             stored = boxes.add_message(
                 owner,
-                str(seeded["from"]),
-                str(seeded.get("subject", "")),
-                str(seeded.get("body", "")),
-                to=list(seeded.get("to", ())),
-                cc=list(seeded.get("cc", ())),
-                received=received,
-                attachments=files,
-                sender_name=str(seeded.get("fromName", "")),
-                labels=("SENT",) if owner == str(seeded["from"]).casefold() else ("INBOX",),
+                seeded.sender,
+                seeded.subject,
+                seeded.body,
+                to=list(seeded.to),
+                cc=list(seeded.cc),
+                received=seeded.received,
+                attachments=seeded.files,
+                sender_name=seeded.sender_name,
+                labels=("SENT",) if owner == seeded.sender.casefold() else ("INBOX",),
                 answers=threads.get((owner, thread)),
             )
             threads[(owner, thread)] = stored

@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from multitool.ports.mailbox import seeded_mail
+
 _SEARCH = re.compile(r'^"(?P<kql>[^"]*)"$')
 _RECEIVED = re.compile(r"receivedDateTime (ge|lt) (\S+)")
 IMMUTABLE = 'IdType="ImmutableId"'
@@ -253,30 +255,18 @@ def _error(code: str, message: str) -> dict[str, Any]:
 
 def seed_graph_mail(mail: GraphMail, messages: Sequence[Mapping[str, Any]], now: datetime) -> None:
     """``seed.json``'s ``mail`` in each sender's and recipient's mailbox, one conversation per thread."""
-    from datetime import timedelta
-
-    for index, seeded in enumerate(messages):
-        received = now - timedelta(hours=float(seeded.get("hoursAgo", index + 1)))
-        everyone = [str(seeded["from"]), *seeded.get("to", ()), *seeded.get("cc", ())]
-        files = [
-            (
-                str(a["name"]),
-                str(a.get("contentType", "application/octet-stream")),
-                str(a.get("text", "")).encode(),
-            )
-            for a in seeded.get("attachments", ())
-        ]
-        for owner in dict.fromkeys(a.casefold() for a in everyone):
+    for seeded in seeded_mail(messages, now):
+        for owner in seeded.owners:
             if mail._known(owner):
                 mail.add_message(
                     owner,
-                    str(seeded["from"]),
-                    str(seeded.get("subject", "")),
-                    str(seeded.get("body", "")),
-                    to=list(seeded.get("to", ())),
-                    cc=list(seeded.get("cc", ())),
-                    received=received,
-                    conversation=f"conv-{seeded.get('thread') or index}",
-                    attachments=files,
-                    sender_name=str(seeded.get("fromName", "")),
+                    seeded.sender,
+                    seeded.subject,
+                    seeded.body,
+                    to=list(seeded.to),
+                    cc=list(seeded.cc),
+                    received=seeded.received,
+                    conversation=f"conv-{seeded.thread or seeded.index}",
+                    attachments=seeded.files,
+                    sender_name=seeded.sender_name,
                 )

@@ -15,8 +15,15 @@ from pydantic import Field, model_validator
 from pydantic.dataclasses import dataclass
 
 from multitool.text import SingleLine
-from multitool.toolkit.cards import TYPE_ALIAS, Card, CardSpec
-from multitool.toolkit.common import DraftRef, Prepared, replaced_field, revises_field
+from multitool.toolkit.cards import TYPE_ALIAS, Card, CardSpec, counted, days_words, found_said
+from multitool.toolkit.common import (
+    DraftRef,
+    Prepared,
+    days_in_order,
+    days_within,
+    replaced_field,
+    revises_field,
+)
 from multitool.toolkit.context import MAX_WHEN_CHARS, ToolConfig, ToolContext
 from multitool.toolkit.errors import UnparseableDate
 from multitool.toolkit.references import FindContext, Item, ItemRef, ItemResolution, Lookup, resolution
@@ -53,8 +60,7 @@ class AgendaArgs(WireModel):
 
     @model_validator(mode="after")
     def _days_in_order(self) -> "AgendaArgs":
-        if self.to_day is not None and self.to_day < self.from_day:
-            raise ValueError("toDay is before fromDay")
+        days_in_order(self.from_day, self.to_day)
         return self
 
 
@@ -79,11 +85,7 @@ def days_asked(args: AgendaArgs, ctx: ToolContext) -> tuple[date, date, list[str
     """The first and last day as passed (the prompt contract: days are structured, read by the model
     from the current time in the user's zone); notes on what was cut."""
     today = ctx.local_now.date()
-    notes: list[str] = []
-    first, last = args.from_day, args.to_day or args.from_day
-    if (last - first).days >= MAX_DAYS:
-        last = first + timedelta(days=MAX_DAYS - 1)
-        notes.append(f"Only the first {MAX_DAYS} days are shown.")
+    first, last, notes = days_within(args.from_day, args.to_day, MAX_DAYS, "shown")
     if last < today - timedelta(days=366) or first > today + timedelta(days=366):
         raise UnparseableDate(
             f"'{args.when}' is more than a year away; ask for a day within a year.", field="fromDay"
@@ -191,25 +193,16 @@ class AgendaCard(Card):
 
 
 def _days_words(card: AgendaCard) -> str:
-    if card.from_day is None:
-        return card.requested
-    first = f"{card.from_day:%a} {card.from_day.day} {card.from_day:%b}"
-    if card.to_day is None or card.to_day == card.from_day:
-        return f"on {first}"
-    return f"from {first} to {card.to_day:%a} {card.to_day.day} {card.to_day:%b}"
+    return days_words(card.from_day, card.to_day, card.requested)
 
 
 def agenda_caption(card: AgendaCard) -> str:
     count = len(card.meetings)
-    what = "nothing" if not count else f"{count} meeting{'s' if count != 1 else ''}"
-    return f"Your calendar {_days_words(card)}: {what}"
+    return f"Your calendar {_days_words(card)}: {counted(count, 'meeting') if count else 'nothing'}"
 
 
 def agenda_said(card: AgendaCard) -> str:
-    count = len(card.meetings)
-    if not count:
-        return f"found nothing on your calendar {_days_words(card)}"
-    return f"found {count} meeting{'s' if count != 1 else ''} on your calendar {_days_words(card)}"
+    return found_said(len(card.meetings), "meeting", f"on your calendar {_days_words(card)}", none="nothing")
 
 
 SPEC = ToolSpec(

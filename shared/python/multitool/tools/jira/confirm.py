@@ -6,7 +6,7 @@ it): the action group and the orchestrator, which only propose, never import it 
 
 from typing import Annotated, Any
 
-from pydantic import StringConstraints, field_validator
+from pydantic import StringConstraints
 
 from multitool.ports.jira import CreatedIssue, IssueRequest
 from multitool.text import CLEAN_MULTI_LINE, CLEAN_SINGLE_LINE
@@ -23,7 +23,7 @@ from multitool.toolkit.confirm import (
 )
 from multitool.toolkit.context import MAX_DESCRIPTION_CHARS, MAX_SUMMARY_CHARS, ToolConfig
 from multitool.toolkit.errors import InvalidEdits, NotConfigured, ToolError
-from multitool.tools.jira.jira_draft import JiraTicketPayload, Priority, validate_project
+from multitool.tools.jira.jira_draft import AnyCasePriority, JiraTicketPayload, Priority, validate_project
 from multitool.wire import WireModel
 
 # Edited text follows the policy of multitool.text (constraints first: the cleaning after them runs first).
@@ -40,13 +40,8 @@ class JiraEdits(WireModel):
     issue_type: IssueType | None = None
     summary: Summary | None = None
     description: Description | None = None
-    priority: Priority | None = None
+    priority: AnyCasePriority | None = None
     assignee: RawName | None = None
-
-    @field_validator("priority", mode="before")
-    @classmethod
-    def _priority_any_case(cls, value: Any) -> Any:
-        return value.strip().capitalize() if isinstance(value, str) else value
 
 
 class JiraContent(WireModel):

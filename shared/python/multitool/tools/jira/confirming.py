@@ -23,6 +23,7 @@ from multitool.toolkit.confirm import Backends
 from multitool.toolkit.errors import InvalidEdits, NotConfigured, ToolError
 from multitool.toolkit.references import Item, ItemChanged, ItemResolution, chosen
 from multitool.tools.jira.find import provider_error
+from multitool.wire import WireModel
 
 if TYPE_CHECKING:
     from multitool.ports.jira import JiraClient
@@ -39,6 +40,14 @@ def chosen_issue(found: ItemResolution, item_id: str | None, field: str) -> Item
         if error.code == "not_found":
             raise
         raise InvalidEdits(error.message, field=error.field or field) from None
+
+
+def chosen_on_card(found: ItemResolution, field: str, edits: WireModel, confirmed: WireModel | None) -> Item:
+    """The issue a confirm acts on for ``field`` (the edits', the content's and the card's name for
+    it): the one the edits choose, else the one this confirm settled before (a confirm retried or
+    edited again keeps it), else the card's own (:func:`chosen_issue`)."""
+    earlier: str | None = getattr(confirmed, field) if confirmed is not None else None
+    return chosen_issue(found, getattr(edits, field) or earlier, field)
 
 
 def jira_of(backends: Backends) -> JiraClient:

@@ -7,9 +7,9 @@ back in their configured spelling. The confirm (the edits, the issue created) is
 """
 
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import BeforeValidator, Field
 
 from multitool.people import NameResolution, Resolution
 from multitool.text import MultiLine, SingleLine
@@ -50,6 +50,16 @@ class Priority(StrEnum):
     LOWEST = "Lowest"
 
 
+def _any_case(value: Any) -> Any:
+    return value.strip().capitalize() if isinstance(value, str) else value
+
+
+AnyCasePriority = Annotated[Priority, BeforeValidator(_any_case)]
+"""A priority as the model or an edit writes it, in any case (" high " is High): one validator every
+Jira model reuses (pydantic's annotated validators,
+https://docs.pydantic.dev/latest/concepts/validators/#annotated-validators)."""
+
+
 class JiraTicketArgs(WireModel):
     """What the model passes: project key, issue type, summary, description, priority, raw assignee name."""
 
@@ -59,18 +69,15 @@ class JiraTicketArgs(WireModel):
     description: MultiLine = Field(
         default="", max_length=MAX_DESCRIPTION_CHARS, description="Details, plain text"
     )
-    priority: Priority = Field(default=Priority.MEDIUM, description="Highest, High, Medium, Low or Lowest")
+    priority: AnyCasePriority = Field(
+        default=Priority.MEDIUM, description="Highest, High, Medium, Low or Lowest"
+    )
     assignee: RawName | None = Field(
         default=None,
         description="Assignee as the user named them; resolved by the backend",
     )
     revises: DraftRef | None = revises_field()
     label: CallLabel | None = label_field()
-
-    @field_validator("priority", mode="before")
-    @classmethod
-    def _priority_any_case(cls, value: Any) -> Any:
-        return value.strip().capitalize() if isinstance(value, str) else value
 
 
 class JiraTicketPayload(WireModel):

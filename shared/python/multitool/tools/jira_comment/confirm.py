@@ -11,7 +11,7 @@ from pydantic import Field
 
 from multitool.text import MultiLine
 from multitool.toolkit.confirm import ActionReview, Backends, ReviewContext
-from multitool.tools.jira.confirming import ItemId, chosen_issue, current, jira_of
+from multitool.tools.jira.confirming import ItemId, chosen_on_card, current, jira_of
 from multitool.tools.jira.existing import MAX_COMMENT_CHARS
 from multitool.tools.jira_comment.jira_comment import JiraCommentPayload
 from multitool.wire import WireModel
@@ -33,7 +33,7 @@ def comment_content(
     edits: CommentEdits, confirmed: CommentContent | None, ctx: ReviewContext
 ) -> CommentContent:
     payload = JiraCommentPayload.model_validate(ctx.draft.payload)
-    item = chosen_issue(payload.issue, edits.issue or (confirmed.issue if confirmed else None), "issue")
+    item = chosen_on_card(payload.issue, "issue", edits, confirmed)
     base = confirmed.comment if confirmed else payload.comment
     return CommentContent(issue=item.id, comment=edits.comment or base)
 

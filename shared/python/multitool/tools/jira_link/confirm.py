@@ -12,7 +12,7 @@ from pydantic import Field
 from multitool.text import SingleLine
 from multitool.toolkit.confirm import ActionReview, Backends, ReviewContext
 from multitool.toolkit.errors import InvalidEdits
-from multitool.tools.jira.confirming import ItemId, chosen_issue, current, jira_of
+from multitool.tools.jira.confirming import ItemId, chosen_on_card, current, jira_of
 from multitool.tools.jira_link.jira_link import JiraLinkPayload
 from multitool.wire import WireModel
 
@@ -33,8 +33,8 @@ class LinkContent(WireModel):
 
 def link_content(edits: LinkEdits, confirmed: LinkContent | None, ctx: ReviewContext) -> LinkContent:
     payload = JiraLinkPayload.model_validate(ctx.draft.payload)
-    first = chosen_issue(payload.issue, edits.issue or (confirmed.issue if confirmed else None), "issue")
-    second = chosen_issue(payload.other, edits.other or (confirmed.other if confirmed else None), "other")
+    first = chosen_on_card(payload.issue, "issue", edits, confirmed)
+    second = chosen_on_card(payload.other, "other", edits, confirmed)
     if first.id == second.id:
         raise InvalidEdits("An issue cannot be linked to itself: choose two issues.", field="other")
     kind = edits.link_type or (confirmed.link_type if confirmed else payload.link_type)

@@ -14,7 +14,7 @@ from multitool.text import SingleLine
 from multitool.toolkit.confirm import ActionReview, Backends, ReviewContext
 from multitool.toolkit.errors import InvalidEdits
 from multitool.toolkit.references import ItemChanged
-from multitool.tools.jira.confirming import ItemId, chosen_issue, current, jira_of
+from multitool.tools.jira.confirming import ItemId, chosen_on_card, current, jira_of
 from multitool.tools.jira.find import provider_error
 from multitool.tools.jira_transition.jira_transition import JiraTransitionPayload
 from multitool.wire import WireModel
@@ -38,7 +38,7 @@ def transition_content(
     edits: TransitionEdits, confirmed: TransitionContent | None, ctx: ReviewContext
 ) -> TransitionContent:
     payload = JiraTransitionPayload.model_validate(ctx.draft.payload)
-    item = chosen_issue(payload.issue, edits.issue or (confirmed.issue if confirmed else None), "issue")
+    item = chosen_on_card(payload.issue, "issue", edits, confirmed)
     offered = {str(t["id"]): t for t in item.fields.get("transitions", [])}
     wanted = edits.transition or (confirmed.transition if confirmed else None)
     if wanted is None and payload.issue.item is not None and item.id == payload.issue.item.id:

@@ -8,7 +8,7 @@ Only a confirm imports it (the spec names it); what the confirms share is
 from datetime import date
 from typing import Any
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from multitool.ports.jira import IssueChange
 from multitool.text import SingleLine
@@ -17,8 +17,8 @@ from multitool.toolkit.confirm import ActionReview, Address, Backends, ReviewCon
 from multitool.toolkit.context import MAX_SUMMARY_CHARS
 from multitool.toolkit.errors import InvalidEdits
 from multitool.toolkit.references import ItemChanged
-from multitool.tools.jira.confirming import ItemId, chosen_issue, current, jira_of
-from multitool.tools.jira.jira_draft import Priority
+from multitool.tools.jira.confirming import ItemId, chosen_on_card, current, jira_of
+from multitool.tools.jira.jira_draft import AnyCasePriority, Priority
 from multitool.tools.jira_update.jira_update import MAX_LABELS, JiraUpdatePayload, Label
 from multitool.wire import WireModel
 
@@ -27,17 +27,12 @@ class UpdateEdits(WireModel):
     """``assignee``: an email address or the id of a person offered on the card."""
 
     issue: ItemId | None = None
-    priority: Priority | None = None
+    priority: AnyCasePriority | None = None
     assignee: RawName | None = None
     summary: SingleLine | None = Field(default=None, min_length=1, max_length=MAX_SUMMARY_CHARS)
     labels_add: list[Label] | None = Field(default=None, max_length=MAX_LABELS)
     labels_remove: list[Label] | None = Field(default=None, max_length=MAX_LABELS)
     due_date: date | None = None
-
-    @field_validator("priority", mode="before")
-    @classmethod
-    def _priority_any_case(cls, value: Any) -> Any:
-        return value.strip().capitalize() if isinstance(value, str) else value
 
 
 class UpdateContent(WireModel):
@@ -54,7 +49,7 @@ class UpdateContent(WireModel):
 
 def update_content(edits: UpdateEdits, confirmed: UpdateContent | None, ctx: ReviewContext) -> UpdateContent:
     payload = JiraUpdatePayload.model_validate(ctx.draft.payload)
-    item = chosen_issue(payload.issue, edits.issue or (confirmed.issue if confirmed else None), "issue")
+    item = chosen_on_card(payload.issue, "issue", edits, confirmed)
     assignee: Address | None
     if "assignee" in edits.model_fields_set:
         assignee = address_of(edits.assignee, "assignee", ctx) if edits.assignee else None

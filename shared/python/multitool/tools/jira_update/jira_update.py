@@ -9,7 +9,7 @@ edits the issue; the same edit twice leaves the same issue.
 from datetime import date
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import Field, StringConstraints, field_validator, model_validator
+from pydantic import Field, StringConstraints, model_validator
 
 from multitool.people import NameResolution, Resolution
 from multitool.text import CLEAN_SINGLE_LINE, SingleLine
@@ -29,7 +29,7 @@ from multitool.toolkit.references import ItemRef, ItemResolution, Lookup, refere
 from multitool.toolkit.spec import ToolSpec
 from multitool.tools.jira.existing import ISSUE_NOUN, issue_field, shown, unsettled
 from multitool.tools.jira.find import find_issues
-from multitool.tools.jira.jira_draft import Priority
+from multitool.tools.jira.jira_draft import AnyCasePriority, Priority
 from multitool.wire import WireModel
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ class JiraUpdateArgs(WireModel):
     """What the model passes: the issue as the user named it, and only the fields the user changes."""
 
     issue: ItemRef = issue_field()
-    priority: Priority | None = Field(default=None, description="Highest, High, Medium, Low or Lowest")
+    priority: AnyCasePriority | None = Field(default=None, description="Highest, High, Medium, Low or Lowest")
     assignee: RawName | None = Field(
         default=None, description="The new assignee as the user named them; resolved by the backend"
     )
@@ -59,11 +59,6 @@ class JiraUpdateArgs(WireModel):
     )
     due_date: date | None = Field(default=None, description="The new due date, YYYY-MM-DD")
     revises: DraftRef | None = revises_field()
-
-    @field_validator("priority", mode="before")
-    @classmethod
-    def _priority_any_case(cls, value: Any) -> Any:
-        return value.strip().capitalize() if isinstance(value, str) else value
 
     @model_validator(mode="after")
     def _something_changes(self) -> "JiraUpdateArgs":

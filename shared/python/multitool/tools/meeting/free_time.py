@@ -18,12 +18,23 @@ from pydantic.dataclasses import dataclass
 
 from multitool.people import NameResolution
 from multitool.text import SingleLine
-from multitool.toolkit.cards import TYPE_ALIAS, Card, CardSpec, names_of, people_key
+from multitool.toolkit.cards import (
+    TYPE_ALIAS,
+    Card,
+    CardSpec,
+    counted,
+    days_words,
+    found_said,
+    names_of,
+    people_key,
+)
 from multitool.toolkit.common import (
     DraftRef,
     People,
     Prepared,
     RawName,
+    days_in_order,
+    days_within,
     lookalike_notes,
     replaced_field,
     resolve_recipient,
@@ -65,8 +76,7 @@ class FreeTimeArgs(WireModel):
 
     @model_validator(mode="after")
     def _days_in_order(self) -> "FreeTimeArgs":
-        if self.to_day is not None and self.to_day < self.from_day:
-            raise ValueError("toDay is before fromDay")
+        days_in_order(self.from_day, self.to_day)
         return self
 
 
@@ -135,11 +145,7 @@ def free_windows(
 
 
 def prepare(args: FreeTimeArgs, ctx: ToolContext, config: ToolConfig) -> Prepared:
-    first, last = args.from_day, args.to_day or args.from_day
-    notes: list[str] = []
-    if (last - first).days >= MAX_DAYS:
-        last = first + timedelta(days=MAX_DAYS - 1)
-        notes.append(f"Only the first {MAX_DAYS} days are searched.")
+    first, last, notes = days_within(args.from_day, args.to_day, MAX_DAYS, "searched")
     today = ctx.local_now.date()
     if last < today:
         raise UnparseableDate(
@@ -231,24 +237,17 @@ def _with(card: FreeTimesCard) -> str:
 
 
 def _days(card: FreeTimesCard) -> str:
-    if card.from_day is None:
-        return card.requested
-    first = f"{card.from_day:%a} {card.from_day.day} {card.from_day:%b}"
-    if card.to_day is None or card.to_day == card.from_day:
-        return f"on {first}"
-    return f"from {first} to {card.to_day:%a} {card.to_day.day} {card.to_day:%b}"
+    return days_words(card.from_day, card.to_day, card.requested)
 
 
 def free_caption(card: FreeTimesCard) -> str:
     count = len(card.windows)
-    return f"Free{_with(card)} {_days(card)}: {count or 'no'} window{'s' if count != 1 else ''}"
+    return f"Free{_with(card)} {_days(card)}: {counted(count, 'window') if count else 'no windows'}"
 
 
 def free_said(card: FreeTimesCard) -> str:
-    count = len(card.windows)
-    if not count:
-        return f"found no time you are free{_with(card)} {_days(card)}"
-    return f"found {count} window{'s' if count != 1 else ''} you are free{_with(card)} {_days(card)}"
+    where = f"you are free{_with(card)} {_days(card)}"
+    return found_said(len(card.windows), "window", where, none="no time")
 
 
 SPEC = ToolSpec(
