@@ -13,7 +13,6 @@ JWT>})``, so AgentCore checks the same binding again on its side. A callback com
 signed-in user is refused (403 ``consent_not_yours``), and the user who asked can still finish it.
 """
 
-import functools
 import re
 from collections.abc import Mapping, Sequence
 from http import HTTPStatus
@@ -25,7 +24,6 @@ from multitool.errors import ServiceError
 from multitool.ports.agentcore_tokens import mapped_error
 from multitool.ports.connections import Connections, ConsentNotFound
 from multitool.ports.tokens import PROVIDER_NAMES, Provider
-from multitool.settings import IdentitySettings
 from multitool.wire import WireModel
 
 if TYPE_CHECKING:
@@ -139,22 +137,3 @@ class Accounts:
         return ConnectionView(
             provider=provider, provider_name=PROVIDER_NAMES[provider], status="disconnected"
         )
-
-
-@functools.cache
-def aws_accounts() -> Accounts | None:
-    """The deployed accounts service, or None when the stack connects no accounts (no ``IDENTITY_*``)."""
-    import os
-
-    if not os.environ.get("IDENTITY_WORKLOAD_NAME"):
-        return None
-    import boto3
-
-    from multitool.ports.connections import DynamoConnections
-
-    settings = IdentitySettings.from_env()
-    return Accounts(
-        boto3.client("bedrock-agentcore"),
-        DynamoConnections(settings.connections_table_name, boto3.client("dynamodb")),
-        tuple(settings.credential_providers()),
-    )
