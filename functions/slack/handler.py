@@ -13,9 +13,9 @@ from typing import Any
 from multitool.api.startup import first_invocation, init_phase
 
 # Loaded on a stack of their own, the collector off until the first invocation ends (startup): the
-# app, and its wiring with the chat API whose turns a message starts (a click loads the review's on its
+# app, its wiring, and the chat API's whose turns a message starts (a click loads the review's on its
 # first use).
-with init_phase("multitool.slack.app", "multitool.wiring.slack"):
+with init_phase("multitool.slack.app", "multitool.wiring.slack", "multitool.wiring.orchestrator"):
     from aws_lambda_powertools.logging import correlation_paths
     from aws_lambda_powertools.utilities.typing import LambdaContext
     from multitool.chat.turn_views import turn_id_of

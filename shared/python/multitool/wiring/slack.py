@@ -13,8 +13,6 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from multitool.wiring.orchestrator import aws_chat_turns
-
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
 
@@ -43,6 +41,7 @@ def aws_slack_app() -> SlackApp:
     from multitool.slack.interactions import InteractionHandler
     from multitool.slack.secrets import CachedSecret, FixedSecret
     from multitool.slack.web import DEFAULT_API_URL, SlackWeb, web_client
+    from multitool.wiring.orchestrator import aws_chat_turns
 
     env = os.environ
     secrets = functools.cache(lambda: boto3.client("secretsmanager"))
