@@ -113,10 +113,10 @@ def _requests() -> str:
     }.items():
         os.environ.setdefault(key, value)
     with mock_aws():
-        from multitool.api.chat_app import aws_chat_service
         from multitool.people import Person
         from multitool.ports.directory import seed_people
         from multitool.ports.tables import create_all
+        from multitool.wiring.orchestrator import aws_chat_service
 
         client = boto3.client("dynamodb")
         names = create_all(client, prefix="bench")

@@ -112,9 +112,9 @@ def _moto(repetitions: int) -> list[dict[str, Any]]:
     from moto.core.models import DEFAULT_ACCOUNT_ID
     from moto.dynamodb.models import DynamoDBBackend
     from moto.ses.models import ses_backends
-    from multitool.api.review_app import aws_reviewer, review_app
     from multitool.ports.drafts import DynamoDraftStore
     from multitool.ports.tables import create_all
+    from multitool.wiring.review import aws_reviewer, review_function_app
 
     os.environ.update(
         {
@@ -166,7 +166,7 @@ def _moto(repetitions: int) -> list[dict[str, Any]]:
                     "isBase64Encoded": False,
                 }
 
-            app = review_app()
+            app = review_function_app()
             ids = [draft(i) for i in range(repetitions + 5)]
             for draft_id in ids[:5]:
                 app.resolve(event(draft_id), context)
@@ -183,7 +183,7 @@ def _moto(repetitions: int) -> list[dict[str, Any]]:
                 barrier = threading.Barrier(8)
 
                 def confirm(draft_id: str = draft_id, barrier: threading.Barrier = barrier) -> None:
-                    own = review_app()
+                    own = review_function_app()
                     request = event(draft_id)
                     barrier.wait()
                     own.resolve(request, context)

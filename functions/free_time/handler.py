@@ -11,12 +11,13 @@ from typing import Any
 from multitool.api.startup import first_invocation, init_phase
 
 # Loaded on a stack of their own, the collector off until the first invocation ends (startup).
-with init_phase("multitool.tools.apps", "multitool.tools.meeting.free_time"):
+with init_phase("multitool.wiring.action_groups", "multitool.tools.meeting.free_time"):
     from aws_lambda_powertools.utilities.typing import LambdaContext
     from multitool.observability import logger, metrics, tracer
-    from multitool.tools.apps import action_group_app, handle
+    from multitool.tools.apps import handle
+    from multitool.wiring.action_groups import tool_app
 
-    app = action_group_app("free_time")
+    app = tool_app("free_time")
 
 
 @first_invocation  # then what the init and the first invocation made is frozen

@@ -11,10 +11,11 @@ from typing import Any
 from multitool.api.startup import first_invocation, init_phase
 
 # Loaded on a stack of their own, the collector off until the first invocation ends (startup).
-with init_phase("multitool.ports.gateway_caller", "multitool.observability"):
+with init_phase("multitool.wiring.interceptor", "multitool.observability"):
     from aws_lambda_powertools.utilities.typing import LambdaContext
     from multitool.observability import logger, metrics, tracer
-    from multitool.ports.gateway_caller import aws_interceptor, intercept
+    from multitool.ports.gateway_caller import intercept
+    from multitool.wiring.interceptor import aws_interceptor
 
 
 @first_invocation  # then what the init and the first invocation made is frozen

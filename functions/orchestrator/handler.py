@@ -1,7 +1,8 @@
 """HTTP API `POST /chat` and `GET /turns/{id}`; and the asynchronous invocation that runs a started turn.
 
-The app is built here once; its service (settings, clients, runtime) is built
-on the first request, so importing this module reads no environment.
+The app is built here once over the adapters :mod:`multitool.wiring.orchestrator` chooses; its
+service (settings, clients, runtime) is built on the first request, so importing this module reads
+no environment.
 """
 
 from __future__ import annotations
@@ -11,14 +12,14 @@ from typing import Any
 from multitool.api.startup import first_invocation, init_phase
 
 # Loaded on a stack of their own, the collector off until the first invocation ends (startup).
-with init_phase("multitool.api.chat_app"):
+with init_phase("multitool.wiring.orchestrator"):
     from aws_lambda_powertools.logging import correlation_paths
     from aws_lambda_powertools.utilities.typing import LambdaContext
-    from multitool.api.chat_app import chat_app, run_turn_event
     from multitool.chat.turn_views import turn_id_of
     from multitool.observability import logger, metrics, tracer
+    from multitool.wiring.orchestrator import orchestrator_app, run_turn
 
-    app = chat_app()
+    app = orchestrator_app()
 
 
 @first_invocation  # then what the init and the first invocation made is frozen
@@ -28,5 +29,5 @@ with init_phase("multitool.api.chat_app"):
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     turn_id = turn_id_of(event)
     if turn_id is not None:
-        return run_turn_event(turn_id, context)
+        return run_turn(turn_id, context)
     return app.resolve(event, context)

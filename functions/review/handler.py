@@ -2,7 +2,7 @@
 queue's batches (an SQS event source mapping): the confirmed mails whose undo window has passed.
 
 The only function that sends mail, books meetings and creates Jira issues, once
-per draft, for the draft's owner.
+per draft, for the draft's owner; its adapters are :mod:`multitool.wiring.review`'s.
 """
 
 from __future__ import annotations
@@ -12,15 +12,15 @@ from typing import Any
 from multitool.api.startup import first_invocation, init_phase
 
 # Loaded on a stack of their own, the collector off until the first invocation ends (startup).
-with init_phase("multitool.api.review_app", "multitool.api.due_sends"):
+with init_phase("multitool.wiring.review"):
     from aws_lambda_powertools.logging import correlation_paths
     from aws_lambda_powertools.utilities.typing import LambdaContext
-    from multitool.api.due_sends import due_sends, is_queue_event
-    from multitool.api.review_app import aws_reviewer, review_app
+    from multitool.api.due_sends import is_queue_event
     from multitool.observability import logger, metrics, tracer
+    from multitool.wiring.review import review_function_app, undo_queue_handler
 
-    app = review_app()
-    due = due_sends(aws_reviewer)
+    app = review_function_app()
+    due = undo_queue_handler()
 
 
 @first_invocation  # then what the init and the first invocation made is frozen

@@ -2,7 +2,7 @@
 authentication); and the asynchronous invocations that run a turn a Slack message started and act on
 a Confirm or a Discard clicked in Slack.
 
-The app (:func:`multitool.slack.aws_slack_app`) is built on the first request, so importing this
+The app (:func:`multitool.wiring.slack.aws_slack_app`) is built on the first request, so importing this
 module reads no environment and no secret.
 """
 
@@ -13,14 +13,15 @@ from typing import Any
 from multitool.api.startup import first_invocation, init_phase
 
 # Loaded on a stack of their own, the collector off until the first invocation ends (startup): the
-# app, and the chat API whose turns a message starts (a click loads the review's on its first use).
-with init_phase("multitool.slack.app", "multitool.api.chat_app"):
+# app, its wiring, and the chat API's whose turns a message starts (a click loads the review's on its
+# first use).
+with init_phase("multitool.slack.app", "multitool.wiring.slack", "multitool.wiring.orchestrator"):
     from aws_lambda_powertools.logging import correlation_paths
     from aws_lambda_powertools.utilities.typing import LambdaContext
     from multitool.chat.turn_views import turn_id_of
     from multitool.observability import logger, metrics, tracer
-    from multitool.slack import aws_slack_app
     from multitool.slack.app import click_of
+    from multitool.wiring.slack import aws_slack_app
 
 
 @first_invocation  # then what the init and the first invocation made is frozen

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import boto3
 import pytest
 from multitool.local.standins.jira_server import FakeJira, start_fake_jira
-from multitool.tools.environment import aws_environment
+from multitool.wiring.action_groups import aws_environment
 
 from tests.support.events import (
     LambdaContextStub,

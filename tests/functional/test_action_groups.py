@@ -18,7 +18,8 @@ from multitool.ports.drafts import DynamoDraftStore
 from multitool.ports.dynamo_calendar import DynamoCalendar
 from multitool.ports.tables import create_all
 from multitool.tools import MAX_RENEWALS, ToolContext, ToolPorts, run_calls
-from multitool.tools.environment import aws_environment, dynamo_ports
+from multitool.wiring.action_groups import aws_environment
+from multitool.wiring.tool_ports import dynamo_ports
 
 from tests.support.events import (
     LambdaContextStub,

@@ -8,13 +8,13 @@ from typing import Any
 import boto3
 import pytest
 from botocore.stub import Stubber
-from multitool.api.chat_app import aws_chat_service
 from multitool.local.embedded import BackendChoice, LocalSetupError, function_env, load_seed
 from multitool.people import Person
 from multitool.runtimes import AwsClients, OfflineHarness, OfflineModel
 from multitool.runtimes.agentcore import runtime_session_id
 from multitool.runtimes.carryover import CARRY_ATTRIBUTE
 from multitool.settings import ModelBackend
+from multitool.wiring.orchestrator import aws_chat_service
 
 from tests.support import harness_streams as h
 from tests.support.chat_env import offline_chat_env

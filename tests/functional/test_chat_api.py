@@ -8,11 +8,11 @@ from datetime import datetime
 import boto3
 import pytest
 from botocore.stub import Stubber
-from multitool.api.chat_app import aws_chat_service
 from multitool.people import Person
 from multitool.ports.calendar import Booking
 from multitool.ports.dynamo_calendar import DynamoCalendar
 from multitool.runtimes import AwsClients
+from multitool.wiring.orchestrator import aws_chat_service
 
 from tests.support.chat_env import offline_chat_env
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body

@@ -19,7 +19,7 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 from moto import mock_aws
-from multitool.api.chat_app import aws_chat_turns, chat_app
+from multitool.api.chat_app import chat_app
 from multitool.chat.service import ChatService
 from multitool.chat.sessions import DynamoSessionStore
 from multitool.local.standins.graph_state import GraphPool, GraphState, WorkingHours
@@ -35,6 +35,7 @@ from multitool.runtimes import AwsClients, build_runtime
 from multitool.runtimes.product import product_flows
 from multitool.settings.chat import ChatSettings
 from multitool.tools import ToolConfig, ToolPorts
+from multitool.wiring.orchestrator import aws_chat_turns
 
 from tests.support.agentcore_identity import (
     ALEX,

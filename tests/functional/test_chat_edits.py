@@ -12,8 +12,8 @@ from typing import Any
 
 import boto3
 import pytest
-from multitool.api.review_app import aws_reviewer
 from multitool.people import Person
+from multitool.wiring.review import aws_reviewer
 
 from tests.support.chat_env import offline_chat_env
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body

@@ -12,9 +12,9 @@ import threading
 from typing import Any
 
 import pytest
-from multitool.api.chat_app import aws_chat_service
 from multitool.people import Person
 from multitool.runtimes import OfflineModel
+from multitool.wiring.orchestrator import aws_chat_service
 
 from tests.support.chat_env import offline_chat_env
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body

@@ -63,7 +63,7 @@ def mail(env, monkeypatch):
     import boto3
     from moto.core.models import DEFAULT_ACCOUNT_ID
     from moto.ses.models import ses_backends
-    from multitool.api.review_app import aws_reviewer
+    from multitool.wiring.review import aws_reviewer
 
     sesv2 = boto3.client("sesv2")
     sesv2.create_email_identity(EmailIdentity=SENDER)

@@ -37,7 +37,7 @@ def env(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
             return launches.client if service == "lambda" else real_client(service, *args, **kwargs)
 
         monkeypatch.setattr(boto3, "client", client)
-        from multitool.api.chat_app import aws_chat_turns
+        from multitool.wiring.orchestrator import aws_chat_turns
 
         aws_chat_turns.cache_clear()
         yield {**environment, "launches": launches}

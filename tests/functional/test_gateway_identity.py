@@ -20,8 +20,8 @@ from multitool.runtimes import AgentCoreRuntime, TurnRequest
 from multitool.runtimes.claims import draft_claims
 from multitool.runtimes.harness_gateway import gateway_tools
 from multitool.runtimes.product import product_flows
-from multitool.tools.environment import aws_environment
 from multitool.tools.gateway import sign_caller
+from multitool.wiring.action_groups import aws_environment
 
 from tests.support.gateway_events import GatewayHarness, gateway_custom, gateway_turn_stream, invoke_target
 from tests.support.harness_streams import HARNESS_ARN, ScriptedHarness

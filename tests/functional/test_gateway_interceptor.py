@@ -16,10 +16,11 @@ import pytest
 from multitool.drafts import UNCLAIMED_OWNER, DraftStatus
 from multitool.local.lambdas import LambdaContext
 from multitool.local.memory import MemoryCalendar
-from multitool.ports.gateway_caller import CALLER_ARGUMENT, aws_interceptor, verified_caller
+from multitool.ports.gateway_caller import CALLER_ARGUMENT, verified_caller
 from multitool.review import Caller, DraftNotFound, ReviewConfig
 from multitool.review.reviewer import Reviewer
-from multitool.tools.environment import aws_environment
+from multitool.wiring.action_groups import aws_environment
+from multitool.wiring.interceptor import aws_interceptor
 
 from tests.support.gateway_events import (
     access_token,

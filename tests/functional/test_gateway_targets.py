@@ -159,8 +159,8 @@ def test_arguments_that_are_not_an_object_are_an_error_result(moto_tables: Table
 def test_a_malformed_verified_caller_names_the_context_key(
     moto_tables: Tables, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from multitool.tools.environment import aws_environment
     from multitool.tools.gateway import sign_caller
+    from multitool.wiring.action_groups import aws_environment
 
     key = bytes(range(32))
     monkeypatch.setenv("CALLER_CONTEXT_KEY", key.hex())
@@ -179,7 +179,7 @@ def test_a_malformed_verified_caller_names_the_context_key(
 def test_a_backend_failure_is_a_retryable_error_result(
     moto_tables: Tables, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from multitool.tools.environment import aws_environment
+    from multitool.wiring.action_groups import aws_environment
 
     monkeypatch.setenv("DRAFTS_TABLE_NAME", "no-such-table")
     aws_environment.cache_clear()

@@ -21,8 +21,6 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
-from multitool.api.chat_app import aws_chat_service
-from multitool.api.review_app import aws_reviewer
 from multitool.local.embedded import load_seed
 from multitool.local.gateway import LocalApi
 from multitool.local.server import repo_root, route_request
@@ -30,6 +28,8 @@ from multitool.local.standins.jira_server import start_fake_jira
 from multitool.ports.directory import seed_people
 from multitool.ports.drafts import DynamoDraftStore
 from multitool.ports.tables import create_all
+from multitool.wiring.orchestrator import aws_chat_service
+from multitool.wiring.review import aws_reviewer
 
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
 from tests.support.review_support import OWNER, SENDER, email_draft, jira_draft, meeting_draft

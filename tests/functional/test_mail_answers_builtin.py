@@ -12,12 +12,12 @@ from typing import Any
 
 import boto3
 import pytest
-from multitool.api.review_app import review_app
 from multitool.drafts import DraftStatus
 from multitool.ports.dynamo_mailbox import DynamoMailbox, seed_mail
 from multitool.ports.mailbox import MailSearch
 from multitool.tools import ToolContext, run_calls
-from multitool.tools.environment import aws_environment
+from multitool.wiring.action_groups import aws_environment
+from multitool.wiring.review import review_function_app
 
 from tests.support.events import (
     LambdaContextStub,
@@ -112,7 +112,7 @@ def _confirm(
         route_key="POST /actions/{id}/confirm",
         claims={"email": email_claim, "email_verified": "true"},
     )
-    response = review_app().resolve(event, CONTEXT)
+    response = review_function_app().resolve(event, CONTEXT)
     return response["statusCode"], json_body(response)
 
 

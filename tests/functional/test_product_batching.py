@@ -19,7 +19,7 @@ from multitool.ports.tables import create_all
 from multitool.runtimes.flow import ToolCall
 from multitool.runtimes.product import TOOL_NAMES, ProductStep, product_flow
 from multitool.tools import REGISTRY, ToolContext, ToolPorts
-from multitool.tools.environment import builtin_mailboxes
+from multitool.wiring.tool_ports import builtin_mailboxes
 
 NOW = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
 PEOPLE = [

@@ -7,11 +7,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from multitool.api.chat_app import aws_chat_limiter
-from multitool.api.review_app import aws_confirm_limiter, aws_reviewer
 from multitool.people import Person
 from multitool.ports.drafts import DynamoDraftStore
 from multitool.ports.rate import DynamoTokenBucket, RateLimited
+from multitool.wiring.orchestrator import aws_chat_limiter
+from multitool.wiring.review import aws_confirm_limiter, aws_reviewer
 
 from tests.support.chat_env import offline_chat_env
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body

@@ -12,9 +12,9 @@ from typing import Any
 
 import boto3
 import pytest
-from multitool.api.review_app import aws_reviewer
 from multitool.observability import logger
 from multitool.ports.dynamo_calendar import DynamoCalendar
+from multitool.wiring.review import aws_reviewer
 
 from functions.review.handler import handler
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body

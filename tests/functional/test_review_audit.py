@@ -44,7 +44,7 @@ def test_a_sent_mail_leaves_an_audit_record_and_a_log_line_by_sub(
     review_aws: Tables, logs: io.StringIO, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("AUDIT_RETENTION_DAYS", "400")
-    from multitool.api.review_app import aws_reviewer
+    from multitool.wiring.review import aws_reviewer
 
     aws_reviewer.cache_clear()
     draft = review_aws.add(email_draft())
@@ -72,7 +72,7 @@ def test_a_sent_mail_leaves_an_audit_record_and_a_log_line_by_sub(
 
 def test_a_failed_send_is_recorded_as_failed(review_aws: Tables, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SENDER_EMAIL", "nobody@example.com")  # SES rejects: not an identity
-    from multitool.api.review_app import aws_reviewer
+    from multitool.wiring.review import aws_reviewer
 
     aws_reviewer.cache_clear()
     draft = review_aws.add(email_draft())

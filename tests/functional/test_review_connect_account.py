@@ -15,7 +15,7 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 from moto import mock_aws
-from multitool.api.review_app import caller_suites, review_app
+from multitool.api.review_app import review_app
 from multitool.drafts import DraftStatus
 from multitool.local.standins.graph_state import GraphPool, GraphState, WorkingHours
 from multitool.ports.agentcore_tokens import AgentCoreTokens
@@ -26,6 +26,7 @@ from multitool.ports.tables import create_all
 from multitool.review import ReviewConfig
 from multitool.review.reviewer import Reviewer
 from multitool.settings.review import ReviewSettings
+from multitool.wiring.review import caller_suites
 
 from tests.support.agentcore_identity import (
     ALEX,

@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 from moto.dynamodb.models import DynamoDBBackend
-from multitool.api.review_app import aws_reviewer, review_app
 from multitool.drafts import Draft, DraftStatus
 from multitool.ports.mail import MailRejected
 from multitool.review import Caller, ReviewConfig, SideEffectFailed, SlotTaken
 from multitool.review.reviewer import Reviewer
 from multitool.toolkit.common import external_person
+from multitool.wiring.review import aws_reviewer, review_function_app
 
 from functions.review.handler import handler
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
@@ -128,7 +128,7 @@ def test_two_concurrent_confirms_for_one_persons_time_book_it_once(
     results: dict[str, dict[str, Any]] = {}
 
     def run(draft: Draft) -> None:
-        app = review_app()  # one resolver per request: it holds the current event
+        app = review_function_app()  # one resolver per request: it holds the current event
         results[draft.id] = app.resolve(confirm_event(draft.id, {"slot": FIRST}), FakeLambdaContext())
 
     # When both confirm the same slot at once

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 from moto.dynamodb.models import DynamoDBBackend
-from multitool.api.review_app import aws_reviewer, review_app
 from multitool.drafts import DraftStatus
 from multitool.ports.drafts import DynamoDraftStore
+from multitool.wiring.review import aws_reviewer, review_function_app
 
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
 from tests.support.moto_tables import Tables
@@ -44,7 +44,7 @@ def _confirm_concurrently(draft_id: str, body: dict[str, Any]) -> list[tuple[int
     lock = threading.Lock()
 
     def confirm() -> None:
-        app = review_app()
+        app = review_function_app()
         event = http_api_event(
             "POST",
             f"/actions/{draft_id}/confirm",
@@ -98,7 +98,7 @@ def test_concurrent_confirms_of_one_meeting_send_one_invitation(aws: DynamoDraft
 def test_after_the_race_a_repeat_returns_the_same_result_and_a_change_is_409(aws: DynamoDraftStore) -> None:
     [draft] = aws.create_many([email_draft()])
     _confirm_concurrently(draft.id, {})
-    app = review_app()
+    app = review_function_app()
 
     def confirm(body: dict[str, Any]) -> dict[str, Any]:
         event = http_api_event("POST", f"/actions/{draft.id}/confirm", body, sub=OWNER)

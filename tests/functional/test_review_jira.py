@@ -11,10 +11,10 @@ from typing import Any
 
 import boto3
 import pytest
-from multitool.api.review_app import aws_reviewer
 from multitool.drafts import DraftStatus
 from multitool.local.standins.jira_server import FakeJira, start_fake_jira
 from multitool.observability import logger
+from multitool.wiring.review import aws_reviewer
 
 from functions.review.handler import handler
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body

@@ -17,7 +17,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import urllib3
-from multitool.api.review_app import caller_jira, review_app
+from multitool.api.review_app import review_app
 from multitool.drafts import DraftStatus
 from multitool.local.standins.identity import LocalIdentity
 from multitool.local.standins.jira_server import FakeJira, start_fake_jira
@@ -28,6 +28,7 @@ from multitool.review import ReviewConfig
 from multitool.review.accounts import Accounts
 from multitool.review.reviewer import Reviewer
 from multitool.settings.review import ReviewSettings
+from multitool.wiring.review import caller_jira
 
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
 from tests.support.moto_tables import Tables
@@ -210,8 +211,8 @@ def test_the_deployed_handler_creates_the_issue_as_the_user_from_its_environment
 ) -> None:
     # Given: the review Lambda's environment as jiraAuth=user sets it, and AgentCore Identity the
     # local stand-in in place of the bedrock-agentcore client the handler would make.
-    from multitool.api import review_app as review_module
     from multitool.ports import provider_suites
+    from multitool.wiring import review as review_module
 
     from functions.review.handler import handler
 

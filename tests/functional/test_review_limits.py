@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from multitool.api.review_app import aws_reviewer
 from multitool.ports.quota import quota_key
+from multitool.wiring.review import aws_reviewer
 
 from functions.review.handler import handler
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body

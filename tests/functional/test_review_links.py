@@ -19,11 +19,11 @@ from typing import Any
 import boto3
 import pytest
 from moto.dynamodb.models import DynamoDBBackend
-from multitool.api.review_app import aws_reviewer, review_app
 from multitool.drafts import UNCLAIMED_OWNER, DraftStatus
 from multitool.local.standins.jira_server import FakeJira, start_fake_jira
 from multitool.tools import ToolContext, run_calls
-from multitool.tools.environment import aws_environment
+from multitool.wiring.action_groups import aws_environment
+from multitool.wiring.review import aws_reviewer, review_function_app
 
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
 from tests.support.moto_tables import REGION, Tables
@@ -101,7 +101,7 @@ def linked_turn(session: str = "s-links") -> Turn:
 def call(method: str, path: str, body: Any = None, query: dict[str, str] | None = None) -> tuple[int, Any]:
     params = {"id": path.split("/")[2]} if path.count("/") == 3 else None
     route = "POST /actions/{id}/confirm" if params and path.endswith("/confirm") else None
-    response = review_app().resolve(
+    response = review_function_app().resolve(
         http_api_event(method, path, body, sub=OWNER, path_parameters=params, query=query, route_key=route),
         CONTEXT,
     )
@@ -442,7 +442,7 @@ def test_twenty_concurrent_confirm_alls_do_each_side_effect_once(aws: Tables, fa
     lock = threading.Lock()
 
     def one() -> None:
-        app = review_app()
+        app = review_function_app()
         body = {"ids": ids, "edits": {turn.meeting["draftId"]: {"slot": turn.meeting["slots"][0]}}}
         event = http_api_event("POST", "/actions/confirm-all", body, sub=OWNER)
         barrier.wait()

@@ -21,7 +21,6 @@ from typing import Any
 import boto3
 import pytest
 from moto.dynamodb.models import DynamoDBBackend
-from multitool.api import review_app
 from multitool.drafts import DraftStatus
 from multitool.local.cli import main
 from multitool.local.lambdas import load_handler
@@ -30,6 +29,7 @@ from multitool.local.server import repo_root
 from multitool.ports.quota import quota_key
 from multitool.review.limits import quota_day
 from multitool.review.reviewer import Reviewer
+from multitool.wiring import review as review_wiring
 
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
 from tests.support.moto_tables import REGION, Tables
@@ -112,11 +112,11 @@ def review(review_aws: Tables, monkeypatch: pytest.MonkeyPatch) -> Iterator[Revi
     monkeypatch.setenv("UNDO_QUEUE_URL", queue_url)
     monkeypatch.setenv("UNDO_SECONDS", str(WINDOW))
     clock = Clock()
-    monkeypatch.setattr(review_app, "Reviewer", functools.partial(Reviewer, clock=clock))
-    review_app.aws_reviewer.cache_clear()
+    monkeypatch.setattr(review_wiring, "Reviewer", functools.partial(Reviewer, clock=clock))
+    review_wiring.aws_reviewer.cache_clear()
     atomic_put_item(monkeypatch)
     yield Review(review_aws, sqs, queue_url, clock, load_handler(repo_root() / "functions", "review"))
-    review_app.aws_reviewer.cache_clear()
+    review_wiring.aws_reviewer.cache_clear()
 
 
 def test_a_confirmed_mail_waits_and_undo_within_the_window_cancels_it(review: Review) -> None:
@@ -265,7 +265,7 @@ def test_zero_seconds_turns_the_window_off_and_sends_at_once(
     review: Review, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("UNDO_SECONDS", "0")
-    review_app.aws_reviewer.cache_clear()
+    review_wiring.aws_reviewer.cache_clear()
     draft = review.tables.add(email_draft())
 
     status, done = review.request("confirm", draft.id)

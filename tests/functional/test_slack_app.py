@@ -235,7 +235,7 @@ def test_the_signing_secret_is_read_from_secrets_manager_and_an_empty_one_refuse
     slack: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import boto3
-    from multitool.slack import aws_slack_app
+    from multitool.wiring.slack import aws_slack_app
 
     from tests.support.slack_wire import SIGNING_SECRET
 

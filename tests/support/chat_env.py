@@ -11,10 +11,10 @@ import boto3
 import pytest
 from botocore.stub import ANY, Stubber
 from moto import mock_aws
-from multitool.api.chat_app import aws_chat_service
 from multitool.people import Person
 from multitool.ports.directory import seed_people
 from multitool.ports.tables import create_all
+from multitool.wiring.orchestrator import aws_chat_service
 
 
 @contextmanager

@@ -18,13 +18,13 @@ import pytest
 from moto import mock_aws
 from moto.core.models import DEFAULT_ACCOUNT_ID
 from moto.ses.models import ses_backends
-from multitool.api.review_app import aws_reviewer
 from multitool.drafts import Draft
 from multitool.ports import tables
 from multitool.ports.directory import seed_people
 from multitool.ports.drafts import DynamoDraftStore
 from multitool.ports.dynamo_calendar import DynamoCalendar
-from multitool.tools.environment import aws_environment
+from multitool.wiring.action_groups import aws_environment
+from multitool.wiring.review import aws_reviewer
 
 from tests.support.events import sample_people
 from tests.support.review_support import SENDER
@@ -79,12 +79,12 @@ def review_aws(moto_tables: Tables, monkeypatch: pytest.MonkeyPatch) -> Iterator
 
     The reviewer's clock reads the fixtures' pinned ``NOW`` (``tests.support.review_support``), as
     the provider review tests' does: their slots lie on fixed days, which the wall clock passes."""
-    from multitool.api import review_app
     from multitool.review.reviewer import Reviewer
+    from multitool.wiring import review as review_wiring
 
     from tests.support.review_support import NOW
 
-    monkeypatch.setattr(review_app, "Reviewer", functools.partial(Reviewer, clock=lambda: NOW))
+    monkeypatch.setattr(review_wiring, "Reviewer", functools.partial(Reviewer, clock=lambda: NOW))
     boto3.client("sesv2", region_name=REGION).create_email_identity(EmailIdentity=SENDER)
     monkeypatch.setenv("SENDER_EMAIL", SENDER)
     for name in _REVIEW_SETTINGS:

@@ -175,11 +175,11 @@ def bedrock_clients(directory: Any) -> tuple[Any, Any, Any]:
 
 def deployed_requests(monkeypatch: Any) -> list[SentRequest]:
     """Run the deployed functions' requests (see the module docstring) and return what they sent."""
-    from multitool.api.chat_app import aws_chat_service
-    from multitool.api.review_app import aws_reviewer
     from multitool.local.embedded import embedded
     from multitool.local.memory import MemoryDirectory
     from multitool.runtimes import AwsClients
+    from multitool.wiring.orchestrator import aws_chat_service
+    from multitool.wiring.review import aws_reviewer
 
     from functions.email_draft.handler import handler as email_handler
     from functions.orchestrator.handler import handler as chat_handler

@@ -49,9 +49,9 @@ def slack(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
         monkeypatch.setenv("PAGE_URL", "https://chat.example.com/")
         monkeypatch.setenv("SENDER_EMAIL", SENDER)
         boto3.client("sesv2").create_email_identity(EmailIdentity=SENDER)
-        from multitool.api.chat_app import aws_chat_turns
-        from multitool.api.review_app import aws_reviewer
-        from multitool.slack import aws_slack_app
+        from multitool.wiring.orchestrator import aws_chat_turns
+        from multitool.wiring.review import aws_reviewer
+        from multitool.wiring.slack import aws_slack_app
 
         caches = (aws_chat_turns, aws_slack_app, aws_reviewer)
         for cache in caches:

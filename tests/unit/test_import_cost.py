@@ -173,7 +173,7 @@ import boto3
 made = []
 client = boto3.client
 boto3.client = lambda service, *a, **k: made.append(service) or client(service, *a, **k)
-from multitool.api.review_app import aws_reviewer
+from multitool.wiring.review import aws_reviewer
 aws_reviewer()
 print(made)
 """

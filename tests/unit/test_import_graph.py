@@ -62,6 +62,9 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("api", ("multitool.api",)),
     # The Slack app: Slack's wire around the chat turns and the review the APIs serve.
     ("slack", ("multitool.slack",)),
+    # One composition module per deployed function: the only place that reads the settings to
+    # choose the adapters its routes (api, the action-group apps, slack) are handed.
+    ("wiring", ("multitool.wiring",)),
     ("local", ("multitool.local",)),
 )
 

@@ -5,7 +5,8 @@ runs both APIs' buckets end to end)."""
 from __future__ import annotations
 
 import pytest
-from multitool.ports.rate import BucketLimits, DynamoTokenBucket, aws_token_bucket
+from multitool.ports.rate import BucketLimits, DynamoTokenBucket
+from multitool.wiring.rate_limits import aws_token_bucket
 
 
 def test_without_a_limits_table_there_is_no_limiter_and_no_settings_are_read(

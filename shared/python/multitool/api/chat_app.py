@@ -5,12 +5,11 @@ A Powertools ``APIGatewayHttpResolver`` (HTTP API, payload format 2.0) over
 ``sub`` claim; an ``Idempotency-Key`` header makes a retry replay the first
 response byte for byte (see :meth:`multitool.chat.service.ChatService.reply_body`); typed errors
 become HTTP responses in one place, :func:`_map_errors`. The deployed handler, the local server and the tests
-serve this same app.
+serve this same app; the deployed one's service, turns and limiter are :mod:`multitool.wiring.orchestrator`'s.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Callable
 from http import HTTPStatus
@@ -23,15 +22,12 @@ from pydantic import ValidationError
 from multitool.api import bearer_token, verified_email
 from multitool.api.bodies import body_text
 from multitool.api.errors import error_body, openapi_responses
-from multitool.chat.idempotency import (
-    ChatIdempotency,
-)
 from multitool.chat.service import ChatInputError, ChatRequest, ChatResponse, ChatService, idempotency_key
 from multitool.chat.sessions import SessionView
 from multitool.chat.turn_views import ASYNC_MODE, INTERNAL, TurnNotFound, TurnStarted, TurnView
 from multitool.errors import ServiceError
 from multitool.observability import error_fields, logger
-from multitool.ports.rate import BucketLimits, RateLimiter, aws_token_bucket
+from multitool.ports.rate import RateLimiter
 from multitool.validation import first_field, problems
 
 if TYPE_CHECKING:
@@ -51,114 +47,15 @@ class Unauthenticated(ServiceError):
     status = HTTPStatus.UNAUTHORIZED
 
 
-@functools.cache
-def aws_chat_service() -> ChatService:
-    """The chat service over DynamoDB and the runtime ``RUNTIME`` selects.
-
-    Built on first use and cached per warm container, never at import time:
-    tests set the environment first and call ``aws_chat_service.cache_clear()``.
-    """
-    from multitool.chat.sessions import DynamoSessionStore
-    from multitool.ports.directory import DynamoDirectory
-    from multitool.ports.drafts import DynamoDraftStore
-    from multitool.ports.dynamo_calendar import DynamoCalendar
-    from multitool.runtimes import AgentCoreRuntime, AwsClients, build_runtime
-    from multitool.runtimes.carryover import DynamoCarryOver
-    from multitool.runtimes.product import product_flows
-    from multitool.settings import ModelBackend
-    from multitool.settings.chat import ChatSettings
-    from multitool.tools import ToolConfig, ToolPorts
-    from multitool.tools.environment import builtin_mailboxes
-
-    settings = ChatSettings.from_env()
-    clients = AwsClients()
-    dynamodb = clients.dynamodb
-    ports = ToolPorts(
-        directory=DynamoDirectory(settings.directory_table_name, dynamodb),
-        calendar=DynamoCalendar(settings.bookings_table_name, dynamodb),
-        drafts=DynamoDraftStore(settings.drafts_table_name, dynamodb),
-        mailboxes=(
-            builtin_mailboxes(dynamodb, settings.mailbox_table_name) if settings.mailbox_table_name else None
-        ),
-    )
-    if settings.calendar != "builtin":
-        from multitool.tools.environment import with_caller_suites
-
-        ports = with_caller_suites(ports, settings)
-    from multitool.tools.environment import with_jira
-
-    ports = with_jira(ports, settings)
-    runtime = build_runtime(settings, clients, product_flows(ports, ToolConfig.from_settings(settings)))
-    idempotency = (
-        ChatIdempotency(
-            settings.idempotency_table_name,
-            dynamodb,
-            expires_after_seconds=settings.idempotency_expiry_seconds,
-        )
-        if settings.idempotency_table_name
-        else None
-    )
-    return ChatService(
-        runtime,
-        DynamoSessionStore(settings.sessions_table_name, dynamodb),
-        max_message_chars=settings.max_message_chars,
-        default_timezone=settings.default_timezone,
-        idempotency=idempotency,
-        # The Bedrock agent keeps the conversation itself, by sessionId.
-        history_exchanges=0 if settings.runtime is ModelBackend.AGENT else settings.history_exchanges,
-        # A step carried in the sessions item is taken by the session claim: one UpdateItem, not two.
-        carry_in_session=isinstance(runtime, AgentCoreRuntime) and isinstance(runtime.carry, DynamoCarryOver),
-    )
+def no_turns() -> None:
+    """No turn runs past its request: ``Prefer: respond-async`` is answered inline (RFC 7240 lets a
+    server ignore it), ``GET /turns/{id}`` finds none."""
+    return None
 
 
-@functools.cache
-def aws_chat_turns(slack_users: bool = False) -> ChatTurns | None:
-    """Turns run past their request, on ``TURNS_TABLE_NAME``; None without one (every turn answers inline).
-
-    ``slack_users``: the Slack function's turns, whose tokens need no JWT (``IDENTITY_SLACK_USERS``: the
-    vault user id of the Slack user's directory person), so they run past the request with per-user
-    consent too."""
-    import boto3
-    from botocore.config import Config
-
-    from multitool.chat.async_turns import ChatTurns
-    from multitool.chat.turn_store import DynamoTurnStore, TurnLauncher
-    from multitool.ports.turn_slots import DynamoTurnSlots
-    from multitool.settings.chat import ChatSettings
-
-    settings = ChatSettings.from_env()
-    if not settings.turns_table_name:
-        return None
-    identity = settings.identity()
-    if identity is not None and not (slack_users and identity.identity_slack_users):
-        # Each user's own account needs the user's JWT in the function that runs the tools, and a turn
-        # run past its request runs in a later invocation that has none (the JWT is never stored, not
-        # even in a turn record): with per-user consent every turn answers inline (RFC 7240 lets a
-        # server ignore Prefer: respond-async; the answer then carries no Preference-Applied).
-        return None
-    service = aws_chat_service()
-    # A refused launch answers 503 (the client retries with its Idempotency-Key).
-    client = boto3.client("lambda", config=Config(retries={"max_attempts": 2, "mode": "standard"}))
-    dynamodb = boto3.client("dynamodb")
-    store = DynamoTurnStore(settings.turns_table_name, dynamodb)
-    slots = (
-        DynamoTurnSlots(settings.rate_limits_table_name, dynamodb, per_user=settings.running_turns_per_user)
-        if settings.rate_limits_table_name
-        else None
-    )
-    return ChatTurns(service, store, TurnLauncher(client).launch, slots)
-
-
-@functools.cache
-def aws_chat_limiter() -> RateLimiter | None:
-    """Each user's /chat token bucket on ``RATE_LIMITS_TABLE_NAME``; None without one (no per-user limit)."""
-    from multitool.settings.chat import ChatSettings
-
-    def limits() -> BucketLimits:
-        settings = ChatSettings.from_env()
-        return BucketLimits(settings.rate_limits_table_name, settings.chat_per_minute, settings.chat_burst)
-
-    return aws_token_bucket(limits)
+def no_limit() -> None:
+    """No per-user limit on /chat."""
+    return None
 
 
 def prefers_async(header: str | None) -> bool:
@@ -168,7 +65,7 @@ def prefers_async(header: str | None) -> bool:
     return any(part.split(";", 1)[0].strip().lower() == ASYNC_MODE for part in header.split(","))
 
 
-def run_turn_event(turn_id: str, context: Any, turns: ChatTurnsProvider = aws_chat_turns) -> dict[str, str]:
+def run_turn_event(turn_id: str, context: Any, turns: ChatTurnsProvider) -> dict[str, str]:
     """The asynchronous invocation that runs a started turn (see :mod:`multitool.chat.async_turns`)."""
     chat_turns = turns()
     if chat_turns is None:
@@ -178,10 +75,12 @@ def run_turn_event(turn_id: str, context: Any, turns: ChatTurnsProvider = aws_ch
 
 
 def chat_app(
-    service: ChatServiceProvider = aws_chat_service,
-    turns: ChatTurnsProvider = aws_chat_turns,
-    limiter: LimiterProvider = aws_chat_limiter,
+    service: ChatServiceProvider,
+    turns: ChatTurnsProvider = no_turns,
+    limiter: LimiterProvider = no_limit,
 ) -> APIGatewayHttpResolver:
+    """The routes over the given service, turns and limiter, each asked for on a request's first use
+    (the deployed ones: :mod:`multitool.wiring.orchestrator`)."""
     app = APIGatewayHttpResolver()
 
     def caller() -> str:

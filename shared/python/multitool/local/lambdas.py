@@ -171,7 +171,7 @@ class Instances:
 
     What instances do share is this process's ``multitool`` package, as one Lambda
     environment's modules would be shared by nothing: the chat service and the
-    reviewer (``aws_chat_service``/``aws_reviewer``, built once; boto3 clients and
+    reviewer (``multitool.wiring``'s ``aws_chat_service``/``aws_reviewer``, built once; boto3 clients and
     urllib3 pools are thread-safe, the runtimes keep no per-turn state), and the
     Powertools logger and metrics (appended log keys may name a concurrent
     request's id; metrics are disabled locally).

@@ -23,7 +23,6 @@ put in the arguments, logged or passed to a target.
 from __future__ import annotations
 
 import base64
-import functools
 import hashlib
 import hmac
 import json
@@ -174,17 +173,3 @@ def secret_key(client: Any, secret_arn: str) -> bytes:
 class Interceptor(msgspec.Struct, frozen=True):
     key: bytes
     profile: ProfileLookup
-
-
-@functools.cache
-def aws_interceptor() -> Interceptor:
-    """The interceptor Lambda's key and directory, read once per execution environment."""
-    import boto3
-
-    from multitool.settings import InterceptorSettings
-
-    settings = InterceptorSettings.from_env()
-    return Interceptor(
-        secret_key(boto3.client("secretsmanager"), settings.caller_key_secret_arn),
-        cognito_profile(boto3.client("cognito-idp"), settings.user_pool_id),
-    )

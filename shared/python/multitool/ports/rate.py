@@ -11,7 +11,6 @@ be full again.
 from __future__ import annotations
 
 import math
-import os
 import time
 from collections.abc import Callable
 from http import HTTPStatus
@@ -133,20 +132,3 @@ class DynamoTokenBucket:
                 continue  # another request took a token since the read: read again
             return
         raise RateLimited(route, 1.0)
-
-
-def aws_token_bucket(limits: Callable[[], BucketLimits]) -> DynamoTokenBucket | None:
-    """A route's per-user buckets on the deployment's limits table over the Lambda's own DynamoDB
-    client; None without a table (no per-user limit).
-
-    The table is looked for before ``limits`` reads the Lambda's settings: an app built around its
-    own service (a test, the local server) needs no other setting.
-    """
-    if not os.environ.get(RATE_LIMITS_TABLE):
-        return None
-    table_name, per_minute, burst = limits()
-    if not table_name:
-        return None
-    import boto3  # the Lambda's client, made on first use, never at import
-
-    return DynamoTokenBucket(table_name, boto3.client("dynamodb"), per_minute=per_minute, burst=burst)

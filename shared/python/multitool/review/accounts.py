@@ -21,7 +21,6 @@ the directory, as the Slack function did); the completion then names that vault 
 and finished by anyone else finds no consent of theirs: 403, nothing bound.
 """
 
-import functools
 import re
 from collections.abc import Mapping, Sequence
 from http import HTTPStatus
@@ -34,7 +33,6 @@ from multitool.ports.agentcore_tokens import mapped_error, slack_vault_user
 from multitool.ports.connections import Connections, ConsentNotFound
 from multitool.ports.directory import Directory
 from multitool.ports.tokens import PROVIDER_NAMES, Provider
-from multitool.settings import IdentitySettings
 from multitool.wire import WireModel
 
 if TYPE_CHECKING:
@@ -195,26 +193,3 @@ class Accounts:
         return ConnectionView(
             provider=provider, provider_name=PROVIDER_NAMES[provider], status="disconnected"
         )
-
-
-@functools.cache
-def aws_accounts() -> Accounts | None:
-    """The deployed accounts service, or None when the stack connects no accounts (no ``IDENTITY_*``)."""
-    import os
-
-    if not os.environ.get("IDENTITY_WORKLOAD_NAME"):
-        return None
-    import boto3
-
-    from multitool.ports.connections import DynamoConnections
-    from multitool.ports.directory import DynamoDirectory
-
-    settings = IdentitySettings.from_env()
-    dynamodb = boto3.client("dynamodb")
-    directory = os.environ.get("DIRECTORY_TABLE_NAME")
-    return Accounts(
-        boto3.client("bedrock-agentcore"),
-        DynamoConnections(settings.connections_table_name, dynamodb),
-        tuple(settings.credential_providers()),
-        DirectoryPeople(DynamoDirectory(directory, dynamodb)) if directory else None,
-    )

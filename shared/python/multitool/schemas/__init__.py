@@ -23,6 +23,7 @@ from typing import Any
 import multitool
 from multitool.tools import REGISTRY
 from multitool.tools.apps import action_group_app
+from multitool.tools.environment import ToolEnvironment
 
 SCHEMA_DIR = Path(__file__).parent
 OPENAPI_VERSION = "3.0.3"
@@ -150,10 +151,15 @@ def _bedrock_subset(document: dict[str, Any]) -> dict[str, Any]:
     return document
 
 
+def _no_environment() -> ToolEnvironment:
+    """The app's environment, never asked for: the document needs only the route."""
+    raise AssertionError("the OpenAPI document never serves a request")
+
+
 def generate(group: str) -> dict[str, Any]:
     """The OpenAPI document of one action group."""
     specs = [s for s in REGISTRY.values() if s.action_group == group]
-    app = action_group_app(group)
+    app = action_group_app(group, _no_environment)
     with warnings.catch_warnings():
         # Powertools builds 3.1 from pydantic v2 and converts to 3.0 itself; its notice is noise here.
         warnings.simplefilter("ignore", UserWarning)

@@ -1,6 +1,6 @@
 """One Powertools ``BedrockAgentResolver`` per action group, built from the tool registry.
 
-Handlers import their app from here (and stay thin); ``multitool.schemas``
+Handlers build their app through :mod:`multitool.wiring.action_groups` (and stay thin); ``multitool.schemas``
 generates each group's OpenAPI document from the same apps. Errors are mapped
 to responses in one place, :func:`_map_errors`. :func:`handle` also answers the
 same Lambda's AgentCore Gateway calls (:mod:`multitool.tools.gateway`), told
@@ -23,7 +23,7 @@ from multitool.toolkit.errors import InvalidInput, ToolError, UnknownTool
 from multitool.toolkit.spec import ToolSpec
 from multitool.tools import REGISTRY, run_calls
 from multitool.tools.bedrock import resolve_action_event
-from multitool.tools.environment import EnvironmentProvider, aws_environment
+from multitool.tools.environment import EnvironmentProvider
 from multitool.tools.gateway import answer_gateway_call, is_gateway_call
 from multitool.validation import first_field, problems
 from multitool.wire import WireModel
@@ -104,9 +104,10 @@ def _route(spec: ToolSpec) -> dict[str, Any]:
     }
 
 
-def action_group_app(group: str, environment: EnvironmentProvider = aws_environment) -> ActionGroupApp:
+def action_group_app(group: str, environment: EnvironmentProvider) -> ActionGroupApp:
     """The app of one action group: its tool's one route, typed by its models (for validation
-    and for the OpenAPI document); :class:`UnknownTool` for a group no tool serves."""
+    and for the OpenAPI document), run against ``environment`` (the deployed one:
+    :mod:`multitool.wiring.action_groups`); :class:`UnknownTool` for a group no tool serves."""
     spec = REGISTRY.by_group(group)
     if spec is None:
         raise UnknownTool(f"No tool serves action group '{group}'. Groups: {', '.join(REGISTRY.groups)}.")

@@ -1,14 +1,12 @@
-"""What tools run against in a Lambda: settings from the environment, DynamoDB-backed ports.
+"""What a tool call runs against: the ports, the config, the default time zone and the caller key.
 
-Built on first use and cached, never at import time, so tests set the
-environment (and moto) first and call ``aws_environment.cache_clear()`` between cases.
+The deployed one is :func:`multitool.wiring.action_groups.aws_environment` (settings from the
+environment, DynamoDB-backed ports); tests and the local runs hand the apps their own.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
-from typing import Any
 
 import msgspec
 
@@ -27,99 +25,3 @@ class ToolEnvironment(msgspec.Struct, frozen=True):
 
 
 EnvironmentProvider = Callable[[], ToolEnvironment]
-
-
-def dynamo_ports(
-    client: Any,
-    *,
-    drafts_table: str,
-    directory_table: str,
-    bookings_table: str,
-    mailbox_table: str | None = None,
-) -> ToolPorts:
-    """The DynamoDB adapters over one client."""
-    from multitool.ports.directory import DynamoDirectory
-    from multitool.ports.drafts import DynamoDraftStore
-    from multitool.ports.dynamo_calendar import DynamoCalendar
-
-    return ToolPorts(
-        directory=DynamoDirectory(directory_table, client),
-        calendar=DynamoCalendar(bookings_table, client),
-        drafts=DynamoDraftStore(drafts_table, client),
-        mailboxes=builtin_mailboxes(client, mailbox_table) if mailbox_table else None,
-    )
-
-
-def builtin_mailboxes(client: Any, table: str, ses: Any = None) -> Callable[[str | None], Any]:
-    """Each address's builtin mailbox (read-only without ``ses``: the tools only find messages)."""
-
-    def of(address: str | None) -> Any:
-        from multitool.ports.dynamo_mailbox import DynamoMailbox
-
-        # The builtin mailbox is the one of the caller's verified address; without one, none.
-        return DynamoMailbox(table, client, address, ses=ses) if address else None
-
-    return of
-
-
-def with_caller_suites(ports: ToolPorts, settings: Any) -> ToolPorts:
-    """``ports`` whose directory and calendar are each caller's own suite (``CALENDAR`` a provider)."""
-    import urllib3
-
-    from multitool.ports.provider_suites import suites_from_settings
-
-    return msgspec.structs.replace(ports, suites=suites_from_settings(settings, urllib3.PoolManager()))
-
-
-def with_jira(ports: ToolPorts, settings: Any) -> ToolPorts:
-    """``ports`` that read Jira for the cards that name an existing issue: the organization's reading
-    account (``JIRA_READER_SECRET_ARN``, its secret read on the first such card; never the account
-    the review writes with), or each caller's own Atlassian account (``JIRA_AUTH=user``); unchanged
-    when neither is configured."""
-    import urllib3
-
-    if settings.jira_auth == "user":
-        from multitool.ports.jira_atlassian import caller_jira
-        from multitool.ports.provider_suites import agentcore_tokens
-
-        identity = settings.identity()
-        assert identity is not None  # the settings checked it
-        jiras = caller_jira(
-            agentcore_tokens(identity),
-            site_url=settings.jira_site_url,
-            http=urllib3.PoolManager(),
-            api_base=settings.atlassian_api_url,
-        )
-        return msgspec.structs.replace(ports, jiras=jiras)
-    if settings.jira_reader_secret_arn:
-        from multitool.ports.jira_cloud import secret_jira
-
-        reader = secret_jira(settings.jira_reader_secret_arn, settings.jira_base_url)
-        return msgspec.structs.replace(ports, jira=reader)
-    return ports
-
-
-@functools.cache
-def aws_environment() -> ToolEnvironment:
-    """Ports over a DynamoDB client and config from :class:`multitool.settings.ToolSettings`."""
-    import boto3
-
-    from multitool.settings import ToolSettings
-
-    settings = ToolSettings.from_env()
-    ports = dynamo_ports(
-        boto3.client("dynamodb"),
-        drafts_table=settings.drafts_table_name,
-        directory_table=settings.directory_table_name,
-        bookings_table=settings.bookings_table_name,
-        mailbox_table=settings.mailbox_table_name,
-    )
-    if settings.calendar != "builtin":
-        ports = with_caller_suites(ports, settings)
-    ports = with_jira(ports, settings)
-    caller_key = bytes.fromhex(settings.caller_context_key) if settings.caller_context_key else None
-    if settings.caller_key_secret_arn:  # the user Gateway's targets: the interceptor's key
-        from multitool.ports.gateway_caller import secret_key
-
-        caller_key = secret_key(boto3.client("secretsmanager"), settings.caller_key_secret_arn)
-    return ToolEnvironment(ports, ToolConfig.from_settings(settings), settings.default_timezone, caller_key)

@@ -51,15 +51,16 @@ def embedded_targets(
 ) -> Iterator[list[InProcessTarget]]:
     """One in-process target per model, all on one embedded AWS (``start_embedded``).
 
-    Each service is the one the orchestrator builds (``aws_chat_service``) for that model's environment;
-    its model client is wrapped in a :class:`MeteredClient`. The offline model answers for any id given.
+    Each service is the one the orchestrator builds (``multitool.wiring.orchestrator.aws_chat_service``)
+    for that model's environment; its model client is wrapped in a :class:`MeteredClient`. The offline
+    model answers for any id given.
     ``now`` pins the turns' clock (what "Thursday" and "tomorrow" mean to the model and the tools).
     """
     import os
 
-    from multitool.api.chat_app import aws_chat_service
-    from multitool.api.review_app import aws_reviewer
     from multitool.local.embedded import BackendChoice, start_embedded
+    from multitool.wiring.orchestrator import aws_chat_service
+    from multitool.wiring.review import aws_reviewer
 
     saved = dict(os.environ)  # start_embedded sets the handlers' environment here; put it back after
     labels: Sequence[str | None] = list(model_ids) or [None]
