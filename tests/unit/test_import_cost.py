@@ -355,3 +355,24 @@ def test_the_slack_app_loads_no_confirm_contract_until_a_click() -> None:
     assert loaded_by("slack", ["multitool.toolkit.confirm", "multitool.slack.interactions"], SLACK_APP) == [
         "multitool.slack.interactions"
     ]
+
+
+CLIENTS_MADE = """
+import boto3.session
+made = []
+make = boto3.session.Session.client
+def client(self, service, *args, **kwargs):
+    made.append(service)
+    return make(self, service, *args, **kwargs)
+boto3.session.Session.client = client
+"""
+
+
+def test_building_the_chat_service_makes_no_harness_client_until_a_turn_asks_the_harness() -> None:
+    # The Slack function builds the service to start a turn (session, idempotency, validation) and runs
+    # it in a later invocation: the bedrock-agentcore client is made by the first InvokeHarness.
+    then = CLIENTS_MADE + CHAT_SERVICE + "\nassert 'bedrock-agentcore' not in made, made"
+    assert loaded_by("orchestrator", [], then) == []
+    asked = then + "\nservice = aws_chat_service()\ntry:\n    service.runtime.client.invoke_harness()\n"
+    asked += "except Exception:\n    pass\nassert made.count('bedrock-agentcore') == 1, made"
+    assert loaded_by("orchestrator", [], asked) == []
