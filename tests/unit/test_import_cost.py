@@ -376,3 +376,22 @@ def test_building_the_chat_service_makes_no_harness_client_until_a_turn_asks_the
     asked = then + "\nservice = aws_chat_service()\ntry:\n    service.runtime.client.invoke_harness()\n"
     asked += "except Exception:\n    pass\nassert made.count('bedrock-agentcore') == 1, made"
     assert loaded_by("orchestrator", [], asked) == []
+
+
+SESSIONS = """
+import botocore.session
+sessions = []
+init = botocore.session.Session.__init__
+def counted(self, *args, **kwargs):
+    sessions.append(self)
+    init(self, *args, **kwargs)
+botocore.session.Session.__init__ = counted
+import boto3
+boto3.client("secretsmanager")  # the Slack function's first client: its signing secret
+"""
+
+
+def test_the_chat_service_makes_its_clients_in_the_functions_boto3_session() -> None:
+    # A second session loads each service's model and endpoint rules again (about 36 ms of CPU).
+    then = SESSIONS + CHAT_SERVICE + "\nassert len(sessions) == 1, sessions"
+    assert loaded_by("slack", [], then) == []

@@ -58,6 +58,8 @@ def aws_chat_service() -> ChatService:
     Built on first use and cached per warm container, never at import time:
     tests set the environment first and call ``aws_chat_service.cache_clear()``.
     """
+    import boto3
+
     from multitool.chat.sessions import DynamoSessionStore
     from multitool.ports.directory import DynamoDirectory
     from multitool.ports.drafts import DynamoDraftStore
@@ -71,7 +73,10 @@ def aws_chat_service() -> ChatService:
     from multitool.tools.environment import builtin_mailboxes
 
     settings = ChatSettings.from_env()
-    clients = AwsClients()
+    # The function's boto3 session where it has one already (the Slack function's secrets client made
+    # it): a second session loads every service's model and endpoint rules again, about 36 ms of CPU
+    # for its first client. boto3.client() keeps its session in boto3.DEFAULT_SESSION (boto3/__init__.py).
+    clients = AwsClients(boto3.DEFAULT_SESSION)
     dynamodb = clients.dynamodb
     ports = ToolPorts(
         directory=DynamoDirectory(settings.directory_table_name, dynamodb),
