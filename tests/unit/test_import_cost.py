@@ -313,3 +313,85 @@ def test_the_orchestrator_imports_powertools_idempotency_only_for_a_request_with
     assert loaded_by("orchestrator", [POWERTOOLS_IDEMPOTENCY], IDEMPOTENCY) == []
     then = IDEMPOTENCY + "\nassert store.config.payload_validation_jmespath == 'bodyHash'"
     assert loaded_by("orchestrator", [POWERTOOLS_IDEMPOTENCY], then) == [POWERTOOLS_IDEMPOTENCY]
+
+
+JIRA_READER = ["multitool.ports.jira_cloud", "multitool.ports.jira_issues", "multitool.ports.retry"]
+"""Jira Cloud's adapter, its issue views and its retry policy: what reading an issue needs."""
+CHAT_SERVICE = """
+import os
+names = ("DRAFTS_TABLE_NAME", "DIRECTORY_TABLE_NAME", "BOOKINGS_TABLE_NAME", "SESSIONS_TABLE_NAME")
+os.environ.update({name: name.lower() for name in names} | {
+    "RUNTIME": "agentcore", "HARNESS_ARN": "arn:aws:bedrock-agentcore:us-east-1:1:harness/h",
+    "JIRA_READER_SECRET_ARN": "arn:aws:secretsmanager:us-east-1:123456789012:secret:jira-reader"})
+from multitool.wiring.orchestrator import aws_chat_service
+from multitool.settings.chat import ChatSettings
+from multitool.toolkit.context import ToolPorts
+from multitool.wiring.tool_ports import with_jira
+aws_chat_service()
+reader = with_jira(ToolPorts(None, None, None), ChatSettings.from_env()).jira
+"""
+
+
+def test_the_orchestrator_loads_jira_only_when_a_card_reads_an_issue() -> None:
+    # A turn that drafts a mail and a meeting reads no Jira: the reading account's adapter loads with
+    # the first card that names an issue, not with the turn's ports.
+    assert loaded_by("orchestrator", JIRA_READER, CHAT_SERVICE) == []
+    first_read = (
+        "\nassert type(reader._made()).__name__ == 'DeferredJiraClient'"  # the secret read on its use
+    )
+    assert loaded_by("orchestrator", JIRA_READER, CHAT_SERVICE + first_read) == JIRA_READER
+
+
+SLACK_APP = """
+import os
+os.environ.update({"SLACK_SIGNING_SECRET": "s", "SLACK_BOT_TOKEN": "xoxb-1", "DIRECTORY_TABLE_NAME": "d"})
+from multitool.wiring.slack import aws_slack_app
+aws_slack_app()
+"""
+
+
+def test_the_slack_app_loads_no_confirm_contract_until_a_click() -> None:
+    # Only a click confirms, edits or discards (as the clicking user, a Caller); a message never does.
+    assert loaded_by("slack", ["multitool.toolkit.confirm", "multitool.slack.interactions"], SLACK_APP) == [
+        "multitool.slack.interactions"
+    ]
+
+
+CLIENTS_MADE = """
+import boto3.session
+made = []
+make = boto3.session.Session.client
+def client(self, service, *args, **kwargs):
+    made.append(service)
+    return make(self, service, *args, **kwargs)
+boto3.session.Session.client = client
+"""
+
+
+def test_building_the_chat_service_makes_no_harness_client_until_a_turn_asks_the_harness() -> None:
+    # The Slack function builds the service to start a turn (session, idempotency, validation) and runs
+    # it in a later invocation: the bedrock-agentcore client is made by the first InvokeHarness.
+    then = CLIENTS_MADE + CHAT_SERVICE + "\nassert 'bedrock-agentcore' not in made, made"
+    assert loaded_by("orchestrator", [], then) == []
+    asked = then + "\nservice = aws_chat_service()\ntry:\n    service.runtime.client.invoke_harness()\n"
+    asked += "except Exception:\n    pass\nassert made.count('bedrock-agentcore') == 1, made"
+    assert loaded_by("orchestrator", [], asked) == []
+
+
+SESSIONS = """
+import botocore.session
+sessions = []
+init = botocore.session.Session.__init__
+def counted(self, *args, **kwargs):
+    sessions.append(self)
+    init(self, *args, **kwargs)
+botocore.session.Session.__init__ = counted
+import boto3
+boto3.client("secretsmanager")  # the Slack function's first client: its signing secret
+"""
+
+
+def test_the_chat_service_makes_its_clients_in_the_functions_boto3_session() -> None:
+    # A second session loads each service's model and endpoint rules again (about 36 ms of CPU).
+    then = SESSIONS + CHAT_SERVICE + "\nassert len(sessions) == 1, sessions"
+    assert loaded_by("slack", [], then) == []

@@ -684,8 +684,19 @@ def settings(**env: str) -> ChatSettings:
     )
 
 
+class Harness:
+    """The deployment's ``bedrock-agentcore`` client: each InvokeHarness it is asked."""
+
+    def __init__(self) -> None:
+        self.asked: list[dict[str, Any]] = []
+
+    def invoke_harness(self, **kwargs: Any) -> dict[str, Any]:
+        self.asked.append(kwargs)
+        return {"stream": []}
+
+
 class Clients(AwsClients):
-    bedrock_agentcore = object()  # type: ignore[assignment]
+    bedrock_agentcore = Harness()  # type: ignore[assignment]
 
 
 def test_agentcore_needs_its_harness_arn() -> None:
@@ -705,12 +716,10 @@ def test_build_runtime_wires_the_harness_and_the_offline_choices() -> None:
     converse = build_runtime(settings(RUNTIME="offline-converse"), Clients(), lambda _r: None)  # type: ignore[arg-type,return-value]
 
     assert isinstance(deployed, AgentCoreRuntime)
-    assert (deployed.harness_arn, deployed.client, deployed.max_rounds, deployed.max_tokens) == (
-        h.HARNESS_ARN,
-        Clients.bedrock_agentcore,
-        3,
-        1024,
-    )
+    assert (deployed.harness_arn, deployed.max_rounds, deployed.max_tokens) == (h.HARNESS_ARN, 3, 1024)
+    # The clients' harness client, asked through the runtime's (made on its first call).
+    assert deployed.client.invoke_harness(harnessArn=h.HARNESS_ARN) == {"stream": []}
+    assert Clients.bedrock_agentcore.asked[-1] == {"harnessArn": h.HARNESS_ARN}
     assert isinstance(offline, AgentCoreRuntime)
     assert isinstance(offline.client, OfflineHarness)
     assert isinstance(converse, ConverseRuntime)

@@ -34,6 +34,8 @@ from multitool.settings import ModelBackend
 from multitool.settings.chat import ChatSettings
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from mypy_boto3_bedrock_agent_runtime import AgentsforBedrockRuntimeClient
     from mypy_boto3_bedrock_agentcore import BedrockAgentCoreClient
     from mypy_boto3_bedrock_runtime import BedrockRuntimeClient
@@ -109,6 +111,19 @@ class AwsClients:
         return self.session.client("bedrock-agentcore", config=_BEDROCK_CONFIG)
 
 
+class _HarnessOnFirstCall:
+    """``bedrock-agentcore``'s client, made by the first ``InvokeHarness``: a function that starts turns
+    without running them (a Slack message's, a ``Prefer: respond-async`` request's) builds the runtime
+    with the chat service and never asks the harness, so its cold start does not make the client (its
+    service model and endpoint rules: about 12 ms of CPU)."""
+
+    def __init__(self, clients: AwsClients) -> None:
+        self._clients = clients
+
+    def invoke_harness(self, **kwargs: Any) -> Mapping[str, Any]:
+        return self._clients.bedrock_agentcore.invoke_harness(**kwargs)
+
+
 def _gateway_harness(
     settings: ChatSettings, harness_client: Any, clients: AwsClients, flows: FlowFactory
 ) -> AgentCoreRuntime:
@@ -143,7 +158,7 @@ def build_runtime(settings: ChatSettings, clients: AwsClients, flows: FlowFactor
     if settings.runtime is ModelBackend.AGENTCORE:
         if not settings.harness_arn:
             raise RuntimeNotConfigured("RUNTIME=agentcore needs HARNESS_ARN.")
-        harness_client: Any = clients.bedrock_agentcore
+        harness_client = _HarnessOnFirstCall(clients)
         if settings.gateway_arn:
             return _gateway_harness(settings, harness_client, clients, flows)
         return AgentCoreRuntime(

@@ -41,12 +41,12 @@ from multitool.slack.blocks import (
 )
 from multitool.slack.identity import NO_ACCESS, SlackPerson, owner_id, slack_user_of
 from multitool.slack.web import SlackCallFailed, SlackWeb
-from multitool.toolkit.confirm import Caller
 from multitool.toolkit.errors import InvalidEdits
 
 if TYPE_CHECKING:  # a click loads them; an event (the usual cold start) never does
     from multitool.ports.drafts import DraftStore
     from multitool.review.reviewer import Reviewer
+    from multitool.toolkit.confirm import Caller
 
 
 class Click(dict[str, Any]):
@@ -263,6 +263,8 @@ class InteractionHandler:
             return None
         if person is None:
             return None
+        from multitool.toolkit.confirm import Caller  # the confirm contract: a click's, never an event's
+
         return Caller(user_id=person.owner, email=person.person.email, name=person.person.display_name)
 
     def _show_outcome(self, channel: str, ts: str, draft: Draft) -> None:

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 @functools.cache
 def aws_chat_service() -> ChatService:
     """The chat service over DynamoDB and the runtime ``RUNTIME`` selects."""
+    import boto3
+
     from multitool.chat.idempotency import ChatIdempotency
     from multitool.chat.service import ChatService
     from multitool.chat.sessions import DynamoSessionStore
@@ -39,7 +41,10 @@ def aws_chat_service() -> ChatService:
     from multitool.wiring.tool_ports import tool_ports
 
     settings = ChatSettings.from_env()
-    clients = AwsClients()
+    # The function's boto3 session where it has one already (the Slack function's secrets client made
+    # it): a second session loads every service's model and endpoint rules again, about 36 ms of CPU
+    # for its first client. boto3.client() keeps its session in boto3.DEFAULT_SESSION (boto3/__init__.py).
+    clients = AwsClients(boto3.DEFAULT_SESSION)
     dynamodb = clients.dynamodb
     ports = tool_ports(settings, dynamodb)
     runtime = build_runtime(settings, clients, product_flows(ports, ToolConfig.from_settings(settings)))

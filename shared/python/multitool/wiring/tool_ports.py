@@ -8,7 +8,8 @@ the cards that name an existing issue read. :func:`tool_ports` is that choice, m
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -16,6 +17,7 @@ import msgspec
 from multitool.toolkit.context import ToolPorts
 
 if TYPE_CHECKING:
+    from multitool.ports.jira_issues import IssueView, JiraReader, LinkType, Transition
     from multitool.settings import ToolSettings
 
 
@@ -97,8 +99,42 @@ def with_jira(ports: ToolPorts, settings: ToolSettings) -> ToolPorts:
         )
         return msgspec.structs.replace(ports, jiras=jiras)
     if settings.jira_reader_secret_arn:
-        from multitool.ports.jira_cloud import secret_jira
-
-        reader = secret_jira(settings.jira_reader_secret_arn, settings.jira_base_url)
+        reader = JiraReaderOnFirstRead(settings.jira_reader_secret_arn, settings.jira_base_url)
         return msgspec.structs.replace(ports, jira=reader)
     return ports
+
+
+class JiraReaderOnFirstRead:
+    """The organization's reading account (:func:`multitool.ports.jira_cloud.secret_jira`), made on the
+    first read: Jira Cloud's adapter, its retry policy and issue views (four modules, about 2 ms of a
+    cold start's CPU) load with the first card that names an issue, not with every turn's ports (a
+    turn that drafts a mail and a meeting reads no Jira)."""
+
+    def __init__(self, secret_arn: str, base_url: str | None = None) -> None:
+        self._secret_arn = secret_arn
+        self._base_url = base_url
+        self._reader: JiraReader | None = None
+        self._lock = threading.Lock()
+
+    def _made(self) -> JiraReader:
+        with self._lock:
+            if self._reader is None:
+                from multitool.ports.jira_cloud import secret_jira
+
+                self._reader = secret_jira(self._secret_arn, self._base_url)
+            return self._reader
+
+    def issue(self, key: str) -> IssueView | None:
+        return self._made().issue(key)
+
+    def search(
+        self, texts: Sequence[str], projects: Sequence[str], limit: int | None = None
+    ) -> list[IssueView]:
+        reader = self._made()  # no limit: the reader's own default
+        return reader.search(texts, projects) if limit is None else reader.search(texts, projects, limit)
+
+    def transitions(self, key: str) -> list[Transition]:
+        return self._made().transitions(key)
+
+    def link_types(self) -> list[LinkType]:
+        return self._made().link_types()
