@@ -12,9 +12,6 @@ import msgspec
 
 from multitool.toolkit.context import ToolConfig, ToolPorts
 
-if TYPE_CHECKING:
-    from multitool.ports.jira_issues import IssueView, JiraReader, LinkType, Transition
-
 
 class ToolEnvironment(msgspec.Struct, frozen=True):
     ports: ToolPorts
