@@ -57,7 +57,9 @@ def test_a_provider_calendar_gives_each_caller_their_own_suite() -> None:
 def test_the_jira_reading_account_is_read_from_its_secret_on_first_use() -> None:
     ports = ports_of(JIRA_READER_SECRET_ARN="arn:aws:secretsmanager:us-east-1:1:secret:reader")
 
-    assert isinstance(ports.jira, DeferredJiraClient)
+    # Made on the first read (its adapter's modules load with the first card that names an issue).
+    assert isinstance(ports.jira, builder.JiraReaderOnFirstRead)
+    assert isinstance(ports.jira._made(), DeferredJiraClient)
     assert ports.jiras is None
 
 
