@@ -24,7 +24,7 @@ for extra in (ROOT, ROOT / "shared" / "python"):
     if str(extra) not in sys.path:
         sys.path.insert(0, str(extra))
 
-from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore  # noqa: E402
+from multitool.local.sandbox.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore  # noqa: E402
 from multitool.observability import logger, metrics  # noqa: E402
 from multitool.toolkit.context import ToolConfig, ToolContext  # noqa: E402
 from multitool.tools import ToolPorts, run_calls  # noqa: E402

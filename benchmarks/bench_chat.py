@@ -50,7 +50,12 @@ def _median_ms(action: Callable[[], Any], repeats: int = REPEATS) -> float:
 def _memory() -> str:
     from multitool.chat.service import ChatRequest, ChatService
     from multitool.chat.sessions import MAX_STORED_TEXT_CHARS, bounded, exchange, history_json
-    from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore, MemorySessionStore
+    from multitool.local.sandbox.memory import (
+        MemoryCalendar,
+        MemoryDirectory,
+        MemoryDraftStore,
+        MemorySessionStore,
+    )
     from multitool.people import Person
     from multitool.runtimes import ConverseRuntime, OfflineModel
     from multitool.runtimes.product import product_flows

@@ -561,7 +561,7 @@ without the user Gateway's secret, so they read none)."""
 def _user_gateway(endpoint: str, region: str) -> UserGateway:
     """The caller-signing secret and a pool with one user, as the stack makes them."""
     import boto3
-    from multitool.local.embedded import FAKE_CREDENTIALS
+    from multitool.local.sandbox.embedded import FAKE_CREDENTIALS
 
     from tests.support.gateway_events import seed_user_gateway
 
@@ -591,8 +591,8 @@ def _backend() -> Iterator[tuple[dict[str, str], UserGateway, Mapping[str, str]]
     daemon: the children's environment (the orchestrator's deployed runtime on the stand-in), the
     user Gateway's pool and secret, and Slack's side (benchmarks.slack_cold_start)."""
     from multitool.api.startup import LAMBDA_RUNTIME_PREFIX
-    from multitool.local.embedded import embedded
-    from multitool.local.memory import MemoryDirectory
+    from multitool.local.sandbox.embedded import embedded
+    from multitool.local.sandbox.memory import MemoryDirectory
     from multitool.local.standins.harness_endpoint import HarnessEndpoint
     from multitool.models import DEFAULT_MODEL_ID
     from multitool.runtimes.offline import OfflineModel

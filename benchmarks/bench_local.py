@@ -19,9 +19,9 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
-from multitool.local.embedded import load_seed
-from multitool.local.gateway import LocalApi
-from multitool.local.server import make_server
+from multitool.local.sandbox.api_gateway import LocalApi
+from multitool.local.sandbox.embedded import load_seed
+from multitool.local.sandbox.server import make_server
 
 from tests.support.local_server import local_server
 

@@ -73,7 +73,7 @@ REQUESTS: tuple[tuple[str, str], ...] = (
         "and file a Jira bug in WEB for the login crash she reported",
     ),
 )
-USER = "jordan"  # the demo's meetings are theirs (multitool.local.demo_meetings)
+USER = "jordan"  # the demo's meetings are theirs (multitool.local.sandbox.demo_meetings)
 LINKED: tuple[tuple[str, str], ...] = (
     ("ticket + mail naming it", "File a WEB bug for the login crash and email Priya about it"),
     ("meeting + mail of its time", "set up a sync with Priya on Thursday and email her the details"),
@@ -193,16 +193,21 @@ def _seeded_jira() -> Any:
     """The sandbox's Jira (its demo issues) over loopback: the comment's card finds WEB-12 there."""
     import urllib3
     from multitool.local.standins.jira_server import start_fake_jira
-    from multitool.ports.jira_cloud import JiraCloudClient
+    from multitool.ports.atlassian.jira_cloud import JiraCloudClient
 
     jira = start_fake_jira(seeded=True)
     return JiraCloudClient(jira.url, jira.email, jira.api_token, urllib3.PoolManager())
 
 
 def _runtimes(direct_answers: bool) -> dict[str, Callable[[], tuple[Any, Count]]]:
-    from multitool.local.demo_meetings import demo_meetings
-    from multitool.local.embedded import load_seed
-    from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore, MemoryMailbox
+    from multitool.local.sandbox.demo_meetings import demo_meetings
+    from multitool.local.sandbox.embedded import load_seed
+    from multitool.local.sandbox.memory import (
+        MemoryCalendar,
+        MemoryDirectory,
+        MemoryDraftStore,
+        MemoryMailbox,
+    )
     from multitool.models import DEFAULT_MODEL_ID
     from multitool.runtimes import AgentCoreRuntime, ConverseRuntime, OfflineHarness
     from multitool.runtimes.carryover import MemoryCarryOver
@@ -274,7 +279,7 @@ class Turns:
 
 def _conversation(make: Callable[[], tuple[Any, Count]], text: str) -> Turns:
     from multitool.chat.service import ChatRequest, ChatService
-    from multitool.local.memory import MemorySessionStore
+    from multitool.local.sandbox.memory import MemorySessionStore
 
     runtime, count = make()
     chat = ChatService(runtime, MemorySessionStore(), default_timezone="Europe/Berlin", clock=lambda: NOW)
@@ -294,7 +299,7 @@ def _conversation(make: Callable[[], tuple[Any, Count]], text: str) -> Turns:
 
 
 def _email(user_id: str) -> str:
-    from multitool.local.embedded import load_seed
+    from multitool.local.sandbox.embedded import load_seed
 
     person = load_seed().person(user_id)
     assert person is not None
@@ -326,7 +331,7 @@ class Linked:
 def _one_response(text: str) -> tuple[int, int, int]:
     """The Converse loop as deployed: every card, and the links between them, from one model call."""
     from multitool.chat.service import ChatRequest, ChatService
-    from multitool.local.memory import MemorySessionStore
+    from multitool.local.sandbox.memory import MemorySessionStore
 
     runtime, count = _runtimes(direct_answers=True)["converse"]()
     chat = ChatService(runtime, MemorySessionStore(), default_timezone="Europe/Berlin", clock=lambda: NOW)
@@ -337,8 +342,8 @@ def _one_response(text: str) -> tuple[int, int, int]:
 
 def _approve_in_the_loop(text: str) -> tuple[int, int, int]:
     """One tool call per model call, approved before the next: (model calls, input tokens, approvals)."""
-    from multitool.local.embedded import load_seed
-    from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+    from multitool.local.sandbox.embedded import load_seed
+    from multitool.local.sandbox.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
     from multitool.runtimes.prompts import system_prompt
     from multitool.toolkit.model_specs import tool_specs
     from multitool.tools import REGISTRY, ToolContext, ToolPorts, run_calls

@@ -62,7 +62,7 @@ def _email_draft(i: int, subject: str, body: str) -> Any:
 
 
 def _domain(repetitions: int) -> dict[str, Any]:
-    from multitool.local.memory import MemoryCalendar, MemoryDraftStore
+    from multitool.local.sandbox.memory import MemoryCalendar, MemoryDraftStore
     from multitool.ports.mail import Mail, SentMail
     from multitool.review import Caller, ReviewConfig
     from multitool.review.reviewer import Reviewer

@@ -111,7 +111,7 @@ def slack_side(backend: Any) -> Iterator[Mapping[str, str]]:
     """The Web API on loopback (every user one seeded person), the two secrets in the backend's Secrets
     Manager, the asynchronous Invoke bound to do nothing: the variables the two programs add."""
     import boto3
-    from multitool.local.embedded import FAKE_CREDENTIALS
+    from multitool.local.sandbox.embedded import FAKE_CREDENTIALS
 
     from tests.support.slack_wire import SlackApi, slack_user
 

@@ -237,7 +237,8 @@ _CHOICES: dict[str, dict[str, str]] = {
             "invites and codes from senderEmail through SES, which must already be verified; a new pool only"
         ),
     },
-    # Whose Jira account creates an issue (multitool.ports.jira_cloud, multitool.ports.jira_atlassian).
+    # Whose Jira account creates an issue (multitool.ports.atlassian.jira_cloud,
+    # multitool.ports.atlassian.jira_user).
     "jiraAuth": {
         JiraAuth.ORGANIZATION: "one Jira account's API token in the Jira secret",
         JiraAuth.USER: (
@@ -516,7 +517,8 @@ class DeployContext(BaseModel):
     def _mcp_callbacks(cls, value: Any) -> Any:
         urls = [u.strip() for u in value.split(",") if u.strip()] if isinstance(value, str) else value
         for url in urls:
-            # Cognito takes plain http for localhost only (multitool.local.login says where that is written).
+            # Cognito takes plain http for localhost only (multitool.local.deployed.login says where that is
+            # written).
             if not (url.startswith("https://") or url.startswith(("http://localhost:", "http://localhost/"))):
                 raise ValueError(f"mcpCallbackUrls: {url!r} must be https:// or http://localhost")
         if not urls:

@@ -30,7 +30,6 @@ from multitool.settings import page_projects
 from infra.components.agent import ChatAgent, action_groups
 from infra.components.api import ChatApi, UserDirectory
 from infra.components.functions import FunctionSpec, MultitoolFunction
-from infra.components.gateway import ToolGateway
 from infra.components.harness import ChatHarness
 from infra.components.identity import UserIdentity
 from infra.components.jira import JiraSecret
@@ -43,6 +42,7 @@ from infra.components.slack import ROUTE as SLACK_ROUTE
 from infra.components.slack import SlackSecrets, add_slack_route
 from infra.components.suite import SuiteAccess
 from infra.components.tables import Tables
+from infra.components.tool_gateway import ToolGateway
 from infra.components.undo import UndoQueue
 from infra.components.user_gateway import SCOPE as MCP_SCOPE
 from infra.components.user_gateway import UserToolGateway
@@ -81,8 +81,8 @@ REVIEW_DRAFT_ACTIONS = ("dynamodb:GetItem", "dynamodb:PutItem")
 # A booking reads the attendee-days it takes (consistent BatchGetItem), then writes them with Put/Delete
 # conditioned on their versions in one TransactWriteItems; a failed invitation releases it again (Delete).
 BOOKING_WRITE_ACTIONS = ("dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:DeleteItem")
-# The builtin mailbox (multitool.ports.dynamo_mailbox): the tools find a message (one Query of the caller's
-# box, newest first); the review reads it again, writes the answer's draft, claims and marks its send
+# The builtin mailbox (multitool.ports.aws.dynamo_mailbox): the tools find a message (one Query of the
+# caller's box, newest first); the review reads it again, writes the answer's draft, claims and marks its send
 # (conditional UpdateItems) and keeps the sent answer in the sender's and recipients' boxes (PutItem).
 MAILBOX_READ_ACTIONS = ("dynamodb:Query",)
 MAILBOX_REVIEW_ACTIONS = ("dynamodb:Query", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem")

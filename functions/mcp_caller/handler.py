@@ -1,7 +1,7 @@
 """The user Gateway's REQUEST interceptor: each ``tools/call`` names its signed-in user to the target.
 
 Nothing else changes in a request; the bearer token is read, never logged or passed on
-(:mod:`multitool.ports.gateway_caller`).
+(:mod:`multitool.ports.agentcore.gateway_caller`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from multitool.api.startup import first_invocation, init_phase
 with init_phase("multitool.wiring.interceptor", "multitool.observability"):
     from aws_lambda_powertools.utilities.typing import LambdaContext
     from multitool.observability import logger, metrics, tracer
-    from multitool.ports.gateway_caller import intercept
+    from multitool.ports.agentcore.gateway_caller import intercept
     from multitool.wiring.interceptor import aws_interceptor
 
 

@@ -13,7 +13,7 @@ from aws_cdk import aws_cognito as cognito
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
-from multitool.local.login import CALLBACK_URL
+from multitool.local.deployed.login import CALLBACK_URL
 
 from infra.components.mail import SenderIdentity
 from infra.nag import acknowledge

@@ -7,7 +7,7 @@ with ``toolResult`` blocks in the next ``InvokeHarness``. The tools, their input
 system prompt come from the layer (``multitool``): infra names no tool by hand.
 
 With ``executor=gateway`` the harness's one tool is the AgentCore Gateway
-(:mod:`infra.components.gateway`): the harness runs every call itself, one Lambda per call, reaching
+(:mod:`infra.components.tool_gateway`): the harness runs every call itself, one Lambda per call, reaching
 the Gateway with its execution role (``InvokeGateway`` on that Gateway only).
 
 There is no L2 construct for the harness; this builds ``CfnHarness`` (AWS::BedrockAgentCore::Harness).
@@ -26,9 +26,9 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import custom_resources as cr
 from constructs import Construct
 
-from infra.components.gateway import ToolGateway
 from infra.components.model import ModelAccess
 from infra.components.roles import NarrowedRole
+from infra.components.tool_gateway import ToolGateway
 from infra.nag import acknowledge
 
 SERVICE_PRINCIPAL = "bedrock-agentcore.amazonaws.com"

@@ -7,7 +7,7 @@ lives in one Secrets Manager secret, ``{"tenantId", "clientId", "clientSecret"}`
 functions may read. With ``googleDelegation=<service account email>`` (``calendar=google``) the
 organization-wide Google credential is domain-wide delegation: an asymmetric KMS key (RSA_2048,
 SIGN_VERIFY) whose private half never leaves KMS signs each user's JWT
-(:class:`multitool.ports.google_tokens.KmsSigner`), and only those functions may ``kms:Sign``
+(:class:`multitool.ports.google.tokens.KmsSigner`), and only those functions may ``kms:Sign``
 with it; the administrator uploads its certificate to the service account (docs/deploy.md).
 """
 

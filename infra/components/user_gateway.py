@@ -1,7 +1,7 @@
 """The user Gateway: the tools for outside MCP clients (Claude, VS Code, Cursor), as the signed-in user.
 
 ``executor=gateway`` puts the action-group Lambdas behind the harness's IAM-authorized Gateway
-(:mod:`infra.components.gateway`). A Gateway has one inbound authorizer, and people's MCP clients
+(:mod:`infra.components.tool_gateway`). A Gateway has one inbound authorizer, and people's MCP clients
 hold no AWS credentials, so they get a second Gateway with the same three Lambda targets:
 
 - Inbound, a JWT authorizer on the stack's Cognito pool: its OIDC discovery URL, the MCP app
@@ -16,7 +16,7 @@ hold no AWS credentials, so they get a second Gateway with the same three Lambda
   (https://docs.aws.amazon.com/cognito/latest/developerguide/authorization-endpoint.html), scopes
   ``openid`` and ``multitool/tools``, callbacks from the ``mcpCallbackUrls`` context (Cognito
   matches them exactly, and takes plain http for localhost only).
-- A REQUEST interceptor Lambda (:mod:`multitool.ports.gateway_caller`), headers passed
+- A REQUEST interceptor Lambda (:mod:`multitool.ports.agentcore.gateway_caller`), headers passed
   (https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/gateway-interceptors-configuration.html):
   it adds the verified caller to each ``tools/call`` as a signed argument, with a key in a secret
   that only it and the three targets may read. So drafts made from an outside client are the
@@ -40,7 +40,7 @@ from constructs import Construct
 
 from infra.components.api import UserDirectory
 from infra.components.functions import FunctionSpec, MultitoolFunction
-from infra.components.gateway import INSTRUCTIONS, SERVICE_PRINCIPAL, _cfn, target_name, tool_schema
+from infra.components.tool_gateway import INSTRUCTIONS, SERVICE_PRINCIPAL, _cfn, target_name, tool_schema
 from infra.memory import INTERACTIVE_MEMORY_MB
 from infra.nag import acknowledge
 

@@ -13,9 +13,9 @@ import boto3
 import pytest
 from moto import mock_aws
 from multitool.drafts import DraftStatus
+from multitool.ports.aws.dynamo_calendar import DynamoCalendar
 from multitool.ports.calendar import Booking
 from multitool.ports.drafts import DynamoDraftStore
-from multitool.ports.dynamo_calendar import DynamoCalendar
 from multitool.ports.tables import create_all
 from multitool.tools import MAX_RENEWALS, ToolContext, ToolPorts, run_calls
 from multitool.wiring.action_groups import aws_environment

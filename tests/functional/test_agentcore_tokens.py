@@ -13,7 +13,7 @@ import boto3
 import botocore
 import pytest
 from botocore.stub import Stubber
-from multitool.ports.agentcore_tokens import AgentCoreTokens
+from multitool.ports.agentcore.tokens import AgentCoreTokens
 from multitool.ports.connections import ConsentNotFound, DynamoConnections
 from multitool.ports.tokens import (
     Account,

@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from multitool.ports.aws.dynamo_calendar import DynamoCalendar
 from multitool.ports.calendar import Booking
-from multitool.ports.dynamo_calendar import DynamoCalendar
 from multitool.ports.recurrence import Recurrence
 
 from tests.functional.test_review_api import call

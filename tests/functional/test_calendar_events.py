@@ -18,18 +18,18 @@ from typing import Any
 
 import pytest
 import urllib3
-from multitool.local.embedded import load_seed
-from multitool.local.memory import MemoryCalendar
+from multitool.local.sandbox.embedded import load_seed
+from multitool.local.sandbox.memory import MemoryCalendar
 from multitool.local.standins.google_server import FakeGoogle, sandbox_token, start_fake_google
 from multitool.local.standins.graph_state import GraphPool, GraphState
-from multitool.ports import microsoft365
+from multitool.ports.aws.dynamo_calendar import DynamoCalendar
 from multitool.ports.calendar import Booking, Calendar, Guest, Response
-from multitool.ports.dynamo_calendar import DynamoCalendar
-from multitool.ports.google_tokens import FixedTokenSource as GoogleTokens
-from multitool.ports.google_workspace import build_suite
-from multitool.ports.graph_http import GraphHttp
-from multitool.ports.microsoft365 import GraphCalendar
-from multitool.ports.token_sources import FixedTokenSource
+from multitool.ports.google.tokens import FixedTokenSource as GoogleTokens
+from multitool.ports.google.workspace import build_suite
+from multitool.ports.microsoft365 import graph as microsoft365
+from multitool.ports.microsoft365.graph import GraphCalendar
+from multitool.ports.microsoft365.graph_http import GraphHttp
+from multitool.ports.microsoft365.tokens import FixedTokenSource
 from multitool.ports.tokens import Account, ProviderRefused
 
 from tests.support.moto_tables import Counted

@@ -10,8 +10,8 @@ from zoneinfo import ZoneInfo
 
 import boto3
 import pytest
+from multitool.ports.aws.dynamo_calendar import DynamoCalendar
 from multitool.ports.calendar import Booking, Interval, SlotTaken
-from multitool.ports.dynamo_calendar import DynamoCalendar
 from multitool.ports.recurrence import Recurrence
 
 from tests.support.moto_tables import Counted

@@ -8,7 +8,7 @@ from typing import Any
 import boto3
 import pytest
 from botocore.stub import Stubber
-from multitool.local.embedded import BackendChoice, LocalSetupError, function_env, load_seed
+from multitool.local.sandbox.embedded import BackendChoice, LocalSetupError, function_env, load_seed
 from multitool.people import Person
 from multitool.runtimes import AwsClients, OfflineHarness, OfflineModel
 from multitool.runtimes.agentcore import runtime_session_id

@@ -9,8 +9,8 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 from multitool.people import Person
+from multitool.ports.aws.dynamo_calendar import DynamoCalendar
 from multitool.ports.calendar import Booking
-from multitool.ports.dynamo_calendar import DynamoCalendar
 from multitool.runtimes import AwsClients
 from multitool.wiring.orchestrator import aws_chat_service
 

@@ -23,12 +23,12 @@ from multitool.api.chat_app import chat_app
 from multitool.chat.service import ChatService
 from multitool.chat.sessions import DynamoSessionStore
 from multitool.local.standins.graph_state import GraphPool, GraphState, WorkingHours
-from multitool.ports.agentcore_tokens import AgentCoreTokens
+from multitool.ports.agentcore.tokens import AgentCoreTokens
+from multitool.ports.aws.dynamo_calendar import DynamoCalendar
 from multitool.ports.connections import DynamoConnections
 from multitool.ports.directory import DynamoDirectory
 from multitool.ports.drafts import DynamoDraftStore
-from multitool.ports.dynamo_calendar import DynamoCalendar
-from multitool.ports.microsoft365 import CALENDAR_SCOPES, DIRECTORY_SCOPES
+from multitool.ports.microsoft365.graph import CALENDAR_SCOPES, DIRECTORY_SCOPES
 from multitool.ports.provider_suites import provider_suites
 from multitool.ports.tables import create_all
 from multitool.runtimes import AwsClients, build_runtime

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from multitool.local.embedded import (
+from multitool.local.sandbox.embedded import (
     LOCAL_SERVICES,
     BackendChoice,
     LocalSetupError,
@@ -151,7 +151,7 @@ def test_the_seed_has_two_people_sharing_a_first_name_in_different_zones() -> No
 
 
 def test_importing_the_cli_stays_light() -> None:
-    heavy = "('boto3', 'moto', 'multitool.local.server')"
+    heavy = "('boto3', 'moto', 'multitool.local.sandbox.server')"
     code = f"import sys, multitool.local.cli; print(sorted(m for m in {heavy} if m in sys.modules))"
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True
@@ -176,7 +176,7 @@ def test_serve_with_half_an_agent_is_a_usage_error() -> None:
 
 def test_every_runtime_is_a_backend_choice_and_the_banner_names_it() -> None:
     from multitool.local.commands.serve import model_banner
-    from multitool.local.embedded import BackendChoice
+    from multitool.local.sandbox.embedded import BackendChoice
 
     result = run_cli("serve", "--help")
     for runtime in ModelBackend:

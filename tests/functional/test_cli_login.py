@@ -16,8 +16,8 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import pytest
-from multitool.local import login as sign_in
 from multitool.local.cli import main
+from multitool.local.deployed import login as sign_in
 from multitool.local.standins.oidc import CLIENT_ID, LocalOidc, s256
 from multitool.local.standins.stand_in import ThreadedServer
 

@@ -10,7 +10,7 @@ from datetime import date
 
 import pytest
 import urllib3
-from multitool.local.embedded import load_seed
+from multitool.local.sandbox.embedded import load_seed
 from multitool.local.standins import google_server, graph_server
 from multitool.local.standins.google_server import FakeGoogle, sandbox_token, start_fake_google
 from multitool.local.standins.graph_server import LOCAL_TOKEN, GraphStandIn, start_graph_stand_in

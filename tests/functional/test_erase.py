@@ -8,12 +8,12 @@ from typing import Any
 import pytest
 from multitool.chat.sessions import DynamoSessionStore
 from multitool.local.cli import main
-from multitool.local.erase import erased_key
+from multitool.local.deployed.erase import erased_key
 from multitool.people import Person
 from multitool.ports.audit import AuditEntry, DynamoAuditLog
+from multitool.ports.aws.dynamo_calendar import DynamoCalendar
 from multitool.ports.calendar import Booking
 from multitool.ports.connections import DynamoConnections
-from multitool.ports.dynamo_calendar import DynamoCalendar
 from multitool.ports.quota import DynamoRecipientQuota, Spend
 from multitool.ports.rate import DynamoTokenBucket
 from multitool.ports.tables import ALL_TABLES

@@ -13,14 +13,14 @@ from typing import Any
 
 import pytest
 from multitool.drafts import UNCLAIMED_OWNER, DraftStatus
-from multitool.local.memory import MemoryCalendar
+from multitool.local.sandbox.memory import MemoryCalendar
 from multitool.review import Caller, DraftNotFound, ReviewConfig
 from multitool.review.reviewer import Reviewer
 from multitool.runtimes import AgentCoreRuntime, TurnRequest
 from multitool.runtimes.claims import draft_claims
 from multitool.runtimes.harness_gateway import gateway_tools
 from multitool.runtimes.product import product_flows
-from multitool.tools.gateway import sign_caller
+from multitool.tools.gateway_target import sign_caller
 from multitool.wiring.action_groups import aws_environment
 
 from tests.support.gateway_events import GatewayHarness, gateway_custom, gateway_turn_stream, invoke_target

@@ -14,9 +14,9 @@ from typing import Any
 import boto3
 import pytest
 from multitool.drafts import UNCLAIMED_OWNER, DraftStatus
-from multitool.local.lambdas import LambdaContext
-from multitool.local.memory import MemoryCalendar
-from multitool.ports.gateway_caller import CALLER_ARGUMENT, verified_caller
+from multitool.local.sandbox.lambdas import LambdaContext
+from multitool.local.sandbox.memory import MemoryCalendar
+from multitool.ports.agentcore.gateway_caller import CALLER_ARGUMENT, verified_caller
 from multitool.review import Caller, DraftNotFound, ReviewConfig
 from multitool.review.reviewer import Reviewer
 from multitool.wiring.action_groups import aws_environment

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 from multitool.drafts import UNCLAIMED_OWNER
-from multitool.local.lambdas import ClientContext, LambdaContext, encode_client_context
+from multitool.local.sandbox.lambdas import ClientContext, LambdaContext, encode_client_context
 from multitool.tools import REGISTRY
-from multitool.tools.gateway import TOOL_NAME_KEY, is_gateway_call, tool_name_of
+from multitool.tools.gateway_target import TOOL_NAME_KEY, is_gateway_call, tool_name_of
 
 from tests.support.events import (
     LambdaContextStub,
@@ -159,7 +159,7 @@ def test_arguments_that_are_not_an_object_are_an_error_result(moto_tables: Table
 def test_a_malformed_verified_caller_names_the_context_key(
     moto_tables: Tables, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from multitool.tools.gateway import sign_caller
+    from multitool.tools.gateway_target import sign_caller
     from multitool.wiring.action_groups import aws_environment
 
     key = bytes(range(32))

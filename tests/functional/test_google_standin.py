@@ -15,12 +15,12 @@ from zoneinfo import ZoneInfo
 
 import pytest
 import urllib3
-from multitool.local.embedded import load_seed
+from multitool.local.sandbox.embedded import load_seed
 from multitool.local.standins.google_server import FakeGoogle, sandbox_token, start_fake_google
 from multitool.people import Resolution
 from multitool.ports.calendar import Booking, Guest, SlotTaken
-from multitool.ports.google_tokens import FixedTokenSource
-from multitool.ports.google_workspace import build_suite, event_id
+from multitool.ports.google.tokens import FixedTokenSource
+from multitool.ports.google.workspace import build_suite, event_id
 from multitool.ports.mail import Mail
 from multitool.ports.suites import Suite
 from multitool.ports.tokens import Account, AccountNotConnected, ProviderThrottled

@@ -17,11 +17,11 @@ import pytest
 import urllib3
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from multitool.local.embedded import load_seed
+from multitool.local.sandbox.embedded import load_seed
 from multitool.local.standins.google_server import FakeGoogle, sandbox_token, start_fake_google
 from multitool.ports.calendar import Booking, Interval, SlotTaken
-from multitool.ports.google_tokens import FixedTokenSource
-from multitool.ports.google_workspace import build_suite
+from multitool.ports.google.tokens import FixedTokenSource
+from multitool.ports.google.workspace import build_suite
 from multitool.ports.suites import Suite
 from multitool.ports.tokens import Account
 

@@ -3,7 +3,7 @@
 Events are API Gateway HTTP API v2 payloads (``tests.support.http_events``) sent to the
 deployed orchestrator and review handlers over moto (DynamoDB, SES v2); the
 local server's own routes (sandbox outbox, directory, page files) are swept
-through :func:`multitool.local.server.route_request` with the same inputs.
+through :func:`multitool.local.sandbox.server.route_request` with the same inputs.
 Every answer must be below 500 and carry a JSON error body when it is an error.
 """
 
@@ -21,9 +21,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
-from multitool.local.embedded import load_seed
-from multitool.local.gateway import LocalApi
-from multitool.local.server import repo_root, route_request
+from multitool.local.sandbox.api_gateway import LocalApi
+from multitool.local.sandbox.embedded import load_seed
+from multitool.local.sandbox.server import repo_root, route_request
 from multitool.local.standins.jira_server import start_fake_jira
 from multitool.ports.directory import seed_people
 from multitool.ports.drafts import DynamoDraftStore

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 from multitool.api.openapi import DOCUMENT, render
-from multitool.local.gateway import API_ROUTES
+from multitool.local.sandbox.api_gateway import API_ROUTES
 from openapi_spec_validator import validate
 
 from tests.functional.test_chat_api import COMBINED, PEOPLE, call

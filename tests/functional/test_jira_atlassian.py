@@ -17,7 +17,8 @@ import pytest
 import urllib3
 from botocore.stub import Stubber
 from multitool.local.standins.jira_server import CLOUD_ID, FakeJira, start_fake_jira
-from multitool.ports.agentcore_tokens import AgentCoreTokens
+from multitool.ports.agentcore.tokens import AgentCoreTokens
+from multitool.ports.atlassian.jira_user import JIRA_SCOPES, RESOURCES_PATH, AtlassianJiraClient, CloudIds
 from multitool.ports.connections import DynamoConnections
 from multitool.ports.jira import (
     IssueRequest,
@@ -27,7 +28,6 @@ from multitool.ports.jira import (
     JiraUnauthorized,
     JiraUnavailable,
 )
-from multitool.ports.jira_atlassian import JIRA_SCOPES, RESOURCES_PATH, AtlassianJiraClient, CloudIds
 from multitool.ports.tokens import Account, AccountNotConnected, Provider
 
 from tests.support.moto_tables import Tables

@@ -10,6 +10,7 @@ import pytest
 import urllib3
 from moto import mock_aws
 from multitool.local.standins.jira_server import FakeJira, start_fake_jira
+from multitool.ports.atlassian.jira_cloud import DeferredJiraClient, JiraCloudClient, SecretsJiraCredentials
 from multitool.ports.jira import (
     IssueRequest,
     JiraNotConfigured,
@@ -18,7 +19,6 @@ from multitool.ports.jira import (
     JiraUnauthorized,
     JiraUnavailable,
 )
-from multitool.ports.jira_cloud import DeferredJiraClient, JiraCloudClient, SecretsJiraCredentials
 
 EMAIL = "bot@example.com"
 TOKEN = "jira-api-token-123"

@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 import urllib3
 from multitool.api.review_app import review_app
-from multitool.local.memory import MemoryCalendar, MemoryDirectory
+from multitool.local.sandbox.memory import MemoryCalendar, MemoryDirectory
 from multitool.local.standins.jira_server import FakeJira, start_fake_jira
+from multitool.ports.atlassian.jira_cloud import JiraCloudClient
+from multitool.ports.atlassian.jira_user import AtlassianJiraClient, CloudIds
 from multitool.ports.drafts import DynamoDraftStore
-from multitool.ports.jira_atlassian import AtlassianJiraClient, CloudIds
-from multitool.ports.jira_cloud import JiraCloudClient
 from multitool.ports.tokens import Account, Provider
 from multitool.review import ReviewConfig
 from multitool.review.reviewer import Reviewer

@@ -12,10 +12,16 @@ from collections.abc import Iterator, Sequence
 import pytest
 import urllib3
 from multitool.local.standins.jira_server import FakeJira, start_fake_jira
+from multitool.ports.atlassian.jira_cloud import JiraCloudClient
+from multitool.ports.atlassian.jira_issues import (
+    DRAFT_PROPERTY,
+    IssueChange,
+    IssueLink,
+    JiraIssues,
+    search_jql,
+)
+from multitool.ports.atlassian.jira_user import AtlassianJiraClient, CloudIds
 from multitool.ports.jira import JiraRejected
-from multitool.ports.jira_atlassian import AtlassianJiraClient, CloudIds
-from multitool.ports.jira_cloud import JiraCloudClient
-from multitool.ports.jira_issues import DRAFT_PROPERTY, IssueChange, IssueLink, JiraIssues, search_jql
 from multitool.ports.tokens import Account, Provider
 
 

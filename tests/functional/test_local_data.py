@@ -14,7 +14,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from multitool.local.data_dir import DataDir
+from multitool.local.sandbox.data_dir import DataDir
 
 from tests.support.local_server import REPO, clean_env, local_server
 

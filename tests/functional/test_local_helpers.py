@@ -19,11 +19,11 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import boto3
 import pytest
-from multitool.local.embedded import load_seed
-from multitool.local.gateway import ASYNC_INVOKED, LocalApi
-from multitool.local.invocations import LocalInvocations
-from multitool.local.moto_process import MotoProcess, start_moto_process
-from multitool.local.server import LocalHttpServer, make_server
+from multitool.local.sandbox.api_gateway import ASYNC_INVOKED, LocalApi
+from multitool.local.sandbox.embedded import load_seed
+from multitool.local.sandbox.invocations import LocalInvocations
+from multitool.local.sandbox.moto_process import MotoProcess, start_moto_process
+from multitool.local.sandbox.server import LocalHttpServer, make_server
 from multitool.local.standins.google_server import sandbox_token, start_fake_google
 from multitool.local.standins.graph_server import start_graph_stand_in
 from multitool.local.standins.harness_endpoint import HarnessEndpoint

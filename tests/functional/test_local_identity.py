@@ -13,7 +13,7 @@ import pytest
 from botocore.exceptions import ClientError, ParamValidationError
 from multitool.api.review_app import review_app
 from multitool.local.standins.identity import LocalIdentity
-from multitool.ports.agentcore_tokens import AgentCoreTokens
+from multitool.ports.agentcore.tokens import AgentCoreTokens
 from multitool.ports.connections import DynamoConnections
 from multitool.ports.tokens import Account, AccountNotConnected
 from multitool.review.accounts import Accounts

@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from multitool.local.lambdas import LambdaContext, load_handler
+from multitool.local.sandbox.lambdas import LambdaContext, load_handler
 
 HANDLER = """
 import threading

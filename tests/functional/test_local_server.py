@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from multitool.local.embedded import load_seed
-from multitool.local.gateway import LocalApi
-from multitool.local.server import LocalHttpServer, make_server, repo_root
+from multitool.local.sandbox.api_gateway import LocalApi
+from multitool.local.sandbox.embedded import load_seed
+from multitool.local.sandbox.server import LocalHttpServer, make_server, repo_root
 
 ECHO_HANDLER = """
 import json
@@ -221,7 +221,7 @@ def test_an_unhandled_handler_error_is_a_500_without_details(server: LocalHttpSe
 
 
 def _boom_route() -> tuple[Any, ...]:
-    from multitool.local.gateway import Route
+    from multitool.local.sandbox.api_gateway import Route
 
     return (Route("POST", "/boom", "orchestrator"),)
 
@@ -376,7 +376,7 @@ def test_a_chunked_body_is_refused_with_411_before_the_function(server: LocalHtt
 
 
 def test_local_sign_in_is_honoured_only_for_requests_from_this_machine(server: LocalHttpServer) -> None:
-    from multitool.local.server import route_request
+    from multitool.local.sandbox.server import route_request
 
     api = server.api
     calls_before = len(calls(api))
@@ -402,7 +402,7 @@ def test_local_sign_in_is_honoured_only_for_requests_from_this_machine(server: L
 def test_the_directory_and_the_sandbox_outbox_are_not_served_to_other_machines(
     server: LocalHttpServer, path: str
 ) -> None:
-    from multitool.local.server import route_request
+    from multitool.local.sandbox.server import route_request
 
     signed_in = {"X-Local-User": "jordan"}
     remote = route_request(server.api, server.web_dir, "GET", path, headers=signed_in, source_ip="192.0.2.10")
@@ -414,7 +414,7 @@ def test_the_directory_and_the_sandbox_outbox_are_not_served_to_other_machines(
 
 
 def test_the_page_itself_is_served_to_other_machines(server: LocalHttpServer) -> None:
-    from multitool.local.server import route_request
+    from multitool.local.sandbox.server import route_request
 
     response = route_request(server.api, server.web_dir, "GET", "/", source_ip="192.0.2.10")
 
@@ -734,7 +734,7 @@ def oidc_tokens(api: LocalApi, user: str) -> dict[str, Any]:
 def test_with_oidc_sign_in_the_local_header_signs_no_one_in(
     oidc_api: LocalApi, method: str, path: str
 ) -> None:
-    from multitool.local.server import route_request
+    from multitool.local.sandbox.server import route_request
 
     calls_before = len(calls(oidc_api))
 
@@ -747,7 +747,7 @@ def test_with_oidc_sign_in_the_local_header_signs_no_one_in(
 
 
 def test_with_oidc_sign_in_a_valid_token_reaches_the_function_as_its_user(oidc_api: LocalApi) -> None:
-    from multitool.local.server import route_request
+    from multitool.local.sandbox.server import route_request
 
     tokens = oidc_tokens(oidc_api, "priya")
 
@@ -767,7 +767,7 @@ def test_with_oidc_sign_in_a_valid_token_reaches_the_function_as_its_user(oidc_a
 
 
 def test_with_oidc_sign_in_the_outbox_answers_a_valid_token_and_only_that(oidc_api: LocalApi) -> None:
-    from multitool.local.server import route_request
+    from multitool.local.sandbox.server import route_request
 
     tokens = oidc_tokens(oidc_api, "mei")
 

@@ -13,7 +13,7 @@ from typing import Any
 import boto3
 import pytest
 from multitool.drafts import DraftStatus
-from multitool.ports.dynamo_mailbox import DynamoMailbox, seed_mail
+from multitool.ports.aws.dynamo_mailbox import DynamoMailbox, seed_mail
 from multitool.ports.mailbox import MailSearch
 from multitool.tools import ToolContext, run_calls
 from multitool.wiring.action_groups import aws_environment
@@ -212,7 +212,7 @@ def test_a_send_without_an_answer_is_said_and_never_sent_again(
     mail: Tables, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from botocore.exceptions import ReadTimeoutError
-    from multitool.ports import ses_mail
+    from multitool.ports.aws import ses_mail
 
     card = _propose(
         ("reply_to_email", {"message": {"said": "the invoice", "words": ["invoice"]}, "body": "Paid."})

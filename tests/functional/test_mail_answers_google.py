@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 import urllib3
 from multitool.drafts import DraftStatus
-from multitool.local.memory import MemoryCalendar, MemoryDirectory
+from multitool.local.sandbox.memory import MemoryCalendar, MemoryDirectory
 from multitool.local.standins.google_server import FakeGoogle, sandbox_token, start_fake_google
 from multitool.people import Person
 from multitool.ports.drafts import DynamoDraftStore
-from multitool.ports.google_tokens import FixedTokenSource
-from multitool.ports.google_workspace import build_suite
+from multitool.ports.google.tokens import FixedTokenSource
+from multitool.ports.google.workspace import build_suite
 from multitool.ports.suites import Suite
 from multitool.ports.tokens import Account
 from multitool.review import Caller

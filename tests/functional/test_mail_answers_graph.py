@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 from multitool.drafts import DraftStatus
-from multitool.local.memory import MemoryCalendar, MemoryDirectory
+from multitool.local.sandbox.memory import MemoryCalendar, MemoryDirectory
 from multitool.local.standins.graph_state import Fault, GraphPool, GraphState, WorkingHours
 from multitool.ports.drafts import DynamoDraftStore
-from multitool.ports.microsoft365 import build_suite
+from multitool.ports.microsoft365.graph import build_suite
+from multitool.ports.microsoft365.tokens import FixedTokenSource
 from multitool.ports.suites import Suite
-from multitool.ports.token_sources import FixedTokenSource
 from multitool.ports.tokens import Account
 from multitool.review import Caller, SideEffectFailed
 from multitool.tools import ToolContext, ToolPorts, run_calls

@@ -21,9 +21,9 @@ from urllib.parse import parse_qsl, urlsplit
 import httpx
 import pytest
 import uvicorn
-from multitool.local.embedded import load_seed
-from multitool.local.mcp import LocalGateway, build_server, http_app
-from multitool.local.mcp_auth import resource_url, token_user
+from multitool.local.mcp.auth import resource_url, token_user
+from multitool.local.mcp.server import LocalGateway, build_server, http_app
+from multitool.local.sandbox.embedded import load_seed
 from multitool.local.standins.oidc import CLIENT_ID, MCP_SCOPE, LocalOidc, s256
 from multitool.tools import REGISTRY
 

@@ -17,9 +17,9 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import pytest
-from multitool.local.embedded import load_seed
-from multitool.local.mcp import LocalGateway, build_server, http_app
-from multitool.local.mcp_auth import AudienceTokenVerifier, resource_url, token_user
+from multitool.local.mcp.auth import AudienceTokenVerifier, resource_url, token_user
+from multitool.local.mcp.server import LocalGateway, build_server, http_app
+from multitool.local.sandbox.embedded import load_seed
 from multitool.local.standins.oidc import CLIENT_ID, MCP_CLIENT_ID, MCP_SCOPE, LocalOidc, s256
 from multitool.tools import REGISTRY
 from starlette.testclient import TestClient
@@ -183,7 +183,7 @@ def test_the_verifier_says_which_check_failed(
     oidc: LocalOidc, claims_change: dict[str, str], reason: str
 ) -> None:
     from joserfc import jwt
-    from multitool.local.jwt_authorizer import TokenRejected
+    from multitool.local.sandbox.jwt_authorizer import TokenRejected
 
     claims = {
         "iss": ISSUER,

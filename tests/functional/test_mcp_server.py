@@ -25,11 +25,11 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from multitool.local.embedded import FAKE_CREDENTIALS, LOCAL_JIRA_SECRET, load_seed, seed_directory
-from multitool.local.memory import MemoryCalendar
+from multitool.local.sandbox.embedded import FAKE_CREDENTIALS, LOCAL_JIRA_SECRET, load_seed, seed_directory
+from multitool.local.sandbox.memory import MemoryCalendar
 from multitool.local.standins.jira_server import start_fake_jira
+from multitool.ports.aws.dynamo_mailbox import seed_mail
 from multitool.ports.drafts import DynamoDraftStore
-from multitool.ports.dynamo_mailbox import seed_mail
 from multitool.ports.tables import create_all
 from multitool.review import Caller, DraftNotFound, ReviewConfig
 from multitool.review.reviewer import Reviewer

@@ -17,8 +17,8 @@ from typing import Any
 
 import boto3
 import pytest
+from multitool.ports.aws.dynamo_calendar import DynamoCalendar
 from multitool.ports.calendar import Booking
-from multitool.ports.dynamo_calendar import DynamoCalendar
 
 from tests.support.events import (
     LambdaContextStub,

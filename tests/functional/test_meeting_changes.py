@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from multitool.local.memory import MemoryDirectory
+from multitool.local.sandbox.memory import MemoryDirectory
 from multitool.ports.calendar import Booking, Response
 from multitool.review import Caller, ItemChangedSince, ReviewConfig
 from multitool.review.reviewer import Reviewer

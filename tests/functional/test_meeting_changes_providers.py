@@ -19,10 +19,11 @@ import urllib3
 from multitool.local.standins.google_server import FakeGoogle, sandbox_token
 from multitool.local.standins.graph_state import GraphState
 from multitool.people import Person
-from multitool.ports import google_http, google_workspace
 from multitool.ports.calendar import Booking
 from multitool.ports.drafts import DynamoDraftStore
-from multitool.ports.google_tokens import FixedTokenSource as GoogleTokens
+from multitool.ports.google import http as google_http
+from multitool.ports.google import workspace as google_workspace
+from multitool.ports.google.tokens import FixedTokenSource as GoogleTokens
 from multitool.ports.tokens import Account
 from multitool.review import InvalidEdits, ItemChangedSince
 

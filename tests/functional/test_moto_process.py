@@ -1,4 +1,4 @@
-"""moto in a child process (multitool.local.moto_process): it serves, it stops, it fails clearly."""
+"""moto in a child process (multitool.local.sandbox.moto_process): it serves, it stops, it fails clearly."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import time
 
 import boto3
 import pytest
-from multitool.local.moto_process import MotoStartFailed, start_moto_process
+from multitool.local.sandbox.moto_process import MotoStartFailed, start_moto_process
 
 from tests.support.local_server import REPO
 
@@ -80,7 +80,7 @@ def test_the_child_exits_when_its_parent_dies_without_stopping_it() -> None:
         [
             sys.executable,
             "-c",
-            "import time; from multitool.local.moto_process import start_moto_process; "
+            "import time; from multitool.local.sandbox.moto_process import start_moto_process; "
             "print(start_moto_process().pid, flush=True); time.sleep(60)",
         ],
         cwd=REPO,
@@ -98,8 +98,8 @@ def test_the_child_exits_when_its_parent_dies_without_stopping_it() -> None:
 
 
 def test_the_local_backend_names_a_moto_that_did_not_start() -> None:
-    from multitool.local.embedded import LocalSetupError, start_embedded
-    from multitool.local.moto_process import LaunchedMoto
+    from multitool.local.sandbox.embedded import LocalSetupError, start_embedded
+    from multitool.local.sandbox.moto_process import LaunchedMoto
 
     exiting = LaunchedMoto([sys.executable, "-c", "import sys; sys.exit('port in use')"])
 
@@ -108,11 +108,11 @@ def test_the_local_backend_names_a_moto_that_did_not_start() -> None:
 
 
 def test_a_launched_moto_is_stopped_when_the_backend_is_refused_before_it_is_used(monkeypatch) -> None:
-    from multitool.local.embedded import BackendChoice, LocalSetupError, start_embedded
-    from multitool.local.moto_process import LaunchedMoto
+    from multitool.local.sandbox.embedded import BackendChoice, LocalSetupError, start_embedded
+    from multitool.local.sandbox.moto_process import LaunchedMoto
 
     # Given a choice that needs AWS credentials, on a machine without any
-    monkeypatch.setattr("multitool.local.embedded.aws_credentials_available", lambda: False)
+    monkeypatch.setattr("multitool.local.sandbox.embedded.aws_credentials_available", lambda: False)
     launched = LaunchedMoto()
 
     with pytest.raises(LocalSetupError, match="needs AWS credentials"):

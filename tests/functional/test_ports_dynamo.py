@@ -12,10 +12,10 @@ import pytest
 from botocore.exceptions import ClientError
 from multitool.drafts import DraftStatus, new_draft
 from multitool.people import Resolution
+from multitool.ports.aws.dynamo_calendar import DynamoCalendar
 from multitool.ports.calendar import Booking, Interval, SlotTaken
 from multitool.ports.directory import DynamoDirectory, name_index, seed_people
 from multitool.ports.drafts import DynamoDraftStore, _from_item, _to_item
-from multitool.ports.dynamo_calendar import DynamoCalendar
 
 from tests.support.events import sample_people
 from tests.support.moto_tables import Counted

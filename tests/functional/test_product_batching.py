@@ -11,10 +11,10 @@ import urllib3
 from moto import mock_aws
 from multitool.local.standins.jira_server import start_fake_jira
 from multitool.people import Person
+from multitool.ports.atlassian.jira_cloud import JiraCloudClient
+from multitool.ports.aws.dynamo_calendar import DynamoCalendar
 from multitool.ports.directory import DynamoDirectory, seed_people
 from multitool.ports.drafts import DynamoDraftStore
-from multitool.ports.dynamo_calendar import DynamoCalendar
-from multitool.ports.jira_cloud import JiraCloudClient
 from multitool.ports.tables import create_all
 from multitool.runtimes.flow import ToolCall
 from multitool.runtimes.product import TOOL_NAMES, ProductStep, product_flow

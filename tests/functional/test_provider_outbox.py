@@ -15,13 +15,16 @@ from typing import Any
 
 import pytest
 import urllib3
-from multitool.local.embedded import load_seed
-from multitool.local.outbox import ProviderOutbox, provider_outbox
+from multitool.local.sandbox.embedded import load_seed
+from multitool.local.sandbox.outbox import ProviderOutbox, provider_outbox
 from multitool.local.standins.google_server import sandbox_token, start_fake_google
 from multitool.local.standins.graph_server import LOCAL_TOKEN, start_graph_stand_in
-from multitool.ports import google_tokens, google_workspace, microsoft365, token_sources
 from multitool.ports.calendar import Booking
+from multitool.ports.google import tokens as google_tokens
+from multitool.ports.google import workspace as google_workspace
 from multitool.ports.mail import Mail
+from multitool.ports.microsoft365 import graph as microsoft365
+from multitool.ports.microsoft365 import tokens as token_sources
 from multitool.ports.suites import Suite
 from multitool.ports.tokens import Account
 

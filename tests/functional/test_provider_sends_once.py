@@ -25,20 +25,21 @@ from multitool.local.standins.google_server import sandbox_token, start_fake_goo
 from multitool.local.standins.graph_server import LOCAL_TOKEN, start_graph_stand_in
 from multitool.local.standins.jira_server import CLOUD_ID, start_fake_jira
 from multitool.people import Person
-from multitool.ports import google_workspace, microsoft365
+from multitool.ports.atlassian.jira_cloud import JiraCloudClient
+from multitool.ports.atlassian.jira_user import AtlassianJiraClient, CloudIds
 from multitool.ports.audit import AuditEntry
+from multitool.ports.aws.ses_mail import SesMailer, ses_client
 from multitool.ports.drafts import DynamoDraftStore
-from multitool.ports.google_tokens import FixedTokenSource as GoogleTokens
+from multitool.ports.google import workspace as google_workspace
+from multitool.ports.google.tokens import FixedTokenSource as GoogleTokens
 from multitool.ports.jira import (
     SANDBOX_CREDENTIALS_EMAIL,
     SANDBOX_CREDENTIALS_TOKEN,
     IssueRequest,
     JiraOutcomeUnknown,
 )
-from multitool.ports.jira_atlassian import AtlassianJiraClient, CloudIds
-from multitool.ports.jira_cloud import JiraCloudClient
-from multitool.ports.ses_mail import SesMailer, ses_client
-from multitool.ports.token_sources import FixedTokenSource as GraphTokens
+from multitool.ports.microsoft365 import graph as microsoft365
+from multitool.ports.microsoft365.tokens import FixedTokenSource as GraphTokens
 from multitool.ports.tokens import Account, Provider
 from multitool.review import Caller, ReviewConfig, SideEffectFailed
 from multitool.review.reviewer import Reviewer

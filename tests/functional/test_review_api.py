@@ -13,7 +13,7 @@ from typing import Any
 import boto3
 import pytest
 from multitool.observability import logger
-from multitool.ports.dynamo_calendar import DynamoCalendar
+from multitool.ports.aws.dynamo_calendar import DynamoCalendar
 from multitool.wiring.review import aws_reviewer
 
 from functions.review.handler import handler

@@ -18,10 +18,10 @@ from moto import mock_aws
 from multitool.api.review_app import review_app
 from multitool.drafts import DraftStatus
 from multitool.local.standins.graph_state import GraphPool, GraphState, WorkingHours
-from multitool.ports.agentcore_tokens import AgentCoreTokens
+from multitool.ports.agentcore.tokens import AgentCoreTokens
 from multitool.ports.connections import DynamoConnections
 from multitool.ports.drafts import DynamoDraftStore
-from multitool.ports.microsoft365 import CALENDAR_SCOPES
+from multitool.ports.microsoft365.graph import CALENDAR_SCOPES
 from multitool.ports.tables import create_all
 from multitool.review import ReviewConfig
 from multitool.review.reviewer import Reviewer

@@ -15,8 +15,8 @@ from multitool.local.standins.google_server import FakeGoogle, sandbox_token, st
 from multitool.people import Person
 from multitool.ports.calendar import Booking
 from multitool.ports.drafts import DynamoDraftStore
-from multitool.ports.google_tokens import FixedTokenSource
-from multitool.ports.google_workspace import build_suite, event_id
+from multitool.ports.google.tokens import FixedTokenSource
+from multitool.ports.google.workspace import build_suite, event_id
 from multitool.ports.tokens import Account, TokenSource
 from multitool.review import Caller, SideEffectFailed, SlotTaken
 from multitool.review.errors import ReconnectAccount

@@ -21,7 +21,7 @@ from multitool.api.review_app import review_app
 from multitool.drafts import DraftStatus
 from multitool.local.standins.identity import LocalIdentity
 from multitool.local.standins.jira_server import FakeJira, start_fake_jira
-from multitool.ports.agentcore_tokens import AgentCoreTokens
+from multitool.ports.agentcore.tokens import AgentCoreTokens
 from multitool.ports.connections import DynamoConnections
 from multitool.ports.drafts import DynamoDraftStore
 from multitool.review import ReviewConfig

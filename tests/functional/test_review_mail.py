@@ -13,8 +13,8 @@ import pytest
 from moto import mock_aws
 from moto.core.models import DEFAULT_ACCOUNT_ID
 from moto.ses.models import ses_backends
+from multitool.ports.aws.ses_mail import SesMailer
 from multitool.ports.mail import Mail, MailRejected
-from multitool.ports.ses_mail import SesMailer
 
 SENDER = "assistant@example.com"
 REGION = "us-east-1"

@@ -8,9 +8,9 @@ import pytest
 from multitool.drafts import DraftStatus
 from multitool.local.standins.graph_state import Fault, GraphPool, GraphState, WorkingHours
 from multitool.ports.drafts import DynamoDraftStore
-from multitool.ports.microsoft365 import build_suite
+from multitool.ports.microsoft365.graph import build_suite
+from multitool.ports.microsoft365.tokens import FixedTokenSource
 from multitool.ports.provider_suites import NoTokenSource
-from multitool.ports.token_sources import FixedTokenSource
 from multitool.ports.tokens import TokenSource
 from multitool.review import Caller, SideEffectFailed, SlotTaken
 from multitool.review.errors import ReconnectAccount

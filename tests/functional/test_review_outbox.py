@@ -12,12 +12,12 @@ import pytest
 import urllib3
 from moto import mock_aws
 from moto.server import ThreadedMotoServer
-from multitool.local.outbox import outbox, sent_mail, sent_mail_from_server
+from multitool.local.sandbox.outbox import outbox, sent_mail, sent_mail_from_server
 from multitool.local.standins.jira_server import start_fake_jira
+from multitool.ports.atlassian.jira_cloud import JiraCloudClient
+from multitool.ports.aws.ses_mail import SesMailer
 from multitool.ports.jira import IssueRequest
-from multitool.ports.jira_cloud import JiraCloudClient
 from multitool.ports.mail import Mail
-from multitool.ports.ses_mail import SesMailer
 from multitool.tools.meeting.invitations import Invitation, Participant, build_invitation
 
 SENDER = "assistant@example.com"

@@ -18,11 +18,12 @@ from multitool.drafts import DraftStatus
 from multitool.local.standins.google_server import FakeGoogle, sandbox_token, start_fake_google
 from multitool.local.standins.graph_state import GraphPool, GraphState, WorkingHours
 from multitool.people import Person
-from multitool.ports import google_workspace, microsoft365
+from multitool.ports.aws.dynamo_calendar import DynamoCalendar
 from multitool.ports.drafts import DynamoDraftStore
-from multitool.ports.dynamo_calendar import DynamoCalendar
-from multitool.ports.google_tokens import FixedTokenSource as GoogleTokens
-from multitool.ports.token_sources import FixedTokenSource
+from multitool.ports.google import workspace as google_workspace
+from multitool.ports.google.tokens import FixedTokenSource as GoogleTokens
+from multitool.ports.microsoft365 import graph as microsoft365
+from multitool.ports.microsoft365.tokens import FixedTokenSource
 from multitool.ports.tokens import Account
 from multitool.review import Caller, SlotTaken
 

@@ -10,7 +10,7 @@ import boto3
 import pytest
 from moto import mock_aws
 from multitool.drafts import Draft, DraftStatus, new_draft
-from multitool.local.memory import MemoryDraftStore
+from multitool.local.sandbox.memory import MemoryDraftStore
 from multitool.ports.drafts import DraftStore, DraftWriteConflict, DynamoDraftStore
 from multitool.ports.tables import DRAFTS, create_table
 

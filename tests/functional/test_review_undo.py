@@ -3,7 +3,7 @@ window cancels it, the send at due time happens once however often the message a
 
 The review function's own handler (loaded by path, as Lambda and the local server load it) serves
 the HTTP requests and the queue's batches; the batches come from moto's SQS through the local
-server's event source mapping (:class:`multitool.local.queue_poller.QueuePoller`), in Lambda's SQS
+server's event source mapping (:class:`multitool.local.sandbox.queue_poller.QueuePoller`), in Lambda's SQS
 event shape. moto keeps a delayed message invisible for its DelaySeconds, in real time: the window
 here is one second, and the reviewer's clock is moved past it when the test lets time pass.
 """
@@ -23,9 +23,9 @@ import pytest
 from moto.dynamodb.models import DynamoDBBackend
 from multitool.drafts import DraftStatus
 from multitool.local.cli import main
-from multitool.local.lambdas import load_handler
-from multitool.local.queue_poller import QueuePoller, sqs_event
-from multitool.local.server import repo_root
+from multitool.local.sandbox.lambdas import load_handler
+from multitool.local.sandbox.queue_poller import QueuePoller, sqs_event
+from multitool.local.sandbox.server import repo_root
 from multitool.ports.quota import quota_key
 from multitool.review.limits import quota_day
 from multitool.review.reviewer import Reviewer

@@ -15,7 +15,7 @@ import boto3
 import pytest
 from moto import mock_aws
 from multitool.drafts import DraftStatus
-from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+from multitool.local.sandbox.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.ports import tables
 from multitool.ports.drafts import DraftStore, DraftWriteConflict, DynamoDraftStore
 from multitool.review import Caller, ReviewConfig, Superseded

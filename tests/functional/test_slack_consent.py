@@ -18,7 +18,7 @@ from urllib.parse import parse_qs, urlsplit
 import boto3
 import httpx
 import pytest
-from multitool.ports.agentcore_tokens import slack_vault_user
+from multitool.ports.agentcore.tokens import slack_vault_user
 
 from tests.functional.test_consent_flow_http import consent_page, decide, id_token
 from tests.functional.test_slack_local import Slack, action_ids, text_of

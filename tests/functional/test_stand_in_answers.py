@@ -15,7 +15,7 @@ from contextlib import AbstractContextManager, contextmanager
 from urllib.parse import urlsplit
 
 import pytest
-from multitool.local.embedded import load_seed
+from multitool.local.sandbox.embedded import load_seed
 from multitool.local.standins.google_server import start_fake_google
 from multitool.local.standins.graph_server import start_graph_stand_in
 from multitool.local.standins.jira_server import start_fake_jira

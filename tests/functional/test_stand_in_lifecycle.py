@@ -14,13 +14,13 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from multitool.local import login
-from multitool.local.embedded import load_seed
-from multitool.local.gateway import LocalApi
-from multitool.local.invocations import LocalInvocations
-from multitool.local.moto_process import MotoProcess
-from multitool.local.queue_poller import QueuePoller
-from multitool.local.server import LocalHttpServer, make_server
+from multitool.local.deployed import login
+from multitool.local.sandbox.api_gateway import LocalApi
+from multitool.local.sandbox.embedded import load_seed
+from multitool.local.sandbox.invocations import LocalInvocations
+from multitool.local.sandbox.moto_process import MotoProcess
+from multitool.local.sandbox.queue_poller import QueuePoller
+from multitool.local.sandbox.server import LocalHttpServer, make_server
 from multitool.local.standins.google_server import FakeGoogle
 from multitool.local.standins.graph_server import GraphStandIn
 from multitool.local.standins.graph_state import GraphState

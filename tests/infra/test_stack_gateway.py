@@ -8,7 +8,7 @@ import pytest
 from multitool.schemas.tools import load_tools
 from multitool.tools import REGISTRY
 
-from infra.components.gateway import target_name
+from infra.components.tool_gateway import target_name
 from tests.infra.iam_queries import (
     actions_for_role,
     dynamodb_actions_by_table,

@@ -9,7 +9,7 @@ import pytest
 from cfnlint.api import lint
 from cfnlint.schema import PROVIDER_SCHEMA_MANAGER
 
-from infra.components.gateway import target_name
+from infra.components.tool_gateway import target_name
 from infra.context import DEFAULT_MCP_CALLBACK_URLS
 from tests.infra.iam_queries import actions_for_role, function_id, resources_for_action, role_of_function
 from tests.infra.synth import Synthesized

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from multitool.local.cli import build_parser
-from multitool.local.login import CALLBACK_URL, SCOPES
+from multitool.local.deployed.login import CALLBACK_URL, SCOPES
 
 from infra.paths import ROOT
 from tests.infra.synth import Synthesized

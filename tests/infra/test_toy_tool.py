@@ -13,7 +13,7 @@ from typing import Any, Literal
 import pytest
 from multitool.cards.client_actions import card_from_payload, client_action_schema
 from multitool.drafts import DraftStatus
-from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+from multitool.local.sandbox.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.review import Caller, ReviewConfig
 from multitool.review.reviewer import Reviewer
 from multitool.runtimes.agentcore import harness_tools

@@ -17,8 +17,8 @@ from typing import Any
 import botocore.session
 from botocore.model import Shape
 from botocore.validate import validate_parameters
-from multitool.local.lambdas import ClientContext, LambdaContext, encode_client_context
-from multitool.tools.gateway import (
+from multitool.local.sandbox.lambdas import ClientContext, LambdaContext, encode_client_context
+from multitool.tools.gateway_target import (
     GATEWAY_ID_KEY,
     MESSAGE_ID_KEY,
     MESSAGE_VERSION_KEY,

@@ -15,15 +15,16 @@ from typing import Any
 
 import pytest
 import urllib3
-from multitool.local.memory import MemoryDirectory
+from multitool.local.sandbox.memory import MemoryDirectory
 from multitool.local.standins.google_server import FakeGoogle, sandbox_token, start_fake_google
 from multitool.local.standins.graph_state import GraphPool, GraphState, WorkingHours
 from multitool.people import Person
-from multitool.ports import google_workspace, microsoft365
 from multitool.ports.drafts import DynamoDraftStore
-from multitool.ports.google_tokens import FixedTokenSource as GoogleTokens
+from multitool.ports.google import workspace as google_workspace
+from multitool.ports.google.tokens import FixedTokenSource as GoogleTokens
+from multitool.ports.microsoft365 import graph as microsoft365
+from multitool.ports.microsoft365.tokens import FixedTokenSource
 from multitool.ports.suites import Suite
-from multitool.ports.token_sources import FixedTokenSource
 from multitool.ports.tokens import Account
 from multitool.review import Caller, ReviewConfig
 from multitool.review.reviewer import Reviewer

@@ -20,9 +20,9 @@ from moto.core.models import DEFAULT_ACCOUNT_ID
 from moto.ses.models import ses_backends
 from multitool.drafts import Draft
 from multitool.ports import tables
+from multitool.ports.aws.dynamo_calendar import DynamoCalendar
 from multitool.ports.directory import seed_people
 from multitool.ports.drafts import DynamoDraftStore
-from multitool.ports.dynamo_calendar import DynamoCalendar
 from multitool.wiring.action_groups import aws_environment
 from multitool.wiring.review import aws_reviewer
 

@@ -175,8 +175,8 @@ def bedrock_clients(directory: Any) -> tuple[Any, Any, Any]:
 
 def deployed_requests(monkeypatch: Any) -> list[SentRequest]:
     """Run the deployed functions' requests (see the module docstring) and return what they sent."""
-    from multitool.local.embedded import embedded
-    from multitool.local.memory import MemoryDirectory
+    from multitool.local.sandbox.embedded import embedded
+    from multitool.local.sandbox.memory import MemoryDirectory
     from multitool.runtimes import AwsClients
     from multitool.wiring.orchestrator import aws_chat_service
     from multitool.wiring.review import aws_reviewer

@@ -7,7 +7,12 @@ from datetime import UTC, datetime
 import pytest
 from multitool.chat.service import ChatRequest, ChatService
 from multitool.chat.sessions import History, SessionWriteFailed
-from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore, MemorySessionStore
+from multitool.local.sandbox.memory import (
+    MemoryCalendar,
+    MemoryDirectory,
+    MemoryDraftStore,
+    MemorySessionStore,
+)
 from multitool.people import Person
 from multitool.runtimes import ConverseRuntime, OfflineModel, TurnRequest
 from multitool.runtimes.product import product_flows

@@ -19,7 +19,7 @@ from multitool.cards.client_actions import (
     main,
     schema_text,
 )
-from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+from multitool.local.sandbox.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.people import Person
 from multitool.tools import REGISTRY, ToolContext, ToolPorts, run_calls
 from multitool.tools.email.email_draft import EmailDraftCard

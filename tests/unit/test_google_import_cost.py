@@ -12,9 +12,9 @@ import pytest
 from tests.unit.test_import_cost import ROOT, TOOLS, loaded_by
 
 GOOGLE = [
-    "multitool.ports.google_workspace",
-    "multitool.ports.google_http",
-    "multitool.ports.google_tokens",
+    "multitool.ports.google.workspace",
+    "multitool.ports.google.http",
+    "multitool.ports.google.tokens",
     "multitool.local.standins.google_discovery",
 ]
 
@@ -28,7 +28,7 @@ def test_the_adapters_load_the_email_package_only_to_send() -> None:
     # email.message comes with http.client (urllib3); the MIME building and header machinery does not.
     wanted = ("email.headerregistry", "email.policy", "email.contentmanager")
     code = (
-        "import json, sys, multitool.ports.google_workspace\n"
+        "import json, sys, multitool.ports.google.workspace\n"
         f"print(json.dumps([m for m in {wanted!r} if m in sys.modules]))"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT / "shared" / "python")}

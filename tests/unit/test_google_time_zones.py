@@ -14,8 +14,8 @@ from zoneinfo import ZoneInfo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from multitool.ports.calendar import Booking, Interval
-from multitool.ports.google_http import GoogleApi
-from multitool.ports.google_workspace import FREEBUSY_WINDOW, GoogleCalendar
+from multitool.ports.google.http import GoogleApi
+from multitool.ports.google.workspace import FREEBUSY_WINDOW, GoogleCalendar
 
 from tests.support.google_api import FixedTokens, ScriptedGoogle
 from tests.unit.test_google_workspace import ACCOUNT, freebusy

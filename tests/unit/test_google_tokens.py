@@ -23,16 +23,16 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from cryptography.hazmat.primitives.serialization import load_der_public_key
 from moto import mock_aws
-from multitool.local.google_certificate import SUBJECT, certificate_der, certificate_pem
+from multitool.local.deployed.google_certificate import SUBJECT, certificate_der, certificate_pem
 from multitool.ports import retry
-from multitool.ports.google_tokens import (
+from multitool.ports.google.tokens import (
     GOOGLE_TOKEN_URL,
     JWT_BEARER,
     DomainWideDelegation,
     FixedTokenSource,
     KmsSigner,
 )
-from multitool.ports.google_workspace import SCOPES
+from multitool.ports.google.workspace import SCOPES
 from multitool.ports.tokens import Account, AccountNotConnected, ProviderRefused, ProviderUnavailable
 
 from tests.support.google_api import FakeResponse

@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from multitool.local.standins.google_discovery import DiscoveryMismatch
 from multitool.people import Resolution
 from multitool.ports.calendar import Booking, Guest, Interval, SlotTaken
-from multitool.ports.google_http import GoogleApi
-from multitool.ports.google_workspace import (
+from multitool.ports.google.http import GoogleApi
+from multitool.ports.google.workspace import (
     DIRECTORY_SCOPES,
     EVENT_SCOPES,
     FREEBUSY_SCOPES,

@@ -11,7 +11,7 @@ import boto3
 import pytest
 from botocore.eventstream import EventStreamBuffer
 from botocore.exceptions import ClientError
-from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+from multitool.local.sandbox.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.local.standins.harness_endpoint import (
     EVENT_STREAM,
     HarnessEndpoint,

@@ -77,7 +77,7 @@ REQUESTS = {
     "free_time": ("/free-times", {"people": ["Kinshuok"], "when": "tomorrow", "fromDay": "2026-12-08"}),
 }
 REQUEST = """
-from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+from multitool.local.sandbox.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.tools.apps import action_group_app, handle
 from multitool.toolkit.context import ToolConfig, ToolPorts
 from multitool.tools.environment import ToolEnvironment
@@ -105,8 +105,8 @@ def test_an_action_group_function_loads_no_confirm_machinery(function: str) -> N
     # SES adapter and the MIME and header machinery it builds invitations with.
     modules = [
         "multitool.review.reviewer",
-        "multitool.ports.jira_cloud",
-        "multitool.ports.ses_mail",
+        "multitool.ports.atlassian.jira_cloud",
+        "multitool.ports.aws.ses_mail",
         "email.headerregistry",
     ]
 
@@ -183,13 +183,13 @@ def test_the_reviewer_builds_no_ses_client_and_no_mime_machinery_until_it_sends(
     # Reading or discarding a card (the page reads each card's state) mails nothing.
     then = REVIEWER + "\nassert made == ['dynamodb'], made"
 
-    assert loaded_by("review", ["multitool.ports.ses_mail", "email.headerregistry"], then) == []
+    assert loaded_by("review", ["multitool.ports.aws.ses_mail", "email.headerregistry"], then) == []
 
 
 # GET /actions/{id} of a stored draft of ``tool``, through the review function's own app.
 READ_DRAFT = """
 from multitool.api.review_app import review_app
-from multitool.local.memory import MemoryCalendar, MemoryDraftStore
+from multitool.local.sandbox.memory import MemoryCalendar, MemoryDraftStore
 from multitool.review import ReviewConfig
 from multitool.review.reviewer import Reviewer
 from tests.support import review_support
@@ -251,7 +251,7 @@ def test_the_deployed_orchestrator_never_loads_the_offline_model_nor_the_agent_r
 def test_the_orchestrator_loads_the_gateways_side_of_the_tools_only_when_the_harness_uses_it() -> None:
     # With the default executor the harness hands the calls back: the Gateway's Lambda handling,
     # caller signatures and draft claims are for executor=gateway alone.
-    modules = ["multitool.tools.gateway", "multitool.tools.environment", "multitool.runtimes.claims"]
+    modules = ["multitool.tools.gateway_target", "multitool.tools.environment", "multitool.runtimes.claims"]
 
     assert loaded_by("orchestrator", modules) == []
     assert loaded_by("orchestrator", modules, then=BUILD_AGENTCORE) == []
@@ -273,7 +273,7 @@ def test_the_offline_runtime_loads_the_offline_model_when_it_is_chosen() -> None
 
 # A turn's calls through the orchestrator's batch runner, on in-memory ports.
 TURN = """
-from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+from multitool.local.sandbox.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.tools import ToolContext, ToolPorts, run_calls
 from tests.support.events import sample_people
 
@@ -315,7 +315,11 @@ def test_the_orchestrator_imports_powertools_idempotency_only_for_a_request_with
     assert loaded_by("orchestrator", [POWERTOOLS_IDEMPOTENCY], then) == [POWERTOOLS_IDEMPOTENCY]
 
 
-JIRA_READER = ["multitool.ports.jira_cloud", "multitool.ports.jira_issues", "multitool.ports.retry"]
+JIRA_READER = [
+    "multitool.ports.atlassian.jira_cloud",
+    "multitool.ports.atlassian.jira_issues",
+    "multitool.ports.retry",
+]
 """Jira Cloud's adapter, its issue views and its retry policy: what reading an issue needs."""
 CHAT_SERVICE = """
 import os

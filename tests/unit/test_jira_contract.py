@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from multitool.local.standins.jira_contract import DESCRIPTION, ContractViolation, jira_contract
+from multitool.ports.atlassian.jira_issues import DRAFT_PROPERTY, ISSUE_FIELDS, search_jql
 from multitool.ports.jira import IssueChange
-from multitool.ports.jira_issues import DRAFT_PROPERTY, ISSUE_FIELDS, search_jql
 
 REPO = Path(__file__).resolve().parents[2]
 HEADERS = {"Authorization": "Basic x", "Content-Type": "application/json"}

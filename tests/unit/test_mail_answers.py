@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from multitool.drafts import DraftStatus
-from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore, MemoryMailbox
+from multitool.local.sandbox.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore, MemoryMailbox
 from multitool.ports.mail import MailRejected
 from multitool.ports.mailbox import Attachment, Message
 from multitool.review import Caller, ReviewConfig

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from multitool.local.memory import MemoryCalendar, MemoryDirectory
+from multitool.local.sandbox.memory import MemoryCalendar, MemoryDirectory
 from multitool.ports.calendar import Booking, CalendarEvent
 from multitool.toolkit.references import FindContext, ItemRef, Match
 from multitool.tools import ToolContext, ToolPorts

@@ -8,7 +8,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
-from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+from multitool.local.sandbox.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.ports.calendar import Booking
 from multitool.toolkit.context import ToolConfig, ToolContext
 from multitool.tools import CallOutcome, ToolPorts, run_calls

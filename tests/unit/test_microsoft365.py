@@ -14,9 +14,8 @@ from multitool.local.standins.graph_contract import ContractViolation, graph_con
 from multitool.local.standins.graph_state import Fault, GraphPool, GraphState, WorkingHours
 from multitool.people import Resolution
 from multitool.ports.calendar import Booking, Guest, Interval, SlotTaken
-from multitool.ports.graph_http import GraphHttp
 from multitool.ports.mail import Mail, MailRejected, MailUnavailable
-from multitool.ports.microsoft365 import (
+from multitool.ports.microsoft365.graph import (
     BOOKING_PROPERTY,
     GraphCalendar,
     GraphDirectory,
@@ -24,7 +23,8 @@ from multitool.ports.microsoft365 import (
     build_suite,
     zone_of,
 )
-from multitool.ports.token_sources import FixedTokenSource
+from multitool.ports.microsoft365.graph_http import GraphHttp
+from multitool.ports.microsoft365.tokens import FixedTokenSource
 from multitool.ports.tokens import (
     Account,
     AccountNotConnected,
@@ -207,7 +207,7 @@ def test_working_hours_in_any_windows_zone_cldr_maps_are_applied(
 
 def test_the_windows_zone_table_is_cldrs_and_reading_it_imports_no_icalendar() -> None:
     probe = (
-        "import sys; from multitool.ports.microsoft365 import windows_zones, zone_of; "
+        "import sys; from multitool.ports.microsoft365.graph import windows_zones, zone_of; "
         "table = windows_zones(); zone_of('Russia Time Zone 3'); "
         "print(len(table), table['W. Europe Standard Time'], 'icalendar' in sys.modules)"
     )

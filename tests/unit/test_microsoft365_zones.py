@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from multitool.local.standins.graph_state import GraphPool, GraphState, WorkingHours
 from multitool.ports.calendar import Interval
-from multitool.ports.graph_http import GraphHttp
-from multitool.ports.microsoft365 import GraphCalendar, _graph_time, _parse_time, off_hours
-from multitool.ports.token_sources import FixedTokenSource
+from multitool.ports.microsoft365.graph import GraphCalendar, _graph_time, _parse_time, off_hours
+from multitool.ports.microsoft365.graph_http import GraphHttp
+from multitool.ports.microsoft365.tokens import FixedTokenSource
 from multitool.ports.tokens import Account
 
 # Zones with DST north and south of the equator, half-hour and 45-minute offsets, and none at all.

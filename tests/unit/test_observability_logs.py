@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from multitool.api.review_app import review_app
-from multitool.local.memory import MemoryCalendar, MemoryDraftStore
+from multitool.local.sandbox.memory import MemoryCalendar, MemoryDraftStore
 from multitool.observability import logger
 from multitool.ports.mail import Mail, SentMail
 from multitool.review import ReviewConfig

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 from multitool.chat.sessions import cards_summary
-from multitool.local.embedded import load_seed
-from multitool.local.memory import MemoryDirectory
+from multitool.local.sandbox.embedded import load_seed
+from multitool.local.sandbox.memory import MemoryDirectory
 from multitool.people import Person
 from multitool.runtimes.converse import tool_specs_from_registry
 from multitool.runtimes.offline import OfflineModel

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 import urllib3
 from botocore.exceptions import ClientError
+from multitool.ports.atlassian.jira_cloud import JiraCloudClient
+from multitool.ports.aws.ses_mail import SesMailer
 from multitool.ports.directory import NAME_PREFIX, DynamoDirectory, normalize_name
 from multitool.ports.jira import IssueRequest, JiraOutcomeUnknown, JiraUnavailable
-from multitool.ports.jira_cloud import JiraCloudClient
 from multitool.ports.mail import Mail
-from multitool.ports.ses_mail import SesMailer
 from multitool.toolkit.context import MAX_NAME_CHARS
 
 MAX_KEY_BYTES = 2048  # DynamoDB's limit on a partition key value

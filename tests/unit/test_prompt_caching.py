@@ -9,7 +9,7 @@ from typing import Any
 import botocore.session
 import pytest
 from botocore.validate import validate_parameters
-from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+from multitool.local.sandbox.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.models import CACHE_POINT, DEFAULT_MODEL_ID, prompt_cache
 from multitool.people import Person
 from multitool.runtimes import ConverseRuntime, TurnRequest

@@ -7,10 +7,10 @@ import sys
 from typing import get_args
 
 import pytest
-from multitool.ports.microsoft365 import GraphCalendar
+from multitool.ports.microsoft365.graph import GraphCalendar
+from multitool.ports.microsoft365.tokens import FixedTokenSource
 from multitool.ports.provider_suites import NoTokenSource, provider_suites, settings_tokens
 from multitool.ports.suites import SUITE_NAMES
-from multitool.ports.token_sources import FixedTokenSource
 from multitool.ports.tokens import Account, AccountNotConnected
 from multitool.settings import SettingsError, ToolSettings
 from multitool.settings.review import ReviewSettings
@@ -47,7 +47,8 @@ def test_the_review_function_of_a_builtin_deployment_never_imports_a_provider() 
     code = (
         "import sys; import multitool.api.review_app, multitool.ports.provider_suites; "
         "print(sorted(m for m in sys.modules if m in "
-        "('multitool.ports.microsoft365', 'multitool.ports.graph_http', 'multitool.ports.google_workspace')))"
+        "('multitool.ports.microsoft365.graph', 'multitool.ports.microsoft365.graph_http', "
+        "'multitool.ports.google.workspace')))"
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
 
@@ -115,7 +116,7 @@ def test_google_delegation_settings_sign_each_users_jwt_with_the_stacks_kms_key(
 
     import boto3
     from moto import mock_aws
-    from multitool.ports.google_tokens import DomainWideDelegation
+    from multitool.ports.google.tokens import DomainWideDelegation
 
     from tests.unit.test_google_tokens import SERVICE_ACCOUNT, TokenEndpoint
 
@@ -190,7 +191,7 @@ IDENTITY = {
 def test_an_identity_workload_makes_the_tokens_each_users_own_consent(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from multitool.ports.agentcore_tokens import AgentCoreTokens
+    from multitool.ports.agentcore.tokens import AgentCoreTokens
     from multitool.ports.provider_suites import settings_tokens
 
     monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")

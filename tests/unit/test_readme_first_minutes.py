@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from multitool.local.embedded import load_seed
+from multitool.local.sandbox.embedded import load_seed
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 # One row of the seeded users' table: | `id` [(default)] | name | time zone |

@@ -9,7 +9,7 @@ from datetime import UTC, date, datetime
 from typing import Any, Literal
 
 import pytest
-from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+from multitool.local.sandbox.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.ports.tokens import ProviderRefused
 from multitool.toolkit.cards import CardSpec
 from multitool.toolkit.common import Prepared

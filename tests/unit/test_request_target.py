@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from multitool.local.request_target import origin_form
+from multitool.local.sandbox.request_target import origin_form
 
 
 @pytest.mark.parametrize(

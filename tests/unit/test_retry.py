@@ -162,8 +162,8 @@ class Recorded:
 def test_the_graph_and_google_clients_reach_the_provider_or_a_stand_in_with_the_users_token(
     base_url: str | None, graph_url: str, google_url: str
 ) -> None:
-    from multitool.ports.google_http import GoogleApi
-    from multitool.ports.graph_http import GraphHttp
+    from multitool.ports.google.http import GoogleApi
+    from multitool.ports.microsoft365.graph_http import GraphHttp
     from multitool.ports.tokens import Account
 
     account = Account(user_id="sub-alex", email="alex@example.com")

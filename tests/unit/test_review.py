@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from icalendar import Calendar as ICalendar
 from multitool.drafts import Draft, DraftStatus
-from multitool.local.memory import MemoryCalendar, MemoryDraftStore
+from multitool.local.sandbox.memory import MemoryCalendar, MemoryDraftStore
 from multitool.ports.jira import JiraRateLimited, JiraRejected
 from multitool.ports.mail import MailRejected
 from multitool.review import (

@@ -8,7 +8,7 @@ import pytest
 from icalendar import Calendar as ICalendar
 from multitool.api.review_app import review_app
 from multitool.drafts import DraftStatus
-from multitool.local.memory import MemoryCalendar, MemoryDraftStore
+from multitool.local.sandbox.memory import MemoryCalendar, MemoryDraftStore
 from multitool.ports.jira import JiraOutcomeUnknown
 from multitool.review import Caller, DraftNotFound, ReviewConfig
 from multitool.review.reviewer import Reviewer

@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 from multitool.drafts import Draft, DraftStatus
-from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+from multitool.local.sandbox.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.ports.suites import Suite
 from multitool.review import Caller, ReviewConfig
 from multitool.review.reviewer import DraftView, Reviewer

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 from botocore.exceptions import ClientError, EventStreamError
 from msgspec.structs import replace
-from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+from multitool.local.sandbox.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.people import Person
 from multitool.ports.calendar import Booking
 from multitool.runtimes import AgentRuntime, ModelBusy, ModelFailed, TurnRequest

@@ -11,7 +11,7 @@ import boto3
 import pytest
 from moto import mock_aws
 from multitool.drafts import UNCLAIMED_OWNER, Draft
-from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+from multitool.local.sandbox.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.people import Person
 from multitool.ports import tables
 from multitool.ports.drafts import DynamoDraftStore

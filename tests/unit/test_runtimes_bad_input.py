@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError, EventStreamError
-from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+from multitool.local.sandbox.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.people import Person
 from multitool.runtimes import AgentCoreRuntime, ConverseRuntime, ModelBusy, build_runtime
 from multitool.runtimes.base import UNFINISHED

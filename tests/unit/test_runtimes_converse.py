@@ -9,7 +9,7 @@ import pytest
 from botocore.exceptions import ClientError, ReadTimeoutError
 from msgspec.structs import replace
 from multitool.chat.sessions import converse_messages, exchange
-from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+from multitool.local.sandbox.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.people import Person
 from multitool.runtimes import AgentRuntime, ConverseRuntime, ModelBusy, ModelFailed, TurnRequest
 from multitool.runtimes.converse import (

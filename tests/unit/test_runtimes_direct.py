@@ -14,7 +14,12 @@ from botocore.exceptions import ClientError
 from botocore.validate import validate_parameters
 from msgspec.structs import replace
 from multitool.chat.service import ChatRequest, ChatService
-from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore, MemorySessionStore
+from multitool.local.sandbox.memory import (
+    MemoryCalendar,
+    MemoryDirectory,
+    MemoryDraftStore,
+    MemorySessionStore,
+)
 from multitool.people import Person
 from multitool.runtimes import AgentCoreRuntime, AgentRuntime, ConverseRuntime
 from multitool.runtimes.base import UNFINISHED

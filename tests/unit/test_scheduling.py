@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+from multitool.local.sandbox.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.people import Person
 from multitool.ports.calendar import Booking, Interval
 from multitool.toolkit.context import ToolConfig, ToolContext

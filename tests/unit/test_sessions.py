@@ -18,7 +18,7 @@ from multitool.chat.sessions import (
     parse_history,
     valid_session_id,
 )
-from multitool.local.memory import MemorySessionStore
+from multitool.local.sandbox.memory import MemorySessionStore
 from pydantic import TypeAdapter
 
 

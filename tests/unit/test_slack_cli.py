@@ -12,7 +12,7 @@ from urllib.parse import parse_qs
 
 import pytest
 from multitool.local.cli import main
-from multitool.local.embedded import load_seed
+from multitool.local.sandbox.embedded import load_seed
 from multitool.local.standins.slack_server import SlackStandIn, start_slack_standin
 from slack_sdk import WebClient
 from slack_sdk.signature import SignatureVerifier

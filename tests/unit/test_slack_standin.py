@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 import pytest
-from multitool.local.embedded import load_seed
+from multitool.local.sandbox.embedded import load_seed
 from multitool.local.standins.slack_delivery import signature
 from multitool.local.standins.slack_server import SlackStandIn, start_slack_standin
 from multitool.local.standins.slack_workspace import BOT_USER, GENERAL
@@ -248,7 +248,7 @@ def test_a_rate_limit_answers_429_with_retry_after(slack: SlackStandIn) -> None:
 def test_the_local_server_keeps_the_secrets_in_secrets_manager_by_arn(slack: SlackStandIn) -> None:
     import boto3
     from moto import mock_aws
-    from multitool.local.slack import slack_env
+    from multitool.local.sandbox.slack import slack_env
 
     with mock_aws():
         secrets = boto3.client("secretsmanager", region_name="us-east-1")

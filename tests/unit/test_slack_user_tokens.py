@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, urlsplit
 import botocore.session
 import pytest
 from multitool.local.standins.identity import LocalIdentity
-from multitool.ports.agentcore_tokens import AgentCoreTokens, slack_vault_user
+from multitool.ports.agentcore.tokens import AgentCoreTokens, slack_vault_user
 from multitool.ports.connections import DynamoConnections
 from multitool.ports.directory import DynamoDirectory
 from multitool.ports.tokens import Account, AccountNotConnected
@@ -182,7 +182,7 @@ def test_the_pages_own_consent_still_completes_with_the_users_token(setup: dict[
 
 
 def test_the_token_source_knows_a_slack_owner_as_the_slack_app_names_one() -> None:
-    from multitool.ports.agentcore_tokens import SLACK_OWNER_PREFIX
+    from multitool.ports.agentcore.tokens import SLACK_OWNER_PREFIX
     from multitool.slack.identity import OWNER_PREFIX, owner_id
 
     assert SLACK_OWNER_PREFIX == OWNER_PREFIX

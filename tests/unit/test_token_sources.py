@@ -9,7 +9,7 @@ from urllib.parse import parse_qs
 
 import pytest
 from multitool.ports import retry
-from multitool.ports.token_sources import ClientCredentials, EntraAppTokenSource, FixedTokenSource
+from multitool.ports.microsoft365.tokens import ClientCredentials, EntraAppTokenSource, FixedTokenSource
 from multitool.ports.tokens import Account, AccountNotConnected, ProviderUnavailable
 
 CREDENTIALS = ClientCredentials("contoso.onmicrosoft.com", "app-id", "s3cret")

@@ -7,10 +7,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from multitool.ports.atlassian.jira_cloud import DeferredJiraClient
+from multitool.ports.aws.dynamo_calendar import DynamoCalendar
 from multitool.ports.directory import DynamoDirectory
 from multitool.ports.drafts import DynamoDraftStore
-from multitool.ports.dynamo_calendar import DynamoCalendar
-from multitool.ports.jira_cloud import DeferredJiraClient
 from multitool.settings import ToolSettings
 from multitool.toolkit.context import ToolPorts
 from multitool.wiring import tool_ports as builder

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from multitool.drafts import DraftStatus
-from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+from multitool.local.sandbox.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.people import Person
 from multitool.toolkit.context import ToolContext
 from multitool.toolkit.errors import InvalidInput, UnparseableDate

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from multitool.drafts import DraftStatus
-from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+from multitool.local.sandbox.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.settings import JiraProject
 from multitool.toolkit.context import MAX_CALLS_PER_BATCH, ToolConfig, ToolContext
 from multitool.toolkit.errors import UnknownTool

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, time, timedelta
 
 import pytest
-from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+from multitool.local.sandbox.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.ports.calendar import Booking, Interval
 from multitool.toolkit.context import ToolConfig, ToolContext
 from multitool.toolkit.errors import InvalidInput

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+from multitool.local.sandbox.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.local.standins.graph_state import GraphPool, GraphState, WorkingHours
-from multitool.ports.microsoft365 import build_suite
+from multitool.ports.microsoft365.graph import build_suite
+from multitool.ports.microsoft365.tokens import FixedTokenSource
 from multitool.ports.provider_suites import NoTokenSource
 from multitool.ports.suites import Suite
-from multitool.ports.token_sources import FixedTokenSource
 from multitool.ports.tokens import Account, TokenSource
 from multitool.toolkit.context import ToolContext
 from multitool.tools import ToolPorts, run_calls

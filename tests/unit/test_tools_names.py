@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from multitool.local.memory import MemoryDirectory
+from multitool.local.sandbox.memory import MemoryDirectory
 from multitool.people import Resolution
 from multitool.ports.directory import directory_items, name_keys, normalize_name
 from multitool.toolkit.common import resolve_recipient

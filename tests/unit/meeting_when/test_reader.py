@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from multitool.local.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
+from multitool.local.sandbox.memory import MemoryCalendar, MemoryDirectory, MemoryDraftStore
 from multitool.toolkit.errors import UnparseableDate
 from multitool.tools import ToolPorts, run_calls
 from multitool.tools.meeting.when import read_phrase, resolve_when

@@ -2,7 +2,7 @@
 
 Deployed, a Lambda event source mapping polls the undo queue and invokes the review function with
 a batch of records (``{"Records": [{"messageId", "receiptHandle", "body", "attributes",
-"eventSource": "aws:sqs", ...}]}``); locally, :mod:`multitool.local.queue_poller` reads the embedded
+"eventSource": "aws:sqs", ...}]}``); locally, :mod:`multitool.local.sandbox.queue_poller` reads the embedded
 queue and invokes the same handler with the same shape. The mapping reports partial batch failures
 (``FunctionResponseTypes: ReportBatchItemFailures``): the answer ``{"batchItemFailures":
 [{"itemIdentifier": <messageId>}]}`` returns only those messages to the queue, the rest are deleted

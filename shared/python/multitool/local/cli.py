@@ -49,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from multitool.local.embedded import LocalSetupError
+    from multitool.local.sandbox.embedded import LocalSetupError
 
     try:
         return int(args.run(args))

@@ -1,5 +1,7 @@
 """Ports: the small interfaces domain code takes as arguments.
 
-Each module holds an interface (a ``Protocol``) and the AWS adapter beside it;
-adapters take their boto3 client as an argument and never read the environment.
+The contracts are the flat modules, each an interface (a ``Protocol``) and, where it is small,
+its AWS adapter beside it; a provider's adapters are its wing (``microsoft365``, ``google``,
+``atlassian``, ``agentcore``, ``aws``); every provider client sends through :mod:`multitool.ports.retry`.
+Adapters take their clients as arguments and never read the environment.
 """

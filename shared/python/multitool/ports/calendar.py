@@ -1,6 +1,6 @@
 """Calendar port: busy times, and bookings made by confirmed meetings.
 
-The DynamoDB adapter (:mod:`multitool.ports.dynamo_calendar`) reads bookings
+The DynamoDB adapter (:mod:`multitool.ports.aws.dynamo_calendar`) reads bookings
 confirmed through this system; the Microsoft 365 and Google Workspace adapters
 read the suite's own free/busy and book events there (their providers then send
 the invitations: :attr:`Calendar.sends_invitations`). Only the people a booking

@@ -1,6 +1,6 @@
 """Jira port: create one confirmed issue (models, errors, the client protocol, the ADF body).
 
-Jira Cloud's adapter and its credentials are :mod:`multitool.ports.jira_cloud`; only the review
+Jira Cloud's adapter and its credentials are :mod:`multitool.ports.atlassian.jira_cloud`; only the review
 function loads it (with its HTTP client).
 """
 
@@ -223,7 +223,7 @@ def matching_account_id(body: Any, email: str) -> str:
 
 class JiraClient(Protocol):
     """Jira as a confirm writes it: a new issue, or a change to one that exists
-    (:mod:`multitool.ports.jira_issues`, whose reads a card makes with the same client)."""
+    (:mod:`multitool.ports.atlassian.jira_issues`, whose reads a card makes with the same client)."""
 
     def create_issue(self, issue: IssueRequest) -> CreatedIssue:
         """Create ``issue``; raise :class:`JiraError` when Jira did not create it."""

@@ -1,7 +1,7 @@
 """Mail port: what one confirmed email or meeting invitation is, and who sends it.
 
 :class:`Mail` and :class:`Mailer` are all a tool's confirm needs; the SES adapter,
-:class:`multitool.ports.ses_mail.SesMailer`, is its own module (with the standard
+:class:`multitool.ports.aws.ses_mail.SesMailer`, is its own module (with the standard
 library's MIME and header machinery), built only by the review function, so the
 action-group functions, which build drafts and never mail, do not load it.
 """

@@ -11,7 +11,7 @@ it says so and sends nothing. A send left without an answer is never made again 
 :class:`~multitool.ports.tokens.ProviderOutcomeUnknown` (or the mail port's
 :class:`~multitool.ports.mail.MailOutcomeUnknown`), and the next confirm reads the draft's state first.
 
-Adapters: :class:`multitool.ports.dynamo_mailbox.DynamoMailbox` (builtin: the mail this system
+Adapters: :class:`multitool.ports.aws.dynamo_mailbox.DynamoMailbox` (builtin: the mail this system
 delivered and sent, in DynamoDB, sent through SES), ``GraphMailbox`` (Microsoft 365) and
 ``GmailMailbox`` (Google), each in its provider's module.
 """

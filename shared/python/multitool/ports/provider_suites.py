@@ -29,8 +29,8 @@ request at 30 s (``multitool.chat.service.API_SECONDS``), and the answer needs t
 Lambda invocation's own end bounds it too (:func:`multitool.ports.retry.invocation_deadline`)."""
 
 PROVIDER_MODULES: dict[str, str] = {
-    "microsoft365": "multitool.ports.microsoft365",
-    "google": "multitool.ports.google_workspace",
+    "microsoft365": "multitool.ports.microsoft365.graph",
+    "google": "multitool.ports.google.workspace",
 }
 
 
@@ -92,11 +92,11 @@ def settings_tokens(settings: ToolSettings, http: urllib3.PoolManager) -> TokenS
     app's ``MICROSOFT365_SECRET_ARN``), or none yet (every call asks to connect)."""
     provider: Provider = "google" if settings.calendar == "google" else "microsoft365"
     if settings.provider_token:
-        from multitool.ports.token_sources import FixedTokenSource
+        from multitool.ports.microsoft365.tokens import FixedTokenSource
 
         return FixedTokenSource(settings.provider_token, provider=provider)
     if settings.provider_tokens:
-        from multitool.ports.google_tokens import FixedTokenSource as PerAddressTokens
+        from multitool.ports.google.tokens import FixedTokenSource as PerAddressTokens
 
         return PerAddressTokens(settings.provider_tokens, provider=provider)
     identity = settings.identity()
@@ -109,7 +109,7 @@ def settings_tokens(settings: ToolSettings, http: urllib3.PoolManager) -> TokenS
     ):
         import boto3
 
-        from multitool.ports.google_tokens import DomainWideDelegation, KmsSigner
+        from multitool.ports.google.tokens import DomainWideDelegation, KmsSigner
 
         signer = KmsSigner(
             boto3.client("kms"), settings.google_delegation_key_arn, settings.google_delegation_key_id
@@ -118,7 +118,7 @@ def settings_tokens(settings: ToolSettings, http: urllib3.PoolManager) -> TokenS
     if settings.calendar == "microsoft365" and settings.microsoft365_secret_arn:
         import boto3
 
-        from multitool.ports.token_sources import ClientCredentials, EntraAppTokenSource
+        from multitool.ports.microsoft365.tokens import ClientCredentials, EntraAppTokenSource
 
         secret_arn = settings.microsoft365_secret_arn
 
@@ -141,7 +141,7 @@ def agentcore_tokens(identity: IdentitySettings) -> TokenSource:
     """Each user's own token from AgentCore Identity, the consents kept in the connections table."""
     import boto3
 
-    from multitool.ports.agentcore_tokens import AgentCoreTokens
+    from multitool.ports.agentcore.tokens import AgentCoreTokens
     from multitool.ports.connections import DynamoConnections
 
     return AgentCoreTokens(

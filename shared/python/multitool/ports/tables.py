@@ -56,7 +56,8 @@ LIMITS = TableSpec("Limits", "pk", ttl_attribute="expiresAt", env_var="LIMITS_TA
 # Every side effect (who, what, when, how many recipients), kept for the deployment's audit retention.
 AUDIT = TableSpec("Audit", "pk", "sk", ttl_attribute="expiresAt", env_var="AUDIT_TABLE_NAME")
 
-# The builtin mailbox: the mail the system delivered and sent, per address (multitool.ports.dynamo_mailbox).
+# The builtin mailbox: the mail the system delivered and sent, per address
+# (multitool.ports.aws.dynamo_mailbox).
 MAILBOX = TableSpec("Mailbox", "pk", "sk", env_var="MAILBOX_TABLE_NAME")
 
 ALL_TABLES: tuple[TableSpec, ...] = (

@@ -8,7 +8,7 @@ delay period is finished", SendMessage's DelaySeconds,
 https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessage.html; a
 FIFO queue takes no per-message delay, so the queue is a standard one). The review function
 consumes it through a Lambda event source mapping (deployed) or the local server's poller
-(:mod:`multitool.local.queue_poller`), and sends what is still ``scheduled``.
+(:mod:`multitool.local.sandbox.queue_poller`), and sends what is still ``scheduled``.
 
 A standard queue delivers at least once; the message carries nothing but the draft's id, and the
 draft's own conditional write from ``scheduled`` makes the send happen once however often the

@@ -14,7 +14,7 @@ signed-in user is refused (403 ``consent_not_yours``), and the user who asked ca
 
 A consent started from Slack (docs/slack.md) comes back to the same page, where the person signs in as
 usual. Its pending session is kept under the vault user id of the directory person the Slack user was
-matched to (:func:`multitool.ports.agentcore_tokens.slack_vault_user`), so it is found for the signed-in
+matched to (:func:`multitool.ports.agentcore.tokens.slack_vault_user`), so it is found for the signed-in
 user only when their verified email is that same directory person's (:meth:`Accounts.complete` asks
 the directory, as the Slack function did); the completion then names that vault user
 (``userIdentifier={"userId": ...}``, the union's other member in botocore's model). A link forwarded to
@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from botocore.exceptions import BotoCoreError, ClientError
 
 from multitool.errors import ServiceError
-from multitool.ports.agentcore_tokens import mapped_error, slack_vault_user
+from multitool.ports.agentcore.tokens import mapped_error, slack_vault_user
 from multitool.ports.connections import Connections, ConsentNotFound
 from multitool.ports.directory import Directory
 from multitool.ports.tokens import PROVIDER_NAMES, Provider

@@ -64,7 +64,7 @@ class GatewayResult(msgspec.Struct, frozen=True):
         """The registry's name: the Gateway's ``<target>___<tool>`` without its target."""
         # The Gateway's side of the tools (their Lambda handling, caller signatures): only a harness
         # that runs its tools through the Gateway reads a result of it.
-        from multitool.tools.gateway import tool_name_of
+        from multitool.tools.gateway_target import tool_name_of
 
         return tool_name_of(self.name)
 

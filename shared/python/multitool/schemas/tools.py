@@ -14,7 +14,7 @@ contract is the OpenAPI document's 200 response.
 
 ``python -m multitool.schemas`` (``make schemas``) writes ``gateway/<group>.json`` beside this
 module; a test fails when a committed file differs from what the code generates. The stack reads
-the committed files (``infra.components.gateway``).
+the committed files (``infra.components.tool_gateway``).
 """
 
 from __future__ import annotations

@@ -73,7 +73,7 @@ class ToolSettings(_EnvSettings):
     bookings_table_name: str
     mailbox_table_name: str | None = Field(
         default=None,
-        description="The builtin mailbox (multitool.ports.dynamo_mailbox); unset: builtin users have no "
+        description="The builtin mailbox (multitool.ports.aws.dynamo_mailbox); unset: builtin users have no "
         "mailbox to reply from",
     )
     jira_projects: dict[str, JiraProject] = Field(default_factory=lambda: _projects(DEFAULT_JIRA_PROJECTS))
@@ -263,7 +263,7 @@ class IdentitySettings(_EnvSettings):
     identity_jira_credential_provider: str | None = Field(default=None, min_length=1, max_length=128)
     identity_slack_users: bool = False
     """Only the Slack function's (``IDENTITY_SLACK_USERS=true``): tokens for a Slack user's directory
-    person by a user id (:func:`multitool.ports.agentcore_tokens.slack_vault_user`)."""
+    person by a user id (:func:`multitool.ports.agentcore.tokens.slack_vault_user`)."""
 
     def credential_providers(self) -> dict[ConnectedProvider, str]:
         """Each provider users connect, with its credential provider's name."""

@@ -26,10 +26,10 @@ from multitool.toolkit.errors import InvalidInput
 from multitool.zones import iana_zone, valid_locale
 
 if TYPE_CHECKING:
+    from multitool.ports.atlassian.jira_issues import JiraReader
     from multitool.ports.calendar import Calendar
     from multitool.ports.directory import Directory
     from multitool.ports.drafts import DraftStore
-    from multitool.ports.jira_issues import JiraReader
     from multitool.ports.mailbox import Mailbox
     from multitool.ports.suites import Suite
     from multitool.ports.tokens import Account

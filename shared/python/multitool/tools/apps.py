@@ -3,7 +3,7 @@
 Handlers build their app through :mod:`multitool.wiring.action_groups` (and stay thin); ``multitool.schemas``
 generates each group's OpenAPI document from the same apps. Errors are mapped
 to responses in one place, :func:`_map_errors`. :func:`handle` also answers the
-same Lambda's AgentCore Gateway calls (:mod:`multitool.tools.gateway`), told
+same Lambda's AgentCore Gateway calls (:mod:`multitool.tools.gateway_target`), told
 apart by the invocation's context: same tool, same payloads, same validation.
 """
 
@@ -24,7 +24,7 @@ from multitool.toolkit.spec import ToolSpec
 from multitool.tools import REGISTRY, run_calls
 from multitool.tools.bedrock import resolve_action_event
 from multitool.tools.environment import EnvironmentProvider
-from multitool.tools.gateway import answer_gateway_call, is_gateway_call
+from multitool.tools.gateway_target import answer_gateway_call, is_gateway_call
 from multitool.validation import first_field, problems
 from multitool.wire import WireModel
 

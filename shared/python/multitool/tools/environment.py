@@ -18,9 +18,9 @@ class ToolEnvironment(msgspec.Struct, frozen=True):
     config: ToolConfig
     default_timezone: str = "UTC"
     caller_key: bytes | None = None
-    """The key Gateway-path caller keys must be signed with (:mod:`multitool.tools.gateway`); None:
+    """The key Gateway-path caller keys must be signed with (:mod:`multitool.tools.gateway_target`); None:
     caller keys are ignored. Deployed, the action-group functions behind the user Gateway read it
-    from ``CALLER_KEY_SECRET_ARN`` (:mod:`multitool.ports.gateway_caller`); no function has
+    from ``CALLER_KEY_SECRET_ARN`` (:mod:`multitool.ports.agentcore.gateway_caller`); no function has
     ``CALLER_CONTEXT_KEY``."""
 
 

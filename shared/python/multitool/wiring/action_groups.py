@@ -29,7 +29,7 @@ def aws_environment() -> ToolEnvironment:
     ports = tool_ports(settings, boto3.client("dynamodb"))
     caller_key = bytes.fromhex(settings.caller_context_key) if settings.caller_context_key else None
     if settings.caller_key_secret_arn:  # the user Gateway's targets: the interceptor's key
-        from multitool.ports.gateway_caller import secret_key
+        from multitool.ports.agentcore.gateway_caller import secret_key
 
         caller_key = secret_key(boto3.client("secretsmanager"), settings.caller_key_secret_arn)
     return ToolEnvironment(ports, ToolConfig.from_settings(settings), settings.default_timezone, caller_key)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 
-from multitool.ports.gateway_caller import Interceptor, cognito_profile, secret_key
+from multitool.ports.agentcore.gateway_caller import Interceptor, cognito_profile, secret_key
 
 
 @functools.cache

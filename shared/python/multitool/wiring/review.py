@@ -29,9 +29,9 @@ if TYPE_CHECKING:
     import urllib3
     from aws_lambda_powertools.event_handler import APIGatewayHttpResolver
 
+    from multitool.ports.aws.ses_mail import SesMailer
     from multitool.ports.jira import JiraClient
     from multitool.ports.mailbox import Mailbox
-    from multitool.ports.ses_mail import SesMailer
     from multitool.ports.suites import Suite
     from multitool.ports.tokens import TokenSource
     from multitool.settings import ToolSettings
@@ -48,12 +48,16 @@ def aws_reviewer() -> Reviewer:
     import boto3
     import urllib3
 
+    from multitool.ports.atlassian.jira_cloud import (
+        DeferredJiraClient,
+        JiraCloudClient,
+        SecretsJiraCredentials,
+    )
     from multitool.ports.audit import DynamoAuditLog
+    from multitool.ports.aws.dynamo_calendar import DynamoCalendar
     from multitool.ports.directory import DynamoDirectory
     from multitool.ports.drafts import DynamoDraftStore
-    from multitool.ports.dynamo_calendar import DynamoCalendar
     from multitool.ports.jira import SANDBOX_CREDENTIALS_EMAIL, SANDBOX_CREDENTIALS_TOKEN
-    from multitool.ports.jira_cloud import DeferredJiraClient, JiraCloudClient, SecretsJiraCredentials
     from multitool.ports.mail import DeferredMailer, Mailer
     from multitool.ports.quota import DynamoRecipientQuota
     from multitool.settings.review import ReviewSettings
@@ -62,7 +66,7 @@ def aws_reviewer() -> Reviewer:
     dynamodb = boto3.client("dynamodb")
 
     def ses_mailer() -> Mailer:
-        from multitool.ports.ses_mail import SesMailer, ses_client
+        from multitool.ports.aws.ses_mail import SesMailer, ses_client
 
         return SesMailer(ses_client(), settings.sender_email, settings.ses_configuration_set)
 
@@ -156,7 +160,7 @@ def _builtin_mailboxes(
 
     @functools.cache
     def ses() -> "SesMailer":
-        from multitool.ports.ses_mail import SesMailer, ses_client
+        from multitool.ports.aws.ses_mail import SesMailer, ses_client
 
         return SesMailer(ses_client(), settings.sender_email, settings.ses_configuration_set)
 
@@ -198,7 +202,7 @@ def caller_jira(
 ) -> "Callable[[Caller], JiraClient]":
     """Each caller's own Jira on the site at ``site_url``, with the caller's own JWT for the token
     source (Jira as the user: Atlassian's OAuth through AgentCore Identity)."""
-    from multitool.ports.jira_atlassian import caller_jira as account_jira
+    from multitool.ports.atlassian.jira_user import caller_jira as account_jira
     from multitool.ports.tokens import Account
 
     for_account = account_jira(tokens, site_url=site_url, http=http, api_base=api_base)

@@ -17,7 +17,7 @@ import msgspec
 from multitool.toolkit.context import ToolPorts
 
 if TYPE_CHECKING:
-    from multitool.ports.jira_issues import IssueView, JiraReader, LinkType, Transition
+    from multitool.ports.atlassian.jira_issues import IssueView, JiraReader, LinkType, Transition
     from multitool.settings import ToolSettings
 
 
@@ -44,9 +44,9 @@ def dynamo_ports(
     mailbox_table: str | None = None,
 ) -> ToolPorts:
     """The DynamoDB adapters over one client."""
+    from multitool.ports.aws.dynamo_calendar import DynamoCalendar
     from multitool.ports.directory import DynamoDirectory
     from multitool.ports.drafts import DynamoDraftStore
-    from multitool.ports.dynamo_calendar import DynamoCalendar
 
     return ToolPorts(
         directory=DynamoDirectory(directory_table, client),
@@ -60,7 +60,7 @@ def builtin_mailboxes(client: Any, table: str, ses: Any = None) -> Callable[[str
     """Each address's builtin mailbox (read-only without ``ses``: the tools only find messages)."""
 
     def of(address: str | None) -> Any:
-        from multitool.ports.dynamo_mailbox import DynamoMailbox
+        from multitool.ports.aws.dynamo_mailbox import DynamoMailbox
 
         # The builtin mailbox is the one of the caller's verified address; without one, none.
         return DynamoMailbox(table, client, address, ses=ses) if address else None
@@ -85,7 +85,7 @@ def with_jira(ports: ToolPorts, settings: ToolSettings) -> ToolPorts:
     import urllib3
 
     if settings.jira_auth == "user":
-        from multitool.ports.jira_atlassian import caller_jira
+        from multitool.ports.atlassian.jira_user import caller_jira
         from multitool.ports.provider_suites import agentcore_tokens
 
         identity = settings.identity()
@@ -105,7 +105,8 @@ def with_jira(ports: ToolPorts, settings: ToolSettings) -> ToolPorts:
 
 
 class JiraReaderOnFirstRead:
-    """The organization's reading account (:func:`multitool.ports.jira_cloud.secret_jira`), made on the
+    """The organization's reading account (:func:`multitool.ports.atlassian.jira_cloud.secret_jira`), made on
+    the
     first read: Jira Cloud's adapter, its retry policy and issue views (four modules, about 2 ms of a
     cold start's CPU) load with the first card that names an issue, not with every turn's ports (a
     turn that drafts a mail and a meeting reads no Jira)."""
@@ -119,7 +120,7 @@ class JiraReaderOnFirstRead:
     def _made(self) -> JiraReader:
         with self._lock:
             if self._reader is None:
-                from multitool.ports.jira_cloud import secret_jira
+                from multitool.ports.atlassian.jira_cloud import secret_jira
 
                 self._reader = secret_jira(self._secret_arn, self._base_url)
             return self._reader

@@ -1,4 +1,5 @@
-"""``multitool erase --user SUB``: a user's data deleted from the deployed tables (``local.erase``)."""
+"""``multitool erase --user SUB``: a user's data deleted from the deployed tables
+(``local.deployed.erase``)."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ def erase(args: argparse.Namespace) -> int:
 
     import boto3
 
-    from multitool.local.erase import KEPT, STAYS, erase_user
+    from multitool.local.deployed.erase import KEPT, STAYS, erase_user
     from multitool.ports.tables import ALL_TABLES
 
     session = boto3.session.Session(region_name=args.region)

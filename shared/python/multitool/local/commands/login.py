@@ -1,7 +1,7 @@
 """``multitool login``: a token for scripts from a deployed stack's managed login.
 
 It signs in in the browser (the command line's own Cognito client, the code flow with PKCE, a
-callback on localhost) and prints the token scripts send to the API (:mod:`multitool.local.login`).
+callback on localhost) and prints the token scripts send to the API (:mod:`multitool.local.deployed.login`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from multitool.local.commands.common import EXIT_USAGE, CliError
-from multitool.local.login import TOKEN_KINDS
+from multitool.local.deployed.login import TOKEN_KINDS
 
 
 def add_parser(commands: Any) -> None:
@@ -41,8 +41,8 @@ def add_parser(commands: Any) -> None:
 
 
 def login(args: argparse.Namespace) -> int:
-    """Tokens for scripts from the deployed stack's managed login (``multitool.local.login``)."""
-    from multitool.local import login as sign_in
+    """Tokens for scripts from the deployed stack's managed login (``multitool.local.deployed.login``)."""
+    from multitool.local.deployed import login as sign_in
 
     try:
         if args.sign_in_domain and args.client_id:

@@ -4,7 +4,7 @@ It serves the tools to any MCP client (stdio, or streamable HTTP with ``--http``
 user, through the same Gateway event path the deployed Lambdas take; with ``--sandbox`` it uses a
 running ``multitool serve``'s data (the moto address it prints), so its drafts can be reviewed
 there. With ``--http PORT --sign-in oidc`` it is a remote MCP server as the MCP authorization spec
-asks (:mod:`multitool.local.mcp_auth`): clients register and sign in at its own local OIDC
+asks (:mod:`multitool.local.mcp.auth`): clients register and sign in at its own local OIDC
 stand-in, and each call is made as the token's user.
 """
 
@@ -63,10 +63,10 @@ def mcp(args: argparse.Namespace) -> int:
     """``multitool mcp``: the MCP server on the local sandbox (its own, or a running server's)."""
     import secrets
 
-    from multitool.local.embedded import load_seed, sandbox_env, start_embedded
-    from multitool.local.loopback import is_loopback
-    from multitool.local.mcp import LocalGateway, build_server, serve_http, serve_stdio
-    from multitool.local.server import repo_root
+    from multitool.local.mcp.server import LocalGateway, build_server, serve_http, serve_stdio
+    from multitool.local.sandbox.embedded import load_seed, sandbox_env, start_embedded
+    from multitool.local.sandbox.loopback import is_loopback
+    from multitool.local.sandbox.server import repo_root
     from multitool.observability import use_console_logs
 
     seed = load_seed()
@@ -109,7 +109,7 @@ def mcp(args: argparse.Namespace) -> int:
     gateway = LocalGateway(args.functions_dir or repo_root() / "functions", person, caller_key)
     sign_in = None
     if args.sign_in == "oidc":
-        from multitool.local.mcp_auth import resource_url, token_user
+        from multitool.local.mcp.auth import resource_url, token_user
         from multitool.local.standins.oidc import LocalOidc
 
         resource = resource_url(args.host, args.http)

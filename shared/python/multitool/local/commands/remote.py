@@ -67,7 +67,7 @@ class Remote:
         import urllib.error
         import urllib.request
 
-        from multitool.local.gateway import LOCAL_USER_HEADER
+        from multitool.local.sandbox.api_gateway import LOCAL_USER_HEADER
 
         headers = {"content-type": "application/json"} if body is not None else {}
         if user is not None:

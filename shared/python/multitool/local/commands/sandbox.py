@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 from multitool.local.commands.common import EXIT_ERROR, CliError
 
 if TYPE_CHECKING:
-    from multitool.local.embedded import BackendChoice, Embedded
-    from multitool.local.gateway import LocalApi
-    from multitool.local.queue_poller import QueuePoller
+    from multitool.local.sandbox.api_gateway import LocalApi
+    from multitool.local.sandbox.embedded import BackendChoice, Embedded
+    from multitool.local.sandbox.queue_poller import QueuePoller
     from multitool.local.standins.google_server import FakeGoogle
     from multitool.local.standins.graph_server import GraphStandIn
     from multitool.people import Person
@@ -50,7 +50,7 @@ def add_backend_options(parser: argparse.ArgumentParser) -> None:
 
 
 def backend_choice(args: argparse.Namespace) -> BackendChoice:
-    from multitool.local.embedded import BackendChoice
+    from multitool.local.sandbox.embedded import BackendChoice
 
     return BackendChoice.from_options(
         runtime=args.runtime,
@@ -63,9 +63,9 @@ def backend_choice(args: argparse.Namespace) -> BackendChoice:
 
 def local_api(args: argparse.Namespace) -> tuple[Embedded, LocalApi]:
     """Start embedded AWS, apply its environment, and put the API Gateway stand-in before the handlers."""
-    from multitool.local.data_dir import DataDir, DataDirInUse
-    from multitool.local.moto_process import LaunchedMoto
-    from multitool.local.server import repo_root
+    from multitool.local.sandbox.data_dir import DataDir, DataDirInUse
+    from multitool.local.sandbox.moto_process import LaunchedMoto
+    from multitool.local.sandbox.server import repo_root
 
     data = None
     if not getattr(args, "ephemeral", True):
@@ -76,8 +76,7 @@ def local_api(args: argparse.Namespace) -> tuple[Embedded, LocalApi]:
     # moto's child boots while this process imports the server
     moto = LaunchedMoto(state=data.aws_state, hold=data.lock_fd) if data else LaunchedMoto()
     try:
-        from multitool.local.embedded import start_embedded
-        from multitool.local.gateway import (
+        from multitool.local.sandbox.api_gateway import (
             API_ROUTES,
             ASYNC_INVOKED,
             SLACK_ASYNC_INVOKED,
@@ -85,8 +84,9 @@ def local_api(args: argparse.Namespace) -> tuple[Embedded, LocalApi]:
             LocalApi,
             sandbox_outbox_reader,
         )
-        from multitool.local.outbox import provider_outbox
-        from multitool.local.server import repo_root
+        from multitool.local.sandbox.embedded import start_embedded
+        from multitool.local.sandbox.outbox import provider_outbox
+        from multitool.local.sandbox.server import repo_root
         from multitool.observability import use_console_logs
 
         choice = backend_choice(args)
@@ -126,8 +126,8 @@ def local_api(args: argparse.Namespace) -> tuple[Embedded, LocalApi]:
 def undo_queue_poller(running: Embedded, api: LocalApi) -> QueuePoller:
     """The review function's SQS event source mapping on the embedded undo queue (due sends); on kept
     data, the mails a stopped server left in their undo window are handed to the queue again."""
-    from multitool.local.embedded import FAKE_CREDENTIALS, client_of
-    from multitool.local.queue_poller import QueuePoller, requeue_scheduled
+    from multitool.local.sandbox.embedded import FAKE_CREDENTIALS, client_of
+    from multitool.local.sandbox.queue_poller import QueuePoller, requeue_scheduled
     from multitool.ports.undo_queue import SqsUndoQueue
 
     region = running.env["AWS_REGION"]
@@ -141,7 +141,7 @@ def undo_queue_poller(running: Embedded, api: LocalApi) -> QueuePoller:
 
 def _seed_mail() -> tuple[dict[str, Any], ...]:
     """The mail the demo's mailboxes start with (``seed.json``'s ``mail``), as the builtin one does."""
-    from multitool.local.embedded import load_seed
+    from multitool.local.sandbox.embedded import load_seed
 
     return load_seed().mail
 

@@ -18,7 +18,7 @@ from multitool.local.commands.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, Cli
 from multitool.local.commands.sandbox import add_backend_options, local_api
 
 if TYPE_CHECKING:
-    from multitool.local.embedded import BackendChoice, Embedded
+    from multitool.local.sandbox.embedded import BackendChoice, Embedded
     from multitool.people import Person
 
 
@@ -147,7 +147,7 @@ def start_identity(running: Embedded, calendar: str, return_url: str) -> str:
     applied to the in-process functions as the stack sets them; answers its banner line."""
 
     from multitool.local.standins.identity_endpoint import IdentityEndpoint
-    from multitool.ports.agentcore_tokens import slack_vault_user
+    from multitool.ports.agentcore.tokens import slack_vault_user
     from multitool.ports.tokens import PROVIDER_NAMES
 
     def person(user: str) -> Person | None:
@@ -182,8 +182,8 @@ def start_identity(running: Embedded, calendar: str, return_url: str) -> str:
 
 
 def serve(args: argparse.Namespace) -> int:
-    from multitool.local.loopback import is_loopback
-    from multitool.local.server import make_server
+    from multitool.local.sandbox.loopback import is_loopback
+    from multitool.local.sandbox.server import make_server
 
     check_consent_options(args)
     running, api = local_api(args)
@@ -206,7 +206,7 @@ def serve(args: argparse.Namespace) -> int:
         if args.consent:  # AgentCore returns to the page: its URL is known once the server is bound
             print(f"  {start_identity(running, args.calendar, server.url)}")
         if args.slack:  # Slack calls the app at this server's URL, known once it is bound
-            from multitool.local.slack import slack_banner, start_slack
+            from multitool.local.sandbox.slack import slack_banner, start_slack
             from multitool.local.standins.slack_server import DEFAULT_PORT
 
             port = DEFAULT_PORT if args.slack_port is None else args.slack_port

@@ -58,7 +58,7 @@ def embedded_targets(
     """
     import os
 
-    from multitool.local.embedded import BackendChoice, start_embedded
+    from multitool.local.sandbox.embedded import BackendChoice, start_embedded
     from multitool.wiring.orchestrator import aws_chat_service
     from multitool.wiring.review import aws_reviewer
 

@@ -148,7 +148,8 @@ class Target(Protocol):
 class InProcessTarget:
     """The orchestrator's and the review's HTTP apps in this process, handed the services to run.
 
-    Each request is the HTTP API event API Gateway would send (:func:`multitool.local.gateway.http_api_event`)
+    Each request is the HTTP API event API Gateway would send
+    (:func:`multitool.local.sandbox.api_gateway.http_api_event`)
     resolved by :func:`multitool.api.chat_app.chat_app` and :func:`multitool.api.review_app.review_app`,
     so an answer, and every error's mapping, is what the deployed functions answer.
     """
@@ -156,7 +157,7 @@ class InProcessTarget:
     label: str
     service: Any  # multitool.chat.service.ChatService
     reviewer: Any  # multitool.review.Reviewer
-    seed: Any  # multitool.local.embedded.Seed
+    seed: Any  # multitool.local.sandbox.embedded.Seed
     meter: MeteredClient | None = None
     _apps: dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -178,8 +179,8 @@ class InProcessTarget:
         return self._apps[function]
 
     def call(self, method: str, path: str, body: Any, user: str) -> tuple[int, Any]:
-        from multitool.local.gateway import API_ROUTES, http_api_event, jwt_claims, proxy_response
-        from multitool.local.lambdas import LambdaContext
+        from multitool.local.sandbox.api_gateway import API_ROUTES, http_api_event, jwt_claims, proxy_response
+        from multitool.local.sandbox.lambdas import LambdaContext
 
         person = self.seed.person(user)
         if person is None:
@@ -226,7 +227,7 @@ class HttpTarget:
     zones: dict[str, str] = field(default_factory=dict)
 
     def _headers(self, user: str) -> dict[str, str]:
-        from multitool.local.gateway import LOCAL_USER_HEADER
+        from multitool.local.sandbox.api_gateway import LOCAL_USER_HEADER
 
         headers = {"content-type": "application/json"}
         if self.token:

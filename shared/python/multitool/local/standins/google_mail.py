@@ -1,7 +1,7 @@
 """The stand-in Gmail's mailboxes: messages, threads, attachments and drafts, each user's own.
 
 :class:`GmailBoxes` answers the Gmail methods the mailbox adapter calls
-(:mod:`multitool.ports.gmail_mailbox`) for :class:`multitool.local.standins.google_server.FakeGoogle`,
+(:mod:`multitool.ports.google.gmail_mailbox`) for :class:`multitool.local.standins.google_server.FakeGoogle`,
 which checks every request and answer against Gmail's discovery document first. Messages are kept as
 their RFC 5322 bytes and shown as Gmail shows them (``format=full``: the headers and the MIME parts,
 an attachment's bytes behind its ``attachmentId``). A draft sent becomes its message with the ``SENT``

@@ -102,7 +102,7 @@ def seeded_week(people: Sequence[Person], week_of: date) -> list[tuple[str, dict
 
 def demo_events(people: Sequence[Person]) -> list[tuple[str, dict[str, Any]]]:
     """The demo's meetings as events on their organizers' calendars (ids as the seeded week's)."""
-    from multitool.local.demo_meetings import demo_meetings
+    from multitool.local.sandbox.demo_meetings import demo_meetings
 
     names = {p.email.casefold(): p.display_name for p in people}
     out: list[tuple[str, dict[str, Any]]] = []

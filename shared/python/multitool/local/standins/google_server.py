@@ -1,6 +1,6 @@
 """A fake Google Workspace on loopback: the sandbox's directory, calendars and Gmail, and the tests' Google.
 
-It serves only what the Google Workspace adapters call (:mod:`multitool.ports.google_workspace`),
+It serves only what the Google Workspace adapters call (:mod:`multitool.ports.google.workspace`),
 on the paths Google's discovery documents give them, under one origin:
 
 - ``GET /v1/people:searchDirectoryPeople``: a prefix search of the seeded people;
@@ -65,7 +65,7 @@ from multitool.local.standins.google_seed import demo_events, seeded_week
 from multitool.local.standins.recurring import google_problem
 from multitool.local.standins.stand_in import ServedStandIn, StandInHandler, StandInServer
 from multitool.people import Person
-from multitool.ports.agentcore_tokens import slack_vault_user
+from multitool.ports.agentcore.tokens import slack_vault_user
 from multitool.ports.directory import normalize_name
 
 TOKEN_PREFIX = "sandbox-google."  # noqa: S105 - a sandbox token, not a secret
@@ -176,7 +176,7 @@ class FakeGoogle(ServedStandIn):
         """The mailboxes: messages, threads, attachments, drafts (:mod:`.google_mail`)."""
         for owner, event in seeded_week(self.people, week_of):
             self._events[owner][event["id"]] = event
-        if demo:  # the meetings the demo's requests name (multitool.local.demo_meetings)
+        if demo:  # the meetings the demo's requests name (multitool.local.sandbox.demo_meetings)
             for owner, event in demo_events(self.people):
                 self._events[owner][event["id"]] = event
         self.server = StandInServer(_handler_for(self), host, port, name="google")
@@ -657,10 +657,10 @@ def start_fake_google(
 
     ``people``: the directory (the local seed's people by default); ``week_of``: the week the
     seeded meetings fill (this week by default); ``demo``: the demo's meetings too
-    (:mod:`multitool.local.demo_meetings`).
+    (:mod:`multitool.local.sandbox.demo_meetings`).
     """
     if people is None:
-        from multitool.local.embedded import load_seed  # the local seed; boto3 only in local use
+        from multitool.local.sandbox.embedded import load_seed  # the local seed; boto3 only in local use
 
         people = load_seed().people
     return FakeGoogle(

@@ -23,11 +23,11 @@ from collections.abc import Iterable
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from multitool.local.demo_meetings import demo_meetings
+from multitool.local.sandbox.demo_meetings import demo_meetings
 from multitool.local.standins.graph_state import GraphState, WorkingHours
 from multitool.local.standins.stand_in import ServedStandIn, StandInHandler, StandInServer
 from multitool.people import Person
-from multitool.ports.agentcore_tokens import slack_vault_user
+from multitool.ports.agentcore.tokens import slack_vault_user
 
 # The stand-in accepts any bearer token; the functions send this one (not a secret).
 LOCAL_TOKEN = "local-graph-token"  # noqa: S105
@@ -107,7 +107,7 @@ def start_graph_stand_in(
     state = seeded_state(people)
     if delegated:
         # Each person's token as the page's consent stores it (by their sub) and as the Slack app's does
-        # (by the vault user id of their directory person, multitool.ports.agentcore_tokens).
+        # (by the vault user id of their directory person, multitool.ports.agentcore.tokens).
         state.token_users = {delegated_token(p): p.email for p in people} | {
             f"local-microsoft365-{slack_vault_user(p.email)}": p.email for p in people
         }

@@ -26,7 +26,7 @@ from typing import Any
 from multitool.local.standins.graph_contract import ContractViolation, GraphContract, graph_contract
 from multitool.local.standins.graph_mail import GraphMail
 from multitool.local.standins.recurring import graph_meetings, graph_problem
-from multitool.ports.microsoft365 import off_hours, zone_of
+from multitool.ports.microsoft365.graph import off_hours, zone_of
 
 _STARTSWITH = re.compile(r"startswith\((\w+),'((?:[^']|'')*)'\)")
 _EXTENDED = re.compile(

@@ -17,7 +17,7 @@ is a ``ClientError`` in the service's error shape, and the consent runs the same
    ``AccessDeniedException``.
 
 ``get_workload_access_token_for_user_id`` names the user by id (the Slack function's vault user,
-:func:`multitool.ports.agentcore_tokens.slack_vault_user`); otherwise the user is the JWT's ``sub``
+:func:`multitool.ports.agentcore.tokens.slack_vault_user`); otherwise the user is the JWT's ``sub``
 (read, not verified: the local JWT authorizer verified it already).
 Tokens are made up (``local-<provider>-<sub>``): the local provider stand-ins accept them.
 """

@@ -2,7 +2,7 @@
 own wire, and the provider's consent page in front of it: ``multitool serve --consent``.
 
 ``AWS_ENDPOINT_URL_BEDROCK_AGENTCORE`` points the functions' ``bedrock-agentcore`` clients here, so the
-deployed code path runs as it is (:class:`multitool.ports.agentcore_tokens.AgentCoreTokens` and
+deployed code path runs as it is (:class:`multitool.ports.agentcore.tokens.AgentCoreTokens` and
 :class:`multitool.review.accounts.Accounts` over a real boto3 client: its botocore loads the service
 model, signs, serializes the request and parses the answer) while the answers come from the stand-in.
 The wire is read from botocore's operation models, not written down here: each identity operation is

@@ -1,6 +1,6 @@
 """The fake Jira's issues that already exist: workflows, comments, edits, links, a JQL search.
 
-:class:`IssueBook` answers the REST API v3 requests of :mod:`multitool.ports.jira_issues` the way
+:class:`IssueBook` answers the REST API v3 requests of :mod:`multitool.ports.atlassian.jira_issues` the way
 Jira Cloud does, and checks each request's shape strictly (a member the operation does not take is
 a 400, as a typo Jira would silently ignore should be here): the bodies of ``Add comment``
 (``body`` an ADF doc, ``properties`` a list of ``{key, value}``), ``Transition issue``

@@ -30,7 +30,7 @@ token or revocation endpoints), over https without redirects, within
 :data:`MAX_CLIENT_DOCUMENT_BYTES` and :data:`DOCUMENT_FETCH_SECONDS`; a document found good is kept
 for the process's life, one found bad is not fetched again for :data:`DOCUMENT_RETRY_SECONDS`.
 
-The tokens are checked as the HTTP API checks them by :mod:`multitool.local.jwt_authorizer`.
+The tokens are checked as the HTTP API checks them by :mod:`multitool.local.sandbox.jwt_authorizer`.
 
 Local only (this package is not in the Lambda layer): the sign-in form lists the seeded people and
 asks for no password, as the X-Local-User shortcut does.
@@ -53,8 +53,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 from joserfc import jwt
 from joserfc.jwk import KeySet, RSAKey
 
-from multitool.local.jwt_authorizer import ALGORITHM, JwtAuthorizer, TokenRejected, gateway_claims
-from multitool.local.request_target import origin_form
+from multitool.local.sandbox.jwt_authorizer import ALGORITHM, JwtAuthorizer, TokenRejected, gateway_claims
+from multitool.local.sandbox.request_target import origin_form
 from multitool.local.standins.sign_in_page import (
     FORM_HEADERS,
     ClientAsking,

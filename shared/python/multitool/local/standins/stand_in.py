@@ -12,7 +12,7 @@ stand-in that keeps state beside its server is a :class:`ServedStandIn` around o
 
 Each stand-in's server is a :class:`StandInServer` (bound to loopback only) whose request handler
 derives from :class:`StandInHandler` and keeps only its routes. Before any route, every request goes through
-:func:`multitool.local.loopback.refusal`: the peer must be this machine, the ``Host`` must name it
+:func:`multitool.local.sandbox.loopback.refusal`: the peer must be this machine, the ``Host`` must name it
 (421 otherwise: a DNS-rebinding page sends its own name) and an ``Origin`` must be the stand-in's own
 (403 otherwise; none at all for a stand-in that serves no page, :attr:`StandInHandler.serves_pages`).
 No stand-in answers with CORS headers, so no page of another origin reads an answer. The status line,
@@ -28,7 +28,7 @@ from abc import ABC, abstractmethod
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 
-from multitool.local.loopback import is_loopback, refusal
+from multitool.local.sandbox.loopback import is_loopback, refusal
 
 JSON = "application/json"
 LOOPBACK = "127.0.0.1"

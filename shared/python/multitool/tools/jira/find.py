@@ -35,7 +35,7 @@ from multitool.toolkit.references import (
 )
 
 if TYPE_CHECKING:
-    from multitool.ports.jira_issues import IssueView, JiraReader
+    from multitool.ports.atlassian.jira_issues import IssueView, JiraReader
 
 KEY = re.compile(r"\b([A-Za-z][A-Za-z0-9_]{0,31})-(\d{1,9})\b")
 _NOISE = frozenset(

@@ -1,0 +1,3 @@
+"""``multitool mcp``: every tool as an MCP server (the local AgentCore Gateway), and its OAuth 2.1
+resource-server side.
+"""
