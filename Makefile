@@ -158,7 +158,7 @@ FUZZ_SECONDS ?= 1800
 
 fuzz: $(STAMP)
 	MULTITOOL_FUZZ_LONG=1 MULTITOOL_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) MULTITOOL_FUZZ_SECONDS=$(FUZZ_SECONDS) \
-		$(BIN)/python -m pytest tests/functional/test_schemathesis.py -p no:cacheprovider -s
+		$(BIN)/python -m pytest tests/functional/flows/test_schemathesis.py -p no:cacheprovider -s
 
 schemas: $(STAMP) openapi
 	$(BIN)/python -m multitool.schemas

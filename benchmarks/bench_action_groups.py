@@ -31,7 +31,7 @@ from multitool.tools import ToolPorts, run_calls  # noqa: E402
 from multitool.tools.apps import action_group_app, handle  # noqa: E402
 from multitool.tools.environment import ToolEnvironment  # noqa: E402
 
-from tests.support.events import LambdaContextStub, bedrock_action_event, sample_people  # noqa: E402
+from tests.support.bedrock_events import LambdaContextStub, bedrock_action_event, sample_people  # noqa: E402
 
 ITERATIONS = 2000
 WARMUP = 100

@@ -488,7 +488,7 @@ def _venv_setup(tree: Tree, reason: str) -> Setup:
 def _events(draft_id: str | None, gateway: UserGateway) -> dict[str, tuple[dict[str, Any], str]]:
     """program -> (event, module); the review event reads a draft the email handler made, the
     interceptor's is a ``tools/call`` with the access token of the ``gateway``'s user."""
-    from tests.support.events import bedrock_action_event
+    from tests.support.bedrock_events import bedrock_action_event
     from tests.support.gateway_events import access_token, interceptor_event, tools_call
     from tests.support.http_events import http_api_event
 

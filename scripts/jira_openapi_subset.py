@@ -13,7 +13,7 @@ Reproduce (from a clone of the source repository)::
     python scripts/jira_openapi_subset.py /path/to/clone swagger-v3.v3.json [owner/name] > \\
         shared/python/multitool/local/standins/jira_openapi.json
 
-``tests/unit/test_jira_contract.py`` checks that the committed file names its source and holds
+``tests/unit/local/test_jira_contract.py`` checks that the committed file names its source and holds
 every operation of :data:`OPERATIONS`.
 """
 

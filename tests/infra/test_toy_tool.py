@@ -32,7 +32,7 @@ from pydantic import Field
 
 from tests.infra.synth import Synthesized, synthesize
 from tests.support import bedrock_streams as b
-from tests.support.events import LambdaContextStub, bedrock_action_event, response_body, sample_people
+from tests.support.bedrock_events import LambdaContextStub, bedrock_action_event, response_body, sample_people
 from tests.support.review_support import RecordingJira, RecordingMailer
 
 NOW = datetime(2026, 12, 1, 8, 0, tzinfo=UTC)

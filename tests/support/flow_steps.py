@@ -1,4 +1,4 @@
-"""Steps and helpers the batch-dispatch tests share (tests/unit/runtimes/flow)."""
+"""Steps and helpers the batch-dispatch tests share (tests/unit/runtimes/test_flow_*.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The caller's meetings on a provider, for the functional suites of meetings that already exist
-(tests/functional/test_meeting_changes_providers.py, test_meeting_occurrences.py): the people, a
+(tests/functional/flows/test_meeting_changes_providers.py, test_meeting_occurrences.py): the people, a
 world that makes a card and confirms it in each caller's own suite, the in-memory Graph (every
 request checked against the committed description) and the Google stand-in over HTTP (every
 request and answer checked against the discovery documents), each caller's suite on either.

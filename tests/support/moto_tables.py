@@ -26,7 +26,7 @@ from multitool.ports.drafts import DynamoDraftStore
 from multitool.wiring.action_groups import aws_environment
 from multitool.wiring.review import aws_reviewer
 
-from tests.support.events import sample_people
+from tests.support.bedrock_events import sample_people
 from tests.support.review_support import SENDER
 
 REGION = "us-east-1"

@@ -184,7 +184,7 @@ def deployed_requests(monkeypatch: Any) -> list[SentRequest]:
     from functions.email_draft.handler import handler as email_handler
     from functions.orchestrator.handler import handler as chat_handler
     from functions.review.handler import handler as review_handler
-    from tests.support.events import LambdaContextStub, bedrock_action_event
+    from tests.support.bedrock_events import LambdaContextStub, bedrock_action_event
     from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
 
     with embedded(apply_env=False) as backend:

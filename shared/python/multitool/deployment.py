@@ -5,7 +5,7 @@ calendar and whose accounts the tools use, how Jira is signed in to, the geograp
 inference profiles, the stack outputs each runtime has, and the ranges the stack passes on to the
 functions. ``infra/context.py`` validates ``cdk deploy -c ...`` against these (and words its errors from
 them), :mod:`multitool.settings` validates the functions' environment against them, and
-``multitool doctor`` checks a deployed stack with them; ``tests/unit/test_deployment.py`` holds every
+``multitool doctor`` checks a deployed stack with them; ``tests/unit/core/test_deployment.py`` holds every
 other spelling of a value (the ports' suite names, the local backends) to this one.
 
 Standard library only: the functions' settings import it at cold start, and infra/ imports it before

@@ -13,7 +13,7 @@ a lookup asks about. Importing ``holidays`` itself costs far more than a first r
 (its ``countries`` package imports every country it covers, about 250 modules: ~250 ms of CPU at a
 cold start here), so the package is imported only for a year the table does not hold, or where
 there is no table (the sources, as tests and ``make demo`` run them). The table is the package's
-answer, so the two cannot disagree: ``tests/unit/test_public_holidays.py`` checks it line for line.
+answer, so the two cannot disagree: ``tests/unit/ports/test_public_holidays.py`` checks it line for line.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ Reproduce (from a clone of slack-api-specs, or the commit's file)::
     python -m multitool.local.standins.slack_openapi /path/to/slack-api-specs > \\
         shared/python/multitool/local/standins/slack_openapi.json
 
-``tests/unit/test_slack_contract.py`` rebuilds the subset from the recorded source file (committed
+``tests/unit/local/test_slack_contract.py`` rebuilds the subset from the recorded source file (committed
 compressed in ``tests/support/``, checked against the recorded git blob id) and asserts it equals the
 committed one.
 """

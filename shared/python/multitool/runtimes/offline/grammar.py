@@ -29,7 +29,7 @@ the meeting tool, which refuses it in words the user sees. Nothing is invented: 
 missing what its tool needs (who to invite, when, which project) is not called and the reply
 asks for it. Words of a clause that no rule read are reported as not understood.
 
-The phrasings it is measured on are the table in ``tests/unit/test_offline_phrasings.py``.
+The phrasings it is measured on are the table in ``tests/unit/runtimes/test_offline_phrasings.py``.
 """
 
 from __future__ import annotations

@@ -95,7 +95,7 @@ def _plain_day(text: str, ctx: ToolContext) -> RequestedTime | None:
     """A day named by one word ("Thursday", "thu", "today", "tomorrow"), read without parsedatetime,
     by its conventions: a weekday is its next occurrence after today. Most meeting requests name a day
     this way, and parsedatetime's import and first reading cost about 6 ms of a cold start;
-    ``tests/unit/meeting_when/test_natural.py`` holds every such word to parsedatetime's own reading,
+    ``tests/unit/tools/test_when_natural.py`` holds every such word to parsedatetime's own reading,
     on every weekday."""
     word = text.strip().casefold()
     if word not in _PLAIN_DAYS:

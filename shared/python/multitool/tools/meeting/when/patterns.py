@@ -19,7 +19,7 @@ class _LazyPattern:
     ``needles``: text one of which every match holds (casefolded). A phrase without any cannot match,
     so the pattern is neither compiled nor run for it: the first phrase a container reads compiles only
     the patterns it could use ("Thursday at 3pm" compiles none of those for spans of days, lengths or
-    earliest starts). ``tests/unit/meeting_when/test_patterns.py`` reads a random corpus and phrases of
+    earliest starts). ``tests/unit/tools/test_when_patterns.py`` reads a random corpus and phrases of
     every stage with and without the needles, and holds the readings equal."""
 
     def __init__(self, pattern: str, flags: int, needles: tuple[str, ...]) -> None:

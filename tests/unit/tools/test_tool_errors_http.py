@@ -1,0 +1,187 @@
+"""Every tool error, swept through an action group's app: the status and the body it answers.
+
+The tools' errors are :class:`multitool.errors.ServiceError`s like the chat path's and the review's:
+each carries its code, its status and its ``field``, and the action group maps every one of them in
+its one generic handler. The last test checks that every error an API answers in the layer is swept
+here, in ``test_chat_errors_http`` or in ``test_review_errors_http``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from typing import Any
+
+import multitool
+import pytest
+from multitool.errors import ServiceError
+from multitool.toolkit.errors import (
+    BackendUnavailable,
+    DateInPast,
+    InvalidInput,
+    InvalidRecurrence,
+    NoFreeSlot,
+    SuiteRefused,
+    ToolError,
+    ToolFailed,
+    UnknownIssueType,
+    UnknownProject,
+    UnknownTimeZone,
+    UnknownTool,
+    UnparseableDate,
+)
+from multitool.toolkit.references import ItemChanged, NothingFound
+from multitool.tools import AskedTooOften, TooManyCalls
+from multitool.tools.apps import action_group_app, handle
+from multitool.tools.environment import ToolEnvironment
+from multitool.tools.linking import BadLink
+from multitool.tools.revisions import CannotRevise
+
+from tests.support.bedrock_events import (
+    LambdaContextStub,
+    assert_bedrock_response,
+    bedrock_action_event,
+    response_body,
+)
+from tests.support.error_sweeps import err
+from tests.unit.api import test_chat_errors_http, test_review_errors_http
+from tests.unit.slack import test_errors as test_slack_errors
+
+SESSION = {"userId": "user-1", "timezone": "Europe/Berlin", "now": "2026-12-01T10:00:00+01:00"}
+EMAIL = {"to": ["guest@partner.org"], "subject": "The doc", "body": "Draft"}
+
+
+def answer(error: Exception) -> tuple[int, Any]:
+    """What the email tool's action group answers when its call raises ``error``."""
+
+    def raising() -> ToolEnvironment:
+        raise error
+
+    app = action_group_app("email_draft", environment=raising)
+    event = bedrock_action_event("email_draft", "/email-drafts", "POST", EMAIL, SESSION)
+    response = handle(app, event, LambdaContextStub())
+    assert_bedrock_response(response)
+    return response["response"]["httpStatusCode"], response_body(response)
+
+
+CASES: list[tuple[ToolError, int, dict[str, Any]]] = [
+    (
+        NothingFound("Nothing of yours matches 'the offsite'.", field="meeting"),
+        404,
+        err("not_found", "Nothing of yours matches 'the offsite'.", field="meeting"),
+    ),
+    (
+        ItemChanged("WEB-12 changed since the card: nothing was changed.", field="issue"),
+        409,
+        err("item_changed", "WEB-12 changed since the card: nothing was changed.", field="issue"),
+    ),
+    (
+        SuiteRefused("Connect your Microsoft 365 account.", code="account_not_connected", status=403),
+        403,
+        err("account_not_connected", "Connect your Microsoft 365 account."),
+    ),
+    (
+        ToolError("to[0]: not an address.", field="to[0]"),
+        400,
+        err("invalid_input", "to[0]: not an address.", field="to[0]"),
+    ),
+    (InvalidInput("subject: required."), 400, err("invalid_input", "subject: required.")),
+    (
+        BadLink("{{tikcet.key}} names no call of this turn.", field="body"),
+        400,
+        err("invalid_link", "{{tikcet.key}} names no call of this turn.", field="body"),
+    ),
+    (
+        UnknownTool("No such tool.", field="apiPath"),
+        404,
+        err("unknown_tool", "No such tool.", field="apiPath"),
+    ),
+    (
+        UnknownProject("No project ABC.", field="project"),
+        404,
+        err("unknown_project", "No project ABC.", field="project"),
+    ),
+    (
+        UnknownIssueType("No Epic.", field="issueType"),
+        422,
+        err("unknown_issue_type", "No Epic.", field="issueType"),
+    ),
+    (
+        UnparseableDate("when: unreadable.", field="when"),
+        422,
+        err("unparseable_date", "when: unreadable.", field="when"),
+    ),
+    (DateInPast("when: past.", field="when"), 422, err("date_in_past", "when: past.", field="when")),
+    (
+        UnknownTimeZone("No Mars/Base.", field="timezone"),
+        422,
+        err("unknown_time_zone", "No Mars/Base.", field="timezone"),
+    ),
+    (NoFreeSlot("No slot on Thursday."), 422, err("no_free_slot", "No slot on Thursday.")),
+    (
+        InvalidRecurrence("The series would end before its first meeting.", field="repeat"),
+        422,
+        err("invalid_recurrence", "The series would end before its first meeting.", field="repeat"),
+    ),
+    (ToolFailed(), 500, err("internal_error", "The tool failed unexpectedly; try again once.")),
+    (BackendUnavailable("The directory is away."), 503, err("backend_unavailable", "The directory is away.")),
+    (TooManyCalls("At most 25."), 422, err("too_many_calls", "At most 25.")),
+    (AskedTooOften("Asked three times."), 422, err("asked_too_often", "Asked three times.")),
+    (CannotRevise("Already sent."), 409, err("cannot_revise", "Already sent.", field="revises")),
+    (
+        NothingFound("Nothing of yours matches 'the offsite'.", field="message"),
+        404,
+        err("not_found", "Nothing of yours matches 'the offsite'.", field="message"),
+    ),
+    (
+        ItemChanged("The message is no longer in your mailbox.", field="message"),
+        409,
+        err("item_changed", "The message is no longer in your mailbox.", field="message"),
+    ),
+]
+
+
+@pytest.mark.parametrize(("error", "status", "body"), CASES, ids=lambda v: type(v).__name__)
+def test_each_tool_error_answers_its_status_and_body(
+    error: ToolError, status: int, body: dict[str, Any]
+) -> None:
+    assert answer(error) == (status, body)
+
+
+@pytest.mark.parametrize("error", [error for error, *_ in CASES], ids=lambda v: type(v).__name__)
+def test_each_tool_error_is_a_service_error_answering_its_own_code_and_status(error: ToolError) -> None:
+    assert isinstance(error, ServiceError)
+
+    status, body = answer(error)
+
+    assert status == error.status
+    assert body == {"error": {"code": error.code, "message": error.public_message(), **error.detail()}}
+    assert body == error.to_body()
+
+
+def service_error_classes() -> set[type[ServiceError]]:
+    """Every ServiceError the layer defines (``local/`` is not the layer)."""
+    for module in pkgutil.walk_packages(multitool.__path__, "multitool."):
+        if not module.name.startswith(("multitool.local", "multitool.schemas.__main__")):
+            importlib.import_module(module.name)
+
+    def below(cls: type[ServiceError]) -> set[type[ServiceError]]:
+        return {cls, *(sub for direct in cls.__subclasses__() for sub in below(direct))}
+
+    return {cls for cls in below(ServiceError) if cls.__module__.startswith("multitool.")} - {ServiceError}
+
+
+def test_the_sweeps_cover_every_error_an_api_answers() -> None:
+    swept = {type(error) for error, *_ in CASES}
+    swept |= {type(error) for error, *_ in test_chat_errors_http.CASES}
+    swept |= {type(error) for error, *_ in test_review_errors_http.CASES}
+    swept |= {type(error) for error, *_ in test_slack_errors.CASES}
+    bases = {"ReviewError", "ReviewConflict", "TurnError", "ProviderError"}
+
+    unswept = {
+        f"{cls.__module__}.{cls.__name__}"
+        for cls in service_error_classes() - swept
+        if cls.__name__ not in bases
+    }
+
+    assert unswept == set()
