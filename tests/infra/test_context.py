@@ -12,7 +12,7 @@ import pytest
 from multitool.deployment import CALENDARS, Identity, JiraAuth, OutsideRecipients
 from multitool.models import DEFAULT_MODEL_ID, PROFILE_PREFIXES
 
-from infra import context
+from infra import context_words
 from infra.context import ContextError, DeployContext, Executor, Runtime
 from infra.geography import GEOGRAPHIES
 from infra.paths import ROOT
@@ -237,26 +237,30 @@ def test_a_choice_lists_every_value_of_the_vocabulary_and_marks_the_default(
 
 def test_a_vocabulary_value_without_its_words_stops_the_app(monkeypatch: pytest.MonkeyPatch) -> None:
     # A calendar added to multitool.deployment but not worded here (or the reverse) is refused at import.
-    unworded = {k: v for k, v in context._CHOICES["calendar"].items() if k != "google"}
-    monkeypatch.setitem(context._CHOICES, "calendar", unworded)
+    unworded = {k: v for k, v in context_words._CHOICES["calendar"].items() if k != "google"}
+    monkeypatch.setitem(context_words._CHOICES, "calendar", unworded)
     with pytest.raises(ValueError, match="context 'calendar': the values"):
-        context._allowed()
+        context_words.allowed(DeployContext.model_fields)
 
 
 def test_a_range_stated_in_words_and_not_from_its_field_stops_the_app(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setitem(context._WORDS, "idleSessionTtlSeconds", "a whole number of seconds from 60 to 5400")
+    monkeypatch.setitem(
+        context_words._WORDS, "idleSessionTtlSeconds", "a whole number of seconds from 60 to 5400"
+    )
     with pytest.raises(
         ValueError, match=r"context 'idleSessionTtlSeconds': its words and its field disagree"
     ):
-        context._allowed()
+        context_words.allowed(DeployContext.model_fields)
 
 
 def test_an_executor_without_its_words_stops_the_app(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(context._EXECUTOR_WORDS, Runtime.AGENT, {Executor.LAMBDA: "one Lambda per tool"})
+    monkeypatch.setitem(
+        context_words._EXECUTOR_WORDS, Runtime.AGENT, {Executor.LAMBDA: "one Lambda per tool"}
+    )
     with pytest.raises(ValueError, match="executor with runtime=agent"):
-        context._executors_of(Runtime.AGENT)
+        context_words.executors_of(Runtime.AGENT)
 
 
 def test_user_pool_needs_its_client() -> None:
