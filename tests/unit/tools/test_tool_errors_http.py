@@ -64,80 +64,53 @@ def answer(error: Exception) -> tuple[int, Any]:
     return response["response"]["httpStatusCode"], response_body(response)
 
 
-CASES: list[tuple[ToolError, int, dict[str, Any]]] = [
-    (
-        NothingFound("Nothing of yours matches 'the offsite'.", field="meeting"),
-        404,
-        err("not_found", "Nothing of yours matches 'the offsite'.", field="meeting"),
-    ),
-    (
-        ItemChanged("WEB-12 changed since the card: nothing was changed.", field="issue"),
-        409,
-        err("item_changed", "WEB-12 changed since the card: nothing was changed.", field="issue"),
+Case = tuple[ToolError, int, dict[str, Any]]
+
+
+def said(kind: type[ToolError], message: str, status: int, code: str, field: str | None = None) -> Case:
+    """``kind`` raised with ``message`` (on ``field``), the status it answers and its body under ``code``:
+    the message and field are written once, as the wire must carry them back."""
+    if field is None:
+        return kind(message), status, err(code, message)
+    return kind(message, field=field), status, err(code, message, field=field)
+
+
+OFFSITE = "Nothing of yours matches 'the offsite'."
+CASES: list[Case] = [
+    said(NothingFound, OFFSITE, 404, "not_found", field="meeting"),
+    said(
+        ItemChanged, "WEB-12 changed since the card: nothing was changed.", 409, "item_changed", field="issue"
     ),
     (
         SuiteRefused("Connect your Microsoft 365 account.", code="account_not_connected", status=403),
         403,
         err("account_not_connected", "Connect your Microsoft 365 account."),
     ),
-    (
-        ToolError("to[0]: not an address.", field="to[0]"),
-        400,
-        err("invalid_input", "to[0]: not an address.", field="to[0]"),
-    ),
-    (InvalidInput("subject: required."), 400, err("invalid_input", "subject: required.")),
-    (
-        BadLink("{{tikcet.key}} names no call of this turn.", field="body"),
-        400,
-        err("invalid_link", "{{tikcet.key}} names no call of this turn.", field="body"),
-    ),
-    (
-        UnknownTool("No such tool.", field="apiPath"),
-        404,
-        err("unknown_tool", "No such tool.", field="apiPath"),
-    ),
-    (
-        UnknownProject("No project ABC.", field="project"),
-        404,
-        err("unknown_project", "No project ABC.", field="project"),
-    ),
-    (
-        UnknownIssueType("No Epic.", field="issueType"),
+    said(ToolError, "to[0]: not an address.", 400, "invalid_input", field="to[0]"),
+    said(InvalidInput, "subject: required.", 400, "invalid_input"),
+    said(BadLink, "{{tikcet.key}} names no call of this turn.", 400, "invalid_link", field="body"),
+    said(UnknownTool, "No such tool.", 404, "unknown_tool", field="apiPath"),
+    said(UnknownProject, "No project ABC.", 404, "unknown_project", field="project"),
+    said(UnknownIssueType, "No Epic.", 422, "unknown_issue_type", field="issueType"),
+    said(UnparseableDate, "when: unreadable.", 422, "unparseable_date", field="when"),
+    said(DateInPast, "when: past.", 422, "date_in_past", field="when"),
+    said(UnknownTimeZone, "No Mars/Base.", 422, "unknown_time_zone", field="timezone"),
+    said(NoFreeSlot, "No slot on Thursday.", 422, "no_free_slot"),
+    said(
+        InvalidRecurrence,
+        "The series would end before its first meeting.",
         422,
-        err("unknown_issue_type", "No Epic.", field="issueType"),
-    ),
-    (
-        UnparseableDate("when: unreadable.", field="when"),
-        422,
-        err("unparseable_date", "when: unreadable.", field="when"),
-    ),
-    (DateInPast("when: past.", field="when"), 422, err("date_in_past", "when: past.", field="when")),
-    (
-        UnknownTimeZone("No Mars/Base.", field="timezone"),
-        422,
-        err("unknown_time_zone", "No Mars/Base.", field="timezone"),
-    ),
-    (NoFreeSlot("No slot on Thursday."), 422, err("no_free_slot", "No slot on Thursday.")),
-    (
-        InvalidRecurrence("The series would end before its first meeting.", field="repeat"),
-        422,
-        err("invalid_recurrence", "The series would end before its first meeting.", field="repeat"),
+        "invalid_recurrence",
+        field="repeat",
     ),
     (ToolFailed(), 500, err("internal_error", "The tool failed unexpectedly; try again once.")),
-    (BackendUnavailable("The directory is away."), 503, err("backend_unavailable", "The directory is away.")),
-    (TooManyCalls("At most 25."), 422, err("too_many_calls", "At most 25.")),
-    (AskedTooOften("Asked three times."), 422, err("asked_too_often", "Asked three times.")),
+    said(BackendUnavailable, "The directory is away.", 503, "backend_unavailable"),
+    said(TooManyCalls, "At most 25.", 422, "too_many_calls"),
+    said(AskedTooOften, "Asked three times.", 422, "asked_too_often"),
+    # The field is the error's own, not given where it is raised.
     (CannotRevise("Already sent."), 409, err("cannot_revise", "Already sent.", field="revises")),
-    (
-        NothingFound("Nothing of yours matches 'the offsite'.", field="message"),
-        404,
-        err("not_found", "Nothing of yours matches 'the offsite'.", field="message"),
-    ),
-    (
-        ItemChanged("The message is no longer in your mailbox.", field="message"),
-        409,
-        err("item_changed", "The message is no longer in your mailbox.", field="message"),
-    ),
+    said(NothingFound, OFFSITE, 404, "not_found", field="message"),
+    said(ItemChanged, "The message is no longer in your mailbox.", 409, "item_changed", field="message"),
 ]
 
 
