@@ -697,14 +697,7 @@ def test_paused_sending_warns(account: Account) -> None:
 
 
 def test_a_stack_not_yet_deployed_warns_and_checks_nothing_deployed(account: Account) -> None:
-    account.error(
-        "cloudformation",
-        "DescribeStacks",
-        DESCRIBE,
-        "ValidationError",
-        400,
-        "Stack with id Multitool does not exist",
-    )
+    stub_no_stack(account)
     deployed = doctor(account).check_stack()
     assert deployed.outputs is None
     [finding] = deployed.findings
@@ -1064,6 +1057,25 @@ def stub_caller(account: Account) -> None:
     )
 
 
+def stub_no_stack(account: Account) -> None:
+    """CloudFormation's answer for a stack name never deployed in the region."""
+    account.error(
+        "cloudformation",
+        "DescribeStacks",
+        DESCRIBE,
+        "ValidationError",
+        400,
+        "Stack with id Multitool does not exist",
+    )
+
+
+def stub_before_a_deploy(account: Account) -> None:
+    """A caller whose account has neither the stack nor a harness yet."""
+    stub_caller(account)
+    stub_no_stack(account)
+    account.answer("bedrock-agentcore-control", "ListHarnesses", LIST_ONE, {"harnesses": []})
+
+
 def stub_model(account: Account) -> None:
     account.answer("bedrock", "GetFoundationModel", GET_MODEL, model_details())
     account.answer("bedrock", "GetFoundationModelAvailability", GET_AVAILABILITY, availability())
@@ -1073,16 +1085,7 @@ def stub_model(account: Account) -> None:
 
 
 def test_before_a_deploy_every_account_check_runs_and_nothing_blocks(account: Account) -> None:
-    stub_caller(account)
-    account.error(
-        "cloudformation",
-        "DescribeStacks",
-        DESCRIBE,
-        "ValidationError",
-        400,
-        "Stack with id Multitool does not exist",
-    )
-    account.answer("bedrock-agentcore-control", "ListHarnesses", LIST_ONE, {"harnesses": []})
+    stub_before_a_deploy(account)
     stub_model(account)
     account.answer("sesv2", "GetEmailIdentity", GET_SENDER, identity(False, "PENDING"))
     account.answer("sesv2", "GetAccount", {}, ses_account(production=False))
@@ -1240,16 +1243,7 @@ def test_cli_without_a_region_fails_with_how_to_set_one(
 def test_cli_prints_one_line_per_check_and_exits_1_on_a_blocking_one(
     account: Account, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    stub_caller(account)
-    account.error(
-        "cloudformation",
-        "DescribeStacks",
-        DESCRIBE,
-        "ValidationError",
-        400,
-        "Stack with id Multitool does not exist",
-    )
-    account.answer("bedrock-agentcore-control", "ListHarnesses", LIST_ONE, {"harnesses": []})
+    stub_before_a_deploy(account)
     account.answer("bedrock", "GetFoundationModel", GET_MODEL, model_details("LEGACY"))
     account.answer("bedrock", "GetFoundationModelAvailability", GET_AVAILABILITY, availability())
     account.answer("bedrock", "GetInferenceProfile", GET_PROFILE, profile_answer())
