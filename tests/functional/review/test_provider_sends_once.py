@@ -114,6 +114,11 @@ class LostAnswers:
         return sum(1 for m, p in self.sent if m == method and p.endswith(path_end))
 
 
+def losing_posts_to(path_end: str) -> LostAnswers:
+    """Every POST to a path ending in ``path_end`` loses its answer; every other request is answered."""
+    return LostAnswers(lambda method, path: method == "POST" and path.endswith(path_end))
+
+
 class RecordingAudit:
     def __init__(self) -> None:
         self.entries: list[AuditEntry] = []
@@ -142,6 +147,25 @@ def assert_outcome_unknown(
     return stored
 
 
+def confirm_whose_answer_is_lost(
+    review: Reviewer,
+    drafts: DynamoDraftStore,
+    draft: Draft,
+    choices: dict[str, Any],
+    faults: LostAnswers,
+    posted_to: str,
+    check: str,
+    code: str = "provider_outcome_unknown",
+) -> None:
+    """Confirm ``draft`` while the answer to its POST to ``posted_to`` is lost: the POST went out once
+    (never retried), and the draft stands failed with its outcome unknown, saying where to ``check``."""
+    with pytest.raises(SideEffectFailed) as failed:
+        review.confirm(CALLER, draft.id, choices)
+
+    assert faults.count("POST", posted_to) == 1
+    assert_outcome_unknown(failed.value, code, check, drafts)
+
+
 # -- Microsoft 365 ---------------------------------------------------------------------------------
 
 
@@ -167,16 +191,12 @@ def graph_reviewer(drafts: DynamoDraftStore, graph: Any, faults: LostAnswers) ->
 def test_graph_send_mail_whose_answer_is_lost_is_sent_once_and_outcome_unknown(
     drafts: DynamoDraftStore, graph: Any
 ) -> None:
-    faults = LostAnswers(lambda method, path: method == "POST" and path.endswith("/sendMail"))
+    faults = losing_posts_to("/sendMail")
     review = graph_reviewer(drafts, graph, faults)
     audit = with_audit(review)
     [draft] = drafts.create_many([email_draft(to=[resolved("Priya", PRIYA)])])
 
-    with pytest.raises(SideEffectFailed) as failed:
-        review.confirm(CALLER, draft.id, {})
-
-    assert faults.count("POST", "/sendMail") == 1
-    assert_outcome_unknown(failed.value, "provider_outcome_unknown", "your Sent Items", drafts)
+    confirm_whose_answer_is_lost(review, drafts, draft, {}, faults, "/sendMail", "your Sent Items")
     assert len(graph.state.sent) == 1  # Graph sent it once: it is not sent again
     assert [e.outcome for e in audit.entries] == ["unknown"]
 
@@ -184,16 +204,14 @@ def test_graph_send_mail_whose_answer_is_lost_is_sent_once_and_outcome_unknown(
 def test_graph_event_create_whose_answer_is_lost_is_sent_once_and_outcome_unknown(
     drafts: DynamoDraftStore, graph: Any
 ) -> None:
-    faults = LostAnswers(lambda method, path: method == "POST" and path.endswith("/events"))
+    faults = losing_posts_to("/events")
     review = graph_reviewer(drafts, graph, faults)
     [draft] = drafts.create_many([meeting_draft(attendees=[resolved("Priya", PRIYA)])])
     before = len(graph.state.events)
 
-    with pytest.raises(SideEffectFailed) as failed:
-        review.confirm(CALLER, draft.id, {"slot": FIRST})
-
-    assert faults.count("POST", "/events") == 1
-    assert_outcome_unknown(failed.value, "provider_outcome_unknown", "your Outlook calendar", drafts)
+    confirm_whose_answer_is_lost(
+        review, drafts, draft, {"slot": FIRST}, faults, "/events", "your Outlook calendar"
+    )
     assert len(graph.state.events) == before + 1
     # Confirming again finds the event by its booking id: still one, nothing more is sent.
     faults.lose = lambda method, path: False
@@ -226,16 +244,14 @@ def google_reviewer(drafts: DynamoDraftStore, google: Any, faults: LostAnswers) 
 def test_gmail_send_whose_answer_is_lost_is_sent_once_and_outcome_unknown(
     drafts: DynamoDraftStore, google: Any
 ) -> None:
-    faults = LostAnswers(lambda method, path: method == "POST" and path.endswith("/messages/send"))
+    faults = losing_posts_to("/messages/send")
     review = google_reviewer(drafts, google, faults)
     audit = with_audit(review)
     [draft] = drafts.create_many([email_draft(to=[resolved("Priya", PRIYA)])])
 
-    with pytest.raises(SideEffectFailed) as failed:
-        review.confirm(CALLER, draft.id, {})
-
-    assert faults.count("POST", "/messages/send") == 1
-    assert_outcome_unknown(failed.value, "provider_outcome_unknown", "your Gmail Sent folder", drafts)
+    confirm_whose_answer_is_lost(
+        review, drafts, draft, {}, faults, "/messages/send", "your Gmail Sent folder"
+    )
     assert len(google.sent) == 1
     assert [e.outcome for e in audit.entries] == ["unknown"]
 
@@ -243,15 +259,13 @@ def test_gmail_send_whose_answer_is_lost_is_sent_once_and_outcome_unknown(
 def test_calendar_insert_whose_answer_is_lost_is_sent_once_and_outcome_unknown(
     drafts: DynamoDraftStore, google: Any
 ) -> None:
-    faults = LostAnswers(lambda method, path: method == "POST" and path.endswith("/calendars/primary/events"))
+    faults = losing_posts_to("/calendars/primary/events")
     review = google_reviewer(drafts, google, faults)
     [draft] = drafts.create_many([meeting_draft(attendees=[resolved("Priya", PRIYA)])])
 
-    with pytest.raises(SideEffectFailed) as failed:
-        review.confirm(CALLER, draft.id, {"slot": FIRST})
-
-    assert faults.count("POST", "/calendars/primary/events") == 1
-    assert_outcome_unknown(failed.value, "provider_outcome_unknown", "your Google Calendar", drafts)
+    confirm_whose_answer_is_lost(
+        review, drafts, draft, {"slot": FIRST}, faults, "/calendars/primary/events", "your Google Calendar"
+    )
     assert len(google.invitations) == 1  # Google invited Priya once
 
 
@@ -268,7 +282,7 @@ def jira() -> Iterator[Any]:
 def test_jira_create_whose_answer_is_lost_is_sent_once_and_outcome_unknown(
     drafts: DynamoDraftStore, jira: Any
 ) -> None:
-    faults = LostAnswers(lambda method, path: method == "POST" and path.endswith("/rest/api/3/issue"))
+    faults = losing_posts_to("/rest/api/3/issue")
     client = JiraCloudClient(
         jira.url, SANDBOX_CREDENTIALS_EMAIL, SANDBOX_CREDENTIALS_TOKEN, faults.pool(), deadline=lambda: 20.0
     )
@@ -285,11 +299,16 @@ def test_jira_create_whose_answer_is_lost_is_sent_once_and_outcome_unknown(
     [draft] = drafts.create_many([jira_draft()])
     before = len(jira.issues)
 
-    with pytest.raises(SideEffectFailed) as failed:
-        review.confirm(CALLER, draft.id, {})
-
-    assert faults.count("POST", "/rest/api/3/issue") == 1
-    assert_outcome_unknown(failed.value, "jira_outcome_unknown", "Check Jira before confirming again", drafts)
+    confirm_whose_answer_is_lost(
+        review,
+        drafts,
+        draft,
+        {},
+        faults,
+        "/rest/api/3/issue",
+        "Check Jira before confirming again",
+        code="jira_outcome_unknown",
+    )
     assert len(jira.issues) == before + 1
     assert [e.outcome for e in audit.entries] == ["unknown"]
 
@@ -300,7 +319,7 @@ class UserTokens:
 
 
 def test_jira_create_as_the_user_whose_answer_is_lost_is_sent_once_and_outcome_unknown(jira: Any) -> None:
-    faults = LostAnswers(lambda method, path: method == "POST" and path.endswith("/rest/api/3/issue"))
+    faults = losing_posts_to("/rest/api/3/issue")
     cloud_ids = CloudIds()
     cloud_ids.put("user-1", CLOUD_ID)
     client = AtlassianJiraClient(
