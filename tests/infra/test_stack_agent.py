@@ -28,6 +28,7 @@ from tests.infra.iam_queries import (
     statements_for_role,
 )
 from tests.infra.synth import SENDER, Synthesized
+from tests.support.http_events import ROUTE_KEYS
 
 pytestmark = pytest.mark.infra
 
@@ -450,19 +451,7 @@ def test_every_route_requires_the_cognito_jwt(agent_stack: Synthesized) -> None:
     ]
     routes = agent_stack.of_type("AWS::ApiGatewayV2::Route").values()
     keys = {r["Properties"]["RouteKey"] for r in routes}
-    assert keys == {
-        "POST /chat",
-        "GET /turns/{id}",
-        "GET /sessions/{id}",
-        "GET /actions/{id}",
-        "POST /actions/{id}/confirm",
-        "POST /actions/{id}/discard",
-        "POST /actions/confirm-all",
-        "POST /actions/{id}/undo",
-        "GET /connections",
-        "POST /connections/complete",
-        "POST /connections/{provider}/disconnect",
-    }
+    assert keys == ROUTE_KEYS
     for route in routes:
         assert route["Properties"]["AuthorizationType"] == "JWT"
         assert route["Properties"]["AuthorizerId"] == {"Ref": authorizer_id}

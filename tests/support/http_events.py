@@ -15,6 +15,22 @@ from typing import Any
 
 JsonBody = dict[str, Any] | list[Any] | str | bytes | None
 
+# The HTTP API's routes: what infra/components/api.py deploys (tests/infra/test_stack_agent.py), the local
+# gateway serves and the OpenAPI document describes (tests/functional/flows/test_http_openapi.py).
+ROUTE_KEYS = {
+    "POST /chat",
+    "GET /turns/{id}",
+    "GET /sessions/{id}",
+    "GET /actions/{id}",
+    "POST /actions/{id}/confirm",
+    "POST /actions/{id}/discard",
+    "POST /actions/confirm-all",
+    "POST /actions/{id}/undo",
+    "GET /connections",
+    "POST /connections/complete",
+    "POST /connections/{provider}/disconnect",
+}
+
 
 def _encode_body(body: JsonBody) -> tuple[str | None, bool]:
     if body is None:

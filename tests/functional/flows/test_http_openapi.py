@@ -13,7 +13,7 @@ from openapi_spec_validator import validate
 
 from tests.functional.orchestrator.test_chat_api import COMBINED, PEOPLE, call
 from tests.support.chat_env import offline_chat_env
-from tests.support.http_events import json_body
+from tests.support.http_events import ROUTE_KEYS, json_body
 
 
 @pytest.fixture(scope="module")
@@ -39,22 +39,6 @@ def test_committed_document_matches_the_code() -> None:
 def test_document_is_valid_openapi_3_1(document) -> None:
     validate(document)
     assert document["openapi"].startswith("3.1")
-
-
-# The HTTP API's routes as infra/components/api.py and the local server declare them.
-ROUTE_KEYS = {
-    "POST /chat",
-    "GET /turns/{id}",
-    "GET /sessions/{id}",
-    "GET /actions/{id}",
-    "POST /actions/{id}/confirm",
-    "POST /actions/{id}/discard",
-    "POST /actions/confirm-all",
-    "POST /actions/{id}/undo",
-    "GET /connections",
-    "POST /connections/complete",
-    "POST /connections/{provider}/disconnect",
-}
 
 
 def test_document_has_exactly_the_deployed_routes(document) -> None:
