@@ -24,6 +24,8 @@ from multitool.local.standins.oidc import CLIENT_ID, MCP_CLIENT_ID, MCP_SCOPE, L
 from multitool.tools import REGISTRY
 from starlette.testclient import TestClient
 
+from tests.support.clocks import Clock
+
 ROOT = Path(__file__).resolve().parents[3]
 ISSUER = "http://127.0.0.1:8765"
 RESOURCE = resource_url("127.0.0.1", 8765)
@@ -31,14 +33,6 @@ OTHER_RESOURCE = "http://127.0.0.1:8765/other"
 CALLBACK = "http://127.0.0.1:40111/callback"  # the pre-registered client's loopback callback, any port
 LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture

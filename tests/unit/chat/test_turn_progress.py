@@ -12,6 +12,7 @@ from multitool.chat.async_turns import TEXT_EVERY_SECONDS, _Progress
 from multitool.runtimes.base import streamed_text
 
 from tests.support import bedrock_streams as b
+from tests.support.clocks import Clock
 
 
 class Appends:
@@ -25,17 +26,9 @@ class Appends:
         self.writes.append([dict(e) for e in events])
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @pytest.fixture
 def progress() -> tuple[_Progress, Appends, Clock]:
-    store, clock = Appends(), Clock()
+    store, clock = Appends(), Clock(100.0)
     return _Progress(store, "t-1", clock), store, clock  # type: ignore[arg-type]
 
 

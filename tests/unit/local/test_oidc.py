@@ -21,6 +21,8 @@ from multitool.local.standins.oidc import (
     s256,
 )
 
+from tests.support.clocks import Clock
+
 ISSUER = "http://127.0.0.1:8123"
 PAGE = f"{ISSUER}/"
 
@@ -37,14 +39,6 @@ PEOPLE = (
     Someone("priya", "priya@example.com", "Priya Raman", "Europe/London"),
     Someone("alex", "alex@example.com", "Alex Kim", "America/New_York"),
 )
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture
