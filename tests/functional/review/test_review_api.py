@@ -5,18 +5,17 @@ from __future__ import annotations
 import email
 import email.policy
 import io
-import logging
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
 import boto3
 import pytest
-from multitool.observability import logger
 from multitool.ports.aws.dynamo_calendar import DynamoCalendar
 from multitool.wiring.review import aws_reviewer
 
 from functions.review.handler import handler
+from tests.functional.review.test_review_limits import confirm
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
 from tests.support.moto_tables import REGION, Tables
 from tests.support.review_support import (
@@ -29,18 +28,6 @@ from tests.support.review_support import (
     email_draft,
     meeting_draft,
 )
-
-
-@pytest.fixture
-def logs() -> Iterator[io.StringIO]:
-    """Everything the service logs during a test, formatted as in Lambda (JSON with extra keys)."""
-    stream = io.StringIO()
-    handler_ = logging.StreamHandler(stream)
-    handler_.setFormatter(logger.registered_formatter)
-    target = logging.getLogger(logger.name)
-    target.addHandler(handler_)
-    yield stream
-    target.removeHandler(handler_)
 
 
 def call(
@@ -310,26 +297,12 @@ def send_requests() -> Iterator[list[dict[str, Any]]]:
     events.unregister("provide-client-params.sesv2.SendEmail", record)
 
 
-def confirm_as(draft_id: str, body: dict[str, Any], claims: dict[str, Any]) -> dict[str, Any]:
-    event = http_api_event(
-        "POST",
-        f"/actions/{draft_id}/confirm",
-        body,
-        sub=OWNER,
-        path_parameters={"id": draft_id},
-        route_key="POST /actions/{id}/confirm",
-        claims=claims,
-    )
-    response: dict[str, Any] = handler(event, FakeLambdaContext())
-    return response
-
-
 def test_mail_is_from_the_requester_via_multitool_and_replies_go_to_their_verified_address(
     review_aws: Tables, send_requests: list[dict[str, Any]]
 ) -> None:
     draft = review_aws.add(email_draft())
 
-    assert confirm_as(draft.id, {}, ALEX)["statusCode"] == 200
+    assert confirm(draft.id, {}, claims=ALEX)["statusCode"] == 200
 
     [message] = review_aws.sent()
     [mailbox] = email.message_from_string(f"From: {message.source}\n\n", policy=email.policy.default)[
@@ -345,7 +318,7 @@ def test_an_unverified_address_is_no_reply_to(
 ) -> None:
     draft = review_aws.add(email_draft())
 
-    assert confirm_as(draft.id, {}, {**ALEX, "email_verified": "false"})["statusCode"] == 200
+    assert confirm(draft.id, {}, claims={**ALEX, "email_verified": "false"})["statusCode"] == 200
 
     [request] = send_requests
     assert "ReplyToAddresses" not in request
@@ -354,8 +327,8 @@ def test_an_unverified_address_is_no_reply_to(
 def test_the_meeting_invitation_reaches_the_organizer_from_them_via_multitool(review_aws: Tables) -> None:
     draft = review_aws.add(meeting_draft())
 
-    response = confirm_as(
-        draft.id, {"slot": {"start": SLOTS[0][0].isoformat(), "end": SLOTS[0][1].isoformat()}}, ALEX
+    response = confirm(
+        draft.id, {"slot": {"start": SLOTS[0][0].isoformat(), "end": SLOTS[0][1].isoformat()}}, claims=ALEX
     )
 
     assert response["statusCode"] == 200

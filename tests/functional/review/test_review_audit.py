@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import io
 import json
-import logging
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from multitool.observability import logger
 from multitool.ports.audit import audit_key
 from multitool.ports.jira import IssueRequest, issue_fields
 from multitool.review import Caller
@@ -18,17 +15,6 @@ from multitool.tools.jira.confirm import requester
 from tests.functional.review.test_review_limits import confirm
 from tests.support.moto_tables import Tables
 from tests.support.review_support import NOW, OWNER, email_draft
-
-
-@pytest.fixture
-def logs() -> Iterator[io.StringIO]:
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(logger.registered_formatter)
-    target = logging.getLogger(logger.name)
-    target.addHandler(handler)
-    yield stream
-    target.removeHandler(handler)
 
 
 def _records(review_aws: Tables, user: str = OWNER) -> list[dict[str, Any]]:

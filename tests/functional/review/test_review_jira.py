@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -13,7 +12,6 @@ import boto3
 import pytest
 from multitool.drafts import DraftStatus
 from multitool.local.standins.jira_server import FakeJira, start_fake_jira
-from multitool.observability import logger
 from multitool.wiring.review import aws_reviewer
 
 from functions.review.handler import handler
@@ -49,16 +47,6 @@ def setup(review_aws: Tables, fake_jira: FakeJira, monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("JIRA_SECRET_ARN", arn)
     aws_reviewer.cache_clear()
     return Setup(review_aws.client, review_aws.names, fake_jira, secrets)
-
-
-@pytest.fixture
-def logs() -> Iterator[io.StringIO]:
-    stream = io.StringIO()
-    capture = logging.StreamHandler(stream)
-    capture.setFormatter(logger.registered_formatter)
-    logging.getLogger(logger.name).addHandler(capture)
-    yield stream
-    logging.getLogger(logger.name).removeHandler(capture)
 
 
 def confirm(draft_id: str, body: dict[str, Any]) -> dict[str, Any]:
