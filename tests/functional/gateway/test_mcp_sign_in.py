@@ -11,10 +11,7 @@ token of the page's own sign-in.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import re
-import secrets
 import socket
 import subprocess
 import sys
@@ -23,7 +20,7 @@ from collections.abc import Iterator
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 import anyio
 import httpx
@@ -32,10 +29,11 @@ from mcp import ClientSession
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientMetadata
-from multitool.local.standins.oidc import CLIENT_ID, MCP_SCOPE
+from multitool.local.standins.oidc import MCP_SCOPE
 
 from tests.support.local_server import REPO, clean_env, local_server
 from tests.support.mcp_storage import MemoryStorage
+from tests.support.page_sign_in import hidden_fields, page_id_token
 
 USER = "priya"
 EMAIL = {"to": ["Kinshuok"], "subject": "The doc", "body": "Have a look."}
@@ -95,15 +93,6 @@ def servers() -> Iterator[Servers]:
             process.wait(timeout=10)
 
 
-def _hidden_fields(form: str) -> dict[str, str]:
-    import html
-
-    return {
-        name: html.unescape(value)
-        for name, value in re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', form)
-    }
-
-
 class Person:
     """Who sits at the browser: opens the authorization URL, picks themselves on the sign-in form."""
 
@@ -118,46 +107,13 @@ class Person:
             form = await browser.get(url)
             assert form.status_code == 200, form.text
             action = urlsplit(url)._replace(query="").geturl()
-            answer = await browser.post(action, data={**_hidden_fields(form.text), "username": self.user})
+            answer = await browser.post(action, data={**hidden_fields(form.text), "username": self.user})
         assert answer.status_code == 302, answer.text
         self.answers.append(dict(parse_qsl(urlsplit(answer.headers["location"]).query)))
 
     async def callback(self) -> tuple[str, str | None]:
         answer = self.answers[-1]
         return answer["code"], answer.get("state")
-
-
-def _page_token(page: str, user: str) -> str:
-    """An ID token of the page's own sign-in (its client, its callback), as the page gets one."""
-    verifier = secrets.token_urlsafe(48)
-    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
-    params = {
-        "client_id": CLIENT_ID,
-        "redirect_uri": page,
-        "response_type": "code",
-        "scope": "openid email profile",
-        "state": "s",
-        "code_challenge": challenge,
-        "code_challenge_method": "S256",
-    }
-    base = page.rstrip("/")
-    with httpx.Client() as browser:
-        form = browser.get(f"{base}/oauth2/authorize?{urlencode(params)}")
-        answer = browser.post(
-            f"{base}/oauth2/authorize", data={**_hidden_fields(form.text), "username": user}
-        )
-        code = dict(parse_qsl(urlsplit(answer.headers["location"]).query))["code"]
-        tokens = browser.post(
-            f"{base}/oauth2/token",
-            data={
-                "grant_type": "authorization_code",
-                "client_id": CLIENT_ID,
-                "code": code,
-                "redirect_uri": page,
-                "code_verifier": verifier,
-            },
-        ).json()
-    return str(tokens["id_token"])
 
 
 def test_an_mcp_client_signs_in_and_its_draft_is_the_users_to_confirm(servers: Servers) -> None:
@@ -207,10 +163,10 @@ def test_an_mcp_client_signs_in_and_its_draft_is_the_users_to_confirm(servers: S
     assert httpx.get(f"{api}/actions/{draft_id}", headers=mcp_token).status_code == 401
 
     def _other() -> dict[str, str]:
-        return {"Authorization": f"Bearer {_page_token(servers.page, 'kinshuok')}"}
+        return {"Authorization": f"Bearer {page_id_token(servers.page, 'kinshuok')}"}
 
     # When Priya signs in to the page, the draft is hers: she finds it and confirms it
-    mine = {"Authorization": f"Bearer {_page_token(servers.page, USER)}"}
+    mine = {"Authorization": f"Bearer {page_id_token(servers.page, USER)}"}
     found = httpx.get(f"{api}/actions/{draft_id}", headers=mine)
     assert found.status_code == 200, found.text
     assert found.json()["status"] == "proposed", found.json()

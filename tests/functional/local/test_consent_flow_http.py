@@ -7,25 +7,20 @@ the Graph stand-in, which takes only the token the stand-in issued for the signe
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import html
 import json
-import re
-import secrets
 import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
 
 from tests.support.local_server import clean_env, local_server
+from tests.support.page_sign_in import page_id_token
 
-CLIENT_ID = "multitool-local-page"
 HARNESS = "arn:aws:bedrock-agentcore:us-east-1:123456789012:harness/multitool-abc"
 ASKED = "Email Priya about the doc and schedule a sync with Priya on Thursday"
 
@@ -50,51 +45,12 @@ def served() -> Iterator[Served]:
         )
 
 
-def id_token(page: str, user: str) -> str:
-    """The page's own sign-in at the OIDC stand-in (code flow, PKCE), as the page gets its ID token."""
-    verifier = secrets.token_urlsafe(48)
-    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
-    base = page.rstrip("/")
-    with httpx.Client() as browser:
-        form = browser.get(
-            f"{base}/oauth2/authorize?"
-            + urlencode(
-                {
-                    "client_id": CLIENT_ID,
-                    "redirect_uri": page,
-                    "response_type": "code",
-                    "scope": "openid email profile",
-                    "state": "s",
-                    "code_challenge": challenge,
-                    "code_challenge_method": "S256",
-                }
-            )
-        )
-        fields = {
-            name: html.unescape(value)
-            for name, value in re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', form.text)
-        }
-        answer = browser.post(f"{base}/oauth2/authorize", data={**fields, "username": user})
-        code = parse_qs(urlsplit(answer.headers["location"]).query)["code"][0]
-        tokens = browser.post(
-            f"{base}/oauth2/token",
-            data={
-                "grant_type": "authorization_code",
-                "client_id": CLIENT_ID,
-                "code": code,
-                "redirect_uri": page,
-                "code_verifier": verifier,
-            },
-        ).json()
-    return str(tokens["id_token"])
-
-
 class User:
     """One signed-in user of the page, sending what the page sends."""
 
     def __init__(self, served: Served, user: str) -> None:
         self.served = served
-        self.headers = {"Authorization": f"Bearer {id_token(served.page, user)}"}
+        self.headers = {"Authorization": f"Bearer {page_id_token(served.page, user)}"}
 
     def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
         answer = httpx.request(
