@@ -37,7 +37,11 @@ from multitool.settings.review import (
 )
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from infra.context_words import DEFAULT_STACK_NAME, RETENTION_DAYS, allowed, executors_of
+# The stack's default name and CloudWatch Logs' retention periods are worded there and read here, and
+# infra/stack.py reads them from this module.
+from infra.context_words import DEFAULT_STACK_NAME as DEFAULT_STACK_NAME
+from infra.context_words import RETENTION_DAYS as RETENTION_DAYS
+from infra.context_words import allowed, executors_of
 from infra.geography import GEOGRAPHIES, profile_region_problem
 from infra.memory import INTERACTIVE_MEMORY_MB, MAX_MEMORY_MB, MIN_MEMORY_MB
 
