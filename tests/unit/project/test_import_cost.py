@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from multitool.tools import REGISTRY
 
 ROOT = Path(__file__).resolve().parents[3]
 TOOLS = ("email_draft", "meeting_scheduler", "jira_draft", "calendar_agenda", "free_time")
@@ -32,15 +33,20 @@ EVERY_TOOL = list(dict.fromkeys(module for group in TOOLS for module in tool_mod
 
 def loaded_by(function: str, modules: list[str], then: str = "") -> list[str]:
     """Which of ``modules`` importing ``functions/<function>/handler.py`` (and running ``then``)
-    loads, in a fresh interpreter (this process has long imported everything)."""
+    loads, in a fresh interpreter (this process has long imported everything). A tool's function
+    (``function`` its action group) runs ``functions/tool/handler.py`` with the ``TOOL_MODULE`` the
+    stack sets on it."""
+    tool_module = REGISTRY.module(function)
+    package = "tool" if tool_module else function
     code = (
-        f"import json, sys, functions.{function}.handler\n{then}\n"
+        f"import json, sys, functions.{package}.handler\n{then}\n"
         f"print(json.dumps([m for m in {modules!r} if m in sys.modules]))"
     )
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(ROOT / "shared" / "python"), str(ROOT)]),
         "AWS_DEFAULT_REGION": "us-east-1",
+        **({"TOOL_MODULE": tool_module} if tool_module else {}),
     }
     output = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env, cwd=ROOT
