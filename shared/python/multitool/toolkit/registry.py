@@ -77,7 +77,8 @@ class ToolRegistry(Mapping[str, "ToolSpec"]):
 
     def declare(self, module: str) -> None:
         """Add the tool a module holds as ``SPEC``, loaded when a lookup first needs it. The
-        module is named after the tool's action group (its Lambda is ``functions/<group>``)."""
+        module is named after the tool's action group (its Lambda runs ``functions/tool`` with this
+        module as ``TOOL_MODULE``)."""
         group = module.rpartition(".")[2]
         if group in self._order:
             raise DuplicateTool(f"Another tool already has the action group '{group}'.")
