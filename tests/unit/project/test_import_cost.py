@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from multitool.tools import REGISTRY
+
+from tests.support.function_handlers import handler_import
 
 ROOT = Path(__file__).resolve().parents[3]
 TOOLS = ("email_draft", "meeting_scheduler", "jira_draft", "calendar_agenda", "free_time")
@@ -36,17 +37,16 @@ def loaded_by(function: str, modules: list[str], then: str = "") -> list[str]:
     loads, in a fresh interpreter (this process has long imported everything). A tool's function
     (``function`` its action group) runs ``functions/tool/handler.py`` with the ``TOOL_MODULE`` the
     stack sets on it."""
-    tool_module = REGISTRY.module(function)
-    package = "tool" if tool_module else function
+    statement, environment = handler_import(function)
     code = (
-        f"import json, sys, functions.{package}.handler\n{then}\n"
+        f"import json, sys\n{statement}\n{then}\n"
         f"print(json.dumps([m for m in {modules!r} if m in sys.modules]))"
     )
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(ROOT / "shared" / "python"), str(ROOT)]),
         "AWS_DEFAULT_REGION": "us-east-1",
-        **({"TOOL_MODULE": tool_module} if tool_module else {}),
+        **environment,
     }
     output = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env, cwd=ROOT
