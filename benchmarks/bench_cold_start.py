@@ -394,6 +394,22 @@ class Tree:
     version: str
 
 
+def _function_folder(tree: Tree, name: str) -> Path:
+    """The folder a function runs: its own, or, for a tool without one, the one every tool runs
+    (``functions/tool``); a revision from before that has each tool's own."""
+    from infra.components.functions import TOOL_CODE
+
+    own = tree.functions / name
+    return own if (own / "handler.py").is_file() else tree.functions / TOOL_CODE
+
+
+def _function_environment(tree: Tree, name: str) -> dict[str, str]:
+    """What the stack sets on a tool's function to name its tool, when it runs the shared handler."""
+    from infra.components.functions import tool_environment
+
+    return {} if (tree.functions / name / "handler.py").is_file() else tool_environment(name)
+
+
 def _tree(scratch: Path, revision: str | None = REVISION) -> Tree:
     if revision is None:
         package = ROOT / "shared" / "python" / "multitool"
@@ -695,7 +711,8 @@ def measure(runs: int = RUNS) -> tuple[Setup, dict[str, dict[str, float]], dict[
             setup = _venv_setup(tree, reason)
         setup = setup or _venv_setup(tree, "no Python 3.13 interpreter here")
         (folder / "runner.py").write_text(RUNNER, encoding="utf-8")
-        tasks = {name: tree.functions / name for name in FUNCTIONS}
+        tasks = {name: _function_folder(tree, name) for name in FUNCTIONS}
+        told = {name: _function_environment(tree, name) for name in FUNCTIONS}
         sources = {"baseline": BASELINE, **REFERENCES}
         for index, (name, program) in enumerate(sources.items()):
             task = folder / "references" / str(index)
@@ -714,7 +731,12 @@ def measure(runs: int = RUNS) -> tuple[Setup, dict[str, dict[str, float]], dict[
 
         events = write_events(None)
         made = _once(
-            setup.python, first_variant, tasks["email_draft"], "handler", events["email_draft"][0], env
+            setup.python,
+            first_variant,
+            tasks["email_draft"],
+            "handler",
+            events["email_draft"][0],
+            {**env, **told["email_draft"]},
         )
         events = write_events(_draft_id(made["response"]))
         # The functions get what the stack sets on each of them (infra.components.functions); the
@@ -722,7 +744,7 @@ def measure(runs: int = RUNS) -> tuple[Setup, dict[str, dict[str, float]], dict[
         from infra.components.functions import RUNTIME_ENVIRONMENT
 
         deployed = {**env, **RUNTIME_ENVIRONMENT}
-        envs = {name: deployed if name in FUNCTIONS else env for name in tasks}
+        envs = {name: {**deployed, **told[name]} if name in FUNCTIONS else env for name in tasks}
         for name in INTERCEPTORS:
             envs[name] = {**envs[name], **gateway.env}
         for name in slack_cold_start.PROGRAMS:

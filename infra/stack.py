@@ -29,7 +29,7 @@ from multitool.settings import page_projects
 
 from infra.components.agent import ChatAgent, action_groups
 from infra.components.api import ChatApi, UserDirectory
-from infra.components.functions import FunctionSpec, MultitoolFunction
+from infra.components.functions import TOOL_CODE, FunctionSpec, MultitoolFunction, tool_environment
 from infra.components.harness import ChatHarness
 from infra.components.identity import UserIdentity
 from infra.components.jira import JiraSecret
@@ -180,7 +180,12 @@ class MultitoolStack(cdk.Stack):
                     FunctionSpec(
                         group.name,
                         group.function_description,
-                        environment={**tool_env, **(self._jira_reader_environment() if reads_jira else {})},
+                        code=TOOL_CODE,
+                        environment={
+                            **tool_env,
+                            **tool_environment(group.name),
+                            **(self._jira_reader_environment() if reads_jira else {}),
+                        },
                     ),
                 )
                 self._grant_tools(fn.role)

@@ -44,15 +44,35 @@ RUNTIME_ENVIRONMENT: Mapping[str, str] = {
 
 @dataclass(frozen=True)
 class FunctionSpec:
-    """What differs between the functions: the folder, a description, sizing and environment."""
+    """What differs between the functions: the name, a description, code, sizing and environment."""
 
     folder: str
+    """The function's name (its role's description); its code's folder too, unless ``code`` names one."""
     description: str
     timeout_seconds: int = 30
     memory_mb: int = DEFAULT_MEMORY_MB
     environment: Mapping[str, str] = field(default_factory=dict)
     reserved_concurrency: int | None = None
     """Executions kept for this function alone (and its most at once); None: the account's shared pool."""
+    code: str | None = None
+    """The folder under ``functions/`` it runs when it shares one: every tool runs ``functions/tool``
+    (:data:`TOOL_CODE`), its tool named by its environment."""
+
+
+TOOL_CODE = "tool"
+"""The folder every tool's function runs: one handler, its tool from ``TOOL_MODULE``
+(:func:`tool_environment`)."""
+
+
+def tool_environment(group: str) -> dict[str, str]:
+    """What tells the shared tool handler (``functions/tool/handler.py``) which tool it is: the module
+    the registry declares for the action group, which its init loads (and no other tool's)."""
+    from multitool.tools import REGISTRY
+
+    module = REGISTRY.module(group)
+    if module is None:
+        raise ValueError(f"No declared tool module for action group {group!r}: declare it in multitool.tools")
+    return {"TOOL_MODULE": module}
 
 
 def function_asset_path(folder: str) -> str:
@@ -95,7 +115,9 @@ class MultitoolFunction(Construct):
             runtime=RUNTIME,
             architecture=ARCHITECTURE,
             handler="handler.handler",
-            code=lambda_.Code.from_asset(function_asset_path(spec.folder), exclude=ASSET_EXCLUDES),
+            code=lambda_.Code.from_asset(
+                function_asset_path(spec.code or spec.folder), exclude=ASSET_EXCLUDES
+            ),
             layers=[layer],
             role=self.role,
             memory_size=spec.memory_mb,

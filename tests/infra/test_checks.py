@@ -73,16 +73,34 @@ def _asset_dir(synth: Synthesized, code: dict[str, str]) -> Path:
 
 def test_function_assets_hold_only_their_own_folder(synth: Synthesized) -> None:
     for construct_id, folder in (("Orchestrator", "orchestrator"), ("Review", "review")):
-        asset = _asset_dir(synth, synth.props(function_id(synth, construct_id))["Code"])
-        source = Path(__file__).resolve().parents[2] / "functions" / folder
-        shipped = {p.relative_to(asset).as_posix() for p in asset.rglob("*") if p.is_file()}
-        expected = {
-            p.relative_to(source).as_posix()
-            for p in source.rglob("*")
-            if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc" and "tests" not in p.parts
-        }
-        assert "handler.py" in shipped
-        assert shipped == expected
+        _assert_ships_only(synth, construct_id, folder)
+
+
+def _assert_ships_only(synth: Synthesized, construct_id: str, folder: str) -> None:
+    asset = _asset_dir(synth, synth.props(function_id(synth, construct_id))["Code"])
+    source = Path(__file__).resolve().parents[2] / "functions" / folder
+    shipped = {p.relative_to(asset).as_posix() for p in asset.rglob("*") if p.is_file()}
+    expected = {
+        p.relative_to(source).as_posix()
+        for p in source.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc" and "tests" not in p.parts
+    }
+    assert "handler.py" in shipped
+    assert shipped == expected
+
+
+def test_each_tool_function_runs_the_tool_handler_for_its_own_tool_only(agent_stack: Synthesized) -> None:
+    from multitool.tools import REGISTRY
+
+    codes = set()
+    for group, construct_id in (("email_draft", "EmailDraft"), ("jira_link", "JiraLink")):
+        _assert_ships_only(agent_stack, construct_id, "tool")
+        props = agent_stack.props(function_id(agent_stack, construct_id))
+        assert props["Handler"] == "handler.handler"
+        # What functions/tool/handler.py reads: the module its init loads (no other tool's).
+        assert props["Environment"]["Variables"]["TOOL_MODULE"] == REGISTRY.module(group)
+        codes.add(props["Code"]["S3Key"])
+    assert len(codes) == 1  # one asset, the same small folder, for every tool
 
 
 def test_layer_holds_multitool_aarch64_dependencies_and_its_own_sdk(agent_stack: Synthesized) -> None:

@@ -5,9 +5,11 @@ Property values are strings, as Bedrock sends them: arrays as JSON text.
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 AGENT = {"alias": "TSTALIASID", "name": "multitool", "version": "DRAFT", "id": "AGENT12345"}
@@ -73,6 +75,15 @@ class LambdaContextStub:
     @staticmethod
     def get_remaining_time_in_millis() -> int:
         return 30_000
+
+
+@functools.cache
+def tool_handler(group: str) -> Callable[[dict[str, Any], Any], Any]:
+    """The deployed handler of one tool's function: ``functions/tool/handler.py`` with the tool's
+    ``TOOL_MODULE``, as the stack sets it (one module per group, kept as a warm environment keeps it)."""
+    from multitool.local.sandbox.lambdas import load_handler
+
+    return load_handler(Path(__file__).resolve().parents[2] / "functions", group)
 
 
 def response_body(response: Mapping[str, Any]) -> Any:

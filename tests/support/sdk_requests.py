@@ -181,10 +181,9 @@ def deployed_requests(monkeypatch: Any) -> list[SentRequest]:
     from multitool.wiring.orchestrator import aws_chat_service
     from multitool.wiring.review import aws_reviewer
 
-    from functions.email_draft.handler import handler as email_handler
     from functions.orchestrator.handler import handler as chat_handler
     from functions.review.handler import handler as review_handler
-    from tests.support.bedrock_events import LambdaContextStub, bedrock_action_event
+    from tests.support.bedrock_events import LambdaContextStub, bedrock_action_event, tool_handler
     from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
 
     with embedded(apply_env=False) as backend:
@@ -254,7 +253,8 @@ def deployed_requests(monkeypatch: Any) -> list[SentRequest]:
                 properties={"to": ["Kinshuok"], "subject": "The doc", "body": "Here it is."},
                 session_attributes={"userId": user},
             )
-            assert email_handler(tool_event, LambdaContextStub())["response"]["httpStatusCode"] == 200
+            drafted = tool_handler("email_draft")(tool_event, LambdaContextStub())
+            assert drafted["response"]["httpStatusCode"] == 200
             aws_reviewer.cache_clear()
             confirmed = set()
             for action in actions:

@@ -3,7 +3,6 @@ read through the reading account's secret (moto Secrets Manager) from the loopba
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Iterator
 
@@ -17,6 +16,7 @@ from tests.support.bedrock_events import (
     assert_bedrock_response,
     bedrock_action_event,
     response_body,
+    tool_handler,
 )
 from tests.support.moto_tables import REGION, Tables
 
@@ -40,7 +40,7 @@ def invoke(group: str, path: str, properties: dict[str, object]) -> dict[str, ob
     event = bedrock_action_event(
         group, path, "POST", properties, SESSION, input_text="add a comment to WEB-12"
     )
-    response = importlib.import_module(f"functions.{group}.handler").handler(event, LambdaContextStub())
+    response = tool_handler(group)(event, LambdaContextStub())
     assert_bedrock_response(response)
     body: dict[str, object] = response_body(response)
     return body

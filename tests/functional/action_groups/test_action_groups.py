@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import importlib
 from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
-from types import ModuleType
 from typing import Any
 
 import boto3
@@ -26,6 +24,7 @@ from tests.support.bedrock_events import (
     assert_bedrock_response,
     bedrock_action_event,
     response_body,
+    tool_handler,
 )
 from tests.support.moto_tables import Tables
 
@@ -64,12 +63,8 @@ def backend(moto_tables: Tables) -> Iterator[Backend]:
     boto3.DEFAULT_SESSION = None
 
 
-def handler_module(group: str) -> ModuleType:
-    return importlib.import_module(f"functions.{group}.handler")
-
-
 def invoke(group: str, event: Any) -> dict[str, Any]:
-    response: dict[str, Any] = handler_module(group).handler(event, LambdaContextStub())
+    response: dict[str, Any] = tool_handler(group)(event, LambdaContextStub())
     assert_bedrock_response(response)
     return response
 

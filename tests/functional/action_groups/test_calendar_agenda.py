@@ -4,7 +4,6 @@ confirm of it is refused (a read-only card)."""
 
 from __future__ import annotations
 
-import importlib
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -19,6 +18,7 @@ from tests.support.bedrock_events import (
     assert_bedrock_response,
     bedrock_action_event,
     response_body,
+    tool_handler,
 )
 from tests.support.moto_tables import Tables
 
@@ -34,9 +34,7 @@ TUESDAY_10 = datetime(2026, 12, 8, 15, tzinfo=UTC)  # 10:00 in New York
 
 def agenda(**properties: Any) -> dict[str, Any]:
     event = bedrock_action_event("calendar_agenda", "/calendar-agenda", "POST", properties, SESSION)
-    response: dict[str, Any] = importlib.import_module("functions.calendar_agenda.handler").handler(
-        event, LambdaContextStub()
-    )
+    response: dict[str, Any] = tool_handler("calendar_agenda")(event, LambdaContextStub())
     assert_bedrock_response(response)
     return response
 
@@ -139,9 +137,7 @@ def test_an_agenda_card_cannot_be_confirmed(seeded: Tables, review_aws: Tables) 
 
 def free_time(**properties: Any) -> dict[str, Any]:
     event = bedrock_action_event("free_time", "/free-times", "POST", properties, SESSION)
-    response: dict[str, Any] = importlib.import_module("functions.free_time.handler").handler(
-        event, LambdaContextStub()
-    )
+    response: dict[str, Any] = tool_handler("free_time")(event, LambdaContextStub())
     assert_bedrock_response(response)
     return response
 

@@ -9,7 +9,6 @@ found; bad input is a clear error naming its field.
 
 from __future__ import annotations
 
-import importlib
 from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -25,6 +24,7 @@ from tests.support.bedrock_events import (
     assert_bedrock_response,
     bedrock_action_event,
     response_body,
+    tool_handler,
 )
 from tests.support.moto_tables import Tables
 
@@ -75,9 +75,7 @@ def calls(moto_tables: Tables) -> Iterator[Counter[str]]:
 
 def invoke(group: str, path: str, properties: dict[str, Any]) -> dict[str, Any]:
     event = bedrock_action_event(group, path, "POST", properties, SESSION)
-    response: dict[str, Any] = importlib.import_module(f"functions.{group}.handler").handler(
-        event, LambdaContextStub()
-    )
+    response: dict[str, Any] = tool_handler(group)(event, LambdaContextStub())
     assert_bedrock_response(response)
     return response
 

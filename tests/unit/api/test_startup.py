@@ -219,6 +219,9 @@ def _run_fresh(code: str, execution_env: str | None) -> Any:
         {
             "PYTHONPATH": os.pathsep.join([str(ROOT / "shared" / "python"), str(ROOT)]),
             "AWS_DEFAULT_REGION": "us-east-1",
+            # Which tool ``functions/tool/handler.py`` serves, as the stack sets it on each tool's
+            # function (infra.components.functions.tool_environment); no other handler reads it.
+            "TOOL_MODULE": "multitool.tools.email.email_draft",
         }
     )
     if execution_env is not None:

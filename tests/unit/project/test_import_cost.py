@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.function_handlers import handler_import
+
 ROOT = Path(__file__).resolve().parents[3]
 TOOLS = ("email_draft", "meeting_scheduler", "jira_draft", "calendar_agenda", "free_time")
 PACKAGES = {
@@ -32,15 +34,19 @@ EVERY_TOOL = list(dict.fromkeys(module for group in TOOLS for module in tool_mod
 
 def loaded_by(function: str, modules: list[str], then: str = "") -> list[str]:
     """Which of ``modules`` importing ``functions/<function>/handler.py`` (and running ``then``)
-    loads, in a fresh interpreter (this process has long imported everything)."""
+    loads, in a fresh interpreter (this process has long imported everything). A tool's function
+    (``function`` its action group) runs ``functions/tool/handler.py`` with the ``TOOL_MODULE`` the
+    stack sets on it."""
+    statement, environment = handler_import(function)
     code = (
-        f"import json, sys, functions.{function}.handler\n{then}\n"
+        f"import json, sys\n{statement}\n{then}\n"
         f"print(json.dumps([m for m in {modules!r} if m in sys.modules]))"
     )
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(ROOT / "shared" / "python"), str(ROOT)]),
         "AWS_DEFAULT_REGION": "us-east-1",
+        **environment,
     }
     output = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env, cwd=ROOT

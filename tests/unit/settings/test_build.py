@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.function_handlers import handler_import
+
 ROOT = Path(__file__).resolve().parents[3]
 CLASSES = {
     "JiraProject": "multitool.settings",
@@ -29,7 +31,7 @@ ENV = {
 }
 
 
-def built_after(code: str) -> list[str]:
+def built_after(code: str, environment: dict[str, str] | None = None) -> list[str]:
     """The settings classes pydantic has built after ``code`` ran in a fresh interpreter (a class whose
     module was never imported was never built)."""
     program = (
@@ -37,7 +39,11 @@ def built_after(code: str) -> list[str]:
         f"print(json.dumps([n for n, m in {CLASSES!r}.items() "
         "if m in sys.modules and getattr(sys.modules[m], n).__pydantic_complete__]))"
     )
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "shared" / "python"), str(ROOT)])}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT / "shared" / "python"), str(ROOT)]),
+        **(environment or {}),
+    }
     done = subprocess.run(
         [sys.executable, "-c", program], capture_output=True, text=True, check=True, env=env, cwd=ROOT
     )
@@ -49,7 +55,7 @@ def built_after(code: str) -> list[str]:
     "function", ["email_draft", "meeting_scheduler", "jira_draft", "review", "orchestrator"]
 )
 def test_importing_a_handler_builds_no_settings_class(function: str) -> None:
-    assert built_after(f"import functions.{function}.handler") == []
+    assert built_after(*handler_import(function)) == []
 
 
 @pytest.mark.parametrize(

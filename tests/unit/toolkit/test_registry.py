@@ -67,6 +67,18 @@ def test_a_lookup_by_action_group_imports_that_tool_only(package: str) -> None:
     assert f"{package}.note" not in sys.modules
 
 
+def test_a_declared_tool_s_module_is_known_by_its_group_before_and_after_it_loads(package: str) -> None:
+    registry = ToolRegistry()
+    registry.declare(f"{package}.note")
+    registry.declare(f"{package}.reminder")
+
+    assert registry.module("reminder") == f"{package}.reminder"
+    assert f"{package}.reminder" not in sys.modules  # named without loading it: the function loads it
+    registry.by_group("reminder")
+    assert registry.module("reminder") == f"{package}.reminder"
+    assert registry.module("nothing") is None
+
+
 def test_a_lookup_the_loaded_tools_cannot_answer_loads_the_others(package: str) -> None:
     registry = ToolRegistry()
     registry.declare(f"{package}.note")

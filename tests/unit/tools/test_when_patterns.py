@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from multitool.tools.meeting.when import patterns
 
+from tests.support.function_handlers import handler_import
 from tests.support.meeting_when import TOKENS, readings
 
 
@@ -57,13 +58,17 @@ CTX = (
 )
 
 
-def compiled_after(code: str) -> tuple[int, int]:
+def compiled_after(code: str, environment: dict[str, str] | None = None) -> tuple[int, int]:
     """(the phrase reader's patterns, how many are compiled) after ``code`` ran in a fresh interpreter."""
     program = (
         f"import json\n{code}\nfrom multitool.tools.meeting import when\n"
         "print(json.dumps([len(when.LAZY_PATTERNS), sum('compiled' in vars(p) for p in when.LAZY_PATTERNS)]))"
     )
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "shared" / "python"), str(ROOT)])}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT / "shared" / "python"), str(ROOT)]),
+        **(environment or {}),
+    }
     done = subprocess.run(
         [sys.executable, "-c", program], capture_output=True, text=True, check=True, env=env, cwd=ROOT
     )
@@ -73,7 +78,7 @@ def compiled_after(code: str) -> tuple[int, int]:
 
 @pytest.mark.parametrize("function", ["review", "orchestrator", "meeting_scheduler"])
 def test_loading_a_function_that_serves_meetings_compiles_none_of_them(function: str) -> None:
-    total, compiled = compiled_after(f"import functions.{function}.handler")
+    total, compiled = compiled_after(*handler_import(function))
 
     assert total > 20
     assert compiled == 0

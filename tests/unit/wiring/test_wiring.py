@@ -23,8 +23,9 @@ COMPOSED_BY = {
     "slack": f"{WIRING}.slack",
     "mcp_caller": f"{WIRING}.interceptor",
 }
-"""Each function's composition module; every other function is a tool's (action group and Gateway
-target), composed by ``multitool.wiring.action_groups``."""
+"""Each function's composition module; the other handler, ``tool``, is every tool's function (action
+group and Gateway target), composed by ``multitool.wiring.action_groups``."""
+TOOL = "tool"
 READ_ELSEWHERE = ("multitool.settings", "multitool.local")
 """The settings' own module, and the local command (never deployed), may read the environment too."""
 
@@ -77,8 +78,20 @@ def outside_the_wiring() -> list[tuple[str, Path]]:
 
 
 def test_every_function_has_a_handler_to_check() -> None:
-    assert set(COMPOSED_BY) <= set(handlers())
-    assert len(handlers()) > len(COMPOSED_BY)  # and the tools' functions
+    assert handlers() == sorted([*COMPOSED_BY, TOOL])
+
+
+def test_every_tool_runs_the_one_tool_handler_and_has_no_folder_of_its_own() -> None:
+    from multitool.tools import REGISTRY
+
+    groups = REGISTRY.groups
+    assert len(groups) >= 14
+    for group in groups:
+        module = REGISTRY.module(group)
+        # The handler reads its action group off the module's name, as the registry names it.
+        assert module is not None
+        assert module.rpartition(".")[2] == group
+        assert not (FUNCTIONS / group).exists(), group
 
 
 @pytest.mark.parametrize("function", handlers())
@@ -91,7 +104,7 @@ def test_each_handler_imports_its_functions_composition_and_no_other(function: s
 
 
 def test_each_composition_module_exists() -> None:
-    for module in {*COMPOSED_BY.values(), composition_of("email_draft")}:
+    for module in {*COMPOSED_BY.values(), composition_of(TOOL)}:
         assert (LAYER_ROOT / Path(*module.split("."))).with_suffix(".py").is_file(), module
 
 

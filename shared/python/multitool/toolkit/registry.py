@@ -60,6 +60,7 @@ class ToolRegistry(Mapping[str, "ToolSpec"]):
         self._by_action: dict[str, ToolSpec] = {}
         self._by_group: dict[str, ToolSpec] = {}
         self._declared: dict[str, str] = {}  # action group -> its module, until it is loaded
+        self._modules: dict[str, str] = {}  # action group -> its module, for every declared tool
         self._order: list[str] = []  # action groups in declaration order, however they load
         self._version = 0
         # Loading is check-import-add: two threads (the local server's concurrent first
@@ -76,12 +77,19 @@ class ToolRegistry(Mapping[str, "ToolSpec"]):
 
     def declare(self, module: str) -> None:
         """Add the tool a module holds as ``SPEC``, loaded when a lookup first needs it. The
-        module is named after the tool's action group (its Lambda is ``functions/<group>``)."""
+        module is named after the tool's action group (its Lambda runs ``functions/tool`` with this
+        module as ``TOOL_MODULE``)."""
         group = module.rpartition(".")[2]
         if group in self._order:
             raise DuplicateTool(f"Another tool already has the action group '{group}'.")
         self._declared[group] = module
+        self._modules[group] = module
         self._order.append(group)
+
+    def module(self, group: str) -> str | None:
+        """The module a declared tool's action group names (its function loads it first), without
+        loading it; None for a tool registered from a spec, or no tool."""
+        return self._modules.get(group)
 
     def register(self, spec: ToolSpec) -> ToolSpec:
         """Add a tool; its name, action string, action group and path must be its own."""
@@ -145,6 +153,7 @@ class ToolRegistry(Mapping[str, "ToolSpec"]):
             del self._by_action[spec.action]
             del self._by_group[spec.action_group]
             self._order.remove(spec.action_group)
+            self._modules.pop(spec.action_group, None)
             self._version += 1
 
     def _indexed(self, group: str) -> IndexEntry | None:

@@ -31,7 +31,7 @@ class ToolSpec(msgspec.Struct, frozen=True):
 
     - ``name``: the operationId, also the Converse and harness tool name.
     - ``action_group``, ``api_path``, ``method``, ``group_description``: its Bedrock action
-      group (one operation; the Lambda folder ``functions/<action_group>``).
+      group (one operation; its Lambda runs ``functions/tool`` for it).
     - ``description``: what the model reads about the tool.
     - ``args_model`` / ``payload_model``: what the model passes and what the tool returns.
     - ``prepare``: the domain logic, ``(args, ToolContext, ToolConfig) -> Prepared``; its payload

@@ -1,4 +1,4 @@
-"""The action-group functions' adapters (``functions/<tool>``: Bedrock action groups and the
+"""The action-group functions' adapters (``functions/tool``, one per tool: Bedrock action groups and the
 AgentCore Gateway's targets alike): the tools' ports, config and caller key.
 
 The ports are the orchestrator's (:func:`multitool.wiring.tool_ports.tool_ports`) over the

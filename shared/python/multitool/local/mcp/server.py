@@ -3,8 +3,8 @@
 A stand-in for the AgentCore Gateway, built with the official MCP Python SDK (``mcp``): it lists
 the tools the Gateway would (``<target>___<tool>``, from the committed Gateway tool schemas) and
 answers ``tools/call`` the way the Gateway does, by invoking the action-group Lambda handler
-(``functions/<group>/handler.py``, loaded by file path) with the arguments as the whole event and
-the Gateway's keys in the Lambda client context. So a call takes exactly the Gateway event path of
+(``functions/tool/handler.py`` for the group, loaded by file path) with the arguments as the whole
+event and the Gateway's keys in the Lambda client context. So a call takes exactly the Gateway event path of
 the deployed Lambdas: same resolver, same validation, same payloads.
 
 Unlike the AgentCore Gateway, this server knows who it serves: the ``--user`` it was started as,

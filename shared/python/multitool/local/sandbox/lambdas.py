@@ -11,6 +11,7 @@ import base64
 import binascii
 import importlib.util
 import json
+import os
 import re
 import sys
 import threading
@@ -136,8 +137,15 @@ def _router_state_per_thread() -> None:
         )
 
 
+TOOL_CODE = "tool"
+"""The folder every tool's function runs (``functions/tool/handler.py``), told its tool by ``TOOL_MODULE``
+as the stack tells each deployed tool function (``infra.components.functions.tool_environment``)."""
+_tool_environment = threading.Lock()  # the environment is the process's: one tool's import at a time
+
+
 def load_handler(functions_dir: Path, name: str, instance: int = 0) -> Handler:
-    """``functions/<name>/handler.py``'s ``handler``, loaded by file path (never ``import functions``).
+    """``functions/<name>/handler.py``'s ``handler``, loaded by file path (never ``import functions``);
+    a tool's action group without a folder of its own runs ``functions/tool/handler.py`` for that tool.
 
     Each ``instance`` is a separate module: its own module-level state (the resolver
     ``app``), as each Lambda execution environment has its own.
@@ -146,6 +154,9 @@ def load_handler(functions_dir: Path, name: str, instance: int = 0) -> Handler:
         raise FileNotFoundError(f"No function named {name!r}")
     _router_state_per_thread()
     path = functions_dir / name / "handler.py"
+    tool_module = None if path.is_file() else _tool_module(name)
+    if tool_module is not None:
+        path = functions_dir / TOOL_CODE / "handler.py"
     if not path.is_file():
         raise FileNotFoundError(f"No handler for function {name!r} at {path}")
     module_name = f"_multitool_local_{name}_handler" + (f"_{instance}" if instance else "")
@@ -154,11 +165,30 @@ def load_handler(functions_dir: Path, name: str, instance: int = 0) -> Handler:
         raise ImportError(f"Cannot load {path}")
     module: ModuleType = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
-    spec.loader.exec_module(module)
+    if tool_module is None:
+        spec.loader.exec_module(module)
+    else:
+        with _tool_environment:  # what the stack sets on the tool's function, for its import only
+            before = os.environ.get("TOOL_MODULE")
+            os.environ["TOOL_MODULE"] = tool_module
+            try:
+                spec.loader.exec_module(module)
+            finally:
+                if before is None:
+                    del os.environ["TOOL_MODULE"]
+                else:
+                    os.environ["TOOL_MODULE"] = before
     handler = getattr(module, "handler", None)
     if not callable(handler):
         raise ImportError(f"{path} has no callable 'handler'")
     return handler  # type: ignore[no-any-return]
+
+
+def _tool_module(group: str) -> str | None:
+    """The module of the tool whose action group ``group`` is, if one is declared."""
+    from multitool.tools import REGISTRY
+
+    return REGISTRY.module(group)
 
 
 class Instances:

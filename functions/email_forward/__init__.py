@@ -1,1 +1,0 @@
-"""Bedrock action group: email forwards (POST /email-forwards)."""

@@ -1,1 +1,0 @@
-"""Bedrock action group: email replies (POST /email-replies)."""

@@ -1,1 +1,0 @@
-"""Bedrock action group: email drafts (POST /email-drafts)."""

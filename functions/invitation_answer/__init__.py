@@ -1,1 +1,0 @@
-"""Bedrock action group: invitation answers (POST /invitation-answers)."""

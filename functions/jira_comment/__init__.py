@@ -1,1 +1,0 @@
-"""Bedrock action group: comments on existing Jira issues (POST /jira-comments)."""

@@ -1,1 +1,0 @@
-"""Bedrock action group: Jira ticket drafts (POST /jira-ticket-drafts)."""

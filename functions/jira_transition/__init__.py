@@ -1,1 +1,0 @@
-"""Bedrock action group: Jira issue transitions (POST /jira-transitions)."""

@@ -1,1 +1,0 @@
-"""Bedrock action group: Jira issue updates (POST /jira-updates)."""

@@ -1,1 +1,0 @@
-"""Bedrock action group: meeting cancellations (POST /meeting-cancellations)."""

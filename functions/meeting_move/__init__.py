@@ -1,1 +1,0 @@
-"""Bedrock action group: meeting moves (POST /meeting-moves)."""

@@ -1,1 +1,0 @@
-"""Bedrock action group: meeting proposals (POST /meeting-proposals)."""
