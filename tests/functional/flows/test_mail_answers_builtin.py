@@ -24,6 +24,7 @@ from tests.support.bedrock_events import (
     assert_bedrock_response,
     bedrock_action_event,
     response_body,
+    tool_handler,
 )
 from tests.support.http_events import FakeLambdaContext, http_api_event, json_body
 from tests.support.moto_tables import Tables
@@ -325,14 +326,11 @@ def _action_group(
     group: str, path: str, properties: dict[str, Any], email_address: str = ME
 ) -> dict[str, Any]:
     """A Bedrock action-group event (the message reference as a JSON object property) through the handler."""
-    import importlib
 
     boto3.setup_default_session(region_name="us-east-1")
     session = {"userId": OWNER, "timezone": "Europe/London", "userEmail": email_address}
     event = bedrock_action_event(group, path, "POST", properties, session)
-    response: dict[str, Any] = importlib.import_module(f"functions.{group}.handler").handler(
-        event, LambdaContextStub()
-    )
+    response: dict[str, Any] = tool_handler(group)(event, LambdaContextStub())
     assert_bedrock_response(response)
     return response
 

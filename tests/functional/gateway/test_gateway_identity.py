@@ -8,7 +8,6 @@ draft made for a verified caller is confirmable by that caller only, and no turn
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 import pytest
@@ -23,6 +22,7 @@ from multitool.runtimes.product import product_flows
 from multitool.tools.gateway_target import sign_caller
 from multitool.wiring.action_groups import aws_environment
 
+from tests.support.bedrock_events import tool_handler
 from tests.support.gateway_events import GatewayHarness, gateway_custom, gateway_turn_stream, invoke_target
 from tests.support.harness_streams import HARNESS_ARN, ScriptedHarness
 from tests.support.moto_tables import Tables
@@ -35,10 +35,7 @@ ALICE, BOB = "user-alice", "user-bob"
 
 
 def _handlers() -> dict[str, Any]:
-    return {
-        group: importlib.import_module(f"functions.{group}.handler").handler
-        for group in ("email_draft", "meeting_scheduler", "jira_draft")
-    }
+    return {group: tool_handler(group) for group in ("email_draft", "meeting_scheduler", "jira_draft")}
 
 
 def _reviewer(tables: Tables, mailer: RecordingMailer) -> Reviewer:

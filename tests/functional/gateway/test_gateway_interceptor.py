@@ -22,6 +22,7 @@ from multitool.review.reviewer import Reviewer
 from multitool.wiring.action_groups import aws_environment
 from multitool.wiring.interceptor import aws_interceptor
 
+from tests.support.bedrock_events import tool_handler
 from tests.support.gateway_events import (
     access_token,
     gateway_custom,
@@ -62,7 +63,7 @@ def _intercept(event: dict[str, Any]) -> dict[str, Any]:
 
 def _target(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     group = name.split("___")[0].replace("-", "_")
-    handler = importlib.import_module(f"functions.{group}.handler").handler
+    handler = tool_handler(group)
     answer: dict[str, Any] = invoke_target(handler, arguments, gateway_custom(name))
     return answer
 

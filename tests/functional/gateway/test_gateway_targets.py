@@ -7,7 +7,6 @@ action-group events, told apart by the context, never by the arguments.
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 import pytest
@@ -21,6 +20,7 @@ from tests.support.bedrock_events import (
     assert_bedrock_response,
     bedrock_action_event,
     response_body,
+    tool_handler,
 )
 from tests.support.gateway_events import gateway_context, gateway_custom, invoke_target
 from tests.support.moto_tables import Tables
@@ -34,7 +34,7 @@ ACTIONS = {spec.action_group: spec.action for spec in REGISTRY.values()}
 
 
 def _handler(group: str) -> Any:
-    return importlib.import_module(f"functions.{group}.handler").handler
+    return tool_handler(group)
 
 
 def _qualified(group: str) -> str:

@@ -20,9 +20,10 @@ import httpx
 import pytest
 from multitool.ports.agentcore.tokens import slack_vault_user
 
-from tests.functional.local.test_consent_flow_http import consent_page, decide, id_token
+from tests.functional.local.test_consent_flow_http import consent_page, decide
 from tests.functional.slack.test_slack_local import Slack, action_ids, text_of
 from tests.support.local_server import local_server
+from tests.support.page_sign_in import page_id_token as id_token
 
 COMBINED = "Email Kinshuok about the doc and schedule a sync with Priya on Thursday"
 
