@@ -217,6 +217,11 @@ def test_the_review_function_loads_no_tool_while_it_initialises() -> None:
     assert loaded_by("review", EVERY_TOOL) == []
 
 
+def test_the_review_function_loads_no_reference_finder_while_it_initialises() -> None:
+    # A confirm refuses a changed item with toolkit.errors.ItemChanged; finding items is the tools' part.
+    assert loaded_by("review", ["multitool.toolkit.references"]) == []
+
+
 @pytest.mark.parametrize(
     ("draft", "tool"),
     [("email_draft", "email_draft"), ("meeting_draft", "meeting_scheduler"), ("jira_draft", "jira_draft")],

@@ -20,6 +20,7 @@ from multitool.toolkit.errors import (
     DateInPast,
     InvalidInput,
     InvalidRecurrence,
+    ItemChanged,
     NoFreeSlot,
     SuiteRefused,
     ToolError,
@@ -30,7 +31,7 @@ from multitool.toolkit.errors import (
     UnknownTool,
     UnparseableDate,
 )
-from multitool.toolkit.references import ItemChanged, NothingFound
+from multitool.toolkit.references import NothingFound
 from multitool.tools import AskedTooOften, TooManyCalls
 from multitool.tools.apps import action_group_app, handle
 from multitool.tools.environment import ToolEnvironment

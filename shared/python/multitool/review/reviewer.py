@@ -115,8 +115,7 @@ from multitool.toolkit.confirm import (
     people_on,
     typed_addresses,
 )
-from multitool.toolkit.errors import InvalidEdits, NothingToConfirm, SlotRefused
-from multitool.toolkit.references import ItemChanged
+from multitool.toolkit.errors import InvalidEdits, ItemChanged, NothingToConfirm, SlotRefused
 from multitool.tools import REGISTRY
 from multitool.wire import WireModel
 

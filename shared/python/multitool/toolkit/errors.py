@@ -93,6 +93,14 @@ class NoFreeSlot(ToolError):
     status = 422
 
 
+class ItemChanged(ToolError):
+    """The item a card names changed or went away on the provider after the card was made: its
+    confirm wrote nothing."""
+
+    code: ClassVar[str] = "item_changed"
+    status: ClassVar[int] = 409
+
+
 class ToolFailed(ToolError):
     """The tool's own code failed unexpectedly on this call (logged by type and place only)."""
 

@@ -230,13 +230,6 @@ class NothingFound(ToolError):
     status = 404
 
 
-class ItemChanged(ToolError):
-    """The item changed or went away on the provider after the card was made: nothing was written."""
-
-    code = "item_changed"
-    status = 409
-
-
 class FindContext(msgspec.Struct, frozen=True):
     """What a finder reads with: the caller, their ports, the names the batch resolved, and the
     deployment's choices (``config``: e.g. the Jira projects an issue may be found in)."""
@@ -292,7 +285,6 @@ __all__ = [
     "Finder",
     "Found",
     "Item",
-    "ItemChanged",
     "ItemRef",
     "ItemResolution",
     "Lookup",

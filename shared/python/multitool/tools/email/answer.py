@@ -32,8 +32,8 @@ from multitool.toolkit.confirm import (
     sender_name,
 )
 from multitool.toolkit.context import MAX_BODY_CHARS, MAX_RECIPIENTS
-from multitool.toolkit.errors import InvalidEdits
-from multitool.toolkit.references import Item, ItemChanged, ItemResolution, chosen
+from multitool.toolkit.errors import InvalidEdits, ItemChanged
+from multitool.toolkit.references import Item, ItemResolution, chosen
 from multitool.tools.email.email_forward import ForwardPayload
 from multitool.tools.email.email_reply import ReplyPayload, on_card, recipients_for
 from multitool.wire import WireModel

@@ -6,7 +6,7 @@ Only a confirm imports it (:mod:`multitool.tools.jira_comment.confirm`,
 :mod:`multitool.tools.jira_link.confirm`). Every confirm acts only on an issue the card offered
 (:func:`multitool.toolkit.references.chosen`) and re-reads it before writing (its ``check``): an
 issue gone, or moved so that the change no longer fits, is
-:class:`~multitool.toolkit.references.ItemChanged` and nothing is written. Exactly once, as Jira
+:class:`~multitool.toolkit.errors.ItemChanged` and nothing is written. Exactly once, as Jira
 allows it: a comment carries the draft id in an entity property and every confirm first reads the
 issue's newest comments for it (Jira takes no idempotency key); a transition to the status the
 issue is already in answers done; an update the issue already shows answers done (and the edit is
@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 from multitool.ports.jira import IssueView, JiraError
 from multitool.text import SingleLine
 from multitool.toolkit.confirm import Backends
-from multitool.toolkit.errors import InvalidEdits, NotConfigured, ToolError
-from multitool.toolkit.references import Item, ItemChanged, ItemResolution, chosen
+from multitool.toolkit.errors import InvalidEdits, ItemChanged, NotConfigured, ToolError
+from multitool.toolkit.references import Item, ItemResolution, chosen
 from multitool.tools.jira.find import provider_error
 from multitool.wire import WireModel
 

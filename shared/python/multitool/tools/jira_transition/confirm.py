@@ -12,8 +12,7 @@ from pydantic import Field
 from multitool.ports.jira import JiraError
 from multitool.text import SingleLine
 from multitool.toolkit.confirm import ActionReview, Backends, ReviewContext
-from multitool.toolkit.errors import InvalidEdits
-from multitool.toolkit.references import ItemChanged
+from multitool.toolkit.errors import InvalidEdits, ItemChanged
 from multitool.tools.jira.confirming import ItemId, chosen_on_card, current, jira_of
 from multitool.tools.jira.find import provider_error
 from multitool.tools.jira_transition.jira_transition import JiraTransitionPayload

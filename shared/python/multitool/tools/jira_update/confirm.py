@@ -15,8 +15,7 @@ from multitool.text import SingleLine
 from multitool.toolkit.common import RawName
 from multitool.toolkit.confirm import ActionReview, Address, Backends, ReviewContext, address_of, settled
 from multitool.toolkit.context import MAX_SUMMARY_CHARS
-from multitool.toolkit.errors import InvalidEdits
-from multitool.toolkit.references import ItemChanged
+from multitool.toolkit.errors import InvalidEdits, ItemChanged
 from multitool.tools.jira.confirming import ItemId, chosen_on_card, current, jira_of
 from multitool.tools.jira.jira_draft import AnyCasePriority, Priority
 from multitool.tools.jira_update.jira_update import MAX_LABELS, JiraUpdatePayload, Label

@@ -32,8 +32,8 @@ from multitool.ports.mail import Mail
 from multitool.text import CLEAN_MULTI_LINE
 from multitool.toolkit.common import external_person, replaced_field
 from multitool.toolkit.confirm import Backends, ReviewContext, reply_to, sender_name
-from multitool.toolkit.errors import DateInPast, InvalidEdits, SlotRefused
-from multitool.toolkit.references import ItemChanged, ItemResolution, chosen
+from multitool.toolkit.errors import DateInPast, InvalidEdits, ItemChanged, SlotRefused
+from multitool.toolkit.references import ItemResolution, chosen
 from multitool.tools.meeting.slots import Slot, SlotCheck
 from multitool.wire import WireModel
 
