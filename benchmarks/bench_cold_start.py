@@ -71,7 +71,15 @@ working tree and the table says so.
 
 ``python -m benchmarks cold_start``; ``BENCH_COLD_RUNS`` (default 11) rounds;
 ``BENCH_COLD_REVISION=HEAD`` (any git revision) measures that commit's
-``multitool`` and ``functions/`` instead of the working tree.
+``multitool`` and ``functions/`` instead of the working tree; ``BENCH_COLD_ONLY=orchestrator,review``
+measures those functions and their floors only; ``BENCH_COLD_COMPARE=<revision>[,<revision>...]`` runs
+the same functions of each revision too, in the same rounds (rows ``name @revision``, their own layer
+built from that commit), so two trees are compared under the same load, which separate runs cannot do.
+
+Beside the median, ``p20`` is the fifth-fastest CPU time of each hundred: a neighbour's load only ever
+adds CPU time, and on a shared machine a program's samples fall in a fast and a slow group, whose
+proportion moves a median by up to 10% between two identical programs of one run; the target is read
+on the median.
 """
 
 from __future__ import annotations
@@ -102,6 +110,8 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = int(os.environ.get("BENCH_COLD_RUNS", "11"))
 REVISION = os.environ.get("BENCH_COLD_REVISION")
+COMPARE = tuple(revision for revision in os.environ.get("BENCH_COLD_COMPARE", "").split(",") if revision)
+"""Revisions whose functions run in the same rounds as the measured tree's (rows ``name @revision``)."""
 TARGET = 1.15
 """A function's cold start over its floor's in CPU time (``cpu x stack``), in one run: its median CPU time
 over its floor's. CPU time is the child's own work; its wall time also holds the time moto and the
@@ -119,6 +129,8 @@ FUNCTIONS = (
     "slack",
 )
 DEPLOYED_HARNESS_ARN = "arn:aws:bedrock-agentcore:us-east-1:123456789012:harness/multitool_chat-a1b2c3d4e5"
+ONLY = tuple(name for name in os.environ.get("BENCH_COLD_ONLY", "").split(",") if name)
+"""The functions to measure (with their floors); empty: every one."""
 LOCAL = {"orchestrator (offline, local)": ("orchestrator", {"RUNTIME": "offline"})}
 """Rows measured beside the targets, never against them: label -> (function, environment changes)."""
 TRACE_HEADER = "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1"
@@ -430,8 +442,9 @@ def _tree(scratch: Path, revision: str | None = REVISION) -> Tree:
     return Tree(scratch / "shared" / "python" / "multitool", scratch / "functions", f"{revision} {tree}")
 
 
-def _host_layers(tree: Tree) -> Setup | None:
-    """The layer as bundled, for this machine's platform: (bytecode, sources only) + the runtime's SDK."""
+def _host_layers(tree: Tree, *, prune: bool = True) -> Setup | None:
+    """The layer as bundled, for this machine's platform: (bytecode, sources only) + the runtime's SDK;
+    ``prune``: the layers other trees left in the build folder go."""
     from infra.components import layer
 
     python = layer.layer_python()
@@ -471,7 +484,7 @@ def _host_layers(tree: Tree) -> Setup | None:
         _pip_target(runtime, sdk, *platform_args)
         layer.compile_bytecode(runtime, python)
         (home / "ready").write_text("built\n", encoding="utf-8")
-    for stale in BUILD.iterdir():
+    for stale in BUILD.iterdir() if prune else ():
         if stale.name != digest:
             shutil.rmtree(stale, ignore_errors=True)
     runtime_path = str(home / "runtime")
@@ -696,29 +709,70 @@ def _draft_id(response: Mapping[str, Any]) -> str:
     return str(body["id"] if "id" in body else body["draftId"])
 
 
+@dataclass(frozen=True)
+class Program:
+    """One row: the program ``name`` (its event) run from ``task`` on the ``path`` layer entries."""
+
+    label: str
+    name: str
+    task: Path
+    path: list[str]
+    env: Mapping[str, str]
+
+
+def selected() -> tuple[str, ...]:
+    """The functions this run measures (``BENCH_COLD_ONLY``, in table order), every one by default."""
+    unknown = sorted(set(ONLY) - set(FUNCTIONS))
+    if unknown:
+        raise SystemExit(
+            f"BENCH_COLD_ONLY names no function: {', '.join(unknown)} (one of {', '.join(FUNCTIONS)})"
+        )
+    return tuple(name for name in FUNCTIONS if not ONLY or name in ONLY)
+
+
+def _setup(tree: Tree, *, prune: bool = True) -> Setup:
+    try:
+        setup = _host_layers(tree, prune=prune)
+    except subprocess.CalledProcessError as error:
+        reason = f"pip could not fetch the host wheels: {(error.stderr or '').strip()[-200:]}"
+        return _venv_setup(tree, reason)
+    return setup or _venv_setup(tree, "no Python 3.13 interpreter here")
+
+
+def _p20(values: list[float]) -> float:
+    """The value a fifth of the samples are at or below (the fast group's, on a shared machine)."""
+    ordered = sorted(values)
+    return ordered[(len(ordered) - 1) // 5]
+
+
 def measure(runs: int = RUNS) -> tuple[Setup, dict[str, dict[str, float]], dict[str, int]]:
-    """(setup, program -> {wall_ms, cpu_ms, import_ms, request_ms} medians, program -> its status)."""
+    """(setup, program -> {wall_ms, cpu_ms, import_ms, request_ms, cpu_p20} medians (and the CPU's
+    p20), program -> its status)."""
+    functions = selected()
     samples: dict[str, dict[str, list[float]]] = {}
     statuses: dict[str, int] = {}
     with tempfile.TemporaryDirectory() as scratch, _backend() as (env, gateway, slack_env):
         folder = Path(scratch)
         tree = _tree(folder / "tree")
-        setup: Setup | None
-        try:
-            setup = _host_layers(tree)
-        except subprocess.CalledProcessError as error:
-            reason = f"pip could not fetch the host wheels: {(error.stderr or '').strip()[-200:]}"
-            setup = _venv_setup(tree, reason)
-        setup = setup or _venv_setup(tree, "no Python 3.13 interpreter here")
+        setup = _setup(tree)
+        compared = {
+            revision: (
+                compare_tree := _tree(folder / "compare" / str(index), revision),
+                _setup(compare_tree, prune=False),
+            )
+            for index, revision in enumerate(COMPARE)
+        }
         (folder / "runner.py").write_text(RUNNER, encoding="utf-8")
-        tasks = {name: _function_folder(tree, name) for name in FUNCTIONS}
-        told = {name: _function_environment(tree, name) for name in FUNCTIONS}
-        sources = {"baseline": BASELINE, **REFERENCES}
-        for index, (name, program) in enumerate(sources.items()):
+        floors = {FLOORS[name] for name in functions} | (
+            {FLOORS[label] for label in LOCAL} if "orchestrator" in functions else set()
+        )
+        references = {name: program for name, program in REFERENCES.items() if not ONLY or name in floors}
+        reference_tasks = {}
+        for index, (name, source) in enumerate({"baseline": BASELINE, **references}.items()):
             task = folder / "references" / str(index)
             task.mkdir(parents=True)
-            (task / "handler.py").write_text(program, encoding="utf-8")
-            tasks[name] = task
+            (task / "handler.py").write_text(source, encoding="utf-8")
+            reference_tasks[name] = task
         first_variant = next(iter(setup.layers.values()))
 
         def write_events(draft_id: str | None) -> dict[str, tuple[Path, str]]:
@@ -733,10 +787,10 @@ def measure(runs: int = RUNS) -> tuple[Setup, dict[str, dict[str, float]], dict[
         made = _once(
             setup.python,
             first_variant,
-            tasks["email_draft"],
+            _function_folder(tree, "email_draft"),
             "handler",
             events["email_draft"][0],
-            {**env, **told["email_draft"]},
+            {**env, **_function_environment(tree, "email_draft")},
         )
         events = write_events(_draft_id(made["response"]))
         # The functions get what the stack sets on each of them (infra.components.functions); the
@@ -744,45 +798,84 @@ def measure(runs: int = RUNS) -> tuple[Setup, dict[str, dict[str, float]], dict[
         from infra.components.functions import RUNTIME_ENVIRONMENT
 
         deployed = {**env, **RUNTIME_ENVIRONMENT}
-        envs = {name: {**deployed, **told[name]} if name in FUNCTIONS else env for name in tasks}
-        for name in INTERCEPTORS:
-            envs[name] = {**envs[name], **gateway.env}
-        for name in slack_cold_start.PROGRAMS:
-            envs[name] = {**envs[name], **slack_env}
-        for name, (function, changes) in LOCAL.items():
-            tasks[name], envs[name] = tasks[function], {**deployed, **changes}
-        programs = [(name, name, first_variant) for name in ("baseline", *REFERENCES)]
-        programs += [
-            (name, f"{name} [{variant}]", path)
-            for variant, path in setup.layers.items()
-            for name in (*FUNCTIONS, *(LOCAL if path is first_variant else ()))
-        ]
-        for name, label, path in programs:  # one warm-up each: disk cache, moto's first calls
+
+        def function(
+            label: str, name: str, of: Tree, path: list[str], changes: Mapping[str, str] = {}
+        ) -> Program:
+            told = {**deployed, **_function_environment(of, name), **changes}
+            if name in INTERCEPTORS:
+                told |= gateway.env
             if name in slack_cold_start.PROGRAMS:
-                slack_cold_start.write_fresh(events[name][0])
-            _once(setup.python, path, tasks[name], events[name][1], events[name][0], envs[name])
-            samples[label] = {"wall_ms": [], "cpu_ms": [], "import_ms": [], "request_ms": []}  # table order
+                told |= slack_env
+            return Program(label, name, _function_folder(of, name), path, told)
+
+        def reference(name: str, task: Path) -> Program:
+            told = {**env, **(gateway.env if name in INTERCEPTORS else {})}
+            if name in slack_cold_start.PROGRAMS:
+                told |= slack_env
+            return Program(name, name, task, first_variant, told)
+
+        programs = [reference(name, task) for name, task in reference_tasks.items()]
+        for variant, path in setup.layers.items():
+            programs += [function(f"{name} [{variant}]", name, tree, path) for name in functions]
+            if path is first_variant and "orchestrator" in functions:
+                programs += [
+                    function(f"{label} [{variant}]", runs_as, tree, path, changes)
+                    for label, (runs_as, changes) in LOCAL.items()
+                ]
+        for revision, (compare_tree, compare_setup) in compared.items():
+            variant, path = next(iter(compare_setup.layers.items()))
+            programs += [
+                function(f"{name} @{revision} [{variant}]", name, compare_tree, path) for name in functions
+            ]
+        for program in programs:  # one warm-up each: disk cache, moto's first calls
+            _run(setup.python, program, events)
+            samples[program.label] = {"wall_ms": [], "cpu_ms": [], "import_ms": [], "request_ms": []}
         for round_number in range(runs):
             # Each round in its own order (seeded: the same in every run): a program's place in the
             # round, right after moto answered a heavier one or not, must not bias its figure.
-            for name, label, path in random.Random(round_number).sample(programs, len(programs)):
-                event, module = events[name]
-                if name in slack_cold_start.PROGRAMS:
-                    slack_cold_start.write_fresh(event)
-                outcome = _once(setup.python, path, tasks[name], module, event, envs[name])
-                statuses[label] = _status(outcome["response"])
-                for key, series in samples[label].items():
+            for program in random.Random(round_number).sample(programs, len(programs)):
+                outcome = _run(setup.python, program, events)
+                statuses[program.label] = _status(outcome["response"])
+                for key, series in samples[program.label].items():
                     series.append(outcome[key])
     medians = {
         label: {key: statistics.median(values) for key, values in series.items()}
+        | {"cpu_p20": _p20(series["cpu_ms"])}
         for label, series in samples.items()
     }
     label = setup.label if REVISION is None else f"{setup.label}; sources of {REVISION}"
     return Setup(label, setup.python, setup.layers), medians, statuses
 
 
+def _run(python: str, program: Program, events: Mapping[str, tuple[Path, str]]) -> dict[str, Any]:
+    """One cold start of ``program`` (a Slack event is made afresh for each: benchmarks.slack_cold_start)."""
+    event, module = events[program.name]
+    if program.name in slack_cold_start.PROGRAMS:
+        slack_cold_start.write_fresh(event)
+    return _once(python, program.path, program.task, module, event, dict(program.env))
+
+
+def _verdict(label: str, cpu_ratio: float) -> tuple[str, str]:
+    """(the row's name as shown, its verdict): a reference, a local row, a compared revision's row
+    (``cmp``: not a target) or a function against the target."""
+    if label in REFERENCES:
+        return f"ref {label}", "ref"
+    if _function_of(label) in LOCAL:
+        return label, "local"
+    if " @" in label:
+        return label, "cmp"
+    return label, "" if label == "baseline" else ("ok" if cpu_ratio <= TARGET else "OVER")
+
+
+def _function_of(label: str) -> str:
+    """``review @abc123 [bytecode]`` -> ``review``."""
+    return label.split(" [", 1)[0].split(" @", 1)[0]
+
+
 def run() -> None:
     setup, medians, statuses = measure()
+    functions = selected()
     baseline = medians["baseline"]
     print(f"children: {setup.label}")
     print(
@@ -792,44 +885,52 @@ def run() -> None:
     )
     print("ref rows: the stack without multitool (see the module docstring); not targets")
     print("local rows: what only a local run loads (the offline model); not targets")
+    if COMPARE:
+        print(f"cmp rows: the same functions of {', '.join(COMPARE)}, in the same rounds; not targets")
     print(
-        "cpu: the child's CPU time to its response (interpreter start included), less shaken by machine load"
+        "cpu: the child's CPU time to its response (interpreter start included), less shaken by machine load;"
+        " p20: the fast fifth's CPU time over its floor's (steadier on a shared machine; not the target)"
     )
     header = (
         f"{'process':<42}{'status':>7}{'wall ms':>9}{'x base':>8}{'x stack':>8}"
-        f"{'cpu ms':>8}{'x base':>8}{'x stack':>8}{'import':>8}{'request':>9}{'verdict':>8}"
+        f"{'cpu ms':>8}{'x base':>8}{'x stack':>8}{'p20 x':>7}{'import':>8}{'request':>9}{'verdict':>8}"
     )
     print(header)
     for label, figures in medians.items():
         ratio = figures["wall_ms"] / baseline["wall_ms"]
-        floor_label = FLOORS.get(label.split(" [", 1)[0])
-        floor_ratio = figures["wall_ms"] / medians[floor_label]["wall_ms"] if floor_label else 0.0
-        over_floor = f"{floor_ratio:.2f}" if floor_label else ""
-        cpu_ratio = figures["cpu_ms"] / medians[floor_label]["cpu_ms"] if floor_label else 0.0
-        cpu_floor = f"{cpu_ratio:.2f}" if floor_label else ""
-        if label in REFERENCES:
-            shown, verdict = f"ref {label}", "ref"
-        elif label.split(" [", 1)[0] in LOCAL:
-            shown, verdict = label, "local"
-        else:
-            shown, verdict = label, "" if label == "baseline" else ("ok" if cpu_ratio <= TARGET else "OVER")
+        floor_label = FLOORS.get(_function_of(label))
+        floor = medians[floor_label] if floor_label else None
+        over_floor = f"{figures['wall_ms'] / floor['wall_ms']:.2f}" if floor else ""
+        cpu_ratio = figures["cpu_ms"] / floor["cpu_ms"] if floor else 0.0
+        cpu_floor = f"{cpu_ratio:.2f}" if floor else ""
+        fast_floor = f"{figures['cpu_p20'] / floor['cpu_p20']:.2f}" if floor else ""
+        shown, verdict = _verdict(label, cpu_ratio)
         print(
             f"{shown:<42}{statuses[label]:>7}{figures['wall_ms']:>9.0f}{ratio:>8.2f}{over_floor:>8}"
             f"{figures['cpu_ms']:>8.0f}{figures['cpu_ms'] / baseline['cpu_ms']:>8.2f}{cpu_floor:>8}"
-            f"{figures['import_ms']:>8.0f}{figures['request_ms']:>9.0f}{verdict:>8}"
+            f"{fast_floor:>7}{figures['import_ms']:>8.0f}{figures['request_ms']:>9.0f}{verdict:>8}"
         )
     variant = next(iter(setup.layers))
     print(f"each function's ratio to the baseline = its stack's floor + multitool's own ({variant}):")
-    for name in FUNCTIONS:
+    for name in functions:
         split = []
         for key in ("wall_ms", "cpu_ms"):
             ratio = medians[f"{name} [{variant}]"][key] / baseline[key]
-            floor = medians[FLOORS[name]][key] / baseline[key]
-            split.append(f"{key[:-3]} {ratio:.2f}x = {floor:.2f}x {ratio - floor:+.2f}x")
+            floor_ratio = medians[FLOORS[name]][key] / baseline[key]
+            split.append(f"{key[:-3]} {ratio:.2f}x = {floor_ratio:.2f}x {ratio - floor_ratio:+.2f}x")
         print(f"  {name:<20} {'; '.join(split)}  (floor: {FLOORS[name]})")
+    for revision in COMPARE:
+        print(f"this tree over {revision}, per function (CPU, median and p20, the same rounds):")
+        for name in functions:
+            mine, theirs = medians[f"{name} [{variant}]"], medians[f"{name} @{revision} [{variant}]"]
+            median, fast = (mine["cpu_ms"], theirs["cpu_ms"]), (mine["cpu_p20"], theirs["cpu_p20"])
+            print(
+                f"  {name:<20} {median[0] / median[1]:.2f}x median ({median[0] - median[1]:+.0f} ms),"
+                f" {fast[0] / fast[1]:.2f}x p20 ({fast[0] - fast[1]:+.0f} ms)"
+            )
     if "runtime SDK" in setup.layers:
         print("the SDK from the layer vs from the runtime's folder, per function (spawn to first response):")
-        for name in FUNCTIONS:
+        for name in functions:
             bundled, provided = medians[f"{name} [bytecode]"], medians[f"{name} [runtime SDK]"]
             extra = bundled["wall_ms"] - provided["wall_ms"]
             cpu = bundled["cpu_ms"] - provided["cpu_ms"]
@@ -839,7 +940,7 @@ def run() -> None:
             )
     if "sources only" in setup.layers:
         print("bytecode in the layer, per function (sources only / bytecode, spawn to first response):")
-        for name in FUNCTIONS:
+        for name in functions:
             compiled, plain = medians[f"{name} [bytecode]"], medians[f"{name} [sources only]"]
             saved = plain["wall_ms"] - compiled["wall_ms"]
             print(f"  {name:<20} {plain['wall_ms'] / compiled['wall_ms']:.2f}x  ({saved:.0f} ms saved)")
