@@ -799,21 +799,21 @@ def measure(runs: int = RUNS) -> tuple[Setup, dict[str, dict[str, float]], dict[
 
         deployed = {**env, **RUNTIME_ENVIRONMENT}
 
+        def sides(name: str) -> dict[str, str]:
+            """What only the interceptors (the user Gateway) and the Slack programs are given."""
+            return {
+                **(gateway.env if name in INTERCEPTORS else {}),
+                **(slack_env if name in slack_cold_start.PROGRAMS else {}),
+            }
+
         def function(
             label: str, name: str, of: Tree, path: list[str], changes: Mapping[str, str] = {}
         ) -> Program:
-            told = {**deployed, **_function_environment(of, name), **changes}
-            if name in INTERCEPTORS:
-                told |= gateway.env
-            if name in slack_cold_start.PROGRAMS:
-                told |= slack_env
+            told = {**deployed, **_function_environment(of, name), **changes, **sides(name)}
             return Program(label, name, _function_folder(of, name), path, told)
 
         def reference(name: str, task: Path) -> Program:
-            told = {**env, **(gateway.env if name in INTERCEPTORS else {})}
-            if name in slack_cold_start.PROGRAMS:
-                told |= slack_env
-            return Program(name, name, task, first_variant, told)
+            return Program(name, name, task, first_variant, {**env, **sides(name)})
 
         programs = [reference(name, task) for name, task in reference_tasks.items()]
         for variant, path in setup.layers.items():
@@ -922,7 +922,8 @@ def run() -> None:
     for revision in COMPARE:
         print(f"this tree over {revision}, per function (CPU, median and p20, the same rounds):")
         for name in functions:
-            mine, theirs = medians[f"{name} [{variant}]"], medians[f"{name} @{revision} [{variant}]"]
+            theirs_label = next(label for label in medians if label.startswith(f"{name} @{revision} ["))
+            mine, theirs = medians[f"{name} [{variant}]"], medians[theirs_label]
             median, fast = (mine["cpu_ms"], theirs["cpu_ms"]), (mine["cpu_p20"], theirs["cpu_p20"])
             print(
                 f"  {name:<20} {median[0] / median[1]:.2f}x median ({median[0] - median[1]:+.0f} ms),"
