@@ -9,13 +9,11 @@ from enum import StrEnum
 from typing import Annotated
 
 from pydantic import Field
-from pydantic.dataclasses import dataclass
 
-from multitool.wire import VALUE_CONFIG, WireValue
+from multitool.wire import WireModel
 
 
-@dataclass(frozen=True, slots=True, config=VALUE_CONFIG)
-class Person(WireValue):
+class Person(WireModel):
     """One directory entry."""
 
     id: Annotated[str, Field(min_length=1, max_length=128)]
@@ -39,8 +37,7 @@ class Resolution(StrEnum):
     UNKNOWN = "unknown"
 
 
-@dataclass(frozen=True, slots=True, config=VALUE_CONFIG)
-class NameResolution(WireValue):
+class NameResolution(WireModel):
     """A raw name and what the directory made of it."""
 
     query: Annotated[str, Field(description="The name exactly as the user or model wrote it")]

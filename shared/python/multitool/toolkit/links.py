@@ -27,9 +27,8 @@ from zoneinfo import ZoneInfo
 
 import msgspec
 from pydantic import Field, StringConstraints
-from pydantic.dataclasses import dataclass
 
-from multitool.wire import VALUE_CONFIG, WireValue
+from multitool.wire import WireModel
 
 MAX_LABEL_CHARS: Final = 32
 LABEL_PATTERN: Final = r"^[A-Za-z][A-Za-z0-9_-]{0,31}$"
@@ -90,8 +89,7 @@ class Produced(msgspec.Struct, frozen=True):
     pending: str
 
 
-@dataclass(frozen=True, slots=True, config=VALUE_CONFIG)
-class Link(WireValue):
+class Link(WireModel):
     """One placeholder of a card's text: which card it waits for and which of its values it names."""
 
     field: str

@@ -28,12 +28,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
 from pydantic import Field, StringConstraints, model_validator
-from pydantic.dataclasses import dataclass
 
 from multitool.text import CLEAN_SINGLE_LINE
 from multitool.toolkit.context import RawName
 from multitool.toolkit.errors import InvalidInput, ToolError
-from multitool.wire import VALUE_CONFIG, WireModel, WireValue
+from multitool.wire import WireModel
 
 if TYPE_CHECKING:
     from multitool.people import NameResolution
@@ -103,8 +102,7 @@ class Match(StrEnum):
     NONE = "none"
 
 
-@dataclass(frozen=True, slots=True, config=VALUE_CONFIG)
-class Item(WireValue):
+class Item(WireModel):
     """One existing thing of the caller's, as a card shows it."""
 
     kind: Annotated[str, Field(description="'meeting', 'message', 'issue', ...")]
@@ -118,8 +116,7 @@ class Item(WireValue):
     ] = Field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True, config=VALUE_CONFIG)
-class ItemResolution(WireValue):
+class ItemResolution(WireModel):
     """A reference and what the caller's own items made of it."""
 
     query: Annotated[str, Field(description="What the user said about it")]

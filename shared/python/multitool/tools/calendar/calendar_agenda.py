@@ -12,7 +12,6 @@ from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, model_validator
-from pydantic.dataclasses import dataclass
 
 from multitool.text import SingleLine
 from multitool.toolkit.cards import TYPE_ALIAS, Card, CardSpec, counted, days_words, found_said
@@ -28,7 +27,7 @@ from multitool.toolkit.context import MAX_WHEN_CHARS, ToolConfig, ToolContext
 from multitool.toolkit.errors import UnparseableDate
 from multitool.toolkit.references import FindContext, Item, ItemRef, ItemResolution, Lookup, resolution
 from multitool.toolkit.spec import ToolSpec
-from multitool.wire import VALUE_CONFIG, WireModel, WireValue
+from multitool.wire import WireModel
 
 if TYPE_CHECKING:
     from multitool.toolkit.common import BusyTimes, People
@@ -64,8 +63,7 @@ class AgendaArgs(WireModel):
         return self
 
 
-@dataclass(frozen=True, slots=True, config=VALUE_CONFIG)
-class AgendaMeeting(WireValue):
+class AgendaMeeting(WireModel):
     """One meeting as the agenda shows it."""
 
     title: str

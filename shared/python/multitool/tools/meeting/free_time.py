@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any, Literal
 from zoneinfo import ZoneInfo
 
 from pydantic import Field, model_validator
-from pydantic.dataclasses import dataclass
 
 from multitool.people import NameResolution
 from multitool.text import SingleLine
@@ -45,7 +44,7 @@ from multitool.toolkit.context import MAX_ATTENDEES, MAX_WHEN_CHARS, ToolConfig,
 from multitool.toolkit.errors import UnparseableDate
 from multitool.toolkit.spec import ToolSpec
 from multitool.tools.meeting.scheduling import WORKING_DAYS, hours_attendees, local_hours
-from multitool.wire import VALUE_CONFIG, WireModel, WireValue
+from multitool.wire import WireModel
 
 if TYPE_CHECKING:
     from multitool.toolkit.common import BusyTimes
@@ -80,8 +79,7 @@ class FreeTimeArgs(WireModel):
         return self
 
 
-@dataclass(frozen=True, slots=True, config=VALUE_CONFIG)
-class FreeWindow(WireValue):
+class FreeWindow(WireModel):
     """A time everyone is free, in the caller's zone."""
 
     start: datetime

@@ -457,7 +457,14 @@ def slot_checks(
             day = f"{_DAY_NAMES[local.weekday()]} " if local.date() != home else ""
             free = email is None or held[email.casefold()].free(slot.start, slot.end)
             outside = bool(hours[zone.key].time_outside(slot.start, slot.end))
-            return SlotCheck(email, name, zone.key, f"{day}{local:%H:%M}", outside, not free)
+            return SlotCheck(
+                email=email,
+                name=name,
+                timezone=zone.key,
+                local=f"{day}{local:%H:%M}",
+                outside_hours=outside,
+                busy=not free,
+            )
 
         checks.append(
             [side(None, "you", ctx.zone), *(side(p.email, p.display_name, zones[p.timezone]) for p in people)]

@@ -3,19 +3,15 @@ person's side of it (:class:`SlotCheck`)."""
 
 from datetime import datetime
 
-from pydantic.dataclasses import dataclass
-
-from multitool.wire import VALUE_CONFIG, WireValue
+from multitool.wire import WireModel
 
 
-@dataclass(frozen=True, slots=True, config=VALUE_CONFIG)
-class Slot(WireValue):
+class Slot(WireModel):
     start: datetime
     end: datetime
 
 
-@dataclass(frozen=True, slots=True, config=VALUE_CONFIG)
-class SlotCheck(WireValue):
+class SlotCheck(WireModel):
     """One person's side of one slot: their local time, their working hours, their calendar."""
 
     email: str | None
@@ -28,8 +24,7 @@ class SlotCheck(WireValue):
     busy: bool
 
 
-@dataclass(frozen=True, slots=True, config=VALUE_CONFIG)
-class Occurrence(WireValue):
+class Occurrence(WireModel):
     """One meeting of a repeating one, as the proposal checked it."""
 
     start: datetime
@@ -38,8 +33,7 @@ class Occurrence(WireValue):
     """Who is booked then (names; "you" for the organizer)."""
 
 
-@dataclass(frozen=True, slots=True, config=VALUE_CONFIG)
-class SeriesCheck(WireValue):
+class SeriesCheck(WireModel):
     """A repeating meeting from one slot: its rule in words and as an RRULE, and its first meetings."""
 
     words: str
