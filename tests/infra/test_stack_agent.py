@@ -6,6 +6,7 @@ import json
 import re
 from typing import Any
 
+import msgspec
 import pytest
 from aws_cdk.assertions import Match
 from multitool.ports.tables import ALL_TABLES
@@ -58,7 +59,7 @@ def _env(synth: Synthesized, construct_id: str) -> dict[str, Any]:
 
 
 def _required_env(settings: type[ToolSettings]) -> set[str]:
-    return {name.upper() for name, field in settings.model_fields.items() if field.is_required()}
+    return {field.name.upper() for field in msgspec.structs.fields(settings) if field.required}
 
 
 # --- tables ---------------------------------------------------------------------------------------

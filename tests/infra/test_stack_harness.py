@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 import botocore.session
+import msgspec
 import pytest
 from botocore.validate import validate_parameters
 from multitool.chat.service import API_SECONDS
@@ -320,7 +321,7 @@ def test_the_orchestrator_gets_the_harness_arn_and_the_runtime(harness_stack: Sy
     assert env["HARNESS_ARN"] == {"Fn::GetAtt": [harness_id, "Arn"]}
     assert env["MODEL_ID"] == DEFAULT_MODEL
     assert not {"AGENT_ID", "AGENT_ALIAS_ID"} & set(env)
-    required = {name.upper() for name, field in ChatSettings.model_fields.items() if field.is_required()}
+    required = {field.name.upper() for field in msgspec.structs.fields(ChatSettings) if field.required}
     assert required <= set(env)
 
 

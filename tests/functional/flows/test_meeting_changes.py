@@ -307,11 +307,26 @@ def test_the_organizer_has_no_invitation_to_answer(world: dict[str, Any]) -> Non
 
 
 def _race(*confirms: Any) -> list[Any]:
-    """Every confirm at once, from threads released together; each one's result or error."""
+    """Every confirm at once, from threads released together; each one's result or error.
+
+    DynamoDB applies each request to an item atomically (a conditional write's check and write are
+    one step); moto, in this process, runs a request as Python code that another thread may interleave
+    with, so two conditional writes of one version could both pass its check. Each AWS request of the
+    race is made one at a time, as the service would apply them: the confirms still interleave
+    between their requests."""
     import threading
+    from unittest import mock
+
+    from botocore.client import BaseClient
 
     start = threading.Barrier(len(confirms))
     answers: list[Any] = [None] * len(confirms)
+    one_at_a_time = threading.Lock()
+    request = BaseClient._make_api_call
+
+    def atomic(client: BaseClient, operation: str, params: dict[str, Any]) -> Any:
+        with one_at_a_time:
+            return request(client, operation, params)
 
     def run(index: int, confirm_it: Any) -> None:
         start.wait()
@@ -320,11 +335,12 @@ def _race(*confirms: Any) -> list[Any]:
         except Exception as error:  # the race's loser answers an error: that is what is checked
             answers[index] = error
 
-    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(confirms)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    with mock.patch.object(BaseClient, "_make_api_call", atomic):
+        threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(confirms)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
     return answers
 
 

@@ -12,8 +12,9 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any, get_args, get_type_hints
 
+import msgspec
 import pytest
 from annotated_types import Ge, Le
 from multitool.deployment import (
@@ -51,9 +52,13 @@ from infra.context import DeployContext
 from infra.geography import GEOGRAPHIES
 
 
-def _values(model: type[BaseModel], name: str) -> set[str]:
+def _values(model: type[BaseModel] | type[msgspec.Struct], name: str) -> set[str]:
     """The values a model's field of fixed values accepts (an enum's or a Literal's; None left out)."""
-    annotation: Any = model.model_fields[name].annotation
+    # The settings are msgspec Structs (their hints without the Meta), the deploy context pydantic models.
+    if issubclass(model, msgspec.Struct):
+        annotation: Any = get_type_hints(model)[name]
+    else:
+        annotation = model.model_fields[name].annotation
     if isinstance(annotation, type):
         return {member.value for member in annotation}
     found: set[str] = set()
@@ -68,6 +73,15 @@ def _range(field: FieldInfo) -> Range:
     low = next(m.ge for m in field.metadata if isinstance(m, Ge))
     high = next(m.le for m in field.metadata if isinstance(m, Le))
     return Range(low, high)
+
+
+def _settings_range(settings: type[msgspec.Struct], name: str) -> Range:
+    field = next(f for f in msgspec.inspect.type_info(settings).fields if f.name == name)
+    bounds = field.type.type if isinstance(field.type, msgspec.inspect.Metadata) else field.type
+    assert isinstance(bounds, msgspec.inspect.IntType)
+    assert bounds.ge is not None
+    assert bounds.le is not None
+    return Range(bounds.ge, bounds.le)
 
 
 def _context_field(key: str) -> FieldInfo:
@@ -145,9 +159,9 @@ _TABLES = {
     ],
 )
 def test_a_range_the_stack_passes_on_is_the_same_in_the_context_and_the_settings(
-    key: str, settings: type[BaseModel], name: str, vocabulary: Range
+    key: str, settings: type[msgspec.Struct], name: str, vocabulary: Range
 ) -> None:
-    assert _range(_context_field(key)) == _range(settings.model_fields[name]) == vocabulary
+    assert _range(_context_field(key)) == _settings_range(settings, name) == vocabulary
 
 
 def test_the_profile_prefixes_are_the_geographies_the_models_and_the_doctors() -> None:

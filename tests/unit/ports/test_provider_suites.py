@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from typing import get_args
+from typing import get_args, get_type_hints
 
 import pytest
 from multitool.ports.microsoft365.graph import GraphCalendar
@@ -19,7 +19,7 @@ TABLES = {"DRAFTS_TABLE_NAME": "d", "DIRECTORY_TABLE_NAME": "p", "BOOKINGS_TABLE
 
 
 def test_calendar_defaults_to_builtin_and_takes_only_the_three_suites() -> None:
-    assert get_args(ToolSettings.model_fields["calendar"].annotation) == SUITE_NAMES
+    assert get_args(get_type_hints(ToolSettings)["calendar"]) == SUITE_NAMES
     assert ToolSettings.from_env(TABLES).calendar == "builtin"
     assert ToolSettings.from_env({**TABLES, "CALENDAR": "microsoft365"}).calendar == "microsoft365"
     with pytest.raises(SettingsError, match="CALENDAR"):

@@ -1,27 +1,14 @@
-"""Each function builds the settings class it validates and no other (pydantic's defer_build)."""
+"""Reading a function's environment: the text the stack sets, read as each field's type, bounded by the
+field's ``Meta``, and a variable that is missing or out of range named in the refusal."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
+from multitool.deployment import JiraAuth
+from multitool.settings import JiraProject, ModelBackend, SettingsError, ToolSettings
+from multitool.settings.chat import ChatSettings
+from multitool.settings.review import OutsideRecipients, ReviewSettings
 
-from tests.support.function_handlers import handler_import
-
-ROOT = Path(__file__).resolve().parents[3]
-CLASSES = {
-    "JiraProject": "multitool.settings",
-    "ToolSettings": "multitool.settings",
-    "IdentitySettings": "multitool.settings",
-    "InterceptorSettings": "multitool.settings",
-    "ChatSettings": "multitool.settings.chat",
-    "ReviewSettings": "multitool.settings.review",
-}
-"""Each settings class and its module."""
 ENV = {
     "DRAFTS_TABLE_NAME": "drafts",
     "DIRECTORY_TABLE_NAME": "directory",
@@ -31,50 +18,104 @@ ENV = {
 }
 
 
-def built_after(code: str, environment: dict[str, str] | None = None) -> list[str]:
-    """The settings classes pydantic has built after ``code`` ran in a fresh interpreter (a class whose
-    module was never imported was never built)."""
-    program = (
-        f"import json, sys\n{code}\n"
-        f"print(json.dumps([n for n, m in {CLASSES!r}.items() "
-        "if m in sys.modules and getattr(sys.modules[m], n).__pydantic_complete__]))"
+def test_the_environment_text_is_read_as_each_field_type() -> None:
+    chat = ChatSettings.from_env(
+        {
+            **ENV,
+            "RUNTIME": "agentcore",
+            "HISTORY_EXCHANGES": "3",
+            "CHAT_PER_MINUTE": "2.5",
+            "IDENTITY_SLACK_USERS": "true",
+            "JIRA_AUTH": "organization",
+            "JIRA_PROJECTS": '{"web": {"name": "Website", "issueTypes": ["Bug"]}}',
+            "PROVIDER_TOKENS": '{"priya@example.com": "t-1"}',
+        }
     )
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(ROOT / "shared" / "python"), str(ROOT)]),
-        **(environment or {}),
+    review = ReviewSettings.from_env(
+        {**ENV, "RECIPIENT_DOMAINS": " example.com, ,example.org ", "OUTSIDE_RECIPIENTS": "off"}
+    )
+
+    assert chat.runtime is ModelBackend.AGENTCORE
+    assert (chat.history_exchanges, chat.chat_per_minute, chat.identity_slack_users) == (3, 2.5, True)
+    assert chat.jira_auth is JiraAuth.ORGANIZATION
+    assert chat.jira_projects == {"WEB": JiraProject(name="Website", issue_types=("Bug",))}
+    assert chat.provider_tokens == {"priya@example.com": "t-1"}
+    assert review.recipient_domains == ("example.com", "example.org")
+    assert review.outside_recipients is OutsideRecipients.OFF
+
+
+def test_an_unset_or_empty_variable_keeps_the_field_default() -> None:
+    settings = ChatSettings.from_env({**ENV, "HISTORY_EXCHANGES": ""})
+
+    assert settings.history_exchanges == 10
+    assert settings.jira_projects == {
+        "WEB": JiraProject(name="Website"),
+        "OPS": JiraProject(name="Operations"),
     }
-    done = subprocess.run(
-        [sys.executable, "-c", program], capture_output=True, text=True, check=True, env=env, cwd=ROOT
-    )
-    built: list[str] = json.loads(done.stdout.splitlines()[-1])
-    return built
+    assert settings.jira_projects["WEB"].issue_types == ("Bug", "Task", "Story")
 
 
 @pytest.mark.parametrize(
-    "function", ["email_draft", "meeting_scheduler", "jira_draft", "review", "orchestrator"]
-)
-def test_importing_a_handler_builds_no_settings_class(function: str) -> None:
-    assert built_after(*handler_import(function)) == []
-
-
-@pytest.mark.parametrize(
-    ("settings", "built"),
+    ("environment", "named"),
     [
-        ("ReviewSettings", ["JiraProject", "ReviewSettings"]),
-        ("ChatSettings", ["JiraProject", "ChatSettings"]),
-        ("ToolSettings", ["JiraProject", "ToolSettings"]),
+        ({"RECIPIENTS_PER_DAY": "0"}, "RECIPIENTS_PER_DAY: Expected `int` >= 1"),
+        ({"RECIPIENTS_PER_DAY": "many"}, "RECIPIENTS_PER_DAY: Expected `int`, got `str`"),
+        ({"SANDBOX": "perhaps"}, "SANDBOX: Expected `bool`, got `str`"),
+        ({"CALENDAR": "exchange"}, "CALENDAR: Invalid enum value 'exchange'"),
+        ({"CONFIRMS_PER_MINUTE": "0"}, "CONFIRMS_PER_MINUTE: Expected `float` > 0"),
+        ({"CONFIRMS_PER_MINUTE": "0.5"}, None),
+        ({"RECIPIENT_DOMAINS": "example.com"}, None),
     ],
 )
-def test_validating_one_kind_of_settings_builds_that_class_only(settings: str, built: list[str]) -> None:
-    code = f"from {CLASSES[settings]} import {settings}\n{settings}.from_env({ENV!r})"
+def test_a_variable_out_of_its_range_is_refused_by_name(
+    environment: dict[str, str], named: str | None
+) -> None:
+    if named is None:
+        ReviewSettings.from_env({**ENV, **environment})
+        return
+    with pytest.raises(SettingsError, match=f"^Invalid environment for ReviewSettings: {named}"):
+        ReviewSettings.from_env({**ENV, **environment})
 
-    assert built_after(code) == built
+
+def test_a_missing_variable_is_named() -> None:
+    without = {name: value for name, value in ENV.items() if name != "SESSIONS_TABLE_NAME"}
+
+    with pytest.raises(
+        SettingsError, match=r"^Invalid environment for ChatSettings: SESSIONS_TABLE_NAME: required$"
+    ):
+        ChatSettings.from_env(without)
 
 
-def test_deferred_settings_still_refuse_a_bad_environment() -> None:
-    from multitool.settings import SettingsError
-    from multitool.settings.review import ReviewSettings
+@pytest.mark.parametrize(
+    ("name", "raw", "named"),
+    [
+        ("JIRA_PROJECTS", "{", "JIRA_PROJECTS: JIRA_PROJECTS is not valid JSON"),
+        ("JIRA_PROJECTS", '{"WEB": {"issueTypes": ["Bug"]}}', "JIRA_PROJECTS: JIRA_PROJECTS: Object missing"),
+        ("PROVIDER_TOKENS", "[]", "PROVIDER_TOKENS: must be a JSON object"),
+    ],
+)
+def test_a_variable_that_is_not_the_json_it_must_be_is_named(name: str, raw: str, named: str) -> None:
+    with pytest.raises(SettingsError, match=f"^Invalid environment for ToolSettings: {named}"):
+        ToolSettings.from_env({**ENV, name: raw})
 
-    with pytest.raises(SettingsError, match="RECIPIENTS_PER_DAY"):
-        ReviewSettings.from_env({**ENV, "RECIPIENTS_PER_DAY": "0"})
+
+def test_settings_are_frozen_values() -> None:
+    settings = ToolSettings.from_env(ENV)
+
+    with pytest.raises(AttributeError):
+        settings.drafts_table_name = "other"  # type: ignore[misc]
+    assert settings == ToolSettings.from_env(ENV)
+
+
+def test_the_page_gets_the_projects_as_json_the_tools_read() -> None:
+    from multitool.settings import page_projects
+
+    projects = page_projects(
+        '{"ops": {"name": "Operations", "issueTypes": ["Incident"]}, "web": {"name": "W"}}'
+    )
+
+    assert projects == {
+        "OPS": {"name": "Operations", "issueTypes": ["Incident"]},
+        "WEB": {"name": "W", "issueTypes": ["Bug", "Task", "Story"]},
+    }
+    assert list(page_projects(None)) == ["OPS", "WEB"]

@@ -31,7 +31,7 @@ from pydantic import Field
 
 from multitool.people import Person
 from multitool.ports.tables import create_all
-from multitool.settings import JiraProject, ModelBackend
+from multitool.settings import ModelBackend
 from multitool.wire import WireModel
 
 if TYPE_CHECKING:
@@ -61,12 +61,19 @@ class LocalSetupError(RuntimeError):
     """The local runtime cannot start as asked; the message says what to change."""
 
 
+class SeedProject(WireModel):
+    """A Jira project of the sandbox (``JIRA_PROJECTS``' shape: ``{"name", "issueTypes"}``)."""
+
+    name: str
+    issue_types: tuple[str, ...] = ("Bug", "Task", "Story")
+
+
 class Seed(WireModel):
     """The local directory and sandbox settings (``multitool/local/sandbox/seed.json``)."""
 
     people: tuple[Person, ...] = Field(min_length=1)
     default_user: str
-    jira_projects: dict[str, JiraProject]
+    jira_projects: dict[str, SeedProject]
     sender_email: str
     mail: tuple[dict[str, Any], ...] = Field(
         default=(),
@@ -210,12 +217,7 @@ def function_env(
         "JIRA_SECRET_ARN": jira_secret_arn,
         # The sandbox's one Jira account reads the issues a card names too (deployed: an account of its own).
         "JIRA_READER_SECRET_ARN": jira_secret_arn,
-        "JIRA_PROJECTS": json.dumps(
-            {
-                key: project.model_dump(by_alias=True, mode="json")
-                for key, project in seed.jira_projects.items()
-            }
-        ),
+        "JIRA_PROJECTS": json.dumps({key: project.to_wire() for key, project in seed.jira_projects.items()}),
         "POWERTOOLS_SERVICE_NAME": "multitool",
         "POWERTOOLS_METRICS_NAMESPACE": "MultitoolLocal",
         "POWERTOOLS_METRICS_DISABLED": "true",
