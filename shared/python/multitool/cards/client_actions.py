@@ -19,13 +19,16 @@ import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, Generic, TypeVar, Union
+from typing import TYPE_CHECKING, Annotated, Any, Generic, TypeVar, Union
 
-from pydantic import Discriminator, Tag, TypeAdapter, ValidationError
+from pydantic import ValidationError
 
 from multitool.toolkit.cards import Card, CardSpec, Fingerprint
 from multitool.toolkit.connect import CONNECT_ACTION, CONNECT_CARD
 from multitool.tools import REGISTRY
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 SCHEMA_PATH = Path("web/client-actions.schema.json")
 
@@ -133,6 +136,9 @@ def client_action_adapter() -> TypeAdapter[Any]:
 
 @cache
 def _adapter(_version: int) -> TypeAdapter[Any]:
+    # Only the cards' JSON Schema reads it (a build step, a test): no request loads pydantic's TypeAdapter.
+    from pydantic import Discriminator, Tag, TypeAdapter
+
     choices = tuple(Annotated[spec.model, Tag(action)] for action, spec in CARD_SPECS.items())
     union = Annotated[Union[choices], Discriminator(_card_type)]  # type: ignore[valid-type]  # noqa: UP007
     return TypeAdapter(union)

@@ -20,7 +20,7 @@ from datetime import datetime
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ConfigDict, Field, SerializeAsAny
+from pydantic import ConfigDict, Field
 
 from multitool.chat.idempotency import (
     ChatIdempotency,
@@ -126,10 +126,8 @@ class ChatResponse(WireModel):
     """The body POST /chat answers with."""
 
     message: str
-    client_action: SerializeAsAny[Card] | None = Field(
-        default=None, description="The last card (older clients)"
-    )
-    client_actions: tuple[SerializeAsAny[Card], ...] = ()
+    client_action: Card | None = Field(default=None, description="The last card (older clients)")
+    client_actions: tuple[Card, ...] = ()
     client_action_messages: tuple[str, ...] = Field(default=(), description="One caption per card")
     session_id: str
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any, Literal
 
-from pydantic import Field, SerializeAsAny
+from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from multitool.chat.service import ChatResponse
@@ -58,7 +58,7 @@ class TurnStarted(WireModel):
 
 class CardEvent(WireModel):
     type: Literal["card"]
-    card: SerializeAsAny[Card] = Field(description="A draft now exists; the final answer carries it too")
+    card: Card = Field(description="A draft now exists; the final answer carries it too")
     caption: str
 
 

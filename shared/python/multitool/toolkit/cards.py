@@ -33,7 +33,11 @@ class Card(WireModel):
     adds a field never makes its card disappear (a test keeps both in step).
     """
 
-    model_config = ConfigDict(extra="ignore", json_schema_serialization_defaults_required=True)
+    # A field typed Card holds a tool's card (a subclass): it dumps as that card, with its own fields
+    # (pydantic's polymorphic_serialization: what SerializeAsAny[Card] said at each field, said once).
+    model_config = ConfigDict(
+        extra="ignore", json_schema_serialization_defaults_required=True, polymorphic_serialization=True
+    )
 
     type: str = Field(validation_alias=TYPE_ALIAS)
     id: str = Field(
