@@ -19,7 +19,6 @@ from multitool.chat.sessions import (
     valid_session_id,
 )
 from multitool.local.sandbox.memory import MemorySessionStore
-from pydantic import TypeAdapter
 
 
 def test_new_session_ids_are_valid_and_unique() -> None:
@@ -128,15 +127,18 @@ def test_stored_history_round_trips_and_damage_is_dropped_not_raised() -> None:
     assert parse_history(json.dumps(lone_user + json.loads(history_json(history)))) == history
 
 
-def test_history_is_stored_as_pydantic_writes_the_whole_tuple() -> None:
-    # Written a message at a time, the stored text is what a TypeAdapter of the tuple writes, so a
-    # session stored before reads the same and its size (what `bounded` counts) is unchanged.
+def test_history_is_stored_as_the_compact_json_sessions_always_held() -> None:
+    # The text a stored session holds: Converse messages as compact JSON, UTF-8 unescaped (what the
+    # pydantic model wrote before), so a session stored before reads the same and its size (what
+    # `bounded` counts) is unchanged.
     history = turn(1) + exchange('Ünïcode ✓ "quoted"\nnew line', "\u2028 and \x00")
-    whole = TypeAdapter(tuple[HistoryMessage, ...]).dump_json(history, by_alias=True).decode()
+    messages = [{"role": m.role, "content": [{"text": b.text} for b in m.content]} for m in history]
+    whole = json.dumps(messages, ensure_ascii=False, separators=(",", ":"))
 
     assert history_json(history) == whole
     assert history_json(()) == "[]"
     assert parse_history(whole) == history
+    assert converse_messages(history) == tuple(messages)
 
 
 def test_the_memory_store_returns_the_owners_history_and_refuses_others() -> None:
