@@ -96,6 +96,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -849,11 +850,31 @@ def measure(runs: int = RUNS) -> tuple[Setup, dict[str, dict[str, float]], dict[
 
 
 def _run(python: str, program: Program, events: Mapping[str, tuple[Path, str]]) -> dict[str, Any]:
-    """One cold start of ``program`` (a Slack event is made afresh for each: benchmarks.slack_cold_start)."""
+    """One cold start of ``program`` (a Slack event is made afresh for each: benchmarks.slack_cold_start;
+    a chat turn gets a session of its own: :func:`fresh_session`)."""
     event, module = events[program.name]
     if program.name in slack_cold_start.PROGRAMS:
         slack_cold_start.write_fresh(event)
+    if program.name in CHATS:
+        fresh_session(event)
     return _once(python, program.path, program.task, module, event, dict(program.env))
+
+
+CHATS = ("orchestrator", *LOCAL)
+"""The programs whose request is a ``POST /chat`` turn."""
+
+
+def fresh_session(path: Path) -> None:
+    """Give the ``POST /chat`` event at ``path`` a session no run has used: each round measures the same
+    first turn of a session. In one session, every round after the first would be a repeat of the
+    same turn: the history of the rounds before and their carried step read and sent to the harness,
+    and the drafts, whose ids a repeated call keeps, found already stored (DynamoDB's cancelled
+    transaction, the stored drafts read back)."""
+    event = json.loads(path.read_text(encoding="utf-8"))
+    body = json.loads(event["body"])
+    body["sessionId"] = f"bench-{uuid.uuid4().hex}"
+    event["body"] = json.dumps(body)
+    path.write_text(json.dumps(event), encoding="utf-8")
 
 
 def _verdict(label: str, cpu_ratio: float) -> tuple[str, str]:

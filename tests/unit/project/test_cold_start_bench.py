@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from benchmarks import bench_cold_start
@@ -53,3 +56,24 @@ def test_p20_is_the_fast_fifths_value() -> None:
 
     assert bench_cold_start._p20(samples) == 410.0
     assert bench_cold_start._p20([500.0]) == 500.0
+
+
+def test_each_chat_run_is_the_first_turn_of_a_session_of_its_own(tmp_path: Path) -> None:
+    from multitool.chat.sessions import valid_session_id
+
+    from tests.support.http_events import http_api_event
+
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(http_api_event("POST", "/chat", {"message": "Hi", "sessionId": "bench"})))
+
+    sessions = set()
+    for _ in range(3):
+        bench_cold_start.fresh_session(path)
+        body = json.loads(json.loads(path.read_text())["body"])
+        assert body["message"] == "Hi"
+        sessions.add(body["sessionId"])
+
+    assert len(sessions) == 3
+    assert "bench" not in sessions
+    assert all(valid_session_id(s) for s in sessions)
+    assert set(bench_cold_start.CHATS) == {"orchestrator", *bench_cold_start.LOCAL}
