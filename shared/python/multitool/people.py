@@ -9,11 +9,13 @@ from enum import StrEnum
 from typing import Annotated
 
 from pydantic import Field
+from pydantic.dataclasses import dataclass
 
-from multitool.wire import WireModel
+from multitool.wire import VALUE_CONFIG, WireValue
 
 
-class Person(WireModel):
+@dataclass(frozen=True, slots=True, config=VALUE_CONFIG)
+class Person(WireValue):
     """One directory entry."""
 
     id: Annotated[str, Field(min_length=1, max_length=128)]
@@ -37,7 +39,8 @@ class Resolution(StrEnum):
     UNKNOWN = "unknown"
 
 
-class NameResolution(WireModel):
+@dataclass(frozen=True, slots=True, config=VALUE_CONFIG)
+class NameResolution(WireValue):
     """A raw name and what the directory made of it."""
 
     query: Annotated[str, Field(description="The name exactly as the user or model wrote it")]

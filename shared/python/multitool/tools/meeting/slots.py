@@ -3,15 +3,19 @@ person's side of it (:class:`SlotCheck`)."""
 
 from datetime import datetime
 
-from multitool.wire import WireModel
+from pydantic.dataclasses import dataclass
+
+from multitool.wire import VALUE_CONFIG, WireModel, WireValue
 
 
-class Slot(WireModel):
+@dataclass(frozen=True, slots=True, config=VALUE_CONFIG)
+class Slot(WireValue):
     start: datetime
     end: datetime
 
 
-class SlotCheck(WireModel):
+@dataclass(frozen=True, slots=True, config=VALUE_CONFIG)
+class SlotCheck(WireValue):
     """One person's side of one slot: their local time, their working hours, their calendar."""
 
     email: str | None
