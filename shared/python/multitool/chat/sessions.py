@@ -14,7 +14,6 @@ model can revise a card by its id). No ``toolUse``/``toolResult`` blocks are kep
 bounded in exchanges and bytes, far below DynamoDB's 400 KB item limit.
 """
 
-import json
 import re
 import secrets
 from collections.abc import Sequence
@@ -38,7 +37,6 @@ if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
 
 SESSION_TTL_SECONDS = 24 * 3600
-_ENCODER = msgspec.json.Encoder()
 # Bedrock's sessionId rule: 2-100 characters of [0-9a-zA-Z._:-].
 SESSION_ID_PATTERN = re.compile(r"^[0-9a-zA-Z._:-]{2,100}$")
 HISTORY_EXCHANGES = 10
@@ -102,6 +100,8 @@ class HistoryMessage(msgspec.Struct, frozen=True):
 
 
 History = tuple[HistoryMessage, ...]
+_ENCODER = msgspec.json.Encoder()
+_DECODER = msgspec.json.Decoder(History)
 
 
 def _clip(text: str) -> str:
@@ -233,11 +233,8 @@ def parse_history(raw: str | None) -> History:
     if not raw:
         return ()
     try:
-        stored = json.loads(raw)
-        if not isinstance(stored, list):
-            raise TypeError(f"a JSON {type(stored).__name__}, not an array")
-        history = msgspec.convert(stored, History)
-    except (ValueError, TypeError) as error:  # not JSON, not an array, or a message msgspec refuses
+        history = _DECODER.decode(raw)
+    except msgspec.DecodeError as error:  # not JSON, not an array, or a message msgspec refuses
         logger.warning("Stored conversation dropped: invalid", extra={"error_type": type(error).__name__})
         return ()
     return tuple(message for pair in _exchanges(history) for message in pair)

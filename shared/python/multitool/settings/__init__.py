@@ -30,7 +30,7 @@ from typing import Annotated, Any, ClassVar, Literal, Self
 import msgspec
 from msgspec import Meta
 
-from multitool.deployment import CalendarName, IdentityProvider, JiraAuth, Runtime
+from multitool.deployment import CalendarName, IdentityProvider, JiraAuth, Range, Runtime
 from multitool.errors import ServiceError
 
 
@@ -48,6 +48,13 @@ class JiraProject(msgspec.Struct, frozen=True, kw_only=True):
 
 
 DEFAULT_JIRA_PROJECTS = '{"WEB": {"name": "Website"}, "OPS": {"name": "Operations"}}'
+
+
+def within(allowed: Range, description: str | None = None) -> Meta:
+    """A field's bounds: one of the deployment's ranges (:mod:`multitool.deployment`), which the deploy
+    context and the doctor hold it to as well."""
+    return Meta(ge=allowed.low, le=allowed.high, description=description)
+
 
 _AT = re.compile(r"^(?P<message>.*) - at `\$(?:\.(?P<field>\w+))?[^`]*`$", re.DOTALL)
 _MISSING = re.compile(r"^Object missing required field `(?P<field>\w+)`")
@@ -102,8 +109,7 @@ class ToolSettings(_EnvSettings, frozen=True, kw_only=True):
         str | None,
         Meta(
             description="The builtin mailbox (multitool.ports.aws.dynamo_mailbox); unset: builtin users "
-            "have no "
-            "mailbox to reply from"
+            "have no mailbox to reply from"
         ),
     ] = None
     jira_projects: dict[str, JiraProject] = msgspec.field(
@@ -119,10 +125,8 @@ class ToolSettings(_EnvSettings, frozen=True, kw_only=True):
         str | None,
         Meta(
             description='The secret {"baseUrl", "email", "apiToken"} of the account that reads the issues '
-            "a card "
-            "names (organization Jira; least privilege: an account that may browse the projects and no "
-            "more); "
-            "unset: cards name no existing issue"
+            "a card names (organization Jira; least privilege: an account that may browse the projects and "
+            "no more); unset: cards name no existing issue"
         ),
     ] = None
     jira_base_url: Annotated[str | None, Meta(description="Overrides the secret's baseUrl (sandbox)")] = None
@@ -171,8 +175,7 @@ class ToolSettings(_EnvSettings, frozen=True, kw_only=True):
         str | None,
         Meta(
             description='Secrets Manager secret {"tenantId", "clientId", "clientSecret"}: the '
-            "organization-wide "
-            "Graph credential (application permissions); unset: none"
+            "organization-wide Graph credential (application permissions); unset: none"
         ),
     ] = None
     google_delegation_service_account: Annotated[
@@ -252,8 +255,8 @@ class ToolSettings(_EnvSettings, frozen=True, kw_only=True):
         bool,
         Meta(
             description="The Slack function's: a Slack user's tokens come from "
-            "GetWorkloadAccessTokenForUserId "
-            "for the directory person their verified Slack email matched (only its role may call it)"
+            "GetWorkloadAccessTokenForUserId for the directory person their verified Slack email matched "
+            "(only its role may call it)"
         ),
     ] = False
 

@@ -5,7 +5,7 @@ from typing import Annotated
 from msgspec import Meta
 
 from multitool.deployment import RUNNING_TURNS_PER_USER
-from multitool.settings import ModelBackend, ToolSettings
+from multitool.settings import ModelBackend, ToolSettings, within
 
 # Each user's token bucket (multitool.ports.rate): turns at once, and refilled per minute.
 DEFAULT_CHAT_PER_MINUTE = 6
@@ -53,9 +53,8 @@ class ChatSettings(ToolSettings, frozen=True, kw_only=True):
     chat_burst: Annotated[int, Meta(ge=1, le=1000)] = DEFAULT_CHAT_BURST
     running_turns_per_user: Annotated[
         int,
-        Meta(
-            ge=RUNNING_TURNS_PER_USER.low,
-            le=RUNNING_TURNS_PER_USER.high,
-            description="Prefer: respond-async turns one user may have running at once (on the limits table)",
+        within(
+            RUNNING_TURNS_PER_USER,
+            "Prefer: respond-async turns one user may have running at once (on the limits table)",
         ),
     ] = DEFAULT_RUNNING_TURNS_PER_USER

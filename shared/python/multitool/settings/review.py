@@ -15,7 +15,7 @@ from multitool.deployment import (
 from multitool.deployment import (
     OutsideRecipients as OutsideRecipients,
 )  # read here by multitool.review.limits
-from multitool.settings import ToolSettings
+from multitool.settings import ToolSettings, within
 
 DEFAULT_RECIPIENTS_PER_DAY = 100
 DEFAULT_OUTSIDE_RECIPIENTS_PER_DAY = 20
@@ -40,12 +40,10 @@ class ReviewSettings(ToolSettings, frozen=True, kw_only=True):
         Meta(description="Comma-separated inside domains; unset: the sender address's domain"),
     ] = ()
     outside_recipients: OutsideRecipients = OutsideRecipients.CAPPED
-    recipients_per_day: Annotated[int, Meta(ge=RECIPIENTS_PER_DAY.low, le=RECIPIENTS_PER_DAY.high)] = (
-        DEFAULT_RECIPIENTS_PER_DAY
+    recipients_per_day: Annotated[int, within(RECIPIENTS_PER_DAY)] = DEFAULT_RECIPIENTS_PER_DAY
+    outside_recipients_per_day: Annotated[int, within(OUTSIDE_RECIPIENTS_PER_DAY)] = (
+        DEFAULT_OUTSIDE_RECIPIENTS_PER_DAY
     )
-    outside_recipients_per_day: Annotated[
-        int, Meta(ge=OUTSIDE_RECIPIENTS_PER_DAY.low, le=OUTSIDE_RECIPIENTS_PER_DAY.high)
-    ] = DEFAULT_OUTSIDE_RECIPIENTS_PER_DAY
     approved_group: Annotated[
         str | None, Meta(description="Only members of this user pool group may confirm (self sign-up)")
     ] = None
@@ -55,16 +53,10 @@ class ReviewSettings(ToolSettings, frozen=True, kw_only=True):
     confirms_per_minute: Annotated[float, Meta(gt=0, le=6000)] = DEFAULT_CONFIRMS_PER_MINUTE
     confirms_burst: Annotated[int, Meta(ge=1, le=1000)] = DEFAULT_CONFIRMS_BURST
     audit_table_name: Annotated[str | None, Meta(description="Side-effect records; unset: not kept")] = None
-    audit_retention_days: Annotated[int, Meta(ge=AUDIT_RETENTION_DAYS.low, le=AUDIT_RETENTION_DAYS.high)] = (
-        DEFAULT_AUDIT_RETENTION_DAYS
-    )
+    audit_retention_days: Annotated[int, within(AUDIT_RETENTION_DAYS)] = DEFAULT_AUDIT_RETENTION_DAYS
     undo_seconds: Annotated[
         int,
-        Meta(
-            ge=UNDO_SECONDS.low,
-            le=UNDO_SECONDS.high,
-            description="How long a confirmed mail waits with Undo on its card; 0: sent at once",
-        ),
+        within(UNDO_SECONDS, "How long a confirmed mail waits with Undo on its card; 0: sent at once"),
     ] = DEFAULT_UNDO_SECONDS
     undo_queue_url: Annotated[
         str | None, Meta(description="The undo window's delay queue; unset: every confirm acts at once")
