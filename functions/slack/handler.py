@@ -18,7 +18,7 @@ from multitool.api.startup import first_invocation, init_phase
 with init_phase("multitool.slack.app", "multitool.wiring.slack", "multitool.wiring.orchestrator"):
     from aws_lambda_powertools.logging import correlation_paths
     from aws_lambda_powertools.utilities.typing import LambdaContext
-    from multitool.chat.turn_views import turn_id_of
+    from multitool.chat.turn_invocations import turn_id_of
     from multitool.observability import logger, metrics, tracer
     from multitool.slack.app import click_of
     from multitool.wiring.slack import aws_slack_app

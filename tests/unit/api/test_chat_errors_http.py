@@ -16,7 +16,7 @@ from multitool.chat.async_turns import TooManyTurns, TurnsUnavailable
 from multitool.chat.idempotency import IdempotencyKeyReused, IdempotencyUnavailable, RequestInProgress
 from multitool.chat.service import ChatInputError
 from multitool.chat.sessions import SessionNotFound, SessionNotOwned
-from multitool.chat.turn_views import TurnNotFound
+from multitool.chat.turn_invocations import TurnNotFound
 from multitool.errors import ServiceError
 from multitool.ports.rate import RateLimited
 from multitool.runtimes.base import ModelBusy, ModelFailed, RuntimeNotConfigured

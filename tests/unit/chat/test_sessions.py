@@ -153,43 +153,6 @@ def test_the_memory_store_returns_the_owners_history_and_refuses_others() -> Non
     assert store.claim("sess-1", "alice") == turn(1)
 
 
-# --------------------------------------------------------------------------- the conversation, for the page
-
-
-def test_the_conversation_view_splits_each_reply_from_its_cards_captions_and_all() -> None:
-    from multitool.chat.sessions import card_entry, conversation_view
-
-    email, ticket = "d_" + "a" * 32, "d_" + "b" * 32
-    history = (
-        *exchange("What can you do?", "I draft emails, meetings and tickets."),
-        *exchange(
-            "Email Priya; file a bug",
-            "Two drafts to review.",
-            [
-                card_entry(email, "show_new_email_draft", "Draft email to Priya: Notes; d_x and more"),
-                card_entry(ticket, "show_jira_ticket_draft", "Jira Bug in WEB: Login crash"),
-            ],
-        ),
-    )
-
-    view = conversation_view("s-1", history).to_wire()
-
-    assert view == {
-        "sessionId": "s-1",
-        "exchanges": [
-            {"message": "What can you do?", "reply": "I draft emails, meetings and tickets.", "cards": []},
-            {
-                "message": "Email Priya; file a bug",
-                "reply": "Two drafts to review.",
-                "cards": [
-                    {"id": email, "caption": "Draft email to Priya: Notes; d_x and more"},
-                    {"id": ticket, "caption": "Jira Bug in WEB: Login crash"},
-                ],
-            },
-        ],
-    }
-
-
 def test_a_session_reads_back_for_its_owner_only() -> None:
     from multitool.chat.sessions import SessionNotFound
 

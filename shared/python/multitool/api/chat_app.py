@@ -21,10 +21,8 @@ from pydantic import ValidationError
 
 from multitool.api import bearer_token, verified_email
 from multitool.api.bodies import body_text
-from multitool.api.errors import error_body, openapi_responses
-from multitool.chat.service import ChatInputError, ChatRequest, ChatResponse, ChatService, idempotency_key
-from multitool.chat.sessions import SessionView
-from multitool.chat.turn_views import ASYNC_MODE, INTERNAL, TurnNotFound, TurnStarted, TurnView
+from multitool.chat.service import ChatInputError, ChatRequest, ChatService, idempotency_key
+from multitool.chat.turn_invocations import ASYNC_MODE, INTERNAL, TurnNotFound
 from multitool.errors import ServiceError
 from multitool.observability import error_fields, logger
 from multitool.ports.rate import RateLimiter
@@ -78,10 +76,17 @@ def chat_app(
     service: ChatServiceProvider,
     turns: ChatTurnsProvider = no_turns,
     limiter: LimiterProvider = no_limit,
+    *,
+    described: bool = False,
 ) -> APIGatewayHttpResolver:
     """The routes over the given service, turns and limiter, each asked for on a request's first use
-    (the deployed ones: :mod:`multitool.wiring.orchestrator`)."""
+    (the deployed ones: :mod:`multitool.wiring.orchestrator`).
+
+    ``described``: each route carries its answers for the OpenAPI document (:mod:`multitool.api.openapi`).
+    An app that serves requests never reads them, and without them a cold start defines none of the
+    views and error models that only the document and other routes name."""
     app = APIGatewayHttpResolver()
+    answers = _answers() if described else {}
 
     def caller() -> str:
         claims = app.current_event.request_context.authorizer.jwt_claim or {}
@@ -101,26 +106,7 @@ def chat_app(
             "respond-async the turn runs past the request (for minutes if it needs them): 202 answers "
             "its id at once, and GET /turns/{id} shows each card as it is made, then the reply."
         ),
-        responses=openapi_responses(
-            ChatResponse,
-            "The reply; clientActions holds one card per action (absent when the turn made none)",
-            {
-                202: "Prefer: respond-async: the turn runs; follow it at GET /turns/{turnId} (Location)",
-                400: "The body, a field or the Idempotency-Key header is invalid; error.field names it",
-                403: "The sessionId belongs to another user (session_not_owned)",
-                409: "The first request with this Idempotency-Key is still running (request_in_progress)",
-                422: "This Idempotency-Key was used with another body (idempotency_key_reused)",
-                429: (
-                    "This user sent turns faster than one user may (rate_limited), or already runs as "
-                    "many Prefer: respond-async turns as one user may (too_many_turns); see Retry-After"
-                ),
-                500: "The service failed or is not configured",
-                502: "The model could not answer (model_failed)",
-                503: "The model is busy, or the idempotency or turns store is away; retry after Retry-After",
-            },
-            retry_after={409: True, 429: True, 503: True},
-            models={202: TurnStarted},
-        ),
+        responses=answers.get("chat"),
     )
     def chat() -> Response[str]:
         user_id = caller()
@@ -174,16 +160,7 @@ def chat_app(
             "answered) or failed (the error it would have answered). Poll with after=next until the "
             "status is not running. Only the turn's owner can read it; anyone else gets 404."
         ),
-        responses=openapi_responses(
-            TurnView,
-            "The turn's status and its events after the cursor",
-            {
-                400: "after is not a whole number of at least 0 (error.field: after)",
-                404: "No such turn for this user (unknown, expired, or another user's)",
-                503: "The turns store is away; retry after Retry-After",
-            },
-            retry_after={503: True},
-        ),
+        responses=answers.get("getTurn"),
     )
     def get_turn(id: str) -> Response[Any]:
         user_id = caller()
@@ -209,14 +186,7 @@ def chat_app(
             "has each card and its state. Only the session's owner can read it; anyone else gets 404. "
             "A deployment on Bedrock Agents keeps the conversation in the agent: its exchanges are empty."
         ),
-        responses=openapi_responses(
-            SessionView,
-            "The session's exchanges, oldest first",
-            {
-                400: "id is not a session id (error.field: id)",
-                404: "No such session for this user (unknown, expired, or another user's)",
-            },
-        ),
+        responses=answers.get("getSession"),
     )
     def get_session(id: str) -> Response[Any]:
         view = service().conversation(caller(), id)
@@ -229,6 +199,55 @@ def chat_app(
 
     _map_errors(app)
     return app
+
+
+def _answers() -> dict[str, dict[int, Any]]:
+    """Each route's answers, by operation id, as the OpenAPI document describes them."""
+    from multitool.api.errors import openapi_responses
+    from multitool.chat.service import ChatResponse
+    from multitool.chat.session_views import SessionView
+    from multitool.chat.turn_views import TurnStarted, TurnView
+
+    return {
+        "chat": openapi_responses(
+            ChatResponse,
+            "The reply; clientActions holds one card per action (absent when the turn made none)",
+            {
+                202: "Prefer: respond-async: the turn runs; follow it at GET /turns/{turnId} (Location)",
+                400: "The body, a field or the Idempotency-Key header is invalid; error.field names it",
+                403: "The sessionId belongs to another user (session_not_owned)",
+                409: "The first request with this Idempotency-Key is still running (request_in_progress)",
+                422: "This Idempotency-Key was used with another body (idempotency_key_reused)",
+                429: (
+                    "This user sent turns faster than one user may (rate_limited), or already runs as "
+                    "many Prefer: respond-async turns as one user may (too_many_turns); see Retry-After"
+                ),
+                500: "The service failed or is not configured",
+                502: "The model could not answer (model_failed)",
+                503: "The model is busy, or the idempotency or turns store is away; retry after Retry-After",
+            },
+            retry_after={409: True, 429: True, 503: True},
+            models={202: TurnStarted},
+        ),
+        "getTurn": openapi_responses(
+            TurnView,
+            "The turn's status and its events after the cursor",
+            {
+                400: "after is not a whole number of at least 0 (error.field: after)",
+                404: "No such turn for this user (unknown, expired, or another user's)",
+                503: "The turns store is away; retry after Retry-After",
+            },
+            retry_after={503: True},
+        ),
+        "getSession": openapi_responses(
+            SessionView,
+            "The session's exchanges, oldest first",
+            {
+                400: "id is not a session id (error.field: id)",
+                404: "No such session for this user (unknown, expired, or another user's)",
+            },
+        ),
+    }
 
 
 MAX_CURSOR = 10_000
@@ -252,6 +271,8 @@ def _error(
     **detail: Any,
 ) -> Response[Any]:
     """``detail``: the error's further fields (a provider error's ``provider``, ``authorizationUrl``)."""
+    from multitool.api.errors import error_body  # a request that fails loads the error models
+
     return Response(
         status_code=status,
         content_type=content_types.APPLICATION_JSON,

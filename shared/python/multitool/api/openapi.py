@@ -109,7 +109,7 @@ class _Unused:
 
 
 def _apps() -> list[APIGatewayHttpResolver]:
-    return [chat_app(_Unused()), review_app(_Unused())]
+    return [chat_app(_Unused(), described=True), review_app(_Unused())]
 
 
 def _powertools_document(app: APIGatewayHttpResolver) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from multitool.chat.service import ChatRequest, ChatService, body_hash, turn_deadline, wire_text
 from multitool.chat.sessions import new_session_id
+from multitool.chat.turn_invocations import INTERNAL, TurnNotFound, new_turn_id
 from multitool.chat.turn_store import (
     LOST_AFTER_SECONDS,
     START_WITHIN_SECONDS,
@@ -35,7 +36,7 @@ from multitool.chat.turn_store import (
     failed_event,
     text_event,
 )
-from multitool.chat.turn_views import INTERNAL, TurnNotFound, TurnStarted, new_turn_id
+from multitool.chat.turn_views import TurnStarted
 from multitool.errors import RETRY_AFTER, ServiceError
 from multitool.observability import error_fields, logger, metrics
 from multitool.ports.turn_slots import SlotsFull, SlotsUnavailable, TurnSlots

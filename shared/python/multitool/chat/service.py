@@ -29,11 +29,9 @@ from multitool.chat.sessions import (
     HISTORY_EXCHANGES,
     History,
     SessionStore,
-    SessionView,
     SessionWriteFailed,
     bounded,
     card_entry,
-    conversation_view,
     converse_messages,
     exchange,
     new_session_id,
@@ -51,6 +49,8 @@ from multitool.zones import iana_zone, valid_locale
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
+
+    from multitool.chat.session_views import SessionView
 
 DEFAULT_MAX_MESSAGE_CHARS = 4000
 RESPONSE_RESERVE_SECONDS = 1.0
@@ -287,8 +287,11 @@ class ChatService:
             ).to_wire()
         )
 
-    def conversation(self, user_id: str, session_id: str) -> SessionView:
+    def conversation(self, user_id: str, session_id: str) -> "SessionView":
         """``user_id``'s session as the page draws it again; ``SessionNotFound`` for anyone else's."""
+        # Its views load with the route's first request: a chat turn never shows a session.
+        from multitool.chat.session_views import conversation_view
+
         if not valid_session_id(session_id):
             raise ChatInputError("id", "must be 2-100 characters of letters, digits, '.', '_', ':' or '-'.")
         return conversation_view(session_id, self.sessions.read(session_id, user_id))

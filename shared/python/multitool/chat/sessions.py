@@ -24,14 +24,12 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol
 import msgspec
 from botocore.exceptions import BotoCoreError, ClientError
 from msgspec import Meta
-from pydantic import Field
 
 from multitool.errors import ServiceError
 from multitool.observability import logger
 from multitool.ports.tables import SESSIONS
 from multitool.runtimes.carryover import CARRY_ATTRIBUTE, Messages, parse_carry
 from multitool.tools import REGISTRY
-from multitool.wire import WireModel
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -135,67 +133,11 @@ def exchange(user_text: str, reply_text: str, cards: Sequence[tuple[str, str]] =
     return HistoryMessage.of("user", user_text), HistoryMessage.of("assistant", reply)
 
 
-# --------------------------------------------------------------------------- the conversation, for the page
-
-
-class ConversationCard(WireModel):
-    """A card one exchange produced: its draft (``GET /actions/{id}`` has its state) and caption."""
-
-    id: str = Field(description="The draft's id")
-    caption: str = Field(description="The caption the reply gave it (clientActionMessages)")
-
-
-class ConversationExchange(WireModel):
-    message: str = Field(description="What the user wrote")
-    reply: str = Field(description="What the assistant answered")
-    cards: tuple[ConversationCard, ...] = Field(description="The cards the turn produced, in order")
-
-
-class SessionView(WireModel):
-    """The body of ``GET /sessions/{id}``: the session's stored conversation, oldest exchange first."""
-
-    session_id: str
-    exchanges: tuple[ConversationExchange, ...] = Field(
-        description="The exchanges the session keeps (its last HISTORY_EXCHANGES), oldest first"
-    )
-
-
-# The summary line exchange() appends to a reply; a draft id is "d_" and 32 hex digits (drafts.draft_id).
-_SUMMARY = re.compile(r"\n?\[cards: (?P<entries>d_[0-9a-f]{32} .*)\]\Z", re.DOTALL)
-_ENTRY_START = re.compile(r"(?:\A|; )(d_[0-9a-f]{32}) ")
-
-
-def _cards_of(entries: str) -> tuple[ConversationCard, ...]:
-    starts = list(_ENTRY_START.finditer(entries))
-    cards = []
-    for index, found in enumerate(starts):
-        end = starts[index + 1].start() if index + 1 < len(starts) else len(entries)
-        caption = entries[found.end() : end]
-        tool, _, rest = caption.partition(": ")
-        # card_entry() put the tool's name first, for the model: the page shows the caption alone.
-        cards.append(
-            ConversationCard(id=found.group(1), caption=rest if rest and tool in REGISTRY else caption)
-        )
-    return tuple(cards)
-
-
-def conversation_view(session_id: str, history: History) -> SessionView:
-    """The stored history as the page draws it again: each exchange's message, reply and cards."""
-    exchanges = []
-    for user, assistant in _exchanges(history):
-        reply, cards = assistant.text, tuple[ConversationCard, ...]()
-        summary = _SUMMARY.search(reply)
-        if summary is not None:
-            reply, cards = reply[: summary.start()].strip(), _cards_of(summary.group("entries"))
-        exchanges.append(ConversationExchange(message=user.text, reply=reply, cards=cards))
-    return SessionView(session_id=session_id, exchanges=tuple(exchanges))
-
-
 def history_json(history: Sequence[HistoryMessage]) -> str:
     return _ENCODER.encode(history).decode()
 
 
-def _exchanges(history: Sequence[HistoryMessage]) -> list[History]:
+def exchanges_of(history: Sequence[HistoryMessage]) -> list[History]:
     """The (user, assistant) pairs of a history; a message out of turn is dropped with its partner."""
     pairs: list[History] = []
     index = 0
@@ -216,7 +158,7 @@ def bounded(
     max_bytes: int = MAX_HISTORY_BYTES,
 ) -> History:
     """The newest whole exchanges that fit: at most ``max_exchanges``, at most ``max_bytes`` of JSON."""
-    pairs = _exchanges(history)[-max_exchanges:] if max_exchanges > 0 else []
+    pairs = exchanges_of(history)[-max_exchanges:] if max_exchanges > 0 else []
     kept: list[History] = []
     size = 1  # "[" and "]", less the separator the first pair does not need
     for pair in reversed(pairs):
@@ -237,7 +179,7 @@ def parse_history(raw: str | None) -> History:
     except msgspec.DecodeError as error:  # not JSON, not an array, or a message msgspec refuses
         logger.warning("Stored conversation dropped: invalid", extra={"error_type": type(error).__name__})
         return ()
-    return tuple(message for pair in _exchanges(history) for message in pair)
+    return tuple(message for pair in exchanges_of(history) for message in pair)
 
 
 def converse_messages(history: History) -> tuple[dict[str, Any], ...]:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import msgspec
 from botocore.exceptions import BotoCoreError, ClientError
 
-from multitool.chat.turn_views import TURN_EVENT_KEY
+from multitool.chat.turn_invocations import TURN_EVENT_KEY
 from multitool.observability import logger
 from multitool.ports.tables import TURNS
 

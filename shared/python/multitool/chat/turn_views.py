@@ -1,51 +1,20 @@
-"""A turn run past its request on the wire: the invocation that runs it, and what it answers: its start
-(``POST /chat`` with ``Prefer: respond-async``, 202), its events and its view (``GET /turns/{id}``).
+"""A turn run past its request on the wire: what it answers, its start (``POST /chat`` with ``Prefer:
+respond-async``, 202), its events and its view (``GET /turns/{id}``).
 
-The wire shapes alone, which the chat API's OpenAPI document names: the machinery that starts, runs and
-reads a turn (:mod:`multitool.chat.async_turns`, the turns table, the running-turn slots) loads only
-when a request asks for a turn of its own, never on a plain ``POST /chat``.
+The wire shapes alone, which the chat API's OpenAPI document names: they load with the machinery that
+starts, runs and reads a turn (:mod:`multitool.chat.async_turns`, the turns table, the running-turn
+slots) when a request asks for a turn of its own, never on a plain ``POST /chat``; the turn's id and
+the invocation that runs it are :mod:`multitool.chat.turn_invocations`.
 """
 
-import secrets
-from collections.abc import Mapping
-from http import HTTPStatus
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from multitool.chat.service import ChatResponse
-from multitool.errors import ServiceError
 from multitool.toolkit.cards import Card
 from multitool.wire import WireModel
-
-TURN_EVENT_KEY = "multitoolTurn"
-"""The key of the asynchronous invocation's payload: ``{"multitoolTurn": {"turnId": ...}}``."""
-TURN_ID_PREFIX = "t-"
-
-
-def new_turn_id() -> str:
-    return f"{TURN_ID_PREFIX}{secrets.token_urlsafe(18)}"
-
-
-def valid_turn_id(value: str) -> bool:
-    return (
-        value.startswith(TURN_ID_PREFIX)
-        and 8 <= len(value) <= 64
-        and all(c.isalnum() or c in "-_" for c in value)
-    )
-
-
-INTERNAL = "Something went wrong; try again."
-ASYNC_MODE = "respond-async"
-
-
-class TurnNotFound(ServiceError):
-    """No such turn for this caller: unknown, expired, or another user's (all answer 404)."""
-
-    code = "not_found"
-    status = HTTPStatus.NOT_FOUND
-    answer = "No such turn for this user."
 
 
 class TurnStarted(WireModel):
@@ -97,12 +66,3 @@ class TurnView(WireModel):
     status: Literal["running", "done", "failed"]
     events: tuple[TurnEvent, ...] = Field(description="In order; done or failed is the last one")
     next: int = Field(description="Ask again with after=next for the events after these")
-
-
-def turn_id_of(event: Any) -> str | None:
-    """The turn id of an asynchronous turn invocation's event, None for any other event."""
-    if not isinstance(event, Mapping):
-        return None
-    body = event.get(TURN_EVENT_KEY)
-    turn_id = body.get("turnId") if isinstance(body, Mapping) else None
-    return turn_id if isinstance(turn_id, str) and valid_turn_id(turn_id) else None
