@@ -19,7 +19,13 @@ more than CPU time, so it is the steadier figure to compare two runs by.
   (``stack, HTTP API``: the floor of ``review``); that, whose route also asks the
   harness once through a second client, ``bedrock-agentcore``'s ``InvokeHarness``,
   and reads its event stream from the same stand-in as the orchestrator (``stack,
-  HTTP API + harness``: the floor of ``orchestrator``, whose every turn does that);
+  HTTP API + harness``, read beside the orchestrator: its floor without the turn's DynamoDB
+  calls); that again on the orchestrator's own ``POST /chat`` event, making the DynamoDB calls
+  a session's first turn makes, as the Slack floor makes its function's: the session claimed,
+  the directory and the calendars read (a ``BatchGetItem`` each), the harness asked, two drafts
+  written in one ``TransactWriteItems``, the carried step and the history written (``stack,
+  chat turn``: the floor of ``orchestrator``; ``tests/functional/orchestrator/test_cold_start_floor.py``
+  holds its calls to the turn's);
   and both with a ``BedrockAgentResolver(enable_validation=True)`` whose one route
   takes that model as its body and returns one, on an action-group event (``stack,
   action group``: the floor of the three action-group functions); and the stack as the user
@@ -255,6 +261,72 @@ def ask(text: str) -> str:
     delta = (event.get("contentBlockDelta", {}).get("delta", {}) for event in response["stream"])
     return "".join(part.get("text", "") for part in delta)
 """
+_TURN = """\
+import json
+import time
+
+from boto3.dynamodb.types import TypeSerializer
+
+SESSIONS = os.environ["SESSIONS_TABLE_NAME"]
+DIRECTORY = os.environ["DIRECTORY_TABLE_NAME"]
+BOOKINGS = os.environ["BOOKINGS_TABLE_NAME"]
+PERSON = ("kinshuok", "kinshuok.sharma@example.com")
+OWNER = {"#owner": "owner"}
+serialize = TypeSerializer().serialize
+
+
+def turn(user: str, session: str, text: str) -> dict:
+    key, me, now = {"sessionId": {"S": session}}, {":owner": {"S": user}}, int(time.time())
+    dynamodb.update_item(
+        TableName=SESSIONS,
+        Key=key,
+        UpdateExpression="SET #owner = if_not_exists(#owner, :owner), expiresAt = :expires ADD turns :one",
+        ConditionExpression="attribute_not_exists(sessionId) OR #owner = :owner",
+        ExpressionAttributeNames=OWNER,
+        ExpressionAttributeValues={**me, ":expires": {"N": str(now + 86400)}, ":one": {"N": "1"}},
+        ReturnValues="ALL_OLD",
+    )
+    named = {"pk": {"S": "NAME#" + PERSON[0]}, "sk": {"S": "NAME"}}
+    people = dynamodb.batch_get_item(RequestItems={DIRECTORY: {"Keys": [named]}})["Responses"][DIRECTORY]
+    days = [{"pk": {"S": "BUSY#" + PERSON[1]}, "sk": {"S": f"2026-12-{day}"}} for day in range(10, 17)]
+    busy = dynamodb.batch_get_item(RequestItems={BOOKINGS: {"Keys": days}})["Responses"][BOOKINGS]
+    reply = ask(text)
+    drafts = [
+        Draft.model_validate({"to": [PERSON[0]], "subject": text, "draftId": f"{session}-{n}"})
+        .model_dump(mode="json", by_alias=True)
+        for n in range(2)
+    ]
+    dynamodb.transact_write_items(
+        TransactItems=[
+            {
+                "Put": {
+                    "TableName": TABLE,
+                    "Item": {"id": {"S": draft["draftId"]}, "owner": {"S": user}, "card": serialize(draft)},
+                    "ConditionExpression": "attribute_not_exists(id)",
+                }
+            }
+            for draft in drafts
+        ]
+    )
+    for kept, value in (("harnessCarry", drafts), ("history", [text, reply])):
+        dynamodb.update_item(
+            TableName=SESSIONS,
+            Key=key,
+            UpdateExpression="SET #kept = :kept",
+            ConditionExpression="#owner = :owner",
+            ExpressionAttributeNames={**OWNER, "#kept": kept},
+            ExpressionAttributeValues={**me, ":kept": {"S": json.dumps(value)}},
+        )
+    return {"message": reply, "clientActions": drafts, "sessionId": session, "read": len(people) + len(busy)}
+"""
+_CHAT_ROUTE = """\
+@app.post("/chat")
+def chat() -> dict:
+    metrics.add_metric(name="Turns", unit=MetricUnit.Count, value=1)
+    body = app.current_event.json_body
+    user = app.current_event.request_context.authorizer.jwt_claim["sub"]
+    return turn(user, body["sessionId"], body["message"])
+"""
 _INTERCEPTOR = """\
 import base64
 import hashlib
@@ -362,6 +434,9 @@ REFERENCES: dict[str, str] = {
         _http_route(_COUNT, _VALIDATE, _ASK_READ_AND_DUMP),
         _HTTP_DECORATED,
     ),
+    "stack, chat turn": _program(
+        _CLIENT, _HARNESS, _MODEL, _OBSERVABILITY, _HTTP_APP, _TURN, _CHAT_ROUTE, _HTTP_DECORATED
+    ),
     "stack, interceptor": _program(_INTERCEPTOR, _OBSERVABILITY, _INTERCEPTOR_HANDLER),
     "stack, Slack": _program(_CLIENT, _MODEL, _OBSERVABILITY, slack_cold_start.FLOOR),
 }
@@ -371,12 +446,16 @@ FLOORS = {
     "meeting_scheduler": "stack, action group",
     "jira_draft": "stack, action group",
     "review": "stack, HTTP API",
-    "orchestrator": "stack, HTTP API + harness",
+    "orchestrator": "stack, chat turn",
     "mcp_caller": "stack, interceptor",
     "slack": "stack, Slack",
     "orchestrator (offline, local)": "stack, HTTP API",
 }
 """Each function's floor: the reference doing what it does with the same stack and no multitool code."""
+BESIDE = {"orchestrator": "stack, HTTP API + harness"}
+"""A reference each function is also read against (not the target): the orchestrator's is its floor
+without the turn's DynamoDB calls (the HTTP API floor asking the harness once), what multitool's code and
+the calls its turn makes cost together."""
 
 
 @dataclass(frozen=True)
@@ -570,6 +649,7 @@ def _events(draft_id: str | None, gateway: UserGateway) -> dict[str, tuple[dict[
         "review": (http_api_event("GET", f"/actions/{draft_id or 'unknown'}", sub="jordan"), "handler"),
         "orchestrator": (http_api_event("POST", "/chat", chat, sub="jordan"), "handler"),
         **{label: (http_api_event("POST", "/chat", chat, sub="jordan"), "handler") for label in LOCAL},
+        "stack, chat turn": (http_api_event("POST", "/chat", chat, sub="jordan"), "handler"),
         # Made afresh before each run (benchmarks.slack_cold_start).
         **{name: (slack_cold_start.fresh_event(), "handler") for name in slack_cold_start.PROGRAMS},
     }
@@ -764,9 +844,8 @@ def measure(runs: int = RUNS) -> tuple[Setup, dict[str, dict[str, float]], dict[
             for index, revision in enumerate(COMPARE)
         }
         (folder / "runner.py").write_text(RUNNER, encoding="utf-8")
-        floors = {FLOORS[name] for name in functions} | (
-            {FLOORS[label] for label in LOCAL} if "orchestrator" in functions else set()
-        )
+        floors = {FLOORS[name] for name in functions} | {BESIDE[name] for name in functions if name in BESIDE}
+        floors |= {FLOORS[label] for label in LOCAL} if "orchestrator" in functions else set()
         references = {name: program for name, program in REFERENCES.items() if not ONLY or name in floors}
         reference_tasks = {}
         for index, (name, source) in enumerate({"baseline": BASELINE, **references}.items()):
@@ -860,7 +939,7 @@ def _run(python: str, program: Program, events: Mapping[str, tuple[Path, str]]) 
     return _once(python, program.path, program.task, module, event, dict(program.env))
 
 
-CHATS = ("orchestrator", *LOCAL)
+CHATS = ("orchestrator", *LOCAL, "stack, chat turn")
 """The programs whose request is a ``POST /chat`` turn."""
 
 
@@ -940,6 +1019,13 @@ def run() -> None:
             floor_ratio = medians[FLOORS[name]][key] / baseline[key]
             split.append(f"{key[:-3]} {ratio:.2f}x = {floor_ratio:.2f}x {ratio - floor_ratio:+.2f}x")
         print(f"  {name:<20} {'; '.join(split)}  (floor: {FLOORS[name]})")
+    for name in (name for name in functions if name in BESIDE):
+        mine, beside = medians[f"{name} [{variant}]"], medians[BESIDE[name]]
+        print(
+            f"  {name:<20} over {BESIDE[name]} (its floor without the turn's DynamoDB calls):"
+            f" cpu {mine['cpu_ms'] / beside['cpu_ms']:.2f}x median,"
+            f" {mine['cpu_p20'] / beside['cpu_p20']:.2f}x p20"
+        )
     for revision in COMPARE:
         print(f"this tree over {revision}, per function (CPU, median and p20, the same rounds):")
         for name in functions:

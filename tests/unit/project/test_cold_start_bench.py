@@ -76,4 +76,4 @@ def test_each_chat_run_is_the_first_turn_of_a_session_of_its_own(tmp_path: Path)
     assert len(sessions) == 3
     assert "bench" not in sessions
     assert all(valid_session_id(s) for s in sessions)
-    assert set(bench_cold_start.CHATS) == {"orchestrator", *bench_cold_start.LOCAL}
+    assert set(bench_cold_start.CHATS) == {"orchestrator", *bench_cold_start.LOCAL, "stack, chat turn"}
