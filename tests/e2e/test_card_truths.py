@@ -77,11 +77,12 @@ def test_an_attendees_local_time_names_their_day_and_each_slot_its_hours(
 ) -> None:
     with opened(browser, server_url, size, "jordan") as page:
         open_drawer(page)
-        # Jordan (New York) asks for Thursday 4pm with Mei: Friday 06:00 in Tokyo
-        meeting = send(page, "Schedule a sync with Mei on Thursday at 4pm").locator(MEETING_CARD)
+        # Jordan (New York) asks for Thursday 1pm with Mei: Friday 03:00 in Tokyo (1pm: an hour no
+        # demo meeting holds, whichever weekday today is; they count their days from today)
+        meeting = send(page, "Schedule a sync with Mei on Thursday at 1pm").locator(MEETING_CARD)
         first = meeting.locator(".slot").first
-        expect(first.locator(".slot-time")).to_contain_text("04:00")
-        expect(first.locator(".slot-local")).to_have_text("Mei Fri 06:00 AM")
+        expect(first.locator(".slot-time")).to_contain_text("01:00")
+        expect(first.locator(".slot-local")).to_have_text("Mei Fri 03:00 AM")
         expect(first.locator(".slot-warning")).to_have_text("Outside Mei's working hours.")
         meeting.scroll_into_view_if_needed()
         shot(page, "local-day", size)
@@ -103,8 +104,8 @@ def test_choosing_who_a_name_means_rechecks_the_slots_and_clears_the_question(
 ) -> None:
     with opened(browser, server_url, size, "jordan") as page:
         open_drawer(page)
-        # Jordan asks for Thursday 3pm with "Alex": two people, 12:00 in Los Angeles, 21:00 in Berlin
-        meeting = send(page, "Schedule a sync with Alex on Thursday at 3pm").locator(MEETING_CARD)
+        # Jordan asks for Thursday 1pm with "Alex": two people, 10:00 in Los Angeles, 19:00 in Berlin
+        meeting = send(page, "Schedule a sync with Alex on Thursday at 1pm").locator(MEETING_CARD)
         question = meeting.locator(".person-ambiguous")
         expect(question.get_by_text("Which Alex?")).to_be_visible()
         meeting.get_by_role("button", name="Confirm").click()
@@ -114,15 +115,15 @@ def test_choosing_who_a_name_means_rechecks_the_slots_and_clears_the_question(
         # When Jordan picks Alex Müller
         question.locator("select").select_option(label="Alex Müller <alex.mueller@example.com>")
 
-        # Then the question's errors go, and the slots say what 15:00 is for him
+        # Then the question's errors go, and the slots say what 13:00 is for him
         expect(meeting.locator(".card-error")).to_be_hidden()
         expect(question.locator(".field-error")).to_be_hidden()
         first = meeting.locator(".slot").first
-        expect(first.locator(".slot-local")).to_have_text("Alex 09:00 PM")
+        expect(first.locator(".slot-local")).to_have_text("Alex 07:00 PM")
         expect(first.locator(".slot-warning")).to_have_text("Outside Alex's working hours.")
         meeting.scroll_into_view_if_needed()
         shot(page, "chosen-alex", size)
-        # and picking Alex Chen instead (noon in Los Angeles) leaves nothing to warn of
+        # and picking Alex Chen instead (10:00 in Los Angeles) leaves nothing to warn of
         question.locator("select").select_option(label="Alex Chen <alex.chen@example.com>")
         expect(first.locator(".slot-warning")).to_be_hidden()
 

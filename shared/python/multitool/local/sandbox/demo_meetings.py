@@ -4,7 +4,8 @@
 standup 15 minutes", "cancel tomorrow's sync with Priya", "accept Mei's offsite planning",
 "decline the Friday retro": each finds its meeting among the default user's own, on the built-in
 calendar (booked into the local bookings table), the Microsoft 365 stand-in and the Google one.
-Their days are counted from today, their times are the organizer's local ones.
+Their days are counted from the organizer's today and their times are the organizer's local ones:
+the demo's user asks in their own zone, and at 01:00 UTC it is still yesterday in New York.
 """
 
 from __future__ import annotations
@@ -28,19 +29,23 @@ _DEMO: tuple[tuple[str, str, str, tuple[str, ...], int | None, time, int], ...] 
 )
 
 
-def demo_meetings(people: Sequence[Person], today: date | None = None) -> list[Booking]:
-    """The demo's meetings among ``people`` (one whose people are not all there is left out)."""
+def demo_meetings(
+    people: Sequence[Person], today: date | None = None, *, now: datetime | None = None
+) -> list[Booking]:
+    """The demo's meetings among ``people`` (one whose people are not all there is left out), their
+    days counted from ``today``, or from the date it is (``now``, else the clock's) where each one's
+    organizer is."""
     by_id = {p.id: p for p in people}
-    first = today or datetime.now(UTC).date()
-    friday = first + timedelta(days=(4 - first.weekday()) % 7 or 7)
     found: list[Booking] = []
     for key, title, organizer_id, guest_ids, days, at, minutes in _DEMO:
         organizer = by_id.get(organizer_id)
         guests = [by_id.get(g) for g in guest_ids]
         if organizer is None or any(g is None for g in guests):
             continue
-        day = friday if days is None else first + timedelta(days=days)
         zone = ZoneInfo(organizer.timezone or "UTC")
+        first = today or (now or datetime.now(UTC)).astimezone(zone).date()
+        friday = first + timedelta(days=(4 - first.weekday()) % 7 or 7)
+        day = friday if days is None else first + timedelta(days=days)
         start = datetime.combine(day, at, tzinfo=zone)
         found.append(
             Booking(

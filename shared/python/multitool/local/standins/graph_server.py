@@ -87,7 +87,7 @@ def seeded_state(people: Iterable[Person], today: date | None = None) -> GraphSt
                 attendees = [people[(int(whose) + 1) % len(people)].email]
             start = datetime.combine(day, at, tzinfo=zone)
             state.add_event(organizer.email, subject, start, start + timedelta(minutes=minutes), attendees)
-    for meeting in demo_meetings(people, first):  # what the demo's requests about meetings name
+    for meeting in demo_meetings(people, today):  # what the demo's requests about meetings name
         state.add_event(
             meeting.organizer,
             meeting.title,
