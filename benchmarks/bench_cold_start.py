@@ -24,7 +24,7 @@ more than CPU time, so it is the steadier figure to compare two runs by.
   a session's first turn makes, as the Slack floor makes its function's: the session claimed,
   the directory and the calendars read (a ``BatchGetItem`` each), the harness asked, two drafts
   written in one ``TransactWriteItems``, the carried step and the history written (``stack,
-  chat turn``: the floor of ``orchestrator``; ``tests/functional/orchestrator/test_cold_start_floor.py``
+  chat turn``: the floor of ``orchestrator``; ``tests/functional/orchestrator/test_chat_agentcore.py``
   holds its calls to the turn's);
   and both with a ``BedrockAgentResolver(enable_validation=True)`` whose one route
   takes that model as its body and returns one, on an action-group event (``stack,
